@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// version is the notesbench version, set at build time with
+// -ldflags "-X main.version=v1.2.3"; otherwise it comes from the module build info.
+var version = ""
+
+func notesbenchVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// app is what every command shares: its streams and what they are connected to.
+type app struct {
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
+	stdoutTTY bool
+	stderrTTY bool
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// run executes notesbench with args and returns the process exit code: 0 ok,
+// 1 failure or regression, 2 bad usage.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr)}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "notesbench: interrupted")
+		return 1
+	}
+	fmt.Fprintf(stderr, "notesbench: %v\n", err)
+	return exitCode(err)
+}
+
+// usageError is bad input: a flag, an argument or a file the user named.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usage error naming the flag: usagef("--seeds", "range %s is empty", r).
+func usagef(flag, format string, args ...any) error {
+	return usageError{fmt.Errorf("%s: %s", flag, fmt.Sprintf(format, args...))}
+}
+
+// usageErr wraps err as a usage error naming the flag.
+func usageErr(flag string, err error) error {
+	return usageError{fmt.Errorf("%s: %w", flag, err)}
+}
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	// Cobra's own complaints about the command line.
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires ", "invalid argument", "flag needs an argument"} {
+		if strings.HasPrefix(msg, p) {
+			return 2
+		}
+	}
+	return 1
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "notesbench",
+		Short: "Measure what the Notes write contract prevents, by scripted agent-versus-person races on SQLite",
+		Long: `notesbench rebuilds the osFoundry Notes write contract (expected_version and
+idempotency_key on every write) on SQLite, races a scripted agent ("claude")
+against a scripted person ("human"), and counts lost updates, conflicts,
+duplicates and per-write latency, beside the published figures.`,
+		Version:       notesbenchVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand()
+	return root
+}

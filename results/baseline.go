@@ -1,0 +1,177 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A Diff is one difference between a baseline JSON result and the current one.
+// Baseline and Current hold the value at Path as compact JSON, numbers as
+// written; one of them is "" when the key or element exists on one side only.
+type Diff struct {
+	Path     string
+	Baseline string
+	Current  string
+}
+
+// String returns d as one line, e.g. "rows[1].lost: baseline 0, now 3", with
+// "absent" for a missing side and long values cut to 60 characters.
+func (d Diff) String() string {
+	path := d.Path
+	if path == "" {
+		path = "(top level)"
+	}
+	return fmt.Sprintf("%s: baseline %s, now %s", path, shown(d.Baseline), shown(d.Current))
+}
+
+// shown returns a value of a Diff for printing.
+func shown(v string) string {
+	if v == "" {
+		return "absent"
+	}
+	if r := []rune(v); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return v
+}
+
+// CompareJSON compares a stored JSON result (baseline) with the current one and
+// returns every difference, in document order: objects by key in sorted order,
+// arrays by index. Leaves are compared exactly as written, so 1 and 1.0 differ.
+// A key present on one side only, or an array element past the other side's
+// length, is one Diff with the other side absent; values of different JSON
+// types are one Diff.
+//
+// Object keys for which ignore returns true are skipped at any depth, with
+// their values (pass TimingKey to skip what depends on the machine); ignore
+// may be nil. A side that is not one valid JSON value is an error naming it:
+// "baseline: …" or "current: …".
+func CompareJSON(baseline, current []byte, ignore func(key string) bool) ([]Diff, error) {
+	b, err := decodeJSON(baseline)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	c, err := decodeJSON(current)
+	if err != nil {
+		return nil, fmt.Errorf("current: %w", err)
+	}
+	if ignore == nil {
+		ignore = func(string) bool { return false }
+	}
+	var diffs []Diff
+	compareValue("", b, c, ignore, &diffs)
+	return diffs, nil
+}
+
+// TimingKey reports whether a JSON key holds a figure that depends on the
+// machine or the moment, not on the seeds: wall_s, writes_per_s, elapsed,
+// notesbench_version, generated_at, and keys ending in _us, _ns or _ms.
+func TimingKey(key string) bool {
+	switch key {
+	case "wall_s", "writes_per_s", "elapsed", "notesbench_version", "generated_at":
+		return true
+	}
+	return strings.HasSuffix(key, "_us") || strings.HasSuffix(key, "_ns") || strings.HasSuffix(key, "_ms")
+}
+
+// decodeJSON decodes one JSON value, numbers kept as written.
+func decodeJSON(data []byte) (any, error) {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v) // for the error text
+		if len(bytes.TrimSpace(data)) == 0 {
+			err = fmt.Errorf("empty input")
+		}
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// compareValue appends to diffs every difference between b and c at path.
+func compareValue(path string, b, c any, ignore func(string) bool, diffs *[]Diff) {
+	switch bv := b.(type) {
+	case map[string]any:
+		if cv, ok := c.(map[string]any); ok {
+			keys := slices.Collect(maps.Keys(bv))
+			for k := range cv {
+				if _, ok := bv[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				if ignore(k) {
+					continue
+				}
+				p := joinKey(path, k)
+				bk, inB := bv[k]
+				ck, inC := cv[k]
+				switch {
+				case !inB:
+					*diffs = append(*diffs, Diff{Path: p, Current: compact(ck)})
+				case !inC:
+					*diffs = append(*diffs, Diff{Path: p, Baseline: compact(bk)})
+				default:
+					compareValue(p, bk, ck, ignore, diffs)
+				}
+			}
+			return
+		}
+	case []any:
+		if cv, ok := c.([]any); ok {
+			for i := range max(len(bv), len(cv)) {
+				p := path + "[" + strconv.Itoa(i) + "]"
+				switch {
+				case i >= len(bv):
+					*diffs = append(*diffs, Diff{Path: p, Current: compact(cv[i])})
+				case i >= len(cv):
+					*diffs = append(*diffs, Diff{Path: p, Baseline: compact(bv[i])})
+				default:
+					compareValue(p, bv[i], cv[i], ignore, diffs)
+				}
+			}
+			return
+		}
+	}
+	// Leaves, and values of different types.
+	if bs, cs := compact(b), compact(c); bs != cs {
+		*diffs = append(*diffs, Diff{Path: path, Baseline: bs, Current: cs})
+	}
+}
+
+// joinKey appends an object key to a path: rows[1].lost, or rows[1]["a.b"] for a
+// key that is not a plain name.
+func joinKey(path, key string) string {
+	plain := key != "" && !strings.ContainsFunc(key, func(r rune) bool {
+		return !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
+	switch {
+	case !plain:
+		return path + "[" + strconv.Quote(key) + "]"
+	case path == "":
+		return key
+	}
+	return path + "." + key
+}
+
+// compact returns v as compact JSON without HTML escaping.
+func compact(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v) // unreachable for decoded JSON
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}

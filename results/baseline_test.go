@@ -1,0 +1,130 @@
+package results
+
+import (
+	"strings"
+	"testing"
+)
+
+const baselineRace = `{
+  "experiment": "race",
+  "config": {"seeds": "1-5", "clock": "virtual"},
+  "rows": [
+    {"guard": "none", "policy": "reapply", "lost": 300, "wall_s": 0.41, "mean_tries_claude": 1.0},
+    {"guard": "note", "policy": "reapply", "lost": 0, "wall_s": 0.43, "mean_tries_claude": 1.44}
+  ],
+  "notesbench_version": "v0.1.0"
+}`
+
+// diffStrings runs CompareJSON and returns the diffs as strings.
+func diffStrings(t *testing.T, baseline, current string, ignore func(string) bool) []string {
+	t.Helper()
+	diffs, err := CompareJSON([]byte(baseline), []byte(current), ignore)
+	if err != nil {
+		t.Fatalf("CompareJSON: %v", err)
+	}
+	var out []string
+	for _, d := range diffs {
+		out = append(out, d.String())
+	}
+	return out
+}
+
+func TestCompareJSONSame(t *testing.T) {
+	if got := diffStrings(t, baselineRace, baselineRace, TimingKey); len(got) != 0 {
+		t.Errorf("identical results differ: %q", got)
+	}
+}
+
+func TestCompareJSONCountChanged(t *testing.T) {
+	current := strings.Replace(baselineRace, `"lost": 0`, `"lost": 3`, 1)
+	got := diffStrings(t, baselineRace, current, TimingKey)
+	want := []string{"rows[1].lost: baseline 0, now 3"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diffs = %q, want %q", got, want)
+	}
+}
+
+func TestCompareJSONIgnoresTiming(t *testing.T) {
+	current := strings.NewReplacer(`"wall_s": 0.41`, `"wall_s": 9.9`, `"v0.1.0"`, `"v0.2.0"`).Replace(baselineRace)
+	if got := diffStrings(t, baselineRace, current, TimingKey); len(got) != 0 {
+		t.Errorf("timing changes were reported: %q", got)
+	}
+	// Without the filter the same change is two diffs, in sorted key order.
+	got := diffStrings(t, baselineRace, current, nil)
+	want := []string{`notesbench_version: baseline "v0.1.0", now "v0.2.0"`, "rows[0].wall_s: baseline 0.41, now 9.9"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diffs = %q, want %q", got, want)
+	}
+}
+
+func TestCompareJSONNumbersAsWritten(t *testing.T) {
+	current := strings.Replace(baselineRace, `"mean_tries_claude": 1.0`, `"mean_tries_claude": 1`, 1)
+	got := diffStrings(t, baselineRace, current, TimingKey)
+	want := []string{"rows[0].mean_tries_claude: baseline 1.0, now 1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diffs = %q, want %q", got, want)
+	}
+}
+
+func TestCompareJSONArrayLength(t *testing.T) {
+	base := `{"rows": [{"lost": 1}, {"lost": 2}]}`
+	longer := `{"rows": [{"lost": 1}, {"lost": 2}, {"lost": 3, "wall_s": 1}]}`
+	got := diffStrings(t, base, longer, TimingKey)
+	want := []string{`rows[2]: baseline absent, now {"lost":3,"wall_s":1}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("longer: diffs = %q, want %q", got, want)
+	}
+	got = diffStrings(t, longer, base, TimingKey)
+	want = []string{`rows[2]: baseline {"lost":3,"wall_s":1}, now absent`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("shorter: diffs = %q, want %q", got, want)
+	}
+}
+
+func TestCompareJSONKeysAndTypes(t *testing.T) {
+	base := `{"a": 1, "b": {"x": [1, 2]}, "c": "s", "odd.key": 1}`
+	cur := `{"a": "1", "b": {"x": {"0": 1}}, "d": null, "odd.key": 2}`
+	got := diffStrings(t, base, cur, nil)
+	want := []string{
+		`a: baseline 1, now "1"`,
+		`b.x: baseline [1,2], now {"0":1}`,
+		`c: baseline "s", now absent`,
+		`d: baseline absent, now null`,
+		`["odd.key"]: baseline 1, now 2`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diffs =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := diffStrings(t, `1`, `2`, nil); len(got) != 1 || got[0] != "(top level): baseline 1, now 2" {
+		t.Errorf("top-level diff = %q", got)
+	}
+	long := strings.Repeat("x", 80)
+	if got := diffStrings(t, `{"k": "`+long+`"}`, `{}`, nil); len(got) != 1 || got[0] != `k: baseline "`+strings.Repeat("x", 58)+`…, now absent` {
+		t.Errorf("long value = %q", got)
+	}
+}
+
+func TestCompareJSONMalformed(t *testing.T) {
+	for _, tc := range []struct{ base, cur, want string }{
+		{`{"rows": [}`, `{}`, "baseline: invalid character '}' looking for beginning of value"},
+		{`{}`, `{"rows": 1} x`, "current: invalid character 'x' after top-level value"},
+		{``, `{}`, "baseline: empty input"},
+	} {
+		_, err := CompareJSON([]byte(tc.base), []byte(tc.cur), TimingKey)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("CompareJSON(%q, %q) error = %v, want %q", tc.base, tc.cur, err, tc.want)
+		}
+	}
+}
+
+func TestTimingKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		"wall_s": true, "median_us": true, "p99_us": true, "elapsed_ns": true, "think_ms": true,
+		"writes_per_s": true, "elapsed": true, "notesbench_version": true, "generated_at": true,
+		"lost": false, "runs_with_loss": false, "mean_tries_claude": false, "writes": false, "seeds": false,
+	} {
+		if got := TimingKey(key); got != want {
+			t.Errorf("TimingKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package results
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// publishedJSON holds every table of the two write-ups in ../shared/reference,
+// as SPEC section 3 lists them.
+//
+//go:embed published.json
+var publishedJSON []byte
+
+// Published is every published table, grouped by experiment.
+type Published struct {
+	Experiments []Experiment `json:"experiments"`
+}
+
+// An Experiment is the published side of one notesbench subcommand.
+//
+// Key names the row keys that identify a row, in display order; Figures names
+// every figure its rows may carry, in display order. Both use the JSON row keys
+// of SPEC section 4, so a published row lines up with one of ours by key and each
+// figure with our field of the same name. Ranging over Key and Figures (never
+// over a row's maps) gives a deterministic order.
+type Experiment struct {
+	Name    string     `json:"name"`
+	Title   string     `json:"title"`
+	Key     []string   `json:"key"`
+	Figures []string   `json:"figures"`
+	Tables  []PubTable `json:"tables"`
+}
+
+// A PubTable is one published table: where it was published, how it was
+// produced, with which parameters, its rows and what the text adds in words.
+type PubTable struct {
+	Title  string `json:"title"`
+	Source Source `json:"source"`
+	// Setup is the published setup, e.g. "Python 3.9.6 rebuild, Apple M1, …".
+	Setup string `json:"setup"`
+	// Params are the published parameters, values as written ("1-5", "30 %").
+	// Names follow our flags and config keys where one exists.
+	Params []Param `json:"params"`
+	Rows   []Row   `json:"rows"`
+	// Facts are the figures the text gives in words beside the table.
+	Facts []string `json:"facts"`
+}
+
+// A Source names the write-up a table comes from.
+type Source struct {
+	// File is the file name of the reference text, e.g.
+	// "osfoundry-version-check.en.txt".
+	File string `json:"file"`
+	// Lang is the language of the text: "en" or "it".
+	Lang string `json:"lang"`
+}
+
+// A Param is one published parameter.
+type Param struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// A Row is one published row. Key holds the values of the experiment's key
+// fields as strings (refs' k is "2"); a key field a published row does not
+// depend on is absent (race's guard none has no policy). Figures holds only what
+// was published: an absent figure was not published for that row.
+type Row struct {
+	Key     map[string]string `json:"key"`
+	Figures map[string]Figure `json:"figures"`
+}
+
+// Figure returns the published figure called name and whether there is one.
+func (r Row) Figure(name string) (Figure, bool) {
+	f, ok := r.Figures[name]
+	return f, ok
+}
+
+// Matches reports whether r is the published row for a row of ours whose key
+// fields are key: every key field r has must be in key with the same value.
+// Fields in key that r lacks are not compared.
+func (r Row) Matches(key map[string]string) bool {
+	for name, want := range r.Key {
+		if got, ok := key[name]; !ok || got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// Match returns the first row of t that Matches key.
+func (t *PubTable) Match(key map[string]string) (Row, bool) {
+	for _, r := range t.Rows {
+		if r.Matches(key) {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// Match returns the first published row of e, in table order, that Matches key.
+// For create, whose two tables share orders and key policies, key must hold
+// "table" ("A" or "B").
+func (e *Experiment) Match(key map[string]string) (Row, bool) {
+	for i := range e.Tables {
+		if r, ok := e.Tables[i].Match(key); ok {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// Label returns the short label of r: its key values in e.Key order, joined by
+// a space, e.g. "note reapply" or "A key-first same".
+func (e *Experiment) Label(r Row) string {
+	var parts []string
+	for _, k := range e.Key {
+		if v, ok := r.Key[k]; ok {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Lookup returns the experiment called name ("race", "create", …).
+func (p *Published) Lookup(name string) (*Experiment, bool) {
+	for i := range p.Experiments {
+		if p.Experiments[i].Name == name {
+			return &p.Experiments[i], true
+		}
+	}
+	return nil, false
+}
+
+var embedded = sync.OnceValue(func() *Published {
+	p, err := Parse(publishedJSON)
+	if err != nil {
+		panic("results: embedded published.json: " + err.Error())
+	}
+	return p
+})
+
+// Embedded returns the published figures embedded in the binary. Callers share
+// it and must not modify it.
+func Embedded() *Published { return embedded() }
+
+// Lookup returns the embedded published experiment called name. Callers share it
+// and must not modify it.
+func Lookup(name string) (*Experiment, bool) { return Embedded().Lookup(name) }
+
+// Parse reads published figures strictly: unknown fields, trailing data, an
+// empty or duplicate experiment name, a row key or figure the experiment does
+// not declare, or a row without a key or figures are errors.
+func Parse(data []byte) (*Published, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p Published
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("published figures: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("published figures: data after the top-level object")
+	}
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("published figures: %w", err)
+	}
+	return &p, nil
+}
+
+// check verifies what the JSON decoder cannot: names and declarations.
+func (p *Published) check() error {
+	if len(p.Experiments) == 0 {
+		return errors.New("no experiments")
+	}
+	var seen []string
+	for _, e := range p.Experiments {
+		if e.Name == "" {
+			return errors.New("an experiment has no name")
+		}
+		if slices.Contains(seen, e.Name) {
+			return fmt.Errorf("experiment %q appears twice", e.Name)
+		}
+		seen = append(seen, e.Name)
+		if len(e.Key) == 0 || len(e.Figures) == 0 || len(e.Tables) == 0 {
+			return fmt.Errorf("%s: key, figures and tables must not be empty", e.Name)
+		}
+		for ti, t := range e.Tables {
+			if t.Source.File == "" || t.Setup == "" || len(t.Rows) == 0 {
+				return fmt.Errorf("%s: tables[%d]: source, setup and rows must not be empty", e.Name, ti)
+			}
+			for ri, r := range t.Rows {
+				where := fmt.Sprintf("%s: tables[%d].rows[%d]", e.Name, ti, ri)
+				if len(r.Key) == 0 || len(r.Figures) == 0 {
+					return fmt.Errorf("%s: key and figures must not be empty", where)
+				}
+				for _, k := range slices.Sorted(maps.Keys(r.Key)) {
+					if !slices.Contains(e.Key, k) {
+						return fmt.Errorf("%s: key %q is not one of %v", where, k, e.Key)
+					}
+				}
+				for _, name := range slices.Sorted(maps.Keys(r.Figures)) {
+					if f := r.Figures[name]; f.IsZero() {
+						return fmt.Errorf("%s: figure %q is empty", where, name)
+					}
+					if !slices.Contains(e.Figures, name) {
+						return fmt.Errorf("%s: figure %q is not one of %v", where, name, e.Figures)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}

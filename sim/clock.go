@@ -1,0 +1,34 @@
+package sim
+
+import (
+	"context"
+	"time"
+)
+
+// Clock is the time an experiment runs on. Editors sleep on it, the store reads
+// commit times from it, and it owns the editor goroutines of one run so that the
+// virtual implementation can schedule them.
+//
+// Two implementations exist: Real (wall clock, the operating system interleaves the
+// editors) and Virtual (a deterministic scheduler that runs exactly one editor at a
+// time and never sleeps for real).
+type Clock interface {
+	// Now returns the current time: wall time for Real, virtual time for Virtual.
+	Now() time.Time
+
+	// Sleep pauses the calling editor for d. It returns ctx.Err() early when ctx is
+	// cancelled. A d of zero or less yields to other editors on the virtual clock
+	// and returns at once on the real one.
+	Sleep(ctx context.Context, d time.Duration) error
+
+	// Busy accounts for one store operation: the virtual clock advances the caller by
+	// its service time (other editors may run meanwhile); the real clock does
+	// nothing, because a real operation takes real time.
+	Busy(ctx context.Context) error
+
+	// Run starts every fn as an editor goroutine on this clock and waits until all
+	// have returned. The ctx handed to each fn is cancelled when ctx is, or when any
+	// fn returns an error; Run returns the first error. No goroutine started by Run
+	// outlives it. A clock runs one set of editors: call Run once.
+	Run(ctx context.Context, fns ...func(ctx context.Context) error) error
+}

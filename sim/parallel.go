@@ -1,0 +1,72 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// RunSeeds calls run once per seed, with up to parallel calls at once (parallel <= 0
+// means all seeds at once), and returns the results in the order of seeds whatever
+// the order in which the calls finish. Seeds are taken in order. On the first error the
+// ctx of the calls still running is cancelled, no further seed starts, and RunSeeds
+// returns that error wrapped with its seed ("seed 17: ..."), preferring a call's own
+// error to the context errors of the calls it cancelled; a panic in run is recovered
+// and returned as an error ("seed 17 panicked: ..."). No goroutine outlives RunSeeds.
+func RunSeeds[T any](ctx context.Context, seeds []uint64, parallel int, run func(ctx context.Context, seed uint64) (T, error)) ([]T, error) {
+	if parallel <= 0 || parallel > len(seeds) {
+		parallel = len(seeds)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]T, len(seeds))
+	var (
+		first firstError
+		next  atomic.Int64
+		wg    sync.WaitGroup
+	)
+	for range parallel {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(seeds) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					first.keep(err)
+					return
+				}
+				seed := seeds[i]
+				protect(fmt.Sprintf("seed %d", seed), func() error {
+					res, err := run(ctx, seed)
+					if err != nil {
+						return fmt.Errorf("seed %d: %w", seed, err)
+					}
+					results[i] = res
+					return nil
+				}, func(err error) {
+					if first.keep(err) {
+						cancel()
+					}
+				})
+			}
+		})
+	}
+	wg.Wait()
+	if first.err != nil {
+		return nil, first.err
+	}
+	return results, nil
+}
+
+// DefaultParallel is the number of seeds to run at once when --parallel is not given:
+// every seed under the real clock, where runs mostly sleep, and one per CPU under the
+// virtual clock, where they compute.
+func DefaultParallel(virtual bool, nSeeds int) int {
+	if virtual {
+		return runtime.NumCPU()
+	}
+	return nSeeds
+}

@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeClock is a settable clock for tests.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 6, 9, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+const note = "note-1"
+
+// openTest opens a file store in a test directory with one Note and returns it
+// with a connection.
+func openTest(t testing.TB, opts Options) (*Store, *Conn) {
+	t.Helper()
+	if opts.Clock == nil {
+		opts.Clock = newFakeClock()
+	}
+	s, err := Open(filepath.Join(t.TempDir(), "notes.db"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.CreateNote(ctx, note); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		s.Close()
+	})
+	return s, c
+}
+
+// dump renders every row of every table, to compare a database before and after.
+func dump(t testing.TB, s *Store) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		"SELECT id, version, next_tab, next_item FROM notes ORDER BY id",
+		"SELECT note_id, tab_id, type, label, position, data, version FROM tabs ORDER BY note_id, tab_id",
+		"SELECT note_id, kind, seq, id, title, url, created_at FROM attachments ORDER BY note_id, kind, seq",
+		"SELECT note_id, key, tool, result FROM idempotency ORDER BY note_id, key",
+	} {
+		rows, err := s.db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+func mustList(t testing.TB, c *Conn) TabList {
+	t.Helper()
+	l, err := c.ListNoteTabs(context.Background(), note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func mustRead(t testing.TB, c *Conn, tab string) TabContent {
+	t.Helper()
+	r, err := c.ReadNoteTab(context.Background(), note, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var keySeq int
+
+func key() string {
+	keySeq++
+	return fmt.Sprintf("key-%d", keySeq)
+}
+
+func replaceText(c *Conn, v Version, text string) (EditResult, error) {
+	return c.EditNoteTab(context.Background(), EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
+		IdempotencyKey: key(), Operation: OpReplaceText, Text: text})
+}
+
+func mustCreate(t testing.TB, c *Conn, typ TabType, label string) CreateResult {
+	t.Helper()
+	r, err := c.CreateNoteTab(context.Background(), CreateRequest{NoteID: note, ExpectedVersion: mustList(t, c).Version,
+		IdempotencyKey: key(), TabType: typ, Label: label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

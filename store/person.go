@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"strings"
+)
+
+// The person's actions in the app. They are not MCP tools: they take no expected
+// version and no idempotency key, since the app saves what the person did, but
+// they bump the version like any save, so a stale agent write conflicts with them.
+
+// MoveTab moves a tab to position pos in the bar (0 is first; a position past the
+// end means last), shifting the tabs in between.
+func (c *Conn) MoveTab(ctx context.Context, noteID, tabID string, pos int) error {
+	if pos < 0 {
+		return invalid("position", "must be 0 or more")
+	}
+	_, err := runWrite(ctx, c, writeSpec[struct{}]{
+		noteID: noteID,
+		apply: func(t *target, _ Version) (struct{}, error) {
+			tabs, err := c.tabs(ctx, noteID)
+			if err != nil {
+				return struct{}{}, err
+			}
+			from := -1
+			for i, tab := range tabs {
+				if tab.TabID == tabID {
+					from = i
+				}
+			}
+			if from < 0 {
+				return struct{}{}, &NotFoundError{Field: "tab_id", ID: tabID}
+			}
+			moved := tabs[from]
+			tabs = append(tabs[:from], tabs[from+1:]...)
+			pos := min(pos, len(tabs))
+			tabs = append(tabs[:pos], append([]TabInfo{moved}, tabs[pos:]...)...)
+			for i, tab := range tabs {
+				if tab.Position != i {
+					if _, err := c.exec(ctx, `UPDATE tabs SET position = ? WHERE note_id = ? AND tab_id = ?`, i, noteID, tab.TabID); err != nil {
+						return struct{}{}, err
+					}
+				}
+			}
+			return struct{}{}, nil
+		},
+	})
+	return err
+}
+
+// RenameTab sets a tab's label, trimmed. Labels need not be unique.
+func (c *Conn) RenameTab(ctx context.Context, noteID, tabID, label string) error {
+	label = strings.TrimSpace(label)
+	if label == "" {
+		return invalid("label", "required")
+	}
+	_, err := runWrite(ctx, c, writeSpec[struct{}]{
+		noteID: noteID,
+		check: func(*target) error {
+			_, err := c.loadTarget(ctx, noteID, tabID)
+			return err
+		},
+		apply: func(*target, Version) (struct{}, error) {
+			_, err := c.exec(ctx, `UPDATE tabs SET label = ? WHERE note_id = ? AND tab_id = ?`, label, noteID, tabID)
+			return struct{}{}, err
+		},
+	})
+	return err
+}
+
+// AddTab adds an empty Slides or Sheet tab at the end of the bar, as the person's
+// "+" button does, and returns it.
+func (c *Conn) AddTab(ctx context.Context, noteID string, typ TabType, label string) (TabInfo, error) {
+	if typ != TypeSlides && typ != TypeSheet {
+		return TabInfo{}, invalid("tab_type", "%q is not one of slides, sheet", typ)
+	}
+	label = strings.TrimSpace(label)
+	if label == "" {
+		label = defaultLabel(typ)
+	}
+	return runWrite(ctx, c, writeSpec[TabInfo]{
+		noteID: noteID,
+		apply: func(t *target, _ Version) (TabInfo, error) {
+			return c.addTab(ctx, t, typ, label, emptyData(typ))
+		},
+	})
+}
+
+// SetCells writes values into a sheet at (row, col), as the person typing in the
+// Sheet tab. An empty sheetID means the first sheet.
+func (c *Conn) SetCells(ctx context.Context, noteID, tabID, sheetID string, row, col int, values [][]any) error {
+	if err := validateRange(row, col, values); err != nil {
+		return err
+	}
+	_, err := runWrite(ctx, c, writeSpec[struct{}]{
+		noteID: noteID,
+		tabID:  tabID,
+		check:  func(t *target) error { return checkEditable(OpSheetSetRange, t) },
+		apply: func(t *target, _ Version) (struct{}, error) {
+			_, err := c.applyEdit(ctx, EditRequest{NoteID: noteID, TabID: tabID, Operation: OpSheetSetRange,
+				SheetID: sheetID, StartRow: row, StartCol: col, Values: values}, t)
+			return struct{}{}, err
+		},
+	})
+	return err
+}
+
+// SetText replaces the text of the markdown tab, as the person typing in it.
+func (c *Conn) SetText(ctx context.Context, noteID, text string) error {
+	_, err := runWrite(ctx, c, writeSpec[struct{}]{
+		noteID: noteID,
+		tabID:  string(TypeMarkdown),
+		apply: func(*target, Version) (struct{}, error) {
+			return struct{}{}, c.setTabData(ctx, noteID, string(TypeMarkdown), text)
+		},
+	})
+	return err
+}

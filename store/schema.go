@@ -1,0 +1,176 @@
+package store
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+//go:embed tools_list.json
+var toolsListJSON []byte
+
+// ToolsListJSON returns the rebuilt tools/list response: the seven tools with
+// their full input schemas, annotations and OAuth scopes.
+func ToolsListJSON() []byte { return bytes.Clone(toolsListJSON) }
+
+// Tool is one entry of the tools/list response.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations struct {
+		ReadOnlyHint    bool `json:"readOnlyHint"`
+		DestructiveHint bool `json:"destructiveHint"`
+	} `json:"annotations"`
+	SecuritySchemes []struct {
+		Type   string   `json:"type"`
+		Scopes []string `json:"scopes"`
+	} `json:"securitySchemes"`
+}
+
+// Violation is one way a tool call's arguments break the schema: the JSON
+// pointer of the offending value, the schema keyword and a short message.
+type Violation struct {
+	Path    string `json:"path"`
+	Keyword string `json:"keyword"`
+	Message string `json:"message"`
+}
+
+func (v Violation) String() string {
+	if v.Message == "" {
+		return v.Path + ": " + v.Keyword
+	}
+	return v.Path + ": " + v.Keyword + " " + v.Message
+}
+
+type toolSchemas struct {
+	tools   []Tool
+	schemas map[string]*jsonschema.Schema
+}
+
+var loadSchemas = sync.OnceValues(func() (*toolSchemas, error) {
+	var list struct {
+		Tools []Tool `json:"tools"`
+	}
+	if err := json.Unmarshal(toolsListJSON, &list); err != nil {
+		return nil, fmt.Errorf("tools_list.json: %w", err)
+	}
+	ts := &toolSchemas{tools: list.Tools, schemas: map[string]*jsonschema.Schema{}}
+	c := jsonschema.NewCompiler()
+	for _, t := range list.Tools {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.InputSchema))
+		if err != nil {
+			return nil, fmt.Errorf("tools_list.json: %s: %w", t.Name, err)
+		}
+		loc := "mem://tools/" + t.Name + ".json"
+		if err := c.AddResource(loc, doc); err != nil {
+			return nil, fmt.Errorf("tools_list.json: %s: %w", t.Name, err)
+		}
+		if ts.schemas[t.Name], err = c.Compile(loc); err != nil {
+			return nil, fmt.Errorf("tools_list.json: %s: %w", t.Name, err)
+		}
+	}
+	return ts, nil
+})
+
+// Tools returns the seven tools of the rebuilt tools/list, in its order.
+func Tools() []Tool {
+	ts, err := loadSchemas()
+	if err != nil {
+		panic(err) // the embedded file is part of the build; tests load it
+	}
+	return ts.tools
+}
+
+// ValidateArgs checks a tool call's arguments against the tool's input schema
+// with a full JSON Schema validator. It returns every violation, sorted by path;
+// none means valid. An unknown tool or malformed JSON is an InvalidArgumentError.
+func ValidateArgs(tool string, args json.RawMessage) ([]Violation, error) {
+	ts, err := loadSchemas()
+	if err != nil {
+		return nil, err
+	}
+	sch, ok := ts.schemas[tool]
+	if !ok {
+		return nil, invalid("tool", "unknown tool %q", tool)
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return nil, invalid("arguments", "malformed JSON: %v", err)
+	}
+	err = sch.Validate(inst)
+	if err == nil {
+		return nil, nil
+	}
+	verr, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return nil, err
+	}
+	var out []Violation
+	collect(verr, &out)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// collect appends the leaves of a validation error tree as violations.
+func collect(e *jsonschema.ValidationError, out *[]Violation) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			collect(c, out)
+		}
+		return
+	}
+	path := "/" + strings.Join(e.InstanceLocation, "/")
+	at := func(name string) string { return strings.TrimSuffix(path, "/") + "/" + name }
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		for _, m := range k.Missing {
+			*out = append(*out, Violation{Path: at(m), Keyword: "required"})
+		}
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			*out = append(*out, Violation{Path: at(p), Keyword: "additionalProperties", Message: "false"})
+		}
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = fmt.Sprint(w)
+		}
+		*out = append(*out, Violation{Path: path, Keyword: "enum", Message: "(want " + strings.Join(want, ", ") + ")"})
+	case *kind.MaxItems:
+		*out = append(*out, Violation{Path: path, Keyword: "maxItems", Message: fmt.Sprint(k.Want)})
+	case *kind.MinItems:
+		*out = append(*out, Violation{Path: path, Keyword: "minItems", Message: fmt.Sprint(k.Want)})
+	case *kind.Maximum:
+		*out = append(*out, Violation{Path: path, Keyword: "maximum", Message: ratString(k.Want)})
+	case *kind.Minimum:
+		*out = append(*out, Violation{Path: path, Keyword: "minimum", Message: ratString(k.Want)})
+	case *kind.MinLength:
+		*out = append(*out, Violation{Path: path, Keyword: "minLength", Message: fmt.Sprint(k.Want)})
+	case *kind.MaxLength:
+		*out = append(*out, Violation{Path: path, Keyword: "maxLength", Message: fmt.Sprint(k.Want)})
+	case *kind.Type:
+		*out = append(*out, Violation{Path: path, Keyword: "type", Message: strings.Join(k.Want, " or ") + " (got " + k.Got + ")"})
+	default:
+		kw := strings.Join(e.ErrorKind.KeywordPath(), "/")
+		*out = append(*out, Violation{Path: path, Keyword: kw, Message: e.ErrorKind.LocalizedString(printer)})
+	}
+}
+
+func ratString(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.FloatString(6)
+}

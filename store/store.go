@@ -1,0 +1,289 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// InMemory is the path that opens a private in-memory database instead of a file.
+// Its connections share one database through SQLite's memdb VFS, with the same
+// locking as a file but no journal on disk: for fast statistical runs.
+const InMemory = ":memory:"
+
+// busyTimeoutMS is how long a connection waits for the write lock before SQLite
+// gives up with SQLITE_BUSY. Writes are short, so this is far above any wait the
+// tool's own contention creates.
+const busyTimeoutMS = 30000
+
+var memdbSeq atomic.Uint64
+
+// Store is one SQLite database holding Notes under one contract variant. It is
+// safe for concurrent use; each editor takes its own Conn, as a separate process
+// would hold its own connection.
+type Store struct {
+	db   *sql.DB
+	opts Options
+
+	randMu sync.Mutex
+	rand   *rand.Rand // random suffixes of us-suffix versions
+
+	// beforeCommit, when set by a test, runs after a write was applied and before
+	// it commits; an error it returns aborts the write.
+	beforeCommit func() error
+}
+
+// Open opens (creating if needed) the database at path with the given options.
+// A path of InMemory opens a private in-memory database. A file database runs in
+// WAL mode with a busy timeout.
+func Open(path string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn(path, opts.Synchronous))
+	if err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	db.SetMaxIdleConns(64)
+	s := &Store{
+		db:   db,
+		opts: opts,
+		rand: rand.New(rand.NewPCG(opts.Seed, 0x6e6f746573)),
+	}
+	if _, err := db.Exec(schemaSQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening store %q: creating schema: %w", path, err)
+	}
+	return s, nil
+}
+
+func dsn(path string, sync Synchronous) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "synchronous("+strings.ToUpper(string(sync))+")")
+	if path == InMemory {
+		q.Set("vfs", "memdb")
+		return fmt.Sprintf("file:/notesbench-%d?%s", memdbSeq.Add(1), q.Encode())
+	}
+	q.Add("_pragma", "journal_mode(WAL)")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS notes (
+	id        TEXT PRIMARY KEY,
+	version   ANY NOT NULL,
+	next_tab  INTEGER NOT NULL,
+	next_item INTEGER NOT NULL
+) WITHOUT ROWID, STRICT;
+CREATE TABLE IF NOT EXISTS tabs (
+	note_id  TEXT NOT NULL,
+	tab_id   TEXT NOT NULL,
+	type     TEXT NOT NULL,
+	label    TEXT NOT NULL,
+	position INTEGER NOT NULL,
+	data     TEXT NOT NULL,
+	version  ANY NOT NULL,
+	PRIMARY KEY (note_id, tab_id)
+) WITHOUT ROWID, STRICT;
+CREATE TABLE IF NOT EXISTS attachments (
+	note_id    TEXT NOT NULL,
+	kind       TEXT NOT NULL,
+	seq        INTEGER NOT NULL,
+	id         TEXT NOT NULL,
+	title      TEXT NOT NULL,
+	url        TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	PRIMARY KEY (note_id, kind, seq)
+) WITHOUT ROWID, STRICT;
+CREATE TABLE IF NOT EXISTS idempotency (
+	note_id TEXT NOT NULL,
+	key     TEXT NOT NULL,
+	tool    TEXT NOT NULL,
+	result  TEXT NOT NULL,
+	PRIMARY KEY (note_id, key)
+) WITHOUT ROWID, STRICT;
+`
+
+// Options returns the options the store was opened with, defaults filled in.
+func (s *Store) Options() Options { return s.opts }
+
+// Close closes the database. Conns must be closed first.
+func (s *Store) Close() error { return s.db.Close() }
+
+// SQLiteVersion reports the version of the embedded SQLite library.
+func (s *Store) SQLiteVersion(ctx context.Context) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&v)
+	return v, err
+}
+
+// CreateNote creates a Note with the three fixed tabs (markdown, files, sources),
+// an empty text and its first version. It is set-up, not a tool: it takes no
+// version and no key. Creating a Note that exists is an error.
+func (s *Store) CreateNote(ctx context.Context, noteID string) error {
+	if noteID == "" {
+		return invalid("note_id", "required")
+	}
+	c, err := s.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	err = c.inTx(ctx, func() error {
+		v := s.firstVersion()
+		if _, err := c.exec(ctx, `INSERT INTO notes (id, version, next_tab, next_item) VALUES (?, ?, 1, 1)`, noteID, v); err != nil {
+			if strings.Contains(err.Error(), "UNIQUE") {
+				return invalid("note_id", "note %q exists", noteID)
+			}
+			return err
+		}
+		for i, t := range []TabType{TypeMarkdown, TypeFiles, TypeSources} {
+			if _, err := c.exec(ctx, `INSERT INTO tabs (note_id, tab_id, type, label, position, data, version) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				noteID, string(t), string(t), defaultLabel(t), i, emptyData(t), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return err
+}
+
+func defaultLabel(t TabType) string {
+	switch t {
+	case TypeMarkdown:
+		return "Note"
+	case TypeFiles:
+		return "Files"
+	case TypeSources:
+		return "Sources"
+	case TypeSlides:
+		return "Slides"
+	case TypeSheet:
+		return "Sheet"
+	}
+	return string(t)
+}
+
+// emptyData is the stored content of a new tab: text for markdown, JSON for the
+// others. Files and sources keep their items in the attachments table.
+func emptyData(t TabType) string {
+	switch t {
+	case TypeSlides:
+		return `{"slides":[]}`
+	case TypeSheet:
+		return `{"sheets":[{"sheet_id":"sheet-1","name":"Sheet 1","cells":[]}]}`
+	}
+	return ""
+}
+
+// Conn opens a connection of its own for one editor. Close it when done.
+func (s *Store) Conn(ctx context.Context) (*Conn, error) {
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("opening connection: %w", err)
+	}
+	return &Conn{s: s, c: c, stmts: map[string]*sql.Stmt{}}, nil
+}
+
+// Conn is one editor's connection. Its methods are the seven tools, the JSON
+// layer Call and the person's tab-bar actions. A Conn is not safe for concurrent
+// use: give each goroutine its own.
+type Conn struct {
+	s     *Store
+	c     *sql.Conn
+	stmts map[string]*sql.Stmt
+}
+
+// Close releases the connection and its prepared statements.
+func (c *Conn) Close() error {
+	var errs []error
+	for _, st := range c.stmts {
+		errs = append(errs, st.Close())
+	}
+	c.stmts = nil
+	errs = append(errs, c.c.Close())
+	return errors.Join(errs...)
+}
+
+// stmt returns the statement for query, prepared once per connection.
+func (c *Conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := c.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := c.c.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[query] = st
+	return st, nil
+}
+
+func (c *Conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (c *Conn) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		// A Row carrying the error: Scan reports it.
+		return c.c.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (c *Conn) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// inTx runs fn inside BEGIN IMMEDIATE … COMMIT, rolling back when fn or the
+// commit hook fails. A write transaction takes the write lock up front, so it
+// never fails with SQLITE_BUSY half-way: it waits for the lock at BEGIN.
+func (c *Conn) inTx(ctx context.Context, fn func() error) error {
+	return c.tx(ctx, "BEGIN IMMEDIATE", fn)
+}
+
+// inReadTx runs fn in a deferred transaction, so that several reads see one
+// snapshot.
+func (c *Conn) inReadTx(ctx context.Context, fn func() error) error {
+	return c.tx(ctx, "BEGIN", fn)
+}
+
+func (c *Conn) tx(ctx context.Context, begin string, fn func() error) error {
+	if _, err := c.exec(ctx, begin); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	err := fn()
+	if err == nil && begin != "BEGIN" && c.s.beforeCommit != nil {
+		err = c.s.beforeCommit()
+	}
+	if err != nil {
+		// Roll back even when ctx is done, so the connection is clean for reuse.
+		if _, rerr := c.exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+			return errors.Join(err, fmt.Errorf("rollback: %w", rerr))
+		}
+		return err
+	}
+	if _, err := c.exec(ctx, "COMMIT"); err != nil {
+		_, _ = c.exec(context.WithoutCancel(ctx), "ROLLBACK")
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
