@@ -26,11 +26,11 @@ func (d Diff) String() string {
 	if path == "" {
 		path = "(top level)"
 	}
-	return fmt.Sprintf("%s: baseline %s, now %s", path, shown(d.Baseline), shown(d.Current))
+	return fmt.Sprintf("%s: baseline %s, now %s", path, diffValue(d.Baseline), diffValue(d.Current))
 }
 
-// shown returns a value of a Diff for printing.
-func shown(v string) string {
+// diffValue returns a value of a Diff for printing.
+func diffValue(v string) string {
 	if v == "" {
 		return "absent"
 	}
@@ -119,9 +119,9 @@ func compareValue(path string, b, c any, ignore func(string) bool, diffs *[]Diff
 				ck, inC := cv[k]
 				switch {
 				case !inB:
-					*diffs = append(*diffs, Diff{Path: p, Current: compact(ck)})
+					*diffs = append(*diffs, Diff{Path: p, Current: compactJSON(ck)})
 				case !inC:
-					*diffs = append(*diffs, Diff{Path: p, Baseline: compact(bk)})
+					*diffs = append(*diffs, Diff{Path: p, Baseline: compactJSON(bk)})
 				default:
 					compareValue(p, bk, ck, ignore, diffs)
 				}
@@ -134,9 +134,9 @@ func compareValue(path string, b, c any, ignore func(string) bool, diffs *[]Diff
 				p := path + "[" + strconv.Itoa(i) + "]"
 				switch {
 				case i >= len(bv):
-					*diffs = append(*diffs, Diff{Path: p, Current: compact(cv[i])})
+					*diffs = append(*diffs, Diff{Path: p, Current: compactJSON(cv[i])})
 				case i >= len(cv):
-					*diffs = append(*diffs, Diff{Path: p, Baseline: compact(bv[i])})
+					*diffs = append(*diffs, Diff{Path: p, Baseline: compactJSON(bv[i])})
 				default:
 					compareValue(p, bv[i], cv[i], ignore, diffs)
 				}
@@ -145,7 +145,7 @@ func compareValue(path string, b, c any, ignore func(string) bool, diffs *[]Diff
 		}
 	}
 	// Leaves, and values of different types.
-	if bs, cs := compact(b), compact(c); bs != cs {
+	if bs, cs := compactJSON(b), compactJSON(c); bs != cs {
 		*diffs = append(*diffs, Diff{Path: path, Baseline: bs, Current: cs})
 	}
 }
@@ -165,8 +165,8 @@ func joinKey(path, key string) string {
 	return path + "." + key
 }
 
-// compact returns v as compact JSON without HTML escaping.
-func compact(v any) string {
+// compactJSON returns v as compact JSON without HTML escaping.
+func compactJSON(v any) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -150,7 +150,8 @@ func (f Figure) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads a figure: a number (point), an object with exactly the
 // numbers "low" and "high", low ≤ high (range), a non-empty array of numbers
-// (per seed) or a string (text). Anything else, null included, is an error.
+// (per seed) or a non-empty string (text). Anything else, null included, is an
+// error.
 func (f *Figure) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -162,6 +163,9 @@ func (f *Figure) UnmarshalJSON(data []byte) error {
 		out.kind = FigureText
 		if err := json.Unmarshal(data, &out.text); err != nil {
 			return fmt.Errorf("figure: %w", err)
+		}
+		if out.text == "" {
+			return errors.New("figure: empty text")
 		}
 	case '[':
 		var raws []json.RawMessage

@@ -13,7 +13,7 @@ import (
 // Figure.String prints it.
 var specTables = []struct{ exp, key, figures string }{
 	{"race", "guard=none", "lost=300;lost_claude=125;lost_human=175;conflicts_claude=0;conflicts_human=0;max_tries=1;wall_s=9.6–10.5"},
-	{"race", "guard=note;policy=reapply", "lost=0;lost_claude=0;lost_human=0;conflicts_claude=219;conflicts_human=133;max_tries=2;mean_tries_claude=1.41–1.48;mean_tries_human=1.24–1.30;wall_s=9.6–10.5"},
+	{"race", "guard=note;policy=reapply", "lost=0;lost_claude=0;lost_human=0;conflicts_claude=219;conflicts_human=133;max_tries=2;mean_tries_claude=1.41–1.48;mean_tries_human=1.24–1.30;retried_claude=0.41–0.48;wall_s=9.6–10.5"},
 	{"race", "guard=note;policy=refresh", "lost=304;lost_claude=117;lost_human=187;conflicts_claude=213;conflicts_human=136;max_tries=3;wall_s=9.6–10.5"},
 	{"tabs", "guard=note", "conflicts_claude=130;writes_claude=300;conflicts_human=87;writes_human=300;lost=0"},
 	{"tabs", "guard=tab", "conflicts_claude=0;conflicts_human=0;lost=0"},
@@ -54,7 +54,7 @@ var specTables = []struct{ exp, key, figures string }{
 }
 
 // pairs splits "a=1;b=2" into a map.
-func pairs(t *testing.T, s string) map[string]string {
+func parsePairs(t *testing.T, s string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
 	for p := range strings.SplitSeq(s, ";") {
@@ -82,7 +82,7 @@ func TestEverySpecValueIsPublished(t *testing.T) {
 		if !ok {
 			t.Fatalf("Lookup(%q) found nothing", tc.exp)
 		}
-		key := pairs(t, tc.key)
+		key := parsePairs(t, tc.key)
 		r, ok := e.Match(key)
 		if !ok {
 			t.Errorf("%s %v: no published row", tc.exp, key)
@@ -93,7 +93,7 @@ func TestEverySpecValueIsPublished(t *testing.T) {
 				t.Errorf("%s %v matched row with key %v", tc.exp, key, r.Key)
 			}
 		}
-		want := pairs(t, tc.figures)
+		want := parsePairs(t, tc.figures)
 		if len(r.Figures) != len(want) {
 			t.Errorf("%s %v: %d figures published, want %d", tc.exp, key, len(r.Figures), len(want))
 		}
@@ -219,6 +219,7 @@ func TestFigureUnmarshalErrors(t *testing.T) {
 		{`null`, `figure: want a number, range object, per-seed list or text, got null`},
 		{`true`, `figure: want a number, range object, per-seed list or text, got true`},
 		{`[]`, `figure: per-seed list is empty`},
+		{`""`, `figure: empty text`},
 		{`["1"]`, `figure: "1" is not a number`},
 		{`{"low": 1}`, `figure: range needs both low and high`},
 		{`{"low": 2, "high": 1}`, `figure: range low 2 is above high 1`},

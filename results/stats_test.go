@@ -7,7 +7,7 @@ import (
 )
 
 // near reports whether got is within a relative 1e-9 of want.
-func near(got, want float64) bool {
+func approxEqual(got, want float64) bool {
 	return got == want || math.Abs(got-want) <= 1e-9*math.Abs(want)
 }
 
@@ -23,7 +23,7 @@ func TestQuantile(t *testing.T) {
 		{0.005, 1.02}, // h = 0.02: 1 + 0.02·(2−1)
 		{0.995, 4.98}, // h = 3.98: 4 + 0.98·(5−4)
 	} {
-		if got := Quantile(samples, tc.p); !near(got, tc.want) {
+		if got := Quantile(samples, tc.p); !approxEqual(got, tc.want) {
 			t.Errorf("Quantile(1..5, %v) = %v, want %v", tc.p, got, tc.want)
 		}
 	}
@@ -52,7 +52,7 @@ func TestMeanAndCentralRange(t *testing.T) {
 	}
 	// Mass 0.99 asks for the 0.005 and 0.995 quantiles: 1.02 and 4.98 above.
 	lo, hi := CentralRange([]float64{3, 5, 1, 2, 4}, 0.99)
-	if !near(lo, 1.02) || !near(hi, 4.98) {
+	if !approxEqual(lo, 1.02) || !approxEqual(hi, 4.98) {
 		t.Errorf("CentralRange(1..5, 0.99) = %v, %v, want 1.02, 4.98", lo, hi)
 	}
 	// Mass 0.5 is the interquartile range: h = 1 and h = 3.
@@ -117,11 +117,11 @@ func TestMannWhitneyExact(t *testing.T) {
 			"U = 0 is one ordering of C(8,4) = 70: the textbook smallest p for 4 and 4"},
 		{"centre", []float64{1, 4}, []float64{2, 3}, 2, 1,
 			"U = 2 = U_b: the middle of the distribution, p = 1"},
-		{"at the exact limit", seq(1, 50), seq(51, 100), 0, 2 / 1.0089134454556419e29,
+		{"at the exact limit", span(1, 50), span(51, 100), 0, 2 / 1.0089134454556419e29,
 			"50 and 50 without ties is still exact: p = 2/C(100,50)"},
 	} {
 		u, p := MannWhitney(tc.a, tc.b)
-		if u != tc.u || !near(p, tc.p) {
+		if u != tc.u || !approxEqual(p, tc.p) {
 			t.Errorf("%s: MannWhitney = %v, %v, want %v, %v (%s)", tc.name, u, p, tc.u, tc.p, tc.about)
 		}
 	}
@@ -134,16 +134,16 @@ func TestMannWhitneyNormal(t *testing.T) {
 	// 30, so σ² = 9/12·(7 − 30/(6·5)) = 4.5. With μ = 4.5 and the continuity
 	// correction, z = (|1 − 4.5| − 0.5)/√4.5 = √2, and p = 2·Φ(−√2) = erfc(1).
 	u, p := MannWhitney([]float64{1, 2, 2}, []float64{2, 3, 3})
-	if u != 1 || !near(p, math.Erfc(1)) {
+	if u != 1 || !approxEqual(p, math.Erfc(1)) {
 		t.Errorf("MannWhitney(1 2 2, 2 3 3) = %v, %v, want 1, %v", u, p, math.Erfc(1))
 	}
 	// Above the exact limit without ties: a = 1..51 below b = 52..102, U = 0.
 	// μ = 51·51/2 = 1300.5 and σ² = 51·51·103/12 = 22325.25; with the continuity
 	// correction z = 1300/√22325.25 and p = erfc(z/√2). (The exact p would be
 	// 2/C(102,51), about 2e-30.)
-	u, p = MannWhitney(seq(1, 51), seq(52, 102))
+	u, p = MannWhitney(span(1, 51), span(52, 102))
 	want := math.Erfc(1300 / math.Sqrt(22325.25) / math.Sqrt2)
-	if u != 0 || !near(p, want) {
+	if u != 0 || !approxEqual(p, want) {
 		t.Errorf("MannWhitney(1..51, 52..102) = %v, %v, want 0, %v", u, p, want)
 	}
 }
@@ -166,7 +166,7 @@ func TestMannWhitneyEdges(t *testing.T) {
 }
 
 // seq returns lo, lo+1, …, hi.
-func seq(lo, hi int) []float64 {
+func span(lo, hi int) []float64 {
 	var xs []float64
 	for v := lo; v <= hi; v++ {
 		xs = append(xs, float64(v))

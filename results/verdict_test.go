@@ -6,28 +6,28 @@ import (
 	"testing"
 )
 
-// hundred is 1, 2, …, 100. Its central 99 % range is the 0.005 and 0.995
+// oneToHundred is 1, 2, …, 100. Its central 99 % range is the 0.005 and 0.995
 // quantiles: h = 99·0.005 = 0.495 gives 1.495, h = 99·0.995 = 98.505 gives
 // 99 + 0.505 = 99.505. Its mean is 50.5.
-var hundred = seq(1, 100)
+var oneToHundred = span(1, 100)
 
 func TestJudgePoint(t *testing.T) {
-	v := Judge("lost", "none", hundred, PointFigure(50), DefaultMass)
+	v := Judge("lost", "none", oneToHundred, PointFigure(50), DefaultMass)
 	want := Verdict{Figure: "lost", Row: "none", Published: PointFigure(50), OursMean: 50.5,
 		OursLow: 1.495, OursHigh: 99.505, Percentile: 49.5, N: 100, Outcome: Consistent}
 	// Percentile: 49 samples below 50 and one equal, (49 + 0.5)/100.
 	if !sameVerdict(v, want) {
 		t.Errorf("Judge(50 among 1..100) = %+v, want %+v", v, want)
 	}
-	v = Judge("lost", "none", hundred, PointFigure(120), DefaultMass)
+	v = Judge("lost", "none", oneToHundred, PointFigure(120), DefaultMass)
 	if v.Outcome != Differs || v.Percentile != 100 {
 		t.Errorf("Judge(120 among 1..100) = %v at %v, want differs at 100", v.Outcome, v.Percentile)
 	}
 	// Just inside and just outside the range.
-	if v := Judge("lost", "", hundred, PointFigure(99.5), DefaultMass); v.Outcome != Consistent {
+	if v := Judge("lost", "", oneToHundred, PointFigure(99.5), DefaultMass); v.Outcome != Consistent {
 		t.Errorf("99.5 ≤ 99.505 judged %v", v.Outcome)
 	}
-	if v := Judge("lost", "", hundred, PointFigure(1.49), DefaultMass); v.Outcome != Differs {
+	if v := Judge("lost", "", oneToHundred, PointFigure(1.49), DefaultMass); v.Outcome != Differs {
 		t.Errorf("1.49 < 1.495 judged %v", v.Outcome)
 	}
 }
@@ -44,13 +44,13 @@ func TestJudgeRange(t *testing.T) {
 		{100, 130, Differs},    // starts above 99.505
 		{-10, 200, Consistent}, // contains ours
 	} {
-		v := Judge("mean_tries_claude", "note reapply", hundred, RangeFigure(tc.low, tc.high), DefaultMass)
+		v := Judge("mean_tries_claude", "note reapply", oneToHundred, RangeFigure(tc.low, tc.high), DefaultMass)
 		if v.Outcome != tc.want {
 			t.Errorf("range %v–%v judged %v, want %v", tc.low, tc.high, v.Outcome, tc.want)
 		}
 	}
 	// The percentile of a range is that of its midpoint: 60 has 59 below, 1 equal.
-	if v := Judge("x", "", hundred, RangeFigure(50, 70), DefaultMass); v.Percentile != 59.5 {
+	if v := Judge("x", "", oneToHundred, RangeFigure(50, 70), DefaultMass); v.Percentile != 59.5 {
 		t.Errorf("percentile of 50–70 = %v, want 59.5", v.Percentile)
 	}
 }
@@ -59,10 +59,10 @@ func TestJudgeNoData(t *testing.T) {
 	for name, v := range map[string]Verdict{
 		"no samples":    Judge("lost", "", nil, PointFigure(1), DefaultMass),
 		"only NaN":      Judge("lost", "", []float64{math.NaN(), math.Inf(1)}, PointFigure(1), DefaultMass),
-		"text figure":   Judge("minimal", "", hundred, TextFigure("ok"), DefaultMass),
-		"per-seed":      Judge("calls_sent", "", hundred, SeedsFigure(1, 2, 3), DefaultMass),
-		"bad mass":      Judge("lost", "", hundred, PointFigure(1), 2),
-		"ratio of zero": JudgeRatio("wall_s", "", hundred, PointFigure(0), DefaultMass),
+		"text figure":   Judge("minimal", "", oneToHundred, TextFigure("ok"), DefaultMass),
+		"per-seed":      Judge("calls_sent", "", oneToHundred, SeedsFigure(1, 2, 3), DefaultMass),
+		"bad mass":      Judge("lost", "", oneToHundred, PointFigure(1), 2),
+		"ratio of zero": JudgeRatio("wall_s", "", oneToHundred, PointFigure(0), DefaultMass),
 	} {
 		if v.Outcome != NoData {
 			t.Errorf("%s: outcome %v, want %v", name, v.Outcome, NoData)
@@ -79,7 +79,7 @@ func TestJudgeNoData(t *testing.T) {
 
 func TestJudgePerSeed(t *testing.T) {
 	// 60..80: central 99 % range 60.1 to 79.9 (h = 20·0.005 = 0.1).
-	samples := seq(60, 80)
+	samples := span(60, 80)
 	var pub Figure
 	if err := json.Unmarshal([]byte(`[71, 61, 90]`), &pub); err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestJudgePerSeed(t *testing.T) {
 func TestJudgeRatio(t *testing.T) {
 	// Median of 50 60 70 is 60; the midpoint of 61.9–63.1 is 62.5; 60/62.5 = 0.96.
 	v := JudgeRatio("median_us", "note", []float64{70, 50, 60}, RangeFigure(61.9, 63.1), DefaultMass)
-	if v.Outcome != RatioOnly || !near(v.Ratio, 0.96) || v.N != 3 || v.OursMean != 60 {
+	if v.Outcome != RatioOnly || !approxEqual(v.Ratio, 0.96) || v.N != 3 || v.OursMean != 60 {
 		t.Errorf("JudgeRatio = %+v, want ratio 0.96", v)
 	}
 }
@@ -152,6 +152,6 @@ func TestVerdictJSON(t *testing.T) {
 // sameVerdict compares verdicts, floats to a relative 1e-9.
 func sameVerdict(a, b Verdict) bool {
 	return a.Figure == b.Figure && a.Row == b.Row && a.Seed == b.Seed && a.Published.String() == b.Published.String() &&
-		near(a.OursMean, b.OursMean) && near(a.OursLow, b.OursLow) && near(a.OursHigh, b.OursHigh) &&
-		near(a.Percentile, b.Percentile) && a.N == b.N && a.Outcome == b.Outcome && near(a.Ratio, b.Ratio)
+		approxEqual(a.OursMean, b.OursMean) && approxEqual(a.OursLow, b.OursLow) && approxEqual(a.OursHigh, b.OursHigh) &&
+		approxEqual(a.Percentile, b.Percentile) && a.N == b.N && a.Outcome == b.Outcome && approxEqual(a.Ratio, b.Ratio)
 }

@@ -77,3 +77,16 @@ func (d Dist) String() string {
 	}
 	return d.Min.String() + "-" + d.Max.String()
 }
+
+// MarshalText writes the distribution as ParseDist reads it, e.g. "20ms-80ms".
+func (d Dist) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads a distribution written by MarshalText.
+func (d *Dist) UnmarshalText(b []byte) error {
+	v, err := ParseDist(string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}

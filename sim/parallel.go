@@ -16,12 +16,20 @@ import (
 // error to the context errors of the calls it cancelled; a panic in run is recovered
 // and returned as an error ("seed 17 panicked: ..."). No goroutine outlives RunSeeds.
 func RunSeeds[T any](ctx context.Context, seeds []uint64, parallel int, run func(ctx context.Context, seed uint64) (T, error)) ([]T, error) {
-	if parallel <= 0 || parallel > len(seeds) {
-		parallel = len(seeds)
+	return runAll(ctx, len(seeds), parallel,
+		func(i int) string { return fmt.Sprintf("seed %d", seeds[i]) },
+		func(ctx context.Context, i int) (T, error) { return run(ctx, seeds[i]) })
+}
+
+// runAll calls run for 0..n-1 as RunSeeds does for seeds, naming call i by
+// label(i) in errors.
+func runAll[T any](ctx context.Context, n, parallel int, label func(i int) string, run func(ctx context.Context, i int) (T, error)) ([]T, error) {
+	if parallel <= 0 || parallel > n {
+		parallel = n
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make([]T, len(seeds))
+	results := make([]T, n)
 	var (
 		first firstError
 		next  atomic.Int64
@@ -31,18 +39,18 @@ func RunSeeds[T any](ctx context.Context, seeds []uint64, parallel int, run func
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(seeds) {
+				if i >= n {
 					return
 				}
 				if err := ctx.Err(); err != nil {
 					first.keep(err)
 					return
 				}
-				seed := seeds[i]
-				protect(fmt.Sprintf("seed %d", seed), func() error {
-					res, err := run(ctx, seed)
+				name := label(i)
+				protect(name, func() error {
+					res, err := run(ctx, i)
 					if err != nil {
-						return fmt.Errorf("seed %d: %w", seed, err)
+						return fmt.Errorf("%s: %w", name, err)
 					}
 					results[i] = res
 					return nil

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// renderText writes t as a boxed text table.
+func renderText(w io.Writer, t Table) error {
+	if t.Title != "" {
+		if _, err := io.WriteString(w, t.Title+"\n"); err != nil {
+			return err
+		}
+	}
+	align := make(tw.Alignment, len(t.Header))
+	for i, num := range t.numericColumns() {
+		align[i] = tw.AlignLeft
+		if num {
+			align[i] = tw.AlignRight
+		}
+	}
+	tbl := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithAlignment(align),
+	)
+	tbl.Header(t.Header)
+	if err := tbl.Bulk(t.Rows); err != nil {
+		return err
+	}
+	if err := tbl.Render(); err != nil {
+		return err
+	}
+	return writeLines(w, "", t.Notes)
+}
+
+// renderMarkdown writes t as a GitHub pipe table.
+func renderMarkdown(w io.Writer, t Table) error {
+	var b strings.Builder
+	if t.Title != "" {
+		b.WriteString("### " + mdEscape(t.Title) + "\n\n")
+	}
+	mdRow(&b, t.Header)
+	seps := make([]string, len(t.Header))
+	for i, num := range t.numericColumns() {
+		seps[i] = "---"
+		if num {
+			seps[i] = "---:"
+		}
+	}
+	b.WriteString("|" + strings.Join(seps, "|") + "|\n")
+	for _, r := range t.Rows {
+		mdRow(&b, r)
+	}
+	if len(t.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	notes := make([]string, len(t.Notes))
+	for i, n := range t.Notes {
+		notes[i] = mdEscape(n)
+	}
+	return writeLines(w, "- ", notes)
+}
+
+// mdRow appends one pipe-table row.
+func mdRow(b *strings.Builder, cells []string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		b.WriteString(" " + mdEscape(c) + " |")
+	}
+	b.WriteString("\n")
+}
+
+// mdEscape makes s safe inside a pipe-table cell or a list item.
+var mdEscape = strings.NewReplacer(`\`, `\\`, "|", `\|`, "\r\n", "<br>", "\n", "<br>").Replace
+
+// renderCSV writes t as one CSV block whose first column, "table", holds the
+// title.
+func renderCSV(w io.Writer, t Table) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append([]string{"table"}, t.Header...)); err != nil {
+		return err
+	}
+	for _, r := range t.Rows {
+		if err := cw.Write(append([]string{t.Title}, r...)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeLines writes each line with a prefix and a newline.
+func writeLines(w io.Writer, prefix string, lines []string) error {
+	for _, l := range lines {
+		if _, err := io.WriteString(w, prefix+l+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

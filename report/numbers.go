@@ -1,0 +1,96 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Int formats n with a comma between thousands: 5400 → "5,400".
+func Int(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	sign := ""
+	if s[0] == '-' {
+		sign, s = "-", s[1:]
+	}
+	return sign + group(s)
+}
+
+// Fixed formats f with the given number of decimals and a comma between
+// thousands: Fixed(1.4142, 2) → "1.41", Fixed(5237.5, 1) → "5,237.5". A value
+// that rounds to zero has no minus sign; NaN and infinities are "n/a".
+func Fixed(f float64, decimals int) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "n/a"
+	}
+	s := strconv.FormatFloat(f, 'f', decimals, 64)
+	sign := ""
+	if s[0] == '-' {
+		sign, s = "-", s[1:]
+	}
+	if strings.Trim(s, "0.") == "" {
+		sign = ""
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	s = group(whole)
+	if hasFrac {
+		s += "." + frac
+	}
+	return sign + s
+}
+
+// Pct formats a fraction as a percentage with one decimal: 0.43 → "43.0 %".
+func Pct(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "n/a"
+	}
+	return Fixed(100*f, 1) + " %"
+}
+
+// Of formats a count out of a total with the whole percentage, as the
+// write-ups do: Of(130, 300) → "130 of 300 (43 %)". A total of 0 gives
+// "0 of 0", without a percentage.
+func Of(n, total int64) string {
+	s := Int(n) + " of " + Int(total)
+	if total == 0 {
+		return s
+	}
+	return s + " (" + strconv.FormatFloat(math.Round(100*float64(n)/float64(total)), 'f', 0, 64) + " %)"
+}
+
+// Num formats a figure of ours whose precision is not fixed by its meaning: a
+// whole number as by Int, anything else with at most three decimals (trailing
+// zeros dropped), or three significant digits when three decimals would show 0.
+// NaN and infinities are "n/a".
+func Num(f float64) string {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return "n/a"
+	case f == math.Trunc(f) && math.Abs(f) < 1<<53:
+		return Int(int64(f))
+	}
+	s := Fixed(f, 3)
+	if strings.Trim(s, "0.-") == "" {
+		return strconv.FormatFloat(f, 'g', 3, 64)
+	}
+	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
+}
+
+// group puts a comma between thousands of a string of digits.
+func group(digits string) string {
+	if len(digits) <= 3 {
+		return digits
+	}
+	var b strings.Builder
+	lead := len(digits) % 3
+	if lead > 0 {
+		b.WriteString(digits[:lead])
+	}
+	for i := lead; i < len(digits); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(digits[i : i+3])
+	}
+	return b.String()
+}

@@ -1,0 +1,180 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// A Table is one printed table: a title, a header, rows of already formatted
+// cells, and notes printed under it (warnings, where the published figures come
+// from, the verdict summary). Every row has as many cells as the header.
+type Table struct {
+	Title  string     `json:"title"`
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+	Notes  []string   `json:"notes"`
+}
+
+// Format is an output format.
+type Format string
+
+// The output formats.
+const (
+	// FormatTable is a boxed text table for a terminal.
+	FormatTable Format = "table"
+	// FormatMarkdown is a GitHub pipe table under a "### Title" line.
+	FormatMarkdown Format = "markdown"
+	// FormatCSV is one CSV block per table, blocks separated by a blank line.
+	FormatCSV Format = "csv"
+	// FormatJSON is the tables as a JSON array; a command prints its result
+	// object with WriteJSON instead.
+	FormatJSON Format = "json"
+	// FormatGoBench is Go benchmark lines for benchstat, written by
+	// WriteGoBench: it holds benchmark results, not tables.
+	FormatGoBench Format = "gobench"
+)
+
+var formats = []Format{FormatTable, FormatMarkdown, FormatCSV, FormatJSON, FormatGoBench}
+
+// ParseFormat returns the Format called s.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown format %q (want table, markdown, csv, json or gobench)", s)
+}
+
+// String returns the name of f.
+func (f Format) String() string { return string(f) }
+
+// Render writes tables to w in format f, separated by a blank line:
+//
+//   - table: the title on a line of its own, the table boxed by tablewriter with
+//     the header as given (not upper-cased) and numeric columns right-aligned,
+//     then each note on a line;
+//   - markdown: "### Title", a GitHub pipe table ('|' and '\' escaped, line
+//     breaks as <br>, numeric columns right-aligned), then the notes as a list;
+//   - csv: per table a header record whose first field is "table", then one
+//     record per row whose first field is the title; notes are not written.
+//     Blocks differ in width, so read them with csv.Reader.FieldsPerRecord = -1;
+//   - json: the tables as an array of {"title", "header", "rows", "notes"}.
+//
+// FormatGoBench takes benchmark results (WriteGoBench), not tables, and is an
+// error here. A row whose width differs from its header's is an error, found
+// before anything is written.
+func Render(w io.Writer, f Format, tables ...Table) error {
+	for _, t := range tables {
+		if err := t.check(); err != nil {
+			return err
+		}
+	}
+	switch f {
+	case FormatTable:
+		return renderEach(w, tables, renderText)
+	case FormatMarkdown:
+		return renderEach(w, tables, renderMarkdown)
+	case FormatCSV:
+		return renderEach(w, tables, renderCSV)
+	case FormatJSON:
+		out := make([]Table, len(tables))
+		for i, t := range tables {
+			out[i] = t.nonNil()
+		}
+		return WriteJSON(w, out)
+	case FormatGoBench:
+		return errors.New("format gobench holds benchmark results, not tables")
+	}
+	return fmt.Errorf("unknown format %q (want table, markdown, csv, json or gobench)", string(f))
+}
+
+// WriteJSON writes v as JSON indented by two spaces, with a trailing newline and
+// without HTML escaping ("<" stays "<").
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// renderEach renders every table with one renderer, a blank line between.
+func renderEach(w io.Writer, tables []Table, render func(io.Writer, Table) error) error {
+	for i, t := range tables {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := render(w, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check reports a table that cannot be rendered.
+func (t Table) check() error {
+	if len(t.Header) == 0 {
+		return fmt.Errorf("table %q has no header", t.Title)
+	}
+	for i, r := range t.Rows {
+		if len(r) != len(t.Header) {
+			return fmt.Errorf("table %q: row %d has %d cells, the header %d", t.Title, i+1, len(r), len(t.Header))
+		}
+	}
+	return nil
+}
+
+// nonNil returns t with nil slices made empty, so that JSON shows [] not null.
+func (t Table) nonNil() Table {
+	if t.Rows == nil {
+		t.Rows = [][]string{}
+	}
+	if t.Notes == nil {
+		t.Notes = []string{}
+	}
+	return t
+}
+
+// numericColumns reports, per column, whether every cell that holds something
+// is a number, a range or a per-seed list of numbers ("5,400", "43.0 %",
+// "1.41–1.48", "71 / 61 / 63"); NotPublished and "n/a" cells do not count.
+func (t Table) numericColumns() []bool {
+	out := make([]bool, len(t.Header))
+	for c := range t.Header {
+		seen := false
+		out[c] = true
+		for _, r := range t.Rows {
+			cell := strings.TrimSpace(r[c])
+			if cell == "" || cell == NotPublished || cell == "n/a" {
+				continue
+			}
+			seen = true
+			if !numeric(cell) {
+				out[c] = false
+				break
+			}
+		}
+		out[c] = out[c] && seen
+	}
+	return out
+}
+
+// numeric reports whether a cell is made of numbers only.
+func numeric(cell string) bool {
+	digit := false
+	for _, r := range cell {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case strings.ContainsRune(",.-–/ %×+", r):
+		default:
+			return false
+		}
+	}
+	return digit
+}

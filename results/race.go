@@ -1,0 +1,164 @@
+package results
+
+import "math"
+
+// EditorRun is what one scripted editor did in one run.
+type EditorRun struct {
+	// Edits is how many edits the editor meant to make (each one line or cell).
+	Edits int `json:"edits"`
+	// Writes is how many write calls it sent, retries included.
+	Writes int `json:"writes"`
+	// Conflicts is how many of those calls got a version conflict.
+	Conflicts int `json:"conflicts"`
+	// Lost is how many acknowledged edits are missing from the final Note.
+	Lost int `json:"lost"`
+	// MaxTries is the most calls one edit took.
+	MaxTries int `json:"max_tries"`
+	// Retried is how many edits needed more than one call.
+	Retried int `json:"retried"`
+}
+
+// MeanTries is the mean number of calls per edit.
+func (e EditorRun) MeanTries() float64 {
+	if e.Edits == 0 {
+		return 0
+	}
+	return float64(e.Writes) / float64(e.Edits)
+}
+
+// RaceRun is one run (one seed) of the race, tabs or fast experiment: an agent
+// ("claude") and a person ("human") editing one Note under one mode.
+type RaceRun struct {
+	Seed          uint64    `json:"seed"`
+	Guard         string    `json:"guard"`
+	Policy        string    `json:"policy"`
+	VersionFormat string    `json:"version_format"`
+	Claude        EditorRun `json:"claude"`
+	Human         EditorRun `json:"human"`
+	// WallS is the run's duration in seconds: wall time on the real clock,
+	// virtual time on the virtual one.
+	WallS float64 `json:"wall_s"`
+}
+
+// Lost is every acknowledged line or cell missing at the end of the run.
+func (r RaceRun) Lost() int { return r.Claude.Lost + r.Human.Lost }
+
+// Intended is every edit the two editors meant to make.
+func (r RaceRun) Intended() int { return r.Claude.Edits + r.Human.Edits }
+
+// RaceRow is one row of the race table: one guard and conflict policy over all
+// seeds. Counts are summed over the runs; tries are per edit.
+type RaceRow struct {
+	Guard           string  `json:"guard"`
+	Policy          string  `json:"policy"`
+	Lost            int     `json:"lost"`
+	LostClaude      int     `json:"lost_claude"`
+	LostHuman       int     `json:"lost_human"`
+	Intended        int     `json:"intended"`
+	ConflictsClaude int     `json:"conflicts_claude"`
+	ConflictsHuman  int     `json:"conflicts_human"`
+	MaxTries        int     `json:"max_tries"`
+	MeanTriesClaude float64 `json:"mean_tries_claude"`
+	MeanTriesHuman  float64 `json:"mean_tries_human"`
+	// RetriedClaude is the share of claude's edits that needed a second call.
+	RetriedClaude float64 `json:"retried_claude"`
+	// WallS is the mean duration of one run, in seconds.
+	WallS float64 `json:"wall_s"`
+	Runs  int     `json:"runs"`
+}
+
+// SummarizeRace folds runs of one mode into a race row.
+func SummarizeRace(runs []RaceRun) RaceRow {
+	var row RaceRow
+	var claude, human EditorRun
+	for _, r := range runs {
+		row.Guard, row.Policy = r.Guard, r.Policy
+		row.LostClaude += r.Claude.Lost
+		row.LostHuman += r.Human.Lost
+		row.Intended += r.Intended()
+		row.ConflictsClaude += r.Claude.Conflicts
+		row.ConflictsHuman += r.Human.Conflicts
+		row.MaxTries = max(row.MaxTries, r.Claude.MaxTries, r.Human.MaxTries)
+		row.WallS += r.WallS
+		claude = addEditor(claude, r.Claude)
+		human = addEditor(human, r.Human)
+	}
+	row.Lost = row.LostClaude + row.LostHuman
+	row.MeanTriesClaude = round(claude.MeanTries(), 4)
+	row.MeanTriesHuman = round(human.MeanTries(), 4)
+	if claude.Edits > 0 {
+		row.RetriedClaude = round(float64(claude.Retried)/float64(claude.Edits), 4)
+	}
+	if len(runs) > 0 {
+		row.WallS = round(row.WallS/float64(len(runs)), 4)
+	}
+	row.Runs = len(runs)
+	return row
+}
+
+func addEditor(a, b EditorRun) EditorRun {
+	return EditorRun{
+		Edits:     a.Edits + b.Edits,
+		Writes:    a.Writes + b.Writes,
+		Conflicts: a.Conflicts + b.Conflicts,
+		Lost:      a.Lost + b.Lost,
+		MaxTries:  max(a.MaxTries, b.MaxTries),
+		Retried:   a.Retried + b.Retried,
+	}
+}
+
+// TabsRow is one row of the tabs table: one version scope, claude on the text tab
+// and the person on a Sheet tab. Writes are the edits each meant to make.
+type TabsRow struct {
+	Guard           string `json:"guard"`
+	ConflictsClaude int    `json:"conflicts_claude"`
+	WritesClaude    int    `json:"writes_claude"`
+	ConflictsHuman  int    `json:"conflicts_human"`
+	WritesHuman     int    `json:"writes_human"`
+	Lost            int    `json:"lost"`
+	Runs            int    `json:"runs"`
+}
+
+// SummarizeTabs folds runs of one scope into a tabs row.
+func SummarizeTabs(runs []RaceRun) TabsRow {
+	var row TabsRow
+	for _, r := range runs {
+		row.Guard = r.Guard
+		row.ConflictsClaude += r.Claude.Conflicts
+		row.WritesClaude += r.Claude.Edits
+		row.ConflictsHuman += r.Human.Conflicts
+		row.WritesHuman += r.Human.Edits
+		row.Lost += r.Lost()
+	}
+	row.Runs = len(runs)
+	return row
+}
+
+// FastRow is one row of the fast table: one version format with no think time.
+type FastRow struct {
+	VersionFormat string `json:"version_format"`
+	Lost          int    `json:"lost"`
+	Intended      int    `json:"intended"`
+	RunsWithLoss  int    `json:"runs_with_loss"`
+	Runs          int    `json:"runs"`
+}
+
+// SummarizeFast folds runs of one version format into a fast row.
+func SummarizeFast(runs []RaceRun) FastRow {
+	var row FastRow
+	for _, r := range runs {
+		row.VersionFormat = r.VersionFormat
+		row.Lost += r.Lost()
+		row.Intended += r.Intended()
+		if r.Lost() > 0 {
+			row.RunsWithLoss++
+		}
+	}
+	row.Runs = len(runs)
+	return row
+}
+
+func round(x float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(x*p) / p
+}

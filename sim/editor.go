@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/store"
+)
+
+// Policy is what an editor does after a version conflict.
+type Policy string
+
+// The conflict policies.
+const (
+	// Reapply re-reads the tab and redoes the change on the fresh content.
+	Reapply Policy = "reapply"
+	// Refresh re-reads only to take the fresh version and resends the text it had
+	// computed from the old content: it passes the check and still overwrites.
+	Refresh Policy = "refresh"
+)
+
+// ParsePolicy parses reapply or refresh.
+func ParsePolicy(s string) (Policy, error) {
+	switch p := Policy(s); p {
+	case Reapply, Refresh:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown conflict policy %q (want reapply or refresh)", s)
+}
+
+// Timing is an editor's pause before each read and think time between its read
+// and its write.
+type Timing struct {
+	Pause Dist
+	Think Dist
+}
+
+// edit is one scripted edit: what to read, and how to build the write from what
+// was read.
+type edit struct {
+	tab string
+	// build returns the write request for the content read; line is the unique
+	// mark of this edit.
+	build func(read store.TabContent) store.EditRequest
+}
+
+// editor is one scripted participant with its own connection and random stream.
+type editor struct {
+	name   string
+	conn   *store.Conn
+	clock  Clock
+	rand   *rand.Rand
+	timing Timing
+	policy Policy
+	stats  results.EditorRun
+	// acked lists the edits the store acknowledged, by index.
+	acked []int
+}
+
+// run performs n edits, each made by next(i): pause, read, think, write, and on a
+// version conflict re-read and write again at once under the editor's policy,
+// with a fresh idempotency key per call.
+func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int) edit) error {
+	e.stats.Edits = n
+	for i := 0; i < n; i++ {
+		if err := e.clock.Sleep(ctx, e.timing.Pause.Draw(e.rand)); err != nil {
+			return err
+		}
+		ed := next(i)
+		read, err := e.read(ctx, noteID, ed.tab)
+		if err != nil {
+			return err
+		}
+		if err := e.clock.Sleep(ctx, e.timing.Think.Draw(e.rand)); err != nil {
+			return err
+		}
+		req := ed.build(read)
+		tries := 0
+		for {
+			tries++
+			req.IdempotencyKey = fmt.Sprintf("%s-%d-%d", e.name, i, tries)
+			if err := e.clock.Busy(ctx); err != nil {
+				return err
+			}
+			_, err := e.conn.EditNoteTab(ctx, req)
+			e.stats.Writes++
+			if err == nil {
+				e.acked = append(e.acked, i)
+				break
+			}
+			var conflict *store.ConflictError
+			if !errors.As(err, &conflict) {
+				return fmt.Errorf("%s edit %d: %w", e.name, i, err)
+			}
+			e.stats.Conflicts++
+			fresh, err := e.read(ctx, noteID, ed.tab)
+			if err != nil {
+				return err
+			}
+			if e.policy == Reapply {
+				req = ed.build(fresh)
+			} else {
+				req.ExpectedVersion = fresh.Version
+			}
+		}
+		e.stats.MaxTries = max(e.stats.MaxTries, tries)
+		if tries > 1 {
+			e.stats.Retried++
+		}
+	}
+	return nil
+}
+
+func (e *editor) read(ctx context.Context, noteID, tab string) (store.TabContent, error) {
+	if err := e.clock.Busy(ctx); err != nil {
+		return store.TabContent{}, err
+	}
+	return e.conn.ReadNoteTab(ctx, noteID, tab)
+}
+
+// appendLine is the standard edit: add one unique line to the markdown tab.
+func appendLine(noteID, line string) edit {
+	return edit{
+		tab: "markdown",
+		build: func(read store.TabContent) store.EditRequest {
+			return store.EditRequest{NoteID: noteID, TabID: "markdown", ExpectedVersion: read.Version,
+				Operation: store.OpReplaceText, Text: read.Text + "\n" + line}
+		},
+	}
+}
+
+// setCell is the person's edit in the tabs experiment: one new cell per edit.
+func setCell(noteID, tabID string, row int, value string) edit {
+	return edit{
+		tab: tabID,
+		build: func(read store.TabContent) store.EditRequest {
+			return store.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: read.Version,
+				Operation: store.OpSheetSetRange, StartRow: row, Values: [][]any{{value}}}
+		},
+	}
+}
+
+// countLostLines counts the acknowledged lines of an editor missing from text.
+func countLostLines(text, name string, acked []int) int {
+	present := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		present[l] = true
+	}
+	lost := 0
+	for _, i := range acked {
+		if !present[lineName(name, i)] {
+			lost++
+		}
+	}
+	return lost
+}
+
+func lineName(editor string, i int) string { return fmt.Sprintf("%s-%d", editor, i) }

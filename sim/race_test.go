@@ -1,0 +1,215 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/store"
+)
+
+var bg = context.Background()
+
+func virtualEnv(seeds []uint64) Env {
+	return Env{Clock: ClockVirtual, ServiceTime: DefaultServiceTime, Seeds: seeds, InMemory: true}
+}
+
+func seedRange(lo, hi uint64) []uint64 {
+	var s []uint64
+	for i := lo; i <= hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+// stripWall zeroes the timing field, the one figure allowed to differ.
+func stripWall(runs []results.RaceRun) []results.RaceRun {
+	out := append([]results.RaceRun(nil), runs...)
+	for i := range out {
+		out[i].WallS = 0
+	}
+	return out
+}
+
+func TestRaceVirtualIsDeterministic(t *testing.T) {
+	cfg := DefaultRace()
+	cfg.Env = virtualEnv([]uint64{1, 2, 3})
+	a, err := Race(bg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Parallel = 1 // completion order must not matter
+	b, err := Race(bg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatalf("two identical virtual runs differ:\n%s\n%s", ja, jb)
+	}
+	if a[0] == a[1] {
+		t.Fatal("seeds 1 and 2 gave identical runs")
+	}
+}
+
+// The published defaults on the virtual clock give these exact counts on any
+// machine. A change here is a change of behaviour: look at it before updating.
+func TestRaceVirtualExactCounts(t *testing.T) {
+	cfg := DefaultRace()
+	cfg.Env = virtualEnv([]uint64{1, 2, 3, 4, 5})
+	runs, err := Race(bg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []results.RaceRow{results.SummarizeRace(runs[0:5]), results.SummarizeRace(runs[5:10]), results.SummarizeRace(runs[10:15])}
+	want := []struct{ lost, lostClaude, lostHuman, conflictsClaude, conflictsHuman, maxTries int }{
+		{279, 111, 168, 0, 0, 1},
+		{0, 0, 0, 200, 114, 2},
+		{277, 112, 165, 200, 114, 2},
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Lost != w.lost || g.LostClaude != w.lostClaude || g.LostHuman != w.lostHuman ||
+			g.ConflictsClaude != w.conflictsClaude || g.ConflictsHuman != w.conflictsHuman || g.MaxTries != w.maxTries || g.Intended != 1000 {
+			t.Errorf("row %d: got %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// Invariants over 200 seeds on the virtual clock.
+func TestRaceInvariantsOver200Seeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 seeds")
+	}
+	cfg := DefaultRace()
+	cfg.Env = virtualEnv(seedRange(1, 200))
+	cfg.Edits = 50
+	cfg.Modes = []Mode{{store.GuardNone, Reapply}, {store.GuardNote, Reapply}, {store.GuardTab, Reapply}, {store.GuardNote, Refresh}}
+	runs, err := Race(bg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var noneLossless, refreshLost, refreshConflicts int
+	for _, r := range runs {
+		switch {
+		case r.Guard == "none":
+			if r.Lost() == 0 {
+				noneLossless++
+			}
+			if r.Claude.Conflicts+r.Human.Conflicts != 0 {
+				t.Fatalf("seed %d: guard none reported conflicts", r.Seed)
+			}
+		case r.Policy == "reapply":
+			if r.Lost() != 0 {
+				t.Fatalf("seed %d: %s/reapply lost %d lines", r.Seed, r.Guard, r.Lost())
+			}
+		case r.Policy == "refresh":
+			refreshLost += r.Lost()
+			refreshConflicts += r.Claude.Conflicts + r.Human.Conflicts
+		}
+	}
+	if noneLossless > 2 {
+		t.Errorf("guard none lost nothing in %d of 200 runs; want nearly every run to lose lines", noneLossless)
+	}
+	if refreshLost == 0 || refreshConflicts == 0 {
+		t.Errorf("refresh lost %d lines with %d conflicts; want both above zero", refreshLost, refreshConflicts)
+	}
+}
+
+func TestTabsScopeInvariants(t *testing.T) {
+	cfg := DefaultTabs()
+	cfg.Env = virtualEnv(seedRange(1, 40))
+	cfg.Edits = 50
+	runs, err := Tabs(bg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note, tab := results.SummarizeTabs(runs[:40]), results.SummarizeTabs(runs[40:])
+	if tab.ConflictsClaude+tab.ConflictsHuman != 0 || tab.Lost != 0 {
+		t.Fatalf("tab scope: %+v", tab)
+	}
+	if note.ConflictsClaude == 0 || note.ConflictsHuman == 0 || note.Lost != 0 {
+		t.Fatalf("note scope: %+v; want false conflicts on both sides and nothing lost", note)
+	}
+	if note.WritesClaude != 40*50 || note.WritesHuman != 40*50 {
+		t.Fatalf("writes %d/%d", note.WritesClaude, note.WritesHuman)
+	}
+}
+
+func TestFastOnlyMillisecondsLose(t *testing.T) {
+	cfg := DefaultFast()
+	cfg.Env = virtualEnv(seedRange(1, 20))
+	cfg.Edits = 300
+	runs, err := Fast(bg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, us, counter := results.SummarizeFast(runs[:20]), results.SummarizeFast(runs[20:40]), results.SummarizeFast(runs[40:])
+	if ms.Lost == 0 || ms.RunsWithLoss == 0 {
+		t.Errorf("ms versions lost nothing: %+v", ms)
+	}
+	if us.Lost != 0 || counter.Lost != 0 {
+		t.Errorf("us-suffix %+v, counter %+v: want no loss", us, counter)
+	}
+}
+
+// On the real clock the interleaving is the operating system's, so only
+// invariants hold: re-applying after a conflict never loses a line.
+func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
+	cfg := DefaultRace()
+	cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}}
+	cfg.Edits = 20
+	cfg.ClaudeThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
+	cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
+	cfg.Modes = []Mode{{store.GuardNote, Reapply}, {store.GuardTab, Reapply}}
+	runs, err := Race(bg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Lost() != 0 || r.Claude.Edits != 20 || len(runs) != 6 {
+			t.Fatalf("seed %d %s: %+v", r.Seed, r.Guard, r)
+		}
+		if r.Claude.Writes != r.Claude.Edits+r.Claude.Conflicts {
+			t.Fatalf("seed %d: writes %d != edits %d + conflicts %d", r.Seed, r.Claude.Writes, r.Claude.Edits, r.Claude.Conflicts)
+		}
+	}
+}
+
+func TestRaceConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		mutate func(*RaceConfig)
+		want   string
+	}{
+		{func(c *RaceConfig) { c.Edits = -3 }, "--edits: must be at least 1"},
+		{func(c *RaceConfig) { c.Seeds = nil }, "--seeds: no seeds given"},
+		{func(c *RaceConfig) { c.Clock = "wall" }, `--clock: unknown clock "wall" (want real or virtual)`},
+		{func(c *RaceConfig) { c.Pause = "fast" }, "--pause: fast: not a duration"},
+	} {
+		cfg := DefaultRace()
+		tc.mutate(&cfg)
+		if err := cfg.Validate(); err == nil || err.Error() != tc.want {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+	}
+}
+
+func TestParseModes(t *testing.T) {
+	m, err := ParseModes("none,note/reapply,tab/refresh")
+	if err != nil || len(m) != 3 || m[2] != (Mode{store.GuardTab, Refresh}) || m[0].String() != "none" {
+		t.Fatalf("%v %v", m, err)
+	}
+	for in, want := range map[string]string{
+		"none/reapply/x": `"none/reapply/x": unknown conflict policy "reapply/x" (want reapply or refresh)`,
+		"sometimes":      `"sometimes": unknown guard "sometimes" (want none, note or tab)`,
+		"note":           `"note": a note guard needs a policy, e.g. note/reapply`,
+		"none,none":      `"none" is listed twice`,
+	} {
+		if _, err := ParseModes(in); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", in, err, want)
+		}
+	}
+}
