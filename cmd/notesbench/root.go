@@ -109,6 +109,10 @@ duplicates and per-write latency, beside the published figures.`,
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand()
+	root.AddCommand(
+		newRaceCmd(a, nil),
+		newTabsCmd(a, nil),
+		newFastCmd(a, nil),
+	)
 	return root
 }

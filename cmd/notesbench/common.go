@@ -1,0 +1,162 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
+)
+
+// envFlags are the flags of every simulation: clock, seeds, parallelism and
+// where the databases go.
+type envFlags struct {
+	clock       string
+	seeds       string
+	parallel    int
+	db          string
+	memory      bool
+	synchronous string
+	serviceTime time.Duration
+}
+
+func (f *envFlags) register(fs *pflag.FlagSet, seeds, clock string) {
+	fs.StringVar(&f.clock, "clock", clock, "clock: real (wall clock, the published setup) or virtual (deterministic, no sleeping)")
+	fs.StringVar(&f.seeds, "seeds", seeds, "seeds, as ranges and lists: 1-5,7,10-12")
+	fs.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every run under the real clock, one per CPU under the virtual clock)")
+	fs.StringVar(&f.db, "db", "", "keep each run's SQLite database in this folder (default: a temporary folder, removed)")
+	fs.BoolVar(&f.memory, "memory", false, "keep the databases in memory instead of WAL files")
+	fs.StringVar(&f.synchronous, "synchronous", "normal", "SQLite synchronous setting: normal or full")
+	fs.DurationVar(&f.serviceTime, "service-time", sim.DefaultServiceTime, "virtual time one store operation takes (virtual clock only)")
+}
+
+// env turns the flags into a sim.Env, with usage errors naming the flag.
+func (f *envFlags) env() (sim.Env, error) {
+	clock, err := sim.ParseClock(f.clock)
+	if err != nil {
+		return sim.Env{}, usageErr("--clock", err)
+	}
+	seeds, err := sim.ParseSeeds(f.seeds)
+	if err != nil {
+		return sim.Env{}, usageErr("--seeds", err)
+	}
+	if f.parallel < 0 {
+		return sim.Env{}, usagef("--parallel", "must be 0 or more")
+	}
+	sync, err := store.ParseSynchronous(f.synchronous)
+	if err != nil {
+		return sim.Env{}, usageErr("--synchronous", err)
+	}
+	if f.serviceTime < 0 {
+		return sim.Env{}, usagef("--service-time", "must be 0 or more")
+	}
+	if f.memory && f.db != "" {
+		return sim.Env{}, usagef("--db", "cannot keep databases with --memory")
+	}
+	if f.db != "" {
+		if st, err := os.Stat(f.db); err == nil && !st.IsDir() {
+			return sim.Env{}, usagef("--db", "%s is not a folder", f.db)
+		}
+	}
+	return sim.Env{Clock: clock, ServiceTime: f.serviceTime, Seeds: seeds, Parallel: f.parallel, DBDir: f.db,
+		InMemory: f.memory, Synchronous: sync}, nil
+}
+
+// outFlags are the output flags of every experiment.
+type outFlags struct {
+	format       string
+	out          string
+	replications int
+}
+
+func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
+	fs.StringVar(&o.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
+	fs.StringVar(&o.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
+	fs.IntVar(&o.replications, "replications", replications,
+		"virtual-clock replications of the published setup behind each verdict (0: no verdicts)")
+}
+
+// check validates the output flags before anything runs, so that bad input
+// never costs a run and never leaves a partial file.
+func (o *outFlags) check(a *app) (report.Format, error) {
+	name := o.format
+	if name == "" {
+		name = "markdown"
+		if a.stdoutTTY {
+			name = "table"
+		}
+	}
+	f, err := report.ParseFormat(name)
+	if err != nil || f == report.FormatGoBench {
+		if err == nil {
+			err = errors.New(`unknown format "gobench" for this command (want table, markdown, csv or json)`)
+		}
+		return "", usageErr("--format", err)
+	}
+	if o.replications < 0 {
+		return "", usagef("--replications", "must be 0 or more")
+	}
+	if o.out != "" {
+		if err := checkWritable(o.out); err != nil {
+			return "", usageErr("--out", err)
+		}
+	}
+	return f, nil
+}
+
+// checkWritable makes sure a file can be written at path: its folder exists and
+// takes a new file, and path is not a folder.
+func checkWritable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".notesbench-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, errors.Unwrap(err))
+	}
+	name := tmp.Name()
+	tmp.Close()
+	return os.Remove(name)
+}
+
+// emit prints the report in the chosen format and writes the JSON file.
+func emit(a *app, o *outFlags, f report.Format, rep results.Report, tables []report.Table) error {
+	rep.Version = notesbenchVersion()
+	var err error
+	if f == report.FormatJSON {
+		err = report.WriteJSON(a.stdout, rep)
+	} else {
+		err = report.Render(a.stdout, f, tables...)
+	}
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		return nil
+	}
+	return atomicfile.Write(o.out, 0o644, func(w io.Writer) error { return report.WriteJSON(w, rep) })
+}
+
+// progress returns a progress callback that redraws one line on stderr when it
+// is a terminal, and nil otherwise.
+func progress(a *app, what string) func(done, total int) {
+	if !a.stderrTTY {
+		return nil
+	}
+	return func(done, total int) {
+		fmt.Fprintf(a.stderr, "\r%s: %d/%d runs", what, done, total)
+		if done == total {
+			fmt.Fprint(a.stderr, "\r\033[K")
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
+)
+
+// fastOptions holds the fast command's flags.
+type fastOptions struct {
+	app     *app
+	env     envFlags
+	out     outFlags
+	formats string
+	edits   int
+}
+
+func newFastCmd(a *app, runF func(context.Context, *fastOptions) error) *cobra.Command {
+	opts := &fastOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "fast",
+		Short: "Lost updates from millisecond timestamps used as versions (no think time)",
+		Long: `fast drops the think time and the pause to zero, so the two editors commit as fast
+as the store takes their writes, and compares version formats: a commit time cut to
+milliseconds (two commits in one millisecond share a version, and a stale write
+passes), microseconds plus a random suffix, and a counter.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runFast(cmd.Context(), opts)
+		},
+	}
+	fs := cmd.Flags()
+	opts.env.register(fs, "1-5", "real")
+	opts.out.register(fs, 5) // each replication is 20,000 edits per format
+	fs.StringVar(&opts.formats, "formats", "ms,us-suffix,counter", "version formats to run: ms, us-suffix, counter")
+	fs.IntVar(&opts.edits, "edits", 2000, "edits per editor per run")
+	return cmd
+}
+
+func (o *fastOptions) config() (sim.FastConfig, error) {
+	env, err := o.env.env()
+	if err != nil {
+		return sim.FastConfig{}, err
+	}
+	cfg := sim.FastConfig{Env: env, Edits: o.edits}
+	for _, s := range strings.Split(o.formats, ",") {
+		f, err := store.ParseVersionFormat(strings.TrimSpace(s))
+		if err != nil {
+			return cfg, usageErr("--formats", err)
+		}
+		cfg.Formats = append(cfg.Formats, f)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+func runFast(ctx context.Context, o *fastOptions) error {
+	a := o.app
+	format, err := o.out.check(a)
+	if err != nil {
+		return err
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	def := sim.DefaultFast()
+	cmp := compareWith("fast",
+		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
+		differ("edits", cfg.Edits, def.Edits))
+	cfg.Progress = progress(a, "fast")
+	runs, err := sim.Fast(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	rows := foldModes(runs, len(cfg.Formats), results.SummarizeFast)
+	var reps [][]map[string]any
+	// Only the published formats are replicated: a counter has no published row.
+	if pubFormats := publishedFormats(cmp.exp, cfg.Formats); cmp.published() && o.out.replications > 0 && len(pubFormats) > 0 {
+		rcfg := cfg
+		rcfg.Formats = pubFormats
+		rcfg.Env = replicationEnv(cfg.Env, o.out.replications, len(cfg.Seeds))
+		rcfg.Progress = progress(a, "fast replications")
+		rruns, err := sim.Fast(ctx, rcfg)
+		if err != nil {
+			return err
+		}
+		if reps, err = groupReplications(rruns, len(rcfg.Formats), o.out.replications, len(cfg.Seeds), results.SummarizeFast); err != nil {
+			return err
+		}
+	}
+	rep := results.Report{Experiment: "fast", Config: cfg, Rows: rows, Runs: runs}
+	setup := fmt.Sprintf("%s clock, seeds %s, %d edits per editor, no think time, no pause, guard note, reapply",
+		cfg.Clock, sim.FormatSeeds(cfg.Seeds), cfg.Edits)
+	if cfg.Clock == sim.ClockVirtual {
+		setup += fmt.Sprintf(", %s per store operation", cfg.ServiceTime)
+	}
+	tables := cmp.finish(&rep, report.FastTable(rows, cmp.shown()), reps, setup)
+	return emit(a, &o.out, format, rep, tables)
+}
+
+// publishedFormats keeps the formats that have a published row.
+func publishedFormats(exp *results.Experiment, formats []store.VersionFormat) []store.VersionFormat {
+	var out []store.VersionFormat
+	for _, f := range formats {
+		if _, ok := exp.Match(map[string]string{"version_format": string(f)}); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}

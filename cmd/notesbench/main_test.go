@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// runCLI runs notesbench with args and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// Bad input gets one line naming the flag, exit code 2, and no output file.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "result.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"race", "--seeds", "5-1"}, "notesbench: --seeds: range 5-1 is empty"},
+		{[]string{"race", "--seeds", "x"}, `notesbench: --seeds: "x" is not a seed`},
+		{[]string{"race", "--edits", "-3"}, "notesbench: --edits: must be at least 1"},
+		{[]string{"race", "--claude-think", "80ms-20ms"}, "notesbench: --claude-think: 80ms-20ms: minimum above maximum"},
+		{[]string{"race", "--modes", "none/reapply/x"}, `notesbench: --modes: "none/reapply/x": unknown conflict policy "reapply/x" (want reapply or refresh)`},
+		{[]string{"race", "--format", "yaml"}, `notesbench: --format: unknown format "yaml"`},
+		{[]string{"race", "--clock", "wall"}, `notesbench: --clock: unknown clock "wall" (want real or virtual)`},
+		{[]string{"race", "--out", filepath.Join(dir, "missing", "r.json")}, "notesbench: --out: cannot write in"},
+		{[]string{"race", "--out", dir}, "notesbench: --out: " + dir + " is a folder"},
+		{[]string{"race", "--replications", "-1"}, "notesbench: --replications: must be 0 or more"},
+		{[]string{"tabs", "--scopes", "sometimes"}, `notesbench: --scopes: unknown guard "sometimes"`},
+		{[]string{"fast", "--formats", "ns"}, `notesbench: --formats: unknown version format "ns"`},
+		{[]string{"fast", "--edits", "0", "--out", out}, "notesbench: --edits: must be at least 1"},
+		{[]string{"race", "--no-such-flag"}, "notesbench: unknown flag: --no-such-flag"},
+		{[]string{"no-such-command"}, `notesbench: unknown command "no-such-command"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) {
+				t.Errorf("stderr %q, want one line starting %q", stderr, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a bad run left %s", out)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("bad runs left files: %v", entries)
+	}
+}
+
+// Virtual-clock tables are deterministic: they are golden files, regenerated with
+// go test ./cmd/notesbench -update and reviewed as a diff.
+func TestGoldenVirtualTables(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"race", []string{"race", "--clock", "virtual", "--replications", "5", "--format", "markdown"}},
+		{"race-custom", []string{"race", "--clock", "virtual", "--seeds", "1-3", "--edits", "30", "--modes", "none,tab/reapply", "--format", "markdown"}},
+		{"tabs", []string{"tabs", "--clock", "virtual", "--replications", "5", "--format", "markdown"}},
+		{"fast-small", []string{"fast", "--clock", "virtual", "--edits", "200", "--format", "markdown"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			golden := filepath.Join("testdata", tc.name+".md")
+			if *update {
+				if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if stdout != string(want) {
+				t.Fatalf("output differs from %s (rerun with -update and review the diff):\n%s", golden, stdout)
+			}
+		})
+	}
+}
+
+// The same virtual command twice gives byte-identical JSON but for timing fields
+// and the version.
+func TestVirtualJSONIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var outs []string
+	for i := 0; i < 2; i++ {
+		path := filepath.Join(dir, "r.json")
+		code, stdout, stderr := runCLI(t, "race", "--clock", "virtual", "--seeds", "1-3", "--edits", "40", "--format", "json", "--out", path)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		file, err := os.ReadFile(path)
+		if err != nil || string(file) != stdout {
+			t.Fatalf("--out file differs from stdout: %v", err)
+		}
+		outs = append(outs, stdout)
+	}
+	if outs[0] != outs[1] {
+		t.Fatal("two identical virtual runs printed different JSON")
+	}
+	for _, key := range []string{`"experiment": "race"`, `"rows": [`, `"runs": [`, `"config": {`, `"notesbench_version"`, `"lost_claude"`, `"mean_tries_human"`, `"clock": "virtual"`} {
+		if !strings.Contains(outs[0], key) {
+			t.Errorf("JSON lacks %s", key)
+		}
+	}
+}

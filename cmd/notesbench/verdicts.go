@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// comparison is what an experiment command knows about the published setup:
+// the published experiment, and how our parameters differ from it.
+type comparison struct {
+	exp   *results.Experiment
+	diffs []string
+}
+
+// compareWith returns the published experiment called name and the differences
+// of our parameters, each "edits 50 (published 100)".
+func compareWith(name string, diffs ...string) comparison {
+	exp, ok := results.Lookup(name)
+	if !ok {
+		panic("no published experiment " + name) // the embedded file is tested
+	}
+	var d []string
+	for _, s := range diffs {
+		if s != "" {
+			d = append(d, s)
+		}
+	}
+	return comparison{exp: exp, diffs: d}
+}
+
+// differ returns "name ours (published theirs)" when ours differs, else "".
+func differ(name string, ours, theirs any) string {
+	o, t := fmt.Sprint(ours), fmt.Sprint(theirs)
+	if o == t {
+		return ""
+	}
+	return fmt.Sprintf("%s %s (published %s)", name, o, t)
+}
+
+// published reports whether our parameters equal the published ones, so that the
+// published figures may stand beside ours.
+func (c comparison) published() bool { return len(c.diffs) == 0 }
+
+// shown returns the experiment to show beside ours, or nil.
+func (c comparison) shown() *results.Experiment {
+	if c.published() {
+		return c.exp
+	}
+	return nil
+}
+
+// finish fills the report's published tables, verdicts and notes, and returns
+// the tables to print: the experiment's own, then the verdicts.
+func (c comparison) finish(rep *results.Report, main report.Table, reps [][]map[string]any, ourSetup string) []report.Table {
+	main.Notes = append(main.Notes, "ours: "+ourSetup)
+	if !c.published() {
+		main.Notes = append(main.Notes, "published figures not shown: parameters differ from the published setup: "+strings.Join(c.diffs, ", "))
+		return []report.Table{main}
+	}
+	rep.Published = results.PublishedTables(c.exp)
+	for i := range c.exp.Tables {
+		main.Notes = append(main.Notes, report.SourceNotes(&c.exp.Tables[i])...)
+	}
+	if len(reps) == 0 {
+		return []report.Table{main}
+	}
+	rep.Replications = len(reps)
+	rep.Verdicts = results.CompareReplications(c.exp, reps, results.DefaultMass)
+	vt := report.VerdictTable(fmt.Sprintf("Verdicts: published figures against %d virtual-clock replications of the published setup", len(reps)),
+		results.DefaultMass, rep.Verdicts)
+	return []report.Table{main, vt}
+}
+
+// replicationEnv is the environment of verdict replications: the virtual clock,
+// in memory, n replications of perRep seeds each, seeds 1 to n·perRep.
+func replicationEnv(base sim.Env, n, perRep int) sim.Env {
+	seeds := make([]uint64, n*perRep)
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+	}
+	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: base.ServiceTime, Seeds: seeds, InMemory: true,
+		Synchronous: base.Synchronous, Progress: base.Progress}
+}
+
+// groupReplications splits runs ordered mode-major (as sim returns them) into
+// replications of perRep seeds, folds each mode's runs into a row, and returns
+// each replication's rows as field maps.
+func groupReplications[R, Row any](runs []R, modes, n, perRep int, fold func([]R) Row) ([][]map[string]any, error) {
+	reps := make([][]map[string]any, n)
+	for r := 0; r < n; r++ {
+		rows := make([]Row, modes)
+		for m := 0; m < modes; m++ {
+			start := m*n*perRep + r*perRep
+			rows[m] = fold(runs[start : start+perRep])
+		}
+		fields, err := results.RowFields(rows)
+		if err != nil {
+			return nil, err
+		}
+		reps[r] = fields
+	}
+	return reps, nil
+}
+
+// foldModes folds runs ordered mode-major into one row per mode.
+func foldModes[R, Row any](runs []R, modes int, fold func([]R) Row) []Row {
+	per := len(runs) / modes
+	rows := make([]Row, modes)
+	for m := range rows {
+		rows[m] = fold(runs[m*per : (m+1)*per])
+	}
+	return rows
+}

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// pubCells looks up the published row matching key in exp (nil exp: none) and
+// formats each named figure, joined by " / " when there are several.
+type pubRow struct {
+	row results.Row
+	ok  bool
+}
+
+func lookupPub(exp *results.Experiment, key map[string]string) pubRow {
+	if exp == nil {
+		return pubRow{}
+	}
+	r, ok := exp.Match(key)
+	return pubRow{r, ok}
+}
+
+func (p pubRow) cell(num func(float64) string, names ...string) string {
+	if !p.ok {
+		return NotPublished
+	}
+	var parts []string
+	for _, n := range names {
+		f, _ := p.row.Figure(n)
+		parts = append(parts, Published(f, num))
+	}
+	if strings.Trim(strings.Join(parts, ""), NotPublished) == "" {
+		return NotPublished
+	}
+	return strings.Join(parts, " / ")
+}
+
+// withPublished interleaves our cells with published ones: for each column pair
+// it appends ours, then (when pub is shown) the published cell.
+func withPublished(show bool, pairs ...[2]string) []string {
+	var out []string
+	for _, p := range pairs {
+		out = append(out, p[0])
+		if show {
+			out = append(out, p[1])
+		}
+	}
+	return out
+}
+
+func headers(show bool, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, n)
+		if show {
+			out = append(out, PublishedHeader(n))
+		}
+	}
+	return out
+}
+
+func int2(a, b int) string { return Int(int64(a)) + " / " + Int(int64(b)) }
+
+// RaceTable renders race rows; with exp set, each figure has its published value
+// beside it.
+func RaceTable(rows []results.RaceRow, exp *results.Experiment) Table {
+	show := exp != nil
+	t := Table{
+		Title: "Lost updates by write guard and conflict policy",
+		Header: append([]string{"Guard", "On conflict"}, headers(show, "Lost", "Lost claude / human",
+			"Conflicts claude / human", "Max tries", "Mean tries claude / human", "Wall s per run")...),
+	}
+	for _, r := range rows {
+		pub := lookupPub(exp, map[string]string{"guard": r.Guard, "policy": r.Policy})
+		policy := r.Policy
+		if policy == "" {
+			policy = NotPublished
+		}
+		t.Rows = append(t.Rows, append([]string{r.Guard, policy}, withPublished(show,
+			[2]string{Of(int64(r.Lost), int64(r.Intended)), pub.cell(nil, "lost")},
+			[2]string{int2(r.LostClaude, r.LostHuman), pub.cell(nil, "lost_claude", "lost_human")},
+			[2]string{int2(r.ConflictsClaude, r.ConflictsHuman), pub.cell(nil, "conflicts_claude", "conflicts_human")},
+			[2]string{Int(int64(r.MaxTries)), pub.cell(nil, "max_tries")},
+			[2]string{Fixed(r.MeanTriesClaude, 2) + " / " + Fixed(r.MeanTriesHuman, 2), pub.cell(nil, "mean_tries_claude", "mean_tries_human")},
+			[2]string{Fixed(r.WallS, 2), pub.cell(nil, "wall_s")},
+		)...))
+	}
+	return t
+}
+
+// TabsTable renders tabs rows, published values beside ours when exp is set.
+func TabsTable(rows []results.TabsRow, exp *results.Experiment) Table {
+	show := exp != nil
+	t := Table{
+		Title:  "False conflicts by version scope",
+		Header: append([]string{"Version scope"}, headers(show, "Claude conflicts", "Person conflicts", "Lost")...),
+	}
+	for _, r := range rows {
+		pub := lookupPub(exp, map[string]string{"guard": r.Guard})
+		t.Rows = append(t.Rows, append([]string{r.Guard}, withPublished(show,
+			[2]string{Of(int64(r.ConflictsClaude), int64(r.WritesClaude)), pub.cell(nil, "conflicts_claude")},
+			[2]string{Of(int64(r.ConflictsHuman), int64(r.WritesHuman)), pub.cell(nil, "conflicts_human")},
+			[2]string{Int(int64(r.Lost)), pub.cell(nil, "lost")},
+		)...))
+	}
+	return t
+}
+
+// FastTable renders fast rows, published values beside ours when exp is set.
+func FastTable(rows []results.FastRow, exp *results.Experiment) Table {
+	show := exp != nil
+	t := Table{
+		Title:  "Lost updates by version format, no think time",
+		Header: append([]string{"Version format"}, headers(show, "Lost lines", "Runs with a loss")...),
+	}
+	for _, r := range rows {
+		pub := lookupPub(exp, map[string]string{"version_format": r.VersionFormat})
+		t.Rows = append(t.Rows, append([]string{r.VersionFormat}, withPublished(show,
+			[2]string{Of(int64(r.Lost), int64(r.Intended)), pub.cell(nil, "lost")},
+			[2]string{Int(int64(r.RunsWithLoss)) + " of " + Int(int64(r.Runs)), pub.cell(nil, "runs_with_loss")},
+		)...))
+	}
+	return t
+}
