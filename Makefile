@@ -1,6 +1,7 @@
 GO ?= go
+NOTESBENCH = $(GO) run ./cmd/notesbench
 
-.PHONY: build test lint bench fuzz
+.PHONY: build test lint bench fuzz regress update-baselines
 
 build:
 	$(GO) build -o bin/notesbench ./cmd/notesbench
@@ -19,3 +20,20 @@ bench:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCall -fuzztime 60s ./store/
+
+# regress compares deterministic virtual-clock runs with the baselines in
+# results/baselines and fails on any changed count.
+REGRESS_RACE = race --clock virtual --replications 0
+REGRESS_TABS = tabs --clock virtual --replications 0
+REGRESS_FAST = fast --clock virtual --replications 0 --edits 500
+
+regress:
+	$(NOTESBENCH) $(REGRESS_RACE) --baseline results/baselines/race.json > /dev/null
+	$(NOTESBENCH) $(REGRESS_TABS) --baseline results/baselines/tabs.json > /dev/null
+	$(NOTESBENCH) $(REGRESS_FAST) --baseline results/baselines/fast.json > /dev/null
+	@echo "regress: every baseline matches"
+
+update-baselines:
+	$(NOTESBENCH) $(REGRESS_RACE) --update-baseline results/baselines/race.json > /dev/null
+	$(NOTESBENCH) $(REGRESS_TABS) --update-baseline results/baselines/tabs.json > /dev/null
+	$(NOTESBENCH) $(REGRESS_FAST) --update-baseline results/baselines/fast.json > /dev/null

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -73,9 +75,13 @@ func (f *envFlags) env() (sim.Env, error) {
 
 // outFlags are the output flags of every experiment.
 type outFlags struct {
-	format       string
-	out          string
-	replications int
+	format         string
+	out            string
+	replications   int
+	baseline       string
+	updateBaseline string
+
+	baselineJSON []byte // the baseline, read by check
 }
 
 func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
@@ -83,11 +89,13 @@ func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
 	fs.StringVar(&o.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	fs.IntVar(&o.replications, "replications", replications,
 		"virtual-clock replications of the published setup behind each verdict (0: no verdicts)")
+	fs.StringVar(&o.baseline, "baseline", "", "compare with a stored JSON result (virtual clock: counts must match exactly) and exit 1 on any difference")
+	fs.StringVar(&o.updateBaseline, "update-baseline", "", "write this run's JSON result as the new baseline file")
 }
 
 // check validates the output flags before anything runs, so that bad input
 // never costs a run and never leaves a partial file.
-func (o *outFlags) check(a *app) (report.Format, error) {
+func (o *outFlags) check(a *app, experiment string) (report.Format, error) {
 	name := o.format
 	if name == "" {
 		name = "markdown"
@@ -110,7 +118,37 @@ func (o *outFlags) check(a *app) (report.Format, error) {
 			return "", usageErr("--out", err)
 		}
 	}
+	if o.updateBaseline != "" {
+		if err := checkWritable(o.updateBaseline); err != nil {
+			return "", usageErr("--update-baseline", err)
+		}
+	}
+	if o.baseline != "" {
+		b, err := os.ReadFile(o.baseline)
+		if err != nil {
+			return "", usageErr("--baseline", err)
+		}
+		var head struct {
+			Experiment string `json:"experiment"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return "", usagef("--baseline", "%s is not a notesbench JSON result: %v", o.baseline, err)
+		}
+		if head.Experiment != experiment {
+			return "", usagef("--baseline", "%s holds a %q result, not %s", o.baseline, head.Experiment, experiment)
+		}
+		o.baselineJSON = b
+	}
 	return f, nil
+}
+
+// needVirtual rejects --baseline on the real clock, whose counts vary from run
+// to run and so cannot be compared exactly.
+func (o *outFlags) needVirtual(clock sim.ClockKind) error {
+	if o.baseline != "" && clock != sim.ClockVirtual {
+		return usagef("--baseline", "exact comparison needs --clock virtual (real-clock counts vary from run to run)")
+	}
+	return nil
 }
 
 // checkWritable makes sure a file can be written at path: its folder exists and
@@ -141,10 +179,74 @@ func emit(a *app, o *outFlags, f report.Format, rep results.Report, tables []rep
 	if err != nil {
 		return err
 	}
-	if o.out == "" {
+	write := func(path string) error {
+		return atomicfile.Write(path, 0o644, func(w io.Writer) error { return report.WriteJSON(w, rep) })
+	}
+	if o.out != "" {
+		if err := write(o.out); err != nil {
+			return err
+		}
+	}
+	if o.updateBaseline != "" {
+		if err := write(o.updateBaseline); err != nil {
+			return err
+		}
+	}
+	if o.baselineJSON == nil {
 		return nil
 	}
-	return atomicfile.Write(o.out, 0o644, func(w io.Writer) error { return report.WriteJSON(w, rep) })
+	return compareBaseline(o.baseline, o.baselineJSON, rep)
+}
+
+// regressionError is a run that differs from its baseline: exit code 1.
+type regressionError struct {
+	path  string
+	diffs []results.Diff
+}
+
+func (e *regressionError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "regression: %d figures differ from %s", len(e.diffs), e.path)
+	for _, d := range e.diffs {
+		b.WriteString("\n  " + d.String())
+	}
+	return b.String()
+}
+
+// compareBaseline compares the deterministic part of a result (config, rows and
+// runs, timing fields left out) with a stored baseline.
+func compareBaseline(path string, baseline []byte, rep results.Report) error {
+	core := func(v any) ([]byte, error) {
+		return json.Marshal(v)
+	}
+	var stored struct {
+		Config json.RawMessage `json:"config"`
+		Rows   json.RawMessage `json:"rows"`
+		Runs   json.RawMessage `json:"runs"`
+	}
+	if err := json.Unmarshal(baseline, &stored); err != nil {
+		return usagef("--baseline", "%s: %v", path, err)
+	}
+	want, err := core(stored)
+	if err != nil {
+		return err
+	}
+	got, err := core(struct {
+		Config any `json:"config"`
+		Rows   any `json:"rows"`
+		Runs   any `json:"runs"`
+	}{rep.Config, rep.Rows, rep.Runs})
+	if err != nil {
+		return err
+	}
+	diffs, err := results.CompareJSON(want, got, results.TimingKey)
+	if err != nil {
+		return usagef("--baseline", "%s: %v", path, err)
+	}
+	if len(diffs) > 0 {
+		return &regressionError{path: path, diffs: diffs}
+	}
+	return nil
 }
 
 // progress returns a progress callback that redraws one line on stderr when it

@@ -68,12 +68,15 @@ func (o *fastOptions) config() (sim.FastConfig, error) {
 
 func runFast(ctx context.Context, o *fastOptions) error {
 	a := o.app
-	format, err := o.out.check(a)
+	format, err := o.out.check(a, "fast")
 	if err != nil {
 		return err
 	}
 	cfg, err := o.config()
 	if err != nil {
+		return err
+	}
+	if err := o.out.needVirtual(cfg.Clock); err != nil {
 		return err
 	}
 	def := sim.DefaultFast()

@@ -131,3 +131,52 @@ func TestVirtualJSONIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestBaselineGate(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "race.json")
+	args := []string{"race", "--clock", "virtual", "--seeds", "1-2", "--edits", "20", "--replications", "0"}
+	if code, _, stderr := runCLI(t, append(args, "--update-baseline", base)...); code != 0 {
+		t.Fatalf("update: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, append(args, "--baseline", base)...); code != 0 {
+		t.Fatalf("same run against its baseline: exit %d: %s", code, stderr)
+	}
+	orig, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(name, from, to string) string {
+		t.Helper()
+		if !strings.Contains(string(orig), from) {
+			t.Fatalf("baseline lacks %s", from)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Replace(string(orig), from, to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// A changed count is a regression: exit 1 and the figure named.
+	changed := edit("changed.json", `"conflicts_claude": `, `"conflicts_claude": 1000`)
+	code, _, stderr := runCLI(t, append(args, "--baseline", changed)...)
+	if code != 1 || !strings.Contains(stderr, "regression:") || !strings.Contains(stderr, "rows[0].conflicts_claude: baseline 1000") {
+		t.Fatalf("changed count: exit %d, stderr %q", code, stderr)
+	}
+	// Timing fields are not compared.
+	timing := edit("timing.json", `"wall_s": `, `"wall_s": 99`)
+	if code, _, stderr := runCLI(t, append(args, "--baseline", timing)...); code != 0 {
+		t.Fatalf("timing change: exit %d: %s", code, stderr)
+	}
+	// Bad baselines are bad usage.
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.json"), "no such file"},
+		{edit("broken.json", "{", "{{"), "is not a notesbench JSON result"},
+		{edit("other.json", `"experiment": "race"`, `"experiment": "tabs"`), `holds a "tabs" result, not race`},
+	} {
+		code, stdout, stderr := runCLI(t, append(args, "--baseline", tc.path)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || stdout != "" {
+			t.Errorf("%s: exit %d, stderr %q", tc.path, code, stderr)
+		}
+	}
+}

@@ -77,12 +77,15 @@ func (o *raceOptions) config() (sim.RaceConfig, error) {
 
 func runRace(ctx context.Context, o *raceOptions) error {
 	a := o.app
-	format, err := o.out.check(a)
+	format, err := o.out.check(a, "race")
 	if err != nil {
 		return err
 	}
 	cfg, err := o.config()
 	if err != nil {
+		return err
+	}
+	if err := o.out.needVirtual(cfg.Clock); err != nil {
 		return err
 	}
 	def := sim.DefaultRace()

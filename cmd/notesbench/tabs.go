@@ -80,12 +80,15 @@ func (o *tabsOptions) config() (sim.TabsConfig, error) {
 
 func runTabs(ctx context.Context, o *tabsOptions) error {
 	a := o.app
-	format, err := o.out.check(a)
+	format, err := o.out.check(a, "tabs")
 	if err != nil {
 		return err
 	}
 	cfg, err := o.config()
 	if err != nil {
+		return err
+	}
+	if err := o.out.needVirtual(cfg.Clock); err != nil {
 		return err
 	}
 	def := sim.DefaultTabs()
