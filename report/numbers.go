@@ -48,14 +48,19 @@ func Pct(f float64) string {
 }
 
 // Of formats a count out of a total with the whole percentage, as the
-// write-ups do: Of(130, 300) → "130 of 300 (43 %)". A total of 0 gives
-// "0 of 0", without a percentage.
+// write-ups do: Of(130, 300) → "130 of 300 (43 %)". A share below 1 % keeps two
+// decimals, so that a small loss never reads as none: Of(36, 20000) →
+// "36 of 20,000 (0.18 %)". A total of 0 gives "0 of 0", without a percentage.
 func Of(n, total int64) string {
 	s := Int(n) + " of " + Int(total)
 	if total == 0 {
 		return s
 	}
-	return s + " (" + strconv.FormatFloat(math.Round(100*float64(n)/float64(total)), 'f', 0, 64) + " %)"
+	pct := 100 * float64(n) / float64(total)
+	if n != 0 && math.Abs(pct) < 1 {
+		return s + " (" + strconv.FormatFloat(pct, 'f', 2, 64) + " %)"
+	}
+	return s + " (" + strconv.FormatFloat(math.Round(pct), 'f', 0, 64) + " %)"
 }
 
 // Num formats a figure of ours whose precision is not fixed by its meaning: a

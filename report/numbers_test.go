@@ -51,6 +51,8 @@ func TestPctOfNum(t *testing.T) {
 		{87, 300, "87 of 300 (29 %)"},
 		{725, 3038, "725 of 3,038 (24 %)"}, // 23.86… rounds up
 		{5, 5, "5 of 5 (100 %)"},
+		{36, 20000, "36 of 20,000 (0.18 %)"}, // below 1 %: two decimals
+		{0, 20000, "0 of 20,000 (0 %)"},
 		{0, 0, "0 of 0"},
 	} {
 		if got := Of(tc.n, tc.total); got != tc.want {

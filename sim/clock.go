@@ -26,6 +26,12 @@ type Clock interface {
 	// nothing, because a real operation takes real time.
 	Busy(ctx context.Context) error
 
+	// BusyWrite accounts for one write transaction. The virtual clock models
+	// SQLite's write lock: a writer that finds it held waits as SQLite's default
+	// busy handler does (1, 2, 5, 10 … ms between attempts), then holds it for the
+	// service time. The real clock does nothing: SQLite's own lock applies.
+	BusyWrite(ctx context.Context) error
+
 	// Run starts every fn as an editor goroutine on this clock and waits until all
 	// have returned. The ctx handed to each fn is cancelled when ctx is, or when any
 	// fn returns an error; Run returns the first error. No goroutine started by Run

@@ -83,7 +83,7 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 		for {
 			tries++
 			req.IdempotencyKey = fmt.Sprintf("%s-%d-%d", e.name, i, tries)
-			if err := e.clock.Busy(ctx); err != nil {
+			if err := e.clock.BusyWrite(ctx); err != nil {
 				return err
 			}
 			_, err := e.conn.EditNoteTab(ctx, req)

@@ -67,8 +67,8 @@ func TestRaceVirtualExactCounts(t *testing.T) {
 	got := []results.RaceRow{results.SummarizeRace(runs[0:5]), results.SummarizeRace(runs[5:10]), results.SummarizeRace(runs[10:15])}
 	want := []struct{ lost, lostClaude, lostHuman, conflictsClaude, conflictsHuman, maxTries int }{
 		{279, 111, 168, 0, 0, 1},
-		{0, 0, 0, 200, 114, 2},
-		{277, 112, 165, 200, 114, 2},
+		{0, 0, 0, 200, 115, 2},
+		{276, 113, 163, 200, 115, 2},
 	}
 	for i, w := range want {
 		g := got[i]
@@ -139,17 +139,18 @@ func TestTabsScopeInvariants(t *testing.T) {
 	}
 }
 
+// The published fast setup on the virtual clock: only millisecond versions lose
+// lines, in every run, and these exact counts hold on any machine.
 func TestFastOnlyMillisecondsLose(t *testing.T) {
 	cfg := DefaultFast()
-	cfg.Env = virtualEnv(seedRange(1, 20))
-	cfg.Edits = 300
+	cfg.Env = virtualEnv(seedRange(1, 5))
 	runs, err := Fast(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, us, counter := results.SummarizeFast(runs[:20]), results.SummarizeFast(runs[20:40]), results.SummarizeFast(runs[40:])
-	if ms.Lost == 0 || ms.RunsWithLoss == 0 {
-		t.Errorf("ms versions lost nothing: %+v", ms)
+	ms, us, counter := results.SummarizeFast(runs[:5]), results.SummarizeFast(runs[5:10]), results.SummarizeFast(runs[10:])
+	if ms.Lost != 35 || ms.RunsWithLoss != 5 || ms.Intended != 20000 {
+		t.Errorf("ms versions: %+v, want 35 lost of 20,000 in 5 of 5 runs", ms)
 	}
 	if us.Lost != 0 || counter.Lost != 0 {
 		t.Errorf("us-suffix %+v, counter %+v: want no loss", us, counter)

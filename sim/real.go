@@ -43,6 +43,9 @@ func (*Real) Sleep(ctx context.Context, d time.Duration) error {
 // Busy does nothing and returns nil: a real store operation takes real time.
 func (*Real) Busy(context.Context) error { return nil }
 
+// BusyWrite does nothing: a real write waits for SQLite's real write lock.
+func (*Real) BusyWrite(context.Context) error { return nil }
+
 // Run starts every fn in its own goroutine and waits for all of them. The ctx handed
 // to each fn is cancelled when ctx is or when any fn returns an error. Run returns the
 // first error, preferring an fn's own error to a context error; a panic in an fn is

@@ -36,6 +36,8 @@ type Virtual struct {
 	queue   wakeQueue
 	current chan error // the running editor's wake channel; nil outside Run
 	stop    error      // once the run is cancelled, what every Sleep returns
+	// lockFreeAt is when the modelled SQLite write lock is free again.
+	lockFreeAt time.Time
 }
 
 // turnEnd is what an editor sends when it hands the token back: it parked itself in
@@ -88,6 +90,25 @@ func (v *Virtual) Sleep(ctx context.Context, d time.Duration) error {
 // editors run meanwhile, so call it outside any database transaction: an editor
 // waiting on a lock held by a parked editor would wait for real, holding up the run.
 func (v *Virtual) Busy(ctx context.Context) error { return v.Sleep(ctx, v.serviceTime) }
+
+// busyDelays is the schedule of SQLite's default busy handler
+// (sqliteDefaultBusyCallback): the pause before each new attempt to take a lock
+// that was held, the last one repeating.
+var busyDelays = [...]time.Duration{1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100}
+
+// BusyWrite models one write transaction against SQLite's write lock. The lock is
+// held for the service time from the instant a writer takes it; a writer that
+// finds it held pauses as SQLite's busy handler would and tries again. Reads
+// (Busy) never wait: in WAL mode they see the last committed state.
+func (v *Virtual) BusyWrite(ctx context.Context) error {
+	for attempt := 0; v.now.Before(v.lockFreeAt); attempt++ {
+		if err := v.Sleep(ctx, busyDelays[min(attempt, len(busyDelays)-1)]*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	v.lockFreeAt = v.now.Add(v.serviceTime)
+	return v.Sleep(ctx, v.serviceTime)
+}
 
 // Run makes every fn runnable at the current virtual time, in argument order, and
 // schedules them in the calling goroutine until all have returned. When ctx is

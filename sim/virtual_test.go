@@ -390,3 +390,35 @@ func TestNewVirtualDropsMonotonicReading(t *testing.T) {
 		t.Errorf("Now() = %s, want no monotonic reading", got)
 	}
 }
+
+// Two writers at one instant: the second finds the modelled write lock held and
+// waits as SQLite's busy handler does (1 ms, then 2 ms, …), not just the service
+// time; reads never wait.
+func TestVirtualBusyWriteModelsTheWriteLock(t *testing.T) {
+	v := NewVirtual(time.Unix(0, 0), 60*time.Microsecond)
+	var got [3]time.Duration
+	err := v.Run(context.Background(),
+		func(ctx context.Context) error {
+			err := v.BusyWrite(ctx)
+			got[0] = v.Now().Sub(time.Unix(0, 0))
+			return err
+		},
+		func(ctx context.Context) error {
+			err := v.BusyWrite(ctx)
+			got[1] = v.Now().Sub(time.Unix(0, 0))
+			return err
+		},
+		func(ctx context.Context) error {
+			err := v.Busy(ctx)
+			got[2] = v.Now().Sub(time.Unix(0, 0))
+			return err
+		},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [3]time.Duration{60 * time.Microsecond, time.Millisecond + 60*time.Microsecond, 60 * time.Microsecond}
+	if got != want {
+		t.Fatalf("finish times %v, want %v", got, want)
+	}
+}
