@@ -79,6 +79,16 @@ func runFast(ctx context.Context, o *fastOptions) error {
 	if err := o.out.needVirtual(cfg.Clock); err != nil {
 		return err
 	}
+	rep, tables, err := fastReport(ctx, a, cfg, o.out.replications)
+	if err != nil {
+		return err
+	}
+	return emit(a, &o.out, format, rep, tables)
+}
+
+// fastReport runs the fast experiment, and its verdict replications when the
+// parameters are the published ones, and returns the report and its tables.
+func fastReport(ctx context.Context, a *app, cfg sim.FastConfig, replications int) (results.Report, []report.Table, error) {
 	def := sim.DefaultFast()
 	cmp := compareWith("fast",
 		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
@@ -86,22 +96,22 @@ func runFast(ctx context.Context, o *fastOptions) error {
 	cfg.Progress = progress(a, "fast")
 	runs, err := sim.Fast(ctx, cfg)
 	if err != nil {
-		return err
+		return results.Report{}, nil, err
 	}
 	rows := foldModes(runs, len(cfg.Formats), results.SummarizeFast)
 	var reps [][]map[string]any
 	// Only the published formats are replicated: a counter has no published row.
-	if pubFormats := publishedFormats(cmp.exp, cfg.Formats); cmp.published() && o.out.replications > 0 && len(pubFormats) > 0 {
+	if pubFormats := publishedFormats(cmp.exp, cfg.Formats); cmp.published() && replications > 0 && len(pubFormats) > 0 {
 		rcfg := cfg
 		rcfg.Formats = pubFormats
-		rcfg.Env = replicationEnv(cfg.Env, o.out.replications, len(cfg.Seeds))
+		rcfg.Env = replicationEnv(cfg.Env, replications, len(cfg.Seeds))
 		rcfg.Progress = progress(a, "fast replications")
 		rruns, err := sim.Fast(ctx, rcfg)
 		if err != nil {
-			return err
+			return results.Report{}, nil, err
 		}
-		if reps, err = groupReplications(rruns, len(rcfg.Formats), o.out.replications, len(cfg.Seeds), results.SummarizeFast); err != nil {
-			return err
+		if reps, err = groupReplications(rruns, len(rcfg.Formats), replications, len(cfg.Seeds), results.SummarizeFast); err != nil {
+			return results.Report{}, nil, err
 		}
 	}
 	rep := results.Report{Experiment: "fast", Config: cfg, Rows: rows, Runs: runs}
@@ -110,8 +120,7 @@ func runFast(ctx context.Context, o *fastOptions) error {
 	if cfg.Clock == sim.ClockVirtual {
 		setup += fmt.Sprintf(", %s per store operation", cfg.ServiceTime)
 	}
-	tables := cmp.finish(&rep, report.FastTable(rows, cmp.shown()), reps, setup)
-	return emit(a, &o.out, format, rep, tables)
+	return rep, cmp.finish(&rep, report.FastTable(rows, cmp.shown()), reps, setup), nil
 }
 
 // publishedFormats keeps the formats that have a published row.

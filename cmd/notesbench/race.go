@@ -88,6 +88,16 @@ func runRace(ctx context.Context, o *raceOptions) error {
 	if err := o.out.needVirtual(cfg.Clock); err != nil {
 		return err
 	}
+	rep, tables, err := raceReport(ctx, a, cfg, o.out.replications)
+	if err != nil {
+		return err
+	}
+	return emit(a, &o.out, format, rep, tables)
+}
+
+// raceReport runs the race experiment, and its verdict replications when the
+// parameters are the published ones, and returns the report and its tables.
+func raceReport(ctx context.Context, a *app, cfg sim.RaceConfig, replications int) (results.Report, []report.Table, error) {
 	def := sim.DefaultRace()
 	cmp := compareWith("race",
 		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
@@ -95,29 +105,27 @@ func runRace(ctx context.Context, o *raceOptions) error {
 		differ("claude-think", cfg.ClaudeThink, def.ClaudeThink),
 		differ("human-think", cfg.HumanThink, def.HumanThink),
 		differ("pause", cfg.Pause, def.Pause))
-
 	cfg.Progress = progress(a, "race")
 	runs, err := sim.Race(ctx, cfg)
 	if err != nil {
-		return err
+		return results.Report{}, nil, err
 	}
 	rows := foldModes(runs, len(cfg.Modes), results.SummarizeRace)
 	var reps [][]map[string]any
-	if cmp.published() && o.out.replications > 0 {
+	if cmp.published() && replications > 0 {
 		rcfg := cfg
-		rcfg.Env = replicationEnv(cfg.Env, o.out.replications, len(cfg.Seeds))
+		rcfg.Env = replicationEnv(cfg.Env, replications, len(cfg.Seeds))
 		rcfg.Progress = progress(a, "race replications")
 		rruns, err := sim.Race(ctx, rcfg)
 		if err != nil {
-			return err
+			return results.Report{}, nil, err
 		}
-		if reps, err = groupReplications(rruns, len(cfg.Modes), o.out.replications, len(cfg.Seeds), results.SummarizeRace); err != nil {
-			return err
+		if reps, err = groupReplications(rruns, len(cfg.Modes), replications, len(cfg.Seeds), results.SummarizeRace); err != nil {
+			return results.Report{}, nil, err
 		}
 	}
 	rep := results.Report{Experiment: "race", Config: cfg, Rows: rows, Runs: runs}
 	setup := fmt.Sprintf("%s clock, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
 		cfg.Clock, sim.FormatSeeds(cfg.Seeds), cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause)
-	tables := cmp.finish(&rep, report.RaceTable(rows, cmp.shown()), reps, setup)
-	return emit(a, &o.out, format, rep, tables)
+	return rep, cmp.finish(&rep, report.RaceTable(rows, cmp.shown()), reps, setup), nil
 }

@@ -91,6 +91,16 @@ func runTabs(ctx context.Context, o *tabsOptions) error {
 	if err := o.out.needVirtual(cfg.Clock); err != nil {
 		return err
 	}
+	rep, tables, err := tabsReport(ctx, a, cfg, o.out.replications)
+	if err != nil {
+		return err
+	}
+	return emit(a, &o.out, format, rep, tables)
+}
+
+// tabsReport runs the tabs experiment, and its verdict replications when the
+// parameters are the published ones, and returns the report and its tables.
+func tabsReport(ctx context.Context, a *app, cfg sim.TabsConfig, replications int) (results.Report, []report.Table, error) {
 	def := sim.DefaultTabs()
 	cmp := compareWith("tabs",
 		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
@@ -101,25 +111,24 @@ func runTabs(ctx context.Context, o *tabsOptions) error {
 	cfg.Progress = progress(a, "tabs")
 	runs, err := sim.Tabs(ctx, cfg)
 	if err != nil {
-		return err
+		return results.Report{}, nil, err
 	}
 	rows := foldModes(runs, len(cfg.Scopes), results.SummarizeTabs)
 	var reps [][]map[string]any
-	if cmp.published() && o.out.replications > 0 {
+	if cmp.published() && replications > 0 {
 		rcfg := cfg
-		rcfg.Env = replicationEnv(cfg.Env, o.out.replications, len(cfg.Seeds))
+		rcfg.Env = replicationEnv(cfg.Env, replications, len(cfg.Seeds))
 		rcfg.Progress = progress(a, "tabs replications")
 		rruns, err := sim.Tabs(ctx, rcfg)
 		if err != nil {
-			return err
+			return results.Report{}, nil, err
 		}
-		if reps, err = groupReplications(rruns, len(cfg.Scopes), o.out.replications, len(cfg.Seeds), results.SummarizeTabs); err != nil {
-			return err
+		if reps, err = groupReplications(rruns, len(cfg.Scopes), replications, len(cfg.Seeds), results.SummarizeTabs); err != nil {
+			return results.Report{}, nil, err
 		}
 	}
 	rep := results.Report{Experiment: "tabs", Config: cfg, Rows: rows, Runs: runs}
 	setup := fmt.Sprintf("%s clock, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
 		cfg.Clock, sim.FormatSeeds(cfg.Seeds), cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause)
-	tables := cmp.finish(&rep, report.TabsTable(rows, cmp.shown()), reps, setup)
-	return emit(a, &o.out, format, rep, tables)
+	return rep, cmp.finish(&rep, report.TabsTable(rows, cmp.shown()), reps, setup), nil
 }
