@@ -56,8 +56,13 @@ func RowKey(exp *Experiment, row map[string]any) map[string]string {
 // replications: reps[r] holds the rows of replication r, all replications with
 // the same rows in the same order. A count or fraction is judged against its
 // spread over the replications; a per-seed figure against the values of single
-// runs; a timing (TimingKey) only as a ratio; a text against ours.
-func CompareReplications(exp *Experiment, reps [][]map[string]any, mass float64) []Verdict {
+// runs; a text against ours; and a figure for which ratioOnly is true (nil:
+// TimingKey) only as a ratio, because it depends on the machine or on inputs of
+// ours, not on the mechanism measured.
+func CompareReplications(exp *Experiment, reps [][]map[string]any, mass float64, ratioOnly func(figure string) bool) []Verdict {
+	if ratioOnly == nil {
+		ratioOnly = TimingKey
+	}
 	if len(reps) == 0 {
 		return nil
 	}
@@ -84,7 +89,7 @@ func CompareReplications(exp *Experiment, reps [][]map[string]any, mass float64)
 				out = append(out, JudgeText(name, label, fmt.Sprint(row[name]), fig))
 			case fig.Kind() == FigureSeeds:
 				out = append(out, JudgePerSeed(name, label, samples, fig, mass)...)
-			case TimingKey(name):
+			case ratioOnly(name):
 				out = append(out, JudgeRatio(name, label, samples, fig, mass))
 			default:
 				out = append(out, Judge(name, label, samples, fig, mass))

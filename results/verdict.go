@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // DefaultMass is the central mass of our spread a published value is judged
@@ -176,4 +178,44 @@ func textKey(s string) string {
 		}
 		return -1
 	}, s)
+}
+
+// JudgeProportion judges a published fraction against ours, p measured over n
+// independent trials, where replicating the whole experiment would cost too
+// much (refs: 10,000 trials per K). Our range is the Wilson score interval of
+// the given mass — the spread a fraction over n trials has from sampling alone —
+// and the percentile places the published value in the normal approximation of
+// that sampling distribution. N is the number of trials.
+func JudgeProportion(figure, row string, p float64, n int, pub Figure, mass float64) Verdict {
+	v := Verdict{Figure: figure, Row: row, Published: pub, N: n, OursMean: p, Outcome: NoData}
+	if n <= 0 || !(mass > 0 && mass < 1) || pub.Kind() != FigurePoint || p < 0 || p > 1 {
+		return v
+	}
+	z := distuv.UnitNormal.Quantile((1 + mass) / 2)
+	nf := float64(n)
+	den := 1 + z*z/nf
+	center := (p + z*z/(2*nf)) / den
+	half := z / den * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	v.OursLow, v.OursHigh = max(0, center-half), min(1, center+half)
+	// At p = 0 or 1 the interval touches 0 or 1 exactly; rounding must not move it.
+	if p == 0 {
+		v.OursLow = 0
+	}
+	if p == 1 {
+		v.OursHigh = 1
+	}
+	pv := pub.Value()
+	switch sd := math.Sqrt(p * (1 - p) / nf); {
+	case sd > 0:
+		v.Percentile = 100 * distuv.UnitNormal.CDF((pv-p)/sd)
+	case pv == p:
+		v.Percentile = 50
+	case pv > p:
+		v.Percentile = 100
+	}
+	v.Outcome = Differs
+	if pv >= v.OursLow && pv <= v.OursHigh {
+		v.Outcome = Consistent
+	}
+	return v
 }

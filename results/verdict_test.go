@@ -155,3 +155,32 @@ func sameVerdict(a, b Verdict) bool {
 		approxEqual(a.OursMean, b.OursMean) && approxEqual(a.OursLow, b.OursLow) && approxEqual(a.OursHigh, b.OursHigh) &&
 		approxEqual(a.Percentile, b.Percentile) && a.N == b.N && a.Outcome == b.Outcome && approxEqual(a.Ratio, b.Ratio)
 }
+
+// With p = 0.5 over 10,000 trials, the 99 % Wilson interval is 0.5 ± 0.01286
+// (z = 2.5758, half-width z·√(0.25/10000)/(1+z²/n) ≈ 0.012876): 0.51 lies inside,
+// 0.52 outside, at the 97.7th and 99.99th percentiles of the sampling spread.
+func TestJudgeProportion(t *testing.T) {
+	v := JudgeProportion("correct", "2 type", 0.5, 10000, PointFigure(0.51), 0.99)
+	if v.Outcome != Consistent || math.Abs(v.OursLow-0.487124) > 1e-5 || math.Abs(v.OursHigh-0.512876) > 1e-5 {
+		t.Fatalf("0.51: %+v", v)
+	}
+	if math.Abs(v.Percentile-97.725) > 0.01 {
+		t.Fatalf("percentile %v, want 97.725 (Φ(2))", v.Percentile)
+	}
+	if v := JudgeProportion("correct", "2 type", 0.5, 10000, PointFigure(0.52), 0.99); v.Outcome != Differs {
+		t.Fatalf("0.52: %+v", v)
+	}
+	// A certain outcome (id references are always right): only the same value fits.
+	if v := JudgeProportion("correct", "2 id", 1, 10000, PointFigure(1), 0.99); v.Outcome != Consistent || v.Percentile != 50 || v.OursHigh != 1 {
+		t.Fatalf("1 against 1: %+v", v)
+	}
+	if v := JudgeProportion("correct", "2 id", 1, 10000, PointFigure(0.9), 0.99); v.Outcome != Differs || v.Percentile != 0 {
+		t.Fatalf("0.9 against 1: %+v", v)
+	}
+	if v := JudgeProportion("not_found", "2 id", 0, 10000, PointFigure(0), 0.99); v.Outcome != Consistent || v.OursLow != 0 {
+		t.Fatalf("0 against 0: %+v", v)
+	}
+	if v := JudgeProportion("correct", "x", 0.5, 0, PointFigure(0.5), 0.99); v.Outcome != NoData {
+		t.Fatalf("no trials: %+v", v)
+	}
+}

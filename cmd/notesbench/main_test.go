@@ -88,20 +88,26 @@ func TestGoldenVirtualTables(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			golden := filepath.Join("testdata", tc.name+".md")
-			if *update {
-				if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if stdout != string(want) {
-				t.Fatalf("output differs from %s (rerun with -update and review the diff):\n%s", golden, stdout)
-			}
+			checkGolden(t, tc.name, stdout)
 		})
+	}
+}
+
+// checkGolden compares output with testdata/NAME.md, or rewrites it with -update.
+func checkGolden(t *testing.T, name, output string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name+".md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(output), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if output != string(want) {
+		t.Fatalf("output differs from %s (rerun with -update and review the diff):\n%s", golden, output)
 	}
 }
 

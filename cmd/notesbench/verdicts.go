@@ -14,6 +14,8 @@ import (
 type comparison struct {
 	exp   *results.Experiment
 	diffs []string
+	// ratioOnly marks figures judged only as a ratio (nil: timings).
+	ratioOnly func(figure string) bool
 }
 
 // compareWith returns the published experiment called name and the differences
@@ -56,6 +58,17 @@ func (c comparison) shown() *results.Experiment {
 // finish fills the report's published tables, verdicts and notes, and returns
 // the tables to print: the experiment's own, then the verdicts.
 func (c comparison) finish(rep *results.Report, main report.Table, reps [][]map[string]any, ourSetup string) []report.Table {
+	return c.finishWith(rep, main, ourSetup, func() []results.Verdict {
+		if len(reps) == 0 {
+			return nil
+		}
+		rep.Replications = len(reps)
+		return results.CompareReplications(c.exp, reps, results.DefaultMass, c.ratioOnly)
+	})
+}
+
+// finishWith is finish with the verdicts made by judge (nil: none).
+func (c comparison) finishWith(rep *results.Report, main report.Table, ourSetup string, judge func() []results.Verdict) []report.Table {
 	main.Notes = append(main.Notes, "ours: "+ourSetup)
 	if !c.published() {
 		main.Notes = append(main.Notes, "published figures not shown: parameters differ from the published setup: "+strings.Join(c.diffs, ", "))
@@ -65,14 +78,15 @@ func (c comparison) finish(rep *results.Report, main report.Table, reps [][]map[
 	for i := range c.exp.Tables {
 		main.Notes = append(main.Notes, report.SourceNotes(&c.exp.Tables[i])...)
 	}
-	if len(reps) == 0 {
+	rep.Verdicts = judge()
+	if len(rep.Verdicts) == 0 {
 		return []report.Table{main}
 	}
-	rep.Replications = len(reps)
-	rep.Verdicts = results.CompareReplications(c.exp, reps, results.DefaultMass)
-	vt := report.VerdictTable(fmt.Sprintf("Verdicts: published figures against %d virtual-clock replications of the published setup", len(reps)),
-		results.DefaultMass, rep.Verdicts)
-	return []report.Table{main, vt}
+	title := "Verdicts: published figures against ours"
+	if rep.Replications > 0 {
+		title = fmt.Sprintf("Verdicts: published figures against %d replications of the published setup", rep.Replications)
+	}
+	return []report.Table{main, report.VerdictTable(title, results.DefaultMass, rep.Verdicts)}
 }
 
 // replicationEnv is the environment of verdict replications: the virtual clock,

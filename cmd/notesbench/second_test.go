@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSecondWriteupBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notJSON := filepath.Join(dir, "payload.txt")
+	if err := os.WriteFile(notJSON, []byte("title: x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"refs", "--k", "0"}, "notesbench: --k: must be at least 1"},
+		{[]string{"refs", "--k", "two"}, `notesbench: --k: "two" is not a whole number`},
+		{[]string{"refs", "--trials", "0"}, "notesbench: --trials: must be at least 1"},
+		{[]string{"refs", "--mix", "move=0.5,rename=0.6"}, "notesbench: --mix:"},
+		{[]string{"refs", "--edits-max", "-1"}, "notesbench: --edits-max: must be 0 or more"},
+		{[]string{"refs", "--seeds", "1-3"}, "notesbench: --seeds: refs takes one seed, not 3"},
+		{[]string{"outline", "--window", "-4s"}, "notesbench: --window: must be positive"},
+		{[]string{"outline", "--decks", "0"}, "notesbench: --decks: must be at least 1"},
+		{[]string{"validate", "no_such_tool", notJSON}, `notesbench: ` + notJSON + `: unknown tool "no_such_tool"`},
+		{[]string{"validate", "create_note_tab", notJSON}, "notesbench: " + notJSON + ": payload is not JSON"},
+		{[]string{"validate", "create_note_tab", filepath.Join(dir, "missing.json")}, "notesbench: reading payload: open"},
+		{[]string{"validate", "create_note_tab"}, "notesbench: validate takes no arguments, or a tool and a file (got 1 arguments)"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line starting %q", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidateUserPayload(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"note_id":"n","expected_version":3,"tab_type":"markdown","slides":[{"title":"a","layout":"x"}]}`), 0o644)
+	code, stdout, stderr := runCLI(t, "validate", "create_note_tab", bad, "--format", "csv")
+	if code != 1 || !strings.Contains(stderr, "payload is invalid: 3 violations") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"/idempotency_key,required", "/slides/0/layout,additionalProperties,false", "/tab_type,enum"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	var in strings.Builder
+	in.WriteString(`{"note_id":"n","expected_version":3,"idempotency_key":"k","tab_type":"sheet"}`)
+	var out, errs strings.Builder
+	if code := run([]string{"validate", "create_note_tab", "-", "--format", "json"}, strings.NewReader(in.String()), &out, &errs); code != 0 {
+		t.Fatalf("valid payload on stdin: exit %d: %s", code, errs.String())
+	}
+	if !strings.Contains(out.String(), `"valid": true`) {
+		t.Fatalf("output %s", out.String())
+	}
+}
+
+func TestSecondWriteupGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"validate", []string{"validate", "--format", "markdown"}},
+		{"outline", []string{"outline", "--replications", "20", "--format", "markdown"}},
+		{"refs-small", []string{"refs", "--trials", "300", "--format", "markdown"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			checkGolden(t, tc.name, stdout)
+		})
+	}
+}

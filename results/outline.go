@@ -1,0 +1,35 @@
+package results
+
+// The approaches the outline experiment compares, as they appear in the
+// "approach" key of its rows and of the published table.
+const (
+	// ApproachOutline is create_note_tab carrying the slides as an outline, with
+	// slides_add_outline calls for whatever does not fit in the create's 20.
+	ApproachOutline = "outline"
+	// ApproachSlideAdd is an empty create_note_tab followed by one slide_add per
+	// slide.
+	ApproachSlideAdd = "slide-add"
+)
+
+// OutlineRow is one row of the outline experiment: what one approach costs to
+// build a deck.
+//
+// Writes is the number of write calls the approach sends for one deck, and
+// RequestBytes the total length of their JSON arguments exactly as sent (the
+// agent's initial list_note_tabs is the same for both approaches and is left
+// out of both). ConflictsPerDeck is the mean number of those writes that a
+// person's save landed before, over the simulated decks; ExpectedConflicts is
+// its exact expectation under the same model.
+type OutlineRow struct {
+	Approach          string  `json:"approach"`
+	Writes            int     `json:"writes"`
+	RequestBytes      int     `json:"request_bytes"`
+	ConflictsPerDeck  float64 `json:"conflicts_per_deck"`
+	ExpectedConflicts float64 `json:"expected_conflicts"`
+}
+
+// Key returns the row's key fields as the published rows hold them, e.g.
+// {"approach": "outline"}.
+func (r OutlineRow) Key() map[string]string {
+	return map[string]string{"approach": r.Approach}
+}

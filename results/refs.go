@@ -1,0 +1,52 @@
+package results
+
+import "strconv"
+
+// The kinds of tab reference the refs experiment compares, as they appear in the
+// "ref" key of its rows and of the published table.
+const (
+	// RefPosition is the tab's index in the bar.
+	RefPosition = "position"
+	// RefType is the tab's type, which resolves to the first tab of that type in
+	// bar order, as the desktop app's fallback does.
+	RefType = "type"
+	// RefLabel is the tab's label, which resolves to the first tab carrying it.
+	RefLabel = "label"
+	// RefID is the tab's exact ID.
+	RefID = "id"
+)
+
+// RefKinds returns the reference kinds in the order of the published table.
+func RefKinds() []string { return []string{RefPosition, RefType, RefLabel, RefID} }
+
+// RefsRow is one row of the refs experiment: where a kept reference of one kind
+// resolved, over every trial with K decks, after the person's edits.
+//
+// Correct, Wrong and NotFound are fractions of Trials (0..1) and add up to 1:
+// the reference resolved to the target deck, to another tab (another deck, or a
+// tab that is no deck at all), or to nothing.
+//
+// Every reference that resolved to a tab led to one write (an edit_note_tab
+// slide_add to that tab) carrying the version of the listing it was resolved
+// on. Writes counts them. Refused counts those the store turned down before it
+// compared any version, because slide_add does not apply to the tab's type (a
+// position reference that landed on the markdown, files or sources tab).
+// PassedVersionCheck is the fraction of the other Writes − Refused writes that
+// the version check let through; it is 0 when there were none.
+type RefsRow struct {
+	K                  int     `json:"k"`
+	Ref                string  `json:"ref"`
+	Correct            float64 `json:"correct"`
+	Wrong              float64 `json:"wrong"`
+	NotFound           float64 `json:"not_found"`
+	Trials             int     `json:"trials"`
+	PassedVersionCheck float64 `json:"passed_version_check"`
+	Writes             int     `json:"writes"`
+	Refused            int     `json:"refused"`
+}
+
+// Key returns the row's key fields as the published rows hold them, e.g.
+// {"k": "2", "ref": "label"}.
+func (r RefsRow) Key() map[string]string {
+	return map[string]string{"k": strconv.Itoa(r.K), "ref": r.Ref}
+}

@@ -1,0 +1,26 @@
+package results
+
+import "encoding/json"
+
+// ValidateRow is one row of the validate experiment: one payload a model might
+// send, and the verdicts of the two validators on it.
+//
+// Payload describes the payload in the words of the published table (ids
+// omitted), so that it matches the published row; Args is the payload itself as
+// checked, ids filled in. Minimal is the verdict of the minimal validator
+// (required, enum, additionalProperties, minItems and maxItems only), e.g.
+// "slides: maxItems 20"; Full is that of the full JSON Schema validator, its
+// violations as "path: keyword …" joined by "; ". Both are "ok" for a payload
+// they accept.
+type ValidateRow struct {
+	Tool    string          `json:"tool"`
+	Payload string          `json:"payload"`
+	Minimal string          `json:"minimal"`
+	Full    string          `json:"full"`
+	Args    json.RawMessage `json:"args"`
+}
+
+// Key returns the row's key fields as the published rows hold them.
+func (r ValidateRow) Key() map[string]string {
+	return map[string]string{"tool": r.Tool, "payload": r.Payload}
+}
