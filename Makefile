@@ -1,7 +1,7 @@
 GO ?= go
 NOTESBENCH = $(GO) run ./cmd/notesbench
 
-.PHONY: build test lint bench fuzz regress update-baselines
+.PHONY: build test lint bench bench-peers fuzz regress update-baselines
 
 build:
 	$(GO) build -o bin/notesbench ./cmd/notesbench
@@ -17,6 +17,11 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./store/
+
+# bench-peers times the same write in notesbench, a Python sqlite3 peer and (when
+# the libsqlite3 headers exist) a C peer, alternately, and prints the ratios.
+bench-peers:
+	GO=$(GO) scripts/bench-peers.sh
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCall -fuzztime 60s ./store/

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -55,17 +57,19 @@ func (r EditRequest) validate() error {
 	if !ok {
 		return invalid("operation", "%q is not one of replace_text, replace_tab_data, slide_add, slides_add_outline, sheet_set_range", r.Operation)
 	}
-	set := map[string]bool{
-		"text": r.Text != "", "data": len(r.Data) > 0, "title": r.Title != "", "body": r.Body != "",
-		"notes": r.Notes != "", "slides": r.Slides != nil, "sheet_id": r.SheetID != "",
-		"start_row": r.StartRow != 0, "start_col": r.StartCol != 0, "values": r.Values != nil,
+	// The optional fields in a fixed order: the first one set that the
+	// operation does not use is reported.
+	set := [...]struct {
+		name string
+		set  bool
+	}{
+		{"text", r.Text != ""}, {"data", len(r.Data) > 0}, {"title", r.Title != ""}, {"body", r.Body != ""},
+		{"notes", r.Notes != ""}, {"slides", r.Slides != nil}, {"sheet_id", r.SheetID != ""},
+		{"start_row", r.StartRow != 0}, {"start_col", r.StartCol != 0}, {"values", r.Values != nil},
 	}
-	for _, f := range uses {
-		delete(set, f)
-	}
-	for _, f := range []string{"text", "data", "title", "body", "notes", "slides", "sheet_id", "start_row", "start_col", "values"} {
-		if set[f] {
-			return invalid(f, "not used by %s", r.Operation)
+	for _, f := range set {
+		if f.set && !slices.Contains(uses, f.name) {
+			return invalid(f.name, "not used by %s", r.Operation)
 		}
 	}
 	switch r.Operation {
@@ -150,19 +154,22 @@ func isScalar(v any) bool {
 	return false
 }
 
+// editableTypes lists, per operation, the tab types it applies to.
+var editableTypes = map[Operation][]TabType{
+	OpReplaceText:      {TypeMarkdown},
+	OpReplaceTabData:   {TypeSlides, TypeSheet},
+	OpSlideAdd:         {TypeSlides},
+	OpSlidesAddOutline: {TypeSlides},
+	OpSheetSetRange:    {TypeSheet},
+}
+
 // checkEditable rejects operations that do not fit the tab's type.
 func checkEditable(op Operation, t *target) error {
 	switch t.tabType {
 	case TypeFiles, TypeSources:
 		return invalid("tab_id", "%s tabs cannot be edited with edit_note_tab", t.tabType)
 	}
-	want := map[Operation][]TabType{
-		OpReplaceText:      {TypeMarkdown},
-		OpReplaceTabData:   {TypeSlides, TypeSheet},
-		OpSlideAdd:         {TypeSlides},
-		OpSlidesAddOutline: {TypeSlides},
-		OpSheetSetRange:    {TypeSheet},
-	}[op]
+	want := editableTypes[op]
 	for _, w := range want {
 		if w == t.tabType {
 			return nil
@@ -174,7 +181,7 @@ func checkEditable(op Operation, t *target) error {
 // applyEdit writes the operation's change and says what changed.
 func (c *Conn) applyEdit(ctx context.Context, req EditRequest, t *target) (string, error) {
 	if req.Operation == OpReplaceText {
-		return fmt.Sprintf("text: %d characters", len(req.Text)), c.setTabData(ctx, req.NoteID, req.TabID, req.Text)
+		return "text: " + strconv.Itoa(len(req.Text)) + " characters", c.setTabData(ctx, req.NoteID, req.TabID, req.Text)
 	}
 	var data string
 	var changed string

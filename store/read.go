@@ -51,7 +51,7 @@ func (c *Conn) ReadNoteTab(ctx context.Context, noteID, tabID string) (TabConten
 	err := c.inReadTx(ctx, func() error {
 		var noteVersion, tabVersion any
 		var data string
-		err := c.queryRow(ctx, `SELECT n.version, t.version, t.type, t.label, t.data FROM notes n JOIN tabs t ON t.note_id = n.id WHERE n.id = ? AND t.tab_id = ?`, noteID, tabID).
+		err := c.queryRowHot(ctx, hotReadTab, noteID, tabID).
 			Scan(&noteVersion, &tabVersion, &out.Type, &out.Label, &data)
 		if errors.Is(err, sql.ErrNoRows) {
 			_, err = c.loadTarget(ctx, noteID, tabID) // says which of the two is missing

@@ -28,14 +28,17 @@ type writeSpec[R any] struct {
 type target struct {
 	noteID      string
 	noteVersion any
-	nextTab     int64
-	nextItem    int64
+	// nextTab and nextItem are the Note's counters; a write reads them only
+	// when it names no tab (the Note-level writes that use them).
+	nextTab  int64
+	nextItem int64
 
 	tabID      string
 	tabType    TabType
 	tabVersion any
-	label      string
-	position   int
+	// label and position are read by loadTarget only: no write uses them.
+	label    string
+	position int
 }
 
 // errReplay ends a write transaction whose key was found: nothing is written.
@@ -44,6 +47,10 @@ var errReplay = errors.New("replay")
 // runWrite is the write path every tool and save goes through, in one BEGIN
 // IMMEDIATE transaction: idempotency lookup, version compare (in the order the
 // options say), apply, version bump, stored result, commit.
+//
+// One statement (loadWrite) reads the Note, the tab and the key's first result
+// together; the checks then take them in the order above, so a write sees the
+// same outcome as with one lookup per clause, in fewer round trips to SQLite.
 func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 	var res R
 	opts := c.s.opts
@@ -59,12 +66,16 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 		}
 	}
 	err := c.inTx(ctx, func() error {
+		l, err := c.loadWrite(ctx, w.noteID, w.tabID, w.key)
+		if err != nil {
+			return err
+		}
 		if conditional && opts.Order == OrderKeyFirst {
-			if err := c.replay(ctx, w.noteID, w.key, w.tool, &res); err != nil {
+			if err := c.replay(ctx, l, w.tool, w.key, &res); err != nil {
 				return err
 			}
 		}
-		t, err := c.loadTarget(ctx, w.noteID, w.tabID)
+		t, err := l.found()
 		if err != nil {
 			return err
 		}
@@ -82,15 +93,15 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 			return &ConflictError{Current: toVersion(current)}
 		}
 		if conditional && opts.Order == OrderVersionFirst {
-			if err := c.replay(ctx, w.noteID, w.key, w.tool, &res); err != nil {
+			if err := c.replay(ctx, l, w.tool, w.key, &res); err != nil {
 				return err
 			}
 		}
 		next := c.s.nextVersion(current)
 		if tabScoped {
-			_, err = c.exec(ctx, `UPDATE tabs SET version = ? WHERE note_id = ? AND tab_id = ?`, next, w.noteID, w.tabID)
+			err = c.execHot(ctx, hotBumpTab, next, w.noteID, w.tabID)
 		} else {
-			_, err = c.exec(ctx, `UPDATE notes SET version = ? WHERE id = ?`, next, w.noteID)
+			err = c.execHot(ctx, hotBumpNote, next, w.noteID)
 		}
 		if err != nil {
 			return err
@@ -101,12 +112,11 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 		if !conditional {
 			return nil
 		}
-		stored, err := json.Marshal(res)
+		stored, err := marshalResult(res)
 		if err != nil {
 			return err
 		}
-		_, err = c.exec(ctx, `INSERT INTO idempotency (note_id, key, tool, result) VALUES (?, ?, ?, ?)`, w.noteID, w.key, w.tool, string(stored))
-		return err
+		return c.execHot(ctx, hotStoreKey, w.noteID, w.key, w.tool, stored)
 	})
 	if errors.Is(err, errReplay) {
 		markReplayed(&res)
@@ -119,24 +129,89 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 	return res, nil
 }
 
-// replay looks the key up. When it is known it decodes the first result into res
-// and returns errReplay; when it is not it returns nil.
-func (c *Conn) replay(ctx context.Context, noteID, key, tool string, res any) error {
-	var firstTool, stored string
-	err := c.queryRow(ctx, `SELECT tool, result FROM idempotency WHERE note_id = ? AND key = ?`, noteID, key).Scan(&firstTool, &stored)
+// marshalResult is the stored form of a write's result: its JSON.
+func marshalResult(res any) (string, error) {
+	b, err := json.Marshal(res)
+	return string(b), err
+}
+
+// loaded is what loadWrite read: the target as far as it exists, and whether
+// the write's key is known and to which tool.
+type loaded struct {
+	t         target
+	noteFound bool
+	tabFound  bool
+	keyFound  bool
+	firstTool string
+	// typ and tool are the scan destinations of the tab type and the key's
+	// first tool, kept here so that scanning allocates nothing more.
+	typ, tool sql.NullString
+}
+
+// loadWrite reads, in one statement, the Note row, the row of tab tabID (when
+// set; the Note's tab and item counters when not) and the tool that first used
+// key in that Note (when set). The stored result of a known key is read only
+// when it is replayed (see replay).
+func (c *Conn) loadWrite(ctx context.Context, noteID, tabID, key string) (*loaded, error) {
+	l := &loaded{t: target{noteID: noteID, tabID: tabID}}
+	if noteID == "" {
+		return l, nil
+	}
+	var err error
+	if tabID != "" {
+		err = c.queryRowHot(ctx, hotLoadTab, tabID, key, noteID).Scan(&l.t.noteVersion, &l.typ, &l.t.tabVersion, &l.tool)
+	} else {
+		err = c.queryRowHot(ctx, hotLoadNote, key, noteID).Scan(&l.t.noteVersion, &l.t.nextTab, &l.t.nextItem, &l.tool)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+		return l, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if firstTool != tool {
-		return invalid("idempotency_key", "already used by %s in this Note", firstTool)
+	l.noteFound = true
+	if l.typ.Valid {
+		l.tabFound = true
+		l.t.tabType = TabType(l.typ.String)
+	}
+	if key != "" && l.tool.Valid {
+		l.keyFound, l.firstTool = true, l.tool.String
+	}
+	return l, nil
+}
+
+// replay returns nil when the key is new. When it is known it reads the first
+// result into res and returns errReplay, or an invalid_argument error when the
+// key was first used by another tool.
+func (c *Conn) replay(ctx context.Context, l *loaded, tool, key string, res any) error {
+	if !l.keyFound {
+		return nil
+	}
+	if l.firstTool != tool {
+		return invalid("idempotency_key", "already used by %s in this Note", l.firstTool)
+	}
+	var stored string
+	if err := c.queryRowHot(ctx, hotReplay, l.t.noteID, key).Scan(&stored); err != nil {
+		return err
 	}
 	if err := json.Unmarshal([]byte(stored), res); err != nil {
 		return fmt.Errorf("decoding stored result of key %q: %w", key, err)
 	}
 	return errReplay
+}
+
+// found returns the target, or the error that says which of the Note and the tab
+// is missing.
+func (l *loaded) found() (*target, error) {
+	switch {
+	case l.t.noteID == "":
+		return nil, invalid("note_id", "required")
+	case !l.noteFound:
+		return nil, &NotFoundError{Field: "note_id", ID: l.t.noteID}
+	case l.t.tabID != "" && !l.tabFound:
+		return nil, &NotFoundError{Field: "tab_id", ID: l.t.tabID}
+	}
+	return &l.t, nil
 }
 
 func markReplayed(res any) {
@@ -182,6 +257,5 @@ func (c *Conn) tabData(ctx context.Context, noteID, tabID string) (string, error
 }
 
 func (c *Conn) setTabData(ctx context.Context, noteID, tabID, data string) error {
-	_, err := c.exec(ctx, `UPDATE tabs SET data = ? WHERE note_id = ? AND tab_id = ?`, data, noteID, tabID)
-	return err
+	return c.execHot(ctx, hotSetData, data, noteID, tabID)
 }

@@ -113,6 +113,11 @@ duplicates and per-write latency, beside the published figures.`,
 		newRaceCmd(a, nil),
 		newTabsCmd(a, nil),
 		newFastCmd(a, nil),
+		newRefsCmd(a, nil),
+		newOutlineCmd(a, nil),
+		newValidateCmd(a, nil),
+		newReproduceCmd(a, nil),
+		newBenchCmd(a, nil),
 	)
 	return root
 }

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
+)
+
+// benchOptions holds the bench command's flags.
+type benchOptions struct {
+	app         *app
+	format      string
+	out         string
+	db          string
+	writes      int
+	reps        int
+	warmup      int
+	textSize    int
+	guards      string
+	writers     string
+	synchronous string
+}
+
+func newBenchCmd(a *app, runF func(context.Context, *benchOptions) error) *cobra.Command {
+	opts := &benchOptions{app: a}
+	def := sim.DefaultBench()
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "What the version check costs per write (edit_note_tab latency per guard)",
+		Long: `bench times sequential edit_note_tab replace_text writes through the store's
+normal write path, on a file database in WAL mode, per version guard: median,
+p90, p99, p99.9 and max per write in µs and writes per second, per repetition
+and pooled, and tests the difference between guards (Mann–Whitney U over the
+per-repetition medians and over every write, α = 0.05). With --writers 1,2,4
+each count of writers runs at once, each on its own connection and Note.
+The defaults are the published setup; timings depend on the machine, so the
+published figures are compared as ratios. --format gobench prints Go benchmark
+lines for benchstat.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runBench(cmd.Context(), opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.format, "format", "", "output format: table, markdown, csv, json or gobench (default table on a terminal, markdown otherwise)")
+	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
+	fs.StringVar(&opts.db, "db", "", "keep each run's SQLite database in this folder (default: a temporary folder, removed)")
+	fs.IntVar(&opts.writes, "writes", def.Writes, "timed writes per writer per repetition")
+	fs.IntVar(&opts.reps, "reps", def.Reps, "repetitions of each guard, each on a fresh database")
+	fs.IntVar(&opts.warmup, "warmup", def.Warmup, "untimed writes per writer before the timed ones")
+	fs.IntVar(&opts.textSize, "text-size", def.TextSize, "bytes of text each write sets")
+	fs.StringVar(&opts.guards, "guards", "none,note,tab", "version guards to time: none, note, tab")
+	fs.StringVar(&opts.writers, "writers", "1", "writer counts: a list such as 1,2,4,8; each writer has its own connection and Note")
+	fs.StringVar(&opts.synchronous, "synchronous", string(def.Synchronous), "SQLite synchronous setting: normal or full")
+	return cmd
+}
+
+// config turns the flags into a bench configuration, with usage errors that
+// name the flag.
+func (o *benchOptions) config() (sim.BenchConfig, error) {
+	cfg := sim.BenchConfig{Writes: o.writes, Reps: o.reps, Warmup: o.warmup, TextSize: o.textSize, DBDir: o.db}
+	var err error
+	if cfg.Guards, err = sim.ParseGuards(o.guards); err != nil {
+		return cfg, usageErr("--guards", err)
+	}
+	if cfg.Writers, err = sim.ParseWriters(o.writers); err != nil {
+		return cfg, usageErr("--writers", err)
+	}
+	if cfg.Synchronous, err = store.ParseSynchronous(o.synchronous); err != nil {
+		return cfg, usageErr("--synchronous", err)
+	}
+	if o.db != "" {
+		if st, err := os.Stat(o.db); err == nil && !st.IsDir() {
+			return cfg, usagef("--db", "%s is not a folder", o.db)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+// checkFormat validates --format and --out before anything runs.
+func (o *benchOptions) checkFormat() (report.Format, error) {
+	name := o.format
+	if name == "" {
+		name = "markdown"
+		if o.app.stdoutTTY {
+			name = "table"
+		}
+	}
+	f, err := report.ParseFormat(name)
+	if err != nil {
+		return "", usageErr("--format", err)
+	}
+	if o.out != "" {
+		if err := checkWritable(o.out); err != nil {
+			return "", usageErr("--out", err)
+		}
+	}
+	return f, nil
+}
+
+// benchReport is the JSON form of a bench result: the common report plus the
+// tests of the differences between guards.
+type benchReport struct {
+	results.Report
+	Differences []results.GuardDiff `json:"differences"`
+}
+
+func runBench(ctx context.Context, o *benchOptions) error {
+	a := o.app
+	format, err := o.checkFormat()
+	if err != nil {
+		return err
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	rep, tables, summaries, err := benchResult(ctx, a, cfg)
+	if err != nil {
+		return err
+	}
+	return emitBench(a, o, format, rep, tables, summaries)
+}
+
+// benchResult runs the benchmark and returns its report, its tables and the
+// per-repetition summaries.
+func benchResult(ctx context.Context, a *app, cfg sim.BenchConfig) (benchReport, []report.Table, []results.BenchRunSummary, error) {
+	def := sim.DefaultBench()
+	cmp := compareWith("bench",
+		differ("writes", cfg.Writes, def.Writes),
+		differ("text-size", cfg.TextSize, def.TextSize),
+		differ("reps", cfg.Reps, def.Reps))
+
+	cfg.Progress = progress(a, "bench")
+	runs, err := sim.Bench(ctx, cfg)
+	if err != nil {
+		return benchReport{}, nil, nil, err
+	}
+	rows := results.SummarizeBench(runs)
+	summaries := results.SummarizeRuns(runs)
+	diffs := results.CompareGuards(runs, results.DefaultAlpha)
+	rep := benchReport{
+		Report: results.Report{Experiment: "bench", Config: cfg, Rows: rows, Runs: summaries,
+			Warnings: results.BenchWarnings(runs, diffs, results.DefaultAlpha)},
+		Differences: diffs,
+	}
+	setup := fmt.Sprintf("file database in WAL mode, synchronous %s, %d writes per writer after %d warm-up writes, %d-byte text, %d repetitions, writers %s",
+		cfg.Synchronous, cfg.Writes, cfg.Warmup, cfg.TextSize, cfg.Reps, joinInts(cfg.Writers))
+	main := report.BenchTable(rows, cmp.shown(), rep.Warnings)
+	tables := cmp.finish(&rep.Report, main, nil, setup)
+	if cmp.published() {
+		rep.Verdicts = results.BenchVerdicts(cmp.exp, rows)
+	}
+	tables = append(tables, report.BenchRunsTable(summaries))
+	if len(diffs) > 0 {
+		tables = append(tables, report.BenchDiffTable(diffs, results.DefaultAlpha))
+	}
+	if len(rep.Verdicts) > 0 {
+		tables = append(tables, report.BenchVerdictTable(rep.Verdicts))
+	}
+	return rep, tables, summaries, nil
+}
+
+// emitBench prints the result in the chosen format and writes the JSON file.
+func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, tables []report.Table, runs []results.BenchRunSummary) error {
+	rep.Version = notesbenchVersion()
+	var err error
+	switch f {
+	case report.FormatJSON:
+		err = report.WriteJSON(a.stdout, rep)
+	case report.FormatGoBench:
+		err = report.WriteGoBench(a.stdout, report.BenchGoBench(runs)...)
+	default:
+		err = report.Render(a.stdout, f, tables...)
+	}
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		return nil
+	}
+	return atomicfile.Write(o.out, 0o644, func(w io.Writer) error { return report.WriteJSON(w, rep) })
+}
+
+// joinInts writes 1,2,4 as "1, 2, 4".
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/notesbench/notesbench/store"
+)
+
+// benchCLI runs notesbench with args and returns its exit code and output.
+func benchCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// Bad bench input gets one line naming the flag, exit code 2, and nothing runs.
+func TestBenchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--writes", "0"}, "notesbench: --writes: must be at least 1"},
+		{[]string{"--reps", "0"}, "notesbench: --reps: must be at least 1"},
+		{[]string{"--writers", "0"}, "notesbench: --writers: 0: must be at least 1"},
+		{[]string{"--writers", "1,x"}, `notesbench: --writers: "x" is not a whole number`},
+		{[]string{"--text-size", "-1"}, "notesbench: --text-size: must be 0 or more"},
+		{[]string{"--warmup", "-1"}, "notesbench: --warmup: must be 0 or more"},
+		{[]string{"--guards", "sometimes"}, `notesbench: --guards: unknown guard "sometimes" (want none, note or tab)`},
+		{[]string{"--guards", "note,note"}, "notesbench: --guards: guard note is listed twice"},
+		{[]string{"--synchronous", "off"}, `notesbench: --synchronous: unknown synchronous setting "off"`},
+		{[]string{"--format", "yaml"}, `notesbench: --format: unknown format "yaml"`},
+		{[]string{"--db", file}, "notesbench: --db: " + file + " is not a folder"},
+		{[]string{"--out", filepath.Join(dir, "missing", "r.json")}, "notesbench: --out: cannot write in"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := benchCLI(t, append([]string{"bench"}, tc.args...)...)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) {
+				t.Errorf("stderr %q, want one line starting %q", stderr, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+		})
+	}
+}
+
+// Flags reach the options, and the options make the configuration.
+func TestBenchFlagsReachTheConfig(t *testing.T) {
+	var got *benchOptions
+	cmd := newBenchCmd(&app{}, func(_ context.Context, o *benchOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--writes", "50", "--reps", "4", "--warmup", "0", "--text-size", "10", "--guards", "tab,none",
+		"--writers", "1,2,4", "--synchronous", "full", "--format", "gobench"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := got.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Writes != 50 || cfg.Reps != 4 || cfg.Warmup != 0 || cfg.TextSize != 10 || cfg.Synchronous != store.SyncFull ||
+		!slices.Equal(cfg.Guards, []store.Guard{store.GuardTab, store.GuardNone}) || !slices.Equal(cfg.Writers, []int{1, 2, 4}) {
+		t.Fatalf("config %+v", cfg)
+	}
+	if f, err := got.checkFormat(); err != nil || f != "gobench" {
+		t.Fatalf("format %v %v", f, err)
+	}
+}
+
+// A small run prints the JSON report with the row keys of SPEC section 4, and
+// Go benchmark lines that benchstat reads.
+func TestBenchRuns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bench.json")
+	args := []string{"bench", "--writes", "20", "--reps", "2", "--warmup", "2", "--guards", "none,note", "--writers", "1,2"}
+	code, stdout, stderr := benchCLI(t, append(args, "--format", "json", "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Experiment  string           `json:"experiment"`
+		Rows        []map[string]any `json:"rows"`
+		Runs        []map[string]any `json:"runs"`
+		Differences []map[string]any `json:"differences"`
+		Warnings    []string         `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Experiment != "bench" || len(rep.Rows) != 4 || len(rep.Runs) != 8 || len(rep.Differences) != 4 || len(rep.Warnings) == 0 {
+		t.Fatalf("report: %d rows, %d runs, %d differences, warnings %q", len(rep.Rows), len(rep.Runs), len(rep.Differences), rep.Warnings)
+	}
+	for _, k := range []string{"guard", "median_us", "p90_us", "p99_us", "p999_us", "max_us", "writes", "reps", "writes_per_s", "writers"} {
+		if _, ok := rep.Rows[0][k]; !ok {
+			t.Errorf("row lacks %q: %v", k, rep.Rows[0])
+		}
+	}
+	if w := rep.Rows[3]; w["writers"] != 2.0 || w["writes"] != 80.0 || w["reps"] != 2.0 {
+		t.Errorf("last row %v, want 2 writers × 20 writes × 2 reps", w)
+	}
+	if file, err := os.ReadFile(out); err != nil || !bytes.Equal(file, []byte(stdout)) {
+		t.Errorf("--out file differs from the printed JSON (%v)", err)
+	}
+
+	code, stdout, stderr = benchCLI(t, append(args, "--format", "gobench")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	line := regexp.MustCompile(`^BenchmarkEditNoteTab/guard=(none|note)(/writers=2)?\t(20|40)\t\d+ ns/op\t\d+ p99-ns/op\t\d+ p99.9-ns/op\t[\d.]+ writes/s$`)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 8 {
+		t.Fatalf("%d lines:\n%s", len(lines), stdout)
+	}
+	for _, l := range lines {
+		if !line.MatchString(l) {
+			t.Errorf("not a benchmark line: %q", l)
+		}
+	}
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
+)
+
+// reproduceOptions holds the reproduce command's flags.
+type reproduceOptions struct {
+	app          *app
+	quick        bool
+	clock        string
+	replications int
+	out          string
+	format       string
+	only         string
+}
+
+// reproSettings is what every step of reproduce gets.
+type reproSettings struct {
+	app  *app
+	real bool
+	// replications is the number of replications behind the verdicts of the
+	// race-engine experiments; the costly fast experiment and the cheap outline
+	// scale it (see replicationsFor).
+	replications int
+}
+
+// reproStep runs one experiment at its published parameters.
+type reproStep struct {
+	name string
+	run  func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error)
+}
+
+func reproSteps() []reproStep {
+	one := func(rep results.Report, tables []report.Table, err error) ([]results.Report, []report.Table, error) {
+		return []results.Report{rep}, tables, err
+	}
+	// raceFamily runs an experiment of the race engine on the virtual clock with
+	// verdicts, and with --clock real once more on the wall clock, beside it.
+	raceFamily := func(run func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error)) func(context.Context, reproSettings) ([]results.Report, []report.Table, error) {
+		return func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
+			rep, tables, err := run(ctx, s, sim.ClockVirtual, s.replications)
+			if err != nil || !s.real {
+				return []results.Report{rep}, tables, err
+			}
+			real, realTables, err := run(ctx, s, sim.ClockReal, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			realTables[0].Title += " (real clock)"
+			return []results.Report{rep, real}, append(tables, realTables[0]), nil
+		}
+	}
+	return []reproStep{
+		{"race", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
+			cfg := sim.DefaultRace()
+			cfg.Clock = clock
+			return raceReport(ctx, s.app, cfg, reps)
+		})},
+		{"tabs", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
+			cfg := sim.DefaultTabs()
+			cfg.Clock = clock
+			return tabsReport(ctx, s.app, cfg, reps)
+		})},
+		{"fast", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
+			cfg := sim.DefaultFast()
+			cfg.Clock = clock
+			return fastReport(ctx, s.app, cfg, max(1, reps/10))
+		})},
+		{"refs", func(ctx context.Context, _ reproSettings) ([]results.Report, []report.Table, error) {
+			return one(refsReport(ctx, sim.DefaultRefsConfig()))
+		}},
+		{"outline", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
+			return one(outlineReport(ctx, sim.DefaultOutlineConfig(), 2*s.replications))
+		}},
+		{"validate", func(context.Context, reproSettings) ([]results.Report, []report.Table, error) {
+			return one(validateReport())
+		}},
+		{"bench", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
+			rep, tables, _, err := benchResult(ctx, s.app, sim.DefaultBench())
+			// Only the guard table and the ratios: per-repetition detail is bench's own.
+			return []results.Report{rep.Report}, []report.Table{tables[0], tables[len(tables)-1]}, err
+		}},
+	}
+}
+
+func newReproduceCmd(a *app, runF func(context.Context, *reproduceOptions) error) *cobra.Command {
+	opts := &reproduceOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "reproduce",
+		Short: "Run every experiment at its published parameters and judge every published figure",
+		Long: `reproduce runs every experiment at the parameters of its published table and prints
+each table with the published figures beside ours, then a verdict per figure and one
+summary line. The race-engine experiments run on the virtual clock, so the output is
+the same on any machine; --clock real also runs them once on the wall clock, beside.
+With --out DIR it writes REPRODUCED.md and reproduced.json there, each whole or not
+at all.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.quick && !cmd.Flags().Changed("replications") {
+				opts.replications = 20
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runReproduce(cmd.Context(), opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&opts.quick, "quick", false, "a fast pass: 20 replications instead of 100")
+	fs.StringVar(&opts.clock, "clock", "virtual", "virtual, or real to also run the race experiments once on the wall clock")
+	fs.IntVar(&opts.replications, "replications", 100, "replications behind the verdicts (20 with --quick unless given)")
+	fs.StringVar(&opts.out, "out", "", "write REPRODUCED.md and reproduced.json into this folder")
+	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
+	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
+	return cmd
+}
+
+func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep, error) {
+	s := reproSettings{app: o.app, replications: o.replications}
+	if o.replications < 1 {
+		return s, "", nil, usagef("--replications", "must be at least 1")
+	}
+	clock, err := sim.ParseClock(o.clock)
+	if err != nil {
+		return s, "", nil, usageErr("--clock", err)
+	}
+	s.real = clock == sim.ClockReal
+	out := outFlags{format: o.format}
+	format, err := out.check(o.app, "reproduce")
+	if err != nil {
+		return s, "", nil, err
+	}
+	if format == report.FormatCSV {
+		return s, "", nil, usagef("--format", "reproduce prints table, markdown or json")
+	}
+	if o.out != "" {
+		if st, err := os.Stat(o.out); err == nil && !st.IsDir() {
+			return s, "", nil, usagef("--out", "%s is a file, not a folder", o.out)
+		}
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return s, "", nil, usageErr("--out", err)
+		}
+		if err := checkWritable(filepath.Join(o.out, "REPRODUCED.md")); err != nil {
+			return s, "", nil, usageErr("--out", err)
+		}
+	}
+	steps := reproSteps()
+	if o.only != "" {
+		var keep []reproStep
+		for _, name := range strings.Split(o.only, ",") {
+			found := false
+			for _, st := range steps {
+				if st.name == strings.TrimSpace(name) {
+					keep, found = append(keep, st), true
+				}
+			}
+			if !found {
+				return s, "", nil, usagef("--only", "unknown experiment %q", name)
+			}
+		}
+		steps = keep
+	}
+	return s, format, steps, nil
+}
+
+// reproduced is the JSON file reproduce writes: every report and the summary.
+type reproduced struct {
+	Command      string           `json:"command"`
+	Replications int              `json:"replications"`
+	Consistent   int              `json:"consistent"`
+	Judged       int              `json:"judged"`
+	Machine      machineFacts     `json:"machine"`
+	Reports      []results.Report `json:"reports"`
+	Version      string           `json:"notesbench_version"`
+}
+
+// machineFacts describes where a reproduction ran.
+type machineFacts struct {
+	GOOS           string `json:"goos"`
+	GOARCH         string `json:"goarch"`
+	CPUs           int    `json:"cpus"`
+	CPU            string `json:"cpu,omitempty"`
+	Go             string `json:"go"`
+	SQLite         string `json:"sqlite"`
+	SQLiteDriver   string `json:"sqlite_driver"`
+	PublishedSetup string `json:"published_setup"`
+}
+
+func runReproduce(ctx context.Context, o *reproduceOptions) error {
+	a := o.app
+	s, format, steps, err := o.settings()
+	if err != nil {
+		return err
+	}
+	var all reproduced
+	all.Replications = s.replications
+	all.Command = "notesbench reproduce" + reproduceArgs(o)
+	var tables []report.Table
+	var verdicts []results.Verdict
+	for _, st := range steps {
+		if a.stderrTTY {
+			fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", st.name)
+		}
+		reps, ts, err := st.run(ctx, s)
+		if err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+		for i := range reps {
+			reps[i].Version = notesbenchVersion()
+			verdicts = append(verdicts, reps[i].Verdicts...)
+		}
+		all.Reports = append(all.Reports, reps...)
+		tables = append(tables, ts...)
+	}
+	if a.stderrTTY {
+		fmt.Fprint(a.stderr, "\r\033[K")
+	}
+	all.Consistent, all.Judged = results.Summary(verdicts)
+	all.Version = notesbenchVersion()
+	if all.Machine, err = readMachine(ctx); err != nil {
+		return err
+	}
+	summary := fmt.Sprintf("%d of %d published figures consistent with ours (central 99 %% range; timings compared as ratios only)", all.Consistent, all.Judged)
+	if format == report.FormatJSON {
+		err = report.WriteJSON(a.stdout, all)
+	} else {
+		err = report.Render(a.stdout, format, tables...)
+		if err == nil {
+			_, err = fmt.Fprintln(a.stdout, "\n"+summary)
+		}
+	}
+	if err != nil || o.out == "" {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(o.out, "reproduced.json"), 0o644, func(w io.Writer) error {
+		return report.WriteJSON(w, all)
+	}); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(o.out, "REPRODUCED.md"), 0o644, func(w io.Writer) error {
+		return writeReproducedMD(w, all, tables, summary)
+	})
+}
+
+// reproduceArgs writes the flags that shape the output, for the record.
+func reproduceArgs(o *reproduceOptions) string {
+	var b strings.Builder
+	if o.quick {
+		b.WriteString(" --quick")
+	}
+	if o.clock != "virtual" {
+		b.WriteString(" --clock " + o.clock)
+	}
+	fmt.Fprintf(&b, " --replications %d", o.replications)
+	if o.only != "" {
+		b.WriteString(" --only " + o.only)
+	}
+	return b.String()
+}
+
+func readMachine(ctx context.Context) (machineFacts, error) {
+	m := machineFacts{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
+		SQLiteDriver:   "modernc.org/sqlite (pure Go)",
+		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	st, err := store.Open(store.InMemory, store.Options{})
+	if err != nil {
+		return m, err
+	}
+	defer st.Close()
+	m.SQLite, err = st.SQLiteVersion(ctx)
+	return m, err
+}
+
+// writeReproducedMD writes the markdown report: how it was made, the summary,
+// then every table.
+func writeReproducedMD(w io.Writer, all reproduced, tables []report.Table, summary string) error {
+	m := all.Machine
+	head := fmt.Sprintf(`# notesbench: the published figures, reproduced
+
+Made by `+"`%s`"+` (notesbench %s) with %d replications behind the verdicts.
+Machine: %s/%s, %d CPUs%s; %s; SQLite %s through %s.
+The race, tabs and fast tables below ran on the virtual clock, so their counts are the
+same on any machine; the published figures came from %s.
+
+**%s.**
+
+`, all.Command, all.Version, all.Replications, m.GOOS, m.GOARCH, m.CPUs, cpuSuffix(m.CPU), m.Go, m.SQLite, m.SQLiteDriver,
+		m.PublishedSetup, strings.ToUpper(summary[:1])+summary[1:])
+	if _, err := io.WriteString(w, head); err != nil {
+		return err
+	}
+	return report.Render(w, report.FormatMarkdown, tables...)
+}
+
+func cpuSuffix(cpu string) string {
+	if cpu == "" {
+		return ""
+	}
+	return " (" + cpu + ")"
+}

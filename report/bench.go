@@ -1,0 +1,195 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// BenchTable renders the bench rows: per guard and writer count, the pooled
+// latency figures per write in µs and the throughput. With exp set, the
+// published median (a range over repetitions, so shown beside the range of our
+// per-repetition medians) and p99 stand beside ours on one-writer rows;
+// warnings become notes starting "warning:".
+func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []string) Table {
+	show := exp != nil
+	t := Table{
+		Title:  "Time per edit_note_tab write (µs), by version guard",
+		Header: []string{"Guard", "Writers", "Median"},
+	}
+	t.Header = append(t.Header, "Median per rep")
+	if show {
+		t.Header = append(t.Header, PublishedHeader("Median per rep"))
+	}
+	t.Header = append(t.Header, "p90", "p99")
+	if show {
+		t.Header = append(t.Header, PublishedHeader("p99"))
+	}
+	t.Header = append(t.Header, "p99.9", "Max", "Writes", "Writes/s")
+	for _, r := range rows {
+		pubMedian, pubP99 := NotPublished, NotPublished
+		if show && r.Writers == 1 {
+			if pub, ok := exp.Match(map[string]string{"guard": r.Guard}); ok {
+				f, _ := pub.Figure("median_us")
+				pubMedian = Published(f, nil)
+				f, _ = pub.Figure("p99_us")
+				pubP99 = Published(f, nil)
+			}
+		}
+		row := []string{r.Guard, Int(int64(r.Writers)), us(r.MedianUS), usRange(r.RepMediansUS)}
+		if show {
+			row = append(row, pubMedian)
+		}
+		row = append(row, us(r.P90US), us(r.P99US))
+		if show {
+			row = append(row, pubP99)
+		}
+		row = append(row, us(r.P999US), us(r.MaxUS), Int(int64(r.Writes)), Fixed(r.WritesPerS, 0))
+		t.Rows = append(t.Rows, row)
+	}
+	for _, w := range warnings {
+		t.Notes = append(t.Notes, "warning: "+w)
+	}
+	return t
+}
+
+// BenchRunsTable renders the figures of each repetition.
+func BenchRunsTable(runs []results.BenchRunSummary) Table {
+	t := Table{
+		Title:  "Per repetition (µs per write)",
+		Header: []string{"Guard", "Writers", "Rep", "Median", "p90", "p99", "p99.9", "Max", "Writes", "Writes/s"},
+	}
+	for _, r := range runs {
+		t.Rows = append(t.Rows, []string{r.Guard, Int(int64(r.Writers)), Int(int64(r.Rep)), us(r.MedianUS), us(r.P90US),
+			us(r.P99US), us(r.P999US), us(r.MaxUS), Int(int64(r.Writes)), Fixed(r.WritesPerS, 0)})
+	}
+	return t
+}
+
+// BenchDiffTable renders the tests of the differences between guards, one row
+// per test, each result in the form of DiffLine.
+func BenchDiffTable(diffs []results.GuardDiff, alpha float64) Table {
+	t := Table{
+		Title:  "Differences between guards (two-sided Mann–Whitney U test)",
+		Header: []string{"Writers", "Comparison", "Test over", "Result"},
+		Notes: []string{
+			"significance level α = " + strconv.FormatFloat(alpha, 'g', -1, 64) + ": a difference is significant when p < α",
+			"difference: our median of the first guard over that of the second, minus 1 (negative: the first is faster)",
+			"the writes of one repetition share its database and moment, so pooled writes are not independent draws: with thousands of them a shift smaller than the run-to-run noise reads as significant; the test over per-repetition medians is the one that weighs that noise",
+		},
+	}
+	for _, d := range diffs {
+		t.Rows = append(t.Rows, []string{Int(int64(d.Writers)), d.Guard + " vs " + d.Base, overLabel(d), DiffResult(d)})
+	}
+	return t
+}
+
+// DiffLine writes a test of a difference between guards as one line:
+// "note vs none: −1.8 % (p = 0.42, no significant difference)".
+func DiffLine(d results.GuardDiff) string {
+	return d.Guard + " vs " + d.Base + ": " + DiffResult(d)
+}
+
+// DiffResult writes the outcome of a test: "−1.8 % (p = 0.42, no significant
+// difference)", or "… significant at α = 0.05)" when p < α. The sign is a true
+// minus sign.
+func DiffResult(d results.GuardDiff) string {
+	verdict := "no significant difference"
+	if d.Significant {
+		verdict = "significant at α = " + strconv.FormatFloat(d.Alpha, 'g', -1, 64)
+	}
+	return signedPct(d.Delta) + " (p " + pValue(d.P) + ", " + verdict + ")"
+}
+
+// BenchVerdictTable is VerdictTable for the machine-dependent bench figures:
+// every verdict is a ratio, so its note says that instead of a count of
+// consistent figures.
+func BenchVerdictTable(verdicts []results.Verdict) Table {
+	t := VerdictTable("Ours against the published figures (ratios: timings depend on the machine)", results.DefaultMass, verdicts)
+	t.Notes = []string{"verdict: timings are compared as ratios only (our median over the published midpoint), never judged consistent or different"}
+	return t
+}
+
+// BenchGoBench returns one Go benchmark line per repetition, named
+// "EditNoteTab/guard=note" (with "/writers=N" for more than one writer), with
+// N the writes of the repetition and ns/op its median latency per write (not
+// the mean go test reports), then p99 and p99.9 latencies and the throughput,
+// for benchstat.
+func BenchGoBench(runs []results.BenchRunSummary) []Benchmark {
+	out := make([]Benchmark, 0, len(runs))
+	for _, r := range runs {
+		name := "EditNoteTab/guard=" + r.Guard
+		if r.Writers != 1 {
+			name += "/writers=" + strconv.Itoa(r.Writers)
+		}
+		out = append(out, Benchmark{Name: name, N: int64(r.Writes), Metrics: []Metric{
+			{Value: nsOf(r.MedianUS), Unit: "ns/op"},
+			{Value: nsOf(r.P99US), Unit: "p99-ns/op"},
+			{Value: nsOf(r.P999US), Unit: "p99.9-ns/op"},
+			{Value: r.WritesPerS, Unit: "writes/s"},
+		}})
+	}
+	return out
+}
+
+// nsOf turns a figure in µs into whole nanoseconds.
+func nsOf(us float64) float64 {
+	return float64(int64(us*1000 + 0.5))
+}
+
+// us formats a latency in µs with one decimal.
+func us(v float64) string { return Fixed(v, 1) }
+
+// usRange formats per-repetition values as their range, "57.0–58.8", or one
+// value when there is one.
+func usRange(vs []float64) string {
+	if len(vs) == 0 {
+		return "n/a"
+	}
+	lo, hi := vs[0], vs[0]
+	for _, v := range vs[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if us(lo) == us(hi) {
+		return us(lo)
+	}
+	return us(lo) + "–" + us(hi)
+}
+
+// signedPct formats a relative difference with a sign and one decimal:
+// −0.018 → "−1.8 %", 0.05 → "+5.0 %".
+func signedPct(f float64) string {
+	s := Pct(f)
+	switch {
+	case s == "n/a" || strings.Trim(s, "0. %") == "":
+		return s
+	case strings.HasPrefix(s, "-"):
+		return "−" + s[1:]
+	}
+	return "+" + s
+}
+
+// pValue formats a p-value for "p …": "= 0.42" with two significant digits,
+// or "< 0.0001".
+func pValue(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "= n/a"
+	case p < 0.0001:
+		return "< 0.0001"
+	case p >= 0.1:
+		return "= " + strconv.FormatFloat(p, 'f', 2, 64)
+	}
+	return "= " + strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// overLabel says what a test was over, with the sample sizes.
+func overLabel(d results.GuardDiff) string {
+	what := "pooled writes"
+	if d.Over == results.OverRepMedians {
+		what = "per-repetition medians"
+	}
+	return what + " (" + Int(int64(d.N)) + " vs " + Int(int64(d.NBase)) + ")"
+}

@@ -1,0 +1,305 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/store"
+)
+
+// BenchConfig configures the bench experiment: what one edit_note_tab
+// replace_text write costs, per guard, on a file database in WAL mode.
+type BenchConfig struct {
+	// Writes is the number of timed writes per writer per repetition.
+	Writes int `json:"writes"`
+	// Reps is the number of repetitions of each guard at each writer count,
+	// each on a fresh database.
+	Reps int `json:"reps"`
+	// Warmup is the number of untimed writes per writer before the timed ones.
+	Warmup int `json:"warmup"`
+	// TextSize is the length in bytes of the text each write sets.
+	TextSize int           `json:"text_size"`
+	Guards   []store.Guard `json:"guards"`
+	// Writers lists the writer counts to run: that many goroutines, each with its
+	// own connection and its own Note, writing at once.
+	Writers     []int             `json:"writers"`
+	Synchronous store.Synchronous `json:"synchronous"`
+	// DBDir keeps every run's database in this folder; empty means a temporary
+	// folder removed at the end.
+	DBDir string `json:"db_dir,omitempty"`
+
+	// Progress, when set, is called after each run with the runs done and the total.
+	Progress func(done, total int) `json:"-"`
+}
+
+// DefaultBench is the published bench setup: 2,000 writes of a 200-character
+// text, 3 repetitions per guard, one writer, after a warm-up.
+func DefaultBench() BenchConfig {
+	return BenchConfig{
+		Writes:      2000,
+		Reps:        3,
+		Warmup:      200,
+		TextSize:    200,
+		Guards:      []store.Guard{store.GuardNone, store.GuardNote, store.GuardTab},
+		Writers:     []int{1},
+		Synchronous: store.SyncNormal,
+	}
+}
+
+// Validate checks the configuration; errors name the flag.
+func (c BenchConfig) Validate() error {
+	switch {
+	case c.Writes < 1:
+		return errors.New("--writes: must be at least 1")
+	case c.Reps < 1:
+		return errors.New("--reps: must be at least 1")
+	case c.Warmup < 0:
+		return errors.New("--warmup: must be 0 or more")
+	case c.TextSize < 0:
+		return errors.New("--text-size: must be 0 or more")
+	case len(c.Guards) == 0:
+		return errors.New("--guards: no guards given")
+	case len(c.Writers) == 0:
+		return errors.New("--writers: no writer counts given")
+	}
+	for _, g := range c.Guards {
+		if _, err := store.ParseGuard(string(g)); err != nil {
+			return fmt.Errorf("--guards: %w", err)
+		}
+	}
+	for _, w := range c.Writers {
+		if w < 1 {
+			return fmt.Errorf("--writers: %d: must be at least 1", w)
+		}
+	}
+	if _, err := store.ParseSynchronous(string(c.Synchronous)); err != nil {
+		return fmt.Errorf("--synchronous: %w", err)
+	}
+	return nil
+}
+
+// ParseGuards parses a comma-separated list of guards, such as "none,note,tab".
+func ParseGuards(s string) ([]store.Guard, error) {
+	var out []store.Guard
+	for _, item := range strings.Split(s, ",") {
+		g, err := store.ParseGuard(strings.TrimSpace(item))
+		if err != nil {
+			return nil, err
+		}
+		for _, seen := range out {
+			if seen == g {
+				return nil, fmt.Errorf("guard %s is listed twice", g)
+			}
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// ParseWriters parses a comma-separated list of writer counts, such as
+// "1,2,4,8". Each must be a whole number of at least 1, listed once.
+func ParseWriters(s string) ([]int, error) {
+	var out []int
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		n, err := strconv.Atoi(item)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a whole number", item)
+		}
+		if n < 1 {
+			return nil, fmt.Errorf("%d: must be at least 1", n)
+		}
+		for _, seen := range out {
+			if seen == n {
+				return nil, fmt.Errorf("%d is listed twice", n)
+			}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// benchJob is one run: a guard at a writer count, in one repetition.
+type benchJob struct {
+	guard   store.Guard
+	writers int
+	rep     int
+}
+
+// benchDBName is the file name of a run's database in the database folder.
+func benchDBName(j benchJob) string {
+	return fmt.Sprintf("bench-%s-w%d-rep%d", j.guard, j.writers, j.rep)
+}
+
+// benchNoteID is the Note writer w (from 0) writes to.
+func benchNoteID(w int) string { return fmt.Sprintf("note-%d", w+1) }
+
+// benchText is the text of write i (warm-up writes included, from 0) of
+// writer w: a label that tells the writes apart, padded with 'x' (or cut) to
+// size bytes.
+func benchText(w, i, size int) string {
+	label := fmt.Sprintf("writer %d write %d ", w+1, i+1)
+	if len(label) >= size {
+		return label[:size]
+	}
+	return label + strings.Repeat("x", size-len(label))
+}
+
+// Bench runs the bench experiment and returns one run per (repetition, writer
+// count, guard), in the order they ran: repetitions outer, then writer counts,
+// then the guards one after another, so that a drift of the machine over time
+// falls on every guard alike. The guards' order rotates by one place each
+// repetition (none, note, tab; then note, tab, none; …), so that no guard
+// always runs first. Runs go one at a time, never in parallel, since they
+// measure time.
+//
+// Each run opens a fresh database file in WAL mode. Each of its writers takes
+// its own connection and its own Note, reads the text tab once for its
+// version, makes Warmup untimed writes, waits for the other writers, then
+// makes Writes timed writes: edit_note_tab replace_text through the store's
+// typed EditNoteTab, the path every experiment uses, each with a fresh key
+// and the version the previous write returned. A writer has its Note to
+// itself, so no write conflicts; with several writers, they contend for the
+// database's write lock.
+//
+// Time here is the wall clock, read with time.Now: this is the one place in
+// sim that reads it directly, because a benchmark measures real durations
+// and the Clock interface exists to replace real time.
+func Bench(ctx context.Context, cfg BenchConfig) ([]results.BenchRun, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	dir, cleanup, err := Env{DBDir: cfg.DBDir}.dbFolder()
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	var jobs []benchJob
+	for rep := 1; rep <= cfg.Reps; rep++ {
+		for _, w := range cfg.Writers {
+			for k := range cfg.Guards {
+				g := cfg.Guards[(rep-1+k)%len(cfg.Guards)]
+				jobs = append(jobs, benchJob{guard: g, writers: w, rep: rep})
+			}
+		}
+	}
+	out := make([]results.BenchRun, 0, len(jobs))
+	for i, j := range jobs {
+		run, err := benchRun(ctx, cfg, dir, j)
+		if err != nil {
+			return nil, fmt.Errorf("guard %s, %d writer(s), repetition %d: %w", j.guard, j.writers, j.rep, err)
+		}
+		out = append(out, run)
+		if cfg.Progress != nil {
+			cfg.Progress(i+1, len(jobs))
+		}
+	}
+	return out, nil
+}
+
+// benchWriter is one writer of a run, between its warm-up and its timed writes.
+type benchWriter struct {
+	conn    *store.Conn
+	noteID  string
+	version store.Version
+	samples []float64
+}
+
+// benchRun runs one repetition of one guard at one writer count.
+func benchRun(ctx context.Context, cfg BenchConfig, dir string, j benchJob) (run results.BenchRun, err error) {
+	s, err := openStore(dir, benchDBName(j), store.Options{Guard: j.guard, Synchronous: cfg.Synchronous, Clock: NewReal()})
+	if err != nil {
+		return run, err
+	}
+	defer func() { err = errors.Join(err, s.Close()) }()
+
+	writers := make([]*benchWriter, j.writers)
+	defer func() {
+		for _, w := range writers {
+			if w != nil {
+				err = errors.Join(err, w.conn.Close())
+			}
+		}
+	}()
+	// Set-up and warm-up, one writer after another: untimed.
+	for w := range writers {
+		bw := &benchWriter{noteID: benchNoteID(w), samples: make([]float64, 0, cfg.Writes)}
+		if bw.conn, err = s.Conn(ctx); err != nil {
+			return run, err
+		}
+		writers[w] = bw
+		if err := s.CreateNote(ctx, bw.noteID); err != nil {
+			return run, err
+		}
+		tab, err := bw.conn.ReadNoteTab(ctx, bw.noteID, "markdown")
+		if err != nil {
+			return run, err
+		}
+		bw.version = tab.Version
+		for i := range cfg.Warmup {
+			if _, err := bw.write(ctx, w, i, cfg.TextSize); err != nil {
+				return run, fmt.Errorf("warm-up write %d: %w", i+1, err)
+			}
+		}
+	}
+
+	// The timed phase: every writer starts at once.
+	var wg sync.WaitGroup
+	errs := make([]error, len(writers))
+	start := make(chan struct{})
+	for w, bw := range writers {
+		wg.Go(func() {
+			<-start
+			for i := cfg.Warmup; i < cfg.Warmup+cfg.Writes; i++ {
+				d, err := bw.write(ctx, w, i, cfg.TextSize)
+				if err != nil {
+					errs[w] = fmt.Errorf("writer %d, write %d: %w", w+1, i+1, err)
+					return
+				}
+				bw.samples = append(bw.samples, float64(d.Nanoseconds())/1e3)
+			}
+		})
+	}
+	began := time.Now()
+	close(start)
+	wg.Wait()
+	wall := time.Since(began)
+	if err := errors.Join(errs...); err != nil {
+		return run, err
+	}
+
+	run = results.BenchRun{Guard: string(j.guard), Writers: j.writers, Rep: j.rep, WallS: wall.Seconds()}
+	run.SamplesUS = make([]float64, 0, cfg.Writes*j.writers)
+	for _, bw := range writers {
+		run.SamplesUS = append(run.SamplesUS, bw.samples...)
+	}
+	return run, nil
+}
+
+// write makes write i of writer w and returns how long the call took, from the
+// call to its return. Everything the call needs is built before the clock
+// starts.
+func (bw *benchWriter) write(ctx context.Context, w, i, size int) (time.Duration, error) {
+	req := store.EditRequest{
+		NoteID:          bw.noteID,
+		TabID:           "markdown",
+		ExpectedVersion: bw.version,
+		IdempotencyKey:  fmt.Sprintf("bench-%d-%d", w+1, i+1),
+		Operation:       store.OpReplaceText,
+		Text:            benchText(w, i, size),
+	}
+	t0 := time.Now()
+	res, err := bw.conn.EditNoteTab(ctx, req)
+	d := time.Since(t0)
+	if err != nil {
+		return 0, err
+	}
+	bw.version = res.Version
+	return d, nil
+}
