@@ -56,7 +56,15 @@ type Verdict struct {
 	Outcome Outcome `json:"verdict"`
 	// Ratio is our median over the published midpoint, for RatioOnly verdicts.
 	Ratio float64 `json:"ratio,omitempty"`
+
+	// samples are the finite samples judged, kept for plots (not in JSON: a
+	// verdict file stays small).
+	samples []float64
 }
+
+// Samples returns the finite samples the verdict judged (none for a text or a
+// proportion verdict). Callers must not modify them.
+func (v Verdict) Samples() []float64 { return v.samples }
 
 // Judge compares samples of our figure (one value per run, usually over many
 // seeds on the virtual clock) with a published point or range. With lo, hi the
@@ -162,6 +170,7 @@ func summarize(figure, row string, samples []float64, pub Figure, mass float64) 
 	if len(xs) == 0 || !(mass >= 0 && mass <= 1) {
 		return v, nil
 	}
+	v.samples = xs
 	v.OursMean = Mean(xs)
 	v.OursLow, v.OursHigh = CentralRange(xs, mass)
 	if k := pub.Kind(); k == FigurePoint || k == FigureRange || k == FigureSeeds {

@@ -131,16 +131,16 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, tables, summaries, err := benchResult(ctx, a, cfg)
+	rep, tables, runs, err := benchResult(ctx, a, cfg)
 	if err != nil {
 		return err
 	}
-	return emitBench(a, o, format, rep, tables, summaries)
+	return emitBench(a, o, format, rep, tables, results.SummarizeRuns(runs))
 }
 
-// benchResult runs the benchmark and returns its report, its tables and the
-// per-repetition summaries.
-func benchResult(ctx context.Context, a *app, cfg sim.BenchConfig) (benchReport, []report.Table, []results.BenchRunSummary, error) {
+// benchResult runs the benchmark and returns its report, its tables and the raw
+// runs.
+func benchResult(ctx context.Context, a *app, cfg sim.BenchConfig) (benchReport, []report.Table, []results.BenchRun, error) {
 	def := sim.DefaultBench()
 	cmp := compareWith("bench",
 		differ("writes", cfg.Writes, def.Writes),
@@ -174,7 +174,7 @@ func benchResult(ctx context.Context, a *app, cfg sim.BenchConfig) (benchReport,
 	if len(rep.Verdicts) > 0 {
 		tables = append(tables, report.BenchVerdictTable(rep.Verdicts))
 	}
-	return rep, tables, summaries, nil
+	return rep, tables, runs, nil
 }
 
 // emitBench prints the result in the chosen format and writes the JSON file.

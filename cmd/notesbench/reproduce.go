@@ -31,8 +31,9 @@ type reproduceOptions struct {
 
 // reproSettings is what every step of reproduce gets.
 type reproSettings struct {
-	app  *app
-	real bool
+	app     *app
+	real    bool
+	latency *latencyKeeper
 	// replications is the number of replications behind the verdicts of the
 	// race-engine experiments; the costly fast experiment and the cheap outline
 	// scale it (see replicationsFor).
@@ -44,6 +45,9 @@ type reproStep struct {
 	name string
 	run  func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error)
 }
+
+// latencyKeeper receives bench's raw per-write samples, for the latency plot.
+type latencyKeeper struct{ series []report.LatencySeries }
 
 func reproSteps() []reproStep {
 	one := func(rep results.Report, tables []report.Table, err error) ([]results.Report, []report.Table, error) {
@@ -91,7 +95,10 @@ func reproSteps() []reproStep {
 			return one(validateReport())
 		}},
 		{"bench", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			rep, tables, _, err := benchResult(ctx, s.app, sim.DefaultBench())
+			rep, tables, runs, err := benchResult(ctx, s.app, sim.DefaultBench())
+			if err == nil && s.latency != nil {
+				s.latency.series = latencySeries(runs)
+			}
 			// Only the guard table and the ratios: per-repetition detail is bench's own.
 			return []results.Report{rep.Report}, []report.Table{tables[0], tables[len(tables)-1]}, err
 		}},
@@ -207,6 +214,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if err != nil {
 		return err
 	}
+	s.latency = &latencyKeeper{}
 	var all reproduced
 	all.Replications = s.replications
 	all.Command = "notesbench reproduce" + reproduceArgs(o)
@@ -252,9 +260,104 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	}); err != nil {
 		return err
 	}
+	plots, err := writePlots(o.out, all.Reports, s.latency.series)
+	if err != nil {
+		return err
+	}
 	return atomicfile.Write(filepath.Join(o.out, "REPRODUCED.md"), 0o644, func(w io.Writer) error {
-		return writeReproducedMD(w, all, tables, summary)
+		return writeReproducedMD(w, all, tables, summary, plots)
 	})
+}
+
+// plotRef is one plot written for REPRODUCED.md: its title and file (SVG).
+type plotRef struct{ title, file string }
+
+// writePlots writes, into dir/plots, a histogram of our replications for every
+// judged figure that varies, with the published value marked, and the per-write
+// latency of bench, each as SVG and PNG, each file whole or not at all.
+func writePlots(dir string, reports []results.Report, latency []report.LatencySeries) ([]plotRef, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
+		return nil, err
+	}
+	var refs []plotRef
+	save := func(name, title string, draw func(w io.Writer, format string) error) error {
+		for _, format := range report.PlotFormats {
+			file := filepath.Join("plots", name+"."+format)
+			if err := atomicfile.Write(filepath.Join(dir, file), 0o644, func(w io.Writer) error { return draw(w, format) }); err != nil {
+				return fmt.Errorf("plot %s: %w", file, err)
+			}
+		}
+		refs = append(refs, plotRef{title: title, file: filepath.Join("plots", name+".svg")})
+		return nil
+	}
+	for _, rep := range reports {
+		for _, v := range rep.Verdicts {
+			if !report.Plottable(v) {
+				continue
+			}
+			title := fmt.Sprintf("%s · %s · %s", rep.Experiment, v.Row, v.Figure)
+			if v.Seed > 0 {
+				title += fmt.Sprintf(" (published seed %d)", v.Seed)
+			}
+			name := slug(rep.Experiment + "-" + v.Row + "-" + v.Figure + seedSuffix(v.Seed))
+			if err := save(name, title, func(w io.Writer, format string) error {
+				return report.VerdictPlot(w, format, title, v, results.DefaultMass)
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(latency) > 0 {
+		title := "bench · µs per edit_note_tab write, by guard"
+		if err := save("bench-latency", title, func(w io.Writer, format string) error {
+			return report.LatencyPlot(w, format, title, latency)
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return refs, nil
+}
+
+func seedSuffix(seed int) string {
+	if seed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("-seed%d", seed)
+}
+
+// slug turns a title into a file name: lower case letters, digits and dashes.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+// latencySeries pools bench's per-write samples by guard, single writer.
+func latencySeries(runs []results.BenchRun) []report.LatencySeries {
+	var out []report.LatencySeries
+	index := map[string]int{}
+	for _, r := range runs {
+		if r.Writers != 1 {
+			continue
+		}
+		i, ok := index[r.Guard]
+		if !ok {
+			i = len(out)
+			index[r.Guard] = i
+			out = append(out, report.LatencySeries{Label: "guard " + r.Guard})
+		}
+		out[i].SamplesUS = append(out[i].SamplesUS, r.SamplesUS...)
+	}
+	return out
 }
 
 // reproduceArgs writes the flags that shape the output, for the record.
@@ -296,7 +399,7 @@ func readMachine(ctx context.Context) (machineFacts, error) {
 
 // writeReproducedMD writes the markdown report: how it was made, the summary,
 // then every table.
-func writeReproducedMD(w io.Writer, all reproduced, tables []report.Table, summary string) error {
+func writeReproducedMD(w io.Writer, all reproduced, tables []report.Table, summary string, plots []plotRef) error {
 	m := all.Machine
 	head := fmt.Sprintf(`# notesbench: the published figures, reproduced
 
@@ -311,6 +414,19 @@ same on any machine; the published figures came from %s.
 		m.PublishedSetup, strings.ToUpper(summary[:1])+summary[1:])
 	if _, err := io.WriteString(w, head); err != nil {
 		return err
+	}
+	if len(plots) > 0 {
+		if _, err := io.WriteString(w, "## Plots\n\nOur replications of each judged figure, the published value in red and our central 99 % range dashed; then bench's per-write latency.\n\n"); err != nil {
+			return err
+		}
+		for _, p := range plots {
+			if _, err := fmt.Fprintf(w, "![%s](%s)\n\n", p.title, filepath.ToSlash(p.file)); err != nil {
+				return err
+			}
+		}
+		if _, err := io.WriteString(w, "## Tables\n\n"); err != nil {
+			return err
+		}
 	}
 	return report.Render(w, report.FormatMarkdown, tables...)
 }
