@@ -23,8 +23,8 @@ var publishedJSON []byte
 //
 // Row keys use our vocabulary, so that a row of ours finds its published row:
 // guard none | note | tab; policy reapply | refresh; version_format ms |
-// us-suffix; order key-first | version-first; create's key_policy fresh (a new
-// key every call, "none" in table A) | same | after-conflict, and table A | B;
+// us-suffix; order key-first | version-first; create's table a | b and
+// key_policy none | retry (table a) or fresh | retry | after-conflict (table b);
 // sources' key_policy uuid | raw | normalized; refs' k "2" | "5" and ref
 // position | type | label | id; outline's approach outline | slide-add;
 // validate's payload the payload column of SPEC 3.9.
@@ -122,7 +122,7 @@ func (t *PubTable) Match(key map[string]string) (Row, bool) {
 
 // Match returns the first published row of e, in table order, that Matches key.
 // For create, whose two tables share orders and key policies, key must hold
-// "table" ("A" or "B").
+// "table" ("a" or "b").
 func (e *Experiment) Match(key map[string]string) (Row, bool) {
 	for i := range e.Tables {
 		if r, ok := e.Tables[i].Match(key); ok {
@@ -133,7 +133,7 @@ func (e *Experiment) Match(key map[string]string) (Row, bool) {
 }
 
 // Label returns the short label of r: its key values in e.Key order, joined by
-// a space, e.g. "note reapply" or "A key-first same".
+// a space, e.g. "note reapply" or "a key-first retry".
 func (e *Experiment) Label(r Row) string {
 	var parts []string
 	for _, k := range e.Key {

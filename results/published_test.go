@@ -22,14 +22,14 @@ var specTables = []struct{ exp, key, figures string }{
 	{"bench", "guard=none", "median_us=61.9–63.1;p99_us=420–1330"},
 	{"bench", "guard=note", "median_us=57.0–58.8;p99_us=420–1330"},
 	{"bench", "guard=tab", "median_us=55.1–61.1;p99_us=420–1330"},
-	{"create", "table=A;order=key-first;key_policy=fresh", "calls_sent=71 / 61 / 63;tabs_created=71 / 61 / 63;duplicates=21 / 11 / 13"},
-	{"create", "table=A;order=key-first;key_policy=same", "calls_sent=71 / 61 / 63;tabs_created=50 / 50 / 50;duplicates=0 / 0 / 0"},
-	{"create", "table=B;order=key-first;key_policy=fresh", "tabs_created=63 / 75 / 62;calls_sent=76 / 100 / 74"},
-	{"create", "table=B;order=key-first;key_policy=same", "tabs_created=50 / 50 / 50;calls_sent=67 / 81 / 62"},
-	{"create", "table=B;order=key-first;key_policy=after-conflict", "tabs_created=50 / 50 / 50;calls_sent=67 / 81 / 62"},
-	{"create", "table=B;order=version-first;key_policy=fresh", "tabs_created=63 / 75 / 62;calls_sent=76 / 100 / 74"},
-	{"create", "table=B;order=version-first;key_policy=same", "tabs_created=50 / 50 / 50;calls_sent=79 / 98 / 72"},
-	{"create", "table=B;order=version-first;key_policy=after-conflict", "tabs_created=72 / 73 / 61;calls_sent=94 / 96 / 72"},
+	{"create", "table=a;order=key-first;key_policy=none", "calls_sent=71 / 61 / 63;tabs_created=71 / 61 / 63;duplicates=21 / 11 / 13"},
+	{"create", "table=a;order=key-first;key_policy=retry", "calls_sent=71 / 61 / 63;tabs_created=50 / 50 / 50;duplicates=0 / 0 / 0"},
+	{"create", "table=b;order=key-first;key_policy=fresh", "tabs_created=63 / 75 / 62;calls_sent=76 / 100 / 74"},
+	{"create", "table=b;order=key-first;key_policy=retry", "tabs_created=50 / 50 / 50;calls_sent=67 / 81 / 62"},
+	{"create", "table=b;order=key-first;key_policy=after-conflict", "tabs_created=50 / 50 / 50;calls_sent=67 / 81 / 62"},
+	{"create", "table=b;order=version-first;key_policy=fresh", "tabs_created=63 / 75 / 62;calls_sent=76 / 100 / 74"},
+	{"create", "table=b;order=version-first;key_policy=retry", "tabs_created=50 / 50 / 50;calls_sent=79 / 98 / 72"},
+	{"create", "table=b;order=version-first;key_policy=after-conflict", "tabs_created=72 / 73 / 61;calls_sent=94 / 96 / 72"},
 	{"sources", "key_policy=uuid", "saved=5400;duplicates=3038;per_session=10.13;browser_flagged=725"},
 	{"sources", "key_policy=raw", "saved=4814;duplicates=2452;per_session=8.17"},
 	{"sources", "key_policy=normalized", "saved=2362;duplicates=0;per_session=0.00"},
@@ -166,8 +166,8 @@ func TestMatchAndLabel(t *testing.T) {
 		t.Error("race matched guard note without a policy")
 	}
 	create, _ := Lookup("create")
-	r, _ = create.Match(map[string]string{"table": "B", "order": "version-first", "key_policy": "after-conflict"})
-	if create.Label(r) != "B version-first after-conflict" || !slices.Equal(r.Figures["tabs_created"].Seeds(), []float64{72, 73, 61}) {
+	r, _ = create.Match(map[string]string{"table": "b", "order": "version-first", "key_policy": "after-conflict"})
+	if create.Label(r) != "b version-first after-conflict" || !slices.Equal(r.Figures["tabs_created"].Seeds(), []float64{72, 73, 61}) {
 		t.Errorf("create B: got %q %v", create.Label(r), r.Figures["tabs_created"])
 	}
 }

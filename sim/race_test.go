@@ -86,7 +86,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	}
 	cfg := DefaultRace()
 	cfg.Env = virtualEnv(seedRange(1, 200))
-	cfg.Edits = 50
+	cfg.Edits = 20
 	cfg.Modes = []Mode{{store.GuardNone, Reapply}, {store.GuardNote, Reapply}, {store.GuardTab, Reapply}, {store.GuardNote, Refresh}}
 	runs, err := Race(bg, cfg)
 	if err != nil {
@@ -144,14 +144,21 @@ func TestTabsScopeInvariants(t *testing.T) {
 func TestFastOnlyMillisecondsLose(t *testing.T) {
 	cfg := DefaultFast()
 	cfg.Env = virtualEnv(seedRange(1, 5))
+	cfg.Formats = []store.VersionFormat{store.FormatMS}
 	runs, err := Fast(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, us, counter := results.SummarizeFast(runs[:5]), results.SummarizeFast(runs[5:10]), results.SummarizeFast(runs[10:])
-	if ms.Lost != 35 || ms.RunsWithLoss != 5 || ms.Intended != 20000 {
+	if ms := results.SummarizeFast(runs); ms.Lost != 35 || ms.RunsWithLoss != 5 || ms.Intended != 20000 {
 		t.Errorf("ms versions: %+v, want 35 lost of 20,000 in 5 of 5 runs", ms)
 	}
+	cfg.Formats = []store.VersionFormat{store.FormatUSSuffix, store.FormatCounter}
+	cfg.Env = virtualEnv(seedRange(1, 20))
+	cfg.Edits = 300
+	if runs, err = Fast(bg, cfg); err != nil {
+		t.Fatal(err)
+	}
+	us, counter := results.SummarizeFast(runs[:20]), results.SummarizeFast(runs[20:])
 	if us.Lost != 0 || counter.Lost != 0 {
 		t.Errorf("us-suffix %+v, counter %+v: want no loss", us, counter)
 	}

@@ -78,9 +78,9 @@ func TestGoldenVirtualTables(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"race", []string{"race", "--clock", "virtual", "--replications", "5", "--format", "markdown"}},
+		{"race", []string{"race", "--clock", "virtual", "--replications", "2", "--format", "markdown"}},
 		{"race-custom", []string{"race", "--clock", "virtual", "--seeds", "1-3", "--edits", "30", "--modes", "none,tab/reapply", "--format", "markdown"}},
-		{"tabs", []string{"tabs", "--clock", "virtual", "--replications", "5", "--format", "markdown"}},
+		{"tabs", []string{"tabs", "--clock", "virtual", "--replications", "2", "--format", "markdown"}},
 		{"fast-small", []string{"fast", "--clock", "virtual", "--edits", "200", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -85,6 +85,13 @@ func reproSteps() []reproStep {
 			cfg.Clock = clock
 			return fastReport(ctx, s.app, cfg, max(1, reps/10))
 		})},
+		{"create", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
+			return one(createReport(ctx, sim.DefaultCreateConfig(), s.replications))
+		}},
+		{"sources", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
+			// One replication is 300 sessions: a fifth of the race's count keeps it short.
+			return one(sourcesReport(ctx, sim.DefaultSourcesConfig(), max(1, s.replications/5)))
+		}},
 		{"refs", func(ctx context.Context, _ reproSettings) ([]results.Report, []report.Table, error) {
 			return one(refsReport(ctx, sim.DefaultRefsConfig()))
 		}},

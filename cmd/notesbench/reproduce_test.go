@@ -39,7 +39,7 @@ func TestReproduceWritesDeterministicReport(t *testing.T) {
 	var mds []string
 	for i := 0; i < 2; i++ {
 		dir := filepath.Join(t.TempDir(), "out")
-		code, stdout, stderr := runCLI(t, "reproduce", "--only", "race,outline,validate", "--replications", "3", "--out", dir)
+		code, stdout, stderr := runCLI(t, "reproduce", "--only", "race,outline,validate", "--replications", "1", "--out", dir)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -55,7 +55,7 @@ func TestReproduceWritesDeterministicReport(t *testing.T) {
 		if err != nil || json.Unmarshal(b, &js) != nil {
 			t.Fatalf("reproduced.json: %v", err)
 		}
-		if len(js.Reports) != 3 || js.Judged == 0 || js.Replications != 3 {
+		if len(js.Reports) != 3 || js.Judged == 0 || js.Replications != 1 {
 			t.Fatalf("reproduced.json holds %d reports, %d judged", len(js.Reports), js.Judged)
 		}
 		mds = append(mds, stripMachine(string(md)))

@@ -82,3 +82,45 @@ func TestSecondWriteupGolden(t *testing.T) {
 		})
 	}
 }
+
+func TestIdempotencyBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"create", "--drop", "1.5"}, "notesbench: --drop: 1.5 is not a probability"},
+		{[]string{"create", "--drop", "-0.1"}, "notesbench: --drop: -0.1 is not a probability"},
+		{[]string{"create", "--tabs", "0"}, "notesbench: --tabs: must be at least 1"},
+		{[]string{"create", "--table", "c"}, `notesbench: --table: "c" is not one of a, b, both`},
+		{[]string{"create", "--seeds", "3-1"}, "notesbench: --seeds: range 3-1 is empty"},
+		{[]string{"sources", "--cites", "9", "--pages", "8"}, "notesbench: --cites: 9 is more than --pages 8"},
+		{[]string{"sources", "--sessions", "-1"}, "notesbench: --sessions: must be at least 1"},
+		{[]string{"sources", "--drop", "1.5"}, "notesbench: --drop: 1.5 is not a probability"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line starting %q", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestIdempotencyGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"create", []string{"create", "--replications", "5", "--format", "markdown"}},
+		{"sources-small", []string{"sources", "--sessions", "40", "--format", "markdown"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			checkGolden(t, tc.name, stdout)
+		})
+	}
+}

@@ -92,11 +92,7 @@ func (c comparison) finishWith(rep *results.Report, main report.Table, ourSetup 
 // replicationEnv is the environment of verdict replications: the virtual clock,
 // in memory, n replications of perRep seeds each, seeds 1 to n·perRep.
 func replicationEnv(base sim.Env, n, perRep int) sim.Env {
-	seeds := make([]uint64, n*perRep)
-	for i := range seeds {
-		seeds[i] = uint64(i + 1)
-	}
-	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: base.ServiceTime, Seeds: seeds, InMemory: true,
+	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: base.ServiceTime, Seeds: seedsUpTo(n * perRep), InMemory: true,
 		Synchronous: base.Synchronous, Progress: base.Progress}
 }
 

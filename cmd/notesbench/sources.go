@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// sourcesOptions holds the sources command's flags.
+type sourcesOptions struct {
+	app      *app
+	out      outFlags
+	seeds    string
+	sessions int
+	turns    int
+	pages    int
+	cites    int
+	drop     float64
+}
+
+func newSourcesCmd(a *app, runF func(context.Context, *sourcesOptions) error) *cobra.Command {
+	opts := &sourcesOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "sources",
+		Short: "Which idempotency key to put on add_note_source: a UUID, the URL as written, or the normalized URL",
+		Long: `sources runs research sessions, each on its own Note: every turn cites some of the
+session's pages, each URL spelled one of seven ways (canonical, trailing slash, www.,
+?utm_source=…, #fragment, http://, no scheme), and a share of the replies is lost
+and resent with the same key. It counts saved sources and duplicates (a source whose
+normalized URL the Note already holds) for three keys: a fresh UUID per citation,
+a hash of the URL as written, and a hash of the Note ID and the normalized URL.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runSources(cmd.Context(), opts)
+		},
+	}
+	fs := cmd.Flags()
+	opts.out.register(fs, 20)
+	def := sim.DefaultSourcesConfig()
+	fs.StringVar(&opts.seeds, "seeds", sim.FormatSeeds(def.Seeds), "seeds, as ranges and lists: 1-5,7,10-12")
+	fs.IntVar(&opts.sessions, "sessions", def.Sessions, "research sessions, each on its own Note")
+	fs.IntVar(&opts.turns, "turns", def.Turns, "turns per session")
+	fs.IntVar(&opts.pages, "pages", def.Pages, "pages a session draws its citations from")
+	fs.IntVar(&opts.cites, "cites", def.Cites, "pages cited per turn, without replacement")
+	fs.Float64Var(&opts.drop, "drop", def.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)")
+	return cmd
+}
+
+func (o *sourcesOptions) config() (sim.SourcesConfig, error) {
+	cfg := sim.DefaultSourcesConfig()
+	seeds, err := sim.ParseSeeds(o.seeds)
+	if err != nil {
+		return cfg, usageErr("--seeds", err)
+	}
+	cfg.Seeds, cfg.Sessions, cfg.Turns, cfg.Pages, cfg.Cites, cfg.Drop = seeds, o.sessions, o.turns, o.pages, o.cites, o.drop
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+func runSources(ctx context.Context, o *sourcesOptions) error {
+	a := o.app
+	format, err := o.out.check(a, "sources")
+	if err != nil {
+		return err
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	rep, tables, err := sourcesReport(ctx, cfg, o.out.replications)
+	if err != nil {
+		return err
+	}
+	return emit(a, &o.out, format, rep, tables)
+}
+
+// sourcesReport runs the sources experiment and, when the parameters are the
+// published ones, as many single-seed replications for the verdicts.
+func sourcesReport(ctx context.Context, cfg sim.SourcesConfig, replications int) (results.Report, []report.Table, error) {
+	def := sim.DefaultSourcesConfig()
+	cmp := compareWith("sources",
+		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
+		differ("sessions", cfg.Sessions, def.Sessions),
+		differ("turns", cfg.Turns, def.Turns),
+		differ("pages", cfg.Pages, def.Pages),
+		differ("cites", cfg.Cites, def.Cites),
+		differ("drop", cfg.Drop, def.Drop))
+	res, err := sim.Sources(ctx, cfg)
+	if err != nil {
+		return results.Report{}, nil, err
+	}
+	var reps [][]map[string]any
+	if cmp.published() && replications > 0 {
+		rcfg := cfg
+		rcfg.Seeds = seedsUpTo(replications)
+		rres, err := sim.Sources(ctx, rcfg)
+		if err != nil {
+			return results.Report{}, nil, err
+		}
+		for _, seed := range rcfg.Seeds {
+			var runs []results.SourcesRun
+			for _, r := range rres.Runs {
+				if r.Seed == seed {
+					runs = append(runs, r)
+				}
+			}
+			one, err := results.SummarizeSources([]uint64{seed}, runs, rres.Paging)
+			if err != nil {
+				return results.Report{}, nil, err
+			}
+			fields, err := results.RowFields(one.Rows)
+			if err != nil {
+				return results.Report{}, nil, err
+			}
+			reps = append(reps, fields)
+		}
+	}
+	rep := results.Report{Experiment: "sources", Config: cfg, Rows: res.Rows, Runs: res.Runs}
+	setup := fmt.Sprintf("virtual clock, seeds %s, %d sessions × %d turns × %d of %d pages cited, %s of successful replies lost; listing %d sources at limit %d took %d calls",
+		sim.FormatSeeds(cfg.Seeds), cfg.Sessions, cfg.Turns, cfg.Cites, cfg.Pages, report.Pct(cfg.Drop),
+		res.Paging.Sources, res.Paging.Limit, res.Paging.PagesCalls)
+	return rep, cmp.finish(&rep, report.SourcesTable(res.Rows, cmp.shown()), reps, setup), nil
+}

@@ -1,0 +1,104 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// perSeed writes one count per seed: "67 / 70 / 64".
+func perSeed(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = Int(int64(n))
+	}
+	return strings.Join(parts, " / ")
+}
+
+// CreateTables renders the create rows as the two published tables: table a
+// (key policy, key checked first) and table b (server order by client key
+// policy, tabs created with calls sent in brackets), published values beside
+// ours when exp is set.
+func CreateTables(rows []results.CreateRow, exp *results.Experiment) []Table {
+	show := exp != nil
+	a := Table{
+		Title:  "Create table A: a lost reply, a re-list, a resend (key checked first)",
+		Header: append([]string{"Key"}, headers(show, "Calls sent", "Tabs created", "Duplicates")...),
+	}
+	b := Table{
+		Title:  "Create table B: server order by client key policy, stale version on a resend",
+		Header: append([]string{"Server checks", "Client key policy"}, headers(show, "Tabs created (calls sent)")...),
+	}
+	for _, r := range rows {
+		pub := lookupPub(exp, map[string]string{"table": r.Table, "order": r.Order, "key_policy": r.KeyPolicy})
+		if r.Table == results.CreateTableA {
+			a.Rows = append(a.Rows, append([]string{r.KeyPolicy}, withPublished(show,
+				[2]string{perSeed(r.CallsSent), pub.cell(nil, "calls_sent")},
+				[2]string{perSeed(r.TabsCreated), pub.cell(nil, "tabs_created")},
+				[2]string{perSeed(r.Duplicates), pub.cell(nil, "duplicates")},
+			)...))
+			continue
+		}
+		b.Rows = append(b.Rows, append([]string{r.Order, r.KeyPolicy}, withPublished(show,
+			[2]string{tabsWithCalls(r.TabsCreated, r.CallsSent), pub.seedsWithCalls()},
+		)...))
+	}
+	var out []Table
+	for _, t := range []Table{a, b} {
+		if len(t.Rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tabsWithCalls writes "67 (84) / 70 (90) / 64 (78)".
+func tabsWithCalls(tabs, calls []int) string {
+	parts := make([]string, len(tabs))
+	for i := range tabs {
+		parts[i] = Int(int64(tabs[i])) + " (" + Int(int64(calls[i])) + ")"
+	}
+	return strings.Join(parts, " / ")
+}
+
+// seedsWithCalls is tabsWithCalls for a published row.
+func (p pubRow) seedsWithCalls() string {
+	if !p.ok {
+		return NotPublished
+	}
+	tabs, _ := p.row.Figure("tabs_created")
+	calls, _ := p.row.Figure("calls_sent")
+	ts, cs := tabs.Seeds(), calls.Seeds()
+	if len(ts) == 0 || len(ts) != len(cs) {
+		return NotPublished
+	}
+	ti, ci := make([]int, len(ts)), make([]int, len(cs))
+	for i := range ts {
+		ti[i], ci[i] = int(ts[i]), int(cs[i])
+	}
+	return tabsWithCalls(ti, ci)
+}
+
+// SourcesTable renders the sources rows, published values beside ours when exp
+// is set.
+func SourcesTable(rows []results.SourcesRow, exp *results.Experiment) Table {
+	show := exp != nil
+	t := Table{
+		Title:  "Which key to put on add_note_source",
+		Header: append([]string{"Key"}, headers(show, "Sources saved", "Duplicates", "Per session", "Browser check flags")...),
+	}
+	for _, r := range rows {
+		pub := lookupPub(exp, map[string]string{"key_policy": r.KeyPolicy})
+		flagged := NotPublished
+		if r.BrowserFlagged != nil {
+			flagged = Of(int64(*r.BrowserFlagged), int64(r.Duplicates))
+		}
+		t.Rows = append(t.Rows, append([]string{r.KeyPolicy}, withPublished(show,
+			[2]string{Int(int64(r.Saved)), pub.cell(nil, "saved")},
+			[2]string{Int(int64(r.Duplicates)), pub.cell(nil, "duplicates")},
+			[2]string{Fixed(r.PerSession, 2), pub.cell(nil, "per_session")},
+			[2]string{flagged, pub.cell(nil, "browser_flagged")},
+		)...))
+	}
+	return t
+}

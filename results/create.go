@@ -1,0 +1,121 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The tables of the create experiment (SPEC 3.5).
+const (
+	// CreateTableA is the English text's table: key checked first, and the client
+	// re-lists for the fresh version before it resends.
+	CreateTableA = "a"
+	// CreateTableB is the Italian text's table: both check orders, and a resend
+	// carries the version from before the lost commit.
+	CreateTableB = "b"
+)
+
+// The client key policies of the create experiment.
+const (
+	// CreateKeyNone is table A's client without a key worth the name: a new key on
+	// every call, resends included.
+	CreateKeyNone = "none"
+	// CreateKeyFresh is table B's client that takes a new key on every call.
+	CreateKeyFresh = "fresh"
+	// CreateKeyRetry keeps the key of an intent on every resend after a lost reply
+	// and after a conflict.
+	CreateKeyRetry = "retry"
+	// CreateKeyAfterConflict keeps the key on a resend after a lost reply but treats
+	// the call after a conflict (and its re-list) as a new intent with a new key.
+	CreateKeyAfterConflict = "after-conflict"
+)
+
+// CreateRun is one run of the create experiment: one table, server order, client
+// key policy and seed, against a store of its own. TabsCreated and Duplicates are
+// counted in the store at the end of the run, not from the client's bookkeeping.
+type CreateRun struct {
+	Table     string `json:"table"`
+	Order     string `json:"order"`
+	KeyPolicy string `json:"key_policy"`
+	Seed      uint64 `json:"seed"`
+
+	// Intended is the number of tabs the client set out to create.
+	Intended int `json:"intended"`
+	// CallsSent counts create_note_tab calls, resends included; the
+	// list_note_tabs calls the client makes are in Lists.
+	CallsSent int `json:"calls_sent"`
+	// Lists counts the client's list_note_tabs calls.
+	Lists int `json:"lists"`
+	// Commits counts the calls that created a tab, whether or not their reply
+	// arrived; Replays the calls answered with a stored first result.
+	Commits int `json:"commits"`
+	Replays int `json:"replays"`
+	// Conflicts counts version_conflict replies.
+	Conflicts int `json:"conflicts"`
+	// RepliesLost counts successful replies (commits and replays) the client
+	// never received.
+	RepliesLost int `json:"replies_lost"`
+
+	// TabsCreated is the number of Sheet tabs in the Note at the end.
+	TabsCreated int `json:"tabs_created"`
+	// Duplicates is TabsCreated minus Intended.
+	Duplicates int `json:"duplicates"`
+	// Missing counts tabs the client believes it created (from a reply it
+	// received) that do not exist in the Note. Anything but 0 is a bug.
+	Missing int `json:"missing"`
+}
+
+// CreateRow is one row of a create table: the figures of one server order and
+// client key policy, one entry per seed in seed order.
+type CreateRow struct {
+	Table       string `json:"table"`
+	Order       string `json:"order"`
+	KeyPolicy   string `json:"key_policy"`
+	CallsSent   []int  `json:"calls_sent"`
+	TabsCreated []int  `json:"tabs_created"`
+	Duplicates  []int  `json:"duplicates"`
+}
+
+// CreateResult is what the create experiment returns: the seeds it ran, one row per
+// (table, order, key policy) in the order the tables list them, and every run.
+type CreateResult struct {
+	Seeds []uint64    `json:"seeds"`
+	Rows  []CreateRow `json:"rows"`
+	Runs  []CreateRun `json:"runs"`
+}
+
+// SummarizeCreate groups runs into rows: one row per distinct (table, order, key
+// policy), in order of first appearance, each holding its runs' figures in the order
+// of seeds. Every row must have exactly one run per seed; anything else is an error.
+func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateResult, error) {
+	res := CreateResult{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs)}
+	type rowKey struct{ table, order, policy string }
+	var keys []rowKey
+	byKey := map[rowKey][]*CreateRun{}
+	for i := range runs {
+		r := &runs[i]
+		k := rowKey{r.Table, r.Order, r.KeyPolicy}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	for _, k := range keys {
+		row := CreateRow{Table: k.table, Order: k.order, KeyPolicy: k.policy}
+		for _, seed := range seeds {
+			i := slices.IndexFunc(byKey[k], func(r *CreateRun) bool { return r.Seed == seed })
+			if i < 0 {
+				return CreateResult{}, fmt.Errorf("create: table %s, %s, %s: no run for seed %d", k.table, k.order, k.policy, seed)
+			}
+			r := byKey[k][i]
+			row.CallsSent = append(row.CallsSent, r.CallsSent)
+			row.TabsCreated = append(row.TabsCreated, r.TabsCreated)
+			row.Duplicates = append(row.Duplicates, r.Duplicates)
+		}
+		if n := len(byKey[k]); n != len(seeds) {
+			return CreateResult{}, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return res, nil
+}

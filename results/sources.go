@@ -1,0 +1,143 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// The key policies of the sources experiment.
+const (
+	// SourceKeyUUID is a fresh random UUID per citation, reused on its resend.
+	SourceKeyUUID = "uuid"
+	// SourceKeyRaw is a hash of the URL as the citation wrote it.
+	SourceKeyRaw = "raw"
+	// SourceKeyNormalized is a hash of the note ID and the normalized URL.
+	SourceKeyNormalized = "normalized"
+)
+
+// SourcesRun is one run of the sources experiment: one key policy and one seed,
+// every session of the seed. Saved, Duplicates and BrowserFlagged are counted from
+// the sources in the store at the end of the run.
+type SourcesRun struct {
+	KeyPolicy string `json:"key_policy"`
+	Seed      uint64 `json:"seed"`
+	Sessions  int    `json:"sessions"`
+
+	// Citations counts the citations the sessions made (one add_note_source
+	// intent each); CallsSent the add_note_source calls, resends included.
+	Citations int `json:"citations"`
+	CallsSent int `json:"calls_sent"`
+	// Lists counts list_note_tabs calls, one per turn and one per conflict.
+	Lists int `json:"lists"`
+	// Commits counts calls that saved a source; Replays calls answered with a
+	// stored first result.
+	Commits int `json:"commits"`
+	Replays int `json:"replays"`
+	// Conflicts counts version_conflict replies.
+	Conflicts int `json:"conflicts"`
+	// RepliesLost counts successful replies the client never received.
+	RepliesLost int `json:"replies_lost"`
+
+	// Saved is the number of sources in the sessions' Notes at the end.
+	Saved int `json:"saved"`
+	// Duplicates counts saved sources whose normalized URL was already saved in
+	// the same Note.
+	Duplicates int `json:"duplicates"`
+	// ResendDuplicates counts sources saved by a resend of a citation that an
+	// earlier call had already saved, seen from the server's replies whether or
+	// not they arrived. A key reused on its resend keeps it at 0.
+	ResendDuplicates int `json:"resend_duplicates"`
+	// BrowserFlagged counts the duplicates whose URL a browser-style href
+	// comparison finds among the sources saved before it in the Note.
+	BrowserFlagged int `json:"browser_flagged"`
+}
+
+// SourcesRow is one row of the sources table: one key policy, counts summed over
+// the seeds. PerSession is Duplicates per session run (sessions × seeds), rounded
+// to four decimals.
+// BrowserFlagged is set on the uuid row only, as published.
+type SourcesRow struct {
+	KeyPolicy      string  `json:"key_policy"`
+	Saved          int     `json:"saved"`
+	Duplicates     int     `json:"duplicates"`
+	PerSession     float64 `json:"per_session"`
+	BrowserFlagged *int    `json:"browser_flagged,omitempty"`
+}
+
+// SourcesPaging is the paging figure: how many list_note_attachments calls at a
+// page limit it took to list every source of one Note.
+type SourcesPaging struct {
+	// Sources is how many sources the Note held.
+	Sources int `json:"sources"`
+	// Limit is the limit of every call.
+	Limit int `json:"limit"`
+	// PagesCalls is the calls it took until a page came back without a cursor.
+	PagesCalls int `json:"pages_calls"`
+	// Listed is how many distinct sources the calls returned together; anything
+	// but Sources is a bug.
+	Listed int `json:"listed"`
+}
+
+// SourcesResult is what the sources experiment returns: the seeds it ran, one row
+// per key policy, every run, and the paging figure.
+type SourcesResult struct {
+	Seeds  []uint64      `json:"seeds"`
+	Rows   []SourcesRow  `json:"rows"`
+	Runs   []SourcesRun  `json:"runs"`
+	Paging SourcesPaging `json:"paging"`
+}
+
+// SummarizeSources groups runs into rows: one row per key policy, in order of first
+// appearance, counts summed over the runs. Every policy must have exactly one run
+// per seed; anything else is an error.
+func SummarizeSources(seeds []uint64, runs []SourcesRun, paging SourcesPaging) (SourcesResult, error) {
+	res := SourcesResult{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs), Paging: paging}
+	var policies []string
+	for _, r := range runs {
+		if !slices.Contains(policies, r.KeyPolicy) {
+			policies = append(policies, r.KeyPolicy)
+		}
+	}
+	for _, p := range policies {
+		row := SourcesRow{KeyPolicy: p}
+		var sessions, flagged int
+		for _, seed := range seeds {
+			n := 0
+			for _, r := range runs {
+				if r.KeyPolicy != p || r.Seed != seed {
+					continue
+				}
+				n++
+				row.Saved += r.Saved
+				row.Duplicates += r.Duplicates
+				sessions += r.Sessions
+				flagged += r.BrowserFlagged
+			}
+			if n != 1 {
+				return SourcesResult{}, fmt.Errorf("sources: key policy %s: %d runs for seed %d, want 1", p, n, seed)
+			}
+		}
+		if n := countPolicy(runs, p); n != len(seeds) {
+			return SourcesResult{}, fmt.Errorf("sources: key policy %s: %d runs for %d seeds", p, n, len(seeds))
+		}
+		if sessions > 0 {
+			row.PerSession = math.Round(float64(row.Duplicates)/float64(sessions)*1e4) / 1e4
+		}
+		if p == SourceKeyUUID {
+			row.BrowserFlagged = &flagged
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return res, nil
+}
+
+func countPolicy(runs []SourcesRun, policy string) int {
+	n := 0
+	for _, r := range runs {
+		if r.KeyPolicy == policy {
+			n++
+		}
+	}
+	return n
+}

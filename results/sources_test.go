@@ -1,0 +1,65 @@
+package results
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestSummarizeSources(t *testing.T) {
+	run := func(policy string, seed uint64, saved, dups, flagged int) SourcesRun {
+		return SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: 300, Saved: saved, Duplicates: dups, BrowserFlagged: flagged}
+	}
+	runs := []SourcesRun{
+		run(SourceKeyUUID, 1, 5400, 3038, 725), run(SourceKeyUUID, 2, 5400, 3000, 700),
+		run(SourceKeyRaw, 1, 4814, 2452, 100), run(SourceKeyRaw, 2, 4800, 2400, 90),
+		run(SourceKeyNormalized, 1, 2362, 0, 0), run(SourceKeyNormalized, 2, 2400, 0, 0),
+	}
+	paging := SourcesPaging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}
+	got, err := SummarizeSources([]uint64{1, 2}, runs, paging)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(got.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// per_session divides by sessions × seeds: 6038 / 600 and 4852 / 600.
+	want := `[{"key_policy":"uuid","saved":10800,"duplicates":6038,"per_session":10.0633,"browser_flagged":1425},` +
+		`{"key_policy":"raw","saved":9614,"duplicates":4852,"per_session":8.0867},` +
+		`{"key_policy":"normalized","saved":4762,"duplicates":0,"per_session":0}]`
+	if string(b) != want {
+		t.Errorf("rows JSON\n got %s\nwant %s", b, want)
+	}
+	if got.Paging != paging {
+		t.Errorf("paging %+v, want %+v", got.Paging, paging)
+	}
+
+	if _, err := SummarizeSources([]uint64{1, 2, 3}, runs, paging); err == nil || !strings.Contains(err.Error(), "0 runs for seed 3") {
+		t.Errorf("a missing seed gave %v", err)
+	}
+	if _, err := SummarizeSources([]uint64{1}, runs, paging); err == nil || !strings.Contains(err.Error(), "2 runs for 1 seeds") {
+		t.Errorf("an extra seed gave %v", err)
+	}
+}
+
+func TestSourcesUUIDRowKeepsZeroFlagged(t *testing.T) {
+	got, err := SummarizeSources([]uint64{1}, []SourcesRun{{KeyPolicy: SourceKeyUUID, Seed: 1, Sessions: 1}}, SourcesPaging{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got.Rows[0])
+	if !strings.Contains(string(b), `"browser_flagged":0`) {
+		t.Errorf("uuid row %s should carry browser_flagged even when 0", b)
+	}
+}
+
+func TestSourcesResultJSONKeys(t *testing.T) {
+	b, err := json.Marshal(SourcesResult{Paging: SourcesPaging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"paging":{"sources":120,"limit":50,"pages_calls":3,"listed":120}`; !strings.Contains(string(b), want) {
+		t.Errorf("JSON %s lacks %s", b, want)
+	}
+}

@@ -1,0 +1,329 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/store"
+)
+
+// CreateConfig is the configuration of the create experiment (SPEC 3.5). Its JSON
+// form is the config block of a JSON report.
+type CreateConfig struct {
+	// Seeds are the runs, one per seed.
+	Seeds []uint64 `json:"seeds"`
+	// Tabs is how many Sheet tabs the client intends to create per run.
+	Tabs int `json:"tabs"`
+	// Drop is the probability that the reply to a call that succeeded is lost
+	// after the server committed; conflict replies always arrive.
+	Drop float64 `json:"drop"`
+	// Table is which table to run: "a", "b" or "both".
+	Table string `json:"table"`
+	// ServiceTime is how far the virtual clock advances per store call. It shows
+	// only in tab IDs: the experiment has one client, so nothing interleaves and
+	// the experiment always runs on the virtual clock.
+	ServiceTime time.Duration `json:"service_time_ns"`
+	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
+	// does not change any figure, so it is not part of the JSON form.
+	Parallel int `json:"-"`
+}
+
+// CreateBothTables is the CreateConfig.Table that runs table A and table B; the
+// other choices are results.CreateTableA and results.CreateTableB.
+const CreateBothTables = "both"
+
+// idemServiceTime is the virtual time one store call takes by default in the create
+// and sources experiments: SPEC 2's default service time.
+const idemServiceTime = 60 * time.Microsecond
+
+// DefaultCreateConfig returns the published parameters: seeds 1-3, 50 tabs, 30 % of
+// successful replies lost, both tables.
+func DefaultCreateConfig() CreateConfig {
+	return CreateConfig{
+		Seeds:       []uint64{1, 2, 3},
+		Tabs:        50,
+		Drop:        0.3,
+		Table:       CreateBothTables,
+		ServiceTime: idemServiceTime,
+	}
+}
+
+// Validate checks c and returns the first problem, naming the flag it comes from.
+func (c CreateConfig) Validate() error {
+	if len(c.Seeds) == 0 {
+		return errors.New("--seeds: no seeds given")
+	}
+	if c.Tabs < 1 {
+		return errors.New("--tabs: must be at least 1")
+	}
+	if err := validateDrop(c.Drop); err != nil {
+		return err
+	}
+	switch c.Table {
+	case results.CreateTableA, results.CreateTableB, CreateBothTables:
+	default:
+		return fmt.Errorf("--table: %q is not one of a, b, both", c.Table)
+	}
+	if c.ServiceTime < 0 {
+		return fmt.Errorf("--service-time: %v is negative", c.ServiceTime)
+	}
+	return nil
+}
+
+// validateDrop checks a reply-loss probability. A probability of 1 is refused too:
+// every reply would be lost and the client would resend for ever.
+func validateDrop(p float64) error {
+	if !(p >= 0 && p <= 1) {
+		return fmt.Errorf("--drop: %s is not a probability (want 0 to 1)", strconv.FormatFloat(p, 'g', -1, 64))
+	}
+	if p == 1 {
+		return errors.New("--drop: 1 loses every reply, so the client would resend for ever (want below 1)")
+	}
+	return nil
+}
+
+// createCase is one row of the create tables.
+type createCase struct {
+	table  string
+	order  store.Order
+	policy string
+}
+
+// createCases returns the rows of the tables c.Table selects, in published order.
+func (c CreateConfig) createCases() []createCase {
+	var cases []createCase
+	if c.Table != results.CreateTableB {
+		for _, p := range []string{results.CreateKeyNone, results.CreateKeyRetry} {
+			cases = append(cases, createCase{results.CreateTableA, store.OrderKeyFirst, p})
+		}
+	}
+	if c.Table != results.CreateTableA {
+		for _, o := range []store.Order{store.OrderKeyFirst, store.OrderVersionFirst} {
+			for _, p := range []string{results.CreateKeyFresh, results.CreateKeyRetry, results.CreateKeyAfterConflict} {
+				cases = append(cases, createCase{results.CreateTableB, o, p})
+			}
+		}
+	}
+	return cases
+}
+
+// idemEpoch is where the virtual clock of every create and sources run starts, so
+// that tab IDs and creation times are the same on every machine.
+var idemEpoch = time.Date(2026, time.November, 6, 9, 0, 0, 0, time.UTC)
+
+// maxCallsPerIntent bounds the calls spent on one intended tab or citation. With a
+// drop below 1 a run ends with probability 1 (a drop of 0.99 needs 100 calls per
+// intent on average); the bound turns a client that loops for another reason into
+// an error instead of a hang.
+const maxCallsPerIntent = 10_000
+
+// Create runs the create experiment: for every seed and every row of the selected
+// tables, a client creates cfg.Tabs Sheet tabs in a Note of a fresh in-memory store
+// while successful replies are lost with probability cfg.Drop.
+//
+// The client, per intended tab: it sends create_note_tab with the version it knows
+// (from its first list_note_tabs, then from the last reply it received) and a new
+// key. A successful reply that arrives ends the intent; the client keeps the tab ID
+// and the version it carries (a replayed reply carries the version of the first
+// commit). When the reply is lost it resends the call: with a new key under none and
+// fresh, the same key otherwise; in table A with the version of a fresh re-list, in
+// table B with the version it sent before, from before the lost commit. On a
+// version conflict it re-lists and sends again with the fresh version: with a new
+// key under fresh and after-conflict, the same key under retry. Calls sent counts
+// create_note_tab calls only; the re-lists are in the runs' lists.
+//
+// Every row of one seed draws its losses from the same stream, Stream(seed, "drop"),
+// one draw per successful reply, so rows differ by policy and order alone.
+func Create(ctx context.Context, cfg CreateConfig) (results.CreateResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return results.CreateResult{}, err
+	}
+	cases := cfg.createCases()
+	perSeed, err := RunSeeds(ctx, cfg.Seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
+		runs := make([]results.CreateRun, 0, len(cases))
+		for _, c := range cases {
+			run, err := createRun(ctx, cfg, c, seed)
+			if err != nil {
+				return nil, fmt.Errorf("table %s, %s, %s: %w", c.table, c.order, c.policy, err)
+			}
+			runs = append(runs, run)
+		}
+		return runs, nil
+	})
+	if err != nil {
+		return results.CreateResult{}, err
+	}
+	// Runs in row order, then seed order.
+	var runs []results.CreateRun
+	for i := range cases {
+		for _, seedRuns := range perSeed {
+			runs = append(runs, seedRuns[i])
+		}
+	}
+	return results.SummarizeCreate(cfg.Seeds, runs)
+}
+
+// cpuParallel is the seeds to run at once when the caller gives n: one per CPU
+// when n is 0 or less, since these runs compute and never sleep.
+func cpuParallel(n int) int {
+	if n > 0 {
+		return n
+	}
+	return DefaultParallel(true, 0)
+}
+
+// createNoteID is the Note every create run writes to.
+const createNoteID = "note-1"
+
+// creator is the client of one create run.
+type creator struct {
+	conn   *store.Conn
+	clock  *Virtual
+	loss   *ReplyLoss
+	c      createCase
+	run    *results.CreateRun
+	keySeq int
+}
+
+// createRun runs one row of the create tables for one seed against a fresh store.
+func createRun(ctx context.Context, cfg CreateConfig, c createCase, seed uint64) (results.CreateRun, error) {
+	run, _, err := createRunTabs(ctx, cfg, c, seed)
+	return run, err
+}
+
+// createRunTabs is createRun, also returning the Sheet tabs of the Note at the end.
+func createRunTabs(ctx context.Context, cfg CreateConfig, c createCase, seed uint64) (results.CreateRun, []store.TabInfo, error) {
+	run := results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
+	clock := NewVirtual(idemEpoch, cfg.ServiceTime)
+	st, err := store.Open(store.InMemory, store.Options{Order: c.order, Clock: clock, Seed: seed})
+	if err != nil {
+		return run, nil, err
+	}
+	defer st.Close()
+	if err := st.CreateNote(ctx, createNoteID); err != nil {
+		return run, nil, err
+	}
+	conn, err := st.Conn(ctx)
+	if err != nil {
+		return run, nil, err
+	}
+	defer conn.Close()
+
+	cl := &creator{conn: conn, clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop), c: c, run: &run}
+	believed, err := cl.createAll(ctx, cfg.Tabs)
+	if err != nil {
+		return run, nil, err
+	}
+
+	// Count in the store, not in the client's bookkeeping.
+	list, err := conn.ListNoteTabs(ctx, createNoteID)
+	if err != nil {
+		return run, nil, err
+	}
+	var sheets []store.TabInfo
+	exists := map[string]bool{}
+	for _, t := range list.Tabs {
+		if t.Type == store.TypeSheet {
+			sheets = append(sheets, t)
+			exists[t.TabID] = true
+		}
+	}
+	run.TabsCreated = len(sheets)
+	run.Duplicates = run.TabsCreated - run.Intended
+	for _, id := range believed {
+		if !exists[id] {
+			run.Missing++
+		}
+	}
+	return run, sheets, nil
+}
+
+// createAll creates n tabs as the client of cl.c would and returns the IDs of the
+// tabs it believes it created, from the replies it received.
+func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
+	version, err := cl.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	believed := make([]string, 0, n)
+	for i := range n {
+		req := store.CreateRequest{
+			NoteID:          createNoteID,
+			ExpectedVersion: version,
+			IdempotencyKey:  cl.newKey(),
+			TabType:         store.TypeSheet,
+			Label:           "Sheet " + strconv.Itoa(i+1),
+		}
+		for calls := 0; ; calls++ {
+			if calls == maxCallsPerIntent {
+				return nil, fmt.Errorf("tab %d: no reply after %d calls", i+1, calls)
+			}
+			res, err := cl.send(ctx, req)
+			var conflict *store.ConflictError
+			switch {
+			case errors.As(err, &conflict):
+				cl.run.Conflicts++
+				if req.ExpectedVersion, err = cl.list(ctx); err != nil {
+					return nil, err
+				}
+				if cl.c.policy != results.CreateKeyRetry {
+					req.IdempotencyKey = cl.newKey()
+				}
+				continue
+			case err != nil:
+				return nil, err
+			}
+			if res.Replayed {
+				cl.run.Replays++
+			} else {
+				cl.run.Commits++
+			}
+			if cl.loss.Lost() {
+				cl.run.RepliesLost++
+				if cl.c.table == results.CreateTableA {
+					if req.ExpectedVersion, err = cl.list(ctx); err != nil {
+						return nil, err
+					}
+				}
+				if cl.c.policy == results.CreateKeyNone || cl.c.policy == results.CreateKeyFresh {
+					req.IdempotencyKey = cl.newKey()
+				}
+				continue
+			}
+			believed = append(believed, res.TabID)
+			version = res.Version
+			break
+		}
+	}
+	return believed, nil
+}
+
+// send makes one create_note_tab call, one service time on the clock.
+func (cl *creator) send(ctx context.Context, req store.CreateRequest) (store.CreateResult, error) {
+	if err := cl.clock.Busy(ctx); err != nil {
+		return store.CreateResult{}, err
+	}
+	cl.run.CallsSent++
+	return cl.conn.CreateNoteTab(ctx, req)
+}
+
+// list makes one list_note_tabs call and returns the Note version.
+func (cl *creator) list(ctx context.Context) (store.Version, error) {
+	if err := cl.clock.Busy(ctx); err != nil {
+		return "", err
+	}
+	cl.run.Lists++
+	l, err := cl.conn.ListNoteTabs(ctx, createNoteID)
+	return l.Version, err
+}
+
+// newKey returns an idempotency key never used before in the run. Keys need to be
+// distinct, not random, so a counter will do.
+func (cl *creator) newKey() string {
+	cl.keySeq++
+	return "create-" + strconv.Itoa(cl.keySeq)
+}

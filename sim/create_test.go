@@ -1,0 +1,339 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/store"
+)
+
+func createConfig(seeds []uint64, drop float64, table string) CreateConfig {
+	cfg := DefaultCreateConfig()
+	cfg.Seeds, cfg.Drop, cfg.Table = seeds, drop, table
+	return cfg
+}
+
+// smallCreateConfig is createConfig with 20 tabs a run, for tests that sweep drop
+// rates.
+func smallCreateConfig(seeds []uint64, drop float64, table string) CreateConfig {
+	cfg := createConfig(seeds, drop, table)
+	cfg.Tabs = 20
+	return cfg
+}
+
+func mustCreate(t *testing.T, cfg CreateConfig) results.CreateResult {
+	t.Helper()
+	res, err := Create(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Create(%+v): %v", cfg, err)
+	}
+	return res
+}
+
+// runsOf returns the runs of one row, in seed order.
+func runsOf(res results.CreateResult, table string, order store.Order, policy string) []results.CreateRun {
+	var out []results.CreateRun
+	for _, r := range res.Runs {
+		if r.Table == table && r.Order == string(order) && r.KeyPolicy == policy {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestCreateAtPublishedParameters pins our figures at the published parameters.
+// They come from the model in Create's doc comment, not from the published
+// tables; a change here changes every create baseline.
+func TestCreateAtPublishedParameters(t *testing.T) {
+	res := mustCreate(t, DefaultCreateConfig())
+	a := func(calls, tabs, dups []int) [3][]int { return [3][]int{calls, tabs, dups} }
+	lost := []int{17, 20, 14}
+	intended := []int{50, 50, 50}
+	none := []int{0, 0, 0}
+	plus := func(x, y []int, k int) []int {
+		out := make([]int, len(x))
+		for i := range x {
+			out[i] = x[i] + k*y[i]
+		}
+		return out
+	}
+	want := []struct {
+		table, order, policy string
+		figs                 [3][]int
+	}{
+		{"a", "key-first", "none", a(plus(intended, lost, 1), plus(intended, lost, 1), lost)},
+		{"a", "key-first", "retry", a(plus(intended, lost, 1), intended, none)},
+		{"b", "key-first", "fresh", a(plus(intended, lost, 2), plus(intended, lost, 1), lost)},
+		{"b", "key-first", "retry", a(plus(intended, lost, 1), intended, none)},
+		{"b", "key-first", "after-conflict", a(plus(intended, lost, 1), intended, none)},
+		{"b", "version-first", "fresh", a(plus(intended, lost, 2), plus(intended, lost, 1), lost)},
+		{"b", "version-first", "retry", a([]int{80, 82, 74}, intended, none)},
+		{"b", "version-first", "after-conflict", a(plus(intended, lost, 2), plus(intended, lost, 1), lost)},
+	}
+	if len(res.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(res.Rows), len(want))
+	}
+	for i, w := range want {
+		got := res.Rows[i]
+		if got.Table != w.table || got.Order != w.order || got.KeyPolicy != w.policy {
+			t.Errorf("row %d is %s %s %s, want %s %s %s", i, got.Table, got.Order, got.KeyPolicy, w.table, w.order, w.policy)
+			continue
+		}
+		if !slices.Equal(got.CallsSent, w.figs[0]) || !slices.Equal(got.TabsCreated, w.figs[1]) || !slices.Equal(got.Duplicates, w.figs[2]) {
+			t.Errorf("%s %s %s: calls %v, tabs %v, duplicates %v; want %v, %v, %v", w.table, w.order, w.policy,
+				got.CallsSent, got.TabsCreated, got.Duplicates, w.figs[0], w.figs[1], w.figs[2])
+		}
+	}
+}
+
+var createSeeds = []uint64{1, 2, 5, 11, 42}
+
+// createSweep is one run of every row at several drop rates, 20 tabs a run, shared
+// by the tests that check properties over seeds and drop rates.
+var createSweep = sync.OnceValues(func() ([]createSwept, error) {
+	var out []createSwept
+	for _, drop := range []float64{0.1, 0.3, 0.7} {
+		res, err := Create(context.Background(), smallCreateConfig(createSeeds, drop, CreateBothTables))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, createSwept{drop, res})
+	}
+	return out, nil
+})
+
+type createSwept struct {
+	drop float64
+	res  results.CreateResult
+}
+
+func mustSweep(t *testing.T) []createSwept {
+	t.Helper()
+	sweep, err := createSweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sweep
+}
+
+// TestCreateSameKeyUnderKeyFirstCreatesIntended: with the key checked first, a
+// client that keeps its key creates exactly the tabs it meant to, whatever the
+// seed and drop rate; so does one that renews its key only after a conflict,
+// since under key-first a resend never conflicts.
+func TestCreateSameKeyUnderKeyFirstCreatesIntended(t *testing.T) {
+	for _, sw := range mustSweep(t) {
+		drop, res := sw.drop, sw.res
+		lost := 0
+		for _, r := range res.Runs {
+			keeps := r.KeyPolicy == results.CreateKeyRetry || r.KeyPolicy == results.CreateKeyAfterConflict
+			if r.Order != string(store.OrderKeyFirst) || !keeps {
+				continue
+			}
+			if r.TabsCreated != r.Intended || r.Duplicates != 0 {
+				t.Errorf("drop %v, table %s %s, seed %d: %d tabs (%d duplicates), want %d", drop, r.Table, r.KeyPolicy, r.Seed, r.TabsCreated, r.Duplicates, r.Intended)
+			}
+			lost += r.RepliesLost
+		}
+		if drop > 0 && lost == 0 {
+			t.Errorf("drop %v: no reply lost in any run; the test proves nothing", drop)
+		}
+	}
+}
+
+// TestCreateNewKeyCreatesOneTabPerLostReply: a client that takes a new key on its
+// resend creates one extra tab for every lost reply, under either order.
+func TestCreateNewKeyCreatesOneTabPerLostReply(t *testing.T) {
+	for _, sw := range mustSweep(t) {
+		drop, res := sw.drop, sw.res
+		lost := 0
+		for _, r := range res.Runs {
+			if r.KeyPolicy != results.CreateKeyNone && r.KeyPolicy != results.CreateKeyFresh {
+				continue
+			}
+			lost += r.RepliesLost
+			if r.Duplicates != r.RepliesLost || r.TabsCreated != r.Intended+r.RepliesLost {
+				t.Errorf("drop %v, %s %s %s, seed %d: %d tabs, %d duplicates for %d lost replies; want one duplicate per lost reply",
+					drop, r.Table, r.Order, r.KeyPolicy, r.Seed, r.TabsCreated, r.Duplicates, r.RepliesLost)
+			}
+		}
+		if lost == 0 {
+			t.Errorf("drop %v: no reply lost in any run; the test proves nothing", drop)
+		}
+	}
+}
+
+// TestCreateVersionFirstNewKeyAfterConflictDuplicates: under version-first the
+// stale resend of a lost commit conflicts, and a client that then takes a new key
+// creates the tab a second time. Under key-first the same client creates none.
+func TestCreateVersionFirstNewKeyAfterConflictDuplicates(t *testing.T) {
+	res := mustSweep(t)[1].res
+	for _, r := range runsOf(res, results.CreateTableB, store.OrderVersionFirst, results.CreateKeyAfterConflict) {
+		if r.Duplicates == 0 || r.Duplicates != r.Conflicts {
+			t.Errorf("seed %d: %d duplicates after %d conflicts, want one per conflict and some", r.Seed, r.Duplicates, r.Conflicts)
+		}
+	}
+	for _, r := range runsOf(res, results.CreateTableB, store.OrderKeyFirst, results.CreateKeyAfterConflict) {
+		if r.Duplicates != 0 {
+			t.Errorf("key-first, seed %d: %d duplicates, want 0", r.Seed, r.Duplicates)
+		}
+	}
+	// Keeping the key under version-first costs calls, not tabs.
+	kf := runsOf(res, results.CreateTableB, store.OrderKeyFirst, results.CreateKeyRetry)
+	vf := runsOf(res, results.CreateTableB, store.OrderVersionFirst, results.CreateKeyRetry)
+	for i := range vf {
+		if vf[i].Duplicates != 0 || vf[i].CallsSent <= kf[i].CallsSent {
+			t.Errorf("version-first retry, seed %d: %d duplicates, %d calls (key-first %d); want 0 and more calls",
+				vf[i].Seed, vf[i].Duplicates, vf[i].CallsSent, kf[i].CallsSent)
+		}
+	}
+}
+
+// TestCreateLostReplyNeverLosesACommit: every commit the server made, reply lost or
+// not, is a tab in the Note at the end, and every tab the client believes it
+// created exists.
+func TestCreateLostReplyNeverLosesACommit(t *testing.T) {
+	for _, sw := range mustSweep(t) {
+		drop, res := sw.drop, sw.res
+		for _, r := range res.Runs {
+			if r.TabsCreated != r.Commits || r.Missing != 0 {
+				t.Errorf("drop %v, %s %s %s, seed %d: %d tabs for %d commits, %d believed tabs missing",
+					drop, r.Table, r.Order, r.KeyPolicy, r.Seed, r.TabsCreated, r.Commits, r.Missing)
+			}
+			if r.CallsSent != r.Commits+r.Replays+r.Conflicts {
+				t.Errorf("drop %v, %s %s %s, seed %d: %d calls, but %d commits + %d replays + %d conflicts",
+					drop, r.Table, r.Order, r.KeyPolicy, r.Seed, r.CallsSent, r.Commits, r.Replays, r.Conflicts)
+			}
+		}
+	}
+}
+
+// TestCreateStreamsAlignAcrossPolicies: every row of a seed loses the same
+// replies, so table A's two rows send the same calls, as published.
+func TestCreateStreamsAlignAcrossPolicies(t *testing.T) {
+	res := mustSweep(t)[1].res
+	none := runsOf(res, results.CreateTableA, store.OrderKeyFirst, results.CreateKeyNone)
+	retry := runsOf(res, results.CreateTableA, store.OrderKeyFirst, results.CreateKeyRetry)
+	for i := range none {
+		if none[i].CallsSent != retry[i].CallsSent {
+			t.Errorf("seed %d: none sent %d calls, retry %d", none[i].Seed, none[i].CallsSent, retry[i].CallsSent)
+		}
+	}
+	for _, seed := range createSeeds {
+		lost := -1
+		for _, r := range res.Runs {
+			if r.Seed != seed {
+				continue
+			}
+			if lost >= 0 && r.RepliesLost != lost {
+				t.Errorf("seed %d: %s %s %s lost %d replies, another row %d", seed, r.Table, r.Order, r.KeyPolicy, r.RepliesLost, lost)
+			}
+			lost = r.RepliesLost
+		}
+	}
+}
+
+func TestCreateIsDeterministic(t *testing.T) {
+	cfg := createConfig([]uint64{1, 2, 3}, 0.3, CreateBothTables)
+	first := mustCreate(t, cfg)
+	cfg.Parallel = 1
+	if again := mustCreate(t, cfg); !reflect.DeepEqual(first, again) {
+		t.Errorf("same seeds gave different results:\n%+v\n%+v", first.Rows, again.Rows)
+	}
+	one := mustCreate(t, createConfig([]uint64{1}, 0.3, CreateBothTables))
+	two := mustCreate(t, createConfig([]uint64{2}, 0.3, CreateBothTables))
+	if reflect.DeepEqual(one.Rows, two.Rows) {
+		t.Errorf("seeds 1 and 2 gave the same rows: %+v", one.Rows)
+	}
+	if !reflect.DeepEqual(one.Runs[0], first.Runs[0]) {
+		t.Errorf("seed 1 alone gave %+v, among seeds 1-3 %+v", one.Runs[0], first.Runs[0])
+	}
+}
+
+// TestCreateTabIDsAreDeterministic checks that tab IDs depend on the virtual clock
+// only: two runs give the same IDs, per-Note counter and creation time included.
+func TestCreateTabIDsAreDeterministic(t *testing.T) {
+	cfg := createConfig([]uint64{3}, 0.3, results.CreateTableA)
+	c := createCase{results.CreateTableA, store.OrderKeyFirst, results.CreateKeyNone}
+	_, first, err := createRunTabs(context.Background(), cfg, c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, again, err := createRunTabs(context.Background(), cfg, c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, again) {
+		t.Fatalf("two runs gave different tabs:\n%v\n%v", first, again)
+	}
+	// The first tab is created after two store calls (the client's list, then
+	// the create), so at epoch + 2 service times; the counter starts at 1.
+	ms := idemEpoch.Add(2 * cfg.ServiceTime).UnixMilli()
+	if want := "sheet-1-" + strconv.FormatInt(ms, 36); first[0].TabID != want {
+		t.Errorf("first tab ID %q, want %q", first[0].TabID, want)
+	}
+	for i, tab := range first {
+		if n := strings.Split(tab.TabID, "-")[1]; n != strconv.Itoa(i+1) {
+			t.Errorf("tab %d has ID %q, want counter %d", i, tab.TabID, i+1)
+		}
+	}
+}
+
+func TestCreateTableSelection(t *testing.T) {
+	for table, want := range map[string]int{"a": 2, "b": 6, "both": 8} {
+		res := mustCreate(t, createConfig([]uint64{1}, 0.3, table))
+		if len(res.Rows) != want {
+			t.Errorf("--table %s: %d rows, want %d", table, len(res.Rows), want)
+		}
+		for _, row := range res.Rows {
+			if table != "both" && row.Table != table {
+				t.Errorf("--table %s: a row of table %s", table, row.Table)
+			}
+		}
+	}
+}
+
+func TestCreateConfigValidate(t *testing.T) {
+	tests := []struct {
+		edit func(*CreateConfig)
+		want string
+	}{
+		{func(c *CreateConfig) { c.Drop = 1.5 }, "--drop: 1.5 is not a probability (want 0 to 1)"},
+		{func(c *CreateConfig) { c.Drop = -0.1 }, "--drop: -0.1 is not a probability (want 0 to 1)"},
+		{func(c *CreateConfig) { c.Drop = 1 }, "--drop: 1 loses every reply, so the client would resend for ever (want below 1)"},
+		{func(c *CreateConfig) { c.Tabs = 0 }, "--tabs: must be at least 1"},
+		{func(c *CreateConfig) { c.Table = "c" }, `--table: "c" is not one of a, b, both`},
+		{func(c *CreateConfig) { c.Seeds = nil }, "--seeds: no seeds given"},
+		{func(c *CreateConfig) { c.ServiceTime = -1 }, "--service-time: -1ns is negative"},
+	}
+	for _, tt := range tests {
+		cfg := DefaultCreateConfig()
+		tt.edit(&cfg)
+		err := cfg.Validate()
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Validate() = %v, want %q", err, tt.want)
+		}
+		if _, err := Create(context.Background(), cfg); err == nil || !strings.HasPrefix(err.Error(), "--") {
+			t.Errorf("Create with a bad config returned %v, want the validation error", err)
+		}
+	}
+	if err := DefaultCreateConfig().Validate(); err != nil {
+		t.Errorf("the default config is invalid: %v", err)
+	}
+}
+
+func TestCreateConfigJSON(t *testing.T) {
+	b, err := json.Marshal(DefaultCreateConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"seeds":[1,2,3],"tabs":50,"drop":0.3,"table":"both","service_time_ns":60000}`; string(b) != want {
+		t.Errorf("config JSON\n got %s\nwant %s", b, want)
+	}
+}

@@ -1,0 +1,509 @@
+package sim
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/store"
+)
+
+// SourcesConfig is the configuration of the sources experiment (SPEC 3.6). Its JSON
+// form is the config block of a JSON report.
+type SourcesConfig struct {
+	// Seeds are the runs, one per seed; each runs every session.
+	Seeds []uint64 `json:"seeds"`
+	// Sessions is how many research sessions run per seed, each on its own Note.
+	Sessions int `json:"sessions"`
+	// Turns is how many turns a session has.
+	Turns int `json:"turns"`
+	// Pages is how many distinct pages a session draws its citations from.
+	Pages int `json:"pages"`
+	// Cites is how many of those pages a turn cites, without replacement.
+	Cites int `json:"cites"`
+	// Drop is the probability that the reply to a call that succeeded is lost;
+	// the client resends the same call, same key.
+	Drop float64 `json:"drop"`
+	// ListSources is how many sources the Note of the paging figure holds, and
+	// ListLimit the limit of each list_note_attachments call that lists them.
+	ListSources int `json:"list_sources"`
+	ListLimit   int `json:"list_limit"`
+	// ServiceTime is how far the virtual clock advances per store call. It shows
+	// only in creation times: the experiment always runs on the virtual clock.
+	ServiceTime time.Duration `json:"service_time_ns"`
+	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
+	// does not change any figure, so it is not part of the JSON form.
+	Parallel int `json:"-"`
+}
+
+// DefaultSourcesConfig returns the published parameters: seed 1, 300 sessions of 3
+// turns, each turn citing 6 of the session's 8 pages, 20 % of successful replies
+// lost, and 120 sources listed 50 at a time.
+func DefaultSourcesConfig() SourcesConfig {
+	return SourcesConfig{
+		Seeds:       []uint64{1},
+		Sessions:    300,
+		Turns:       3,
+		Pages:       8,
+		Cites:       6,
+		Drop:        0.2,
+		ListSources: 120,
+		ListLimit:   store.MaxPageLimit,
+		ServiceTime: idemServiceTime,
+	}
+}
+
+// Validate checks c and returns the first problem, naming the flag it comes from.
+func (c SourcesConfig) Validate() error {
+	switch {
+	case len(c.Seeds) == 0:
+		return errors.New("--seeds: no seeds given")
+	case c.Sessions < 1:
+		return errors.New("--sessions: must be at least 1")
+	case c.Turns < 1:
+		return errors.New("--turns: must be at least 1")
+	case c.Pages < 1:
+		return errors.New("--pages: must be at least 1")
+	case c.Cites < 1:
+		return errors.New("--cites: must be at least 1")
+	case c.Cites > c.Pages:
+		return fmt.Errorf("--cites: %d is more than --pages %d", c.Cites, c.Pages)
+	}
+	if err := validateDrop(c.Drop); err != nil {
+		return err
+	}
+	switch {
+	case c.ListSources < 0:
+		return errors.New("--list-sources: must be 0 or more")
+	case c.ListLimit < 1 || c.ListLimit > store.MaxPageLimit:
+		return fmt.Errorf("--list-limit: %d is not 1 to %d", c.ListLimit, store.MaxPageLimit)
+	case c.ServiceTime < 0:
+		return fmt.Errorf("--service-time: %v is negative", c.ServiceTime)
+	}
+	return nil
+}
+
+// sourcesPolicies are the key policies, in published row order.
+var sourcesPolicies = []string{results.SourceKeyUUID, results.SourceKeyRaw, results.SourceKeyNormalized}
+
+// Sources runs the sources experiment. For every seed it writes a script of
+// sessions, then plays it once per key policy (the three at once) against a fresh
+// in-memory store each, one Note per session; every policy sees the same citations and, drawing one value per
+// successful reply from Stream(seed, "drop"), the same stream of losses.
+//
+// The script. Each session gets cfg.Pages distinct pages (see sessionPages). Each
+// turn cites cfg.Cites of them, drawn without replacement, and spells each
+// citation in one of seven ways, uniformly: canonical https://host/path, with a
+// trailing slash, with a www. host, with ?utm_source=chat, with #overview, with
+// http://, or without a scheme. Script draws come from Stream(seed, "sources").
+//
+// The client. At the start of a turn it lists the tabs for the Note version. It
+// sends each citation to add_note_source with the version of the last reply it
+// received, the citation's title and URL, and a key per policy: a fresh UUID-like
+// key drawn from Stream(seed, "uuid") (uuid), the SHA-256 of the URL as written
+// (raw), or the SHA-256 of the note ID and the normalized URL (normalized). A
+// citation written without a scheme cannot be sent as is (the store accepts only
+// http and https URLs), so the client sends it with "https://" prefixed, as a browser
+// would read it; the raw key still hashes what was written. A lost reply is resent
+// as the same call; a version conflict makes the client re-list and send again with
+// the fresh version and the same key.
+//
+// The figures are counted from the sources in the store at the end (see
+// results.SourcesRun). The paging figure comes from a Note of its own holding
+// cfg.ListSources sources, listed cfg.ListLimit at a time.
+func Sources(ctx context.Context, cfg SourcesConfig) (results.SourcesResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return results.SourcesResult{}, err
+	}
+	perSeed, err := RunSeeds(ctx, cfg.Seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
+		// The policies share the script, read only, and nothing else: each has
+		// its own store and streams, so they run at once.
+		script := sourcesScript(cfg, seed)
+		runs := make([]results.SourcesRun, len(sourcesPolicies))
+		errs := make([]error, len(sourcesPolicies))
+		var wg sync.WaitGroup
+		for i, policy := range sourcesPolicies {
+			wg.Go(func() {
+				runs[i], errs[i] = sourcesRun(ctx, cfg, script, policy, seed)
+				if errs[i] != nil {
+					errs[i] = fmt.Errorf("key policy %s: %w", policy, errs[i])
+				}
+			})
+		}
+		wg.Wait()
+		return runs, errors.Join(errs...)
+	})
+	if err != nil {
+		return results.SourcesResult{}, err
+	}
+	paging, err := sourcesPaging(ctx, cfg)
+	if err != nil {
+		return results.SourcesResult{}, fmt.Errorf("paging: %w", err)
+	}
+	var runs []results.SourcesRun
+	for i := range sourcesPolicies {
+		for _, seedRuns := range perSeed {
+			runs = append(runs, seedRuns[i])
+		}
+	}
+	return results.SummarizeSources(cfg.Seeds, runs, paging)
+}
+
+// The seven spellings of a cited page, in the order a citation draws them.
+const (
+	spellCanonical = iota
+	spellTrailingSlash
+	spellWWW
+	spellUTM
+	spellFragment
+	spellHTTP
+	spellNoScheme
+	numSpellings
+)
+
+// citedPage is one page a session cites: a host and a path, both lower case.
+type citedPage struct{ host, path string }
+
+// spell writes p's URL the way spelling k does.
+func (p citedPage) spell(k int) string {
+	switch k {
+	case spellTrailingSlash:
+		return "https://" + p.host + p.path + "/"
+	case spellWWW:
+		return "https://www." + p.host + p.path
+	case spellUTM:
+		return "https://" + p.host + p.path + "?utm_source=chat"
+	case spellFragment:
+		return "https://" + p.host + p.path + "#overview"
+	case spellHTTP:
+		return "http://" + p.host + p.path
+	case spellNoScheme:
+		return p.host + p.path
+	}
+	return "https://" + p.host + p.path
+}
+
+// pageCitation is one citation of a turn: which page of the session, spelled how.
+type pageCitation struct {
+	page    int
+	written string // the URL as the citation writes it
+}
+
+// researchSession is the script of one research session.
+type researchSession struct {
+	noteID string
+	pages  []citedPage
+	turns  [][]pageCitation
+}
+
+// The parts invented page addresses are made of.
+var (
+	pageSites    = []string{"arxiv", "bioline", "climatelab", "datahub", "econwatch", "fieldnotes", "geodesk", "histories", "lawreview", "medjournal", "openstats", "physworld", "policybrief", "sciencedaily", "techreport", "worldbank"}
+	pageTLDs     = []string{"com", "org", "net"}
+	pageSections = []string{"articles", "papers", "news", "reports", "data", "blog", "docs", "research"}
+)
+
+// sessionPages invents n distinct pages from r: host <site>.example.<tld> (16 sites,
+// 3 top-level domains), path /<section>/<slug> (8 sections, a slug of 4 to 7
+// base-36 characters from one 32-bit draw), every part drawn uniformly. A page that
+// repeats one already drawn for the session is drawn again.
+func sessionPages(r *rand.Rand, n int) []citedPage {
+	pages := make([]citedPage, 0, n)
+	seen := make(map[citedPage]bool, n)
+	for len(pages) < n {
+		p := citedPage{
+			host: pageSites[r.IntN(len(pageSites))] + ".example." + pageTLDs[r.IntN(len(pageTLDs))],
+			path: "/" + pageSections[r.IntN(len(pageSections))] + "/" + strconv.FormatUint(uint64(r.Uint32()|1<<20), 36),
+		}
+		if !seen[p] {
+			seen[p] = true
+			pages = append(pages, p)
+		}
+	}
+	return pages
+}
+
+// sourcesScript writes the sessions of one seed: pages, then turns, session by
+// session, from Stream(seed, "sources").
+func sourcesScript(cfg SourcesConfig, seed uint64) []researchSession {
+	r := Stream(seed, "sources")
+	sessions := make([]researchSession, cfg.Sessions)
+	for i := range sessions {
+		s := &sessions[i]
+		s.noteID = "session-" + strconv.Itoa(i+1)
+		s.pages = sessionPages(r, cfg.Pages)
+		for range cfg.Turns {
+			turn := make([]pageCitation, cfg.Cites)
+			order := r.Perm(cfg.Pages)
+			for j := range turn {
+				turn[j] = pageCitation{page: order[j], written: s.pages[order[j]].spell(r.IntN(numSpellings))}
+			}
+			s.turns = append(s.turns, turn)
+		}
+	}
+	return sessions
+}
+
+// sendableURL is what the client sends for a URL as written: a URL without a scheme
+// gets "https://" prefixed, as a browser would read it.
+func sendableURL(written string) string {
+	if hasScheme(written) {
+		return written
+	}
+	return "https://" + written
+}
+
+// citer is the client of one sources run.
+type citer struct {
+	conn   *store.Conn
+	clock  *Virtual
+	loss   *ReplyLoss
+	uuids  *rand.Rand
+	policy string
+	run    *results.SourcesRun
+}
+
+// sourcesRun plays the script under one key policy against a fresh store and counts
+// what the Notes hold at the end.
+func sourcesRun(ctx context.Context, cfg SourcesConfig, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
+	run := results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
+	clock := NewVirtual(idemEpoch, cfg.ServiceTime)
+	st, err := store.Open(store.InMemory, store.Options{Clock: clock, Seed: seed})
+	if err != nil {
+		return run, err
+	}
+	defer st.Close()
+	conn, err := st.Conn(ctx)
+	if err != nil {
+		return run, err
+	}
+	defer conn.Close()
+
+	cl := &citer{conn: conn, clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop),
+		uuids: Stream(seed, "uuid"), policy: policy, run: &run}
+	for i := range script {
+		s := &script[i]
+		if err := st.CreateNote(ctx, s.noteID); err != nil {
+			return run, err
+		}
+		if err := cl.play(ctx, s); err != nil {
+			return run, fmt.Errorf("%s: %w", s.noteID, err)
+		}
+		if err := countSources(ctx, conn, s.noteID, &run); err != nil {
+			return run, fmt.Errorf("%s: %w", s.noteID, err)
+		}
+	}
+	return run, nil
+}
+
+// play runs one session's turns.
+func (cl *citer) play(ctx context.Context, s *researchSession) error {
+	for _, turn := range s.turns {
+		version, err := cl.list(ctx, s.noteID)
+		if err != nil {
+			return err
+		}
+		for _, c := range turn {
+			p := s.pages[c.page]
+			req := store.SourceRequest{
+				NoteID:          s.noteID,
+				ExpectedVersion: version,
+				IdempotencyKey:  cl.key(s.noteID, c.written),
+				Title:           p.host + p.path,
+				URL:             sendableURL(c.written),
+			}
+			if version, err = cl.cite(ctx, req); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// cite sends one citation until a successful reply arrives, and returns the version
+// that reply carries.
+func (cl *citer) cite(ctx context.Context, req store.SourceRequest) (store.Version, error) {
+	cl.run.Citations++
+	commits := 0
+	for calls := 0; ; calls++ {
+		if calls == maxCallsPerIntent {
+			return "", fmt.Errorf("citation %s: no reply after %d calls", req.URL, calls)
+		}
+		if err := cl.clock.Busy(ctx); err != nil {
+			return "", err
+		}
+		cl.run.CallsSent++
+		res, err := cl.conn.AddNoteSource(ctx, req)
+		var conflict *store.ConflictError
+		switch {
+		case errors.As(err, &conflict):
+			cl.run.Conflicts++
+			if req.ExpectedVersion, err = cl.list(ctx, req.NoteID); err != nil {
+				return "", err
+			}
+			continue
+		case err != nil:
+			return "", err
+		}
+		if res.Replayed {
+			cl.run.Replays++
+		} else {
+			cl.run.Commits++
+			if commits++; commits > 1 {
+				cl.run.ResendDuplicates++
+			}
+		}
+		if cl.loss.Lost() {
+			cl.run.RepliesLost++
+			continue
+		}
+		return res.Version, nil
+	}
+}
+
+// key returns the idempotency key of a citation under the client's policy.
+func (cl *citer) key(noteID, written string) string {
+	switch cl.policy {
+	case results.SourceKeyRaw:
+		return "raw-" + keyHash(written)
+	case results.SourceKeyNormalized:
+		norm, err := NormalizeURL(written)
+		if err != nil {
+			norm = written // cannot happen for the script's URLs; keep a stable key anyway
+		}
+		return "norm-" + keyHash(noteID+"\n"+norm)
+	}
+	return citationUUID(cl.uuids)
+}
+
+// keyHash returns the first 128 bits of the SHA-256 of s, in hex.
+func keyHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:16])
+}
+
+// citationUUID returns a random (version 4) UUID in its usual text form, drawn from r.
+func citationUUID(r *rand.Rand) string {
+	hi, lo := r.Uint64(), r.Uint64()
+	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
+	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, hi>>16&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
+}
+
+// list makes one list_note_tabs call and returns the Note version.
+func (cl *citer) list(ctx context.Context, noteID string) (store.Version, error) {
+	if err := cl.clock.Busy(ctx); err != nil {
+		return "", err
+	}
+	cl.run.Lists++
+	l, err := cl.conn.ListNoteTabs(ctx, noteID)
+	return l.Version, err
+}
+
+// countSources lists every source of a Note and adds to run what it holds: sources
+// saved, duplicates (a normalized URL already saved in the Note) and the duplicates a
+// browser-style href comparison with the sources before it would have flagged.
+func countSources(ctx context.Context, conn *store.Conn, noteID string, run *results.SourcesRun) error {
+	items, _, err := listAllSources(ctx, conn, noteID, store.MaxPageLimit)
+	if err != nil {
+		return err
+	}
+	normals := map[string]bool{}
+	hrefs := map[string]bool{}
+	for _, it := range items {
+		norm, err := NormalizeURL(it.URL)
+		if err != nil {
+			return fmt.Errorf("source %s: %w", it.ID, err)
+		}
+		href, err := BrowserHref(it.URL)
+		if err != nil {
+			return fmt.Errorf("source %s: %w", it.ID, err)
+		}
+		run.Saved++
+		if normals[norm] {
+			run.Duplicates++
+			if hrefs[href] {
+				run.BrowserFlagged++
+			}
+		}
+		normals[norm] = true
+		hrefs[href] = true
+	}
+	return nil
+}
+
+// listAllSources pages through a Note's sources with list_note_attachments at the
+// given limit and returns them with the number of calls it took.
+func listAllSources(ctx context.Context, conn *store.Conn, noteID string, limit int) ([]store.Attachment, int, error) {
+	var items []store.Attachment
+	req := store.AttachmentsRequest{NoteID: noteID, Kind: "sources", Limit: limit}
+	for calls := 1; ; calls++ {
+		page, err := conn.ListNoteAttachments(ctx, req)
+		if err != nil {
+			return nil, calls, err
+		}
+		items = append(items, page.Items...)
+		if page.NextCursor == "" {
+			return items, calls, nil
+		}
+		if req.Cursor == page.NextCursor {
+			return nil, calls, fmt.Errorf("list_note_attachments returned cursor %q twice", page.NextCursor)
+		}
+		req.Cursor = page.NextCursor
+	}
+}
+
+// sourcesPaging fills a Note with cfg.ListSources sources and lists them
+// cfg.ListLimit at a time.
+func sourcesPaging(ctx context.Context, cfg SourcesConfig) (results.SourcesPaging, error) {
+	paging := results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
+	clock := NewVirtual(idemEpoch, cfg.ServiceTime)
+	st, err := store.Open(store.InMemory, store.Options{Clock: clock})
+	if err != nil {
+		return paging, err
+	}
+	defer st.Close()
+	const pagingNote = "paging"
+	if err := st.CreateNote(ctx, pagingNote); err != nil {
+		return paging, err
+	}
+	conn, err := st.Conn(ctx)
+	if err != nil {
+		return paging, err
+	}
+	defer conn.Close()
+	list, err := conn.ListNoteTabs(ctx, pagingNote)
+	if err != nil {
+		return paging, err
+	}
+	version := list.Version
+	for i := range cfg.ListSources {
+		if err := clock.Busy(ctx); err != nil {
+			return paging, err
+		}
+		n := strconv.Itoa(i + 1)
+		res, err := conn.AddNoteSource(ctx, store.SourceRequest{NoteID: pagingNote, ExpectedVersion: version,
+			IdempotencyKey: "paging-" + n, Title: "Source " + n, URL: "https://pages.example.org/source/" + n})
+		if err != nil {
+			return paging, err
+		}
+		version = res.Version
+	}
+	items, calls, err := listAllSources(ctx, conn, pagingNote, cfg.ListLimit)
+	if err != nil {
+		return paging, err
+	}
+	ids := map[string]bool{}
+	for _, it := range items {
+		ids[it.ID] = true
+	}
+	paging.PagesCalls, paging.Listed = calls, len(ids)
+	return paging, nil
+}

@@ -1,0 +1,292 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// smallSourcesConfig is the published setup with fewer sessions, for tests that
+// sweep seeds.
+func smallSourcesConfig(seeds ...uint64) SourcesConfig {
+	cfg := DefaultSourcesConfig()
+	cfg.Seeds, cfg.Sessions = seeds, 40
+	return cfg
+}
+
+func mustSources(t *testing.T, cfg SourcesConfig) results.SourcesResult {
+	t.Helper()
+	res, err := Sources(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Sources(%+v): %v", cfg, err)
+	}
+	return res
+}
+
+func sourcesRunOf(t *testing.T, res results.SourcesResult, policy string, seed uint64) results.SourcesRun {
+	t.Helper()
+	for _, r := range res.Runs {
+		if r.KeyPolicy == policy && r.Seed == seed {
+			return r
+		}
+	}
+	t.Fatalf("no %s run for seed %d", policy, seed)
+	return results.SourcesRun{}
+}
+
+// scriptCounts counts, from the script alone, the distinct pages and the distinct
+// URLs as written that each session cites, summed over the sessions.
+func scriptCounts(cfg SourcesConfig, seed uint64) (pages, written int) {
+	for _, s := range sourcesScript(cfg, seed) {
+		p, w := map[int]bool{}, map[string]bool{}
+		for _, turn := range s.turns {
+			for _, c := range turn {
+				p[c.page], w[c.written] = true, true
+			}
+		}
+		pages += len(p)
+		written += len(w)
+	}
+	return pages, written
+}
+
+var sourcesSeeds = []uint64{1, 2, 7, 99}
+
+// sourcesSweep is one run over sourcesSeeds with 25 sessions a seed, shared by the
+// tests that check exact counts and properties.
+var sourcesSweep = sync.OnceValues(func() (results.SourcesResult, error) {
+	return Sources(context.Background(), sweepSourcesConfig())
+})
+
+func sweepSourcesConfig() SourcesConfig {
+	cfg := smallSourcesConfig(sourcesSeeds...)
+	cfg.Sessions = 25
+	return cfg
+}
+
+func mustSourcesSweep(t *testing.T) results.SourcesResult {
+	t.Helper()
+	res, err := sourcesSweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestSourcesExactCounts checks every key policy against counts taken from the
+// script alone: uuid saves every citation, raw one source per distinct spelling,
+// normalized one per distinct page; duplicates are what exceeds the pages.
+func TestSourcesExactCounts(t *testing.T) {
+	cfg, res := sweepSourcesConfig(), mustSourcesSweep(t)
+	citations := cfg.Sessions * cfg.Turns * cfg.Cites
+	for _, seed := range cfg.Seeds {
+		pages, written := scriptCounts(cfg, seed)
+		want := map[string]int{
+			results.SourceKeyUUID:       citations,
+			results.SourceKeyRaw:        written,
+			results.SourceKeyNormalized: pages,
+		}
+		for _, policy := range sourcesPolicies {
+			r := sourcesRunOf(t, res, policy, seed)
+			if r.Saved != want[policy] || r.Duplicates != want[policy]-pages {
+				t.Errorf("seed %d, %s: saved %d with %d duplicates, want %d with %d", seed, policy, r.Saved, r.Duplicates, want[policy], want[policy]-pages)
+			}
+			if r.Citations != citations || r.ResendDuplicates != 0 {
+				t.Errorf("seed %d, %s: %d citations, %d resend duplicates; want %d, 0", seed, policy, r.Citations, r.ResendDuplicates, citations)
+			}
+			if r.RepliesLost == 0 {
+				t.Errorf("seed %d, %s: no reply lost; the test proves nothing", seed, policy)
+			}
+			if r.CallsSent != r.Commits+r.Replays+r.Conflicts || r.Saved != r.Commits {
+				t.Errorf("seed %d, %s: %d calls, %d commits, %d replays, %d conflicts, %d saved; calls and commits do not add up",
+					seed, policy, r.CallsSent, r.Commits, r.Replays, r.Conflicts, r.Saved)
+			}
+			if r.BrowserFlagged > r.Duplicates {
+				t.Errorf("seed %d, %s: %d flagged of %d duplicates", seed, policy, r.BrowserFlagged, r.Duplicates)
+			}
+		}
+		if uuid := sourcesRunOf(t, res, results.SourceKeyUUID, seed); uuid.BrowserFlagged == 0 {
+			t.Errorf("seed %d: a browser-style check flagged none of %d duplicates", seed, uuid.Duplicates)
+		}
+	}
+}
+
+// TestSourcesRows checks the rows: sums over seeds, per session, and a browser
+// figure on the uuid row alone.
+func TestSourcesRows(t *testing.T) {
+	res := mustSourcesSweep(t)
+	if len(res.Rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(res.Rows))
+	}
+	for i, row := range res.Rows {
+		if row.KeyPolicy != sourcesPolicies[i] {
+			t.Errorf("row %d is %s, want %s", i, row.KeyPolicy, sourcesPolicies[i])
+		}
+		var saved, dups int
+		for _, seed := range sourcesSeeds {
+			r := sourcesRunOf(t, res, row.KeyPolicy, seed)
+			saved, dups = saved+r.Saved, dups+r.Duplicates
+		}
+		if row.Saved != saved || row.Duplicates != dups {
+			t.Errorf("%s: row %+v does not sum its runs (%d saved, %d duplicates)", row.KeyPolicy, row, saved, dups)
+		}
+		if (row.BrowserFlagged != nil) != (row.KeyPolicy == results.SourceKeyUUID) {
+			t.Errorf("%s: browser_flagged %v, want it on the uuid row only", row.KeyPolicy, row.BrowserFlagged)
+		}
+	}
+	if got := res.Rows[2]; got.Duplicates != 0 || got.PerSession != 0 {
+		t.Errorf("normalized row %+v, want no duplicates", got)
+	}
+}
+
+func TestSourcesIsDeterministic(t *testing.T) {
+	small := func(seeds ...uint64) SourcesConfig {
+		cfg := smallSourcesConfig(seeds...)
+		cfg.Sessions = 10
+		return cfg
+	}
+	cfg := small(1, 2)
+	first := mustSources(t, cfg)
+	cfg.Parallel = 1
+	if again := mustSources(t, cfg); !reflect.DeepEqual(first, again) {
+		t.Errorf("same seeds gave different results:\n%+v\n%+v", first.Rows, again.Rows)
+	}
+	one, two := mustSources(t, small(1)), mustSources(t, small(2))
+	if reflect.DeepEqual(one.Rows, two.Rows) {
+		t.Errorf("seeds 1 and 2 gave the same rows: %+v", one.Rows)
+	}
+	if !reflect.DeepEqual(one.Runs[0], first.Runs[0]) {
+		t.Errorf("seed 1 alone gave %+v, among seeds 1-2 %+v", one.Runs[0], first.Runs[0])
+	}
+}
+
+// TestSourcesLossesAlign: every key policy of a seed loses the same replies,
+// since each citation ends at its first reply that arrives.
+func TestSourcesLossesAlign(t *testing.T) {
+	res := mustSourcesSweep(t)
+	for _, seed := range sourcesSeeds {
+		uuid := sourcesRunOf(t, res, results.SourceKeyUUID, seed)
+		for _, policy := range sourcesPolicies[1:] {
+			if r := sourcesRunOf(t, res, policy, seed); r.RepliesLost != uuid.RepliesLost {
+				t.Errorf("seed %d: %s lost %d replies, uuid %d", seed, policy, r.RepliesLost, uuid.RepliesLost)
+			}
+		}
+	}
+}
+
+func TestSourcesPaging(t *testing.T) {
+	for _, tt := range []struct{ sources, limit, calls int }{
+		{0, 50, 1}, {1, 50, 1}, {50, 50, 1}, {51, 50, 2}, {100, 50, 2}, {120, 50, 3}, {120, 7, 18}, {3, 1, 3},
+	} {
+		cfg := DefaultSourcesConfig()
+		cfg.ListSources, cfg.ListLimit = tt.sources, tt.limit
+		p, err := sourcesPaging(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("%d sources at limit %d: %v", tt.sources, tt.limit, err)
+		}
+		if p.PagesCalls != tt.calls || p.Listed != tt.sources {
+			t.Errorf("%d sources at limit %d: %d calls listed %d, want %d calls listing all", tt.sources, tt.limit, p.PagesCalls, p.Listed, tt.calls)
+		}
+	}
+}
+
+func TestSessionPagesAreDistinct(t *testing.T) {
+	r := Stream(5, "sources")
+	for range 50 {
+		pages := sessionPages(r, 8)
+		seen := map[string]bool{}
+		for _, p := range pages {
+			n, err := NormalizeURL(p.spell(spellCanonical))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen[n] {
+				t.Errorf("page %s drawn twice in one session", n)
+			}
+			seen[n] = true
+		}
+	}
+}
+
+func TestCitationUUID(t *testing.T) {
+	form := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	r := Stream(1, "uuid")
+	seen := map[string]bool{}
+	for range 1000 {
+		u := citationUUID(r)
+		if !form.MatchString(u) || seen[u] {
+			t.Fatalf("UUID %q: malformed or repeated", u)
+		}
+		seen[u] = true
+	}
+}
+
+func TestSourcesConfigValidate(t *testing.T) {
+	tests := []struct {
+		edit func(*SourcesConfig)
+		want string
+	}{
+		{func(c *SourcesConfig) { c.Cites = 9 }, "--cites: 9 is more than --pages 8"},
+		{func(c *SourcesConfig) { c.Sessions = 0 }, "--sessions: must be at least 1"},
+		{func(c *SourcesConfig) { c.Turns = -1 }, "--turns: must be at least 1"},
+		{func(c *SourcesConfig) { c.Pages = 0 }, "--pages: must be at least 1"},
+		{func(c *SourcesConfig) { c.Cites = 0 }, "--cites: must be at least 1"},
+		{func(c *SourcesConfig) { c.Drop = 1.5 }, "--drop: 1.5 is not a probability (want 0 to 1)"},
+		{func(c *SourcesConfig) { c.ListSources = -1 }, "--list-sources: must be 0 or more"},
+		{func(c *SourcesConfig) { c.ListLimit = 100 }, "--list-limit: 100 is not 1 to 50"},
+		{func(c *SourcesConfig) { c.Seeds = []uint64{} }, "--seeds: no seeds given"},
+	}
+	for _, tt := range tests {
+		cfg := DefaultSourcesConfig()
+		tt.edit(&cfg)
+		err := cfg.Validate()
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Validate() = %v, want %q", err, tt.want)
+		}
+		if _, err := Sources(context.Background(), cfg); err == nil || !strings.HasPrefix(err.Error(), "--") {
+			t.Errorf("Sources with a bad config returned %v, want the validation error", err)
+		}
+	}
+	if err := DefaultSourcesConfig().Validate(); err != nil {
+		t.Errorf("the default config is invalid: %v", err)
+	}
+}
+
+// TestSourcesAtPublishedParameters pins our figures at the published parameters.
+// They come from the model in Sources' doc comment and the invented pages, not
+// from the published table; a change here changes every sources baseline.
+func TestSourcesAtPublishedParameters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("300 sessions under three key policies")
+	}
+	res := mustSources(t, DefaultSourcesConfig())
+	flagged := 678
+	want := []results.SourcesRow{
+		{KeyPolicy: "uuid", Saved: 5400, Duplicates: 3031, PerSession: 10.1033, BrowserFlagged: &flagged},
+		{KeyPolicy: "raw", Saved: 4859, Duplicates: 2490, PerSession: 8.3},
+		{KeyPolicy: "normalized", Saved: 2369, Duplicates: 0, PerSession: 0},
+	}
+	if !reflect.DeepEqual(res.Rows, want) {
+		t.Errorf("rows:\n got %+v\nwant %+v", res.Rows, want)
+	}
+	if want := (results.SourcesPaging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}); res.Paging != want {
+		t.Errorf("paging %+v, want %+v", res.Paging, want)
+	}
+}
+
+func TestSourcesConfigJSON(t *testing.T) {
+	b, err := json.Marshal(DefaultSourcesConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"seeds":[1],"sessions":300,"turns":3,"pages":8,"cites":6,"drop":0.2,"list_sources":120,"list_limit":50,"service_time_ns":60000}`
+	if string(b) != want {
+		t.Errorf("config JSON\n got %s\nwant %s", b, want)
+	}
+}
