@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -261,4 +262,67 @@ func progress(a *app, what string) func(done, total int) {
 			fmt.Fprint(a.stderr, "\r\033[K")
 		}
 	}
+}
+
+// runExperiment is the shape of every experiment command: check the output
+// flags, build the configuration (both before anything runs, so that bad input
+// costs nothing), run the experiment and its verdicts, and print.
+func runExperiment[C any](ctx context.Context, a *app, out *outFlags, name string, config func() (C, error),
+	build func(context.Context, C) (results.Report, []report.Table, error)) error {
+	format, err := out.check(a, name)
+	if err != nil {
+		return err
+	}
+	cfg, err := config()
+	if err != nil {
+		return err
+	}
+	rep, tables, err := build(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return emit(a, out, format, rep, tables)
+}
+
+// editingFlags are the flags of the editing loop shared by race and tabs.
+type editingFlags struct {
+	edits       int
+	claudeThink string
+	humanThink  string
+	pause       string
+}
+
+func (f *editingFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&f.edits, "edits", 100, "edits per editor per run")
+	fs.StringVar(&f.claudeThink, "claude-think", "20ms-80ms", "claude's think time between read and write: a uniform range or one duration")
+	fs.StringVar(&f.humanThink, "human-think", "5ms-40ms", "the person's think time between read and write")
+	fs.StringVar(&f.pause, "pause", sim.PauseThink, `pause before each read: "think" (each editor draws from its own think range) or a range such as 0 or 10ms-30ms`)
+}
+
+// parse returns the two think distributions, with usage errors naming the flag.
+func (f *editingFlags) parse() (claude, human sim.Dist, err error) {
+	if claude, err = sim.ParseDist(f.claudeThink); err != nil {
+		return claude, human, usageErr("--claude-think", err)
+	}
+	if human, err = sim.ParseDist(f.humanThink); err != nil {
+		return claude, human, usageErr("--human-think", err)
+	}
+	return claude, human, nil
+}
+
+// editingDiffs lists how an editing setup differs from the published one.
+func editingDiffs(seeds []uint64, edits int, claude, human sim.Dist, pause string, def sim.RaceConfig, defSeeds []uint64) []string {
+	return []string{
+		differ("seeds", sim.FormatSeeds(seeds), sim.FormatSeeds(defSeeds)),
+		differ("edits", edits, def.Edits),
+		differ("claude-think", claude, def.ClaudeThink),
+		differ("human-think", human, def.HumanThink),
+		differ("pause", pause, def.Pause),
+	}
+}
+
+// editingSetup describes an editing setup in one line.
+func editingSetup(env sim.Env, edits int, claude, human sim.Dist, pause string) string {
+	return fmt.Sprintf("%s clock, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
+		env.Clock, sim.FormatSeeds(env.Seeds), edits, claude, human, pause)
 }

@@ -65,20 +65,9 @@ func (o *createOptions) config() (sim.CreateConfig, error) {
 }
 
 func runCreate(ctx context.Context, o *createOptions) error {
-	a := o.app
-	format, err := o.out.check(a, "create")
-	if err != nil {
-		return err
-	}
-	cfg, err := o.config()
-	if err != nil {
-		return err
-	}
-	rep, tables, err := createReport(ctx, cfg, o.out.replications)
-	if err != nil {
-		return err
-	}
-	return emit(a, &o.out, format, rep, tables)
+	return runExperiment(ctx, o.app, &o.out, "create", o.config, func(ctx context.Context, cfg sim.CreateConfig) (results.Report, []report.Table, error) {
+		return createReport(ctx, cfg, o.out.replications)
+	})
 }
 
 // createReport runs the create experiment and, when the parameters are the

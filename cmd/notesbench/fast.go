@@ -63,64 +63,46 @@ func (o *fastOptions) config() (sim.FastConfig, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
 	}
-	return cfg, nil
+	return cfg, o.out.needVirtual(cfg.Clock)
 }
 
 func runFast(ctx context.Context, o *fastOptions) error {
-	a := o.app
-	format, err := o.out.check(a, "fast")
-	if err != nil {
-		return err
-	}
-	cfg, err := o.config()
-	if err != nil {
-		return err
-	}
-	if err := o.out.needVirtual(cfg.Clock); err != nil {
-		return err
-	}
-	rep, tables, err := fastReport(ctx, a, cfg, o.out.replications)
-	if err != nil {
-		return err
-	}
-	return emit(a, &o.out, format, rep, tables)
+	return runExperiment(ctx, o.app, &o.out, "fast", o.config, func(ctx context.Context, cfg sim.FastConfig) (results.Report, []report.Table, error) {
+		return fastReport(ctx, o.app, cfg, o.out.replications)
+	})
 }
 
 // fastReport runs the fast experiment, and its verdict replications when the
 // parameters are the published ones, and returns the report and its tables.
 func fastReport(ctx context.Context, a *app, cfg sim.FastConfig, replications int) (results.Report, []report.Table, error) {
 	def := sim.DefaultFast()
-	cmp := compareWith("fast",
-		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
-		differ("edits", cfg.Edits, def.Edits))
 	cfg.Progress = progress(a, "fast")
-	runs, err := sim.Fast(ctx, cfg)
-	if err != nil {
-		return results.Report{}, nil, err
-	}
-	rows := foldModes(runs, len(cfg.Formats), results.SummarizeFast)
-	var reps [][]map[string]any
-	// Only the published formats are replicated: a counter has no published row.
-	if pubFormats := publishedFormats(cmp.exp, cfg.Formats); cmp.published() && replications > 0 && len(pubFormats) > 0 {
-		rcfg := cfg
-		rcfg.Formats = pubFormats
-		rcfg.Env = replicationEnv(cfg.Env, replications, len(cfg.Seeds))
-		rcfg.Progress = progress(a, "fast replications")
-		rruns, err := sim.Fast(ctx, rcfg)
-		if err != nil {
-			return results.Report{}, nil, err
-		}
-		if reps, err = groupReplications(rruns, len(rcfg.Formats), replications, len(cfg.Seeds), results.SummarizeFast); err != nil {
-			return results.Report{}, nil, err
-		}
-	}
-	rep := results.Report{Experiment: "fast", Config: cfg, Rows: rows, Runs: runs}
 	setup := fmt.Sprintf("%s clock, seeds %s, %d edits per editor, no think time, no pause, guard note, reapply",
 		cfg.Clock, sim.FormatSeeds(cfg.Seeds), cfg.Edits)
 	if cfg.Clock == sim.ClockVirtual {
 		setup += fmt.Sprintf(", %s per store operation", cfg.ServiceTime)
 	}
-	return rep, cmp.finish(&rep, report.FastTable(rows, cmp.shown()), reps, setup), nil
+	cmp := compareWith("fast",
+		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
+		differ("edits", cfg.Edits, def.Edits))
+	return engineReport(ctx, a, engineSpec[sim.FastConfig, results.FastRow]{
+		name:  "fast",
+		cfg:   cfg,
+		env:   cfg.Env,
+		cmp:   cmp,
+		setup: setup,
+		modes: len(cfg.Formats),
+		run:   sim.Fast,
+		fold:  results.SummarizeFast,
+		table: report.FastTable,
+		// Only the published formats are replicated: a counter has no published row.
+		replicate: func(env sim.Env) (sim.FastConfig, int) {
+			r := cfg
+			r.Env = env
+			r.Formats = publishedFormats(cmp.exp, cfg.Formats)
+			return r, len(r.Formats)
+		},
+	}, replications)
 }
 
 // publishedFormats keeps the formats that have a published row.

@@ -69,20 +69,9 @@ func (o *outlineOptions) config() (sim.OutlineConfig, error) {
 }
 
 func runOutline(ctx context.Context, o *outlineOptions) error {
-	a := o.app
-	format, err := o.out.check(a, "outline")
-	if err != nil {
-		return err
-	}
-	cfg, err := o.config()
-	if err != nil {
-		return err
-	}
-	rep, tables, err := outlineReport(ctx, cfg, o.out.replications)
-	if err != nil {
-		return err
-	}
-	return emit(a, &o.out, format, rep, tables)
+	return runExperiment(ctx, o.app, &o.out, "outline", o.config, func(ctx context.Context, cfg sim.OutlineConfig) (results.Report, []report.Table, error) {
+		return outlineReport(ctx, cfg, o.out.replications)
+	})
 }
 
 // outlineReport runs the outline experiment, and as many replications of it

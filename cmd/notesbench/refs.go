@@ -83,20 +83,9 @@ func (o *refsOptions) config() (sim.RefsConfig, error) {
 }
 
 func runRefs(ctx context.Context, o *refsOptions) error {
-	a := o.app
-	format, err := o.out.check(a, "refs")
-	if err != nil {
-		return err
-	}
-	cfg, err := o.config()
-	if err != nil {
-		return err
-	}
-	rep, tables, err := refsReport(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	return emit(a, &o.out, format, rep, tables)
+	return runExperiment(ctx, o.app, &o.out, "refs", o.config, func(ctx context.Context, cfg sim.RefsConfig) (results.Report, []report.Table, error) {
+		return refsReport(ctx, cfg)
+	})
 }
 
 // refsReport runs the refs experiment and judges each published fraction against

@@ -68,20 +68,9 @@ func (o *sourcesOptions) config() (sim.SourcesConfig, error) {
 }
 
 func runSources(ctx context.Context, o *sourcesOptions) error {
-	a := o.app
-	format, err := o.out.check(a, "sources")
-	if err != nil {
-		return err
-	}
-	cfg, err := o.config()
-	if err != nil {
-		return err
-	}
-	rep, tables, err := sourcesReport(ctx, cfg, o.out.replications)
-	if err != nil {
-		return err
-	}
-	return emit(a, &o.out, format, rep, tables)
+	return runExperiment(ctx, o.app, &o.out, "sources", o.config, func(ctx context.Context, cfg sim.SourcesConfig) (results.Report, []report.Table, error) {
+		return sourcesReport(ctx, cfg, o.out.replications)
+	})
 }
 
 // sourcesReport runs the sources experiment and, when the parameters are the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -21,6 +22,11 @@ type comparison struct {
 // compareWith returns the published experiment called name and the differences
 // of our parameters, each "edits 50 (published 100)".
 func compareWith(name string, diffs ...string) comparison {
+	return compareList(name, diffs)
+}
+
+// compareList is compareWith for a list of differences.
+func compareList(name string, diffs []string) comparison {
 	exp, ok := results.Lookup(name)
 	if !ok {
 		panic("no published experiment " + name) // the embedded file is tested
@@ -124,4 +130,52 @@ func foldModes[R, Row any](runs []R, modes int, fold func([]R) Row) []Row {
 		rows[m] = fold(runs[m*per : (m+1)*per])
 	}
 	return rows
+}
+
+// engineSpec describes an experiment of the race engine (race, tabs, fast) to
+// engineReport.
+type engineSpec[C, Row any] struct {
+	name  string
+	cfg   C
+	env   sim.Env // the Env cfg embeds
+	cmp   comparison
+	setup string
+	// modes is the number of modes (rows) cfg runs; run returns their runs
+	// mode-major, and fold folds one mode's runs into its row.
+	modes int
+	run   func(context.Context, C) ([]results.RaceRun, error)
+	fold  func([]results.RaceRun) Row
+	table func([]Row, *results.Experiment) report.Table
+	// replicate returns the configuration of the verdict replications on env,
+	// and how many modes it runs (0: none to replicate).
+	replicate func(env sim.Env) (C, int)
+}
+
+// engineReport runs an experiment of the race engine, folds its runs into rows
+// and, when the parameters are the published ones, runs the virtual-clock
+// replications behind the verdicts; it returns the report and its tables.
+func engineReport[C, Row any](ctx context.Context, a *app, s engineSpec[C, Row], replications int) (results.Report, []report.Table, error) {
+	runs, err := s.run(ctx, s.cfg)
+	if err != nil {
+		return results.Report{}, nil, err
+	}
+	rows := foldModes(runs, s.modes, s.fold)
+	var reps [][]map[string]any
+	if s.cmp.published() && replications > 0 {
+		perRep := len(s.env.Seeds)
+		env := replicationEnv(s.env, replications, perRep)
+		env.Progress = progress(a, s.name+" replications")
+		rcfg, modes := s.replicate(env)
+		if modes > 0 {
+			rruns, err := s.run(ctx, rcfg)
+			if err != nil {
+				return results.Report{}, nil, err
+			}
+			if reps, err = groupReplications(rruns, modes, replications, perRep, s.fold); err != nil {
+				return results.Report{}, nil, err
+			}
+		}
+	}
+	rep := results.Report{Experiment: s.name, Config: s.cfg, Rows: rows, Runs: runs}
+	return rep, s.cmp.finish(&rep, s.table(rows, s.cmp.shown()), reps, s.setup), nil
 }
