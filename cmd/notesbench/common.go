@@ -83,6 +83,7 @@ type outFlags struct {
 	updateBaseline string
 
 	baselineJSON []byte // the baseline, read by check
+	realClock    bool   // the run is on the real clock (see setClock)
 }
 
 func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
@@ -143,13 +144,11 @@ func (o *outFlags) check(a *app, experiment string) (report.Format, error) {
 	return f, nil
 }
 
-// needVirtual rejects --baseline on the real clock, whose counts vary from run
-// to run and so cannot be compared exactly.
-func (o *outFlags) needVirtual(clock sim.ClockKind) error {
-	if o.baseline != "" && clock != sim.ClockVirtual {
-		return usagef("--baseline", "exact comparison needs --clock virtual (real-clock counts vary from run to run)")
-	}
-	return nil
+// setClock tells the output flags which clock the run uses: on the real clock,
+// whose counts vary from run to run, a baseline is checked for invariants and
+// recorded ranges instead of exact counts.
+func (o *outFlags) setClock(clock sim.ClockKind) {
+	o.realClock = clock == sim.ClockReal
 }
 
 // checkWritable makes sure a file can be written at path: its folder exists and
@@ -195,6 +194,9 @@ func emit(a *app, o *outFlags, f report.Format, rep results.Report, tables []rep
 	}
 	if o.baselineJSON == nil {
 		return nil
+	}
+	if o.realClock {
+		return checkRealBaseline(o.baseline, o.baselineJSON, rep)
 	}
 	return compareBaseline(o.baseline, o.baselineJSON, rep)
 }
@@ -243,6 +245,30 @@ func compareBaseline(path string, baseline []byte, rep results.Report) error {
 	diffs, err := results.CompareJSON(want, got, results.TimingKey)
 	if err != nil {
 		return usagef("--baseline", "%s: %v", path, err)
+	}
+	if len(diffs) > 0 {
+		return &regressionError{path: path, diffs: diffs}
+	}
+	return nil
+}
+
+// checkRealBaseline checks a real-clock run against a baseline: the invariants
+// that hold on any clock, and every figure within the central range the
+// baseline's verdicts recorded (when it was written with replications).
+func checkRealBaseline(path string, baseline []byte, rep results.Report) error {
+	var stored struct {
+		Verdicts []results.Verdict `json:"verdicts"`
+	}
+	if err := json.Unmarshal(baseline, &stored); err != nil {
+		return usagef("--baseline", "%s: %v", path, err)
+	}
+	rows, err := results.RowFields(rep.Rows)
+	if err != nil {
+		return err
+	}
+	diffs := results.CheckInvariants(rep.Experiment, rows)
+	if exp, ok := results.Lookup(rep.Experiment); ok {
+		diffs = append(diffs, results.CheckRanges(exp, stored.Verdicts, rows)...)
 	}
 	if len(diffs) > 0 {
 		return &regressionError{path: path, diffs: diffs}

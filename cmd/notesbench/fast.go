@@ -63,7 +63,8 @@ func (o *fastOptions) config() (sim.FastConfig, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
 	}
-	return cfg, o.out.needVirtual(cfg.Clock)
+	o.out.setClock(cfg.Clock)
+	return cfg, nil
 }
 
 func runFast(ctx context.Context, o *fastOptions) error {

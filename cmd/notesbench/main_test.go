@@ -174,6 +174,13 @@ func TestBaselineGate(t *testing.T) {
 	if code, _, stderr := runCLI(t, append(args, "--baseline", timing)...); code != 0 {
 		t.Fatalf("timing change: exit %d: %s", code, stderr)
 	}
+	// On the real clock only invariants and recorded ranges are checked: the
+	// edited count is outside no range here (the baseline has no verdicts), but a
+	// reapply row that lost a line breaks an invariant.
+	real := []string{"race", "--seeds", "1", "--edits", "5", "--claude-think", "1ms", "--human-think", "1ms", "--replications", "0"}
+	if code, _, stderr := runCLI(t, append(real, "--baseline", changed)...); code != 0 {
+		t.Fatalf("real clock against a baseline: exit %d: %s", code, stderr)
+	}
 	// Bad baselines are bad usage.
 	for _, tc := range []struct{ path, want string }{
 		{filepath.Join(dir, "missing.json"), "no such file"},

@@ -62,7 +62,8 @@ func (o *raceOptions) config() (sim.RaceConfig, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
 	}
-	return cfg, o.out.needVirtual(cfg.Clock)
+	o.out.setClock(cfg.Clock)
+	return cfg, nil
 }
 
 func runRace(ctx context.Context, o *raceOptions) error {

@@ -65,7 +65,8 @@ func (o *tabsOptions) config() (sim.TabsConfig, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
 	}
-	return cfg, o.out.needVirtual(cfg.Clock)
+	o.out.setClock(cfg.Clock)
+	return cfg, nil
 }
 
 func runTabs(ctx context.Context, o *tabsOptions) error {
