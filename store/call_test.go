@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -183,4 +184,60 @@ func FuzzCall(f *testing.F) {
 			t.Fatalf("invalid JSON result %q", raw)
 		}
 	})
+}
+
+// Huge start cells are refused, not overflowed: a write with them must neither
+// panic nor leave the write lock held, so the next write on another connection
+// lands.
+func TestHugeStartCellsAreRefused(t *testing.T) {
+	s, c := openTest(t, Options{})
+	sheet := mustCreate(t, c, TypeSheet, "S")
+	const huge = 9223372036854775807
+	for _, req := range []EditRequest{
+		{StartRow: huge, Values: [][]any{{"x"}}},
+		{StartCol: huge, Values: [][]any{{"x"}}},
+	} {
+		req.NoteID, req.TabID, req.ExpectedVersion, req.IdempotencyKey, req.Operation = note, sheet.TabID, sheet.Version, key(), OpSheetSetRange
+		var bad *InvalidArgumentError
+		if _, err := c.EditNoteTab(ctx, req); !errors.As(err, &bad) {
+			t.Fatalf("start %d/%d: %v, want an invalid argument", req.StartRow, req.StartCol, err)
+		}
+	}
+	for _, args := range []string{
+		fmt.Sprintf(`{"note_id":"note-1","tab_id":%q,"start_row":%d,"rows":2}`, sheet.TabID, uint64(huge)),
+		fmt.Sprintf(`{"note_id":"note-1","tab_id":%q,"start_col":%d,"cols":2}`, sheet.TabID, uint64(huge)),
+	} {
+		if out := call(t, c, "read_sheet_range", args); out["error"] != "invalid_argument" {
+			t.Fatalf("read %s: %v", args, out)
+		}
+	}
+	other := mustConn(t, s)
+	if _, err := replaceText(other, mustRead(t, other, "markdown").Version, "still writable"); err != nil {
+		t.Fatalf("the store is wedged: %v", err)
+	}
+}
+
+// A panic inside a write transaction rolls it back and releases the lock.
+func TestPanicInsideTransactionRollsBack(t *testing.T) {
+	s, c := openTest(t, Options{})
+	before := dump(t, s)
+	s.beforeCommit = func() error { panic("boom") }
+	if _, err := replaceText(c, "1", "x"); err == nil || !strings.Contains(err.Error(), "panic inside a transaction") {
+		t.Fatalf("err %v", err)
+	}
+	s.beforeCommit = nil
+	if dump(t, s) != before {
+		t.Fatal("a panicking write left traces")
+	}
+	if _, err := replaceText(mustConn(t, s), "1", "after"); err != nil {
+		t.Fatalf("after the panic: %v", err)
+	}
+}
+
+func TestNegativeVersionNamesTheField(t *testing.T) {
+	_, c := openTest(t, Options{})
+	out := call(t, c, "edit_note_tab", `{"note_id":"note-1","tab_id":"markdown","expected_version":-1,"idempotency_key":"k","operation":"replace_text","text":"x"}`)
+	if out["error"] != "invalid_argument" || out["field"] != "/expected_version" {
+		t.Fatalf("%v", out)
+	}
 }

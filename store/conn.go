@@ -300,13 +300,21 @@ func (c *Conn) tx(ctx context.Context, begin hotStmt, fn func() error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	return c.c.Raw(func(dc any) error {
+	return c.c.Raw(func(dc any) (err error) {
 		c.dc, c.txCtx = dc.(driver.Conn), context.WithoutCancel(ctx)
 		defer func() { c.dc, c.txCtx = nil, nil }()
 		if err := c.execHot(c.txCtx, begin); err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
-		err := fn()
+		// A panic inside the transaction must not leave it open: that would hold
+		// SQLite's write lock for as long as the connection lives.
+		defer func() {
+			if p := recover(); p != nil {
+				_ = c.execHot(c.txCtx, hotRollback)
+				err = fmt.Errorf("store: panic inside a transaction (rolled back): %v", p)
+			}
+		}()
+		err = fn()
 		if err == nil && begin != hotBegin && c.s.beforeCommit != nil {
 			err = c.s.beforeCommit()
 		}

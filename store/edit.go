@@ -114,14 +114,14 @@ func validateRange(row, col int, values [][]any) error {
 		return invalid("values", "required for sheet_set_range")
 	case len(values) > MaxRangeRows:
 		return invalid("values", "at most %d rows a call", MaxRangeRows)
-	case row+len(values) > maxSheetRows:
+	case row > maxSheetRows-len(values): // not row+len: a huge row must not overflow
 		return invalid("start_row", "a sheet has at most %d rows", maxSheetRows)
 	}
 	for i, r := range values {
 		if len(r) > MaxRangeCols {
 			return invalid(fmt.Sprintf("values/%d", i), "at most %d columns a call", MaxRangeCols)
 		}
-		if col+len(r) > maxSheetCols {
+		if col > maxSheetCols-len(r) {
 			return invalid("start_col", "a sheet has at most %d columns", maxSheetCols)
 		}
 	}

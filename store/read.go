@@ -100,10 +100,10 @@ func (c *Conn) decodeContent(ctx context.Context, out *TabContent, data string) 
 // sheet, null where a cell is empty.
 func (c *Conn) ReadSheetRange(ctx context.Context, req RangeRequest) (SheetRange, error) {
 	switch {
-	case req.StartRow < 0:
-		return SheetRange{}, invalid("start_row", "must be 0 or more")
-	case req.StartCol < 0:
-		return SheetRange{}, invalid("start_col", "must be 0 or more")
+	case req.StartRow < 0 || req.StartRow >= maxSheetRows:
+		return SheetRange{}, invalid("start_row", "must be 0 to %d", maxSheetRows-1)
+	case req.StartCol < 0 || req.StartCol >= maxSheetCols:
+		return SheetRange{}, invalid("start_col", "must be 0 to %d", maxSheetCols-1)
 	case req.Rows < 0 || req.Rows > MaxRangeRows:
 		return SheetRange{}, invalid("rows", "must be 1 to %d", MaxRangeRows)
 	case req.Cols < 0 || req.Cols > MaxRangeCols:
