@@ -171,6 +171,7 @@ func FuzzCall(f *testing.F) {
 		{"list_note_attachments", `{"note_id":"note-1","cursor":"after-3"}`},
 		{"edit_note_tab", `{"note_id":"note-1","tab_id":"markdown","expected_version":"1","idempotency_key":"k","operation":"sheet_set_range","values":[[1,null]]}`},
 		{"nope", `[]`},
+		{"edit_note_tab", `{"note_id":"note-1","tab_id":"sheet-1-x","expected_version":1,"idempotency_key":"k","operation":"sheet_set_range","start_row":9223372036854775807,"values":[[1]]}`},
 	} {
 		f.Add(seed.tool, []byte(seed.args))
 	}

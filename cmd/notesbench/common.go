@@ -151,11 +151,17 @@ func (o *outFlags) setClock(clock sim.ClockKind) {
 	o.realClock = clock == sim.ClockReal
 }
 
-// checkWritable makes sure a file can be written at path: its folder exists and
-// takes a new file, and path is not a folder.
+// checkWritable makes sure a result file can be written at path: its folder
+// exists and takes a new file, and path is either new or a notesbench result
+// already — never a folder, nor any other file, which a run must not clobber.
 func checkWritable(path string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a folder", path)
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a folder", path)
+		}
+		if !isResultFile(path) {
+			return fmt.Errorf("%s exists and is not a notesbench result; remove it or name another file", path)
+		}
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, ".notesbench-check-*")
@@ -165,6 +171,18 @@ func checkWritable(path string) error {
 	name := tmp.Name()
 	tmp.Close()
 	return os.Remove(name)
+}
+
+// isResultFile reports whether path holds a JSON result notesbench wrote.
+func isResultFile(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var head struct {
+		Version *string `json:"notesbench_version"`
+	}
+	return json.Unmarshal(b, &head) == nil && head.Version != nil
 }
 
 // emit prints the report in the chosen format and writes the JSON file.

@@ -29,6 +29,10 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "result.json")
+	precious := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(precious, []byte("not ours"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -43,6 +47,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"race", "--out", filepath.Join(dir, "missing", "r.json")}, "notesbench: --out: cannot write in"},
 		{[]string{"race", "--out", dir}, "notesbench: --out: " + dir + " is a folder"},
 		{[]string{"race", "--replications", "-1"}, "notesbench: --replications: must be 0 or more"},
+		{[]string{"race", "--out", precious}, "notesbench: --out: " + precious + " exists and is not a notesbench result"},
+		{[]string{"race", "--update-baseline", precious}, "notesbench: --update-baseline: " + precious + " exists and is not a notesbench result"},
 		{[]string{"tabs", "--scopes", "sometimes"}, `notesbench: --scopes: unknown guard "sometimes"`},
 		{[]string{"fast", "--formats", "ns"}, `notesbench: --formats: unknown version format "ns"`},
 		{[]string{"fast", "--edits", "0", "--out", out}, "notesbench: --edits: must be at least 1"},
@@ -68,6 +74,9 @@ func TestBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("bad runs left files: %v", entries)
+	}
+	if b, _ := os.ReadFile(precious); string(b) != "not ours" {
+		t.Fatal("a run overwrote a file that was not a notesbench result")
 	}
 }
 

@@ -162,17 +162,6 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 	if format == report.FormatCSV {
 		return s, "", nil, usagef("--format", "reproduce prints table, markdown or json")
 	}
-	if o.out != "" {
-		if st, err := os.Stat(o.out); err == nil && !st.IsDir() {
-			return s, "", nil, usagef("--out", "%s is a file, not a folder", o.out)
-		}
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return s, "", nil, usageErr("--out", err)
-		}
-		if err := checkWritable(filepath.Join(o.out, "REPRODUCED.md")); err != nil {
-			return s, "", nil, usageErr("--out", err)
-		}
-	}
 	steps := reproSteps()
 	if o.only != "" {
 		var keep []reproStep
@@ -189,7 +178,32 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 		}
 		steps = keep
 	}
+	if o.out != "" {
+		if err := checkFolder(o.out); err != nil {
+			return s, "", nil, usageErr("--out", err)
+		}
+	}
 	return s, format, steps, nil
+}
+
+// checkFolder makes sure reproduce can write its files into dir without
+// creating anything yet: dir is a writable folder, or does not exist and its
+// parent is one.
+func checkFolder(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("%s is a file, not a folder", dir)
+	case err == nil:
+		return checkWritable(filepath.Join(dir, "reproduced.json"))
+	case !os.IsNotExist(err):
+		return err
+	}
+	parent, err := os.Stat(filepath.Dir(dir))
+	if err != nil || !parent.IsDir() {
+		return fmt.Errorf("cannot create %s: %s is not a folder", dir, filepath.Dir(dir))
+	}
+	return checkWritable(filepath.Join(filepath.Dir(dir), ".notesbench-probe"))
 }
 
 // reproduced is the JSON file reproduce writes: every report and the summary.
@@ -260,6 +274,9 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		}
 	}
 	if err != nil || o.out == "" {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(o.out, "reproduced.json"), 0o644, func(w io.Writer) error {

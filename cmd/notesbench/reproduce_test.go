@@ -19,6 +19,8 @@ func TestReproduceBadInput(t *testing.T) {
 		{[]string{"reproduce", "--replications", "0"}, "notesbench: --replications: must be at least 1"},
 		{[]string{"reproduce", "--out", file}, "notesbench: --out: " + file + " is a file, not a folder"},
 		{[]string{"reproduce", "--only", "race,nope"}, `notesbench: --only: unknown experiment "nope"`},
+		{[]string{"reproduce", "--only", "nope", "--out", filepath.Join(dir, "new")}, `notesbench: --only: unknown experiment "nope"`},
+		{[]string{"reproduce", "--out", filepath.Join(dir, "missing", "deeper")}, "notesbench: --out: cannot create"},
 		{[]string{"reproduce", "--clock", "wall"}, `notesbench: --clock: unknown clock "wall"`},
 		{[]string{"reproduce", "--format", "csv"}, "notesbench: --format: reproduce prints table, markdown or json"},
 	} {
@@ -30,6 +32,9 @@ func TestReproduceBadInput(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(file); string(b) != "x" {
 		t.Fatal("a bad run touched the file")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("bad runs created %v", entries)
 	}
 }
 
