@@ -76,6 +76,9 @@ func TimingKey(key string) bool {
 	case "wall_s", "writes_per_s", "elapsed", "notesbench_version", "generated_at":
 		return true
 	}
+	if key == "service_time_ns" { // a parameter, not a measurement
+		return false
+	}
 	return strings.HasSuffix(key, "_us") || strings.HasSuffix(key, "_ns") || strings.HasSuffix(key, "_ms")
 }
 

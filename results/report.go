@@ -59,7 +59,12 @@ func RowKey(exp *Experiment, row map[string]any) map[string]string {
 // runs; a text against ours; and a figure for which ratioOnly is true (nil:
 // TimingKey) only as a ratio, because it depends on the machine or on inputs of
 // ours, not on the mechanism measured.
-func CompareReplications(exp *Experiment, reps [][]map[string]any, mass float64, ratioOnly func(figure string) bool) []Verdict {
+//
+// A published range ("every run took 9.6–10.5 s", "1.41–1.48 tries") spans
+// single runs, so when runs is given — the rows of each single run, in the same
+// shape as a replication — a range is judged against the spread of single runs
+// instead of that of whole replications.
+func CompareReplications(exp *Experiment, reps, runs [][]map[string]any, mass float64, ratioOnly func(figure string) bool) []Verdict {
 	if ratioOnly == nil {
 		ratioOnly = TimingKey
 	}
@@ -78,8 +83,12 @@ func CompareReplications(exp *Experiment, reps [][]map[string]any, mass float64,
 			if !ok {
 				continue
 			}
+			from := reps
+			if fig.Kind() == FigureRange && runs != nil {
+				from = runs
+			}
 			var samples []float64
-			for _, rep := range reps {
+			for _, rep := range from {
 				if i < len(rep) {
 					samples = append(samples, numbers(rep[i][name])...)
 				}

@@ -79,12 +79,13 @@ type RaceConfig struct {
 // DefaultRace is the published race setup.
 func DefaultRace() RaceConfig {
 	return RaceConfig{
-		Env:         Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: store.SyncNormal},
-		Modes:       []Mode{{store.GuardNone, Reapply}, {store.GuardNote, Reapply}, {store.GuardNote, Refresh}},
-		Edits:       100,
-		ClaudeThink: Dist{Min: 20e6, Max: 80e6},
-		HumanThink:  Dist{Min: 5e6, Max: 40e6},
-		Pause:       PauseThink,
+		Env:           Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: store.SyncNormal},
+		Modes:         []Mode{{store.GuardNone, Reapply}, {store.GuardNote, Reapply}, {store.GuardNote, Refresh}},
+		Edits:         100,
+		ClaudeThink:   Dist{Min: 20e6, Max: 80e6},
+		HumanThink:    Dist{Min: 5e6, Max: 40e6},
+		Pause:         PauseThink,
+		VersionFormat: store.FormatCounter,
 	}
 }
 

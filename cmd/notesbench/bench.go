@@ -163,7 +163,7 @@ func benchResult(ctx context.Context, a *app, cfg sim.BenchConfig) (benchReport,
 	setup := fmt.Sprintf("file database in WAL mode, synchronous %s, %d writes per writer after %d warm-up writes, %d-byte text, %d repetitions, writers %s",
 		cfg.Synchronous, cfg.Writes, cfg.Warmup, cfg.TextSize, cfg.Reps, joinInts(cfg.Writers))
 	main := report.BenchTable(rows, cmp.shown(), rep.Warnings)
-	tables := cmp.finish(&rep.Report, main, nil, setup)
+	tables := cmp.finish(&rep.Report, main, nil, nil, setup)
 	if cmp.published() {
 		rep.Verdicts = results.BenchVerdicts(cmp.exp, rows)
 	}

@@ -86,11 +86,17 @@ type outFlags struct {
 	realClock    bool   // the run is on the real clock (see setClock)
 }
 
+// noReplications registers no --replications flag, for experiments whose
+// verdicts need none.
+const noReplications = -1
+
 func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
 	fs.StringVar(&o.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&o.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
-	fs.IntVar(&o.replications, "replications", replications,
-		"virtual-clock replications of the published setup behind each verdict (0: no verdicts)")
+	if replications != noReplications {
+		fs.IntVar(&o.replications, "replications", replications,
+			"replications of the published setup behind each verdict (0: no verdicts)")
+	}
 	fs.StringVar(&o.baseline, "baseline", "", "compare with a stored JSON result (virtual clock: counts must match exactly) and exit 1 on any difference")
 	fs.StringVar(&o.updateBaseline, "update-baseline", "", "write this run's JSON result as the new baseline file")
 }
@@ -275,10 +281,30 @@ func compareBaseline(path string, baseline []byte, rep results.Report) error {
 // baseline's verdicts recorded (when it was written with replications).
 func checkRealBaseline(path string, baseline []byte, rep results.Report) error {
 	var stored struct {
+		Config   json.RawMessage   `json:"config"`
 		Verdicts []results.Verdict `json:"verdicts"`
 	}
 	if err := json.Unmarshal(baseline, &stored); err != nil {
 		return usagef("--baseline", "%s: %v", path, err)
+	}
+	// The parameters of the experiment must match; how the runs executed (the
+	// clock, parallelism, where the databases went) may differ.
+	cfg, err := json.Marshal(rep.Config)
+	if err != nil {
+		return err
+	}
+	execution := func(key string) bool {
+		switch key {
+		case "clock", "parallel", "db_dir", "in_memory", "service_time_ns", "synchronous":
+			return true
+		}
+		return results.TimingKey(key)
+	}
+	if diffs, err := results.CompareJSON(stored.Config, cfg, execution); err != nil || len(diffs) > 0 {
+		if err != nil {
+			return usagef("--baseline", "%s: %v", path, err)
+		}
+		return usagef("--baseline", "%s was recorded with other parameters (config.%s)", path, diffs[0])
 	}
 	rows, err := results.RowFields(rep.Rows)
 	if err != nil {
@@ -355,18 +381,46 @@ func (f *editingFlags) parse() (claude, human sim.Dist, err error) {
 }
 
 // editingDiffs lists how an editing setup differs from the published one.
-func editingDiffs(seeds []uint64, edits int, claude, human sim.Dist, pause string, def sim.RaceConfig, defSeeds []uint64) []string {
-	return []string{
-		differ("seeds", sim.FormatSeeds(seeds), sim.FormatSeeds(defSeeds)),
+func editingDiffs(env sim.Env, edits int, claude, human sim.Dist, pause string, def sim.RaceConfig, defSeeds []uint64) []string {
+	return append(envDiffs(env),
+		differ("seeds", sim.FormatSeeds(env.Seeds), sim.FormatSeeds(defSeeds)),
 		differ("edits", edits, def.Edits),
 		differ("claude-think", claude, def.ClaudeThink),
 		differ("human-think", human, def.HumanThink),
-		differ("pause", pause, def.Pause),
+		differ("pause", pause, def.Pause))
+}
+
+// envDiffs lists how the way runs execute departs from the published setup in a
+// way that changes counts: the virtual clock's service time, or an in-memory
+// database under the real clock (no WAL, other locking).
+func envDiffs(env sim.Env) []string {
+	var out []string
+	if env.Clock == sim.ClockVirtual {
+		if env.ServiceTime != sim.DefaultServiceTime {
+			out = append(out, fmt.Sprintf("service-time %s (our model of the published setup: %s)", env.ServiceTime, sim.DefaultServiceTime))
+		}
 	}
+	if env.Clock == sim.ClockReal && env.InMemory {
+		out = append(out, "database in memory (published: a WAL file)")
+	}
+	return out
 }
 
 // editingSetup describes an editing setup in one line.
 func editingSetup(env sim.Env, edits int, claude, human sim.Dist, pause string) string {
-	return fmt.Sprintf("%s clock, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
-		env.Clock, sim.FormatSeeds(env.Seeds), edits, claude, human, pause)
+	return fmt.Sprintf("%s, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
+		clockSetup(env), sim.FormatSeeds(env.Seeds), edits, claude, human, pause)
+}
+
+// clockSetup describes the clock of a run: "real clock", or "virtual clock, 60µs
+// per store operation".
+func clockSetup(env sim.Env) string {
+	s := string(env.Clock) + " clock"
+	if env.Clock == sim.ClockVirtual {
+		s += fmt.Sprintf(", %s per store operation", env.ServiceTime)
+	}
+	if env.InMemory {
+		s += ", databases in memory"
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -105,10 +106,15 @@ func createReport(ctx context.Context, cfg sim.CreateConfig, replications int) (
 		}
 		rep.Replications = replications
 		// One pool of single runs: each published seed is one draw from it.
-		return results.CompareReplications(cmp.exp, [][]map[string]any{pool}, results.DefaultMass, nil)
+		return results.CompareReplications(cmp.exp, [][]map[string]any{pool}, nil, results.DefaultMass, nil)
 	})
 	if len(tables) > 1 { // table B goes right after table A, before the verdicts
 		tables[1].Notes = []string{"ours: " + setup}
+		if cmp.published() { // table B's source notes go under table B
+			bNotes := report.SourceNotes(&cmp.exp.Tables[1])
+			out[0].Notes = slices.DeleteFunc(out[0].Notes, func(n string) bool { return slices.Contains(bNotes, n) })
+			tables[1].Notes = append(tables[1].Notes, bNotes...)
+		}
 		out = append(out[:1], append([]report.Table{tables[1]}, out[1:]...)...)
 	}
 	if len(rep.Verdicts) > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,6 +59,9 @@ func (o *fastOptions) config() (sim.FastConfig, error) {
 		if err != nil {
 			return cfg, usageErr("--formats", err)
 		}
+		if slices.Contains(cfg.Formats, f) {
+			return cfg, usagef("--formats", "%s is listed twice", f)
+		}
 		cfg.Formats = append(cfg.Formats, f)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -78,14 +82,11 @@ func runFast(ctx context.Context, o *fastOptions) error {
 func fastReport(ctx context.Context, a *app, cfg sim.FastConfig, replications int) (results.Report, []report.Table, error) {
 	def := sim.DefaultFast()
 	cfg.Progress = progress(a, "fast")
-	setup := fmt.Sprintf("%s clock, seeds %s, %d edits per editor, no think time, no pause, guard note, reapply",
-		cfg.Clock, sim.FormatSeeds(cfg.Seeds), cfg.Edits)
-	if cfg.Clock == sim.ClockVirtual {
-		setup += fmt.Sprintf(", %s per store operation", cfg.ServiceTime)
-	}
-	cmp := compareWith("fast",
+	setup := fmt.Sprintf("%s, seeds %s, %d edits per editor, no think time, no pause, guard note, reapply",
+		clockSetup(cfg.Env), sim.FormatSeeds(cfg.Seeds), cfg.Edits)
+	cmp := compareList("fast", append(envDiffs(cfg.Env),
 		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
-		differ("edits", cfg.Edits, def.Edits))
+		differ("edits", cfg.Edits, def.Edits)))
 	return engineReport(ctx, a, engineSpec[sim.FastConfig, results.FastRow]{
 		name:  "fast",
 		cfg:   cfg,

@@ -51,6 +51,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"race", "--update-baseline", precious}, "notesbench: --update-baseline: " + precious + " exists and is not a notesbench result"},
 		{[]string{"tabs", "--scopes", "sometimes"}, `notesbench: --scopes: unknown guard "sometimes"`},
 		{[]string{"fast", "--formats", "ns"}, `notesbench: --formats: unknown version format "ns"`},
+		{[]string{"fast", "--formats", "ms,ms"}, "notesbench: --formats: ms is listed twice"},
+		{[]string{"tabs", "--scopes", "note,note"}, "notesbench: --scopes: note is listed twice"},
 		{[]string{"fast", "--edits", "0", "--out", out}, "notesbench: --edits: must be at least 1"},
 		{[]string{"race", "--no-such-flag"}, "notesbench: unknown flag: --no-such-flag"},
 		{[]string{"no-such-command"}, `notesbench: unknown command "no-such-command"`},
@@ -187,8 +189,16 @@ func TestBaselineGate(t *testing.T) {
 	// edited count is outside no range here (the baseline has no verdicts), but a
 	// reapply row that lost a line breaks an invariant.
 	real := []string{"race", "--seeds", "1", "--edits", "5", "--claude-think", "1ms", "--human-think", "1ms", "--replications", "0"}
-	if code, _, stderr := runCLI(t, append(real, "--baseline", changed)...); code != 0 {
+	realBase := filepath.Join(dir, "real.json")
+	if code, _, stderr := runCLI(t, append([]string{"race", "--clock", "virtual", "--seeds", "1", "--edits", "5", "--claude-think", "1ms", "--human-think", "1ms", "--replications", "0"}, "--update-baseline", realBase)...); code != 0 {
+		t.Fatalf("recording: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, append(real, "--baseline", realBase)...); code != 0 {
 		t.Fatalf("real clock against a baseline: exit %d: %s", code, stderr)
+	}
+	// A baseline of other parameters is bad usage, not a regression.
+	if code, _, stderr := runCLI(t, append(real, "--baseline", base)...); code != 2 || !strings.Contains(stderr, "was recorded with other parameters") {
+		t.Fatalf("real clock against another setup: exit %d: %s", code, stderr)
 	}
 	// Bad baselines are bad usage.
 	for _, tc := range []struct{ path, want string }{

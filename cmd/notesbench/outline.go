@@ -108,5 +108,5 @@ func outlineReport(ctx context.Context, cfg sim.OutlineConfig, replications int)
 	rep := results.Report{Experiment: "outline", Config: cfg, Rows: rows, Runs: []any{}}
 	setup := fmt.Sprintf("seed %d, %d-slide deck, %d decks, %s between read and write, %s person saves per minute; request bytes are those of our slide texts",
 		cfg.Seed, cfg.Slides, cfg.Decks, time.Duration(cfg.WindowS*float64(time.Second)), report.Num(cfg.SavesPerMinute))
-	return rep, cmp.finish(&rep, report.OutlineTable(rows, cmp.shown()), reps, setup), nil
+	return rep, cmp.finish(&rep, report.OutlineTable(rows, cmp.shown()), reps, nil, setup), nil
 }

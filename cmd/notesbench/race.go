@@ -8,6 +8,7 @@ import (
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
 )
 
 // raceOptions holds the race command's flags.
@@ -40,7 +41,7 @@ lost updates. The defaults are the published setup.`,
 	}
 	fs := cmd.Flags()
 	opts.env.register(fs, "1-5", "real")
-	opts.out.register(fs, 40)
+	opts.out.register(fs, minReplications)
 	fs.StringVar(&opts.modes, "modes", "none,note/reapply,note/refresh", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)")
 	opts.editing.register(fs)
 	return cmd
@@ -52,7 +53,7 @@ func (o *raceOptions) config() (sim.RaceConfig, error) {
 	if err != nil {
 		return sim.RaceConfig{}, err
 	}
-	cfg := sim.RaceConfig{Env: env, Edits: o.editing.edits, Pause: o.editing.pause}
+	cfg := sim.RaceConfig{Env: env, Edits: o.editing.edits, Pause: o.editing.pause, VersionFormat: store.FormatCounter}
 	if cfg.Modes, err = sim.ParseModes(o.modes); err != nil {
 		return cfg, usageErr("--modes", err)
 	}
@@ -81,7 +82,7 @@ func raceReport(ctx context.Context, a *app, cfg sim.RaceConfig, replications in
 		name:  "race",
 		cfg:   cfg,
 		env:   cfg.Env,
-		cmp:   compareList("race", editingDiffs(cfg.Seeds, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, sim.DefaultRace(), def.Seeds)),
+		cmp:   compareList("race", editingDiffs(cfg.Env, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, sim.DefaultRace(), def.Seeds)),
 		setup: editingSetup(cfg.Env, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause),
 		modes: len(cfg.Modes),
 		run:   sim.Race,

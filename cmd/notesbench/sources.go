@@ -118,5 +118,5 @@ func sourcesReport(ctx context.Context, cfg sim.SourcesConfig, replications int)
 	setup := fmt.Sprintf("virtual clock, seeds %s, %d sessions × %d turns × %d of %d pages cited, %s of successful replies lost; listing %d sources at limit %d took %d calls",
 		sim.FormatSeeds(cfg.Seeds), cfg.Sessions, cfg.Turns, cfg.Cites, cfg.Pages, report.Pct(cfg.Drop),
 		res.Paging.Sources, res.Paging.Limit, res.Paging.PagesCalls)
-	return rep, cmp.finish(&rep, report.SourcesTable(res.Rows, cmp.shown()), reps, setup), nil
+	return rep, cmp.finish(&rep, report.SourcesTable(res.Rows, cmp.shown()), reps, nil, setup), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,7 +41,7 @@ measures what a Note-wide version costs against per-tab versions.`,
 	}
 	fs := cmd.Flags()
 	opts.env.register(fs, "1-3", "real")
-	opts.out.register(fs, 40)
+	opts.out.register(fs, minReplications)
 	fs.StringVar(&opts.scopes, "scopes", "note,tab", "version scopes to run: note, tab (and none)")
 	opts.editing.register(fs)
 	return cmd
@@ -56,6 +57,9 @@ func (o *tabsOptions) config() (sim.TabsConfig, error) {
 		g, err := store.ParseGuard(strings.TrimSpace(s))
 		if err != nil {
 			return cfg, usageErr("--scopes", err)
+		}
+		if slices.Contains(cfg.Scopes, g) {
+			return cfg, usagef("--scopes", "%s is listed twice", g)
 		}
 		cfg.Scopes = append(cfg.Scopes, g)
 	}
@@ -84,7 +88,7 @@ func tabsReport(ctx context.Context, a *app, cfg sim.TabsConfig, replications in
 		name:  "tabs",
 		cfg:   cfg,
 		env:   cfg.Env,
-		cmp:   compareList("tabs", editingDiffs(cfg.Seeds, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, sim.DefaultRace(), def.Seeds)),
+		cmp:   compareList("tabs", editingDiffs(cfg.Env, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, sim.DefaultRace(), def.Seeds)),
 		setup: editingSetup(cfg.Env, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause),
 		modes: len(cfg.Scopes),
 		run:   sim.Tabs,

@@ -49,8 +49,7 @@ when the payload is invalid.`,
 			return runValidate(cmd.Context(), opts)
 		},
 	}
-	opts.out.register(cmd.Flags(), 0)
-	cmd.Flags().Lookup("replications").Hidden = true
+	opts.out.register(cmd.Flags(), noReplications)
 	return cmd
 }
 
@@ -83,7 +82,7 @@ func validateReport() (results.Report, []report.Table, error) {
 	}
 	rep := results.Report{Experiment: "validate", Config: map[string]any{"payloads": len(rows)}, Rows: rows, Runs: []any{}}
 	tables := cmp.finishWith(&rep, report.ValidateTable(rows, cmp.shown()), "the embedded tools_list.json", func() []results.Verdict {
-		return results.CompareReplications(cmp.exp, [][]map[string]any{fields}, results.DefaultMass, nil)
+		return results.CompareReplications(cmp.exp, [][]map[string]any{fields}, nil, results.DefaultMass, nil)
 	})
 	return rep, tables, nil
 }

@@ -10,6 +10,10 @@ import (
 	"github.com/notesbench/notesbench/sim"
 )
 
+// minReplications is the number of replications from which the 0.5 % and
+// 99.5 % quantiles of ours rest on more than the extremes.
+const minReplications = 100
+
 // comparison is what an experiment command knows about the published setup:
 // the published experiment, and how our parameters differ from it.
 type comparison struct {
@@ -63,18 +67,22 @@ func (c comparison) shown() *results.Experiment {
 
 // finish fills the report's published tables, verdicts and notes, and returns
 // the tables to print: the experiment's own, then the verdicts.
-func (c comparison) finish(rep *results.Report, main report.Table, reps [][]map[string]any, ourSetup string) []report.Table {
+//
+// reps holds the rows of each replication; runs, when set, the rows of each
+// single run, against which published ranges over runs are judged.
+func (c comparison) finish(rep *results.Report, main report.Table, reps, runs [][]map[string]any, ourSetup string) []report.Table {
 	return c.finishWith(rep, main, ourSetup, func() []results.Verdict {
 		if len(reps) == 0 {
 			return nil
 		}
 		rep.Replications = len(reps)
-		return results.CompareReplications(c.exp, reps, results.DefaultMass, c.ratioOnly)
+		return results.CompareReplications(c.exp, reps, runs, results.DefaultMass, c.ratioOnly)
 	})
 }
 
 // finishWith is finish with the verdicts made by judge (nil: none).
 func (c comparison) finishWith(rep *results.Report, main report.Table, ourSetup string, judge func() []results.Verdict) []report.Table {
+	rep.Published = []results.PubTable{}
 	main.Notes = append(main.Notes, "ours: "+ourSetup)
 	if !c.published() {
 		main.Notes = append(main.Notes, "published figures not shown: parameters differ from the published setup: "+strings.Join(c.diffs, ", "))
@@ -87,6 +95,11 @@ func (c comparison) finishWith(rep *results.Report, main report.Table, ourSetup 
 	rep.Verdicts = judge()
 	if len(rep.Verdicts) == 0 {
 		return []report.Table{main}
+	}
+	if n := rep.Replications; n > 0 && n < minReplications {
+		w := fmt.Sprintf("verdicts rest on %d replications: below %d the central 99 %% range is little more than the minimum and maximum of ours, so more figures read as differing", n, minReplications)
+		rep.Warnings = append(rep.Warnings, w)
+		main.Notes = append(main.Notes, "warning: "+w)
 	}
 	title := "Verdicts: published figures against ours"
 	if rep.Replications > 0 {
@@ -160,7 +173,7 @@ func engineReport[C, Row any](ctx context.Context, a *app, s engineSpec[C, Row],
 		return results.Report{}, nil, err
 	}
 	rows := foldModes(runs, s.modes, s.fold)
-	var reps [][]map[string]any
+	var reps, single [][]map[string]any
 	if s.cmp.published() && replications > 0 {
 		perRep := len(s.env.Seeds)
 		env := replicationEnv(s.env, replications, perRep)
@@ -174,8 +187,11 @@ func engineReport[C, Row any](ctx context.Context, a *app, s engineSpec[C, Row],
 			if reps, err = groupReplications(rruns, modes, replications, perRep, s.fold); err != nil {
 				return results.Report{}, nil, err
 			}
+			if single, err = groupReplications(rruns, modes, replications*perRep, 1, s.fold); err != nil {
+				return results.Report{}, nil, err
+			}
 		}
 	}
 	rep := results.Report{Experiment: s.name, Config: s.cfg, Rows: rows, Runs: runs}
-	return rep, s.cmp.finish(&rep, s.table(rows, s.cmp.shown()), reps, s.setup), nil
+	return rep, s.cmp.finish(&rep, s.table(rows, s.cmp.shown()), reps, single, s.setup), nil
 }
