@@ -1,7 +1,7 @@
 GO ?= go
 NOTESBENCH = $(GO) run ./cmd/notesbench
 
-.PHONY: build test lint bench bench-peers fuzz regress update-baselines
+.PHONY: build test lint bench bench-peers fuzz regress update-baselines reproduce
 
 build:
 	$(GO) build -o bin/notesbench ./cmd/notesbench

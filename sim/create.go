@@ -36,10 +36,6 @@ type CreateConfig struct {
 // other choices are results.CreateTableA and results.CreateTableB.
 const CreateBothTables = "both"
 
-// idemServiceTime is the virtual time one store call takes by default in the create
-// and sources experiments: SPEC 2's default service time.
-const idemServiceTime = 60 * time.Microsecond
-
 // DefaultCreateConfig returns the published parameters: seeds 1-3, 50 tabs, 30 % of
 // successful replies lost, both tables.
 func DefaultCreateConfig() CreateConfig {
@@ -48,7 +44,7 @@ func DefaultCreateConfig() CreateConfig {
 		Tabs:        50,
 		Drop:        0.3,
 		Table:       CreateBothTables,
-		ServiceTime: idemServiceTime,
+		ServiceTime: DefaultServiceTime,
 	}
 }
 
@@ -111,10 +107,6 @@ func (c CreateConfig) createCases() []createCase {
 	return cases
 }
 
-// idemEpoch is where the virtual clock of every create and sources run starts, so
-// that tab IDs and creation times are the same on every machine.
-var idemEpoch = time.Date(2026, time.November, 6, 9, 0, 0, 0, time.UTC)
-
 // maxCallsPerIntent bounds the calls spent on one intended tab or citation. With a
 // drop below 1 a run ends with probability 1 (a drop of 0.99 needs 100 calls per
 // intent on average); the bound turns a client that loops for another reason into
@@ -146,7 +138,7 @@ func Create(ctx context.Context, cfg CreateConfig) (results.CreateResult, error)
 	perSeed, err := RunSeeds(ctx, cfg.Seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
 		runs := make([]results.CreateRun, 0, len(cases))
 		for _, c := range cases {
-			run, err := createRun(ctx, cfg, c, seed)
+			run, _, err := createRun(ctx, cfg, c, seed)
 			if err != nil {
 				return nil, fmt.Errorf("table %s, %s, %s: %w", c.table, c.order, c.policy, err)
 			}
@@ -189,16 +181,11 @@ type creator struct {
 	keySeq int
 }
 
-// createRun runs one row of the create tables for one seed against a fresh store.
-func createRun(ctx context.Context, cfg CreateConfig, c createCase, seed uint64) (results.CreateRun, error) {
-	run, _, err := createRunTabs(ctx, cfg, c, seed)
-	return run, err
-}
-
-// createRunTabs is createRun, also returning the Sheet tabs of the Note at the end.
-func createRunTabs(ctx context.Context, cfg CreateConfig, c createCase, seed uint64) (results.CreateRun, []store.TabInfo, error) {
+// createRun runs one row of the create tables for one seed against a fresh store,
+// and returns the run and the Sheet tabs of the Note at the end.
+func createRun(ctx context.Context, cfg CreateConfig, c createCase, seed uint64) (results.CreateRun, []store.TabInfo, error) {
 	run := results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
-	clock := NewVirtual(idemEpoch, cfg.ServiceTime)
+	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	st, err := store.Open(store.InMemory, store.Options{Order: c.order, Clock: clock, Seed: seed})
 	if err != nil {
 		return run, nil, err

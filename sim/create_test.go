@@ -261,11 +261,11 @@ func TestCreateIsDeterministic(t *testing.T) {
 func TestCreateTabIDsAreDeterministic(t *testing.T) {
 	cfg := createConfig([]uint64{3}, 0.3, results.CreateTableA)
 	c := createCase{results.CreateTableA, store.OrderKeyFirst, results.CreateKeyNone}
-	_, first, err := createRunTabs(context.Background(), cfg, c, 3)
+	_, first, err := createRun(context.Background(), cfg, c, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, again, err := createRunTabs(context.Background(), cfg, c, 3)
+	_, again, err := createRun(context.Background(), cfg, c, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestCreateTabIDsAreDeterministic(t *testing.T) {
 	}
 	// The first tab is created after two store calls (the client's list, then
 	// the create), so at epoch + 2 service times; the counter starts at 1.
-	ms := idemEpoch.Add(2 * cfg.ServiceTime).UnixMilli()
+	ms := Epoch.Add(2 * cfg.ServiceTime).UnixMilli()
 	if want := "sheet-1-" + strconv.FormatInt(ms, 36); first[0].TabID != want {
 		t.Errorf("first tab ID %q, want %q", first[0].TabID, want)
 	}

@@ -165,7 +165,7 @@ func buildDeck(ctx context.Context, seed uint64, approach string, slides []store
 	}
 	defer func() { err = errors.Join(err, st.Close()) }()
 	keys := Stream(seed, "outline/"+approach+"/keys")
-	noteID := "note-" + outlineUUID(keys)
+	noteID := "note-" + randomUUID(keys)
 	if err := st.CreateNote(ctx, noteID); err != nil {
 		return b, err
 	}
@@ -208,7 +208,7 @@ func buildDeck(ctx context.Context, seed uint64, approach string, slides []store
 		return res.Version, res.TabID, nil
 	}
 
-	create := store.CreateRequest{NoteID: noteID, ExpectedVersion: version, IdempotencyKey: outlineUUID(keys),
+	create := store.CreateRequest{NoteID: noteID, ExpectedVersion: version, IdempotencyKey: randomUUID(keys),
 		TabType: store.TypeSlides, Label: outlineDeckLabel}
 	rest := slides
 	if approach == results.ApproachOutline {
@@ -220,7 +220,7 @@ func buildDeck(ctx context.Context, seed uint64, approach string, slides []store
 		return b, err
 	}
 	for len(rest) > 0 {
-		edit := store.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: version, IdempotencyKey: outlineUUID(keys)}
+		edit := store.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: version, IdempotencyKey: randomUUID(keys)}
 		if approach == results.ApproachOutline {
 			n := min(len(rest), store.MaxOutlineSlides)
 			edit.Operation, edit.Slides, rest = store.OpSlidesAddOutline, rest[:n], rest[n:]
@@ -278,15 +278,6 @@ func deckCallRaw(ctx context.Context, c outlineCaller, tool string, args json.Ra
 		return fmt.Errorf("%s: decoding the result: %w", tool, err)
 	}
 	return nil
-}
-
-// outlineUUID draws a random (version 4) UUID from r, the form a model's client
-// would give an idempotency key.
-func outlineUUID(r *rand.Rand) string {
-	hi, lo := r.Uint64(), r.Uint64()
-	hi = hi&^0xf000 | 0x4000           // version 4
-	lo = lo&^(0xc000<<48) | 0x8000<<48 // RFC 4122 variant
-	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, hi>>16&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
 }
 
 // outlineDeckLabel is the label of the deck the outline experiment builds.

@@ -247,14 +247,3 @@ func TestOutlineCancelled(t *testing.T) {
 		t.Errorf("RunOutline on a cancelled context = %v, want context.Canceled", err)
 	}
 }
-
-func TestOutlineUUID(t *testing.T) {
-	r := Stream(1, "uuid")
-	for range 100 {
-		u := outlineUUID(r)
-		if len(u) != 36 || u[8] != '-' || u[13] != '-' || u[14] != '4' || u[18] != '-' || u[23] != '-' ||
-			(u[19] != '8' && u[19] != '9' && u[19] != 'a' && u[19] != 'b') {
-			t.Fatalf("%q is not a version 4 UUID", u)
-		}
-	}
-}

@@ -56,7 +56,7 @@ func DefaultSourcesConfig() SourcesConfig {
 		Drop:        0.2,
 		ListSources: 120,
 		ListLimit:   store.MaxPageLimit,
-		ServiceTime: idemServiceTime,
+		ServiceTime: DefaultServiceTime,
 	}
 }
 
@@ -274,7 +274,7 @@ type citer struct {
 // what the Notes hold at the end.
 func sourcesRun(ctx context.Context, cfg SourcesConfig, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
 	run := results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
-	clock := NewVirtual(idemEpoch, cfg.ServiceTime)
+	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	st, err := store.Open(store.InMemory, store.Options{Clock: clock, Seed: seed})
 	if err != nil {
 		return run, err
@@ -380,21 +380,13 @@ func (cl *citer) key(noteID, written string) string {
 		}
 		return "norm-" + keyHash(noteID+"\n"+norm)
 	}
-	return citationUUID(cl.uuids)
+	return randomUUID(cl.uuids)
 }
 
 // keyHash returns the first 128 bits of the SHA-256 of s, in hex.
 func keyHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:16])
-}
-
-// citationUUID returns a random (version 4) UUID in its usual text form, drawn from r.
-func citationUUID(r *rand.Rand) string {
-	hi, lo := r.Uint64(), r.Uint64()
-	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
-	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
-	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, hi>>16&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
 }
 
 // list makes one list_note_tabs call and returns the Note version.
@@ -464,7 +456,7 @@ func listAllSources(ctx context.Context, conn *store.Conn, noteID string, limit 
 // cfg.ListLimit at a time.
 func sourcesPaging(ctx context.Context, cfg SourcesConfig) (results.SourcesPaging, error) {
 	paging := results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
-	clock := NewVirtual(idemEpoch, cfg.ServiceTime)
+	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	st, err := store.Open(store.InMemory, store.Options{Clock: clock})
 	if err != nil {
 		return paging, err

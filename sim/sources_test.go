@@ -214,12 +214,12 @@ func TestSessionPagesAreDistinct(t *testing.T) {
 	}
 }
 
-func TestCitationUUID(t *testing.T) {
+func TestRandomUUID(t *testing.T) {
 	form := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	r := Stream(1, "uuid")
 	seen := map[string]bool{}
 	for range 1000 {
-		u := citationUUID(r)
+		u := randomUUID(r)
 		if !form.MatchString(u) || seen[u] {
 			t.Fatalf("UUID %q: malformed or repeated", u)
 		}

@@ -36,9 +36,6 @@ type target struct {
 	tabID      string
 	tabType    TabType
 	tabVersion any
-	// label and position are read by loadTarget only: no write uses them.
-	label    string
-	position int
 }
 
 // errReplay ends a write transaction whose key was found: nothing is written.
@@ -240,8 +237,8 @@ func (c *Conn) loadTarget(ctx context.Context, noteID, tabID string) (*target, e
 		return t, err
 	}
 	var typ string
-	err = c.queryRow(ctx, `SELECT type, version, label, position FROM tabs WHERE note_id = ? AND tab_id = ?`, noteID, tabID).
-		Scan(&typ, &t.tabVersion, &t.label, &t.position)
+	err = c.queryRow(ctx, `SELECT type, version FROM tabs WHERE note_id = ? AND tab_id = ?`, noteID, tabID).
+		Scan(&typ, &t.tabVersion)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, &NotFoundError{Field: "tab_id", ID: tabID}
 	}
