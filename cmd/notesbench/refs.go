@@ -128,7 +128,10 @@ func refsReport(ctx context.Context, cfg sim.RefsConfig) (results.Report, []repo
 		}
 		return out
 	})
-	tables[0].Notes = append(tables[0].Notes, "the version check passes every write by construction, here as in the published model: nothing writes between the agent's listing and its write; it is shown, not judged")
+	tables[0].Notes = append(tables[0].Notes,
+		"wrong deck: the reference resolved to another tab than the target — another deck, or, for a position, a fixed tab",
+		"writes passing the version check are counted over the writes the check judged: a slide_add to a fixed tab is refused before any version check and left out",
+		"the version check passes every write by construction, here as in the published model: nothing writes between the agent's listing and its write; it is shown, not judged")
 	if len(tables) > 1 {
 		tables[1].Title = "Verdicts: published fractions against the 99 % sampling interval of ours (Wilson, over the trials)"
 	}
