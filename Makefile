@@ -3,8 +3,10 @@ NOTESBENCH = $(GO) run ./cmd/notesbench
 
 .PHONY: build test lint bench bench-peers fuzz regress update-baselines reproduce
 
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+
 build:
-	$(GO) build -o bin/notesbench ./cmd/notesbench
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/notesbench ./cmd/notesbench
 
 # test is the README's test command: vet, then every test under the race detector.
 test:
