@@ -14,14 +14,6 @@ import (
 	"github.com/notesbench/notesbench/store"
 )
 
-// benchCLI runs notesbench with args and returns its exit code and output.
-func benchCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := run(args, strings.NewReader(""), &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
-}
-
 // Bad bench input gets one line naming the flag, exit code 2, and nothing runs.
 func TestBenchBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -47,17 +39,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--out", filepath.Join(dir, "missing", "r.json")}, "notesbench: --out: cannot write in"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, stdout, stderr := benchCLI(t, append([]string{"bench"}, tc.args...)...)
-			if code != 2 {
-				t.Errorf("exit code %d, want 2", code)
-			}
-			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) {
-				t.Errorf("stderr %q, want one line starting %q", stderr, tc.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout %q, want nothing", stdout)
-			}
+			expectUsageError(t, append([]string{"bench"}, tc.args...), tc.want)
 		})
 	}
 }
@@ -89,7 +71,7 @@ func TestBenchFlagsReachTheConfig(t *testing.T) {
 func TestBenchRuns(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "bench.json")
 	args := []string{"bench", "--writes", "20", "--reps", "2", "--warmup", "2", "--guards", "none,note", "--writers", "1,2"}
-	code, stdout, stderr := benchCLI(t, append(args, "--format", "json", "--out", out)...)
+	code, stdout, stderr := runCLI(t, append(args, "--format", "json", "--out", out)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -118,7 +100,7 @@ func TestBenchRuns(t *testing.T) {
 		t.Errorf("--out file differs from the printed JSON (%v)", err)
 	}
 
-	code, stdout, stderr = benchCLI(t, append(args, "--format", "gobench")...)
+	code, stdout, stderr = runCLI(t, append(args, "--format", "gobench")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

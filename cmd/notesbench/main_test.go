@@ -58,17 +58,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"no-such-command"}, `notesbench: unknown command "no-such-command"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != 2 {
-				t.Errorf("exit code %d, want 2", code)
-			}
-			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) {
-				t.Errorf("stderr %q, want one line starting %q", stderr, tc.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout %q, want nothing", stdout)
-			}
+			expectUsageError(t, tc.args, tc.want)
 		})
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -95,13 +85,31 @@ func TestGoldenVirtualTables(t *testing.T) {
 		{"fast-small", []string{"fast", "--clock", "virtual", "--edits", "200", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			checkGolden(t, tc.name, stdout)
+			expectGolden(t, tc.name, tc.args)
 		})
 	}
+}
+
+// expectUsageError runs args and checks notesbench's answer to bad input: exit
+// code 2, nothing on stdout, and one line on stderr starting with want.
+func expectUsageError(t *testing.T, args []string, want string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, args...)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], want) || stdout != "" {
+		t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line starting %q", args, code, stdout, stderr, want)
+	}
+}
+
+// expectGolden runs args, which must succeed, and compares the output with
+// testdata/name.md.
+func expectGolden(t *testing.T, name string, args []string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	checkGolden(t, name, stdout)
 }
 
 // checkGolden compares output with testdata/NAME.md, or rewrites it with -update.

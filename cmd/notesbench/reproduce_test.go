@@ -24,11 +24,7 @@ func TestReproduceBadInput(t *testing.T) {
 		{[]string{"reproduce", "--clock", "wall"}, `notesbench: --clock: unknown clock "wall"`},
 		{[]string{"reproduce", "--format", "csv"}, "notesbench: --format: reproduce prints table, markdown or json"},
 	} {
-		code, stdout, stderr := runCLI(t, tc.args...)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) || stdout != "" {
-			t.Errorf("%v: exit %d, stderr %q", tc.args, code, stderr)
-		}
+		expectUsageError(t, tc.args, tc.want)
 	}
 	if b, _ := os.ReadFile(file); string(b) != "x" {
 		t.Fatal("a bad run touched the file")

@@ -31,11 +31,7 @@ func TestSecondWriteupBadInput(t *testing.T) {
 		{[]string{"validate", "create_note_tab"}, "notesbench: validate takes no arguments, or a tool and a file (got 1 arguments)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) || stdout != "" {
-				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line starting %q", code, stdout, stderr, tc.want)
-			}
+			expectUsageError(t, tc.args, tc.want)
 		})
 	}
 }
@@ -74,11 +70,7 @@ func TestSecondWriteupGolden(t *testing.T) {
 		{"refs-small", []string{"refs", "--trials", "300", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			checkGolden(t, tc.name, stdout)
+			expectGolden(t, tc.name, tc.args)
 		})
 	}
 }
@@ -98,11 +90,7 @@ func TestIdempotencyBadInput(t *testing.T) {
 		{[]string{"sources", "--drop", "1.5"}, "notesbench: --drop: 1.5 is not a probability"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) || stdout != "" {
-				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and one line starting %q", code, stdout, stderr, tc.want)
-			}
+			expectUsageError(t, tc.args, tc.want)
 		})
 	}
 }
@@ -116,11 +104,7 @@ func TestIdempotencyGolden(t *testing.T) {
 		{"sources-small", []string{"sources", "--sessions", "40", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			checkGolden(t, tc.name, stdout)
+			expectGolden(t, tc.name, tc.args)
 		})
 	}
 }
