@@ -185,7 +185,8 @@ func TestBaselineGate(t *testing.T) {
 	// A changed count is a regression: exit 1 and the figure named.
 	changed := edit("changed.json", `"conflicts_claude": `, `"conflicts_claude": 1000`)
 	code, _, stderr := runCLI(t, append(args, "--baseline", changed)...)
-	if code != 1 || !strings.Contains(stderr, "regression:") || !strings.Contains(stderr, "rows[0].conflicts_claude: baseline 1000") {
+	if code != 1 || !strings.Contains(stderr, "regression:") || !strings.Contains(stderr, "rows[0].conflicts_claude: baseline 1000") ||
+		!strings.Contains(stderr, "replay with: notesbench race --clock virtual --seeds 1-2") {
 		t.Fatalf("changed count: exit %d, stderr %q", code, stderr)
 	}
 	// Timing fields are not compared.

@@ -60,7 +60,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stderr, "notesbench: %v\n", err)
-	return exitCode(err)
+	code := exitCode(err)
+	var invalid invalidPayloadError
+	if code == 1 && !errors.As(err, &invalid) {
+		// A failed or regressed run names its seeds and flags, so it can be replayed.
+		fmt.Fprintf(stderr, "notesbench: replay with: notesbench %s\n", strings.Join(args, " "))
+	}
+	return code
 }
 
 // usageError is bad input: a flag, an argument or a file the user named.
