@@ -66,7 +66,9 @@ func reproSteps() []reproStep {
 				return nil, nil, err
 			}
 			realTables[0].Title += " (real clock)"
-			return []results.Report{rep, real}, append(tables, realTables[0]), nil
+			// The real-clock table goes right beside the virtual one, before the verdicts.
+			tables = append(tables[:1], append([]report.Table{realTables[0]}, tables[1:]...)...)
+			return []results.Report{rep, real}, tables, nil
 		}
 	}
 	return []reproStep{
