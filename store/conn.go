@@ -219,12 +219,28 @@ func (c *Conn) queryStmt(ctx context.Context, st driver.Stmt, args []any) (*rows
 	return &rows{r: r, vals: make([]driver.Value, len(r.Columns()))}, nil
 }
 
-func (c *Conn) exec(ctx context.Context, query string, args ...any) (driver.Result, error) {
+// coldStmt asks prepared for a statement by its text rather than a hot one.
+const coldStmt hotStmt = -1
+
+// prepared checks the open transaction's context and returns the context its
+// statements run on, with the statement: hot statement id, or query when id is
+// coldStmt. Each is prepared once per connection.
+func (c *Conn) prepared(ctx context.Context, id hotStmt, query string) (context.Context, driver.Stmt, error) {
 	sctx, err := c.stmtCtx(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	st, err := c.stmt(sctx, query)
+	var st driver.Stmt
+	if id == coldStmt {
+		st, err = c.stmt(sctx, query)
+	} else {
+		st, err = c.hotStmt(sctx, id)
+	}
+	return sctx, st, err
+}
+
+func (c *Conn) exec(ctx context.Context, query string, args ...any) (driver.Result, error) {
+	sctx, st, err := c.prepared(ctx, coldStmt, query)
 	if err != nil {
 		return nil, err
 	}
@@ -233,11 +249,7 @@ func (c *Conn) exec(ctx context.Context, query string, args ...any) (driver.Resu
 
 // execHot runs a hot-path statement that returns no rows.
 func (c *Conn) execHot(ctx context.Context, id hotStmt, args ...any) error {
-	sctx, err := c.stmtCtx(ctx)
-	if err != nil {
-		return err
-	}
-	st, err := c.hotStmt(sctx, id)
+	sctx, st, err := c.prepared(ctx, id, "")
 	if err != nil {
 		return err
 	}
@@ -252,11 +264,7 @@ func (c *Conn) queryRow(ctx context.Context, query string, args ...any) *row {
 
 // queryRowHot runs a hot-path statement that returns at most one row.
 func (c *Conn) queryRowHot(ctx context.Context, id hotStmt, args ...any) *row {
-	sctx, err := c.stmtCtx(ctx)
-	if err != nil {
-		return &row{err: err}
-	}
-	st, err := c.hotStmt(sctx, id)
+	sctx, st, err := c.prepared(ctx, id, "")
 	if err != nil {
 		return &row{err: err}
 	}
@@ -265,11 +273,7 @@ func (c *Conn) queryRowHot(ctx context.Context, id hotStmt, args ...any) *row {
 }
 
 func (c *Conn) query(ctx context.Context, query string, args ...any) (*rows, error) {
-	sctx, err := c.stmtCtx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st, err := c.stmt(sctx, query)
+	sctx, st, err := c.prepared(ctx, coldStmt, query)
 	if err != nil {
 		return nil, err
 	}
