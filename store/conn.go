@@ -280,6 +280,9 @@ func (c *Conn) query(ctx context.Context, query string, args ...any) (*rows, err
 	return c.queryStmt(sctx, st, args)
 }
 
+// inTx runs fn inside BEGIN IMMEDIATE … COMMIT, rolling back when fn fails. A
+// write transaction takes the write lock up front, so it never fails with
+// SQLITE_BUSY half-way: it waits for the lock at BEGIN.
 func (c *Conn) inTx(ctx context.Context, fn func() error) error {
 	return c.tx(ctx, hotBeginImmediate, fn)
 }
