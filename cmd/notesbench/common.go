@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -423,4 +424,21 @@ func clockSetup(env sim.Env) string {
 		s += ", databases in memory"
 	}
 	return s
+}
+
+// parseList parses a comma-separated flag value item by item, refusing an item
+// listed twice; errors name the flag.
+func parseList[T comparable](flag, value string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, item := range strings.Split(value, ",") {
+		v, err := parse(strings.TrimSpace(item))
+		if err != nil {
+			return nil, usageErr(flag, err)
+		}
+		if slices.Contains(out, v) {
+			return nil, usagef(flag, "%v is listed twice", v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

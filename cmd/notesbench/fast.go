@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -54,15 +52,8 @@ func (o *fastOptions) config() (sim.FastConfig, error) {
 		return sim.FastConfig{}, err
 	}
 	cfg := sim.FastConfig{Env: env, Edits: o.edits}
-	for _, s := range strings.Split(o.formats, ",") {
-		f, err := store.ParseVersionFormat(strings.TrimSpace(s))
-		if err != nil {
-			return cfg, usageErr("--formats", err)
-		}
-		if slices.Contains(cfg.Formats, f) {
-			return cfg, usagef("--formats", "%s is listed twice", f)
-		}
-		cfg.Formats = append(cfg.Formats, f)
+	if cfg.Formats, err = parseList("--formats", o.formats, store.ParseVersionFormat); err != nil {
+		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}

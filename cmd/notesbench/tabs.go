@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,15 +51,8 @@ func (o *tabsOptions) config() (sim.TabsConfig, error) {
 		return sim.TabsConfig{}, err
 	}
 	cfg := sim.TabsConfig{Env: env, Edits: o.editing.edits, Pause: o.editing.pause}
-	for _, s := range strings.Split(o.scopes, ",") {
-		g, err := store.ParseGuard(strings.TrimSpace(s))
-		if err != nil {
-			return cfg, usageErr("--scopes", err)
-		}
-		if slices.Contains(cfg.Scopes, g) {
-			return cfg, usagef("--scopes", "%s is listed twice", g)
-		}
-		cfg.Scopes = append(cfg.Scopes, g)
+	if cfg.Scopes, err = parseList("--scopes", o.scopes, store.ParseGuard); err != nil {
+		return cfg, err
 	}
 	if cfg.ClaudeThink, cfg.HumanThink, err = o.editing.parse(); err != nil {
 		return cfg, err
