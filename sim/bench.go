@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // BenchConfig configures the bench experiment: what one edit_note_tab
@@ -24,15 +24,19 @@ type BenchConfig struct {
 	// Warmup is the number of untimed writes per writer before the timed ones.
 	Warmup int `json:"warmup"`
 	// TextSize is the length in bytes of the text each write sets.
-	TextSize int           `json:"text_size"`
-	Guards   []store.Guard `json:"guards"`
+	TextSize int              `json:"text_size"`
+	Guards   []contract.Guard `json:"guards"`
 	// Writers lists the writer counts to run: that many goroutines, each with its
 	// own connection and its own Note, writing at once.
-	Writers     []int             `json:"writers"`
-	Synchronous store.Synchronous `json:"synchronous"`
-	// DBDir keeps every run's database in this folder; empty means a temporary
-	// folder removed at the end.
-	DBDir string `json:"db_dir,omitempty"`
+	Writers []int `json:"writers"`
+	// Synchronous and DBDir record the embedded target's settings: SQLite's
+	// synchronous setting and the folder the databases are kept in (empty: a
+	// temporary folder). Target is what they configured.
+	Synchronous string `json:"synchronous"`
+	DBDir       string `json:"db_dir,omitempty"`
+
+	// Target opens the database of each run.
+	Target contract.Target `json:"-"`
 
 	// Progress, when set, is called after each run with the runs done and the total.
 	Progress func(done, total int) `json:"-"`
@@ -46,9 +50,9 @@ func DefaultBench() BenchConfig {
 		Reps:        3,
 		Warmup:      200,
 		TextSize:    200,
-		Guards:      []store.Guard{store.GuardNone, store.GuardNote, store.GuardTab},
+		Guards:      []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab},
 		Writers:     []int{1},
-		Synchronous: store.SyncNormal,
+		Synchronous: "normal",
 	}
 }
 
@@ -69,7 +73,7 @@ func (c BenchConfig) Validate() error {
 		return errors.New("--writers: no writer counts given")
 	}
 	for _, g := range c.Guards {
-		if _, err := store.ParseGuard(string(g)); err != nil {
+		if _, err := contract.ParseGuard(string(g)); err != nil {
 			return fmt.Errorf("--guards: %w", err)
 		}
 	}
@@ -78,17 +82,17 @@ func (c BenchConfig) Validate() error {
 			return fmt.Errorf("--writers: %d: must be at least 1", w)
 		}
 	}
-	if _, err := store.ParseSynchronous(string(c.Synchronous)); err != nil {
-		return fmt.Errorf("--synchronous: %w", err)
+	if c.Target == nil {
+		return errors.New("no contract target to run against")
 	}
 	return nil
 }
 
 // ParseGuards parses a comma-separated list of guards, such as "none,note,tab".
-func ParseGuards(s string) ([]store.Guard, error) {
-	var out []store.Guard
+func ParseGuards(s string) ([]contract.Guard, error) {
+	var out []contract.Guard
 	for _, item := range strings.Split(s, ",") {
-		g, err := store.ParseGuard(strings.TrimSpace(item))
+		g, err := contract.ParseGuard(strings.TrimSpace(item))
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +131,7 @@ func ParseWriters(s string) ([]int, error) {
 
 // benchJob is one run: a guard at a writer count, in one repetition.
 type benchJob struct {
-	guard   store.Guard
+	guard   contract.Guard
 	writers int
 	rep     int
 }
@@ -175,11 +179,6 @@ func Bench(ctx context.Context, cfg BenchConfig) ([]results.BenchRun, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	dir, cleanup, err := Env{DBDir: cfg.DBDir}.dbFolder()
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
 	var jobs []benchJob
 	for rep := 1; rep <= cfg.Reps; rep++ {
 		for _, w := range cfg.Writers {
@@ -191,7 +190,7 @@ func Bench(ctx context.Context, cfg BenchConfig) ([]results.BenchRun, error) {
 	}
 	out := make([]results.BenchRun, 0, len(jobs))
 	for i, j := range jobs {
-		run, err := benchRun(ctx, cfg, dir, j)
+		run, err := benchRun(ctx, cfg, j)
 		if err != nil {
 			return nil, fmt.Errorf("guard %s, %d writer(s), repetition %d: %w", j.guard, j.writers, j.rep, err)
 		}
@@ -205,15 +204,15 @@ func Bench(ctx context.Context, cfg BenchConfig) ([]results.BenchRun, error) {
 
 // benchWriter is one writer of a run, between its warm-up and its timed writes.
 type benchWriter struct {
-	conn    *store.Conn
+	conn    contract.Session
 	noteID  string
-	version store.Version
+	version contract.Version
 	samples []float64
 }
 
 // benchRun runs one repetition of one guard at one writer count.
-func benchRun(ctx context.Context, cfg BenchConfig, dir string, j benchJob) (run results.BenchRun, err error) {
-	s, err := openStore(dir, benchDBName(j), store.Options{Guard: j.guard, Synchronous: cfg.Synchronous, Clock: NewReal()})
+func benchRun(ctx context.Context, cfg BenchConfig, j benchJob) (run results.BenchRun, err error) {
+	s, err := cfg.Target.Open(ctx, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults()})
 	if err != nil {
 		return run, err
 	}
@@ -230,7 +229,7 @@ func benchRun(ctx context.Context, cfg BenchConfig, dir string, j benchJob) (run
 	// Set-up and warm-up, one writer after another: untimed.
 	for w := range writers {
 		bw := &benchWriter{noteID: benchNoteID(w), samples: make([]float64, 0, cfg.Writes)}
-		if bw.conn, err = s.Conn(ctx); err != nil {
+		if bw.conn, err = s.Session(ctx); err != nil {
 			return run, err
 		}
 		writers[w] = bw
@@ -286,12 +285,12 @@ func benchRun(ctx context.Context, cfg BenchConfig, dir string, j benchJob) (run
 // call to its return. Everything the call needs is built before the clock
 // starts.
 func (bw *benchWriter) write(ctx context.Context, w, i, size int) (time.Duration, error) {
-	req := store.EditRequest{
+	req := contract.EditRequest{
 		NoteID:          bw.noteID,
 		TabID:           "markdown",
 		ExpectedVersion: bw.version,
 		IdempotencyKey:  fmt.Sprintf("bench-%d-%d", w+1, i+1),
-		Operation:       store.OpReplaceText,
+		Operation:       contract.OpReplaceText,
 		Text:            benchText(w, i, size),
 	}
 	t0 := time.Now()

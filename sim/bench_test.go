@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/store"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 	dir := t.TempDir()
 	cfg := BenchConfig{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
-		Guards: []store.Guard{store.GuardNote, store.GuardTab}, Synchronous: store.SyncNormal, DBDir: dir}
+		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir, Target: fileTarget(t, dir)}
 	runs, err := Bench(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 		if slices.ContainsFunc(r.SamplesUS, func(x float64) bool { return !(x > 0) }) || !(r.WallS > 0) {
 			t.Fatalf("%s, %d writers, rep %d: a latency or the wall time is not positive", r.Guard, r.Writers, r.Rep)
 		}
-		j := benchJob{guard: store.Guard(r.Guard), writers: r.Writers, rep: r.Rep}
+		j := benchJob{guard: contract.Guard(r.Guard), writers: r.Writers, rep: r.Rep}
 		s, err := store.Open(filepath.Join(dir, benchDBName(j)+".db"), store.Options{Guard: j.guard})
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +50,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 			if want := benchText(w, last, cfg.TextSize); got.Text != want {
 				t.Errorf("%s writer %d: text %q, want %q", benchDBName(j), w+1, got.Text, want)
 			}
-			if want := store.Version("11"); got.Version != want { // 1, then one bump per write
+			if want := contract.Version("11"); got.Version != want { // 1, then one bump per write
 				t.Errorf("%s writer %d: version %s, want %s", benchDBName(j), w+1, got.Version, want)
 			}
 		}
@@ -61,7 +62,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 // The guards' order rotates with the repetition, so no guard always runs first.
 func TestBenchRotatesGuardOrder(t *testing.T) {
 	cfg := BenchConfig{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
-		Guards: []store.Guard{store.GuardNone, store.GuardNote, store.GuardTab}, Synchronous: store.SyncNormal}
+		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal", Target: memTarget}
 	runs, err := Bench(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -86,11 +87,10 @@ func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
 		{func(c *BenchConfig) { c.Warmup = -1 }, "--warmup: must be 0 or more"},
 		{func(c *BenchConfig) { c.TextSize = -1 }, "--text-size: must be 0 or more"},
 		{func(c *BenchConfig) { c.Guards = nil }, "--guards: no guards given"},
-		{func(c *BenchConfig) { c.Guards = []store.Guard{"sometimes"} }, `--guards: unknown guard "sometimes" (want none, note or tab)`},
+		{func(c *BenchConfig) { c.Guards = []contract.Guard{"sometimes"} }, `--guards: unknown guard "sometimes" (want none, note or tab)`},
 		{func(c *BenchConfig) { c.Writers = []int{1, 0} }, "--writers: 0: must be at least 1"},
-		{func(c *BenchConfig) { c.Synchronous = "off" }, `--synchronous: unknown synchronous setting "off" (want normal or full)`},
 	} {
-		cfg := DefaultBench()
+		cfg := testBench()
 		tc.edit(&cfg)
 		err := cfg.Validate()
 		if err == nil || err.Error() != tc.want {
@@ -100,7 +100,7 @@ func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
 			t.Errorf("Bench ran with a bad config (%s)", tc.want)
 		}
 	}
-	if err := DefaultBench().Validate(); err != nil {
+	if err := testBench().Validate(); err != nil {
 		t.Fatalf("default config: %v", err)
 	}
 }
@@ -114,7 +114,7 @@ func TestParseWritersAndGuards(t *testing.T) {
 			t.Errorf("ParseWriters(%q) accepted", bad)
 		}
 	}
-	if got, err := ParseGuards("none,note,tab"); err != nil || len(got) != 3 || got[2] != store.GuardTab {
+	if got, err := ParseGuards("none,note,tab"); err != nil || len(got) != 3 || got[2] != contract.GuardTab {
 		t.Fatalf("ParseGuards: %v %v", got, err)
 	}
 	for _, bad := range []string{"", "sometimes", "note,note"} {

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // CreateConfig is the configuration of the create experiment (SPEC 3.5). Its JSON
@@ -30,6 +30,8 @@ type CreateConfig struct {
 	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
 	// does not change any figure, so it is not part of the JSON form.
 	Parallel int `json:"-"`
+	// Target opens the contract of each run.
+	Target contract.Target `json:"-"`
 }
 
 // CreateBothTables is the CreateConfig.Table that runs table A and table B; the
@@ -67,6 +69,9 @@ func (c CreateConfig) Validate() error {
 	if c.ServiceTime < 0 {
 		return fmt.Errorf("--service-time: %v is negative", c.ServiceTime)
 	}
+	if c.Target == nil {
+		return errors.New("no contract target to run against")
+	}
 	return nil
 }
 
@@ -85,7 +90,7 @@ func validateDrop(p float64) error {
 // createCase is one row of the create tables.
 type createCase struct {
 	table  string
-	order  store.Order
+	order  contract.Order
 	policy string
 }
 
@@ -94,11 +99,11 @@ func (c CreateConfig) createCases() []createCase {
 	var cases []createCase
 	if c.Table != results.CreateTableB {
 		for _, p := range []string{results.CreateKeyNone, results.CreateKeyRetry} {
-			cases = append(cases, createCase{results.CreateTableA, store.OrderKeyFirst, p})
+			cases = append(cases, createCase{results.CreateTableA, contract.OrderKeyFirst, p})
 		}
 	}
 	if c.Table != results.CreateTableA {
-		for _, o := range []store.Order{store.OrderKeyFirst, store.OrderVersionFirst} {
+		for _, o := range []contract.Order{contract.OrderKeyFirst, contract.OrderVersionFirst} {
 			for _, p := range []string{results.CreateKeyFresh, results.CreateKeyRetry, results.CreateKeyAfterConflict} {
 				cases = append(cases, createCase{results.CreateTableB, o, p})
 			}
@@ -173,7 +178,7 @@ const createNoteID = "note-1"
 
 // creator is the client of one create run.
 type creator struct {
-	conn   *store.Conn
+	conn   contract.Session
 	clock  *Virtual
 	loss   *ReplyLoss
 	c      createCase
@@ -183,10 +188,11 @@ type creator struct {
 
 // createRun runs one row of the create tables for one seed against a fresh store,
 // and returns the run and the Sheet tabs of the Note at the end.
-func createRun(ctx context.Context, cfg CreateConfig, c createCase, seed uint64) (results.CreateRun, []store.TabInfo, error) {
+func createRun(ctx context.Context, cfg CreateConfig, c createCase, seed uint64) (results.CreateRun, []contract.TabInfo, error) {
 	run := results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := store.Open(store.InMemory, store.Options{Order: c.order, Clock: clock, Seed: seed})
+	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed),
+		Variant: contract.Variant{Order: c.order}.WithDefaults(), Clock: clock, Seed: seed})
 	if err != nil {
 		return run, nil, err
 	}
@@ -194,7 +200,7 @@ func createRun(ctx context.Context, cfg CreateConfig, c createCase, seed uint64)
 	if err := st.CreateNote(ctx, createNoteID); err != nil {
 		return run, nil, err
 	}
-	conn, err := st.Conn(ctx)
+	conn, err := st.Session(ctx)
 	if err != nil {
 		return run, nil, err
 	}
@@ -211,10 +217,10 @@ func createRun(ctx context.Context, cfg CreateConfig, c createCase, seed uint64)
 	if err != nil {
 		return run, nil, err
 	}
-	var sheets []store.TabInfo
+	var sheets []contract.TabInfo
 	exists := map[string]bool{}
 	for _, t := range list.Tabs {
-		if t.Type == store.TypeSheet {
+		if t.Type == contract.TypeSheet {
 			sheets = append(sheets, t)
 			exists[t.TabID] = true
 		}
@@ -238,11 +244,11 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 	}
 	believed := make([]string, 0, n)
 	for i := range n {
-		req := store.CreateRequest{
+		req := contract.CreateRequest{
 			NoteID:          createNoteID,
 			ExpectedVersion: version,
 			IdempotencyKey:  cl.newKey(),
-			TabType:         store.TypeSheet,
+			TabType:         contract.TypeSheet,
 			Label:           "Sheet " + strconv.Itoa(i+1),
 		}
 		for calls := 0; ; calls++ {
@@ -250,7 +256,7 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 				return nil, fmt.Errorf("tab %d: no reply after %d calls", i+1, calls)
 			}
 			res, err := cl.send(ctx, req)
-			var conflict *store.ConflictError
+			var conflict *contract.ConflictError
 			switch {
 			case errors.As(err, &conflict):
 				cl.run.Conflicts++
@@ -290,16 +296,16 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 }
 
 // send makes one create_note_tab call, one service time on the clock.
-func (cl *creator) send(ctx context.Context, req store.CreateRequest) (store.CreateResult, error) {
+func (cl *creator) send(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
 	if err := cl.clock.Busy(ctx); err != nil {
-		return store.CreateResult{}, err
+		return contract.CreateResult{}, err
 	}
 	cl.run.CallsSent++
 	return cl.conn.CreateNoteTab(ctx, req)
 }
 
 // list makes one list_note_tabs call and returns the Note version.
-func (cl *creator) list(ctx context.Context) (store.Version, error) {
+func (cl *creator) list(ctx context.Context) (contract.Version, error) {
 	if err := cl.clock.Busy(ctx); err != nil {
 		return "", err
 	}

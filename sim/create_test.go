@@ -10,12 +10,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 func createConfig(seeds []uint64, drop float64, table string) CreateConfig {
-	cfg := DefaultCreateConfig()
+	cfg := testCreate()
 	cfg.Seeds, cfg.Drop, cfg.Table = seeds, drop, table
 	return cfg
 }
@@ -38,7 +38,7 @@ func mustCreate(t *testing.T, cfg CreateConfig) results.CreateResult {
 }
 
 // runsOf returns the runs of one row, in seed order.
-func runsOf(res results.CreateResult, table string, order store.Order, policy string) []results.CreateRun {
+func runsOf(res results.CreateResult, table string, order contract.Order, policy string) []results.CreateRun {
 	var out []results.CreateRun
 	for _, r := range res.Runs {
 		if r.Table == table && r.Order == string(order) && r.KeyPolicy == policy {
@@ -52,7 +52,7 @@ func runsOf(res results.CreateResult, table string, order store.Order, policy st
 // They come from the model in Create's doc comment, not from the published
 // tables; a change here changes every create baseline.
 func TestCreateAtPublishedParameters(t *testing.T) {
-	res := mustCreate(t, DefaultCreateConfig())
+	res := mustCreate(t, testCreate())
 	a := func(calls, tabs, dups []int) [3][]int { return [3][]int{calls, tabs, dups} }
 	lost := []int{17, 20, 14}
 	intended := []int{50, 50, 50}
@@ -133,7 +133,7 @@ func TestCreateSameKeyUnderKeyFirstCreatesIntended(t *testing.T) {
 		lost := 0
 		for _, r := range res.Runs {
 			keeps := r.KeyPolicy == results.CreateKeyRetry || r.KeyPolicy == results.CreateKeyAfterConflict
-			if r.Order != string(store.OrderKeyFirst) || !keeps {
+			if r.Order != string(contract.OrderKeyFirst) || !keeps {
 				continue
 			}
 			if r.TabsCreated != r.Intended || r.Duplicates != 0 {
@@ -174,19 +174,19 @@ func TestCreateNewKeyCreatesOneTabPerLostReply(t *testing.T) {
 // creates the tab a second time. Under key-first the same client creates none.
 func TestCreateVersionFirstNewKeyAfterConflictDuplicates(t *testing.T) {
 	res := mustSweep(t)[1].res
-	for _, r := range runsOf(res, results.CreateTableB, store.OrderVersionFirst, results.CreateKeyAfterConflict) {
+	for _, r := range runsOf(res, results.CreateTableB, contract.OrderVersionFirst, results.CreateKeyAfterConflict) {
 		if r.Duplicates == 0 || r.Duplicates != r.Conflicts {
 			t.Errorf("seed %d: %d duplicates after %d conflicts, want one per conflict and some", r.Seed, r.Duplicates, r.Conflicts)
 		}
 	}
-	for _, r := range runsOf(res, results.CreateTableB, store.OrderKeyFirst, results.CreateKeyAfterConflict) {
+	for _, r := range runsOf(res, results.CreateTableB, contract.OrderKeyFirst, results.CreateKeyAfterConflict) {
 		if r.Duplicates != 0 {
 			t.Errorf("key-first, seed %d: %d duplicates, want 0", r.Seed, r.Duplicates)
 		}
 	}
 	// Keeping the key under version-first costs calls, not tabs.
-	kf := runsOf(res, results.CreateTableB, store.OrderKeyFirst, results.CreateKeyRetry)
-	vf := runsOf(res, results.CreateTableB, store.OrderVersionFirst, results.CreateKeyRetry)
+	kf := runsOf(res, results.CreateTableB, contract.OrderKeyFirst, results.CreateKeyRetry)
+	vf := runsOf(res, results.CreateTableB, contract.OrderVersionFirst, results.CreateKeyRetry)
 	for i := range vf {
 		if vf[i].Duplicates != 0 || vf[i].CallsSent <= kf[i].CallsSent {
 			t.Errorf("version-first retry, seed %d: %d duplicates, %d calls (key-first %d); want 0 and more calls",
@@ -218,8 +218,8 @@ func TestCreateLostReplyNeverLosesACommit(t *testing.T) {
 // replies, so table A's two rows send the same calls, as published.
 func TestCreateStreamsAlignAcrossPolicies(t *testing.T) {
 	res := mustSweep(t)[1].res
-	none := runsOf(res, results.CreateTableA, store.OrderKeyFirst, results.CreateKeyNone)
-	retry := runsOf(res, results.CreateTableA, store.OrderKeyFirst, results.CreateKeyRetry)
+	none := runsOf(res, results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyNone)
+	retry := runsOf(res, results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyRetry)
 	for i := range none {
 		if none[i].CallsSent != retry[i].CallsSent {
 			t.Errorf("seed %d: none sent %d calls, retry %d", none[i].Seed, none[i].CallsSent, retry[i].CallsSent)
@@ -260,7 +260,7 @@ func TestCreateIsDeterministic(t *testing.T) {
 // only: two runs give the same IDs, per-Note counter and creation time included.
 func TestCreateTabIDsAreDeterministic(t *testing.T) {
 	cfg := createConfig([]uint64{3}, 0.3, results.CreateTableA)
-	c := createCase{results.CreateTableA, store.OrderKeyFirst, results.CreateKeyNone}
+	c := createCase{results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyNone}
 	_, first, err := createRun(context.Background(), cfg, c, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +313,7 @@ func TestCreateConfigValidate(t *testing.T) {
 		{func(c *CreateConfig) { c.ServiceTime = -1 }, "--service-time: -1ns is negative"},
 	}
 	for _, tt := range tests {
-		cfg := DefaultCreateConfig()
+		cfg := testCreate()
 		tt.edit(&cfg)
 		err := cfg.Validate()
 		if err == nil || err.Error() != tt.want {
@@ -323,13 +323,13 @@ func TestCreateConfigValidate(t *testing.T) {
 			t.Errorf("Create with a bad config returned %v, want the validation error", err)
 		}
 	}
-	if err := DefaultCreateConfig().Validate(); err != nil {
+	if err := testCreate().Validate(); err != nil {
 		t.Errorf("the default config is invalid: %v", err)
 	}
 }
 
 func TestCreateConfigJSON(t *testing.T) {
-	b, err := json.Marshal(DefaultCreateConfig())
+	b, err := json.Marshal(testCreate())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // Policy is what an editor does after a version conflict.
@@ -45,13 +45,13 @@ type edit struct {
 	tab string
 	// build returns the write request for the content read; line is the unique
 	// mark of this edit.
-	build func(read store.TabContent) store.EditRequest
+	build func(read contract.TabContent) contract.EditRequest
 }
 
 // editor is one scripted participant with its own connection and random stream.
 type editor struct {
 	name   string
-	conn   *store.Conn
+	conn   contract.Session
 	clock  Clock
 	rand   *rand.Rand
 	timing Timing
@@ -92,7 +92,7 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 				e.acked = append(e.acked, i)
 				break
 			}
-			var conflict *store.ConflictError
+			var conflict *contract.ConflictError
 			if !errors.As(err, &conflict) {
 				return fmt.Errorf("%s edit %d: %w", e.name, i, err)
 			}
@@ -115,9 +115,9 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 	return nil
 }
 
-func (e *editor) read(ctx context.Context, noteID, tab string) (store.TabContent, error) {
+func (e *editor) read(ctx context.Context, noteID, tab string) (contract.TabContent, error) {
 	if err := e.clock.Busy(ctx); err != nil {
-		return store.TabContent{}, err
+		return contract.TabContent{}, err
 	}
 	return e.conn.ReadNoteTab(ctx, noteID, tab)
 }
@@ -126,9 +126,9 @@ func (e *editor) read(ctx context.Context, noteID, tab string) (store.TabContent
 func appendLine(noteID, line string) edit {
 	return edit{
 		tab: "markdown",
-		build: func(read store.TabContent) store.EditRequest {
-			return store.EditRequest{NoteID: noteID, TabID: "markdown", ExpectedVersion: read.Version,
-				Operation: store.OpReplaceText, Text: read.Text + "\n" + line}
+		build: func(read contract.TabContent) contract.EditRequest {
+			return contract.EditRequest{NoteID: noteID, TabID: "markdown", ExpectedVersion: read.Version,
+				Operation: contract.OpReplaceText, Text: read.Text + "\n" + line}
 		},
 	}
 }
@@ -137,9 +137,9 @@ func appendLine(noteID, line string) edit {
 func setCell(noteID, tabID string, row int, value string) edit {
 	return edit{
 		tab: tabID,
-		build: func(read store.TabContent) store.EditRequest {
-			return store.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: read.Version,
-				Operation: store.OpSheetSetRange, StartRow: row, Values: [][]any{{value}}}
+		build: func(read contract.TabContent) contract.EditRequest {
+			return contract.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: read.Version,
+				Operation: contract.OpSheetSetRange, StartRow: row, Values: [][]any{{value}}}
 		},
 	}
 }

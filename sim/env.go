@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/notesbench/notesbench/store"
+	"github.com/notesbench/notesbench/contract"
 )
 
 // ClockKind names the clock a run uses.
@@ -37,20 +35,23 @@ var Epoch = time.Date(2026, 11, 6, 9, 0, 0, 0, time.UTC)
 const DefaultServiceTime = 60 * time.Microsecond
 
 // Env is how runs are executed, shared by every experiment: which clock, which
-// seeds, how many at once, and where the databases go.
+// seeds, how many at once, and what serves the contract.
 type Env struct {
 	Clock       ClockKind     `json:"clock"`
 	ServiceTime time.Duration `json:"service_time_ns"`
 	Seeds       []uint64      `json:"seeds"`
 	// Parallel is how many seeds run at once; 0 means the default for the clock.
 	Parallel int `json:"parallel"`
-	// DBDir keeps every run's database in this folder; empty means a temporary
-	// folder removed at the end.
-	DBDir string `json:"db_dir,omitempty"`
-	// InMemory keeps databases in memory instead of files, for fast statistical runs.
-	InMemory    bool              `json:"in_memory,omitempty"`
-	Synchronous store.Synchronous `json:"synchronous"`
+	// DBDir, InMemory and Synchronous record the embedded target's settings: the
+	// folder every run's database is kept in (empty: a temporary folder), whether
+	// the databases are in memory, and SQLite's synchronous setting. Target is
+	// what they configured.
+	DBDir       string `json:"db_dir,omitempty"`
+	InMemory    bool   `json:"in_memory,omitempty"`
+	Synchronous string `json:"synchronous"`
 
+	// Target opens the contract of each run.
+	Target contract.Target `json:"-"`
 	// Progress, when set, is called after each run with the runs done and the total.
 	Progress func(done, total int) `json:"-"`
 }
@@ -69,10 +70,8 @@ func (e Env) Validate() error {
 	if e.Parallel < 0 {
 		return errors.New("--parallel: must be 0 or more")
 	}
-	if e.Synchronous != "" {
-		if _, err := store.ParseSynchronous(string(e.Synchronous)); err != nil {
-			return fmt.Errorf("--synchronous: %w", err)
-		}
+	if e.Target == nil {
+		return errors.New("no contract target to run against")
 	}
 	return nil
 }
@@ -91,40 +90,6 @@ func (e Env) parallel(runs int) int {
 	return DefaultParallel(e.Clock == ClockVirtual, runs)
 }
 
-// dbFolder returns the folder the run databases go in, and a cleanup that
-// removes it when it is temporary.
-func (e Env) dbFolder() (string, func(), error) {
-	if e.InMemory {
-		return "", func() {}, nil
-	}
-	if e.DBDir != "" {
-		if err := os.MkdirAll(e.DBDir, 0o755); err != nil {
-			return "", nil, fmt.Errorf("--db: %w", err)
-		}
-		return e.DBDir, func() {}, nil
-	}
-	dir, err := os.MkdirTemp("", "notesbench-")
-	if err != nil {
-		return "", nil, err
-	}
-	return dir, func() { os.RemoveAll(dir) }, nil
-}
-
-// openStore opens a run's store: a file named after the run in dir (replacing
-// one left by an earlier run), or an in-memory database when dir is empty.
-func openStore(dir, name string, opts store.Options) (*store.Store, error) {
-	path := store.InMemory
-	if dir != "" {
-		path = filepath.Join(dir, name+".db")
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, err
-			}
-		}
-	}
-	return store.Open(path, opts)
-}
-
 // job is one run of an experiment: a seed under one mode.
 type job[M any] struct {
 	seed uint64
@@ -133,12 +98,7 @@ type job[M any] struct {
 
 // runJobs runs fn for every (mode, seed) pair, modes outer, with the Env's
 // parallelism, and returns the results in that order.
-func runJobs[M, T any](ctx context.Context, env Env, modes []M, fn func(ctx context.Context, dir string, mode M, seed uint64) (T, error)) ([]T, error) {
-	dir, cleanup, err := env.dbFolder()
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
+func runJobs[M, T any](ctx context.Context, env Env, modes []M, fn func(ctx context.Context, mode M, seed uint64) (T, error)) ([]T, error) {
 	var jobs []job[M]
 	for _, m := range modes {
 		for _, s := range env.Seeds {
@@ -159,7 +119,7 @@ func runJobs[M, T any](ctx context.Context, env Env, modes []M, fn func(ctx cont
 	}()
 	label := func(i int) string { return fmt.Sprintf("%v, seed %d", jobs[i].mode, jobs[i].seed) }
 	out, err := runAll(ctx, len(jobs), env.parallel(len(jobs)), label, func(ctx context.Context, i int) (T, error) {
-		res, err := fn(ctx, dir, jobs[i].mode, jobs[i].seed)
+		res, err := fn(ctx, jobs[i].mode, jobs[i].seed)
 		if err == nil {
 			done <- struct{}{}
 		}

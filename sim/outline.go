@@ -8,8 +8,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // maxOutlineSlides bounds --slides, so that a typo fails at once instead of
@@ -31,6 +31,9 @@ type OutlineConfig struct {
 	Decks int `json:"decks"`
 	// Seed seeds the simulated saves and the idempotency keys.
 	Seed uint64 `json:"seed"`
+
+	// Target opens the contract each deck is built on.
+	Target contract.Target `json:"-"`
 }
 
 // DefaultOutlineConfig returns the published parameters: a 12-slide deck, 4 s
@@ -57,6 +60,8 @@ func (c OutlineConfig) Validate() error {
 		return errors.New("--saves-per-minute: must be 0 or more")
 	case c.Decks < 1:
 		return errors.New("--decks: must be at least 1")
+	case c.Target == nil:
+		return errors.New("no contract target to run against")
 	}
 	return nil
 }
@@ -67,7 +72,7 @@ func (c OutlineConfig) Validate() error {
 // Each approach builds the deck once, for real, in an in-memory store: the agent
 // lists the tabs for the Note version, then sends its writes through the store's
 // JSON layer (Conn.Call), each request's arguments first checked with
-// store.ValidateArgs. The outline approach sends create_note_tab with the first
+// contract.ValidateArgs. The outline approach sends create_note_tab with the first
 // 20 slides and slides_add_outline for each further 20; the other sends an empty
 // create_note_tab and one slide_add per slide. Every write carries the version
 // the previous one returned and an idempotency key of its own, and the deck is
@@ -89,7 +94,7 @@ func RunOutline(ctx context.Context, c OutlineConfig) ([]results.OutlineRow, err
 	slides := OutlineSlides(c.Slides)
 	var rows []results.OutlineRow
 	for _, approach := range []string{results.ApproachOutline, results.ApproachSlideAdd} {
-		build, err := buildDeck(ctx, c.Seed, approach, slides, nil)
+		build, err := buildDeck(ctx, c.Target, c.Seed, approach, slides, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", approach, err)
 		}
@@ -142,10 +147,17 @@ func simulateConflicts(ctx context.Context, r *rand.Rand, writes int, c OutlineC
 	return conflicts, nil
 }
 
-// outlineCaller is the JSON layer a deck is built through: *store.Conn, or a
-// test's recorder in front of one.
+// outlineCaller is the JSON layer a deck is built through: contract.Call on a
+// session, or a test's recorder in front of one.
 type outlineCaller interface {
 	Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// jsonLayer is a session's JSON layer, as an MCP server exposes it.
+type jsonLayer struct{ s contract.Session }
+
+func (j jsonLayer) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return contract.Call(ctx, j.s, tool, args)
 }
 
 // deckBuild is what building one deck cost.
@@ -157,9 +169,9 @@ type deckBuild struct {
 // buildDeck builds slides as one deck with the given approach in a fresh
 // in-memory store. wrap, when not nil, is put in front of the agent's
 // connection (tests record what reaches Call with it).
-func buildDeck(ctx context.Context, seed uint64, approach string, slides []store.Slide,
+func buildDeck(ctx context.Context, target contract.Target, seed uint64, approach string, slides []contract.Slide,
 	wrap func(outlineCaller) outlineCaller) (b deckBuild, err error) {
-	st, err := store.Open(store.InMemory, store.Options{Clock: NewVirtual(storeEpoch, 0)})
+	st, err := target.Open(ctx, contract.RunSpec{Name: "outline-" + approach, Clock: NewVirtual(storeEpoch, 0), Seed: seed})
 	if err != nil {
 		return b, err
 	}
@@ -169,27 +181,27 @@ func buildDeck(ctx context.Context, seed uint64, approach string, slides []store
 	if err := st.CreateNote(ctx, noteID); err != nil {
 		return b, err
 	}
-	conn, err := st.Conn(ctx)
+	conn, err := st.Session(ctx)
 	if err != nil {
 		return b, err
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
-	var agent outlineCaller = conn
+	var agent outlineCaller = jsonLayer{conn}
 	if wrap != nil {
-		agent = wrap(conn)
+		agent = wrap(agent)
 	}
 
-	var list store.TabList
+	var list contract.TabList
 	if err := deckCallJSON(ctx, agent, "list_note_tabs", map[string]string{"note_id": noteID}, &list); err != nil {
 		return b, err
 	}
 	version := list.Version
-	write := func(tool string, req any) (store.Version, string, error) {
+	write := func(tool string, req any) (contract.Version, string, error) {
 		args, err := json.Marshal(req)
 		if err != nil {
 			return "", "", err
 		}
-		violations, err := store.ValidateArgs(tool, args)
+		violations, err := contract.ValidateArgs(tool, args)
 		if err != nil {
 			return "", "", err
 		}
@@ -197,8 +209,8 @@ func buildDeck(ctx context.Context, seed uint64, approach string, slides []store
 			return "", "", fmt.Errorf("%s request %d breaks the schema: %v", tool, b.writes+1, violations[0])
 		}
 		var res struct {
-			TabID   string        `json:"tab_id"`
-			Version store.Version `json:"version"`
+			TabID   string           `json:"tab_id"`
+			Version contract.Version `json:"version"`
 		}
 		if err := deckCallRaw(ctx, agent, tool, args, &res); err != nil {
 			return "", "", err
@@ -208,11 +220,11 @@ func buildDeck(ctx context.Context, seed uint64, approach string, slides []store
 		return res.Version, res.TabID, nil
 	}
 
-	create := store.CreateRequest{NoteID: noteID, ExpectedVersion: version, IdempotencyKey: randomUUID(keys),
-		TabType: store.TypeSlides, Label: outlineDeckLabel}
+	create := contract.CreateRequest{NoteID: noteID, ExpectedVersion: version, IdempotencyKey: randomUUID(keys),
+		TabType: contract.TypeSlides, Label: outlineDeckLabel}
 	rest := slides
 	if approach == results.ApproachOutline {
-		n := min(len(rest), store.MaxOutlineSlides)
+		n := min(len(rest), contract.MaxOutlineSlides)
 		create.Slides, rest = rest[:n], rest[n:]
 	}
 	version, tabID, err := write("create_note_tab", create)
@@ -220,13 +232,13 @@ func buildDeck(ctx context.Context, seed uint64, approach string, slides []store
 		return b, err
 	}
 	for len(rest) > 0 {
-		edit := store.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: version, IdempotencyKey: randomUUID(keys)}
+		edit := contract.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: version, IdempotencyKey: randomUUID(keys)}
 		if approach == results.ApproachOutline {
-			n := min(len(rest), store.MaxOutlineSlides)
-			edit.Operation, edit.Slides, rest = store.OpSlidesAddOutline, rest[:n], rest[n:]
+			n := min(len(rest), contract.MaxOutlineSlides)
+			edit.Operation, edit.Slides, rest = contract.OpSlidesAddOutline, rest[:n], rest[n:]
 		} else {
 			s := rest[0]
-			edit.Operation, edit.Title, edit.Body, edit.Notes, rest = store.OpSlideAdd, s.Title, s.Body, s.Notes, rest[1:]
+			edit.Operation, edit.Title, edit.Body, edit.Notes, rest = contract.OpSlideAdd, s.Title, s.Body, s.Notes, rest[1:]
 		}
 		if version, _, err = write("edit_note_tab", edit); err != nil {
 			return b, err
@@ -235,7 +247,7 @@ func buildDeck(ctx context.Context, seed uint64, approach string, slides []store
 
 	var deck struct {
 		Data struct {
-			Slides []store.Slide `json:"slides"`
+			Slides []contract.Slide `json:"slides"`
 		} `json:"data"`
 	}
 	if err := deckCallJSON(ctx, agent, "read_note_tab", map[string]string{"note_id": noteID, "tab_id": tabID}, &deck); err != nil {
@@ -286,7 +298,7 @@ const outlineDeckLabel = "Q3 launch review"
 // outlineDeck is the 12-slide deck of the outline experiment, written for it:
 // a launch review, each slide with a title, a body of one or two sentences and
 // a line of speaker notes.
-var outlineDeck = []store.Slide{
+var outlineDeck = []contract.Slide{
 	{Title: "Q3 launch review", Body: "What shipped, what it cost and what the first six weeks taught us.", Notes: "Open with the headline number; keep this under a minute."},
 	{Title: "Agenda", Body: "Results, customers, incidents, costs, next quarter, decisions needed.", Notes: "Say which decisions we need today."},
 	{Title: "Headline", Body: "Shared Notes reached 41,000 weekly editors, 12 % above plan.", Notes: "Plan was 36,500; the gap opened in week three."},
@@ -305,8 +317,8 @@ var outlineDeck = []store.Slide{
 // fixed texts written for this tool, not osFoundry's, so request bytes differ
 // from the published ones. Decks of more than 12 slides repeat the 12 with the
 // round in the title ("Agenda (2)").
-func OutlineSlides(n int) []store.Slide {
-	out := make([]store.Slide, n)
+func OutlineSlides(n int) []contract.Slide {
+	out := make([]contract.Slide, n)
 	for i := range out {
 		out[i] = outlineDeck[i%len(outlineDeck)]
 		if round := i/len(outlineDeck) + 1; round > 1 {

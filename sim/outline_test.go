@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // callRecorder stands in front of the agent's connection and keeps every call that
@@ -32,7 +32,7 @@ func (r *callRecorder) Call(ctx context.Context, tool string, args json.RawMessa
 func buildRecorded(t *testing.T, approach string, slides int) (deckBuild, []recordedCall) {
 	t.Helper()
 	rec := &callRecorder{}
-	b, err := buildDeck(context.Background(), 1, approach, OutlineSlides(slides), func(c outlineCaller) outlineCaller {
+	b, err := buildDeck(context.Background(), memTarget, 1, approach, OutlineSlides(slides), func(c outlineCaller) outlineCaller {
 		rec.next = c
 		return rec
 	})
@@ -53,7 +53,7 @@ func writeCalls(t *testing.T, calls []recordedCall) []recordedCall {
 }
 
 func TestOutlineRequestBytesAreWhatWasSent(t *testing.T) {
-	rows, err := RunOutline(context.Background(), DefaultOutlineConfig())
+	rows, err := RunOutline(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestOutlineRequestBytesAreWhatWasSent(t *testing.T) {
 		sent := 0
 		for _, c := range writes {
 			sent += len(c.args)
-			if v, err := store.ValidateArgs(c.tool, c.args); err != nil || len(v) > 0 {
+			if v, err := contract.ValidateArgs(c.tool, c.args); err != nil || len(v) > 0 {
 				t.Errorf("%s: a %s request breaks the schema: %v %v", row.Approach, c.tool, v, err)
 			}
 		}
@@ -129,10 +129,10 @@ func TestOutlineSplitsLongDecks(t *testing.T) {
 
 func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 	for _, c := range []OutlineConfig{
-		DefaultOutlineConfig(),
-		{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 100000, Seed: 2},
-		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3},
-		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4},
+		testOutline(),
+		{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 100000, Seed: 2, Target: memTarget},
+		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3, Target: memTarget},
+		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4, Target: memTarget},
 	} {
 		rows, err := RunOutline(context.Background(), c)
 		if err != nil {
@@ -155,7 +155,7 @@ func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 }
 
 func TestOutlineNoSaves(t *testing.T) {
-	c := DefaultOutlineConfig()
+	c := testOutline()
 	c.SavesPerMinute = 0
 	rows, err := RunOutline(context.Background(), c)
 	if err != nil {
@@ -169,18 +169,18 @@ func TestOutlineNoSaves(t *testing.T) {
 }
 
 func TestOutlineDeterministic(t *testing.T) {
-	a, err := RunOutline(context.Background(), DefaultOutlineConfig())
+	a, err := RunOutline(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := RunOutline(context.Background(), DefaultOutlineConfig())
+	b, err := RunOutline(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("two runs with seed 1:\n%+v\n%+v", a, b)
 	}
-	c := DefaultOutlineConfig()
+	c := testOutline()
 	c.Seed = 2
 	other, err := RunOutline(context.Background(), c)
 	if err != nil {
@@ -212,7 +212,7 @@ func TestOutlineSlides(t *testing.T) {
 }
 
 func TestOutlineConfigValidate(t *testing.T) {
-	if err := DefaultOutlineConfig().Validate(); err != nil {
+	if err := testOutline().Validate(); err != nil {
 		t.Fatalf("default config: %v", err)
 	}
 	for _, tc := range []struct {
@@ -229,7 +229,7 @@ func TestOutlineConfigValidate(t *testing.T) {
 		{func(c *OutlineConfig) { c.SavesPerMinute = math.Inf(1) }, "--saves-per-minute: must be finite"},
 		{func(c *OutlineConfig) { c.Decks = 0 }, "--decks: must be at least 1"},
 	} {
-		c := DefaultOutlineConfig()
+		c := testOutline()
 		tc.change(&c)
 		if err := c.Validate(); err == nil || err.Error() != tc.want {
 			t.Errorf("Validate() = %v, want %q", err, tc.want)
@@ -243,7 +243,7 @@ func TestOutlineConfigValidate(t *testing.T) {
 func TestOutlineCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunOutline(ctx, DefaultOutlineConfig()); !errors.Is(err, context.Canceled) {
+	if _, err := RunOutline(ctx, testOutline()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunOutline on a cancelled context = %v, want context.Canceled", err)
 	}
 }

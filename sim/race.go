@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // noteID is the Note every race runs on.
@@ -15,12 +15,12 @@ const noteID = "note-1"
 
 // Mode is one row of the race table: a version guard and a conflict policy.
 type Mode struct {
-	Guard  store.Guard `json:"guard"`
-	Policy Policy      `json:"policy"`
+	Guard  contract.Guard `json:"guard"`
+	Policy Policy         `json:"policy"`
 }
 
 func (m Mode) String() string {
-	if m.Guard == store.GuardNone {
+	if m.Guard == contract.GuardNone {
 		return "none"
 	}
 	return string(m.Guard) + "/" + string(m.Policy)
@@ -38,7 +38,7 @@ func ParseModes(s string) ([]Mode, error) {
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		guard, policy, hasPolicy := strings.Cut(item, "/")
-		g, err := store.ParseGuard(guard)
+		g, err := contract.ParseGuard(guard)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", item, err)
 		}
@@ -48,7 +48,7 @@ func ParseModes(s string) ([]Mode, error) {
 			if m.Policy, err = ParsePolicy(policy); err != nil {
 				return nil, fmt.Errorf("%q: %w", item, err)
 			}
-		case g != store.GuardNone:
+		case g != contract.GuardNone:
 			return nil, fmt.Errorf("%q: a %s guard needs a policy, e.g. %s/reapply", item, g, g)
 		}
 		if seen[m] {
@@ -68,24 +68,24 @@ const PauseThink = "think"
 // variants.
 type RaceConfig struct {
 	Env
-	Modes         []Mode              `json:"modes"`
-	Edits         int                 `json:"edits"`
-	ClaudeThink   Dist                `json:"claude_think"`
-	HumanThink    Dist                `json:"human_think"`
-	Pause         string              `json:"pause"`
-	VersionFormat store.VersionFormat `json:"version_format"`
+	Modes         []Mode                 `json:"modes"`
+	Edits         int                    `json:"edits"`
+	ClaudeThink   Dist                   `json:"claude_think"`
+	HumanThink    Dist                   `json:"human_think"`
+	Pause         string                 `json:"pause"`
+	VersionFormat contract.VersionFormat `json:"version_format"`
 }
 
 // DefaultRace is the published race setup.
 func DefaultRace() RaceConfig {
 	return RaceConfig{
-		Env:           Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: store.SyncNormal},
-		Modes:         []Mode{{store.GuardNone, Reapply}, {store.GuardNote, Reapply}, {store.GuardNote, Refresh}},
+		Env:           Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: "normal"},
+		Modes:         []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardNote, Refresh}},
 		Edits:         100,
 		ClaudeThink:   Dist{Min: 20e6, Max: 80e6},
 		HumanThink:    Dist{Min: 5e6, Max: 40e6},
 		Pause:         PauseThink,
-		VersionFormat: store.FormatCounter,
+		VersionFormat: contract.FormatCounter,
 	}
 }
 
@@ -125,14 +125,14 @@ func Race(ctx context.Context, cfg RaceConfig) ([]results.RaceRun, error) {
 		return nil, err
 	}
 	claude, human, _ := cfg.timings()
-	return runJobs(ctx, cfg.Env, cfg.Modes, func(ctx context.Context, dir string, m Mode, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, cfg.Env, dir, seed, raceSpec{
-			name:   fmt.Sprintf("race-%s-%s-seed%d", m.Guard, m.Policy, seed),
-			opts:   store.Options{Guard: m.Guard, VersionFormat: cfg.VersionFormat},
-			policy: m.Policy,
-			edits:  cfg.Edits,
-			claude: claude,
-			human:  human,
+	return runJobs(ctx, cfg.Env, cfg.Modes, func(ctx context.Context, m Mode, seed uint64) (results.RaceRun, error) {
+		return runRace(ctx, cfg.Env, seed, raceSpec{
+			name:    fmt.Sprintf("race-%s-%s-seed%d", m.Guard, m.Policy, seed),
+			variant: contract.Variant{Guard: m.Guard, VersionFormat: cfg.VersionFormat},
+			policy:  m.Policy,
+			edits:   cfg.Edits,
+			claude:  claude,
+			human:   human,
 		})
 	})
 }
@@ -141,23 +141,23 @@ func Race(ctx context.Context, cfg RaceConfig) ([]results.RaceRun, error) {
 // while the person writes cells in a Sheet tab, under each version scope.
 type TabsConfig struct {
 	Env
-	Scopes      []store.Guard `json:"scopes"`
-	Edits       int           `json:"edits"`
-	ClaudeThink Dist          `json:"claude_think"`
-	HumanThink  Dist          `json:"human_think"`
-	Pause       string        `json:"pause"`
+	Scopes      []contract.Guard `json:"scopes"`
+	Edits       int              `json:"edits"`
+	ClaudeThink Dist             `json:"claude_think"`
+	HumanThink  Dist             `json:"human_think"`
+	Pause       string           `json:"pause"`
 }
 
 // DefaultTabs is the published tabs setup.
 func DefaultTabs() TabsConfig {
 	r := DefaultRace()
 	r.Seeds = []uint64{1, 2, 3}
-	return TabsConfig{Env: r.Env, Scopes: []store.Guard{store.GuardNote, store.GuardTab}, Edits: r.Edits,
+	return TabsConfig{Env: r.Env, Scopes: []contract.Guard{contract.GuardNote, contract.GuardTab}, Edits: r.Edits,
 		ClaudeThink: r.ClaudeThink, HumanThink: r.HumanThink, Pause: r.Pause}
 }
 
 func (c TabsConfig) race() RaceConfig {
-	return RaceConfig{Env: c.Env, Modes: []Mode{{store.GuardNote, Reapply}}, Edits: c.Edits,
+	return RaceConfig{Env: c.Env, Modes: []Mode{{contract.GuardNote, Reapply}}, Edits: c.Edits,
 		ClaudeThink: c.ClaudeThink, HumanThink: c.HumanThink, Pause: c.Pause}
 }
 
@@ -175,10 +175,10 @@ func Tabs(ctx context.Context, cfg TabsConfig) ([]results.RaceRun, error) {
 		return nil, err
 	}
 	claude, human, _ := cfg.race().timings()
-	return runJobs(ctx, cfg.Env, cfg.Scopes, func(ctx context.Context, dir string, g store.Guard, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, cfg.Env, dir, seed, raceSpec{
+	return runJobs(ctx, cfg.Env, cfg.Scopes, func(ctx context.Context, g contract.Guard, seed uint64) (results.RaceRun, error) {
+		return runRace(ctx, cfg.Env, seed, raceSpec{
 			name:    fmt.Sprintf("tabs-%s-seed%d", g, seed),
-			opts:    store.Options{Guard: g},
+			variant: contract.Variant{Guard: g},
 			policy:  Reapply,
 			edits:   cfg.Edits,
 			claude:  claude,
@@ -192,14 +192,14 @@ func Tabs(ctx context.Context, cfg TabsConfig) ([]results.RaceRun, error) {
 // commits come as fast as the store takes them, under each version format.
 type FastConfig struct {
 	Env
-	Formats []store.VersionFormat `json:"formats"`
-	Edits   int                   `json:"edits"`
+	Formats []contract.VersionFormat `json:"formats"`
+	Edits   int                      `json:"edits"`
 }
 
 // DefaultFast is the published fast setup.
 func DefaultFast() FastConfig {
 	r := DefaultRace()
-	return FastConfig{Env: r.Env, Formats: []store.VersionFormat{store.FormatMS, store.FormatUSSuffix, store.FormatCounter}, Edits: 2000}
+	return FastConfig{Env: r.Env, Formats: []contract.VersionFormat{contract.FormatMS, contract.FormatUSSuffix, contract.FormatCounter}, Edits: 2000}
 }
 
 // Validate checks the configuration; errors name the flag.
@@ -216,14 +216,14 @@ func Fast(ctx context.Context, cfg FastConfig) ([]results.RaceRun, error) {
 		return nil, err
 	}
 	zero := Timing{}
-	return runJobs(ctx, cfg.Env, cfg.Formats, func(ctx context.Context, dir string, f store.VersionFormat, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, cfg.Env, dir, seed, raceSpec{
-			name:   fmt.Sprintf("fast-%s-seed%d", f, seed),
-			opts:   store.Options{Guard: store.GuardNote, VersionFormat: f},
-			policy: Reapply,
-			edits:  cfg.Edits,
-			claude: zero,
-			human:  zero,
+	return runJobs(ctx, cfg.Env, cfg.Formats, func(ctx context.Context, f contract.VersionFormat, seed uint64) (results.RaceRun, error) {
+		return runRace(ctx, cfg.Env, seed, raceSpec{
+			name:    fmt.Sprintf("fast-%s-seed%d", f, seed),
+			variant: contract.Variant{Guard: contract.GuardNote, VersionFormat: f},
+			policy:  Reapply,
+			edits:   cfg.Edits,
+			claude:  zero,
+			human:   zero,
 		})
 	})
 }
@@ -231,7 +231,7 @@ func Fast(ctx context.Context, cfg FastConfig) ([]results.RaceRun, error) {
 // raceSpec is one run of the race engine.
 type raceSpec struct {
 	name          string
-	opts          store.Options
+	variant       contract.Variant
 	policy        Policy
 	edits         int
 	claude, human Timing
@@ -242,11 +242,10 @@ type raceSpec struct {
 
 // runRace runs claude and the person against a fresh Note and counts what the
 // final Note lacks of what the store acknowledged.
-func runRace(ctx context.Context, env Env, dir string, seed uint64, spec raceSpec) (run results.RaceRun, err error) {
+func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run results.RaceRun, err error) {
 	clock := env.newClock()
-	opts := spec.opts
-	opts.Clock, opts.Seed, opts.Synchronous = clock, seed, env.Synchronous
-	st, err := openStore(dir, spec.name, opts)
+	variant := spec.variant.WithDefaults()
+	st, err := env.Target.Open(ctx, contract.RunSpec{Name: spec.name, Variant: variant, Clock: clock, Seed: seed})
 	if err != nil {
 		return run, err
 	}
@@ -254,12 +253,12 @@ func runRace(ctx context.Context, env Env, dir string, seed uint64, spec raceSpe
 	if err := st.CreateNote(ctx, noteID); err != nil {
 		return run, err
 	}
-	conns := make([]*store.Conn, 3) // claude, human, and one to set up and check
+	conns := make([]contract.Session, 3) // claude, human, and one to set up and check
 	for i := range conns {
-		if conns[i], err = st.Conn(ctx); err != nil {
+		if conns[i], err = st.Session(ctx); err != nil {
 			return run, err
 		}
-		defer func(c *store.Conn) { err = errors.Join(err, c.Close()) }(conns[i])
+		defer func(c contract.Session) { err = errors.Join(err, c.Close()) }(conns[i])
 	}
 	check := conns[2]
 	sheetID := ""
@@ -268,8 +267,8 @@ func runRace(ctx context.Context, env Env, dir string, seed uint64, spec raceSpe
 		if err != nil {
 			return run, err
 		}
-		tab, err := check.CreateNoteTab(ctx, store.CreateRequest{NoteID: noteID, ExpectedVersion: l.Version,
-			IdempotencyKey: "setup-sheet", TabType: store.TypeSheet, Label: "Data"})
+		tab, err := check.CreateNoteTab(ctx, contract.CreateRequest{NoteID: noteID, ExpectedVersion: l.Version,
+			IdempotencyKey: "setup-sheet", TabType: contract.TypeSheet, Label: "Data"})
 		if err != nil {
 			return run, err
 		}
@@ -308,16 +307,12 @@ func runRace(ctx context.Context, env Env, dir string, seed uint64, spec raceSpe
 	} else {
 		human.stats.Lost = countLostLines(text.Text, "human", human.acked)
 	}
-	format := opts.VersionFormat
-	if format == "" {
-		format = store.FormatCounter
-	}
 	policy := spec.policy
-	if opts.Guard == store.GuardNone {
+	if variant.Guard == contract.GuardNone {
 		policy = ""
 	}
 	return results.RaceRun{
-		Seed: seed, Guard: string(opts.Guard), Policy: string(policy), VersionFormat: string(format),
+		Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat),
 		Claude: claude.stats, Human: human.stats, WallS: wall.Seconds(),
 	}, nil
 }

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 var bg = context.Background()
 
 func virtualEnv(seeds []uint64) Env {
-	return Env{Clock: ClockVirtual, ServiceTime: DefaultServiceTime, Seeds: seeds, InMemory: true}
+	return Env{Clock: ClockVirtual, ServiceTime: DefaultServiceTime, Seeds: seeds, InMemory: true, Target: memTarget}
 }
 
 func seedRange(lo, hi uint64) []uint64 {
@@ -34,7 +34,7 @@ func stripWall(runs []results.RaceRun) []results.RaceRun {
 }
 
 func TestRaceVirtualIsDeterministic(t *testing.T) {
-	cfg := DefaultRace()
+	cfg := testRace()
 	cfg.Env = virtualEnv([]uint64{1, 2, 3})
 	a, err := Race(bg, cfg)
 	if err != nil {
@@ -58,7 +58,7 @@ func TestRaceVirtualIsDeterministic(t *testing.T) {
 // The published defaults on the virtual clock give these exact counts on any
 // machine. A change here is a change of behaviour: look at it before updating.
 func TestRaceVirtualExactCounts(t *testing.T) {
-	cfg := DefaultRace()
+	cfg := testRace()
 	cfg.Env = virtualEnv([]uint64{1, 2, 3, 4, 5})
 	runs, err := Race(bg, cfg)
 	if err != nil {
@@ -84,10 +84,10 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 seeds")
 	}
-	cfg := DefaultRace()
+	cfg := testRace()
 	cfg.Env = virtualEnv(seedRange(1, 200))
 	cfg.Edits = 20
-	cfg.Modes = []Mode{{store.GuardNone, Reapply}, {store.GuardNote, Reapply}, {store.GuardTab, Reapply}, {store.GuardNote, Refresh}}
+	cfg.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}, {contract.GuardNote, Refresh}}
 	runs, err := Race(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 }
 
 func TestTabsScopeInvariants(t *testing.T) {
-	cfg := DefaultTabs()
+	cfg := testTabs()
 	cfg.Env = virtualEnv(seedRange(1, 40))
 	cfg.Edits = 50
 	runs, err := Tabs(bg, cfg)
@@ -142,9 +142,9 @@ func TestTabsScopeInvariants(t *testing.T) {
 // The published fast setup on the virtual clock: only millisecond versions lose
 // lines, in every run, and these exact counts hold on any machine.
 func TestFastOnlyMillisecondsLose(t *testing.T) {
-	cfg := DefaultFast()
+	cfg := testFast()
 	cfg.Env = virtualEnv(seedRange(1, 5))
-	cfg.Formats = []store.VersionFormat{store.FormatMS}
+	cfg.Formats = []contract.VersionFormat{contract.FormatMS}
 	runs, err := Fast(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 	if ms := results.SummarizeFast(runs); ms.Lost != 35 || ms.RunsWithLoss != 5 || ms.Intended != 20000 {
 		t.Errorf("ms versions: %+v, want 35 lost of 20,000 in 5 of 5 runs", ms)
 	}
-	cfg.Formats = []store.VersionFormat{store.FormatUSSuffix, store.FormatCounter}
+	cfg.Formats = []contract.VersionFormat{contract.FormatUSSuffix, contract.FormatCounter}
 	cfg.Env = virtualEnv(seedRange(1, 20))
 	cfg.Edits = 300
 	if runs, err = Fast(bg, cfg); err != nil {
@@ -167,12 +167,12 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 // On the real clock the interleaving is the operating system's, so only
 // invariants hold: re-applying after a conflict never loses a line.
 func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
-	cfg := DefaultRace()
-	cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}}
+	cfg := testRace()
+	cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}, Target: fileTarget(t, t.TempDir())}
 	cfg.Edits = 20
 	cfg.ClaudeThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 	cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
-	cfg.Modes = []Mode{{store.GuardNote, Reapply}, {store.GuardTab, Reapply}}
+	cfg.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
 	runs, err := Race(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestRaceConfigErrors(t *testing.T) {
 		{func(c *RaceConfig) { c.Clock = "wall" }, `--clock: unknown clock "wall" (want real or virtual)`},
 		{func(c *RaceConfig) { c.Pause = "fast" }, "--pause: fast: not a duration"},
 	} {
-		cfg := DefaultRace()
+		cfg := testRace()
 		tc.mutate(&cfg)
 		if err := cfg.Validate(); err == nil || err.Error() != tc.want {
 			t.Errorf("got %v, want %q", err, tc.want)
@@ -207,7 +207,7 @@ func TestRaceConfigErrors(t *testing.T) {
 
 func TestParseModes(t *testing.T) {
 	m, err := ParseModes("none,note/reapply,tab/refresh")
-	if err != nil || len(m) != 3 || m[2] != (Mode{store.GuardTab, Refresh}) || m[0].String() != "none" {
+	if err != nil || len(m) != 3 || m[2] != (Mode{contract.GuardTab, Refresh}) || m[0].String() != "none" {
 		t.Fatalf("%v %v", m, err)
 	}
 	for in, want := range map[string]string{

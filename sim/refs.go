@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // refLabels is the pool of deck labels: the K decks of a trial start with K
@@ -126,6 +126,10 @@ type RefsConfig struct {
 	// Parallel is how many trials run at once, each worker on a store of its
 	// own; 0 means one per CPU. The results do not depend on it.
 	Parallel int `json:"parallel"`
+
+	// Target opens each worker's contract; its sessions must also offer the
+	// person's actions (contract.Person).
+	Target contract.Target `json:"-"`
 }
 
 // DefaultRefsConfig returns the published parameters: K = 2 and 5, 10,000
@@ -160,6 +164,8 @@ func (c RefsConfig) Validate() error {
 		return errors.New("--edits-max: must be 0 or more")
 	case c.Parallel < 0:
 		return errors.New("--parallel: must be 0 or more")
+	case c.Target == nil:
+		return errors.New("no contract target to run against")
 	}
 	return c.Mix.validate()
 }
@@ -188,9 +194,9 @@ func (c RefsConfig) Validate() error {
 // does not apply to the tab resolved (a position that now names a fixed tab),
 // counts as refused; every other write passes the version check or conflicts.
 //
-// Store mode: every worker opens its own in-memory store (store.InMemory: SQLite
-// on the memdb VFS, no file and no fsync) with the default contract (guard note,
-// counter versions) on a fixed clock, and gives every trial a fresh Note of its
+// Store mode: every worker opens its own backend from the target (by default an
+// in-memory SQLite database) with the default contract (guard note, counter
+// versions) on a fixed clock, and gives every trial a fresh Note of its
 // own in that store ("refs-k2-t17"), with one connection for the agent and one
 // for the person. Creating a Note is cheaper than resetting one, and separate
 // stores let the trials use every CPU without sharing SQLite's write lock.
@@ -221,7 +227,7 @@ func RunRefs(ctx context.Context, c RefsConfig) ([]results.RefsRow, error) {
 		tallies[w] = make([]refsTally, len(c.K))
 		wg.Go(func() {
 			protect(fmt.Sprintf("refs worker %d", w), func() error {
-				return refsWorker(ctx, c, &next, jobs, tallies[w])
+				return refsWorker(ctx, c, w, &next, jobs, tallies[w])
 			}, func(err error) {
 				if first.keep(err) {
 					cancel()
@@ -311,22 +317,26 @@ func (t *refsTally) row(k, trials int, kind refKind, name string) results.RefsRo
 
 // refsWorker runs trials taken from next until jobs are done, on a store of its
 // own, adding their outcomes to tallies (one per K).
-func refsWorker(ctx context.Context, c RefsConfig, next *atomic.Int64, jobs int, tallies []refsTally) (err error) {
-	st, err := store.Open(store.InMemory, store.Options{Clock: NewVirtual(storeEpoch, 0)})
+func refsWorker(ctx context.Context, c RefsConfig, worker int, next *atomic.Int64, jobs int, tallies []refsTally) (err error) {
+	st, err := c.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("refs-worker%d", worker), Clock: NewVirtual(storeEpoch, 0), Seed: c.Seed})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, st.Close()) }()
-	agent, err := st.Conn(ctx)
+	agent, err := st.Session(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, agent.Close()) }()
-	person, err := st.Conn(ctx)
+	ps, err := st.Session(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, person.Close()) }()
+	defer func() { err = errors.Join(err, ps.Close()) }()
+	person, ok := ps.(personSession)
+	if !ok {
+		return errors.New("the target does not offer the person's actions (move, rename, add a tab), which refs needs")
+	}
 
 	t := refsTrial{st: st, agent: agent, person: person, editsMax: c.EditsMax, mix: c.Mix}
 	for {
@@ -351,12 +361,19 @@ func refsWorker(ctx context.Context, c RefsConfig, next *atomic.Int64, jobs int,
 // refsTrial is one worker's store and connections, and the streams of the trial
 // it is running.
 type refsTrial struct {
-	st            *store.Store
-	agent, person *store.Conn
-	editsMax      int
-	mix           RefsMix
+	st       contract.Backend
+	agent    contract.Session
+	person   personSession
+	editsMax int
+	mix      RefsMix
 
 	agentRand, personRand *rand.Rand
+}
+
+// personSession is a session that also offers the person's actions in the app.
+type personSession interface {
+	contract.Session
+	contract.Person
 }
 
 // tabRef is the agent's reference to its target deck, of every kind at once.
@@ -372,7 +389,7 @@ func (t *refsTrial) run(ctx context.Context, noteID string, k int, tally *refsTa
 		return err
 	}
 	for _, l := range t.personRand.Perm(len(refLabels))[:k] {
-		if _, err := t.person.AddTab(ctx, noteID, store.TypeSlides, refLabels[l]); err != nil {
+		if _, err := t.person.AddTab(ctx, noteID, contract.TypeSlides, refLabels[l]); err != nil {
 			return fmt.Errorf("adding a deck: %w", err)
 		}
 	}
@@ -383,7 +400,7 @@ func (t *refsTrial) run(ctx context.Context, noteID string, k int, tally *refsTa
 	}
 	decks := deckTabs(list.Tabs)
 	target := decks[t.agentRand.IntN(len(decks))]
-	ref := tabRef{position: slices.IndexFunc(list.Tabs, func(tab store.TabInfo) bool { return tab.TabID == target.TabID }),
+	ref := tabRef{position: slices.IndexFunc(list.Tabs, func(tab contract.TabInfo) bool { return tab.TabID == target.TabID }),
 		label: target.Label, id: target.TabID}
 
 	for range t.personRand.IntN(t.editsMax + 1) {
@@ -392,7 +409,7 @@ func (t *refsTrial) run(ctx context.Context, noteID string, k int, tally *refsTa
 		}
 	}
 
-	var bar []store.TabInfo // the bar after the person's edits
+	var bar []contract.TabInfo // the bar after the person's edits
 	for kind := range numRefKinds {
 		fresh, err := t.agent.ListNoteTabs(ctx, noteID)
 		if err != nil {
@@ -414,22 +431,22 @@ func (t *refsTrial) run(ctx context.Context, noteID string, k int, tally *refsTa
 			tally.resolved[kind][resWrong]++
 		}
 		tally.writes[kind]++
-		_, err = t.agent.EditNoteTab(ctx, store.EditRequest{
+		_, err = t.agent.EditNoteTab(ctx, contract.EditRequest{
 			NoteID:          noteID,
 			TabID:           tab.TabID,
 			ExpectedVersion: fresh.Version,
 			IdempotencyKey:  fmt.Sprintf("%s-%s", noteID, refKindNames[kind]),
-			Operation:       store.OpSlideAdd,
+			Operation:       contract.OpSlideAdd,
 			Title:           "Added by reference " + refKindNames[kind],
 		})
-		var conflict *store.ConflictError
-		var bad *store.InvalidArgumentError
+		var conflict *contract.ConflictError
+		var bad *contract.InvalidArgumentError
 		switch {
 		case err == nil:
 			tally.passed[kind]++
 		case errors.As(err, &conflict):
 			tally.conflicts[kind]++
-		case errors.As(err, &bad) && tab.Type != store.TypeSlides:
+		case errors.As(err, &bad) && tab.Type != contract.TypeSlides:
 			tally.refused[kind]++
 		default:
 			return fmt.Errorf("writing through a %s reference: %w", refKindNames[kind], err)
@@ -455,7 +472,7 @@ func (t *refsTrial) personEdit(ctx context.Context, noteID string) error {
 		tab := decks[r.IntN(len(decks))]
 		err = t.person.RenameTab(ctx, noteID, tab.TabID, refLabels[r.IntN(len(refLabels))])
 	default:
-		_, err = t.person.AddTab(ctx, noteID, store.TypeSlides, refLabels[r.IntN(len(refLabels))])
+		_, err = t.person.AddTab(ctx, noteID, contract.TypeSlides, refLabels[r.IntN(len(refLabels))])
 	}
 	if err != nil {
 		return fmt.Errorf("person's edit: %w", err)
@@ -464,10 +481,10 @@ func (t *refsTrial) personEdit(ctx context.Context, noteID string) error {
 }
 
 // deckTabs returns the Slides tabs of a bar, in bar order.
-func deckTabs(tabs []store.TabInfo) []store.TabInfo {
-	var out []store.TabInfo
+func deckTabs(tabs []contract.TabInfo) []contract.TabInfo {
+	var out []contract.TabInfo
 	for _, tab := range tabs {
-		if tab.Type == store.TypeSlides {
+		if tab.Type == contract.TypeSlides {
 			out = append(out, tab)
 		}
 	}
@@ -476,7 +493,7 @@ func deckTabs(tabs []store.TabInfo) []store.TabInfo {
 
 // resolveRef finds what a reference of the given kind names in a bar listed in
 // bar order, and reports whether it names anything.
-func resolveRef(kind refKind, ref tabRef, tabs []store.TabInfo) (store.TabInfo, bool) {
+func resolveRef(kind refKind, ref tabRef, tabs []contract.TabInfo) (contract.TabInfo, bool) {
 	switch kind {
 	case refPosition:
 		if ref.position < len(tabs) {
@@ -484,7 +501,7 @@ func resolveRef(kind refKind, ref tabRef, tabs []store.TabInfo) (store.TabInfo, 
 		}
 	case refType:
 		for _, tab := range tabs {
-			if tab.Type == store.TypeSlides {
+			if tab.Type == contract.TypeSlides {
 				return tab, true
 			}
 		}
@@ -501,5 +518,5 @@ func resolveRef(kind refKind, ref tabRef, tabs []store.TabInfo) (store.TabInfo, 
 			}
 		}
 	}
-	return store.TabInfo{}, false
+	return contract.TabInfo{}, false
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // The refs runs below are small because every trial goes through SQLite, which
@@ -68,7 +68,7 @@ func refsRowFor(t *testing.T, rows []results.RefsRow, k int, ref string) results
 }
 
 func TestRefsWithEdits(t *testing.T) {
-	c := DefaultRefsConfig()
+	c := testRefs()
 	c.K, c.Trials = []int{2, 3, 5}, 300
 	rows := runRefs(t, c)
 	checkRefsInvariants(t, rows)
@@ -92,7 +92,7 @@ func TestRefsWithEdits(t *testing.T) {
 }
 
 func TestRefsWithoutEdits(t *testing.T) {
-	c := DefaultRefsConfig()
+	c := testRefs()
 	c.K, c.Trials, c.EditsMax = []int{2, 4}, 200, 0
 	rows := runRefs(t, c)
 	checkRefsInvariants(t, rows)
@@ -120,7 +120,7 @@ func TestRefsMix(t *testing.T) {
 		{RefsMix{Move: 1}, results.RefLabel, results.RefPosition},
 		{RefsMix{Rename: 0.5, Add: 0.5}, results.RefPosition, results.RefLabel},
 	} {
-		c := RefsConfig{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3}
+		c := RefsConfig{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3, Target: memTarget}
 		rows := runRefs(t, c)
 		checkRefsInvariants(t, rows)
 		if r := refsRowFor(t, rows, 3, tc.safe); r.Correct != 1 {
@@ -133,7 +133,7 @@ func TestRefsMix(t *testing.T) {
 }
 
 func TestRefsDeterministic(t *testing.T) {
-	c := RefsConfig{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1}
+	c := RefsConfig{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1, Target: memTarget}
 	one := runRefs(t, c)
 	c.Parallel = 3
 	three := runRefs(t, c)
@@ -149,19 +149,19 @@ func TestRefsDeterministic(t *testing.T) {
 func TestRefsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunRefs(ctx, DefaultRefsConfig()); !errors.Is(err, context.Canceled) {
+	if _, err := RunRefs(ctx, testRefs()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunRefs on a cancelled context = %v, want context.Canceled", err)
 	}
 }
 
 func TestResolveRef(t *testing.T) {
-	bar := []store.TabInfo{
-		{TabID: "markdown", Type: store.TypeMarkdown, Label: "Note"},
-		{TabID: "slides-5-x", Type: store.TypeSlides, Label: "Budget"},
-		{TabID: "files", Type: store.TypeFiles, Label: "Files"},
-		{TabID: "slides-4-x", Type: store.TypeSlides, Label: "Pitch"},
-		{TabID: "sources", Type: store.TypeSources, Label: "Sources"},
-		{TabID: "slides-6-x", Type: store.TypeSlides, Label: "Pitch"},
+	bar := []contract.TabInfo{
+		{TabID: "markdown", Type: contract.TypeMarkdown, Label: "Note"},
+		{TabID: "slides-5-x", Type: contract.TypeSlides, Label: "Budget"},
+		{TabID: "files", Type: contract.TypeFiles, Label: "Files"},
+		{TabID: "slides-4-x", Type: contract.TypeSlides, Label: "Pitch"},
+		{TabID: "sources", Type: contract.TypeSources, Label: "Sources"},
+		{TabID: "slides-6-x", Type: contract.TypeSlides, Label: "Pitch"},
 	}
 	for _, tc := range []struct {
 		name string
@@ -189,7 +189,7 @@ func TestResolveRef(t *testing.T) {
 }
 
 func TestRefsConfigValidate(t *testing.T) {
-	if err := DefaultRefsConfig().Validate(); err != nil {
+	if err := testRefs().Validate(); err != nil {
 		t.Fatalf("default config: %v", err)
 	}
 	for _, tc := range []struct {
@@ -207,7 +207,7 @@ func TestRefsConfigValidate(t *testing.T) {
 		{func(c *RefsConfig) { c.Mix = RefsMix{Move: 1.2, Rename: -0.2} }, "--mix: rename share is negative"},
 		{func(c *RefsConfig) { c.Mix.Add = math.NaN() }, "--mix: add share is not a number"},
 	} {
-		c := DefaultRefsConfig()
+		c := testRefs()
 		tc.change(&c)
 		err := c.Validate()
 		if err == nil || err.Error() != tc.want {

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // SourcesConfig is the configuration of the sources experiment (SPEC 3.6). Its JSON
@@ -41,6 +41,8 @@ type SourcesConfig struct {
 	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
 	// does not change any figure, so it is not part of the JSON form.
 	Parallel int `json:"-"`
+	// Target opens the contract of each run.
+	Target contract.Target `json:"-"`
 }
 
 // DefaultSourcesConfig returns the published parameters: seed 1, 300 sessions of 3
@@ -55,7 +57,7 @@ func DefaultSourcesConfig() SourcesConfig {
 		Cites:       6,
 		Drop:        0.2,
 		ListSources: 120,
-		ListLimit:   store.MaxPageLimit,
+		ListLimit:   contract.MaxPageLimit,
 		ServiceTime: DefaultServiceTime,
 	}
 }
@@ -82,10 +84,12 @@ func (c SourcesConfig) Validate() error {
 	switch {
 	case c.ListSources < 0:
 		return errors.New("--list-sources: must be 0 or more")
-	case c.ListLimit < 1 || c.ListLimit > store.MaxPageLimit:
-		return fmt.Errorf("--list-limit: %d is not 1 to %d", c.ListLimit, store.MaxPageLimit)
+	case c.ListLimit < 1 || c.ListLimit > contract.MaxPageLimit:
+		return fmt.Errorf("--list-limit: %d is not 1 to %d", c.ListLimit, contract.MaxPageLimit)
 	case c.ServiceTime < 0:
 		return fmt.Errorf("--service-time: %v is negative", c.ServiceTime)
+	case c.Target == nil:
+		return errors.New("no contract target to run against")
 	}
 	return nil
 }
@@ -262,7 +266,7 @@ func sendableURL(written string) string {
 
 // citer is the client of one sources run.
 type citer struct {
-	conn   *store.Conn
+	conn   contract.Session
 	clock  *Virtual
 	loss   *ReplyLoss
 	uuids  *rand.Rand
@@ -275,12 +279,12 @@ type citer struct {
 func sourcesRun(ctx context.Context, cfg SourcesConfig, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
 	run := results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := store.Open(store.InMemory, store.Options{Clock: clock, Seed: seed})
+	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("sources-%s-seed%d", policy, seed), Clock: clock, Seed: seed})
 	if err != nil {
 		return run, err
 	}
 	defer st.Close()
-	conn, err := st.Conn(ctx)
+	conn, err := st.Session(ctx)
 	if err != nil {
 		return run, err
 	}
@@ -312,7 +316,7 @@ func (cl *citer) play(ctx context.Context, s *researchSession) error {
 		}
 		for _, c := range turn {
 			p := s.pages[c.page]
-			req := store.SourceRequest{
+			req := contract.SourceRequest{
 				NoteID:          s.noteID,
 				ExpectedVersion: version,
 				IdempotencyKey:  cl.key(s.noteID, c.written),
@@ -329,7 +333,7 @@ func (cl *citer) play(ctx context.Context, s *researchSession) error {
 
 // cite sends one citation until a successful reply arrives, and returns the version
 // that reply carries.
-func (cl *citer) cite(ctx context.Context, req store.SourceRequest) (store.Version, error) {
+func (cl *citer) cite(ctx context.Context, req contract.SourceRequest) (contract.Version, error) {
 	cl.run.Citations++
 	commits := 0
 	for calls := 0; ; calls++ {
@@ -341,7 +345,7 @@ func (cl *citer) cite(ctx context.Context, req store.SourceRequest) (store.Versi
 		}
 		cl.run.CallsSent++
 		res, err := cl.conn.AddNoteSource(ctx, req)
-		var conflict *store.ConflictError
+		var conflict *contract.ConflictError
 		switch {
 		case errors.As(err, &conflict):
 			cl.run.Conflicts++
@@ -390,7 +394,7 @@ func keyHash(s string) string {
 }
 
 // list makes one list_note_tabs call and returns the Note version.
-func (cl *citer) list(ctx context.Context, noteID string) (store.Version, error) {
+func (cl *citer) list(ctx context.Context, noteID string) (contract.Version, error) {
 	if err := cl.clock.Busy(ctx); err != nil {
 		return "", err
 	}
@@ -402,8 +406,8 @@ func (cl *citer) list(ctx context.Context, noteID string) (store.Version, error)
 // countSources lists every source of a Note and adds to run what it holds: sources
 // saved, duplicates (a normalized URL already saved in the Note) and the duplicates a
 // browser-style href comparison with the sources before it would have flagged.
-func countSources(ctx context.Context, conn *store.Conn, noteID string, run *results.SourcesRun) error {
-	items, _, err := listAllSources(ctx, conn, noteID, store.MaxPageLimit)
+func countSources(ctx context.Context, conn contract.Session, noteID string, run *results.SourcesRun) error {
+	items, _, err := listAllSources(ctx, conn, noteID, contract.MaxPageLimit)
 	if err != nil {
 		return err
 	}
@@ -433,9 +437,9 @@ func countSources(ctx context.Context, conn *store.Conn, noteID string, run *res
 
 // listAllSources pages through a Note's sources with list_note_attachments at the
 // given limit and returns them with the number of calls it took.
-func listAllSources(ctx context.Context, conn *store.Conn, noteID string, limit int) ([]store.Attachment, int, error) {
-	var items []store.Attachment
-	req := store.AttachmentsRequest{NoteID: noteID, Kind: "sources", Limit: limit}
+func listAllSources(ctx context.Context, conn contract.Session, noteID string, limit int) ([]contract.Attachment, int, error) {
+	var items []contract.Attachment
+	req := contract.AttachmentsRequest{NoteID: noteID, Kind: "sources", Limit: limit}
 	for calls := 1; ; calls++ {
 		page, err := conn.ListNoteAttachments(ctx, req)
 		if err != nil {
@@ -457,7 +461,7 @@ func listAllSources(ctx context.Context, conn *store.Conn, noteID string, limit 
 func sourcesPaging(ctx context.Context, cfg SourcesConfig) (results.SourcesPaging, error) {
 	paging := results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := store.Open(store.InMemory, store.Options{Clock: clock})
+	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: "sources-paging", Clock: clock})
 	if err != nil {
 		return paging, err
 	}
@@ -466,7 +470,7 @@ func sourcesPaging(ctx context.Context, cfg SourcesConfig) (results.SourcesPagin
 	if err := st.CreateNote(ctx, pagingNote); err != nil {
 		return paging, err
 	}
-	conn, err := st.Conn(ctx)
+	conn, err := st.Session(ctx)
 	if err != nil {
 		return paging, err
 	}
@@ -481,7 +485,7 @@ func sourcesPaging(ctx context.Context, cfg SourcesConfig) (results.SourcesPagin
 			return paging, err
 		}
 		n := strconv.Itoa(i + 1)
-		res, err := conn.AddNoteSource(ctx, store.SourceRequest{NoteID: pagingNote, ExpectedVersion: version,
+		res, err := conn.AddNoteSource(ctx, contract.SourceRequest{NoteID: pagingNote, ExpectedVersion: version,
 			IdempotencyKey: "paging-" + n, Title: "Source " + n, URL: "https://pages.example.org/source/" + n})
 		if err != nil {
 			return paging, err

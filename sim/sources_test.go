@@ -15,7 +15,7 @@ import (
 // smallSourcesConfig is the published setup with fewer sessions, for tests that
 // sweep seeds.
 func smallSourcesConfig(seeds ...uint64) SourcesConfig {
-	cfg := DefaultSourcesConfig()
+	cfg := testSources()
 	cfg.Seeds, cfg.Sessions = seeds, 40
 	return cfg
 }
@@ -184,7 +184,7 @@ func TestSourcesPaging(t *testing.T) {
 	for _, tt := range []struct{ sources, limit, calls int }{
 		{0, 50, 1}, {1, 50, 1}, {50, 50, 1}, {51, 50, 2}, {100, 50, 2}, {120, 50, 3}, {120, 7, 18}, {3, 1, 3},
 	} {
-		cfg := DefaultSourcesConfig()
+		cfg := testSources()
 		cfg.ListSources, cfg.ListLimit = tt.sources, tt.limit
 		p, err := sourcesPaging(context.Background(), cfg)
 		if err != nil {
@@ -243,7 +243,7 @@ func TestSourcesConfigValidate(t *testing.T) {
 		{func(c *SourcesConfig) { c.Seeds = []uint64{} }, "--seeds: no seeds given"},
 	}
 	for _, tt := range tests {
-		cfg := DefaultSourcesConfig()
+		cfg := testSources()
 		tt.edit(&cfg)
 		err := cfg.Validate()
 		if err == nil || err.Error() != tt.want {
@@ -253,7 +253,7 @@ func TestSourcesConfigValidate(t *testing.T) {
 			t.Errorf("Sources with a bad config returned %v, want the validation error", err)
 		}
 	}
-	if err := DefaultSourcesConfig().Validate(); err != nil {
+	if err := testSources().Validate(); err != nil {
 		t.Errorf("the default config is invalid: %v", err)
 	}
 }
@@ -265,7 +265,7 @@ func TestSourcesAtPublishedParameters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300 sessions under three key policies")
 	}
-	res := mustSources(t, DefaultSourcesConfig())
+	res := mustSources(t, testSources())
 	flagged := 678
 	want := []results.SourcesRow{
 		{KeyPolicy: "uuid", Saved: 5400, Duplicates: 3031, PerSession: 10.1033, BrowserFlagged: &flagged},
@@ -281,7 +281,7 @@ func TestSourcesAtPublishedParameters(t *testing.T) {
 }
 
 func TestSourcesConfigJSON(t *testing.T) {
-	b, err := json.Marshal(DefaultSourcesConfig())
+	b, err := json.Marshal(testSources())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,24 +11,24 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 // ValidationResult is the verdict on one payload for one tool.
 //
 // Violations holds every violation the full JSON Schema validator
-// (store.ValidateArgs) finds, sorted by path; Valid says there are none, and
+// (contract.ValidateArgs) finds, sorted by path; Valid says there are none, and
 // Full is the same verdict in words: "ok", or the violations as
 // "path: keyword …" joined by "; ". Minimal is the verdict of the minimal
 // validator, which checks only required, enum, additionalProperties, minItems
 // and maxItems, in its own words ("ok", "missing title", "slides: maxItems 20").
 type ValidationResult struct {
-	Tool       string            `json:"tool"`
-	Valid      bool              `json:"valid"`
-	Violations []store.Violation `json:"violations"`
-	Full       string            `json:"full"`
-	Minimal    string            `json:"minimal"`
+	Tool       string               `json:"tool"`
+	Valid      bool                 `json:"valid"`
+	Violations []contract.Violation `json:"violations"`
+	Full       string               `json:"full"`
+	Minimal    string               `json:"minimal"`
 }
 
 // ValidatePayload checks payload, the JSON arguments of a call to tool, against
@@ -44,8 +44,8 @@ func ValidatePayload(tool string, payload []byte) (ValidationResult, error) {
 	}
 	root, ok := schemas[tool]
 	if !ok {
-		names := make([]string, 0, len(store.Tools()))
-		for _, t := range store.Tools() {
+		names := make([]string, 0, len(contract.Tools()))
+		for _, t := range contract.Tools() {
 			names = append(names, t.Name)
 		}
 		return ValidationResult{}, fmt.Errorf("unknown tool %q (want one of %s)", tool, strings.Join(names, ", "))
@@ -57,7 +57,7 @@ func ValidatePayload(tool string, payload []byte) (ValidationResult, error) {
 	if err := json.Unmarshal(payload, &instance); err != nil {
 		return ValidationResult{}, fmt.Errorf("payload is not JSON: %w", err)
 	}
-	violations, err := store.ValidateArgs(tool, payload)
+	violations, err := contract.ValidateArgs(tool, payload)
 	if err != nil {
 		return ValidationResult{}, fmt.Errorf("validating %s arguments: %w", tool, err)
 	}
@@ -70,15 +70,15 @@ func ValidatePayload(tool string, payload []byte) (ValidationResult, error) {
 	}, nil
 }
 
-func nonNilViolations(v []store.Violation) []store.Violation {
+func nonNilViolations(v []contract.Violation) []contract.Violation {
 	if v == nil {
-		return []store.Violation{}
+		return []contract.Violation{}
 	}
 	return v
 }
 
 // fullVerdict writes the full validator's violations as one verdict.
-func fullVerdict(violations []store.Violation) string {
+func fullVerdict(violations []contract.Violation) string {
 	if len(violations) == 0 {
 		return "ok"
 	}
@@ -175,10 +175,10 @@ func (s *minimalSchema) closed() bool {
 }
 
 // loadMinimalSchemas reads the input schema of every tool in the embedded
-// tools/list (store.Tools) and resolves their $refs.
+// tools/list (contract.Tools) and resolves their $refs.
 var loadMinimalSchemas = sync.OnceValues(func() (map[string]*minimalSchema, error) {
 	out := map[string]*minimalSchema{}
-	for _, t := range store.Tools() {
+	for _, t := range contract.Tools() {
 		var s minimalSchema
 		if err := json.Unmarshal(t.InputSchema, &s); err != nil {
 			return nil, fmt.Errorf("tools_list.json: %s: %w", t.Name, err)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/store"
 )
 
 func TestRunValidateVerdicts(t *testing.T) {
@@ -201,12 +201,12 @@ func TestMinimalSchemasCoverEveryTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range store.Tools() {
+	for _, tool := range contract.Tools() {
 		if schemas[tool.Name] == nil {
 			t.Errorf("no minimal schema for %s", tool.Name)
 		}
 	}
-	if len(schemas) != len(store.Tools()) {
-		t.Errorf("%d minimal schemas for %d tools", len(schemas), len(store.Tools()))
+	if len(schemas) != len(contract.Tools()) {
+		t.Errorf("%d minimal schemas for %d tools", len(schemas), len(contract.Tools()))
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 func call(t *testing.T, c *Conn, tool, args string) map[string]any {
 	t.Helper()
-	raw, err := c.Call(ctx, tool, json.RawMessage(args))
+	raw, err := contract.Call(ctx, c, tool, json.RawMessage(args))
 	if err != nil {
 		t.Fatalf("%s %s: %v", tool, args, err)
 	}
@@ -25,8 +27,8 @@ func call(t *testing.T, c *Conn, tool, args string) map[string]any {
 // layer and checks the result names the problem and the database is unchanged.
 func TestCallBadInputChangesNothing(t *testing.T) {
 	s, c := openTest(t, Options{})
-	deck := mustCreate(t, c, TypeSlides, "Deck")
-	sheet := mustCreate(t, c, TypeSheet, "Sheet")
+	deck := mustCreate(t, c, contract.TypeSlides, "Deck")
+	sheet := mustCreate(t, c, contract.TypeSheet, "Sheet")
 	v := mustList(t, c).Version
 	slides21 := make([]string, 21)
 	for i := range slides21 {
@@ -126,7 +128,7 @@ func TestCallHappyPathAndReplay(t *testing.T) {
 }
 
 func TestToolsListShape(t *testing.T) {
-	tools := Tools()
+	tools := contract.Tools()
 	want := []string{"list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "edit_note_tab", "create_note_tab", "add_note_source"}
 	if len(tools) != len(want) {
 		t.Fatalf("%d tools", len(tools))
@@ -177,7 +179,7 @@ func FuzzCall(f *testing.F) {
 	}
 	_, c := openTest(f, Options{})
 	f.Fuzz(func(t *testing.T, tool string, args []byte) {
-		raw, err := c.Call(ctx, tool, args)
+		raw, err := contract.Call(ctx, c, tool, args)
 		if err != nil {
 			t.Fatalf("store failure for %s %q: %v", tool, args, err)
 		}
@@ -192,14 +194,14 @@ func FuzzCall(f *testing.F) {
 // lands.
 func TestHugeStartCellsAreRefused(t *testing.T) {
 	s, c := openTest(t, Options{})
-	sheet := mustCreate(t, c, TypeSheet, "S")
+	sheet := mustCreate(t, c, contract.TypeSheet, "S")
 	const huge = 9223372036854775807
-	for _, req := range []EditRequest{
+	for _, req := range []contract.EditRequest{
 		{StartRow: huge, Values: [][]any{{"x"}}},
 		{StartCol: huge, Values: [][]any{{"x"}}},
 	} {
-		req.NoteID, req.TabID, req.ExpectedVersion, req.IdempotencyKey, req.Operation = note, sheet.TabID, sheet.Version, key(), OpSheetSetRange
-		var bad *InvalidArgumentError
+		req.NoteID, req.TabID, req.ExpectedVersion, req.IdempotencyKey, req.Operation = note, sheet.TabID, sheet.Version, key(), contract.OpSheetSetRange
+		var bad *contract.InvalidArgumentError
 		if _, err := c.EditNoteTab(ctx, req); !errors.As(err, &bad) {
 			t.Fatalf("start %d/%d: %v, want an invalid argument", req.StartRow, req.StartCol, err)
 		}

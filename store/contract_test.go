@@ -8,26 +8,28 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // A write to the Sheet tab makes a stale markdown write conflict under the Note
 // guard, not under the tab guard, and never under no guard.
 func TestGuardScopes(t *testing.T) {
 	for _, tc := range []struct {
-		guard        Guard
+		guard        contract.Guard
 		wantConflict bool
 	}{
-		{GuardNote, true},
-		{GuardTab, false},
-		{GuardNone, false},
+		{contract.GuardNote, true},
+		{contract.GuardTab, false},
+		{contract.GuardNone, false},
 	} {
 		t.Run(string(tc.guard), func(t *testing.T) {
 			_, c := openTest(t, Options{Guard: tc.guard})
-			sheet := mustCreate(t, c, TypeSheet, "S")
+			sheet := mustCreate(t, c, contract.TypeSheet, "S")
 			text := mustRead(t, c, "markdown")
 			cells := mustRead(t, c, sheet.TabID)
-			if _, err := c.EditNoteTab(ctx, EditRequest{NoteID: note, TabID: sheet.TabID, ExpectedVersion: cells.Version,
-				IdempotencyKey: key(), Operation: OpSheetSetRange, Values: [][]any{{"human-1"}}}); err != nil {
+			if _, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: sheet.TabID, ExpectedVersion: cells.Version,
+				IdempotencyKey: key(), Operation: contract.OpSheetSetRange, Values: [][]any{{"human-1"}}}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := replaceText(c, text.Version, "claude-1")
@@ -35,7 +37,7 @@ func TestGuardScopes(t *testing.T) {
 				t.Fatalf("markdown write after a sheet write: err %v, want conflict %v", err, tc.wantConflict)
 			}
 			if tc.wantConflict {
-				var ce *ConflictError
+				var ce *contract.ConflictError
 				errors.As(err, &ce)
 				if ce.Current != mustRead(t, c, "markdown").Version {
 					t.Fatalf("conflict reports %s", ce.Current)
@@ -48,7 +50,7 @@ func TestGuardScopes(t *testing.T) {
 // Under the tab guard a stale write to the same tab still conflicts, and Note-level
 // writes use the Note version.
 func TestTabGuardSameTab(t *testing.T) {
-	_, c := openTest(t, Options{Guard: GuardTab})
+	_, c := openTest(t, Options{Guard: contract.GuardTab})
 	v := mustRead(t, c, "markdown").Version
 	if _, err := replaceText(c, v, "a"); err != nil {
 		t.Fatal(err)
@@ -60,13 +62,13 @@ func TestTabGuardSameTab(t *testing.T) {
 	if l := mustList(t, c); l.Version != "1" {
 		t.Fatalf("note version %s after tab writes", l.Version)
 	}
-	mustCreate(t, c, TypeSlides, "")
+	mustCreate(t, c, contract.TypeSlides, "")
 }
 
 // Two commits in the same millisecond get the same ms version, so a writer that
 // read before the first passes the check against the second: a lost update.
 func TestMillisecondVersionsCollide(t *testing.T) {
-	s, c := openTest(t, Options{VersionFormat: FormatMS})
+	s, c := openTest(t, Options{VersionFormat: contract.FormatMS})
 	clock := s.opts.Clock.(*fakeClock)
 	clock.Advance(5 * time.Millisecond)
 	base := mustRead(t, c, "markdown")
@@ -96,9 +98,9 @@ func TestMillisecondVersionsCollide(t *testing.T) {
 }
 
 func TestMicrosecondSuffixVersionsDoNotCollide(t *testing.T) {
-	_, c := openTest(t, Options{VersionFormat: FormatUSSuffix, Seed: 3})
+	_, c := openTest(t, Options{VersionFormat: contract.FormatUSSuffix, Seed: 3})
 	v := mustRead(t, c, "markdown").Version
-	seen := map[Version]bool{v: true}
+	seen := map[contract.Version]bool{v: true}
 	for i := 0; i < 200; i++ { // the fake clock never moves: every commit shares one microsecond
 		r, err := replaceText(c, v, fmt.Sprint(i))
 		if err != nil {
@@ -117,15 +119,15 @@ func TestMicrosecondSuffixVersionsDoNotCollide(t *testing.T) {
 
 func TestIdempotencyOrder(t *testing.T) {
 	for _, tc := range []struct {
-		order        Order
+		order        contract.Order
 		wantConflict bool
 	}{
-		{OrderKeyFirst, false},
-		{OrderVersionFirst, true},
+		{contract.OrderKeyFirst, false},
+		{contract.OrderVersionFirst, true},
 	} {
 		t.Run(string(tc.order), func(t *testing.T) {
 			s, c := openTest(t, Options{Order: tc.order})
-			req := CreateRequest{NoteID: note, ExpectedVersion: "1", IdempotencyKey: "deck", TabType: TypeSlides}
+			req := contract.CreateRequest{NoteID: note, ExpectedVersion: "1", IdempotencyKey: "deck", TabType: contract.TypeSlides}
 			first, err := c.CreateNoteTab(ctx, req)
 			if err != nil {
 				t.Fatal(err)
@@ -164,14 +166,14 @@ func TestKeyScopedPerNoteAndTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{note, "note-2"} {
-		r, err := c.AddNoteSource(ctx, SourceRequest{NoteID: n, ExpectedVersion: "1", IdempotencyKey: "same", Title: "t", URL: "https://a.example/x"})
+		r, err := c.AddNoteSource(ctx, contract.SourceRequest{NoteID: n, ExpectedVersion: "1", IdempotencyKey: "same", Title: "t", URL: "https://a.example/x"})
 		if err != nil || r.Replayed {
 			t.Fatalf("%s: %+v %v", n, r, err)
 		}
 	}
-	_, err := c.EditNoteTab(ctx, EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "2", IdempotencyKey: "same",
-		Operation: OpReplaceText, Text: "x"})
-	var bad *InvalidArgumentError
+	_, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "2", IdempotencyKey: "same",
+		Operation: contract.OpReplaceText, Text: "x"})
+	var bad *contract.InvalidArgumentError
 	if !errors.As(err, &bad) || bad.Field != "idempotency_key" {
 		t.Fatalf("key reused by another tool: %v", err)
 	}
@@ -182,11 +184,11 @@ func TestFailureBeforeCommitWritesNothing(t *testing.T) {
 	before := dump(t, s)
 	boom := errors.New("injected failure")
 	s.beforeCommit = func() error { return boom }
-	req := EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "1", IdempotencyKey: "once", Operation: OpReplaceText, Text: "x"}
+	req := contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "1", IdempotencyKey: "once", Operation: contract.OpReplaceText, Text: "x"}
 	if _, err := c.EditNoteTab(ctx, req); !errors.Is(err, boom) {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := c.CreateNoteTab(ctx, CreateRequest{NoteID: note, ExpectedVersion: "1", IdempotencyKey: "c", TabType: TypeSheet}); !errors.Is(err, boom) {
+	if _, err := c.CreateNoteTab(ctx, contract.CreateRequest{NoteID: note, ExpectedVersion: "1", IdempotencyKey: "c", TabType: contract.TypeSheet}); !errors.Is(err, boom) {
 		t.Fatalf("err %v", err)
 	}
 	if after := dump(t, s); after != before {
@@ -234,7 +236,7 @@ func TestConcurrentReapplyLosesNothing(t *testing.T) {
 			}
 		}
 	}
-	if v := mustRead(t, c, "markdown").Version; v != Version(fmt.Sprint(1+editors*edits)) {
+	if v := mustRead(t, c, "markdown").Version; v != contract.Version(fmt.Sprint(1+editors*edits)) {
 		t.Fatalf("version %s after %d writes", v, editors*edits)
 	}
 }
@@ -260,8 +262,8 @@ func appendLines(s *Store, e, edits int) error {
 			if err != nil {
 				return err
 			}
-			_, err = c.EditNoteTab(ctx, EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: cur.Version,
-				IdempotencyKey: fmt.Sprintf("e%d-%d-%d", e, i, try), Operation: OpReplaceText, Text: cur.Text + "\n" + fmt.Sprintf("e%d-%d", e, i)})
+			_, err = c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: cur.Version,
+				IdempotencyKey: fmt.Sprintf("e%d-%d-%d", e, i, try), Operation: contract.OpReplaceText, Text: cur.Text + "\n" + fmt.Sprintf("e%d-%d", e, i)})
 			if err == nil {
 				break
 			}
@@ -308,15 +310,15 @@ func TestOpenRejectsBadOptions(t *testing.T) {
 
 func BenchmarkEditNoteTab(b *testing.B) {
 	text := strings.Repeat("x", 200)
-	for _, g := range []Guard{GuardNone, GuardNote, GuardTab} {
+	for _, g := range []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab} {
 		b.Run("guard="+string(g), func(b *testing.B) {
 			_, c := openTest(b, Options{Guard: g})
 			v := mustRead(b, c, "markdown").Version
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				r, err := c.EditNoteTab(ctx, EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
-					IdempotencyKey: fmt.Sprintf("b-%d", i), Operation: OpReplaceText, Text: text})
+				r, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
+					IdempotencyKey: fmt.Sprintf("b-%d", i), Operation: contract.OpReplaceText, Text: text})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // fakeClock is a settable clock for tests.
@@ -91,7 +93,7 @@ func dump(t testing.TB, s *Store) string {
 	return b.String()
 }
 
-func mustList(t testing.TB, c *Conn) TabList {
+func mustList(t testing.TB, c *Conn) contract.TabList {
 	t.Helper()
 	l, err := c.ListNoteTabs(context.Background(), note)
 	if err != nil {
@@ -100,7 +102,7 @@ func mustList(t testing.TB, c *Conn) TabList {
 	return l
 }
 
-func mustRead(t testing.TB, c *Conn, tab string) TabContent {
+func mustRead(t testing.TB, c *Conn, tab string) contract.TabContent {
 	t.Helper()
 	r, err := c.ReadNoteTab(context.Background(), note, tab)
 	if err != nil {
@@ -116,14 +118,14 @@ func key() string {
 	return fmt.Sprintf("key-%d", keySeq)
 }
 
-func replaceText(c *Conn, v Version, text string) (EditResult, error) {
-	return c.EditNoteTab(context.Background(), EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
-		IdempotencyKey: key(), Operation: OpReplaceText, Text: text})
+func replaceText(c *Conn, v contract.Version, text string) (contract.EditResult, error) {
+	return c.EditNoteTab(context.Background(), contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
+		IdempotencyKey: key(), Operation: contract.OpReplaceText, Text: text})
 }
 
-func mustCreate(t testing.TB, c *Conn, typ TabType, label string) CreateResult {
+func mustCreate(t testing.TB, c *Conn, typ contract.TabType, label string) contract.CreateResult {
 	t.Helper()
-	r, err := c.CreateNoteTab(context.Background(), CreateRequest{NoteID: note, ExpectedVersion: mustList(t, c).Version,
+	r, err := c.CreateNoteTab(context.Background(), contract.CreateRequest{NoteID: note, ExpectedVersion: mustList(t, c).Version,
 		IdempotencyKey: key(), TabType: typ, Label: label})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"strings"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // The person's actions in the app. They are not MCP tools: they take no expected
@@ -13,31 +15,22 @@ import (
 // end means last), shifting the tabs in between.
 func (c *Conn) MoveTab(ctx context.Context, noteID, tabID string, pos int) error {
 	if pos < 0 {
-		return invalid("position", "must be 0 or more")
+		return contract.Invalid("position", "must be 0 or more")
 	}
 	_, err := runWrite(ctx, c, writeSpec[struct{}]{
 		noteID: noteID,
-		apply: func(t *target, _ Version) (struct{}, error) {
+		apply: func(t *target, _ contract.Version) (struct{}, error) {
 			tabs, err := c.tabs(ctx, noteID)
 			if err != nil {
 				return struct{}{}, err
 			}
-			from := -1
-			for i, tab := range tabs {
-				if tab.TabID == tabID {
-					from = i
-				}
+			moved, err := contract.MoveTab(tabs, tabID, pos)
+			if err != nil {
+				return struct{}{}, err
 			}
-			if from < 0 {
-				return struct{}{}, &NotFoundError{Field: "tab_id", ID: tabID}
-			}
-			moved := tabs[from]
-			tabs = append(tabs[:from], tabs[from+1:]...)
-			pos := min(pos, len(tabs))
-			tabs = append(tabs[:pos], append([]TabInfo{moved}, tabs[pos:]...)...)
-			for i, tab := range tabs {
-				if tab.Position != i {
-					if _, err := c.exec(ctx, `UPDATE tabs SET position = ? WHERE note_id = ? AND tab_id = ?`, i, noteID, tab.TabID); err != nil {
+			for i, tab := range moved {
+				if tab.Position != tabs[i].Position || tab.TabID != tabs[i].TabID {
+					if _, err := c.exec(ctx, `UPDATE tabs SET position = ? WHERE note_id = ? AND tab_id = ?`, tab.Position, noteID, tab.TabID); err != nil {
 						return struct{}{}, err
 					}
 				}
@@ -52,7 +45,7 @@ func (c *Conn) MoveTab(ctx context.Context, noteID, tabID string, pos int) error
 func (c *Conn) RenameTab(ctx context.Context, noteID, tabID, label string) error {
 	label = strings.TrimSpace(label)
 	if label == "" {
-		return invalid("label", "required")
+		return contract.Invalid("label", "required")
 	}
 	_, err := runWrite(ctx, c, writeSpec[struct{}]{
 		noteID: noteID,
@@ -60,7 +53,7 @@ func (c *Conn) RenameTab(ctx context.Context, noteID, tabID, label string) error
 			_, err := c.loadTarget(ctx, noteID, tabID)
 			return err
 		},
-		apply: func(*target, Version) (struct{}, error) {
+		apply: func(*target, contract.Version) (struct{}, error) {
 			_, err := c.exec(ctx, `UPDATE tabs SET label = ? WHERE note_id = ? AND tab_id = ?`, label, noteID, tabID)
 			return struct{}{}, err
 		},
@@ -70,18 +63,18 @@ func (c *Conn) RenameTab(ctx context.Context, noteID, tabID, label string) error
 
 // AddTab adds an empty Slides or Sheet tab at the end of the bar, as the person's
 // "+" button does, and returns it.
-func (c *Conn) AddTab(ctx context.Context, noteID string, typ TabType, label string) (TabInfo, error) {
-	if typ != TypeSlides && typ != TypeSheet {
-		return TabInfo{}, invalid("tab_type", "%q is not one of slides, sheet", typ)
+func (c *Conn) AddTab(ctx context.Context, noteID string, typ contract.TabType, label string) (contract.TabInfo, error) {
+	if typ != contract.TypeSlides && typ != contract.TypeSheet {
+		return contract.TabInfo{}, contract.Invalid("tab_type", "%q is not one of slides, sheet", typ)
 	}
 	label = strings.TrimSpace(label)
 	if label == "" {
-		label = defaultLabel(typ)
+		label = contract.DefaultLabel(typ)
 	}
-	return runWrite(ctx, c, writeSpec[TabInfo]{
+	return runWrite(ctx, c, writeSpec[contract.TabInfo]{
 		noteID: noteID,
-		apply: func(t *target, _ Version) (TabInfo, error) {
-			return c.addTab(ctx, t, typ, label, emptyData(typ))
+		apply: func(t *target, _ contract.Version) (contract.TabInfo, error) {
+			return c.addTab(ctx, t, typ, label, contract.EmptyData(typ))
 		},
 	})
 }
@@ -89,15 +82,15 @@ func (c *Conn) AddTab(ctx context.Context, noteID string, typ TabType, label str
 // SetCells writes values into a sheet at (row, col), as the person typing in the
 // Sheet tab. An empty sheetID means the first sheet.
 func (c *Conn) SetCells(ctx context.Context, noteID, tabID, sheetID string, row, col int, values [][]any) error {
-	if err := validateRange(row, col, values); err != nil {
+	if err := contract.ValidateRange(row, col, values); err != nil {
 		return err
 	}
 	_, err := runWrite(ctx, c, writeSpec[struct{}]{
 		noteID: noteID,
 		tabID:  tabID,
-		check:  func(t *target) error { return checkEditable(OpSheetSetRange, t) },
-		apply: func(t *target, _ Version) (struct{}, error) {
-			_, err := c.applyEdit(ctx, EditRequest{NoteID: noteID, TabID: tabID, Operation: OpSheetSetRange,
+		check:  func(t *target) error { return contract.CheckEditable(contract.OpSheetSetRange, t.tabType, t.tabID) },
+		apply: func(t *target, _ contract.Version) (struct{}, error) {
+			_, err := c.applyEdit(ctx, contract.EditRequest{NoteID: noteID, TabID: tabID, Operation: contract.OpSheetSetRange,
 				SheetID: sheetID, StartRow: row, StartCol: col, Values: values}, t)
 			return struct{}{}, err
 		},
@@ -109,9 +102,9 @@ func (c *Conn) SetCells(ctx context.Context, noteID, tabID, sheetID string, row,
 func (c *Conn) SetText(ctx context.Context, noteID, text string) error {
 	_, err := runWrite(ctx, c, writeSpec[struct{}]{
 		noteID: noteID,
-		tabID:  string(TypeMarkdown),
-		apply: func(*target, Version) (struct{}, error) {
-			return struct{}{}, c.setTabData(ctx, noteID, string(TypeMarkdown), text)
+		tabID:  string(contract.TypeMarkdown),
+		apply: func(*target, contract.Version) (struct{}, error) {
+			return struct{}{}, c.setTabData(ctx, noteID, string(contract.TypeMarkdown), text)
 		},
 	})
 	return err

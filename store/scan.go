@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // rows is a result set read from the driver: Next, Scan, Err and Close work as
@@ -103,9 +105,9 @@ func assign(dest any, src driver.Value) error {
 		s, err := asString(src)
 		*d = s
 		return err
-	case *TabType:
+	case *contract.TabType:
 		s, err := asString(src)
-		*d = TabType(s)
+		*d = contract.TabType(s)
 		return err
 	case *int64:
 		n, err := asInt(src)

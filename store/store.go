@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // InMemory is the path that opens a private in-memory database instead of a file.
@@ -119,19 +121,30 @@ func (s *Store) Options() Options { return s.opts }
 // Close closes the database. Conns must be closed first.
 func (s *Store) Close() error { return s.db.Close() }
 
-// SQLiteVersion reports the version of the embedded SQLite library.
-func (s *Store) SQLiteVersion(ctx context.Context) (string, error) {
+// Driver names the SQLite implementation the store runs on.
+const Driver = "modernc.org/sqlite, pure Go"
+
+// EngineVersion reports the version of the embedded SQLite library, or
+// "unknown" when it cannot be read.
+var EngineVersion = sync.OnceValue(func() string {
+	db, err := sql.Open("sqlite", dsn(InMemory, SyncNormal))
+	if err != nil {
+		return "unknown"
+	}
+	defer db.Close()
 	var v string
-	err := s.db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&v)
-	return v, err
-}
+	if err := db.QueryRow("SELECT sqlite_version()").Scan(&v); err != nil {
+		return "unknown"
+	}
+	return v
+})
 
 // CreateNote creates a Note with the three fixed tabs (markdown, files, sources),
 // an empty text and its first version. It is set-up, not a tool: it takes no
 // version and no key. Creating a Note that exists is an error.
 func (s *Store) CreateNote(ctx context.Context, noteID string) error {
 	if noteID == "" {
-		return invalid("note_id", "required")
+		return contract.Invalid("note_id", "required")
 	}
 	c, err := s.Conn(ctx)
 	if err != nil {
@@ -142,47 +155,19 @@ func (s *Store) CreateNote(ctx context.Context, noteID string) error {
 		v := s.firstVersion()
 		if _, err := c.exec(ctx, `INSERT INTO notes (id, version, next_tab, next_item) VALUES (?, ?, 1, 1)`, noteID, v); err != nil {
 			if strings.Contains(err.Error(), "UNIQUE") {
-				return invalid("note_id", "note %q exists", noteID)
+				return contract.Invalid("note_id", "note %q exists", noteID)
 			}
 			return err
 		}
-		for i, t := range []TabType{TypeMarkdown, TypeFiles, TypeSources} {
+		for i, t := range contract.FixedTabs {
 			if _, err := c.exec(ctx, `INSERT INTO tabs (note_id, tab_id, type, label, position, data, version) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				noteID, string(t), string(t), defaultLabel(t), i, emptyData(t), v); err != nil {
+				noteID, string(t), string(t), contract.DefaultLabel(t), i, contract.EmptyData(t), v); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	return err
-}
-
-func defaultLabel(t TabType) string {
-	switch t {
-	case TypeMarkdown:
-		return "Note"
-	case TypeFiles:
-		return "Files"
-	case TypeSources:
-		return "Sources"
-	case TypeSlides:
-		return "Slides"
-	case TypeSheet:
-		return "Sheet"
-	}
-	return string(t)
-}
-
-// emptyData is the stored content of a new tab: text for markdown, JSON for the
-// others. Files and sources keep their items in the attachments table.
-func emptyData(t TabType) string {
-	switch t {
-	case TypeSlides:
-		return `{"slides":[]}`
-	case TypeSheet:
-		return `{"sheets":[{"sheet_id":"sheet-1","name":"Sheet 1","cells":[]}]}`
-	}
-	return ""
 }
 
 // Conn opens a connection of its own for one editor. Close it when done.

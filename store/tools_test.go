@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 var ctx = context.Background()
@@ -15,10 +17,10 @@ var ctx = context.Background()
 func TestNewNoteHasFixedTabs(t *testing.T) {
 	_, c := openTest(t, Options{})
 	l := mustList(t, c)
-	want := []TabInfo{
-		{TabID: "markdown", Type: TypeMarkdown, Label: "Note", Position: 0},
-		{TabID: "files", Type: TypeFiles, Label: "Files", Position: 1},
-		{TabID: "sources", Type: TypeSources, Label: "Sources", Position: 2},
+	want := []contract.TabInfo{
+		{TabID: "markdown", Type: contract.TypeMarkdown, Label: "Note", Position: 0},
+		{TabID: "files", Type: contract.TypeFiles, Label: "Files", Position: 1},
+		{TabID: "sources", Type: contract.TypeSources, Label: "Sources", Position: 2},
 	}
 	if !reflect.DeepEqual(l.Tabs, want) || l.Version != "1" {
 		t.Fatalf("got %+v version %s", l.Tabs, l.Version)
@@ -43,9 +45,9 @@ func TestReplaceTextBumpsVersion(t *testing.T) {
 func TestCreateNoteTabIDsAndOutline(t *testing.T) {
 	s, c := openTest(t, Options{})
 	clock := s.opts.Clock.(*fakeClock)
-	slides := []Slide{{Title: "One", Body: "b"}, {Title: "Two", Notes: "n"}}
-	r, err := c.CreateNoteTab(ctx, CreateRequest{NoteID: note, ExpectedVersion: "1", IdempotencyKey: "k1",
-		TabType: TypeSlides, Label: "  Deck  ", Slides: slides})
+	slides := []contract.Slide{{Title: "One", Body: "b"}, {Title: "Two", Notes: "n"}}
+	r, err := c.CreateNoteTab(ctx, contract.CreateRequest{NoteID: note, ExpectedVersion: "1", IdempotencyKey: "k1",
+		TabType: contract.TypeSlides, Label: "  Deck  ", Slides: slides})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestCreateNoteTabIDsAndOutline(t *testing.T) {
 		t.Fatalf("slides %+v", got.Slides)
 	}
 	// The counter is per Note and never reused, even after the person adds tabs.
-	info, err := c.AddTab(ctx, note, TypeSheet, "")
+	info, err := c.AddTab(ctx, note, contract.TypeSheet, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,40 +83,40 @@ func big36(n int64) string {
 
 func TestSlideOperations(t *testing.T) {
 	_, c := openTest(t, Options{})
-	deck := mustCreate(t, c, TypeSlides, "Deck")
+	deck := mustCreate(t, c, contract.TypeSlides, "Deck")
 	v := deck.Version
-	r, err := c.EditNoteTab(ctx, EditRequest{NoteID: note, TabID: deck.TabID, ExpectedVersion: v, IdempotencyKey: key(),
-		Operation: OpSlideAdd, Title: "Sources", Body: "3 links"})
+	r, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: deck.TabID, ExpectedVersion: v, IdempotencyKey: key(),
+		Operation: contract.OpSlideAdd, Title: "Sources", Body: "3 links"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = c.EditNoteTab(ctx, EditRequest{NoteID: note, TabID: deck.TabID, ExpectedVersion: r.Version, IdempotencyKey: key(),
-		Operation: OpSlidesAddOutline, Slides: []Slide{{Title: "a"}, {Title: "b"}}})
+	r, err = c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: deck.TabID, ExpectedVersion: r.Version, IdempotencyKey: key(),
+		Operation: contract.OpSlidesAddOutline, Slides: []contract.Slide{{Title: "a"}, {Title: "b"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Changed != "slides: +2 (3 in all)" {
 		t.Fatalf("changed %q", r.Changed)
 	}
-	_, err = c.EditNoteTab(ctx, EditRequest{NoteID: note, TabID: deck.TabID, ExpectedVersion: r.Version, IdempotencyKey: key(),
-		Operation: OpReplaceTabData, Data: json.RawMessage(`{"slides":[{"title":"only"}]}`)})
+	_, err = c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: deck.TabID, ExpectedVersion: r.Version, IdempotencyKey: key(),
+		Operation: contract.OpReplaceTabData, Data: json.RawMessage(`{"slides":[{"title":"only"}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mustRead(t, c, deck.TabID).Slides; !reflect.DeepEqual(got, []Slide{{Title: "only"}}) {
+	if got := mustRead(t, c, deck.TabID).Slides; !reflect.DeepEqual(got, []contract.Slide{{Title: "only"}}) {
 		t.Fatalf("slides %+v", got)
 	}
 }
 
 func TestSheetSetRangeAndReadRange(t *testing.T) {
 	_, c := openTest(t, Options{})
-	sheet := mustCreate(t, c, TypeSheet, "Numbers")
-	_, err := c.EditNoteTab(ctx, EditRequest{NoteID: note, TabID: sheet.TabID, ExpectedVersion: sheet.Version,
-		IdempotencyKey: key(), Operation: OpSheetSetRange, StartRow: 1, StartCol: 2, Values: [][]any{{"a", 1.5}, {true, nil}}})
+	sheet := mustCreate(t, c, contract.TypeSheet, "Numbers")
+	_, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: sheet.TabID, ExpectedVersion: sheet.Version,
+		IdempotencyKey: key(), Operation: contract.OpSheetSetRange, StartRow: 1, StartCol: 2, Values: [][]any{{"a", 1.5}, {true, nil}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rg, err := c.ReadSheetRange(ctx, RangeRequest{NoteID: note, TabID: sheet.TabID, StartRow: 0, StartCol: 1})
+	rg, err := c.ReadSheetRange(ctx, contract.RangeRequest{NoteID: note, TabID: sheet.TabID, StartRow: 0, StartCol: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func TestSheetSetRangeAndReadRange(t *testing.T) {
 	if !reflect.DeepEqual(rg.Values, want) || rg.SheetID != "sheet-1" {
 		t.Fatalf("range %+v", rg)
 	}
-	rg, err = c.ReadSheetRange(ctx, RangeRequest{NoteID: note, TabID: sheet.TabID, StartRow: 1, StartCol: 3, Rows: 1, Cols: 2})
+	rg, err = c.ReadSheetRange(ctx, contract.RangeRequest{NoteID: note, TabID: sheet.TabID, StartRow: 1, StartCol: 3, Rows: 1, Cols: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +137,7 @@ func TestAddNoteSourceAndPaging(t *testing.T) {
 	_, c := openTest(t, Options{})
 	v := mustList(t, c).Version
 	for i := 0; i < 120; i++ {
-		r, err := c.AddNoteSource(ctx, SourceRequest{NoteID: note, ExpectedVersion: v, IdempotencyKey: key(),
+		r, err := c.AddNoteSource(ctx, contract.SourceRequest{NoteID: note, ExpectedVersion: v, IdempotencyKey: key(),
 			Title: fmt.Sprintf("page %d", i), URL: fmt.Sprintf("https://example.org/%d", i)})
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +149,7 @@ func TestAddNoteSourceAndPaging(t *testing.T) {
 	}
 	calls, seen, cursor := 0, 0, ""
 	for {
-		p, err := c.ListNoteAttachments(ctx, AttachmentsRequest{NoteID: note, Kind: "sources", Limit: 50, Cursor: cursor})
+		p, err := c.ListNoteAttachments(ctx, contract.AttachmentsRequest{NoteID: note, Kind: "sources", Limit: 50, Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +168,7 @@ func TestAddNoteSourceAndPaging(t *testing.T) {
 	if calls != 3 || seen != 120 {
 		t.Fatalf("%d calls, %d items; want 3 and 120", calls, seen)
 	}
-	files, err := c.ListNoteAttachments(ctx, AttachmentsRequest{NoteID: note, Kind: "files"})
+	files, err := c.ListNoteAttachments(ctx, contract.AttachmentsRequest{NoteID: note, Kind: "files"})
 	if err != nil || len(files.Items) != 0 {
 		t.Fatalf("files %+v %v", files, err)
 	}
@@ -177,7 +179,7 @@ func TestAddNoteSourceAndPaging(t *testing.T) {
 
 func TestPersonActionsBumpNoteVersion(t *testing.T) {
 	_, c := openTest(t, Options{})
-	deck := mustCreate(t, c, TypeSlides, "A")
+	deck := mustCreate(t, c, contract.TypeSlides, "A")
 	v := mustList(t, c).Version
 	if err := c.MoveTab(ctx, note, deck.TabID, 0); err != nil {
 		t.Fatal(err)
@@ -204,6 +206,6 @@ func TestPersonActionsBumpNoteVersion(t *testing.T) {
 }
 
 func isConflict(err error) bool {
-	var ce *ConflictError
+	var ce *contract.ConflictError
 	return errors.As(err, &ce)
 }

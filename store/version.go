@@ -3,17 +3,13 @@ package store
 import (
 	"fmt"
 	"strconv"
-	"time"
-)
 
-const (
-	msLayout = "2006-01-02T15:04:05.000Z"
-	usLayout = "2006-01-02T15:04:05.000000Z"
+	"github.com/notesbench/notesbench/contract"
 )
 
 // firstVersion is the version of a new Note or tab.
 func (s *Store) firstVersion() any {
-	if s.opts.VersionFormat == FormatCounter {
+	if s.opts.VersionFormat == contract.FormatCounter {
 		return int64(1)
 	}
 	return s.stamp()
@@ -22,7 +18,7 @@ func (s *Store) firstVersion() any {
 // nextVersion is the version a write commits, given the current one. A counter
 // increments; a timestamp is the commit time, whatever the current one was.
 func (s *Store) nextVersion(cur any) any {
-	if s.opts.VersionFormat == FormatCounter {
+	if s.opts.VersionFormat == contract.FormatCounter {
 		n, _ := cur.(int64)
 		return n + 1
 	}
@@ -30,42 +26,41 @@ func (s *Store) nextVersion(cur any) any {
 }
 
 func (s *Store) stamp() string {
-	now := s.opts.Clock.Now().UTC()
-	if s.opts.VersionFormat == FormatMS {
-		return now.Truncate(time.Millisecond).Format(msLayout)
+	var suffix uint32
+	if s.opts.VersionFormat == contract.FormatUSSuffix {
+		s.randMu.Lock()
+		suffix = s.rand.Uint32()
+		s.randMu.Unlock()
 	}
-	s.randMu.Lock()
-	suffix := s.rand.Uint32() & 0xffffff
-	s.randMu.Unlock()
-	return fmt.Sprintf("%s-%06x", now.Truncate(time.Microsecond).Format(usLayout), suffix)
+	return contract.Stamp(s.opts.VersionFormat, s.opts.Clock.Now(), suffix)
 }
 
 // bindVersion turns an expected version into the value stored in SQLite.
-func (s *Store) bindVersion(v Version) (any, error) {
+func (s *Store) bindVersion(v contract.Version) (any, error) {
 	if v == "" {
-		return nil, invalid("expected_version", "required")
+		return nil, contract.Invalid("expected_version", "required")
 	}
-	if s.opts.VersionFormat != FormatCounter {
+	if s.opts.VersionFormat != contract.FormatCounter {
 		return string(v), nil
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
-		return nil, invalid("expected_version", "%q is not a version of this Note (want an integer)", v)
+		return nil, contract.Invalid("expected_version", "%q is not a version of this Note (want an integer)", v)
 	}
 	return n, nil
 }
 
 // toVersion turns a stored version into a Version.
-func toVersion(v any) Version {
+func toVersion(v any) contract.Version {
 	switch v := v.(type) {
 	case int64:
-		return Version(strconv.FormatInt(v, 10))
+		return contract.Version(strconv.FormatInt(v, 10))
 	case string:
-		return Version(v)
+		return contract.Version(v)
 	case []byte:
-		return Version(v)
+		return contract.Version(v)
 	}
-	return Version(fmt.Sprint(v))
+	return contract.Version(fmt.Sprint(v))
 }
 
 // sameVersion reports whether a stored version equals the expected one.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // writeSpec describes one write transaction. A spec without a tool is a person's
@@ -15,13 +17,13 @@ type writeSpec[R any] struct {
 	tool     string
 	noteID   string
 	tabID    string // the tab whose content changes; "" for a Note-level write
-	expected Version
+	expected contract.Version
 	key      string
 	// check validates the write against its target before any version or key is
 	// looked at; it must not write.
 	check func(t *target) error
 	// apply makes the change, knowing the version it will commit as.
-	apply func(t *target, next Version) (R, error)
+	apply func(t *target, next contract.Version) (R, error)
 }
 
 // target is what a write found of its Note and tab before applying.
@@ -34,7 +36,7 @@ type target struct {
 	nextItem int64
 
 	tabID      string
-	tabType    TabType
+	tabType    contract.TabType
 	tabVersion any
 }
 
@@ -55,7 +57,7 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 	var expected any
 	if conditional {
 		if w.key == "" {
-			return res, invalid("idempotency_key", "required")
+			return res, contract.Invalid("idempotency_key", "required")
 		}
 		var err error
 		if expected, err = c.s.bindVersion(w.expected); err != nil {
@@ -67,7 +69,7 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 		if err != nil {
 			return err
 		}
-		if conditional && opts.Order == OrderKeyFirst {
+		if conditional && opts.Order == contract.OrderKeyFirst {
 			if err := c.replay(ctx, l, w.tool, w.key, &res); err != nil {
 				return err
 			}
@@ -81,15 +83,15 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 				return err
 			}
 		}
-		tabScoped := opts.Guard == GuardTab && w.tabID != ""
+		tabScoped := opts.Guard == contract.GuardTab && w.tabID != ""
 		current := t.noteVersion
 		if tabScoped {
 			current = t.tabVersion
 		}
-		if conditional && opts.Guard != GuardNone && !sameVersion(current, expected) {
-			return &ConflictError{Current: toVersion(current)}
+		if conditional && opts.Guard != contract.GuardNone && !sameVersion(current, expected) {
+			return &contract.ConflictError{Current: toVersion(current)}
 		}
-		if conditional && opts.Order == OrderVersionFirst {
+		if conditional && opts.Order == contract.OrderVersionFirst {
 			if err := c.replay(ctx, l, w.tool, w.key, &res); err != nil {
 				return err
 			}
@@ -169,7 +171,7 @@ func (c *Conn) loadWrite(ctx context.Context, noteID, tabID, key string) (*loade
 	l.noteFound = true
 	if l.typ.Valid {
 		l.tabFound = true
-		l.t.tabType = TabType(l.typ.String)
+		l.t.tabType = contract.TabType(l.typ.String)
 	}
 	if key != "" && l.tool.Valid {
 		l.keyFound, l.firstTool = true, l.tool.String
@@ -185,7 +187,7 @@ func (c *Conn) replay(ctx context.Context, l *loaded, tool, key string, res any)
 		return nil
 	}
 	if l.firstTool != tool {
-		return invalid("idempotency_key", "already used by %s in this Note", l.firstTool)
+		return contract.Invalid("idempotency_key", "already used by %s in this Note", l.firstTool)
 	}
 	var stored string
 	if err := c.queryRowHot(ctx, hotReplay, l.t.noteID, key).Scan(&stored); err != nil {
@@ -202,22 +204,22 @@ func (c *Conn) replay(ctx context.Context, l *loaded, tool, key string, res any)
 func (l *loaded) found() (*target, error) {
 	switch {
 	case l.t.noteID == "":
-		return nil, invalid("note_id", "required")
+		return nil, contract.Invalid("note_id", "required")
 	case !l.noteFound:
-		return nil, &NotFoundError{Field: "note_id", ID: l.t.noteID}
+		return nil, &contract.NotFoundError{Field: "note_id", ID: l.t.noteID}
 	case l.t.tabID != "" && !l.tabFound:
-		return nil, &NotFoundError{Field: "tab_id", ID: l.t.tabID}
+		return nil, &contract.NotFoundError{Field: "tab_id", ID: l.t.tabID}
 	}
 	return &l.t, nil
 }
 
 func markReplayed(res any) {
 	switch r := res.(type) {
-	case *EditResult:
+	case *contract.EditResult:
 		r.Replayed = true
-	case *CreateResult:
+	case *contract.CreateResult:
 		r.Replayed = true
-	case *SourceResult:
+	case *contract.SourceResult:
 		r.Replayed = true
 	}
 }
@@ -226,12 +228,12 @@ func markReplayed(res any) {
 func (c *Conn) loadTarget(ctx context.Context, noteID, tabID string) (*target, error) {
 	t := &target{noteID: noteID, tabID: tabID}
 	if noteID == "" {
-		return nil, invalid("note_id", "required")
+		return nil, contract.Invalid("note_id", "required")
 	}
 	err := c.queryRow(ctx, `SELECT version, next_tab, next_item FROM notes WHERE id = ?`, noteID).
 		Scan(&t.noteVersion, &t.nextTab, &t.nextItem)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &NotFoundError{Field: "note_id", ID: noteID}
+		return nil, &contract.NotFoundError{Field: "note_id", ID: noteID}
 	}
 	if err != nil || tabID == "" {
 		return t, err
@@ -240,9 +242,9 @@ func (c *Conn) loadTarget(ctx context.Context, noteID, tabID string) (*target, e
 	err = c.queryRow(ctx, `SELECT type, version FROM tabs WHERE note_id = ? AND tab_id = ?`, noteID, tabID).
 		Scan(&typ, &t.tabVersion)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &NotFoundError{Field: "tab_id", ID: tabID}
+		return nil, &contract.NotFoundError{Field: "tab_id", ID: tabID}
 	}
-	t.tabType = TabType(typ)
+	t.tabType = contract.TabType(typ)
 	return t, err
 }
 

@@ -2,18 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
-	"github.com/notesbench/notesbench/store"
 )
 
 // benchOptions holds the bench command's flags.
@@ -64,7 +64,7 @@ lines for benchstat.`,
 	fs.IntVar(&opts.textSize, "text-size", def.TextSize, "bytes of text each write sets")
 	fs.StringVar(&opts.guards, "guards", "none,note,tab", "version guards to time: none, note, tab")
 	fs.StringVar(&opts.writers, "writers", "1", "writer counts: a list such as 1,2,4,8; each writer has its own connection and Note")
-	fs.StringVar(&opts.synchronous, "synchronous", string(def.Synchronous), "SQLite synchronous setting: normal or full")
+	fs.StringVar(&opts.synchronous, "synchronous", def.Synchronous, "SQLite synchronous setting: normal or full")
 	return cmd
 }
 
@@ -79,13 +79,13 @@ func (o *benchOptions) config() (sim.BenchConfig, error) {
 	if cfg.Writers, err = sim.ParseWriters(o.writers); err != nil {
 		return cfg, usageErr("--writers", err)
 	}
-	if cfg.Synchronous, err = store.ParseSynchronous(o.synchronous); err != nil {
-		return cfg, usageErr("--synchronous", err)
-	}
-	if o.db != "" {
-		if st, err := os.Stat(o.db); err == nil && !st.IsDir() {
-			return cfg, usagef("--db", "%s is not a folder", o.db)
+	cfg.Synchronous = o.synchronous
+	if cfg.Target, err = backend.Open(backend.Spec{DBDir: o.db, Synchronous: o.synchronous}); err != nil {
+		var fe *backend.FieldError
+		if errors.As(err, &fe) {
+			return cfg, usageErr("--"+fe.Field, fe.Err)
 		}
+		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError{err}
@@ -131,6 +131,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	defer cfg.Target.Close()
 	rep, tables, runs, err := benchResult(ctx, a, cfg)
 	if err != nil {
 		return err

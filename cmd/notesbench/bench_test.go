@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notesbench/notesbench/store"
+	"github.com/notesbench/notesbench/contract"
 )
 
 // Bad bench input gets one line naming the flag, exit code 2, and nothing runs.
@@ -57,8 +57,8 @@ func TestBenchFlagsReachTheConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Writes != 50 || cfg.Reps != 4 || cfg.Warmup != 0 || cfg.TextSize != 10 || cfg.Synchronous != store.SyncFull ||
-		!slices.Equal(cfg.Guards, []store.Guard{store.GuardTab, store.GuardNone}) || !slices.Equal(cfg.Writers, []int{1, 2, 4}) {
+	if cfg.Writes != 50 || cfg.Reps != 4 || cfg.Warmup != 0 || cfg.TextSize != 10 || cfg.Synchronous != "full" ||
+		!slices.Equal(cfg.Guards, []contract.Guard{contract.GuardTab, contract.GuardNone}) || !slices.Equal(cfg.Writers, []int{1, 2, 4}) {
 		t.Fatalf("config %+v", cfg)
 	}
 	if f, err := got.checkFormat(); err != nil || f != "gobench" {

@@ -14,11 +14,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
-	"github.com/notesbench/notesbench/store"
 )
 
 // envFlags are the flags of every simulation: clock, seeds, parallelism and
@@ -31,6 +32,8 @@ type envFlags struct {
 	memory      bool
 	synchronous string
 	serviceTime time.Duration
+
+	target contract.Target // made by env; close releases it
 }
 
 func (f *envFlags) register(fs *pflag.FlagSet, seeds, clock string) {
@@ -56,23 +59,29 @@ func (f *envFlags) env() (sim.Env, error) {
 	if f.parallel < 0 {
 		return sim.Env{}, usagef("--parallel", "must be 0 or more")
 	}
-	sync, err := store.ParseSynchronous(f.synchronous)
-	if err != nil {
-		return sim.Env{}, usageErr("--synchronous", err)
-	}
 	if f.serviceTime < 0 {
 		return sim.Env{}, usagef("--service-time", "must be 0 or more")
 	}
-	if f.memory && f.db != "" {
-		return sim.Env{}, usagef("--db", "cannot keep databases with --memory")
-	}
-	if f.db != "" {
-		if st, err := os.Stat(f.db); err == nil && !st.IsDir() {
-			return sim.Env{}, usagef("--db", "%s is not a folder", f.db)
+	spec := backend.Spec{DBDir: f.db, InMemory: f.memory, Synchronous: f.synchronous}
+	target, err := backend.Open(spec)
+	if err != nil {
+		var fe *backend.FieldError
+		if errors.As(err, &fe) {
+			return sim.Env{}, usageErr("--"+fe.Field, fe.Err)
 		}
+		return sim.Env{}, err
 	}
+	f.target = target
 	return sim.Env{Clock: clock, ServiceTime: f.serviceTime, Seeds: seeds, Parallel: f.parallel, DBDir: f.db,
-		InMemory: f.memory, Synchronous: sync}, nil
+		InMemory: f.memory, Synchronous: f.synchronous, Target: target}, nil
+}
+
+// close releases the target env made, if any.
+func (f *envFlags) close() error {
+	if f.target == nil {
+		return nil
+	}
+	return f.target.Close()
 }
 
 // outFlags are the output flags of every experiment.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -54,6 +55,7 @@ Duplicates are counted in the store.`,
 
 func (o *createOptions) config() (sim.CreateConfig, error) {
 	cfg := sim.DefaultCreateConfig()
+	cfg.Target = backend.Memory()
 	seeds, err := sim.ParseSeeds(o.seeds)
 	if err != nil {
 		return cfg, usageErr("--seeds", err)

@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
-	"github.com/notesbench/notesbench/store"
 )
 
 // fastOptions holds the fast command's flags.
@@ -52,7 +52,7 @@ func (o *fastOptions) config() (sim.FastConfig, error) {
 		return sim.FastConfig{}, err
 	}
 	cfg := sim.FastConfig{Env: env, Edits: o.edits}
-	if cfg.Formats, err = parseList("--formats", o.formats, store.ParseVersionFormat); err != nil {
+	if cfg.Formats, err = parseList("--formats", o.formats, contract.ParseVersionFormat); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -63,6 +63,7 @@ func (o *fastOptions) config() (sim.FastConfig, error) {
 }
 
 func runFast(ctx context.Context, o *fastOptions) error {
+	defer o.env.close()
 	return runExperiment(ctx, o.app, &o.out, "fast", o.config, func(ctx context.Context, cfg sim.FastConfig) (results.Report, []report.Table, error) {
 		return fastReport(ctx, o.app, cfg, o.out.replications)
 	})
@@ -99,8 +100,8 @@ func fastReport(ctx context.Context, a *app, cfg sim.FastConfig, replications in
 }
 
 // publishedFormats keeps the formats that have a published row.
-func publishedFormats(exp *results.Experiment, formats []store.VersionFormat) []store.VersionFormat {
-	var out []store.VersionFormat
+func publishedFormats(exp *results.Experiment, formats []contract.VersionFormat) []contract.VersionFormat {
+	var out []contract.VersionFormat
 	for _, f := range formats {
 		if _, ok := exp.Match(map[string]string{"version_format": string(f)}); ok {
 			out = append(out, f)

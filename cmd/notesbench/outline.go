@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -53,7 +54,7 @@ beside the simulated mean. Decks over 20 slides take several outline calls.`,
 }
 
 func (o *outlineOptions) config() (sim.OutlineConfig, error) {
-	cfg := sim.OutlineConfig{Slides: o.slides, Decks: o.decks, WindowS: o.window.Seconds(), SavesPerMinute: o.savesPerMinute}
+	cfg := sim.OutlineConfig{Slides: o.slides, Decks: o.decks, WindowS: o.window.Seconds(), SavesPerMinute: o.savesPerMinute, Target: backend.Memory()}
 	seeds, err := sim.ParseSeeds(o.seeds)
 	if err != nil {
 		return cfg, usageErr("--seeds", err)

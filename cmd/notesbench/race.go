@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
-	"github.com/notesbench/notesbench/store"
 )
 
 // raceOptions holds the race command's flags.
@@ -53,7 +53,7 @@ func (o *raceOptions) config() (sim.RaceConfig, error) {
 	if err != nil {
 		return sim.RaceConfig{}, err
 	}
-	cfg := sim.RaceConfig{Env: env, Edits: o.editing.edits, Pause: o.editing.pause, VersionFormat: store.FormatCounter}
+	cfg := sim.RaceConfig{Env: env, Edits: o.editing.edits, Pause: o.editing.pause, VersionFormat: contract.FormatCounter}
 	if cfg.Modes, err = sim.ParseModes(o.modes); err != nil {
 		return cfg, usageErr("--modes", err)
 	}
@@ -68,6 +68,7 @@ func (o *raceOptions) config() (sim.RaceConfig, error) {
 }
 
 func runRace(ctx context.Context, o *raceOptions) error {
+	defer o.env.close()
 	return runExperiment(ctx, o.app, &o.out, "race", o.config, func(ctx context.Context, cfg sim.RaceConfig) (results.Report, []report.Table, error) {
 		return raceReport(ctx, o.app, cfg, o.out.replications)
 	})

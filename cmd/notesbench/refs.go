@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -56,7 +57,7 @@ the version check let through.`,
 }
 
 func (o *refsOptions) config() (sim.RefsConfig, error) {
-	cfg := sim.RefsConfig{Trials: o.trials, EditsMax: o.editsMax, Parallel: o.parallel}
+	cfg := sim.RefsConfig{Trials: o.trials, EditsMax: o.editsMax, Parallel: o.parallel, Target: backend.Memory()}
 	for _, s := range strings.Split(o.k, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {

@@ -11,11 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
-	"github.com/notesbench/notesbench/store"
 )
 
 // reproduceOptions holds the reproduce command's flags.
@@ -34,6 +35,8 @@ type reproSettings struct {
 	app     *app
 	real    bool
 	latency *latencyKeeper
+	// target is where the race experiments and bench keep their databases.
+	target contract.Target
 	// replications is the number of replications behind the verdicts of the
 	// race-engine experiments; the costly fast experiment and the cheap outline
 	// scale it (see replicationsFor).
@@ -74,38 +77,40 @@ func reproSteps() []reproStep {
 	return []reproStep{
 		{"race", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
 			cfg := sim.DefaultRace()
-			cfg.Clock = clock
+			cfg.Clock, cfg.Target = clock, s.target
 			return raceReport(ctx, s.app, cfg, reps)
 		})},
 		{"tabs", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
 			cfg := sim.DefaultTabs()
-			cfg.Clock = clock
+			cfg.Clock, cfg.Target = clock, s.target
 			return tabsReport(ctx, s.app, cfg, reps)
 		})},
 		{"fast", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
 			cfg := sim.DefaultFast()
-			cfg.Clock = clock
+			cfg.Clock, cfg.Target = clock, s.target
 			// A fast replication is 20,000 edits per format, and with no think
 			// time every seed gives the virtual clock the same counts: a tenth.
 			return fastReport(ctx, s.app, cfg, max(1, reps/10))
 		})},
 		{"create", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			return one(createReport(ctx, sim.DefaultCreateConfig(), s.replications))
+			return one(createReport(ctx, memoryConfig(sim.DefaultCreateConfig()), s.replications))
 		}},
 		{"sources", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			return one(sourcesReport(ctx, sim.DefaultSourcesConfig(), s.replications))
+			return one(sourcesReport(ctx, memoryConfig(sim.DefaultSourcesConfig()), s.replications))
 		}},
 		{"refs", func(ctx context.Context, _ reproSettings) ([]results.Report, []report.Table, error) {
-			return one(refsReport(ctx, sim.DefaultRefsConfig()))
+			return one(refsReport(ctx, memoryConfig(sim.DefaultRefsConfig())))
 		}},
 		{"outline", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			return one(outlineReport(ctx, sim.DefaultOutlineConfig(), 2*s.replications))
+			return one(outlineReport(ctx, memoryConfig(sim.DefaultOutlineConfig()), 2*s.replications))
 		}},
 		{"validate", func(context.Context, reproSettings) ([]results.Report, []report.Table, error) {
 			return one(validateReport())
 		}},
 		{"bench", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			rep, tables, runs, err := benchResult(ctx, s.app, sim.DefaultBench())
+			cfg := sim.DefaultBench()
+			cfg.Target = s.target
+			rep, tables, runs, err := benchResult(ctx, s.app, cfg)
 			if err == nil && s.latency != nil {
 				s.latency.series = latencySeries(runs)
 			}
@@ -239,6 +244,10 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		return err
 	}
 	s.latency = &latencyKeeper{}
+	if s.target, err = backend.Open(backend.Spec{}); err != nil {
+		return err
+	}
+	defer s.target.Close()
 	var all reproduced
 	all.Replications = s.replications
 	all.Command = "notesbench reproduce" + reproduceArgs(o)
@@ -405,7 +414,7 @@ func reproduceArgs(o *reproduceOptions) string {
 
 func readMachine(ctx context.Context) (machineFacts, error) {
 	m := machineFacts{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
-		SQLiteDriver:   "modernc.org/sqlite (pure Go)",
+		SQLiteDriver:   backend.EngineDriver,
 		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -415,13 +424,8 @@ func readMachine(ctx context.Context) (machineFacts, error) {
 			}
 		}
 	}
-	st, err := store.Open(store.InMemory, store.Options{})
-	if err != nil {
-		return m, err
-	}
-	defer st.Close()
-	m.SQLite, err = st.SQLiteVersion(ctx)
-	return m, err
+	m.SQLite = backend.EngineVersion()
+	return m, nil
 }
 
 // writeReproducedMD writes the markdown report: how it was made, the summary,
@@ -463,4 +467,19 @@ func cpuSuffix(cpu string) string {
 		return ""
 	}
 	return " (" + cpu + ")"
+}
+
+// memoryConfig returns cfg with the in-memory embedded store as its target.
+func memoryConfig[C sim.CreateConfig | sim.SourcesConfig | sim.RefsConfig | sim.OutlineConfig](cfg C) C {
+	switch c := any(&cfg).(type) {
+	case *sim.CreateConfig:
+		c.Target = backend.Memory()
+	case *sim.SourcesConfig:
+		c.Target = backend.Memory()
+	case *sim.RefsConfig:
+		c.Target = backend.Memory()
+	case *sim.OutlineConfig:
+		c.Target = backend.Memory()
+	}
+	return cfg
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -56,6 +57,7 @@ a hash of the URL as written, and a hash of the Note ID and the normalized URL.`
 
 func (o *sourcesOptions) config() (sim.SourcesConfig, error) {
 	cfg := sim.DefaultSourcesConfig()
+	cfg.Target = backend.Memory()
 	seeds, err := sim.ParseSeeds(o.seeds)
 	if err != nil {
 		return cfg, usageErr("--seeds", err)

@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
-	"github.com/notesbench/notesbench/store"
 )
 
 // tabsOptions holds the tabs command's flags.
@@ -51,7 +51,7 @@ func (o *tabsOptions) config() (sim.TabsConfig, error) {
 		return sim.TabsConfig{}, err
 	}
 	cfg := sim.TabsConfig{Env: env, Edits: o.editing.edits, Pause: o.editing.pause}
-	if cfg.Scopes, err = parseList("--scopes", o.scopes, store.ParseGuard); err != nil {
+	if cfg.Scopes, err = parseList("--scopes", o.scopes, contract.ParseGuard); err != nil {
 		return cfg, err
 	}
 	if cfg.ClaudeThink, cfg.HumanThink, err = o.editing.parse(); err != nil {
@@ -65,6 +65,7 @@ func (o *tabsOptions) config() (sim.TabsConfig, error) {
 }
 
 func runTabs(ctx context.Context, o *tabsOptions) error {
+	defer o.env.close()
 	return runExperiment(ctx, o.app, &o.out, "tabs", o.config, func(ctx context.Context, cfg sim.TabsConfig) (results.Report, []report.Table, error) {
 		return tabsReport(ctx, o.app, cfg, o.out.replications)
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -112,7 +113,7 @@ func (c comparison) finishWith(rep *results.Report, main report.Table, ourSetup 
 // in memory, n replications of perRep seeds each, seeds 1 to n·perRep.
 func replicationEnv(base sim.Env, n, perRep int) sim.Env {
 	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: base.ServiceTime, Seeds: seedsUpTo(n * perRep), InMemory: true,
-		Synchronous: base.Synchronous, Progress: base.Progress}
+		Synchronous: base.Synchronous, Progress: base.Progress, Target: backend.Memory()}
 }
 
 // groupReplications splits runs ordered mode-major (as sim returns them) into

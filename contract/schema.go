@@ -1,4 +1,4 @@
-package store
+package contract
 
 import (
 	"bytes"
@@ -16,10 +16,6 @@ import (
 
 //go:embed tools_list.json
 var toolsListJSON []byte
-
-// ToolsListJSON returns the rebuilt tools/list response: the seven tools with
-// their full input schemas, annotations and OAuth scopes.
-func ToolsListJSON() []byte { return bytes.Clone(toolsListJSON) }
 
 // Tool is one entry of the tools/list response.
 type Tool struct {
@@ -100,14 +96,14 @@ func ValidateArgs(tool string, args json.RawMessage) ([]Violation, error) {
 	}
 	sch, ok := ts.schemas[tool]
 	if !ok {
-		return nil, invalid("tool", "unknown tool %q", tool)
+		return nil, Invalid("tool", "unknown tool %q", tool)
 	}
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return nil, invalid("arguments", "malformed JSON: %v", err)
+		return nil, Invalid("arguments", "malformed JSON: %v", err)
 	}
 	err = sch.Validate(inst)
 	if err == nil {

@@ -1,4 +1,4 @@
-package store
+package contract
 
 import (
 	"bytes"
@@ -287,10 +287,10 @@ type AttachmentPage struct {
 
 // Limits of the published schema.
 const (
-	MaxOutlineSlides = 20  // slides in one create_note_tab or slides_add_outline
-	MaxRangeRows     = 100 // rows in one read_sheet_range or sheet_set_range
-	MaxRangeCols     = 100 // columns in one read_sheet_range or sheet_set_range
-	MaxPageLimit     = 50  // list_note_attachments limit
-	maxSheetRows     = 10000
-	maxSheetCols     = 1000
+	MaxOutlineSlides = 20    // slides in one create_note_tab or slides_add_outline
+	MaxRangeRows     = 100   // rows in one read_sheet_range or sheet_set_range
+	MaxRangeCols     = 100   // columns in one read_sheet_range or sheet_set_range
+	MaxPageLimit     = 50    // list_note_attachments limit
+	MaxSheetRows     = 10000 // rows a sheet holds
+	MaxSheetCols     = 1000  // columns a sheet holds
 )

@@ -1,6 +1,9 @@
-package store
+package contract
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ConflictError is a version conflict: the write was based on a version that is no
 // longer current. Nothing was written. It is a normal outcome, not a failure.
@@ -36,6 +39,21 @@ func (e *InvalidArgumentError) Error() string {
 	return e.Field + ": " + e.Message
 }
 
-func invalid(field, format string, args ...any) error {
+// Invalid returns an InvalidArgumentError naming field, with a formatted message.
+func Invalid(field, format string, args ...any) error {
 	return &InvalidArgumentError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// SchemaError is a call whose arguments break the tool's input schema: every
+// violation the JSON Schema validator found, sorted by path.
+type SchemaError struct {
+	Violations []Violation
+}
+
+func (e *SchemaError) Error() string {
+	msgs := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		msgs[i] = v.String()
+	}
+	return strings.Join(msgs, "; ")
 }

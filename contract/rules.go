@@ -1,0 +1,570 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The rules below are the contract's, whatever stores it: what a request may
+// hold, what an operation does to a tab's content, how IDs and timestamp
+// versions are made. Every implementation calls them, so they cannot drift
+// apart; an implementation adds storage, locking and the order of the checks.
+//
+// A tab's content is kept in a stored form: the text of a markdown tab, the
+// JSON {"slides": […]} or {"sheets": […]} of the others. Files and sources
+// keep their items apart, as attachments.
+
+// opFields lists, per operation, the optional fields it uses.
+var opFields = map[Operation][]string{
+	OpReplaceText:      {"text"},
+	OpReplaceTabData:   {"data"},
+	OpSlideAdd:         {"title", "body", "notes"},
+	OpSlidesAddOutline: {"slides"},
+	OpSheetSetRange:    {"sheet_id", "start_row", "start_col", "values"},
+}
+
+// Validate checks what can be checked without the Note: required fields, the
+// operation, and that no field of another operation is set.
+func (r EditRequest) Validate() error {
+	switch {
+	case r.NoteID == "":
+		return Invalid("note_id", "required")
+	case r.TabID == "":
+		return Invalid("tab_id", "required")
+	case r.ExpectedVersion == "":
+		return Invalid("expected_version", "required")
+	case r.IdempotencyKey == "":
+		return Invalid("idempotency_key", "required")
+	}
+	uses, ok := opFields[r.Operation]
+	if !ok {
+		return Invalid("operation", "%q is not one of replace_text, replace_tab_data, slide_add, slides_add_outline, sheet_set_range", r.Operation)
+	}
+	// The optional fields in a fixed order: the first one set that the
+	// operation does not use is reported.
+	set := [...]struct {
+		name string
+		set  bool
+	}{
+		{"text", r.Text != ""}, {"data", len(r.Data) > 0}, {"title", r.Title != ""}, {"body", r.Body != ""},
+		{"notes", r.Notes != ""}, {"slides", r.Slides != nil}, {"sheet_id", r.SheetID != ""},
+		{"start_row", r.StartRow != 0}, {"start_col", r.StartCol != 0}, {"values", r.Values != nil},
+	}
+	for _, f := range set {
+		if f.set && !slices.Contains(uses, f.name) {
+			return Invalid(f.name, "not used by %s", r.Operation)
+		}
+	}
+	switch r.Operation {
+	case OpReplaceTabData:
+		if len(r.Data) == 0 {
+			return Invalid("data", "required for replace_tab_data")
+		}
+	case OpSlideAdd:
+		if strings.TrimSpace(r.Title) == "" {
+			return Invalid("title", "required for slide_add")
+		}
+	case OpSlidesAddOutline:
+		return validateOutline("slides", r.Slides)
+	case OpSheetSetRange:
+		return ValidateRange(r.StartRow, r.StartCol, r.Values)
+	}
+	return nil
+}
+
+// Validate checks a create_note_tab request.
+func (r CreateRequest) Validate() error {
+	switch {
+	case r.NoteID == "":
+		return Invalid("note_id", "required")
+	case r.ExpectedVersion == "":
+		return Invalid("expected_version", "required")
+	case r.IdempotencyKey == "":
+		return Invalid("idempotency_key", "required")
+	case r.TabType != TypeSlides && r.TabType != TypeSheet:
+		return Invalid("tab_type", "%q is not one of slides, sheet", r.TabType)
+	case r.Slides != nil && r.TabType != TypeSlides:
+		return Invalid("slides", "only a slides tab takes an outline")
+	case r.Slides != nil:
+		return validateOutline("slides", r.Slides)
+	}
+	return nil
+}
+
+// LabelOrDefault is the label a created tab gets: the request's, trimmed, or the
+// type's default.
+func (r CreateRequest) LabelOrDefault() string {
+	if label := strings.TrimSpace(r.Label); label != "" {
+		return label
+	}
+	return DefaultLabel(r.TabType)
+}
+
+// InitialData is the stored content of the tab the request creates.
+func (r CreateRequest) InitialData() string {
+	if len(r.Slides) > 0 {
+		return mustJSON(slidesData{Slides: r.Slides})
+	}
+	return EmptyData(r.TabType)
+}
+
+// Validate checks an add_note_source request.
+func (r SourceRequest) Validate() error {
+	switch {
+	case r.NoteID == "":
+		return Invalid("note_id", "required")
+	case r.ExpectedVersion == "":
+		return Invalid("expected_version", "required")
+	case r.IdempotencyKey == "":
+		return Invalid("idempotency_key", "required")
+	case strings.TrimSpace(r.Title) == "":
+		return Invalid("title", "required")
+	}
+	return checkSourceURL(r.URL)
+}
+
+// checkSourceURL accepts only absolute http and https URLs with a host.
+func checkSourceURL(raw string) error {
+	if raw == "" {
+		return Invalid("url", "required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Invalid("url", "not a URL: %v", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		if u.Scheme == "" {
+			return Invalid("url", "%q has no scheme (want http or https)", raw)
+		}
+		return Invalid("url", "scheme %q not allowed (want http or https)", u.Scheme)
+	}
+	if u.Host == "" {
+		return Invalid("url", "%q has no host", raw)
+	}
+	return nil
+}
+
+// Validate checks the bounds of a read_sheet_range request.
+func (r RangeRequest) Validate() error {
+	switch {
+	case r.StartRow < 0 || r.StartRow >= MaxSheetRows:
+		return Invalid("start_row", "must be 0 to %d", MaxSheetRows-1)
+	case r.StartCol < 0 || r.StartCol >= MaxSheetCols:
+		return Invalid("start_col", "must be 0 to %d", MaxSheetCols-1)
+	case r.Rows < 0 || r.Rows > MaxRangeRows:
+		return Invalid("rows", "must be 1 to %d", MaxRangeRows)
+	case r.Cols < 0 || r.Cols > MaxRangeCols:
+		return Invalid("cols", "must be 1 to %d", MaxRangeCols)
+	}
+	return nil
+}
+
+// RangeOf cuts the range r asks for out of tab, a Sheet tab as read_note_tab
+// returns it; null where a cell is empty.
+func (r RangeRequest) RangeOf(tab TabContent) (SheetRange, error) {
+	if tab.Type != TypeSheet {
+		return SheetRange{}, Invalid("tab_id", "tab %q is a %s tab, not a sheet", r.TabID, tab.Type)
+	}
+	sh, err := findSheet(tab.Sheets, r.SheetID)
+	if err != nil {
+		return SheetRange{}, err
+	}
+	rows, cols := r.Rows, r.Cols
+	if rows == 0 {
+		rows = min(MaxRangeRows, max(0, len(sh.Cells)-r.StartRow))
+	}
+	if cols == 0 {
+		width := 0
+		for _, row := range sh.Cells {
+			width = max(width, len(row))
+		}
+		cols = min(MaxRangeCols, max(0, width-r.StartCol))
+	}
+	values := make([][]any, rows)
+	for i := range values {
+		values[i] = make([]any, cols)
+		if row := r.StartRow + i; row < len(sh.Cells) {
+			for j := range values[i] {
+				if col := r.StartCol + j; col < len(sh.Cells[row]) {
+					values[i][j] = sh.Cells[row][col]
+				}
+			}
+		}
+	}
+	return SheetRange{NoteID: r.NoteID, TabID: r.TabID, SheetID: sh.SheetID, StartRow: r.StartRow,
+		StartCol: r.StartCol, Values: values, Version: tab.Version}, nil
+}
+
+// Page is a list_note_attachments request with its defaults filled in and its
+// cursor read: items after sequence number After, at most Limit of them.
+type Page struct {
+	Kind  string
+	Limit int
+	After int64
+}
+
+// Page checks the request and returns the page it asks for.
+func (r AttachmentsRequest) Page() (Page, error) {
+	p := Page{Kind: r.Kind, Limit: r.Limit}
+	if p.Kind == "" {
+		p.Kind = "sources"
+	}
+	if p.Kind != "files" && p.Kind != "sources" {
+		return p, Invalid("kind", "%q is not one of files, sources", r.Kind)
+	}
+	if p.Limit == 0 {
+		p.Limit = MaxPageLimit
+	}
+	if p.Limit < 1 || p.Limit > MaxPageLimit {
+		return p, Invalid("limit", "must be 1 to %d", MaxPageLimit)
+	}
+	if r.Cursor != "" {
+		n, err := strconv.ParseInt(strings.TrimPrefix(r.Cursor, "after-"), 10, 64)
+		if err != nil || !strings.HasPrefix(r.Cursor, "after-") || n < 0 {
+			return p, Invalid("cursor", "%q is not a cursor from list_note_attachments", r.Cursor)
+		}
+		p.After = n
+	}
+	return p, nil
+}
+
+// Cursor is the next_cursor of a page whose last item has sequence number seq.
+func Cursor(seq int64) string { return "after-" + strconv.FormatInt(seq, 10) }
+
+func validateOutline(field string, slides []Slide) error {
+	if len(slides) == 0 {
+		return Invalid(field, "minItems 1")
+	}
+	if len(slides) > MaxOutlineSlides {
+		return Invalid(field, "maxItems %d", MaxOutlineSlides)
+	}
+	for i, s := range slides {
+		if strings.TrimSpace(s.Title) == "" {
+			return Invalid(fmt.Sprintf("%s/%d/title", field, i), "required")
+		}
+	}
+	return nil
+}
+
+// ValidateRange checks values written at (row, col) of a sheet: they fit in it
+// and hold only scalars, at most 100 × 100 a call.
+func ValidateRange(row, col int, values [][]any) error {
+	switch {
+	case row < 0:
+		return Invalid("start_row", "must be 0 or more")
+	case col < 0:
+		return Invalid("start_col", "must be 0 or more")
+	case len(values) == 0:
+		return Invalid("values", "required for sheet_set_range")
+	case len(values) > MaxRangeRows:
+		return Invalid("values", "at most %d rows a call", MaxRangeRows)
+	case row > MaxSheetRows-len(values): // not row+len: a huge row must not overflow
+		return Invalid("start_row", "a sheet has at most %d rows", MaxSheetRows)
+	}
+	for i, r := range values {
+		if len(r) > MaxRangeCols {
+			return Invalid(fmt.Sprintf("values/%d", i), "at most %d columns a call", MaxRangeCols)
+		}
+		if col > MaxSheetCols-len(r) {
+			return Invalid("start_col", "a sheet has at most %d columns", MaxSheetCols)
+		}
+	}
+	return validateCells("values", values)
+}
+
+// validateCells checks that cells fit in a sheet and hold only scalars.
+func validateCells(field string, cells [][]any) error {
+	if len(cells) > MaxSheetRows {
+		return Invalid(field, "a sheet has at most %d rows", MaxSheetRows)
+	}
+	for i, r := range cells {
+		if len(r) > MaxSheetCols {
+			return Invalid(fmt.Sprintf("%s/%d", field, i), "a sheet has at most %d columns", MaxSheetCols)
+		}
+		for j, v := range r {
+			if !isScalar(v) {
+				return Invalid(fmt.Sprintf("%s/%d/%d", field, i, j), "a cell holds a string, number, boolean or null")
+			}
+		}
+	}
+	return nil
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case nil, string, bool, float64, float32, int, int64, int32, json.Number:
+		return true
+	}
+	return false
+}
+
+// editableTypes lists, per operation, the tab types it applies to.
+var editableTypes = map[Operation][]TabType{
+	OpReplaceText:      {TypeMarkdown},
+	OpReplaceTabData:   {TypeSlides, TypeSheet},
+	OpSlideAdd:         {TypeSlides},
+	OpSlidesAddOutline: {TypeSlides},
+	OpSheetSetRange:    {TypeSheet},
+}
+
+// CheckEditable rejects an operation that does not fit the type of the tab it
+// names; files and sources tabs cannot be edited at all.
+func CheckEditable(op Operation, tabType TabType, tabID string) error {
+	switch tabType {
+	case TypeFiles, TypeSources:
+		return Invalid("tab_id", "%s tabs cannot be edited with edit_note_tab", tabType)
+	}
+	if slices.Contains(editableTypes[op], tabType) {
+		return nil
+	}
+	return Invalid("operation", "%s does not apply to %s tab %q", op, tabType, tabID)
+}
+
+// ApplyEdit applies an edit to a tab of type typ whose stored content is
+// stored, and returns the new stored content and what changed, in a few words.
+// The request must be valid (Validate) and fit the tab (CheckEditable).
+func ApplyEdit(typ TabType, stored string, req EditRequest) (data, changed string, err error) {
+	switch req.Operation {
+	case OpReplaceText:
+		return req.Text, "text: " + strconv.Itoa(len(req.Text)) + " characters", nil
+	case OpReplaceTabData:
+		d, err := parseTabData(typ, req.Data)
+		return d, "data replaced", err
+	case OpSlideAdd, OpSlidesAddOutline:
+		add := req.Slides
+		if req.Operation == OpSlideAdd {
+			add = []Slide{{Title: req.Title, Body: req.Body, Notes: req.Notes}}
+		}
+		var d slidesData
+		if err := decodeStored(req.TabID, stored, &d); err != nil {
+			return "", "", err
+		}
+		d.Slides = append(d.Slides, add...)
+		return mustJSON(d), fmt.Sprintf("slides: +%d (%d in all)", len(add), len(d.Slides)), nil
+	case OpSheetSetRange:
+		var d sheetData
+		if err := decodeStored(req.TabID, stored, &d); err != nil {
+			return "", "", err
+		}
+		sh, err := findSheet(d.Sheets, req.SheetID)
+		if err != nil {
+			return "", "", err
+		}
+		setCells(sh, req.StartRow, req.StartCol, req.Values)
+		return mustJSON(d), fmt.Sprintf("cells: %d rows from row %d, column %d of %s", len(req.Values), req.StartRow, req.StartCol, sh.SheetID), nil
+	}
+	return "", "", Invalid("operation", "%q is not an operation", req.Operation)
+}
+
+// SetCellsData writes values at (row, col) of sheet sheetID ("" for the first)
+// in the stored content of a Sheet tab, as the person typing does.
+func SetCellsData(tabID, stored, sheetID string, row, col int, values [][]any) (string, error) {
+	data, _, err := ApplyEdit(TypeSheet, stored, EditRequest{TabID: tabID, Operation: OpSheetSetRange,
+		SheetID: sheetID, StartRow: row, StartCol: col, Values: values})
+	return data, err
+}
+
+// DecodeContent fills out.Text, out.Slides or out.Sheets from the stored content
+// of a markdown, slides or sheet tab; out.Type must be set. Files and sources
+// tabs hold no stored content: their items are the implementation's to fill.
+func DecodeContent(out *TabContent, stored string) error {
+	switch out.Type {
+	case TypeMarkdown:
+		out.Text = stored
+	case TypeSlides:
+		var d slidesData
+		if err := decodeStored(out.TabID, stored, &d); err != nil {
+			return err
+		}
+		out.Slides = d.Slides
+	case TypeSheet:
+		var d sheetData
+		if err := decodeStored(out.TabID, stored, &d); err != nil {
+			return err
+		}
+		out.Sheets = d.Sheets
+	}
+	return nil
+}
+
+func decodeStored(tabID, stored string, v any) error {
+	if err := json.Unmarshal([]byte(stored), v); err != nil {
+		return fmt.Errorf("decoding stored content of tab %q: %w", tabID, err)
+	}
+	return nil
+}
+
+// parseTabData checks replace_tab_data content against the tab's type and
+// returns it in stored form.
+func parseTabData(typ TabType, raw json.RawMessage) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	switch typ {
+	case TypeSlides:
+		var d slidesData
+		if err := dec.Decode(&d); err != nil {
+			return "", Invalid("data", "want {\"slides\": [{title, body, notes}]}: %v", err)
+		}
+		if d.Slides == nil {
+			return "", Invalid("data/slides", "required")
+		}
+		for i, s := range d.Slides {
+			if strings.TrimSpace(s.Title) == "" {
+				return "", Invalid(fmt.Sprintf("data/slides/%d/title", i), "required")
+			}
+		}
+		return mustJSON(d), nil
+	default: // sheet
+		var d sheetData
+		if err := dec.Decode(&d); err != nil {
+			return "", Invalid("data", "want {\"sheets\": [{sheet_id, name, cells}]}: %v", err)
+		}
+		if len(d.Sheets) == 0 {
+			return "", Invalid("data/sheets", "a sheet tab needs at least one sheet")
+		}
+		seen := map[string]bool{}
+		for i := range d.Sheets {
+			sh := &d.Sheets[i]
+			if sh.SheetID == "" || seen[sh.SheetID] {
+				return "", Invalid(fmt.Sprintf("data/sheets/%d/sheet_id", i), "required and unique")
+			}
+			seen[sh.SheetID] = true
+			if sh.Cells == nil {
+				sh.Cells = [][]any{}
+			}
+			if err := validateCells(fmt.Sprintf("data/sheets/%d/cells", i), sh.Cells); err != nil {
+				return "", err
+			}
+		}
+		return mustJSON(d), nil
+	}
+}
+
+func findSheet(sheets []Sheet, id string) (*Sheet, error) {
+	if id == "" && len(sheets) > 0 {
+		return &sheets[0], nil
+	}
+	for i := range sheets {
+		if sheets[i].SheetID == id {
+			return &sheets[i], nil
+		}
+	}
+	return nil, &NotFoundError{Field: "sheet_id", ID: id}
+}
+
+// setCells writes values into the sheet at (row, col), growing it as needed.
+func setCells(sh *Sheet, row, col int, values [][]any) {
+	for len(sh.Cells) < row+len(values) {
+		sh.Cells = append(sh.Cells, []any{})
+	}
+	for i, vals := range values {
+		r := sh.Cells[row+i]
+		for len(r) < col+len(vals) {
+			r = append(r, nil)
+		}
+		copy(r[col:], vals)
+		sh.Cells[row+i] = r
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain data types are marshalled here
+	}
+	return string(b)
+}
+
+// MoveTab returns the bar with tab tabID moved to position pos (0 is first; a
+// position past the end means last), the tabs in between shifted and every
+// Position renumbered.
+func MoveTab(tabs []TabInfo, tabID string, pos int) ([]TabInfo, error) {
+	if pos < 0 {
+		return nil, Invalid("position", "must be 0 or more")
+	}
+	from := slices.IndexFunc(tabs, func(t TabInfo) bool { return t.TabID == tabID })
+	if from < 0 {
+		return nil, &NotFoundError{Field: "tab_id", ID: tabID}
+	}
+	out := slices.Clone(tabs)
+	moved := out[from]
+	out = slices.Delete(out, from, from+1)
+	out = slices.Insert(out, min(pos, len(out)), moved)
+	for i := range out {
+		out[i].Position = i
+	}
+	return out, nil
+}
+
+// FixedTabs are the tabs every Note has, in bar order.
+var FixedTabs = []TabType{TypeMarkdown, TypeFiles, TypeSources}
+
+// DefaultLabel is the label of a tab of type t when none is given.
+func DefaultLabel(t TabType) string {
+	switch t {
+	case TypeMarkdown:
+		return "Note"
+	case TypeFiles:
+		return "Files"
+	case TypeSources:
+		return "Sources"
+	case TypeSlides:
+		return "Slides"
+	case TypeSheet:
+		return "Sheet"
+	}
+	return string(t)
+}
+
+// EmptyData is the stored content of a new tab: text for markdown, JSON for the
+// others. Files and sources keep their items apart.
+func EmptyData(t TabType) string {
+	switch t {
+	case TypeSlides:
+		return `{"slides":[]}`
+	case TypeSheet:
+		return `{"sheets":[{"sheet_id":"sheet-1","name":"Sheet 1","cells":[]}]}`
+	}
+	return ""
+}
+
+// TabID is the ID of the n-th tab a Note adds, created at now:
+// <type>-<n>-<base36 of the creation time in ms>, as the app's nextTabId makes
+// them. n is a per-Note counter that is never reused.
+func TabID(typ TabType, n int64, now time.Time) string {
+	return fmt.Sprintf("%s-%d-%s", typ, n, strconv.FormatInt(now.UnixMilli(), 36))
+}
+
+// AttachmentID is the ID of the n-th attachment of a kind ("files", "sources")
+// a Note holds: "source-7".
+func AttachmentID(kind string, n int64) string {
+	return fmt.Sprintf("%s-%d", strings.TrimSuffix(kind, "s"), n)
+}
+
+// The layouts of timestamp versions and creation times, in UTC.
+const (
+	msLayout = "2006-01-02T15:04:05.000Z"
+	usLayout = "2006-01-02T15:04:05.000000Z"
+)
+
+// CreatedAt is the created_at of an attachment added at now.
+func CreatedAt(now time.Time) string {
+	return now.UTC().Truncate(time.Millisecond).Format(msLayout)
+}
+
+// Stamp is the timestamp version of a commit at now: the time cut to
+// milliseconds (FormatMS), or to microseconds followed by the low 24 bits of
+// suffix in hex (FormatUSSuffix).
+func Stamp(format VersionFormat, now time.Time, suffix uint32) string {
+	now = now.UTC()
+	if format == FormatMS {
+		return now.Truncate(time.Millisecond).Format(msLayout)
+	}
+	return fmt.Sprintf("%s-%06x", now.Truncate(time.Microsecond).Format(usLayout), suffix&0xffffff)
+}

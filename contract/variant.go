@@ -1,0 +1,122 @@
+package contract
+
+import "fmt"
+
+// Guard is the scope of the version a write is checked against.
+type Guard string
+
+// The version scopes. The zero Guard means GuardNote.
+const (
+	// GuardNone checks no version: every write lands (last writer wins).
+	GuardNone Guard = "none"
+	// GuardNote keeps one version for the whole Note; every write anywhere in the
+	// Note bumps it. This is the published connector's scope and the default.
+	GuardNote Guard = "note"
+	// GuardTab gives each tab its own version: a content write compares and bumps
+	// its tab's version; Note-level writes (create_note_tab, add_note_source and
+	// the tab-bar actions) use the Note version.
+	GuardTab Guard = "tab"
+)
+
+// VersionFormat is how a version is made at commit time.
+type VersionFormat string
+
+// The version formats. The zero VersionFormat means FormatCounter.
+const (
+	// FormatCounter is an integer incremented by every write.
+	FormatCounter VersionFormat = "counter"
+	// FormatMS is the commit time cut to milliseconds. Two commits in the same
+	// millisecond get the same version: that collision is what the fast
+	// experiment measures, so it is kept on purpose.
+	FormatMS VersionFormat = "ms"
+	// FormatUSSuffix is the commit time in microseconds plus a random 6-hex-digit
+	// suffix, which makes collisions vanishingly rare.
+	FormatUSSuffix VersionFormat = "us-suffix"
+)
+
+// Order is which check a write makes first.
+type Order string
+
+// The check orders. The zero Order means OrderKeyFirst.
+const (
+	// OrderKeyFirst looks the idempotency key up first: a known key returns the
+	// stored first result whatever the expected version says.
+	OrderKeyFirst Order = "key-first"
+	// OrderVersionFirst compares the version first, so a resend carrying a stale
+	// version gets a conflict. It exists to measure what goes wrong.
+	OrderVersionFirst Order = "version-first"
+)
+
+// Variant selects which contract an implementation serves. The zero Variant is
+// the published connector: guard note, counter versions, key checked first.
+type Variant struct {
+	Guard         Guard         `json:"guard"`
+	VersionFormat VersionFormat `json:"version_format"`
+	Order         Order         `json:"order"`
+}
+
+// WithDefaults fills the zero fields of v with the published connector's.
+func (v Variant) WithDefaults() Variant {
+	if v.Guard == "" {
+		v.Guard = GuardNote
+	}
+	if v.VersionFormat == "" {
+		v.VersionFormat = FormatCounter
+	}
+	if v.Order == "" {
+		v.Order = OrderKeyFirst
+	}
+	return v
+}
+
+// Validate checks every field that is set.
+func (v Variant) Validate() error {
+	if v.Guard != "" {
+		if _, err := ParseGuard(string(v.Guard)); err != nil {
+			return err
+		}
+	}
+	if v.VersionFormat != "" {
+		if _, err := ParseVersionFormat(string(v.VersionFormat)); err != nil {
+			return err
+		}
+	}
+	if v.Order != "" {
+		if _, err := ParseOrder(string(v.Order)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v Variant) String() string {
+	v = v.WithDefaults()
+	return fmt.Sprintf("guard %s, %s versions, %s", v.Guard, v.VersionFormat, v.Order)
+}
+
+// ParseGuard parses a version scope: none, note or tab.
+func ParseGuard(s string) (Guard, error) {
+	switch g := Guard(s); g {
+	case GuardNone, GuardNote, GuardTab:
+		return g, nil
+	}
+	return "", fmt.Errorf("unknown guard %q (want none, note or tab)", s)
+}
+
+// ParseVersionFormat parses a version format: counter, ms or us-suffix.
+func ParseVersionFormat(s string) (VersionFormat, error) {
+	switch f := VersionFormat(s); f {
+	case FormatCounter, FormatMS, FormatUSSuffix:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown version format %q (want counter, ms or us-suffix)", s)
+}
+
+// ParseOrder parses a check order: key-first or version-first.
+func ParseOrder(s string) (Order, error) {
+	switch o := Order(s); o {
+	case OrderKeyFirst, OrderVersionFirst:
+		return o, nil
+	}
+	return "", fmt.Errorf("unknown order %q (want key-first or version-first)", s)
+}
