@@ -83,6 +83,16 @@ func (e Env) newClock() Clock {
 	return NewReal()
 }
 
+// storeClock is the clock a run's contract reads commit times from: the virtual
+// clock, or nil on the real clock, where each implementation keeps its own (the
+// database server's, for one that has a server).
+func (e Env) storeClock(c Clock) contract.Clock {
+	if e.Clock == ClockVirtual {
+		return c
+	}
+	return nil
+}
+
 func (e Env) parallel(runs int) int {
 	if e.Parallel > 0 {
 		return e.Parallel

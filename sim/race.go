@@ -245,7 +245,7 @@ type raceSpec struct {
 func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run results.RaceRun, err error) {
 	clock := env.newClock()
 	variant := spec.variant.WithDefaults()
-	st, err := env.Target.Open(ctx, contract.RunSpec{Name: spec.name, Variant: variant, Clock: clock, Seed: seed})
+	st, err := env.Target.Open(ctx, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
 	if err != nil {
 		return run, err
 	}
