@@ -5,10 +5,10 @@
 package backend
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/store"
 )
 
@@ -23,28 +23,20 @@ type Spec struct {
 	Synchronous string
 }
 
-// FieldError is a Spec field that cannot be used.
-type FieldError struct {
-	Field string // "db", "memory", "synchronous"
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-func (e *FieldError) Unwrap() error { return e.Err }
-
-// Check validates the spec without opening anything.
+// Check validates the spec without opening anything; its errors are
+// *field.Error naming the Spec field ("db", "synchronous").
 func (s Spec) Check() error {
 	if s.Synchronous != "" {
 		if _, err := store.ParseSynchronous(s.Synchronous); err != nil {
-			return &FieldError{"synchronous", err}
+			return field.Wrap("synchronous", err)
 		}
 	}
 	if s.InMemory && s.DBDir != "" {
-		return &FieldError{"db", fmt.Errorf("cannot keep databases with --memory")}
+		return field.Errorf("db", "a folder for the databases and in-memory databases exclude each other")
 	}
 	if s.DBDir != "" {
 		if st, err := os.Stat(s.DBDir); err == nil && !st.IsDir() {
-			return &FieldError{"db", fmt.Errorf("%s is not a folder", s.DBDir)}
+			return field.Errorf("db", "%s is not a folder", s.DBDir)
 		}
 	}
 	return nil

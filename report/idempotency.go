@@ -15,11 +15,11 @@ func perSeed(ns []int) string {
 	return strings.Join(parts, " / ")
 }
 
-// CreateTables renders the create rows as the two published tables: table a
+// createTables renders the create rows as the two published tables: table a
 // (key policy, key checked first) and table b (server order by client key
 // policy, tabs created with calls sent in brackets), published values beside
-// ours when exp is set.
-func CreateTables(rows []results.CreateRow, exp *results.Experiment) []Table {
+// ours when exp is set. A table without rows is left out.
+func createTables(rows []results.CreateRow, exp *results.Experiment) []mainTable {
 	show := exp != nil
 	a := Table{
 		Title:  "Create table A: a lost reply, a re-list, a resend (key checked first)",
@@ -43,9 +43,9 @@ func CreateTables(rows []results.CreateRow, exp *results.Experiment) []Table {
 			[2]string{tabsWithCalls(r.TabsCreated, r.CallsSent), pub.seedsWithCalls()},
 		)...))
 	}
-	var out []Table
-	for _, t := range []Table{a, b} {
-		if len(t.Rows) > 0 {
+	var out []mainTable
+	for _, t := range []mainTable{{a, results.CreateTableA}, {b, results.CreateTableB}} {
+		if len(t.table.Rows) > 0 {
 			out = append(out, t)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 // pubCells looks up the published row matching key in exp (nil exp: none) and
 // formats each named figure, joined by " / " when there are several.
 type pubRow struct {
-	row results.Row
+	row results.PubRow
 	ok  bool
 }
 

@@ -3,25 +3,29 @@ package results
 import "testing"
 
 func TestCheckInvariants(t *testing.T) {
-	rows := []map[string]any{
-		{"guard": "note", "policy": "reapply", "lost": 0.0},
-		{"guard": "note", "policy": "refresh", "lost": 250.0},
-		{"guard": "tab", "policy": "reapply", "lost": 3.0},
+	rows := []RaceRow{
+		{Guard: "note", Policy: "reapply", Lost: 0},
+		{Guard: "note", Policy: "refresh", Lost: 250},
+		{Guard: "tab", Policy: "reapply", Lost: 3},
 	}
 	d := CheckInvariants("race", rows)
 	if len(d) != 1 || d[0].Path != "rows[2].lost" || d[0].Current != "3" {
 		t.Fatalf("race: %v", d)
 	}
-	tabs := []map[string]any{
-		{"guard": "note", "conflicts_claude": 117.0, "conflicts_human": 69.0, "lost": 0.0},
-		{"guard": "tab", "conflicts_claude": 0.0, "conflicts_human": 2.0, "lost": 0.0},
+	tabs := []TabsRow{
+		{Guard: "note", ConflictsClaude: 117, ConflictsHuman: 69},
+		{Guard: "tab", ConflictsHuman: 2},
 	}
 	if d := CheckInvariants("tabs", tabs); len(d) != 1 || d[0].Path != "rows[1].conflicts_human" {
 		t.Fatalf("tabs: %v", d)
 	}
-	fast := []map[string]any{{"version_format": "ms", "lost": 40.0}, {"version_format": "counter", "lost": 0.0}}
+	fast := []FastRow{{VersionFormat: "ms", Lost: 40}, {VersionFormat: "counter"}}
 	if d := CheckInvariants("fast", fast); len(d) != 0 {
 		t.Fatalf("fast: %v", d)
+	}
+	fast[1].Lost = 1
+	if d := CheckInvariants("fast", fast); len(d) != 1 || d[0].Path != "rows[1].lost" {
+		t.Fatalf("fast counter loss: %v", d)
 	}
 }
 
@@ -31,11 +35,11 @@ func TestCheckRanges(t *testing.T) {
 		{Figure: "conflicts_claude", Row: "note reapply", OursLow: 178, OursHigh: 207, Outcome: Differs},
 		{Figure: "wall_s", Row: "note reapply", OursLow: 9, OursHigh: 10, Outcome: RatioOnly},
 	}
-	in := []map[string]any{{"guard": "note", "policy": "reapply", "conflicts_claude": 205.0, "wall_s": 20.0}}
+	in := []RaceRow{{Guard: "note", Policy: "reapply", ConflictsClaude: 205, WallS: 20}}
 	if d := CheckRanges(exp, recorded, in); len(d) != 0 {
 		t.Fatalf("inside: %v", d)
 	}
-	out := []map[string]any{{"guard": "note", "policy": "reapply", "conflicts_claude": 215.0}}
+	out := []RaceRow{{Guard: "note", Policy: "reapply", ConflictsClaude: 215}}
 	if d := CheckRanges(exp, recorded, out); len(d) != 1 || d[0].Baseline != "range 178–207" {
 		t.Fatalf("outside: %v", d)
 	}

@@ -27,9 +27,3 @@ type OutlineRow struct {
 	ConflictsPerDeck  float64 `json:"conflicts_per_deck"`
 	ExpectedConflicts float64 `json:"expected_conflicts"`
 }
-
-// Key returns the row's key fields as the published rows hold them, e.g.
-// {"approach": "outline"}.
-func (r OutlineRow) Key() map[string]string {
-	return map[string]string{"approach": r.Approach}
-}

@@ -18,7 +18,7 @@ func TestOutlineRowKeysMatchPublished(t *testing.T) {
 		t.Fatal("no published outline table")
 	}
 	for _, a := range []string{ApproachOutline, ApproachSlideAdd} {
-		if p, ok := exp.Match(OutlineRow{Approach: a}.Key()); !ok || p.Key["approach"] != a {
+		if p, ok := exp.Match(RowKey(exp, OutlineRow{Approach: a})); !ok || p.Key["approach"] != a {
 			t.Errorf("approach %s: matched published row %v (found %v)", a, p.Key, ok)
 		}
 	}

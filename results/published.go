@@ -62,8 +62,8 @@ type PubTable struct {
 	Setup string `json:"setup"`
 	// Params are the published parameters, values as written ("1-5", "30 %").
 	// Names follow our flags and config keys where one exists.
-	Params []Param `json:"params"`
-	Rows   []Row   `json:"rows"`
+	Params []Param  `json:"params"`
+	Rows   []PubRow `json:"rows"`
 	// Facts are the figures the text gives in words beside the table.
 	Facts []string `json:"facts"`
 }
@@ -83,17 +83,17 @@ type Param struct {
 	Value string `json:"value"`
 }
 
-// A Row is one published row. Key holds the values of the experiment's key
+// A PubRow is one published row. Key holds the values of the experiment's key
 // fields as strings (refs' k is "2"); a key field a published row does not
 // depend on is absent (race's guard none has no policy). Figures holds only what
 // was published: an absent figure was not published for that row.
-type Row struct {
+type PubRow struct {
 	Key     map[string]string `json:"key"`
 	Figures map[string]Figure `json:"figures"`
 }
 
 // Figure returns the published figure called name and whether there is one.
-func (r Row) Figure(name string) (Figure, bool) {
+func (r PubRow) Figure(name string) (Figure, bool) {
 	f, ok := r.Figures[name]
 	return f, ok
 }
@@ -101,7 +101,7 @@ func (r Row) Figure(name string) (Figure, bool) {
 // Matches reports whether r is the published row for a row of ours whose key
 // fields are key: every key field r has must be in key with the same value.
 // Fields in key that r lacks are not compared.
-func (r Row) Matches(key map[string]string) bool {
+func (r PubRow) Matches(key map[string]string) bool {
 	for name, want := range r.Key {
 		if got, ok := key[name]; !ok || got != want {
 			return false
@@ -111,30 +111,30 @@ func (r Row) Matches(key map[string]string) bool {
 }
 
 // Match returns the first row of t that Matches key.
-func (t *PubTable) Match(key map[string]string) (Row, bool) {
+func (t *PubTable) Match(key map[string]string) (PubRow, bool) {
 	for _, r := range t.Rows {
 		if r.Matches(key) {
 			return r, true
 		}
 	}
-	return Row{}, false
+	return PubRow{}, false
 }
 
 // Match returns the first published row of e, in table order, that Matches key.
 // For create, whose two tables share orders and key policies, key must hold
 // "table" ("a" or "b").
-func (e *Experiment) Match(key map[string]string) (Row, bool) {
+func (e *Experiment) Match(key map[string]string) (PubRow, bool) {
 	for i := range e.Tables {
 		if r, ok := e.Tables[i].Match(key); ok {
 			return r, true
 		}
 	}
-	return Row{}, false
+	return PubRow{}, false
 }
 
 // Label returns the short label of r: its key values in e.Key order, joined by
 // a space, e.g. "note reapply" or "a key-first retry".
-func (e *Experiment) Label(r Row) string {
+func (e *Experiment) Label(r PubRow) string {
 	var parts []string
 	for _, k := range e.Key {
 		if v, ok := r.Key[k]; ok {

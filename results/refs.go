@@ -1,7 +1,5 @@
 package results
 
-import "strconv"
-
 // The kinds of tab reference the refs experiment compares, as they appear in the
 // "ref" key of its rows and of the published table.
 const (
@@ -43,10 +41,4 @@ type RefsRow struct {
 	PassedVersionCheck float64 `json:"passed_version_check"`
 	Writes             int     `json:"writes"`
 	Refused            int     `json:"refused"`
-}
-
-// Key returns the row's key fields as the published rows hold them, e.g.
-// {"k": "2", "ref": "label"}.
-func (r RefsRow) Key() map[string]string {
-	return map[string]string{"k": strconv.Itoa(r.K), "ref": r.Ref}
 }

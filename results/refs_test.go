@@ -48,13 +48,13 @@ func TestRefsRowKeysMatchPublished(t *testing.T) {
 	for _, k := range []int{2, 5} {
 		for _, ref := range RefKinds() {
 			row := RefsRow{K: k, Ref: ref}
-			p, ok := exp.Match(row.Key())
-			if !ok || p.Key["k"] != row.Key()["k"] || p.Key["ref"] != ref {
+			p, ok := exp.Match(RowKey(exp, row))
+			if !ok || p.Key["k"] != row.KeyOf("k") || p.Key["ref"] != ref {
 				t.Errorf("k %d %s: matched published row %v (found %v)", k, ref, p.Key, ok)
 			}
 		}
 	}
-	if _, ok := exp.Match(RefsRow{K: 3, Ref: RefID}.Key()); ok {
+	if _, ok := exp.Match(RowKey(exp, RefsRow{K: 3, Ref: RefID})); ok {
 		t.Error("k 3 matched a published row; only 2 and 5 were published")
 	}
 }

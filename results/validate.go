@@ -19,8 +19,3 @@ type ValidateRow struct {
 	Full    string          `json:"full"`
 	Args    json.RawMessage `json:"args"`
 }
-
-// Key returns the row's key fields as the published rows hold them.
-func (r ValidateRow) Key() map[string]string {
-	return map[string]string{"tool": r.Tool, "payload": r.Payload}
-}

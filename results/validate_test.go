@@ -34,8 +34,8 @@ func TestValidateRowKeysMatchPublished(t *testing.T) {
 	}
 	for _, p := range exp.Tables[0].Rows {
 		row := ValidateRow{Tool: p.Key["tool"], Payload: p.Key["payload"]}
-		if got, ok := exp.Match(row.Key()); !ok || got.Key["payload"] != row.Payload {
-			t.Errorf("%v: matched %v (found %v)", row.Key(), got.Key, ok)
+		if got, ok := exp.Match(RowKey(exp, row)); !ok || got.Key["payload"] != row.Payload {
+			t.Errorf("%v: matched %v (found %v)", RowKey(exp, row), got.Key, ok)
 		}
 	}
 }

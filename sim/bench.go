@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
 
-// BenchConfig configures the bench experiment: what one edit_note_tab
+// Bench is the bench experiment: what one edit_note_tab
 // replace_text write costs, per guard, on a file database in WAL mode.
-type BenchConfig struct {
+type Bench struct {
 	// Writes is the number of timed writes per writer per repetition.
 	Writes int `json:"writes"`
 	// Reps is the number of repetitions of each guard at each writer count,
@@ -44,8 +45,8 @@ type BenchConfig struct {
 
 // DefaultBench is the published bench setup: 2,000 writes of a 200-character
 // text, 3 repetitions per guard, one writer, after a warm-up.
-func DefaultBench() BenchConfig {
-	return BenchConfig{
+func DefaultBench() Bench {
+	return Bench{
 		Writes:      2000,
 		Reps:        3,
 		Warmup:      200,
@@ -57,35 +58,74 @@ func DefaultBench() BenchConfig {
 }
 
 // Validate checks the configuration; errors name the flag.
-func (c BenchConfig) Validate() error {
+func (c Bench) Validate() error {
 	switch {
 	case c.Writes < 1:
-		return errors.New("--writes: must be at least 1")
+		return fieldErr("writes", "must be at least 1")
 	case c.Reps < 1:
-		return errors.New("--reps: must be at least 1")
+		return fieldErr("reps", "must be at least 1")
 	case c.Warmup < 0:
-		return errors.New("--warmup: must be 0 or more")
+		return fieldErr("warmup", "must be 0 or more")
 	case c.TextSize < 0:
-		return errors.New("--text-size: must be 0 or more")
+		return fieldErr("text_size", "must be 0 or more")
 	case len(c.Guards) == 0:
-		return errors.New("--guards: no guards given")
+		return fieldErr("guards", "no guards given")
 	case len(c.Writers) == 0:
-		return errors.New("--writers: no writer counts given")
+		return fieldErr("writers", "no writer counts given")
 	}
 	for _, g := range c.Guards {
 		if _, err := contract.ParseGuard(string(g)); err != nil {
-			return fmt.Errorf("--guards: %w", err)
+			return field.Wrap("guards", err)
 		}
 	}
 	for _, w := range c.Writers {
 		if w < 1 {
-			return fmt.Errorf("--writers: %d: must be at least 1", w)
+			return fieldErr("writers", "%d: must be at least 1", w)
 		}
 	}
 	if c.Target == nil {
-		return errors.New("no contract target to run against")
+		return errNoTarget
 	}
 	return nil
+}
+
+var _ Experiment[results.BenchRow, results.BenchRun] = Bench{}
+
+// Name implements Experiment.
+func (Bench) Name() string { return "bench" }
+
+// SeedList implements Experiment: the bench draws nothing at random.
+func (Bench) SeedList() []uint64 { return nil }
+
+// Fold implements Experiment: one row per guard and writer count.
+func (Bench) Fold(runs []results.BenchRun) ([]results.BenchRow, error) {
+	return results.SummarizeBench(runs), nil
+}
+
+// Differences implements Experiment.
+func (c Bench) Differences() []string {
+	def := DefaultBench()
+	return []string{
+		results.Differ("writes", c.Writes, def.Writes),
+		results.Differ("text-size", c.TextSize, def.TextSize),
+		results.Differ("reps", c.Reps, def.Reps),
+	}
+}
+
+// Describe implements Experiment.
+func (c Bench) Describe() string {
+	writers := make([]string, len(c.Writers))
+	for i, w := range c.Writers {
+		writers[i] = strconv.Itoa(w)
+	}
+	return fmt.Sprintf("file database in WAL mode, synchronous %s, %d writes per writer after %d warm-up writes, %d-byte text, %d repetitions, writers %s",
+		c.Synchronous, c.Writes, c.Warmup, c.TextSize, c.Reps, strings.Join(writers, ", "))
+}
+
+// Replica implements Experiment: timings are judged as ratios, not against
+// replications.
+func (Bench) Replica(contract.Target) (Experiment[results.BenchRow, results.BenchRun], bool) {
+	return nil, false
 }
 
 // ParseGuards parses a comma-separated list of guards, such as "none,note,tab".
@@ -155,7 +195,7 @@ func benchText(w, i, size int) string {
 	return label + strings.Repeat("x", size-len(label))
 }
 
-// Bench runs the bench experiment and returns one run per (repetition, writer
+// Run runs the bench experiment and returns one run per (repetition, writer
 // count, guard), in the order they ran: repetitions outer, then writer counts,
 // then the guards one after another, so that a drift of the machine over time
 // falls on every guard alike. The guards' order rotates by one place each
@@ -175,9 +215,10 @@ func benchText(w, i, size int) string {
 // Time here is the wall clock, read with time.Now: this is the one place in
 // sim that reads it directly, because a benchmark measures real durations
 // and the Clock interface exists to replace real time.
-func Bench(ctx context.Context, cfg BenchConfig) ([]results.BenchRun, error) {
+func (cfg Bench) Run(ctx context.Context, _ []uint64) (Result[results.BenchRow, results.BenchRun], error) {
+	var res Result[results.BenchRow, results.BenchRun]
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return res, err
 	}
 	var jobs []benchJob
 	for rep := 1; rep <= cfg.Reps; rep++ {
@@ -188,18 +229,19 @@ func Bench(ctx context.Context, cfg BenchConfig) ([]results.BenchRun, error) {
 			}
 		}
 	}
-	out := make([]results.BenchRun, 0, len(jobs))
+	res.Runs = make([]results.BenchRun, 0, len(jobs))
 	for i, j := range jobs {
 		run, err := benchRun(ctx, cfg, j)
 		if err != nil {
-			return nil, fmt.Errorf("guard %s, %d writer(s), repetition %d: %w", j.guard, j.writers, j.rep, err)
+			return res, fmt.Errorf("guard %s, %d writer(s), repetition %d: %w", j.guard, j.writers, j.rep, err)
 		}
-		out = append(out, run)
+		res.Runs = append(res.Runs, run)
 		if cfg.Progress != nil {
 			cfg.Progress(i+1, len(jobs))
 		}
 	}
-	return out, nil
+	res.Rows = results.SummarizeBench(res.Runs)
+	return res, nil
 }
 
 // benchWriter is one writer of a run, between its warm-up and its timed writes.
@@ -211,7 +253,7 @@ type benchWriter struct {
 }
 
 // benchRun runs one repetition of one guard at one writer count.
-func benchRun(ctx context.Context, cfg BenchConfig, j benchJob) (run results.BenchRun, err error) {
+func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun, err error) {
 	s, err := cfg.Target.Open(ctx, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults()})
 	if err != nil {
 		return run, err

@@ -16,9 +16,9 @@ import (
 // once per write, warm-up included.
 func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 	dir := t.TempDir()
-	cfg := BenchConfig{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
+	cfg := Bench{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
 		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir, Target: fileTarget(t, dir)}
-	runs, err := Bench(context.Background(), cfg)
+	runs, err := benchRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +61,9 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 
 // The guards' order rotates with the repetition, so no guard always runs first.
 func TestBenchRotatesGuardOrder(t *testing.T) {
-	cfg := BenchConfig{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
+	cfg := Bench{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
 		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal", Target: memTarget}
-	runs, err := Bench(context.Background(), cfg)
+	runs, err := benchRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,16 +79,16 @@ func TestBenchRotatesGuardOrder(t *testing.T) {
 
 func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
 	for _, tc := range []struct {
-		edit func(*BenchConfig)
+		edit func(*Bench)
 		want string
 	}{
-		{func(c *BenchConfig) { c.Writes = 0 }, "--writes: must be at least 1"},
-		{func(c *BenchConfig) { c.Reps = 0 }, "--reps: must be at least 1"},
-		{func(c *BenchConfig) { c.Warmup = -1 }, "--warmup: must be 0 or more"},
-		{func(c *BenchConfig) { c.TextSize = -1 }, "--text-size: must be 0 or more"},
-		{func(c *BenchConfig) { c.Guards = nil }, "--guards: no guards given"},
-		{func(c *BenchConfig) { c.Guards = []contract.Guard{"sometimes"} }, `--guards: unknown guard "sometimes" (want none, note or tab)`},
-		{func(c *BenchConfig) { c.Writers = []int{1, 0} }, "--writers: 0: must be at least 1"},
+		{func(c *Bench) { c.Writes = 0 }, "writes: must be at least 1"},
+		{func(c *Bench) { c.Reps = 0 }, "reps: must be at least 1"},
+		{func(c *Bench) { c.Warmup = -1 }, "warmup: must be 0 or more"},
+		{func(c *Bench) { c.TextSize = -1 }, "text_size: must be 0 or more"},
+		{func(c *Bench) { c.Guards = nil }, "guards: no guards given"},
+		{func(c *Bench) { c.Guards = []contract.Guard{"sometimes"} }, `guards: unknown guard "sometimes" (want none, note or tab)`},
+		{func(c *Bench) { c.Writers = []int{1, 0} }, "writers: 0: must be at least 1"},
 	} {
 		cfg := testBench()
 		tc.edit(&cfg)
@@ -96,7 +96,7 @@ func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
-		if _, err := Bench(context.Background(), cfg); err == nil {
+		if _, err := benchRuns(context.Background(), cfg); err == nil {
 			t.Errorf("Bench ran with a bad config (%s)", tc.want)
 		}
 	}

@@ -11,9 +11,11 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// CreateConfig is the configuration of the create experiment (SPEC 3.5). Its JSON
-// form is the config block of a JSON report.
-type CreateConfig struct {
+// Create is the create experiment: a client creates Sheet tabs while a share
+// of the replies to calls that succeeded are lost, under each row of the two
+// tables (server order and client key policy). Its JSON form is the config
+// block of a report.
+type Create struct {
 	// Seeds are the runs, one per seed.
 	Seeds []uint64 `json:"seeds"`
 	// Tabs is how many Sheet tabs the client intends to create per run.
@@ -34,14 +36,16 @@ type CreateConfig struct {
 	Target contract.Target `json:"-"`
 }
 
-// CreateBothTables is the CreateConfig.Table that runs table A and table B; the
+// CreateBothTables is the Create.Table that runs table A and table B; the
 // other choices are results.CreateTableA and results.CreateTableB.
 const CreateBothTables = "both"
 
-// DefaultCreateConfig returns the published parameters: seeds 1-3, 50 tabs, 30 % of
+var _ Experiment[results.CreateRow, results.CreateRun] = Create{}
+
+// DefaultCreate returns the published parameters: seeds 1-3, 50 tabs, 30 % of
 // successful replies lost, both tables.
-func DefaultCreateConfig() CreateConfig {
-	return CreateConfig{
+func DefaultCreate() Create {
+	return Create{
 		Seeds:       []uint64{1, 2, 3},
 		Tabs:        50,
 		Drop:        0.3,
@@ -50,13 +54,19 @@ func DefaultCreateConfig() CreateConfig {
 	}
 }
 
-// Validate checks c and returns the first problem, naming the flag it comes from.
-func (c CreateConfig) Validate() error {
+// Name implements Experiment.
+func (Create) Name() string { return "create" }
+
+// SeedList implements Experiment.
+func (c Create) SeedList() []uint64 { return c.Seeds }
+
+// Validate checks c; its errors are *field.Error.
+func (c Create) Validate() error {
 	if len(c.Seeds) == 0 {
-		return errors.New("--seeds: no seeds given")
+		return fieldErr("seeds", "no seeds given")
 	}
 	if c.Tabs < 1 {
-		return errors.New("--tabs: must be at least 1")
+		return fieldErr("tabs", "must be at least 1")
 	}
 	if err := validateDrop(c.Drop); err != nil {
 		return err
@@ -64,25 +74,54 @@ func (c CreateConfig) Validate() error {
 	switch c.Table {
 	case results.CreateTableA, results.CreateTableB, CreateBothTables:
 	default:
-		return fmt.Errorf("--table: %q is not one of a, b, both", c.Table)
+		return fieldErr("table", "%q is not one of a, b, both", c.Table)
 	}
 	if c.ServiceTime < 0 {
-		return fmt.Errorf("--service-time: %v is negative", c.ServiceTime)
+		return fieldErr("service_time_ns", "%v is negative", c.ServiceTime)
 	}
 	if c.Target == nil {
-		return errors.New("no contract target to run against")
+		return errNoTarget
 	}
 	return nil
+}
+
+// Differences implements Experiment.
+func (c Create) Differences() []string {
+	def := DefaultCreate()
+	return []string{
+		results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds)),
+		results.Differ("tabs", c.Tabs, def.Tabs),
+		results.Differ("drop", c.Drop, def.Drop),
+	}
+}
+
+// Describe implements Experiment.
+func (c Create) Describe() string {
+	return fmt.Sprintf("virtual clock, seeds %s, %d tabs per run, %s of successful replies lost, in-memory store",
+		FormatSeeds(c.Seeds), c.Tabs, percent(c.Drop))
+}
+
+// Replica implements Experiment: the same parameters on target.
+func (c Create) Replica(target contract.Target) (Experiment[results.CreateRow, results.CreateRun], bool) {
+	c.Target, c.Parallel = target, 1
+	return c, true
+}
+
+// Fold groups runs into rows, one per table row, each entry a seed in order of
+// first appearance.
+func (c Create) Fold(runs []results.CreateRun) ([]results.CreateRow, error) {
+	res, err := results.SummarizeCreate(seedsOf(runs, func(r results.CreateRun) uint64 { return r.Seed }), runs)
+	return res.Rows, err
 }
 
 // validateDrop checks a reply-loss probability. A probability of 1 is refused too:
 // every reply would be lost and the client would resend for ever.
 func validateDrop(p float64) error {
 	if !(p >= 0 && p <= 1) {
-		return fmt.Errorf("--drop: %s is not a probability (want 0 to 1)", strconv.FormatFloat(p, 'g', -1, 64))
+		return fieldErr("drop", "%s is not a probability (want 0 to 1)", strconv.FormatFloat(p, 'g', -1, 64))
 	}
 	if p == 1 {
-		return errors.New("--drop: 1 loses every reply, so the client would resend for ever (want below 1)")
+		return fieldErr("drop", "1 loses every reply, so the client would resend for ever (want below 1)")
 	}
 	return nil
 }
@@ -95,7 +134,7 @@ type createCase struct {
 }
 
 // createCases returns the rows of the tables c.Table selects, in published order.
-func (c CreateConfig) createCases() []createCase {
+func (c Create) createCases() []createCase {
 	var cases []createCase
 	if c.Table != results.CreateTableB {
 		for _, p := range []string{results.CreateKeyNone, results.CreateKeyRetry} {
@@ -135,12 +174,13 @@ const maxCallsPerIntent = 10_000
 //
 // Every row of one seed draws its losses from the same stream, Stream(seed, "drop"),
 // one draw per successful reply, so rows differ by policy and order alone.
-func Create(ctx context.Context, cfg CreateConfig) (results.CreateResult, error) {
+func (cfg Create) Run(ctx context.Context, seeds []uint64) (Result[results.CreateRow, results.CreateRun], error) {
+	var res Result[results.CreateRow, results.CreateRun]
 	if err := cfg.Validate(); err != nil {
-		return results.CreateResult{}, err
+		return res, err
 	}
 	cases := cfg.createCases()
-	perSeed, err := RunSeeds(ctx, cfg.Seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
+	perSeed, err := RunSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
 		runs := make([]results.CreateRun, 0, len(cases))
 		for _, c := range cases {
 			run, _, err := createRun(ctx, cfg, c, seed)
@@ -152,16 +192,17 @@ func Create(ctx context.Context, cfg CreateConfig) (results.CreateResult, error)
 		return runs, nil
 	})
 	if err != nil {
-		return results.CreateResult{}, err
+		return res, err
 	}
 	// Runs in row order, then seed order.
-	var runs []results.CreateRun
 	for i := range cases {
 		for _, seedRuns := range perSeed {
-			runs = append(runs, seedRuns[i])
+			res.Runs = append(res.Runs, seedRuns[i])
 		}
 	}
-	return results.SummarizeCreate(cfg.Seeds, runs)
+	sum, err := results.SummarizeCreate(seeds, res.Runs)
+	res.Rows = sum.Rows
+	return res, err
 }
 
 // cpuParallel is the seeds to run at once when the caller gives n: one per CPU
@@ -188,7 +229,7 @@ type creator struct {
 
 // createRun runs one row of the create tables for one seed against a fresh store,
 // and returns the run and the Sheet tabs of the Note at the end.
-func createRun(ctx context.Context, cfg CreateConfig, c createCase, seed uint64) (results.CreateRun, []contract.TabInfo, error) {
+func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (results.CreateRun, []contract.TabInfo, error) {
 	run := results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed),

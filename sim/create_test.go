@@ -3,18 +3,19 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
 
-func createConfig(seeds []uint64, drop float64, table string) CreateConfig {
+func createConfig(seeds []uint64, drop float64, table string) Create {
 	cfg := testCreate()
 	cfg.Seeds, cfg.Drop, cfg.Table = seeds, drop, table
 	return cfg
@@ -22,15 +23,15 @@ func createConfig(seeds []uint64, drop float64, table string) CreateConfig {
 
 // smallCreateConfig is createConfig with 20 tabs a run, for tests that sweep drop
 // rates.
-func smallCreateConfig(seeds []uint64, drop float64, table string) CreateConfig {
+func smallCreateConfig(seeds []uint64, drop float64, table string) Create {
 	cfg := createConfig(seeds, drop, table)
 	cfg.Tabs = 20
 	return cfg
 }
 
-func mustCreate(t *testing.T, cfg CreateConfig) results.CreateResult {
+func mustCreate(t *testing.T, cfg Create) Result[results.CreateRow, results.CreateRun] {
 	t.Helper()
-	res, err := Create(context.Background(), cfg)
+	res, err := createResult(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Create(%+v): %v", cfg, err)
 	}
@@ -38,7 +39,7 @@ func mustCreate(t *testing.T, cfg CreateConfig) results.CreateResult {
 }
 
 // runsOf returns the runs of one row, in seed order.
-func runsOf(res results.CreateResult, table string, order contract.Order, policy string) []results.CreateRun {
+func runsOf(res Result[results.CreateRow, results.CreateRun], table string, order contract.Order, policy string) []results.CreateRun {
 	var out []results.CreateRun
 	for _, r := range res.Runs {
 		if r.Table == table && r.Order == string(order) && r.KeyPolicy == policy {
@@ -48,51 +49,6 @@ func runsOf(res results.CreateResult, table string, order contract.Order, policy
 	return out
 }
 
-// TestCreateAtPublishedParameters pins our figures at the published parameters.
-// They come from the model in Create's doc comment, not from the published
-// tables; a change here changes every create baseline.
-func TestCreateAtPublishedParameters(t *testing.T) {
-	res := mustCreate(t, testCreate())
-	a := func(calls, tabs, dups []int) [3][]int { return [3][]int{calls, tabs, dups} }
-	lost := []int{17, 20, 14}
-	intended := []int{50, 50, 50}
-	none := []int{0, 0, 0}
-	plus := func(x, y []int, k int) []int {
-		out := make([]int, len(x))
-		for i := range x {
-			out[i] = x[i] + k*y[i]
-		}
-		return out
-	}
-	want := []struct {
-		table, order, policy string
-		figs                 [3][]int
-	}{
-		{"a", "key-first", "none", a(plus(intended, lost, 1), plus(intended, lost, 1), lost)},
-		{"a", "key-first", "retry", a(plus(intended, lost, 1), intended, none)},
-		{"b", "key-first", "fresh", a(plus(intended, lost, 2), plus(intended, lost, 1), lost)},
-		{"b", "key-first", "retry", a(plus(intended, lost, 1), intended, none)},
-		{"b", "key-first", "after-conflict", a(plus(intended, lost, 1), intended, none)},
-		{"b", "version-first", "fresh", a(plus(intended, lost, 2), plus(intended, lost, 1), lost)},
-		{"b", "version-first", "retry", a([]int{80, 82, 74}, intended, none)},
-		{"b", "version-first", "after-conflict", a(plus(intended, lost, 2), plus(intended, lost, 1), lost)},
-	}
-	if len(res.Rows) != len(want) {
-		t.Fatalf("%d rows, want %d", len(res.Rows), len(want))
-	}
-	for i, w := range want {
-		got := res.Rows[i]
-		if got.Table != w.table || got.Order != w.order || got.KeyPolicy != w.policy {
-			t.Errorf("row %d is %s %s %s, want %s %s %s", i, got.Table, got.Order, got.KeyPolicy, w.table, w.order, w.policy)
-			continue
-		}
-		if !slices.Equal(got.CallsSent, w.figs[0]) || !slices.Equal(got.TabsCreated, w.figs[1]) || !slices.Equal(got.Duplicates, w.figs[2]) {
-			t.Errorf("%s %s %s: calls %v, tabs %v, duplicates %v; want %v, %v, %v", w.table, w.order, w.policy,
-				got.CallsSent, got.TabsCreated, got.Duplicates, w.figs[0], w.figs[1], w.figs[2])
-		}
-	}
-}
-
 var createSeeds = []uint64{1, 2, 5, 11, 42}
 
 // createSweep is one run of every row at several drop rates, 20 tabs a run, shared
@@ -100,7 +56,7 @@ var createSeeds = []uint64{1, 2, 5, 11, 42}
 var createSweep = sync.OnceValues(func() ([]createSwept, error) {
 	var out []createSwept
 	for _, drop := range []float64{0.1, 0.3, 0.7} {
-		res, err := Create(context.Background(), smallCreateConfig(createSeeds, drop, CreateBothTables))
+		res, err := createResult(context.Background(), smallCreateConfig(createSeeds, drop, CreateBothTables))
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +67,7 @@ var createSweep = sync.OnceValues(func() ([]createSwept, error) {
 
 type createSwept struct {
 	drop float64
-	res  results.CreateResult
+	res  Result[results.CreateRow, results.CreateRun]
 }
 
 func mustSweep(t *testing.T) []createSwept {
@@ -301,16 +257,16 @@ func TestCreateTableSelection(t *testing.T) {
 
 func TestCreateConfigValidate(t *testing.T) {
 	tests := []struct {
-		edit func(*CreateConfig)
+		edit func(*Create)
 		want string
 	}{
-		{func(c *CreateConfig) { c.Drop = 1.5 }, "--drop: 1.5 is not a probability (want 0 to 1)"},
-		{func(c *CreateConfig) { c.Drop = -0.1 }, "--drop: -0.1 is not a probability (want 0 to 1)"},
-		{func(c *CreateConfig) { c.Drop = 1 }, "--drop: 1 loses every reply, so the client would resend for ever (want below 1)"},
-		{func(c *CreateConfig) { c.Tabs = 0 }, "--tabs: must be at least 1"},
-		{func(c *CreateConfig) { c.Table = "c" }, `--table: "c" is not one of a, b, both`},
-		{func(c *CreateConfig) { c.Seeds = nil }, "--seeds: no seeds given"},
-		{func(c *CreateConfig) { c.ServiceTime = -1 }, "--service-time: -1ns is negative"},
+		{func(c *Create) { c.Drop = 1.5 }, "drop: 1.5 is not a probability (want 0 to 1)"},
+		{func(c *Create) { c.Drop = -0.1 }, "drop: -0.1 is not a probability (want 0 to 1)"},
+		{func(c *Create) { c.Drop = 1 }, "drop: 1 loses every reply, so the client would resend for ever (want below 1)"},
+		{func(c *Create) { c.Tabs = 0 }, "tabs: must be at least 1"},
+		{func(c *Create) { c.Table = "c" }, `table: "c" is not one of a, b, both`},
+		{func(c *Create) { c.Seeds = nil }, "seeds: no seeds given"},
+		{func(c *Create) { c.ServiceTime = -1 }, "service_time_ns: -1ns is negative"},
 	}
 	for _, tt := range tests {
 		cfg := testCreate()
@@ -319,7 +275,7 @@ func TestCreateConfigValidate(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("Validate() = %v, want %q", err, tt.want)
 		}
-		if _, err := Create(context.Background(), cfg); err == nil || !strings.HasPrefix(err.Error(), "--") {
+		if _, err := createResult(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
 			t.Errorf("Create with a bad config returned %v, want the validation error", err)
 		}
 	}

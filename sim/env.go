@@ -2,11 +2,11 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 )
 
 // ClockKind names the clock a run uses.
@@ -56,24 +56,62 @@ type Env struct {
 	Progress func(done, total int) `json:"-"`
 }
 
-// Validate checks the settings; errors name the flag.
+// Validate checks the settings; its errors are *field.Error.
 func (e Env) Validate() error {
 	if _, err := ParseClock(string(e.Clock)); err != nil {
-		return fmt.Errorf("--clock: %w", err)
+		return field.Wrap("clock", err)
 	}
 	if e.ServiceTime < 0 {
-		return errors.New("--service-time: must be 0 or more")
+		return fieldErr("service_time_ns", "must be 0 or more")
 	}
 	if len(e.Seeds) == 0 {
-		return errors.New("--seeds: no seeds given")
+		return fieldErr("seeds", "no seeds given")
 	}
 	if e.Parallel < 0 {
-		return errors.New("--parallel: must be 0 or more")
+		return fieldErr("parallel", "must be 0 or more")
 	}
 	if e.Target == nil {
-		return errors.New("no contract target to run against")
+		return errNoTarget
 	}
 	return nil
+}
+
+// ClockKind returns the clock the runs use.
+func (e Env) ClockKind() ClockKind { return e.Clock }
+
+// describe says how the runs of e execute, in a few words: "real clock", or
+// "virtual clock, 60µs per store operation".
+func (e Env) describe() string {
+	s := string(e.Clock) + " clock"
+	if e.Clock == ClockVirtual {
+		s += fmt.Sprintf(", %s per store operation", e.ServiceTime)
+	}
+	if e.InMemory {
+		s += ", databases in memory"
+	}
+	return s
+}
+
+// differences lists how the way runs execute departs from the published setup in
+// a way that changes counts: the virtual clock's service time, or an in-memory
+// database under the real clock (no WAL, other locking).
+func (e Env) differences() []string {
+	var out []string
+	if e.Clock == ClockVirtual && e.ServiceTime != DefaultServiceTime {
+		out = append(out, fmt.Sprintf("service-time %s (our model of the published setup: %s)", e.ServiceTime, DefaultServiceTime))
+	}
+	if e.Clock == ClockReal && e.InMemory {
+		out = append(out, "database in memory (published: a WAL file)")
+	}
+	return out
+}
+
+// replica returns the settings of a verdict replication: the virtual clock with
+// the same service time, on target, one run at a time (the driver runs the
+// seeds in parallel).
+func (e Env) replica(target contract.Target) Env {
+	return Env{Clock: ClockVirtual, ServiceTime: e.ServiceTime, Seeds: e.Seeds, Parallel: 1, InMemory: true,
+		Synchronous: e.Synchronous, Target: target}
 }
 
 func (e Env) newClock() Clock {
@@ -108,34 +146,21 @@ type job[M any] struct {
 
 // runJobs runs fn for every (mode, seed) pair, modes outer, with the Env's
 // parallelism, and returns the results in that order.
-func runJobs[M, T any](ctx context.Context, env Env, modes []M, fn func(ctx context.Context, mode M, seed uint64) (T, error)) ([]T, error) {
+func runJobs[M, T any](ctx context.Context, env Env, seeds []uint64, modes []M, fn func(ctx context.Context, mode M, seed uint64) (T, error)) ([]T, error) {
 	var jobs []job[M]
 	for _, m := range modes {
-		for _, s := range env.Seeds {
+		for _, s := range seeds {
 			jobs = append(jobs, job[M]{seed: s, mode: m})
 		}
 	}
-	done := make(chan struct{}, len(jobs))
-	progressDone := make(chan struct{})
-	go func() {
-		defer close(progressDone)
-		n := 0
-		for range done {
-			n++
-			if env.Progress != nil {
-				env.Progress(n, len(jobs))
-			}
-		}
-	}()
+	ticks := newProgress(len(jobs), env.Progress)
+	defer ticks.stop()
 	label := func(i int) string { return fmt.Sprintf("%v, seed %d", jobs[i].mode, jobs[i].seed) }
-	out, err := runAll(ctx, len(jobs), env.parallel(len(jobs)), label, func(ctx context.Context, i int) (T, error) {
+	return runAll(ctx, len(jobs), env.parallel(len(jobs)), label, func(ctx context.Context, i int) (T, error) {
 		res, err := fn(ctx, jobs[i].mode, jobs[i].seed)
 		if err == nil {
-			done <- struct{}{}
+			ticks.tick()
 		}
 		return res, err
 	})
-	close(done)
-	<-progressDone
-	return out, err
 }

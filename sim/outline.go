@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
@@ -18,7 +20,7 @@ const maxOutlineSlides = 1000
 
 // OutlineConfig is the outline experiment (SPEC 3.8): what a deck costs built
 // with one create_note_tab carrying an outline, or slide by slide.
-type OutlineConfig struct {
+type Outline struct {
 	// Slides is the number of slides in the deck.
 	Slides int `json:"slides"`
 	// WindowS is the time in seconds between the agent's read and each of its
@@ -36,32 +38,34 @@ type OutlineConfig struct {
 	Target contract.Target `json:"-"`
 }
 
-// DefaultOutlineConfig returns the published parameters: a 12-slide deck, 4 s
+var _ Experiment[results.OutlineRow, struct{}] = Outline{}
+
+// DefaultOutline returns the published parameters: a 12-slide deck, 4 s
 // between read and write, one save a minute, 2,000 decks, seed 1.
-func DefaultOutlineConfig() OutlineConfig {
-	return OutlineConfig{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 2000, Seed: 1}
+func DefaultOutline() Outline {
+	return Outline{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 2000, Seed: 1}
 }
 
 // Validate checks every parameter; its errors name the flag, e.g.
 // "--window: must be positive".
-func (c OutlineConfig) Validate() error {
+func (c Outline) Validate() error {
 	switch {
 	case c.Slides < 1:
-		return errors.New("--slides: must be at least 1")
+		return fieldErr("slides", "must be at least 1")
 	case c.Slides > maxOutlineSlides:
-		return fmt.Errorf("--slides: must be at most %d", maxOutlineSlides)
+		return fieldErr("slides", "must be at most %d", maxOutlineSlides)
 	case math.IsInf(c.WindowS, 0):
-		return errors.New("--window: must be finite")
+		return fieldErr("window_s", "must be finite")
 	case !(c.WindowS > 0):
-		return errors.New("--window: must be positive")
+		return fieldErr("window_s", "must be positive")
 	case math.IsInf(c.SavesPerMinute, 0):
-		return errors.New("--saves-per-minute: must be finite")
+		return fieldErr("saves_per_minute", "must be finite")
 	case !(c.SavesPerMinute >= 0):
-		return errors.New("--saves-per-minute: must be 0 or more")
+		return fieldErr("saves_per_minute", "must be 0 or more")
 	case c.Decks < 1:
-		return errors.New("--decks: must be at least 1")
+		return fieldErr("decks", "must be at least 1")
 	case c.Target == nil:
-		return errors.New("no contract target to run against")
+		return errNoTarget
 	}
 	return nil
 }
@@ -87,22 +91,26 @@ func (c OutlineConfig) Validate() error {
 // approach. A write conflicts when at least one save lands in its window (a
 // retry is not modelled). ConflictsPerDeck is the mean over Decks simulated
 // decks, ExpectedConflicts the exact writes × (1 − e^(−window·rate)).
-func RunOutline(ctx context.Context, c OutlineConfig) ([]results.OutlineRow, error) {
+func (c Outline) Run(ctx context.Context, seeds []uint64) (Result[results.OutlineRow, struct{}], error) {
+	var res Result[results.OutlineRow, struct{}]
+	if len(seeds) != 1 {
+		return res, fieldErr("seed", "outline takes one seed, not %d", len(seeds))
+	}
+	c.Seed = seeds[0]
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return res, err
 	}
 	slides := OutlineSlides(c.Slides)
-	var rows []results.OutlineRow
 	for _, approach := range []string{results.ApproachOutline, results.ApproachSlideAdd} {
 		build, err := buildDeck(ctx, c.Target, c.Seed, approach, slides, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", approach, err)
+			return res, fmt.Errorf("%s: %w", approach, err)
 		}
 		conflicts, err := simulateConflicts(ctx, Stream(c.Seed, "outline/"+approach+"/saves"), build.writes, c)
 		if err != nil {
-			return nil, err
+			return res, err
 		}
-		rows = append(rows, results.OutlineRow{
+		res.Rows = append(res.Rows, results.OutlineRow{
 			Approach:          approach,
 			Writes:            build.writes,
 			RequestBytes:      build.requestBytes,
@@ -110,18 +118,57 @@ func RunOutline(ctx context.Context, c OutlineConfig) ([]results.OutlineRow, err
 			ExpectedConflicts: float64(build.writes) * conflictChance(c),
 		})
 	}
-	return rows, nil
+	return res, nil
+}
+
+// Name implements Experiment.
+func (Outline) Name() string { return "outline" }
+
+// SeedList implements Experiment.
+func (c Outline) SeedList() []uint64 { return []uint64{c.Seed} }
+
+// Fold implements Experiment: a deck's figures are means over the simulated
+// decks of one seed, which do not fold across seeds.
+func (Outline) Fold([]struct{}) ([]results.OutlineRow, error) {
+	return nil, errors.New("outline's rows do not fold across seeds")
+}
+
+// Differences implements Experiment.
+func (c Outline) Differences() []string {
+	def := DefaultOutline()
+	return []string{
+		results.Differ("slides", c.Slides, def.Slides),
+		results.Differ("decks", c.Decks, def.Decks),
+		results.Differ("window", c.window(), def.window()),
+		results.Differ("saves-per-minute", c.SavesPerMinute, def.SavesPerMinute),
+	}
+}
+
+// window is the time between the agent's read and each write.
+func (c Outline) window() time.Duration { return time.Duration(c.WindowS * float64(time.Second)) }
+
+// Describe implements Experiment.
+func (c Outline) Describe() string {
+	return fmt.Sprintf("seed %d, %d-slide deck, %d decks, %s between read and write, %s person saves per minute; request bytes are those of our slide texts",
+		c.Seed, c.Slides, c.Decks, c.window(), strconv.FormatFloat(c.SavesPerMinute, 'f', -1, 64))
+}
+
+// Replica implements Experiment: the same parameters on target, one seed per
+// replication.
+func (c Outline) Replica(target contract.Target) (Experiment[results.OutlineRow, struct{}], bool) {
+	c.Target = target
+	return c, true
 }
 
 // conflictChance is the probability that at least one save lands in a window:
 // 1 − e^(−window·rate).
-func conflictChance(c OutlineConfig) float64 {
+func conflictChance(c Outline) float64 {
 	return -math.Expm1(-c.WindowS * c.SavesPerMinute / 60)
 }
 
 // simulateConflicts simulates c.Decks decks of writes consecutive windows each
 // and returns how many windows in all held at least one of the person's saves.
-func simulateConflicts(ctx context.Context, r *rand.Rand, writes int, c OutlineConfig) (int, error) {
+func simulateConflicts(ctx context.Context, r *rand.Rand, writes int, c Outline) (int, error) {
 	rate := c.SavesPerMinute / 60 // saves per second
 	if rate == 0 {
 		return 0, nil

@@ -53,7 +53,7 @@ func writeCalls(t *testing.T, calls []recordedCall) []recordedCall {
 }
 
 func TestOutlineRequestBytesAreWhatWasSent(t *testing.T) {
-	rows, err := RunOutline(context.Background(), testOutline())
+	rows, err := outlineRows(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +128,13 @@ func TestOutlineSplitsLongDecks(t *testing.T) {
 }
 
 func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
-	for _, c := range []OutlineConfig{
+	for _, c := range []Outline{
 		testOutline(),
 		{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 100000, Seed: 2, Target: memTarget},
 		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3, Target: memTarget},
 		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4, Target: memTarget},
 	} {
-		rows, err := RunOutline(context.Background(), c)
+		rows, err := outlineRows(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 func TestOutlineNoSaves(t *testing.T) {
 	c := testOutline()
 	c.SavesPerMinute = 0
-	rows, err := RunOutline(context.Background(), c)
+	rows, err := outlineRows(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,11 +169,11 @@ func TestOutlineNoSaves(t *testing.T) {
 }
 
 func TestOutlineDeterministic(t *testing.T) {
-	a, err := RunOutline(context.Background(), testOutline())
+	a, err := outlineRows(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := RunOutline(context.Background(), testOutline())
+	b, err := outlineRows(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestOutlineDeterministic(t *testing.T) {
 	}
 	c := testOutline()
 	c.Seed = 2
-	other, err := RunOutline(context.Background(), c)
+	other, err := outlineRows(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,26 +216,26 @@ func TestOutlineConfigValidate(t *testing.T) {
 		t.Fatalf("default config: %v", err)
 	}
 	for _, tc := range []struct {
-		change func(*OutlineConfig)
+		change func(*Outline)
 		want   string
 	}{
-		{func(c *OutlineConfig) { c.Slides = 0 }, "--slides: must be at least 1"},
-		{func(c *OutlineConfig) { c.Slides = 1001 }, "--slides: must be at most 1000"},
-		{func(c *OutlineConfig) { c.WindowS = 0 }, "--window: must be positive"},
-		{func(c *OutlineConfig) { c.WindowS = -4 }, "--window: must be positive"},
-		{func(c *OutlineConfig) { c.WindowS = math.NaN() }, "--window: must be positive"},
-		{func(c *OutlineConfig) { c.WindowS = math.Inf(1) }, "--window: must be finite"},
-		{func(c *OutlineConfig) { c.SavesPerMinute = -1 }, "--saves-per-minute: must be 0 or more"},
-		{func(c *OutlineConfig) { c.SavesPerMinute = math.Inf(1) }, "--saves-per-minute: must be finite"},
-		{func(c *OutlineConfig) { c.Decks = 0 }, "--decks: must be at least 1"},
+		{func(c *Outline) { c.Slides = 0 }, "slides: must be at least 1"},
+		{func(c *Outline) { c.Slides = 1001 }, "slides: must be at most 1000"},
+		{func(c *Outline) { c.WindowS = 0 }, "window_s: must be positive"},
+		{func(c *Outline) { c.WindowS = -4 }, "window_s: must be positive"},
+		{func(c *Outline) { c.WindowS = math.NaN() }, "window_s: must be positive"},
+		{func(c *Outline) { c.WindowS = math.Inf(1) }, "window_s: must be finite"},
+		{func(c *Outline) { c.SavesPerMinute = -1 }, "saves_per_minute: must be 0 or more"},
+		{func(c *Outline) { c.SavesPerMinute = math.Inf(1) }, "saves_per_minute: must be finite"},
+		{func(c *Outline) { c.Decks = 0 }, "decks: must be at least 1"},
 	} {
 		c := testOutline()
 		tc.change(&c)
 		if err := c.Validate(); err == nil || err.Error() != tc.want {
 			t.Errorf("Validate() = %v, want %q", err, tc.want)
 		}
-		if _, err := RunOutline(context.Background(), c); err == nil || err.Error() != tc.want {
-			t.Errorf("RunOutline() = %v, want %q", err, tc.want)
+		if _, err := outlineRows(context.Background(), c); err == nil || err.Error() != tc.want {
+			t.Errorf("outlineRows() = %v, want %q", err, tc.want)
 		}
 	}
 }
@@ -243,7 +243,7 @@ func TestOutlineConfigValidate(t *testing.T) {
 func TestOutlineCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunOutline(ctx, testOutline()); !errors.Is(err, context.Canceled) {
+	if _, err := outlineRows(ctx, testOutline()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunOutline on a cancelled context = %v, want context.Canceled", err)
 	}
 }

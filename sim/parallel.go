@@ -24,6 +24,21 @@ func RunSeeds[T any](ctx context.Context, seeds []uint64, parallel int, run func
 // runAll calls run for 0..n-1 as RunSeeds does for seeds, naming call i by
 // label(i) in errors.
 func runAll[T any](ctx context.Context, n, parallel int, label func(i int) string, run func(ctx context.Context, i int) (T, error)) ([]T, error) {
+	return runPool(ctx, n, parallel, label, nil, func(ctx context.Context, _ struct{}, i int) (T, error) { return run(ctx, i) })
+}
+
+// runPool is the one worker pool of sim: up to parallel workers take the calls
+// 0..n-1 in order, and the results come back in that order whatever the order
+// the calls finish in. Each worker may hold state of its own for all its calls
+// (a store, connections): open, when not nil, makes it as the worker starts,
+// and the close it returns runs as the worker ends. On the first error the ctx
+// of the calls still running is cancelled, no further call starts, and
+// runPool returns that error wrapped with label(i), preferring a call's own
+// error to the context errors of the calls it cancelled; a panic is recovered
+// and returned as an error naming the call. No goroutine outlives runPool.
+func runPool[W, T any](ctx context.Context, n, parallel int, label func(i int) string,
+	open func(ctx context.Context, worker int) (W, func() error, error),
+	run func(ctx context.Context, state W, i int) (T, error)) ([]T, error) {
 	if parallel <= 0 || parallel > n {
 		parallel = n
 	}
@@ -35,8 +50,28 @@ func runAll[T any](ctx context.Context, n, parallel int, label func(i int) strin
 		next  atomic.Int64
 		wg    sync.WaitGroup
 	)
-	for range parallel {
+	fail := func(err error) {
+		if first.keep(err) {
+			cancel()
+		}
+	}
+	for w := range parallel {
 		wg.Go(func() {
+			var state W
+			if open != nil {
+				var closeState func() error
+				ok := false
+				protect(fmt.Sprintf("worker %d", w), func() error {
+					var err error
+					state, closeState, err = open(ctx, w)
+					ok = err == nil
+					return err
+				}, fail)
+				if !ok {
+					return
+				}
+				defer func() { fail(closeState()) }()
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -48,17 +83,13 @@ func runAll[T any](ctx context.Context, n, parallel int, label func(i int) strin
 				}
 				name := label(i)
 				protect(name, func() error {
-					res, err := run(ctx, i)
+					res, err := run(ctx, state, i)
 					if err != nil {
 						return fmt.Errorf("%s: %w", name, err)
 					}
 					results[i] = res
 					return nil
-				}, func(err error) {
-					if first.keep(err) {
-						cancel()
-					}
-				})
+				}, fail)
 			}
 		})
 	}

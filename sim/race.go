@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -44,6 +45,8 @@ func ParseModes(s string) ([]Mode, error) {
 		}
 		m := Mode{Guard: g, Policy: Reapply}
 		switch {
+		case hasPolicy && g == contract.GuardNone:
+			return nil, fmt.Errorf("%q: guard none takes no policy (nothing ever conflicts): write none", item)
 		case hasPolicy:
 			if m.Policy, err = ParsePolicy(policy); err != nil {
 				return nil, fmt.Errorf("%q: %w", item, err)
@@ -64,168 +67,340 @@ func ParseModes(s string) ([]Mode, error) {
 // think distribution, the default.
 const PauseThink = "think"
 
-// RaceConfig configures the race experiment and, through Tabs and Fast, its two
-// variants.
-type RaceConfig struct {
-	Env
-	Modes         []Mode                 `json:"modes"`
-	Edits         int                    `json:"edits"`
-	ClaudeThink   Dist                   `json:"claude_think"`
-	HumanThink    Dist                   `json:"human_think"`
-	Pause         string                 `json:"pause"`
-	VersionFormat contract.VersionFormat `json:"version_format"`
+// Editing is the editing loop's parameters, shared by race and tabs.
+type Editing struct {
+	Edits       int    `json:"edits"`
+	ClaudeThink Dist   `json:"claude_think"`
+	HumanThink  Dist   `json:"human_think"`
+	Pause       string `json:"pause"`
 }
 
-// DefaultRace is the published race setup.
-func DefaultRace() RaceConfig {
-	return RaceConfig{
-		Env:           Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: "normal"},
-		Modes:         []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardNote, Refresh}},
-		Edits:         100,
-		ClaudeThink:   Dist{Min: 20e6, Max: 80e6},
-		HumanThink:    Dist{Min: 5e6, Max: 40e6},
-		Pause:         PauseThink,
-		VersionFormat: contract.FormatCounter,
-	}
+// publishedEditing is the editing loop of the published setup.
+func publishedEditing() Editing {
+	return Editing{Edits: 100, ClaudeThink: Dist{Min: 20e6, Max: 80e6}, HumanThink: Dist{Min: 5e6, Max: 40e6}, Pause: PauseThink}
 }
 
-// Validate checks the configuration; errors name the flag.
-func (c RaceConfig) Validate() error {
-	if err := c.Env.Validate(); err != nil {
-		return err
+// validate checks the editing parameters; its errors are *field.Error.
+func (e Editing) validate() error {
+	if e.Edits < 1 {
+		return fieldErr("edits", "must be at least 1")
 	}
-	if c.Edits < 1 {
-		return errors.New("--edits: must be at least 1")
-	}
-	if len(c.Modes) == 0 {
-		return errors.New("--modes: no modes given")
-	}
-	_, _, err := c.timings()
+	_, _, err := e.timings()
 	return err
 }
 
 // timings returns each editor's pause and think distributions.
-func (c RaceConfig) timings() (claude, human Timing, err error) {
-	claude = Timing{Pause: c.ClaudeThink, Think: c.ClaudeThink}
-	human = Timing{Pause: c.HumanThink, Think: c.HumanThink}
-	if c.Pause != PauseThink {
-		p, err := ParseDist(c.Pause)
+func (e Editing) timings() (claude, human Timing, err error) {
+	claude = Timing{Pause: e.ClaudeThink, Think: e.ClaudeThink}
+	human = Timing{Pause: e.HumanThink, Think: e.HumanThink}
+	if e.Pause != PauseThink {
+		p, err := ParseDist(e.Pause)
 		if err != nil {
-			return claude, human, fmt.Errorf("--pause: %w", err)
+			return claude, human, field.Wrap("pause", err)
 		}
 		claude.Pause, human.Pause = p, p
 	}
 	return claude, human, nil
 }
 
-// Race runs every mode on every seed and returns one run per (mode, seed), modes
-// outer, in the order given.
-func Race(ctx context.Context, cfg RaceConfig) ([]results.RaceRun, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+// differences lists how the editing loop departs from the published one.
+func (e Editing) differences() []string {
+	def := publishedEditing()
+	return []string{
+		results.Differ("edits", e.Edits, def.Edits),
+		results.Differ("claude-think", e.ClaudeThink, def.ClaudeThink),
+		results.Differ("human-think", e.HumanThink, def.HumanThink),
+		results.Differ("pause", e.Pause, def.Pause),
 	}
-	claude, human, _ := cfg.timings()
-	return runJobs(ctx, cfg.Env, cfg.Modes, func(ctx context.Context, m Mode, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, cfg.Env, seed, raceSpec{
+}
+
+// describe says how the editing runs: "virtual clock, seeds 1-5, 100 edits per
+// editor, claude think 20ms-80ms, human think 5ms-40ms, pause think".
+func (e Editing) describe(env Env) string {
+	return fmt.Sprintf("%s, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
+		env.describe(), FormatSeeds(env.Seeds), e.Edits, e.ClaudeThink, e.HumanThink, e.Pause)
+}
+
+// Race is the race experiment: claude and the person append lines to one text
+// under each mode (guard and conflict policy).
+type Race struct {
+	Env
+	Modes []Mode `json:"modes"`
+	Editing
+	VersionFormat contract.VersionFormat `json:"version_format"`
+}
+
+var _ Experiment[results.RaceRow, results.RaceRun] = Race{}
+
+// DefaultRace is the published race setup.
+func DefaultRace() Race {
+	return Race{
+		Env:           Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: "normal"},
+		Modes:         []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardNote, Refresh}},
+		Editing:       publishedEditing(),
+		VersionFormat: contract.FormatCounter,
+	}
+}
+
+// Name implements Experiment.
+func (Race) Name() string { return "race" }
+
+// SeedList implements Experiment.
+func (c Race) SeedList() []uint64 { return c.Seeds }
+
+// Validate checks the configuration; its errors are *field.Error.
+func (c Race) Validate() error {
+	if err := c.Env.Validate(); err != nil {
+		return err
+	}
+	if len(c.Modes) == 0 {
+		return fieldErr("modes", "no modes given")
+	}
+	return c.Editing.validate()
+}
+
+// Run runs every mode on every seed; the runs come back one per (mode, seed),
+// modes outer, in the order given.
+func (c Race) Run(ctx context.Context, seeds []uint64) (Result[results.RaceRow, results.RaceRun], error) {
+	var res Result[results.RaceRow, results.RaceRun]
+	if err := c.Validate(); err != nil {
+		return res, err
+	}
+	claude, human, _ := c.timings()
+	runs, err := runJobs(ctx, c.Env, seeds, c.Modes, func(ctx context.Context, m Mode, seed uint64) (results.RaceRun, error) {
+		return runRace(ctx, c.Env, seed, raceSpec{
 			name:    fmt.Sprintf("race-%s-%s-seed%d", m.Guard, m.Policy, seed),
-			variant: contract.Variant{Guard: m.Guard, VersionFormat: cfg.VersionFormat},
+			variant: contract.Variant{Guard: m.Guard, VersionFormat: c.VersionFormat},
 			policy:  m.Policy,
-			edits:   cfg.Edits,
+			edits:   c.Edits,
 			claude:  claude,
 			human:   human,
 		})
 	})
+	if err != nil {
+		return res, err
+	}
+	res.Runs = runs
+	res.Rows, err = c.Fold(runs)
+	return res, err
 }
 
-// TabsConfig configures the tabs experiment: claude appends lines to the text tab
-// while the person writes cells in a Sheet tab, under each version scope.
-type TabsConfig struct {
-	Env
-	Scopes      []contract.Guard `json:"scopes"`
-	Edits       int              `json:"edits"`
-	ClaudeThink Dist             `json:"claude_think"`
-	HumanThink  Dist             `json:"human_think"`
-	Pause       string           `json:"pause"`
+// Fold folds runs into one row per mode, in the order of c.Modes.
+func (c Race) Fold(runs []results.RaceRun) ([]results.RaceRow, error) {
+	return foldModes(c.Modes, runs, func(m Mode, r results.RaceRun) bool {
+		return r.Guard == string(m.Guard) && (m.Guard == contract.GuardNone || r.Policy == string(m.Policy))
+	}, results.SummarizeRace)
 }
+
+// Differences implements Experiment.
+func (c Race) Differences() []string {
+	def := DefaultRace()
+	return append(append(c.Env.differences(), results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds))),
+		c.Editing.differences()...)
+}
+
+// Describe implements Experiment.
+func (c Race) Describe() string { return c.Editing.describe(c.Env) }
+
+// Replica implements Experiment.
+func (c Race) Replica(target contract.Target) (Experiment[results.RaceRow, results.RaceRun], bool) {
+	c.Env = c.Env.replica(target)
+	return c, true
+}
+
+// foldModes folds runs into one row per mode, in the order of modes, each
+// from the runs that belong to it.
+func foldModes[M any, Run any, Row any](modes []M, runs []Run, belongs func(M, Run) bool, fold func([]Run) Row) ([]Row, error) {
+	rows := make([]Row, 0, len(modes))
+	for _, m := range modes {
+		var mine []Run
+		for _, r := range runs {
+			if belongs(m, r) {
+				mine = append(mine, r)
+			}
+		}
+		if len(mine) == 0 {
+			return nil, fmt.Errorf("no runs of %v to fold", m)
+		}
+		rows = append(rows, fold(mine))
+	}
+	return rows, nil
+}
+
+// Tabs is the tabs experiment: claude appends lines to the text tab while the
+// person writes cells in a Sheet tab, under each version scope.
+type Tabs struct {
+	Env
+	Scopes []contract.Guard `json:"scopes"`
+	Editing
+}
+
+var _ Experiment[results.TabsRow, results.RaceRun] = Tabs{}
 
 // DefaultTabs is the published tabs setup.
-func DefaultTabs() TabsConfig {
+func DefaultTabs() Tabs {
 	r := DefaultRace()
 	r.Seeds = []uint64{1, 2, 3}
-	return TabsConfig{Env: r.Env, Scopes: []contract.Guard{contract.GuardNote, contract.GuardTab}, Edits: r.Edits,
-		ClaudeThink: r.ClaudeThink, HumanThink: r.HumanThink, Pause: r.Pause}
+	return Tabs{Env: r.Env, Scopes: []contract.Guard{contract.GuardNote, contract.GuardTab}, Editing: r.Editing}
 }
 
-func (c TabsConfig) race() RaceConfig {
-	return RaceConfig{Env: c.Env, Modes: []Mode{{contract.GuardNote, Reapply}}, Edits: c.Edits,
-		ClaudeThink: c.ClaudeThink, HumanThink: c.HumanThink, Pause: c.Pause}
-}
+// Name implements Experiment.
+func (Tabs) Name() string { return "tabs" }
 
-// Validate checks the configuration; errors name the flag.
-func (c TabsConfig) Validate() error {
+// SeedList implements Experiment.
+func (c Tabs) SeedList() []uint64 { return c.Seeds }
+
+// Validate checks the configuration; its errors are *field.Error.
+func (c Tabs) Validate() error {
+	if err := c.Env.Validate(); err != nil {
+		return err
+	}
 	if len(c.Scopes) == 0 {
-		return errors.New("--scopes: no scopes given")
+		return fieldErr("scopes", "no scopes given")
 	}
-	return c.race().Validate()
+	return c.Editing.validate()
 }
 
-// Tabs runs every scope on every seed, scopes outer.
-func Tabs(ctx context.Context, cfg TabsConfig) ([]results.RaceRun, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+// Run runs every scope on every seed, scopes outer.
+func (c Tabs) Run(ctx context.Context, seeds []uint64) (Result[results.TabsRow, results.RaceRun], error) {
+	var res Result[results.TabsRow, results.RaceRun]
+	if err := c.Validate(); err != nil {
+		return res, err
 	}
-	claude, human, _ := cfg.race().timings()
-	return runJobs(ctx, cfg.Env, cfg.Scopes, func(ctx context.Context, g contract.Guard, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, cfg.Env, seed, raceSpec{
+	claude, human, _ := c.timings()
+	runs, err := runJobs(ctx, c.Env, seeds, c.Scopes, func(ctx context.Context, g contract.Guard, seed uint64) (results.RaceRun, error) {
+		return runRace(ctx, c.Env, seed, raceSpec{
 			name:    fmt.Sprintf("tabs-%s-seed%d", g, seed),
 			variant: contract.Variant{Guard: g},
 			policy:  Reapply,
-			edits:   cfg.Edits,
+			edits:   c.Edits,
 			claude:  claude,
 			human:   human,
 			onSheet: true,
 		})
 	})
+	if err != nil {
+		return res, err
+	}
+	res.Runs = runs
+	res.Rows, err = c.Fold(runs)
+	return res, err
 }
 
-// FastConfig configures the fast experiment: no think time and no pause, so
-// commits come as fast as the store takes them, under each version format.
-type FastConfig struct {
+// Fold folds runs into one row per scope, in the order of c.Scopes.
+func (c Tabs) Fold(runs []results.RaceRun) ([]results.TabsRow, error) {
+	return foldModes(c.Scopes, runs, func(g contract.Guard, r results.RaceRun) bool { return r.Guard == string(g) }, results.SummarizeTabs)
+}
+
+// Differences implements Experiment.
+func (c Tabs) Differences() []string {
+	def := DefaultTabs()
+	return append(append(c.Env.differences(), results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds))),
+		c.Editing.differences()...)
+}
+
+// Describe implements Experiment.
+func (c Tabs) Describe() string { return c.Editing.describe(c.Env) }
+
+// Replica implements Experiment.
+func (c Tabs) Replica(target contract.Target) (Experiment[results.TabsRow, results.RaceRun], bool) {
+	c.Env = c.Env.replica(target)
+	return c, true
+}
+
+// Fast is the fast experiment: no think time and no pause, so commits come as
+// fast as the store takes them, under each version format.
+type Fast struct {
 	Env
 	Formats []contract.VersionFormat `json:"formats"`
 	Edits   int                      `json:"edits"`
 }
 
+var _ Experiment[results.FastRow, results.RaceRun] = Fast{}
+
 // DefaultFast is the published fast setup.
-func DefaultFast() FastConfig {
+func DefaultFast() Fast {
 	r := DefaultRace()
-	return FastConfig{Env: r.Env, Formats: []contract.VersionFormat{contract.FormatMS, contract.FormatUSSuffix, contract.FormatCounter}, Edits: 2000}
+	return Fast{Env: r.Env, Formats: []contract.VersionFormat{contract.FormatMS, contract.FormatUSSuffix, contract.FormatCounter}, Edits: 2000}
 }
 
-// Validate checks the configuration; errors name the flag.
-func (c FastConfig) Validate() error {
-	if len(c.Formats) == 0 {
-		return errors.New("--formats: no formats given")
+// Name implements Experiment.
+func (Fast) Name() string { return "fast" }
+
+// SeedList implements Experiment.
+func (c Fast) SeedList() []uint64 { return c.Seeds }
+
+// Validate checks the configuration; its errors are *field.Error.
+func (c Fast) Validate() error {
+	if err := c.Env.Validate(); err != nil {
+		return err
 	}
-	return RaceConfig{Env: c.Env, Modes: []Mode{{}}, Edits: c.Edits, Pause: "0"}.Validate()
+	if len(c.Formats) == 0 {
+		return fieldErr("formats", "no formats given")
+	}
+	if c.Edits < 1 {
+		return fieldErr("edits", "must be at least 1")
+	}
+	return nil
 }
 
-// Fast runs every version format on every seed, formats outer.
-func Fast(ctx context.Context, cfg FastConfig) ([]results.RaceRun, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+// Run runs every version format on every seed, formats outer.
+func (c Fast) Run(ctx context.Context, seeds []uint64) (Result[results.FastRow, results.RaceRun], error) {
+	var res Result[results.FastRow, results.RaceRun]
+	if err := c.Validate(); err != nil {
+		return res, err
 	}
 	zero := Timing{}
-	return runJobs(ctx, cfg.Env, cfg.Formats, func(ctx context.Context, f contract.VersionFormat, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, cfg.Env, seed, raceSpec{
+	runs, err := runJobs(ctx, c.Env, seeds, c.Formats, func(ctx context.Context, f contract.VersionFormat, seed uint64) (results.RaceRun, error) {
+		return runRace(ctx, c.Env, seed, raceSpec{
 			name:    fmt.Sprintf("fast-%s-seed%d", f, seed),
 			variant: contract.Variant{Guard: contract.GuardNote, VersionFormat: f},
 			policy:  Reapply,
-			edits:   cfg.Edits,
+			edits:   c.Edits,
 			claude:  zero,
 			human:   zero,
 		})
 	})
+	if err != nil {
+		return res, err
+	}
+	res.Runs = runs
+	res.Rows, err = c.Fold(runs)
+	return res, err
+}
+
+// Fold folds runs into one row per version format, in the order of c.Formats.
+func (c Fast) Fold(runs []results.RaceRun) ([]results.FastRow, error) {
+	return foldModes(c.Formats, runs, func(f contract.VersionFormat, r results.RaceRun) bool { return r.VersionFormat == string(f) }, results.SummarizeFast)
+}
+
+// Differences implements Experiment.
+func (c Fast) Differences() []string {
+	def := DefaultFast()
+	return append(c.Env.differences(),
+		results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds)),
+		results.Differ("edits", c.Edits, def.Edits))
+}
+
+// Describe implements Experiment.
+func (c Fast) Describe() string {
+	return fmt.Sprintf("%s, seeds %s, %d edits per editor, no think time, no pause, guard note, reapply",
+		c.Env.describe(), FormatSeeds(c.Seeds), c.Edits)
+}
+
+// Replica implements Experiment: only the formats a published row has are
+// replicated (the counter is our control).
+func (c Fast) Replica(target contract.Target) (Experiment[results.FastRow, results.RaceRun], bool) {
+	c.Env = c.Env.replica(target)
+	exp, _ := results.Lookup("fast")
+	var published []contract.VersionFormat
+	for _, f := range c.Formats {
+		if _, ok := exp.Match(map[string]string{"version_format": string(f)}); ok {
+			published = append(published, f)
+		}
+	}
+	c.Formats = published
+	return c, len(published) > 0
 }
 
 // raceSpec is one run of the race engine.

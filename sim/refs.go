@@ -10,11 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -89,28 +88,28 @@ func (m RefsMix) String() string {
 	return "move=" + f(m.Move) + ",rename=" + f(m.Rename) + ",add=" + f(m.Add)
 }
 
-// validate checks the shares, naming the --mix flag.
+// validate checks the shares.
 func (m RefsMix) validate() error {
 	for _, s := range []struct {
 		name string
 		v    float64
 	}{{"move", m.Move}, {"rename", m.Rename}, {"add", m.Add}} {
 		if math.IsNaN(s.v) || math.IsInf(s.v, 0) {
-			return fmt.Errorf("--mix: %s share is not a number", s.name)
+			return fmt.Errorf("%s share is not a number", s.name)
 		}
 		if s.v < 0 {
-			return fmt.Errorf("--mix: %s share is negative", s.name)
+			return fmt.Errorf("%s share is negative", s.name)
 		}
 	}
 	if sum := m.Move + m.Rename + m.Add; math.Abs(sum-1) > 1e-9 {
-		return fmt.Errorf("--mix: shares sum to %.2f, want 1", sum)
+		return fmt.Errorf("shares sum to %.2f, want 1", sum)
 	}
 	return nil
 }
 
 // RefsConfig is the refs experiment (SPEC 3.7): how an agent should refer to a
 // tab it means to write to later.
-type RefsConfig struct {
+type Refs struct {
 	// K lists the numbers of decks (Slides tabs) in the Note, one table block
 	// each; each K is 1 to 5, the size of the label pool.
 	K []int `json:"k"`
@@ -132,42 +131,47 @@ type RefsConfig struct {
 	Target contract.Target `json:"-"`
 }
 
-// DefaultRefsConfig returns the published parameters: K = 2 and 5, 10,000
-// trials per K, 0 to 2 edits with the published mix, seed 7.
-func DefaultRefsConfig() RefsConfig {
-	return RefsConfig{K: []int{2, 5}, Trials: 10000, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 7}
+var _ Experiment[results.RefsRow, struct{}] = Refs{}
+
+// DefaultRefs returns the published parameters: K = 2 and 5, 10,000 trials per
+// K, 0 to 2 edits with the published mix, seed 7.
+func DefaultRefs() Refs {
+	return Refs{K: []int{2, 5}, Trials: 10000, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 7}
 }
 
 // Validate checks every parameter; its errors name the flag, e.g.
 // "--k: must be at least 1".
-func (c RefsConfig) Validate() error {
+func (c Refs) Validate() error {
 	if len(c.K) == 0 {
-		return errors.New("--k: no values given")
+		return fieldErr("k", "no values given")
 	}
 	for i, k := range c.K {
 		switch {
 		case k < 1:
-			return errors.New("--k: must be at least 1")
+			return fieldErr("k", "must be at least 1")
 		case k > len(refLabels):
-			return fmt.Errorf("--k: must be at most %d, the size of the label pool", len(refLabels))
+			return fieldErr("k", "must be at most %d, the size of the label pool", len(refLabels))
 		}
 		for _, earlier := range c.K[:i] {
 			if earlier == k {
-				return fmt.Errorf("--k: %d is listed twice", k)
+				return fieldErr("k", "%d is listed twice", k)
 			}
 		}
 	}
 	switch {
 	case c.Trials < 1:
-		return errors.New("--trials: must be at least 1")
+		return fieldErr("trials", "must be at least 1")
 	case c.EditsMax < 0:
-		return errors.New("--edits-max: must be 0 or more")
+		return fieldErr("edits_max", "must be 0 or more")
 	case c.Parallel < 0:
-		return errors.New("--parallel: must be 0 or more")
+		return fieldErr("parallel", "must be 0 or more")
 	case c.Target == nil:
-		return errors.New("no contract target to run against")
+		return errNoTarget
 	}
-	return c.Mix.validate()
+	if err := c.Mix.validate(); err != nil {
+		return field.Wrap("mix", err)
+	}
+	return nil
 }
 
 // RunRefs runs the refs experiment and returns one row per K and reference
@@ -204,54 +208,77 @@ func (c RefsConfig) Validate() error {
 // Each trial draws from two streams of its own, derived from the seed, K and
 // the trial number ("refs/k2/t17/agent" and ".../person"), so the results are
 // the same whatever the number of workers and whichever worker runs a trial.
-func RunRefs(ctx context.Context, c RefsConfig) ([]results.RefsRow, error) {
+func (c Refs) Run(ctx context.Context, seeds []uint64) (Result[results.RefsRow, struct{}], error) {
+	var res Result[results.RefsRow, struct{}]
+	if len(seeds) != 1 {
+		return res, fieldErr("seed", "refs takes one seed, not %d", len(seeds))
+	}
+	c.Seed = seeds[0]
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return res, err
 	}
 	workers := c.Parallel
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	jobs := len(c.K) * c.Trials
-	workers = max(1, min(workers, jobs))
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	tallies := make([][]refsTally, workers) // per worker, per K
-	var (
-		next  atomic.Int64
-		first firstError
-		wg    sync.WaitGroup
-	)
-	for w := range workers {
-		tallies[w] = make([]refsTally, len(c.K))
-		wg.Go(func() {
-			protect(fmt.Sprintf("refs worker %d", w), func() error {
-				return refsWorker(ctx, c, w, &next, jobs, tallies[w])
-			}, func(err error) {
-				if first.keep(err) {
-					cancel()
-				}
-			})
+	trials, err := runPool(ctx, len(c.K)*c.Trials, workers,
+		func(j int) string { return fmt.Sprintf("seed %d, k %d, trial %d", c.Seed, c.K[j/c.Trials], j%c.Trials) },
+		c.openWorker,
+		func(ctx context.Context, t *refsTrial, j int) (refsTally, error) {
+			k, trial := c.K[j/c.Trials], j%c.Trials
+			name := fmt.Sprintf("refs/k%d/t%d", k, trial)
+			t.agentRand = Stream(c.Seed, name+"/agent")
+			t.personRand = Stream(c.Seed, name+"/person")
+			var tally refsTally
+			err := t.run(ctx, fmt.Sprintf("refs-k%d-t%d", k, trial), k, &tally)
+			return tally, err
 		})
+	if err != nil {
+		return res, err
 	}
-	wg.Wait()
-	if first.err != nil {
-		return nil, first.err
-	}
-
-	var rows []results.RefsRow
 	for i, k := range c.K {
 		var sum refsTally
-		for w := range workers {
-			sum.add(&tallies[w][i])
+		for _, t := range trials[i*c.Trials : (i+1)*c.Trials] {
+			sum.add(&t)
 		}
 		for kind, name := range results.RefKinds() {
-			rows = append(rows, sum.row(k, c.Trials, refKind(kind), name))
+			res.Rows = append(res.Rows, sum.row(k, c.Trials, refKind(kind), name))
 		}
 	}
-	return rows, nil
+	return res, nil
 }
+
+// Name implements Experiment.
+func (Refs) Name() string { return "refs" }
+
+// SeedList implements Experiment.
+func (c Refs) SeedList() []uint64 { return []uint64{c.Seed} }
+
+// Fold implements Experiment: refs has no runs to fold.
+func (Refs) Fold([]struct{}) ([]results.RefsRow, error) {
+	return nil, errors.New("refs has no runs to fold")
+}
+
+// Differences implements Experiment.
+func (c Refs) Differences() []string {
+	def := DefaultRefs()
+	return []string{
+		results.Differ("trials", c.Trials, def.Trials),
+		results.Differ("seed", c.Seed, def.Seed),
+		results.Differ("edits-max", c.EditsMax, def.EditsMax),
+		results.Differ("mix", c.Mix, def.Mix),
+	}
+}
+
+// Describe implements Experiment.
+func (c Refs) Describe() string {
+	return fmt.Sprintf("seed %d, %d trials per K, 0 to %d person edits per trial (%s), in-memory stores",
+		c.Seed, c.Trials, c.EditsMax, c.Mix)
+}
+
+// Replica implements Experiment: refs judges each fraction against its
+// sampling interval over the trials, not against replications.
+func (Refs) Replica(contract.Target) (Experiment[results.RefsRow, struct{}], bool) { return nil, false }
 
 // refKind is a kind of tab reference, in the order of results.RefKinds.
 type refKind int
@@ -315,47 +342,42 @@ func (t *refsTally) row(k, trials int, kind refKind, name string) results.RefsRo
 	return row
 }
 
-// refsWorker runs trials taken from next until jobs are done, on a store of its
-// own, adding their outcomes to tallies (one per K).
-func refsWorker(ctx context.Context, c RefsConfig, worker int, next *atomic.Int64, jobs int, tallies []refsTally) (err error) {
+// openWorker opens a worker's backend from the target, with a session for the
+// agent and one for the person, and returns the trial they run with and what
+// closes them.
+func (c Refs) openWorker(ctx context.Context, worker int) (_ *refsTrial, _ func() error, err error) {
 	st, err := c.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("refs-worker%d", worker), Clock: NewVirtual(storeEpoch, 0), Seed: c.Seed})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer func() { err = errors.Join(err, st.Close()) }()
+	closers := []func() error{st.Close}
+	closeAll := func() error {
+		var errs []error
+		for i := len(closers) - 1; i >= 0; i-- {
+			errs = append(errs, closers[i]())
+		}
+		return errors.Join(errs...)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, closeAll())
+		}
+	}()
 	agent, err := st.Session(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer func() { err = errors.Join(err, agent.Close()) }()
+	closers = append(closers, agent.Close)
 	ps, err := st.Session(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer func() { err = errors.Join(err, ps.Close()) }()
+	closers = append(closers, ps.Close)
 	person, ok := ps.(personSession)
 	if !ok {
-		return errors.New("the target does not offer the person's actions (move, rename, add a tab), which refs needs")
+		return nil, nil, errors.New("the target does not offer the person's actions (move, rename, add a tab), which refs needs")
 	}
-
-	t := refsTrial{st: st, agent: agent, person: person, editsMax: c.EditsMax, mix: c.Mix}
-	for {
-		j := int(next.Add(1) - 1)
-		if j >= jobs {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		i, trial := j/c.Trials, j%c.Trials
-		k := c.K[i]
-		name := fmt.Sprintf("refs/k%d/t%d", k, trial)
-		t.agentRand = Stream(c.Seed, name+"/agent")
-		t.personRand = Stream(c.Seed, name+"/person")
-		if err := t.run(ctx, fmt.Sprintf("refs-k%d-t%d", k, trial), k, &tallies[i]); err != nil {
-			return fmt.Errorf("seed %d, k %d, trial %d: %w", c.Seed, k, trial, err)
-		}
-	}
+	return &refsTrial{st: st, agent: agent, person: person, editsMax: c.EditsMax, mix: c.Mix}, closeAll, nil
 }
 
 // refsTrial is one worker's store and connections, and the streams of the trial

@@ -16,11 +16,11 @@ import (
 // is slow under the race detector; the statistical checks take their tolerance
 // from the trial count.
 
-func runRefs(t *testing.T, c RefsConfig) []results.RefsRow {
+func runRefs(t *testing.T, c Refs) []results.RefsRow {
 	t.Helper()
-	rows, err := RunRefs(context.Background(), c)
+	rows, err := refsRows(context.Background(), c)
 	if err != nil {
-		t.Fatalf("RunRefs(%+v): %v", c, err)
+		t.Fatalf("refsRows(%+v): %v", c, err)
 	}
 	if want := len(c.K) * len(results.RefKinds()); len(rows) != want {
 		t.Fatalf("RunRefs gave %d rows, want %d", len(rows), want)
@@ -120,7 +120,7 @@ func TestRefsMix(t *testing.T) {
 		{RefsMix{Move: 1}, results.RefLabel, results.RefPosition},
 		{RefsMix{Rename: 0.5, Add: 0.5}, results.RefPosition, results.RefLabel},
 	} {
-		c := RefsConfig{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3, Target: memTarget}
+		c := Refs{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3, Target: memTarget}
 		rows := runRefs(t, c)
 		checkRefsInvariants(t, rows)
 		if r := refsRowFor(t, rows, 3, tc.safe); r.Correct != 1 {
@@ -133,7 +133,7 @@ func TestRefsMix(t *testing.T) {
 }
 
 func TestRefsDeterministic(t *testing.T) {
-	c := RefsConfig{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1, Target: memTarget}
+	c := Refs{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1, Target: memTarget}
 	one := runRefs(t, c)
 	c.Parallel = 3
 	three := runRefs(t, c)
@@ -149,7 +149,7 @@ func TestRefsDeterministic(t *testing.T) {
 func TestRefsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunRefs(ctx, testRefs()); !errors.Is(err, context.Canceled) {
+	if _, err := refsRows(ctx, testRefs()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunRefs on a cancelled context = %v, want context.Canceled", err)
 	}
 }
@@ -193,19 +193,19 @@ func TestRefsConfigValidate(t *testing.T) {
 		t.Fatalf("default config: %v", err)
 	}
 	for _, tc := range []struct {
-		change func(*RefsConfig)
+		change func(*Refs)
 		want   string
 	}{
-		{func(c *RefsConfig) { c.K = nil }, "--k: no values given"},
-		{func(c *RefsConfig) { c.K = []int{2, 0} }, "--k: must be at least 1"},
-		{func(c *RefsConfig) { c.K = []int{6} }, "--k: must be at most 5, the size of the label pool"},
-		{func(c *RefsConfig) { c.K = []int{2, 5, 2} }, "--k: 2 is listed twice"},
-		{func(c *RefsConfig) { c.Trials = 0 }, "--trials: must be at least 1"},
-		{func(c *RefsConfig) { c.EditsMax = -1 }, "--edits-max: must be 0 or more"},
-		{func(c *RefsConfig) { c.Parallel = -2 }, "--parallel: must be 0 or more"},
-		{func(c *RefsConfig) { c.Mix.Move = 0.5 }, "--mix: shares sum to 1.10, want 1"},
-		{func(c *RefsConfig) { c.Mix = RefsMix{Move: 1.2, Rename: -0.2} }, "--mix: rename share is negative"},
-		{func(c *RefsConfig) { c.Mix.Add = math.NaN() }, "--mix: add share is not a number"},
+		{func(c *Refs) { c.K = nil }, "k: no values given"},
+		{func(c *Refs) { c.K = []int{2, 0} }, "k: must be at least 1"},
+		{func(c *Refs) { c.K = []int{6} }, "k: must be at most 5, the size of the label pool"},
+		{func(c *Refs) { c.K = []int{2, 5, 2} }, "k: 2 is listed twice"},
+		{func(c *Refs) { c.Trials = 0 }, "trials: must be at least 1"},
+		{func(c *Refs) { c.EditsMax = -1 }, "edits_max: must be 0 or more"},
+		{func(c *Refs) { c.Parallel = -2 }, "parallel: must be 0 or more"},
+		{func(c *Refs) { c.Mix.Move = 0.5 }, "mix: shares sum to 1.10, want 1"},
+		{func(c *Refs) { c.Mix = RefsMix{Move: 1.2, Rename: -0.2} }, "mix: rename share is negative"},
+		{func(c *Refs) { c.Mix.Add = math.NaN() }, "mix: add share is not a number"},
 	} {
 		c := testRefs()
 		tc.change(&c)
@@ -213,8 +213,8 @@ func TestRefsConfigValidate(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Validate() = %v, want %q", err, tc.want)
 		}
-		if _, err := RunRefs(context.Background(), c); err == nil || err.Error() != tc.want {
-			t.Errorf("RunRefs() = %v, want %q", err, tc.want)
+		if _, err := refsRows(context.Background(), c); err == nil || err.Error() != tc.want {
+			t.Errorf("refsRows() = %v, want %q", err, tc.want)
 		}
 	}
 }

@@ -8,16 +8,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
 )
 
-// SourcesConfig is the configuration of the sources experiment (SPEC 3.6). Its JSON
-// form is the config block of a JSON report.
-type SourcesConfig struct {
+// Sources is the sources experiment: research sessions cite pages through
+// add_note_source while a share of the replies is lost, under each key policy.
+// Its JSON form is the config block of a report.
+type Sources struct {
 	// Seeds are the runs, one per seed; each runs every session.
 	Seeds []uint64 `json:"seeds"`
 	// Sessions is how many research sessions run per seed, each on its own Note.
@@ -45,11 +45,13 @@ type SourcesConfig struct {
 	Target contract.Target `json:"-"`
 }
 
-// DefaultSourcesConfig returns the published parameters: seed 1, 300 sessions of 3
+var _ Experiment[results.SourcesRow, results.SourcesRun] = Sources{}
+
+// DefaultSources returns the published parameters: seed 1, 300 sessions of 3
 // turns, each turn citing 6 of the session's 8 pages, 20 % of successful replies
 // lost, and 120 sources listed 50 at a time.
-func DefaultSourcesConfig() SourcesConfig {
-	return SourcesConfig{
+func DefaultSources() Sources {
+	return Sources{
 		Seeds:       []uint64{1},
 		Sessions:    300,
 		Turns:       3,
@@ -62,36 +64,73 @@ func DefaultSourcesConfig() SourcesConfig {
 	}
 }
 
-// Validate checks c and returns the first problem, naming the flag it comes from.
-func (c SourcesConfig) Validate() error {
+// Name implements Experiment.
+func (Sources) Name() string { return "sources" }
+
+// SeedList implements Experiment.
+func (c Sources) SeedList() []uint64 { return c.Seeds }
+
+// Validate checks c; its errors are *field.Error.
+func (c Sources) Validate() error {
 	switch {
 	case len(c.Seeds) == 0:
-		return errors.New("--seeds: no seeds given")
+		return fieldErr("seeds", "no seeds given")
 	case c.Sessions < 1:
-		return errors.New("--sessions: must be at least 1")
+		return fieldErr("sessions", "must be at least 1")
 	case c.Turns < 1:
-		return errors.New("--turns: must be at least 1")
+		return fieldErr("turns", "must be at least 1")
 	case c.Pages < 1:
-		return errors.New("--pages: must be at least 1")
+		return fieldErr("pages", "must be at least 1")
 	case c.Cites < 1:
-		return errors.New("--cites: must be at least 1")
+		return fieldErr("cites", "must be at least 1")
 	case c.Cites > c.Pages:
-		return fmt.Errorf("--cites: %d is more than --pages %d", c.Cites, c.Pages)
+		return fieldErr("cites", "%d is more than the %d pages", c.Cites, c.Pages)
 	}
 	if err := validateDrop(c.Drop); err != nil {
 		return err
 	}
 	switch {
 	case c.ListSources < 0:
-		return errors.New("--list-sources: must be 0 or more")
+		return fieldErr("list_sources", "must be 0 or more")
 	case c.ListLimit < 1 || c.ListLimit > contract.MaxPageLimit:
-		return fmt.Errorf("--list-limit: %d is not 1 to %d", c.ListLimit, contract.MaxPageLimit)
+		return fieldErr("list_limit", "%d is not 1 to %d", c.ListLimit, contract.MaxPageLimit)
 	case c.ServiceTime < 0:
-		return fmt.Errorf("--service-time: %v is negative", c.ServiceTime)
+		return fieldErr("service_time_ns", "%v is negative", c.ServiceTime)
 	case c.Target == nil:
-		return errors.New("no contract target to run against")
+		return errNoTarget
 	}
 	return nil
+}
+
+// Differences implements Experiment.
+func (c Sources) Differences() []string {
+	def := DefaultSources()
+	return []string{
+		results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds)),
+		results.Differ("sessions", c.Sessions, def.Sessions),
+		results.Differ("turns", c.Turns, def.Turns),
+		results.Differ("pages", c.Pages, def.Pages),
+		results.Differ("cites", c.Cites, def.Cites),
+		results.Differ("drop", c.Drop, def.Drop),
+	}
+}
+
+// Describe implements Experiment.
+func (c Sources) Describe() string {
+	return fmt.Sprintf("virtual clock, seeds %s, %d sessions × %d turns × %d of %d pages cited, %s of successful replies lost",
+		FormatSeeds(c.Seeds), c.Sessions, c.Turns, c.Cites, c.Pages, percent(c.Drop))
+}
+
+// Replica implements Experiment: the same parameters on target.
+func (c Sources) Replica(target contract.Target) (Experiment[results.SourcesRow, results.SourcesRun], bool) {
+	c.Target, c.Parallel = target, 1
+	return c, true
+}
+
+// Fold groups runs into one row per key policy, counts summed over the seeds.
+func (c Sources) Fold(runs []results.SourcesRun) ([]results.SourcesRow, error) {
+	res, err := results.SummarizeSources(seedsOf(runs, func(r results.SourcesRun) uint64 { return r.Seed }), runs, results.SourcesPaging{})
+	return res.Rows, err
 }
 
 // sourcesPolicies are the key policies, in published row order.
@@ -122,42 +161,36 @@ var sourcesPolicies = []string{results.SourceKeyUUID, results.SourceKeyRaw, resu
 // The figures are counted from the sources in the store at the end (see
 // results.SourcesRun). The paging figure comes from a Note of its own holding
 // cfg.ListSources sources, listed cfg.ListLimit at a time.
-func Sources(ctx context.Context, cfg SourcesConfig) (results.SourcesResult, error) {
+func (cfg Sources) Run(ctx context.Context, seeds []uint64) (Result[results.SourcesRow, results.SourcesRun], error) {
+	var res Result[results.SourcesRow, results.SourcesRun]
 	if err := cfg.Validate(); err != nil {
-		return results.SourcesResult{}, err
+		return res, err
 	}
-	perSeed, err := RunSeeds(ctx, cfg.Seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
+	perSeed, err := RunSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
 		// The policies share the script, read only, and nothing else: each has
 		// its own store and streams, so they run at once.
 		script := sourcesScript(cfg, seed)
-		runs := make([]results.SourcesRun, len(sourcesPolicies))
-		errs := make([]error, len(sourcesPolicies))
-		var wg sync.WaitGroup
-		for i, policy := range sourcesPolicies {
-			wg.Go(func() {
-				runs[i], errs[i] = sourcesRun(ctx, cfg, script, policy, seed)
-				if errs[i] != nil {
-					errs[i] = fmt.Errorf("key policy %s: %w", policy, errs[i])
-				}
+		return runAll(ctx, len(sourcesPolicies), len(sourcesPolicies), func(i int) string { return "key policy " + sourcesPolicies[i] },
+			func(ctx context.Context, i int) (results.SourcesRun, error) {
+				return sourcesRun(ctx, cfg, script, sourcesPolicies[i], seed)
 			})
-		}
-		wg.Wait()
-		return runs, errors.Join(errs...)
 	})
 	if err != nil {
-		return results.SourcesResult{}, err
+		return res, err
 	}
 	paging, err := sourcesPaging(ctx, cfg)
 	if err != nil {
-		return results.SourcesResult{}, fmt.Errorf("paging: %w", err)
+		return res, fmt.Errorf("paging: %w", err)
 	}
-	var runs []results.SourcesRun
 	for i := range sourcesPolicies {
 		for _, seedRuns := range perSeed {
-			runs = append(runs, seedRuns[i])
+			res.Runs = append(res.Runs, seedRuns[i])
 		}
 	}
-	return results.SummarizeSources(cfg.Seeds, runs, paging)
+	sum, err := results.SummarizeSources(seeds, res.Runs, paging)
+	res.Rows = sum.Rows
+	res.Facts = []string{fmt.Sprintf("listing %d sources at limit %d took %d calls", paging.Sources, paging.Limit, paging.PagesCalls)}
+	return res, err
 }
 
 // The seven spellings of a cited page, in the order a citation draws them.
@@ -236,7 +269,7 @@ func sessionPages(r *rand.Rand, n int) []citedPage {
 
 // sourcesScript writes the sessions of one seed: pages, then turns, session by
 // session, from Stream(seed, "sources").
-func sourcesScript(cfg SourcesConfig, seed uint64) []researchSession {
+func sourcesScript(cfg Sources, seed uint64) []researchSession {
 	r := Stream(seed, "sources")
 	sessions := make([]researchSession, cfg.Sessions)
 	for i := range sessions {
@@ -276,7 +309,7 @@ type citer struct {
 
 // sourcesRun plays the script under one key policy against a fresh store and counts
 // what the Notes hold at the end.
-func sourcesRun(ctx context.Context, cfg SourcesConfig, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
+func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
 	run := results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("sources-%s-seed%d", policy, seed), Clock: clock, Seed: seed})
@@ -458,7 +491,7 @@ func listAllSources(ctx context.Context, conn contract.Session, noteID string, l
 
 // sourcesPaging fills a Note with cfg.ListSources sources and lists them
 // cfg.ListLimit at a time.
-func sourcesPaging(ctx context.Context, cfg SourcesConfig) (results.SourcesPaging, error) {
+func sourcesPaging(ctx context.Context, cfg Sources) (results.SourcesPaging, error) {
 	paging := results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: "sources-paging", Clock: clock})

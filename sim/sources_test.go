@@ -3,33 +3,34 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
 
 // smallSourcesConfig is the published setup with fewer sessions, for tests that
 // sweep seeds.
-func smallSourcesConfig(seeds ...uint64) SourcesConfig {
+func smallSourcesConfig(seeds ...uint64) Sources {
 	cfg := testSources()
 	cfg.Seeds, cfg.Sessions = seeds, 40
 	return cfg
 }
 
-func mustSources(t *testing.T, cfg SourcesConfig) results.SourcesResult {
+func mustSources(t *testing.T, cfg Sources) Result[results.SourcesRow, results.SourcesRun] {
 	t.Helper()
-	res, err := Sources(context.Background(), cfg)
+	res, err := sourcesResult(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Sources(%+v): %v", cfg, err)
 	}
 	return res
 }
 
-func sourcesRunOf(t *testing.T, res results.SourcesResult, policy string, seed uint64) results.SourcesRun {
+func sourcesRunOf(t *testing.T, res Result[results.SourcesRow, results.SourcesRun], policy string, seed uint64) results.SourcesRun {
 	t.Helper()
 	for _, r := range res.Runs {
 		if r.KeyPolicy == policy && r.Seed == seed {
@@ -42,7 +43,7 @@ func sourcesRunOf(t *testing.T, res results.SourcesResult, policy string, seed u
 
 // scriptCounts counts, from the script alone, the distinct pages and the distinct
 // URLs as written that each session cites, summed over the sessions.
-func scriptCounts(cfg SourcesConfig, seed uint64) (pages, written int) {
+func scriptCounts(cfg Sources, seed uint64) (pages, written int) {
 	for _, s := range sourcesScript(cfg, seed) {
 		p, w := map[int]bool{}, map[string]bool{}
 		for _, turn := range s.turns {
@@ -60,17 +61,17 @@ var sourcesSeeds = []uint64{1, 2, 7, 99}
 
 // sourcesSweep is one run over sourcesSeeds with 25 sessions a seed, shared by the
 // tests that check exact counts and properties.
-var sourcesSweep = sync.OnceValues(func() (results.SourcesResult, error) {
-	return Sources(context.Background(), sweepSourcesConfig())
+var sourcesSweep = sync.OnceValues(func() (Result[results.SourcesRow, results.SourcesRun], error) {
+	return sourcesResult(context.Background(), sweepSourcesConfig())
 })
 
-func sweepSourcesConfig() SourcesConfig {
+func sweepSourcesConfig() Sources {
 	cfg := smallSourcesConfig(sourcesSeeds...)
 	cfg.Sessions = 25
 	return cfg
 }
 
-func mustSourcesSweep(t *testing.T) results.SourcesResult {
+func mustSourcesSweep(t *testing.T) Result[results.SourcesRow, results.SourcesRun] {
 	t.Helper()
 	res, err := sourcesSweep()
 	if err != nil {
@@ -146,7 +147,7 @@ func TestSourcesRows(t *testing.T) {
 }
 
 func TestSourcesIsDeterministic(t *testing.T) {
-	small := func(seeds ...uint64) SourcesConfig {
+	small := func(seeds ...uint64) Sources {
 		cfg := smallSourcesConfig(seeds...)
 		cfg.Sessions = 10
 		return cfg
@@ -229,18 +230,18 @@ func TestRandomUUID(t *testing.T) {
 
 func TestSourcesConfigValidate(t *testing.T) {
 	tests := []struct {
-		edit func(*SourcesConfig)
+		edit func(*Sources)
 		want string
 	}{
-		{func(c *SourcesConfig) { c.Cites = 9 }, "--cites: 9 is more than --pages 8"},
-		{func(c *SourcesConfig) { c.Sessions = 0 }, "--sessions: must be at least 1"},
-		{func(c *SourcesConfig) { c.Turns = -1 }, "--turns: must be at least 1"},
-		{func(c *SourcesConfig) { c.Pages = 0 }, "--pages: must be at least 1"},
-		{func(c *SourcesConfig) { c.Cites = 0 }, "--cites: must be at least 1"},
-		{func(c *SourcesConfig) { c.Drop = 1.5 }, "--drop: 1.5 is not a probability (want 0 to 1)"},
-		{func(c *SourcesConfig) { c.ListSources = -1 }, "--list-sources: must be 0 or more"},
-		{func(c *SourcesConfig) { c.ListLimit = 100 }, "--list-limit: 100 is not 1 to 50"},
-		{func(c *SourcesConfig) { c.Seeds = []uint64{} }, "--seeds: no seeds given"},
+		{func(c *Sources) { c.Cites = 9 }, "cites: 9 is more than the 8 pages"},
+		{func(c *Sources) { c.Sessions = 0 }, "sessions: must be at least 1"},
+		{func(c *Sources) { c.Turns = -1 }, "turns: must be at least 1"},
+		{func(c *Sources) { c.Pages = 0 }, "pages: must be at least 1"},
+		{func(c *Sources) { c.Cites = 0 }, "cites: must be at least 1"},
+		{func(c *Sources) { c.Drop = 1.5 }, "drop: 1.5 is not a probability (want 0 to 1)"},
+		{func(c *Sources) { c.ListSources = -1 }, "list_sources: must be 0 or more"},
+		{func(c *Sources) { c.ListLimit = 100 }, "list_limit: 100 is not 1 to 50"},
+		{func(c *Sources) { c.Seeds = []uint64{} }, "seeds: no seeds given"},
 	}
 	for _, tt := range tests {
 		cfg := testSources()
@@ -249,34 +250,12 @@ func TestSourcesConfigValidate(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("Validate() = %v, want %q", err, tt.want)
 		}
-		if _, err := Sources(context.Background(), cfg); err == nil || !strings.HasPrefix(err.Error(), "--") {
+		if _, err := sourcesResult(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
 			t.Errorf("Sources with a bad config returned %v, want the validation error", err)
 		}
 	}
 	if err := testSources().Validate(); err != nil {
 		t.Errorf("the default config is invalid: %v", err)
-	}
-}
-
-// TestSourcesAtPublishedParameters pins our figures at the published parameters.
-// They come from the model in Sources' doc comment and the invented pages, not
-// from the published table; a change here changes every sources baseline.
-func TestSourcesAtPublishedParameters(t *testing.T) {
-	if testing.Short() {
-		t.Skip("300 sessions under three key policies")
-	}
-	res := mustSources(t, testSources())
-	flagged := 678
-	want := []results.SourcesRow{
-		{KeyPolicy: "uuid", Saved: 5400, Duplicates: 3031, PerSession: 10.1033, BrowserFlagged: &flagged},
-		{KeyPolicy: "raw", Saved: 4859, Duplicates: 2490, PerSession: 8.3},
-		{KeyPolicy: "normalized", Saved: 2369, Duplicates: 0, PerSession: 0},
-	}
-	if !reflect.DeepEqual(res.Rows, want) {
-		t.Errorf("rows:\n got %+v\nwant %+v", res.Rows, want)
-	}
-	if want := (results.SourcesPaging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}); res.Paging != want {
-		t.Errorf("paging %+v, want %+v", res.Paging, want)
 	}
 }
 

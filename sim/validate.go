@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,22 +90,62 @@ func fullVerdict(violations []contract.Violation) string {
 	return strings.Join(parts, "; ")
 }
 
-// RunValidate runs the validate experiment (SPEC 3.9): the eight published
+// Run runs the validate experiment: the eight published
 // payloads a model might send, each with the ids a model would send filled in
 // (note_id, tab_id, expected_version, idempotency_key) so that only the
 // payload's own fault shows, judged by the minimal and the full validator. The
 // rows come in the published order.
-func RunValidate() ([]results.ValidateRow, error) {
-	var rows []results.ValidateRow
+func (Validation) Run(ctx context.Context, _ []uint64) (Result[results.ValidateRow, struct{}], error) {
+	var res Result[results.ValidateRow, struct{}]
 	for _, p := range validatePayloads() {
-		res, err := ValidatePayload(p.tool, p.args)
-		if err != nil {
-			return nil, fmt.Errorf("payload %q: %w", p.desc, err)
+		if err := ctx.Err(); err != nil {
+			return res, err
 		}
-		rows = append(rows, results.ValidateRow{Tool: p.tool, Payload: p.desc, Minimal: res.Minimal,
-			Full: res.Full, Args: p.args})
+		v, err := ValidatePayload(p.tool, p.args)
+		if err != nil {
+			return res, fmt.Errorf("payload %q: %w", p.desc, err)
+		}
+		res.Rows = append(res.Rows, results.ValidateRow{Tool: p.tool, Payload: p.desc, Minimal: v.Minimal,
+			Full: v.Full, Args: p.args})
 	}
-	return rows, nil
+	return res, nil
+}
+
+// Validation is the validate experiment: the published payloads, each checked
+// with the minimal and the full validator. It has no parameters; its JSON form
+// says how many payloads it checks.
+type Validation struct {
+	Payloads int `json:"payloads"`
+}
+
+var _ Experiment[results.ValidateRow, struct{}] = Validation{}
+
+// DefaultValidation is the published validate setup: the eight payloads.
+func DefaultValidation() Validation { return Validation{Payloads: len(validatePayloads())} }
+
+// Name implements Experiment.
+func (Validation) Name() string { return "validate" }
+
+// SeedList implements Experiment: validating draws nothing at random.
+func (Validation) SeedList() []uint64 { return nil }
+
+// Validate implements Experiment.
+func (Validation) Validate() error { return nil }
+
+// Fold implements Experiment.
+func (Validation) Fold([]struct{}) ([]results.ValidateRow, error) {
+	return nil, errors.New("validate has no runs to fold")
+}
+
+// Differences implements Experiment: the payloads are the published ones.
+func (Validation) Differences() []string { return nil }
+
+// Describe implements Experiment.
+func (Validation) Describe() string { return "the embedded tools_list.json" }
+
+// Replica implements Experiment: a verdict on a text needs no replications.
+func (Validation) Replica(contract.Target) (Experiment[results.ValidateRow, struct{}], bool) {
+	return nil, false
 }
 
 // The ids the validate experiment's payloads carry, shaped as the store makes

@@ -10,7 +10,7 @@ import (
 )
 
 func TestRunValidateVerdicts(t *testing.T) {
-	rows, err := RunValidate()
+	rows, err := validateRows()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,9 +51,9 @@ func TestRunValidateVerdicts(t *testing.T) {
 		}
 		// Every row lines up with its published row, and our minimal verdict
 		// reads as the published one.
-		p, ok := pub.Match(got.Key())
+		p, ok := pub.Match(results.RowKey(pub, got))
 		if !ok {
-			t.Errorf("row %d: no published row for %v", i+1, got.Key())
+			t.Errorf("row %d: no published row for %v", i+1, results.RowKey(pub, got))
 			continue
 		}
 		if f, _ := p.Figure("minimal"); results.JudgeText("minimal", "", got.Minimal, f).Outcome != results.Consistent {
@@ -68,7 +68,7 @@ func TestRunValidateVerdicts(t *testing.T) {
 // TestRunValidateIDsFilledIn checks that the payloads carry every id a model
 // sends, so that no verdict is about a missing id.
 func TestRunValidateIDsFilledIn(t *testing.T) {
-	rows, err := RunValidate()
+	rows, err := validateRows()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/internal/atomicfile"
@@ -29,6 +29,7 @@ type benchOptions struct {
 	guards      string
 	writers     string
 	synchronous string
+	flags       *pflag.FlagSet
 }
 
 func newBenchCmd(a *app, runF func(context.Context, *benchOptions) error) *cobra.Command {
@@ -55,6 +56,7 @@ lines for benchstat.`,
 		},
 	}
 	fs := cmd.Flags()
+	opts.flags = fs
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown, csv, json or gobench (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	fs.StringVar(&opts.db, "db", "", "keep each run's SQLite database in this folder (default: a temporary folder, removed)")
@@ -70,8 +72,8 @@ lines for benchstat.`,
 
 // config turns the flags into a bench configuration, with usage errors that
 // name the flag.
-func (o *benchOptions) config() (sim.BenchConfig, error) {
-	cfg := sim.BenchConfig{Writes: o.writes, Reps: o.reps, Warmup: o.warmup, TextSize: o.textSize, DBDir: o.db}
+func (o *benchOptions) config() (sim.Bench, error) {
+	cfg := sim.Bench{Writes: o.writes, Reps: o.reps, Warmup: o.warmup, TextSize: o.textSize, DBDir: o.db, Synchronous: o.synchronous}
 	var err error
 	if cfg.Guards, err = sim.ParseGuards(o.guards); err != nil {
 		return cfg, usageErr("--guards", err)
@@ -79,16 +81,13 @@ func (o *benchOptions) config() (sim.BenchConfig, error) {
 	if cfg.Writers, err = sim.ParseWriters(o.writers); err != nil {
 		return cfg, usageErr("--writers", err)
 	}
-	cfg.Synchronous = o.synchronous
 	if cfg.Target, err = backend.Open(backend.Spec{DBDir: o.db, Synchronous: o.synchronous}); err != nil {
-		var fe *backend.FieldError
-		if errors.As(err, &fe) {
-			return cfg, usageErr("--"+fe.Field, fe.Err)
-		}
-		return cfg, err
+		return cfg, flagError(o.flags, err)
 	}
+	cfg.Progress = progress(o.app, "bench")
 	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
+		cfg.Target.Close()
+		return cfg, flagError(o.flags, err)
 	}
 	return cfg, nil
 }
@@ -132,50 +131,32 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		return err
 	}
 	defer cfg.Target.Close()
-	rep, tables, runs, err := benchResult(ctx, a, cfg)
+	rep, section, runs, err := benchResult(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	return emitBench(a, o, format, rep, tables, results.SummarizeRuns(runs))
+	return emitBench(a, o, format, rep, section.Tables(), results.SummarizeRuns(runs))
 }
 
-// benchResult runs the benchmark and returns its report, its tables and the raw
-// runs.
-func benchResult(ctx context.Context, a *app, cfg sim.BenchConfig) (benchReport, []report.Table, []results.BenchRun, error) {
-	def := sim.DefaultBench()
-	cmp := compareWith("bench",
-		differ("writes", cfg.Writes, def.Writes),
-		differ("text-size", cfg.TextSize, def.TextSize),
-		differ("reps", cfg.Reps, def.Reps))
-
-	cfg.Progress = progress(a, "bench")
-	runs, err := sim.Bench(ctx, cfg)
+// benchResult runs the benchmark and returns its report, its section and the
+// raw runs.
+func benchResult(ctx context.Context, cfg sim.Bench) (benchReport, report.Section, []results.BenchRun, error) {
+	res, err := cfg.Run(ctx, nil)
 	if err != nil {
-		return benchReport{}, nil, nil, err
+		return benchReport{}, report.Section{}, nil, err
 	}
-	rows := results.SummarizeBench(runs)
-	summaries := results.SummarizeRuns(runs)
-	diffs := results.CompareGuards(runs, results.DefaultAlpha)
+	summaries := results.SummarizeRuns(res.Runs)
+	diffs := results.CompareGuards(res.Runs, results.DefaultAlpha)
+	warnings := results.BenchWarnings(res.Runs, diffs, results.DefaultAlpha)
+	cmp := results.Compare(cfg.Name(), cfg.Differences(), res.Rows, nil)
 	rep := benchReport{
-		Report: results.Report{Experiment: "bench", Config: cfg, Rows: rows, Runs: summaries,
-			Warnings: results.BenchWarnings(runs, diffs, results.DefaultAlpha)},
+		Report: results.Report{Experiment: cfg.Name(), Config: cfg, Rows: res.Rows, Runs: summaries,
+			Published: nonNilPublished(cmp.Published), Verdicts: cmp.Verdicts, Warnings: warnings},
 		Differences: diffs,
 	}
-	setup := fmt.Sprintf("file database in WAL mode, synchronous %s, %d writes per writer after %d warm-up writes, %d-byte text, %d repetitions, writers %s",
-		cfg.Synchronous, cfg.Writes, cfg.Warmup, cfg.TextSize, cfg.Reps, joinInts(cfg.Writers))
-	main := report.BenchTable(rows, cmp.shown(), rep.Warnings)
-	tables := cmp.finish(&rep.Report, main, nil, nil, setup)
-	if cmp.published() {
-		rep.Verdicts = results.BenchVerdicts(cmp.exp, rows)
-	}
-	tables = append(tables, report.BenchRunsTable(summaries))
-	if len(diffs) > 0 {
-		tables = append(tables, report.BenchDiffTable(diffs, results.DefaultAlpha))
-	}
-	if len(rep.Verdicts) > 0 {
-		tables = append(tables, report.BenchVerdictTable(rep.Verdicts))
-	}
-	return rep, tables, runs, nil
+	section := report.BenchSection(report.Outcome{Experiment: cfg.Name(), Rows: res.Rows, Setup: cfg.Describe(), Comparison: cmp},
+		summaries, diffs, warnings)
+	return rep, section, res.Runs, nil
 }
 
 // emitBench prints the result in the chosen format and writes the JSON file.

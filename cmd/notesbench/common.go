@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,9 +33,11 @@ type envFlags struct {
 	serviceTime time.Duration
 
 	target contract.Target // made by env; close releases it
+	flags  *pflag.FlagSet
 }
 
 func (f *envFlags) register(fs *pflag.FlagSet, seeds, clock string) {
+	f.flags = fs
 	fs.StringVar(&f.clock, "clock", clock, "clock: real (wall clock, the published setup) or virtual (deterministic, no sleeping)")
 	fs.StringVar(&f.seeds, "seeds", seeds, "seeds, as ranges and lists: 1-5,7,10-12")
 	fs.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every run under the real clock, one per CPU under the virtual clock)")
@@ -62,14 +63,12 @@ func (f *envFlags) env() (sim.Env, error) {
 	if f.serviceTime < 0 {
 		return sim.Env{}, usagef("--service-time", "must be 0 or more")
 	}
-	spec := backend.Spec{DBDir: f.db, InMemory: f.memory, Synchronous: f.synchronous}
-	target, err := backend.Open(spec)
+	if f.memory && f.db != "" {
+		return sim.Env{}, usagef("--db", "cannot keep databases with --memory")
+	}
+	target, err := backend.Open(backend.Spec{DBDir: f.db, InMemory: f.memory, Synchronous: f.synchronous})
 	if err != nil {
-		var fe *backend.FieldError
-		if errors.As(err, &fe) {
-			return sim.Env{}, usageErr("--"+fe.Field, fe.Err)
-		}
-		return sim.Env{}, err
+		return sim.Env{}, flagError(f.flags, err)
 	}
 	f.target = target
 	return sim.Env{Clock: clock, ServiceTime: f.serviceTime, Seeds: seeds, Parallel: f.parallel, DBDir: f.db,
@@ -92,8 +91,9 @@ type outFlags struct {
 	baseline       string
 	updateBaseline string
 
-	baselineJSON []byte // the baseline, read by check
-	realClock    bool   // the run is on the real clock (see setClock)
+	baselineJSON []byte         // the baseline, read by check
+	realClock    bool           // the run is on the real clock: check invariants and ranges
+	flags        *pflag.FlagSet // the command's flags, to name the flag of a config field
 }
 
 // noReplications registers no --replications flag, for experiments whose
@@ -101,6 +101,7 @@ type outFlags struct {
 const noReplications = -1
 
 func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
+	o.flags = fs
 	fs.StringVar(&o.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&o.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	if replications != noReplications {
@@ -160,13 +161,6 @@ func (o *outFlags) check(a *app, experiment string) (report.Format, error) {
 	return f, nil
 }
 
-// setClock tells the output flags which clock the run uses: on the real clock,
-// whose counts vary from run to run, a baseline is checked for invariants and
-// recorded ranges instead of exact counts.
-func (o *outFlags) setClock(clock sim.ClockKind) {
-	o.realClock = clock == sim.ClockReal
-}
-
 // checkWritable makes sure a result file can be written at path: its folder
 // exists and takes a new file, and path is either new or a notesbench result
 // already — never a folder, nor any other file, which a run must not clobber.
@@ -201,8 +195,10 @@ func isResultFile(path string) bool {
 	return json.Unmarshal(b, &head) == nil && head.Version != nil
 }
 
-// emit prints the report in the chosen format and writes the JSON file.
-func emit(a *app, o *outFlags, f report.Format, rep results.Report, tables []report.Table) error {
+// emit prints the report in the chosen format, writes the JSON files and
+// checks the baseline. rows are the report's rows, typed, for the real-clock
+// checks.
+func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Report, rows []R, tables []report.Table) error {
 	rep.Version = notesbenchVersion()
 	var err error
 	if f == report.FormatJSON {
@@ -230,7 +226,7 @@ func emit(a *app, o *outFlags, f report.Format, rep results.Report, tables []rep
 		return nil
 	}
 	if o.realClock {
-		return checkRealBaseline(o.baseline, o.baselineJSON, rep)
+		return checkRealBaseline(o.baseline, o.baselineJSON, rep, rows)
 	}
 	return compareBaseline(o.baseline, o.baselineJSON, rep)
 }
@@ -250,12 +246,10 @@ func (e *regressionError) Error() string {
 	return b.String()
 }
 
-// compareBaseline compares the deterministic part of a result (config, rows and
-// runs, timing fields left out) with a stored baseline.
+// compareBaseline compares the deterministic part of a result (rows and runs,
+// timing fields left out) with a stored baseline recorded with the same
+// parameters.
 func compareBaseline(path string, baseline []byte, rep results.Report) error {
-	core := func(v any) ([]byte, error) {
-		return json.Marshal(v)
-	}
 	var stored struct {
 		Config json.RawMessage `json:"config"`
 		Rows   json.RawMessage `json:"rows"`
@@ -264,15 +258,20 @@ func compareBaseline(path string, baseline []byte, rep results.Report) error {
 	if err := json.Unmarshal(baseline, &stored); err != nil {
 		return usagef("--baseline", "%s: %v", path, err)
 	}
-	want, err := core(stored)
-	if err != nil {
+	if err := sameParameters(path, stored.Config, rep.Config, false); err != nil {
 		return err
 	}
-	got, err := core(struct {
-		Config any `json:"config"`
-		Rows   any `json:"rows"`
-		Runs   any `json:"runs"`
-	}{rep.Config, rep.Rows, rep.Runs})
+	want, err := json.Marshal(struct {
+		Rows json.RawMessage `json:"rows"`
+		Runs json.RawMessage `json:"runs"`
+	}{stored.Rows, stored.Runs})
+	if err != nil {
+		return usagef("--baseline", "%s: %v", path, err)
+	}
+	got, err := json.Marshal(struct {
+		Rows any `json:"rows"`
+		Runs any `json:"runs"`
+	}{rep.Rows, rep.Runs})
 	if err != nil {
 		return err
 	}
@@ -286,10 +285,37 @@ func compareBaseline(path string, baseline []byte, rep results.Report) error {
 	return nil
 }
 
+// sameParameters returns a usage error when the baseline was recorded with
+// other parameters than the run: its figures cannot be compared. How runs
+// execute (results.RunSetting) never counts; neither does the clock when
+// realClock is set (a real-clock run is checked against invariants and
+// recorded ranges, whatever clock the baseline ran on).
+func sameParameters(path string, stored json.RawMessage, config any, realClock bool) error {
+	cfg, err := json.Marshal(config)
+	if err != nil {
+		return err
+	}
+	ignore := func(key string) bool {
+		return results.RunSetting(key) || results.TimingKey(key) || (realClock && results.ClockSetting(key))
+	}
+	diffs, err := results.CompareJSON(stored, cfg, ignore)
+	if err != nil {
+		return usagef("--baseline", "%s: %v", path, err)
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	parts := make([]string, len(diffs))
+	for i, d := range diffs {
+		parts[i] = d.Versus()
+	}
+	return usagef("--baseline", "%s was recorded with other parameters: %s", path, strings.Join(parts, "; "))
+}
+
 // checkRealBaseline checks a real-clock run against a baseline: the invariants
 // that hold on any clock, and every figure within the central range the
 // baseline's verdicts recorded (when it was written with replications).
-func checkRealBaseline(path string, baseline []byte, rep results.Report) error {
+func checkRealBaseline[R results.Row](path string, baseline []byte, rep results.Report, rows []R) error {
 	var stored struct {
 		Config   json.RawMessage   `json:"config"`
 		Verdicts []results.Verdict `json:"verdicts"`
@@ -297,27 +323,7 @@ func checkRealBaseline(path string, baseline []byte, rep results.Report) error {
 	if err := json.Unmarshal(baseline, &stored); err != nil {
 		return usagef("--baseline", "%s: %v", path, err)
 	}
-	// The parameters of the experiment must match; how the runs executed (the
-	// clock, parallelism, where the databases went) may differ.
-	cfg, err := json.Marshal(rep.Config)
-	if err != nil {
-		return err
-	}
-	execution := func(key string) bool {
-		switch key {
-		case "clock", "parallel", "db_dir", "in_memory", "service_time_ns", "synchronous":
-			return true
-		}
-		return results.TimingKey(key)
-	}
-	if diffs, err := results.CompareJSON(stored.Config, cfg, execution); err != nil || len(diffs) > 0 {
-		if err != nil {
-			return usagef("--baseline", "%s: %v", path, err)
-		}
-		return usagef("--baseline", "%s was recorded with other parameters (config.%s)", path, diffs[0])
-	}
-	rows, err := results.RowFields(rep.Rows)
-	if err != nil {
+	if err := sameParameters(path, stored.Config, rep.Config, true); err != nil {
 		return err
 	}
 	diffs := results.CheckInvariants(rep.Experiment, rows)
@@ -344,26 +350,6 @@ func progress(a *app, what string) func(done, total int) {
 	}
 }
 
-// runExperiment is the shape of every experiment command: check the output
-// flags, build the configuration (both before anything runs, so that bad input
-// costs nothing), run the experiment and its verdicts, and print.
-func runExperiment[C any](ctx context.Context, a *app, out *outFlags, name string, config func() (C, error),
-	build func(context.Context, C) (results.Report, []report.Table, error)) error {
-	format, err := out.check(a, name)
-	if err != nil {
-		return err
-	}
-	cfg, err := config()
-	if err != nil {
-		return err
-	}
-	rep, tables, err := build(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	return emit(a, out, format, rep, tables)
-}
-
 // editingFlags are the flags of the editing loop shared by race and tabs.
 type editingFlags struct {
 	edits       int
@@ -379,60 +365,18 @@ func (f *editingFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.pause, "pause", sim.PauseThink, `pause before each read: "think" (each editor draws from its own think range) or a range such as 0 or 10ms-30ms`)
 }
 
-// parse returns the two think distributions, with usage errors naming the flag.
-func (f *editingFlags) parse() (claude, human sim.Dist, err error) {
-	if claude, err = sim.ParseDist(f.claudeThink); err != nil {
-		return claude, human, usageErr("--claude-think", err)
+// parse returns the editing loop the flags set, with usage errors naming the
+// flag.
+func (f *editingFlags) parse() (sim.Editing, error) {
+	e := sim.Editing{Edits: f.edits, Pause: f.pause}
+	var err error
+	if e.ClaudeThink, err = sim.ParseDist(f.claudeThink); err != nil {
+		return e, usageErr("--claude-think", err)
 	}
-	if human, err = sim.ParseDist(f.humanThink); err != nil {
-		return claude, human, usageErr("--human-think", err)
+	if e.HumanThink, err = sim.ParseDist(f.humanThink); err != nil {
+		return e, usageErr("--human-think", err)
 	}
-	return claude, human, nil
-}
-
-// editingDiffs lists how an editing setup differs from the published one.
-func editingDiffs(env sim.Env, edits int, claude, human sim.Dist, pause string, def sim.RaceConfig, defSeeds []uint64) []string {
-	return append(envDiffs(env),
-		differ("seeds", sim.FormatSeeds(env.Seeds), sim.FormatSeeds(defSeeds)),
-		differ("edits", edits, def.Edits),
-		differ("claude-think", claude, def.ClaudeThink),
-		differ("human-think", human, def.HumanThink),
-		differ("pause", pause, def.Pause))
-}
-
-// envDiffs lists how the way runs execute departs from the published setup in a
-// way that changes counts: the virtual clock's service time, or an in-memory
-// database under the real clock (no WAL, other locking).
-func envDiffs(env sim.Env) []string {
-	var out []string
-	if env.Clock == sim.ClockVirtual {
-		if env.ServiceTime != sim.DefaultServiceTime {
-			out = append(out, fmt.Sprintf("service-time %s (our model of the published setup: %s)", env.ServiceTime, sim.DefaultServiceTime))
-		}
-	}
-	if env.Clock == sim.ClockReal && env.InMemory {
-		out = append(out, "database in memory (published: a WAL file)")
-	}
-	return out
-}
-
-// editingSetup describes an editing setup in one line.
-func editingSetup(env sim.Env, edits int, claude, human sim.Dist, pause string) string {
-	return fmt.Sprintf("%s, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
-		clockSetup(env), sim.FormatSeeds(env.Seeds), edits, claude, human, pause)
-}
-
-// clockSetup describes the clock of a run: "real clock", or "virtual clock, 60µs
-// per store operation".
-func clockSetup(env sim.Env) string {
-	s := string(env.Clock) + " clock"
-	if env.Clock == sim.ClockVirtual {
-		s += fmt.Sprintf(", %s per store operation", env.ServiceTime)
-	}
-	if env.InMemory {
-		s += ", databases in memory"
-	}
-	return s
+	return e, nil
 }
 
 // parseList parses a comma-separated flag value item by item, refusing an item

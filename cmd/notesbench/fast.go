@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -46,66 +44,22 @@ passes), microseconds plus a random suffix, and a counter.`,
 	return cmd
 }
 
-func (o *fastOptions) config() (sim.FastConfig, error) {
+func (o *fastOptions) config() (sim.Fast, error) {
 	env, err := o.env.env()
 	if err != nil {
-		return sim.FastConfig{}, err
+		return sim.Fast{}, err
 	}
-	cfg := sim.FastConfig{Env: env, Edits: o.edits}
+	env.Progress = progress(o.app, "fast")
+	cfg := sim.Fast{Env: env, Edits: o.edits}
 	if cfg.Formats, err = parseList("--formats", o.formats, contract.ParseVersionFormat); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
-	}
-	o.out.setClock(cfg.Clock)
-	return cfg, nil
+	return cfg, flagError(o.env.flags, cfg.Validate())
 }
 
 func runFast(ctx context.Context, o *fastOptions) error {
 	defer o.env.close()
-	return runExperiment(ctx, o.app, &o.out, "fast", o.config, func(ctx context.Context, cfg sim.FastConfig) (results.Report, []report.Table, error) {
-		return fastReport(ctx, o.app, cfg, o.out.replications)
+	return runExperiment(ctx, o.app, &o.out, "fast", func() (sim.Experiment[results.FastRow, results.RaceRun], error) {
+		return o.config()
 	})
-}
-
-// fastReport runs the fast experiment, and its verdict replications when the
-// parameters are the published ones, and returns the report and its tables.
-func fastReport(ctx context.Context, a *app, cfg sim.FastConfig, replications int) (results.Report, []report.Table, error) {
-	def := sim.DefaultFast()
-	cfg.Progress = progress(a, "fast")
-	setup := fmt.Sprintf("%s, seeds %s, %d edits per editor, no think time, no pause, guard note, reapply",
-		clockSetup(cfg.Env), sim.FormatSeeds(cfg.Seeds), cfg.Edits)
-	cmp := compareList("fast", append(envDiffs(cfg.Env),
-		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
-		differ("edits", cfg.Edits, def.Edits)))
-	return engineReport(ctx, a, engineSpec[sim.FastConfig, results.FastRow]{
-		name:  "fast",
-		cfg:   cfg,
-		env:   cfg.Env,
-		cmp:   cmp,
-		setup: setup,
-		modes: len(cfg.Formats),
-		run:   sim.Fast,
-		fold:  results.SummarizeFast,
-		table: report.FastTable,
-		// Only the published formats are replicated: a counter has no published row.
-		replicate: func(env sim.Env) (sim.FastConfig, int) {
-			r := cfg
-			r.Env = env
-			r.Formats = publishedFormats(cmp.exp, cfg.Formats)
-			return r, len(r.Formats)
-		},
-	}, replications)
-}
-
-// publishedFormats keeps the formats that have a published row.
-func publishedFormats(exp *results.Experiment, formats []contract.VersionFormat) []contract.VersionFormat {
-	var out []contract.VersionFormat
-	for _, f := range formats {
-		if _, ok := exp.Match(map[string]string{"version_format": string(f)}); ok {
-			out = append(out, f)
-		}
-	}
-	return out
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/notesbench/notesbench/backend"
-	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -53,8 +51,8 @@ beside the simulated mean. Decks over 20 slides take several outline calls.`,
 	return cmd
 }
 
-func (o *outlineOptions) config() (sim.OutlineConfig, error) {
-	cfg := sim.OutlineConfig{Slides: o.slides, Decks: o.decks, WindowS: o.window.Seconds(), SavesPerMinute: o.savesPerMinute, Target: backend.Memory()}
+func (o *outlineOptions) config() (sim.Outline, error) {
+	cfg := sim.Outline{Slides: o.slides, Decks: o.decks, WindowS: o.window.Seconds(), SavesPerMinute: o.savesPerMinute, Target: backend.Memory()}
 	seeds, err := sim.ParseSeeds(o.seeds)
 	if err != nil {
 		return cfg, usageErr("--seeds", err)
@@ -63,51 +61,11 @@ func (o *outlineOptions) config() (sim.OutlineConfig, error) {
 		return cfg, usagef("--seeds", "outline takes one seed, not %d", len(seeds))
 	}
 	cfg.Seed = seeds[0]
-	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
-	}
-	return cfg, nil
+	return cfg, flagError(o.out.flags, cfg.Validate())
 }
 
 func runOutline(ctx context.Context, o *outlineOptions) error {
-	return runExperiment(ctx, o.app, &o.out, "outline", o.config, func(ctx context.Context, cfg sim.OutlineConfig) (results.Report, []report.Table, error) {
-		return outlineReport(ctx, cfg, o.out.replications)
+	return runExperiment(ctx, o.app, &o.out, "outline", func() (sim.Experiment[results.OutlineRow, struct{}], error) {
+		return o.config()
 	})
-}
-
-// outlineReport runs the outline experiment, and as many replications of it
-// with other seeds as asked when the parameters are the published ones.
-func outlineReport(ctx context.Context, cfg sim.OutlineConfig, replications int) (results.Report, []report.Table, error) {
-	def := sim.DefaultOutlineConfig()
-	cmp := compareWith("outline",
-		differ("slides", cfg.Slides, def.Slides),
-		differ("decks", cfg.Decks, def.Decks),
-		differ("window", time.Duration(cfg.WindowS*float64(time.Second)), time.Duration(def.WindowS*float64(time.Second))),
-		differ("saves-per-minute", cfg.SavesPerMinute, def.SavesPerMinute))
-	// Our request bytes come from our slide texts: they are compared as a ratio.
-	cmp.ratioOnly = func(figure string) bool { return figure == "request_bytes" }
-	rows, err := sim.RunOutline(ctx, cfg)
-	if err != nil {
-		return results.Report{}, nil, err
-	}
-	var reps [][]map[string]any
-	if cmp.published() {
-		for r := 0; r < replications; r++ {
-			rcfg := cfg
-			rcfg.Seed = uint64(r + 1)
-			rrows, err := sim.RunOutline(ctx, rcfg)
-			if err != nil {
-				return results.Report{}, nil, err
-			}
-			fields, err := results.RowFields(rrows)
-			if err != nil {
-				return results.Report{}, nil, err
-			}
-			reps = append(reps, fields)
-		}
-	}
-	rep := results.Report{Experiment: "outline", Config: cfg, Rows: rows, Runs: []any{}}
-	setup := fmt.Sprintf("seed %d, %d-slide deck, %d decks, %s between read and write, %s person saves per minute; request bytes are those of our slide texts",
-		cfg.Seed, cfg.Slides, cfg.Decks, time.Duration(cfg.WindowS*float64(time.Second)), report.Num(cfg.SavesPerMinute))
-	return rep, cmp.finish(&rep, report.OutlineTable(rows, cmp.shown()), reps, nil, setup), nil
 }

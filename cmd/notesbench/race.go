@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -41,58 +40,32 @@ lost updates. The defaults are the published setup.`,
 	}
 	fs := cmd.Flags()
 	opts.env.register(fs, "1-5", "real")
-	opts.out.register(fs, minReplications)
+	opts.out.register(fs, results.MinReplications)
 	fs.StringVar(&opts.modes, "modes", "none,note/reapply,note/refresh", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)")
 	opts.editing.register(fs)
 	return cmd
 }
 
 // config turns the flags into a race configuration.
-func (o *raceOptions) config() (sim.RaceConfig, error) {
+func (o *raceOptions) config() (sim.Race, error) {
 	env, err := o.env.env()
 	if err != nil {
-		return sim.RaceConfig{}, err
+		return sim.Race{}, err
 	}
-	cfg := sim.RaceConfig{Env: env, Edits: o.editing.edits, Pause: o.editing.pause, VersionFormat: contract.FormatCounter}
+	env.Progress = progress(o.app, "race")
+	cfg := sim.Race{Env: env, VersionFormat: contract.FormatCounter}
 	if cfg.Modes, err = sim.ParseModes(o.modes); err != nil {
 		return cfg, usageErr("--modes", err)
 	}
-	if cfg.ClaudeThink, cfg.HumanThink, err = o.editing.parse(); err != nil {
+	if cfg.Editing, err = o.editing.parse(); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
-	}
-	o.out.setClock(cfg.Clock)
-	return cfg, nil
+	return cfg, flagError(o.env.flags, cfg.Validate())
 }
 
 func runRace(ctx context.Context, o *raceOptions) error {
 	defer o.env.close()
-	return runExperiment(ctx, o.app, &o.out, "race", o.config, func(ctx context.Context, cfg sim.RaceConfig) (results.Report, []report.Table, error) {
-		return raceReport(ctx, o.app, cfg, o.out.replications)
+	return runExperiment(ctx, o.app, &o.out, "race", func() (sim.Experiment[results.RaceRow, results.RaceRun], error) {
+		return o.config()
 	})
-}
-
-// raceReport runs the race experiment, and its verdict replications when the
-// parameters are the published ones, and returns the report and its tables.
-func raceReport(ctx context.Context, a *app, cfg sim.RaceConfig, replications int) (results.Report, []report.Table, error) {
-	def := sim.DefaultRace()
-	cfg.Progress = progress(a, "race")
-	return engineReport(ctx, a, engineSpec[sim.RaceConfig, results.RaceRow]{
-		name:  "race",
-		cfg:   cfg,
-		env:   cfg.Env,
-		cmp:   compareList("race", editingDiffs(cfg.Env, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, sim.DefaultRace(), def.Seeds)),
-		setup: editingSetup(cfg.Env, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause),
-		modes: len(cfg.Modes),
-		run:   sim.Race,
-		fold:  results.SummarizeRace,
-		table: report.RaceTable,
-		replicate: func(env sim.Env) (sim.RaceConfig, int) {
-			r := cfg
-			r.Env = env
-			return r, len(r.Modes)
-		},
-	}, replications)
 }

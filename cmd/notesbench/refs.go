@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/notesbench/notesbench/backend"
-	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -56,8 +54,8 @@ the version check let through.`,
 	return cmd
 }
 
-func (o *refsOptions) config() (sim.RefsConfig, error) {
-	cfg := sim.RefsConfig{Trials: o.trials, EditsMax: o.editsMax, Parallel: o.parallel, Target: backend.Memory()}
+func (o *refsOptions) config() (sim.Refs, error) {
+	cfg := sim.Refs{Trials: o.trials, EditsMax: o.editsMax, Parallel: o.parallel, Target: backend.Memory()}
 	for _, s := range strings.Split(o.k, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
@@ -76,65 +74,11 @@ func (o *refsOptions) config() (sim.RefsConfig, error) {
 	if cfg.Mix, err = sim.ParseMix(o.mix); err != nil {
 		return cfg, usageErr("--mix", err)
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
-	}
-	return cfg, nil
+	return cfg, flagError(o.out.flags, cfg.Validate())
 }
 
 func runRefs(ctx context.Context, o *refsOptions) error {
-	return runExperiment(ctx, o.app, &o.out, "refs", o.config, func(ctx context.Context, cfg sim.RefsConfig) (results.Report, []report.Table, error) {
-		return refsReport(ctx, cfg)
+	return runExperiment(ctx, o.app, &o.out, "refs", func() (sim.Experiment[results.RefsRow, struct{}], error) {
+		return o.config()
 	})
-}
-
-// refsReport runs the refs experiment and judges each published fraction against
-// the sampling spread of ours.
-func refsReport(ctx context.Context, cfg sim.RefsConfig) (results.Report, []report.Table, error) {
-	def := sim.DefaultRefsConfig()
-	cmp := compareWith("refs",
-		differ("trials", cfg.Trials, def.Trials),
-		differ("seed", cfg.Seed, def.Seed),
-		differ("edits-max", cfg.EditsMax, def.EditsMax),
-		differ("mix", cfg.Mix, def.Mix))
-	rows, err := sim.RunRefs(ctx, cfg)
-	if err != nil {
-		return results.Report{}, nil, err
-	}
-	// refs is one run over all trials: its rows are that run, so runs stays empty.
-	rep := results.Report{Experiment: "refs", Config: cfg, Rows: rows, Runs: []any{}}
-	setup := fmt.Sprintf("seed %d, %d trials per K, 0 to %d person edits per trial (%s), in-memory stores",
-		cfg.Seed, cfg.Trials, cfg.EditsMax, cfg.Mix)
-	tables := cmp.finishWith(&rep, report.RefsTable(rows, cmp.shown()), setup, func() []results.Verdict {
-		var out []results.Verdict
-		for _, r := range rows {
-			pub, ok := cmp.exp.Match(map[string]string{"k": strconv.Itoa(r.K), "ref": r.Ref})
-			if !ok {
-				continue
-			}
-			label := cmp.exp.Label(pub)
-			for _, f := range []struct {
-				name string
-				p    float64
-				n    int
-			}{
-				{"correct", r.Correct, r.Trials},
-				{"wrong", r.Wrong, r.Trials},
-				{"not_found", r.NotFound, r.Trials},
-			} {
-				if fig, ok := pub.Figure(f.name); ok {
-					out = append(out, results.JudgeProportion(f.name, label, f.p, f.n, fig, results.DefaultMass))
-				}
-			}
-		}
-		return out
-	})
-	tables[0].Notes = append(tables[0].Notes,
-		"wrong deck: the reference resolved to another tab than the target — another deck, or, for a position, a fixed tab",
-		"writes passing the version check are counted over the writes the check judged: a slide_add to a fixed tab is refused before any version check and left out",
-		"the version check passes every write by construction, here as in the published model: nothing writes between the agent's listing and its write; it is shown, not judged")
-	if len(tables) > 1 {
-		tables[1].Title = "Verdicts: published fractions against the 99 % sampling interval of ours (Wilson, over the trials)"
-	}
-	return rep, tables, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,76 +47,107 @@ type reproSettings struct {
 // reproStep runs one experiment at its published parameters.
 type reproStep struct {
 	name string
-	run  func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error)
+	run  func(ctx context.Context, s reproSettings) (reproPart, error)
+}
+
+// reproPart is what one step adds to the reproduction: its reports and its
+// tables.
+type reproPart struct {
+	reports []results.Report
+	section report.Section
 }
 
 // latencyKeeper receives bench's raw per-write samples, for the latency plot.
 type latencyKeeper struct{ series []report.LatencySeries }
 
+// reproduceOne runs exp with its verdicts as a step of the reproduction.
+func reproduceOne[Row results.Row, Run any](ctx context.Context, s reproSettings, exp sim.Experiment[Row, Run], replications int) (reproPart, error) {
+	o, err := runOutcome(ctx, s.app, exp, replications, "")
+	if err != nil {
+		return reproPart{}, err
+	}
+	return reproPart{reports: []results.Report{o.report}, section: o.section}, nil
+}
+
+// reproduceClocks runs an experiment of the race engine on the virtual clock
+// with verdicts and, with --clock real, once more on the wall clock: its table
+// goes right beside the virtual one, before the verdicts.
+func reproduceClocks[Row results.Row, Run any](ctx context.Context, s reproSettings, at func(sim.ClockKind) sim.Experiment[Row, Run], replications int) (reproPart, error) {
+	virtual, err := runOutcome(ctx, s.app, at(sim.ClockVirtual), replications, "")
+	if err != nil || !s.real {
+		return reproPart{reports: []results.Report{virtual.report}, section: virtual.section}, err
+	}
+	real, err := runOutcome(ctx, s.app, at(sim.ClockReal), 0, " (real clock)")
+	if err != nil {
+		return reproPart{}, err
+	}
+	return reproPart{
+		reports: []results.Report{virtual.report, real.report},
+		section: report.Section{Main: slices.Concat(virtual.section.Main, real.section.Main), Verdicts: virtual.section.Verdicts},
+	}, nil
+}
+
 func reproSteps() []reproStep {
-	one := func(rep results.Report, tables []report.Table, err error) ([]results.Report, []report.Table, error) {
-		return []results.Report{rep}, tables, err
-	}
-	// raceFamily runs an experiment of the race engine on the virtual clock with
-	// verdicts, and with --clock real once more on the wall clock, beside it.
-	raceFamily := func(run func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error)) func(context.Context, reproSettings) ([]results.Report, []report.Table, error) {
-		return func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			rep, tables, err := run(ctx, s, sim.ClockVirtual, s.replications)
-			if err != nil || !s.real {
-				return []results.Report{rep}, tables, err
-			}
-			real, realTables, err := run(ctx, s, sim.ClockReal, 0)
-			if err != nil {
-				return nil, nil, err
-			}
-			realTables[0].Title += " (real clock)"
-			// The real-clock table goes right beside the virtual one, before the verdicts.
-			tables = append(tables[:1], append([]report.Table{realTables[0]}, tables[1:]...)...)
-			return []results.Report{rep, real}, tables, nil
-		}
-	}
 	return []reproStep{
-		{"race", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
-			cfg := sim.DefaultRace()
-			cfg.Clock, cfg.Target = clock, s.target
-			return raceReport(ctx, s.app, cfg, reps)
-		})},
-		{"tabs", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
-			cfg := sim.DefaultTabs()
-			cfg.Clock, cfg.Target = clock, s.target
-			return tabsReport(ctx, s.app, cfg, reps)
-		})},
-		{"fast", raceFamily(func(ctx context.Context, s reproSettings, clock sim.ClockKind, reps int) (results.Report, []report.Table, error) {
-			cfg := sim.DefaultFast()
-			cfg.Clock, cfg.Target = clock, s.target
+		{"race", func(ctx context.Context, s reproSettings) (reproPart, error) {
+			return reproduceClocks(ctx, s, func(clock sim.ClockKind) sim.Experiment[results.RaceRow, results.RaceRun] {
+				cfg := sim.DefaultRace()
+				cfg.Clock, cfg.Target, cfg.Progress = clock, s.target, progress(s.app, "race")
+				return cfg
+			}, s.replications)
+		}},
+		{"tabs", func(ctx context.Context, s reproSettings) (reproPart, error) {
+			return reproduceClocks(ctx, s, func(clock sim.ClockKind) sim.Experiment[results.TabsRow, results.RaceRun] {
+				cfg := sim.DefaultTabs()
+				cfg.Clock, cfg.Target, cfg.Progress = clock, s.target, progress(s.app, "tabs")
+				return cfg
+			}, s.replications)
+		}},
+		{"fast", func(ctx context.Context, s reproSettings) (reproPart, error) {
 			// A fast replication is 20,000 edits per format, and with no think
 			// time every seed gives the virtual clock the same counts: a tenth.
-			return fastReport(ctx, s.app, cfg, max(1, reps/10))
-		})},
-		{"create", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			return one(createReport(ctx, memoryConfig(sim.DefaultCreateConfig()), s.replications))
+			return reproduceClocks(ctx, s, func(clock sim.ClockKind) sim.Experiment[results.FastRow, results.RaceRun] {
+				cfg := sim.DefaultFast()
+				cfg.Clock, cfg.Target, cfg.Progress = clock, s.target, progress(s.app, "fast")
+				return cfg
+			}, max(1, s.replications/10))
 		}},
-		{"sources", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			return one(sourcesReport(ctx, memoryConfig(sim.DefaultSourcesConfig()), s.replications))
+		{"create", func(ctx context.Context, s reproSettings) (reproPart, error) {
+			cfg := sim.DefaultCreate()
+			cfg.Target = backend.Memory()
+			return reproduceOne(ctx, s, cfg, s.replications)
 		}},
-		{"refs", func(ctx context.Context, _ reproSettings) ([]results.Report, []report.Table, error) {
-			return one(refsReport(ctx, memoryConfig(sim.DefaultRefsConfig())))
+		{"sources", func(ctx context.Context, s reproSettings) (reproPart, error) {
+			cfg := sim.DefaultSources()
+			cfg.Target = backend.Memory()
+			return reproduceOne(ctx, s, cfg, s.replications)
 		}},
-		{"outline", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
-			return one(outlineReport(ctx, memoryConfig(sim.DefaultOutlineConfig()), 2*s.replications))
+		{"refs", func(ctx context.Context, s reproSettings) (reproPart, error) {
+			cfg := sim.DefaultRefs()
+			cfg.Target = backend.Memory()
+			return reproduceOne(ctx, s, cfg, 0)
 		}},
-		{"validate", func(context.Context, reproSettings) ([]results.Report, []report.Table, error) {
-			return one(validateReport())
+		{"outline", func(ctx context.Context, s reproSettings) (reproPart, error) {
+			cfg := sim.DefaultOutline()
+			cfg.Target = backend.Memory()
+			return reproduceOne(ctx, s, cfg, 2*s.replications)
 		}},
-		{"bench", func(ctx context.Context, s reproSettings) ([]results.Report, []report.Table, error) {
+		{"validate", func(ctx context.Context, s reproSettings) (reproPart, error) {
+			return reproduceOne(ctx, s, sim.DefaultValidation(), 0)
+		}},
+		{"bench", func(ctx context.Context, s reproSettings) (reproPart, error) {
 			cfg := sim.DefaultBench()
-			cfg.Target = s.target
-			rep, tables, runs, err := benchResult(ctx, s.app, cfg)
-			if err == nil && s.latency != nil {
+			cfg.Target, cfg.Progress = s.target, progress(s.app, "bench")
+			rep, section, runs, err := benchResult(ctx, cfg)
+			if err != nil {
+				return reproPart{}, err
+			}
+			if s.latency != nil {
 				s.latency.series = latencySeries(runs)
 			}
 			// Only the guard table and the ratios: per-repetition detail is bench's own.
-			return []results.Report{rep.Report}, []report.Table{tables[0], tables[len(tables)-1]}, err
+			section.Detail = nil
+			return reproPart{reports: []results.Report{rep.Report}, section: section}, nil
 		}},
 	}
 }
@@ -257,16 +289,16 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		if a.stderrTTY {
 			fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", st.name)
 		}
-		reps, ts, err := st.run(ctx, s)
+		part, err := st.run(ctx, s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
-		for i := range reps {
-			reps[i].Version = notesbenchVersion()
-			verdicts = append(verdicts, reps[i].Verdicts...)
+		for i := range part.reports {
+			part.reports[i].Version = notesbenchVersion()
+			verdicts = append(verdicts, part.reports[i].Verdicts...)
 		}
-		all.Reports = append(all.Reports, reps...)
-		tables = append(tables, ts...)
+		all.Reports = append(all.Reports, part.reports...)
+		tables = append(tables, part.section.Tables()...)
 	}
 	if a.stderrTTY {
 		fmt.Fprint(a.stderr, "\r\033[K")
@@ -467,19 +499,4 @@ func cpuSuffix(cpu string) string {
 		return ""
 	}
 	return " (" + cpu + ")"
-}
-
-// memoryConfig returns cfg with the in-memory embedded store as its target.
-func memoryConfig[C sim.CreateConfig | sim.SourcesConfig | sim.RefsConfig | sim.OutlineConfig](cfg C) C {
-	switch c := any(&cfg).(type) {
-	case *sim.CreateConfig:
-		c.Target = backend.Memory()
-	case *sim.SourcesConfig:
-		c.Target = backend.Memory()
-	case *sim.RefsConfig:
-		c.Target = backend.Memory()
-	case *sim.OutlineConfig:
-		c.Target = backend.Memory()
-	}
-	return cfg
 }

@@ -85,7 +85,7 @@ func TestIdempotencyBadInput(t *testing.T) {
 		{[]string{"create", "--tabs", "0"}, "notesbench: --tabs: must be at least 1"},
 		{[]string{"create", "--table", "c"}, `notesbench: --table: "c" is not one of a, b, both`},
 		{[]string{"create", "--seeds", "3-1"}, "notesbench: --seeds: range 3-1 is empty"},
-		{[]string{"sources", "--cites", "9", "--pages", "8"}, "notesbench: --cites: 9 is more than --pages 8"},
+		{[]string{"sources", "--cites", "9", "--pages", "8"}, "notesbench: --cites: 9 is more than the 8 pages"},
 		{[]string{"sources", "--sessions", "-1"}, "notesbench: --sessions: must be at least 1"},
 		{[]string{"sources", "--drop", "1.5"}, "notesbench: --drop: 1.5 is not a probability"},
 	} {

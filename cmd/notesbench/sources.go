@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/notesbench/notesbench/backend"
-	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -45,7 +43,7 @@ a hash of the URL as written, and a hash of the Note ID and the normalized URL.`
 	}
 	fs := cmd.Flags()
 	opts.out.register(fs, 20)
-	def := sim.DefaultSourcesConfig()
+	def := sim.DefaultSources()
 	fs.StringVar(&opts.seeds, "seeds", sim.FormatSeeds(def.Seeds), "seeds, as ranges and lists: 1-5,7,10-12")
 	fs.IntVar(&opts.sessions, "sessions", def.Sessions, "research sessions, each on its own Note")
 	fs.IntVar(&opts.turns, "turns", def.Turns, "turns per session")
@@ -55,70 +53,19 @@ a hash of the URL as written, and a hash of the Note ID and the normalized URL.`
 	return cmd
 }
 
-func (o *sourcesOptions) config() (sim.SourcesConfig, error) {
-	cfg := sim.DefaultSourcesConfig()
+func (o *sourcesOptions) config() (sim.Sources, error) {
+	cfg := sim.DefaultSources()
 	cfg.Target = backend.Memory()
 	seeds, err := sim.ParseSeeds(o.seeds)
 	if err != nil {
 		return cfg, usageErr("--seeds", err)
 	}
 	cfg.Seeds, cfg.Sessions, cfg.Turns, cfg.Pages, cfg.Cites, cfg.Drop = seeds, o.sessions, o.turns, o.pages, o.cites, o.drop
-	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
-	}
-	return cfg, nil
+	return cfg, flagError(o.out.flags, cfg.Validate())
 }
 
 func runSources(ctx context.Context, o *sourcesOptions) error {
-	return runExperiment(ctx, o.app, &o.out, "sources", o.config, func(ctx context.Context, cfg sim.SourcesConfig) (results.Report, []report.Table, error) {
-		return sourcesReport(ctx, cfg, o.out.replications)
+	return runExperiment(ctx, o.app, &o.out, "sources", func() (sim.Experiment[results.SourcesRow, results.SourcesRun], error) {
+		return o.config()
 	})
-}
-
-// sourcesReport runs the sources experiment and, when the parameters are the
-// published ones, as many single-seed replications for the verdicts.
-func sourcesReport(ctx context.Context, cfg sim.SourcesConfig, replications int) (results.Report, []report.Table, error) {
-	def := sim.DefaultSourcesConfig()
-	cmp := compareWith("sources",
-		differ("seeds", sim.FormatSeeds(cfg.Seeds), sim.FormatSeeds(def.Seeds)),
-		differ("sessions", cfg.Sessions, def.Sessions),
-		differ("turns", cfg.Turns, def.Turns),
-		differ("pages", cfg.Pages, def.Pages),
-		differ("cites", cfg.Cites, def.Cites),
-		differ("drop", cfg.Drop, def.Drop))
-	res, err := sim.Sources(ctx, cfg)
-	if err != nil {
-		return results.Report{}, nil, err
-	}
-	var reps [][]map[string]any
-	if cmp.published() && replications > 0 {
-		rcfg := cfg
-		rcfg.Seeds = seedsUpTo(replications)
-		rres, err := sim.Sources(ctx, rcfg)
-		if err != nil {
-			return results.Report{}, nil, err
-		}
-		for _, seed := range rcfg.Seeds {
-			var runs []results.SourcesRun
-			for _, r := range rres.Runs {
-				if r.Seed == seed {
-					runs = append(runs, r)
-				}
-			}
-			one, err := results.SummarizeSources([]uint64{seed}, runs, rres.Paging)
-			if err != nil {
-				return results.Report{}, nil, err
-			}
-			fields, err := results.RowFields(one.Rows)
-			if err != nil {
-				return results.Report{}, nil, err
-			}
-			reps = append(reps, fields)
-		}
-	}
-	rep := results.Report{Experiment: "sources", Config: cfg, Rows: res.Rows, Runs: res.Runs}
-	setup := fmt.Sprintf("virtual clock, seeds %s, %d sessions × %d turns × %d of %d pages cited, %s of successful replies lost; listing %d sources at limit %d took %d calls",
-		sim.FormatSeeds(cfg.Seeds), cfg.Sessions, cfg.Turns, cfg.Cites, cfg.Pages, report.Pct(cfg.Drop),
-		res.Paging.Sources, res.Paging.Limit, res.Paging.PagesCalls)
-	return rep, cmp.finish(&rep, report.SourcesTable(res.Rows, cmp.shown()), reps, nil, setup), nil
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -39,57 +38,31 @@ measures what a Note-wide version costs against per-tab versions.`,
 	}
 	fs := cmd.Flags()
 	opts.env.register(fs, "1-3", "real")
-	opts.out.register(fs, minReplications)
+	opts.out.register(fs, results.MinReplications)
 	fs.StringVar(&opts.scopes, "scopes", "note,tab", "version scopes to run: note, tab (and none)")
 	opts.editing.register(fs)
 	return cmd
 }
 
-func (o *tabsOptions) config() (sim.TabsConfig, error) {
+func (o *tabsOptions) config() (sim.Tabs, error) {
 	env, err := o.env.env()
 	if err != nil {
-		return sim.TabsConfig{}, err
+		return sim.Tabs{}, err
 	}
-	cfg := sim.TabsConfig{Env: env, Edits: o.editing.edits, Pause: o.editing.pause}
+	env.Progress = progress(o.app, "tabs")
+	cfg := sim.Tabs{Env: env}
 	if cfg.Scopes, err = parseList("--scopes", o.scopes, contract.ParseGuard); err != nil {
 		return cfg, err
 	}
-	if cfg.ClaudeThink, cfg.HumanThink, err = o.editing.parse(); err != nil {
+	if cfg.Editing, err = o.editing.parse(); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
-	}
-	o.out.setClock(cfg.Clock)
-	return cfg, nil
+	return cfg, flagError(o.env.flags, cfg.Validate())
 }
 
 func runTabs(ctx context.Context, o *tabsOptions) error {
 	defer o.env.close()
-	return runExperiment(ctx, o.app, &o.out, "tabs", o.config, func(ctx context.Context, cfg sim.TabsConfig) (results.Report, []report.Table, error) {
-		return tabsReport(ctx, o.app, cfg, o.out.replications)
+	return runExperiment(ctx, o.app, &o.out, "tabs", func() (sim.Experiment[results.TabsRow, results.RaceRun], error) {
+		return o.config()
 	})
-}
-
-// tabsReport runs the tabs experiment, and its verdict replications when the
-// parameters are the published ones, and returns the report and its tables.
-func tabsReport(ctx context.Context, a *app, cfg sim.TabsConfig, replications int) (results.Report, []report.Table, error) {
-	def := sim.DefaultTabs()
-	cfg.Progress = progress(a, "tabs")
-	return engineReport(ctx, a, engineSpec[sim.TabsConfig, results.TabsRow]{
-		name:  "tabs",
-		cfg:   cfg,
-		env:   cfg.Env,
-		cmp:   compareList("tabs", editingDiffs(cfg.Env, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, sim.DefaultRace(), def.Seeds)),
-		setup: editingSetup(cfg.Env, cfg.Edits, cfg.ClaudeThink, cfg.HumanThink, cfg.Pause),
-		modes: len(cfg.Scopes),
-		run:   sim.Tabs,
-		fold:  results.SummarizeTabs,
-		table: report.TabsTable,
-		replicate: func(env sim.Env) (sim.TabsConfig, int) {
-			r := cfg
-			r.Env = env
-			return r, len(r.Scopes)
-		},
-	}, replications)
 }

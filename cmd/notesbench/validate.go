@@ -53,41 +53,20 @@ when the payload is invalid.`,
 	return cmd
 }
 
-func runValidate(_ context.Context, o *validateOptions) error {
+func runValidate(ctx context.Context, o *validateOptions) error {
 	a := o.app
-	format, err := o.out.check(a, "validate")
-	if err != nil {
-		return err
-	}
 	if o.tool != "" {
+		format, err := o.out.check(a, "validate")
+		if err != nil {
+			return err
+		}
 		return validatePayload(a, o, format)
 	}
-	rep, tables, err := validateReport()
-	if err != nil {
-		return err
-	}
-	return emit(a, &o.out, format, rep, tables)
-}
-
-// validateReport checks the eight published payloads with both validators.
-func validateReport() (results.Report, []report.Table, error) {
-	rows, err := sim.RunValidate()
-	if err != nil {
-		return results.Report{}, nil, err
-	}
-	cmp := compareWith("validate")
-	fields, err := results.RowFields(rows)
-	if err != nil {
-		return results.Report{}, nil, err
-	}
-	rep := results.Report{Experiment: "validate", Config: map[string]any{"payloads": len(rows)}, Rows: rows, Runs: []any{}}
-	tables := cmp.finishWith(&rep, report.ValidateTable(rows, cmp.shown()), "the embedded tools_list.json", func() []results.Verdict {
-		return results.CompareReplications(cmp.exp, [][]map[string]any{fields}, nil, results.DefaultMass, nil)
+	return runExperiment(ctx, a, &o.out, "validate", func() (sim.Experiment[results.ValidateRow, struct{}], error) {
+		return sim.DefaultValidation(), nil
 	})
-	return rep, tables, nil
 }
 
-// invalidPayloadError is a payload that breaks its schema: exit code 1.
 type invalidPayloadError struct{ violations int }
 
 func (e invalidPayloadError) Error() string {

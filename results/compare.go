@@ -1,0 +1,210 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MinReplications is the number of replications from which the 0.5 % and
+// 99.5 % quantiles of ours rest on more than the extremes.
+const MinReplications = 100
+
+// Replications are our rows of many virtual-clock runs of the published setup,
+// behind the verdicts: Reps holds the rows of each replication (as many seeds as
+// the published table has), Singles those of each single run (one seed).
+type Replications[R Row] struct {
+	Reps    [][]R
+	Singles [][]R
+}
+
+// Comparison is how one experiment's results stand against the published ones,
+// as data: which published tables stand beside ours, why none do, and the
+// verdicts with what they rest on.
+type Comparison struct {
+	// Experiment is the published side of the experiment.
+	Experiment *Experiment
+	// Differences lists, when our parameters differ from the published ones,
+	// each difference ("edits 50 (published 100)"); then nothing is compared.
+	Differences []string
+	// Published holds the published tables shown beside ours.
+	Published []PubTable
+	// Replications is how many replications the verdicts rest on (0 when they
+	// rest on our rows alone, or when there are none).
+	Replications int
+	// Singles is how many single runs the per-run figures were judged against.
+	Singles  int
+	Verdicts []Verdict
+	Warnings []string
+}
+
+// Shown reports whether the published figures stand beside ours.
+func (c Comparison) Shown() bool { return len(c.Differences) == 0 }
+
+// Compare judges our rows of experiment name against its published figures.
+// differences are the parameters in which our run departs from the published
+// setup (nothing is compared when there are any); reps, when not nil, are the
+// replications behind the verdicts of experiments judged by their spread.
+//
+// The rule is the experiment's: refs judges each fraction against its Wilson
+// interval over the trials, validate its texts, bench its timings as ratios;
+// the others judge each figure against the spread of the replications — a
+// published range over runs ("every run took 9.6–10.5 s") and a per-seed figure
+// against the spread of single runs, a timing or request_bytes (outline: our
+// slide texts) only as a ratio.
+func Compare[R Row](name string, differences []string, rows []R, reps *Replications[R]) Comparison {
+	exp, ok := Lookup(name)
+	if !ok {
+		panic("results: no published experiment " + name) // the embedded file is tested
+	}
+	c := Comparison{Experiment: exp, Differences: nonEmpty(differences)}
+	if !c.Shown() {
+		return c
+	}
+	c.Published = append([]PubTable(nil), exp.Tables...)
+	switch name {
+	case "refs":
+		c.Verdicts = proportionVerdicts(exp, any(rows).([]RefsRow))
+	case "validate":
+		c.Verdicts = compareRows(exp, [][]R{rows}, nil, DefaultMass, nil)
+	case "bench":
+		c.Verdicts = BenchVerdicts(exp, any(rows).([]BenchRow))
+	default:
+		if reps == nil || len(reps.Reps) == 0 {
+			return c
+		}
+		ratioOnly := TimingKey
+		if name == "outline" {
+			ratioOnly = func(figure string) bool { return figure == "request_bytes" || TimingKey(figure) }
+		}
+		c.Replications, c.Singles = len(reps.Reps), len(reps.Singles)
+		c.Verdicts = compareRows(exp, reps.Reps, reps.Singles, DefaultMass, ratioOnly)
+		if n := c.Replications; n < MinReplications && len(c.Verdicts) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("verdicts rest on %d replications: below %d the central 99 %% range is little more than the minimum and maximum of ours, so more figures read as differing", n, MinReplications))
+		}
+	}
+	return c
+}
+
+// nonEmpty drops the empty strings of ss.
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Differ returns "name ours (published theirs)" when ours differs from the
+// published value, else "".
+func Differ(name string, ours, theirs any) string {
+	o, t := fmt.Sprint(ours), fmt.Sprint(theirs)
+	if o == t {
+		return ""
+	}
+	return fmt.Sprintf("%s %s (published %s)", name, o, t)
+}
+
+// compareRows judges every published figure of exp against our replications:
+// reps[r] holds the rows of replication r, every replication with the same rows
+// in the same order. A count or fraction is judged against its spread over the
+// replications; a published range or per-seed figure against the values of
+// single runs (singles, in the same shape; reps when nil); a text against ours
+// in the first replication; and a figure for which ratioOnly is true (nil:
+// TimingKey) only as a ratio.
+func compareRows[R Row](exp *Experiment, reps, singles [][]R, mass float64, ratioOnly func(figure string) bool) []Verdict {
+	if ratioOnly == nil {
+		ratioOnly = TimingKey
+	}
+	if len(reps) == 0 {
+		return nil
+	}
+	if singles == nil {
+		singles = reps
+	}
+	var out []Verdict
+	for i, row := range reps[0] {
+		pub, ok := exp.Match(RowKey(exp, row))
+		if !ok {
+			continue
+		}
+		label := exp.Label(pub)
+		for _, name := range exp.Figures {
+			fig, ok := pub.Figure(name)
+			if !ok {
+				continue
+			}
+			from := reps
+			if k := fig.Kind(); k == FigureRange || k == FigureSeeds {
+				from = singles
+			}
+			var samples []float64
+			for _, rep := range from {
+				if i < len(rep) {
+					if v, ok := rep[i].FigureOf(name); ok {
+						samples = append(samples, v.Nums...)
+					}
+				}
+			}
+			switch {
+			case fig.Kind() == FigureText:
+				v, _ := row.FigureOf(name)
+				out = append(out, JudgeText(name, label, v.Text, fig))
+			case fig.Kind() == FigureSeeds:
+				out = append(out, JudgePerSeed(name, label, samples, fig, mass)...)
+			case ratioOnly(name):
+				out = append(out, JudgeRatio(name, label, samples, fig, mass))
+			default:
+				out = append(out, Judge(name, label, samples, fig, mass))
+			}
+		}
+	}
+	return out
+}
+
+// proportionVerdicts judges each published fraction of refs against the Wilson
+// interval of ours over the trials: replicating 10,000 trials per K would cost
+// too much, and the spread a fraction over n trials has from sampling alone is
+// known.
+func proportionVerdicts(exp *Experiment, rows []RefsRow) []Verdict {
+	var out []Verdict
+	for _, r := range rows {
+		pub, ok := exp.Match(RowKey(exp, r))
+		if !ok {
+			continue
+		}
+		label := exp.Label(pub)
+		for _, name := range []string{"correct", "wrong", "not_found"} {
+			fig, ok := pub.Figure(name)
+			if !ok {
+				continue
+			}
+			v, _ := r.FigureOf(name)
+			out = append(out, JudgeProportion(name, label, v.Nums[0], r.Trials, fig, DefaultMass))
+		}
+	}
+	return out
+}
+
+// RunSetting reports whether a config key says how runs were executed rather
+// than what was run: where the databases went, how many ran at once, which
+// implementation served them. Such keys never change a count, so a baseline
+// never compares them, on either clock.
+func RunSetting(key string) bool {
+	switch key {
+	case "parallel", "db_dir", "in_memory", "synchronous", "store", "target", "progress", "format", "out", "keep":
+		return true
+	}
+	return false
+}
+
+// ClockSetting reports whether a config key belongs to the clock a run used:
+// a real-clock run is checked against a baseline for invariants and recorded
+// ranges, whatever clock the baseline ran on.
+func ClockSetting(key string) bool {
+	return key == "clock" || key == "service_time_ns"
+}
+
+// joinDifferences writes differences for a note.
+func joinDifferences(d []string) string { return strings.Join(d, ", ") }

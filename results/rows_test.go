@@ -1,0 +1,63 @@
+package results
+
+import (
+	"slices"
+	"testing"
+)
+
+// Every key field and figure the published file names can be read from our rows:
+// a renamed row field or a figure added to published.json without an accessor
+// fails here, not as a verdict that quietly reads "no data".
+func TestAccessorsCoverPublished(t *testing.T) {
+	for _, exp := range Embedded().Experiments {
+		keys, figures, ok := Accessors(exp.Name)
+		if !ok {
+			t.Errorf("%s: no row accessors", exp.Name)
+			continue
+		}
+		for _, k := range exp.Key {
+			if !slices.Contains(keys, k) {
+				t.Errorf("%s: no accessor for key %q", exp.Name, k)
+			}
+		}
+		for _, f := range exp.Figures {
+			if !slices.Contains(figures, f) {
+				t.Errorf("%s: no accessor for figure %q", exp.Name, f)
+			}
+		}
+	}
+}
+
+// An accessor reads the field it names.
+func TestAccessorsReadTheirFields(t *testing.T) {
+	flagged := 7
+	for _, tc := range []struct {
+		row    Row
+		figure string
+		want   []float64
+	}{
+		{RaceRow{Lost: 3, LostClaude: 1, LostHuman: 2, MeanTriesHuman: 1.25}, "lost_human", []float64{2}},
+		{RaceRow{MeanTriesHuman: 1.25}, "mean_tries_human", []float64{1.25}},
+		{TabsRow{ConflictsHuman: 69, WritesHuman: 300}, "conflicts_human", []float64{69}},
+		{FastRow{Lost: 35, RunsWithLoss: 5}, "runs_with_loss", []float64{5}},
+		{CreateRow{CallsSent: []int{71, 61, 63}}, "calls_sent", []float64{71, 61, 63}},
+		{SourcesRow{Duplicates: 3, BrowserFlagged: &flagged}, "browser_flagged", []float64{7}},
+		{RefsRow{Correct: 0.5, NotFound: 0.25}, "not_found", []float64{0.25}},
+		{OutlineRow{Writes: 13, RequestBytes: 4197}, "request_bytes", []float64{4197}},
+		{BenchRow{MedianUS: 22, P99US: 140}, "p99_us", []float64{140}},
+	} {
+		v, ok := tc.row.FigureOf(tc.figure)
+		if !ok || !slices.Equal(v.Nums, tc.want) {
+			t.Errorf("%T.%s: %v %v, want %v", tc.row, tc.figure, v, ok, tc.want)
+		}
+	}
+	if v, _ := (ValidateRow{Minimal: "missing title"}).FigureOf("minimal"); v.Text != "missing title" {
+		t.Errorf("validate minimal: %+v", v)
+	}
+	if k := (RefsRow{K: 5}).KeyOf("k"); k != "5" {
+		t.Errorf("refs k: %q", k)
+	}
+	if _, ok := (RaceRow{}).FigureOf("nope"); ok {
+		t.Error("an unknown figure was found")
+	}
+}

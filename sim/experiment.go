@@ -1,0 +1,145 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/results"
+)
+
+// Result is what an experiment returns for some seeds: its table rows, the
+// per-run results they were folded from, and facts of the runs that are not
+// figures (sources: how many calls listing a Note's sources took).
+type Result[Row results.Row, Run any] struct {
+	Rows  []Row
+	Runs  []Run
+	Facts []string
+}
+
+// Experiment is one experiment at one configuration. The configuration is the
+// value itself (sim.Race, sim.Create, …), and its JSON form is the config block
+// of a report. Every experiment runs for a list of seeds and returns its rows
+// and runs; one replication driver (Replicate) runs any of them for the
+// verdicts.
+type Experiment[Row results.Row, Run any] interface {
+	// Name is the experiment's name, as published.json and the commands call it.
+	Name() string
+	// SeedList returns the seeds the configuration names.
+	SeedList() []uint64
+	// Validate checks the configuration; its errors are *field.Error.
+	Validate() error
+	// Run runs the experiment on seeds.
+	Run(ctx context.Context, seeds []uint64) (Result[Row, Run], error)
+	// Fold folds runs of several seeds, as Run returns them, into rows.
+	Fold(runs []Run) ([]Row, error)
+	// Differences lists how the parameters depart from the published setup,
+	// each as "edits 50 (published 100)"; none means the published setup.
+	Differences() []string
+	// Describe says in one line how ours runs: clock, seeds, parameters.
+	Describe() string
+	// Replica returns the experiment the verdicts replicate, seed by seed: the
+	// same parameters on the virtual clock, against target. ok is false for an
+	// experiment whose verdicts need no replications (refs, validate, bench).
+	Replica(target contract.Target) (replica Experiment[Row, Run], ok bool)
+}
+
+// fieldErr returns a *field.Error for name with a formatted message.
+func fieldErr(name, format string, args ...any) error { return field.Errorf(name, format, args...) }
+
+// errNoTarget is the error of a configuration without a target to run on.
+var errNoTarget = field.Wrap("target", errors.New("no contract target to run against"))
+
+// Replicate runs exp for n replications of perRep seeds each, seeds 1 to
+// n·perRep, one seed per call of exp.Run, with one worker per CPU, and returns
+// the rows of each replication (the runs of its seeds folded together) and of
+// each single run. progress, when set, is called after each seed.
+func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], n, perRep int, progress func(done, total int)) (results.Replications[Row], error) {
+	var out results.Replications[Row]
+	if n < 1 || perRep < 1 {
+		return out, nil
+	}
+	total := n * perRep
+	ticks := newProgress(total, progress)
+	defer ticks.stop()
+	singles, err := runAll(ctx, total, runtime.NumCPU(), func(i int) string { return fmt.Sprintf("seed %d", i+1) },
+		func(ctx context.Context, i int) (Result[Row, Run], error) {
+			res, err := exp.Run(ctx, []uint64{uint64(i + 1)})
+			if err == nil {
+				ticks.tick()
+			}
+			return res, err
+		})
+	if err != nil {
+		return out, err
+	}
+	out.Singles = make([][]Row, total)
+	for i, s := range singles {
+		out.Singles[i] = s.Rows
+	}
+	out.Reps = make([][]Row, n)
+	for r := range out.Reps {
+		if perRep == 1 {
+			out.Reps[r] = out.Singles[r]
+			continue
+		}
+		var runs []Run
+		for _, s := range singles[r*perRep : (r+1)*perRep] {
+			runs = append(runs, s.Runs...)
+		}
+		if out.Reps[r], err = exp.Fold(runs); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// progress reports finished runs to a callback from one goroutine, so that
+// the callback need not be safe for concurrent use.
+type progress struct {
+	done chan struct{}
+	wait chan struct{}
+}
+
+// newProgress starts reporting to fn (nil: nowhere) out of total.
+func newProgress(total int, fn func(done, total int)) *progress {
+	p := &progress{done: make(chan struct{}, total), wait: make(chan struct{})}
+	go func() {
+		defer close(p.wait)
+		n := 0
+		for range p.done {
+			n++
+			if fn != nil {
+				fn(n, total)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) tick() { p.done <- struct{}{} }
+
+// stop ends the reporting goroutine and waits for it.
+func (p *progress) stop() {
+	close(p.done)
+	<-p.wait
+}
+
+// percent writes a fraction as a percentage with one decimal: 0.3 → "30.0 %".
+func percent(p float64) string { return strconv.FormatFloat(100*p, 'f', 1, 64) + " %" }
+
+// seedsOf returns the seeds of runs in order of first appearance.
+func seedsOf[Run any](runs []Run, seed func(Run) uint64) []uint64 {
+	var out []uint64
+	for _, r := range runs {
+		if s := seed(r); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
