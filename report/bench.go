@@ -69,7 +69,7 @@ func BenchRunsTable(runs []results.BenchRunSummary) Table {
 }
 
 // BenchDiffTable renders the tests of the differences between guards, one row
-// per test, each result in the form of DiffLine.
+// per test.
 func BenchDiffTable(diffs []results.GuardDiff, alpha float64) Table {
 	t := Table{
 		Title:  "Differences between guards (two-sided Mann–Whitney U test)",
@@ -81,21 +81,15 @@ func BenchDiffTable(diffs []results.GuardDiff, alpha float64) Table {
 		},
 	}
 	for _, d := range diffs {
-		t.Rows = append(t.Rows, []string{Int(int64(d.Writers)), d.Guard + " vs " + d.Base, overLabel(d), DiffResult(d)})
+		t.Rows = append(t.Rows, []string{Int(int64(d.Writers)), d.Guard + " vs " + d.Base, overLabel(d), diffResult(d)})
 	}
 	return t
 }
 
-// DiffLine writes a test of a difference between guards as one line:
-// "note vs none: −1.8 % (p = 0.42, no significant difference)".
-func DiffLine(d results.GuardDiff) string {
-	return d.Guard + " vs " + d.Base + ": " + DiffResult(d)
-}
-
-// DiffResult writes the outcome of a test: "−1.8 % (p = 0.42, no significant
+// diffResult writes the outcome of a test: "−1.8 % (p = 0.42, no significant
 // difference)", or "… significant at α = 0.05)" when p < α. The sign is a true
 // minus sign.
-func DiffResult(d results.GuardDiff) string {
+func diffResult(d results.GuardDiff) string {
 	verdict := "no significant difference"
 	if d.Significant {
 		verdict = "significant at α = " + strconv.FormatFloat(d.Alpha, 'g', -1, 64)

@@ -9,7 +9,7 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-func TestDiffLine(t *testing.T) {
+func TestDiffResult(t *testing.T) {
 	for _, tc := range []struct {
 		d    results.GuardDiff
 		want string
@@ -21,7 +21,7 @@ func TestDiffLine(t *testing.T) {
 		{results.GuardDiff{Guard: "tab", Base: "none", Delta: 0, P: 0.00001, Alpha: 0.05, Significant: true},
 			"tab vs none: 0.0 % (p < 0.0001, significant at α = 0.05)"},
 	} {
-		if got := DiffLine(tc.d); got != tc.want {
+		if got := tc.d.Guard + " vs " + tc.d.Base + ": " + diffResult(tc.d); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}

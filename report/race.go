@@ -6,13 +6,14 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// pubCells looks up the published row matching key in exp (nil exp: none) and
-// formats each named figure, joined by " / " when there are several.
+// pubRow is the published row matching one of ours, if there is one: cell
+// formats its figures.
 type pubRow struct {
 	row results.PubRow
 	ok  bool
 }
 
+// lookupPub looks up the published row matching key in exp (nil exp: none).
 func lookupPub(exp *results.Experiment, key map[string]string) pubRow {
 	if exp == nil {
 		return pubRow{}
@@ -21,6 +22,8 @@ func lookupPub(exp *results.Experiment, key map[string]string) pubRow {
 	return pubRow{r, ok}
 }
 
+// cell formats each named figure of the published row, joined by " / " when
+// there are several; NotPublished when the row or every figure is missing.
 func (p pubRow) cell(num func(float64) string, names ...string) string {
 	if !p.ok {
 		return NotPublished

@@ -29,12 +29,6 @@ func (d Diff) String() string {
 	return fmt.Sprintf("%s: baseline %s, now %s", path, diffValue(d.Baseline), diffValue(d.Current))
 }
 
-// Versus returns d as "seeds [1,2,3,4,5] vs [1,2,3,4]": the baseline's value
-// against ours, for a parameter rather than a figure.
-func (d Diff) Versus() string {
-	return fmt.Sprintf("%s %s vs %s", d.Path, diffValue(d.Baseline), diffValue(d.Current))
-}
-
 // diffValue returns a value of a Diff for printing.
 func diffValue(v string) string {
 	if v == "" {

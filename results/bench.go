@@ -244,16 +244,16 @@ func guardDiff(writers int, guard, base, over string, a, b []float64, alpha floa
 		Writers: writers, Guard: guard, Base: base, Over: over, N: len(a), NBase: len(b),
 		Delta: round(Quantile(a, 0.5)/Quantile(b, 0.5)-1, 6),
 		U:     u, P: round(p, 6), Alpha: alpha, Significant: p < alpha,
-		MinP: MinMannWhitneyP(len(a), len(b)),
+		MinP: minMannWhitneyP(len(a), len(b)),
 	}
 }
 
-// MinMannWhitneyP returns the smallest two-sided p-value MannWhitney can
+// minMannWhitneyP returns the smallest two-sided p-value MannWhitney can
 // return for samples of sizes n1 and n2 without ties: 2 / C(n1+n2, n1), capped
 // at 1, when both are at most MannWhitneyExactLimit; above that the normal
-// approximation can reach 0 and MinMannWhitneyP returns 0. It is NaN when n1 or
+// approximation can reach 0 and minMannWhitneyP returns 0. It is NaN when n1 or
 // n2 is 0.
-func MinMannWhitneyP(n1, n2 int) float64 {
+func minMannWhitneyP(n1, n2 int) float64 {
 	if n1 == 0 || n2 == 0 {
 		return math.NaN()
 	}

@@ -85,15 +85,15 @@ func TestMinMannWhitneyP(t *testing.T) {
 		n1, n2 int
 		want   float64
 	}{{3, 3, 0.1}, {4, 4, 2.0 / 70}, {1, 1, 1}, {2, 5, 2.0 / 21}, {51, 3, 0}} {
-		if got := MinMannWhitneyP(tc.n1, tc.n2); !near(got, tc.want) {
-			t.Errorf("MinMannWhitneyP(%d, %d) = %v, want %v", tc.n1, tc.n2, got, tc.want)
+		if got := minMannWhitneyP(tc.n1, tc.n2); !near(got, tc.want) {
+			t.Errorf("minMannWhitneyP(%d, %d) = %v, want %v", tc.n1, tc.n2, got, tc.want)
 		}
 	}
-	if !math.IsNaN(MinMannWhitneyP(0, 3)) {
+	if !math.IsNaN(minMannWhitneyP(0, 3)) {
 		t.Error("no samples: want NaN")
 	}
 	// It is what MannWhitney gives for fully separated samples.
-	if _, p := MannWhitney([]float64{1, 2, 3, 4}, []float64{5, 6, 7, 8}); !near(p, MinMannWhitneyP(4, 4)) {
+	if _, p := MannWhitney([]float64{1, 2, 3, 4}, []float64{5, 6, 7, 8}); !near(p, minMannWhitneyP(4, 4)) {
 		t.Errorf("MannWhitney p %v", p)
 	}
 }

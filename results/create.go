@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// The tables of the create experiment (SPEC 3.5).
+// The tables of the create experiment.
 const (
 	// CreateTableA is the English text's table: key checked first, and the client
 	// re-lists for the fresh version before it resends.

@@ -13,8 +13,8 @@ import (
 	"sync"
 )
 
-// publishedJSON holds every table of the two write-ups in ../shared/reference,
-// as SPEC section 3 lists them.
+// publishedJSON holds every table of the two published write-ups (one in
+// English, one in Italian) that notesbench reproduces.
 //
 //go:embed published.json
 var publishedJSON []byte
@@ -27,7 +27,7 @@ var publishedJSON []byte
 // key_policy none | retry (table a) or fresh | retry | after-conflict (table b);
 // sources' key_policy uuid | raw | normalized; refs' k "2" | "5" and ref
 // position | type | label | id; outline's approach outline | slide-add;
-// validate's payload the payload column of SPEC 3.9.
+// validate's payload the payload column of the published validate table.
 //
 // Figures follow our JSON row keys. Where a published figure is in words, it
 // is stored in our unit: refs' percentages and race's retried_claude as
@@ -42,7 +42,7 @@ type Published struct {
 //
 // Key names the row keys that identify a row, in display order; Figures names
 // every figure its rows may carry, in display order. Both use the JSON row keys
-// of SPEC section 4, so a published row lines up with one of ours by key and each
+// of our rows (results.Row), so a published row lines up with one of ours by key and each
 // figure with our field of the same name. Ranging over Key and Figures (never
 // over a row's maps) gives a deterministic order.
 type Experiment struct {
@@ -162,13 +162,9 @@ var embedded = sync.OnceValue(func() *Published {
 	return p
 })
 
-// Embedded returns the published figures embedded in the binary. Callers share
-// it and must not modify it.
-func Embedded() *Published { return embedded() }
-
 // Lookup returns the embedded published experiment called name. Callers share it
 // and must not modify it.
-func Lookup(name string) (*Experiment, bool) { return Embedded().Lookup(name) }
+func Lookup(name string) (*Experiment, bool) { return embedded().Lookup(name) }
 
 // Parse reads published figures strictly: unknown fields, trailing data, an
 // empty or duplicate experiment name, a row key or figure the experiment does

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// specTables is every row of the tables of SPEC section 3, copied from the spec
+// specTables is every row of the published tables, copied from the write-ups
 // by hand: experiment, row key as name=value pairs joined by ';', and every
 // published figure of the row as name=value pairs joined by ';', each value as
 // Figure.String prints it.
@@ -104,19 +104,19 @@ func TestEverySpecValueIsPublished(t *testing.T) {
 			}
 		}
 	}
-	for _, e := range Embedded().Experiments {
+	for _, e := range embedded().Experiments {
 		for _, tb := range e.Tables {
 			rows += len(tb.Rows)
 		}
 	}
 	if rows != len(specTables) {
-		t.Errorf("published.json has %d rows, the spec %d", rows, len(specTables))
+		t.Errorf("published.json has %d rows, the write-ups %d", rows, len(specTables))
 	}
 }
 
 func TestExperimentsAndSources(t *testing.T) {
 	var names []string
-	for _, e := range Embedded().Experiments {
+	for _, e := range embedded().Experiments {
 		names = append(names, e.Name)
 	}
 	want := []string{"race", "tabs", "fast", "bench", "create", "sources", "refs", "outline", "validate"}
@@ -193,7 +193,7 @@ func TestFigureKinds(t *testing.T) {
 }
 
 func TestFigureJSONRoundTrip(t *testing.T) {
-	first, err := json.Marshal(Embedded())
+	first, err := json.Marshal(embedded())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ type Report struct {
 	Experiment string `json:"experiment"`
 	// Config holds every parameter of the run, seeds and clock included.
 	Config any `json:"config"`
-	// Rows are the experiment's table rows, with the keys of SPEC section 4.
+	// Rows are the experiment's table rows, with the row keys the README lists.
 	Rows any `json:"rows"`
 	// Runs are the per-run results the rows were folded from.
 	Runs any `json:"runs"`

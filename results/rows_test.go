@@ -9,7 +9,7 @@ import (
 // a renamed row field or a figure added to published.json without an accessor
 // fails here, not as a verdict that quietly reads "no data".
 func TestAccessorsCoverPublished(t *testing.T) {
-	for _, exp := range Embedded().Experiments {
+	for _, exp := range embedded().Experiments {
 		keys, figures, ok := Accessors(exp.Name)
 		if !ok {
 			t.Errorf("%s: no row accessors", exp.Name)

@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultMass is the central mass of our spread a published value is judged
-// against: SPEC section 4 asks for the central 99 % range.
+// against: the central 99 % range.
 const DefaultMass = 0.99
 
 // Outcome is the verdict on one published figure.
@@ -68,7 +68,7 @@ func (v Verdict) Samples() []float64 { return v.samples }
 
 // Judge compares samples of our figure (one value per run, usually over many
 // seeds on the virtual clock) with a published point or range. With lo, hi the
-// central range of the given mass (DefaultMass for SPEC's 99 %), a point v is
+// central range of the given mass (DefaultMass for 99 %), a point v is
 // Consistent iff lo ≤ v ≤ hi, and a range [low, high] iff it overlaps [lo, hi].
 //
 // NaN and infinite samples are left out. With no samples left, a mass outside

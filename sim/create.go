@@ -180,7 +180,7 @@ func (cfg Create) Run(ctx context.Context, seeds []uint64) (Result[results.Creat
 		return res, err
 	}
 	cases := cfg.createCases()
-	perSeed, err := RunSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
+	perSeed, err := runSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
 		runs := make([]results.CreateRun, 0, len(cases))
 		for _, c := range cases {
 			run, _, err := createRun(ctx, cfg, c, seed)
@@ -211,7 +211,7 @@ func cpuParallel(n int) int {
 	if n > 0 {
 		return n
 	}
-	return DefaultParallel(true, 0)
+	return defaultParallel(true, 0)
 }
 
 // createNoteID is the Note every create run writes to.

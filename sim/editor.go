@@ -43,8 +43,8 @@ type Timing struct {
 // was read.
 type edit struct {
 	tab string
-	// build returns the write request for the content read; line is the unique
-	// mark of this edit.
+	// build returns the write request for the content read, with the edit's
+	// unique mark (its line or cell) applied to it.
 	build func(read contract.TabContent) contract.EditRequest
 }
 

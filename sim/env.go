@@ -135,7 +135,7 @@ func (e Env) parallel(runs int) int {
 	if e.Parallel > 0 {
 		return e.Parallel
 	}
-	return DefaultParallel(e.Clock == ClockVirtual, runs)
+	return defaultParallel(e.Clock == ClockVirtual, runs)
 }
 
 // job is one run of an experiment: a seed under one mode.

@@ -18,7 +18,7 @@ import (
 // building a deck of millions of slides.
 const maxOutlineSlides = 1000
 
-// OutlineConfig is the outline experiment (SPEC 3.8): what a deck costs built
+// Outline is the outline experiment: what a deck costs built
 // with one create_note_tab carrying an outline, or slide by slide.
 type Outline struct {
 	// Slides is the number of slides in the deck.
@@ -82,7 +82,7 @@ func (c Outline) Validate() error {
 // the previous one returned and an idempotency key of its own, and the deck is
 // read back at the end to check that every slide landed. Writes and
 // RequestBytes (the length of the arguments exactly as passed to Call) come
-// from that build; the slide texts are OutlineSlides' and fix the bytes.
+// from that build; the slide texts are outlineSlides' and fix the bytes.
 //
 // The conflict figures come from a model, not from the store: each write has a
 // window of WindowS seconds before it, the windows of one deck follow each
@@ -100,7 +100,7 @@ func (c Outline) Run(ctx context.Context, seeds []uint64) (Result[results.Outlin
 	if err := c.Validate(); err != nil {
 		return res, err
 	}
-	slides := OutlineSlides(c.Slides)
+	slides := outlineSlides(c.Slides)
 	for _, approach := range []string{results.ApproachOutline, results.ApproachSlideAdd} {
 		build, err := buildDeck(ctx, c.Target, c.Seed, approach, slides, nil)
 		if err != nil {
@@ -360,11 +360,11 @@ var outlineDeck = []contract.Slide{
 	{Title: "Questions", Body: "Thank you. The appendix has every figure in this deck.", Notes: "Leave ten minutes."},
 }
 
-// OutlineSlides returns the n slides of the outline experiment's deck. They are
+// outlineSlides returns the n slides of the outline experiment's deck. They are
 // fixed texts written for this tool, not osFoundry's, so request bytes differ
 // from the published ones. Decks of more than 12 slides repeat the 12 with the
 // round in the title ("Agenda (2)").
-func OutlineSlides(n int) []contract.Slide {
+func outlineSlides(n int) []contract.Slide {
 	out := make([]contract.Slide, n)
 	for i := range out {
 		out[i] = outlineDeck[i%len(outlineDeck)]

@@ -32,7 +32,7 @@ func (r *callRecorder) Call(ctx context.Context, tool string, args json.RawMessa
 func buildRecorded(t *testing.T, approach string, slides int) (deckBuild, []recordedCall) {
 	t.Helper()
 	rec := &callRecorder{}
-	b, err := buildDeck(context.Background(), memTarget, 1, approach, OutlineSlides(slides), func(c outlineCaller) outlineCaller {
+	b, err := buildDeck(context.Background(), memTarget, 1, approach, outlineSlides(slides), func(c outlineCaller) outlineCaller {
 		rec.next = c
 		return rec
 	})
@@ -195,9 +195,9 @@ func TestOutlineDeterministic(t *testing.T) {
 }
 
 func TestOutlineSlides(t *testing.T) {
-	s := OutlineSlides(25)
+	s := outlineSlides(25)
 	if len(s) != 25 || s[0] != outlineDeck[0] || s[11] != outlineDeck[11] {
-		t.Fatalf("OutlineSlides(25) does not start with the 12 slides of the deck")
+		t.Fatalf("outlineSlides(25) does not start with the 12 slides of the deck")
 	}
 	if s[13].Title != "Agenda (2)" || s[24].Title != "Q3 launch review (3)" || s[13].Body != outlineDeck[1].Body {
 		t.Errorf("slides 14 and 25 are %q and %q, want the deck's again with the round", s[13].Title, s[24].Title)

@@ -107,7 +107,7 @@ func (m RefsMix) validate() error {
 	return nil
 }
 
-// RefsConfig is the refs experiment (SPEC 3.7): how an agent should refer to a
+// Refs is the refs experiment: how an agent should refer to a
 // tab it means to write to later.
 type Refs struct {
 	// K lists the numbers of decks (Slides tabs) in the Note, one table block

@@ -166,7 +166,7 @@ func (cfg Sources) Run(ctx context.Context, seeds []uint64) (Result[results.Sour
 	if err := cfg.Validate(); err != nil {
 		return res, err
 	}
-	perSeed, err := RunSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
+	perSeed, err := runSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
 		// The policies share the script, read only, and nothing else: each has
 		// its own store and streams, so they run at once.
 		script := sourcesScript(cfg, seed)

@@ -47,7 +47,7 @@ each count of writers runs at once, each on its own connection and Note.
 The defaults are the published setup; timings depend on the machine, so the
 published figures are compared as ratios. --format gobench prints Go benchmark
 lines for benchstat.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

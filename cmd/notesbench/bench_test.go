@@ -66,7 +66,7 @@ func TestBenchFlagsReachTheConfig(t *testing.T) {
 	}
 }
 
-// A small run prints the JSON report with the row keys of SPEC section 4, and
+// A small run prints the JSON report with the row keys the README lists, and
 // Go benchmark lines that benchstat reads.
 func TestBenchRuns(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "bench.json")

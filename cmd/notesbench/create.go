@@ -33,7 +33,7 @@ the same one. Table B: the server checks the key first or the version first, and
 the resend carries the version from before the lost commit; the client takes a new
 key every call, keeps it on a resend, or keeps it until a conflict makes it re-list.
 Duplicates are counted in the store.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

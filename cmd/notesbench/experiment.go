@@ -39,6 +39,9 @@ func runExperiment[Row results.Row, Run any](ctx context.Context, a *app, out *o
 		return flagError(out.flags, err)
 	}
 	out.realClock = onRealClock(exp)
+	if err := out.checkParameters(exp); err != nil {
+		return err
+	}
 	o, err := runOutcome(ctx, a, exp, out.replications, "")
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ func newFastCmd(a *app, runF func(context.Context, *fastOptions) error) *cobra.C
 as the store takes their writes, and compares version formats: a commit time cut to
 milliseconds (two commits in one millisecond share a version, and a stale write
 passes), microseconds plus a random suffix, and a counter.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

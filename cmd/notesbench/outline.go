@@ -33,7 +33,7 @@ sent; they depend on our slide texts). Conflicts per deck come from a model: eac
 comes --window after the agent's read, and the person saves anywhere in the Note as a
 Poisson process; the exact expectation writes × (1 − e^(−window·rate)) is printed
 beside the simulated mean. Decks over 20 slides take several outline calls.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

@@ -30,7 +30,7 @@ unique line; on a version conflict the editor re-reads and writes again at once,
 re-applying its line to the fresh text (reapply) or resending its old text with the
 fresh version (refresh). Lines acknowledged by the store and missing at the end are
 lost updates. The defaults are the published setup.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

@@ -35,7 +35,7 @@ its label or its ID); the person then moves, renames or adds tabs; the agent lis
 again, resolves its reference and writes to what it found with the fresh version.
 It counts correct, wrong-deck and not-found resolutions, and how many of those writes
 the version check let through.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

@@ -143,7 +143,7 @@ func reproSteps() []reproStep {
 				return reproPart{}, err
 			}
 			if s.latency != nil {
-				s.latency.series = latencySeries(runs)
+				s.latency.series = report.LatencySeriesOf(runs)
 			}
 			// Only the guard table and the ratios: per-repetition detail is bench's own.
 			section.Detail = nil
@@ -163,7 +163,7 @@ summary line. The race-engine experiments run on the virtual clock, so the outpu
 the same on any machine; --clock real also runs them once on the wall clock, beside.
 With --out DIR it writes REPRODUCED.md and reproduced.json there, each whole or not
 at all.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.quick && !cmd.Flags().Changed("replications") {
 				opts.replications = 20
@@ -246,29 +246,6 @@ func checkFolder(dir string) error {
 	return checkWritable(filepath.Join(filepath.Dir(dir), ".notesbench-probe"))
 }
 
-// reproduced is the JSON file reproduce writes: every report and the summary.
-type reproduced struct {
-	Command      string           `json:"command"`
-	Replications int              `json:"replications"`
-	Consistent   int              `json:"consistent"`
-	Judged       int              `json:"judged"`
-	Machine      machineFacts     `json:"machine"`
-	Reports      []results.Report `json:"reports"`
-	Version      string           `json:"notesbench_version"`
-}
-
-// machineFacts describes where a reproduction ran.
-type machineFacts struct {
-	GOOS           string `json:"goos"`
-	GOARCH         string `json:"goarch"`
-	CPUs           int    `json:"cpus"`
-	CPU            string `json:"cpu,omitempty"`
-	Go             string `json:"go"`
-	SQLite         string `json:"sqlite"`
-	SQLiteDriver   string `json:"sqlite_driver"`
-	PublishedSetup string `json:"published_setup"`
-}
-
 func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	a := o.app
 	s, format, steps, err := o.settings()
@@ -280,11 +257,8 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		return err
 	}
 	defer s.target.Close()
-	var all reproduced
-	all.Replications = s.replications
-	all.Command = "notesbench reproduce" + reproduceArgs(o)
+	all := results.Reproduction{Command: "notesbench reproduce" + reproduceArgs(o), Replications: s.replications}
 	var tables []report.Table
-	var verdicts []results.Verdict
 	for _, st := range steps {
 		if a.stderrTTY {
 			fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", st.name)
@@ -295,7 +269,6 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		}
 		for i := range part.reports {
 			part.reports[i].Version = notesbenchVersion()
-			verdicts = append(verdicts, part.reports[i].Verdicts...)
 		}
 		all.Reports = append(all.Reports, part.reports...)
 		tables = append(tables, part.section.Tables()...)
@@ -303,129 +276,46 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if a.stderrTTY {
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
-	all.Consistent, all.Judged = results.Summary(verdicts)
+	all.Summarize()
 	all.Version = notesbenchVersion()
-	if all.Machine, err = readMachine(ctx); err != nil {
-		return err
-	}
-	summary := fmt.Sprintf("%d of %d published figures consistent with ours (central 99 %% range; timings compared as ratios only)", all.Consistent, all.Judged)
+	all.Machine = readMachine()
 	if format == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, all)
 	} else {
 		err = report.Render(a.stdout, format, tables...)
 		if err == nil {
-			_, err = fmt.Fprintln(a.stdout, "\n"+summary)
+			_, err = fmt.Fprintln(a.stdout, "\n"+all.Summary())
 		}
 	}
 	if err != nil || o.out == "" {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	return writeReproduction(o.out, all, tables, report.ReproductionPlots(all.Reports, s.latency.series))
+}
+
+// writeReproduction writes reproduced.json, the plots (SVG and PNG) and
+// REPRODUCED.md into dir, each file whole or not at all.
+func writeReproduction(dir string, all results.Reproduction, tables []report.Table, plots []report.Plot) error {
+	const plotDir = "plots"
+	if err := os.MkdirAll(filepath.Join(dir, plotDir), 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(o.out, "reproduced.json"), 0o644, func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, "reproduced.json"), 0o644, func(w io.Writer) error {
 		return report.WriteJSON(w, all)
 	}); err != nil {
 		return err
 	}
-	plots, err := writePlots(o.out, all.Reports, s.latency.series)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(o.out, "REPRODUCED.md"), 0o644, func(w io.Writer) error {
-		return writeReproducedMD(w, all, tables, summary, plots)
-	})
-}
-
-// plotRef is one plot written for REPRODUCED.md: its title and file (SVG).
-type plotRef struct{ title, file string }
-
-// writePlots writes, into dir/plots, a histogram of our replications for every
-// judged figure that varies, with the published value marked, and the per-write
-// latency of bench, each as SVG and PNG, each file whole or not at all.
-func writePlots(dir string, reports []results.Report, latency []report.LatencySeries) ([]plotRef, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
-		return nil, err
-	}
-	var refs []plotRef
-	save := func(name, title string, draw func(w io.Writer, format string) error) error {
+	for _, p := range plots {
 		for _, format := range report.PlotFormats {
-			file := filepath.Join("plots", name+"."+format)
-			if err := atomicfile.Write(filepath.Join(dir, file), 0o644, func(w io.Writer) error { return draw(w, format) }); err != nil {
+			file := filepath.Join(dir, plotDir, p.Name+"."+format)
+			if err := atomicfile.Write(file, 0o644, func(w io.Writer) error { return p.Draw(w, format) }); err != nil {
 				return fmt.Errorf("plot %s: %w", file, err)
 			}
 		}
-		refs = append(refs, plotRef{title: title, file: filepath.Join("plots", name+".svg")})
-		return nil
 	}
-	for _, rep := range reports {
-		for _, v := range rep.Verdicts {
-			if !report.Plottable(v) {
-				continue
-			}
-			title := fmt.Sprintf("%s · %s · %s", rep.Experiment, v.Row, v.Figure)
-			if v.Seed > 0 {
-				title += fmt.Sprintf(" (published seed %d)", v.Seed)
-			}
-			name := slug(rep.Experiment + "-" + v.Row + "-" + v.Figure + seedSuffix(v.Seed))
-			if err := save(name, title, func(w io.Writer, format string) error {
-				return report.VerdictPlot(w, format, title, v, results.DefaultMass)
-			}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(latency) > 0 {
-		title := "bench · µs per edit_note_tab write, by guard"
-		if err := save("bench-latency", title, func(w io.Writer, format string) error {
-			return report.LatencyPlot(w, format, title, latency)
-		}); err != nil {
-			return nil, err
-		}
-	}
-	return refs, nil
-}
-
-func seedSuffix(seed int) string {
-	if seed == 0 {
-		return ""
-	}
-	return fmt.Sprintf("-seed%d", seed)
-}
-
-// slug turns a title into a file name: lower case letters, digits and dashes.
-func slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	return strings.TrimSuffix(b.String(), "-")
-}
-
-// latencySeries pools bench's per-write samples by guard, single writer.
-func latencySeries(runs []results.BenchRun) []report.LatencySeries {
-	var out []report.LatencySeries
-	index := map[string]int{}
-	for _, r := range runs {
-		if r.Writers != 1 {
-			continue
-		}
-		i, ok := index[r.Guard]
-		if !ok {
-			i = len(out)
-			index[r.Guard] = i
-			out = append(out, report.LatencySeries{Label: "guard " + r.Guard})
-		}
-		out[i].SamplesUS = append(out[i].SamplesUS, r.SamplesUS...)
-	}
-	return out
+	return atomicfile.Write(filepath.Join(dir, "REPRODUCED.md"), 0o644, func(w io.Writer) error {
+		return report.WriteReproducedMD(w, all, tables, plots, plotDir)
+	})
 }
 
 // reproduceArgs writes the flags that shape the output, for the record.
@@ -444,8 +334,9 @@ func reproduceArgs(o *reproduceOptions) string {
 	return b.String()
 }
 
-func readMachine(ctx context.Context) (machineFacts, error) {
-	m := machineFacts{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
+// readMachine describes the machine a reproduction runs on.
+func readMachine() results.Machine {
+	m := results.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
 		SQLiteDriver:   backend.EngineDriver,
 		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
@@ -457,46 +348,5 @@ func readMachine(ctx context.Context) (machineFacts, error) {
 		}
 	}
 	m.SQLite = backend.EngineVersion()
-	return m, nil
-}
-
-// writeReproducedMD writes the markdown report: how it was made, the summary,
-// then every table.
-func writeReproducedMD(w io.Writer, all reproduced, tables []report.Table, summary string, plots []plotRef) error {
-	m := all.Machine
-	head := fmt.Sprintf(`# notesbench: the published figures, reproduced
-
-Made by `+"`%s`"+` (notesbench %s) with %d replications behind the verdicts.
-Machine: %s/%s, %d CPUs%s; %s; SQLite %s through %s.
-The race, tabs and fast tables below ran on the virtual clock, so their counts are the
-same on any machine; the published figures came from %s.
-
-**%s.**
-
-`, all.Command, all.Version, all.Replications, m.GOOS, m.GOARCH, m.CPUs, cpuSuffix(m.CPU), m.Go, m.SQLite, m.SQLiteDriver,
-		m.PublishedSetup, strings.ToUpper(summary[:1])+summary[1:])
-	if _, err := io.WriteString(w, head); err != nil {
-		return err
-	}
-	if len(plots) > 0 {
-		if _, err := io.WriteString(w, "## Plots\n\nOur replications of each judged figure, the published value in red and our central 99 % range dashed; then bench's per-write latency.\n\n"); err != nil {
-			return err
-		}
-		for _, p := range plots {
-			if _, err := fmt.Fprintf(w, "![%s](%s)\n\n", p.title, filepath.ToSlash(p.file)); err != nil {
-				return err
-			}
-		}
-		if _, err := io.WriteString(w, "## Tables\n\n"); err != nil {
-			return err
-		}
-	}
-	return report.Render(w, report.FormatMarkdown, tables...)
-}
-
-func cpuSuffix(cpu string) string {
-	if cpu == "" {
-		return ""
-	}
-	return " (" + cpu + ")"
+	return m
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/results"
 )
 
 func TestReproduceBadInput(t *testing.T) {
@@ -51,7 +53,7 @@ func TestReproduceWritesDeterministicReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var js reproduced
+		var js results.Reproduction
 		b, err := os.ReadFile(filepath.Join(dir, "reproduced.json"))
 		if err != nil || json.Unmarshal(b, &js) != nil {
 			t.Fatalf("reproduced.json: %v", err)

@@ -90,14 +90,15 @@ func exitCode(err error) int {
 	if errors.As(err, &u) {
 		return 2
 	}
-	// Cobra's own complaints about the command line.
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires ", "invalid argument", "flag needs an argument"} {
-		if strings.HasPrefix(msg, p) {
-			return 2
-		}
-	}
 	return 1
+}
+
+// noArgs refuses positional arguments, as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+	}
+	return nil
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -114,7 +115,12 @@ duplicates and per-write latency, beside the published figures.`,
 	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
+	// Cobra's own complaints about the command line are usage errors: bad
+	// flags come through the flag error function, stray arguments and unknown
+	// commands through each command's Args.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.Args = noArgs
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.AddCommand(
 		newRaceCmd(a, nil),
 		newTabsCmd(a, nil),

@@ -33,7 +33,7 @@ session's pages, each URL spelled one of seven ways (canonical, trailing slash, 
 and resent with the same key. It counts saved sources and duplicates (a source whose
 normalized URL the Note already holds) for three keys: a fresh UUID per citation,
 a hash of the URL as written, and a hash of the Note ID and the normalized URL.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

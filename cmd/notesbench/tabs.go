@@ -28,7 +28,7 @@ func newTabsCmd(a *app, runF func(context.Context, *tabsOptions) error) *cobra.C
 cell per edit in a Sheet tab, with the same pause/read/think/write loop and re-apply on
 conflict. The two never touch the same tab, so every conflict is a false one: it
 measures what a Note-wide version costs against per-tab versions.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/notesbench/notesbench/internal/field"
+)
+
+// An interrupted reproduction returns the interruption; it used to read the
+// first table of a bench step that had failed and panic.
+func TestReproduceInterruptedReturnsTheError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, only := range []string{"bench", "race", "refs"} {
+		o := &reproduceOptions{app: &app{stdout: new(strings.Builder), stderr: new(strings.Builder)}, clock: "virtual",
+			replications: 1, only: only}
+		if err := runReproduce(ctx, o); !errors.Is(err, context.Canceled) {
+			t.Errorf("--only %s: %v, want the interruption", only, err)
+		}
+	}
+}
+
+// How runs execute never fails a baseline: parallelism, in-memory databases and
+// where the files go change no count.
+func TestBaselineIgnoresRunSettings(t *testing.T) {
+	t.Parallel()
+	race := filepath.Join("..", "..", "results", "baselines", "race.json")
+	refs := filepath.Join("..", "..", "results", "baselines", "refs.json")
+	for _, args := range [][]string{
+		{"race", "--clock", "virtual", "--replications", "0", "--parallel", "2", "--baseline", race},
+		{"race", "--clock", "virtual", "--replications", "0", "--memory", "--baseline", race},
+		{"race", "--clock", "virtual", "--replications", "0", "--db", t.TempDir(), "--synchronous", "full", "--baseline", race},
+		{"refs", "--trials", "2000", "--parallel", "3", "--baseline", refs},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+}
+
+// A baseline recorded with other parameters cannot be compared: one line
+// saying which, exit 2, instead of a diff of every shifted figure.
+func TestBaselineRecordedWithOtherParameters(t *testing.T) {
+	t.Parallel()
+	race := filepath.Join("..", "..", "results", "baselines", "race.json")
+	expectUsageError(t, []string{"race", "--clock", "virtual", "--replications", "0", "--seeds", "1-4", "--edits", "10", "--baseline", race},
+		"notesbench: --baseline: "+race+" was recorded with other parameters: edits 100 vs 10; seeds [1,2,3,4,5] vs [1,2,3,4]")
+}
+
+// Table B alone carries table B's notes, not table A's.
+func TestCreateTableBAloneHasItsOwnNotes(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCLI(t, "create", "--table", "b", "--replications", "0", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "table A") || strings.Contains(stdout, "osfoundry-version-check.en.txt") {
+		t.Errorf("table B shows table A's notes:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "osfoundry-tab-ids-and-keys.it.txt") {
+		t.Errorf("table B lacks its own source:\n%s", stdout)
+	}
+}
+
+// A field error names the flag that set the field, and never a flag the
+// command does not have.
+func TestFieldErrorsNameOnlyFlagsThatExist(t *testing.T) {
+	fs := pflag.NewFlagSet("sources", pflag.ContinueOnError)
+	fs.Int("sessions", 0, "")
+	fs.Duration("window", 0, "")
+	for _, tc := range []struct {
+		field, want string
+	}{
+		{"sessions", "--sessions: must be at least 1"},
+		{"window_s", "--window: must be at least 1"},
+		{"list_sources", "list sources: must be at least 1"},
+		{"service_time_ns", "service time ns: must be at least 1"},
+	} {
+		err := flagError(fs, field.Errorf(tc.field, "must be at least 1"))
+		var u usageError
+		if !errors.As(err, &u) || err.Error() != tc.want {
+			t.Errorf("%s: %v, want the usage error %q", tc.field, err, tc.want)
+		}
+	}
+	plain := errors.New("disk full")
+	if err := flagError(fs, plain); err != plain {
+		t.Errorf("a plain error became %v", err)
+	}
+}

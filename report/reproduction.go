@@ -1,0 +1,126 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// Plot is one picture of a reproduction: a file name without extension, a
+// title, and what draws it in one of PlotFormats.
+type Plot struct {
+	Name  string
+	Title string
+	Draw  func(w io.Writer, format string) error
+}
+
+// ReproductionPlots returns the pictures of a reproduction: for every judged
+// figure that varies, a histogram of our replications with the published value
+// marked, then bench's per-write latency by guard (when latency is given).
+func ReproductionPlots(reports []results.Report, latency []LatencySeries) []Plot {
+	var out []Plot
+	for _, rep := range reports {
+		for _, v := range rep.Verdicts {
+			if !Plottable(v) {
+				continue
+			}
+			title := fmt.Sprintf("%s · %s · %s", rep.Experiment, v.Row, v.Figure)
+			name := rep.Experiment + "-" + v.Row + "-" + v.Figure
+			if v.Seed > 0 {
+				title += fmt.Sprintf(" (published seed %d)", v.Seed)
+				name += fmt.Sprintf("-seed%d", v.Seed)
+			}
+			out = append(out, Plot{Name: slug(name), Title: title, Draw: func(w io.Writer, format string) error {
+				return VerdictPlot(w, format, title, v, results.DefaultMass)
+			}})
+		}
+	}
+	if len(latency) > 0 {
+		title := "bench · µs per edit_note_tab write, by guard"
+		out = append(out, Plot{Name: "bench-latency", Title: title, Draw: func(w io.Writer, format string) error {
+			return LatencyPlot(w, format, title, latency)
+		}})
+	}
+	return out
+}
+
+// LatencySeriesOf pools bench's per-write samples by guard, one writer only.
+func LatencySeriesOf(runs []results.BenchRun) []LatencySeries {
+	var out []LatencySeries
+	index := map[string]int{}
+	for _, r := range runs {
+		if r.Writers != 1 {
+			continue
+		}
+		i, ok := index[r.Guard]
+		if !ok {
+			i = len(out)
+			index[r.Guard] = i
+			out = append(out, LatencySeries{Label: "guard " + r.Guard})
+		}
+		out[i].SamplesUS = append(out[i].SamplesUS, r.SamplesUS...)
+	}
+	return out
+}
+
+// slug turns a title into a file name: lower case letters, digits and dashes.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+// WriteReproducedMD writes REPRODUCED.md: how the reproduction was made, its
+// summary, the plots (SVG files under plotDir, relative to the markdown), then
+// every table.
+func WriteReproducedMD(w io.Writer, r results.Reproduction, tables []Table, plots []Plot, plotDir string) error {
+	m := r.Machine
+	summary := r.Summary()
+	head := fmt.Sprintf(`# notesbench: the published figures, reproduced
+
+Made by `+"`%s`"+` (notesbench %s) with %d replications behind the verdicts.
+Machine: %s/%s, %d CPUs%s; %s; SQLite %s through %s.
+The race, tabs and fast tables below ran on the virtual clock, so their counts are the
+same on any machine; the published figures came from %s.
+
+**%s.**
+
+`, r.Command, r.Version, r.Replications, m.GOOS, m.GOARCH, m.CPUs, cpuSuffix(m.CPU), m.Go, m.SQLite, m.SQLiteDriver,
+		m.PublishedSetup, strings.ToUpper(summary[:1])+summary[1:])
+	if _, err := io.WriteString(w, head); err != nil {
+		return err
+	}
+	if len(plots) > 0 {
+		if _, err := io.WriteString(w, "## Plots\n\nOur replications of each judged figure, the published value in red and our central 99 % range dashed; then bench's per-write latency.\n\n"); err != nil {
+			return err
+		}
+		for _, p := range plots {
+			if _, err := fmt.Fprintf(w, "![%s](%s)\n\n", p.Title, path.Join(plotDir, p.Name+".svg")); err != nil {
+				return err
+			}
+		}
+		if _, err := io.WriteString(w, "## Tables\n\n"); err != nil {
+			return err
+		}
+	}
+	return Render(w, FormatMarkdown, tables...)
+}
+
+func cpuSuffix(cpu string) string {
+	if cpu == "" {
+		return ""
+	}
+	return " (" + cpu + ")"
+}
