@@ -162,27 +162,20 @@ func (c Race) Validate() error {
 // Run runs every mode on every seed; the runs come back one per (mode, seed),
 // modes outer, in the order given.
 func (c Race) Run(ctx context.Context, seeds []uint64) (Result[results.RaceRow, results.RaceRun], error) {
-	var res Result[results.RaceRow, results.RaceRun]
 	if err := c.Validate(); err != nil {
-		return res, err
+		return Result[results.RaceRow, results.RaceRun]{}, err
 	}
 	claude, human, _ := c.timings()
-	runs, err := runJobs(ctx, c.Env, seeds, c.Modes, func(ctx context.Context, m Mode, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, c.Env, seed, raceSpec{
+	return runEngine(ctx, c.Env, seeds, c.Modes, func(m Mode, seed uint64) raceSpec {
+		return raceSpec{
 			name:    fmt.Sprintf("race-%s-%s-seed%d", m.Guard, m.Policy, seed),
 			variant: contract.Variant{Guard: m.Guard, VersionFormat: c.VersionFormat},
 			policy:  m.Policy,
 			edits:   c.Edits,
 			claude:  claude,
 			human:   human,
-		})
-	})
-	if err != nil {
-		return res, err
-	}
-	res.Runs = runs
-	res.Rows, err = c.Fold(runs)
-	return res, err
+		}
+	}, c.Fold)
 }
 
 // Fold folds runs into one row per mode, in the order of c.Modes.
@@ -202,10 +195,33 @@ func (c Race) Differences() []string {
 // Describe implements Experiment.
 func (c Race) Describe() string { return c.Editing.describe(c.Env) }
 
+// OnClock returns the experiment on clock k against target, reporting
+// progress (nil: none).
+func (c Race) OnClock(k ClockKind, target contract.Target, progress func(done, total int)) Experiment[results.RaceRow, results.RaceRun] {
+	c.Clock, c.Target, c.Progress = k, target, progress
+	return c
+}
+
 // Replica implements Experiment.
 func (c Race) Replica(target contract.Target) (Experiment[results.RaceRow, results.RaceRun], bool) {
 	c.Env = c.Env.replica(target)
 	return c, true
+}
+
+// runEngine runs every mode on every seed with the race engine, modes outer,
+// spec making the run of one, and folds the runs into rows.
+func runEngine[M any, Row results.Row](ctx context.Context, env Env, seeds []uint64, modes []M,
+	spec func(m M, seed uint64) raceSpec, fold func([]results.RaceRun) ([]Row, error)) (Result[Row, results.RaceRun], error) {
+	var res Result[Row, results.RaceRun]
+	runs, err := runJobs(ctx, env, seeds, modes, func(ctx context.Context, m M, seed uint64) (results.RaceRun, error) {
+		return runRace(ctx, env, seed, spec(m, seed))
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Runs = runs
+	res.Rows, err = fold(runs)
+	return res, err
 }
 
 // foldModes folds runs into one row per mode, in the order of modes, each
@@ -263,13 +279,12 @@ func (c Tabs) Validate() error {
 
 // Run runs every scope on every seed, scopes outer.
 func (c Tabs) Run(ctx context.Context, seeds []uint64) (Result[results.TabsRow, results.RaceRun], error) {
-	var res Result[results.TabsRow, results.RaceRun]
 	if err := c.Validate(); err != nil {
-		return res, err
+		return Result[results.TabsRow, results.RaceRun]{}, err
 	}
 	claude, human, _ := c.timings()
-	runs, err := runJobs(ctx, c.Env, seeds, c.Scopes, func(ctx context.Context, g contract.Guard, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, c.Env, seed, raceSpec{
+	return runEngine(ctx, c.Env, seeds, c.Scopes, func(g contract.Guard, seed uint64) raceSpec {
+		return raceSpec{
 			name:    fmt.Sprintf("tabs-%s-seed%d", g, seed),
 			variant: contract.Variant{Guard: g},
 			policy:  Reapply,
@@ -277,14 +292,8 @@ func (c Tabs) Run(ctx context.Context, seeds []uint64) (Result[results.TabsRow, 
 			claude:  claude,
 			human:   human,
 			onSheet: true,
-		})
-	})
-	if err != nil {
-		return res, err
-	}
-	res.Runs = runs
-	res.Rows, err = c.Fold(runs)
-	return res, err
+		}
+	}, c.Fold)
 }
 
 // Fold folds runs into one row per scope, in the order of c.Scopes.
@@ -301,6 +310,13 @@ func (c Tabs) Differences() []string {
 
 // Describe implements Experiment.
 func (c Tabs) Describe() string { return c.Editing.describe(c.Env) }
+
+// OnClock returns the experiment on clock k against target, reporting
+// progress (nil: none).
+func (c Tabs) OnClock(k ClockKind, target contract.Target, progress func(done, total int)) Experiment[results.TabsRow, results.RaceRun] {
+	c.Clock, c.Target, c.Progress = k, target, progress
+	return c
+}
 
 // Replica implements Experiment.
 func (c Tabs) Replica(target contract.Target) (Experiment[results.TabsRow, results.RaceRun], bool) {
@@ -346,27 +362,17 @@ func (c Fast) Validate() error {
 
 // Run runs every version format on every seed, formats outer.
 func (c Fast) Run(ctx context.Context, seeds []uint64) (Result[results.FastRow, results.RaceRun], error) {
-	var res Result[results.FastRow, results.RaceRun]
 	if err := c.Validate(); err != nil {
-		return res, err
+		return Result[results.FastRow, results.RaceRun]{}, err
 	}
-	zero := Timing{}
-	runs, err := runJobs(ctx, c.Env, seeds, c.Formats, func(ctx context.Context, f contract.VersionFormat, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, c.Env, seed, raceSpec{
+	return runEngine(ctx, c.Env, seeds, c.Formats, func(f contract.VersionFormat, seed uint64) raceSpec {
+		return raceSpec{
 			name:    fmt.Sprintf("fast-%s-seed%d", f, seed),
 			variant: contract.Variant{Guard: contract.GuardNote, VersionFormat: f},
 			policy:  Reapply,
 			edits:   c.Edits,
-			claude:  zero,
-			human:   zero,
-		})
-	})
-	if err != nil {
-		return res, err
-	}
-	res.Runs = runs
-	res.Rows, err = c.Fold(runs)
-	return res, err
+		}
+	}, c.Fold)
 }
 
 // Fold folds runs into one row per version format, in the order of c.Formats.
@@ -386,6 +392,13 @@ func (c Fast) Differences() []string {
 func (c Fast) Describe() string {
 	return fmt.Sprintf("%s, seeds %s, %d edits per editor, no think time, no pause, guard note, reapply",
 		c.Env.describe(), FormatSeeds(c.Seeds), c.Edits)
+}
+
+// OnClock returns the experiment on clock k against target, reporting
+// progress (nil: none).
+func (c Fast) OnClock(k ClockKind, target contract.Target, progress func(done, total int)) Experiment[results.FastRow, results.RaceRun] {
+	c.Clock, c.Target, c.Progress = k, target, progress
+	return c
 }
 
 // Replica implements Experiment: only the formats a published row has are

@@ -48,12 +48,7 @@ The defaults are the published setup; timings depend on the machine, so the
 published figures are compared as ratios. --format gobench prints Go benchmark
 lines for benchstat.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runBench(cmd.Context(), opts)
-		},
+		RunE: runner(opts, runF, runBench),
 	}
 	fs := cmd.Flags()
 	opts.flags = fs

@@ -49,8 +49,9 @@ func (f *envFlags) register(fs *pflag.FlagSet, seeds, clock string) {
 	fs.DurationVar(&f.serviceTime, "service-time", sim.DefaultServiceTime, "virtual time one store operation takes (virtual clock only)")
 }
 
-// env turns the flags into a sim.Env, with usage errors naming the flag.
-func (f *envFlags) env() (sim.Env, error) {
+// env turns the flags into a sim.Env for the experiment called name, with
+// usage errors naming the flag.
+func (f *envFlags) env(a *app, name string) (sim.Env, error) {
 	clock, err := sim.ParseClock(f.clock)
 	if err != nil {
 		return sim.Env{}, usageErr("--clock", err)
@@ -74,7 +75,7 @@ func (f *envFlags) env() (sim.Env, error) {
 	}
 	f.target = target
 	return sim.Env{Clock: clock, ServiceTime: f.serviceTime, Seeds: seeds, Parallel: f.parallel, DBDir: f.db,
-		InMemory: f.memory, Synchronous: f.synchronous, Target: target}, nil
+		InMemory: f.memory, Synchronous: f.synchronous, Target: target, Progress: progress(a, name)}, nil
 }
 
 // close releases the target env made, if any.

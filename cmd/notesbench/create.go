@@ -34,12 +34,7 @@ the resend carries the version from before the lost commit; the client takes a n
 key every call, keeps it on a resend, or keeps it until a conflict makes it re-list.
 Duplicates are counted in the store.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCreate(cmd.Context(), opts)
-		},
+		RunE: runner(opts, runF, runCreate),
 	}
 	fs := cmd.Flags()
 	opts.out.register(fs, 100)

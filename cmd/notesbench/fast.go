@@ -29,12 +29,7 @@ as the store takes their writes, and compares version formats: a commit time cut
 milliseconds (two commits in one millisecond share a version, and a stale write
 passes), microseconds plus a random suffix, and a counter.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runFast(cmd.Context(), opts)
-		},
+		RunE: runner(opts, runF, runFast),
 	}
 	fs := cmd.Flags()
 	opts.env.register(fs, "1-5", "real")
@@ -45,11 +40,10 @@ passes), microseconds plus a random suffix, and a counter.`,
 }
 
 func (o *fastOptions) config() (sim.Fast, error) {
-	env, err := o.env.env()
+	env, err := o.env.env(o.app, "fast")
 	if err != nil {
 		return sim.Fast{}, err
 	}
-	env.Progress = progress(o.app, "fast")
 	cfg := sim.Fast{Env: env, Edits: o.edits}
 	if cfg.Formats, err = parseList("--formats", o.formats, contract.ParseVersionFormat); err != nil {
 		return cfg, err

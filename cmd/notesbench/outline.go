@@ -34,12 +34,7 @@ comes --window after the agent's read, and the person saves anywhere in the Note
 Poisson process; the exact expectation writes × (1 − e^(−window·rate)) is printed
 beside the simulated mean. Decks over 20 slides take several outline calls.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runOutline(cmd.Context(), opts)
-		},
+		RunE: runner(opts, runF, runOutline),
 	}
 	fs := cmd.Flags()
 	opts.out.register(fs, 200)

@@ -31,12 +31,7 @@ re-applying its line to the fresh text (reapply) or resending its old text with 
 fresh version (refresh). Lines acknowledged by the store and missing at the end are
 lost updates. The defaults are the published setup.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRace(cmd.Context(), opts)
-		},
+		RunE: runner(opts, runF, runRace),
 	}
 	fs := cmd.Flags()
 	opts.env.register(fs, "1-5", "real")
@@ -48,11 +43,10 @@ lost updates. The defaults are the published setup.`,
 
 // config turns the flags into a race configuration.
 func (o *raceOptions) config() (sim.Race, error) {
-	env, err := o.env.env()
+	env, err := o.env.env(o.app, "race")
 	if err != nil {
 		return sim.Race{}, err
 	}
-	env.Progress = progress(o.app, "race")
 	cfg := sim.Race{Env: env, VersionFormat: contract.FormatCounter}
 	if cfg.Modes, err = sim.ParseModes(o.modes); err != nil {
 		return cfg, usageErr("--modes", err)

@@ -36,12 +36,7 @@ again, resolves its reference and writes to what it found with the fresh version
 It counts correct, wrong-deck and not-found resolutions, and how many of those writes
 the version check let through.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRefs(cmd.Context(), opts)
-		},
+		RunE: runner(opts, runF, runRefs),
 	}
 	fs := cmd.Flags()
 	opts.out.register(fs, noReplications) // each fraction is judged against its sampling spread over the trials

@@ -69,11 +69,21 @@ func reproduceOne[Row results.Row, Run any](ctx context.Context, s reproSettings
 	return reproPart{reports: []results.Report{o.report}, section: o.section}, nil
 }
 
+// clocked is an experiment of the race engine, which runs on either clock.
+type clocked[Row results.Row, Run any] interface {
+	Name() string
+	OnClock(k sim.ClockKind, target contract.Target, progress func(done, total int)) sim.Experiment[Row, Run]
+}
+
 // reproduceClocks runs an experiment of the race engine on the virtual clock
-// with verdicts and, with --clock real, once more on the wall clock: its table
-// goes right beside the virtual one, before the verdicts.
-func reproduceClocks[Row results.Row, Run any](ctx context.Context, s reproSettings, at func(sim.ClockKind) sim.Experiment[Row, Run], replications int) (reproPart, error) {
-	virtual, err := runOutcome(ctx, s.app, at(sim.ClockVirtual), replications, "")
+// with replications/divisor replications behind its verdicts and, with --clock
+// real, once more on the wall clock: its table goes right beside the virtual
+// one, before the verdicts.
+func reproduceClocks[Row results.Row, Run any](ctx context.Context, s reproSettings, exp clocked[Row, Run], divisor int) (reproPart, error) {
+	at := func(k sim.ClockKind) sim.Experiment[Row, Run] {
+		return exp.OnClock(k, s.target, progress(s.app, exp.Name()))
+	}
+	virtual, err := runOutcome(ctx, s.app, at(sim.ClockVirtual), max(1, s.replications/divisor), "")
 	if err != nil || !s.real {
 		return reproPart{reports: []results.Report{virtual.report}, section: virtual.section}, err
 	}
@@ -90,27 +100,15 @@ func reproduceClocks[Row results.Row, Run any](ctx context.Context, s reproSetti
 func reproSteps() []reproStep {
 	return []reproStep{
 		{"race", func(ctx context.Context, s reproSettings) (reproPart, error) {
-			return reproduceClocks(ctx, s, func(clock sim.ClockKind) sim.Experiment[results.RaceRow, results.RaceRun] {
-				cfg := sim.DefaultRace()
-				cfg.Clock, cfg.Target, cfg.Progress = clock, s.target, progress(s.app, "race")
-				return cfg
-			}, s.replications)
+			return reproduceClocks[results.RaceRow, results.RaceRun](ctx, s, sim.DefaultRace(), 1)
 		}},
 		{"tabs", func(ctx context.Context, s reproSettings) (reproPart, error) {
-			return reproduceClocks(ctx, s, func(clock sim.ClockKind) sim.Experiment[results.TabsRow, results.RaceRun] {
-				cfg := sim.DefaultTabs()
-				cfg.Clock, cfg.Target, cfg.Progress = clock, s.target, progress(s.app, "tabs")
-				return cfg
-			}, s.replications)
+			return reproduceClocks[results.TabsRow, results.RaceRun](ctx, s, sim.DefaultTabs(), 1)
 		}},
 		{"fast", func(ctx context.Context, s reproSettings) (reproPart, error) {
 			// A fast replication is 20,000 edits per format, and with no think
 			// time every seed gives the virtual clock the same counts: a tenth.
-			return reproduceClocks(ctx, s, func(clock sim.ClockKind) sim.Experiment[results.FastRow, results.RaceRun] {
-				cfg := sim.DefaultFast()
-				cfg.Clock, cfg.Target, cfg.Progress = clock, s.target, progress(s.app, "fast")
-				return cfg
-			}, max(1, s.replications/10))
+			return reproduceClocks[results.FastRow, results.RaceRun](ctx, s, sim.DefaultFast(), 10)
 		}},
 		{"create", func(ctx context.Context, s reproSettings) (reproPart, error) {
 			cfg := sim.DefaultCreate()

@@ -135,3 +135,14 @@ duplicates and per-write latency, beside the published figures.`,
 	)
 	return root
 }
+
+// runner returns a command's RunE: runF when a test gave one (to see the
+// options the flags made), run otherwise.
+func runner[O any](opts O, runF, run func(context.Context, O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if runF != nil {
+			return runF(cmd.Context(), opts)
+		}
+		return run(cmd.Context(), opts)
+	}
+}

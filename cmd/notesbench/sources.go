@@ -34,12 +34,7 @@ and resent with the same key. It counts saved sources and duplicates (a source w
 normalized URL the Note already holds) for three keys: a fresh UUID per citation,
 a hash of the URL as written, and a hash of the Note ID and the normalized URL.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runSources(cmd.Context(), opts)
-		},
+		RunE: runner(opts, runF, runSources),
 	}
 	fs := cmd.Flags()
 	opts.out.register(fs, 20)

@@ -29,12 +29,7 @@ cell per edit in a Sheet tab, with the same pause/read/think/write loop and re-a
 conflict. The two never touch the same tab, so every conflict is a false one: it
 measures what a Note-wide version costs against per-tab versions.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runTabs(cmd.Context(), opts)
-		},
+		RunE: runner(opts, runF, runTabs),
 	}
 	fs := cmd.Flags()
 	opts.env.register(fs, "1-3", "real")
@@ -45,11 +40,10 @@ measures what a Note-wide version costs against per-tab versions.`,
 }
 
 func (o *tabsOptions) config() (sim.Tabs, error) {
-	env, err := o.env.env()
+	env, err := o.env.env(o.app, "tabs")
 	if err != nil {
 		return sim.Tabs{}, err
 	}
-	env.Progress = progress(o.app, "tabs")
 	cfg := sim.Tabs{Env: env}
 	if cfg.Scopes, err = parseList("--scopes", o.scopes, contract.ParseGuard); err != nil {
 		return cfg, err
