@@ -34,7 +34,7 @@ fuzz:
 REGRESS = \
 	"race --clock virtual --replications 0" \
 	"tabs --clock virtual --replications 0" \
-	"fast --clock virtual --replications 0 --edits 500" \
+	"fast --clock virtual --replications 0" \
 	"create --replications 0" \
 	"sources --replications 0" \
 	"refs --trials 2000" \

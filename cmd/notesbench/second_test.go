@@ -65,8 +65,7 @@ func TestSecondWriteupGolden(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"validate", []string{"validate", "--format", "markdown"}},
-		{"outline", []string{"outline", "--replications", "20", "--format", "markdown"}},
+		{"outline-small", []string{"outline", "--slides", "5", "--decks", "300", "--format", "markdown"}},
 		{"refs-small", []string{"refs", "--trials", "300", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,7 +99,7 @@ func TestIdempotencyGolden(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"create", []string{"create", "--replications", "5", "--format", "markdown"}},
+		{"create-small", []string{"create", "--tabs", "20", "--format", "markdown"}},
 		{"sources-small", []string{"sources", "--sessions", "40", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -30,13 +30,17 @@ func TestReproduceInterruptedReturnsTheError(t *testing.T) {
 // where the files go change no count.
 func TestBaselineIgnoresRunSettings(t *testing.T) {
 	t.Parallel()
-	race := filepath.Join("..", "..", "results", "baselines", "race.json")
-	refs := filepath.Join("..", "..", "results", "baselines", "refs.json")
+	dir := t.TempDir()
+	race := []string{"race", "--clock", "virtual", "--replications", "0", "--seeds", "1-2", "--edits", "15"}
+	refs := []string{"refs", "--trials", "150"}
+	raceBase, refsBase := filepath.Join(dir, "race.json"), filepath.Join(dir, "refs.json")
 	for _, args := range [][]string{
-		{"race", "--clock", "virtual", "--replications", "0", "--parallel", "2", "--baseline", race},
-		{"race", "--clock", "virtual", "--replications", "0", "--memory", "--baseline", race},
-		{"race", "--clock", "virtual", "--replications", "0", "--db", t.TempDir(), "--synchronous", "full", "--baseline", race},
-		{"refs", "--trials", "2000", "--parallel", "3", "--baseline", refs},
+		append(race, "--update-baseline", raceBase),
+		append(refs, "--parallel", "1", "--update-baseline", refsBase),
+		append(race, "--parallel", "2", "--baseline", raceBase),
+		append(race, "--memory", "--baseline", raceBase),
+		append(race, "--db", t.TempDir(), "--synchronous", "full", "--baseline", raceBase),
+		append(refs, "--parallel", "3", "--baseline", refsBase),
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
