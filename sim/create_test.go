@@ -196,14 +196,14 @@ func TestCreateStreamsAlignAcrossPolicies(t *testing.T) {
 }
 
 func TestCreateIsDeterministic(t *testing.T) {
-	cfg := createConfig([]uint64{1, 2, 3}, 0.3, CreateBothTables)
+	cfg := smallCreateConfig([]uint64{1, 2, 3}, 0.3, CreateBothTables)
 	first := mustCreate(t, cfg)
 	cfg.Parallel = 1
 	if again := mustCreate(t, cfg); !reflect.DeepEqual(first, again) {
 		t.Errorf("same seeds gave different results:\n%+v\n%+v", first.Rows, again.Rows)
 	}
-	one := mustCreate(t, createConfig([]uint64{1}, 0.3, CreateBothTables))
-	two := mustCreate(t, createConfig([]uint64{2}, 0.3, CreateBothTables))
+	one := mustCreate(t, smallCreateConfig([]uint64{1}, 0.3, CreateBothTables))
+	two := mustCreate(t, smallCreateConfig([]uint64{2}, 0.3, CreateBothTables))
 	if reflect.DeepEqual(one.Rows, two.Rows) {
 		t.Errorf("seeds 1 and 2 gave the same rows: %+v", one.Rows)
 	}

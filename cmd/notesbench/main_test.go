@@ -85,7 +85,7 @@ func TestGoldenVirtualTables(t *testing.T) {
 	}{
 		{"race-custom", []string{"race", "--clock", "virtual", "--seeds", "1-3", "--edits", "30", "--modes", "none,tab/reapply", "--format", "markdown"}},
 		{"tabs-small", []string{"tabs", "--clock", "virtual", "--seeds", "1-2", "--edits", "30", "--format", "markdown"}},
-		{"fast-small", []string{"fast", "--clock", "virtual", "--edits", "200", "--format", "markdown"}},
+		{"fast-small", []string{"fast", "--clock", "virtual", "--seeds", "1-3", "--edits", "150", "--service-time", "200µs", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			expectGolden(t, tc.name, tc.args)

@@ -66,7 +66,7 @@ func TestSecondWriteupGolden(t *testing.T) {
 		args []string
 	}{
 		{"outline-small", []string{"outline", "--slides", "5", "--decks", "300", "--format", "markdown"}},
-		{"refs-small", []string{"refs", "--trials", "300", "--format", "markdown"}},
+		{"refs-small", []string{"refs", "--trials", "150", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			expectGolden(t, tc.name, tc.args)

@@ -31,8 +31,8 @@ func TestReproduceInterruptedReturnsTheError(t *testing.T) {
 func TestBaselineIgnoresRunSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	race := []string{"race", "--clock", "virtual", "--replications", "0", "--seeds", "1-2", "--edits", "15"}
-	refs := []string{"refs", "--trials", "150"}
+	race := []string{"race", "--clock", "virtual", "--replications", "0", "--seeds", "1-2", "--edits", "8"}
+	refs := []string{"refs", "--trials", "60"}
 	raceBase, refsBase := filepath.Join(dir, "race.json"), filepath.Join(dir, "refs.json")
 	for _, args := range [][]string{
 		append(race, "--update-baseline", raceBase),
