@@ -17,6 +17,9 @@ type Spec struct {
 	// DBDir keeps every run's SQLite database in this folder; empty means a
 	// temporary folder, removed when the Target is closed.
 	DBDir string
+	// File is the one SQLite database of OpenBackend, created when missing and
+	// kept: what notesbench serve serves. It is not used by Open.
+	File string
 	// InMemory keeps the SQLite databases in memory.
 	InMemory bool
 	// Synchronous is SQLite's synchronous setting: normal or full ("" is normal).
@@ -39,6 +42,17 @@ func (s Spec) Check() error {
 			return field.Errorf("db", "%s is not a folder", s.DBDir)
 		}
 	}
+	if s.File != "" {
+		switch {
+		case s.InMemory:
+			return field.Errorf("db", "cannot keep a database with --memory")
+		case s.DBDir != "":
+			return field.Errorf("db", "names both a folder and a file")
+		}
+		if st, err := os.Stat(s.File); err == nil && st.IsDir() {
+			return field.Errorf("db", "%s is a folder, not a database file", s.File)
+		}
+	}
 	return nil
 }
 
@@ -52,6 +66,33 @@ func Open(s Spec) (contract.Target, error) {
 		sync = store.Synchronous(s.Synchronous)
 	}
 	return &store.Target{Dir: s.DBDir, InMemory: s.InMemory, Synchronous: sync}, nil
+}
+
+// OpenBackend opens one Backend serving variant v, for as long as it is open:
+// the SQLite database in s.File (created when missing, kept when closed, and
+// shared with any other process that opens it), or a private in-memory
+// database with s.InMemory. Seed seeds the random suffix of us-suffix
+// versions. Closing the Backend checkpoints the database.
+func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	if err := v.Validate(); err != nil {
+		return nil, err
+	}
+	path := s.File
+	switch {
+	case s.InMemory:
+		path = store.InMemory
+	case path == "":
+		return nil, field.Errorf("db", "no database file named")
+	}
+	st, err := store.Open(path, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order,
+		Synchronous: store.Synchronous(s.Synchronous), Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // Memory is the in-memory embedded target: what verdict replications and the
