@@ -1,0 +1,341 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var ctx = context.Background()
+
+// start serves a fresh in-memory store over an in-memory transport and returns
+// a connected SDK client session; both are stopped when the test ends.
+func start(t testing.TB, v contract.Variant, opts Options) (*Server, *mcp.ClientSession) {
+	t.Helper()
+	st, err := store.Open(store.InMemory, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateNote(ctx, "note-1"); err != nil {
+		t.Fatal(err)
+	}
+	opts.Variant = v
+	srv, err := New(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, connect(t, srv)
+}
+
+// connect connects one more client to srv; the first call of connect also
+// registers srv's Close.
+func connect(t testing.TB, srv *Server) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	ss, err := srv.mcp.Connect(sctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { served <- ss.Wait() }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		<-served
+		cancel()
+	})
+	return cs
+}
+
+func closeOnCleanup(t testing.TB, srv *Server) {
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
+}
+
+func call(t testing.TB, cs *mcp.ClientSession, tool, args string) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, args, err)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("content %v", res.Content)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !jsonEqual(text, string(b)) {
+		t.Fatalf("text content %s differs from structured content %s", text, b)
+	}
+	return res, out
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && fmt.Sprint(x) == fmt.Sprint(y)
+}
+
+func TestToolsList(t *testing.T) {
+	srv, cs := start(t, contract.Variant{}, Options{Extensions: true})
+	closeOnCleanup(t, srv)
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	byName := map[string]*mcp.Tool{}
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+		byName[tl.Name] = tl
+	}
+	// The SDK lists tools by name.
+	want := "add_note_source create_note_tab edit_note_tab list_note_attachments list_note_tabs " +
+		"notesbench_add_tab notesbench_create_note notesbench_describe notesbench_move_tab notesbench_rename_tab notesbench_set_cells notesbench_set_text " +
+		"read_note_tab read_sheet_range"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("tools %s\nwant %s", got, want)
+	}
+	for _, ct := range contract.Tools() {
+		tl := byName[ct.Name]
+		if tl.Description != ct.Description || tl.Annotations.ReadOnlyHint != ct.Annotations.ReadOnlyHint ||
+			*tl.Annotations.DestructiveHint != ct.Annotations.DestructiveHint {
+			t.Errorf("%s: %+v", ct.Name, tl)
+		}
+		schema, _ := json.Marshal(tl.InputSchema)
+		if !jsonEqual(string(schema), string(ct.InputSchema)) {
+			t.Errorf("%s: schema %s", ct.Name, schema)
+		}
+		meta, _ := json.Marshal(tl.Meta["securitySchemes"])
+		wantMeta, _ := json.Marshal(ct.SecuritySchemes)
+		if !jsonEqual(string(meta), string(wantMeta)) {
+			t.Errorf("%s: _meta.securitySchemes %s, want %s", ct.Name, meta, wantMeta)
+		}
+		if tl.Meta[MetaExtension] != nil {
+			t.Errorf("%s is marked as an extension", ct.Name)
+		}
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, ExtensionPrefix) {
+			continue
+		}
+		if byName[n].Meta[MetaExtension] != true || !strings.Contains(byName[n].Description, "not part of the Notes contract") {
+			t.Errorf("%s is not marked as an extension: %+v", n, byName[n])
+		}
+	}
+}
+
+func TestNoExtensionsByDefault(t *testing.T) {
+	srv, cs := start(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 7 {
+		t.Fatalf("%d tools, want the seven", len(res.Tools))
+	}
+}
+
+// Contract outcomes are results with isError and the JSON layer's object;
+// a success and a replay are plain results.
+func TestOutcomesAreResults(t *testing.T) {
+	srv, cs := start(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	write := `{"note_id":"note-1","tab_id":"markdown","expected_version":1,"idempotency_key":"k1","operation":"replace_text","text":"hi"}`
+	res, out := call(t, cs, "edit_note_tab", write)
+	if res.IsError || out["version"] != 2.0 {
+		t.Fatalf("write: %v %v", res.IsError, out)
+	}
+	if res, out = call(t, cs, "edit_note_tab", write); res.IsError || out["replayed"] != true {
+		t.Fatalf("resend: %v %v", res.IsError, out)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{`{"note_id":"note-1","tab_id":"markdown","expected_version":1,"idempotency_key":"k2","operation":"replace_text","text":"x"}`,
+			`{"current_version":2,"error":"version_conflict"}`},
+		{`{"note_id":"note-1","tab_id":"nope","expected_version":2,"idempotency_key":"k3","operation":"replace_text","text":"x"}`,
+			`{"error":"not_found","field":"tab_id","id":"nope","message":"tab_id: \"nope\" not found"}`},
+		{`{"note_id":"note-1","tab_id":"markdown","idempotency_key":"k4","operation":"replace_text","text":"x"}`,
+			`{"error":"invalid_argument","field":"/expected_version","message":"/expected_version: required","violations":[{"path":"/expected_version","keyword":"required","message":""}]}`},
+		// The SDK does not validate raw schemas: the contract's JSON layer does.
+		{`{"note_id":"note-1","tab_id":"markdown","expected_version":2,"idempotency_key":"k5","operation":"replace_text","text":7}`,
+			`{"error":"invalid_argument","field":"/text","message":"/text: type string (got number)","violations":[{"path":"/text","keyword":"type","message":"string (got number)"}]}`},
+	} {
+		res, out := call(t, cs, "edit_note_tab", tc.args)
+		got, _ := json.Marshal(out)
+		if !res.IsError || !jsonEqual(string(got), tc.want) {
+			t.Errorf("%s: isError %v, %s\nwant %s", tc.args, res.IsError, got, tc.want)
+		}
+	}
+	if _, out := call(t, cs, "read_note_tab", `{"note_id":"note-1","tab_id":"markdown"}`); out["data"] != "hi" {
+		t.Fatalf("refused writes changed the Note: %v", out)
+	}
+}
+
+// Protocol faults are JSON-RPC errors with their codes, never code 0.
+func TestProtocolFaults(t *testing.T) {
+	srv, cs := start(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	for _, tc := range []struct {
+		tool string
+		args any
+	}{
+		{"delete_note", map[string]any{}},
+		{"list_note_tabs", json.RawMessage(`[1,2]`)},
+		{"list_note_tabs", json.RawMessage(`"note-1"`)},
+	} {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s %v: %v, want a JSON-RPC error %d", tc.tool, tc.args, err, jsonrpc.CodeInvalidParams)
+		}
+	}
+}
+
+// A Backend that fails is an internal error (-32603), not a result and not
+// code 0.
+func TestBackendFailureIsInternalError(t *testing.T) {
+	srv, cs := start(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	srv.strategy = perCall
+	srv.b = failing{srv.b}
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_note_tabs", Arguments: map[string]any{"note_id": "note-1"}})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInternalError || !strings.Contains(je.Message, "disk on fire") {
+		t.Fatalf("%v", err)
+	}
+}
+
+type failing struct{ contract.Backend }
+
+func (failing) Session(context.Context) (contract.Session, error) { return nil, errors.New("disk on fire") }
+
+func TestExtensionTools(t *testing.T) {
+	var log bytes.Buffer
+	srv, cs := start(t, contract.Variant{Guard: contract.GuardTab}, Options{Extensions: true, Describe: "SQLite in memory", Version: "v9", Log: &syncWriter{w: &log}})
+	closeOnCleanup(t, srv)
+	_, out := call(t, cs, ToolDescribe, `{}`)
+	if got, _ := json.Marshal(out); !jsonEqual(string(got), `{"server":"notesbench serve v9","backend":"SQLite in memory","variant":{"guard":"tab","version_format":"counter","order":"key-first"},"person_actions":true}`) {
+		t.Fatalf("describe %s", got)
+	}
+	if res, out := call(t, cs, ToolCreateNote, `{"note_id":"note-2"}`); res.IsError || out["note_id"] != "note-2" {
+		t.Fatalf("create %v", out)
+	}
+	if res, out := call(t, cs, ToolCreateNote, `{"note_id":"note-2"}`); !res.IsError || out["field"] != "note_id" {
+		t.Fatalf("create again %v", out)
+	}
+	if res, out := call(t, cs, ToolCreateNote, `{"id":"x"}`); !res.IsError || out["field"] != "arguments" {
+		t.Fatalf("unknown field %v", out)
+	}
+	_, added := call(t, cs, ToolAddTab, `{"note_id":"note-2","tab_type":"sheet","label":"S"}`)
+	if added["position"] != 3.0 || added["label"] != "S" {
+		t.Fatalf("add %v", added)
+	}
+	tab := added["tab_id"].(string)
+	for _, c := range []struct{ tool, args string }{
+		{ToolMoveTab, fmt.Sprintf(`{"note_id":"note-2","tab_id":%q,"position":0}`, tab)},
+		{ToolRenameTab, fmt.Sprintf(`{"note_id":"note-2","tab_id":%q,"label":" T "}`, tab)},
+		{ToolSetCells, fmt.Sprintf(`{"note_id":"note-2","tab_id":%q,"start_row":1,"values":[["x",2]]}`, tab)},
+		{ToolSetText, `{"note_id":"note-2","text":"typed"}`},
+	} {
+		if res, out := call(t, cs, c.tool, c.args); res.IsError {
+			t.Fatalf("%s: %v", c.tool, out)
+		}
+	}
+	if res, out := call(t, cs, ToolMoveTab, `{"note_id":"note-2","tab_id":"markdown"}`); !res.IsError || out["field"] != "position" {
+		t.Fatalf("missing position %v", out)
+	}
+	_, list := call(t, cs, "list_note_tabs", `{"note_id":"note-2"}`)
+	first := list["tabs"].([]any)[0].(map[string]any)
+	if first["tab_id"] != tab || first["label"] != "T" {
+		t.Fatalf("tabs %v", list)
+	}
+	_, rg := call(t, cs, "read_sheet_range", fmt.Sprintf(`{"note_id":"note-2","tab_id":%q}`, tab))
+	if fmt.Sprint(rg["values"]) != "[[<nil> <nil>] [x 2]]" {
+		t.Fatalf("cells %v", rg["values"])
+	}
+	if _, md := call(t, cs, "read_note_tab", `{"note_id":"note-2","tab_id":"markdown"}`); md["data"] != "typed" {
+		t.Fatalf("text %v", md)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 13 || !strings.Contains(lines[2], "session 1 notesbench_create_note") || !strings.HasSuffix(lines[2], "invalid_argument note_id") {
+		t.Fatalf("log:\n%s", log.String())
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// Concurrent calls on one MCP session each get a contract session: eight
+// writers with the same expected version, one wins.
+func TestConcurrentCallsOnOneSession(t *testing.T) {
+	srv, cs := start(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	const n = 8
+	var wg sync.WaitGroup
+	results := make([]map[string]any, n)
+	for i := range n {
+		wg.Go(func() {
+			_, results[i] = call(t, cs, "edit_note_tab", fmt.Sprintf(`{"note_id":"note-1","tab_id":"markdown","expected_version":1,"idempotency_key":"c%d","operation":"replace_text","text":"w%d"}`, i, i))
+		})
+	}
+	wg.Wait()
+	wins := 0
+	for _, r := range results {
+		if r["error"] == nil {
+			wins++
+		} else if r["error"] != "version_conflict" || r["current_version"] != 2.0 {
+			t.Fatalf("%v", r)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d writers won", wins)
+	}
+}
+
+// Two MCP sessions never share a contract session.
+func TestSessionsArePrivate(t *testing.T) {
+	srv, a := start(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	b := connect(t, srv)
+	call(t, a, "list_note_tabs", `{"note_id":"note-1"}`)
+	call(t, b, "list_note_tabs", `{"note_id":"note-1"}`)
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.pools) != 2 {
+		t.Fatalf("%d pools for two sessions", len(srv.pools))
+	}
+}
