@@ -233,7 +233,9 @@ func TestBackendFailureIsInternalError(t *testing.T) {
 
 type failing struct{ contract.Backend }
 
-func (failing) Session(context.Context) (contract.Session, error) { return nil, errors.New("disk on fire") }
+func (failing) Session(context.Context) (contract.Session, error) {
+	return nil, errors.New("disk on fire")
+}
 
 func TestExtensionTools(t *testing.T) {
 	var log bytes.Buffer
