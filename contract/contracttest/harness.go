@@ -34,6 +34,11 @@ type Config struct {
 	// Variants lists the variants the implementation can serve; nil means every
 	// one. A test of a variant it lacks is skipped.
 	Variants []contract.Variant
+	// Light runs the concurrent re-apply clause with 4 editors of 25 edits
+	// instead of 8 of 100, for an implementation whose every call is a round
+	// trip (an MCP client): the clause is the same, its cost grows with the
+	// square of the editors.
+	Light bool
 }
 
 // Clock is a settable clock for the tests that need commits at chosen times.

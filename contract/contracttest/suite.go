@@ -411,7 +411,10 @@ func testKeyScopedPerNoteAndTool(t *testing.T, cfg Config) {
 // re-apply on conflict: no line is lost and no write fails.
 func testConcurrentReapplyLosesNothing(t *testing.T, cfg Config) {
 	h := cfg.open(t, contract.Variant{}, 0)
-	const editors, edits = 8, 100
+	editors, edits := 8, 100
+	if cfg.Light {
+		editors, edits = 4, 25
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, editors)
 	sessions := make([]contract.Session, editors)
@@ -628,8 +631,11 @@ func testHugeStartCellsAreRefused(t *testing.T, cfg Config) {
 		{StartCol: huge, Values: [][]any{{"x"}}},
 	} {
 		req.NoteID, req.TabID, req.ExpectedVersion, req.IdempotencyKey, req.Operation = note, sheet.TabID, sheet.Version, h.key(), contract.OpSheetSetRange
+		// A typed call is checked by the rules; one that crosses a JSON
+		// layer (an MCP server) may be refused by the schema first.
 		var bad *contract.InvalidArgumentError
-		if _, err := h.c.EditNoteTab(ctx, req); !errors.As(err, &bad) {
+		var schemaErr *contract.SchemaError
+		if _, err := h.c.EditNoteTab(ctx, req); !errors.As(err, &bad) && !errors.As(err, &schemaErr) {
 			t.Fatalf("start %d/%d: %v, want an invalid argument", req.StartRow, req.StartCol, err)
 		}
 	}
