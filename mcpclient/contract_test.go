@@ -1,0 +1,67 @@
+package mcpclient
+
+import (
+	"context"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/contract/contracttest"
+	"github.com/notesbench/notesbench/serve"
+	"github.com/notesbench/notesbench/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var ctx = context.Background()
+
+// inMemory starts serve on an in-memory store of variant v and returns a
+// Target over the SDK's in-memory transports; both are closed when the test
+// ends.
+func inMemory(t testing.TB, v contract.Variant, opts Options) (*Target, *serve.Server) {
+	t.Helper()
+	st, err := store.Open(store.InMemory, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serve.New(ctx, st, serve.Options{Extensions: true, Variant: v, Describe: "SQLite in memory", Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
+	tg, err := New(ctx, "in-memory", func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tg.Close(); err != nil {
+			t.Errorf("closing the target: %v", err)
+		}
+	})
+	return tg, srv
+}
+
+// TestContract runs the contract's suite over MCP against serve: every clause
+// but those that set the server's clock.
+func TestContract(t *testing.T) {
+	contracttest.Run(t, contracttest.Config{Light: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
+		tg, _ := inMemory(t, run.Variant, Options{})
+		b, err := tg.Open(ctx, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}})
+}

@@ -1,0 +1,63 @@
+// Package mcpclient is the Notes contract over MCP: a contract.Target whose
+// runs go to any MCP server that serves the seven tools, spawned over stdio or
+// reached over streamable HTTP.
+//
+// # Targets
+//
+// Parse reads a target as the user writes it:
+//
+//	stdio:COMMAND [ARGS]     spawn COMMAND, speak MCP on its stdin and stdout
+//	http://HOST:PORT/PATH    streamable HTTP
+//
+// Dial connects one control session, reads tools/list and checks that it
+// holds the seven tools with the contract's required fields (expected_version
+// and idempotency_key on the writes, and every other one); a missing tool or a
+// schema that differs is one error naming the target and the tool. Every error
+// names the target: unreachable, no MCP handshake, a tool missing, a server
+// that died (with its exit status and the last line of its stderr).
+//
+// # Sessions
+//
+// Each Session is an MCP client session of its own, on a connection of its own,
+// as two processes would be: over stdio a server process of its own, over HTTP
+// a session (Mcp-Session-Id) on an HTTP client of its own. So over stdio the
+// server must keep its Notes where all its processes see them (notesbench serve
+// --db FILE does; a server that keeps them in memory is caught on the first
+// session and refused). Sessions ask for protocol version 2025-11-25, the last
+// with sessions and MCP ping. A typed call marshals the request, calls the tool
+// and turns an isError result back into the contract's typed error with
+// contract.ErrorOf. Sessions also offer Ping (Pinger), the transport's floor,
+// and a raw JSON call (Caller), for checks that must send what contract.Call
+// would refuse locally. Sessions are safe for concurrent use.
+//
+// Every process a Target spawns is ended when its Session or the Target is
+// closed, when it fails to start a session, and when the ctx it was spawned
+// under is cancelled; it runs in a process group of its own, which is ended
+// with it.
+//
+// # Notes
+//
+// A server keeps the Notes of every run it served, while each run names its
+// Notes as it likes ("note-1"). A run's Backend maps its Note IDs to IDs of
+// its own on the server (the run's name, a random nonce, then the run's ID) on
+// every request and result, so a run never meets another's Notes and never
+// sees the mapping. Fresh Notes come from the server's notesbench_create_note
+// extension when it offers one; a server without it can serve one run on a
+// fresh Note the user names (Options.Note). The person's actions
+// (contract.Person) are offered on a Session when the server lists the
+// notesbench_ person tools; Target.RequirePerson names the missing tool for an
+// experiment that needs them.
+//
+// # What the server decides
+//
+// A Target cannot choose the contract variant: the server serves the one it
+// was started with. A run asks for the variant as served with the zero
+// Variant; a run asking for another is refused with a *VariantError, unless
+// the server says (notesbench_describe) that it serves exactly that one.
+// Results over a Target should say "as served by" the target. Nor can a
+// Target take the run's clock: the server commits on its own, so a run on the
+// virtual clock must be refused (RefuseVirtualClock); Open ignores run.Clock.
+//
+// mcpclient knows MCP and the contract; it knows no storage, no editors and
+// no experiments.
+package mcpclient

@@ -1,0 +1,120 @@
+package mcpclient
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Spec is a parsed target: a command to spawn, or the URL of a streamable HTTP
+// endpoint.
+type Spec struct {
+	// Raw is the target as the user wrote it; errors name it.
+	Raw string
+	// Command is the program and its arguments, for a stdio target.
+	Command []string
+	// URL is the endpoint, for an http or https target.
+	URL string
+}
+
+// String returns the target as the user wrote it.
+func (s Spec) String() string { return s.Raw }
+
+// Stdio reports whether the target spawns a server.
+func (s Spec) Stdio() bool { return len(s.Command) > 0 }
+
+// ErrSyntax is wrapped by every error of Parse.
+var ErrSyntax = errors.New("malformed target")
+
+// syntaxf returns a Parse error naming the target.
+func syntaxf(raw, format string, args ...any) error {
+	return fmt.Errorf("%w %q: %s (want stdio:COMMAND [ARGS] or http://HOST:PORT/PATH)", ErrSyntax, raw, fmt.Sprintf(format, args...))
+}
+
+// Parse parses a target:
+//
+//	stdio:COMMAND [ARGS]      spawn COMMAND and speak MCP on its stdin and stdout
+//	http://HOST:PORT/PATH     streamable HTTP (https too)
+//
+// The command line is split on spaces; single and double quotes group words
+// and a backslash escapes the next character, as in a shell, without any
+// expansion.
+func Parse(raw string) (Spec, error) {
+	s := strings.TrimSpace(raw)
+	switch {
+	case strings.HasPrefix(s, "stdio:"):
+		words, err := splitWords(strings.TrimPrefix(s, "stdio:"))
+		if err != nil {
+			return Spec{}, syntaxf(raw, "%v", err)
+		}
+		if len(words) == 0 {
+			return Spec{}, syntaxf(raw, "no command after stdio:")
+		}
+		return Spec{Raw: s, Command: words}, nil
+	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
+		u, err := url.Parse(s)
+		if err != nil {
+			return Spec{}, syntaxf(raw, "%v", errors.Unwrap(err))
+		}
+		if u.Host == "" {
+			return Spec{}, syntaxf(raw, "no host")
+		}
+		if _, port, err := net.SplitHostPort(u.Host); err == nil && port == "" {
+			return Spec{}, syntaxf(raw, "empty port")
+		}
+		if u.User != nil || u.Fragment != "" {
+			return Spec{}, syntaxf(raw, "no user or fragment allowed")
+		}
+		return Spec{Raw: s, URL: s}, nil
+	case s == "":
+		return Spec{}, syntaxf(raw, "empty")
+	}
+	return Spec{}, syntaxf(raw, "unknown kind")
+}
+
+// splitWords splits a command line as a shell would, without expansion.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	escaped := false
+	for _, r := range s {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case r == '\\' && quote != '\'':
+			escaped, inWord = true, true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	switch {
+	case escaped:
+		return nil, errors.New("a backslash ends the command")
+	case quote != 0:
+		return nil, fmt.Errorf("unterminated %c quote", quote)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}

@@ -1,0 +1,209 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/serve"
+)
+
+// session is one MCP client session: a contract.Session over the wire. It is
+// safe for concurrent use.
+type session struct {
+	b   *backend
+	c   *conn
+	ext bool // the server offers the person's actions
+}
+
+// Pinger is what a Session over MCP adds for the transport's floor: an MCP
+// ping, a round trip that touches no tool.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Caller is the JSON layer over the wire, with contract.Call's meaning: the
+// result object of any contract outcome, an error only for a protocol or
+// transport fault (a *ProtocolError when the server answered with a JSON-RPC
+// error). Its arguments reach the server as they are, unvalidated.
+type Caller interface {
+	Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// ProtocolError is a JSON-RPC error the server answered a call with.
+type ProtocolError struct {
+	Target, Tool string
+	Code         int64
+	Message      string
+}
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("target %s: %s: JSON-RPC error %d: %s", e.Target, e.Tool, e.Code, e.Message)
+}
+
+// Ping sends an MCP ping.
+func (s *session) Ping(ctx context.Context) error {
+	if err := s.c.cs.Ping(ctx, nil); err != nil {
+		return s.c.fail("ping", err)
+	}
+	return nil
+}
+
+// Call makes a raw call (see Caller).
+func (s *session) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	body, _, err := s.c.callJSON(ctx, tool, s.b.mapArgs(args))
+	if err != nil {
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			return nil, &ProtocolError{Target: s.b.t.name, Tool: tool, Code: je.Code, Message: je.Message}
+		}
+		return nil, err
+	}
+	return s.b.unmapResult(body), nil
+}
+
+// call makes a typed call: the request as JSON arguments, the result object
+// decoded into out, and a contract outcome turned back into its typed error.
+func (s *session) call(ctx context.Context, tool string, req, out any) error {
+	args, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	body, isErr, err := s.c.callJSON(ctx, tool, s.b.mapArgs(args))
+	if err != nil {
+		return err
+	}
+	body = s.b.unmapResult(body)
+	if cerr := contract.ErrorOf(body); cerr != nil {
+		return cerr
+	}
+	if isErr {
+		return fmt.Errorf("target %s: %s: error result %s", s.b.t.name, tool, body)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("target %s: %s: result %s: %w", s.b.t.name, tool, body, err)
+	}
+	return nil
+}
+
+func (s *session) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {
+	var out contract.TabList
+	err := s.call(ctx, contract.ToolListNoteTabs, map[string]string{"note_id": noteID}, &out)
+	return out, err
+}
+
+func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.TabContent, error) {
+	var r struct {
+		NoteID  string           `json:"note_id"`
+		TabID   string           `json:"tab_id"`
+		Type    contract.TabType `json:"type"`
+		Label   string           `json:"label"`
+		Data    json.RawMessage  `json:"data"`
+		Version contract.Version `json:"version"`
+	}
+	if err := s.call(ctx, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID}, &r); err != nil {
+		return contract.TabContent{}, err
+	}
+	out := contract.TabContent{NoteID: r.NoteID, TabID: r.TabID, Type: r.Type, Label: r.Label, Version: r.Version}
+	var err error
+	switch r.Type {
+	case contract.TypeMarkdown:
+		err = json.Unmarshal(r.Data, &out.Text)
+	case contract.TypeSlides, contract.TypeSheet:
+		err = contract.DecodeContent(&out, string(r.Data))
+	default:
+		var items struct {
+			Items []contract.Attachment `json:"items"`
+		}
+		err = json.Unmarshal(r.Data, &items)
+		out.Items = items.Items
+	}
+	if err != nil {
+		return out, fmt.Errorf("target %s: %s: data of tab %s: %w", s.b.t.name, contract.ToolReadNoteTab, tabID, err)
+	}
+	return out, nil
+}
+
+func (s *session) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {
+	var out contract.SheetRange
+	err := s.call(ctx, contract.ToolReadSheetRange, req, &out)
+	return out, err
+}
+
+func (s *session) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (contract.AttachmentPage, error) {
+	var out contract.AttachmentPage
+	err := s.call(ctx, contract.ToolListNoteAttachments, req, &out)
+	return out, err
+}
+
+func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	var out contract.EditResult
+	err := s.call(ctx, contract.ToolEditNoteTab, req, &out)
+	return out, err
+}
+
+func (s *session) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
+	var out contract.CreateResult
+	err := s.call(ctx, contract.ToolCreateNoteTab, req, &out)
+	return out, err
+}
+
+func (s *session) AddNoteSource(ctx context.Context, req contract.SourceRequest) (contract.SourceResult, error) {
+	var out contract.SourceResult
+	err := s.call(ctx, contract.ToolAddNoteSource, req, &out)
+	return out, err
+}
+
+// Close ends the MCP session; over stdio, its server process.
+func (s *session) Close() error {
+	s.b.mu.Lock()
+	open := s.b.sessions[s]
+	delete(s.b.sessions, s)
+	s.b.mu.Unlock()
+	if !open || s.c == s.b.t.control {
+		return nil
+	}
+	return s.c.close()
+}
+
+// personSession is a session on a server that offers the person's actions
+// as extension tools.
+type personSession struct{ *session }
+
+func (p *personSession) MoveTab(ctx context.Context, noteID, tabID string, pos int) error {
+	return p.call(ctx, serve.ToolMoveTab, map[string]any{"note_id": noteID, "tab_id": tabID, "position": pos}, nil)
+}
+
+func (p *personSession) RenameTab(ctx context.Context, noteID, tabID, label string) error {
+	return p.call(ctx, serve.ToolRenameTab, map[string]any{"note_id": noteID, "tab_id": tabID, "label": label}, nil)
+}
+
+func (p *personSession) AddTab(ctx context.Context, noteID string, typ contract.TabType, label string) (contract.TabInfo, error) {
+	var out contract.TabInfo
+	err := p.call(ctx, serve.ToolAddTab, map[string]any{"note_id": noteID, "tab_type": typ, "label": label}, &out)
+	return out, err
+}
+
+func (p *personSession) SetCells(ctx context.Context, noteID, tabID, sheetID string, row, col int, values [][]any) error {
+	return p.call(ctx, serve.ToolSetCells, map[string]any{"note_id": noteID, "tab_id": tabID, "sheet_id": sheetID,
+		"start_row": row, "start_col": col, "values": values}, nil)
+}
+
+func (p *personSession) SetText(ctx context.Context, noteID, text string) error {
+	return p.call(ctx, serve.ToolSetText, map[string]any{"note_id": noteID, "text": text}, nil)
+}
+
+// The session types are what they say.
+var (
+	_ contract.Session = (*session)(nil)
+	_ contract.Person  = (*personSession)(nil)
+	_ Pinger           = (*session)(nil)
+	_ Caller           = (*session)(nil)
+)

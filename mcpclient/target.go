@@ -1,0 +1,428 @@
+package mcpclient
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/serve"
+)
+
+// ProtocolVersion is the MCP protocol version a session asks for: the last one
+// with sessions and ping, which every current server speaks.
+const ProtocolVersion = "2025-11-25"
+
+// Options configure a Target. The zero value is ready to use.
+type Options struct {
+	// Note is an existing, fresh Note to run on when the server offers no
+	// notesbench_create_note; it serves one run.
+	Note string
+	// Stderr gets the stderr of spawned servers; nil keeps only its last
+	// lines, for error messages.
+	Stderr io.Writer
+	// ConnectTimeout bounds the MCP handshake; 0 means 10 s.
+	ConnectTimeout time.Duration
+	// LenientSchemas lets Dial connect to a server whose tool schemas differ
+	// from the contract's, reporting the differences in SchemaProblems instead
+	// of failing. A missing tool still fails. conform uses it, to report a
+	// difference as a failed check.
+	LenientSchemas bool
+	// Version is the client's version in the handshake.
+	Version string
+}
+
+// Target is the contract over MCP: a contract.Target whose Backends are one
+// server's Notes, reached over stdio or streamable HTTP. It is safe for
+// concurrent use, and so are its Sessions.
+type Target struct {
+	name   string
+	dial   dialer
+	opts   Options
+	client *mcp.Client
+
+	control  *conn // for Note creation and describe
+	tools    map[string]*mcp.Tool
+	problems []string
+	served   *serve.Describe // nil when the server does not say
+
+	mu        sync.Mutex
+	conns     map[*conn]bool
+	namedUsed bool
+	closed    bool
+}
+
+// Dial connects to the target spec names and checks that it lists the seven
+// tools of the contract with the contract's required fields. Close the Target
+// when done: it ends every process it spawned. Cancelling ctx kills them too.
+func Dial(ctx context.Context, spec Spec, opts Options) (*Target, error) {
+	d := httpDialer(spec.URL)
+	if spec.Stdio() {
+		d = stdioDialer(spec.Command, opts.Stderr)
+	}
+	return dialTarget(ctx, spec.Raw, d, opts)
+}
+
+// New is Dial for a server reached through dial, named name in errors.
+func New(ctx context.Context, name string, dial Dialer, opts Options) (*Target, error) {
+	return dialTarget(ctx, name, dial.dialer(), opts)
+}
+
+func dialTarget(ctx context.Context, name string, d dialer, opts Options) (*Target, error) {
+	version := opts.Version
+	if version == "" {
+		version = "devel"
+	}
+	t := &Target{name: name, dial: d, opts: opts, conns: map[*conn]bool{},
+		client: mcp.NewClient(&mcp.Implementation{Name: "notesbench", Version: version},
+			&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})}
+	c, err := t.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.control = c
+	if err := t.listTools(ctx); err != nil {
+		t.Close()
+		return nil, err
+	}
+	if t.Offers(serve.ToolDescribe) {
+		var d serve.Describe
+		body, isErr, err := c.callJSON(ctx, serve.ToolDescribe, json.RawMessage(`{}`))
+		if err == nil && !isErr && json.Unmarshal(body, &d) == nil {
+			t.served = &d
+		}
+	}
+	return t, nil
+}
+
+// conn is one MCP client session on a link of its own.
+type conn struct {
+	t    *Target
+	cs   *mcp.ClientSession
+	link *link
+}
+
+func (t *Target) connect(ctx context.Context) (*conn, error) {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return nil, fmt.Errorf("target %s: closed", t.name)
+	}
+	l, err := t.dial(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: starting the server: %w", t.name, err)
+	}
+	timeout := t.opts.ConnectTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cs, err := t.client.Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		died := l.died()
+		l.end()
+		switch {
+		case died != nil:
+			return nil, fmt.Errorf("target %s: no MCP handshake: %v", t.name, died)
+		case errors.Is(err, syscall.ECONNREFUSED):
+			return nil, fmt.Errorf("target %s: unreachable: connection refused", t.name)
+		case cctx.Err() != nil && ctx.Err() == nil:
+			return nil, fmt.Errorf("target %s: no MCP handshake within %v: is it an MCP server?", t.name, timeout)
+		}
+		return nil, fmt.Errorf("target %s: no MCP handshake (is it an MCP server?): %v", t.name, err)
+	}
+	c := &conn{t: t, cs: cs, link: l}
+	t.mu.Lock()
+	t.conns[c] = true
+	t.mu.Unlock()
+	return c, nil
+}
+
+func (c *conn) close() error {
+	err := c.cs.Close()
+	c.link.end()
+	c.t.mu.Lock()
+	delete(c.t.conns, c)
+	c.t.mu.Unlock()
+	if err != nil && c.link.died() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return fmt.Errorf("target %s: closing a session: %w", c.t.name, err)
+	}
+	return nil
+}
+
+// fail names the target and the tool in a transport error, and says how the
+// server died when it did.
+func (c *conn) fail(tool string, err error) error {
+	if died := c.link.died(); died != nil {
+		return fmt.Errorf("target %s: %s: %v", c.t.name, tool, died)
+	}
+	return fmt.Errorf("target %s: %s: %w", c.t.name, tool, err)
+}
+
+// callJSON calls a tool with JSON arguments and returns the result object:
+// the structured content, or else the first text content when it holds JSON.
+func (c *conn) callJSON(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		return nil, false, c.fail(tool, err)
+	}
+	if res.StructuredContent != nil {
+		body, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, false, fmt.Errorf("target %s: %s: structured content: %w", c.t.name, tool, err)
+		}
+		return body, res.IsError, nil
+	}
+	for _, ct := range res.Content {
+		if text, ok := ct.(*mcp.TextContent); ok && json.Valid([]byte(text.Text)) {
+			return json.RawMessage(text.Text), res.IsError, nil
+		}
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			text = tc.Text
+		}
+	}
+	if res.IsError {
+		return nil, true, fmt.Errorf("target %s: %s: error result that is no result object: %q", c.t.name, tool, text)
+	}
+	return nil, false, fmt.Errorf("target %s: %s: result that is no JSON object: %q", c.t.name, tool, text)
+}
+
+// listTools reads tools/list and checks the seven tools.
+func (t *Target) listTools(ctx context.Context) error {
+	t.tools = map[string]*mcp.Tool{}
+	for tool, err := range t.control.cs.Tools(ctx, nil) {
+		if err != nil {
+			return t.control.fail("tools/list", err)
+		}
+		t.tools[tool.Name] = tool
+	}
+	var missing []string
+	for _, ct := range contract.Tools() {
+		lt, ok := t.tools[ct.Name]
+		if !ok {
+			missing = append(missing, ct.Name)
+			continue
+		}
+		for _, p := range SchemaDiff(ct.InputSchema, lt.InputSchema) {
+			t.problems = append(t.problems, ct.Name+": "+p)
+		}
+	}
+	switch {
+	case len(missing) == 1:
+		return fmt.Errorf("target %s lacks the tool %s", t.name, missing[0])
+	case len(missing) > 1:
+		return fmt.Errorf("target %s lacks the tools %s", t.name, strings.Join(missing, ", "))
+	case len(t.problems) > 0 && !t.opts.LenientSchemas:
+		return fmt.Errorf("target %s: the schema of %s differs from the contract's", t.name, t.problems[0])
+	}
+	return nil
+}
+
+// SchemaDiff lists how a listed input schema differs from the contract's in
+// what a client relies on: every required field required, no other field
+// required, and every property of the contract declared. Each difference is a
+// short phrase: "expected_version is not required".
+func SchemaDiff(want json.RawMessage, got any) []string {
+	type schema struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	var w, g schema
+	if err := json.Unmarshal(want, &w); err != nil {
+		return []string{"the contract's schema is unreadable: " + err.Error()}
+	}
+	b, err := json.Marshal(got)
+	if err == nil {
+		err = json.Unmarshal(b, &g)
+	}
+	if err != nil {
+		return []string{"the input schema is not a JSON Schema object"}
+	}
+	var out []string
+	for _, r := range w.Required {
+		if !slices.Contains(g.Required, r) {
+			out = append(out, r+" is not required")
+		}
+	}
+	for _, r := range g.Required {
+		if !slices.Contains(w.Required, r) {
+			out = append(out, r+" is required, the contract leaves it optional")
+		}
+	}
+	var props []string
+	for p := range w.Properties {
+		props = append(props, p)
+	}
+	sort.Strings(props)
+	for _, p := range props {
+		if _, ok := g.Properties[p]; !ok {
+			out = append(out, "no property "+p)
+		}
+	}
+	return out
+}
+
+// Name returns the target as the user wrote it.
+func (t *Target) Name() string { return t.name }
+
+// Offers reports whether the server lists the tool.
+func (t *Target) Offers(tool string) bool {
+	_, ok := t.tools[tool]
+	return ok
+}
+
+// Require returns an error naming the target and the first tool it does not
+// list, for an experiment that needs them; why says what needs them.
+func (t *Target) Require(why string, tools ...string) error {
+	for _, tool := range tools {
+		if !t.Offers(tool) {
+			return fmt.Errorf("target %s lacks %s, which %s needs", t.name, tool, why)
+		}
+	}
+	return nil
+}
+
+// RequirePerson is Require for the person's actions (contract.Person).
+func (t *Target) RequirePerson(why string) error {
+	return t.Require(why+" (the person's actions)", serve.PersonTools...)
+}
+
+// SchemaProblems lists how the listed schemas differ from the contract's, as
+// "edit_note_tab: expected_version is not required"; empty when they do not.
+func (t *Target) SchemaProblems() []string { return slices.Clone(t.problems) }
+
+// ListedTools returns the seven tools as the server lists them, in the
+// contract's order, with securitySchemes read back from _meta.
+func (t *Target) ListedTools() []contract.Tool {
+	var out []contract.Tool
+	for _, ct := range contract.Tools() {
+		lt, ok := t.tools[ct.Name]
+		if !ok {
+			continue
+		}
+		tool := contract.Tool{Name: lt.Name, Description: lt.Description}
+		tool.InputSchema, _ = json.Marshal(lt.InputSchema)
+		if lt.Annotations != nil {
+			tool.Annotations.ReadOnlyHint = lt.Annotations.ReadOnlyHint
+			tool.Annotations.DestructiveHint = lt.Annotations.DestructiveHint == nil || *lt.Annotations.DestructiveHint
+		}
+		if ss, ok := lt.Meta["securitySchemes"]; ok {
+			b, _ := json.Marshal(ss)
+			_ = json.Unmarshal(b, &tool.SecuritySchemes)
+		}
+		out = append(out, tool)
+	}
+	return out
+}
+
+// Served returns the contract variant the server says it serves, and false
+// when it does not say (it offers no notesbench_describe).
+func (t *Target) Served() (contract.Variant, bool) {
+	if t.served == nil {
+		return contract.Variant{}, false
+	}
+	return t.served.Variant.WithDefaults(), true
+}
+
+// Describe says what the runs go to: the target, and what the server says it
+// is, or "as served" when it says nothing.
+func (t *Target) Describe() string {
+	if t.served == nil {
+		return fmt.Sprintf("MCP server %s, contract variant as served", t.name)
+	}
+	return fmt.Sprintf("MCP server %s (%s; %s; %s)", t.name, t.served.Server, t.served.Backend, t.served.Variant.WithDefaults())
+}
+
+// VariantError is a run that asks for a contract variant the server does not
+// serve, or cannot be known to serve.
+type VariantError struct {
+	Target string
+	Want   contract.Variant
+	Served *contract.Variant // nil when the server does not say
+}
+
+func (e *VariantError) Error() string {
+	if e.Served == nil {
+		return fmt.Sprintf("target %s does not say which contract variant it serves, so a run cannot ask for %s: run with the variant as served", e.Target, e.Want)
+	}
+	return fmt.Sprintf("target %s serves %s, not %s", e.Target, *e.Served, e.Want)
+}
+
+// RefuseVirtualClock is the error for a run on the virtual clock over a
+// target: a server over MCP commits on its own clock, which the virtual clock
+// cannot drive.
+func RefuseVirtualClock(target string) error {
+	return fmt.Errorf("the virtual clock cannot drive %s: a server over MCP commits on its own clock (run on the real clock)", target)
+}
+
+// Open returns the Backend of one run: the server's Notes, seen through IDs of
+// the run's own (see the package documentation).
+//
+// A Target cannot choose the contract variant: the server decides. A zero
+// run.Variant means the variant as served; any other must equal what the
+// server says it serves (notesbench_describe), else Open returns a
+// *VariantError. run.Clock is not sent anywhere: the server commits on its
+// own clock (see RefuseVirtualClock).
+func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	if run.Variant != (contract.Variant{}) {
+		want := run.Variant.WithDefaults()
+		served, ok := t.Served()
+		if !ok {
+			return nil, &VariantError{Target: t.name, Want: want}
+		}
+		if served != want {
+			return nil, &VariantError{Target: t.name, Want: want, Served: &served}
+		}
+	}
+	var nonce [4]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, err
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, run.Name)
+	if name == "" {
+		name = "run"
+	}
+	return &backend{t: t, prefix: name + "." + hex.EncodeToString(nonce[:]) + ".",
+		toServer: map[string]string{}, toClient: map[string]string{}, sessions: map[*session]bool{}}, nil
+}
+
+// Close ends every session and process the Target still holds.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	conns := make([]*conn, 0, len(t.conns))
+	for c := range t.conns {
+		conns = append(conns, c)
+	}
+	t.mu.Unlock()
+	var errs []error
+	for _, c := range conns {
+		errs = append(errs, c.close())
+	}
+	return errors.Join(errs...)
+}
