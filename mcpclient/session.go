@@ -41,6 +41,10 @@ type ProtocolError struct {
 	Message      string
 }
 
+// JSONRPCCode returns the error's code: what marks a refusal by the server
+// as a JSON-RPC error, to a caller that does not import this package.
+func (e *ProtocolError) JSONRPCCode() int64 { return e.Code }
+
 func (e *ProtocolError) Error() string {
 	return fmt.Sprintf("target %s: %s: JSON-RPC error %d: %s", e.Target, e.Tool, e.Code, e.Message)
 }

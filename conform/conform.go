@@ -1,0 +1,301 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// Outcome is the verdict of one check.
+type Outcome string
+
+// The outcomes. Info reports what a target does where the contract leaves
+// the clause open: it is neither a pass nor a failure.
+const (
+	Pass Outcome = "pass"
+	Fail Outcome = "fail"
+	Info Outcome = "info"
+)
+
+// Exchange is one call as it went: the tool, the arguments sent and the result
+// object received, or the protocol error the server answered with.
+type Exchange struct {
+	Tool    string          `json:"tool"`
+	Request json.RawMessage `json:"request"`
+	Reply   json.RawMessage `json:"reply,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// Check is one clause checked.
+type Check struct {
+	Name    string  `json:"name"`
+	Clause  string  `json:"clause"`
+	Outcome Outcome `json:"outcome"`
+	// Detail says what was seen, in a sentence.
+	Detail string `json:"detail"`
+	// Evidence holds, for a failure, the exchanges that show it.
+	Evidence []Exchange `json:"evidence,omitempty"`
+}
+
+// Report is every check of one target, in order.
+type Report struct {
+	Target   string  `json:"target"`
+	Describe string  `json:"describe"`
+	Checks   []Check `json:"checks"`
+	Passed   int     `json:"passed"`
+	Failed   int     `json:"failed"`
+	Info     int     `json:"info"`
+}
+
+// Options configure a run.
+type Options struct {
+	// Name names the target in the report; empty means its Describe.
+	Name string
+	// Variant is passed to Target.Open: the zero Variant is the one the target
+	// serves. An embedded target serves the one asked for.
+	Variant contract.Variant
+	// Writers is how many sessions race in the concurrent check; 0 means 8.
+	Writers int
+	// Pause separates writes whose versions must come from distinct commit
+	// instants (a millisecond timestamp would otherwise collide); 0 means
+	// 2 ms.
+	Pause time.Duration
+}
+
+// ToolLister is a target that lists its tools over the wire, as
+// mcpclient.Target does. A target without it is checked against the
+// contract's own tools/list.
+type ToolLister interface {
+	ListedTools() []contract.Tool
+	SchemaProblems() []string
+}
+
+// Caller is a session that sends JSON arguments as they are, as
+// mcpclient's sessions do. Other sessions are called through contract.Call,
+// the JSON layer an embedded server applies.
+type Caller interface {
+	Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// refusal is an error by which the server refused a call with a JSON-RPC
+// error (mcpclient.ProtocolError): recorded as the reply, not a failure of
+// the run.
+type refusal interface {
+	error
+	JSONRPCCode() int64
+}
+
+// noteID is the Note conform writes to, as the run names it.
+const noteID = "conform"
+
+// Run checks target clause by clause and returns the report. An error means
+// the target failed (it died, it could not open a session or a Note), not that
+// a check failed.
+func Run(ctx context.Context, target contract.Target, opts Options) (Report, error) {
+	if opts.Writers <= 0 {
+		opts.Writers = 8
+	}
+	if opts.Pause <= 0 {
+		opts.Pause = 2 * time.Millisecond
+	}
+	rep := Report{Target: opts.Name, Describe: target.Describe()}
+	if rep.Target == "" {
+		rep.Target = rep.Describe
+	}
+	b, err := target.Open(ctx, contract.RunSpec{Name: "conform", Variant: opts.Variant})
+	if err != nil {
+		return rep, err
+	}
+	defer b.Close()
+	if err := b.CreateNote(ctx, noteID); err != nil {
+		return rep, err
+	}
+	s, err := b.Session(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer s.Close()
+	r := &runner{ctx: ctx, b: b, s: s, opts: opts}
+	rep.Checks = append(rep.Checks, checkTools(target))
+	for _, check := range []func() (Check, error){
+		r.staleVersion, r.missingVersion, r.sameKeyResend, r.lostReplyCreate, r.versionsIncrease,
+		r.versionsWithinMillisecond, r.perTabVersions, r.concurrentWriters,
+		r.sameKeyOtherArgs, r.sameKeyOtherTool, r.staleResendOrder,
+	} {
+		c, err := check()
+		if err != nil {
+			return rep, err
+		}
+		rep.Checks = append(rep.Checks, c)
+	}
+	for _, c := range rep.Checks {
+		switch c.Outcome {
+		case Pass:
+			rep.Passed++
+		case Fail:
+			rep.Failed++
+		default:
+			rep.Info++
+		}
+	}
+	return rep, nil
+}
+
+// checkTools checks the seven tools and their required fields.
+func checkTools(target contract.Target) Check {
+	c := Check{Name: "tools/list", Clause: "tools/list carries the seven tools, with expected_version and idempotency_key required on the three writes"}
+	lister, ok := target.(ToolLister)
+	if !ok {
+		c.Outcome, c.Detail = Pass, "the embedded contract's own tools/list: the seven tools as published"
+		return c
+	}
+	listed := lister.ListedTools()
+	problems := lister.SchemaProblems()
+	var names []string
+	for _, t := range listed {
+		names = append(names, t.Name)
+	}
+	if len(listed) < len(contract.Tools()) {
+		problems = append(problems, fmt.Sprintf("%d of the seven tools listed: %s", len(listed), strings.Join(names, ", ")))
+	}
+	if len(problems) == 0 {
+		c.Outcome, c.Detail = Pass, "the seven tools, each with the contract's required fields"
+		return c
+	}
+	c.Outcome, c.Detail = Fail, strings.Join(problems, "; ")
+	bad, _, _ := strings.Cut(problems[0], ":")
+	for _, t := range listed {
+		if t.Name == bad {
+			c.Evidence = []Exchange{{Tool: "tools/list", Request: json.RawMessage(`{}`), Reply: t.InputSchema}}
+		}
+	}
+	return c
+}
+
+// runner holds what the checks share: the Note's backend and one session.
+type runner struct {
+	ctx  context.Context
+	b    contract.Backend
+	s    contract.Session
+	opts Options
+	keys int
+	log  []Exchange // the exchanges of the check running
+}
+
+// reply is any result object, read for what the checks look at.
+type reply struct {
+	raw            json.RawMessage
+	Error          string           `json:"error"`
+	Field          string           `json:"field"`
+	CurrentVersion contract.Version `json:"current_version"`
+	Version        contract.Version `json:"version"`
+	TabID          string           `json:"tab_id"`
+	Replayed       bool             `json:"replayed"`
+	Data           json.RawMessage  `json:"data"`
+	Tabs           []contract.TabInfo
+	refused        string // the JSON-RPC error the server answered with
+}
+
+func (p reply) ok() bool { return p.Error == "" && p.refused == "" }
+
+func (p reply) String() string {
+	if p.refused != "" {
+		return p.refused
+	}
+	if p.Error == contract.ErrVersionConflict {
+		return fmt.Sprintf("version_conflict (current %s)", p.CurrentVersion)
+	}
+	if p.Error != "" {
+		return strings.TrimSpace(p.Error + " " + p.Field)
+	}
+	return "ok"
+}
+
+// call makes one call on s through the JSON layer and records it.
+func (r *runner) call(s contract.Session, tool string, args any) (reply, error) {
+	req, err := json.Marshal(args)
+	if err != nil {
+		return reply{}, err
+	}
+	var out json.RawMessage
+	if c, ok := s.(Caller); ok {
+		out, err = c.Call(r.ctx, tool, req)
+	} else {
+		out, err = contract.Call(r.ctx, s, tool, req)
+	}
+	ex := Exchange{Tool: tool, Request: req, Reply: out}
+	var ref refusal
+	switch {
+	case errors.As(err, &ref):
+		ex.Error = ref.Error()
+		r.log = append(r.log, ex)
+		return reply{refused: fmt.Sprintf("JSON-RPC error %d", ref.JSONRPCCode())}, nil
+	case err != nil:
+		return reply{}, err
+	}
+	r.log = append(r.log, ex)
+	var p reply
+	if err := json.Unmarshal(out, &p); err != nil {
+		return reply{}, fmt.Errorf("%s: result %s: %w", tool, out, err)
+	}
+	var tabs struct {
+		Tabs []contract.TabInfo `json:"tabs"`
+	}
+	_ = json.Unmarshal(out, &tabs)
+	p.Tabs, p.raw = tabs.Tabs, out
+	return p, nil
+}
+
+func (r *runner) key(what string) string {
+	r.keys++
+	return fmt.Sprintf("conform-%s-%d-%d", what, time.Now().UnixNano(), r.keys)
+}
+
+func (r *runner) pause() { time.Sleep(r.opts.Pause) }
+
+func (r *runner) readText(s contract.Session) (reply, error) {
+	return r.call(s, contract.ToolReadNoteTab, map[string]any{"note_id": noteID, "tab_id": "markdown"})
+}
+
+func (r *runner) list() (reply, error) {
+	return r.call(r.s, contract.ToolListNoteTabs, map[string]any{"note_id": noteID})
+}
+
+func (r *runner) writeText(s contract.Session, v contract.Version, key, text string) (reply, error) {
+	return r.call(s, contract.ToolEditNoteTab, map[string]any{"note_id": noteID, "tab_id": "markdown",
+		"expected_version": v, "idempotency_key": key, "operation": "replace_text", "text": text})
+}
+
+// start begins a check: a fresh log.
+func (r *runner) start(name, clause string) Check {
+	r.log = nil
+	return Check{Name: name, Clause: clause}
+}
+
+// fail ends a check as failed, with the exchanges so far as evidence.
+func (r *runner) fail(c Check, format string, args ...any) (Check, error) {
+	c.Outcome, c.Detail, c.Evidence = Fail, fmt.Sprintf(format, args...), r.log
+	return c, nil
+}
+
+func (r *runner) pass(c Check, format string, args ...any) (Check, error) {
+	c.Outcome, c.Detail = Pass, fmt.Sprintf(format, args...)
+	return c, nil
+}
+
+func (r *runner) info(c Check, format string, args ...any) (Check, error) {
+	c.Outcome, c.Detail = Info, fmt.Sprintf(format, args...)
+	return c, nil
+}
+
+// textOf returns the text a read_note_tab reply holds.
+func textOf(p reply) string {
+	var s string
+	_ = json.Unmarshal(p.Data, &s)
+	return s
+}
