@@ -137,7 +137,7 @@ func (r *runner) lostReplyCreate() (Check, error) {
 	if err != nil {
 		return c, err
 	}
-	path := "the resend got " + again.String()
+	path := "the resend: " + again.String()
 	if again.Error == contract.ErrVersionConflict {
 		// A client that meets a conflict re-lists and sends again, same key.
 		if l, err = r.list(); err != nil {
@@ -147,7 +147,7 @@ func (r *runner) lostReplyCreate() (Check, error) {
 		if again, err = r.call(r.s, contract.ToolCreateNoteTab, req); err != nil {
 			return c, err
 		}
-		path += ", then after a re-list " + again.String()
+		path += "; after a re-list, same key: " + again.String()
 	}
 	if l, err = r.list(); err != nil {
 		return c, err

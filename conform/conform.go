@@ -213,6 +213,9 @@ func (p reply) String() string {
 	if p.Error != "" {
 		return strings.TrimSpace(p.Error + " " + p.Field)
 	}
+	if p.Replayed {
+		return "the first result, replayed"
+	}
 	return "ok"
 }
 

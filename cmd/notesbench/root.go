@@ -132,6 +132,8 @@ duplicates and per-write latency, beside the published figures.`,
 		newValidateCmd(a, nil),
 		newReproduceCmd(a, nil),
 		newBenchCmd(a, nil),
+		newServeCmd(a, nil),
+		newConformCmd(a, nil),
 	)
 	return root
 }
