@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,7 +14,12 @@ import (
 	"github.com/notesbench/notesbench/store"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		helperServer()
+	}
+	goleak.VerifyTestMain(m)
+}
 
 var ctx = context.Background()
 

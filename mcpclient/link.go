@@ -21,8 +21,8 @@ import (
 type link struct {
 	transport mcp.Transport
 	// end releases what the link holds (a process, idle HTTP connections)
-	// after its session closed.
-	end func()
+	// after its session closed; abort does it at once, after a failure.
+	end, abort func()
 	// died says how the server died, or nil while it is not known to have.
 	died func() error
 }
@@ -41,7 +41,7 @@ func (d Dialer) dialer() dialer {
 		if err != nil {
 			return nil, err
 		}
-		return &link{transport: t, end: func() {}, died: func() error { return nil }}, nil
+		return &link{transport: t, end: func() {}, abort: func() {}, died: func() error { return nil }}, nil
 	}
 }
 
@@ -53,6 +53,7 @@ func httpDialer(url string) dialer {
 		return &link{
 			transport: &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: true},
 			end:       tr.CloseIdleConnections,
+			abort:     tr.CloseIdleConnections,
 			died:      func() error { return nil },
 		}, nil
 	}
@@ -66,7 +67,7 @@ func stdioDialer(argv []string, stderr io.Writer) dialer {
 		if err != nil {
 			return nil, err
 		}
-		return &link{transport: &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}, end: p.stop, died: p.died}, nil
+		return &link{transport: &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}, end: p.stop, abort: p.kill, died: p.died}, nil
 	}
 }
 
@@ -135,6 +136,15 @@ func (p *process) stop() {
 		}
 	}
 	signalGroup(p.cmd, syscall.SIGKILL)
+	p.stdout.Close()
+}
+
+// kill ends the server's process group at once: for a server that failed.
+func (p *process) kill() {
+	p.unbind()
+	signalGroup(p.cmd, syscall.SIGKILL)
+	<-p.exited
+	p.stdin.Close()
 	p.stdout.Close()
 }
 

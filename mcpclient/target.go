@@ -134,7 +134,7 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 	cs, err := t.client.Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		died := l.died()
-		l.end()
+		l.abort()
 		switch {
 		case died != nil:
 			return nil, fmt.Errorf("target %s: no MCP handshake: %v", t.name, died)

@@ -1,0 +1,384 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/serve"
+	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
+)
+
+// The test binary doubles as a stdio server: run with helperEnv set to a
+// database file, it serves that file over stdin and stdout and exits. With
+// dieEnv set to n it exits with status 3 on its n-th edit_note_tab.
+const (
+	helperEnv = "MCPCLIENT_TEST_SERVE_DB"
+	dieEnv    = "MCPCLIENT_TEST_DIE_AT_EDIT"
+)
+
+func helperServer() {
+	st, err := store.Open(os.Getenv(helperEnv), store.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		os.Exit(1)
+	}
+	var b contract.Backend = st
+	if n, err := strconv.Atoi(os.Getenv(dieEnv)); err == nil {
+		b = &dying{Backend: st, at: int64(n)}
+	}
+	srv, err := serve.New(context.Background(), b, serve.Options{Extensions: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		os.Exit(1)
+	}
+	err = srv.Serve(context.Background(), &mcp.StdioTransport{})
+	srv.Close()
+	if err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// dying is a Backend whose process exits on the n-th edit.
+type dying struct {
+	contract.Backend
+	at    int64
+	edits atomic.Int64
+}
+
+func (d *dying) Session(ctx context.Context) (contract.Session, error) {
+	s, err := d.Backend.Session(ctx)
+	return dyingSession{s, d}, err
+}
+
+type dyingSession struct {
+	contract.Session
+	d *dying
+}
+
+func (s dyingSession) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	if s.d.edits.Add(1) == s.d.at {
+		fmt.Fprintln(os.Stderr, "helper: dying as asked")
+		os.Exit(3)
+	}
+	return s.Session.EditNoteTab(ctx, req)
+}
+
+// helperTarget is a stdio target that spawns the test binary as a server of
+// db.
+func helperTarget(t *testing.T, db string, env ...string) Spec {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// env(1) sets the helper's variables; the spawned command is what a user
+	// would write.
+	// A race-detector binary sleeps a second at exit unless told not to.
+	args := append([]string{"env", "GORACE=atexit_sleep_ms=0", helperEnv + "=" + db}, env...)
+	args = append(args, exe, "-test.run=^$")
+	spec, err := Parse("stdio:" + quoteAll(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func quoteAll(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+func dialT(t *testing.T, spec Spec, opts Options) *Target {
+	t.Helper()
+	tg, err := Dial(ctx, spec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tg.Close(); err != nil {
+			t.Errorf("closing the target: %v", err)
+		}
+	})
+	return tg
+}
+
+// Typed writes over stdio: each session its own process on one database file,
+// a conflict back as the typed error, the person's actions, ping.
+func TestStdioWrites(t *testing.T) {
+	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")), Options{})
+	b, err := tg.Open(ctx, contract.RunSpec{Name: "stdio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.CreateNote(ctx, "note-1"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w, err := a.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: "1", IdempotencyKey: "a",
+		Operation: contract.OpReplaceText, Text: "from a"})
+	if err != nil || w.Version != "2" || w.NoteID != "note-1" {
+		t.Fatalf("write: %+v %v", w, err)
+	}
+	_, err = c.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: "1", IdempotencyKey: "c",
+		Operation: contract.OpReplaceText, Text: "from c"})
+	var ce *contract.ConflictError
+	if !errors.As(err, &ce) || ce.Current != "2" {
+		t.Fatalf("stale write from another process: %v", err)
+	}
+	if err := c.(contract.Person).SetText(ctx, "note-1", "typed"); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.ReadNoteTab(ctx, "note-1", "markdown"); err != nil || r.Text != "typed" || r.Version != "3" {
+		t.Fatalf("read %+v %v", r, err)
+	}
+	if err := a.(Pinger).Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.ReadNoteTab(ctx, "note-9", "markdown")
+	var nf *contract.NotFoundError
+	if !errors.As(err, &nf) || nf.ID != "note-9" {
+		t.Fatalf("unknown Note: %v", err)
+	}
+}
+
+// A server that dies mid-run is one error naming the target, its exit status
+// and its last words.
+func TestServerDies(t *testing.T) {
+	spec := helperTarget(t, filepath.Join(t.TempDir(), "notes.db"), dieEnv+"=2")
+	tg := dialT(t, spec, Options{})
+	b, err := tg.Open(ctx, contract.RunSpec{Name: "dies"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.CreateNote(ctx, "note-1"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	v := contract.Version("1")
+	for i := range 2 {
+		var r contract.EditResult
+		r, err = s.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: v,
+			IdempotencyKey: fmt.Sprint(i), Operation: contract.OpReplaceText, Text: "x"})
+		v = r.Version
+	}
+	want := "target " + spec.Raw + ": edit_note_tab: the server exited (exit status 3): helper: dying as asked"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}
+
+// What is not an MCP server, or not there, is one error naming the target;
+// every process spawned is gone when Dial returns, its children too.
+func TestBadTargets(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	for _, tc := range []struct {
+		target, want string
+	}{
+		{"stdio:sh -c 'sleep 30 & echo $! > " + pidFile + "; echo not-mcp; wait'", "no MCP handshake"},
+		{"stdio:sh -c 'echo gone >&2; exit 4'", "no MCP handshake: the server exited (exit status 4): gone"},
+		{"stdio:/nonexistent/server", "starting the server: fork/exec /nonexistent/server: no such file or directory"},
+		{closed, "unreachable: connection refused"},
+	} {
+		spec, err := Parse(tc.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Dial(ctx, spec, Options{ConnectTimeout: 5 * time.Second})
+		if err == nil || !strings.HasPrefix(err.Error(), "target "+spec.Raw+": "+tc.want) {
+			t.Errorf("%s: %v", tc.target, err)
+		}
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		// The orphan may linger a moment as a zombie of init: wait for it.
+		deadline := time.Now().Add(5 * time.Second)
+		for err == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			err = syscall.Kill(pid, 0)
+		}
+		if err == nil {
+			t.Fatalf("the server's child %d outlived Dial", pid)
+		}
+	}
+}
+
+// A server whose Notes live in one process's memory is caught on the second
+// session, not counted as lost lines.
+func TestMemoryServerOverStdioIsRefused(t *testing.T) {
+	tg := dialT(t, helperTarget(t, store.InMemory), Options{})
+	b, err := tg.Open(ctx, contract.RunSpec{Name: "memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.CreateNote(ctx, "note-1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Session(ctx)
+	if err == nil || !strings.Contains(err.Error(), "a new session does not see the Notes made in another") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// serveHTTP serves an in-memory store of variant v over streamable HTTP on an
+// ephemeral loopback port, for as long as the test runs.
+func serveHTTP(t *testing.T, v contract.Variant) Spec {
+	t.Helper()
+	st, err := store.Open(store.InMemory, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serve.New(ctx, st, serve.Options{Extensions: true, Variant: v, Describe: "SQLite in memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeListener(sctx, ln) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("serving: %v", err)
+		}
+		if err := srv.Close(); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
+	spec, err := Parse("http://" + ln.Addr().String() + serve.HTTPPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// The race experiment over HTTP, each editor its own MCP session: the Note
+// guard with re-apply loses no line, no guard loses some.
+func TestRaceOverHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		mode     sim.Mode
+		wantLoss bool
+	}{
+		{sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, false},
+		{sim.Mode{Guard: contract.GuardNone, Policy: sim.Reapply}, true},
+	} {
+		t.Run(string(tc.mode.Guard), func(t *testing.T) {
+			tg := dialT(t, serveHTTP(t, contract.Variant{Guard: tc.mode.Guard}), Options{})
+			cfg := sim.DefaultRace()
+			cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = tg, []uint64{1, 2}, []sim.Mode{tc.mode}, 40
+			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 2 * time.Millisecond}, sim.Dist{Max: 2 * time.Millisecond}, "0"
+			runs, err := sim.Race(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lost, conflicts := 0, 0
+			for _, r := range runs {
+				lost += r.Lost()
+				conflicts += r.Claude.Conflicts + r.Human.Conflicts
+			}
+			if tc.wantLoss && lost == 0 {
+				t.Fatalf("no guard lost no line in %d runs", len(runs))
+			}
+			if !tc.wantLoss && (lost != 0 || conflicts == 0) {
+				t.Fatalf("note/reapply lost %d lines, %d conflicts", lost, conflicts)
+			}
+		})
+	}
+}
+
+// The create experiment over HTTP: with a reply lost after the commit, the
+// same key on retry makes no duplicate; a new key every call makes some.
+func TestCreateOverHTTP(t *testing.T) {
+	tg := dialT(t, serveHTTP(t, contract.Variant{}), Options{})
+	cfg := sim.DefaultCreateConfig()
+	cfg.Target, cfg.Seeds, cfg.Tabs, cfg.Table = tg, []uint64{1, 2}, 20, "a"
+	res, err := sim.Create(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range res.Rows {
+		dups := 0
+		for _, d := range row.Duplicates {
+			dups += d
+		}
+		switch row.KeyPolicy {
+		case results.CreateKeyRetry:
+			if dups != 0 {
+				t.Fatalf("same key on retry: %d duplicates", dups)
+			}
+		default:
+			if dups == 0 {
+				t.Fatalf("%s: no duplicates with a new key every call", row.KeyPolicy)
+			}
+		}
+	}
+	if len(res.Rows) != 2 {
+		t.Fatalf("rows %+v", res.Rows)
+	}
+}
+
+// A run cannot ask for a variant the server does not serve.
+func TestVariantIsTheServers(t *testing.T) {
+	tg := dialT(t, serveHTTP(t, contract.Variant{Guard: contract.GuardTab}), Options{})
+	if _, err := tg.Open(ctx, contract.RunSpec{Variant: contract.Variant{}.WithDefaults()}); err == nil ||
+		err.Error() != "target "+tg.Name()+" serves guard tab, counter versions, key-first, not guard note, counter versions, key-first" {
+		t.Fatalf("%v", err)
+	}
+	if _, err := tg.Open(ctx, contract.RunSpec{Variant: contract.Variant{Guard: contract.GuardTab}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Open(ctx, contract.RunSpec{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tg.Describe(), "guard tab") {
+		t.Fatalf("describe %q", tg.Describe())
+	}
+}
