@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -61,8 +62,10 @@ func Parse(raw string) (Spec, error) {
 		if u.Host == "" {
 			return Spec{}, syntaxf(raw, "no host")
 		}
-		if _, port, err := net.SplitHostPort(u.Host); err == nil && port == "" {
-			return Spec{}, syntaxf(raw, "empty port")
+		if _, port, err := net.SplitHostPort(u.Host); err == nil {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+				return Spec{}, syntaxf(raw, "port %q is not 1 to 65535", port)
+			}
 		}
 		if u.User != nil || u.Fragment != "" {
 			return Spec{}, syntaxf(raw, "no user or fragment allowed")

@@ -233,7 +233,8 @@ func (t *Target) listTools(ctx context.Context) error {
 	case len(missing) > 1:
 		return fmt.Errorf("target %s lacks the tools %s", t.name, strings.Join(missing, ", "))
 	case len(t.problems) > 0 && !t.opts.LenientSchemas:
-		return fmt.Errorf("target %s: the schema of %s differs from the contract's", t.name, t.problems[0])
+		tool, problem, _ := strings.Cut(t.problems[0], ": ")
+		return fmt.Errorf("target %s: tool %s differs from the contract's: %s", t.name, tool, problem)
 	}
 	return nil
 }
