@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/conform"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/mcpclient"
+)
+
+// TestWire builds notesbench once and runs it as a server: conform over stdio
+// against four configurations (each fails exactly the clauses it breaks),
+// conform and typed writes over HTTP on an ephemeral loopback port, a graceful
+// stop, and the bad targets.
+func TestWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "notesbench")
+	// Built without the race detector, as make build builds it: a server
+	// several times slower would not commit two writes within a millisecond.
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	t.Run("conform over stdio", func(t *testing.T) {
+		for _, tc := range []struct {
+			flags string
+			fails string
+		}{
+			{"", ""},
+			{"--guard none", "stale version, concurrent writers"},
+			{"--order version-first", "same-key resend"},
+			{"--version-format ms", "writes within a millisecond"},
+		} {
+			db := filepath.Join(t.TempDir(), "notes.db")
+			target := "stdio:'" + bin + "' serve --db '" + db + "' " + tc.flags
+			code, stdout, stderr := runCLI(t, "conform", "--target", target, "--format", "json")
+			var rep conform.Report
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("%s: %v\n%s%s", tc.flags, err, stdout, stderr)
+			}
+			var fails []string
+			for _, c := range rep.Checks {
+				if c.Outcome == conform.Fail {
+					fails = append(fails, c.Name)
+				}
+			}
+			wantCode := 0
+			if tc.fails != "" {
+				wantCode = 1
+			}
+			if got := strings.Join(fails, ", "); got != tc.fails || code != wantCode {
+				t.Errorf("serve %s: exit %d, failed %q; want exit %d, failed %q\n%s", tc.flags, code, got, wantCode, tc.fails, stderr)
+			}
+			if _, err := os.Stat(db + "-wal"); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("serve %s left a WAL file behind: %v", tc.flags, err)
+			}
+		}
+	})
+
+	t.Run("http", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "notes.db")
+		url, stop := startServe(t, bin, "--http", "127.0.0.1:0", "--db", db)
+		if !strings.HasPrefix(url, "http://127.0.0.1:") {
+			t.Fatalf("listening on %s", url)
+		}
+		if code, _, stderr := runCLI(t, "conform", "--target", url, "--format", "json"); code != 0 {
+			t.Fatalf("conform over HTTP: exit %d\n%s", code, stderr)
+		}
+		spec, err := mcpclient.Parse(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeAndConflict(t, spec)
+		if code, lines := stop(); code != 0 || !strings.Contains(lines, "notesbench serve: stopped; database closed") {
+			t.Fatalf("SIGTERM: exit %d\n%s", code, lines)
+		}
+		if _, err := os.Stat(db + "-wal"); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("no checkpoint at shutdown: %v", err)
+		}
+	})
+
+	t.Run("typed writes over stdio", func(t *testing.T) {
+		spec, err := mcpclient.Parse("stdio:'" + bin + "' serve --db '" + filepath.Join(t.TempDir(), "notes.db") + "'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeAndConflict(t, spec)
+	})
+
+	t.Run("bad targets", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := "http://" + l.Addr().String() + "/mcp"
+		l.Close()
+		for _, tc := range []struct {
+			target string
+			code   int
+			want   string
+		}{
+			{"ftp://x", 2, `notesbench: --target: malformed target "ftp://x": unknown kind (want stdio:COMMAND [ARGS] or http://HOST:PORT/PATH)`},
+			{closed, 1, "notesbench: target " + closed + ": unreachable: connection refused"},
+			{"stdio:false", 1, "notesbench: target stdio:false: no MCP handshake: the server exited (exit status 1)"},
+		} {
+			code, stdout, stderr := runCLI(t, "conform", "--target", tc.target)
+			first, _, _ := strings.Cut(stderr, "\n")
+			if code != tc.code || first != tc.want || stdout != "" {
+				t.Errorf("%s: exit %d, %q; want exit %d, %q", tc.target, code, first, tc.code, tc.want)
+			}
+		}
+	})
+}
+
+// writeAndConflict drives writes through mcpclient: two sessions, one wins,
+// the other gets the typed conflict naming the winner's version.
+func writeAndConflict(t *testing.T, spec mcpclient.Spec) {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := mcpclient.Dial(ctx, spec, mcpclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	b, err := tg.Open(ctx, contract.RunSpec{Name: "wire"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.CreateNote(ctx, "note-1"); err != nil {
+		t.Fatal(err)
+	}
+	var sessions [2]contract.Session
+	for i := range sessions {
+		if sessions[i], err = b.Session(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer sessions[i].Close()
+	}
+	req := contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: "1", IdempotencyKey: "a", Operation: contract.OpReplaceText, Text: "a"}
+	won, err := sessions[0].EditNoteTab(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.IdempotencyKey, req.Text = "b", "b"
+	_, err = sessions[1].EditNoteTab(ctx, req)
+	var ce *contract.ConflictError
+	if !errors.As(err, &ce) || ce.Current != won.Version {
+		t.Fatalf("second writer: %v, want a conflict naming %s", err, won.Version)
+	}
+}
+
+// startServe starts notesbench serve over HTTP and returns its URL and a stop
+// function that sends SIGTERM and returns the exit code and stderr. The
+// process is killed when the test ends, if still running.
+func startServe(t *testing.T, bin string, args ...string) (string, func() (int, string)) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var lines strings.Builder
+	urls := make(chan string, 1)
+	go func() {
+		defer close(exited)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			lines.WriteString(line + "\n")
+			if rest, ok := strings.CutPrefix(line, "notesbench serve: listening on "); ok {
+				url, _, _ := strings.Cut(rest, ";")
+				urls <- url
+			}
+		}
+		cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	var url string
+	select {
+	case url = <-urls:
+	case <-exited:
+		t.Fatalf("serve exited:\n%s", lines.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not say where it listens")
+	}
+	return url, func() (int, string) {
+		cmd.Process.Signal(syscall.SIGTERM)
+		<-exited
+		return cmd.ProcessState.ExitCode(), lines.String()
+	}
+}
