@@ -16,6 +16,9 @@ import (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
+		if os.Getenv(httpHelperEnv) != "" {
+			httpHelperServer()
+		}
 		helperServer()
 	}
 	goleak.VerifyTestMain(m)

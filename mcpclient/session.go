@@ -72,17 +72,21 @@ func (s *session) Call(ctx context.Context, tool string, args json.RawMessage) (
 
 // call makes a typed call: the request as JSON arguments, the result object
 // decoded into out, and a contract outcome turned back into its typed error.
+// The caller has mapped the request's Note ID and maps the result's back.
 func (s *session) call(ctx context.Context, tool string, req, out any) error {
 	args, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	body, isErr, err := s.c.callJSON(ctx, tool, s.b.mapArgs(args))
+	body, isErr, err := s.c.callJSON(ctx, tool, args)
 	if err != nil {
 		return err
 	}
-	body = s.b.unmapResult(body)
 	if cerr := contract.ErrorOf(body); cerr != nil {
+		var nf *contract.NotFoundError
+		if errors.As(cerr, &nf) && nf.Field == "note_id" {
+			nf.ID = s.b.client(nf.ID)
+		}
 		return cerr
 	}
 	if isErr {
@@ -99,7 +103,8 @@ func (s *session) call(ctx context.Context, tool string, req, out any) error {
 
 func (s *session) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {
 	var out contract.TabList
-	err := s.call(ctx, contract.ToolListNoteTabs, map[string]string{"note_id": noteID}, &out)
+	err := s.call(ctx, contract.ToolListNoteTabs, map[string]string{"note_id": s.b.server(noteID)}, &out)
+	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
@@ -112,10 +117,10 @@ func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contra
 		Data    json.RawMessage  `json:"data"`
 		Version contract.Version `json:"version"`
 	}
-	if err := s.call(ctx, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID}, &r); err != nil {
+	if err := s.call(ctx, contract.ToolReadNoteTab, map[string]string{"note_id": s.b.server(noteID), "tab_id": tabID}, &r); err != nil {
 		return contract.TabContent{}, err
 	}
-	out := contract.TabContent{NoteID: r.NoteID, TabID: r.TabID, Type: r.Type, Label: r.Label, Version: r.Version}
+	out := contract.TabContent{NoteID: s.b.client(r.NoteID), TabID: r.TabID, Type: r.Type, Label: r.Label, Version: r.Version}
 	var err error
 	switch r.Type {
 	case contract.TypeMarkdown:
@@ -137,31 +142,41 @@ func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contra
 
 func (s *session) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {
 	var out contract.SheetRange
+	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolReadSheetRange, req, &out)
+	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
 func (s *session) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (contract.AttachmentPage, error) {
 	var out contract.AttachmentPage
+	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolListNoteAttachments, req, &out)
+	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
 func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
 	var out contract.EditResult
+	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolEditNoteTab, req, &out)
+	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
 func (s *session) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
 	var out contract.CreateResult
+	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolCreateNoteTab, req, &out)
+	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
 func (s *session) AddNoteSource(ctx context.Context, req contract.SourceRequest) (contract.SourceResult, error) {
 	var out contract.SourceResult
+	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolAddNoteSource, req, &out)
+	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
@@ -182,26 +197,26 @@ func (s *session) Close() error {
 type personSession struct{ *session }
 
 func (p *personSession) MoveTab(ctx context.Context, noteID, tabID string, pos int) error {
-	return p.call(ctx, serve.ToolMoveTab, map[string]any{"note_id": noteID, "tab_id": tabID, "position": pos}, nil)
+	return p.call(ctx, serve.ToolMoveTab, map[string]any{"note_id": p.b.server(noteID), "tab_id": tabID, "position": pos}, nil)
 }
 
 func (p *personSession) RenameTab(ctx context.Context, noteID, tabID, label string) error {
-	return p.call(ctx, serve.ToolRenameTab, map[string]any{"note_id": noteID, "tab_id": tabID, "label": label}, nil)
+	return p.call(ctx, serve.ToolRenameTab, map[string]any{"note_id": p.b.server(noteID), "tab_id": tabID, "label": label}, nil)
 }
 
 func (p *personSession) AddTab(ctx context.Context, noteID string, typ contract.TabType, label string) (contract.TabInfo, error) {
 	var out contract.TabInfo
-	err := p.call(ctx, serve.ToolAddTab, map[string]any{"note_id": noteID, "tab_type": typ, "label": label}, &out)
+	err := p.call(ctx, serve.ToolAddTab, map[string]any{"note_id": p.b.server(noteID), "tab_type": typ, "label": label}, &out)
 	return out, err
 }
 
 func (p *personSession) SetCells(ctx context.Context, noteID, tabID, sheetID string, row, col int, values [][]any) error {
-	return p.call(ctx, serve.ToolSetCells, map[string]any{"note_id": noteID, "tab_id": tabID, "sheet_id": sheetID,
+	return p.call(ctx, serve.ToolSetCells, map[string]any{"note_id": p.b.server(noteID), "tab_id": tabID, "sheet_id": sheetID,
 		"start_row": row, "start_col": col, "values": values}, nil)
 }
 
 func (p *personSession) SetText(ctx context.Context, noteID, text string) error {
-	return p.call(ctx, serve.ToolSetText, map[string]any{"note_id": noteID, "text": text}, nil)
+	return p.call(ctx, serve.ToolSetText, map[string]any{"note_id": p.b.server(noteID), "text": text}, nil)
 }
 
 // The session types are what they say.

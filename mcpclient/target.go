@@ -183,17 +183,20 @@ func (c *conn) callJSON(ctx context.Context, tool string, args json.RawMessage) 
 		}
 		return nil, false, c.fail(tool, err)
 	}
+	// The result object travels twice, as structured content and, as the
+	// specification recommends, as JSON text: the text is taken when it is a
+	// JSON object, which spares re-encoding what the SDK decoded.
+	for _, ct := range res.Content {
+		if text, ok := ct.(*mcp.TextContent); ok && strings.HasPrefix(text.Text, "{") && json.Valid([]byte(text.Text)) {
+			return json.RawMessage(text.Text), res.IsError, nil
+		}
+	}
 	if res.StructuredContent != nil {
 		body, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			return nil, false, fmt.Errorf("target %s: %s: structured content: %w", c.t.name, tool, err)
 		}
 		return body, res.IsError, nil
-	}
-	for _, ct := range res.Content {
-		if text, ok := ct.(*mcp.TextContent); ok && json.Valid([]byte(text.Text)) {
-			return json.RawMessage(text.Text), res.IsError, nil
-		}
 	}
 	text := ""
 	if len(res.Content) > 0 {

@@ -152,18 +152,19 @@ func (s *Server) handler(tool string, call callFunc) mcp.ToolHandler {
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: %v", tool, err)}
 		}
-		outcome := outcomeOf(out)
+		outcome, isErr := outcomeOf(out)
 		s.logf(p, tool, start, outcome)
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(out)}},
 			StructuredContent: out,
-			IsError:           contract.ErrorOf(out) != nil,
+			IsError:           isErr,
 		}, nil
 	}
 }
 
-// outcomeOf says in a word or two what a result object reports.
-func outcomeOf(out json.RawMessage) string {
+// outcomeOf says in a word or two what a result object reports, and whether
+// it is a contract outcome reported as an error.
+func outcomeOf(out json.RawMessage) (string, bool) {
 	var r struct {
 		Error    string `json:"error"`
 		Field    string `json:"field"`
@@ -172,13 +173,13 @@ func outcomeOf(out json.RawMessage) string {
 	_ = json.Unmarshal(out, &r)
 	switch {
 	case r.Error != "" && r.Field != "":
-		return r.Error + " " + r.Field
+		return r.Error + " " + r.Field, true
 	case r.Error != "":
-		return r.Error
+		return r.Error, true
 	case r.Replayed:
-		return "replayed"
+		return "replayed", false
 	}
-	return "ok"
+	return "ok", false
 }
 
 // begin admits a call unless the server is shutting down, and returns the

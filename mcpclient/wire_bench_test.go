@@ -1,0 +1,208 @@
+package mcpclient
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/serve"
+	"github.com/notesbench/notesbench/store"
+)
+
+// httpHelperEnv makes the helper serve streamable HTTP on an ephemeral
+// loopback port instead of stdio: it prints its URL on stdout and serves
+// until its stdin closes.
+const httpHelperEnv = "MCPCLIENT_TEST_SERVE_HTTP"
+
+func httpHelperServer() {
+	st, err := store.Open(os.Getenv(helperEnv), store.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		os.Exit(1)
+	}
+	srv, err := serve.New(context.Background(), st, serve.Options{Extensions: true})
+	if err != nil {
+		os.Exit(1)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.Exit(1)
+	}
+	fmt.Println("http://" + ln.Addr().String() + serve.HTTPPath)
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		bufio.NewReader(os.Stdin).ReadString('\n') // EOF when the parent goes
+		stop()
+	}()
+	srv.ServeListener(ctx, ln)
+	srv.Close()
+	os.Exit(0)
+}
+
+// startHTTPHelper starts the helper as an HTTP server of db in a process of
+// its own and returns its URL; the process ends with the benchmark.
+func startHTTPHelper(b *testing.B, db string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$", "-test.bench=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+db, httpHelperEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	url, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	return strings.TrimSpace(url)
+}
+
+// BenchmarkWire measures, in one run, the latency of one edit_note_tab
+// replace_text write (200 characters, a file database in WAL mode) embedded,
+// over stdio and over streamable HTTP, and of an MCP ping over each
+// transport: the wire's floor. Over each transport it also times a
+// notesbench_describe call (a tool that touches no database: the SDK's
+// tools/call floor) and a read_note_tab. Each server is a process of its own;
+// each iteration makes one call of each kind, interleaved. It reports medians
+// and p90s in µs, and "stdio-cost-x": (median stdio write − median stdio
+// ping) / median embedded write, which the issue wants at 2 or below.
+//
+//	go test -run '^$' -bench BenchmarkWire -benchtime 2000x ./mcpclient
+func BenchmarkWire(b *testing.B) {
+	dir := b.TempDir()
+	text := strings.Repeat("x", 200)
+
+	st, err := store.Open(filepath.Join(dir, "embedded.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+
+	type client struct {
+		name string
+		s    contract.Session
+		v    contract.Version
+	}
+	var clients []*client
+	emb, err := st.Session(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer emb.Close()
+	if err := st.CreateNote(ctx, "note-1"); err != nil {
+		b.Fatal(err)
+	}
+	clients = append(clients, &client{name: "embedded", s: emb, v: "1"})
+
+	stdioSpec, err := Parse("stdio:env GORACE=atexit_sleep_ms=0 " + helperEnv + "=" + filepath.Join(dir, "stdio.db") + " " + os.Args[0] + " -test.run=^$ -test.bench=^$")
+	if err != nil {
+		b.Fatal(err)
+	}
+	httpSpec, err := Parse(startHTTPHelper(b, filepath.Join(dir, "http.db")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, spec := range []struct {
+		name string
+		spec Spec
+	}{{"stdio", stdioSpec}, {"http", httpSpec}} {
+		tg, err := Dial(ctx, spec.spec, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tg.Close()
+		be, err := tg.Open(ctx, contract.RunSpec{Name: "wire"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer be.Close()
+		if err := be.CreateNote(ctx, "note-1"); err != nil {
+			b.Fatal(err)
+		}
+		s, err := be.Session(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		clients = append(clients, &client{name: spec.name, s: s, v: "1"})
+	}
+
+	write := func(c *client, i int) time.Duration {
+		start := time.Now()
+		r, err := c.s.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: c.v,
+			IdempotencyKey: fmt.Sprintf("w%d", i), Operation: contract.OpReplaceText, Text: text})
+		d := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.v = r.Version
+		return d
+	}
+	ping := func(c *client) time.Duration {
+		start := time.Now()
+		if err := c.s.(Pinger).Ping(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for i := range 200 { // warm-up
+		for _, c := range clients {
+			write(c, -1-i)
+		}
+	}
+	samples := map[string][]time.Duration{}
+	b.ResetTimer()
+	for i := range b.N {
+		for _, c := range clients {
+			samples[c.name+"-write"] = append(samples[c.name+"-write"], write(c, i))
+			if c.name != "embedded" {
+				samples[c.name+"-ping"] = append(samples[c.name+"-ping"], ping(c))
+				start := time.Now()
+				if _, err := c.s.(Caller).Call(ctx, serve.ToolDescribe, []byte(`{}`)); err != nil {
+					b.Fatal(err)
+				}
+				samples[c.name+"-tool"] = append(samples[c.name+"-tool"], time.Since(start))
+				start = time.Now()
+				if _, err := c.s.ReadNoteTab(ctx, "note-1", "markdown"); err != nil {
+					b.Fatal(err)
+				}
+				samples[c.name+"-read"] = append(samples[c.name+"-read"], time.Since(start))
+			}
+		}
+	}
+	b.StopTimer()
+	q := func(name string, p float64) float64 {
+		s := slices.Clone(samples[name])
+		slices.Sort(s)
+		return float64(s[int(p*float64(len(s)-1))]) / 1e3
+	}
+	for _, name := range []string{"embedded-write", "stdio-write", "stdio-ping", "stdio-tool", "stdio-read", "http-write", "http-ping", "http-tool", "http-read"} {
+		b.ReportMetric(q(name, 0.5), name+"-median-µs")
+		b.ReportMetric(q(name, 0.9), name+"-p90-µs")
+	}
+	b.ReportMetric((q("stdio-write", 0.5)-q("stdio-ping", 0.5))/q("embedded-write", 0.5), "stdio-cost-x")
+	b.ReportMetric((q("http-write", 0.5)-q("http-ping", 0.5))/q("embedded-write", 0.5), "http-cost-x")
+}
