@@ -212,6 +212,7 @@ func integers(a, b contract.Version) (int64, int64, bool) {
 // millisecond versions would have shown no repeat is below 1 %, or gives up.
 const (
 	maxFastWrites = 1000
+	maxFastTime   = 2 * time.Second
 	// wantShared is the expected number of consecutive commits sharing a
 	// millisecond, were versions cut to milliseconds: e^-5 < 1 %.
 	wantShared = 5.0
@@ -227,7 +228,7 @@ func (r *runner) versionsWithinMillisecond() (Check, error) {
 	shared := 0.0 // expected commits sharing a millisecond with the one before
 	last := time.Now()
 	writes := 0
-	for writes < maxFastWrites && shared < wantShared {
+	for began := last; writes < maxFastWrites && time.Since(began) < maxFastTime && shared < wantShared; {
 		if len(r.log) > 1 {
 			r.log = r.log[len(r.log)-1:] // the evidence is the last two writes
 		}
