@@ -300,7 +300,7 @@ func serveHTTP(t *testing.T, v contract.Variant) Spec {
 	return spec
 }
 
-// The race experiment over HTTP, each editor its own MCP session: the Note
+// The race experiment (sim.Race) over HTTP, each editor its own MCP session: the Note
 // guard with re-apply loses no line, no guard loses some.
 func TestRaceOverHTTP(t *testing.T) {
 	for _, tc := range []struct {
@@ -315,10 +315,11 @@ func TestRaceOverHTTP(t *testing.T) {
 			cfg := sim.DefaultRace()
 			cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = tg, []uint64{1, 2}, []sim.Mode{tc.mode}, 40
 			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 2 * time.Millisecond}, sim.Dist{Max: 2 * time.Millisecond}, "0"
-			runs, err := sim.Race(ctx, cfg)
+			res, err := cfg.Run(ctx, cfg.Seeds)
 			if err != nil {
 				t.Fatal(err)
 			}
+			runs := res.Runs
 			lost, conflicts := 0, 0
 			for _, r := range runs {
 				lost += r.Lost()
@@ -334,13 +335,13 @@ func TestRaceOverHTTP(t *testing.T) {
 	}
 }
 
-// The create experiment over HTTP: with a reply lost after the commit, the
+// The create experiment (sim.Create) over HTTP: with a reply lost after the commit, the
 // same key on retry makes no duplicate; a new key every call makes some.
 func TestCreateOverHTTP(t *testing.T) {
 	tg := dialT(t, serveHTTP(t, contract.Variant{}), Options{})
-	cfg := sim.DefaultCreateConfig()
+	cfg := sim.DefaultCreate()
 	cfg.Target, cfg.Seeds, cfg.Tabs, cfg.Table = tg, []uint64{1, 2}, 20, "a"
-	res, err := sim.Create(ctx, cfg)
+	res, err := cfg.Run(ctx, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}

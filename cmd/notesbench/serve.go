@@ -14,6 +14,7 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/serve"
 )
 
@@ -115,9 +116,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		where = spec.File
 	}
 	if err := spec.Check(); err != nil {
-		var fe *backend.FieldError
+		var fe *field.Error
 		if errors.As(err, &fe) {
-			return usageErr("--"+fe.Field, fe.Err)
+			return usageErr("--"+fe.Field, fe.Err) // the Spec's fields are named as serve's flags
 		}
 		return err
 	}
