@@ -5,10 +5,12 @@
 package backend
 
 import (
+	"context"
 	"os"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/store"
 )
 
@@ -24,7 +26,19 @@ type Spec struct {
 	InMemory bool
 	// Synchronous is SQLite's synchronous setting: normal or full ("" is normal).
 	Synchronous string
+	// Target names an MCP server to run against instead of the embedded store:
+	// "stdio:COMMAND [ARGS]" or "http://HOST:PORT/PATH"; "" or "embedded" is
+	// the embedded store.
+	Target string
+	// Note, with Target, is an existing, fresh Note for a server that cannot
+	// create Notes; it serves one run.
+	Note string
+	// ClientVersion is the version notesbench gives in an MCP handshake.
+	ClientVersion string
 }
+
+// Remote reports whether the spec names a server rather than the embedded store.
+func (s Spec) Remote() bool { return s.Target != "" && s.Target != "embedded" }
 
 // Check validates the spec without opening anything; its errors are
 // *field.Error naming the Spec field ("db", "synchronous").
@@ -42,6 +56,17 @@ func (s Spec) Check() error {
 			return field.Errorf("db", "%s is not a folder", s.DBDir)
 		}
 	}
+	if s.Remote() {
+		if _, err := mcpclient.Parse(s.Target); err != nil {
+			return field.Wrap("target", err)
+		}
+		switch {
+		case s.DBDir != "" || s.File != "":
+			return field.Errorf("db", "a server keeps its own databases: --db does not apply to --target %s", s.Target)
+		case s.InMemory:
+			return field.Errorf("memory", "a server keeps its own databases: --memory does not apply to --target %s", s.Target)
+		}
+	}
 	if s.File != "" {
 		switch {
 		case s.InMemory:
@@ -56,10 +81,17 @@ func (s Spec) Check() error {
 	return nil
 }
 
-// Open returns the Target the spec names. Close it when the runs are done.
-func Open(s Spec) (contract.Target, error) {
+// Open returns the Target the spec names. Close it when the runs are done. A
+// server is connected to at once, and its tools checked: an unreachable
+// server, one that does not speak MCP or lacks a tool is an error naming it
+// (not a field error: the spec was well formed).
+func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
+	}
+	if s.Remote() {
+		spec, _ := mcpclient.Parse(s.Target)
+		return mcpclient.Dial(ctx, spec, mcpclient.Options{Note: s.Note, Version: s.ClientVersion})
 	}
 	sync := store.SyncNormal
 	if s.Synchronous != "" {

@@ -89,3 +89,12 @@ type Target interface {
 	// Close releases what the Target holds beyond its runs (a temporary folder).
 	Close() error
 }
+
+// Served is a Target whose runs cannot choose the contract variant: a server
+// serves one, whatever a run asks. Served reports it, and false when the
+// server does not say. Runs on such a Target open with the zero Variant (as
+// served); an experiment checks first that what it means to measure is what
+// is served.
+type Served interface {
+	Served() (Variant, bool)
+}

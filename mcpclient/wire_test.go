@@ -340,7 +340,7 @@ func TestRaceOverHTTP(t *testing.T) {
 func TestCreateOverHTTP(t *testing.T) {
 	tg := dialT(t, serveHTTP(t, contract.Variant{}), Options{})
 	cfg := sim.DefaultCreate()
-	cfg.Target, cfg.Seeds, cfg.Tabs, cfg.Table = tg, []uint64{1, 2}, 20, "a"
+	cfg.Target, cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order = tg, []uint64{1, 2}, 20, "a", contract.OrderKeyFirst
 	res, err := cfg.Run(ctx, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,11 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 		t.Header = append(t.Header, PublishedHeader("p99"))
 	}
 	t.Header = append(t.Header, "p99.9", "Max", "Writes", "Writes/s")
+	wire := slices.ContainsFunc(rows, func(r results.BenchRow) bool { return r.PingMedianUS > 0 })
+	if wire {
+		t.Header = append(t.Header, "Ping (median)", "Median − ping")
+		t.Notes = append(t.Notes, "over a server each timed write follows one MCP ping: the ping is the transport's floor, the median less the ping what the contract costs above it")
+	}
 	for _, r := range rows {
 		pubMedian, pubP99 := NotPublished, NotPublished
 		if show && r.Writers == 1 {
@@ -47,6 +53,9 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 			row = append(row, pubP99)
 		}
 		row = append(row, us(r.P999US), us(r.MaxUS), Int(int64(r.Writes)), Fixed(r.WritesPerS, 0))
+		if wire {
+			row = append(row, us(r.PingMedianUS), us(r.MedianUS-r.PingMedianUS))
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	for _, w := range warnings {

@@ -21,6 +21,9 @@ type BenchRun struct {
 	// SamplesUS holds one latency per timed write in microseconds, from the call
 	// to its return. Warm-up writes are not in it.
 	SamplesUS []float64 `json:"-"`
+	// PingsUS holds, over a server, the latency of one transport round trip
+	// (MCP ping) taken just before each timed write: the floor under a call.
+	PingsUS []float64 `json:"-"`
 	// WallS is the duration of the timed phase in seconds: from the moment the
 	// writers were released together to the return of the last write.
 	WallS float64 `json:"wall_s"`
@@ -104,6 +107,10 @@ type BenchRow struct {
 	Writes     int     `json:"writes"`
 	Reps       int     `json:"reps"`
 	WritesPerS float64 `json:"writes_per_s"`
+	// PingMedianUS is, over a server, the median transport round trip (MCP
+	// ping) taken beside the writes: MedianUS − PingMedianUS is what the
+	// contract costs above the wire. 0 on the embedded store.
+	PingMedianUS float64 `json:"ping_median_us,omitempty"`
 	// RepMediansUS are the medians of the repetitions, in order: the published
 	// median is the range of these. The JSON report holds them in its runs.
 	RepMediansUS []float64 `json:"-"`
@@ -160,12 +167,20 @@ func SummarizeBench(runs []BenchRun) []BenchRow {
 	for _, g := range groupBench(runs) {
 		all, wall := g.pooled()
 		s := Summarize(all, wall)
-		rows = append(rows, BenchRow{
+		row := BenchRow{
 			Guard: g.guard, Writers: g.writers,
 			MedianUS: s.MedianUS, P90US: s.P90US, P99US: s.P99US, P999US: s.P999US, MaxUS: s.MaxUS,
 			Writes: s.Writes, Reps: len(g.runs), WritesPerS: s.WritesPerS,
 			RepMediansUS: g.repQuantiles(0.5), RepP99sUS: g.repQuantiles(0.99),
-		})
+		}
+		var pings []float64
+		for _, r := range g.runs {
+			pings = append(pings, r.PingsUS...)
+		}
+		if len(pings) > 0 {
+			row.PingMedianUS = round(Quantile(pings, 0.5), 3)
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

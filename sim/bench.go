@@ -36,6 +36,8 @@ type Bench struct {
 	Synchronous string `json:"synchronous"`
 	DBDir       string `json:"db_dir,omitempty"`
 
+	// TargetName names the server the writes go to, when they go to one.
+	TargetName string `json:"target,omitempty"`
 	// Target opens the database of each run.
 	Target contract.Target `json:"-"`
 
@@ -77,6 +79,9 @@ func (c Bench) Validate() error {
 		if _, err := contract.ParseGuard(string(g)); err != nil {
 			return field.Wrap("guards", err)
 		}
+		if err := checkServed(c.Target, "guards", contract.Variant{Guard: g}); err != nil {
+			return err
+		}
 	}
 	for _, w := range c.Writers {
 		if w < 1 {
@@ -109,6 +114,8 @@ func (c Bench) Differences() []string {
 		results.Differ("writes", c.Writes, def.Writes),
 		results.Differ("text-size", c.TextSize, def.TextSize),
 		results.Differ("reps", c.Reps, def.Reps),
+
+		serverDifference(c.Target),
 	}
 }
 
@@ -118,8 +125,12 @@ func (c Bench) Describe() string {
 	for i, w := range c.Writers {
 		writers[i] = strconv.Itoa(w)
 	}
-	return fmt.Sprintf("file database in WAL mode, synchronous %s, %d writes per writer after %d warm-up writes, %d-byte text, %d repetitions, writers %s",
-		c.Synchronous, c.Writes, c.Warmup, c.TextSize, c.Reps, strings.Join(writers, ", "))
+	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
+	if onServer(c.Target) {
+		where = strings.TrimPrefix(servedNote(c.Target), ", ")
+	}
+	return fmt.Sprintf("%s, %d writes per writer after %d warm-up writes, %d-byte text, %d repetitions, writers %s",
+		where, c.Writes, c.Warmup, c.TextSize, c.Reps, strings.Join(writers, ", "))
 }
 
 // Replica implements Experiment: timings are judged as ratios, not against
@@ -250,11 +261,20 @@ type benchWriter struct {
 	noteID  string
 	version contract.Version
 	samples []float64
+	// pings are the latencies of a transport round trip, one before each
+	// timed write, when the session has a transport to ping (a server's).
+	pings []float64
+}
+
+// pinger is a session over a transport that answers a round trip doing no
+// work: its latency is the floor under every call.
+type pinger interface {
+	Ping(ctx context.Context) error
 }
 
 // benchRun runs one repetition of one guard at one writer count.
 func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun, err error) {
-	s, err := cfg.Target.Open(ctx, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults()})
+	s, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults()})
 	if err != nil {
 		return run, err
 	}
@@ -298,6 +318,14 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 		wg.Go(func() {
 			<-start
 			for i := cfg.Warmup; i < cfg.Warmup+cfg.Writes; i++ {
+				if p, ok := bw.conn.(pinger); ok {
+					t0 := time.Now()
+					if err := p.Ping(ctx); err != nil {
+						errs[w] = fmt.Errorf("writer %d, ping %d: %w", w+1, i+1, err)
+						return
+					}
+					bw.pings = append(bw.pings, float64(time.Since(t0).Nanoseconds())/1e3)
+				}
 				d, err := bw.write(ctx, w, i, cfg.TextSize)
 				if err != nil {
 					errs[w] = fmt.Errorf("writer %d, write %d: %w", w+1, i+1, err)
@@ -319,6 +347,7 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 	run.SamplesUS = make([]float64, 0, cfg.Writes*j.writers)
 	for _, bw := range writers {
 		run.SamplesUS = append(run.SamplesUS, bw.samples...)
+		run.PingsUS = append(run.PingsUS, bw.pings...)
 	}
 	return run, nil
 }

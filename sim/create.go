@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -25,6 +26,9 @@ type Create struct {
 	Drop float64 `json:"drop"`
 	// Table is which table to run: "a", "b" or "both".
 	Table string `json:"table"`
+	// Order, when set, keeps only the rows of that server order: a server
+	// checks in one order, so a run against one names it.
+	Order contract.Order `json:"order,omitempty"`
 	// ServiceTime is how far the virtual clock advances per store call. It shows
 	// only in tab IDs: the experiment has one client, so nothing interleaves and
 	// the experiment always runs on the virtual clock.
@@ -82,6 +86,20 @@ func (c Create) Validate() error {
 	if c.Target == nil {
 		return errNoTarget
 	}
+	if c.Order != "" {
+		if _, err := contract.ParseOrder(string(c.Order)); err != nil {
+			return field.Wrap("order", err)
+		}
+		if len(c.createCases()) == 0 {
+			return fieldErr("order", "table %s has no rows with the %s order (table a is key-first)", c.Table, c.Order)
+		}
+	}
+	if onServer(c.Target) {
+		if c.Order == "" {
+			return fieldErr("order", "a server checks in one order: name it (key-first or version-first)")
+		}
+		return checkServed(c.Target, "order", contract.Variant{Order: c.Order})
+	}
 	return nil
 }
 
@@ -92,13 +110,20 @@ func (c Create) Differences() []string {
 		results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds)),
 		results.Differ("tabs", c.Tabs, def.Tabs),
 		results.Differ("drop", c.Drop, def.Drop),
+		results.Differ("order", c.Order, def.Order),
+
+		serverDifference(c.Target),
 	}
 }
 
 // Describe implements Experiment.
 func (c Create) Describe() string {
-	return fmt.Sprintf("virtual clock, seeds %s, %d tabs per run, %s of successful replies lost, in-memory store",
-		FormatSeeds(c.Seeds), c.Tabs, percent(c.Drop))
+	where := ", in-memory store"
+	if onServer(c.Target) {
+		where = servedNote(c.Target)
+	}
+	return fmt.Sprintf("virtual clock, seeds %s, %d tabs per run, %s of successful replies lost%s",
+		FormatSeeds(c.Seeds), c.Tabs, percent(c.Drop), where)
 }
 
 // Replica implements Experiment: the same parameters on target.
@@ -136,13 +161,16 @@ type createCase struct {
 // createCases returns the rows of the tables c.Table selects, in published order.
 func (c Create) createCases() []createCase {
 	var cases []createCase
-	if c.Table != results.CreateTableB {
+	if c.Table != results.CreateTableB && c.Order != contract.OrderVersionFirst {
 		for _, p := range []string{results.CreateKeyNone, results.CreateKeyRetry} {
 			cases = append(cases, createCase{results.CreateTableA, contract.OrderKeyFirst, p})
 		}
 	}
 	if c.Table != results.CreateTableA {
 		for _, o := range []contract.Order{contract.OrderKeyFirst, contract.OrderVersionFirst} {
+			if c.Order != "" && o != c.Order {
+				continue
+			}
 			for _, p := range []string{results.CreateKeyFresh, results.CreateKeyRetry, results.CreateKeyAfterConflict} {
 				cases = append(cases, createCase{results.CreateTableB, o, p})
 			}
@@ -232,7 +260,7 @@ type creator struct {
 func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (results.CreateRun, []contract.TabInfo, error) {
 	run := results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed),
+	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed),
 		Variant: contract.Variant{Order: c.order}.WithDefaults(), Clock: clock, Seed: seed})
 	if err != nil {
 		return run, nil, err

@@ -50,6 +50,8 @@ type Env struct {
 	InMemory    bool   `json:"in_memory,omitempty"`
 	Synchronous string `json:"synchronous"`
 
+	// TargetName names the server the runs go to, when they go to one.
+	TargetName string `json:"target,omitempty"`
 	// Target opens the contract of each run.
 	Target contract.Target `json:"-"`
 	// Progress, when set, is called after each run with the runs done and the total.
@@ -89,7 +91,7 @@ func (e Env) describe() string {
 	if e.InMemory {
 		s += ", databases in memory"
 	}
-	return s
+	return s + servedNote(e.Target)
 }
 
 // differences lists how the way runs execute departs from the published setup in
@@ -103,7 +105,7 @@ func (e Env) differences() []string {
 	if e.Clock == ClockReal && e.InMemory {
 		out = append(out, "database in memory (published: a WAL file)")
 	}
-	return out
+	return append(out, serverDifference(e.Target))
 }
 
 // replica returns the settings of a verdict replication: the virtual clock with

@@ -218,7 +218,7 @@ type deckBuild struct {
 // connection (tests record what reaches Call with it).
 func buildDeck(ctx context.Context, target contract.Target, seed uint64, approach string, slides []contract.Slide,
 	wrap func(outlineCaller) outlineCaller) (b deckBuild, err error) {
-	st, err := target.Open(ctx, contract.RunSpec{Name: "outline-" + approach, Clock: NewVirtual(storeEpoch, 0), Seed: seed})
+	st, err := openRun(ctx, target, contract.RunSpec{Name: "outline-" + approach, Clock: NewVirtual(storeEpoch, 0), Seed: seed})
 	if err != nil {
 		return b, err
 	}

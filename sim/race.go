@@ -156,6 +156,11 @@ func (c Race) Validate() error {
 	if len(c.Modes) == 0 {
 		return fieldErr("modes", "no modes given")
 	}
+	for _, m := range c.Modes {
+		if err := checkServed(c.Target, "modes", contract.Variant{Guard: m.Guard, VersionFormat: c.VersionFormat}); err != nil {
+			return err
+		}
+	}
 	return c.Editing.validate()
 }
 
@@ -274,6 +279,11 @@ func (c Tabs) Validate() error {
 	if len(c.Scopes) == 0 {
 		return fieldErr("scopes", "no scopes given")
 	}
+	for _, g := range c.Scopes {
+		if err := checkServed(c.Target, "scopes", contract.Variant{Guard: g}); err != nil {
+			return err
+		}
+	}
 	return c.Editing.validate()
 }
 
@@ -357,6 +367,11 @@ func (c Fast) Validate() error {
 	if c.Edits < 1 {
 		return fieldErr("edits", "must be at least 1")
 	}
+	for _, f := range c.Formats {
+		if err := checkServed(c.Target, "formats", contract.Variant{Guard: contract.GuardNote, VersionFormat: f}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -433,7 +448,7 @@ type raceSpec struct {
 func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run results.RaceRun, err error) {
 	clock := env.newClock()
 	variant := spec.variant.WithDefaults()
-	st, err := env.Target.Open(ctx, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
+	st, err := openRun(ctx, env.Target, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
 	if err != nil {
 		return run, err
 	}

@@ -171,7 +171,7 @@ func (c Refs) Validate() error {
 	if err := c.Mix.validate(); err != nil {
 		return field.Wrap("mix", err)
 	}
-	return nil
+	return checkServed(c.Target, "target", contract.Variant{})
 }
 
 // RunRefs runs the refs experiment and returns one row per K and reference
@@ -267,13 +267,19 @@ func (c Refs) Differences() []string {
 		results.Differ("seed", c.Seed, def.Seed),
 		results.Differ("edits-max", c.EditsMax, def.EditsMax),
 		results.Differ("mix", c.Mix, def.Mix),
+
+		serverDifference(c.Target),
 	}
 }
 
 // Describe implements Experiment.
 func (c Refs) Describe() string {
-	return fmt.Sprintf("seed %d, %d trials per K, 0 to %d person edits per trial (%s), in-memory stores",
-		c.Seed, c.Trials, c.EditsMax, c.Mix)
+	where := ", in-memory stores"
+	if onServer(c.Target) {
+		where = servedNote(c.Target)
+	}
+	return fmt.Sprintf("seed %d, %d trials per K, 0 to %d person edits per trial (%s)%s",
+		c.Seed, c.Trials, c.EditsMax, c.Mix, where)
 }
 
 // Replica implements Experiment: refs judges each fraction against its
@@ -346,7 +352,7 @@ func (t *refsTally) row(k, trials int, kind refKind, name string) results.RefsRo
 // agent and one for the person, and returns the trial they run with and what
 // closes them.
 func (c Refs) openWorker(ctx context.Context, worker int) (_ *refsTrial, _ func() error, err error) {
-	st, err := c.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("refs-worker%d", worker), Clock: NewVirtual(storeEpoch, 0), Seed: c.Seed})
+	st, err := openRun(ctx, c.Target, contract.RunSpec{Name: fmt.Sprintf("refs-worker%d", worker), Clock: NewVirtual(storeEpoch, 0), Seed: c.Seed})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -99,7 +99,7 @@ func (c Sources) Validate() error {
 	case c.Target == nil:
 		return errNoTarget
 	}
-	return nil
+	return checkServed(c.Target, "target", contract.Variant{})
 }
 
 // Differences implements Experiment.
@@ -112,13 +112,15 @@ func (c Sources) Differences() []string {
 		results.Differ("pages", c.Pages, def.Pages),
 		results.Differ("cites", c.Cites, def.Cites),
 		results.Differ("drop", c.Drop, def.Drop),
+
+		serverDifference(c.Target),
 	}
 }
 
 // Describe implements Experiment.
 func (c Sources) Describe() string {
-	return fmt.Sprintf("virtual clock, seeds %s, %d sessions × %d turns × %d of %d pages cited, %s of successful replies lost",
-		FormatSeeds(c.Seeds), c.Sessions, c.Turns, c.Cites, c.Pages, percent(c.Drop))
+	return fmt.Sprintf("virtual clock, seeds %s, %d sessions × %d turns × %d of %d pages cited, %s of successful replies lost%s",
+		FormatSeeds(c.Seeds), c.Sessions, c.Turns, c.Cites, c.Pages, percent(c.Drop), servedNote(c.Target))
 }
 
 // Replica implements Experiment: the same parameters on target.
@@ -312,7 +314,7 @@ type citer struct {
 func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
 	run := results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: fmt.Sprintf("sources-%s-seed%d", policy, seed), Clock: clock, Seed: seed})
+	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: fmt.Sprintf("sources-%s-seed%d", policy, seed), Clock: clock, Seed: seed})
 	if err != nil {
 		return run, err
 	}
@@ -494,7 +496,7 @@ func listAllSources(ctx context.Context, conn contract.Session, noteID string, l
 func sourcesPaging(ctx context.Context, cfg Sources) (results.SourcesPaging, error) {
 	paging := results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := cfg.Target.Open(ctx, contract.RunSpec{Name: "sources-paging", Clock: clock})
+	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: "sources-paging", Clock: clock})
 	if err != nil {
 		return paging, err
 	}

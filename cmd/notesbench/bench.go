@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -29,6 +30,7 @@ type benchOptions struct {
 	guards      string
 	writers     string
 	synchronous string
+	target      targetFlags
 	flags       *pflag.FlagSet
 }
 
@@ -62,27 +64,37 @@ lines for benchstat.`,
 	fs.StringVar(&opts.guards, "guards", "none,note,tab", "version guards to time: none, note, tab")
 	fs.StringVar(&opts.writers, "writers", "1", "writer counts: a list such as 1,2,4,8; each writer has its own connection and Note")
 	fs.StringVar(&opts.synchronous, "synchronous", def.Synchronous, "SQLite synchronous setting: normal or full")
+	opts.target.register(fs)
 	return cmd
 }
 
 // config turns the flags into a bench configuration, with usage errors that
 // name the flag.
-func (o *benchOptions) config() (sim.Bench, error) {
+func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 	cfg := sim.Bench{Writes: o.writes, Reps: o.reps, Warmup: o.warmup, TextSize: o.textSize, DBDir: o.db, Synchronous: o.synchronous}
 	var err error
-	if cfg.Guards, err = sim.ParseGuards(o.guards); err != nil {
-		return cfg, usageErr("--guards", err)
-	}
 	if cfg.Writers, err = sim.ParseWriters(o.writers); err != nil {
 		return cfg, usageErr("--writers", err)
 	}
-	if cfg.Target, err = backend.Open(backend.Spec{DBDir: o.db, Synchronous: o.synchronous}); err != nil {
-		return cfg, flagError(o.flags, err)
+	if cfg.Target, err = o.target.open(ctx, backend.Spec{DBDir: o.db, Synchronous: o.synchronous}); err != nil {
+		return cfg, err
 	}
-	cfg.Progress = progress(o.app, "bench")
-	if err := cfg.Validate(); err != nil {
-		cfg.Target.Close()
-		return cfg, flagError(o.flags, err)
+	guards, err := servedDefault(o.flags, cfg.Target, "guards", o.guards, func(v contract.Variant) string { return string(v.Guard) })
+	if err == nil {
+		if cfg.Guards, err = sim.ParseGuards(guards); err != nil {
+			err = usageErr("--guards", err)
+		}
+	}
+	if err == nil {
+		if o.target.remote() {
+			cfg.TargetName = o.target.target
+		}
+		cfg.Progress = progress(o.app, "bench")
+		err = flagError(o.flags, cfg.Validate())
+	}
+	if err != nil {
+		o.target.close()
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -121,11 +133,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.config()
+	cfg, err := o.config(ctx)
 	if err != nil {
 		return err
 	}
-	defer cfg.Target.Close()
+	defer o.target.close()
 	rep, section, runs, err := benchResult(ctx, cfg)
 	if err != nil {
 		return err

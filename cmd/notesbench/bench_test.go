@@ -53,7 +53,7 @@ func TestBenchFlagsReachTheConfig(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := got.config()
+	cfg, err := got.config(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,9 +24,87 @@ import (
 	"github.com/notesbench/notesbench/sim"
 )
 
+// targetFlags choose what serves the contract: the embedded store, or any MCP
+// server.
+type targetFlags struct {
+	target string
+	note   string
+
+	opened contract.Target // made by open; close releases it
+	flags  *pflag.FlagSet
+}
+
+func (t *targetFlags) register(fs *pflag.FlagSet) {
+	t.flags = fs
+	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server) or http://HOST:PORT/PATH (streamable HTTP)")
+	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
+}
+
+// remote reports whether the flags name a server.
+func (t *targetFlags) remote() bool { return t.target != "" && t.target != "embedded" }
+
+// open returns the Target the flags name, with spec's embedded settings; a
+// server is connected to at once. Close it with close.
+func (t *targetFlags) open(ctx context.Context, spec backend.Spec) (contract.Target, error) {
+	if t.note != "" && !t.remote() {
+		return nil, usagef("--note", "names a Note on a server: give --target too")
+	}
+	spec.Target, spec.Note, spec.ClientVersion = t.target, t.note, notesbenchVersion()
+	target, err := backend.Open(ctx, spec)
+	if err != nil {
+		return nil, flagError(t.flags, err)
+	}
+	t.opened = target
+	return target, nil
+}
+
+// openMemory is open for an experiment whose embedded runs go to in-memory
+// databases.
+func (t *targetFlags) openMemory(ctx context.Context) (contract.Target, error) {
+	if !t.remote() {
+		t.opened = backend.Memory()
+		return t.opened, nil
+	}
+	return t.open(ctx, backend.Spec{})
+}
+
+// close releases the target open made, if any.
+func (t *targetFlags) close() error {
+	if t.opened == nil {
+		return nil
+	}
+	return t.opened.Close()
+}
+
+// served returns the contract variant the target serves: known is false for
+// the embedded store, which serves any, and for a server that does not say.
+func served(t contract.Target) (v contract.Variant, server, known bool) {
+	s, ok := t.(contract.Served)
+	if !ok {
+		return v, false, false
+	}
+	v, known = s.Served()
+	return v, true, known
+}
+
+// servedDefault returns value, or, when the flag was left at its default and
+// the target is a server, what derive makes of the variant it serves; a server
+// that does not say what it serves needs the flag.
+func servedDefault(fs *pflag.FlagSet, t contract.Target, flag, value string, derive func(contract.Variant) string) (string, error) {
+	v, server, known := served(t)
+	if !server || fs.Changed(flag) {
+		return value, nil
+	}
+	if !known {
+		return "", usagef("--"+flag, "%s does not say what it serves: name it (the rows are labelled as you name them)", t.Describe())
+	}
+	return derive(v), nil
+}
+
 // envFlags are the flags of every simulation: clock, seeds, parallelism and
-// where the databases go.
+// what serves the contract.
 type envFlags struct {
+	targetFlags
 	clock       string
 	seeds       string
 	parallel    int
@@ -33,13 +112,10 @@ type envFlags struct {
 	memory      bool
 	synchronous string
 	serviceTime time.Duration
-
-	target contract.Target // made by env; close releases it
-	flags  *pflag.FlagSet
 }
 
 func (f *envFlags) register(fs *pflag.FlagSet, seeds, clock string) {
-	f.flags = fs
+	f.targetFlags.register(fs)
 	fs.StringVar(&f.clock, "clock", clock, "clock: real (wall clock, the published setup) or virtual (deterministic, no sleeping)")
 	fs.StringVar(&f.seeds, "seeds", seeds, "seeds, as ranges and lists: 1-5,7,10-12")
 	fs.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every run under the real clock, one per CPU under the virtual clock)")
@@ -50,8 +126,8 @@ func (f *envFlags) register(fs *pflag.FlagSet, seeds, clock string) {
 }
 
 // env turns the flags into a sim.Env for the experiment called name, with
-// usage errors naming the flag.
-func (f *envFlags) env(a *app, name string) (sim.Env, error) {
+// usage errors naming the flag; a server named by --target is connected to.
+func (f *envFlags) env(ctx context.Context, a *app, name string) (sim.Env, error) {
 	clock, err := sim.ParseClock(f.clock)
 	if err != nil {
 		return sim.Env{}, usageErr("--clock", err)
@@ -69,21 +145,19 @@ func (f *envFlags) env(a *app, name string) (sim.Env, error) {
 	if f.memory && f.db != "" {
 		return sim.Env{}, usagef("--db", "cannot keep databases with --memory")
 	}
-	target, err := backend.Open(backend.Spec{DBDir: f.db, InMemory: f.memory, Synchronous: f.synchronous})
+	if f.remote() && clock == sim.ClockVirtual {
+		return sim.Env{}, usagef("--clock", "the virtual clock cannot drive %s: a server commits on its own clock (use --clock real)", f.target)
+	}
+	target, err := f.open(ctx, backend.Spec{DBDir: f.db, InMemory: f.memory, Synchronous: f.synchronous})
 	if err != nil {
-		return sim.Env{}, flagError(f.flags, err)
+		return sim.Env{}, err
 	}
-	f.target = target
-	return sim.Env{Clock: clock, ServiceTime: f.serviceTime, Seeds: seeds, Parallel: f.parallel, DBDir: f.db,
-		InMemory: f.memory, Synchronous: f.synchronous, Target: target, Progress: progress(a, name)}, nil
-}
-
-// close releases the target env made, if any.
-func (f *envFlags) close() error {
-	if f.target == nil {
-		return nil
+	env := sim.Env{Clock: clock, ServiceTime: f.serviceTime, Seeds: seeds, Parallel: f.parallel, DBDir: f.db,
+		InMemory: f.memory, Synchronous: f.synchronous, Target: target, Progress: progress(a, name)}
+	if f.remote() {
+		env.TargetName = f.target
 	}
-	return f.target.Close()
+	return env, nil
 }
 
 // outFlags are the output flags of every experiment.

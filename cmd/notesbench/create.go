@@ -5,19 +5,21 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
 // createOptions holds the create command's flags.
 type createOptions struct {
-	app   *app
-	out   outFlags
-	seeds string
-	tabs  int
-	drop  float64
-	table string
+	app    *app
+	out    outFlags
+	seeds  string
+	tabs   int
+	drop   float64
+	table  string
+	order  string
+	target targetFlags
 }
 
 func newCreateCmd(a *app, runF func(context.Context, *createOptions) error) *cobra.Command {
@@ -42,22 +44,32 @@ Duplicates are counted in the store.`,
 	fs.IntVar(&opts.tabs, "tabs", 50, "Sheet tabs the client means to create per run")
 	fs.Float64Var(&opts.drop, "drop", 0.3, "probability that the reply to a call that succeeded is lost (0 to below 1)")
 	fs.StringVar(&opts.table, "table", sim.CreateBothTables, "which table to run: a, b or both")
+	fs.StringVar(&opts.order, "order", "", "only the rows of this server order: key-first or version-first (a server checks in one; default: what it says it serves)")
+	opts.target.register(fs)
 	return cmd
 }
 
-func (o *createOptions) config() (sim.Create, error) {
+func (o *createOptions) config(ctx context.Context) (sim.Create, error) {
 	cfg := sim.DefaultCreate()
-	cfg.Target = backend.Memory()
 	seeds, err := sim.ParseSeeds(o.seeds)
 	if err != nil {
 		return cfg, usageErr("--seeds", err)
 	}
 	cfg.Seeds, cfg.Tabs, cfg.Drop, cfg.Table = seeds, o.tabs, o.drop, o.table
+	if cfg.Target, err = o.target.openMemory(ctx); err != nil {
+		return cfg, err
+	}
+	order, err := servedDefault(o.target.flags, cfg.Target, "order", o.order, func(v contract.Variant) string { return string(v.Order) })
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Order = contract.Order(order)
 	return cfg, flagError(o.out.flags, cfg.Validate())
 }
 
 func runCreate(ctx context.Context, o *createOptions) error {
+	defer o.target.close()
 	return runExperiment(ctx, o.app, &o.out, "create", func() (sim.Experiment[results.CreateRow, results.CreateRun], error) {
-		return o.config()
+		return o.config(ctx)
 	})
 }

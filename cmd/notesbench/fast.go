@@ -39,13 +39,17 @@ passes), microseconds plus a random suffix, and a counter.`,
 	return cmd
 }
 
-func (o *fastOptions) config() (sim.Fast, error) {
-	env, err := o.env.env(o.app, "fast")
+func (o *fastOptions) config(ctx context.Context) (sim.Fast, error) {
+	env, err := o.env.env(ctx, o.app, "fast")
 	if err != nil {
 		return sim.Fast{}, err
 	}
 	cfg := sim.Fast{Env: env, Edits: o.edits}
-	if cfg.Formats, err = parseList("--formats", o.formats, contract.ParseVersionFormat); err != nil {
+	formats, err := servedDefault(o.env.flags, env.Target, "formats", o.formats, func(v contract.Variant) string { return string(v.VersionFormat) })
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.Formats, err = parseList("--formats", formats, contract.ParseVersionFormat); err != nil {
 		return cfg, err
 	}
 	return cfg, flagError(o.env.flags, cfg.Validate())
@@ -54,6 +58,6 @@ func (o *fastOptions) config() (sim.Fast, error) {
 func runFast(ctx context.Context, o *fastOptions) error {
 	defer o.env.close()
 	return runExperiment(ctx, o.app, &o.out, "fast", func() (sim.Experiment[results.FastRow, results.RaceRun], error) {
-		return o.config()
+		return o.config(ctx)
 	})
 }

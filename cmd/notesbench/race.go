@@ -42,13 +42,25 @@ lost updates. The defaults are the published setup.`,
 }
 
 // config turns the flags into a race configuration.
-func (o *raceOptions) config() (sim.Race, error) {
-	env, err := o.env.env(o.app, "race")
+func (o *raceOptions) config(ctx context.Context) (sim.Race, error) {
+	env, err := o.env.env(ctx, o.app, "race")
 	if err != nil {
 		return sim.Race{}, err
 	}
 	cfg := sim.Race{Env: env, VersionFormat: contract.FormatCounter}
-	if cfg.Modes, err = sim.ParseModes(o.modes); err != nil {
+	if v, _, known := served(env.Target); known {
+		cfg.VersionFormat = v.VersionFormat
+	}
+	modes, err := servedDefault(o.env.flags, env.Target, "modes", o.modes, func(v contract.Variant) string {
+		if v.Guard == contract.GuardNone {
+			return "none"
+		}
+		return string(v.Guard) + "/reapply," + string(v.Guard) + "/refresh"
+	})
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.Modes, err = sim.ParseModes(modes); err != nil {
 		return cfg, usageErr("--modes", err)
 	}
 	if cfg.Editing, err = o.editing.parse(); err != nil {
@@ -60,6 +72,6 @@ func (o *raceOptions) config() (sim.Race, error) {
 func runRace(ctx context.Context, o *raceOptions) error {
 	defer o.env.close()
 	return runExperiment(ctx, o.app, &o.out, "race", func() (sim.Experiment[results.RaceRow, results.RaceRun], error) {
-		return o.config()
+		return o.config(ctx)
 	})
 }

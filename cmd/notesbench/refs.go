@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -22,6 +21,7 @@ type refsOptions struct {
 	editsMax int
 	mix      string
 	parallel int
+	target   targetFlags
 }
 
 func newRefsCmd(a *app, runF func(context.Context, *refsOptions) error) *cobra.Command {
@@ -45,12 +45,13 @@ the version check let through.`,
 	fs.StringVar(&opts.seeds, "seeds", "7", "the seed of the run (one)")
 	fs.IntVar(&opts.editsMax, "edits-max", 2, "the person makes 0 to this many edits per trial, uniformly")
 	fs.StringVar(&opts.mix, "mix", sim.DefaultRefsMix().String(), "shares of the person's edits: move, rename, add")
+	opts.target.register(fs)
 	fs.IntVar(&opts.parallel, "parallel", 0, "workers, each with a store of its own (0: one per CPU); results do not depend on it")
 	return cmd
 }
 
-func (o *refsOptions) config() (sim.Refs, error) {
-	cfg := sim.Refs{Trials: o.trials, EditsMax: o.editsMax, Parallel: o.parallel, Target: backend.Memory()}
+func (o *refsOptions) config(ctx context.Context) (sim.Refs, error) {
+	cfg := sim.Refs{Trials: o.trials, EditsMax: o.editsMax, Parallel: o.parallel}
 	for _, s := range strings.Split(o.k, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
@@ -69,11 +70,20 @@ func (o *refsOptions) config() (sim.Refs, error) {
 	if cfg.Mix, err = sim.ParseMix(o.mix); err != nil {
 		return cfg, usageErr("--mix", err)
 	}
+	if cfg.Target, err = o.target.openMemory(ctx); err != nil {
+		return cfg, err
+	}
+	if p, ok := cfg.Target.(interface{ RequirePerson(why string) error }); ok {
+		if err := p.RequirePerson("refs (the person moves, renames and adds tabs)"); err != nil {
+			return cfg, err
+		}
+	}
 	return cfg, flagError(o.out.flags, cfg.Validate())
 }
 
 func runRefs(ctx context.Context, o *refsOptions) error {
+	defer o.target.close()
 	return runExperiment(ctx, o.app, &o.out, "refs", func() (sim.Experiment[results.RefsRow, struct{}], error) {
-		return o.config()
+		return o.config(ctx)
 	})
 }

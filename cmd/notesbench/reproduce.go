@@ -251,7 +251,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		return err
 	}
 	s.latency = &latencyKeeper{}
-	if s.target, err = backend.Open(backend.Spec{}); err != nil {
+	if s.target, err = backend.Open(ctx, backend.Spec{}); err != nil {
 		return err
 	}
 	defer s.target.Close()

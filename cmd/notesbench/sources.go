@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -20,6 +19,7 @@ type sourcesOptions struct {
 	pages    int
 	cites    int
 	drop     float64
+	target   targetFlags
 }
 
 func newSourcesCmd(a *app, runF func(context.Context, *sourcesOptions) error) *cobra.Command {
@@ -45,22 +45,26 @@ a hash of the URL as written, and a hash of the Note ID and the normalized URL.`
 	fs.IntVar(&opts.pages, "pages", def.Pages, "pages a session draws its citations from")
 	fs.IntVar(&opts.cites, "cites", def.Cites, "pages cited per turn, without replacement")
 	fs.Float64Var(&opts.drop, "drop", def.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)")
+	opts.target.register(fs)
 	return cmd
 }
 
-func (o *sourcesOptions) config() (sim.Sources, error) {
+func (o *sourcesOptions) config(ctx context.Context) (sim.Sources, error) {
 	cfg := sim.DefaultSources()
-	cfg.Target = backend.Memory()
 	seeds, err := sim.ParseSeeds(o.seeds)
 	if err != nil {
 		return cfg, usageErr("--seeds", err)
 	}
 	cfg.Seeds, cfg.Sessions, cfg.Turns, cfg.Pages, cfg.Cites, cfg.Drop = seeds, o.sessions, o.turns, o.pages, o.cites, o.drop
+	if cfg.Target, err = o.target.openMemory(ctx); err != nil {
+		return cfg, err
+	}
 	return cfg, flagError(o.out.flags, cfg.Validate())
 }
 
 func runSources(ctx context.Context, o *sourcesOptions) error {
+	defer o.target.close()
 	return runExperiment(ctx, o.app, &o.out, "sources", func() (sim.Experiment[results.SourcesRow, results.SourcesRun], error) {
-		return o.config()
+		return o.config(ctx)
 	})
 }

@@ -39,13 +39,17 @@ measures what a Note-wide version costs against per-tab versions.`,
 	return cmd
 }
 
-func (o *tabsOptions) config() (sim.Tabs, error) {
-	env, err := o.env.env(o.app, "tabs")
+func (o *tabsOptions) config(ctx context.Context) (sim.Tabs, error) {
+	env, err := o.env.env(ctx, o.app, "tabs")
 	if err != nil {
 		return sim.Tabs{}, err
 	}
 	cfg := sim.Tabs{Env: env}
-	if cfg.Scopes, err = parseList("--scopes", o.scopes, contract.ParseGuard); err != nil {
+	scopes, err := servedDefault(o.env.flags, env.Target, "scopes", o.scopes, func(v contract.Variant) string { return string(v.Guard) })
+	if err != nil {
+		return cfg, err
+	}
+	if cfg.Scopes, err = parseList("--scopes", scopes, contract.ParseGuard); err != nil {
 		return cfg, err
 	}
 	if cfg.Editing, err = o.editing.parse(); err != nil {
@@ -57,6 +61,6 @@ func (o *tabsOptions) config() (sim.Tabs, error) {
 func runTabs(ctx context.Context, o *tabsOptions) error {
 	defer o.env.close()
 	return runExperiment(ctx, o.app, &o.out, "tabs", func() (sim.Experiment[results.TabsRow, results.RaceRun], error) {
-		return o.config()
+		return o.config(ctx)
 	})
 }

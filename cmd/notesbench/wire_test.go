@@ -102,6 +102,75 @@ func TestWire(t *testing.T) {
 		writeAndConflict(t, spec)
 	})
 
+	t.Run("experiments over stdio", func(t *testing.T) {
+		server := func(flags string) string {
+			return "stdio:'" + bin + "' serve --db '" + filepath.Join(t.TempDir(), "notes.db") + "' " + flags
+		}
+		fast := []string{"--seeds", "1-2", "--edits", "25", "--pause", "0", "--claude-think", "0-2ms", "--human-think", "0-2ms", "--replications", "0", "--format", "json"}
+		type raceRow struct {
+			Guard  string `json:"guard"`
+			Policy string `json:"policy"`
+			Lost   int    `json:"lost"`
+		}
+		run := func(args ...string) []raceRow {
+			t.Helper()
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+			}
+			var rep struct {
+				Rows []raceRow `json:"rows"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			return rep.Rows
+		}
+		// The modes follow what the server says it serves.
+		rows := run(append([]string{"race", "--target", server("")}, fast...)...)
+		if len(rows) != 2 || rows[0].Guard != "note" || rows[0].Policy != "reapply" || rows[0].Lost != 0 {
+			t.Errorf("race against the default server: %+v, want note/reapply losing nothing, then note/refresh", rows)
+		}
+		rows = run(append([]string{"race", "--target", server("--guard none")}, fast...)...)
+		if len(rows) != 1 || rows[0].Guard != "none" || rows[0].Lost == 0 {
+			t.Errorf("race against serve --guard none: %+v, want lost lines", rows)
+		}
+		code, stdout, stderr := runCLI(t, "create", "--target", server(""), "--seeds", "1-2", "--tabs", "10", "--replications", "0", "--format", "json")
+		if code != 0 || !strings.Contains(stdout, `"order": "key-first"`) {
+			t.Fatalf("create over a server: exit %d\n%s%s", code, stdout, stderr)
+		}
+		var create struct {
+			Rows []struct {
+				KeyPolicy  string `json:"key_policy"`
+				Duplicates []int  `json:"duplicates"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &create); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range create.Rows {
+			if r.KeyPolicy == "retry" && (r.Duplicates[0] != 0 || r.Duplicates[1] != 0) {
+				t.Errorf("create, same key on retry: %v duplicates", r.Duplicates)
+			}
+		}
+		for _, args := range [][]string{
+			{"sources", "--target", server(""), "--sessions", "3", "--replications", "0"},
+			{"refs", "--target", server(""), "--trials", "15"},
+			{"bench", "--target", server(""), "--writes", "40", "--warmup", "5", "--reps", "1"},
+		} {
+			code, stdout, stderr := runCLI(t, append(args, "--format", "markdown")...)
+			if code != 0 {
+				t.Errorf("%s over a server: exit %d\n%s", args[0], code, stderr)
+			}
+			if args[0] == "bench" && !strings.Contains(stdout, "Ping (median)") {
+				t.Errorf("bench over a server shows no transport floor:\n%s", stdout)
+			}
+		}
+		expectUsageError(t, []string{"race", "--target", server(""), "--clock", "virtual"}, "notesbench: --clock: the virtual clock cannot drive")
+		expectUsageError(t, []string{"race", "--target", server(""), "--modes", "tab/reapply"}, "notesbench: --modes: the target serves guard note")
+		expectUsageError(t, []string{"race", "--target", server(""), "--db", t.TempDir()}, "notesbench: --db: a server keeps its own databases")
+	})
+
 	t.Run("bad targets", func(t *testing.T) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

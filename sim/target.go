@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"context"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// openRun opens the backend of one run. A server (contract.Served) chooses
+// its own variant and commits on its own clock, so its runs ask for neither;
+// the experiments check beforehand, with checkServed, that what they mean to
+// measure is what it serves.
+func openRun(ctx context.Context, t contract.Target, run contract.RunSpec) (contract.Backend, error) {
+	if _, ok := t.(contract.Served); ok {
+		run.Variant, run.Clock = contract.Variant{}, nil
+	}
+	return t.Open(ctx, run)
+}
+
+// checkServed returns a field error naming name when target is a server that
+// says what it serves and one of want is not it. A server that does not say
+// is taken at the word of the configuration: its rows are labelled with the
+// variants the user declared.
+func checkServed(target contract.Target, name string, want ...contract.Variant) error {
+	s, ok := target.(contract.Served)
+	if !ok {
+		return nil
+	}
+	served, known := s.Served()
+	if !known {
+		return nil
+	}
+	for _, w := range want {
+		if w = w.WithDefaults(); w != served {
+			return fieldErr(name, "the target serves %s, not %s", served, w)
+		}
+	}
+	return nil
+}
+
+// onServer reports whether target is a server, whose variant runs cannot choose.
+func onServer(target contract.Target) bool {
+	_, ok := target.(contract.Served)
+	return ok
+}
+
+// serverDifference is the difference from the published setup a server makes:
+// its contract is not the rebuild the published figures and our verdicts
+// rest on, so its figures stand alone.
+func serverDifference(target contract.Target) string {
+	if !onServer(target) {
+		return ""
+	}
+	return "the contract served by " + target.Describe() + " (published: the write-up's rebuild)"
+}
+
+// servedNote is what the description of a run says of its target: nothing for
+// an embedded store, and for a server what it is.
+func servedNote(target contract.Target) string {
+	if !onServer(target) {
+		return ""
+	}
+	return ", against " + target.Describe()
+}
