@@ -1,0 +1,240 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// History is one history file, read and checked line by line.
+type History struct {
+	// File is the name the history was read under, for messages.
+	File   string
+	Header Header
+	// Runs are in the order of their run headers.
+	Runs []*Run
+}
+
+// Run is one run of a history: its header, its calls in file order and the
+// final state of its Notes.
+type Run struct {
+	Header RunHeader
+	Calls  []Call
+	Finals []Final
+	// Line is the line of the run header, for messages.
+	Line int
+}
+
+// InputError is a history that cannot be read: which file, which line, what is
+// wrong with it. Line 0 means the file as a whole.
+type InputError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *InputError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// ReadFile reads the history at path; see Read.
+func ReadFile(path string) (*History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{File: path, Msg: errors.Unwrap(err).Error()}
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads a history from r; name is the file name messages give. Every
+// problem is an *InputError naming the line: an empty file, a line that is not a
+// JSON object of a known kind, a truncated last line, a format_version other than
+// FormatVersion, a missing history header, a second history header (two
+// histories run together), a run declared twice or a record of a run not
+// declared before it, a call whose fields contradict each other, a second final
+// state of one Note.
+func Read(r io.Reader, name string) (*History, error) {
+	h := &History{File: name}
+	runs := map[string]*Run{}
+	finals := map[[2]string]bool{}
+	br := bufio.NewReaderSize(r, 1<<16)
+	fail := func(line int, format string, args ...any) error {
+		return &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	line := 0
+	for {
+		b, err := readLine(br)
+		if err == io.EOF && len(b) == 0 {
+			break
+		}
+		line++
+		if err != nil && err != io.EOF {
+			return nil, &InputError{File: name, Line: line, Msg: err.Error()}
+		}
+		if err == io.EOF {
+			return nil, fail(line, "truncated record: the file ends in the middle of a line")
+		}
+		b = b[:len(b)-1]
+		if len(bytes.TrimSpace(b)) == 0 {
+			return nil, fail(line, "empty line")
+		}
+		var env envelope
+		if err := json.Unmarshal(b, &env); err != nil {
+			return nil, fail(line, "malformed record: %v", err)
+		}
+		if env.FormatVersion == nil {
+			return nil, fail(line, "format_version missing")
+		}
+		if *env.FormatVersion != FormatVersion {
+			return nil, fail(line, "format_version %d is not supported (this notesbench reads %d)", *env.FormatVersion, FormatVersion)
+		}
+		if line == 1 && env.Kind != KindHistory {
+			return nil, fail(line, "not a history: the first line must be the history header, not %q", env.Kind)
+		}
+		switch env.Kind {
+		case KindHistory:
+			if line != 1 {
+				return nil, fail(line, "a second history header: two histories are mixed in one file")
+			}
+			if err := json.Unmarshal(b, &h.Header); err != nil {
+				return nil, fail(line, "malformed history header: %v", err)
+			}
+			if h.Header.Experiment == "" {
+				return nil, fail(line, "history header: experiment missing")
+			}
+		case KindRun:
+			var rh RunHeader
+			if err := json.Unmarshal(b, &rh); err != nil {
+				return nil, fail(line, "malformed run header: %v", err)
+			}
+			if err := checkRunHeader(rh); err != nil {
+				return nil, fail(line, "run header: %v", err)
+			}
+			if prev, ok := runs[rh.Run]; ok {
+				return nil, fail(line, "run %q is declared again (first on line %d): runs of different histories are mixed", rh.Run, prev.Line)
+			}
+			run := &Run{Header: rh, Line: line}
+			runs[rh.Run] = run
+			h.Runs = append(h.Runs, run)
+		case KindCall:
+			var c Call
+			if err := json.Unmarshal(b, &c); err != nil {
+				return nil, fail(line, "malformed call: %v", err)
+			}
+			run, ok := runs[c.Run]
+			if !ok {
+				return nil, fail(line, "call of run %q, which no run header declared before it", c.Run)
+			}
+			if err := checkCall(c); err != nil {
+				return nil, fail(line, "call: %v", err)
+			}
+			run.Calls = append(run.Calls, c)
+		case KindFinal:
+			var f Final
+			if err := json.Unmarshal(b, &f); err != nil {
+				return nil, fail(line, "malformed final state: %v", err)
+			}
+			run, ok := runs[f.Run]
+			if !ok {
+				return nil, fail(line, "final state of run %q, which no run header declared before it", f.Run)
+			}
+			if f.Note == "" {
+				return nil, fail(line, "final state: note missing")
+			}
+			if finals[[2]string{f.Run, f.Note}] {
+				return nil, fail(line, "a second final state of note %q in run %q", f.Note, f.Run)
+			}
+			finals[[2]string{f.Run, f.Note}] = true
+			run.Finals = append(run.Finals, f)
+		default:
+			return nil, fail(line, "unknown kind %q (want history, run, call or final)", env.Kind)
+		}
+	}
+	if line == 0 {
+		return nil, fail(1, "empty file: no history header")
+	}
+	return h, nil
+}
+
+// envelope is what every line holds.
+type envelope struct {
+	FormatVersion *int `json:"format_version"`
+	Kind          Kind `json:"kind"`
+}
+
+// readLine reads up to and including the next newline; at the end of the input
+// it returns what is left with io.EOF.
+func readLine(r io.Reader) ([]byte, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	return br.ReadBytes('\n')
+}
+
+func checkRunHeader(h RunHeader) error {
+	switch {
+	case h.Run == "":
+		return errors.New("run: missing")
+	case h.Variant.Guard == "":
+		return errors.New("variant.guard: missing")
+	case h.Variant.VersionFormat == "":
+		return errors.New("variant.version_format: missing")
+	case h.Variant.Order == "":
+		return errors.New("variant.order: missing")
+	}
+	if err := h.Variant.Validate(); err != nil {
+		return fmt.Errorf("variant: %w", err)
+	}
+	return nil
+}
+
+var tools = map[string]bool{
+	contract.ToolListNoteTabs: true, contract.ToolReadNoteTab: true, contract.ToolReadSheetRange: true,
+	contract.ToolListNoteAttachments: true, contract.ToolEditNoteTab: true, contract.ToolCreateNoteTab: true,
+	contract.ToolAddNoteSource: true,
+}
+
+func checkCall(c Call) error {
+	switch {
+	case c.Editor == "":
+		return errors.New("editor: missing")
+	case !tools[c.Tool]:
+		return fmt.Errorf("tool: unknown tool %q", c.Tool)
+	case c.Note == "":
+		return errors.New("note: missing")
+	case !c.Outcome.valid():
+		return fmt.Errorf("outcome: %q is not ok, conflict, error or unknown", c.Outcome)
+	case c.Return < c.Invoke:
+		return fmt.Errorf("return_ns: %d is before invoke_ns %d", c.Return, c.Invoke)
+	case c.IsWrite() && c.ExpectedVersion == "":
+		return errors.New("expected_version: missing on a write")
+	case c.IsWrite() && c.Key == "":
+		return errors.New("idempotency_key: missing on a write")
+	case c.Outcome == Conflict && c.Version == "":
+		return errors.New("version: a conflict must report the current version")
+	case c.Outcome == Conflict && !c.IsWrite():
+		return fmt.Errorf("outcome: a %s call cannot conflict", c.Tool)
+	case c.Outcome == OK && c.Version == "" && c.Tool != contract.ToolListNoteAttachments:
+		return errors.New("version: missing on a successful call")
+	case c.Outcome == OK && c.Tool == contract.ToolCreateNoteTab && c.TabID == "":
+		return errors.New("tab_id: missing on a successful create_note_tab")
+	case c.Outcome == OK && c.Tool == contract.ToolAddNoteSource && c.SourceID == "":
+		return errors.New("source_id: missing on a successful add_note_source")
+	case c.Outcome == Error && c.ErrorKind == "":
+		return errors.New("error_kind: missing on an error")
+	case (c.Tool == contract.ToolEditNoteTab || c.Tool == contract.ToolReadNoteTab) && c.Tab == "":
+		return errors.New("tab: missing")
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package history
+
+import (
+	"fmt"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// FormatVersion is the version of the history format this package writes and
+// reads. A reader refuses any other: a field whose meaning changes gets a new
+// version, while new optional fields may be added without one.
+const FormatVersion = 1
+
+// Kind is what a line of a history holds.
+type Kind string
+
+// The kinds of line.
+const (
+	// KindHistory is the first line of a file: the Header.
+	KindHistory Kind = "history"
+	// KindRun declares a run: a RunHeader. It comes before the run's other lines.
+	KindRun Kind = "run"
+	// KindCall is one tool call: a Call.
+	KindCall Kind = "call"
+	// KindFinal is the final state of one Note of a run: a Final.
+	KindFinal Kind = "final"
+)
+
+// Header is the first line of a history file.
+type Header struct {
+	// Experiment names what made the runs: "race", "create", "crash".
+	Experiment string `json:"experiment"`
+	// Command says how the history was made, for a reader: a command line.
+	Command string `json:"command,omitempty"`
+}
+
+// RunHeader declares one run: everything check needs to know about it beside its
+// calls. Variant is the contract the run was served; its fields are always
+// set (the Writer fills defaults in).
+type RunHeader struct {
+	// Run is the run's name, unique in the file ("race-note-refresh-seed3").
+	Run     string           `json:"run"`
+	Seed    uint64           `json:"seed"`
+	Clock   string           `json:"clock,omitempty"`
+	Variant contract.Variant `json:"variant"`
+	// Policy describes the clients' behaviour in the experiment's words: the
+	// conflict policy (reapply, refresh) or the key policy (uuid, same key on
+	// retry). It is for readers: check judges the calls, not the policy.
+	Policy string `json:"policy,omitempty"`
+}
+
+// Outcome is what the client learned of a call.
+type Outcome string
+
+// The outcomes.
+const (
+	// OK: the call succeeded; a write committed (or replayed its key's first
+	// result, with Replayed set). Version is the new version (a read's version
+	// for a read).
+	OK Outcome = "ok"
+	// Conflict: a version conflict; nothing was written. Version is the current
+	// version the reply reported.
+	Conflict Outcome = "conflict"
+	// Error: a contract error (not_found, invalid_argument, schema); nothing was
+	// written. ErrorKind says which.
+	Error Outcome = "error"
+	// Unknown: the client does not know what happened: the reply was lost, or
+	// the call failed in a way that says nothing of the write (a dead server, a
+	// broken database). A write may or may not have been applied.
+	Unknown Outcome = "unknown"
+)
+
+func (o Outcome) valid() bool {
+	switch o {
+	case OK, Conflict, Error, Unknown:
+		return true
+	}
+	return false
+}
+
+// The error kinds of an Error outcome, and of the failure behind an Unknown one.
+const (
+	ErrorNotFound = contract.ErrNotFound
+	ErrorInvalid  = contract.ErrInvalidArgument
+	ErrorSchema   = "schema"
+	// ErrorFailure is a failure of the implementation: the outcome is Unknown.
+	ErrorFailure = "failure"
+	// ErrorReplyLost is a reply that never reached the client: the outcome is
+	// Unknown.
+	ErrorReplyLost = "reply_lost"
+)
+
+// Cell is where a sheet_set_range call starts writing.
+type Cell struct {
+	SheetID string `json:"sheet_id,omitempty"`
+	Row     int    `json:"row"`
+	Col     int    `json:"col"`
+}
+
+// Call is one tool call: who made it, the arguments that matter, when, and what
+// the client learned. Versions are strings, whatever the version format.
+type Call struct {
+	Run     string `json:"run"`
+	Editor  string `json:"editor"`
+	Session int    `json:"session"`
+	Tool    string `json:"tool"`
+
+	Note            string `json:"note"`
+	Tab             string `json:"tab,omitempty"`
+	Operation       string `json:"operation,omitempty"`
+	ExpectedVersion string `json:"expected_version,omitempty"`
+	Key             string `json:"idempotency_key,omitempty"`
+	// At is where a sheet_set_range call writes.
+	At *Cell `json:"at,omitempty"`
+	// TabType and Label are create_note_tab's; URL is add_note_source's.
+	TabType string `json:"tab_type,omitempty"`
+	Label   string `json:"label,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// Intent is what the call means to add, unique in the run: a line of text,
+	// the value of the one cell it sets, the identity of the tab or source it
+	// creates. Empty: the caller did not say.
+	Intent string `json:"intent,omitempty"`
+	// BaseVersion is the version of the read the call's content was computed
+	// from, when it differs from ExpectedVersion (the refresh policy).
+	BaseVersion string `json:"base_version,omitempty"`
+
+	// Invoke and Return are when the call was made and when its outcome was
+	// known, in nanoseconds on the run's clock; within a run no two of these
+	// times are equal, so they order the calls as the recorder saw them.
+	Invoke int64 `json:"invoke_ns"`
+	Return int64 `json:"return_ns"`
+
+	Outcome  Outcome `json:"outcome"`
+	Version  string  `json:"version,omitempty"`
+	Replayed bool    `json:"replayed,omitempty"`
+	TabID    string  `json:"tab_id,omitempty"`
+	SourceID string  `json:"source_id,omitempty"`
+	// ErrorKind and Error describe an Error outcome, or the failure behind an
+	// Unknown one.
+	ErrorKind string `json:"error_kind,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// IsWrite reports whether the call is one of the three write tools.
+func (c Call) IsWrite() bool {
+	switch c.Tool {
+	case contract.ToolEditNoteTab, contract.ToolCreateNoteTab, contract.ToolAddNoteSource:
+		return true
+	}
+	return false
+}
+
+// Base returns the version the call's content was computed from: BaseVersion,
+// or ExpectedVersion when that is empty.
+func (c Call) Base() string {
+	if c.BaseVersion != "" {
+		return c.BaseVersion
+	}
+	return c.ExpectedVersion
+}
+
+// String describes the call in one line for a reader: "claude#1 edit_note_tab
+// note-1/markdown expected 41 → ok 42".
+func (c Call) String() string {
+	s := fmt.Sprintf("%s#%d %s %s", c.Editor, c.Session, c.Tool, c.Note)
+	if c.Tab != "" {
+		s += "/" + c.Tab
+	}
+	if c.Intent != "" {
+		s += fmt.Sprintf(" adding %q", c.Intent)
+	}
+	if c.ExpectedVersion != "" {
+		s += " expected " + c.ExpectedVersion
+	}
+	if c.BaseVersion != "" {
+		s += " (content from " + c.BaseVersion + ")"
+	}
+	s += " → " + string(c.Outcome)
+	switch c.Outcome {
+	case OK:
+		if c.Version != "" {
+			s += " " + c.Version
+		}
+		if c.Replayed {
+			s += " (replayed)"
+		}
+	case Conflict:
+		s += ", current " + c.Version
+	case Error, Unknown:
+		if c.ErrorKind != "" {
+			s += " (" + c.ErrorKind + ")"
+		}
+	}
+	return s
+}
+
+// FinalTab is one tab of a Note's final tab bar.
+type FinalTab struct {
+	TabID string           `json:"tab_id"`
+	Type  contract.TabType `json:"type"`
+	Label string           `json:"label"`
+}
+
+// Final is the state of one Note at the end of a run, read back through the
+// tools: its version and tab bar, the text of its markdown tab, the sheets of
+// every sheet tab a recorded call edited, and its sources.
+type Final struct {
+	Run     string                      `json:"run"`
+	Note    string                      `json:"note"`
+	Version string                      `json:"version"`
+	Tabs    []FinalTab                  `json:"tabs"`
+	Text    string                      `json:"text"`
+	Sheets  map[string][]contract.Sheet `json:"sheets,omitempty"`
+	Sources []contract.Attachment       `json:"sources"`
+}

@@ -1,0 +1,149 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/notesbench/notesbench/internal/atomicfile"
+)
+
+// Writer collects the runs of one history and writes them as one file. It is
+// safe for concurrent use: runs in parallel each have their own Recorder.
+//
+// Nothing is written until WriteFile (or WriteTo): a run hands its lines over
+// when it ends, and the file holds the header, then the runs sorted by name, so
+// that the same runs on the virtual clock give the same bytes.
+type Writer struct {
+	header Header
+
+	mu    sync.Mutex
+	names map[string]bool   // runs started
+	runs  map[string][]byte // runs ended: their encoded lines
+}
+
+// NewWriter returns a Writer for a history with header h.
+func NewWriter(h Header) *Writer {
+	return &Writer{header: h, names: map[string]bool{}, runs: map[string][]byte{}}
+}
+
+// Run starts recording a run. Every time the Recorder takes comes from clock,
+// in nanoseconds: monotonic on the real clock (time since the run began),
+// virtual time under the virtual clock. The variant's zero fields are filled
+// with the contract's defaults. A run name may be used once per Writer.
+func (w *Writer) Run(h RunHeader, clock func() int64) (*Recorder, error) {
+	if h.Run == "" {
+		return nil, errors.New("history: a run needs a name")
+	}
+	if clock == nil {
+		return nil, fmt.Errorf("history: run %q has no clock", h.Run)
+	}
+	h.Variant = h.Variant.WithDefaults()
+	if err := h.Variant.Validate(); err != nil {
+		return nil, fmt.Errorf("history: run %q: %w", h.Run, err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.names[h.Run] {
+		return nil, fmt.Errorf("history: run %q is recorded twice", h.Run)
+	}
+	w.names[h.Run] = true
+	return &Recorder{w: w, header: h, clock: clock, edited: map[string]map[string]bool{}}, nil
+}
+
+// finish stores the encoded lines of an ended run.
+func (w *Writer) finish(name string, lines []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.runs[name] = lines
+}
+
+// WriteTo writes the history: the header line, then every run, sorted by name.
+// It fails, writing nothing, when a run was started and not ended.
+func (w *Writer) WriteTo(dst io.Writer) (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var open []string
+	for name := range w.names {
+		if _, ok := w.runs[name]; !ok {
+			open = append(open, name)
+		}
+	}
+	if len(open) > 0 {
+		slices.Sort(open)
+		return 0, fmt.Errorf("history: runs not ended: %s", strings.Join(open, ", "))
+	}
+	var buf bytes.Buffer
+	if err := encodeLine(&buf, KindHistory, w.header); err != nil {
+		return 0, err
+	}
+	n, err := dst.Write(buf.Bytes())
+	total := int64(n)
+	if err != nil {
+		return total, err
+	}
+	names := make([]string, 0, len(w.runs))
+	for name := range w.runs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		n, err := dst.Write(w.runs[name])
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// WriteFile writes the history to path whole or not at all, as every notesbench
+// result file is written (internal/atomicfile): on any error, path keeps its
+// old content, if any, and no temporary file is left.
+func (w *Writer) WriteFile(path string) error {
+	return atomicfile.Write(path, 0o644, func(dst io.Writer) error {
+		_, err := w.WriteTo(dst)
+		return err
+	})
+}
+
+// encodeLine appends one line of the given kind holding v's fields.
+func encodeLine(buf *bytes.Buffer, kind Kind, v any) error {
+	var obj bytes.Buffer
+	enc := json.NewEncoder(&obj)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	// v is a struct: its fields follow the envelope's, on the same line.
+	b := bytes.TrimSpace(obj.Bytes())
+	fmt.Fprintf(buf, `{"format_version":%d,"kind":%q`, FormatVersion, kind)
+	if len(b) > 2 {
+		buf.WriteByte(',')
+	}
+	buf.Write(b[1:])
+	buf.WriteByte('\n')
+	return nil
+}
+
+// IsHistoryFile reports whether the file at path starts with a history header
+// (any format version): a file a new history may replace.
+func IsHistoryFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	line, err := readLine(f)
+	if err != nil && len(line) == 0 {
+		return false
+	}
+	var env envelope
+	return json.Unmarshal(line, &env) == nil && env.Kind == KindHistory && env.FormatVersion != nil
+}
