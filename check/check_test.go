@@ -1,0 +1,428 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// builder makes a history of one run by hand. Calls take 10 ns each and follow
+// one another unless a test gives times.
+type builder struct {
+	run  *history.Run
+	t    int64
+	keys int
+}
+
+func newRun(guard contract.Guard, format contract.VersionFormat, order contract.Order) *builder {
+	return &builder{run: &history.Run{Header: history.RunHeader{Run: "r", Seed: 1,
+		Variant: contract.Variant{Guard: guard, VersionFormat: format, Order: order}.WithDefaults()}}}
+}
+
+func (b *builder) add(c history.Call) *history.Call {
+	c.Run = b.run.Header.Run
+	if c.Session == 0 {
+		c.Session = 1
+	}
+	if c.Note == "" {
+		c.Note = "n"
+	}
+	if c.Invoke == 0 && c.Return == 0 {
+		b.t += 10
+		c.Invoke, c.Return = b.t, b.t+5
+	}
+	if c.IsWrite() && c.Key == "" {
+		b.keys++
+		c.Key = fmt.Sprintf("k%d", b.keys)
+	}
+	b.run.Calls = append(b.run.Calls, c)
+	return &b.run.Calls[len(b.run.Calls)-1]
+}
+
+func (b *builder) read(editor, version string) {
+	b.add(history.Call{Editor: editor, Tool: contract.ToolReadNoteTab, Tab: "markdown", Outcome: history.OK, Version: version})
+}
+
+// edit adds a replace_text call adding line; outcome and version are what the
+// client saw.
+func (b *builder) edit(editor, expected, line string, outcome history.Outcome, version string) *history.Call {
+	return b.add(history.Call{Editor: editor, Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text",
+		ExpectedVersion: expected, Intent: line, Outcome: outcome, Version: version})
+}
+
+// final records the Note's end state with text made of lines.
+func (b *builder) final(version string, lines ...string) {
+	b.run.Finals = append(b.run.Finals, history.Final{Run: b.run.Header.Run, Note: "n", Version: version,
+		Tabs: []history.FinalTab{{TabID: "markdown", Type: contract.TypeMarkdown, Label: "Text"}},
+		Text: strings.Join(append([]string{""}, lines...), "\n"), Sources: []contract.Attachment{}})
+}
+
+func (b *builder) check(t *testing.T, opts Options) *Report {
+	t.Helper()
+	rep, err := Run(context.Background(), []*history.History{{File: "h.jsonl", Header: history.Header{Experiment: "test"}, Runs: []*history.Run{b.run}}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// expect compares every check's verdict with want: the checks named in
+// violated are violated, the others ok.
+func expect(t *testing.T, rep *Report, violated ...string) {
+	t.Helper()
+	for _, r := range rep.Checks {
+		want := OK
+		for _, v := range violated {
+			if r.Check == v {
+				want = Violated
+			}
+		}
+		if r.Verdict != want {
+			t.Errorf("%s: %s (%d violations, %d unjudged: %s; %v), want %s", r.Check, r.Verdict, r.Violations, r.Unjudged, r.Reason, r.First, want)
+		}
+	}
+}
+
+// Two editors under the version check: a conflict, a re-read, a retry. Every
+// check passes.
+func TestLinearizableRace(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.read("claude", "1")
+	b.read("human", "1")
+	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.edit("human", "1", "human-0", history.Conflict, "2")
+	b.read("human", "2")
+	b.edit("human", "2", "human-0", history.OK, "3")
+	b.final("3", "claude-0", "human-0")
+	rep := b.check(t, Options{})
+	expect(t, rep)
+	r := rep.Runs[0]
+	if r.Lost != 0 || len(r.Editors) != 2 || r.Editors[0].Acknowledged != 1 || r.Registers != 1 {
+		t.Errorf("run figures %+v", r)
+	}
+	if rep.Checks[0].Judged != 1 || rep.Checks[4].Judged != 2 {
+		t.Errorf("judged: %+v", rep.Checks)
+	}
+}
+
+// Without a guard the second write lands on content its editor never read:
+// a stale overwrite, and the first line is lost. The register itself is
+// linearizable: unconditional writes may land anywhere.
+func TestStaleOverwriteWithoutGuard(t *testing.T) {
+	b := newRun(contract.GuardNone, "", "")
+	b.read("claude", "1")
+	b.read("human", "1")
+	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.edit("human", "1", "human-0", history.OK, "3")
+	b.final("3", "human-0")
+	rep := b.check(t, Options{})
+	expect(t, rep, StaleOverwrites, LostUpdates)
+	r := rep.Runs[0]
+	if r.StaleOverwrites != 1 || r.LostBy("claude") != 1 || r.LostBy("human") != 0 {
+		t.Errorf("run figures %+v", r)
+	}
+	if first := rep.Checks[4].First[0]; !strings.Contains(first, `human#1 edit_note_tab n/markdown adding "human-0" expected 1 → ok 3 overwrote claude#1`) {
+		t.Errorf("stale overwrite described as %q", first)
+	}
+}
+
+// The refresh policy passes the check with a fresh version and stale content:
+// the base version gives it away.
+func TestStaleOverwriteRefresh(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.read("claude", "1")
+	b.read("human", "1")
+	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.edit("human", "1", "human-0", history.Conflict, "2")
+	b.read("human", "2")
+	w := b.edit("human", "2", "human-0", history.OK, "3")
+	w.BaseVersion = "1"
+	b.final("3", "human-0")
+	rep := b.check(t, Options{})
+	expect(t, rep, StaleOverwrites, LostUpdates)
+}
+
+// An acknowledged line missing from the final text is lost, even when every
+// call fits the register.
+func TestLostAcknowledgedWrite(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.read("claude", "1")
+	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.read("claude", "2")
+	b.edit("claude", "2", "claude-1", history.OK, "3")
+	b.final("3", "claude-1")
+	rep := b.check(t, Options{})
+	expect(t, rep, LostUpdates)
+	if got := rep.Checks[2].First[0]; !strings.Contains(got, `adding "claude-0"`) {
+		t.Errorf("lost update described as %q", got)
+	}
+}
+
+// A create whose reply was lost is resent with a new key: two tabs for one
+// intent. The same with the same key is replayed: one tab.
+func TestDuplicateCreate(t *testing.T) {
+	for _, tc := range []struct {
+		sameKey bool
+		dups    int
+	}{{false, 1}, {true, 0}} {
+		t.Run(fmt.Sprintf("same key %v", tc.sameKey), func(t *testing.T) {
+			b := newRun(contract.GuardNote, "", "")
+			b.add(history.Call{Editor: "agent", Tool: contract.ToolListNoteTabs, Outcome: history.OK, Version: "1"})
+			create := history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "first",
+				TabType: "sheet", Label: "Sheet 1", Intent: "tab 1", Outcome: history.Unknown, ErrorKind: history.ErrorReplyLost}
+			b.add(create)
+			b.add(history.Call{Editor: "agent", Tool: contract.ToolListNoteTabs, Outcome: history.OK, Version: "2"})
+			resend := create
+			resend.ExpectedVersion, resend.Outcome, resend.ErrorKind = "2", history.OK, ""
+			resend.Version, resend.TabID = "3", "sheet-5-b"
+			tabs := []history.FinalTab{{TabID: "markdown", Type: "markdown", Label: "Text"}, {TabID: "sheet-4-a", Type: "sheet", Label: "Sheet 1"}}
+			if tc.sameKey {
+				resend.Key, resend.Replayed, resend.Version, resend.TabID = "first", true, "2", "sheet-4-a"
+			} else {
+				tabs = append(tabs, history.FinalTab{TabID: "sheet-5-b", Type: "sheet", Label: "Sheet 1"})
+			}
+			b.add(resend)
+			b.run.Finals = []history.Final{{Run: "r", Note: "n", Version: "3", Tabs: tabs, Sources: []contract.Attachment{}}}
+			rep := b.check(t, Options{})
+			if tc.dups > 0 {
+				expect(t, rep, Duplicates)
+			} else {
+				expect(t, rep)
+			}
+			if rep.Runs[0].Duplicates != tc.dups {
+				t.Errorf("duplicates %d, want %d", rep.Runs[0].Duplicates, tc.dups)
+			}
+		})
+	}
+}
+
+// Sources: one intent (a page) sent under two spellings with two keys makes two
+// sources; a replay that returns another source than the key's first is caught.
+func TestDuplicateSourceAndReplayMismatch(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "1", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "2", SourceID: "source-1"})
+	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "2", Key: "b", URL: "https://www.x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "3", SourceID: "source-2"})
+	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "3", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "3", SourceID: "source-2", Replayed: true})
+	b.run.Finals = []history.Final{{Run: "r", Note: "n", Version: "3", Tabs: []history.FinalTab{}, Sources: []contract.Attachment{
+		{ID: "source-1", URL: "https://x.example/p"}, {ID: "source-2", URL: "https://www.x.example/p"}}}}
+	rep := b.check(t, Options{})
+	expect(t, rep, Duplicates)
+	r := rep.Runs[0]
+	if r.Duplicates != 1 || r.ReplayMismatches != 1 || rep.Checks[3].Violations != 2 {
+		t.Errorf("duplicates %d, replay mismatches %d, violations %d; want 1, 1, 2", r.Duplicates, r.ReplayMismatches, rep.Checks[3].Violations)
+	}
+}
+
+// A conflict must report the version the register holds: one that reports
+// another is not linearizable, and porcupine's page shows it.
+func TestConflictWithWrongCurrentVersion(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.read("claude", "1")
+	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.edit("human", "1", "human-0", history.Conflict, "7")
+	b.final("2", "claude-0")
+	rep := b.check(t, Options{Visualize: true})
+	for i, want := range []Verdict{Violated, OK, OK, OK, Unknown} {
+		if got := rep.Checks[i]; got.Verdict != want {
+			t.Errorf("%s: %s, want %s", got.Check, got.Verdict, want)
+		}
+	}
+	if r := rep.Checks[4].Reason; !strings.Contains(r, "register n has no linearization to judge its writes on") {
+		t.Errorf("stale-overwrites unknown because %q", r)
+	}
+	if !strings.Contains(rep.Checks[0].First[0], "it cannot take: human#1 edit_note_tab n/markdown adding \"human-0\" expected 1 → conflict, current 7") {
+		t.Errorf("violation described as %q", rep.Checks[0].First[0])
+	}
+	html := string(rep.Visualization)
+	if !strings.HasPrefix(html, "<!doctype html>") || !strings.Contains(html, "conflict, current 7") {
+		t.Errorf("visualization: %d bytes, starting %.40q", len(html), html)
+	}
+	// Without the flag, no page.
+	if rep := b.check(t, Options{}); rep.Visualization != nil {
+		t.Error("a visualization nobody asked for")
+	}
+}
+
+// A conflict is impossible without a guard.
+func TestConflictWithoutGuard(t *testing.T) {
+	b := newRun(contract.GuardNone, "", "")
+	b.read("claude", "1")
+	b.edit("claude", "1", "claude-0", history.Conflict, "2")
+	b.final("1")
+	rep := b.check(t, Options{})
+	if rep.Checks[0].Verdict != Violated {
+		t.Errorf("linearizability: %s, want violated", rep.Checks[0].Verdict)
+	}
+}
+
+// A write whose reply was lost may have applied: a later read of the version
+// it made fits, and so does a later read showing it did not apply.
+func TestUnknownOutcomes(t *testing.T) {
+	t.Run("applied", func(t *testing.T) {
+		b := newRun(contract.GuardNote, "", "")
+		b.read("claude", "1")
+		b.edit("claude", "1", "claude-0", history.Unknown, "")
+		b.read("human", "2")
+		b.edit("human", "2", "human-0", history.OK, "3")
+		b.final("3", "claude-0", "human-0")
+		expect(t, b.check(t, Options{}))
+	})
+	t.Run("not applied", func(t *testing.T) {
+		b := newRun(contract.GuardNote, "", "")
+		b.read("claude", "1")
+		b.edit("claude", "1", "claude-0", history.Unknown, "")
+		b.read("human", "1")
+		b.edit("human", "1", "human-0", history.OK, "2")
+		b.read("human", "2")
+		b.final("2", "human-0")
+		expect(t, b.check(t, Options{}))
+	})
+	t.Run("could not apply", func(t *testing.T) {
+		// The unknown write expected 5 while the version was 1: it cannot
+		// have made the 9 a read then sees.
+		b := newRun(contract.GuardNote, "", "")
+		b.read("claude", "1")
+		b.edit("claude", "5", "claude-0", history.Unknown, "")
+		b.read("human", "9")
+		b.final("9")
+		expect(t, b.check(t, Options{}), Linearizability)
+	})
+	t.Run("a version cannot come back", func(t *testing.T) {
+		// An unknown write applied leaves a version other than the one it
+		// replaced: a read of the old version after a later read of a new
+		// one does not fit.
+		b := newRun(contract.GuardNote, "", "")
+		b.read("claude", "1")
+		b.edit("claude", "1", "claude-0", history.Unknown, "")
+		b.read("human", "1")
+		b.read("human", "4")
+		b.read("human", "1")
+		b.final("1")
+		expect(t, b.check(t, Options{}), Linearizability)
+	})
+}
+
+// Millisecond versions: two writes in one millisecond commit the same version.
+// The register stays linearizable; the versions check and the lost line give
+// it away, and the time order of the calls shows the overwrite was stale.
+func TestMillisecondVersionCollision(t *testing.T) {
+	b := newRun(contract.GuardNote, contract.FormatMS, "")
+	b.read("claude", "t1")
+	b.read("human", "t1")
+	b.edit("human", "t1", "human-0", history.OK, "t2")
+	b.read("claude", "t2") // not claude's base: its content came from t1
+	w := b.edit("claude", "t2", "claude-0", history.OK, "t2")
+	w.BaseVersion = "t1"
+	b.final("t2", "claude-0")
+	rep := b.check(t, Options{})
+	expect(t, rep, Versions, LostUpdates, StaleOverwrites)
+	if rep.Runs[0].VersionCollisions != 1 {
+		t.Errorf("version collisions %d, want 1", rep.Runs[0].VersionCollisions)
+	}
+
+	// The same in the fast experiment's shape: claude read t2 before the
+	// person's write, which kept t2; claude's write passes the check.
+	b = newRun(contract.GuardNote, contract.FormatMS, "")
+	b.read("human", "t1")
+	b.edit("human", "t1", "human-0", history.OK, "t2")
+	b.read("claude", "t2")
+	b.read("human", "t2")
+	b.edit("human", "t2", "human-1", history.OK, "t2")
+	b.edit("claude", "t2", "claude-0", history.OK, "t3")
+	b.final("t3", "human-0", "claude-0")
+	rep = b.check(t, Options{})
+	expect(t, rep, Versions, LostUpdates, StaleOverwrites)
+	if r := rep.Runs[0]; r.LostBy("human") != 1 || r.StaleOverwrites != 1 || r.VersionCollisions != 1 {
+		t.Errorf("run figures %+v", r)
+	}
+
+	// Under us-suffix versions the same interleaving conflicts instead.
+	b = newRun(contract.GuardNote, contract.FormatUSSuffix, "")
+	b.read("human", "a")
+	b.edit("human", "a", "human-0", history.OK, "b")
+	b.read("claude", "b")
+	b.read("human", "b")
+	b.edit("human", "b", "human-1", history.OK, "c")
+	b.edit("claude", "b", "claude-0", history.Conflict, "c")
+	b.read("claude", "c")
+	b.edit("claude", "c", "claude-0", history.OK, "d")
+	b.final("d", "human-0", "human-1", "claude-0")
+	expect(t, b.check(t, Options{}))
+}
+
+// Under version-first a replay passed the version compare first: a replay
+// while the version moved on does not fit. Under key-first it does.
+func TestReplayOrder(t *testing.T) {
+	for _, order := range []contract.Order{contract.OrderKeyFirst, contract.OrderVersionFirst} {
+		b := newRun(contract.GuardNote, "", order)
+		b.add(history.Call{Editor: "agent", Tool: contract.ToolListNoteTabs, Outcome: history.OK, Version: "1"})
+		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "a", TabType: "sheet", Label: "S", Outcome: history.OK, Version: "2", TabID: "sheet-4-a"})
+		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "a", TabType: "sheet", Label: "S", Outcome: history.OK, Version: "2", TabID: "sheet-4-a", Replayed: true})
+		b.run.Finals = []history.Final{{Run: "r", Note: "n", Version: "2", Tabs: []history.FinalTab{{TabID: "sheet-4-a", Type: "sheet", Label: "S"}}, Sources: []contract.Attachment{}}}
+		rep := b.check(t, Options{})
+		if order == contract.OrderVersionFirst {
+			expect(t, rep, Linearizability)
+		} else {
+			expect(t, rep)
+		}
+	}
+}
+
+// Under guard tab each tab is a register of its own; writes to two tabs with
+// the same version numbers neither collide nor conflict.
+func TestTabRegisters(t *testing.T) {
+	b := newRun(contract.GuardTab, "", "")
+	b.read("claude", "1")
+	b.add(history.Call{Editor: "human", Tool: contract.ToolReadNoteTab, Tab: "sheet-4-a", Outcome: history.OK, Version: "1"})
+	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.add(history.Call{Editor: "human", Tool: contract.ToolEditNoteTab, Tab: "sheet-4-a", Operation: "sheet_set_range", ExpectedVersion: "1",
+		At: &history.Cell{Row: 0}, Intent: "human-0", Outcome: history.OK, Version: "2"})
+	b.final("1", "claude-0")
+	f := &b.run.Finals[0]
+	f.Tabs = append(f.Tabs, history.FinalTab{TabID: "sheet-4-a", Type: "sheet", Label: "Data"})
+	f.Sheets = map[string][]contract.Sheet{"sheet-4-a": {{SheetID: "s1", Cells: [][]any{{"human-0"}}}}}
+	rep := b.check(t, Options{})
+	expect(t, rep)
+	if rep.Runs[0].Registers != 2 {
+		t.Errorf("registers %d, want 2", rep.Runs[0].Registers)
+	}
+	// The cell overwritten by something else is lost.
+	f.Sheets["sheet-4-a"][0].Cells[0][0] = "other"
+	expect(t, b.check(t, Options{}), LostUpdates)
+}
+
+// Out of time: every check says unknown, none says ok.
+func TestTimeout(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.read("claude", "1")
+	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.final("2", "claude-0")
+	rep := b.check(t, Options{Timeout: time.Nanosecond})
+	for _, r := range rep.Checks {
+		if r.Verdict != Unknown || !strings.Contains(r.Reason, "timed out after 1ns") {
+			t.Errorf("%s: %s (%s), want unknown, timed out", r.Check, r.Verdict, r.Reason)
+		}
+	}
+}
+
+// A cancelled context is an error, not a verdict.
+func TestCancelled(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.read("claude", "1")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, []*history.History{{File: "h", Runs: []*history.Run{b.run}}}, Options{}); err == nil {
+		t.Error("no error from a cancelled run")
+	}
+}

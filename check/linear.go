@@ -1,0 +1,403 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
+)
+
+// partition is one versioned register of a run: the Note's version, or under
+// guard tab one tab's. Its calls are those that read or write that version.
+type partition struct {
+	key   string
+	calls []int // indices into the run's calls
+	// verdict is the register's linearizability; order, when it is OK, a
+	// linearization: indices into the run's calls.
+	verdict Verdict
+	order   []int
+}
+
+// registerOf returns the register a call reads or writes, or "" for a call that
+// touches no version (an error, a read whose outcome is unknown, a listing of
+// attachments).
+func registerOf(c *history.Call, guard contract.Guard) string {
+	switch c.Outcome {
+	case history.Error:
+		return ""
+	case history.Unknown:
+		if !c.IsWrite() {
+			return ""
+		}
+	}
+	switch c.Tool {
+	case contract.ToolEditNoteTab, contract.ToolReadNoteTab, contract.ToolReadSheetRange:
+		if guard == contract.GuardTab {
+			return c.Note + "/" + c.Tab
+		}
+		return c.Note
+	case contract.ToolListNoteTabs, contract.ToolCreateNoteTab, contract.ToolAddNoteSource:
+		return c.Note
+	}
+	return ""
+}
+
+// partitions splits a run's calls into registers, sorted by key.
+func partitions(r *history.Run) []*partition {
+	byKey := map[string]*partition{}
+	var parts []*partition
+	for i := range r.Calls {
+		key := registerOf(&r.Calls[i], r.Header.Variant.Guard)
+		if key == "" {
+			continue
+		}
+		p := byKey[key]
+		if p == nil {
+			p = &partition{key: key}
+			byKey[key] = p
+			parts = append(parts, p)
+		}
+		p.calls = append(p.calls, i)
+	}
+	slices.SortFunc(parts, func(a, b *partition) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return 0
+	})
+	return parts
+}
+
+// opInput is a call as the register model sees it.
+type opInput struct {
+	tool     string
+	write    bool
+	expected string
+	// conditional: the write compares expected with the version (guard note or
+	// tab); versionFirst: it compares before looking its key up.
+	conditional  bool
+	versionFirst bool
+	// sameAllowed: a write may commit the version it replaces (ms versions).
+	sameAllowed bool
+}
+
+// opOutput is what the client saw.
+type opOutput struct {
+	outcome  history.Outcome
+	version  string
+	replayed bool
+}
+
+// regState is the register's version: known, or unknown since a write whose
+// outcome is unknown applied (not from: a version the write cannot have made
+// when hasFrom is set, the one it replaced).
+type regState struct {
+	known   bool
+	version string
+	hasFrom bool
+	from    string
+}
+
+// bind makes st agree with an observed version v, if it can.
+func bind(st regState, v string, in opInput) (regState, bool) {
+	if st.known {
+		return st, st.version == v
+	}
+	if st.hasFrom && !in.sameAllowed && v == st.from {
+		return st, false
+	}
+	return regState{known: true, version: v}, true
+}
+
+// step is the sequential specification of a versioned register under the
+// contract's writes:
+//
+//   - a read returns the version;
+//   - a committed write under a guard requires the version to equal its
+//     expected_version, and sets the version it returned; without a guard it
+//     sets the version whatever it was;
+//   - a replayed write changes nothing and, under version-first, requires the
+//     version to equal expected_version (the compare came first);
+//   - a conflict requires the version to differ from expected_version and to
+//     equal the current version it reported;
+//   - a write whose outcome is unknown either applied or did not. Not applying
+//     is the same as taking effect after everything else (its return is open),
+//     so here it applies when its compare passes, leaving a version nobody saw,
+//     which the next observation fixes. On a version already unknown both
+//     branches leave an unknown version.
+func step(st regState, in opInput, out opOutput) (bool, regState) {
+	if !in.write {
+		ns, ok := bind(st, out.version, in)
+		return ok, ns
+	}
+	switch out.outcome {
+	case history.OK:
+		if out.replayed {
+			if in.conditional && in.versionFirst {
+				ns, ok := bind(st, in.expected, in)
+				return ok, ns
+			}
+			return true, st
+		}
+		if in.conditional {
+			if _, ok := bind(st, in.expected, in); !ok {
+				return false, st
+			}
+		}
+		return true, regState{known: true, version: out.version}
+	case history.Conflict:
+		if !in.conditional || out.version == in.expected {
+			return false, st
+		}
+		ns, ok := bind(st, out.version, in)
+		return ok, ns
+	case history.Unknown:
+		if !st.known {
+			return true, regState{}
+		}
+		if in.conditional && st.version != in.expected {
+			return true, st
+		}
+		return true, regState{hasFrom: true, from: st.version}
+	}
+	return false, st
+}
+
+// model is the register model for porcupine. Its StepContext also stops the
+// search when ctx (the caller's, not porcupine's) ends.
+func model(ctx context.Context) porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return regState{} },
+		Step: func(st, in, out any) (bool, any) {
+			return step(st.(regState), in.(opInput), out.(opOutput))
+		},
+		StepContext: func(_ context.Context, st, in, out any) (bool, any) {
+			if ctx.Err() != nil {
+				return false, st
+			}
+			return step(st.(regState), in.(opInput), out.(opOutput))
+		},
+		Hash: func(st any) uint64 {
+			s := st.(regState)
+			h := fnv.New64a()
+			h.Write([]byte(s.version))
+			h.Write([]byte{0, b2u(s.known), b2u(s.hasFrom)})
+			h.Write([]byte(s.from))
+			return h.Sum64()
+		},
+		DescribeOperation: func(in, out any) string {
+			return describeOp(in.(opInput), out.(opOutput))
+		},
+		DescribeState: func(st any) string {
+			s := st.(regState)
+			switch {
+			case s.known:
+				return s.version
+			case s.hasFrom:
+				return "unknown (not " + s.from + ")"
+			}
+			return "unknown"
+		},
+		DescribeOperationMetadata: func(m any) string {
+			if s, ok := m.(string); ok {
+				return s
+			}
+			return ""
+		},
+	}
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func describeOp(in opInput, out opOutput) string {
+	if !in.write {
+		return fmt.Sprintf("%s → %s", in.tool, out.version)
+	}
+	s := fmt.Sprintf("%s expected %s → %s", in.tool, in.expected, out.outcome)
+	switch out.outcome {
+	case history.OK:
+		s += " " + out.version
+		if out.replayed {
+			s += " (replayed)"
+		}
+	case history.Conflict:
+		s += ", current " + out.version
+	}
+	return s
+}
+
+// operations turns a partition's calls into porcupine operations. A write
+// whose outcome is unknown stays open until the end of the run.
+func (rd *runData) operations(p *partition) []porcupine.Operation {
+	v := rd.run.Header.Variant
+	clients := map[[2]any]int{}
+	ops := make([]porcupine.Operation, len(p.calls))
+	for j, i := range p.calls {
+		c := &rd.run.Calls[i]
+		who := [2]any{c.Editor, c.Session}
+		id, ok := clients[who]
+		if !ok {
+			id = len(clients)
+			clients[who] = id
+		}
+		ret := c.Return
+		if c.Outcome == history.Unknown {
+			ret = rd.end
+		}
+		ops[j] = porcupine.Operation{
+			ClientId: id,
+			Input: opInput{tool: c.Tool, write: c.IsWrite(), expected: c.ExpectedVersion,
+				conditional: v.Guard != contract.GuardNone, versionFirst: v.Order == contract.OrderVersionFirst,
+				sameAllowed: v.VersionFormat == contract.FormatMS},
+			Output:   opOutput{outcome: c.Outcome, version: c.Version, replayed: c.Replayed},
+			Call:     c.Invoke,
+			Return:   ret,
+			Metadata: c.String(),
+		}
+	}
+	return ops
+}
+
+// linJob is one partition to check.
+type linJob struct {
+	rd *runData
+	p  *partition
+	// set by the worker
+	info    porcupine.LinearizationInfo
+	illegal string // what does not fit, for an illegal partition
+}
+
+// checkLinearizability checks every register of every run with porcupine,
+// partitions in parallel, each with what is left of the check's time.
+func checkLinearizability(ctx context.Context, runs []*runData, res *Result, opts Options, rep *Report) {
+	var jobs []*linJob
+	for _, rd := range runs {
+		for _, p := range rd.parts {
+			jobs = append(jobs, &linJob{rd: rd, p: p})
+		}
+	}
+	deadline, _ := ctx.Deadline()
+	work := make(chan *linJob)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
+		wg.Go(func() {
+			for j := range work {
+				j.check(ctx, time.Until(deadline))
+			}
+		})
+	}
+	for _, j := range jobs {
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+
+	for _, rd := range runs {
+		rd.res.Linearizable = OK
+	}
+	for _, j := range jobs {
+		switch j.p.verdict {
+		case OK:
+			res.Judged++
+		case Violated:
+			res.Judged++
+			res.violation(j.rd, "register %s: %s", j.p.key, j.illegal)
+			j.rd.res.Linearizable = Violated
+			if opts.Visualize && rep.Visualization == nil {
+				var buf bytes.Buffer
+				if err := porcupine.Visualize(model(context.Background()), j.info, &buf); err == nil {
+					rep.Visualization = buf.Bytes()
+				}
+			}
+		default:
+			res.Unjudged++
+			if j.rd.res.Linearizable == OK {
+				j.rd.res.Linearizable = Unknown
+			}
+		}
+	}
+	if res.Unjudged > 0 && res.Reason == "" {
+		res.Reason = fmt.Sprintf("%d registers not judged in time", res.Unjudged)
+	}
+}
+
+// check runs porcupine on one partition and keeps a linearization when there is
+// one, or what does not fit when there is none.
+func (j *linJob) check(ctx context.Context, left time.Duration) {
+	j.p.verdict = Unknown
+	if ctx.Err() != nil || left <= 0 {
+		return
+	}
+	ops := j.rd.operations(j.p)
+	result, info := porcupine.CheckOperationsVerbose(model(ctx), ops, left)
+	if ctx.Err() != nil {
+		return // the search was cut short: whatever it says means nothing
+	}
+	partials := info.PartialLinearizations()
+	switch result {
+	case porcupine.Ok:
+		j.p.verdict = OK
+		if len(partials) == 1 && len(partials[0]) > 0 {
+			lin := partials[0][0]
+			for _, pl := range partials[0] {
+				if len(pl) > len(lin) {
+					lin = pl
+				}
+			}
+			j.p.order = make([]int, len(lin))
+			for k, id := range lin {
+				j.p.order[k] = j.p.calls[id]
+			}
+		}
+	case porcupine.Illegal:
+		j.p.verdict = Violated
+		j.info = info
+		j.illegal = j.misfit(ops, partials)
+	}
+}
+
+// misfit describes why a partition has no linearization: the longest
+// linearizable prefix found, and the call that returned first among those it
+// could not take.
+func (j *linJob) misfit(ops []porcupine.Operation, partials [][][]int) string {
+	var longest []int
+	if len(partials) == 1 {
+		for _, pl := range partials[0] {
+			if len(pl) > len(longest) {
+				longest = pl
+			}
+		}
+	}
+	in := make([]bool, len(ops))
+	for _, id := range longest {
+		in[id] = true
+	}
+	first := -1
+	for id := range ops {
+		if !in[id] && (first < 0 || ops[id].Return < ops[first].Return) {
+			first = id
+		}
+	}
+	s := fmt.Sprintf("no linearization of its %d operations; the longest linearizable prefix holds %d", len(ops), len(longest))
+	if first >= 0 {
+		s += "; it cannot take: " + j.rd.run.Calls[j.p.calls[first]].String()
+	}
+	return s
+}

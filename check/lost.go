@@ -1,0 +1,155 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
+)
+
+// checkLost holds every acknowledged intent against the final state: a line of
+// text must be a line of the Note's text, a cell must hold its value, a created
+// tab must be in the tab bar, an added source among the sources. Counts are per
+// editor and per distinct intent: an intent acknowledged twice (a replay) is
+// one intent.
+func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+	for _, rd := range runs {
+		if ctx.Err() != nil {
+			res.Unjudged++
+			continue
+		}
+		editors := map[string]*EditorResult{}
+		var order []string
+		seen := map[string]bool{}
+		lines := map[string]map[string]bool{}
+		for i := range rd.run.Calls {
+			c := &rd.run.Calls[i]
+			if editors[c.Editor] == nil {
+				editors[c.Editor] = &EditorResult{Editor: c.Editor}
+				order = append(order, c.Editor)
+			}
+			if c.Outcome != history.OK || !c.IsWrite() {
+				continue
+			}
+			id, present, judged := rd.holds(c, lines)
+			if id == "" || seen[c.Editor+"\x00"+c.Note+"\x00"+id] {
+				continue
+			}
+			seen[c.Editor+"\x00"+c.Note+"\x00"+id] = true
+			if !judged {
+				res.Unjudged++
+				if res.Reason == "" {
+					res.Reason = fmt.Sprintf("%s: no final state holds what %s added", rd.where(), c)
+				}
+				continue
+			}
+			res.Judged++
+			e := editors[c.Editor]
+			e.Acknowledged++
+			if !present {
+				e.Lost++
+				rd.res.Lost++
+				res.violation(rd, "acknowledged, missing from the final state: %s", c)
+			}
+		}
+		for _, name := range order {
+			rd.res.Editors = append(rd.res.Editors, *editors[name])
+		}
+	}
+}
+
+// holds returns what an acknowledged write added (its identity within the
+// Note), whether the final state holds it, and whether the final state could
+// say. A write that says nothing it adds has no identity.
+func (rd *runData) holds(c *history.Call, lines map[string]map[string]bool) (id string, present, judged bool) {
+	f := rd.finals[c.Note]
+	switch c.Tool {
+	case contract.ToolCreateNoteTab:
+		if f == nil {
+			return "tab " + c.TabID, false, false
+		}
+		for _, t := range f.Tabs {
+			if t.TabID == c.TabID {
+				return "tab " + c.TabID, true, true
+			}
+		}
+		return "tab " + c.TabID, false, true
+	case contract.ToolAddNoteSource:
+		if f == nil {
+			return "source " + c.SourceID, false, false
+		}
+		for _, s := range f.Sources {
+			if s.ID == c.SourceID {
+				return "source " + c.SourceID, true, true
+			}
+		}
+		return "source " + c.SourceID, false, true
+	}
+	if c.Intent == "" {
+		return "", false, false
+	}
+	id = "intent " + c.Intent
+	if f == nil {
+		return id, false, false
+	}
+	switch contract.Operation(c.Operation) {
+	case contract.OpReplaceText:
+		if tabType(f, c.Tab) != contract.TypeMarkdown {
+			return id, false, false
+		}
+		set := lines[c.Note]
+		if set == nil {
+			set = map[string]bool{}
+			for _, l := range strings.Split(f.Text, "\n") {
+				set[l] = true
+			}
+			lines[c.Note] = set
+		}
+		return id, set[c.Intent], true
+	case contract.OpSheetSetRange:
+		v, ok := cell(f, c.Tab, c.At)
+		if !ok {
+			return id, false, false
+		}
+		return id, v == c.Intent, true
+	}
+	return id, false, false
+}
+
+// tabType returns the type of a tab in a final state's tab bar, "" when absent.
+func tabType(f *history.Final, tabID string) contract.TabType {
+	for _, t := range f.Tabs {
+		if t.TabID == tabID {
+			return t.Type
+		}
+	}
+	return ""
+}
+
+// cell returns the text of the cell a sheet_set_range call started at, and
+// whether the final state read that tab's sheets. An empty or missing cell is
+// "".
+func cell(f *history.Final, tabID string, at *history.Cell) (string, bool) {
+	sheets, ok := f.Sheets[tabID]
+	if !ok || at == nil || len(sheets) == 0 {
+		return "", false
+	}
+	sh := &sheets[0]
+	if at.SheetID != "" {
+		sh = nil
+		for i := range sheets {
+			if sheets[i].SheetID == at.SheetID {
+				sh = &sheets[i]
+			}
+		}
+		if sh == nil {
+			return "", true
+		}
+	}
+	if at.Row >= len(sh.Cells) || at.Col >= len(sh.Cells[at.Row]) || sh.Cells[at.Row][at.Col] == nil {
+		return "", true
+	}
+	return fmt.Sprint(sh.Cells[at.Row][at.Col]), true
+}

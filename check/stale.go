@@ -1,0 +1,122 @@
+package check
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
+)
+
+// checkStale finds stale overwrites: a committed edit whose content came from a
+// read of its tab after which another acknowledged write to that tab took
+// effect, so that the edit replaced content it never saw. It walks each
+// register's linearization (from the linearizability check): the read a
+// write's content came from is the latest read of the tab by the same session,
+// before the write, that returned the write's base version (its
+// expected_version, or the base_version the editor recorded). A write with no
+// such read is not judged; a register with no linearization leaves its writes
+// unjudged.
+//
+// Without a guard every write that races another one is stale. Under a guard a
+// stale write can only pass when the editor sends a version fresher than its
+// content (the refresh policy), or when a write leaves the version unchanged
+// (ms versions), which this check catches with the time order of the calls.
+func checkStale(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+	for _, rd := range runs {
+		for _, p := range rd.parts {
+			if ctx.Err() != nil {
+				res.Unjudged++
+				continue
+			}
+			if p.verdict != OK || p.order == nil {
+				for _, i := range p.calls {
+					if c := &rd.run.Calls[i]; isContentWrite(c) {
+						res.Unjudged++
+					}
+				}
+				if res.Reason == "" && res.Unjudged > 0 {
+					res.Reason = fmt.Sprintf("%s: register %s has no linearization to judge its writes on", rd.where(), p.key)
+				}
+				continue
+			}
+			rd.staleIn(p, res)
+		}
+	}
+}
+
+// isContentWrite reports whether c is a committed edit, the writes this check
+// judges.
+func isContentWrite(c *history.Call) bool {
+	return c.Tool == contract.ToolEditNoteTab && c.Outcome == history.OK && !c.Replayed
+}
+
+// staleIn judges the committed edits of one register along its linearization.
+func (rd *runData) staleIn(p *partition, res *Result) {
+	calls := rd.run.Calls
+	type tabKey struct{ note, tab string }
+	epoch := map[tabKey]int{}     // acknowledged writes to a tab so far
+	at := map[int]int{}           // call → its tab's epoch at its place in the order
+	pos := map[int]int{}          // call → its place in the order
+	writers := map[tabKey][]int{} // acknowledged writes to a tab, in order
+	for k, i := range p.order {
+		c := &calls[i]
+		if c.Tool != contract.ToolEditNoteTab && c.Tool != contract.ToolReadNoteTab && c.Tool != contract.ToolReadSheetRange {
+			continue
+		}
+		t := tabKey{c.Note, c.Tab}
+		at[i], pos[i] = epoch[t], k
+		if isContentWrite(c) {
+			epoch[t]++
+			writers[t] = append(writers[t], i)
+		}
+	}
+	// reads[session and tab] lists the reads, in call order.
+	type reader struct {
+		editor  string
+		session int
+		tab     tabKey
+	}
+	reads := map[reader][]int{}
+	for _, i := range p.calls {
+		c := &calls[i]
+		if (c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange) && c.Outcome == history.OK {
+			r := reader{c.Editor, c.Session, tabKey{c.Note, c.Tab}}
+			reads[r] = append(reads[r], i)
+		}
+	}
+	for _, i := range p.calls {
+		w := &calls[i]
+		if !isContentWrite(w) {
+			continue
+		}
+		t := tabKey{w.Note, w.Tab}
+		base := -1
+		for _, r := range reads[reader{w.Editor, w.Session, t}] {
+			if calls[r].Invoke < w.Invoke && calls[r].Version == w.Base() {
+				base = r
+			}
+		}
+		if base < 0 {
+			res.Unjudged++
+			if res.Reason == "" {
+				res.Reason = fmt.Sprintf("%s: no read gave the content of %s", rd.where(), w)
+			}
+			continue
+		}
+		res.Judged++
+		if at[i] == at[base] {
+			continue
+		}
+		// The first acknowledged write to the tab between the read and w.
+		var between *history.Call
+		for _, x := range writers[t] {
+			if pos[x] > pos[base] && pos[x] < pos[i] {
+				between = &calls[x]
+				break
+			}
+		}
+		rd.res.StaleOverwrites++
+		res.violation(rd, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base])
+	}
+}
