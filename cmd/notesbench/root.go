@@ -134,6 +134,7 @@ duplicates and per-write latency, beside the published figures.`,
 		newBenchCmd(a, nil),
 		newServeCmd(a, nil),
 		newConformCmd(a, nil),
+		newCheckCmd(a, nil),
 	)
 	return root
 }
