@@ -104,7 +104,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	tables := checkTables(rep, o)
+	tables := checkTables(rep, "Checks of "+strings.Join(o.files, ", "), len(o.files) > 1, o.html)
 	if o.html != "" && rep.Visualization != nil {
 		err := atomicfile.Write(o.html, 0o644, func(w io.Writer) error {
 			_, err := w.Write(rep.Visualization)
@@ -186,6 +186,11 @@ func checkHTMLWritable(path string) error {
 			return fmt.Errorf("%s exists and is not an HTML page; remove it or name another file", path)
 		}
 	}
+	return checkFolderWritable(path)
+}
+
+// checkFolderWritable makes sure a new file can be made beside path.
+func checkFolderWritable(path string) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, ".notesbench-check-*")
 	if err != nil {
@@ -196,10 +201,11 @@ func checkHTMLWritable(path string) error {
 	return os.Remove(name)
 }
 
-// checkTables builds the verdict table and the table of runs.
-func checkTables(rep *check.Report, o *checkOptions) []report.Table {
+// checkTables builds the verdict table and the table of runs; files says to
+// name each run's file, html is the --html flag.
+func checkTables(rep *check.Report, title string, files bool, html string) []report.Table {
 	verdicts := report.Table{
-		Title:  "Checks of " + strings.Join(o.files, ", "),
+		Title:  title,
 		Header: []string{"Check", "Verdict", "Judged", "Violations", "Not judged"},
 	}
 	for _, c := range rep.Checks {
@@ -213,10 +219,10 @@ func checkTables(rep *check.Report, o *checkOptions) []report.Table {
 	}
 	verdicts.Notes = append(verdicts.Notes, "judged: registers (linearizability), committed writes (versions, stale-overwrites), acknowledged intents (lost-updates), intents (duplicates)")
 	switch {
-	case o.html != "" && rep.Visualization != nil:
-		verdicts.Notes = append(verdicts.Notes, "porcupine's page of the first linearizability violation: "+o.html)
-	case o.html != "":
-		verdicts.Notes = append(verdicts.Notes, "no linearizability violation: nothing written to "+o.html)
+	case html != "" && rep.Visualization != nil:
+		verdicts.Notes = append(verdicts.Notes, "porcupine's page of the first linearizability violation: "+html)
+	case html != "":
+		verdicts.Notes = append(verdicts.Notes, "no linearizability violation: nothing written to "+html)
 	}
 
 	runs := report.Table{
@@ -233,7 +239,7 @@ func checkTables(rep *check.Report, o *checkOptions) []report.Table {
 		}
 		v := r.Variant
 		name := r.Run
-		if len(o.files) > 1 {
+		if files {
 			name = r.File + ": " + name
 		}
 		runs.Rows = append(runs.Rows, []string{name, fmt.Sprintf("%s, %s, %s", v.Guard, v.VersionFormat, v.Order), r.Policy,

@@ -135,6 +135,7 @@ duplicates and per-write latency, beside the published figures.`,
 		newServeCmd(a, nil),
 		newConformCmd(a, nil),
 		newCheckCmd(a, nil),
+		newCrashCmd(a, nil),
 	)
 	return root
 }

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/crash"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
+)
+
+// crashOptions holds the crash command's flags.
+type crashOptions struct {
+	app         *app
+	kills       int
+	synchronous string
+	seed        uint64
+	life        string
+	db          string
+	history     string
+	format      string
+	timeout     time.Duration
+
+	// childEnv is added to the environment of every child, for tests that
+	// re-execute their own binary as notesbench.
+	childEnv []string
+}
+
+func newCrashCmd(a *app, runF func(context.Context, *crashOptions) error) *cobra.Command {
+	opts := &crashOptions{app: a}
+	def := crash.DefaultConfig()
+	cmd := &cobra.Command{
+		Use:   "crash",
+		Short: "Kill -9 the store again and again while editors write through it; no acknowledged write may be lost",
+		Long: `crash runs the SQLite store in a child process (notesbench itself, in a hidden
+mode) on a WAL database. Three editors write through it: two append lines to the
+text, re-reading and re-applying on a conflict; one adds sources. The child answers
+a write only after COMMIT returned, so an answer is an acknowledgement. The child is
+killed with SIGKILL at seeded random moments (--kills times, each child serving for
+a time drawn from --life) and restarted; an editor whose call was cut off resends
+it, the same, with the same key. After the last kill notesbench opens the database
+itself, records the final state, runs PRAGMA integrity_check, and judges the
+recorded history with the checks of notesbench check.
+
+It exits 1 when an acknowledged write is missing, the integrity check fails or a
+check is violated. A kill ends a process, not the machine: what the operating
+system has been handed survives it under either synchronous setting.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runCrash(cmd.Context(), opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVar(&opts.kills, "kills", def.Kills, "SIGKILLs per synchronous setting")
+	fs.StringVar(&opts.synchronous, "synchronous", "normal,full", "SQLite synchronous settings to run, in WAL mode: normal, full or both")
+	fs.Uint64Var(&opts.seed, "seed", def.Seed, "seed of the kill moments")
+	fs.StringVar(&opts.life, "life", "5ms-40ms", "how long each child serves before it is killed, from the moment it is ready: a uniform range")
+	fs.StringVar(&opts.db, "db", "", "keep the databases in this folder (default: a temporary folder, removed)")
+	fs.StringVar(&opts.history, "history", "", "also write the recorded history to this file (written whole or not at all)")
+	fs.StringVar(&opts.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
+	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check of the history may take")
+	cmd.AddCommand(newCrashChildCmd(a))
+	return cmd
+}
+
+// newCrashChildCmd is the hidden child: the store served on standard input and
+// output, until its input ends.
+func newCrashChildCmd(a *app) *cobra.Command {
+	var db, sync string
+	cmd := &cobra.Command{
+		Use:    "child",
+		Short:  "Serve the store to a crash run (notesbench crash starts it)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := store.ParseSynchronous(sync)
+			if err != nil {
+				return usageErr("--synchronous", err)
+			}
+			if db == "" {
+				return usagef("--db", "no database file given")
+			}
+			return crash.Serve(cmd.Context(), a.stdin, a.stdout, crash.ChildConfig{DB: db, Synchronous: s})
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", "", "the database file")
+	cmd.Flags().StringVar(&sync, "synchronous", "normal", "SQLite synchronous setting")
+	return cmd
+}
+
+// crashViolation is a crash run that lost an acknowledged write, broke the
+// database or a check: exit code 1.
+type crashViolation struct{ problems []string }
+
+func (e crashViolation) Error() string { return strings.Join(e.problems, "; ") }
+
+func runCrash(ctx context.Context, o *crashOptions) error {
+	a := o.app
+	format, err := (&checkOptions{app: a, format: o.format}).parseFormat()
+	if err != nil {
+		return err
+	}
+	if o.kills < 1 {
+		return usagef("--kills", "must be at least 1")
+	}
+	if o.timeout <= 0 {
+		return usagef("--timeout", "must be more than 0")
+	}
+	life, err := sim.ParseDist(o.life)
+	if err != nil {
+		return usageErr("--life", err)
+	}
+	syncs, err := parseList("--synchronous", o.synchronous, store.ParseSynchronous)
+	if err != nil {
+		return err
+	}
+	if o.history != "" {
+		if err := checkHistoryWritable(o.history); err != nil {
+			return usageErr("--history", err)
+		}
+	}
+	dir := o.db
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "notesbench-crash-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageErr("--db", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding notesbench to start the store process: %w", err)
+	}
+
+	w := history.NewWriter(history.Header{Experiment: "crash", Command: "notesbench crash " + crashArgs(o)})
+	var results []crash.Result
+	for _, s := range syncs {
+		cfg := crash.Config{Dir: dir, Synchronous: s, Kills: o.kills, Seed: o.seed, MinLife: life.Min, MaxLife: life.Max,
+			Command: func(c crash.ChildConfig) *exec.Cmd {
+				cmd := exec.Command(exe, "crash", "child", "--db", c.DB, "--synchronous", string(c.Synchronous))
+				cmd.Env = append(os.Environ(), o.childEnv...)
+				return cmd
+			}}
+		res, err := crash.Run(ctx, cfg, w)
+		if err != nil {
+			return fmt.Errorf("synchronous %s: %w", s, err)
+		}
+		results = append(results, res)
+	}
+	rep, err := crash.Check(ctx, w, o.timeout)
+	if err != nil {
+		return err
+	}
+	if o.history != "" {
+		if err := w.WriteFile(o.history); err != nil {
+			return err
+		}
+	}
+
+	lost := map[string]int{}
+	for _, r := range rep.Runs {
+		lost[r.Run] = r.Lost
+	}
+	runs := make([]crashRun, len(results))
+	var problems []string
+	for i, res := range results {
+		runs[i] = crashRun{Result: res, LostAcknowledged: lost[res.Run]}
+		if _, ok := lost[res.Run]; !ok {
+			problems = append(problems, fmt.Sprintf("synchronous %s: the history holds no run %s", res.Synchronous, res.Run))
+		}
+		if n := lost[res.Run]; n > 0 {
+			problems = append(problems, fmt.Sprintf("synchronous %s: %d acknowledged writes lost", res.Synchronous, n))
+		}
+		if res.Integrity != "ok" {
+			problems = append(problems, fmt.Sprintf("synchronous %s: integrity check: %s", res.Synchronous, res.Integrity))
+		}
+	}
+	for _, c := range rep.Checks {
+		if c.Verdict == check.Violated && c.Check != check.LostUpdates {
+			problems = append(problems, c.Check+" violated")
+		}
+	}
+	if format == report.FormatJSON {
+		err = report.WriteJSON(a.stdout, crashJSON{Command: "crash", Config: crashConfig{Kills: o.kills, Synchronous: syncs, Seed: o.seed,
+			LifeMinNS: life.Min, LifeMaxNS: life.Max}, Runs: runs, Checks: rep.Checks, Version: notesbenchVersion()})
+	} else {
+		err = report.Render(a.stdout, format, append([]report.Table{crashTable(runs, o, life)}, checkTables(rep, "Checks of the recorded history", false, "")...)...)
+	}
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return crashViolation{problems}
+	}
+	return nil
+}
+
+// crashRun is one synchronous setting's outcome, as printed.
+type crashRun struct {
+	crash.Result
+	LostAcknowledged int `json:"lost_acknowledged"`
+}
+
+type crashConfig struct {
+	Kills       int                 `json:"kills"`
+	Synchronous []store.Synchronous `json:"synchronous"`
+	Seed        uint64              `json:"seed"`
+	LifeMinNS   time.Duration       `json:"life_min_ns"`
+	LifeMaxNS   time.Duration       `json:"life_max_ns"`
+}
+
+type crashJSON struct {
+	Command string         `json:"command"`
+	Config  crashConfig    `json:"config"`
+	Runs    []crashRun     `json:"runs"`
+	Checks  []check.Result `json:"checks"`
+	Version string         `json:"notesbench_version"`
+}
+
+func crashTable(runs []crashRun, o *crashOptions, life sim.Dist) report.Table {
+	t := report.Table{
+		Title: fmt.Sprintf("Kill -9 test: %d SIGKILLs per setting, each child serving %s, seed %d", o.kills, life, o.seed),
+		Header: []string{"Synchronous", "Kills survived", "Writes sent", "Acknowledged", "Cut off by a kill", "Of those committed",
+			"Lost acknowledged", "Integrity check", "Seconds"},
+		Notes: []string{
+			"WAL mode; an acknowledgement is an answer the child sent after COMMIT returned",
+			"cut off: writes in flight at a kill, resent with the same key after the restart; committed: their resend was a replay",
+			"lost acknowledged: acknowledged lines and sources missing from the database after the last kill, found by the checks below",
+		},
+	}
+	for _, r := range runs {
+		t.Rows = append(t.Rows, []string{string(r.Synchronous), strconv.Itoa(r.Kills), strconv.Itoa(r.Writes), strconv.Itoa(r.Acknowledged),
+			strconv.Itoa(r.CutOff), strconv.Itoa(r.CommittedBeforeKill), strconv.Itoa(r.LostAcknowledged), r.Integrity, fmt.Sprintf("%.1f", r.Seconds)})
+	}
+	return t
+}
+
+// crashArgs writes the flags of a crash run as a command line would.
+func crashArgs(o *crashOptions) string {
+	return fmt.Sprintf("--kills %d --synchronous %s --seed %d --life %s", o.kills, o.synchronous, o.seed, o.life)
+}
+
+// checkHistoryWritable makes sure a history can be written at path: its folder
+// takes a new file, and path is new or a history already, never a folder or
+// any other file.
+func checkHistoryWritable(path string) error {
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a folder", path)
+		}
+		if !history.IsHistoryFile(path) {
+			return fmt.Errorf("%s exists and is not a notesbench history; remove it or name another file", path)
+		}
+	}
+	return checkFolderWritable(path)
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/history"
+)
+
+// asNotesbench makes the test binary, started with it in its environment,
+// behave as notesbench: how the crash test's children run under go test.
+const asNotesbench = "NOTESBENCH_TEST_AS_NOTESBENCH"
+
+func init() {
+	if os.Getenv(asNotesbench) != "" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+}
+
+// A short crash run through the hidden child command: nothing lost, the
+// database intact, the history written and clean when checked again.
+func TestCrashCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	path := filepath.Join(t.TempDir(), "crash.jsonl")
+	o := &crashOptions{app: a, kills: 3, synchronous: "normal,full", seed: 1, life: "5ms-40ms", timeout: time.Minute,
+		format: "json", history: path, db: t.TempDir(), childEnv: []string{asNotesbench + "=1"}}
+	if err := runCrash(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var out crashJSON
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Runs) != 2 {
+		t.Fatalf("runs: %+v", out.Runs)
+	}
+	for _, r := range out.Runs {
+		if r.Kills != 3 || r.Integrity != "ok" || r.LostAcknowledged != 0 || r.Acknowledged == 0 {
+			t.Errorf("run %+v", r)
+		}
+	}
+	if !history.IsHistoryFile(path) {
+		t.Fatal("no history written")
+	}
+	if code, stdout, stderr := runCLI(t, "check", path); code != 0 {
+		t.Errorf("check of the crash history: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// Bad input: one line naming the flag, exit 2, nothing started.
+func TestCrashBadInput(t *testing.T) {
+	dir := t.TempDir()
+	precious := filepath.Join(dir, "notes.txt")
+	os.WriteFile(precious, []byte("mine"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"crash", "--kills", "0"}, "notesbench: --kills: must be at least 1"},
+		{[]string{"crash", "--synchronous", "off"}, `notesbench: --synchronous: unknown synchronous setting "off"`},
+		{[]string{"crash", "--synchronous", "full,full"}, "notesbench: --synchronous: full is listed twice"},
+		{[]string{"crash", "--life", "40ms-5ms"}, "notesbench: --life: 40ms-5ms: minimum above maximum"},
+		{[]string{"crash", "--timeout", "0s"}, "notesbench: --timeout: must be more than 0"},
+		{[]string{"crash", "--format", "yaml"}, `notesbench: --format: unknown format "yaml"`},
+		{[]string{"crash", "--history", precious}, "notesbench: --history: " + precious + " exists and is not a notesbench history"},
+		{[]string{"crash", "--history", filepath.Join(dir, "no", "h.jsonl")}, "notesbench: --history: cannot write in"},
+		{[]string{"crash", "child", "--synchronous", "off"}, `notesbench: --synchronous: unknown synchronous setting "off"`},
+		{[]string{"crash", "child"}, "notesbench: --db: no database file given"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			expectUsageError(t, tc.args, tc.want)
+		})
+	}
+	if b, _ := os.ReadFile(precious); string(b) != "mine" {
+		t.Error("--history overwrote a file that was not a history")
+	}
+}
