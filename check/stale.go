@@ -1,8 +1,10 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
@@ -71,33 +73,31 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 			writers[t] = append(writers[t], i)
 		}
 	}
-	// reads[session and tab] lists the reads, in call order.
+	// Sweep the calls in the order they were made, keeping per session, tab and
+	// version the latest read: a write's base read is the latest read of its
+	// tab by its session that returned its base version, made before it.
 	type reader struct {
 		editor  string
 		session int
 		tab     tabKey
+		version string
 	}
-	reads := map[reader][]int{}
-	for _, i := range p.calls {
+	byInvoke := slices.Clone(p.calls)
+	slices.SortStableFunc(byInvoke, func(a, b int) int { return cmp.Compare(calls[a].Invoke, calls[b].Invoke) })
+	latest := map[reader]int{}
+	for _, i := range byInvoke {
 		c := &calls[i]
+		t := tabKey{c.Note, c.Tab}
 		if (c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange) && c.Outcome == history.OK {
-			r := reader{c.Editor, c.Session, tabKey{c.Note, c.Tab}}
-			reads[r] = append(reads[r], i)
-		}
-	}
-	for _, i := range p.calls {
-		w := &calls[i]
-		if !isContentWrite(w) {
+			latest[reader{c.Editor, c.Session, t, c.Version}] = i
 			continue
 		}
-		t := tabKey{w.Note, w.Tab}
-		base := -1
-		for _, r := range reads[reader{w.Editor, w.Session, t}] {
-			if calls[r].Invoke < w.Invoke && calls[r].Version == w.Base() {
-				base = r
-			}
+		if !isContentWrite(c) {
+			continue
 		}
-		if base < 0 {
+		w := c
+		base, ok := latest[reader{w.Editor, w.Session, t, w.Base()}]
+		if !ok {
 			res.Unjudged++
 			if res.Reason == "" {
 				res.Reason = fmt.Sprintf("%s: no read gave the content of %s", rd.where(), w)
@@ -110,11 +110,9 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 		}
 		// The first acknowledged write to the tab between the read and w.
 		var between *history.Call
-		for _, x := range writers[t] {
-			if pos[x] > pos[base] && pos[x] < pos[i] {
-				between = &calls[x]
-				break
-			}
+		ws := writers[t]
+		if k, _ := slices.BinarySearchFunc(ws, pos[base], func(x, p int) int { return cmp.Compare(pos[x], p) }); k < len(ws) && pos[ws[k]] < pos[i] {
+			between = &calls[ws[k]]
 		}
 		rd.res.StaleOverwrites++
 		res.violation(rd, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base])

@@ -88,35 +88,31 @@ func Read(r io.Reader, name string) (*History, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			return nil, fail(line, "empty line")
 		}
-		var env envelope
-		if err := json.Unmarshal(b, &env); err != nil {
+		// One decoding per line: the fields of every kind at once.
+		var l anyLine
+		if err := json.Unmarshal(b, &l); err != nil {
 			return nil, fail(line, "malformed record: %v", err)
 		}
-		if env.FormatVersion == nil {
+		if l.FormatVersion == nil {
 			return nil, fail(line, "format_version missing")
 		}
-		if *env.FormatVersion != FormatVersion {
-			return nil, fail(line, "format_version %d is not supported (this notesbench reads %d)", *env.FormatVersion, FormatVersion)
+		if *l.FormatVersion != FormatVersion {
+			return nil, fail(line, "format_version %d is not supported (this notesbench reads %d)", *l.FormatVersion, FormatVersion)
 		}
-		if line == 1 && env.Kind != KindHistory {
-			return nil, fail(line, "not a history: the first line must be the history header, not %q", env.Kind)
+		if line == 1 && l.Kind != KindHistory {
+			return nil, fail(line, "not a history: the first line must be the history header, not %q", l.Kind)
 		}
-		switch env.Kind {
+		switch l.Kind {
 		case KindHistory:
 			if line != 1 {
 				return nil, fail(line, "a second history header: two histories are mixed in one file")
 			}
-			if err := json.Unmarshal(b, &h.Header); err != nil {
-				return nil, fail(line, "malformed history header: %v", err)
-			}
+			h.Header = Header{Experiment: l.Experiment, Command: l.Command}
 			if h.Header.Experiment == "" {
 				return nil, fail(line, "history header: experiment missing")
 			}
 		case KindRun:
-			var rh RunHeader
-			if err := json.Unmarshal(b, &rh); err != nil {
-				return nil, fail(line, "malformed run header: %v", err)
-			}
+			rh := RunHeader{Run: l.Run, Seed: l.Seed, Clock: l.Clock, Variant: l.Variant, Policy: l.Policy}
 			if err := checkRunHeader(rh); err != nil {
 				return nil, fail(line, "run header: %v", err)
 			}
@@ -127,10 +123,7 @@ func Read(r io.Reader, name string) (*History, error) {
 			runs[rh.Run] = run
 			h.Runs = append(h.Runs, run)
 		case KindCall:
-			var c Call
-			if err := json.Unmarshal(b, &c); err != nil {
-				return nil, fail(line, "malformed call: %v", err)
-			}
+			c := l.Call
 			run, ok := runs[c.Run]
 			if !ok {
 				return nil, fail(line, "call of run %q, which no run header declared before it", c.Run)
@@ -140,10 +133,7 @@ func Read(r io.Reader, name string) (*History, error) {
 			}
 			run.Calls = append(run.Calls, c)
 		case KindFinal:
-			var f Final
-			if err := json.Unmarshal(b, &f); err != nil {
-				return nil, fail(line, "malformed final state: %v", err)
-			}
+			f := Final{Run: l.Run, Note: l.Note, Version: l.Version, Tabs: l.Tabs, Text: l.Text, Sheets: l.Sheets, Sources: l.Sources}
 			run, ok := runs[f.Run]
 			if !ok {
 				return nil, fail(line, "final state of run %q, which no run header declared before it", f.Run)
@@ -157,7 +147,7 @@ func Read(r io.Reader, name string) (*History, error) {
 			finals[[2]string{f.Run, f.Note}] = true
 			run.Finals = append(run.Finals, f)
 		default:
-			return nil, fail(line, "unknown kind %q (want history, run, call or final)", env.Kind)
+			return nil, fail(line, "unknown kind %q (want history, run, call or final)", l.Kind)
 		}
 	}
 	if line == 0 {
@@ -170,6 +160,24 @@ func Read(r io.Reader, name string) (*History, error) {
 type envelope struct {
 	FormatVersion *int `json:"format_version"`
 	Kind          Kind `json:"kind"`
+}
+
+// anyLine holds the fields of every kind of line, so that a line is decoded
+// once: a Call's (run, note and version serve the run header and the final
+// state too) and those of the other kinds.
+type anyLine struct {
+	envelope
+	Call
+	Experiment string                      `json:"experiment"`
+	Command    string                      `json:"command"`
+	Seed       uint64                      `json:"seed"`
+	Clock      string                      `json:"clock"`
+	Variant    contract.Variant            `json:"variant"`
+	Policy     string                      `json:"policy"`
+	Tabs       []FinalTab                  `json:"tabs"`
+	Text       string                      `json:"text"`
+	Sheets     map[string][]contract.Sheet `json:"sheets"`
+	Sources    []contract.Attachment       `json:"sources"`
 }
 
 // readLine reads up to and including the next newline; at the end of the input
