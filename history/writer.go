@@ -19,7 +19,9 @@ import (
 //
 // Nothing is written until WriteFile (or WriteTo): a run hands its lines over
 // when it ends, and the file holds the header, then the runs sorted by name, so
-// that the same runs on the virtual clock give the same bytes.
+// that the same runs on the virtual clock give the same bytes. Until then the
+// Writer holds the lines in memory, about 300 bytes a call (the published fast
+// setup: 125,000 calls, 37 MB).
 type Writer struct {
 	header Header
 
