@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
@@ -38,6 +39,9 @@ type Create struct {
 	Parallel int `json:"-"`
 	// Target opens the contract of each run.
 	Target contract.Target `json:"-"`
+	// History, when set, records every run's calls and final state for
+	// notesbench check; nil records nothing.
+	History *history.Writer `json:"-"`
 }
 
 // CreateBothTables is the Create.Table that runs table A and table B; the
@@ -128,7 +132,7 @@ func (c Create) Describe() string {
 
 // Replica implements Experiment: the same parameters on target.
 func (c Create) Replica(target contract.Target) (Experiment[results.CreateRow, results.CreateRun], bool) {
-	c.Target, c.Parallel = target, 1
+	c.Target, c.Parallel, c.History = target, 1, nil
 	return c, true
 }
 
@@ -275,9 +279,18 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (resu
 	}
 	defer conn.Close()
 
-	cl := &creator{conn: conn, clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop), c: c, run: &run}
+	variant := contract.Variant{Order: c.order}
+	rec, err := recorder(cfg.History, history.RunHeader{Run: fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed),
+		Seed: seed, Clock: string(ClockVirtual), Variant: variant, Policy: c.policy}, clock)
+	if err != nil {
+		return run, nil, err
+	}
+	cl := &creator{conn: recorded(rec, conn, "client"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop), c: c, run: &run}
 	believed, err := cl.createAll(ctx, cfg.Tabs)
 	if err != nil {
+		return run, nil, err
+	}
+	if err := endRecord(ctx, rec, conn, createNoteID); err != nil {
 		return run, nil, err
 	}
 
@@ -320,6 +333,7 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 			TabType:         contract.TypeSheet,
 			Label:           "Sheet " + strconv.Itoa(i+1),
 		}
+		history.Intend(cl.conn, history.Intent{Mark: req.Label})
 		for calls := 0; ; calls++ {
 			if calls == maxCallsPerIntent {
 				return nil, fmt.Errorf("tab %d: no reply after %d calls", i+1, calls)
@@ -345,6 +359,7 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 				cl.run.Commits++
 			}
 			if cl.loss.Lost() {
+				history.LoseReply(cl.conn)
 				cl.run.RepliesLost++
 				if cl.c.table == results.CreateTableA {
 					if req.ExpectedVersion, err = cl.list(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -43,6 +44,8 @@ type Timing struct {
 // was read.
 type edit struct {
 	tab string
+	// mark is what the edit adds, unique in the run: its line or cell value.
+	mark string
 	// build returns the write request for the content read, with the edit's
 	// unique mark (its line or cell) applied to it.
 	build func(read contract.TabContent) contract.EditRequest
@@ -79,6 +82,7 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 			return err
 		}
 		req := ed.build(read)
+		history.Intend(e.conn, history.Intent{Mark: ed.mark, Base: read.Version})
 		tries := 0
 		for {
 			tries++
@@ -103,6 +107,7 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 			}
 			if e.policy == Reapply {
 				req = ed.build(fresh)
+				history.Intend(e.conn, history.Intent{Mark: ed.mark, Base: fresh.Version})
 			} else {
 				req.ExpectedVersion = fresh.Version
 			}
@@ -125,7 +130,8 @@ func (e *editor) read(ctx context.Context, noteID, tab string) (contract.TabCont
 // appendLine is the standard edit: add one unique line to the markdown tab.
 func appendLine(noteID, line string) edit {
 	return edit{
-		tab: "markdown",
+		tab:  "markdown",
+		mark: line,
 		build: func(read contract.TabContent) contract.EditRequest {
 			return contract.EditRequest{NoteID: noteID, TabID: "markdown", ExpectedVersion: read.Version,
 				Operation: contract.OpReplaceText, Text: read.Text + "\n" + line}
@@ -136,7 +142,8 @@ func appendLine(noteID, line string) edit {
 // setCell is the person's edit in the tabs experiment: one new cell per edit.
 func setCell(noteID, tabID string, row int, value string) edit {
 	return edit{
-		tab: tabID,
+		tab:  tabID,
+		mark: value,
 		build: func(read contract.TabContent) contract.EditRequest {
 			return contract.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: read.Version,
 				Operation: contract.OpSheetSetRange, StartRow: row, Values: [][]any{{value}}}

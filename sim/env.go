@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 )
 
@@ -56,6 +57,9 @@ type Env struct {
 	Target contract.Target `json:"-"`
 	// Progress, when set, is called after each run with the runs done and the total.
 	Progress func(done, total int) `json:"-"`
+	// History, when set, records every run's calls and final state for
+	// notesbench check; nil records nothing.
+	History *history.Writer `json:"-"`
 }
 
 // Validate checks the settings; its errors are *field.Error.

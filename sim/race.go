@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
@@ -478,8 +479,16 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 		sheetID = tab.TabID
 	}
 
-	claude := &editor{name: "claude", conn: conns[0], clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy}
-	human := &editor{name: "human", conn: conns[1], clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy}
+	policy := spec.policy
+	if variant.Guard == contract.GuardNone {
+		policy = ""
+	}
+	rec, err := recorder(env.History, history.RunHeader{Run: spec.name, Seed: seed, Clock: string(env.Clock), Variant: variant, Policy: string(policy)}, clock)
+	if err != nil {
+		return run, err
+	}
+	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy}
+	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy}
 	humanEdit := func(i int) edit { return appendLine(noteID, lineName("human", i)) }
 	if spec.onSheet {
 		humanEdit = func(i int) edit { return setCell(noteID, sheetID, i, lineName("human", i)) }
@@ -495,6 +504,9 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 		return run, err
 	}
 	wall := clock.Now().Sub(start)
+	if err := endRecord(ctx, rec, check, noteID); err != nil {
+		return run, err
+	}
 
 	text, err := check.ReadNoteTab(ctx, noteID, "markdown")
 	if err != nil {
@@ -509,10 +521,6 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 		human.stats.Lost = countLostCells(sheet.Sheets[0].Cells, human.acked)
 	} else {
 		human.stats.Lost = countLostLines(text.Text, "human", human.acked)
-	}
-	policy := spec.policy
-	if variant.Guard == contract.GuardNone {
-		policy = ""
 	}
 	return results.RaceRun{
 		Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat),

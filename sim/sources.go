@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -43,6 +44,9 @@ type Sources struct {
 	Parallel int `json:"-"`
 	// Target opens the contract of each run.
 	Target contract.Target `json:"-"`
+	// History, when set, records every run's calls and final state for
+	// notesbench check; nil records nothing.
+	History *history.Writer `json:"-"`
 }
 
 var _ Experiment[results.SourcesRow, results.SourcesRun] = Sources{}
@@ -125,7 +129,7 @@ func (c Sources) Describe() string {
 
 // Replica implements Experiment: the same parameters on target.
 func (c Sources) Replica(target contract.Target) (Experiment[results.SourcesRow, results.SourcesRun], bool) {
-	c.Target, c.Parallel = target, 1
+	c.Target, c.Parallel, c.History = target, 1, nil
 	return c, true
 }
 
@@ -325,7 +329,12 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 	}
 	defer conn.Close()
 
-	cl := &citer{conn: conn, clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop),
+	rec, err := recorder(cfg.History, history.RunHeader{Run: fmt.Sprintf("sources-%s-seed%d", policy, seed), Seed: seed,
+		Clock: string(ClockVirtual), Policy: policy}, clock)
+	if err != nil {
+		return run, err
+	}
+	cl := &citer{conn: recorded(rec, conn, "agent"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop),
 		uuids: Stream(seed, "uuid"), policy: policy, run: &run}
 	for i := range script {
 		s := &script[i]
@@ -338,8 +347,11 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 		if err := countSources(ctx, conn, s.noteID, &run); err != nil {
 			return run, fmt.Errorf("%s: %w", s.noteID, err)
 		}
+		if err := finalState(ctx, rec, conn, s.noteID); err != nil {
+			return run, err
+		}
 	}
-	return run, nil
+	return run, endRecord(ctx, rec, conn)
 }
 
 // play runs one session's turns.
@@ -351,6 +363,11 @@ func (cl *citer) play(ctx context.Context, s *researchSession) error {
 		}
 		for _, c := range turn {
 			p := s.pages[c.page]
+			mark := c.written // the intent is the page: its normalized URL
+			if norm, err := NormalizeURL(c.written); err == nil {
+				mark = norm
+			}
+			history.Intend(cl.conn, history.Intent{Mark: mark})
 			req := contract.SourceRequest{
 				NoteID:          s.noteID,
 				ExpectedVersion: version,
@@ -400,6 +417,7 @@ func (cl *citer) cite(ctx context.Context, req contract.SourceRequest) (contract
 			}
 		}
 		if cl.loss.Lost() {
+			history.LoseReply(cl.conn)
 			cl.run.RepliesLost++
 			continue
 		}

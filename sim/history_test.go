@@ -1,0 +1,286 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
+)
+
+var agreementSeedsFlag = flag.Int("agreement-seeds", 0,
+	"virtual seeds each published setup is checked over (0: 20, or 2 under the race detector); 200 take about 2.5 minutes")
+
+// agreementSeeds returns the seeds each published setup is checked over, in
+// chunks of at most 25, each judged on its own so that a history never grows
+// past a few tens of megabytes.
+func agreementSeeds() [][]uint64 {
+	n := *agreementSeedsFlag
+	if n <= 0 {
+		n = 20
+		if raceDetector {
+			n = 2 // the race detector slows SQLite tenfold: these tests look for races, not counts
+		}
+	}
+	var chunks [][]uint64
+	for s := 1; s <= n; s += 25 {
+		var chunk []uint64
+		for i := s; i < s+25 && i <= n; i++ {
+			chunk = append(chunk, uint64(i))
+		}
+		chunks = append(chunks, chunk)
+	}
+	return chunks
+}
+
+// seedCount returns how many seeds chunks hold.
+func seedCount(chunks [][]uint64) int {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	return n
+}
+
+// judge writes w's history, reads it back as notesbench check would, judges it
+// and returns the runs by name.
+func judge(t *testing.T, w *history.Writer) (map[string]check.RunResult, *check.Report) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	size := buf.Len()
+	h, err := history.Read(&buf, "history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rep, err := check.Run(context.Background(), []*history.History{h}, check.Options{Timeout: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	runs := map[string]check.RunResult{}
+	for _, r := range rep.Runs {
+		runs[r.Run] = r
+		calls += r.Calls
+	}
+	t.Logf("%d runs, %d calls, %.1f MB of history, checked in %.2fs", len(rep.Runs), calls, float64(size)/1e6, time.Since(start).Seconds())
+	for _, c := range rep.Checks {
+		if c.Verdict == check.Unknown {
+			t.Errorf("%s: unknown: %s", c.Check, c.Reason)
+		}
+	}
+	return runs, rep
+}
+
+// clean reports whether a run shows no violation at all.
+func clean(r check.RunResult) bool {
+	return r.Linearizable == check.OK && r.VersionCollisions == 0 && r.Lost == 0 && r.Duplicates == 0 &&
+		r.ReplayMismatches == 0 && r.StaleOverwrites == 0
+}
+
+// The checker agrees with the engine on the race, tabs and fast setups: the
+// same lost lines and cells, editor by editor, and violations exactly where the
+// contract allows them — stale overwrites under guard none and the refresh
+// policy, repeated versions under ms versions — and none under the note or tab
+// guard with reapply, nor with us-suffix or counter versions. Every register is
+// linearizable: versions under a guard behave as compare-and-set.
+func TestCheckAgreesWithRaceEngine(t *testing.T) {
+	chunks := agreementSeeds()
+	lossy := map[string]int{}     // mode → runs with a lost line
+	violating := map[string]int{} // mode → runs with a violation
+	for _, seeds := range chunks {
+		agreeWithRaceEngine(t, seeds, lossy, violating)
+	}
+	for _, mode := range []string{"race-none-reapply", "race-note-refresh", "fast-ms"} {
+		// Short fast runs may collide without losing a line.
+		if violating[mode] == 0 || (lossy[mode] == 0 && mode != "fast-ms") {
+			t.Errorf("%s: %d runs with a violation, %d with a lost line, of %d; want some of each", mode, violating[mode], lossy[mode], seedCount(chunks))
+		}
+	}
+	t.Logf("%d seeds; runs with a violation: %v; with a lost line: %v", seedCount(chunks), violating, lossy)
+}
+
+// agreeWithRaceEngine runs race, tabs and fast on seeds, recording, and
+// compares the engine's counts with check's, run by run.
+func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[string]int) {
+	t.Helper()
+	ctx := context.Background()
+	w := history.NewWriter(history.Header{Experiment: "race, tabs, fast"})
+	race := testRace()
+	race.Clock, race.Seeds, race.History = ClockVirtual, seeds, w
+	tabs := testTabs()
+	tabs.Clock, tabs.Seeds, tabs.History = ClockVirtual, seeds, w
+	fast := testFast()
+	fast.Clock, fast.Seeds, fast.History = ClockVirtual, seeds, w
+	fast.Edits = 200 // of 2,000 published: ms versions collide all the same
+	if raceDetector {
+		fast.Edits = 60
+	}
+
+	// Runs come back modes outer, seeds inner: name them as the engine does.
+	var all []results.RaceRun
+	var names []string
+	add := func(runs []results.RaceRun, err error, name func(mode int, seed uint64) string) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range runs {
+			if r.Seed != seeds[i%len(seeds)] {
+				t.Fatalf("run %d is of seed %d, want %d", i, r.Seed, seeds[i%len(seeds)])
+			}
+			all = append(all, r)
+			names = append(names, name(i/len(seeds), r.Seed))
+		}
+	}
+	raceRes, err := race.Run(ctx, seeds)
+	add(raceRes.Runs, err, func(m int, seed uint64) string {
+		return fmt.Sprintf("race-%s-%s-seed%d", race.Modes[m].Guard, race.Modes[m].Policy, seed)
+	})
+	tabsRes, err := tabs.Run(ctx, seeds)
+	add(tabsRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("tabs-%s-seed%d", tabs.Scopes[m], seed) })
+	fastRes, err := fast.Run(ctx, seeds)
+	add(fastRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("fast-%s-seed%d", fast.Formats[m], seed) })
+	runs, _ := judge(t, w)
+
+	for i := range all {
+		r := &all[i]
+		name := names[i]
+		cr, ok := runs[name]
+		if !ok {
+			t.Fatalf("no run %s in the history", name)
+		}
+		mode := name[:len(name)-len(fmt.Sprintf("-seed%d", r.Seed))]
+		if cr.LostBy("claude") != r.Claude.Lost || cr.LostBy("human") != r.Human.Lost {
+			t.Errorf("%s: check finds %d / %d lost, the engine %d / %d", name, cr.LostBy("claude"), cr.LostBy("human"), r.Claude.Lost, r.Human.Lost)
+		}
+		if cr.Linearizable != check.OK || cr.Duplicates != 0 || cr.ReplayMismatches != 0 {
+			t.Errorf("%s: %+v", name, cr)
+		}
+		if cr.Lost > 0 {
+			lossy[mode]++
+			// A line is lost only by a write that never saw it.
+			if cr.StaleOverwrites == 0 {
+				t.Errorf("%s: %d lines lost without a stale overwrite", name, cr.Lost)
+			}
+		}
+		if !clean(cr) {
+			violating[mode]++
+		}
+		allowed := r.Guard == "none" || r.Policy == string(Refresh) || r.VersionFormat == string(contract.FormatMS)
+		if !allowed && !clean(cr) {
+			t.Errorf("%s: a violation where the contract forbids one: %+v", name, cr)
+		}
+		if r.VersionFormat != string(contract.FormatMS) && cr.VersionCollisions != 0 {
+			t.Errorf("%s: %d version collisions", name, cr.VersionCollisions)
+		}
+	}
+}
+
+// The checker agrees with the engine on the create setup, tables A and B: the
+// same duplicate tabs per run, no acknowledged tab missing, and duplicates
+// exactly where the client gave the key no chance (a new key on every call, or
+// after a conflict under version-first), none where it reused the key under
+// either order or renewed it after a conflict under key-first. Replays always
+// return the first result, and every register is linearizable, lost replies
+// and all.
+func TestCheckAgreesWithCreateEngine(t *testing.T) {
+	chunks := agreementSeeds()
+	dups := map[string]int{}
+	for _, seeds := range chunks {
+		agreeWithCreateEngine(t, seeds, dups)
+	}
+	for row, n := range dups {
+		allowed := strings.HasSuffix(row, "-"+results.CreateKeyNone) || strings.HasSuffix(row, "-"+results.CreateKeyFresh) ||
+			row == "create-b-version-first-"+results.CreateKeyAfterConflict
+		if allowed != (n > 0) {
+			t.Errorf("%s: %d duplicates over %d seeds; the contract allows them: %v", row, n, seedCount(chunks), allowed)
+		}
+	}
+	t.Logf("%d seeds; duplicates per row: %v", seedCount(chunks), dups)
+}
+
+func agreeWithCreateEngine(t *testing.T, seeds []uint64, dups map[string]int) {
+	t.Helper()
+	w := history.NewWriter(history.Header{Experiment: "create"})
+	c := testCreate()
+	c.Seeds, c.History = seeds, w
+	res, err := c.Run(context.Background(), seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := judge(t, w)
+	for _, r := range res.Runs {
+		name := fmt.Sprintf("create-%s-%s-%s-seed%d", r.Table, r.Order, r.KeyPolicy, r.Seed)
+		cr, ok := runs[name]
+		if !ok {
+			t.Fatalf("no run %s in the history", name)
+		}
+		if cr.Duplicates != r.Duplicates || cr.Lost != r.Missing {
+			t.Errorf("%s: check finds %d duplicates and %d lost tabs, the engine %d and %d", name, cr.Duplicates, cr.Lost, r.Duplicates, r.Missing)
+		}
+		if cr.Linearizable != check.OK || cr.VersionCollisions != 0 || cr.ReplayMismatches != 0 || cr.StaleOverwrites != 0 {
+			t.Errorf("%s: %+v", name, cr)
+		}
+		row := name[:len(name)-len(fmt.Sprintf("-seed%d", r.Seed))]
+		dups[row] += cr.Duplicates
+	}
+}
+
+// The checker agrees with the engine on the sources setup: the same duplicate
+// sources per run, none under the normalized key, some under the uuid and raw
+// keys; nothing acknowledged is missing and every register is linearizable.
+// Each seed runs 20 sessions (300 published) to keep the test short: the
+// script is per session, so more seeds stand for more sessions.
+func TestCheckAgreesWithSourcesEngine(t *testing.T) {
+	chunks := agreementSeeds()
+	dups := map[string]int{}
+	for _, seeds := range chunks {
+		agreeWithSourcesEngine(t, seeds, dups)
+	}
+	for policy, n := range dups {
+		if (policy == results.SourceKeyNormalized) != (n == 0) {
+			t.Errorf("%s keys: %d duplicates over %d seeds", policy, n, seedCount(chunks))
+		}
+	}
+	t.Logf("%d seeds; duplicates per key policy: %v", seedCount(chunks), dups)
+}
+
+func agreeWithSourcesEngine(t *testing.T, seeds []uint64, dups map[string]int) {
+	t.Helper()
+	w := history.NewWriter(history.Header{Experiment: "sources"})
+	c := testSources()
+	c.Seeds, c.Sessions, c.History = seeds, 20, w
+	if raceDetector {
+		c.Sessions = 5
+	}
+	res, err := c.Run(context.Background(), seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := judge(t, w)
+	for _, r := range res.Runs {
+		name := fmt.Sprintf("sources-%s-seed%d", r.KeyPolicy, r.Seed)
+		cr, ok := runs[name]
+		if !ok {
+			t.Fatalf("no run %s in the history", name)
+		}
+		if cr.Duplicates != r.Duplicates || cr.Lost != 0 {
+			t.Errorf("%s: check finds %d duplicates and %d lost sources, the engine %d and none", name, cr.Duplicates, cr.Lost, r.Duplicates)
+		}
+		if cr.Linearizable != check.OK || cr.VersionCollisions != 0 || cr.ReplayMismatches != 0 {
+			t.Errorf("%s: %+v", name, cr)
+		}
+		dups[r.KeyPolicy] += cr.Duplicates
+	}
+}

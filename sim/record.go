@@ -1,0 +1,51 @@
+package sim
+
+import (
+	"context"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
+)
+
+// recorder starts recording a run in w, on clock, or returns nil when w is nil
+// (the default: nothing is recorded). Times are nanoseconds since the run began:
+// monotonic on the real clock, virtual on the virtual one.
+func recorder(w *history.Writer, h history.RunHeader, clock Clock) (*history.Recorder, error) {
+	if w == nil {
+		return nil, nil
+	}
+	start := clock.Now()
+	return w.Run(h, func() int64 { return int64(clock.Now().Sub(start)) })
+}
+
+// recorded returns s recorded as editor's session by rec, or s itself when rec
+// is nil.
+func recorded(rec *history.Recorder, s contract.Session, editor string) contract.Session {
+	if rec == nil {
+		return s
+	}
+	return rec.Session(s, editor)
+}
+
+// finalState reads the final state of notes through s into rec; nothing when
+// rec is nil.
+func finalState(ctx context.Context, rec *history.Recorder, s contract.Session, notes ...string) error {
+	if rec == nil {
+		return nil
+	}
+	for _, n := range notes {
+		if err := rec.Final(ctx, s, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endRecord reads the final state of notes through s into rec and ends the run;
+// nothing when rec is nil.
+func endRecord(ctx context.Context, rec *history.Recorder, s contract.Session, notes ...string) error {
+	if err := finalState(ctx, rec, s, notes...); err != nil || rec == nil {
+		return err
+	}
+	return rec.End()
+}
