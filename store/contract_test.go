@@ -93,3 +93,45 @@ func BenchmarkEditNoteTab(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMemoryRun is one run of the virtual race engine's store work, per
+// op: a fresh in-memory store, a Note, two editors that each read the text
+// tab and append a line 100 times, and a final read. It is what `race --clock
+// virtual` repeats some 1,500 times, without the scheduler.
+func BenchmarkMemoryRun(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		s, err := Open(InMemory, Options{Clock: newFakeClock()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.CreateNote(ctx, note); err != nil {
+			b.Fatal(err)
+		}
+		editors := []*Conn{mustConnB(b, s), mustConnB(b, s)}
+		for e := 0; e < 200; e++ {
+			c := editors[e%2]
+			tab := mustRead(b, c, "markdown")
+			_, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: tab.Version,
+				IdempotencyKey: fmt.Sprintf("k-%d", e), Operation: contract.OpReplaceText, Text: tab.Text + "\n" + fmt.Sprintf("line-%d", e)})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		mustRead(b, editors[0], "markdown")
+		for _, c := range editors {
+			c.Close()
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func mustConnB(b *testing.B, s *Store) *Conn {
+	c, err := s.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}

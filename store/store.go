@@ -67,7 +67,8 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
-	if err := execScript(db, schemaSQL); err != nil {
+	// One transaction for the whole schema: one commit instead of four.
+	if err := execScript(db, "BEGIN IMMEDIATE;"+schemaSQL+"COMMIT;"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening store %q: creating schema: %w", path, err)
 	}
