@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,28 +15,36 @@ import (
 // writer before it is done, instead of polling in SQLite's busy handler with
 // pauses that grow to 100 ms.
 //
-// It is a channel of capacity one: a full channel is a held lock. Go queues
-// the goroutines blocked sending on a channel in order and, when the holder
-// receives, moves the first one's value straight in, so the lock passes in
-// arrival order and a newcomer cannot take it ahead of those waiting. A nil
-// writeQueue queues nothing.
-type writeQueue chan struct{}
+// The lock is a channel of capacity one: a full channel is a held lock. Go
+// queues the goroutines blocked sending on a channel in order and, when the
+// holder receives, moves the first one's value straight in, so the lock passes
+// in arrival order and a newcomer cannot take it ahead of those waiting. A nil
+// *writeQueue queues nothing.
+type writeQueue struct {
+	turn chan struct{}
+	// waiting counts the writers waiting for their turn (for tests).
+	waiting atomic.Int64
+}
+
+func newWriteQueue() *writeQueue { return &writeQueue{turn: make(chan struct{}, 1)} }
 
 // acquire waits for the writer's turn, at most the busy timeout, or until ctx
 // is done: a write that gives up waiting has written nothing.
-func (q writeQueue) acquire(ctx context.Context) error {
+func (q *writeQueue) acquire(ctx context.Context) error {
 	if q == nil {
 		return nil
 	}
 	select {
-	case q <- struct{}{}:
+	case q.turn <- struct{}{}:
 		return nil
 	default:
 	}
+	q.waiting.Add(1)
+	defer q.waiting.Add(-1)
 	t := time.NewTimer(busyTimeout)
 	defer t.Stop()
 	select {
-	case q <- struct{}{}:
+	case q.turn <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -45,8 +54,8 @@ func (q writeQueue) acquire(ctx context.Context) error {
 }
 
 // release hands the lock to the next writer in the queue.
-func (q writeQueue) release() {
+func (q *writeQueue) release() {
 	if q != nil {
-		<-q
+		<-q.turn
 	}
 }

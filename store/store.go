@@ -29,7 +29,7 @@ type Store struct {
 	wal  bool   // a file in WAL mode, not a memdb database
 	opts Options
 	// queue hands the write lock over in Go when opts.QueueWrites is set.
-	queue writeQueue
+	queue *writeQueue
 
 	randMu sync.Mutex
 	rand   *rand.Rand // random suffixes of us-suffix versions
@@ -58,7 +58,7 @@ func Open(path string, opts Options) (*Store, error) {
 		rand: rand.New(rand.NewPCG(opts.Seed, 0x6e6f746573)),
 	}
 	if opts.QueueWrites {
-		s.queue = make(writeQueue, 1)
+		s.queue = newWriteQueue()
 	}
 	// The first connection creates the schema and stays open, idle, for the
 	// first Conn: an in-memory database lives as long as one of its

@@ -1,0 +1,200 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// holdWrite starts a write on c that stops before its commit, holding the
+// write lock, until the returned release is called; wait returns the write's
+// result. It sets the store's beforeCommit hook, which holds the first write
+// that reaches it and lets every later one through.
+func holdWrite(t *testing.T, s *Store, c *Conn, v contract.Version) (release func(), wait func() (contract.EditResult, error)) {
+	t.Helper()
+	inside, proceed := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	s.beforeCommit = func() error {
+		if held.CompareAndSwap(false, true) {
+			close(inside)
+			<-proceed
+		}
+		return nil
+	}
+	var res contract.EditResult
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, err = replaceText(c, v, "held")
+	}()
+	<-inside
+	var once sync.Once
+	release = func() { once.Do(func() { close(proceed) }) }
+	t.Cleanup(func() { release(); <-done })
+	return release, func() (contract.EditResult, error) {
+		release()
+		<-done
+		return res, err
+	}
+}
+
+// A Conn runs without SQLite's connection mutex: using it from a second
+// goroutine while a call runs panics before it touches SQLite.
+func TestConnUsedByTwoGoroutinesPanics(t *testing.T) {
+	s, c := openTest(t, Options{})
+	_, wait := holdWrite(t, s, c, "1")
+	func() {
+		defer func() {
+			if p := recover(); p != errConcurrentUse {
+				t.Fatalf("recovered %v, want %v", p, errConcurrentUse)
+			}
+		}()
+		_, _ = c.ReadNoteTab(ctx, note, "markdown")
+		t.Fatal("no panic")
+	}()
+	if r, err := wait(); err != nil || r.Version != "2" {
+		t.Fatalf("the first call: %+v %v", r, err)
+	}
+	// One call after another from different goroutines is fine.
+	done := make(chan error)
+	go func() {
+		_, err := replaceText(c, "2", "from another goroutine")
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, c, "markdown").Text; got != "from another goroutine" {
+		t.Fatalf("text %q", got)
+	}
+}
+
+func TestClosedConn(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	c := mustConn(t, s)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
+	if _, err := c.ReadNoteTab(ctx, note, "markdown"); !errors.Is(err, errClosed) {
+		t.Fatalf("read after close: %v", err)
+	}
+	// The connection went back to the store and serves the next Conn.
+	if got := mustRead(t, mustConn(t, s), "markdown"); got.Version != "1" {
+		t.Fatalf("next conn reads %+v", got)
+	}
+}
+
+// waitQueued waits until n writers wait in the store's write queue.
+func waitQueued(s *Store, n int64) {
+	for s.queue.waiting.Load() != n {
+		runtime.Gosched()
+	}
+}
+
+// With QueueWrites, writers take the write lock in the order they asked for
+// it.
+func TestQueueWritesFirstComeFirstServed(t *testing.T) {
+	s, holder := openTest(t, Options{Guard: contract.GuardNone, QueueWrites: true})
+	_, wait := holdWrite(t, s, holder, "1")
+	const writers = 5
+	versions := make([]contract.Version, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		c := mustConn(t, s)
+		wg.Go(func() {
+			r, err := replaceText(c, "1", fmt.Sprintf("writer %d", i))
+			if err != nil {
+				t.Error(err)
+			}
+			versions[i] = r.Version
+		})
+		waitQueued(s, int64(i+1)) // writer i is in the queue before writer i+1 starts
+	}
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, v := range versions {
+		if want := contract.Version(fmt.Sprint(i + 3)); v != want {
+			t.Fatalf("writer %d committed version %s, want %s (all: %v)", i, v, want, versions)
+		}
+	}
+}
+
+// A queued write whose context ends gives up and writes nothing.
+func TestQueueWritesGiveUpWithTheirContext(t *testing.T) {
+	s, holder := openTest(t, Options{QueueWrites: true})
+	_, wait := holdWrite(t, s, holder, "1")
+	c := mustConn(t, s)
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() {
+		_, err := c.EditNoteTab(cctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "1",
+			IdempotencyKey: "queued", Operation: contract.OpReplaceText, Text: "queued"})
+		done <- err
+	}()
+	waitQueued(s, 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, c, "markdown"); got.Text != "held" || got.Version != "2" {
+		t.Fatalf("after: %+v", got)
+	}
+}
+
+// Many writers through one store with QueueWrites: every write commits, none
+// fails with SQLITE_BUSY, on a file and in memory.
+func TestQueueWritesManyWriters(t *testing.T) {
+	for _, mem := range []bool{false, true} {
+		t.Run(fmt.Sprintf("memory=%v", mem), func(t *testing.T) {
+			path := InMemory
+			if !mem {
+				path = t.TempDir() + "/q.db"
+			}
+			s, err := Open(path, Options{QueueWrites: true, Clock: newFakeClock()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			const writers, writes = 8, 50
+			var wg sync.WaitGroup
+			for w := range writers {
+				id := fmt.Sprintf("note-%d", w)
+				if err := s.CreateNote(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+				c := mustConn(t, s)
+				wg.Go(func() {
+					v := contract.Version("1")
+					for i := range writes {
+						r, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: id, TabID: "markdown", ExpectedVersion: v,
+							IdempotencyKey: fmt.Sprint(i), Operation: contract.OpReplaceText, Text: fmt.Sprint(i)})
+						if err != nil {
+							t.Errorf("writer %d write %d: %v", w, i, err)
+							return
+						}
+						v = r.Version
+					}
+					if v != contract.Version(fmt.Sprint(writes+1)) {
+						t.Errorf("writer %d ends at version %s", w, v)
+					}
+				})
+			}
+			wg.Wait()
+		})
+	}
+}
