@@ -135,3 +135,21 @@ func mustConnB(b *testing.B, s *Store) *Conn {
 	}
 	return c
 }
+
+// A run of one server's sessions gets a store that queues its writes; other
+// runs get SQLite's busy handler alone, unless the Target queues every run.
+func TestTargetQueuesWritesOfOneServer(t *testing.T) {
+	for _, tc := range []struct {
+		target, oneServer, want bool
+	}{{false, false, false}, {false, true, true}, {true, false, true}} {
+		tg := &Target{InMemory: true, QueueWrites: tc.target}
+		b, err := tg.Open(ctx, contract.RunSpec{Name: "q", OneServer: tc.oneServer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.(*Store).Options().QueueWrites; got != tc.want {
+			t.Errorf("Target.QueueWrites %v, OneServer %v: QueueWrites %v", tc.target, tc.oneServer, got)
+		}
+		b.Close()
+	}
+}
