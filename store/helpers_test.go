@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,11 +124,10 @@ func mustRead(t testing.TB, c *Conn, tab string) contract.TabContent {
 	return r
 }
 
-var keySeq int
+var keySeq atomic.Int64
 
 func key() string {
-	keySeq++
-	return fmt.Sprintf("key-%d", keySeq)
+	return fmt.Sprintf("key-%d", keySeq.Add(1))
 }
 
 func replaceText(c *Conn, v contract.Version, text string) (contract.EditResult, error) {

@@ -2,60 +2,58 @@ package store
 
 import (
 	"context"
-	"fmt"
+	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // writeQueue hands SQLite's write lock from one of a store's writers to the
-// next in Go, first come first served, when the store queues writes
-// (Options.QueueWrites). A writer takes its place before BEGIN IMMEDIATE and
-// gives it up after COMMIT or ROLLBACK, so BEGIN IMMEDIATE finds the lock free
-// unless another process holds it, and a waiting writer wakes as soon as the
-// writer before it is done, instead of polling in SQLite's busy handler with
-// pauses that grow to 100 ms.
+// next in Go, when the store queues writes (Options.QueueWrites). A writer
+// takes the queue's lock before BEGIN IMMEDIATE and gives it up after COMMIT
+// or ROLLBACK, so BEGIN IMMEDIATE finds SQLite's lock free unless another
+// process holds it, and a waiting writer wakes as soon as the writer before it
+// is done, instead of polling in SQLite's busy handler with pauses that grow
+// to 100 ms.
 //
-// The lock is a channel of capacity one: a full channel is a held lock. Go
-// queues the goroutines blocked sending on a channel in order and, when the
-// holder receives, moves the first one's value straight in, so the lock passes
-// in arrival order and a newcomer cannot take it ahead of those waiting. A nil
-// *writeQueue queues nothing.
+// The lock is a sync.Mutex. Its waiters queue in arrival order; a writer that
+// is running when the lock comes free may take it ahead of a waiter that has
+// yet to wake, which keeps SQLite busy instead of idle during a wake-up, and a
+// waiter kept waiting over a millisecond switches the mutex to strict hand-off
+// in arrival order (sync.Mutex's starvation mode). So a wait is bounded by
+// about a millisecond plus the writes queued ahead.
+//
+// A nil *writeQueue queues nothing.
 type writeQueue struct {
-	turn chan struct{}
-	// waiting counts the writers waiting for their turn (for tests).
+	mu sync.Mutex
+	// waiting counts the writers waiting for the lock (for tests).
 	waiting atomic.Int64
 }
 
-func newWriteQueue() *writeQueue { return &writeQueue{turn: make(chan struct{}, 1)} }
+func newWriteQueue() *writeQueue { return &writeQueue{} }
 
-// acquire waits for the writer's turn, at most the busy timeout, or until ctx
-// is done: a write that gives up waiting has written nothing.
+// acquire waits for the writer's turn, then reports ctx's error, if any: a
+// write whose context ended while it waited gives its turn up and writes
+// nothing. As with SQLite's busy handler, the wait itself does not end with
+// ctx; it lasts as long as the writes ahead, each of which waits at most the
+// busy timeout for a lock another process holds.
 func (q *writeQueue) acquire(ctx context.Context) error {
 	if q == nil {
 		return nil
 	}
-	select {
-	case q.turn <- struct{}{}:
-		return nil
-	default:
+	if !q.mu.TryLock() {
+		q.waiting.Add(1)
+		q.mu.Lock()
+		q.waiting.Add(-1)
 	}
-	q.waiting.Add(1)
-	defer q.waiting.Add(-1)
-	t := time.NewTimer(busyTimeout)
-	defer t.Stop()
-	select {
-	case q.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return fmt.Errorf("waited %s for the write lock", busyTimeout)
+	if err := ctx.Err(); err != nil {
+		q.mu.Unlock()
+		return err
 	}
+	return nil
 }
 
-// release hands the lock to the next writer in the queue.
+// release gives the lock to the next writer.
 func (q *writeQueue) release() {
 	if q != nil {
-		<-q.turn
+		q.mu.Unlock()
 	}
 }
