@@ -23,6 +23,7 @@ func (s *Store) Conn(ctx context.Context) (*Conn, error) {
 		s.mu.Unlock()
 		return nil, errors.New("opening connection: the store is closed")
 	}
+	s.out++
 	if n := len(s.idle); n > 0 {
 		sc := s.idle[n-1]
 		s.idle = s.idle[:n-1]
@@ -32,6 +33,9 @@ func (s *Store) Conn(ctx context.Context) (*Conn, error) {
 	s.mu.Unlock()
 	db, err := openConn(s.uri, s.opts.Synchronous, s.wal)
 	if err != nil {
+		s.mu.Lock()
+		s.out--
+		s.mu.Unlock()
 		return nil, fmt.Errorf("opening connection: %w", err)
 	}
 	return &Conn{s: s, sc: &sqlConn{db: db}}, nil

@@ -206,3 +206,61 @@ func TestQueueWritesManyWriters(t *testing.T) {
 		})
 	}
 }
+
+// An in-memory store closed with every Conn closed hands its database on,
+// emptied, to the next in-memory store; one closed with a Conn still open
+// does not. (Synchronous full keeps these stores apart from other tests'.)
+func TestInMemoryDatabaseIsRecycledEmpty(t *testing.T) {
+	opts := Options{Synchronous: SyncFull, Clock: newFakeClock()}
+	a, err := Open(InMemory, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateNote(ctx, note); err != nil {
+		t.Fatal(err)
+	}
+	c, err := a.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replaceText(c, "1", "from a"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	b, err := Open(InMemory, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.uri != a.uri {
+		t.Fatalf("b opened %s, not a's database %s", b.uri, a.uri)
+	}
+	if err := b.CreateNote(ctx, note); err != nil {
+		t.Fatalf("the recycled database is not empty: %v", err)
+	}
+	kept, err := b.Conn(ctx) // left open: b's database is not recycled
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, kept, "markdown"); got.Text != "" || got.Version != "1" {
+		t.Fatalf("the recycled database reads %+v", got)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(InMemory, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.uri == b.uri {
+		t.Fatal("a database with a Conn still open went to the next store")
+	}
+	if got := mustRead(t, kept, "markdown"); got.Text != "" {
+		t.Fatalf("the open Conn reads %+v", got)
+	}
+	kept.Close()
+}

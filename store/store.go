@@ -36,6 +36,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	idle   []*sqlConn // open connections no Conn holds, for the next Conn
+	out    int        // Conns not closed yet
 	closed bool
 
 	// beforeCommit, when set by a test, runs after a write was applied and before
@@ -59,6 +60,12 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if opts.QueueWrites {
 		s.queue = newWriteQueue()
+	}
+	if path == InMemory {
+		if m := takeMemDB(opts.Synchronous); m != nil {
+			s.uri, s.idle = m.uri, m.conns
+			return s, nil
+		}
 	}
 	// The first connection creates the schema and stays open, idle, for the
 	// first Conn: an in-memory database lives as long as one of its
@@ -127,11 +134,17 @@ func (s *Store) Options() Options { return s.opts }
 
 // Close closes the database. Conns must be closed first; one closed later
 // closes its connection then.
+//
+// An in-memory store closed with every Conn closed gives its database, emptied
+// and with its connections open, to the next in-memory store (see memPool).
 func (s *Store) Close() error {
 	s.mu.Lock()
-	idle := s.idle
+	idle, out := s.idle, s.out
 	s.idle, s.closed = nil, true
 	s.mu.Unlock()
+	if !s.wal && out == 0 && len(idle) > 0 {
+		return putMemDB(s.opts.Synchronous, &memDB{uri: s.uri, conns: idle})
+	}
 	var errs []error
 	for _, sc := range idle {
 		errs = append(errs, sc.close())
@@ -143,6 +156,7 @@ func (s *Store) Close() error {
 // closed or keeps enough connections already.
 func (s *Store) putIdle(sc *sqlConn) error {
 	s.mu.Lock()
+	s.out--
 	if !s.closed && len(s.idle) < maxIdle {
 		s.idle = append(s.idle, sc)
 		s.mu.Unlock()
