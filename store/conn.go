@@ -31,7 +31,7 @@ func (s *Store) Conn(ctx context.Context) (*Conn, error) {
 		return &Conn{s: s, sc: sc}, nil
 	}
 	s.mu.Unlock()
-	db, err := openConn(s.uri, s.opts.Synchronous, s.wal)
+	db, err := s.openConn()
 	if err != nil {
 		s.mu.Lock()
 		s.out--
@@ -91,6 +91,7 @@ const (
 	hotSetData
 	hotStoreKey
 	hotReadTab
+	hotCheckpoint
 	numHot
 )
 
@@ -121,6 +122,9 @@ WHERE n.id = ?`,
 	hotSetData:  `UPDATE tabs SET data = ? WHERE note_id = ? AND tab_id = ?`,
 	hotStoreKey: `INSERT INTO idempotency (note_id, key, tool, result) VALUES (?, ?, ?, ?)`,
 	hotReadTab:  `SELECT n.version, t.version, t.type, t.label, t.data FROM notes n JOIN tabs t ON t.note_id = n.id WHERE n.id = ? AND t.tab_id = ?`,
+	// hotCheckpoint copies the WAL into the database file without waiting for
+	// readers or writers (see writeQueue).
+	hotCheckpoint: `PRAGMA wal_checkpoint(PASSIVE)`,
 }
 
 // Close hands the connection back to the store, which keeps it open for a
@@ -280,11 +284,16 @@ func (c *Conn) tx(ctx context.Context, begin hotStmt, fn func() error) (err erro
 		return fmt.Errorf("begin: %w", err)
 	}
 	write := begin == hotBeginImmediate
-	if write {
-		if err := c.s.queue.acquire(ctx); err != nil {
+	if q := c.s.queue; write && q != nil {
+		if err := q.acquire(ctx); err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
-		defer c.s.queue.release()
+		defer func() {
+			q.release()
+			if err == nil && c.s.wal && q.checkpointDue() {
+				c.checkpoint()
+			}
+		}()
 	}
 	c.txOpen = true
 	defer func() { c.txOpen = false }()
@@ -321,4 +330,27 @@ func (c *Conn) tx(ctx context.Context, begin hotStmt, fn func() error) (err erro
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// checkpoint runs a passive WAL checkpoint on the connection, outside any
+// transaction. It is housekeeping after a committed write: a checkpoint that
+// fails (another is running) leaves the WAL to the next one, so its error is
+// dropped.
+func (c *Conn) checkpoint() {
+	st := c.sc.hot[hotCheckpoint]
+	if st == nil {
+		var err error
+		if st, err = prepare(c.sc.db, hotSQL[hotCheckpoint]); err != nil {
+			return
+		}
+		c.sc.hot[hotCheckpoint] = st
+	}
+	for {
+		row, err := st.step()
+		if err != nil || !row {
+			break
+		}
+	}
+	_ = st.s.Reset()
+	c.s.queue.checkpoints.Add(1)
 }

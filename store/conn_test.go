@@ -264,3 +264,38 @@ func TestInMemoryDatabaseIsRecycledEmpty(t *testing.T) {
 	}
 	kept.Close()
 }
+
+// A file store that queues its writes checkpoints its WAL itself, every
+// checkpointEvery writes, after the writer has left the queue.
+func TestQueueWritesCheckpointOutsideTheQueue(t *testing.T) {
+	s, c := openTest(t, Options{QueueWrites: true})
+	v := contract.Version("1")
+	const writes = 2*checkpointEvery + 50
+	for range writes - 1 { // CreateNote was the first write
+		r, err := replaceText(c, v, "text")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v = r.Version
+	}
+	if got := s.queue.checkpoints.Load(); got != 2 {
+		t.Fatalf("%d checkpoints after %d writes, want 2", got, writes)
+	}
+	// The WAL restarted after the second checkpoint: it holds the frames of the
+	// last 50 writes, not of all of them, as it would with no checkpoint at all.
+	var busy, frames, copied int64
+	err := c.inReadTx(ctx, func() error { return nil }) // no transaction may be open
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := prepare(c.sc.db, "PRAGMA wal_checkpoint(PASSIVE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&row{rows: rows{st: st}}).Scan(&busy, &frames, &copied); err != nil {
+		t.Fatal(err)
+	}
+	if frames <= 0 || frames >= writes {
+		t.Fatalf("the WAL holds %d frames after %d writes", frames, writes)
+	}
+}

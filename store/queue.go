@@ -21,12 +21,34 @@ import (
 // in arrival order (sync.Mutex's starvation mode). So a wait is bounded by
 // about a millisecond plus the writes queued ahead.
 //
+// Checkpoints move out of the queue. SQLite's automatic checkpoint runs inside
+// the COMMIT of the write that fills the WAL past 1,000 pages, copying it into
+// the database file and syncing that; SQLite lets other writers commit
+// meanwhile, but in the queue they would wait for it, every one of them, for
+// as long as the sync takes. So a store that queues its writes turns the
+// automatic checkpoint off (PRAGMA wal_autocheckpoint = 0), and every
+// checkpointEvery-th write, once it has released the queue, runs a passive
+// checkpoint itself on its connection, while the writers behind it go on.
+//
 // A nil *writeQueue queues nothing.
 type writeQueue struct {
 	mu sync.Mutex
-	// waiting counts the writers waiting for the lock (for tests).
-	waiting atomic.Int64
+	// commits counts committed writes, to pace the checkpoints.
+	commits atomic.Uint64
+	// waiting counts the writers waiting for the lock, and checkpoints the
+	// checkpoints run (for tests).
+	waiting     atomic.Int64
+	checkpoints atomic.Int64
 }
+
+// checkpointEvery is how many writes pass between two checkpoints of a store
+// that queues its writes: about SQLite's 1,000 WAL pages at the four pages an
+// edit writes.
+const checkpointEvery = 256
+
+// checkpointDue counts a committed write and reports whether its writer runs
+// the next checkpoint.
+func (q *writeQueue) checkpointDue() bool { return q.commits.Add(1)%checkpointEvery == 0 }
 
 func newWriteQueue() *writeQueue { return &writeQueue{} }
 

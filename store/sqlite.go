@@ -21,20 +21,24 @@ import (
 // ms), up to this limit.
 const busyTimeout = 30 * time.Second
 
-// openConn opens one connection to the database at uri (an SQLite URI) and
-// applies the store's settings: the busy timeout, synchronous and, for a
-// file, WAL mode. The connection runs without SQLite's per-connection mutex
+// openConn opens one connection to the store's database and applies the
+// store's settings: the busy timeout, synchronous and, for a file, WAL mode.
+// The connection runs without SQLite's per-connection mutex
 // (SQLITE_OPEN_NOMUTEX): a store connection belongs to one goroutine at a
-// time, which Conn enforces.
-func openConn(uri string, sync Synchronous, wal bool) (*sqlite.Conn, error) {
-	db, err := sqlite.OpenConn(uri, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenURI|sqlite.OpenNoMutex)
+// time, which Conn enforces. When the store queues its writes, its
+// connections leave WAL checkpoints to the queue (see writeQueue).
+func (s *Store) openConn() (*sqlite.Conn, error) {
+	db, err := sqlite.OpenConn(s.uri, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenURI|sqlite.OpenNoMutex)
 	if err != nil {
 		return nil, err
 	}
 	db.SetBusyTimeout(busyTimeout)
-	pragmas := []string{"PRAGMA synchronous = " + strings.ToUpper(string(sync))}
-	if wal {
+	pragmas := []string{"PRAGMA synchronous = " + strings.ToUpper(string(s.opts.Synchronous))}
+	if s.wal {
 		pragmas = append(pragmas, "PRAGMA journal_mode = WAL")
+		if s.queue != nil {
+			pragmas = append(pragmas, "PRAGMA wal_autocheckpoint = 0")
+		}
 	}
 	for _, p := range pragmas {
 		if err := execScript(db, p); err != nil {
@@ -91,6 +95,9 @@ type boundText struct {
 	valid bool
 }
 
+// prepare prepares query on db. The SQLite package keeps one statement per
+// query text and connection, so a text must have one stmt only: the store's
+// hot and cold statements differ in their texts.
 func prepare(db *sqlite.Conn, query string) (*stmt, error) {
 	s, err := db.Prepare(query)
 	if err != nil {

@@ -70,7 +70,7 @@ func Open(path string, opts Options) (*Store, error) {
 	// The first connection creates the schema and stays open, idle, for the
 	// first Conn: an in-memory database lives as long as one of its
 	// connections.
-	db, err := openConn(s.uri, opts.Synchronous, s.wal)
+	db, err := s.openConn()
 	if err != nil {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
