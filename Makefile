@@ -21,7 +21,9 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./store/
 
 # bench-peers times the same write in notesbench, a Python sqlite3 peer and (when
-# the libsqlite3 headers exist) a C peer, alternately, and prints the ratios.
+# the libsqlite3 headers exist) a C peer, in rounds whose order rotates
+# (ROUNDS=9 by default), and prints every round, the median of the per-round
+# ratios and the SQLite version of each.
 bench-peers:
 	GO=$(GO) scripts/bench-peers.sh
 

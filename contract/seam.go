@@ -77,6 +77,14 @@ type RunSpec struct {
 	// Seed seeds whatever the implementation draws at random (the suffix of
 	// us-suffix versions), so that a virtual-clock run is reproducible.
 	Seed uint64
+	// OneServer says the run's sessions are clients of one server, as an MCP
+	// server's sessions are (and the bench's writers, when there are several),
+	// rather than separate processes each with its own connection, as the
+	// published setup has them. An implementation may then coordinate its
+	// sessions in-process: the SQLite store hands its write lock from one
+	// writer to the next in Go instead of leaving them to poll in SQLite's busy
+	// handler. Experiments that model the published setup leave it false.
+	OneServer bool
 }
 
 // Target makes a fresh Backend for each run of an experiment: an embedded

@@ -221,7 +221,7 @@ func benchText(w, i, size int) string {
 // typed EditNoteTab, the path every experiment uses, each with a fresh key
 // and the version the previous write returned. A writer has its Note to
 // itself, so no write conflicts; with several writers, they contend for the
-// database's write lock.
+// database's write lock as one server's sessions (RunSpec.OneServer).
 //
 // Time here is the wall clock, read with time.Now: this is the one place in
 // sim that reads it directly, because a benchmark measures real durations
@@ -274,7 +274,8 @@ type pinger interface {
 
 // benchRun runs one repetition of one guard at one writer count.
 func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun, err error) {
-	s, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults()})
+	s, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
+		OneServer: j.writers > 1})
 	if err != nil {
 		return run, err
 	}

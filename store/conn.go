@@ -2,42 +2,76 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sync/atomic"
+
+	"zombiezen.com/go/sqlite"
 )
 
+// Conn opens a connection of its own for one editor. Close it when done.
+//
+// The connection may be one an earlier Conn of this store closed: the store
+// keeps closed connections open, with their prepared statements, for the next
+// Conn, as database/sql keeps idle connections.
 func (s *Store) Conn(ctx context.Context) (*Conn, error) {
-	c, err := s.db.Conn(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("opening connection: %w", err)
 	}
-	return &Conn{s: s, c: c, stmts: map[string]driver.Stmt{}}, nil
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errors.New("opening connection: the store is closed")
+	}
+	s.out++
+	if n := len(s.idle); n > 0 {
+		sc := s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		s.mu.Unlock()
+		return &Conn{s: s, sc: sc}, nil
+	}
+	s.mu.Unlock()
+	db, err := s.openConn()
+	if err != nil {
+		s.mu.Lock()
+		s.out--
+		s.mu.Unlock()
+		return nil, fmt.Errorf("opening connection: %w", err)
+	}
+	return &Conn{s: s, sc: &sqlConn{db: db}}, nil
 }
 
-// Conn is one editor's connection. Its methods are the seven tools, the JSON
-// layer Call and the person's tab-bar actions. A Conn is not safe for concurrent
-// use: give each goroutine its own.
+// maxIdle is how many closed connections a store keeps open for later Conns.
+const maxIdle = 64
+
+// Conn is one editor's connection. Its methods are the seven tools and the
+// person's tab-bar actions. A Conn belongs to one goroutine at a time: it runs
+// on an SQLite connection opened without SQLite's own mutex, so a call made
+// while another goroutine's call on the same Conn is running panics instead of
+// corrupting the connection. Calls one after another from different goroutines
+// are fine.
 //
-// Every statement runs inside a transaction (see tx), which holds the
-// connection's driver connection for its whole length and runs its statements
-// on it directly: database/sql's per-statement bookkeeping (locks, argument
-// checks, Rows and Scan) cost more than some of the statements themselves.
+// Every statement runs inside a transaction (see tx), prepared once per
+// connection on first use.
 type Conn struct {
 	s *Store
-	c *sql.Conn
-	// stmts and hot are the driver statements of this connection, prepared once
-	// on first use: hot holds those every transaction or write runs, found by
-	// index rather than by hashing their text.
-	stmts map[string]driver.Stmt
-	hot   [numHot]driver.Stmt
-	// dc and txCtx are set while a transaction is open: the driver connection
-	// its statements run on, and the context they run with (see tx).
-	dc    driver.Conn
-	txCtx context.Context
-	// args is the argument buffer of the statement being run.
-	args []driver.NamedValue
+	// sc is the SQLite connection; nil once the Conn is closed.
+	sc *sqlConn
+	// busy is set while a transaction runs: the check that catches two
+	// goroutines using the Conn at once.
+	busy atomic.Bool
+	// txOpen is set while a transaction is open; it is read and written only by
+	// the goroutine that holds busy.
+	txOpen bool
+}
+
+// sqlConn is an SQLite connection with its prepared statements: hot holds
+// those every transaction or write runs, found by index; cold the others, by
+// their text. The store keeps it open when its Conn is closed.
+type sqlConn struct {
+	db   *sqlite.Conn
+	hot  [numHot]*stmt
+	cold map[string]*stmt
 }
 
 // hotStmt names a statement of the hot path.
@@ -57,6 +91,7 @@ const (
 	hotSetData
 	hotStoreKey
 	hotReadTab
+	hotCheckpoint
 	numHot
 )
 
@@ -87,202 +122,137 @@ WHERE n.id = ?`,
 	hotSetData:  `UPDATE tabs SET data = ? WHERE note_id = ? AND tab_id = ?`,
 	hotStoreKey: `INSERT INTO idempotency (note_id, key, tool, result) VALUES (?, ?, ?, ?)`,
 	hotReadTab:  `SELECT n.version, t.version, t.type, t.label, t.data FROM notes n JOIN tabs t ON t.note_id = n.id WHERE n.id = ? AND t.tab_id = ?`,
+	// hotCheckpoint copies the WAL into the database file without waiting for
+	// readers or writers (see writeQueue).
+	hotCheckpoint: `PRAGMA wal_checkpoint(PASSIVE)`,
 }
 
-// Close releases the connection and its prepared statements.
+// Close hands the connection back to the store, which keeps it open for a
+// later Conn (or closes it, when the store keeps enough). Closing a closed Conn
+// does nothing.
 func (c *Conn) Close() error {
-	errs := []error{c.c.Raw(func(any) error {
-		var errs []error
-		for _, st := range c.stmts {
-			errs = append(errs, st.Close())
-		}
-		for i, st := range c.hot {
-			if st != nil {
-				errs = append(errs, st.Close())
-				c.hot[i] = nil
-			}
-		}
-		return errors.Join(errs...)
-	})}
-	c.stmts = nil
-	errs = append(errs, c.c.Close())
-	return errors.Join(errs...)
+	c.enter()
+	sc := c.sc
+	c.sc = nil
+	c.leave()
+	if sc == nil {
+		return nil
+	}
+	return c.s.putIdle(sc)
 }
+
+// close closes the SQLite connection and its statements.
+func (sc *sqlConn) close() error {
+	sc.hot, sc.cold = [numHot]*stmt{}, nil
+	return sc.db.Close()
+}
+
+// errConcurrentUse is the panic of a Conn used by two goroutines at once.
+var errConcurrentUse = errors.New("store: a Conn is used by two goroutines at once (give each goroutine its own)")
+
+// enter marks the Conn in use by the calling goroutine, and panics when it is
+// in use already: by another goroutine, or by a transaction of this one.
+func (c *Conn) enter() {
+	if !c.busy.CompareAndSwap(false, true) {
+		panic(errConcurrentUse)
+	}
+}
+
+func (c *Conn) leave() { c.busy.Store(false) }
 
 // errNoTx reports a statement run outside a transaction: a bug in the store.
 var errNoTx = errors.New("store: statement outside a transaction")
 
-// prepare prepares query on the transaction's driver connection.
-func (c *Conn) prepare(ctx context.Context, query string) (driver.Stmt, error) {
-	if c.dc == nil {
-		return nil, errNoTx
-	}
-	if p, ok := c.dc.(driver.ConnPrepareContext); ok {
-		return p.PrepareContext(ctx, query)
-	}
-	return c.dc.Prepare(query)
-}
-
-// stmt returns the statement for query, prepared once per connection.
-func (c *Conn) stmt(ctx context.Context, query string) (driver.Stmt, error) {
-	if st, ok := c.stmts[query]; ok {
-		return st, nil
-	}
-	st, err := c.prepare(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	c.stmts[query] = st
-	return st, nil
-}
-
-// hotStmt returns the hot-path statement id, prepared once per connection.
-func (c *Conn) hotStmt(ctx context.Context, id hotStmt) (driver.Stmt, error) {
-	if st := c.hot[id]; st != nil {
-		return st, nil
-	}
-	st, err := c.prepare(ctx, hotSQL[id])
-	if err != nil {
-		return nil, err
-	}
-	c.hot[id] = st
-	return st, nil
-}
-
-// stmtCtx returns the context a statement of the open transaction runs on: the
-// transaction's context without cancellation, once ctx is checked. A done ctx
-// still fails the next statement, and so the transaction, but a statement that
-// runs is not watched: the SQLite driver starts a watcher goroutine for every
-// statement run on a cancellable context, which costs more than the
-// statements of a write together, and inside a transaction nothing waits for a
-// lock (BEGIN took it), so there is nothing a watcher could usefully interrupt.
-func (c *Conn) stmtCtx(ctx context.Context) (context.Context, error) {
-	if c.txCtx == nil {
+// hotStmt returns the hot-path statement id, prepared once per connection,
+// once ctx is checked.
+func (c *Conn) hotStmt(ctx context.Context, id hotStmt) (*stmt, error) {
+	if !c.txOpen {
 		return nil, errNoTx
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return c.txCtx, nil
-}
-
-// bind converts args as database/sql would for a driver without its own
-// converter, into the connection's argument buffer.
-func (c *Conn) bind(args []any) ([]driver.NamedValue, error) {
-	nv := c.args[:0]
-	for i, a := range args {
-		var v driver.Value
-		switch a := a.(type) {
-		case nil, string, int64, float64, bool, []byte:
-			v = a
-		case int:
-			v = int64(a)
-		default:
-			var err error
-			if v, err = driver.DefaultParameterConverter.ConvertValue(a); err != nil {
-				return nil, fmt.Errorf("converting argument %d type %T: %w", i+1, a, err)
-			}
-		}
-		nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: v})
+	if st := c.sc.hot[id]; st != nil {
+		return st, nil
 	}
-	c.args = nv
-	return nv, nil
-}
-
-// execStmt runs st, which returns no rows, with args.
-func (c *Conn) execStmt(ctx context.Context, st driver.Stmt, args []any) (driver.Result, error) {
-	nv, err := c.bind(args)
+	st, err := prepare(c.sc.db, hotSQL[id])
 	if err != nil {
 		return nil, err
 	}
-	se, ok := st.(driver.StmtExecContext)
-	if !ok {
-		return nil, errors.New("store: the SQLite driver's statements cannot run with a context")
-	}
-	return se.ExecContext(ctx, nv)
+	c.sc.hot[id] = st
+	return st, nil
 }
 
-// queryStmt runs st with args and returns its rows.
-func (c *Conn) queryStmt(ctx context.Context, st driver.Stmt, args []any) (*rows, error) {
-	nv, err := c.bind(args)
+// stmt returns the statement for query, prepared once per connection, once
+// ctx is checked.
+func (c *Conn) stmt(ctx context.Context, query string) (*stmt, error) {
+	if !c.txOpen {
+		return nil, errNoTx
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if st, ok := c.sc.cold[query]; ok {
+		return st, nil
+	}
+	st, err := prepare(c.sc.db, query)
 	if err != nil {
 		return nil, err
 	}
-	sq, ok := st.(driver.StmtQueryContext)
-	if !ok {
-		return nil, errors.New("store: the SQLite driver's statements cannot run with a context")
+	if c.sc.cold == nil {
+		c.sc.cold = map[string]*stmt{}
 	}
-	r, err := sq.QueryContext(ctx, nv)
-	if err != nil {
-		return nil, err
-	}
-	return &rows{r: r, vals: make([]driver.Value, len(r.Columns()))}, nil
+	c.sc.cold[query] = st
+	return st, nil
 }
 
-// coldStmt asks prepared for a statement by its text rather than a hot one.
-const coldStmt hotStmt = -1
-
-// prepared checks the open transaction's context and returns the context its
-// statements run on, with the statement: hot statement id, or query when id is
-// coldStmt. Each is prepared once per connection.
-func (c *Conn) prepared(ctx context.Context, id hotStmt, query string) (context.Context, driver.Stmt, error) {
-	sctx, err := c.stmtCtx(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	var st driver.Stmt
-	if id == coldStmt {
-		st, err = c.stmt(sctx, query)
-	} else {
-		st, err = c.hotStmt(sctx, id)
-	}
-	return sctx, st, err
-}
-
-func (c *Conn) exec(ctx context.Context, query string, args ...any) (driver.Result, error) {
-	sctx, st, err := c.prepared(ctx, coldStmt, query)
-	if err != nil {
-		return nil, err
-	}
-	return c.execStmt(sctx, st, args)
-}
-
-// execHot runs a hot-path statement that returns no rows.
-func (c *Conn) execHot(ctx context.Context, id hotStmt, args ...any) error {
-	sctx, st, err := c.prepared(ctx, id, "")
+// exec runs query, which returns no rows, with args.
+func (c *Conn) exec(ctx context.Context, query string, args ...any) error {
+	st, err := c.stmt(ctx, query)
 	if err != nil {
 		return err
 	}
-	_, err = c.execStmt(sctx, st, args)
-	return err
-}
-
-func (c *Conn) queryRow(ctx context.Context, query string, args ...any) *row {
-	r, err := c.query(ctx, query, args...)
-	return &row{rows: r, err: err}
-}
-
-// queryRowHot runs a hot-path statement that returns at most one row.
-func (c *Conn) queryRowHot(ctx context.Context, id hotStmt, args ...any) *row {
-	sctx, st, err := c.prepared(ctx, id, "")
-	if err != nil {
-		return &row{err: err}
+	if err := st.bindAll(args); err != nil {
+		return err
 	}
-	r, err := c.queryStmt(sctx, st, args)
-	return &row{rows: r, err: err}
+	return st.exec()
 }
 
+// execHot runs a hot-path statement that returns no rows and takes no
+// arguments (BEGIN, COMMIT, ROLLBACK).
+func (c *Conn) execHot(ctx context.Context, id hotStmt) error {
+	st, err := c.hotStmt(ctx, id)
+	if err != nil {
+		return err
+	}
+	return st.exec()
+}
+
+// query runs query with args and returns its rows; close them when done.
 func (c *Conn) query(ctx context.Context, query string, args ...any) (*rows, error) {
-	sctx, st, err := c.prepared(ctx, coldStmt, query)
+	st, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return c.queryStmt(sctx, st, args)
+	if err := st.bindAll(args); err != nil {
+		return nil, err
+	}
+	return &rows{st: st}, nil
 }
 
-// inTx runs fn inside BEGIN IMMEDIATE … COMMIT, rolling back when fn fails. A
-// write transaction takes the write lock up front, so it never fails with
-// SQLITE_BUSY half-way: it waits for the lock at BEGIN.
+// queryRow runs query with args for at most one row.
+func (c *Conn) queryRow(ctx context.Context, query string, args ...any) *row {
+	st, err := c.stmt(ctx, query)
+	if err == nil {
+		err = st.bindAll(args)
+	}
+	return &row{rows: rows{st: st}, err: err}
+}
+
+// inTx runs fn inside BEGIN IMMEDIATE … COMMIT, rolling back when fn or the
+// commit hook fails. A write transaction takes the write lock up front, so it
+// never fails with SQLITE_BUSY half-way: it waits for the lock at BEGIN (or,
+// with Options.QueueWrites, in the store's queue before it).
 func (c *Conn) inTx(ctx context.Context, fn func() error) error {
 	return c.tx(ctx, hotBeginImmediate, fn)
 }
@@ -293,49 +263,94 @@ func (c *Conn) inReadTx(ctx context.Context, fn func() error) error {
 	return c.tx(ctx, hotBegin, fn)
 }
 
-// tx runs fn between begin and COMMIT, holding the connection's driver
-// connection throughout. ctx is checked before BEGIN and before every
-// statement, and a done ctx rolls the transaction back, but the statements run
-// on ctx without its cancellation (see stmtCtx). So BEGIN IMMEDIATE waits for
-// the write lock until it is free or the busy timeout passes, even when ctx
-// ends meanwhile: under the tool's own contention a wait lasts as long as one
-// other write.
-func (c *Conn) tx(ctx context.Context, begin hotStmt, fn func() error) error {
-	if c.dc != nil {
+// errClosed is what a Conn's methods return after Close.
+var errClosed = errors.New("store: the connection is closed")
+
+// tx runs fn between begin and COMMIT. ctx is checked before BEGIN and before
+// every statement, and a done ctx rolls the transaction back, but statements
+// are not interrupted once they run: BEGIN IMMEDIATE waits for the write lock
+// until it is free or the busy timeout passes, even when ctx ends meanwhile.
+// Under the tool's own contention a wait lasts as long as one other write.
+func (c *Conn) tx(ctx context.Context, begin hotStmt, fn func() error) (err error) {
+	c.enter()
+	defer c.leave()
+	if c.sc == nil {
+		return errClosed
+	}
+	if c.txOpen {
 		return errors.New("store: a transaction is already open on this connection")
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	return c.c.Raw(func(dc any) (err error) {
-		c.dc, c.txCtx = dc.(driver.Conn), context.WithoutCancel(ctx)
-		defer func() { c.dc, c.txCtx = nil, nil }()
-		if err := c.execHot(c.txCtx, begin); err != nil {
+	write := begin == hotBeginImmediate
+	if q := c.s.queue; write && q != nil {
+		if err := q.acquire(ctx); err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
-		// A panic inside the transaction must not leave it open: that would hold
-		// SQLite's write lock for as long as the connection lives.
 		defer func() {
-			if p := recover(); p != nil {
-				_ = c.execHot(c.txCtx, hotRollback)
-				err = fmt.Errorf("store: panic inside a transaction (rolled back): %v", p)
+			q.release()
+			if err == nil && c.s.wal && q.checkpointDue() {
+				c.checkpoint()
 			}
 		}()
-		err = fn()
-		if err == nil && begin != hotBegin && c.s.beforeCommit != nil {
-			err = c.s.beforeCommit()
+	}
+	c.txOpen = true
+	defer func() { c.txOpen = false }()
+	// Transaction control runs without ctx: once begun, a transaction ends.
+	bg := context.Background()
+	if err := c.execHot(bg, begin); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	// A panic inside the transaction must not leave it open: that would hold
+	// SQLite's write lock for as long as the connection lives.
+	defer func() {
+		if p := recover(); p != nil {
+			_ = c.execHot(bg, hotRollback)
+			err = fmt.Errorf("store: panic inside a transaction (rolled back): %v", p)
 		}
-		if err != nil {
-			// Roll back even when ctx is done, so the connection is clean for reuse.
-			if rerr := c.execHot(c.txCtx, hotRollback); rerr != nil {
-				return errors.Join(err, fmt.Errorf("rollback: %w", rerr))
-			}
-			return err
+	}()
+	err = fn()
+	if err == nil && write && c.s.beforeCommit != nil {
+		err = c.s.beforeCommit()
+	}
+	if err != nil {
+		// Roll back even when ctx is done, so the connection is clean for reuse.
+		if rerr := c.execHot(bg, hotRollback); rerr != nil {
+			return errors.Join(err, fmt.Errorf("rollback: %w", rerr))
 		}
-		if err := c.execHot(ctx, hotCommit); err != nil {
-			_ = c.execHot(c.txCtx, hotRollback)
-			return fmt.Errorf("commit: %w", err)
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		_ = c.execHot(bg, hotRollback)
+		return fmt.Errorf("commit: %w", err)
+	}
+	if err := c.execHot(bg, hotCommit); err != nil {
+		_ = c.execHot(bg, hotRollback)
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// checkpoint runs a passive WAL checkpoint on the connection, outside any
+// transaction. It is housekeeping after a committed write: a checkpoint that
+// fails (another is running) leaves the WAL to the next one, so its error is
+// dropped.
+func (c *Conn) checkpoint() {
+	st := c.sc.hot[hotCheckpoint]
+	if st == nil {
+		var err error
+		if st, err = prepare(c.sc.db, hotSQL[hotCheckpoint]); err != nil {
+			return
 		}
-		return nil
-	})
+		c.sc.hot[hotCheckpoint] = st
+	}
+	for {
+		row, err := st.step()
+		if err != nil || !row {
+			break
+		}
+	}
+	_ = st.s.Reset()
+	c.s.queue.checkpoints.Add(1)
 }

@@ -93,3 +93,63 @@ func BenchmarkEditNoteTab(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMemoryRun is one run of the virtual race engine's store work, per
+// op: a fresh in-memory store, a Note, two editors that each read the text
+// tab and append a line 100 times, and a final read. It is what `race --clock
+// virtual` repeats some 1,500 times, without the scheduler.
+func BenchmarkMemoryRun(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		s, err := Open(InMemory, Options{Clock: newFakeClock()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.CreateNote(ctx, note); err != nil {
+			b.Fatal(err)
+		}
+		editors := []*Conn{mustConnB(b, s), mustConnB(b, s)}
+		for e := 0; e < 200; e++ {
+			c := editors[e%2]
+			tab := mustRead(b, c, "markdown")
+			_, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: tab.Version,
+				IdempotencyKey: fmt.Sprintf("k-%d", e), Operation: contract.OpReplaceText, Text: tab.Text + "\n" + fmt.Sprintf("line-%d", e)})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		mustRead(b, editors[0], "markdown")
+		for _, c := range editors {
+			c.Close()
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func mustConnB(b *testing.B, s *Store) *Conn {
+	c, err := s.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// A run of one server's sessions gets a store that queues its writes; other
+// runs get SQLite's busy handler alone, unless the Target queues every run.
+func TestTargetQueuesWritesOfOneServer(t *testing.T) {
+	for _, tc := range []struct {
+		target, oneServer, want bool
+	}{{false, false, false}, {false, true, true}, {true, false, true}} {
+		tg := &Target{InMemory: true, QueueWrites: tc.target}
+		b, err := tg.Open(ctx, contract.RunSpec{Name: "q", OneServer: tc.oneServer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.(*Store).Options().QueueWrites; got != tc.want {
+			t.Errorf("Target.QueueWrites %v, OneServer %v: QueueWrites %v", tc.target, tc.oneServer, got)
+		}
+		b.Close()
+	}
+}

@@ -40,10 +40,10 @@ func (c *Conn) addTab(ctx context.Context, t *target, typ contract.TabType, labe
 		Label:    label,
 		Position: n,
 	}
-	if _, err := c.exec(ctx, `UPDATE notes SET next_tab = next_tab + 1 WHERE id = ?`, t.noteID); err != nil {
+	if err := c.exec(ctx, `UPDATE notes SET next_tab = next_tab + 1 WHERE id = ?`, t.noteID); err != nil {
 		return contract.TabInfo{}, err
 	}
-	_, err := c.exec(ctx, `INSERT INTO tabs (note_id, tab_id, type, label, position, data, version) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	err := c.exec(ctx, `INSERT INTO tabs (note_id, tab_id, type, label, position, data, version) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		t.noteID, info.TabID, string(typ), label, n, data, c.s.firstVersion())
 	return info, err
 }
@@ -69,10 +69,10 @@ func (c *Conn) AddNoteSource(ctx context.Context, req contract.SourceRequest) (c
 func (c *Conn) addAttachment(ctx context.Context, t *target, kind, title, link string) (string, error) {
 	id := contract.AttachmentID(kind, t.nextItem)
 	created := contract.CreatedAt(c.s.opts.Clock.Now())
-	if _, err := c.exec(ctx, `UPDATE notes SET next_item = next_item + 1 WHERE id = ?`, t.noteID); err != nil {
+	if err := c.exec(ctx, `UPDATE notes SET next_item = next_item + 1 WHERE id = ?`, t.noteID); err != nil {
 		return "", err
 	}
-	_, err := c.exec(ctx, `INSERT INTO attachments (note_id, kind, seq, id, title, url, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	err := c.exec(ctx, `INSERT INTO attachments (note_id, kind, seq, id, title, url, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		t.noteID, kind, t.nextItem, id, title, link, created)
 	return id, err
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,30 +66,42 @@ func openTest(t testing.TB, opts Options) (*Store, *Conn) {
 // dump renders every row of every table, to compare a database before and after.
 func dump(t testing.TB, s *Store) string {
 	t.Helper()
+	c, err := s.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
 	var b strings.Builder
-	for _, q := range []string{
-		"SELECT id, version, next_tab, next_item FROM notes ORDER BY id",
-		"SELECT note_id, tab_id, type, label, position, data, version FROM tabs ORDER BY note_id, tab_id",
-		"SELECT note_id, kind, seq, id, title, url, created_at FROM attachments ORDER BY note_id, kind, seq",
-		"SELECT note_id, key, tool, result FROM idempotency ORDER BY note_id, key",
-	} {
-		rows, err := s.db.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
+	err = c.inReadTx(context.Background(), func() error {
+		for _, q := range []string{
+			"SELECT id, version, next_tab, next_item FROM notes ORDER BY id",
+			"SELECT note_id, tab_id, type, label, position, data, version FROM tabs ORDER BY note_id, tab_id",
+			"SELECT note_id, kind, seq, id, title, url, created_at FROM attachments ORDER BY note_id, kind, seq",
+			"SELECT note_id, key, tool, result FROM idempotency ORDER BY note_id, key",
+		} {
+			rows, err := c.query(context.Background(), q)
+			if err != nil {
+				return err
 			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
+			for rows.Next() {
+				vals := make([]any, rows.st.s.ColumnCount())
+				ptrs := make([]any, len(vals))
+				for i := range vals {
+					ptrs[i] = &vals[i]
+				}
+				if err := rows.Scan(ptrs...); err != nil {
+					return err
+				}
+				fmt.Fprintln(&b, vals...)
 			}
-			fmt.Fprintln(&b, vals...)
+			if err := rows.Err(); err != nil {
+				return err
+			}
 		}
-		rows.Close()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return b.String()
 }
@@ -111,11 +124,10 @@ func mustRead(t testing.TB, c *Conn, tab string) contract.TabContent {
 	return r
 }
 
-var keySeq int
+var keySeq atomic.Int64
 
 func key() string {
-	keySeq++
-	return fmt.Sprintf("key-%d", keySeq)
+	return fmt.Sprintf("key-%d", keySeq.Add(1))
 }
 
 func replaceText(c *Conn, v contract.Version, text string) (contract.EditResult, error) {

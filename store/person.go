@@ -30,7 +30,7 @@ func (c *Conn) MoveTab(ctx context.Context, noteID, tabID string, pos int) error
 			}
 			for i, tab := range moved {
 				if tab.Position != tabs[i].Position || tab.TabID != tabs[i].TabID {
-					if _, err := c.exec(ctx, `UPDATE tabs SET position = ? WHERE note_id = ? AND tab_id = ?`, tab.Position, noteID, tab.TabID); err != nil {
+					if err := c.exec(ctx, `UPDATE tabs SET position = ? WHERE note_id = ? AND tab_id = ?`, tab.Position, noteID, tab.TabID); err != nil {
 						return struct{}{}, err
 					}
 				}
@@ -54,7 +54,7 @@ func (c *Conn) RenameTab(ctx context.Context, noteID, tabID, label string) error
 			return err
 		},
 		apply: func(*target, contract.Version) (struct{}, error) {
-			_, err := c.exec(ctx, `UPDATE tabs SET label = ? WHERE note_id = ? AND tab_id = ?`, label, noteID, tabID)
+			err := c.exec(ctx, `UPDATE tabs SET label = ? WHERE note_id = ? AND tab_id = ?`, label, noteID, tabID)
 			return struct{}{}, err
 		},
 	})

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"github.com/notesbench/notesbench/contract"
@@ -49,11 +48,16 @@ func (c *Conn) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.
 	}
 	out := contract.TabContent{NoteID: noteID, TabID: tabID}
 	err := c.inReadTx(ctx, func() error {
+		st, err := c.hotStmt(ctx, hotReadTab)
+		if err != nil {
+			return err
+		}
+		st.text(1, noteID)
+		st.text(2, tabID)
 		var noteVersion, tabVersion any
 		var data string
-		err := c.queryRowHot(ctx, hotReadTab, noteID, tabID).
-			Scan(&noteVersion, &tabVersion, &out.Type, &out.Label, &data)
-		if errors.Is(err, sql.ErrNoRows) {
+		err = (&row{rows: rows{st: st}}).Scan(&noteVersion, &tabVersion, &out.Type, &out.Label, &data)
+		if errors.Is(err, errNoRows) {
 			_, err = c.loadTarget(ctx, noteID, tabID) // says which of the two is missing
 			return err
 		}

@@ -2,15 +2,14 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"zombiezen.com/go/sqlite"
 
 	"github.com/notesbench/notesbench/contract"
 )
@@ -20,22 +19,25 @@ import (
 // locking as a file but no journal on disk: for fast statistical runs.
 const InMemory = ":memory:"
 
-// busyTimeoutMS is how long a connection waits for the write lock before SQLite
-// gives up with SQLITE_BUSY. Writes are short, so this is far above any wait the
-// tool's own contention creates.
-const busyTimeoutMS = 30000
-
 var memdbSeq atomic.Uint64
 
 // Store is one SQLite database holding Notes under one contract variant. It is
 // safe for concurrent use; each editor takes its own Conn, as a separate process
 // would hold its own connection.
 type Store struct {
-	db   *sql.DB
+	uri  string // what every connection opens
+	wal  bool   // a file in WAL mode, not a memdb database
 	opts Options
+	// queue hands the write lock over in Go when opts.QueueWrites is set.
+	queue *writeQueue
 
 	randMu sync.Mutex
 	rand   *rand.Rand // random suffixes of us-suffix versions
+
+	mu     sync.Mutex
+	idle   []*sqlConn // open connections no Conn holds, for the next Conn
+	out    int        // Conns not closed yet
+	closed bool
 
 	// beforeCommit, when set by a test, runs after a write was applied and before
 	// it commits; an error it returns aborts the write.
@@ -50,33 +52,45 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", dsn(path, opts.Synchronous))
-	if err != nil {
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
-	}
-	db.SetMaxIdleConns(64)
 	s := &Store{
-		db:   db,
+		uri:  uri(path),
+		wal:  path != InMemory,
 		opts: opts,
 		rand: rand.New(rand.NewPCG(opts.Seed, 0x6e6f746573)),
 	}
-	if _, err := db.Exec(schemaSQL); err != nil {
+	if opts.QueueWrites {
+		s.queue = newWriteQueue()
+	}
+	if path == InMemory {
+		if m := takeMemDB(opts.Synchronous); m != nil {
+			s.uri, s.idle = m.uri, m.conns
+			return s, nil
+		}
+	}
+	// The first connection creates the schema and stays open, idle, for the
+	// first Conn: an in-memory database lives as long as one of its
+	// connections.
+	db, err := s.openConn()
+	if err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	// One transaction for the whole schema: one commit instead of four.
+	if err := execScript(db, "BEGIN IMMEDIATE;"+schemaSQL+"COMMIT;"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening store %q: creating schema: %w", path, err)
 	}
+	s.idle = append(s.idle, &sqlConn{db: db})
 	return s, nil
 }
 
-func dsn(path string, sync Synchronous) string {
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
-	q.Add("_pragma", "synchronous("+strings.ToUpper(string(sync))+")")
+// uri is the SQLite URI of the database at path: a file, or for InMemory a
+// memdb database of a name no other store uses, shared by the connections
+// that open it.
+func uri(path string) string {
 	if path == InMemory {
-		q.Set("vfs", "memdb")
-		return fmt.Sprintf("file:/notesbench-%d?%s", memdbSeq.Add(1), q.Encode())
+		return fmt.Sprintf("file:/notesbench-%d?vfs=memdb", memdbSeq.Add(1))
 	}
-	q.Add("_pragma", "journal_mode(WAL)")
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	return "file:" + (&url.URL{Path: path}).EscapedPath()
 }
 
 const schemaSQL = `
@@ -118,25 +132,60 @@ CREATE TABLE IF NOT EXISTS idempotency (
 // Options returns the options the store was opened with, defaults filled in.
 func (s *Store) Options() Options { return s.opts }
 
-// Close closes the database. Conns must be closed first.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database. Conns must be closed first; one closed later
+// closes its connection then.
+//
+// An in-memory store closed with every Conn closed gives its database, emptied
+// and with its connections open, to the next in-memory store (see memPool).
+func (s *Store) Close() error {
+	s.mu.Lock()
+	idle, out := s.idle, s.out
+	s.idle, s.closed = nil, true
+	s.mu.Unlock()
+	if !s.wal && out == 0 && len(idle) > 0 {
+		return putMemDB(s.opts.Synchronous, &memDB{uri: s.uri, conns: idle})
+	}
+	var errs []error
+	for _, sc := range idle {
+		errs = append(errs, sc.close())
+	}
+	return errors.Join(errs...)
+}
+
+// putIdle keeps sc open for a later Conn, or closes it when the store is
+// closed or keeps enough connections already.
+func (s *Store) putIdle(sc *sqlConn) error {
+	s.mu.Lock()
+	s.out--
+	if !s.closed && len(s.idle) < maxIdle {
+		s.idle = append(s.idle, sc)
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	return sc.close()
+}
 
 // Driver names the SQLite implementation the store runs on.
-const Driver = "modernc.org/sqlite, pure Go"
+const Driver = "zombiezen.com/go/sqlite over modernc.org/sqlite, pure Go"
 
-// EngineVersion reports the version of the embedded SQLite library, or
-// "unknown" when it cannot be read.
+// EngineVersion reports the version of the embedded SQLite library, as the
+// library itself reports it, or "unknown" when it cannot be read.
 var EngineVersion = sync.OnceValue(func() string {
-	db, err := sql.Open("sqlite", dsn(InMemory, SyncNormal))
+	db, err := sqlite.OpenConn(":memory:", sqlite.OpenReadWrite|sqlite.OpenMemory|sqlite.OpenNoMutex)
 	if err != nil {
 		return "unknown"
 	}
 	defer db.Close()
-	var v string
-	if err := db.QueryRow("SELECT sqlite_version()").Scan(&v); err != nil {
+	st, _, err := db.PrepareTransient("SELECT sqlite_version()")
+	if err != nil {
 		return "unknown"
 	}
-	return v
+	defer st.Finalize()
+	if row, err := st.Step(); err != nil || !row {
+		return "unknown"
+	}
+	return st.ColumnText(0)
 })
 
 // CreateNote creates a Note with the three fixed tabs (markdown, files, sources),
@@ -153,14 +202,14 @@ func (s *Store) CreateNote(ctx context.Context, noteID string) error {
 	defer c.Close()
 	err = c.inTx(ctx, func() error {
 		v := s.firstVersion()
-		if _, err := c.exec(ctx, `INSERT INTO notes (id, version, next_tab, next_item) VALUES (?, ?, 1, 1)`, noteID, v); err != nil {
-			if strings.Contains(err.Error(), "UNIQUE") {
+		if err := c.exec(ctx, `INSERT INTO notes (id, version, next_tab, next_item) VALUES (?, ?, 1, 1)`, noteID, v); err != nil {
+			if sqlite.ErrCode(err).ToPrimary() == sqlite.ResultConstraint {
 				return contract.Invalid("note_id", "note %q exists", noteID)
 			}
 			return err
 		}
 		for i, t := range contract.FixedTabs {
-			if _, err := c.exec(ctx, `INSERT INTO tabs (note_id, tab_id, type, label, position, data, version) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			if err := c.exec(ctx, `INSERT INTO tabs (note_id, tab_id, type, label, position, data, version) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 				noteID, string(t), string(t), contract.DefaultLabel(t), i, contract.EmptyData(t), v); err != nil {
 				return err
 			}
@@ -169,5 +218,3 @@ func (s *Store) CreateNote(ctx context.Context, noteID string) error {
 	})
 	return err
 }
-
-// Conn opens a connection of its own for one editor. Close it when done.

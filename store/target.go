@@ -31,6 +31,10 @@ type Target struct {
 	Dir         string
 	InMemory    bool
 	Synchronous Synchronous
+	// QueueWrites opens every run's store with Options.QueueWrites: for a
+	// server, whose sessions all write through one store. A run whose RunSpec
+	// says OneServer gets it too.
+	QueueWrites bool
 
 	once    sync.Once
 	dir     string // the folder the files go in, made on first use
@@ -51,7 +55,7 @@ func (t *Target) Describe() string {
 // same name left behind.
 func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
 	opts := Options{Guard: run.Variant.Guard, VersionFormat: run.Variant.VersionFormat, Order: run.Variant.Order,
-		Synchronous: t.Synchronous, Clock: run.Clock, Seed: run.Seed}
+		Synchronous: t.Synchronous, Clock: run.Clock, Seed: run.Seed, QueueWrites: t.QueueWrites || run.OneServer}
 	if t.InMemory {
 		return Open(InMemory, opts)
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,12 +96,7 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 			}
 		}
 		next := c.s.nextVersion(current)
-		if tabScoped {
-			err = c.execHot(ctx, hotBumpTab, next, w.noteID, w.tabID)
-		} else {
-			err = c.execHot(ctx, hotBumpNote, next, w.noteID)
-		}
-		if err != nil {
+		if err := c.bumpVersion(ctx, next, w.noteID, w.tabID, tabScoped); err != nil {
 			return err
 		}
 		if res, err = w.apply(t, toVersion(next)); err != nil {
@@ -115,7 +109,7 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 		if err != nil {
 			return err
 		}
-		return c.execHot(ctx, hotStoreKey, w.noteID, w.key, w.tool, stored)
+		return c.storeKey(ctx, w.noteID, w.key, w.tool, stored)
 	})
 	if errors.Is(err, errReplay) {
 		markReplayed(&res)
@@ -128,10 +122,60 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 	return res, nil
 }
 
-// marshalResult is the stored form of a write's result: its JSON.
+// marshalResult is the stored form of a write's result: its JSON, as
+// json.Marshal writes it. An edit's result, the one every editor's write
+// stores, is written by hand when its strings need no escaping (see
+// appendEditResult): reflection cost more than a statement.
 func marshalResult(res any) (string, error) {
+	if r, ok := res.(contract.EditResult); ok {
+		if b, ok := appendEditResult(make([]byte, 0, 128), r); ok {
+			return string(b), nil
+		}
+	}
 	b, err := json.Marshal(res)
 	return string(b), err
+}
+
+// appendEditResult appends r as json.Marshal writes it and reports true, or
+// reports false when a string of r is not plain (see plainJSON): json.Marshal
+// then writes it.
+func appendEditResult(b []byte, r contract.EditResult) ([]byte, bool) {
+	v, err := r.Version.MarshalJSON()
+	if err != nil || !plainJSON(r.NoteID) || !plainJSON(r.TabID) || !plainJSON(r.Changed) {
+		return nil, false
+	}
+	switch {
+	case v[0] == '"' && !plainJSON(string(v[1:len(v)-1])):
+		return nil, false
+	case v[0] == '0' && len(v) > 1: // not a JSON number: json.Marshal refuses it
+		return nil, false
+	}
+	b = append(b, `{"note_id":"`...)
+	b = append(b, r.NoteID...)
+	b = append(b, `","tab_id":"`...)
+	b = append(b, r.TabID...)
+	b = append(b, `","version":`...)
+	b = append(b, v...)
+	b = append(b, `,"changed":"`...)
+	b = append(b, r.Changed...)
+	b = append(b, '"')
+	if r.Replayed {
+		b = append(b, `,"replayed":true`...)
+	}
+	return append(b, '}'), true
+}
+
+// plainJSON reports whether json.Marshal writes s as it is between quotes:
+// printable ASCII without the quote, the backslash and the characters it escapes for HTML
+// ('<', '>', '&').
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // loaded is what loadWrite read: the target as far as it exists, and whether
@@ -142,41 +186,89 @@ type loaded struct {
 	tabFound  bool
 	keyFound  bool
 	firstTool string
-	// typ and tool are the scan destinations of the tab type and the key's
-	// first tool, kept here so that scanning allocates nothing more.
-	typ, tool sql.NullString
 }
 
 // loadWrite reads, in one statement, the Note row, the row of tab tabID (when
 // set; the Note's tab and item counters when not) and the tool that first used
 // key in that Note (when set). The stored result of a known key is read only
 // when it is replayed (see replay).
-func (c *Conn) loadWrite(ctx context.Context, noteID, tabID, key string) (*loaded, error) {
-	l := &loaded{t: target{noteID: noteID, tabID: tabID}}
+func (c *Conn) loadWrite(ctx context.Context, noteID, tabID, key string) (l *loaded, err error) {
+	l = &loaded{t: target{noteID: noteID, tabID: tabID}}
 	if noteID == "" {
 		return l, nil
 	}
-	var err error
+	var st *stmt
 	if tabID != "" {
-		err = c.queryRowHot(ctx, hotLoadTab, tabID, key, noteID).Scan(&l.t.noteVersion, &l.typ, &l.t.tabVersion, &l.tool)
+		if st, err = c.hotStmt(ctx, hotLoadTab); err != nil {
+			return nil, err
+		}
+		st.text(1, tabID)
+		st.text(2, key)
+		st.text(3, noteID)
 	} else {
-		err = c.queryRowHot(ctx, hotLoadNote, key, noteID).Scan(&l.t.noteVersion, &l.t.nextTab, &l.t.nextItem, &l.tool)
+		if st, err = c.hotStmt(ctx, hotLoadNote); err != nil {
+			return nil, err
+		}
+		st.text(1, key)
+		st.text(2, noteID)
 	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return l, nil
-	}
+	found, err := st.step()
 	if err != nil {
 		return nil, err
 	}
-	l.noteFound = true
-	if l.typ.Valid {
-		l.tabFound = true
-		l.t.tabType = contract.TabType(l.typ.String)
+	defer func() { err = errors.Join(err, st.s.Reset()) }()
+	if !found {
+		return l, nil
 	}
-	if key != "" && l.tool.Valid {
-		l.keyFound, l.firstTool = true, l.tool.String
+	l.noteFound = true
+	l.t.noteVersion = st.value(0)
+	if tabID != "" {
+		if !st.isNull(1) {
+			l.tabFound = true
+			l.t.tabType = st.tabType(1)
+			l.t.tabVersion = st.value(2)
+		}
+	} else {
+		l.t.nextTab, l.t.nextItem = st.s.ColumnInt64(1), st.s.ColumnInt64(2)
+	}
+	if key != "" && !st.isNull(3) {
+		l.keyFound, l.firstTool = true, st.s.ColumnText(3)
 	}
 	return l, nil
+}
+
+// bumpVersion sets the version a write commits: the tab's, when the write is
+// tab-scoped, else the Note's.
+func (c *Conn) bumpVersion(ctx context.Context, next any, noteID, tabID string, tabScoped bool) error {
+	id := hotBumpNote
+	if tabScoped {
+		id = hotBumpTab
+	}
+	st, err := c.hotStmt(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := st.bind(1, next); err != nil {
+		return err
+	}
+	st.text(2, noteID)
+	if tabScoped {
+		st.text(3, tabID)
+	}
+	return st.exec()
+}
+
+// storeKey stores the result of a write under its key.
+func (c *Conn) storeKey(ctx context.Context, noteID, key, tool, result string) error {
+	st, err := c.hotStmt(ctx, hotStoreKey)
+	if err != nil {
+		return err
+	}
+	st.text(1, noteID)
+	st.text(2, key)
+	st.text(3, tool)
+	st.text(4, result)
+	return st.exec()
 }
 
 // replay returns nil when the key is new. When it is known it reads the first
@@ -189,8 +281,14 @@ func (c *Conn) replay(ctx context.Context, l *loaded, tool, key string, res any)
 	if l.firstTool != tool {
 		return contract.Invalid("idempotency_key", "already used by %s in this Note", l.firstTool)
 	}
+	st, err := c.hotStmt(ctx, hotReplay)
+	if err != nil {
+		return err
+	}
+	st.text(1, l.t.noteID)
+	st.text(2, key)
 	var stored string
-	if err := c.queryRowHot(ctx, hotReplay, l.t.noteID, key).Scan(&stored); err != nil {
+	if err := (&row{rows: rows{st: st}}).Scan(&stored); err != nil {
 		return err
 	}
 	if err := json.Unmarshal([]byte(stored), res); err != nil {
@@ -232,19 +330,17 @@ func (c *Conn) loadTarget(ctx context.Context, noteID, tabID string) (*target, e
 	}
 	err := c.queryRow(ctx, `SELECT version, next_tab, next_item FROM notes WHERE id = ?`, noteID).
 		Scan(&t.noteVersion, &t.nextTab, &t.nextItem)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, &contract.NotFoundError{Field: "note_id", ID: noteID}
 	}
 	if err != nil || tabID == "" {
 		return t, err
 	}
-	var typ string
 	err = c.queryRow(ctx, `SELECT type, version FROM tabs WHERE note_id = ? AND tab_id = ?`, noteID, tabID).
-		Scan(&typ, &t.tabVersion)
-	if errors.Is(err, sql.ErrNoRows) {
+		Scan(&t.tabType, &t.tabVersion)
+	if errors.Is(err, errNoRows) {
 		return nil, &contract.NotFoundError{Field: "tab_id", ID: tabID}
 	}
-	t.tabType = contract.TabType(typ)
 	return t, err
 }
 
@@ -256,5 +352,12 @@ func (c *Conn) tabData(ctx context.Context, noteID, tabID string) (string, error
 }
 
 func (c *Conn) setTabData(ctx context.Context, noteID, tabID, data string) error {
-	return c.execHot(ctx, hotSetData, data, noteID, tabID)
+	st, err := c.hotStmt(ctx, hotSetData)
+	if err != nil {
+		return err
+	}
+	st.text(1, data)
+	st.text(2, noteID)
+	st.text(3, tabID)
+	return st.exec()
 }

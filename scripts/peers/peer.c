@@ -245,5 +245,6 @@ int main(int argc, char **argv) {
     printf("c libsqlite3 %s: guard %s, synchronous %s, %d writes, median %.1f us/write\n", sqlite3_libversion(),
            guard, sync, writes, median);
     printf("median_us %.3f\n", median);
+    printf("sqlite_version %s\n", sqlite3_libversion());
     return 0;
 }

@@ -195,6 +195,7 @@ def main():
     print(f"python sqlite3 {sqlite3.sqlite_version}: guard {a.guard}, synchronous {a.synchronous}, "
           f"{a.writes} writes, median {median:.1f} us/write")
     print(f"median_us {median:.3f}")
+    print(f"sqlite_version {sqlite3.sqlite_version}")
     return 0
 
 

@@ -1,0 +1,301 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// holdWrite starts a write on c that stops before its commit, holding the
+// write lock, until the returned release is called; wait returns the write's
+// result. It sets the store's beforeCommit hook, which holds the first write
+// that reaches it and lets every later one through.
+func holdWrite(t *testing.T, s *Store, c *Conn, v contract.Version) (release func(), wait func() (contract.EditResult, error)) {
+	t.Helper()
+	inside, proceed := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	s.beforeCommit = func() error {
+		if held.CompareAndSwap(false, true) {
+			close(inside)
+			<-proceed
+		}
+		return nil
+	}
+	var res contract.EditResult
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, err = replaceText(c, v, "held")
+	}()
+	<-inside
+	var once sync.Once
+	release = func() { once.Do(func() { close(proceed) }) }
+	t.Cleanup(func() { release(); <-done })
+	return release, func() (contract.EditResult, error) {
+		release()
+		<-done
+		return res, err
+	}
+}
+
+// A Conn runs without SQLite's connection mutex: using it from a second
+// goroutine while a call runs panics before it touches SQLite.
+func TestConnUsedByTwoGoroutinesPanics(t *testing.T) {
+	s, c := openTest(t, Options{})
+	_, wait := holdWrite(t, s, c, "1")
+	func() {
+		defer func() {
+			if p := recover(); p != errConcurrentUse {
+				t.Fatalf("recovered %v, want %v", p, errConcurrentUse)
+			}
+		}()
+		_, _ = c.ReadNoteTab(ctx, note, "markdown")
+		t.Fatal("no panic")
+	}()
+	if r, err := wait(); err != nil || r.Version != "2" {
+		t.Fatalf("the first call: %+v %v", r, err)
+	}
+	// One call after another from different goroutines is fine.
+	done := make(chan error)
+	go func() {
+		_, err := replaceText(c, "2", "from another goroutine")
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, c, "markdown").Text; got != "from another goroutine" {
+		t.Fatalf("text %q", got)
+	}
+}
+
+func TestClosedConn(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	c := mustConn(t, s)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
+	if _, err := c.ReadNoteTab(ctx, note, "markdown"); !errors.Is(err, errClosed) {
+		t.Fatalf("read after close: %v", err)
+	}
+	// The connection went back to the store and serves the next Conn.
+	if got := mustRead(t, mustConn(t, s), "markdown"); got.Version != "1" {
+		t.Fatalf("next conn reads %+v", got)
+	}
+}
+
+// waitQueued waits until n writers wait in the store's write queue; it fails
+// the test if they are not there within a long while (they would be waiting
+// elsewhere, in SQLite's busy handler).
+func waitQueued(t *testing.T, s *Store, n int64) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); s.queue.waiting.Load() != n; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers wait in the write queue, want %d", s.queue.waiting.Load(), n)
+		}
+	}
+}
+
+// With QueueWrites, writers that find the write lock taken wait for it in Go,
+// not in SQLite's busy handler, and each commits once the writer before it is
+// done.
+func TestQueueWritesWaitInGo(t *testing.T) {
+	s, holder := openTest(t, Options{Guard: contract.GuardNone, QueueWrites: true})
+	_, wait := holdWrite(t, s, holder, "1")
+	const writers = 5
+	versions := make([]contract.Version, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		c := mustConn(t, s)
+		wg.Go(func() {
+			r, err := replaceText(c, "1", fmt.Sprintf("writer %d", i))
+			if err != nil {
+				t.Error(err)
+			}
+			versions[i] = r.Version
+		})
+	}
+	waitQueued(t, s, writers)
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	slices.Sort(versions)
+	if want := []contract.Version{"3", "4", "5", "6", "7"}; !slices.Equal(versions, want) {
+		t.Fatalf("versions %v, want %v", versions, want)
+	}
+}
+
+// A queued write whose context ends while it waits writes nothing: it gives
+// its turn up when it comes.
+func TestQueueWritesGiveUpWithTheirContext(t *testing.T) {
+	s, holder := openTest(t, Options{QueueWrites: true})
+	_, wait := holdWrite(t, s, holder, "1")
+	c := mustConn(t, s)
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() {
+		_, err := c.EditNoteTab(cctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "1",
+			IdempotencyKey: "queued", Operation: contract.OpReplaceText, Text: "queued"})
+		done <- err
+	}()
+	waitQueued(t, s, 1)
+	cancel()
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if got := mustRead(t, c, "markdown"); got.Text != "held" || got.Version != "2" {
+		t.Fatalf("after: %+v", got)
+	}
+}
+
+// Many writers through one store with QueueWrites: every write commits, none
+// fails with SQLITE_BUSY, on a file and in memory.
+func TestQueueWritesManyWriters(t *testing.T) {
+	for _, mem := range []bool{false, true} {
+		t.Run(fmt.Sprintf("memory=%v", mem), func(t *testing.T) {
+			path := InMemory
+			if !mem {
+				path = t.TempDir() + "/q.db"
+			}
+			s, err := Open(path, Options{QueueWrites: true, Clock: newFakeClock()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			const writers, writes = 8, 50
+			var wg sync.WaitGroup
+			for w := range writers {
+				id := fmt.Sprintf("note-%d", w)
+				if err := s.CreateNote(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+				c := mustConn(t, s)
+				wg.Go(func() {
+					v := contract.Version("1")
+					for i := range writes {
+						r, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: id, TabID: "markdown", ExpectedVersion: v,
+							IdempotencyKey: fmt.Sprint(i), Operation: contract.OpReplaceText, Text: fmt.Sprint(i)})
+						if err != nil {
+							t.Errorf("writer %d write %d: %v", w, i, err)
+							return
+						}
+						v = r.Version
+					}
+					if v != contract.Version(fmt.Sprint(writes+1)) {
+						t.Errorf("writer %d ends at version %s", w, v)
+					}
+				})
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// An in-memory store closed with every Conn closed hands its database on,
+// emptied, to the next in-memory store; one closed with a Conn still open
+// does not. (Synchronous full keeps these stores apart from other tests'.)
+func TestInMemoryDatabaseIsRecycledEmpty(t *testing.T) {
+	opts := Options{Synchronous: SyncFull, Clock: newFakeClock()}
+	a, err := Open(InMemory, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateNote(ctx, note); err != nil {
+		t.Fatal(err)
+	}
+	c, err := a.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replaceText(c, "1", "from a"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	b, err := Open(InMemory, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.uri != a.uri {
+		t.Fatalf("b opened %s, not a's database %s", b.uri, a.uri)
+	}
+	if err := b.CreateNote(ctx, note); err != nil {
+		t.Fatalf("the recycled database is not empty: %v", err)
+	}
+	kept, err := b.Conn(ctx) // left open: b's database is not recycled
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, kept, "markdown"); got.Text != "" || got.Version != "1" {
+		t.Fatalf("the recycled database reads %+v", got)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(InMemory, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.uri == b.uri {
+		t.Fatal("a database with a Conn still open went to the next store")
+	}
+	if got := mustRead(t, kept, "markdown"); got.Text != "" {
+		t.Fatalf("the open Conn reads %+v", got)
+	}
+	kept.Close()
+}
+
+// A file store that queues its writes checkpoints its WAL itself, every
+// checkpointEvery writes, after the writer has left the queue.
+func TestQueueWritesCheckpointOutsideTheQueue(t *testing.T) {
+	s, c := openTest(t, Options{QueueWrites: true})
+	v := contract.Version("1")
+	const writes = 2*checkpointEvery + 50
+	for range writes - 1 { // CreateNote was the first write
+		r, err := replaceText(c, v, "text")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v = r.Version
+	}
+	if got := s.queue.checkpoints.Load(); got != 2 {
+		t.Fatalf("%d checkpoints after %d writes, want 2", got, writes)
+	}
+	// The WAL restarted after the second checkpoint: it holds the frames of the
+	// last 50 writes, not of all of them, as it would with no checkpoint at all.
+	var busy, frames, copied int64
+	err := c.inReadTx(ctx, func() error { return nil }) // no transaction may be open
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := prepare(c.sc.db, "PRAGMA wal_checkpoint(PASSIVE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&row{rows: rows{st: st}}).Scan(&busy, &frames, &copied); err != nil {
+		t.Fatal(err)
+	}
+	if frames <= 0 || frames >= writes {
+		t.Fatalf("the WAL holds %d frames after %d writes", frames, writes)
+	}
+}
