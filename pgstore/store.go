@@ -66,7 +66,7 @@ func (s *Store) Close() error {
 			s.t.kept = append(s.t.kept, s.schema)
 			s.t.mu.Unlock()
 		} else if _, err := s.pool.Exec(ctx, "DROP SCHEMA "+s.schema+" CASCADE"); err != nil {
-			s.closeErr = s.t.fail("dropping schema "+s.schema, err)
+			s.closeErr = s.t.fail("dropping schema "+s.schema+" (it stays on the server)", err)
 		}
 		s.pool.Close()
 	})

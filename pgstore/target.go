@@ -287,11 +287,18 @@ func (t *Target) fail(op string, err error) error {
 	return &Error{URL: t.safe, Op: op, Err: err, secrets: t.secrets}
 }
 
+// Redact returns a connection string without its password, as every message
+// of the package names a server.
+func Redact(raw string) string {
+	safe, _ := redactURL(raw)
+	return safe
+}
+
 // redactURL returns the URL without its password (in the user information or
 // in a password parameter), and the passwords it held. A connection string
 // that is not a URL is named by its keys without values.
 func redactURL(raw string) (string, []string) {
-	if !strings.HasPrefix(raw, "postgres://") && !strings.HasPrefix(raw, "postgresql://") {
+	if !strings.Contains(raw, "://") {
 		var keys []string
 		var secrets []string
 		for _, f := range strings.Fields(raw) {
@@ -306,12 +313,17 @@ func redactURL(raw string) (string, []string) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		// Cut out whatever sits between "://" and "@": the user information.
-		rest := raw[strings.Index(raw, "://")+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			return raw[:strings.Index(raw, "://")+3] + "xxxxx@" + rest[at+1:], []string{rest[:at]}
+		// Cut the password out of what sits between "://" and the last "@".
+		scheme, rest, _ := strings.Cut(raw, "://")
+		at := strings.LastIndex(rest, "@")
+		if at < 0 {
+			return raw, nil
 		}
-		return raw, nil
+		user, pw, hasPW := strings.Cut(rest[:at], ":")
+		if !hasPW {
+			return raw, nil
+		}
+		return scheme + "://" + user + "@" + rest[at+1:], []string{pw}
 	}
 	var secrets []string
 	if u.User != nil {
