@@ -84,6 +84,9 @@ type Target struct {
 	kept    []string // schemas left by Keep
 }
 
+// Parse checks the URL and the settings without connecting.
+func (t *Target) Parse() error { return t.init() }
+
 // init parses the URL once.
 func (t *Target) init() error {
 	t.once.Do(func() {
