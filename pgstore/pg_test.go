@@ -415,3 +415,27 @@ func TestWritesRunReadCommitted(t *testing.T) {
 		t.Fatalf("the server default is %q (%v), so the test proves nothing", def, err)
 	}
 }
+
+// Synchronous maps to the sessions' synchronous_commit: normal to off, full to
+// on.
+func TestSynchronousSetsSynchronousCommit(t *testing.T) {
+	for sync, want := range map[Synchronous]string{"": "off", SyncNormal: "off", SyncFull: "on"} {
+		tg := &Target{URL: pgtest.URL(t), Synchronous: sync}
+		s := open(t, tg, contract.RunSpec{Name: "sync"})
+		c := mustConn(t, s)
+		var got string
+		if err := c.conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("Synchronous %q: synchronous_commit %s, want %s", sync, got, want)
+		}
+		if d := tg.Describe(); !strings.HasSuffix(d, "synchronous_commit "+want) {
+			t.Errorf("Describe %q", d)
+		}
+	}
+	if err := (&Target{URL: "postgres://h/db", Synchronous: "sometimes"}).Parse(); err == nil ||
+		err.Error() != `unknown synchronous setting "sometimes" (want normal or full)` {
+		t.Fatalf("bad setting: %v", err)
+	}
+}
