@@ -7,7 +7,8 @@
 //
 // A Target names a server by URL. Each run (Target.Open) gets a schema of its
 // own, created with its tables in one transaction and dropped by the Backend's
-// Close, unless the Target keeps it (Keep, Kept, Store.Schema). Each run has
+// Close, unless the Target keeps it (Keep, Kept, Store.Schema); Close waits
+// for the run's Sessions to be closed first. Each run has
 // its own pgxpool whose connections have the schema as their search_path; a
 // Session holds one connection for its whole life, as each editor of the
 // published setup holds its own. The Synchronous setting maps to

@@ -11,8 +11,6 @@ import (
 // version and no idempotency key, since the app saves what the person did, but
 // they bump the version like any save, so a stale agent write conflicts with them.
 
-func trimSpace(s string) string { return strings.TrimSpace(s) }
-
 // MoveTab moves a tab to position pos in the bar (0 is first; a position past the
 // end means last), shifting the tabs in between.
 func (c *Session) MoveTab(ctx context.Context, noteID, tabID string, pos int) error {

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -145,7 +146,7 @@ func (c *Session) AddNoteSource(ctx context.Context, req contract.SourceRequest)
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
 		apply: func(w *wtx, t *target, next contract.Version) (contract.SourceResult, error) {
-			id, err := addAttachment(w, t, "sources", trimSpace(req.Title), req.URL)
+			id, err := addAttachment(w, t, "sources", strings.TrimSpace(req.Title), req.URL)
 			return contract.SourceResult{NoteID: req.NoteID, SourceID: id, Version: next}, err
 		},
 	})

@@ -137,8 +137,8 @@ func (s *Store) firstVersionTime(ctx context.Context, conn *pgx.Conn) (time.Time
 	return now, err
 }
 
-// now is the time of a write: the run's clock when it has one, else server,
-// the server's clock_timestamp() read under the Note's lock.
+// now is the time of a write: the run's clock when it has one, else server:
+// the server's clock_timestamp(), read under the Note's lock.
 func (s *Store) now(server time.Time) time.Time {
 	if s.clock != nil {
 		return s.clock.Now()

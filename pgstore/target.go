@@ -228,7 +228,9 @@ func (t *Target) OpenStore(ctx context.Context, run contract.RunSpec) (*Store, e
 	cfg := t.cfg.Copy()
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
 	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = t.sync().synchronousCommit()
-	cfg.ConnConfig.RuntimeParams["application_name"] = "notesbench"
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "notesbench"
+	}
 	// Each session holds a connection for its whole life; the server's
 	// max_connections is the real bound.
 	cfg.MaxConns = 1 << 12
