@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/pgtest"
 )
@@ -98,10 +100,12 @@ func BenchmarkEditNoteTab(b *testing.B) {
 }
 
 // BenchmarkVsPgbench compares notesbench's write with the pgbench peer running
-// the same transaction: alternated rounds (PGBENCH_ROUNDS, default 5), each a
-// fresh run of 2,000 timed writes after 200 warm-up ones, guard note, 200
-// characters, at both synchronous settings. It reports the medians per write
-// and the median of the per-round ratios; run it once:
+// the same transaction, and with the same two batches sent straight through
+// pgx with none of the contract's work (what the driver alone costs):
+// alternated rounds (PGBENCH_ROUNDS, default 5), each a fresh run of 2,000
+// timed writes after 200 warm-up ones, guard note, 200 characters, at both
+// synchronous settings. It reports the medians per write and the medians of
+// the per-round ratios; run it once:
 //
 //	go test -run '^$' -bench VsPgbench -benchtime 1x ./pgstore
 func BenchmarkVsPgbench(b *testing.B) {
@@ -116,27 +120,32 @@ func BenchmarkVsPgbench(b *testing.B) {
 	for _, sync := range []Synchronous{SyncNormal, SyncFull} {
 		b.Run("sync="+string(sync), func(b *testing.B) {
 			tg := &Target{URL: pgtest.URL(b), Synchronous: sync}
-			var ours, peers, ratios []float64
+			var ours, drivers, peers, ratios, overDriver []float64
 			for r := 0; r < rounds; r++ {
-				o := notesbenchRound(b, tg, writes, warmup, size)
+				o := writeRound(b, tg, writes, warmup, size, notesbenchWrite)
+				d := writeRound(b, tg, writes, warmup, size, driverWrite)
 				p, err := tg.Pgbench(ctx, PgbenchOptions{Writes: writes, Warmup: warmup, TextSize: size})
 				if err != nil {
 					b.Fatal(err)
 				}
-				mo, mp := median(o), median(p)
-				ours, peers, ratios = append(ours, mo), append(peers, mp), append(ratios, mo/mp)
-				b.Logf("round %d: notesbench %.1f µs, pgbench %.1f µs, ratio %.3f", r+1, mo, mp, mo/mp)
+				mo, md, mp := median(o), median(d), median(p)
+				ours, drivers, peers = append(ours, mo), append(drivers, md), append(peers, mp)
+				ratios, overDriver = append(ratios, mo/mp), append(overDriver, mo/md)
+				b.Logf("round %d: notesbench %.1f µs, pgx alone %.1f µs, pgbench %.1f µs; notesbench/pgbench %.3f, notesbench/pgx %.3f",
+					r+1, mo, md, mp, mo/mp, mo/md)
 			}
 			b.ReportMetric(median(ours), "notesbench-µs/write")
+			b.ReportMetric(median(drivers), "pgx-µs/write")
 			b.ReportMetric(median(peers), "pgbench-µs/write")
-			b.ReportMetric(median(ratios), "ratio")
+			b.ReportMetric(median(ratios), "notesbench/pgbench")
+			b.ReportMetric(median(overDriver), "notesbench/pgx")
 		})
 	}
 }
 
-// notesbenchRound makes warmup+writes sequential writes on a fresh run, as
-// notesbench bench does, and returns the timed ones' durations in µs.
-func notesbenchRound(b *testing.B, tg *Target, writes, warmup, size int) []float64 {
+// writeRound makes warmup+writes sequential writes with write on a fresh run
+// and returns the timed ones' durations in µs.
+func writeRound(b *testing.B, tg *Target, writes, warmup, size int, write func(c *Session, i int, v contract.Version, text string) (contract.Version, error)) []float64 {
 	s, err := tg.OpenStore(ctx, contract.RunSpec{Name: "vs-pgbench"})
 	if err != nil {
 		b.Fatal(err)
@@ -154,20 +163,58 @@ func notesbenchRound(b *testing.B, tg *Target, writes, warmup, size int) []float
 	v := contract.Version("1")
 	out := make([]float64, 0, writes)
 	for i := 0; i < warmup+writes; i++ {
-		req := contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
-			IdempotencyKey: fmt.Sprintf("bench-1-%d", i+1), Operation: contract.OpReplaceText, Text: text}
 		t0 := time.Now()
-		r, err := c.EditNoteTab(ctx, req)
+		v, err = write(c, i, v, text)
 		d := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		v = r.Version
 		if i >= warmup {
 			out = append(out, float64(d.Nanoseconds())/1e3)
 		}
 	}
 	return out
+}
+
+// notesbenchWrite is one write as notesbench bench makes it: the typed tool.
+func notesbenchWrite(c *Session, i int, v contract.Version, text string) (contract.Version, error) {
+	r, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
+		IdempotencyKey: fmt.Sprintf("bench-1-%d", i+1), Operation: contract.OpReplaceText, Text: text})
+	return r.Version, err
+}
+
+// driverWrite sends the statements of one write, in its two batches, straight
+// through pgx: no checks, no rules, no stored result made.
+func driverWrite(c *Session, i int, v contract.Version, text string) (contract.Version, error) {
+	key := fmt.Sprintf("bench-1-%d", i+1)
+	b := &pgx.Batch{}
+	b.Queue(sqlBegin)
+	b.Queue(sqlLockNote, note)
+	b.Queue(sqlLoadTab, note, "markdown", key)
+	br := c.conn.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return v, err
+	}
+	var cur int64
+	var nextTab, nextItem int64
+	if err := br.QueryRow().Scan(&cur, &nextTab, &nextItem); err != nil {
+		br.Close()
+		return v, err
+	}
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return v, err
+	}
+	if err := br.Close(); err != nil {
+		return v, err
+	}
+	b = &pgx.Batch{}
+	b.Queue(sqlBumpNote, cur+1, note)
+	b.Queue(sqlSetData, text, note, "markdown")
+	b.Queue(sqlStoreKey, note, key, contract.ToolEditNoteTab, `{"note_id":"note-1","tab_id":"markdown","version":2200,"changed":"text: 200 characters"}`)
+	b.Queue("COMMIT")
+	return contract.Version(strconv.FormatInt(cur+1, 10)), sendAll(ctx, c.conn, b)
 }
 
 func median(xs []float64) float64 {
