@@ -45,9 +45,16 @@ type Options struct {
 	Durable bool
 }
 
-// BinDir returns the folder of the newest local PostgreSQL server binaries:
+// BinDir returns the folder of the PostgreSQL server binaries:
+// NOTESBENCH_POSTGRES_BIN when it is set, else the newest
 // /usr/lib/postgresql/<version>/bin, else the folder of initdb on PATH.
 func BinDir() (string, error) {
+	if d := os.Getenv(EnvBin); d != "" {
+		if isExecutable(filepath.Join(d, "initdb")) && isExecutable(filepath.Join(d, "postgres")) {
+			return d, nil
+		}
+		return "", fmt.Errorf("no initdb and postgres in %s (%s)", d, EnvBin)
+	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
 	for _, d := range dirs {
@@ -101,18 +108,18 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	var errs []error
+	var msgs []string
 	for range 2 {
 		c, err := start(ctx, bin, cred, opts)
 		if err == nil {
 			return c, nil
 		}
-		errs = append(errs, err)
+		msgs = append(msgs, err.Error())
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	return nil, errors.Join(errs...)
+	return nil, errors.New(strings.Join(msgs, "; then: "))
 }
 
 // watchdog runs the server and stops it when the lifeline (fd 3) closes: when

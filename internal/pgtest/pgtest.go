@@ -16,6 +16,9 @@ const (
 	// EnvRequire, set to 1, turns every skip for want of a server into a
 	// failure.
 	EnvRequire = "NOTESBENCH_REQUIRE_POSTGRES"
+	// EnvBin names the folder of the server binaries, when they are not where
+	// BinDir looks.
+	EnvBin = "NOTESBENCH_POSTGRES_BIN"
 )
 
 // shared is the cluster of the test binary, started by the first URL call and

@@ -86,3 +86,28 @@ func TestClusterDiesWithItsStarter(t *testing.T) {
 		t.Fatal("the server outlived its starter")
 	}
 }
+
+// Without a server the test skips with one line saying why, and fails instead
+// under NOTESBENCH_REQUIRE_POSTGRES=1.
+func TestNoServerSkipsOrFails(t *testing.T) {
+	if os.Getenv("PGTEST_NO_SERVER_CHILD") == "1" {
+		URL(t)
+		t.Log("URL returned without a server")
+		return
+	}
+	for _, tc := range []struct {
+		require string
+		want    string
+	}{
+		{"", "--- SKIP: TestNoServerSkipsOrFails"},
+		{"1", "--- FAIL: TestNoServerSkipsOrFails"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestNoServerSkipsOrFails$", "-test.v")
+		cmd.Env = append(os.Environ(), "PGTEST_NO_SERVER_CHILD=1", EnvURL+"=", EnvBin+"=/nonexistent", EnvRequire+"="+tc.require)
+		out, _ := cmd.CombinedOutput()
+		reason := "NOTESBENCH_POSTGRES_URL is not set and no throwaway cluster could be started: no initdb and postgres in /nonexistent"
+		if !strings.Contains(string(out), tc.want) || !strings.Contains(string(out), reason) {
+			t.Errorf("require %q:\n%s", tc.require, out)
+		}
+	}
+}
