@@ -7,15 +7,24 @@ package backend
 import (
 	"context"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/store"
 )
 
 // Spec selects the implementation a run goes to and its settings.
 type Spec struct {
+	// Store is what serves the contract: "" or "sqlite" for the embedded SQLite
+	// store, a postgres:// or postgresql:// URL for a PostgreSQL server (each
+	// run in a schema of its own).
+	Store string
+	// Keep leaves each run's PostgreSQL schema in place for inspection.
+	Keep bool
 	// DBDir keeps every run's SQLite database in this folder; empty means a
 	// temporary folder, removed when the Target is closed.
 	DBDir string
@@ -24,7 +33,8 @@ type Spec struct {
 	File string
 	// InMemory keeps the SQLite databases in memory.
 	InMemory bool
-	// Synchronous is SQLite's synchronous setting: normal or full ("" is normal).
+	// Synchronous is SQLite's synchronous setting: normal or full ("" is
+	// normal); on PostgreSQL, synchronous_commit off or on.
 	Synchronous string
 	// Target names an MCP server to run against instead of the embedded store:
 	// "stdio:COMMAND [ARGS]" or "http://HOST:PORT/PATH"; "" or "embedded" is
@@ -40,9 +50,36 @@ type Spec struct {
 // Remote reports whether the spec names a server rather than the embedded store.
 func (s Spec) Remote() bool { return s.Target != "" && s.Target != "embedded" }
 
+// Postgres reports whether the spec names a PostgreSQL server.
+func (s Spec) Postgres() bool {
+	return strings.HasPrefix(s.Store, "postgres://") || strings.HasPrefix(s.Store, "postgresql://")
+}
+
 // Check validates the spec without opening anything; its errors are
-// *field.Error naming the Spec field ("db", "synchronous").
+// *field.Error naming the Spec field ("store", "keep", "db", "synchronous").
+// A URL is named without its password.
 func (s Spec) Check() error {
+	if s.Postgres() {
+		safe := pgstore.Redact(s.Store)
+		switch {
+		case s.Remote():
+			return field.Errorf("store", "%s and a server target exclude each other", safe)
+		case s.InMemory:
+			return field.Errorf("memory", "applies to the SQLite store, not to %s", safe)
+		case s.DBDir != "" || s.File != "":
+			return field.Errorf("db", "applies to the SQLite store, not to %s", safe)
+		}
+		if err := (&pgstore.Target{URL: s.Store}).Parse(); err != nil {
+			return field.Wrap("store", err)
+		}
+	} else {
+		if s.Store != "" && s.Store != "sqlite" {
+			return field.Errorf("store", "%q is not sqlite or a postgres:// URL", pgstore.Redact(s.Store))
+		}
+		if s.Keep {
+			return field.Errorf("keep", "applies to a PostgreSQL store only")
+		}
+	}
 	if s.Synchronous != "" {
 		if _, err := store.ParseSynchronous(s.Synchronous); err != nil {
 			return field.Wrap("synchronous", err)
@@ -84,10 +121,15 @@ func (s Spec) Check() error {
 // Open returns the Target the spec names. Close it when the runs are done. A
 // server is connected to at once, and its tools checked: an unreachable
 // server, one that does not speak MCP or lacks a tool is an error naming it
-// (not a field error: the spec was well formed).
+// (not a field error: the spec was well formed). So is a PostgreSQL server
+// that cannot be reached, refuses the login or does not let the role create
+// schemas: a *pgstore.Error naming the URL without its password.
 func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
+	}
+	if s.Postgres() {
+		return openPostgres(ctx, s)
 	}
 	if s.Remote() {
 		spec, _ := mcpclient.Parse(s.Target)
@@ -102,8 +144,9 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 
 // OpenBackend opens one Backend serving variant v, for as long as it is open:
 // the SQLite database in s.File (created when missing, kept when closed, and
-// shared with any other process that opens it), or a private in-memory
-// database with s.InMemory. Seed seeds the random suffix of us-suffix
+// shared with any other process that opens it), a private in-memory
+// database with s.InMemory, or a fresh schema on the PostgreSQL server s.Store
+// names (dropped when closed, unless s.Keep). Seed seeds the random suffix of us-suffix
 // versions. Closing the Backend checkpoints the database.
 func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, error) {
 	if err := s.Check(); err != nil {
@@ -111,6 +154,15 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 	}
 	if err := v.Validate(); err != nil {
 		return nil, err
+	}
+	if s.Postgres() {
+		ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+		defer cancel()
+		t, err := openPostgres(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return t.Open(ctx, contract.RunSpec{Name: "serve", Variant: v, Seed: seed})
 	}
 	path := s.File
 	switch {
@@ -125,6 +177,26 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 		return nil, err
 	}
 	return st, nil
+}
+
+// checkTimeout bounds the connection Open makes to a PostgreSQL server when
+// the caller's context sets no deadline.
+const checkTimeout = 30 * time.Second
+
+// openPostgres connects to the server once, so that an unreachable server, a
+// refused login or a role that may not create schemas is reported before any
+// run starts.
+func openPostgres(ctx context.Context, s Spec) (*pgstore.Target, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, checkTimeout)
+		defer cancel()
+	}
+	t := &pgstore.Target{URL: s.Store, Synchronous: pgstore.Synchronous(s.Synchronous), Keep: s.Keep}
+	if err := t.Check(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // Memory is the in-memory embedded target: what verdict replications and the

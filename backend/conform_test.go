@@ -1,0 +1,59 @@
+package backend
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/notesbench/notesbench/conform"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/serve"
+)
+
+// conform passes against serve over a PostgreSQL backend, as
+// `notesbench serve --store postgres://…` will run it: every clause of the
+// published connector, over MCP, with the server's real clock.
+func TestConformOverServeOnPostgres(t *testing.T) {
+	ctx := context.Background()
+	b, err := OpenBackend(Spec{Store: pgtest.URL(t)}, contract.Variant{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serve.New(ctx, b, serve.Options{Extensions: true})
+	if err != nil {
+		b.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Close()
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	tg, err := mcpclient.New(ctx, "in-memory", func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		_, err := srv.MCP().Connect(ctx, st, nil)
+		return ct, err
+	}, mcpclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	rep, err := conform.Run(ctx, tg, conform.Options{Name: "serve on PostgreSQL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fails []string
+	for _, c := range rep.Checks {
+		if c.Outcome == conform.Fail {
+			fails = append(fails, c.Name+": "+c.Detail)
+		}
+	}
+	if len(fails) > 0 || rep.Passed == 0 {
+		t.Fatalf("conform on PostgreSQL: %d passed, failed %s", rep.Passed, strings.Join(fails, "; "))
+	}
+}

@@ -1,0 +1,150 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/pgstore"
+	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
+)
+
+// The SQLite = PostgreSQL identity: on the virtual clock, with the same seeds
+// and flags, every experiment that runs against the contract counts the same
+// on both stores (fast covers the ms and us-suffix versions). It is the
+// strongest check that the two implement one contract: a difference in any
+// rule, any check order or any version shows up as a different count.
+//
+// The experiments run small (a seed or two, fewer edits and trials) so that
+// the test stays quick; each compares every row, run and fact, wall times
+// aside.
+func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
+	pg := &pgstore.Target{URL: pgtest.URL(t)}
+	targets := []struct {
+		name string
+		t    contract.Target
+	}{{"sqlite", &store.Target{InMemory: true}}, {"postgres", pg}}
+	ctx := context.Background()
+
+	for _, exp := range []struct {
+		name string
+		run  func(contract.Target) (any, error)
+	}{
+		{"race", func(tg contract.Target) (any, error) {
+			c := sim.DefaultRace()
+			c.Env = virtualEnv(tg, 1, 2)
+			c.Modes = append(c.Modes, sim.Mode{Guard: contract.GuardTab, Policy: sim.Refresh})
+			c.Edits = 20
+			return c.Run(ctx, c.Seeds)
+		}},
+		{"tabs", func(tg contract.Target) (any, error) {
+			c := sim.DefaultTabs()
+			c.Env = virtualEnv(tg, 1)
+			c.Edits = 20
+			return c.Run(ctx, c.Seeds)
+		}},
+		{"fast", func(tg contract.Target) (any, error) {
+			c := sim.DefaultFast()
+			c.Env = virtualEnv(tg, 1)
+			c.Edits = 40
+			return c.Run(ctx, c.Seeds)
+		}},
+		{"create", func(tg contract.Target) (any, error) {
+			c := sim.DefaultCreate()
+			c.Seeds, c.Tabs, c.Parallel, c.Target = []uint64{1}, 10, 2, tg
+			return c.Run(ctx, c.Seeds)
+		}},
+		{"sources", func(tg contract.Target) (any, error) {
+			c := sim.DefaultSources()
+			c.Seeds, c.Sessions, c.ListSources, c.ListLimit, c.Parallel, c.Target = []uint64{1}, 5, 40, 25, 2, tg
+			return c.Run(ctx, c.Seeds)
+		}},
+		{"refs", func(tg contract.Target) (any, error) {
+			c := sim.DefaultRefs()
+			c.Trials, c.Parallel, c.Target = 40, 2, tg
+			return c.Run(ctx, []uint64{c.Seed})
+		}},
+	} {
+		t.Run(exp.name, func(t *testing.T) {
+			t.Parallel()
+			var got [2]string
+			for i, tg := range targets {
+				res, err := exp.run(tg.t)
+				if err != nil {
+					t.Fatalf("%s: %v", tg.name, err)
+				}
+				if got[i], err = withoutWallTimes(res); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got[0] != got[1] {
+				t.Fatalf("SQLite and PostgreSQL differ:\n%s", firstDifference(got[0], got[1]))
+			}
+			if !strings.Contains(got[0], "1") {
+				t.Fatalf("%s counted nothing: %s", exp.name, got[0])
+			}
+		})
+	}
+}
+
+// virtualEnv runs seeds on the virtual clock against tg, two at a time.
+func virtualEnv(tg contract.Target, seeds ...uint64) sim.Env {
+	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: sim.DefaultServiceTime, Seeds: seeds, Parallel: 2,
+		Synchronous: "normal", Target: tg}
+}
+
+// withoutWallTimes renders v as indented JSON with every wall_s field left
+// out: on the virtual clock it is virtual time and would match too, but the
+// comparison is of counts.
+func withoutWallTimes(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		return "", err
+	}
+	var strip func(any)
+	strip = func(x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			delete(x, "wall_s")
+			for _, y := range x {
+				strip(y)
+			}
+		case []any:
+			for _, y := range x {
+				strip(y)
+			}
+		}
+	}
+	strip(tree)
+	b, err = json.MarshalIndent(tree, "", " ")
+	return string(b), err
+}
+
+// firstDifference shows the first line where two renderings differ, with the
+// lines before it.
+func firstDifference(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			from := max(0, i-3)
+			return fmt.Sprintf("line %d\nsqlite:   %s\npostgres: %s\ncontext:\n%s", i+1, x, y, strings.Join(al[from:min(len(al), i+1)], "\n"))
+		}
+	}
+	return ""
+}

@@ -1,0 +1,120 @@
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The environment variables pgtest reads.
+const (
+	// EnvURL names a server to use instead of starting one.
+	EnvURL = "NOTESBENCH_POSTGRES_URL"
+	// EnvRequire, set to 1, turns every skip for want of a server into a
+	// failure.
+	EnvRequire = "NOTESBENCH_REQUIRE_POSTGRES"
+	// EnvBin names the folder of the server binaries, when they are not where
+	// BinDir looks.
+	EnvBin = "NOTESBENCH_POSTGRES_BIN"
+)
+
+// shared is the cluster of the test binary, started by the first URL call and
+// stopped by Run.
+var shared struct {
+	mu      sync.Mutex
+	running bool // Run is in progress
+	once    sync.Once
+	url     string
+	cluster *Cluster
+	reason  string // why there is no server, when there is none
+}
+
+// Run runs the package's tests (m.Run) and then stops the cluster URL started,
+// if it started one, and returns the exit code for os.Exit. A cluster that
+// cannot be stopped cleanly fails the run.
+func Run(m *testing.M) int {
+	shared.mu.Lock()
+	shared.running = true
+	shared.mu.Unlock()
+	code := m.Run()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	shared.running = false
+	if c := shared.cluster; c != nil {
+		shared.cluster = nil
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
+}
+
+// URL returns the URL of a PostgreSQL server for t: NOTESBENCH_POSTGRES_URL
+// when it is set, else that of a throwaway cluster started on first use and
+// shared by every test of the binary. It skips t, with one line saying why,
+// when there is no server to be had, or fails it under
+// NOTESBENCH_REQUIRE_POSTGRES=1.
+func URL(t testing.TB) string {
+	t.Helper()
+	shared.mu.Lock()
+	running := shared.running
+	shared.mu.Unlock()
+	if !running {
+		t.Fatal("pgtest: call os.Exit(pgtest.Run(m)) from TestMain, so that the cluster is stopped")
+	}
+	shared.once.Do(func() {
+		if u := os.Getenv(EnvURL); u != "" {
+			shared.url = u
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		c, err := Start(ctx, Options{})
+		if err != nil {
+			shared.reason = fmt.Sprintf("%s is not set and no throwaway cluster could be started: %v", EnvURL, err)
+			return
+		}
+		shared.mu.Lock()
+		shared.cluster = c
+		shared.mu.Unlock()
+		shared.url = c.URL
+	})
+	if shared.url == "" {
+		unavailable(t, shared.reason)
+	}
+	return shared.url
+}
+
+// NewCluster starts a throwaway cluster of t's own, stopped when t ends, for a
+// test that stops or breaks its server. It needs the local server binaries,
+// whatever NOTESBENCH_POSTGRES_URL says; without them it skips t, or fails it
+// under NOTESBENCH_REQUIRE_POSTGRES=1.
+func NewCluster(t testing.TB) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Options{})
+	if err != nil {
+		unavailable(t, fmt.Sprintf("no throwaway cluster could be started: %v", err))
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+func unavailable(t testing.TB, reason string) {
+	t.Helper()
+	if os.Getenv(EnvRequire) == "1" {
+		t.Fatalf("PostgreSQL required (%s=1) but unavailable: %s", EnvRequire, reason)
+	}
+	t.Skipf("no PostgreSQL: %s", reason)
+}

@@ -1,0 +1,228 @@
+package pgstore
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/pgtest"
+)
+
+// The pgbench peer runs the script's transactions, each leaves the Note as a
+// notesbench write of the same text would, and every timed one has a latency.
+func TestPgbenchPeer(t *testing.T) {
+	if _, err := pgbenchPath(""); err != nil {
+		if os.Getenv(pgtest.EnvRequire) == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	for _, g := range []contract.Guard{contract.GuardNote, contract.GuardTab} {
+		t.Run(string(g), func(t *testing.T) {
+			tg := newTarget(t)
+			tg.Keep = true
+			samples, err := tg.Pgbench(ctx, PgbenchOptions{Writes: 30, Warmup: 5, TextSize: 50, Guard: g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(samples) != 30 {
+				t.Fatalf("%d samples, want 30", len(samples))
+			}
+			for _, s := range samples {
+				if !(s > 0) {
+					t.Fatalf("latency %v", s)
+				}
+			}
+			kept := tg.Kept()
+			if len(kept) != 1 {
+				t.Fatalf("kept %v", kept)
+			}
+			a := admin(t)
+			t.Cleanup(func() { a.Exec(ctx, "DROP SCHEMA IF EXISTS "+kept[0]+" CASCADE") })
+			var noteVersion, tabVersion int64
+			var text string
+			var keys int
+			err = a.QueryRow(ctx, fmt.Sprintf(`SELECT n.version, t.version, t.data, (SELECT count(*) FROM %[1]s.idempotency)
+FROM %[1]s.notes n JOIN %[1]s.tabs t ON t.note_id = n.id AND t.tab_id = 'markdown'`, kept[0])).Scan(&noteVersion, &tabVersion, &text, &keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bumped := noteVersion
+			if g == contract.GuardTab {
+				bumped = tabVersion
+			}
+			if bumped != 36 || text != strings.Repeat("x", 50) || keys != 35 {
+				t.Fatalf("after 35 transactions: note version %d, tab version %d, %d keys, text %q", noteVersion, tabVersion, keys, text)
+			}
+		})
+	}
+}
+
+func TestPgbenchScriptNamesEveryPlaceholder(t *testing.T) {
+	for _, g := range []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab} {
+		s := pgbenchScript(g)
+		if strings.Contains(s, "$") || strings.Count(s, "\\startpipeline") != 2 {
+			t.Fatalf("script for %s:\n%s", g, s)
+		}
+	}
+}
+
+// BenchmarkEditNoteTab times one edit_note_tab replace_text write of a
+// 200-character text, as notesbench bench makes it, per guard and per
+// synchronous setting.
+func BenchmarkEditNoteTab(b *testing.B) {
+	text := strings.Repeat("x", 200)
+	for _, sync := range []Synchronous{SyncNormal, SyncFull} {
+		for _, g := range []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab} {
+			b.Run(fmt.Sprintf("sync=%s/guard=%s", sync, g), func(b *testing.B) {
+				tg := &Target{URL: pgtest.URL(b), Synchronous: sync}
+				_, c := openNote(b, tg, contract.RunSpec{Name: "bench", Variant: contract.Variant{Guard: g}})
+				v := mustRead(b, c, "markdown").Version
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					r, err := replaceText(c, v, "b-"+strconv.Itoa(i), text)
+					if err != nil {
+						b.Fatal(err)
+					}
+					v = r.Version
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkVsPgbench compares notesbench's write with the pgbench peer running
+// the same transaction, and with the same two batches sent straight through
+// pgx with none of the contract's work (what the driver alone costs):
+// alternated rounds (PGBENCH_ROUNDS, default 5), each a fresh run of 2,000
+// timed writes after 200 warm-up ones, guard note, 200 characters, at both
+// synchronous settings. It reports the medians per write and the medians of
+// the per-round ratios; run it once:
+//
+//	go test -run '^$' -bench VsPgbench -benchtime 1x ./pgstore
+func BenchmarkVsPgbench(b *testing.B) {
+	if _, err := pgbenchPath(""); err != nil {
+		b.Skip(err)
+	}
+	rounds := 5
+	if n, err := strconv.Atoi(os.Getenv("PGBENCH_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	const writes, warmup, size = 2000, 200, 200
+	for _, sync := range []Synchronous{SyncNormal, SyncFull} {
+		b.Run("sync="+string(sync), func(b *testing.B) {
+			tg := &Target{URL: pgtest.URL(b), Synchronous: sync}
+			var ours, drivers, peers, ratios, overDriver []float64
+			for r := 0; r < rounds; r++ {
+				o := writeRound(b, tg, writes, warmup, size, notesbenchWrite)
+				d := writeRound(b, tg, writes, warmup, size, driverWrite)
+				p, err := tg.Pgbench(ctx, PgbenchOptions{Writes: writes, Warmup: warmup, TextSize: size})
+				if err != nil {
+					b.Fatal(err)
+				}
+				mo, md, mp := median(o), median(d), median(p)
+				ours, drivers, peers = append(ours, mo), append(drivers, md), append(peers, mp)
+				ratios, overDriver = append(ratios, mo/mp), append(overDriver, mo/md)
+				b.Logf("round %d: notesbench %.1f µs, pgx alone %.1f µs, pgbench %.1f µs; notesbench/pgbench %.3f, notesbench/pgx %.3f",
+					r+1, mo, md, mp, mo/mp, mo/md)
+			}
+			b.ReportMetric(median(ours), "notesbench-µs/write")
+			b.ReportMetric(median(drivers), "pgx-µs/write")
+			b.ReportMetric(median(peers), "pgbench-µs/write")
+			b.ReportMetric(median(ratios), "notesbench/pgbench")
+			b.ReportMetric(median(overDriver), "notesbench/pgx")
+		})
+	}
+}
+
+// writeRound makes warmup+writes sequential writes with write on a fresh run
+// and returns the timed ones' durations in µs.
+func writeRound(b *testing.B, tg *Target, writes, warmup, size int, write func(c *Session, i int, v contract.Version, text string) (contract.Version, error)) []float64 {
+	s, err := tg.OpenStore(ctx, contract.RunSpec{Name: "vs-pgbench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateNote(ctx, note); err != nil {
+		b.Fatal(err)
+	}
+	c, err := s.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	text := strings.Repeat("x", size)
+	v := contract.Version("1")
+	out := make([]float64, 0, writes)
+	for i := 0; i < warmup+writes; i++ {
+		t0 := time.Now()
+		v, err = write(c, i, v, text)
+		d := time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i >= warmup {
+			out = append(out, float64(d.Nanoseconds())/1e3)
+		}
+	}
+	return out
+}
+
+// notesbenchWrite is one write as notesbench bench makes it: the typed tool.
+func notesbenchWrite(c *Session, i int, v contract.Version, text string) (contract.Version, error) {
+	r, err := c.EditNoteTab(ctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
+		IdempotencyKey: fmt.Sprintf("bench-1-%d", i+1), Operation: contract.OpReplaceText, Text: text})
+	return r.Version, err
+}
+
+// driverWrite sends the statements of one write, in its two batches, straight
+// through pgx: no checks, no rules, no stored result made.
+func driverWrite(c *Session, i int, v contract.Version, text string) (contract.Version, error) {
+	key := fmt.Sprintf("bench-1-%d", i+1)
+	b := &pgx.Batch{}
+	b.Queue(sqlBegin)
+	b.Queue(sqlLockNote, note)
+	b.Queue(sqlLoadTab, note, "markdown", key)
+	br := c.conn.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return v, err
+	}
+	var cur int64
+	var nextTab, nextItem int64
+	if err := br.QueryRow().Scan(&cur, &nextTab, &nextItem); err != nil {
+		br.Close()
+		return v, err
+	}
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return v, err
+	}
+	if err := br.Close(); err != nil {
+		return v, err
+	}
+	b = &pgx.Batch{}
+	b.Queue(sqlBumpNote, cur+1, note)
+	b.Queue(sqlSetData, text, note, "markdown")
+	b.Queue(sqlStoreKey, note, key, contract.ToolEditNoteTab, `{"note_id":"note-1","tab_id":"markdown","version":2200,"changed":"text: 200 characters"}`)
+	b.Queue("COMMIT")
+	return contract.Version(strconv.FormatInt(cur+1, 10)), sendAll(ctx, c.conn, b)
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
