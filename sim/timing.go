@@ -272,8 +272,13 @@ func (e Editing) checkProfile() error {
 // An Ingredient is one timing model of the ablation: the default, one of the
 // published-fit profile's two rules alone, or both.
 type Ingredient struct {
-	// Name is a short name: "default", "pause uniform0", …
+	// Name is a short name: "default (pause think, no oversleep)", "pause
+	// uniform0 alone", …
 	Name string
+	// Whole is true when the ingredient is a whole profile, Profile: its
+	// runs are that profile's.
+	Whole   bool
+	Profile Profile
 	// Edit returns the editing loop under this ingredient.
 	Edit func(Editing) Editing
 }
@@ -283,11 +288,14 @@ type Ingredient struct {
 // oversleep alone, and both (the profile itself).
 func Ingredients() []Ingredient {
 	pause, over, _ := ProfilePublishedFit.rules()
+	whole := func(name string, p Profile) Ingredient {
+		return Ingredient{Name: name, Whole: true, Profile: p, Edit: func(e Editing) Editing { return e.WithProfile(p) }}
+	}
 	return []Ingredient{
-		{"default (pause think, no oversleep)", func(e Editing) Editing { return e.WithProfile(ProfileDefault) }},
-		{"pause " + pause + " alone", func(e Editing) Editing { return e.WithRules(pause, Oversleep{}) }},
-		{"oversleep " + over.Formula() + " alone", func(e Editing) Editing { return e.WithRules(PauseThink, over) }},
-		{"both: published-fit", func(e Editing) Editing { return e.WithProfile(ProfilePublishedFit) }},
+		whole("default (pause think, no oversleep)", ProfileDefault),
+		{Name: "pause " + pause + " alone", Edit: func(e Editing) Editing { return e.WithRules(pause, Oversleep{}) }},
+		{Name: "oversleep " + over.Formula() + " alone", Edit: func(e Editing) Editing { return e.WithRules(PauseThink, over) }},
+		whole("both: "+ProfilePublishedFit.Name(), ProfilePublishedFit),
 	}
 }
 

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -111,5 +114,55 @@ func TestTimingCompletion(t *testing.T) {
 	}
 	if _, stdout, _ := runCLI(t, "__complete", "race", "--pause", ""); !strings.Contains(stdout, "uniform0\t") {
 		t.Errorf("--pause completes to %q", stdout)
+	}
+}
+
+// reproduce sets the default timing and published-fit side by side for the
+// race engine's experiments: both verdict sets in one table, the ablation of
+// the profile's ingredients, the profile's reports apart from the summary,
+// and its own summary line. It runs the tabs setup 36 times, which the race
+// detector makes cost 15 s: under -race it is left to go test without it.
+func TestReproduceShowsBothTimingModels(t *testing.T) {
+	if raceDetector {
+		t.Skip("36 runs of the published tabs setup")
+	}
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runCLI(t, "reproduce", "--only", "tabs", "--replications", "1", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "REPRODUCED.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"### False conflicts by version scope\n", "### False conflicts by version scope (timing published-fit)\n",
+		"### Verdicts under both timing models: published figures against 1 replications of each",
+		"| Row | Figure | Published | default: ours (mean) |", "| published-fit: verdict |",
+		"### Ablation of the published-fit timing: which ingredient moves which figure (1 replications each)",
+		"| default (pause think, no oversleep) | pause uniform0 alone | oversleep min(d/4, 5ms) alone | both: published-fit |",
+		"Under the published-fit timing (inferred from the published figures, not stated in the write-up), ",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("REPRODUCED.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(stdout, "Under the published-fit timing (inferred from the published figures, not stated in the write-up), ") {
+		t.Errorf("stdout lacks the published-fit summary:\n%s", stdout)
+	}
+	var js results.Reproduction
+	if b, err := os.ReadFile(filepath.Join(dir, "reproduced.json")); err != nil || json.Unmarshal(b, &js) != nil {
+		t.Fatalf("reproduced.json: %v", err)
+	}
+	tm := js.Timing
+	if tm == nil || len(tm.Reports) != 1 || len(tm.Verdicts) != 1 || len(tm.Ablations) != 1 || len(tm.Ablations[0].Models) != 4 {
+		t.Fatalf("timing models %+v", tm)
+	}
+	if len(js.Reports) != 1 || js.Judged != len(js.Reports[0].Verdicts) || tm.DefaultJudged != js.Judged || tm.Judged != len(tm.Reports[0].Verdicts) {
+		t.Errorf("the summary counts %d verdicts of %d reports; default %d, profile %d", js.Judged, len(js.Reports), tm.DefaultJudged, tm.Judged)
+	}
+	if js.Consistent != tm.DefaultConsistent {
+		t.Errorf("the default model's verdicts: %d in the summary, %d beside published-fit", js.Consistent, tm.DefaultConsistent)
 	}
 }
