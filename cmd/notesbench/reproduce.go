@@ -124,9 +124,9 @@ func reproduceTimings[Row results.Row, Run any](ctx context.Context, s reproSett
 	for _, p := range []sim.Profile{sim.ProfileDefault, sim.ProfilePublishedFit} {
 		e := exp(func(ed sim.Editing) sim.Editing { return ed.WithProfile(p) })
 		name = e.Name()
-		suffix := ""
+		suffix, realSuffix := "", " (real clock)"
 		if p != sim.ProfileDefault {
-			suffix = " (timing " + p.Name() + ")"
+			suffix, realSuffix = " (timing "+p.Name()+")", " (timing "+p.Name()+", real clock)"
 		}
 		at := func(k sim.ClockKind) sim.Experiment[Row, Run] {
 			return e.OnClock(k, s.target, progress(s.app, name+" "+p.Name()))
@@ -139,7 +139,7 @@ func reproduceTimings[Row results.Row, Run any](ctx context.Context, s reproSett
 		reps := []results.Report{virtual.report}
 		virtuals = append(virtuals, virtual.section.Main...)
 		if s.real {
-			real, err := runOutcome(ctx, s.app, at(sim.ClockReal), 0, suffix+" (real clock)")
+			real, err := runOutcome(ctx, s.app, at(sim.ClockReal), 0, realSuffix)
 			if err != nil {
 				return part, err
 			}
