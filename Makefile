@@ -31,11 +31,15 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCall -fuzztime 60s ./store/
 
 # regress compares deterministic runs with the baselines in results/baselines
-# and fails on any changed count. Each line: experiment, then its arguments.
+# and fails on any changed count. Each line: experiment, then its arguments;
+# the baseline is results/baselines/<experiment>.json, unless the line starts
+# with "<name>:", which names it results/baselines/<name>.json instead.
 # bench is left out: its figures are timings, which no baseline can pin.
 REGRESS = \
 	"race --clock virtual --replications 0" \
+	"race-published-fit: race --clock virtual --replications 0 --timing published-fit" \
 	"tabs --clock virtual --replications 0" \
+	"tabs-published-fit: tabs --clock virtual --replications 0 --timing published-fit" \
 	"fast --clock virtual --replications 0" \
 	"create --replications 0" \
 	"sources --replications 0" \
@@ -43,16 +47,19 @@ REGRESS = \
 	"outline --replications 0" \
 	"validate"
 
+# baseline-name splits one REGRESS line into name (the baseline's) and args.
+baseline-name = name=$${args%% *}; case $$name in *:) args=$${args\#* }; name=$${name%:};; esac
+
 regress: build
 	@for args in $(REGRESS); do \
-		name=$${args%% *}; \
+		$(baseline-name); \
 		./bin/notesbench $$args --baseline results/baselines/$$name.json > /dev/null || exit 1; \
 		echo "regress: $$name matches results/baselines/$$name.json"; \
 	done
 
 update-baselines: build
 	@for args in $(REGRESS); do \
-		name=$${args%% *}; \
+		$(baseline-name); \
 		./bin/notesbench $$args --update-baseline results/baselines/$$name.json > /dev/null || exit 1; \
 		echo "wrote results/baselines/$$name.json"; \
 	done

@@ -102,6 +102,12 @@ same on any machine; the published figures came from %s.
 	if _, err := io.WriteString(w, head); err != nil {
 		return err
 	}
+	if t := r.Timing; t != nil {
+		line := t.Summary()
+		if _, err := fmt.Fprintf(w, "%s. The ablation below shows which of its two rules moves which figure.\n\n", strings.ToUpper(line[:1])+line[1:]); err != nil {
+			return err
+		}
+	}
 	if len(plots) > 0 {
 		if _, err := io.WriteString(w, "## Plots\n\nOur replications of each judged figure, the published value in red and our central 99 % range dashed; then bench's per-write latency.\n\n"); err != nil {
 			return err

@@ -12,7 +12,10 @@ type Reproduction struct {
 	Judged       int      `json:"judged"`
 	Machine      Machine  `json:"machine"`
 	Reports      []Report `json:"reports"`
-	Version      string   `json:"notesbench_version"`
+	// Timing, when the race engine's experiments also ran under another
+	// timing profile, holds them; the summary stays the default model's.
+	Timing  *TimingModels `json:"timing_models,omitempty"`
+	Version string        `json:"notesbench_version"`
 }
 
 // Machine describes where a reproduction ran.
@@ -27,13 +30,17 @@ type Machine struct {
 	PublishedSetup string `json:"published_setup"`
 }
 
-// Summarize fills Consistent and Judged from the verdicts of every report.
+// Summarize fills Consistent and Judged from the verdicts of every report,
+// and the timing models' counts.
 func (r *Reproduction) Summarize() {
 	var all []Verdict
 	for _, rep := range r.Reports {
 		all = append(all, rep.Verdicts...)
 	}
 	r.Consistent, r.Judged = Summary(all)
+	if r.Timing != nil {
+		r.Timing.Summarize()
+	}
 }
 
 // Summary is the reproduction's one line.

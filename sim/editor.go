@@ -33,11 +33,13 @@ func ParsePolicy(s string) (Policy, error) {
 	return "", fmt.Errorf("unknown conflict policy %q (want reapply or refresh)", s)
 }
 
-// Timing is an editor's pause before each read and think time between its read
-// and its write.
+// Timing is an editor's pause before each read, its think time between its
+// read and its write, and how much longer than drawn each of those sleeps
+// lasts.
 type Timing struct {
-	Pause Dist
-	Think Dist
+	Pause     Dist
+	Think     Dist
+	Oversleep Oversleep
 }
 
 // edit is one scripted edit: what to read, and how to build the write from what
@@ -70,7 +72,7 @@ type editor struct {
 func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int) edit) error {
 	e.stats.Edits = n
 	for i := 0; i < n; i++ {
-		if err := e.clock.Sleep(ctx, e.timing.Pause.Draw(e.rand)); err != nil {
+		if err := e.sleep(ctx, e.timing.Pause); err != nil {
 			return err
 		}
 		ed := next(i)
@@ -78,7 +80,7 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 		if err != nil {
 			return err
 		}
-		if err := e.clock.Sleep(ctx, e.timing.Think.Draw(e.rand)); err != nil {
+		if err := e.sleep(ctx, e.timing.Think); err != nil {
 			return err
 		}
 		req := ed.build(read)
@@ -118,6 +120,14 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 		}
 	}
 	return nil
+}
+
+// sleep draws a duration from d (one value from the editor's stream, always)
+// and sleeps for it, lengthened by the editor's oversleep. The oversleep draws
+// nothing, so the stream's order is the same under every rule.
+func (e *editor) sleep(ctx context.Context, d Dist) error {
+	v := d.Draw(e.rand)
+	return e.clock.Sleep(ctx, v+e.timing.Oversleep.Extra(v))
 }
 
 func (e *editor) read(ctx context.Context, noteID, tab string) (contract.TabContent, error) {

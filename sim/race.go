@@ -64,19 +64,26 @@ func ParseModes(s string) ([]Mode, error) {
 	return modes, nil
 }
 
-// PauseThink is the Pause setting that draws each editor's pause from its own
-// think distribution, the default.
-const PauseThink = "think"
-
 // Editing is the editing loop's parameters, shared by race and tabs.
+//
+// Pause is the pause rule: PauseThink (each editor draws from its own think
+// distribution), PauseUniform0 (U(0, its think maximum)) or a distribution as
+// ParseDist reads it. Oversleep lengthens every pause and think. Timing names
+// the profile the two rules come from; the zero Timing is the default, and
+// under any other profile the rules must be the profile's (WithProfile sets
+// them). Oversleep and Timing are left out of the JSON at their zero values,
+// so that a configuration of the default model reads as it always has.
 type Editing struct {
-	Edits       int    `json:"edits"`
-	ClaudeThink Dist   `json:"claude_think"`
-	HumanThink  Dist   `json:"human_think"`
-	Pause       string `json:"pause"`
+	Edits       int       `json:"edits"`
+	ClaudeThink Dist      `json:"claude_think"`
+	HumanThink  Dist      `json:"human_think"`
+	Pause       string    `json:"pause"`
+	Oversleep   Oversleep `json:"oversleep,omitzero"`
+	Timing      Profile   `json:"timing,omitempty"`
 }
 
-// publishedEditing is the editing loop of the published setup.
+// publishedEditing is the editing loop of the published setup, under the
+// default timing.
 func publishedEditing() Editing {
 	return Editing{Edits: 100, ClaudeThink: Dist{Min: 20e6, Max: 80e6}, HumanThink: Dist{Min: 5e6, Max: 40e6}, Pause: PauseThink}
 }
@@ -86,40 +93,69 @@ func (e Editing) validate() error {
 	if e.Edits < 1 {
 		return fieldErr("edits", "must be at least 1")
 	}
+	if err := e.checkProfile(); err != nil {
+		return err
+	}
 	_, _, err := e.timings()
 	return err
 }
 
-// timings returns each editor's pause and think distributions.
+// timings returns each editor's pause and think distributions and the
+// oversleep of its sleeps.
 func (e Editing) timings() (claude, human Timing, err error) {
-	claude = Timing{Pause: e.ClaudeThink, Think: e.ClaudeThink}
-	human = Timing{Pause: e.HumanThink, Think: e.HumanThink}
-	if e.Pause != PauseThink {
-		p, err := ParseDist(e.Pause)
-		if err != nil {
-			return claude, human, field.Wrap("pause", err)
-		}
-		claude.Pause, human.Pause = p, p
+	claude = Timing{Think: e.ClaudeThink, Oversleep: e.Oversleep}
+	human = Timing{Think: e.HumanThink, Oversleep: e.Oversleep}
+	if claude.Pause, err = pauseDist(e.Pause, e.ClaudeThink); err != nil {
+		return claude, human, field.Wrap("pause", err)
 	}
+	human.Pause, _ = pauseDist(e.Pause, e.HumanThink)
 	return claude, human, nil
 }
 
-// differences lists how the editing loop departs from the published one.
+// differences lists how the editing loop departs from the published one under
+// its own timing profile: the two profiles are both readings of the published
+// setup, rules of one's own are not.
 func (e Editing) differences() []string {
-	def := publishedEditing()
+	def := publishedEditing().WithProfile(e.Timing)
 	return []string{
 		results.Differ("edits", e.Edits, def.Edits),
 		results.Differ("claude-think", e.ClaudeThink, def.ClaudeThink),
 		results.Differ("human-think", e.HumanThink, def.HumanThink),
 		results.Differ("pause", e.Pause, def.Pause),
+		results.Differ("oversleep", e.Oversleep, def.Oversleep),
 	}
 }
 
 // describe says how the editing runs: "virtual clock, seeds 1-5, 100 edits per
-// editor, claude think 20ms-80ms, human think 5ms-40ms, pause think".
+// editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", then the
+// oversleep and the timing profile when there are any.
 func (e Editing) describe(env Env) string {
-	return fmt.Sprintf("%s, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
+	s := fmt.Sprintf("%s, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
 		env.describe(), FormatSeeds(env.Seeds), e.Edits, e.ClaudeThink, e.HumanThink, e.Pause)
+	if e.Pause == PauseUniform0 {
+		s += " (U(0, each editor's think maximum))"
+	}
+	return s + describeOversleep(e.Oversleep, env) + describeProfile(e.Timing)
+}
+
+// describeOversleep says how sleeps are lengthened, "" when they are not.
+func describeOversleep(o Oversleep, env Env) string {
+	if o.IsZero() {
+		return ""
+	}
+	s := ", every pause and think lengthened by " + o.Formula()
+	if env.Clock == ClockReal {
+		s += " on top of what the operating system adds"
+	}
+	return s
+}
+
+// describeProfile names a profile other than the default, with its basis.
+func describeProfile(p Profile) string {
+	if p == ProfileDefault {
+		return ""
+	}
+	return "; timing " + p.Name() + ": " + p.Basis()
 }
 
 // Race is the race experiment: claude and the person append lines to one text
@@ -335,12 +371,20 @@ func (c Tabs) Replica(target contract.Target) (Experiment[results.TabsRow, resul
 	return c, true
 }
 
-// Fast is the fast experiment: no think time and no pause, so commits come as
-// fast as the store takes them, under each version format.
+// Fast is the fast experiment: no think time and, by default, no pause, so
+// commits come as fast as the store takes them, under each version format.
+//
+// Pause, when set, is a distribution (as ParseDist reads it) both editors
+// pause for before each read; Oversleep lengthens those pauses. Fast has no
+// think time, so neither pause rule of the race (think, uniform0) applies,
+// and an oversleep without a pause lengthens nothing. Both are left out of
+// the JSON when unset.
 type Fast struct {
 	Env
-	Formats []contract.VersionFormat `json:"formats"`
-	Edits   int                      `json:"edits"`
+	Formats   []contract.VersionFormat `json:"formats"`
+	Edits     int                      `json:"edits"`
+	Pause     string                   `json:"pause,omitempty"`
+	Oversleep Oversleep                `json:"oversleep,omitzero"`
 }
 
 var _ Experiment[results.FastRow, results.RaceRun] = Fast{}
@@ -373,7 +417,25 @@ func (c Fast) Validate() error {
 			return err
 		}
 	}
-	return nil
+	_, err := c.timing()
+	return err
+}
+
+// timing returns both editors' timing: the pause, no think time, and the
+// oversleep.
+func (c Fast) timing() (Timing, error) {
+	t := Timing{Oversleep: c.Oversleep}
+	if c.Pause == "" {
+		return t, nil
+	}
+	if c.Pause == PauseThink || c.Pause == PauseUniform0 {
+		return t, field.Wrap("pause", errNoPauseRule)
+	}
+	var err error
+	if t.Pause, err = ParseDist(c.Pause); err != nil {
+		return t, field.Wrap("pause", err)
+	}
+	return t, nil
 }
 
 // Run runs every version format on every seed, formats outer.
@@ -381,12 +443,15 @@ func (c Fast) Run(ctx context.Context, seeds []uint64) (Result[results.FastRow, 
 	if err := c.Validate(); err != nil {
 		return Result[results.FastRow, results.RaceRun]{}, err
 	}
+	timing, _ := c.timing()
 	return runEngine(ctx, c.Env, seeds, c.Formats, func(f contract.VersionFormat, seed uint64) raceSpec {
 		return raceSpec{
 			name:    fmt.Sprintf("fast-%s-seed%d", f, seed),
 			variant: contract.Variant{Guard: contract.GuardNote, VersionFormat: f},
 			policy:  Reapply,
 			edits:   c.Edits,
+			claude:  timing,
+			human:   timing,
 		}
 	}, c.Fold)
 }
@@ -401,13 +466,27 @@ func (c Fast) Differences() []string {
 	def := DefaultFast()
 	return append(c.Env.differences(),
 		results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds)),
-		results.Differ("edits", c.Edits, def.Edits))
+		results.Differ("edits", c.Edits, def.Edits),
+		results.Differ("pause", c.pauseText(), def.pauseText()),
+		results.Differ("oversleep", c.Oversleep, def.Oversleep))
+}
+
+// pauseText is the pause as Describe and Differences show it.
+func (c Fast) pauseText() string {
+	if c.Pause == "" {
+		return "0"
+	}
+	return c.Pause
 }
 
 // Describe implements Experiment.
 func (c Fast) Describe() string {
-	return fmt.Sprintf("%s, seeds %s, %d edits per editor, no think time, no pause, guard note, reapply",
-		c.Env.describe(), FormatSeeds(c.Seeds), c.Edits)
+	pause := "no pause"
+	if t, err := c.timing(); err == nil && t.Pause != (Dist{}) {
+		pause = "pause " + t.Pause.String()
+	}
+	return fmt.Sprintf("%s, seeds %s, %d edits per editor, no think time, %s%s, guard note, reapply",
+		c.Env.describe(), FormatSeeds(c.Seeds), c.Edits, pause, describeOversleep(c.Oversleep, c.Env))
 }
 
 // OnClock returns the experiment on clock k against target, reporting

@@ -152,25 +152,80 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 }
 
 // On the real clock the interleaving is the operating system's, so only
-// invariants hold: re-applying after a conflict never loses a line.
+// invariants hold: re-applying after a conflict never loses a line, under
+// either timing profile.
 func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
-	cfg := testRace()
-	cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}, Target: fileTarget(t, t.TempDir())}
-	cfg.Edits = 20
-	cfg.ClaudeThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
-	cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
-	cfg.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
-	runs, err := raceRuns(bg, cfg)
+	for _, p := range []Profile{ProfileDefault, ProfilePublishedFit} {
+		cfg := testRace()
+		cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}, Target: fileTarget(t, t.TempDir())}
+		cfg.Edits = 20
+		cfg.ClaudeThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
+		cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
+		cfg.Editing = cfg.WithProfile(p)
+		cfg.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
+		runs, err := raceRuns(bg, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.Lost() != 0 || r.Claude.Edits != 20 || len(runs) != 6 {
+				t.Fatalf("timing %s, seed %d %s: %+v", p.Name(), r.Seed, r.Guard, r)
+			}
+			if r.Claude.Writes != r.Claude.Edits+r.Claude.Conflicts {
+				t.Fatalf("timing %s, seed %d: writes %d != edits %d + conflicts %d", p.Name(), r.Seed, r.Claude.Writes, r.Claude.Edits, r.Claude.Conflicts)
+			}
+		}
+	}
+}
+
+// Under published-fit, as under the default: reapply never loses a line
+// (text or cells), every conflict costs exactly one more write, guard none
+// loses lines, and a tab scope has no conflicts. (The published setup's
+// counts under the profile are pinned by its baselines.)
+func TestPublishedFitInvariants(t *testing.T) {
+	seeds := uint64(20)
+	if raceDetector {
+		seeds = 6
+	}
+	race := testRace()
+	race.Env = virtualEnv(seedRange(1, seeds))
+	race.Edits = 20
+	race.Editing = race.WithProfile(ProfilePublishedFit)
+	race.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
+	runs, err := raceRuns(bg, race)
 	if err != nil {
 		t.Fatal(err)
 	}
+	noneLost := 0
 	for _, r := range runs {
-		if r.Lost() != 0 || r.Claude.Edits != 20 || len(runs) != 6 {
-			t.Fatalf("seed %d %s: %+v", r.Seed, r.Guard, r)
+		for _, e := range []results.EditorRun{r.Claude, r.Human} {
+			if e.Writes != e.Edits+e.Conflicts {
+				t.Fatalf("seed %d %s: writes %d != edits %d + conflicts %d", r.Seed, r.Guard, e.Writes, e.Edits, e.Conflicts)
+			}
 		}
-		if r.Claude.Writes != r.Claude.Edits+r.Claude.Conflicts {
-			t.Fatalf("seed %d: writes %d != edits %d + conflicts %d", r.Seed, r.Claude.Writes, r.Claude.Edits, r.Claude.Conflicts)
+		if r.Guard == "none" {
+			noneLost += r.Lost()
+		} else if r.Lost() != 0 {
+			t.Fatalf("seed %d: %s/reapply lost %d lines under published-fit", r.Seed, r.Guard, r.Lost())
 		}
+	}
+	if noneLost == 0 {
+		t.Error("guard none lost nothing under published-fit")
+	}
+	tabs := testTabs()
+	tabs.Env = virtualEnv(seedRange(1, seeds))
+	tabs.Edits = 20
+	tabs.Editing = tabs.WithProfile(ProfilePublishedFit)
+	truns, err := tabsRuns(bg, tabs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tabs.Fold(truns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note, tab := rows[0], rows[1]; note.Lost != 0 || tab.Lost != 0 || tab.ConflictsClaude+tab.ConflictsHuman != 0 || note.ConflictsClaude == 0 {
+		t.Fatalf("tabs under published-fit: %+v", rows)
 	}
 }
 
@@ -182,7 +237,7 @@ func TestRaceConfigErrors(t *testing.T) {
 		{func(c *Race) { c.Edits = -3 }, "edits: must be at least 1"},
 		{func(c *Race) { c.Seeds = nil }, "seeds: no seeds given"},
 		{func(c *Race) { c.Clock = "wall" }, `clock: unknown clock "wall" (want real or virtual)`},
-		{func(c *Race) { c.Pause = "fast" }, "pause: fast: not a duration"},
+		{func(c *Race) { c.Pause = "fast" }, "pause: fast: not a duration (want think, uniform0, a duration or a range such as 10ms-70ms)"},
 	} {
 		cfg := testRace()
 		tc.mutate(&cfg)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
@@ -457,25 +458,36 @@ func progress(a *app, what string) func(done, total int) {
 	}
 }
 
-// editingFlags are the flags of the editing loop shared by race and tabs.
+// editingFlags are the flags of the editing loop shared by race and tabs: the
+// edits, the think ranges, and the timing model — a named profile (--timing)
+// or a pause rule and an oversleep rule of one's own.
 type editingFlags struct {
 	edits       int
 	claudeThink string
 	humanThink  string
-	pause       string
+	sleep       sleepFlags
+	timing      string
 }
 
-func (f *editingFlags) register(fs *pflag.FlagSet) {
+func (f *editingFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
 	fs.IntVar(&f.edits, "edits", 100, "edits per editor per run")
 	fs.StringVar(&f.claudeThink, "claude-think", "20ms-80ms", "claude's think time between read and write: a uniform range or one duration")
 	fs.StringVar(&f.humanThink, "human-think", "5ms-40ms", "the person's think time between read and write")
-	fs.StringVar(&f.pause, "pause", sim.PauseThink, `pause before each read: "think" (each editor draws from its own think range) or a range such as 0 or 10ms-30ms`)
+	f.sleep.register(cmd, sim.PauseThink, `pause before each read: "think" (each editor draws from its own think range), "uniform0" (U(0, the editor's think maximum)), or a range such as 0 or 10ms-70ms`)
+	fs.StringVar(&f.timing, "timing", "default", `timing model: "default" (pause think, no oversleep: the reading of the write-up) or "published-fit" (pause uniform0, oversleep slack:d/4,max=5ms: inferred from the published figures, not stated in the write-up); not with --pause or --oversleep`)
+	var names []string
+	for _, p := range sim.Profiles() {
+		names = append(names, p[0]+"\t"+p[1])
+	}
+	cmd.RegisterFlagCompletionFunc("timing", cobra.FixedCompletions(names, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // parse returns the editing loop the flags set, with usage errors naming the
-// flag.
+// flag. --timing names a whole model, so it refuses --pause and --oversleep
+// beside it rather than pick one of them silently.
 func (f *editingFlags) parse() (sim.Editing, error) {
-	e := sim.Editing{Edits: f.edits, Pause: f.pause}
+	e := sim.Editing{Edits: f.edits}
 	var err error
 	if e.ClaudeThink, err = sim.ParseDist(f.claudeThink); err != nil {
 		return e, usageErr("--claude-think", err)
@@ -483,7 +495,52 @@ func (f *editingFlags) parse() (sim.Editing, error) {
 	if e.HumanThink, err = sim.ParseDist(f.humanThink); err != nil {
 		return e, usageErr("--human-think", err)
 	}
-	return e, nil
+	if f.sleep.flags.Changed("timing") {
+		if f.sleep.flags.Changed("pause") || f.sleep.flags.Changed("oversleep") {
+			return e, usagef("--timing", "cannot be combined with --pause or --oversleep: a timing model sets both (published-fit: pause uniform0, oversleep slack:d/4,max=5ms)")
+		}
+		p, err := sim.ParseProfile(f.timing)
+		if err != nil {
+			return e, usageErr("--timing", err)
+		}
+		return e.WithProfile(p), nil
+	}
+	over, err := f.sleep.oversleepRule()
+	if err != nil {
+		return e, err
+	}
+	return e.WithRules(f.sleep.pause, over), nil
+}
+
+// sleepFlags are the flags of how an editor sleeps: its pause before each
+// read and the oversleep of every sleep. race, tabs and fast share them.
+type sleepFlags struct {
+	pause     string
+	oversleep string
+	flags     *pflag.FlagSet
+}
+
+func (f *sleepFlags) register(cmd *cobra.Command, pause, pauseHelp string) {
+	f.flags = cmd.Flags()
+	f.flags.StringVar(&f.pause, "pause", pause, pauseHelp)
+	f.flags.StringVar(&f.oversleep, "oversleep", "none", `how much longer than drawn every pause and think lasts: "none", a duration added to each (5ms), or a slack such as slack:d/4,max=5ms (min(d/4, 5ms)); on the real clock on top of what the operating system adds`)
+	pauses := []string{"0\tno pause"}
+	if pause == sim.PauseThink {
+		pauses = []string{"think\teach editor's own think range", "uniform0\tU(0, the editor's think maximum)", "0\tno pause"}
+	}
+	cmd.RegisterFlagCompletionFunc("pause", cobra.FixedCompletions(pauses, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("oversleep", cobra.FixedCompletions([]string{
+		"none\tsleeps last as drawn", "slack:d/4,max=5ms\tmin(d/4, 5ms), the published-fit rule", "slack:d/8,max=1ms\tmin(d/8, 1ms)",
+	}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// oversleepRule parses --oversleep.
+func (f *sleepFlags) oversleepRule() (sim.Oversleep, error) {
+	o, err := sim.ParseOversleep(f.oversleep)
+	if err != nil {
+		return o, usageErr("--oversleep", err)
+	}
+	return o, nil
 }
 
 // parseList parses a comma-separated flag value item by item, refusing an item

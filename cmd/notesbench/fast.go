@@ -17,6 +17,7 @@ type fastOptions struct {
 	out     outFlags
 	formats string
 	edits   int
+	sleep   sleepFlags
 }
 
 func newFastCmd(a *app, runF func(context.Context, *fastOptions) error) *cobra.Command {
@@ -27,7 +28,9 @@ func newFastCmd(a *app, runF func(context.Context, *fastOptions) error) *cobra.C
 		Long: `fast drops the think time and the pause to zero, so the two editors commit as fast
 as the store takes their writes, and compares version formats: a commit time cut to
 milliseconds (two commits in one millisecond share a version, and a stale write
-passes), microseconds plus a random suffix, and a counter.`,
+passes), microseconds plus a random suffix, and a counter. --pause gives both
+editors a pause before each read and --oversleep lengthens it, to see how timer
+behaviour moves millisecond collisions; neither is the published setup.`,
 		Args: noArgs,
 		RunE: runner(opts, runF, runFast),
 	}
@@ -36,6 +39,7 @@ passes), microseconds plus a random suffix, and a counter.`,
 	opts.out.register(fs, 5) // each replication is 20,000 edits per format
 	fs.StringVar(&opts.formats, "formats", "ms,us-suffix,counter", "version formats to run: ms, us-suffix, counter")
 	fs.IntVar(&opts.edits, "edits", 2000, "edits per editor per run")
+	opts.sleep.register(cmd, "0", "pause before each read, both editors: a duration or a range such as 0-2ms (fast has no think time)")
 	return cmd
 }
 
@@ -51,6 +55,13 @@ func (o *fastOptions) config(ctx context.Context) (sim.Fast, error) {
 	}
 	if cfg.Formats, err = parseList("--formats", formats, contract.ParseVersionFormat); err != nil {
 		return cfg, err
+	}
+	if cfg.Oversleep, err = o.sleep.oversleepRule(); err != nil {
+		return cfg, err
+	}
+	// No pause is the published setup, however it is written.
+	if d, err := sim.ParseDist(o.sleep.pause); err != nil || d != (sim.Dist{}) {
+		cfg.Pause = o.sleep.pause
 	}
 	return cfg, flagError(o.env.flags, cfg.Validate())
 }

@@ -29,7 +29,13 @@ Note. Each edit pauses, reads the text tab, thinks, and writes the text plus one
 unique line; on a version conflict the editor re-reads and writes again at once,
 re-applying its line to the fresh text (reapply) or resending its old text with the
 fresh version (refresh). Lines acknowledged by the store and missing at the end are
-lost updates. The defaults are the published setup.`,
+lost updates. The defaults are the published setup.
+
+The write-up states no pause between edits. By default each editor pauses for a
+draw from its own think range, read from the published wall time (--timing
+default). --timing published-fit pauses U(0, the think maximum) and lengthens every
+pause and think by min(d/4, 5ms): a model inferred from the published figures, not
+stated in the write-up. --pause and --oversleep set the two rules one by one.`,
 		Args: noArgs,
 		RunE: runner(opts, runF, runRace),
 	}
@@ -37,7 +43,7 @@ lost updates. The defaults are the published setup.`,
 	opts.env.register(fs, "1-5", "real")
 	opts.out.register(fs, results.MinReplications)
 	fs.StringVar(&opts.modes, "modes", "none,note/reapply,note/refresh", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)")
-	opts.editing.register(fs)
+	opts.editing.register(cmd)
 	return cmd
 }
 

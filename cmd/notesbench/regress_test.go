@@ -8,9 +8,17 @@ import (
 	"testing"
 )
 
+// regressLine is one entry of the Makefile's REGRESS list: the baseline's
+// name (results/baselines/NAME.json) and the command line.
+type regressLine struct {
+	name string
+	args []string
+}
+
 // regressLines reads the REGRESS list of the Makefile: each entry is an
-// experiment and its arguments.
-func regressLines(t *testing.T) [][]string {
+// experiment and its arguments, its baseline named after the experiment, or
+// after a first word "NAME:".
+func regressLines(t *testing.T) []regressLine {
 	t.Helper()
 	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
 	if err != nil {
@@ -20,9 +28,19 @@ func regressLines(t *testing.T) [][]string {
 	if block == nil {
 		t.Fatal("no REGRESS list in the Makefile")
 	}
-	var out [][]string
+	var out []regressLine
+	seen := map[string]bool{}
 	for _, m := range regexp.MustCompile(`"([^"]+)"`).FindAllSubmatch(block[1], -1) {
-		out = append(out, strings.Fields(string(m[1])))
+		args := strings.Fields(string(m[1]))
+		line := regressLine{name: args[0], args: args}
+		if name, ok := strings.CutSuffix(args[0], ":"); ok {
+			line = regressLine{name: name, args: args[1:]}
+		}
+		if seen[line.name] {
+			t.Fatalf("REGRESS names the baseline %s twice", line.name)
+		}
+		seen[line.name] = true
+		out = append(out, line)
 	}
 	return out
 }
@@ -33,23 +51,22 @@ func regressLines(t *testing.T) [][]string {
 // published setups are left to it, and only the gate's failure is checked.
 func TestRegressBaselines(t *testing.T) {
 	lines := regressLines(t)
-	if len(lines) < 8 {
+	if len(lines) < 10 {
 		t.Fatalf("REGRESS lists %d experiments", len(lines))
 	}
-	for _, args := range lines {
+	for _, line := range lines {
 		if testing.Short() || raceDetector {
 			break
 		}
-		name := args[0]
-		base := filepath.Join("..", "..", "results", "baselines", name+".json")
-		t.Run(name, func(t *testing.T) {
-			if code, _, stderr := runCLI(t, append(args, "--baseline", base)...); code != 0 {
+		base := filepath.Join("..", "..", "results", "baselines", line.name+".json")
+		t.Run(line.name, func(t *testing.T) {
+			if code, _, stderr := runCLI(t, append(line.args, "--baseline", base)...); code != 0 {
 				t.Fatalf("against %s: exit %d: %s", base, code, stderr)
 			}
 		})
 	}
 	// Edit one figure of a committed baseline: the gate must fail.
-	validate := lines[len(lines)-1]
+	validate := lines[len(lines)-1].args
 	if validate[0] != "validate" {
 		t.Fatalf("REGRESS ends with %v, not validate", validate)
 	}

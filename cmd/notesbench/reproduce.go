@@ -51,10 +51,20 @@ type reproStep struct {
 }
 
 // reproPart is what one step adds to the reproduction: its reports and its
-// tables.
+// tables, and for the race engine's experiments their runs under the
+// published-fit timing.
 type reproPart struct {
 	reports []results.Report
 	section report.Section
+	timing  *timingPart
+}
+
+// timingPart is one experiment under the published-fit timing: its reports,
+// the verdicts of both models side by side, and the ablation.
+type timingPart struct {
+	reports  []results.Report
+	verdicts results.Ablation
+	ablation results.Ablation
 }
 
 // latencyKeeper receives bench's raw per-write samples, for the latency plot.
@@ -97,13 +107,110 @@ func reproduceClocks[Row results.Row, Run any](ctx context.Context, s reproSetti
 	}, nil
 }
 
+// editable is an experiment of the race engine whose editing loop the caller
+// sets: the published setup with the editing loop edit makes of its own.
+type editable[Row results.Row, Run any] func(edit func(sim.Editing) sim.Editing) clocked[Row, Run]
+
+// reproduceTimings runs an experiment of the race engine under the default
+// timing and under published-fit, each with its verdicts (and, with --clock
+// real, once more on the wall clock), then replicates the profile's rules
+// alone for the ablation. Its tables: ours under each model, then the
+// verdicts of both side by side and the ablation.
+func reproduceTimings[Row results.Row, Run any](ctx context.Context, s reproSettings, exp editable[Row, Run]) (reproPart, error) {
+	var part reproPart
+	var virtuals, reals []report.Table
+	verdicts := map[sim.Profile][]results.Verdict{}
+	name := ""
+	for _, p := range []sim.Profile{sim.ProfileDefault, sim.ProfilePublishedFit} {
+		e := exp(func(ed sim.Editing) sim.Editing { return ed.WithProfile(p) })
+		name = e.Name()
+		suffix, realSuffix := "", " (real clock)"
+		if p != sim.ProfileDefault {
+			suffix, realSuffix = " (timing "+p.Name()+")", " (timing "+p.Name()+", real clock)"
+		}
+		at := func(k sim.ClockKind) sim.Experiment[Row, Run] {
+			return e.OnClock(k, s.target, progress(s.app, name+" "+p.Name()))
+		}
+		virtual, err := runOutcome(ctx, s.app, at(sim.ClockVirtual), s.replications, suffix)
+		if err != nil {
+			return part, err
+		}
+		verdicts[p] = virtual.report.Verdicts
+		reps := []results.Report{virtual.report}
+		virtuals = append(virtuals, virtual.section.Main...)
+		if s.real {
+			real, err := runOutcome(ctx, s.app, at(sim.ClockReal), 0, realSuffix)
+			if err != nil {
+				return part, err
+			}
+			reps = append(reps, real.report)
+			reals = append(reals, real.section.Main...)
+		}
+		if p == sim.ProfileDefault {
+			part.reports = reps
+		} else {
+			part.timing = &timingPart{reports: reps}
+		}
+	}
+
+	var models []results.AblationModel
+	var lists [][]results.Verdict
+	for _, ing := range sim.Ingredients() {
+		v, ok := verdicts[ing.Profile]
+		if !ing.Whole || !ok {
+			e := exp(ing.Edit)
+			replica, _ := e.OnClock(sim.ClockVirtual, s.target, nil).Replica(backend.Memory())
+			reps, err := sim.Replicate(ctx, replica, s.replications, max(1, len(replica.SeedList())), progress(s.app, name+" "+ing.Name))
+			if err != nil {
+				return part, err
+			}
+			// The ablation judges rules that depart from both profiles
+			// against the published figures on purpose: no differences.
+			v = results.Compare(name, nil, []Row(nil), &reps).Verdicts
+		}
+		models = append(models, results.AblationModel{Name: ing.Name, Replications: s.replications})
+		lists = append(lists, v)
+	}
+	var err error
+	fit := sim.ProfilePublishedFit
+	if part.timing.verdicts, err = results.NewAblation(name,
+		[]results.AblationModel{{Name: sim.ProfileDefault.Name(), Replications: s.replications}, {Name: fit.Name(), Replications: s.replications}},
+		[][]results.Verdict{verdicts[sim.ProfileDefault], verdicts[fit]}); err != nil {
+		return part, err
+	}
+	if part.timing.ablation, err = results.NewAblation(name, models, lists); err != nil {
+		return part, err
+	}
+	label := fmt.Sprintf("%s: %s", fit.Name(), fit.Basis())
+	part.section = report.Section{
+		Main: slices.Concat(virtuals, reals),
+		Verdicts: []report.Table{
+			report.TimingVerdictTable(fmt.Sprintf("Verdicts under both timing models: published figures against %d replications of each", s.replications),
+				part.timing.verdicts, results.DefaultMass,
+				"default: each editor pauses for a draw from its own think range (read from the published wall time), sleeps as drawn",
+				label+"; pause U(0, the editor's think maximum), every pause and think lengthened by min(d/4, 5ms)"),
+			report.AblationTable(fmt.Sprintf("Ablation of the %s timing: which ingredient moves which figure (%d replications each)", fit.Name(), s.replications),
+				part.timing.ablation, results.DefaultMass, label),
+		},
+	}
+	return part, nil
+}
+
 func reproSteps() []reproStep {
 	return []reproStep{
 		{"race", func(ctx context.Context, s reproSettings) (reproPart, error) {
-			return reproduceClocks[results.RaceRow, results.RaceRun](ctx, s, sim.DefaultRace(), 1)
+			return reproduceTimings(ctx, s, func(edit func(sim.Editing) sim.Editing) clocked[results.RaceRow, results.RaceRun] {
+				r := sim.DefaultRace()
+				r.Editing = edit(r.Editing)
+				return r
+			})
 		}},
 		{"tabs", func(ctx context.Context, s reproSettings) (reproPart, error) {
-			return reproduceClocks[results.TabsRow, results.RaceRun](ctx, s, sim.DefaultTabs(), 1)
+			return reproduceTimings(ctx, s, func(edit func(sim.Editing) sim.Editing) clocked[results.TabsRow, results.RaceRun] {
+				t := sim.DefaultTabs()
+				t.Editing = edit(t.Editing)
+				return t
+			})
 		}},
 		{"fast", func(ctx context.Context, s reproSettings) (reproPart, error) {
 			// A fast replication is 20,000 edits per format, and with no think
@@ -269,6 +376,18 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 			part.reports[i].Version = notesbenchVersion()
 		}
 		all.Reports = append(all.Reports, part.reports...)
+		if t := part.timing; t != nil {
+			if all.Timing == nil {
+				fit := sim.ProfilePublishedFit
+				all.Timing = &results.TimingModels{Profile: fit.Name(), Basis: fit.Basis()}
+			}
+			for i := range t.reports {
+				t.reports[i].Version = notesbenchVersion()
+			}
+			all.Timing.Reports = append(all.Timing.Reports, t.reports...)
+			all.Timing.Verdicts = append(all.Timing.Verdicts, t.verdicts)
+			all.Timing.Ablations = append(all.Timing.Ablations, t.ablation)
+		}
 		tables = append(tables, part.section.Tables()...)
 	}
 	if a.stderrTTY {
@@ -283,6 +402,9 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		err = report.Render(a.stdout, format, tables...)
 		if err == nil {
 			_, err = fmt.Fprintln(a.stdout, "\n"+all.Summary())
+		}
+		if err == nil && all.Timing != nil {
+			_, err = fmt.Fprintln(a.stdout, strings.ToUpper(all.Timing.Summary()[:1])+all.Timing.Summary()[1:])
 		}
 	}
 	if err != nil || o.out == "" {

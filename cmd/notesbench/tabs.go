@@ -27,7 +27,8 @@ func newTabsCmd(a *app, runF func(context.Context, *tabsOptions) error) *cobra.C
 		Long: `tabs runs claude appending lines to the text tab while the person writes one new
 cell per edit in a Sheet tab, with the same pause/read/think/write loop and re-apply on
 conflict. The two never touch the same tab, so every conflict is a false one: it
-measures what a Note-wide version costs against per-tab versions.`,
+measures what a Note-wide version costs against per-tab versions. --timing,
+--pause and --oversleep are race's.`,
 		Args: noArgs,
 		RunE: runner(opts, runF, runTabs),
 	}
@@ -35,7 +36,7 @@ measures what a Note-wide version costs against per-tab versions.`,
 	opts.env.register(fs, "1-3", "real")
 	opts.out.register(fs, results.MinReplications)
 	fs.StringVar(&opts.scopes, "scopes", "note,tab", "version scopes to run: note, tab (and none)")
-	opts.editing.register(fs)
+	opts.editing.register(cmd)
 	return cmd
 }
 

@@ -1,0 +1,112 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// differsMark follows an ablation cell whose model puts the published value
+// outside its central range.
+const differsMark = " ✗"
+
+// TimingVerdictTable returns the verdicts of several models of one
+// experiment side by side, one row per published figure: the published value,
+// then for each model our mean, our central range of the given mass and the
+// outcome. notes go under the table after one summary line per model.
+func TimingVerdictTable(title string, a results.Ablation, mass float64, notes ...string) Table {
+	t := Table{Title: title, Header: []string{"Row", "Figure", "Published"}}
+	for _, m := range a.Models {
+		t.Header = append(t.Header, m.Name+": ours (mean)", m.Name+": ours ("+massLabel(mass)+" range)", m.Name+": verdict")
+	}
+	for _, f := range a.Figures {
+		row := []string{f.Row, figureLabel(f), Published(f.Published, nil)}
+		for _, c := range f.Cells {
+			mean, span := "n/a", "n/a"
+			if c.Outcome != results.NoData {
+				mean, span = Num(c.Mean), Num(c.Low)+"–"+Num(c.High)
+			}
+			row = append(row, mean, span, outcomeText(c.Outcome, c.Ratio))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	for _, m := range a.Models {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: %d of %d published figures consistent with ours (central %s range, %d replications)",
+			m.Name, m.Consistent, m.Judged, massLabel(mass), m.Replications))
+	}
+	t.Notes = append(t.Notes, notes...)
+	return t
+}
+
+// AblationTable returns what each model of an ablation does to each published
+// figure that some model moves: the published value, then per model our mean
+// and central range of the given mass, marked when the published value lies
+// outside it; a last row counts each model's consistent figures. notes go
+// under the table after the legend.
+func AblationTable(title string, a results.Ablation, mass float64, notes ...string) Table {
+	t := Table{Title: title, Header: []string{"Row", "Figure", "Published"}}
+	for _, m := range a.Models {
+		t.Header = append(t.Header, m.Name)
+	}
+	notable := a.Notable()
+	for _, f := range notable {
+		row := []string{f.Row, figureLabel(f), Published(f.Published, nil)}
+		for _, c := range f.Cells {
+			cell := "n/a"
+			if c.Outcome != results.NoData {
+				cell = Num(c.Mean) + " (" + Num(c.Low) + "–" + Num(c.High) + ")"
+			}
+			if c.Outcome == results.Differs {
+				cell += differsMark
+			}
+			row = append(row, cell)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	count := []string{"all", "figures consistent", ""}
+	for _, m := range a.Models {
+		count = append(count, Int(int64(m.Consistent))+" of "+Int(int64(m.Judged)))
+	}
+	t.Rows = append(t.Rows, count)
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("each cell: our mean (central %s range) over the model's replications;%s the published value lies outside that range; a timing is compared as a ratio only and never marked", massLabel(mass), differsMark))
+	if left := len(a.Figures) - len(notable); left > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d further figures are one constant under every model, never judged as differing (%s), and are left out; the last row counts them", left, constants(a)))
+	}
+	t.Notes = append(t.Notes, notes...)
+	return t
+}
+
+// constants names the figures of a that are not notable, briefly.
+func constants(a results.Ablation) string {
+	notable := map[string]bool{}
+	for _, f := range a.Notable() {
+		notable[f.Row+"\x00"+figureLabel(f)] = true
+	}
+	var out []string
+	for _, f := range a.Figures {
+		if !notable[f.Row+"\x00"+figureLabel(f)] {
+			out = append(out, f.Row+" "+figureLabel(f)+" "+Num(f.Cells[0].Mean))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// figureLabel names a figure in a row, with its seed for a per-seed figure.
+func figureLabel(f results.AblationFigure) string {
+	if f.Seed > 0 {
+		return f.Figure + " seed " + strconv.Itoa(f.Seed)
+	}
+	return f.Figure
+}
+
+// outcomeText writes an outcome as the verdict tables do: "ratio 0.96×" for a
+// timing.
+func outcomeText(o results.Outcome, ratio float64) string {
+	if o == results.RatioOnly {
+		return "ratio " + Fixed(ratio, 2) + "×"
+	}
+	return string(o)
+}
