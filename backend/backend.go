@@ -50,6 +50,33 @@ type Spec struct {
 // Remote reports whether the spec names a server rather than the embedded store.
 func (s Spec) Remote() bool { return s.Target != "" && s.Target != "embedded" }
 
+// StoreName names the store for a report: "" for the embedded SQLite store,
+// the PostgreSQL URL without its password otherwise.
+func (s Spec) StoreName() string {
+	if s.Postgres() {
+		return pgstore.Redact(s.Store)
+	}
+	return ""
+}
+
+// Schema names the PostgreSQL schema of a Backend OpenBackend opened, and ""
+// for any other.
+func Schema(b contract.Backend) string {
+	if st, ok := b.(*pgstore.Store); ok {
+		return st.Schema()
+	}
+	return ""
+}
+
+// Kept lists the PostgreSQL schemas a Target left in place (Spec.Keep), to
+// tell the user; none for any other Target.
+func Kept(t contract.Target) []string {
+	if pg, ok := t.(*pgstore.Target); ok {
+		return pg.Kept()
+	}
+	return nil
+}
+
 // Postgres reports whether the spec names a PostgreSQL server.
 func (s Spec) Postgres() bool {
 	return strings.HasPrefix(s.Store, "postgres://") || strings.HasPrefix(s.Store, "postgresql://")
@@ -171,8 +198,10 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 	case path == "":
 		return nil, field.Errorf("db", "no database file named")
 	}
+	// A server serves many sessions through one store: they queue for the
+	// write lock in Go rather than sleep in SQLite's busy handler.
 	st, err := store.Open(path, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order,
-		Synchronous: store.Synchronous(s.Synchronous), Seed: seed})
+		Synchronous: store.Synchronous(s.Synchronous), Seed: seed, QueueWrites: true})
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ type Bench struct {
 	Synchronous string `json:"synchronous"`
 	DBDir       string `json:"db_dir,omitempty"`
 
+	// Store names the PostgreSQL store the writes go to (without its
+	// password), when they go to one.
+	Store string `json:"store,omitempty"`
 	// TargetName names the server the writes go to, when they go to one.
 	TargetName string `json:"target,omitempty"`
 	// Target opens the database of each run.
@@ -126,8 +129,11 @@ func (c Bench) Describe() string {
 		writers[i] = strconv.Itoa(w)
 	}
 	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
-	if onServer(c.Target) {
-		where = strings.TrimPrefix(servedNote(c.Target), ", ")
+	if c.Store != "" || onServer(c.Target) {
+		where = strings.TrimPrefix(storeNote(c.Store, c.Target, ""), ", ")
+		if !onServer(c.Target) {
+			where += ", synchronous " + c.Synchronous
+		}
 	}
 	return fmt.Sprintf("%s, %d writes per writer after %d warm-up writes, %d-byte text, %d repetitions, writers %s",
 		where, c.Writes, c.Warmup, c.TextSize, c.Reps, strings.Join(writers, ", "))

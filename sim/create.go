@@ -37,6 +37,9 @@ type Create struct {
 	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
 	// does not change any figure, so it is not part of the JSON form.
 	Parallel int `json:"-"`
+	// Store names the PostgreSQL store the runs go to (without its password),
+	// when they go to one.
+	Store string `json:"store,omitempty"`
 	// Target opens the contract of each run.
 	Target contract.Target `json:"-"`
 	// History, when set, records every run's calls and final state for
@@ -122,10 +125,7 @@ func (c Create) Differences() []string {
 
 // Describe implements Experiment.
 func (c Create) Describe() string {
-	where := ", in-memory store"
-	if onServer(c.Target) {
-		where = servedNote(c.Target)
-	}
+	where := storeNote(c.Store, c.Target, ", in-memory store")
 	return fmt.Sprintf("virtual clock, seeds %s, %d tabs per run, %s of successful replies lost%s",
 		FormatSeeds(c.Seeds), c.Tabs, percent(c.Drop), where)
 }

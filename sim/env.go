@@ -51,6 +51,9 @@ type Env struct {
 	InMemory    bool   `json:"in_memory,omitempty"`
 	Synchronous string `json:"synchronous"`
 
+	// Store names the PostgreSQL store the runs go to (without its password),
+	// when they go to one.
+	Store string `json:"store,omitempty"`
 	// TargetName names the server the runs go to, when they go to one.
 	TargetName string `json:"target,omitempty"`
 	// Target opens the contract of each run.
@@ -94,6 +97,9 @@ func (e Env) describe() string {
 	}
 	if e.InMemory {
 		s += ", databases in memory"
+	}
+	if e.Store != "" {
+		s += ", on PostgreSQL " + e.Store
 	}
 	return s + servedNote(e.Target)
 }

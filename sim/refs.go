@@ -126,6 +126,9 @@ type Refs struct {
 	// own; 0 means one per CPU. The results do not depend on it.
 	Parallel int `json:"parallel"`
 
+	// Store names the PostgreSQL store the runs go to (without its password),
+	// when they go to one.
+	Store string `json:"store,omitempty"`
 	// Target opens each worker's contract; its sessions must also offer the
 	// person's actions (contract.Person).
 	Target contract.Target `json:"-"`
@@ -274,10 +277,7 @@ func (c Refs) Differences() []string {
 
 // Describe implements Experiment.
 func (c Refs) Describe() string {
-	where := ", in-memory stores"
-	if onServer(c.Target) {
-		where = servedNote(c.Target)
-	}
+	where := storeNote(c.Store, c.Target, ", in-memory stores")
 	return fmt.Sprintf("seed %d, %d trials per K, 0 to %d person edits per trial (%s)%s",
 		c.Seed, c.Trials, c.EditsMax, c.Mix, where)
 }

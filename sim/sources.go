@@ -42,6 +42,9 @@ type Sources struct {
 	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
 	// does not change any figure, so it is not part of the JSON form.
 	Parallel int `json:"-"`
+	// Store names the PostgreSQL store the runs go to (without its password),
+	// when they go to one.
+	Store string `json:"store,omitempty"`
 	// Target opens the contract of each run.
 	Target contract.Target `json:"-"`
 	// History, when set, records every run's calls and final state for
@@ -124,7 +127,7 @@ func (c Sources) Differences() []string {
 // Describe implements Experiment.
 func (c Sources) Describe() string {
 	return fmt.Sprintf("virtual clock, seeds %s, %d sessions × %d turns × %d of %d pages cited, %s of successful replies lost%s",
-		FormatSeeds(c.Seeds), c.Sessions, c.Turns, c.Cites, c.Pages, percent(c.Drop), servedNote(c.Target))
+		FormatSeeds(c.Seeds), c.Sessions, c.Turns, c.Cites, c.Pages, percent(c.Drop), storeNote(c.Store, c.Target, ""))
 }
 
 // Replica implements Experiment: the same parameters on target.

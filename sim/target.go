@@ -54,6 +54,18 @@ func serverDifference(target contract.Target) string {
 	return "the contract served by " + target.Describe() + " (published: the write-up's rebuild)"
 }
 
+// storeNote says what a run's Notes are kept in: a server's (servedNote), a
+// PostgreSQL store's, or embedded, the words given.
+func storeNote(store string, target contract.Target, embedded string) string {
+	switch {
+	case onServer(target):
+		return servedNote(target)
+	case store != "":
+		return ", on PostgreSQL " + store
+	}
+	return embedded
+}
+
 // servedNote is what the description of a run says of its target: nothing for
 // an embedded store, and for a server what it is.
 func servedNote(target contract.Target) string {

@@ -89,11 +89,12 @@ func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 		if o.target.remote() {
 			cfg.TargetName = o.target.target
 		}
+		cfg.Store = o.target.storeName
 		cfg.Progress = progress(o.app, "bench")
 		err = flagError(o.flags, cfg.Validate())
 	}
 	if err != nil {
-		o.target.close()
+		o.target.close(o.app)
 		return cfg, err
 	}
 	return cfg, nil
@@ -137,7 +138,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.target.close()
+	defer o.target.close(o.app)
 	rep, section, runs, err := benchResult(ctx, cfg)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -28,17 +29,31 @@ import (
 // targetFlags choose what serves the contract: the embedded store, or any MCP
 // server.
 type targetFlags struct {
+	store  string
+	keep   bool
 	target string
 	note   string
 
-	opened contract.Target // made by open; close releases it
-	flags  *pflag.FlagSet
+	opened    contract.Target // made by open; close releases it
+	storeName string          // the PostgreSQL store, without its password
+	flags     *pflag.FlagSet
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {
 	t.flags = fs
+	fs.StringVar(&t.store, "store", defaultStore(), "the embedded store: sqlite, or a postgres:// URL (each run in a schema of its own; default $NOTESBENCH_POSTGRES_URL when set)")
+	fs.BoolVar(&t.keep, "keep", false, "with a PostgreSQL store: leave each run's schema for inspection, and print its name")
 	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server) or http://HOST:PORT/PATH (streamable HTTP)")
 	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
+}
+
+// defaultStore is the store when --store is not given: the PostgreSQL server
+// NOTESBENCH_POSTGRES_URL names, when it is set, else SQLite.
+func defaultStore() string {
+	if u := os.Getenv("NOTESBENCH_POSTGRES_URL"); u != "" {
+		return u
+	}
+	return "sqlite"
 }
 
 // remote reports whether the flags name a server.
@@ -50,10 +65,15 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec) (contract.Tar
 	if t.note != "" && !t.remote() {
 		return nil, usagef("--note", "names a Note on a server: give --target too")
 	}
+	spec.Store, spec.Keep = t.store, t.keep
 	spec.Target, spec.Note, spec.ClientVersion = t.target, t.note, notesbenchVersion()
+	t.storeName = spec.StoreName()
 	target, err := backend.Open(ctx, spec)
 	if err != nil {
-		return nil, flagError(t.flags, err)
+		if ferr := flagError(t.flags, err); ferr != err {
+			return nil, ferr
+		}
+		return nil, reachError{err}
 	}
 	t.opened = target
 	return target, nil
@@ -62,17 +82,21 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec) (contract.Tar
 // openMemory is open for an experiment whose embedded runs go to in-memory
 // databases.
 func (t *targetFlags) openMemory(ctx context.Context) (contract.Target, error) {
-	if !t.remote() {
+	if !t.remote() && !(backend.Spec{Store: t.store}).Postgres() && !t.keep {
 		t.opened = backend.Memory()
 		return t.opened, nil
 	}
 	return t.open(ctx, backend.Spec{})
 }
 
-// close releases the target open made, if any.
-func (t *targetFlags) close() error {
+// close releases the target open made, if any, and tells a of the schemas
+// it kept.
+func (t *targetFlags) close(a *app) error {
 	if t.opened == nil {
 		return nil
+	}
+	for _, schema := range backend.Kept(t.opened) {
+		fmt.Fprintf(a.stderr, "notesbench: kept schema %s on %s\n", schema, t.storeName)
 	}
 	return t.opened.Close()
 }
@@ -102,10 +126,46 @@ func servedDefault(fs *pflag.FlagSet, t contract.Target, flag, value string, der
 	return derive(v), nil
 }
 
+// historyFlags record every call of a run in a history, for notesbench check.
+type historyFlags struct {
+	path   string
+	writer *history.Writer
+}
+
+func (h *historyFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&h.path, "history", "", "record every call of every run, with its times and outcome, in this JSON Lines file for notesbench check (written whole or not at all)")
+}
+
+// start checks the history file can be written, before anything runs, and
+// returns the Writer the experiment records into (nil without --history).
+func (h *historyFlags) start(a *app, experiment string) (*history.Writer, error) {
+	if h.path == "" {
+		return nil, nil
+	}
+	if err := checkHistoryWritable(h.path); err != nil {
+		return nil, usageErr("--history", err)
+	}
+	h.writer = history.NewWriter(history.Header{Experiment: experiment,
+		Command: redactPasswords(strings.Join(append([]string{"notesbench"}, a.args...), " "))})
+	return h.writer, nil
+}
+
+// finish writes the history, when one was recorded.
+func (h *historyFlags) finish() error {
+	if h.writer == nil {
+		return nil
+	}
+	if err := h.writer.WriteFile(h.path); err != nil {
+		return fmt.Errorf("--history: %w", err)
+	}
+	return nil
+}
+
 // envFlags are the flags of every simulation: clock, seeds, parallelism and
 // what serves the contract.
 type envFlags struct {
 	targetFlags
+	history     historyFlags
 	clock       string
 	seeds       string
 	parallel    int
@@ -117,6 +177,7 @@ type envFlags struct {
 
 func (f *envFlags) register(fs *pflag.FlagSet, seeds, clock string) {
 	f.targetFlags.register(fs)
+	f.history.register(fs)
 	fs.StringVar(&f.clock, "clock", clock, "clock: real (wall clock, the published setup) or virtual (deterministic, no sleeping)")
 	fs.StringVar(&f.seeds, "seeds", seeds, "seeds, as ranges and lists: 1-5,7,10-12")
 	fs.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every run under the real clock, one per CPU under the virtual clock)")
@@ -154,9 +215,12 @@ func (f *envFlags) env(ctx context.Context, a *app, name string) (sim.Env, error
 		return sim.Env{}, err
 	}
 	env := sim.Env{Clock: clock, ServiceTime: f.serviceTime, Seeds: seeds, Parallel: f.parallel, DBDir: f.db,
-		InMemory: f.memory, Synchronous: f.synchronous, Target: target, Progress: progress(a, name)}
+		InMemory: f.memory, Synchronous: f.synchronous, Store: f.storeName, Target: target, Progress: progress(a, name)}
 	if f.remote() {
 		env.TargetName = f.target
+	}
+	if env.History, err = f.history.start(a, name); err != nil {
+		return env, err
 	}
 	return env, nil
 }
@@ -168,6 +232,10 @@ type outFlags struct {
 	replications   int
 	baseline       string
 	updateBaseline string
+
+	// history, when the command records one, is written after the run and
+	// before the output, so that a regression still leaves it.
+	history *historyFlags
 
 	baselineJSON []byte         // the baseline, read by check
 	realClock    bool           // the run is on the real clock: check invariants and ranges

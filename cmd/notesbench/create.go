@@ -12,14 +12,15 @@ import (
 
 // createOptions holds the create command's flags.
 type createOptions struct {
-	app    *app
-	out    outFlags
-	seeds  string
-	tabs   int
-	drop   float64
-	table  string
-	order  string
-	target targetFlags
+	app     *app
+	out     outFlags
+	seeds   string
+	tabs    int
+	drop    float64
+	table   string
+	order   string
+	target  targetFlags
+	history historyFlags
 }
 
 func newCreateCmd(a *app, runF func(context.Context, *createOptions) error) *cobra.Command {
@@ -46,6 +47,7 @@ Duplicates are counted in the store.`,
 	fs.StringVar(&opts.table, "table", sim.CreateBothTables, "which table to run: a, b or both")
 	fs.StringVar(&opts.order, "order", "", "only the rows of this server order: key-first or version-first (a server checks in one; default: what it says it serves)")
 	opts.target.register(fs)
+	opts.history.register(fs)
 	return cmd
 }
 
@@ -59,6 +61,10 @@ func (o *createOptions) config(ctx context.Context) (sim.Create, error) {
 	if cfg.Target, err = o.target.openMemory(ctx); err != nil {
 		return cfg, err
 	}
+	cfg.Store = o.target.storeName
+	if cfg.History, err = o.history.start(o.app, "create"); err != nil {
+		return cfg, err
+	}
 	order, err := servedDefault(o.target.flags, cfg.Target, "order", o.order, func(v contract.Variant) string { return string(v.Order) })
 	if err != nil {
 		return cfg, err
@@ -68,7 +74,8 @@ func (o *createOptions) config(ctx context.Context) (sim.Create, error) {
 }
 
 func runCreate(ctx context.Context, o *createOptions) error {
-	defer o.target.close()
+	defer o.target.close(o.app)
+	o.out.history = &o.history
 	return runExperiment(ctx, o.app, &o.out, "create", func() (sim.Experiment[results.CreateRow, results.CreateRun], error) {
 		return o.config(ctx)
 	})

@@ -46,6 +46,11 @@ func runExperiment[Row results.Row, Run any](ctx context.Context, a *app, out *o
 	if err != nil {
 		return err
 	}
+	if out.history != nil {
+		if err := out.history.finish(); err != nil {
+			return err
+		}
+	}
 	return emit(a, out, format, o.report, o.rows, o.section.Tables())
 }
 

@@ -67,7 +67,8 @@ func (o *fastOptions) config(ctx context.Context) (sim.Fast, error) {
 }
 
 func runFast(ctx context.Context, o *fastOptions) error {
-	defer o.env.close()
+	defer o.env.close(o.app)
+	o.out.history = &o.env.history
 	return runExperiment(ctx, o.app, &o.out, "fast", func() (sim.Experiment[results.FastRow, results.RaceRun], error) {
 		return o.config(ctx)
 	})

@@ -3,18 +3,32 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/notesbench/notesbench/internal/pgtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	// The tests name their store: a PostgreSQL server in the environment must
+	// not become every command's default. The PostgreSQL tests get theirs from
+	// internal/pgtest, which stops the cluster it starts.
+	os.Unsetenv("NOTESBENCH_POSTGRES_URL")
+	code := pgtest.Run(m)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // runCLI runs notesbench with args and returns its exit code and output.

@@ -76,7 +76,8 @@ func (o *raceOptions) config(ctx context.Context) (sim.Race, error) {
 }
 
 func runRace(ctx context.Context, o *raceOptions) error {
-	defer o.env.close()
+	defer o.env.close(o.app)
+	o.out.history = &o.env.history
 	return runExperiment(ctx, o.app, &o.out, "race", func() (sim.Experiment[results.RaceRow, results.RaceRun], error) {
 		return o.config(ctx)
 	})

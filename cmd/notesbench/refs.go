@@ -73,6 +73,7 @@ func (o *refsOptions) config(ctx context.Context) (sim.Refs, error) {
 	if cfg.Target, err = o.target.openMemory(ctx); err != nil {
 		return cfg, err
 	}
+	cfg.Store = o.target.storeName
 	if p, ok := cfg.Target.(interface{ RequirePerson(why string) error }); ok {
 		if err := p.RequirePerson("refs (the person moves, renames and adds tabs)"); err != nil {
 			return cfg, err
@@ -82,7 +83,7 @@ func (o *refsOptions) config(ctx context.Context) (sim.Refs, error) {
 }
 
 func runRefs(ctx context.Context, o *refsOptions) error {
-	defer o.target.close()
+	defer o.target.close(o.app)
 	return runExperiment(ctx, o.app, &o.out, "refs", func() (sim.Experiment[results.RefsRow, struct{}], error) {
 		return o.config(ctx)
 	})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -36,6 +37,8 @@ type app struct {
 	stderr    io.Writer
 	stdoutTTY bool
 	stderrTTY bool
+	// args is the command line after the program's name, for the record.
+	args []string
 }
 
 func isTerminal(w any) bool {
@@ -48,7 +51,8 @@ func isTerminal(w any) bool {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr)}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
+		args: args}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -62,12 +66,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "notesbench: %v\n", err)
 	code := exitCode(err)
 	var invalid invalidPayloadError
-	if code == 1 && !errors.As(err, &invalid) {
-		// A failed or regressed run names its seeds and flags, so it can be replayed.
-		fmt.Fprintf(stderr, "notesbench: replay with: notesbench %s\n", strings.Join(args, " "))
+	var violation checkViolation
+	var reach reachError
+	if code == 1 && !errors.As(err, &invalid) && !errors.As(err, &violation) && !errors.As(err, &reach) {
+		// A failed or regressed run names its seeds and flags, so it can be
+		// replayed; passwords in URLs stay out of it.
+		fmt.Fprintf(stderr, "notesbench: replay with: notesbench %s\n", redactPasswords(strings.Join(args, " ")))
 	}
 	return code
 }
+
+// urlPassword matches the password of a URL's user information.
+var urlPassword = regexp.MustCompile(`(://[^:/@\s]+):[^@\s]+@`)
+
+// redactPasswords replaces the password of every URL in s with ****.
+func redactPasswords(s string) string { return urlPassword.ReplaceAllString(s, "$1:****@") }
+
+// reachError is a store or server that could not be reached or used before
+// anything ran: exit code 1, and nothing to replay.
+type reachError struct{ err error }
+
+func (e reachError) Error() string { return e.err.Error() }
+func (e reachError) Unwrap() error { return e.err }
 
 // usageError is bad input: a flag, an argument or a file the user named.
 type usageError struct{ err error }

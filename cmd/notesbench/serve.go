@@ -34,6 +34,8 @@ type serveOptions struct {
 	synchronous   string
 	log           bool
 	extensions    bool
+	store         string
+	keep          bool
 
 	// listening, when set, is told the address an HTTP server listens on.
 	listening func(url string)
@@ -80,6 +82,8 @@ checkpointed and closed, and it exits 0.`,
 	fs.StringVar(&opts.order, "order", "key-first", "which check a write makes first: key-first or version-first")
 	fs.StringVar(&opts.synchronous, "synchronous", "normal", "SQLite synchronous setting: normal or full")
 	fs.BoolVar(&opts.log, "log", false, "write one line per tool call to stderr")
+	fs.StringVar(&opts.store, "store", defaultStore(), "sqlite (the --db file), or a postgres:// URL: a schema of this process's own, dropped when serve stops (default $NOTESBENCH_POSTGRES_URL when set); serve it over --http to share it between sessions")
+	fs.BoolVar(&opts.keep, "keep", false, "with a PostgreSQL store: leave the schema in place when serve stops")
 	fs.BoolVar(&opts.extensions, "extensions", true, "also list the notesbench_ extension tools (fresh Notes, the person's actions)")
 	return cmd
 }
@@ -107,9 +111,11 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	spec := backend.Spec{InMemory: o.memory, Synchronous: o.synchronous}
+	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous}
 	where := "in memory"
-	if !o.memory {
+	if spec.Postgres() {
+		where = spec.StoreName()
+	} else if !o.memory {
 		if spec.File, err = filepath.Abs(o.db); err != nil {
 			return usageErr("--db", err)
 		}
@@ -142,6 +148,10 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		logw = a.stderr
 	}
 	describe := fmt.Sprintf("SQLite %s (%s), %s", backend.EngineVersion(), backend.EngineDriver, where)
+	if schema := backend.Schema(b); schema != "" {
+		where = "PostgreSQL " + where + ", schema " + schema
+		describe = where
+	}
 	srv, err := serve.New(ctx, b, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v,
 		Extensions: o.extensions, Log: logw})
 	if err != nil {

@@ -20,6 +20,7 @@ type sourcesOptions struct {
 	cites    int
 	drop     float64
 	target   targetFlags
+	history  historyFlags
 }
 
 func newSourcesCmd(a *app, runF func(context.Context, *sourcesOptions) error) *cobra.Command {
@@ -46,6 +47,7 @@ a hash of the URL as written, and a hash of the Note ID and the normalized URL.`
 	fs.IntVar(&opts.cites, "cites", def.Cites, "pages cited per turn, without replacement")
 	fs.Float64Var(&opts.drop, "drop", def.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)")
 	opts.target.register(fs)
+	opts.history.register(fs)
 	return cmd
 }
 
@@ -59,11 +61,16 @@ func (o *sourcesOptions) config(ctx context.Context) (sim.Sources, error) {
 	if cfg.Target, err = o.target.openMemory(ctx); err != nil {
 		return cfg, err
 	}
+	cfg.Store = o.target.storeName
+	if cfg.History, err = o.history.start(o.app, "sources"); err != nil {
+		return cfg, err
+	}
 	return cfg, flagError(o.out.flags, cfg.Validate())
 }
 
 func runSources(ctx context.Context, o *sourcesOptions) error {
-	defer o.target.close()
+	defer o.target.close(o.app)
+	o.out.history = &o.history
 	return runExperiment(ctx, o.app, &o.out, "sources", func() (sim.Experiment[results.SourcesRow, results.SourcesRun], error) {
 		return o.config(ctx)
 	})

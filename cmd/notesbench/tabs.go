@@ -60,7 +60,8 @@ func (o *tabsOptions) config(ctx context.Context) (sim.Tabs, error) {
 }
 
 func runTabs(ctx context.Context, o *tabsOptions) error {
-	defer o.env.close()
+	defer o.env.close(o.app)
+	o.out.history = &o.env.history
 	return runExperiment(ctx, o.app, &o.out, "tabs", func() (sim.Experiment[results.TabsRow, results.RaceRun], error) {
 		return o.config(ctx)
 	})

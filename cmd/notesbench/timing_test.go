@@ -42,7 +42,7 @@ func TestTimingFlagsMakeTheConfig(t *testing.T) {
 		cmd := newRaceCmd(&app{stdout: new(strings.Builder), stderr: new(strings.Builder)}, func(_ context.Context, o *raceOptions) error {
 			var err error
 			cfg, err = o.config(context.Background())
-			o.env.close()
+			o.env.close(o.app)
 			return err
 		})
 		cmd.SetArgs(args)
@@ -65,7 +65,7 @@ func TestTimingFlagsMakeTheConfig(t *testing.T) {
 		cmd := newFastCmd(&app{stdout: new(strings.Builder), stderr: new(strings.Builder)}, func(_ context.Context, o *fastOptions) error {
 			var err error
 			cfg, err = o.config(context.Background())
-			o.env.close()
+			o.env.close(o.app)
 			return err
 		})
 		cmd.SetArgs([]string{"--pause", pause})
