@@ -68,6 +68,19 @@ func Schema(b contract.Backend) string {
 	return ""
 }
 
+// Peer returns, for a PostgreSQL Target, pgbench running the same write
+// transaction at one client (see pgstore.Target.Pgbench), for bench to time
+// beside its own runs; nil for any other Target.
+func Peer(t contract.Target) func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) {
+	pg, ok := t.(*pgstore.Target)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) {
+		return pg.Pgbench(ctx, pgstore.PgbenchOptions{Writes: writes, Warmup: warmup, TextSize: textSize, Guard: guard})
+	}
+}
+
 // Kept lists the PostgreSQL schemas a Target left in place (Spec.Keep), to
 // tell the user; none for any other Target.
 func Kept(t contract.Target) []string {

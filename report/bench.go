@@ -30,6 +30,11 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 	}
 	t.Header = append(t.Header, "p99.9", "Max", "Writes", "Writes/s")
 	wire := slices.ContainsFunc(rows, func(r results.BenchRow) bool { return r.PingMedianUS > 0 })
+	peer := slices.ContainsFunc(rows, func(r results.BenchRow) bool { return r.PeerRatio > 0 })
+	if peer {
+		t.Header = append(t.Header, "Peer median per rep", "Ours / peer")
+		t.Notes = append(t.Notes, "peer: pgbench at one client running the same transaction (the same statements in the same two round trips) beside each repetition, alternately first; ours / peer is the median of the per-repetition ratios")
+	}
 	if wire {
 		t.Header = append(t.Header, "Ping (median)", "Median − ping")
 		t.Notes = append(t.Notes, "over a server each timed write follows one MCP ping: the ping is the transport's floor, the median less the ping what the contract costs above it")
@@ -53,6 +58,13 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 			row = append(row, pubP99)
 		}
 		row = append(row, us(r.P999US), us(r.MaxUS), Int(int64(r.Writes)), Fixed(r.WritesPerS, 0))
+		if peer {
+			if r.PeerRatio > 0 {
+				row = append(row, usRange(r.PeerMedianUS), Fixed(r.PeerRatio, 2)+"×")
+			} else {
+				row = append(row, NotPublished, NotPublished)
+			}
+		}
 		if wire {
 			row = append(row, us(r.PingMedianUS), us(r.MedianUS-r.PingMedianUS))
 		}

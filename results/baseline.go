@@ -73,7 +73,7 @@ func CompareJSON(baseline, current []byte, ignore func(key string) bool) ([]Diff
 // notesbench_version, generated_at, and keys ending in _us, _ns or _ms.
 func TimingKey(key string) bool {
 	switch key {
-	case "wall_s", "writes_per_s", "elapsed", "notesbench_version", "generated_at":
+	case "wall_s", "writes_per_s", "elapsed", "notesbench_version", "generated_at", "peer_ratio":
 		return true
 	}
 	if key == "service_time_ns" { // a parameter, not a measurement

@@ -24,6 +24,9 @@ type BenchRun struct {
 	// PingsUS holds, over a server, the latency of one transport round trip
 	// (MCP ping) taken just before each timed write: the floor under a call.
 	PingsUS []float64 `json:"-"`
+	// PeerUS holds, when a peer ran beside this run, the latency of each of
+	// its timed writes (the same transaction in another program).
+	PeerUS []float64 `json:"-"`
 	// WallS is the duration of the timed phase in seconds: from the moment the
 	// writers were released together to the return of the last write.
 	WallS float64 `json:"wall_s"`
@@ -111,6 +114,11 @@ type BenchRow struct {
 	// ping) taken beside the writes: MedianUS − PingMedianUS is what the
 	// contract costs above the wire. 0 on the embedded store.
 	PingMedianUS float64 `json:"ping_median_us,omitempty"`
+	// PeerMedianUS are the medians of the peer's runs beside ours, one per
+	// repetition, and PeerRatio the median of our median over the peer's,
+	// per repetition (a peer runs only for a PostgreSQL store: pgbench).
+	PeerMedianUS []float64 `json:"peer_median_us,omitempty"`
+	PeerRatio    float64   `json:"peer_ratio,omitempty"`
 	// RepMediansUS are the medians of the repetitions, in order: the published
 	// median is the range of these. The JSON report holds them in its runs.
 	RepMediansUS []float64 `json:"-"`
@@ -179,6 +187,16 @@ func SummarizeBench(runs []BenchRun) []BenchRow {
 		}
 		if len(pings) > 0 {
 			row.PingMedianUS = round(Quantile(pings, 0.5), 3)
+		}
+		var ratios []float64
+		for _, r := range g.runs {
+			if len(r.PeerUS) > 0 {
+				ratios = append(ratios, Quantile(r.SamplesUS, 0.5)/Quantile(r.PeerUS, 0.5))
+				row.PeerMedianUS = append(row.PeerMedianUS, round(Quantile(r.PeerUS, 0.5), 3))
+			}
+		}
+		if len(ratios) > 0 {
+			row.PeerRatio = round(Quantile(ratios, 0.5), 3)
 		}
 		rows = append(rows, row)
 	}

@@ -43,6 +43,10 @@ type Bench struct {
 	TargetName string `json:"target,omitempty"`
 	// Target opens the database of each run.
 	Target contract.Target `json:"-"`
+	// Peer, when set, times the same write in another program (pgbench for a
+	// PostgreSQL store) beside every one-writer run, and returns one latency
+	// per timed write in µs.
+	Peer func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) `json:"-"`
 
 	// Progress, when set, is called after each run with the runs done and the total.
 	Progress func(done, total int) `json:"-"`
@@ -248,10 +252,35 @@ func (cfg Bench) Run(ctx context.Context, _ []uint64) (Result[results.BenchRow, 
 	}
 	res.Runs = make([]results.BenchRun, 0, len(jobs))
 	for i, j := range jobs {
+		// A peer runs beside each one-writer run, first on every other
+		// repetition, so that neither always has the warmer machine.
+		var peer []float64
+		peerRun := func() error {
+			if cfg.Peer == nil || j.writers != 1 {
+				return nil
+			}
+			var err error
+			peer, err = cfg.Peer(ctx, j.guard, cfg.Writes, cfg.Warmup, cfg.TextSize)
+			if err != nil {
+				return fmt.Errorf("guard %s, repetition %d: the peer: %w", j.guard, j.rep, err)
+			}
+			return nil
+		}
+		if j.rep%2 == 0 {
+			if err := peerRun(); err != nil {
+				return res, err
+			}
+		}
 		run, err := benchRun(ctx, cfg, j)
 		if err != nil {
 			return res, fmt.Errorf("guard %s, %d writer(s), repetition %d: %w", j.guard, j.writers, j.rep, err)
 		}
+		if j.rep%2 == 1 {
+			if err := peerRun(); err != nil {
+				return res, err
+			}
+		}
+		run.PeerUS = peer
 		res.Runs = append(res.Runs, run)
 		if cfg.Progress != nil {
 			cfg.Progress(i+1, len(jobs))

@@ -90,6 +90,7 @@ func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 			cfg.TargetName = o.target.target
 		}
 		cfg.Store = o.target.storeName
+		cfg.Peer = backend.Peer(cfg.Target)
 		cfg.Progress = progress(o.app, "bench")
 		err = flagError(o.flags, cfg.Validate())
 	}

@@ -40,15 +40,19 @@ func TestPostgresStore(t *testing.T) {
 			t.Errorf("%v: SQLite and PostgreSQL differ:\n%s\n%s", args, sqlite, pg)
 		}
 	}
-	code, _, stderr := runCLI(t, "race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--modes", "note/reapply",
+	code, stdout, stderr := runCLI(t, "race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--modes", "note/reapply",
 		"--replications", "0", "--store", url, "--keep", "--format", "json")
 	if code != 0 || !regexp.MustCompile(`notesbench: kept schema notesbench_\S+ on postgres`).MatchString(stderr) {
 		t.Errorf("--keep: exit %d, stderr %q", code, stderr)
 	}
 	bad := regexp.MustCompile(`//([^:@/]+):[^@]+@`).ReplaceAllString(url, "//$1:wrong-secret@")
-	code, stdout, stderr := runCLI(t, "race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--store", bad)
+	code, stdout, stderr = runCLI(t, "race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--store", bad)
 	if code != 1 || stdout != "" || strings.Contains(stderr, "wrong-secret") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("wrong password: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "bench", "--store", url, "--guards", "note", "--writes", "40", "--warmup", "5", "--reps", "2", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "Ours / peer") || !strings.Contains(stdout, "on PostgreSQL") {
+		t.Errorf("bench on PostgreSQL with its pgbench peer: exit %d\n%s%s", code, stdout, stderr)
 	}
 	expectUsageError(t, []string{"race", "--store", "mysql://x"}, `notesbench: --store: "mysql://x" is not sqlite or a postgres:// URL`)
 	expectUsageError(t, []string{"race", "--keep"}, "notesbench: --keep: applies to a PostgreSQL store only")
