@@ -2,6 +2,7 @@ package contract
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -567,4 +568,63 @@ func Stamp(format VersionFormat, now time.Time, suffix uint32) string {
 		return now.Truncate(time.Millisecond).Format(msLayout)
 	}
 	return fmt.Sprintf("%s-%06x", now.Truncate(time.Microsecond).Format(usLayout), suffix&0xffffff)
+}
+
+// ExpectedValue turns an expected version into the value a store keeps in its
+// version column for format: an int64 for counter versions, the string
+// otherwise. An empty version, or one that is no integer under counter
+// versions, is an invalid argument naming expected_version.
+func ExpectedValue(format VersionFormat, v Version) (any, error) {
+	if v == "" {
+		return nil, Invalid("expected_version", "required")
+	}
+	if format != FormatCounter {
+		return string(v), nil
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		return nil, Invalid("expected_version", "%q is not a version of this Note (want an integer)", v)
+	}
+	return n, nil
+}
+
+// VersionOf turns a value a store keeps in its version column (int64, string
+// or bytes) back into a Version.
+func VersionOf(stored any) Version {
+	switch v := stored.(type) {
+	case int64:
+		return Version(strconv.FormatInt(v, 10))
+	case string:
+		return Version(v)
+	case []byte:
+		return Version(v)
+	}
+	return Version(fmt.Sprint(stored))
+}
+
+// MarkReplayed sets Replayed on a write's result (a pointer to an EditResult,
+// CreateResult or SourceResult) read back for a known idempotency key.
+func MarkReplayed(res any) {
+	switch r := res.(type) {
+	case *EditResult:
+		r.Replayed = true
+	case *CreateResult:
+		r.Replayed = true
+	case *SourceResult:
+		r.Replayed = true
+	}
+}
+
+// ReadRange is read_sheet_range in terms of read_note_tab, for an
+// implementation that keeps a sheet whole: it checks the request, reads the tab
+// through s and cuts the range out of it.
+func ReadRange(ctx context.Context, s Session, req RangeRequest) (SheetRange, error) {
+	if err := req.Validate(); err != nil {
+		return SheetRange{}, err
+	}
+	tab, err := s.ReadNoteTab(ctx, req.NoteID, req.TabID)
+	if err != nil {
+		return SheetRange{}, err
+	}
+	return req.RangeOf(tab)
 }

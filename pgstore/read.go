@@ -146,14 +146,7 @@ func (c *Session) missing(ctx context.Context, noteID, tabID string) error {
 // ReadSheetRange is the read_sheet_range tool: at most 100 × 100 cells of one
 // sheet, null where a cell is empty.
 func (c *Session) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {
-	if err := req.Validate(); err != nil {
-		return contract.SheetRange{}, err
-	}
-	tab, err := c.ReadNoteTab(ctx, req.NoteID, req.TabID)
-	if err != nil {
-		return contract.SheetRange{}, err
-	}
-	return req.RangeOf(tab)
+	return contract.ReadRange(ctx, c, req)
 }
 
 // ListNoteAttachments is the list_note_attachments tool: one page of file or

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -178,32 +177,14 @@ func (s *Store) stamp(now time.Time) string {
 	return contract.Stamp(s.variant.VersionFormat, now, suffix)
 }
 
-// bindVersion turns an expected version into the value stored in the version
-// columns.
+// bindVersion turns an expected version into the value kept in the version
+// column.
 func (s *Store) bindVersion(v contract.Version) (any, error) {
-	if v == "" {
-		return nil, contract.Invalid("expected_version", "required")
-	}
-	if s.variant.VersionFormat != contract.FormatCounter {
-		return string(v), nil
-	}
-	n, err := strconv.ParseInt(string(v), 10, 64)
-	if err != nil {
-		return nil, contract.Invalid("expected_version", "%q is not a version of this Note (want an integer)", v)
-	}
-	return n, nil
+	return contract.ExpectedValue(s.variant.VersionFormat, v)
 }
 
 // toVersion turns a stored version into a Version.
-func toVersion(v any) contract.Version {
-	switch v := v.(type) {
-	case int64:
-		return contract.Version(strconv.FormatInt(v, 10))
-	case string:
-		return contract.Version(v)
-	}
-	return contract.Version(fmt.Sprint(v))
-}
+func toVersion(v any) contract.Version { return contract.VersionOf(v) }
 
 // storable rejects a string PostgreSQL's text type cannot hold: one with a NUL
 // byte or invalid UTF-8. SQLite stores such strings; this is the one place the

@@ -102,7 +102,7 @@ func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error)
 		return err
 	})
 	if errors.Is(err, errReplay) {
-		markReplayed(&res)
+		contract.MarkReplayed(&res)
 		return res, nil
 	}
 	if errors.Is(err, errRetriesExhausted) {
@@ -281,17 +281,6 @@ func (l *loaded) found() (*target, error) {
 		return nil, &contract.NotFoundError{Field: "tab_id", ID: l.t.tabID}
 	}
 	return &l.t, nil
-}
-
-func markReplayed(res any) {
-	switch r := res.(type) {
-	case *contract.EditResult:
-		r.Replayed = true
-	case *contract.CreateResult:
-		r.Replayed = true
-	case *contract.SourceResult:
-		r.Replayed = true
-	}
 }
 
 // currentVersion reads the version a write to tabID ("" for the Note) is

@@ -1,9 +1,6 @@
 package store
 
 import (
-	"fmt"
-	"strconv"
-
 	"github.com/notesbench/notesbench/contract"
 )
 
@@ -35,33 +32,14 @@ func (s *Store) stamp() string {
 	return contract.Stamp(s.opts.VersionFormat, s.opts.Clock.Now(), suffix)
 }
 
-// bindVersion turns an expected version into the value stored in SQLite.
+// bindVersion turns an expected version into the value kept in the version
+// column.
 func (s *Store) bindVersion(v contract.Version) (any, error) {
-	if v == "" {
-		return nil, contract.Invalid("expected_version", "required")
-	}
-	if s.opts.VersionFormat != contract.FormatCounter {
-		return string(v), nil
-	}
-	n, err := strconv.ParseInt(string(v), 10, 64)
-	if err != nil {
-		return nil, contract.Invalid("expected_version", "%q is not a version of this Note (want an integer)", v)
-	}
-	return n, nil
+	return contract.ExpectedValue(s.opts.VersionFormat, v)
 }
 
 // toVersion turns a stored version into a Version.
-func toVersion(v any) contract.Version {
-	switch v := v.(type) {
-	case int64:
-		return contract.Version(strconv.FormatInt(v, 10))
-	case string:
-		return contract.Version(v)
-	case []byte:
-		return contract.Version(v)
-	}
-	return contract.Version(fmt.Sprint(v))
-}
+func toVersion(v any) contract.Version { return contract.VersionOf(v) }
 
 // sameVersion reports whether a stored version equals the expected one.
 func sameVersion(stored, expected any) bool {

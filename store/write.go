@@ -112,7 +112,7 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 		return c.storeKey(ctx, w.noteID, w.key, w.tool, stored)
 	})
 	if errors.Is(err, errReplay) {
-		markReplayed(&res)
+		contract.MarkReplayed(&res)
 		return res, nil
 	}
 	if err != nil {
@@ -309,17 +309,6 @@ func (l *loaded) found() (*target, error) {
 		return nil, &contract.NotFoundError{Field: "tab_id", ID: l.t.tabID}
 	}
 	return &l.t, nil
-}
-
-func markReplayed(res any) {
-	switch r := res.(type) {
-	case *contract.EditResult:
-		r.Replayed = true
-	case *contract.CreateResult:
-		r.Replayed = true
-	case *contract.SourceResult:
-		r.Replayed = true
-	}
 }
 
 // loadTarget reads the Note row and, when tabID is set, the tab's row.
