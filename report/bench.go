@@ -18,6 +18,7 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 	show := exp != nil
 	t := Table{
 		Title:  "Time per edit_note_tab write (µs), by version guard",
+		Keys:   2,
 		Header: []string{"Guard", "Writers", "Median"},
 	}
 	t.Header = append(t.Header, "Median per rep")
@@ -80,6 +81,7 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 func BenchRunsTable(runs []results.BenchRunSummary) Table {
 	t := Table{
 		Title:  "Per repetition (µs per write)",
+		Keys:   3,
 		Header: []string{"Guard", "Writers", "Rep", "Median", "p90", "p99", "p99.9", "Max", "Writes", "Writes/s"},
 	}
 	for _, r := range runs {
@@ -94,6 +96,7 @@ func BenchRunsTable(runs []results.BenchRunSummary) Table {
 func BenchDiffTable(diffs []results.GuardDiff, alpha float64) Table {
 	t := Table{
 		Title:  "Differences between guards (two-sided Mann–Whitney U test)",
+		Keys:   2,
 		Header: []string{"Writers", "Comparison", "Test over", "Result"},
 		Notes: []string{
 			"significance level α = " + strconv.FormatFloat(alpha, 'g', -1, 64) + ": a difference is significant when p < α",

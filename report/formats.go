@@ -4,39 +4,22 @@ import (
 	"encoding/csv"
 	"io"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
-// renderText writes t as a boxed text table.
-func renderText(w io.Writer, t Table) error {
-	if t.Title != "" {
-		if _, err := io.WriteString(w, t.Title+"\n"); err != nil {
+// renderText writes t as boxed text tables laid out for width columns (0: no
+// limit), a blank line between the boxes of one table.
+func renderText(w io.Writer, t Table, width int) error {
+	for i, b := range layoutText(t, width) {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := b.render(w); err != nil {
 			return err
 		}
 	}
-	align := make(tw.Alignment, len(t.Header))
-	for i, num := range t.numericColumns() {
-		align[i] = tw.AlignLeft
-		if num {
-			align[i] = tw.AlignRight
-		}
-	}
-	tbl := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithAlignment(align),
-	)
-	tbl.Header(t.Header)
-	if err := tbl.Bulk(t.Rows); err != nil {
-		return err
-	}
-	if err := tbl.Render(); err != nil {
-		return err
-	}
-	return writeLines(w, "", t.Notes)
+	return nil
 }
 
 // renderMarkdown writes t as a GitHub pipe table.

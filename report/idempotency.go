@@ -27,6 +27,7 @@ func createTables(rows []results.CreateRow, exp *results.Experiment) []mainTable
 	}
 	b := Table{
 		Title:  "Create table B: server order by client key policy, stale version on a resend",
+		Keys:   2,
 		Header: append([]string{"Server checks", "Client key policy"}, headers(show, "Tabs created (calls sent)")...),
 	}
 	for _, r := range rows {

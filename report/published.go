@@ -70,15 +70,17 @@ func SummaryNote(verdicts []results.Verdict, mass float64) string {
 }
 
 // VerdictTable returns one row per verdict: the row label, the figure (with its
-// seed for a per-seed figure), our mean, our central range of the given mass,
-// the published value as written, its percentile among ours, and the outcome
-// ("ratio 0.96×" for a timing). Our text stands in for the mean of a text
+// seed for a per-seed figure), the published value as written, our central
+// range of the given mass, the outcome ("ratio 0.96×" for a timing), our mean,
+// and the published value's percentile among ours — what a reader compares
+// first comes first, so that a narrow terminal keeps it in the first part. Our text stands in for the mean of a text
 // figure; "n/a" marks what a NoData verdict lacks. Its one note is the
 // SummaryNote.
 func VerdictTable(title string, mass float64, verdicts []results.Verdict) Table {
 	t := Table{
 		Title:  title,
-		Header: []string{"Row", "Figure", "Ours (mean)", "Ours (" + massLabel(mass) + " range)", "Published", "Percentile", "Verdict"},
+		Keys:   2,
+		Header: []string{"Row", "Figure", "Published", "Ours (" + massLabel(mass) + " range)", "Verdict", "Ours (mean)", "Percentile"},
 		Notes:  []string{SummaryNote(verdicts, mass)},
 	}
 	for _, v := range verdicts {
@@ -97,7 +99,7 @@ func VerdictTable(title string, mass float64, verdicts []results.Verdict) Table 
 		if v.Outcome == results.RatioOnly {
 			outcome = "ratio " + Fixed(v.Ratio, 2) + "×"
 		}
-		t.Rows = append(t.Rows, []string{v.Row, figure, mean, span, Published(v.Published, nil), pct, outcome})
+		t.Rows = append(t.Rows, []string{v.Row, figure, Published(v.Published, nil), span, outcome, mean, pct})
 	}
 	return t
 }

@@ -71,6 +71,7 @@ func RaceTable(rows []results.RaceRow, exp *results.Experiment) Table {
 	show := exp != nil
 	t := Table{
 		Title: "Lost updates by write guard and conflict policy",
+		Keys:  2,
 		Header: append([]string{"Guard", "On conflict"}, headers(show, "Lost", "Lost claude / human",
 			"Conflicts claude / human", "Max tries", "Mean tries claude / human", "Wall s per run")...),
 	}

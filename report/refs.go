@@ -12,6 +12,7 @@ func RefsTable(rows []results.RefsRow, exp *results.Experiment) Table {
 	show := exp != nil
 	t := Table{
 		Title:  "Where a kept tab reference resolves after the person's edits",
+		Keys:   2,
 		Header: append([]string{"K", "Reference"}, headers(show, "Correct", "Wrong deck", "Not found", "Writes passing the version check")...),
 	}
 	for _, r := range rows {
@@ -53,6 +54,7 @@ func ValidateTable(rows []results.ValidateRow, exp *results.Experiment) Table {
 	show := exp != nil
 	t := Table{
 		Title:  "Payloads a model might send: a minimal validator against the full JSON Schema",
+		Keys:   2,
 		Header: append(append([]string{"Tool", "Payload (ids omitted)"}, headers(show, "Minimal validator")...), "Full validator"),
 	}
 	for _, r := range rows {

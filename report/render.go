@@ -16,6 +16,9 @@ type Table struct {
 	Header []string   `json:"header"`
 	Rows   [][]string `json:"rows"`
 	Notes  []string   `json:"notes"`
+	// Keys is how many leading columns name a row ("Guard", "On conflict"); 0
+	// means one. A table too wide for the terminal repeats them in every part.
+	Keys int `json:"-"`
 }
 
 // Format is an output format.
@@ -52,11 +55,21 @@ func ParseFormat(s string) (Format, error) {
 // String returns the name of f.
 func (f Format) String() string { return string(f) }
 
-// Render writes tables to w in format f, separated by a blank line:
+// Render writes tables to w in format f, separated by a blank line, with no
+// limit on the width: RenderWidth with width 0.
+func Render(w io.Writer, f Format, tables ...Table) error {
+	return RenderWidth(w, f, 0, tables...)
+}
+
+// RenderWidth writes tables to w in format f, separated by a blank line:
 //
 //   - table: the title on a line of its own, the table boxed by tablewriter with
 //     the header as given (not upper-cased) and numeric columns right-aligned,
-//     then each note on a line;
+//     then each note on a line. With width > 0 (the terminal's columns; below
+//     MinWidth taken as MinWidth) every table is laid out to fit it: headers
+//     wrapped, then published figures folded under ours, then the columns
+//     split into parts, then one box per row (see layoutText); titles and
+//     notes are wrapped at spaces;
 //   - markdown: "### Title", a GitHub pipe table ('|' and '\' escaped, line
 //     breaks as <br>, numeric columns right-aligned), then the notes as a list;
 //   - csv: per table a header record whose first field is "table", then one
@@ -67,7 +80,7 @@ func (f Format) String() string { return string(f) }
 // FormatGoBench takes benchmark results (WriteGoBench), not tables, and is an
 // error here. A row whose width differs from its header's is an error, found
 // before anything is written.
-func Render(w io.Writer, f Format, tables ...Table) error {
+func RenderWidth(w io.Writer, f Format, width int, tables ...Table) error {
 	for _, t := range tables {
 		if err := t.check(); err != nil {
 			return err
@@ -75,7 +88,7 @@ func Render(w io.Writer, f Format, tables ...Table) error {
 	}
 	switch f {
 	case FormatTable:
-		return renderEach(w, tables, renderText)
+		return renderEach(w, tables, func(w io.Writer, t Table) error { return renderText(w, t, width) })
 	case FormatMarkdown:
 		return renderEach(w, tables, renderMarkdown)
 	case FormatCSV:

@@ -178,7 +178,7 @@ func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, tables
 	case report.FormatGoBench:
 		err = report.WriteGoBench(a.stdout, report.BenchGoBench(runs)...)
 	default:
-		err = report.Render(a.stdout, f, tables...)
+		err = report.RenderWidth(a.stdout, f, a.width, tables...)
 	}
 	if err != nil {
 		return err

@@ -350,7 +350,7 @@ func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Repor
 	if f == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, rep)
 	} else {
-		err = report.Render(a.stdout, f, tables...)
+		err = report.RenderWidth(a.stdout, f, a.width, tables...)
 	}
 	if err != nil {
 		return err

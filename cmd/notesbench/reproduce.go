@@ -399,7 +399,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if format == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, all)
 	} else {
-		err = report.Render(a.stdout, format, tables...)
+		err = report.RenderWidth(a.stdout, format, a.width, tables...)
 		if err == nil {
 			_, err = fmt.Fprintln(a.stdout, "\n"+all.Summary())
 		}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -39,11 +40,32 @@ type app struct {
 	stderrTTY bool
 	// args is the command line after the program's name, for the record.
 	args []string
+	// width is the terminal's width in columns, which the table format fits.
+	width int
 }
 
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// defaultWidth is the width the table format fits when the terminal's is
+// unknown.
+const defaultWidth = 80
+
+// terminalWidth returns the columns the table format must fit: $COLUMNS when
+// it holds a positive number, else the width of the terminal stdout is, else
+// defaultWidth.
+func terminalWidth(stdout io.Writer) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := stdout.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return defaultWidth
 }
 
 // run executes notesbench with args and returns the process exit code: 0 ok,
@@ -52,7 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
-		args: args}
+		args: args, width: terminalWidth(stdout)}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

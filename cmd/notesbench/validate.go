@@ -99,7 +99,7 @@ func validatePayload(a *app, o *validateOptions, format report.Format) error {
 		if res.Valid {
 			t.Notes = []string{"valid"}
 		}
-		err = report.Render(a.stdout, format, t)
+		err = report.RenderWidth(a.stdout, format, a.width, t)
 	}
 	if err != nil {
 		return err
