@@ -86,10 +86,50 @@ func Tools() []Tool {
 	return ts.tools
 }
 
+// The largest tool call's arguments the contract takes. MaxArgsBytes is 4 MiB,
+// the cap the MCP TypeScript SDK's HTTP server transports put on a message;
+// MaxArgsValues is ten times the values of the largest valid call (a
+// sheet_set_range of 100 × 100 cells), so that arguments of many tiny values
+// (a 4 MiB array of numbers holds two million, and as many violations) cannot
+// cost gigabytes to validate. Larger arguments are refused before they are
+// parsed.
+const (
+	MaxArgsBytes  = 4 << 20
+	MaxArgsValues = 100_000
+)
+
+// CheckArgsSize returns an *InvalidArgumentError for arguments larger than a
+// tool call may be: more than MaxArgsBytes bytes, or more than MaxArgsValues
+// JSON values (object keys count as values). It reads args as a stream of
+// tokens and builds nothing; malformed JSON is left to the parser.
+func CheckArgsSize(args []byte) error {
+	if len(args) > MaxArgsBytes {
+		return Invalid("arguments", "%d bytes, more than the %d a tool call may carry", len(args), MaxArgsBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	values := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or malformed JSON that the parser reports
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			continue
+		}
+		if values++; values > MaxArgsValues {
+			return Invalid("arguments", "over %d JSON values, more than a tool call may carry", MaxArgsValues)
+		}
+	}
+}
+
 // ValidateArgs checks a tool call's arguments against the tool's input schema
 // with a full JSON Schema validator. It returns every violation, sorted by path;
-// none means valid. An unknown tool or malformed JSON is an InvalidArgumentError.
+// none means valid. An unknown tool, arguments larger than CheckArgsSize
+// allows or malformed JSON is an InvalidArgumentError.
 func ValidateArgs(tool string, args json.RawMessage) ([]Violation, error) {
+	if err := CheckArgsSize(args); err != nil {
+		return nil, err
+	}
 	ts, err := loadSchemas()
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +59,26 @@ func TestResultRoundTrip(t *testing.T) {
 	}
 	if ErrorOf(json.RawMessage(`{"version":3}`)) != nil {
 		t.Fatal("a result that is not an error became one")
+	}
+}
+
+// Arguments over MaxArgsBytes are refused before they are parsed: malformed
+// JSON of that size gets the size error, not a parse error.
+func TestValidateArgsSizeLimit(t *testing.T) {
+	big := json.RawMessage("{" + strings.Repeat(" ", MaxArgsBytes))
+	_, err := ValidateArgs("create_note_tab", big)
+	var inv *InvalidArgumentError
+	if !errors.As(err, &inv) || inv.Field != "arguments" || !strings.Contains(err.Error(), "more than the 4194304 a tool call may carry") {
+		t.Fatalf("arguments of %d bytes: %v", len(big), err)
+	}
+	if _, err := ValidateArgs("create_note_tab", json.RawMessage("{"+strings.Repeat(" ", MaxArgsBytes-2)+"}")); err != nil {
+		t.Fatalf("arguments of exactly MaxArgsBytes: %v", err)
+	}
+	many := json.RawMessage(`{"slides":[` + strings.Repeat("1,", MaxArgsValues) + `1]}`)
+	if _, err := ValidateArgs("create_note_tab", many); !errors.As(err, &inv) || !strings.Contains(err.Error(), "over 100000 JSON values") {
+		t.Fatalf("arguments of %d values: %v", MaxArgsValues+3, err)
+	}
+	if err := CheckArgsSize([]byte(`{"slides":[` + strings.Repeat("1,", MaxArgsValues-4) + `1]}`)); err != nil {
+		t.Fatalf("arguments of MaxArgsValues values: %v", err)
 	}
 }

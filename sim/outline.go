@@ -18,6 +18,13 @@ import (
 // building a deck of millions of slides.
 const maxOutlineSlides = 1000
 
+// maxOutlineSaves bounds the work of one run's conflict model: the person's
+// saves it draws, about Decks × (writes of both approaches) × (1 + saves per
+// window). Each draw takes some nanoseconds, so a run stays within seconds on
+// a laptop; without the bound a rate such as 1e308 saves a minute never
+// finished.
+const maxOutlineSaves = 2e8
+
 // Outline is the outline experiment: what a deck costs built
 // with one create_note_tab carrying an outline, or slide by slide.
 type Outline struct {
@@ -67,7 +74,28 @@ func (c Outline) Validate() error {
 	case c.Target == nil:
 		return errNoTarget
 	}
+	if saves := c.simulatedSaves(); saves > maxOutlineSaves {
+		return fieldErr("decks", "%d decks of %d writes with %s saves per window are %.2g simulated saves, more than %.0g; lower the decks, slides, window or saves per minute",
+			c.Decks, outlineWrites(c.Slides), strconv.FormatFloat(c.WindowS*c.SavesPerMinute/60, 'g', 3, 64), saves, float64(maxOutlineSaves))
+	}
 	return nil
+}
+
+// simulatedSaves is about how many saves the conflict model draws in one run:
+// per deck and write, one draw past the window's end and the saves expected
+// inside it.
+func (c Outline) simulatedSaves() float64 {
+	if c.SavesPerMinute == 0 {
+		return 0
+	}
+	return float64(c.Decks) * float64(outlineWrites(c.Slides)) * (1 + c.WindowS*c.SavesPerMinute/60)
+}
+
+// outlineWrites is how many writes both approaches make for a deck of n
+// slides: one create_note_tab and one slides_add_outline per further 20 slides,
+// and an empty create with one slide_add per slide.
+func outlineWrites(n int) int {
+	return (n+contract.MaxOutlineSlides-1)/contract.MaxOutlineSlides + 1 + n
 }
 
 // RunOutline runs the outline experiment and returns one row per approach:
@@ -173,13 +201,8 @@ func simulateConflicts(ctx context.Context, r *rand.Rand, writes int, c Outline)
 	if rate == 0 {
 		return 0, nil
 	}
-	conflicts := 0
-	for d := range c.Decks {
-		if d%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
+	conflicts, draws := 0, 0
+	for range c.Decks {
 		nextSave := r.ExpFloat64() / rate // seconds from the agent's first read
 		for w := 1; w <= writes; w++ {
 			end := float64(w) * c.WindowS
@@ -187,8 +210,17 @@ func simulateConflicts(ctx context.Context, r *rand.Rand, writes int, c Outline)
 				conflicts++
 				for nextSave < end {
 					nextSave += r.ExpFloat64() / rate
+					// Check for Ctrl-C every 2^16 draws: well under a millisecond.
+					if draws++; draws%(1<<16) == 0 {
+						if err := ctx.Err(); err != nil {
+							return 0, err
+						}
+					}
 				}
 			}
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
 		}
 	}
 	return conflicts, nil

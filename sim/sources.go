@@ -54,6 +54,15 @@ type Sources struct {
 
 var _ Experiment[results.SourcesRow, results.SourcesRun] = Sources{}
 
+// Bounds of a sources run. Every citation of a seed stays in its stores (one
+// per key policy, all in memory) until the seed is counted: about 1.5 KB and
+// a millisecond per citation here, so a seed's citations are bounded to keep
+// it under about 150 MB (times the seeds that run at once) and a minute.
+const (
+	maxSourcesCitations = 100_000
+	maxSourcesPages     = 1000
+)
+
 // DefaultSources returns the published parameters: seed 1, 300 sessions of 3
 // turns, each turn citing 6 of the session's 8 pages, 20 % of successful replies
 // lost, and 120 sources listed 50 at a time.
@@ -92,6 +101,15 @@ func (c Sources) Validate() error {
 		return fieldErr("cites", "must be at least 1")
 	case c.Cites > c.Pages:
 		return fieldErr("cites", "%d is more than the %d pages", c.Cites, c.Pages)
+	case c.Pages > maxSourcesPages:
+		return fieldErr("pages", "must be at most %d", maxSourcesPages)
+	case c.Sessions > maxSourcesCitations:
+		return fieldErr("sessions", "must be at most %d", maxSourcesCitations)
+	case c.Turns > maxSourcesCitations:
+		return fieldErr("turns", "must be at most %d", maxSourcesCitations)
+	case c.Sessions*c.Turns*c.Cites > maxSourcesCitations:
+		return fieldErr("sessions", "%d sessions × %d turns × %d cites are more than %d citations per seed; lower the sessions, turns or cites",
+			c.Sessions, c.Turns, c.Cites, maxSourcesCitations)
 	}
 	if err := validateDrop(c.Drop); err != nil {
 		return err

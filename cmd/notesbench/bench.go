@@ -76,6 +76,11 @@ func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 	if cfg.Writers, err = sim.ParseWriters(o.writers); err != nil {
 		return cfg, usageErr("--writers", err)
 	}
+	if o.db != "" {
+		if err := checkDBFolder(o.db); err != nil {
+			return cfg, usageErr("--db", err)
+		}
+	}
 	if cfg.Target, err = o.target.open(ctx, backend.Spec{DBDir: o.db, Synchronous: o.synchronous}); err != nil {
 		return cfg, err
 	}

@@ -163,6 +163,9 @@ duplicates and per-write latency, beside the published figures.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.Args = noArgs
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	// Every count and rate flag has an upper bound, checked before any
+	// command runs.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkBounds(cmd) }
 	root.AddCommand(
 		newRaceCmd(a, nil),
 		newTabsCmd(a, nil),

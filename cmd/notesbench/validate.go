@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -56,11 +58,7 @@ when the payload is invalid.`,
 func runValidate(ctx context.Context, o *validateOptions) error {
 	a := o.app
 	if o.tool != "" {
-		format, err := o.out.check(a, "validate")
-		if err != nil {
-			return err
-		}
-		return validatePayload(a, o, format)
+		return runPayload(ctx, o)
 	}
 	return runExperiment(ctx, a, &o.out, "validate", func() (sim.Experiment[results.ValidateRow, struct{}], error) {
 		return sim.DefaultValidation(), nil
@@ -70,20 +68,30 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 type invalidPayloadError struct{ violations int }
 
 func (e invalidPayloadError) Error() string {
-	return fmt.Sprintf("payload is invalid: %d violations", e.violations)
+	return "payload is invalid: " + report.Count(e.violations, "violation")
 }
 
-// validatePayload checks a user's payload against one tool's schema.
-func validatePayload(a *app, o *validateOptions, format report.Format) error {
-	var data []byte
-	var err error
-	if o.file == "-" {
-		data, err = io.ReadAll(a.stdin)
-	} else {
-		data, err = os.ReadFile(o.file)
+// runPayload checks a user's payload against one tool's schema; --out gets the
+// JSON result. A payload has no baseline: --baseline and --update-baseline
+// are refused.
+func runPayload(ctx context.Context, o *validateOptions) error {
+	a := o.app
+	for flag, v := range map[string]string{"--baseline": o.out.baseline, "--update-baseline": o.out.updateBaseline} {
+		if v != "" {
+			return usagef(flag, "validate TOOL FILE checks one payload, which has no baseline; baselines hold the published payloads' results (validate with no arguments)")
+		}
 	}
+	format, err := o.out.check(a, "validate")
 	if err != nil {
-		return usageError{fmt.Errorf("reading payload: %w", err)}
+		return err
+	}
+	data, err := readPayload(ctx, a.stdin, o.file)
+	if err != nil {
+		return err
+	}
+	if err := contract.CheckArgsSize(data); err != nil {
+		return usageError{fmt.Errorf("%s: the payload has over %s JSON values, more than a tool call may carry (the largest valid call has about 10,000)",
+			o.file, report.Int(contract.MaxArgsValues))}
 	}
 	res, err := sim.ValidatePayload(o.tool, data)
 	if err != nil {
@@ -92,20 +100,73 @@ func validatePayload(a *app, o *validateOptions, format report.Format) error {
 	if format == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, res)
 	} else {
-		t := report.Table{Title: fmt.Sprintf("%s against the %s schema", o.file, o.tool), Header: []string{"Path", "Keyword", "Message"}}
-		for _, v := range res.Violations {
-			t.Rows = append(t.Rows, []string{v.Path, v.Keyword, v.Message})
-		}
-		if res.Valid {
-			t.Notes = []string{"valid"}
-		}
-		err = report.RenderWidth(a.stdout, format, a.width, t)
+		err = report.RenderWidth(a.stdout, format, a.width, report.PayloadTable(o.file, o.tool, res.Valid, res.Violations))
 	}
 	if err != nil {
 		return err
+	}
+	if o.out.out != "" {
+		if err := atomicfile.Write(o.out.out, 0o644, func(w io.Writer) error { return report.WriteJSON(w, res) }); err != nil {
+			return err
+		}
 	}
 	if !res.Valid {
 		return invalidPayloadError{len(res.Violations)}
 	}
 	return nil
+}
+
+// readPayload reads a payload from file ("-": stdin), refusing one larger than
+// a tool call may carry (contract.MaxArgsBytes) before reading it whole. The
+// read stops when ctx is done: a pipe or a terminal that never ends must not
+// hold up Ctrl-C (the read itself is left to end with the process).
+func readPayload(ctx context.Context, stdin io.Reader, file string) ([]byte, error) {
+	tooLarge := func(n int64) error {
+		return usageError{fmt.Errorf("%s: the payload is %s bytes, more than the %s a tool call may carry (MCP servers cap a message at 4 MiB)",
+			file, report.Int(n), report.Int(contract.MaxArgsBytes))}
+	}
+	if file != "-" {
+		st, err := os.Stat(file)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("reading payload: %w", err)}
+		}
+		if st.IsDir() {
+			return nil, usageError{fmt.Errorf("reading payload: %s is a folder", file)}
+		}
+		if st.Mode().IsRegular() && st.Size() > contract.MaxArgsBytes {
+			return nil, tooLarge(st.Size())
+		}
+	}
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		r := stdin
+		if file != "-" {
+			f, err := os.Open(file)
+			if err != nil {
+				done <- read{err: err}
+				return
+			}
+			defer f.Close()
+			r = f
+		}
+		data, err := io.ReadAll(io.LimitReader(r, contract.MaxArgsBytes+1))
+		done <- read{data, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r := <-done:
+		switch {
+		case r.err != nil:
+			return nil, usageError{fmt.Errorf("reading payload: %w", r.err)}
+		case len(r.data) > contract.MaxArgsBytes:
+			return nil, usageError{fmt.Errorf("%s: the payload is more than the %s bytes a tool call may carry (MCP servers cap a message at 4 MiB)",
+				file, report.Int(contract.MaxArgsBytes))}
+		}
+		return r.data, nil
+	}
 }
