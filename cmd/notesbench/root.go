@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -68,11 +69,71 @@ func terminalWidth(stdout io.Writer) int {
 	return defaultWidth
 }
 
+// Exit codes beside 0 (ok), 1 (a failure, a regression or an invalid
+// payload) and 2 (bad usage): an interrupted run exits as a shell reports a
+// process killed by the signal, 128 + its number.
+const (
+	exitInterrupt = 130 // SIGINT, Ctrl-C
+	exitTerminate = 143 // SIGTERM
+)
+
+// interruption cancels a run's context on the first SIGINT or SIGTERM and
+// remembers which it was. After it, the signals get their default action
+// again, so that a second Ctrl-C ends the process at once.
+type interruption struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	ch     chan os.Signal
+	quit   chan struct{} // closed by stop
+	done   chan struct{} // closed when the watching goroutine returns
+	sig    atomic.Value  // the os.Signal received, if any
+}
+
+// watchSignals starts watching for SIGINT and SIGTERM.
+func watchSignals() *interruption {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &interruption{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		defer close(in.done)
+		select {
+		case s := <-in.ch:
+			in.sig.Store(s)
+			signal.Stop(in.ch)
+			cancel()
+		case <-in.quit:
+		}
+	}()
+	return in
+}
+
+// stop stops watching and waits for the watching goroutine.
+func (in *interruption) stop() {
+	signal.Stop(in.ch)
+	close(in.quit)
+	<-in.done
+	in.cancel()
+}
+
+// exitCode returns the exit code of a run the signal interrupted, and false
+// when none did.
+func (in *interruption) exitCode() (int, bool) {
+	switch in.sig.Load() {
+	case os.Interrupt:
+		return exitInterrupt, true
+	case syscall.SIGTERM:
+		return exitTerminate, true
+	}
+	return 0, false
+}
+
 // run executes notesbench with args and returns the process exit code: 0 ok,
-// 1 failure or regression, 2 bad usage.
+// 1 failure or regression, 2 bad usage, 130 interrupted by Ctrl-C (SIGINT),
+// 143 terminated (SIGTERM).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	in := watchSignals()
+	defer in.stop()
+	ctx := in.ctx
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
 		args: args, width: terminalWidth(stdout)}
 	root := newRootCmd(a)
@@ -81,9 +142,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+	if code, ok := in.exitCode(); ok {
+		// Whatever the error says, the signal caused it: an interrupted run is
+		// not a failure, and nothing it would have written was.
 		fmt.Fprintln(stderr, "notesbench: interrupted")
-		return 1
+		return code
 	}
 	fmt.Fprintf(stderr, "notesbench: %v\n", err)
 	code := exitCode(err)
