@@ -121,9 +121,19 @@ func (c Bench) Differences() []string {
 		results.Differ("writes", c.Writes, def.Writes),
 		results.Differ("text-size", c.TextSize, def.TextSize),
 		results.Differ("reps", c.Reps, def.Reps),
+		results.Differ("writers", c.writerList(), def.writerList()),
 
 		serverDifference(c.Target),
 	}
+}
+
+// writerList writes the writer counts as the flag takes them: "1,2,4".
+func (c Bench) writerList() string {
+	ws := make([]string, len(c.Writers))
+	for i, w := range c.Writers {
+		ws[i] = strconv.Itoa(w)
+	}
+	return strings.Join(ws, ",")
 }
 
 // Describe implements Experiment.

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 )
 
 // Bad bench input gets one line naming the flag, exit code 2, and nothing runs.
@@ -113,5 +115,40 @@ func TestBenchRuns(t *testing.T) {
 		if !line.MatchString(l) {
 			t.Errorf("not a benchmark line: %q", l)
 		}
+	}
+}
+
+// bench with parameters other than the published setup (one writer) shows no
+// published columns, and one line saying why; it used to show columns of "—".
+func TestBenchOtherSetupHidesPublished(t *testing.T) {
+	var got *benchOptions
+	cmd := newBenchCmd(&app{}, func(_ context.Context, o *benchOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--writers", "8"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := got.config(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.target.close()
+	rows := []results.BenchRow{{Guard: "none", Writers: 8, MedianUS: 30, Writes: 100, Reps: 3}}
+	cmp := results.Compare(cfg.Name(), cfg.Differences(), rows, nil)
+	section := report.BenchSection(report.Outcome{Experiment: "bench", Rows: rows, Setup: cfg.Describe(), Comparison: cmp}, nil, nil, nil)
+	var why []string
+	for _, tbl := range section.Tables() {
+		for _, h := range tbl.Header {
+			if strings.Contains(h, "published") {
+				t.Errorf("%s: a published column %q", tbl.Title, h)
+			}
+		}
+		for _, n := range tbl.Notes {
+			if strings.HasPrefix(n, "published") {
+				why = append(why, n)
+			}
+		}
+	}
+	if len(why) != 1 || why[0] != "published figures not shown: parameters differ from the published setup: writers 8 (published 1)" {
+		t.Errorf("notes about the published figures: %q", why)
 	}
 }
