@@ -103,7 +103,7 @@ func runConform(ctx context.Context, o *conformOptions) error {
 	if format == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, rep)
 	} else {
-		err = report.Render(a.stdout, format, conformTables(rep)...)
+		err = report.RenderWidth(a.stdout, format, a.width, conformTables(rep)...)
 	}
 	if err != nil {
 		return err
