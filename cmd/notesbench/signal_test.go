@@ -47,18 +47,23 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 		args []string
 		sig  syscall.Signal
 		code int
+		last string // the last line on stderr; "": notesbench: interrupted
 	}{
-		{"race", []string{"race", "--seeds", "1-2", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"race SIGTERM", []string{"race", "--seeds", "1-2", "--replications", "0", "--out", "OUT"}, syscall.SIGTERM, 143},
-		{"tabs", []string{"tabs", "--seeds", "1", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"fast", []string{"fast", "--clock", "virtual", "--seeds", "1-5", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"create", []string{"create", "--tabs", "1000", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"sources", []string{"sources", "--sessions", "5000", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"refs", []string{"refs", "--trials", "100000", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"outline", []string{"outline", "--replications", "10000", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"validate", []string{"validate", "create_note_tab", "-", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"bench", []string{"bench", "--writes", "100000", "--out", "OUT"}, syscall.SIGINT, 130},
-		{"reproduce", []string{"reproduce", "--only", "race,tabs", "--out", "OUT"}, syscall.SIGINT, 130},
+		{"race", []string{"race", "--seeds", "1-2", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"race SIGTERM", []string{"race", "--seeds", "1-2", "--replications", "0", "--out", "OUT"}, syscall.SIGTERM, 143, ""},
+		{"tabs", []string{"tabs", "--seeds", "1", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"fast", []string{"fast", "--clock", "virtual", "--seeds", "1-5", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"create", []string{"create", "--tabs", "1000", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"sources", []string{"sources", "--sessions", "5000", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"refs", []string{"refs", "--trials", "100000", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"outline", []string{"outline", "--replications", "10000", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"validate", []string{"validate", "create_note_tab", "-", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"bench", []string{"bench", "--writes", "100000", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"reproduce", []string{"reproduce", "--only", "race,tabs", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		// conform waits on a server that never answers.
+		{"conform", []string{"conform", "--target", "stdio:sleep 600"}, syscall.SIGINT, 130, ""},
+		// serve stops gracefully on a signal, as it documents, and exits 0.
+		{"serve", []string{"serve", "--memory"}, syscall.SIGINT, 0, "notesbench serve: stopped; database closed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -108,12 +113,20 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 			}
 			t.Logf("%s: exited %v after %v", tc.name, tc.sig, time.Since(sent).Round(time.Millisecond))
 
+			code := 0
 			var exit *exec.ExitError
-			if !errors.As(waitErr, &exit) || exit.ExitCode() != tc.code {
+			if errors.As(waitErr, &exit) {
+				code = exit.ExitCode()
+			}
+			if code != tc.code || (waitErr != nil && exit == nil) {
 				t.Errorf("after %v: %v, want exit code %d; stderr %q", tc.sig, waitErr, tc.code, stderr.String())
 			}
-			if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); lines[len(lines)-1] != "notesbench: interrupted" {
-				t.Errorf("stderr %q, want it to end with notesbench: interrupted", stderr.String())
+			last := tc.last
+			if last == "" {
+				last = "notesbench: interrupted"
+			}
+			if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); lines[len(lines)-1] != last {
+				t.Errorf("stderr %q, want it to end with %s", stderr.String(), last)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 				var names []string
