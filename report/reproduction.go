@@ -82,13 +82,17 @@ func slug(s string) string {
 	return strings.TrimSuffix(b.String(), "-")
 }
 
+// ReproducedTitle is the first line of every REPRODUCED.md notesbench writes,
+// by which it knows one of its own before overwriting it.
+const ReproducedTitle = "# notesbench: the published figures, reproduced"
+
 // WriteReproducedMD writes REPRODUCED.md: how the reproduction was made, its
 // summary, the plots (SVG files under plotDir, relative to the markdown), then
-// every table.
+// every table. Its first line is ReproducedTitle.
 func WriteReproducedMD(w io.Writer, r results.Reproduction, tables []Table, plots []Plot, plotDir string) error {
 	m := r.Machine
 	summary := r.Summary()
-	head := fmt.Sprintf(`# notesbench: the published figures, reproduced
+	head := fmt.Sprintf(ReproducedTitle+`
 
 Made by `+"`%s`"+` (notesbench %s) with %d replications behind the verdicts.
 Machine: %s/%s, %d CPUs%s; %s; SQLite %s through %s.

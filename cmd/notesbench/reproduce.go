@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,6 +30,7 @@ type reproduceOptions struct {
 	out          string
 	format       string
 	only         string
+	onlySet      bool // --only was given, perhaps empty
 }
 
 // reproSettings is what every step of reproduce gets.
@@ -270,6 +272,7 @@ With --out DIR it writes REPRODUCED.md and reproduced.json there, each whole or 
 at all.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.onlySet = cmd.Flags().Changed("only")
 			if opts.quick && !cmd.Flags().Changed("replications") {
 				opts.replications = 20
 			}
@@ -308,20 +311,10 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 		return s, "", nil, usagef("--format", "reproduce prints table, markdown or json")
 	}
 	steps := reproSteps()
-	if o.only != "" {
-		var keep []reproStep
-		for _, name := range strings.Split(o.only, ",") {
-			found := false
-			for _, st := range steps {
-				if st.name == strings.TrimSpace(name) {
-					keep, found = append(keep, st), true
-				}
-			}
-			if !found {
-				return s, "", nil, usagef("--only", "unknown experiment %q", name)
-			}
+	if o.onlySet {
+		if steps, err = onlySteps(steps, o.only); err != nil {
+			return s, "", nil, err
 		}
-		steps = keep
 	}
 	if o.out != "" {
 		if err := checkFolder(o.out); err != nil {
@@ -331,16 +324,59 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 	return s, format, steps, nil
 }
 
+// onlySteps keeps the steps --only names, in the order named: an empty list,
+// an empty item, a name listed twice or an unknown one is bad usage.
+func onlySteps(steps []reproStep, only string) ([]reproStep, error) {
+	if strings.TrimSpace(only) == "" {
+		return nil, usagef("--only", "no experiments named (want some of %s)", stepNames(steps))
+	}
+	names, err := parseList("--only", only, func(name string) (string, error) {
+		if name == "" {
+			return "", errors.New("an empty name in the list")
+		}
+		for _, st := range steps {
+			if st.name == name {
+				return name, nil
+			}
+		}
+		return "", fmt.Errorf("unknown experiment %q (want some of %s)", name, stepNames(steps))
+	})
+	if err != nil {
+		return nil, err
+	}
+	var keep []reproStep
+	for _, name := range names {
+		for _, st := range steps {
+			if st.name == name {
+				keep = append(keep, st)
+			}
+		}
+	}
+	return keep, nil
+}
+
+// stepNames lists the names of steps: "race, tabs, …".
+func stepNames(steps []reproStep) string {
+	names := make([]string, len(steps))
+	for i, st := range steps {
+		names[i] = st.name
+	}
+	return strings.Join(names, ", ")
+}
+
 // checkFolder makes sure reproduce can write its files into dir without
 // creating anything yet: dir is a writable folder, or does not exist and its
-// parent is one.
+// parent is one. An existing folder must hold no Go source, unless it holds a
+// reproduction already (make reproduce keeps the committed one in results/):
+// a package is no place for a report of some hundred files. Every file
+// reproduce writes there must be missing or one notesbench wrote.
 func checkFolder(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case err == nil && !st.IsDir():
 		return fmt.Errorf("%s is a file, not a folder", dir)
 	case err == nil:
-		return checkWritable(filepath.Join(dir, "reproduced.json"))
+		return checkReproductionFolder(dir)
 	case !os.IsNotExist(err):
 		return err
 	}
@@ -349,6 +385,61 @@ func checkFolder(dir string) error {
 		return fmt.Errorf("cannot create %s: %s is not a folder", dir, filepath.Dir(dir))
 	}
 	return checkWritable(filepath.Join(filepath.Dir(dir), ".notesbench-probe"))
+}
+
+// Files reproduce writes into its folder.
+const (
+	reproducedJSON = "reproduced.json"
+	reproducedMD   = "REPRODUCED.md"
+	reproducedPlot = "plots"
+)
+
+// checkReproductionFolder checks an existing --out folder; see checkFolder.
+func checkReproductionFolder(dir string) error {
+	jsonPath, mdPath := filepath.Join(dir, reproducedJSON), filepath.Join(dir, reproducedMD)
+	if err := checkWritable(jsonPath); err != nil {
+		return err
+	}
+	if st, err := os.Stat(mdPath); err == nil {
+		if err := regular(mdPath, st); err != nil {
+			return err
+		}
+		if !isReproducedMD(mdPath) {
+			return fmt.Errorf("%s exists and was not written by notesbench reproduce; remove it or name another folder", mdPath)
+		}
+	}
+	ours := isResultFile(jsonPath)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if name := e.Name(); !ours && !e.IsDir() && (strings.HasSuffix(name, ".go") || name == "go.mod") {
+			return fmt.Errorf("%s holds Go source (%s): name a folder of its own for the reproduction", dir, name)
+		}
+	}
+	plots := filepath.Join(dir, reproducedPlot)
+	if st, err := os.Stat(plots); err == nil {
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a folder", plots)
+		}
+		if files, _ := os.ReadDir(plots); len(files) > 0 && !ours {
+			return fmt.Errorf("%s holds files, and %s no reproduction of notesbench's; name another folder", plots, dir)
+		}
+	}
+	return nil
+}
+
+// isReproducedMD reports whether path starts with report.ReproducedTitle.
+func isReproducedMD(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(report.ReproducedTitle)+1)
+	n, _ := io.ReadFull(f, head)
+	return strings.TrimRight(string(head[:n]), "\r\n") == report.ReproducedTitle
 }
 
 func runReproduce(ctx context.Context, o *reproduceOptions) error {

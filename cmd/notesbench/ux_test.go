@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +67,50 @@ func TestBoundsRefuseRunaways(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			expectUsageError(t, tc.args, tc.want)
 		})
+	}
+}
+
+// reproduce --out protects what it did not write: a REPRODUCED.md of someone
+// else's, a folder of Go source (it wrote 136 files into the package report/),
+// plots beside no reproduction; and --only must name something.
+func TestReproduceProtectsItsFolder(t *testing.T) {
+	dir := t.TempDir()
+	mdDir := filepath.Join(dir, "notes")
+	os.Mkdir(mdDir, 0o755)
+	md := filepath.Join(mdDir, "REPRODUCED.md")
+	os.WriteFile(md, []byte("# my own notes\n"), 0o644)
+	goDir := filepath.Join(dir, "pkg")
+	os.Mkdir(goDir, 0o755)
+	os.WriteFile(filepath.Join(goDir, "doc.go"), []byte("package pkg\n"), 0o644)
+	plotsDir := filepath.Join(dir, "pics")
+	os.MkdirAll(filepath.Join(plotsDir, "plots"), 0o755)
+	os.WriteFile(filepath.Join(plotsDir, "plots", "race-none-lost.svg"), []byte("<svg/>"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"reproduce", "--only", "validate", "--out", mdDir}, "notesbench: --out: " + md + " exists and was not written by notesbench reproduce"},
+		{[]string{"reproduce", "--only", "validate", "--out", goDir}, "notesbench: --out: " + goDir + " holds Go source (doc.go)"},
+		{[]string{"reproduce", "--only", "validate", "--out", filepath.Join("..", "..", "report")}, "notesbench: --out: " + filepath.Join("..", "..", "report") + " holds Go source"},
+		{[]string{"reproduce", "--only", "validate", "--out", plotsDir}, "notesbench: --out: " + filepath.Join(plotsDir, "plots") + " holds files"},
+		{[]string{"reproduce", "--only", ""}, "notesbench: --only: no experiments named (want some of race, tabs"},
+		{[]string{"reproduce", "--only", " "}, "notesbench: --only: no experiments named"},
+		{[]string{"reproduce", "--only", "race,,tabs"}, "notesbench: --only: an empty name in the list"},
+		{[]string{"reproduce", "--only", "race,race"}, "notesbench: --only: race is listed twice"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			expectUsageError(t, tc.args, tc.want)
+		})
+	}
+	if b, _ := os.ReadFile(md); string(b) != "# my own notes\n" {
+		t.Error("reproduce overwrote a REPRODUCED.md of someone else's")
+	}
+
+	// A folder that holds a reproduction already (make reproduce keeps the
+	// committed one in results/, a package) takes the next one.
+	again := &reproduceOptions{app: &app{stdout: io.Discard, stderr: io.Discard}, clock: "virtual", replications: 1,
+		out: filepath.Join("..", "..", "results"), only: "validate", onlySet: true}
+	if _, _, _, err := again.settings(); err != nil {
+		t.Errorf("results/, which holds the committed reproduction: %v", err)
 	}
 }
