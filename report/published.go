@@ -65,8 +65,8 @@ func SourceNotes(t *results.PubTable) []string {
 // "verdict: 7 of 9 published figures consistent with ours (central 99 % range)".
 func SummaryNote(verdicts []results.Verdict, mass float64) string {
 	consistent, total := results.Summary(verdicts)
-	return fmt.Sprintf("verdict: %d of %d published figures consistent with ours (central %s range)",
-		consistent, total, massLabel(mass))
+	return fmt.Sprintf("verdict: %d of %s consistent with ours (central %s range)",
+		consistent, Count(total, "published figure"), massLabel(mass))
 }
 
 // VerdictTable returns one row per verdict: the row label, the figure (with its

@@ -94,14 +94,14 @@ func WriteReproducedMD(w io.Writer, r results.Reproduction, tables []Table, plot
 	summary := r.Summary()
 	head := fmt.Sprintf(ReproducedTitle+`
 
-Made by `+"`%s`"+` (notesbench %s) with %d replications behind the verdicts.
+Made by `+"`%s`"+` (notesbench %s) with %s behind the verdicts.
 Machine: %s/%s, %d CPUs%s; %s; SQLite %s through %s.
 The race, tabs and fast tables below ran on the virtual clock, so their counts are the
 same on any machine; the published figures came from %s.
 
 **%s.**
 
-`, r.Command, r.Version, r.Replications, m.GOOS, m.GOARCH, m.CPUs, cpuSuffix(m.CPU), m.Go, m.SQLite, m.SQLiteDriver,
+`, r.Command, r.Version, Count(r.Replications, "replication"), m.GOOS, m.GOARCH, m.CPUs, cpuSuffix(m.CPU), m.Go, m.SQLite, m.SQLiteDriver,
 		m.PublishedSetup, strings.ToUpper(summary[:1])+summary[1:])
 	if _, err := io.WriteString(w, head); err != nil {
 		return err

@@ -53,7 +53,7 @@ func Build(o Outcome) Section {
 	var extra []string
 	verdictTitle := "Verdicts: published figures against ours"
 	if cmp.Replications > 0 {
-		verdictTitle = fmt.Sprintf("Verdicts: published figures against %d replications of the published setup", cmp.Replications)
+		verdictTitle = fmt.Sprintf("Verdicts: published figures against %s of the published setup", Count(cmp.Replications, "replication"))
 	}
 	switch rows := o.Rows.(type) {
 	case []results.RaceRow:
@@ -65,7 +65,7 @@ func Build(o Outcome) Section {
 	case []results.CreateRow:
 		main = createTables(rows, exp)
 		if cmp.Singles > 0 {
-			verdictTitle = fmt.Sprintf("Verdicts: each published seed against the single runs of %d seeds", cmp.Singles)
+			verdictTitle = fmt.Sprintf("Verdicts: each published seed against the single runs of %s", Count(cmp.Singles, "seed"))
 		}
 	case []results.SourcesRow:
 		main = one(SourcesTable(rows, exp))

@@ -66,3 +66,29 @@ func TestSectionGolden(t *testing.T) {
 		t.Errorf("a run of other parameters shows published columns or verdicts: %+v", differs)
 	}
 }
+
+// Counts of one take the singular: "1 replication", "1 of 1 published
+// figure", not "1 replications".
+func TestSectionPlurals(t *testing.T) {
+	reps := results.Replications[results.RaceRow]{Reps: [][]results.RaceRow{raceRows(0)}, Singles: [][]results.RaceRow{raceRows(0)}}
+	race := Build(Outcome{Experiment: "race", Rows: raceRows(0), Setup: "s", Comparison: results.Compare("race", nil, raceRows(0), &reps)})
+	var buf bytes.Buffer
+	if err := Render(&buf, FormatMarkdown, race.Tables()...); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"against 1 replication of the published setup", "verdicts rest on 1 replication:"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	one := []results.Verdict{{Outcome: results.Consistent}}
+	if got := SummaryNote(one, results.DefaultMass); got != "verdict: 1 of 1 published figure consistent with ours (central 99 % range)" {
+		t.Errorf("SummaryNote = %q", got)
+	}
+	if got := (results.Reproduction{Consistent: 0, Judged: 1}).Summary(); !strings.HasPrefix(got, "0 of 1 published figure consistent") {
+		t.Errorf("Summary = %q", got)
+	}
+	if got := Count(1, "violation") + ", " + Count(5400, "figure"); got != "1 violation, 5,400 figures" {
+		t.Errorf("Count = %q", got)
+	}
+}

@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"strings"
+
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // MinReplications is the number of replications from which the 0.5 % and
@@ -79,7 +81,7 @@ func Compare[R Row](name string, differences []string, rows []R, reps *Replicati
 		c.Replications, c.Singles = len(reps.Reps), len(reps.Singles)
 		c.Verdicts = compareRows(exp, reps.Reps, reps.Singles, DefaultMass, ratioOnly)
 		if n := c.Replications; n < MinReplications && len(c.Verdicts) > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("verdicts rest on %d replications: below %d the central 99 %% range is little more than the minimum and maximum of ours, so more figures read as differing", n, MinReplications))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("verdicts rest on %s: below %d the central 99 %% range is little more than the minimum and maximum of ours, so more figures read as differing", plural.Count(n, "replication"), MinReplications))
 		}
 	}
 	return c

@@ -1,6 +1,10 @@
 package results
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/notesbench/notesbench/internal/plural"
+)
 
 // Reproduction is what one reproduction of every published figure found: the
 // command that made it, where it ran, every experiment's report and the summary
@@ -45,5 +49,5 @@ func (r *Reproduction) Summarize() {
 
 // Summary is the reproduction's one line.
 func (r Reproduction) Summary() string {
-	return fmt.Sprintf("%d of %d published figures consistent with ours (central 99 %% range; timings compared as ratios only)", r.Consistent, r.Judged)
+	return fmt.Sprintf("%d of %s consistent with ours (central 99 %% range; timings compared as ratios only)", r.Consistent, plural.Count(r.Judged, "published figure"))
 }

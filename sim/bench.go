@@ -11,6 +11,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -149,8 +150,8 @@ func (c Bench) Describe() string {
 			where += ", synchronous " + c.Synchronous
 		}
 	}
-	return fmt.Sprintf("%s, %d writes per writer after %d warm-up writes, %d-byte text, %d repetitions, writers %s",
-		where, c.Writes, c.Warmup, c.TextSize, c.Reps, strings.Join(writers, ", "))
+	return fmt.Sprintf("%s, %s per writer after %s, %d-byte text, %s, writers %s",
+		where, plural.Count(c.Writes, "write"), plural.Count(c.Warmup, "warm-up write"), c.TextSize, plural.Count(c.Reps, "repetition"), strings.Join(writers, ", "))
 }
 
 // Replica implements Experiment: timings are judged as ratios, not against

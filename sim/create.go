@@ -10,6 +10,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -126,8 +127,8 @@ func (c Create) Differences() []string {
 // Describe implements Experiment.
 func (c Create) Describe() string {
 	where := storeNote(c.Store, c.Target, ", in-memory store")
-	return fmt.Sprintf("virtual clock, seeds %s, %d tabs per run, %s of successful replies lost%s",
-		FormatSeeds(c.Seeds), c.Tabs, percent(c.Drop), where)
+	return fmt.Sprintf("virtual clock, seeds %s, %s per run, %s of successful replies lost%s",
+		FormatSeeds(c.Seeds), plural.Count(c.Tabs, "tab"), percent(c.Drop), where)
 }
 
 // Replica implements Experiment: the same parameters on target.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -177,8 +178,8 @@ func (c Outline) window() time.Duration { return time.Duration(c.WindowS * float
 
 // Describe implements Experiment.
 func (c Outline) Describe() string {
-	return fmt.Sprintf("seed %d, %d-slide deck, %d decks, %s between read and write, %s person saves per minute; request bytes are those of our slide texts",
-		c.Seed, c.Slides, c.Decks, c.window(), strconv.FormatFloat(c.SavesPerMinute, 'f', -1, 64))
+	return fmt.Sprintf("seed %d, %d-slide deck, %s, %s between read and write, %s person saves per minute; request bytes are those of our slide texts",
+		c.Seed, c.Slides, plural.Count(c.Decks, "deck"), c.window(), strconv.FormatFloat(c.SavesPerMinute, 'f', -1, 64))
 }
 
 // Replica implements Experiment: the same parameters on target, one seed per

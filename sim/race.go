@@ -9,6 +9,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -130,8 +131,8 @@ func (e Editing) differences() []string {
 // editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", then the
 // oversleep and the timing profile when there are any.
 func (e Editing) describe(env Env) string {
-	s := fmt.Sprintf("%s, seeds %s, %d edits per editor, claude think %s, human think %s, pause %s",
-		env.describe(), FormatSeeds(env.Seeds), e.Edits, e.ClaudeThink, e.HumanThink, e.Pause)
+	s := fmt.Sprintf("%s, seeds %s, %s per editor, claude think %s, human think %s, pause %s",
+		env.describe(), FormatSeeds(env.Seeds), plural.Count(e.Edits, "edit"), e.ClaudeThink, e.HumanThink, e.Pause)
 	if e.Pause == PauseUniform0 {
 		s += " (U(0, each editor's think maximum))"
 	}
@@ -485,8 +486,8 @@ func (c Fast) Describe() string {
 	if t, err := c.timing(); err == nil && t.Pause != (Dist{}) {
 		pause = "pause " + t.Pause.String()
 	}
-	return fmt.Sprintf("%s, seeds %s, %d edits per editor, no think time, %s%s, guard note, reapply",
-		c.Env.describe(), FormatSeeds(c.Seeds), c.Edits, pause, describeOversleep(c.Oversleep, c.Env))
+	return fmt.Sprintf("%s, seeds %s, %s per editor, no think time, %s%s, guard note, reapply",
+		c.Env.describe(), FormatSeeds(c.Seeds), plural.Count(c.Edits, "edit"), pause, describeOversleep(c.Oversleep, c.Env))
 }
 
 // OnClock returns the experiment on clock k against target, reporting

@@ -14,6 +14,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -278,8 +279,8 @@ func (c Refs) Differences() []string {
 // Describe implements Experiment.
 func (c Refs) Describe() string {
 	where := storeNote(c.Store, c.Target, ", in-memory stores")
-	return fmt.Sprintf("seed %d, %d trials per K, 0 to %d person edits per trial (%s)%s",
-		c.Seed, c.Trials, c.EditsMax, c.Mix, where)
+	return fmt.Sprintf("seed %d, %s per K, 0 to %d person edits per trial (%s)%s",
+		c.Seed, plural.Count(c.Trials, "trial"), c.EditsMax, c.Mix, where)
 }
 
 // Replica implements Experiment: refs judges each fraction against its

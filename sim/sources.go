@@ -12,6 +12,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -144,8 +145,8 @@ func (c Sources) Differences() []string {
 
 // Describe implements Experiment.
 func (c Sources) Describe() string {
-	return fmt.Sprintf("virtual clock, seeds %s, %d sessions × %d turns × %d of %d pages cited, %s of successful replies lost%s",
-		FormatSeeds(c.Seeds), c.Sessions, c.Turns, c.Cites, c.Pages, percent(c.Drop), storeNote(c.Store, c.Target, ""))
+	return fmt.Sprintf("virtual clock, seeds %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
+		FormatSeeds(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, c.Target, ""))
 }
 
 // Replica implements Experiment: the same parameters on target.

@@ -465,7 +465,11 @@ type regressionError struct {
 
 func (e *regressionError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "regression: %d figures differ from %s", len(e.diffs), e.path)
+	verb := "differ"
+	if len(e.diffs) == 1 {
+		verb = "differs"
+	}
+	fmt.Fprintf(&b, "regression: %s %s from %s", report.Count(len(e.diffs), "figure"), verb, e.path)
 	for _, d := range e.diffs {
 		b.WriteString("\n  " + d.String())
 	}

@@ -72,7 +72,7 @@ type checksFailedError struct {
 }
 
 func (e checksFailedError) Error() string {
-	return fmt.Sprintf("%d of %d checks failed against %s", e.failed, e.checks, e.target)
+	return fmt.Sprintf("%d of %s failed against %s", e.failed, report.Count(e.checks, "check"), e.target)
 }
 
 func runConform(ctx context.Context, o *conformOptions) error {

@@ -28,7 +28,7 @@ func TestSecondWriteupBadInput(t *testing.T) {
 		{[]string{"validate", "no_such_tool", notJSON}, `notesbench: ` + notJSON + `: unknown tool "no_such_tool"`},
 		{[]string{"validate", "create_note_tab", notJSON}, "notesbench: " + notJSON + ": payload is not JSON"},
 		{[]string{"validate", "create_note_tab", filepath.Join(dir, "missing.json")}, "notesbench: reading payload: stat"},
-		{[]string{"validate", "create_note_tab"}, "notesbench: validate takes no arguments, or a tool and a file (got 1 arguments)"},
+		{[]string{"validate", "create_note_tab"}, "notesbench: validate takes no arguments, or a tool and a file (got 1 argument)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			expectUsageError(t, tc.args, tc.want)

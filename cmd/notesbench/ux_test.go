@@ -114,3 +114,25 @@ func TestReproduceProtectsItsFolder(t *testing.T) {
 		t.Errorf("results/, which holds the committed reproduction: %v", err)
 	}
 }
+
+// Counts of one take the singular in what cmd prints: one violation, one
+// figure that differs from a baseline.
+func TestPlurals(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"note_id":"n","expected_version":"3","tab_type":"sheet"}`), 0o644)
+	if code, _, stderr := runCLI(t, "validate", "create_note_tab", bad); code != 1 || !strings.Contains(stderr, "payload is invalid: 1 violation\n") {
+		t.Errorf("one violation: exit %d, stderr %q", code, stderr)
+	}
+
+	base := filepath.Join(dir, "race.json")
+	args := []string{"race", "--clock", "virtual", "--seeds", "1", "--edits", "5", "--modes", "none", "--replications", "0"}
+	if code, _, stderr := runCLI(t, append(args, "--update-baseline", base)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(base)
+	os.WriteFile(base, []byte(strings.Replace(string(b), `"max_tries": 1`, `"max_tries": 7`, 1)), 0o644)
+	if code, _, stderr := runCLI(t, append(args, "--baseline", base)...); code != 1 || !strings.Contains(stderr, "regression: 1 figure differs from") {
+		t.Errorf("one changed figure: exit %d, stderr %q", code, stderr)
+	}
+}

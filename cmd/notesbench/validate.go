@@ -37,7 +37,7 @@ the tool's full input schema and prints every violation, path and keyword; it ex
 when the payload is invalid.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 0 && len(args) != 2 {
-				return usageError{fmt.Errorf("validate takes no arguments, or a tool and a file (got %d arguments)", len(args))}
+				return usageError{fmt.Errorf("validate takes no arguments, or a tool and a file (got %s)", report.Count(len(args), "argument"))}
 			}
 			return nil
 		},
