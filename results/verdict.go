@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -46,6 +47,11 @@ type Verdict struct {
 	// OursLow and OursHigh bound the central range of our samples.
 	OursLow  float64 `json:"ours_low"`
 	OursHigh float64 `json:"ours_high"`
+	// OursSD is the standard deviation of our samples (n − 1 in the
+	// denominator; 0 with fewer than two): with OursMean and N it is what a
+	// real-clock baseline check predicts a new run from. Baselines recorded
+	// before it have none.
+	OursSD float64 `json:"ours_sd"`
 	// OursText is our text, for text figures.
 	OursText string `json:"ours_text,omitempty"`
 	// Percentile is the PercentileRank of the published value among ours (of
@@ -172,6 +178,9 @@ func summarize(figure, row string, samples []float64, pub Figure, mass float64) 
 	}
 	v.samples = xs
 	v.OursMean = Mean(xs)
+	if len(xs) > 1 {
+		v.OursSD = stat.StdDev(xs, nil)
+	}
 	v.OursLow, v.OursHigh = CentralRange(xs, mass)
 	if k := pub.Kind(); k == FigurePoint || k == FigureRange || k == FigureSeeds {
 		v.Percentile = PercentileRank(xs, pub.Midpoint())

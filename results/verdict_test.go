@@ -14,8 +14,9 @@ var oneToHundred = span(1, 100)
 func TestJudgePoint(t *testing.T) {
 	v := Judge("lost", "none", oneToHundred, PointFigure(50), DefaultMass)
 	want := Verdict{Figure: "lost", Row: "none", Published: PointFigure(50), OursMean: 50.5,
-		OursLow: 1.495, OursHigh: 99.505, Percentile: 49.5, N: 100, Outcome: Consistent}
-	// Percentile: 49 samples below 50 and one equal, (49 + 0.5)/100.
+		OursLow: 1.495, OursHigh: 99.505, OursSD: math.Sqrt(2525.0 / 3), Percentile: 49.5, N: 100, Outcome: Consistent}
+	// Percentile: 49 samples below 50 and one equal, (49 + 0.5)/100. The
+	// standard deviation of 1..100: Σ(i − 50.5)²/99 = 100·(100² − 1)/12/99.
 	if !sameVerdict(v, want) {
 		t.Errorf("Judge(50 among 1..100) = %+v, want %+v", v, want)
 	}
@@ -138,12 +139,12 @@ func TestSummary(t *testing.T) {
 
 func TestVerdictJSON(t *testing.T) {
 	v := Verdict{Figure: "lost", Row: "none", Published: PointFigure(300), OursMean: 301.5, OursLow: 250,
-		OursHigh: 350, Percentile: 48, N: 200, Outcome: Consistent}
+		OursHigh: 350, OursSD: 19.5, Percentile: 48, N: 200, Outcome: Consistent}
 	got, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"figure":"lost","row":"none","published":300,"ours_mean":301.5,"ours_low":250,"ours_high":350,"percentile":48,"n":200,"verdict":"consistent"}`
+	want := `{"figure":"lost","row":"none","published":300,"ours_mean":301.5,"ours_low":250,"ours_high":350,"ours_sd":19.5,"percentile":48,"n":200,"verdict":"consistent"}`
 	if string(got) != want {
 		t.Errorf("JSON = %s\nwant   %s", got, want)
 	}
@@ -153,6 +154,7 @@ func TestVerdictJSON(t *testing.T) {
 func sameVerdict(a, b Verdict) bool {
 	return a.Figure == b.Figure && a.Row == b.Row && a.Seed == b.Seed && a.Published.String() == b.Published.String() &&
 		approxEqual(a.OursMean, b.OursMean) && approxEqual(a.OursLow, b.OursLow) && approxEqual(a.OursHigh, b.OursHigh) &&
+		approxEqual(a.OursSD, b.OursSD) &&
 		approxEqual(a.Percentile, b.Percentile) && a.N == b.N && a.Outcome == b.Outcome && approxEqual(a.Ratio, b.Ratio)
 }
 

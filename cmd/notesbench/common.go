@@ -452,7 +452,7 @@ func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Repor
 		return nil
 	}
 	if o.realClock {
-		return checkRealBaseline(o.baseline, o.baselineJSON, rep, rows)
+		return checkRealBaseline(a.stderr, o.baseline, o.baselineJSON, rep, rows)
 	}
 	return compareBaseline(o.baseline, o.baselineJSON, rep)
 }
@@ -461,6 +461,9 @@ func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Repor
 type regressionError struct {
 	path  string
 	diffs []results.Diff
+	// note, when set, says what the check was (the real-clock gate's
+	// intervals and false-alarm rate).
+	note string
 }
 
 func (e *regressionError) Error() string {
@@ -472,6 +475,9 @@ func (e *regressionError) Error() string {
 	fmt.Fprintf(&b, "regression: %s %s from %s", report.Count(len(e.diffs), "figure"), verb, e.path)
 	for _, d := range e.diffs {
 		b.WriteString("\n  " + d.String())
+	}
+	if e.note != "" {
+		b.WriteString("\n  (" + e.note + ")")
 	}
 	return b.String()
 }
@@ -576,9 +582,11 @@ func compact(v json.RawMessage) string {
 }
 
 // checkRealBaseline checks a real-clock run against a baseline: the invariants
-// that hold on any clock, and every figure within the central range the
-// baseline's verdicts recorded (when it was written with replications).
-func checkRealBaseline[R results.Row](path string, baseline []byte, rep results.Report, rows []R) error {
+// that hold on any clock, and every figure within the prediction interval the
+// baseline's verdicts give it (when it was written with replications), at a
+// false-alarm rate of results.GateFalseAlarm per run, which it prints on
+// stderr.
+func checkRealBaseline[R results.Row](stderr io.Writer, path string, baseline []byte, rep results.Report, rows []R) error {
 	var stored struct {
 		Config   json.RawMessage   `json:"config"`
 		Verdicts []results.Verdict `json:"verdicts"`
@@ -587,11 +595,17 @@ func checkRealBaseline[R results.Row](path string, baseline []byte, rep results.
 		return usagef("--baseline", "%s: %v", path, err)
 	}
 	diffs := results.CheckInvariants(rep.Experiment, rows)
+	var note string
 	if exp, ok := results.Lookup(rep.Experiment); ok {
-		diffs = append(diffs, results.CheckRanges(exp, stored.Verdicts, rows)...)
+		ranges := results.CheckRanges(exp, stored.Verdicts, rows)
+		diffs = append(diffs, ranges.Diffs...)
+		note = "real clock against " + path + ": invariants, and " + ranges.Summary()
 	}
 	if len(diffs) > 0 {
-		return &regressionError{path: path, diffs: diffs}
+		return &regressionError{path: path, diffs: diffs, note: note}
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "notesbench: baseline: "+note)
 	}
 	return nil
 }

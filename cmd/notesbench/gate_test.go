@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// The real-clock gate does not cry wolf: 50 baseline checks of an unchanged
+// build fail at most as often as its stated false-alarm rate allows. Seeds of
+// the virtual clock stand in for the real clock's run-to-run variation: a
+// baseline is recorded from 20 replications (as race --replications 20
+// --update-baseline does) and 50 runs of other seeds are checked against it,
+// through the JSON of the baseline file. At a rate of at most 1 % per check,
+// 50 checks fail at most twice but with a chance below 1.4 %; the central
+// 99 % range each figure was checked against before failed an unchanged build
+// in most checks.
+func TestRealClockGateFalseAlarms(t *testing.T) {
+	const recorded, checks = 20, 50
+	race := sim.DefaultRace()
+	race.Clock = sim.ClockVirtual
+	race.Edits = 12 // small and fast; the counts still vary from seed to seed
+	replica, _ := race.Replica(backend.Memory())
+	runs, err := sim.Replicate(context.Background(), replica, recorded+checks, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps := results.Replications[results.RaceRow]{Reps: runs.Reps[:recorded], Singles: runs.Singles[:recorded]}
+	cmp := results.Compare("race", nil, reps.Reps[0], &reps)
+	baseline, err := json.Marshal(results.Report{Experiment: "race", Config: race, Verdicts: cmp.Verdicts, Replications: recorded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Verdicts []results.Verdict `json:"verdicts"`
+	}
+	if err := json.Unmarshal(baseline, &back); err != nil {
+		t.Fatal(err)
+	}
+	exp, _ := results.Lookup("race")
+
+	failed, failedBefore := 0, 0
+	var checked results.RangeCheck
+	for i, rows := range runs.Reps[recorded:] {
+		rep := results.Report{Experiment: "race", Rows: rows}
+		err := checkRealBaseline(io.Discard, "race.json", baseline, rep, rows)
+		var reg *regressionError
+		switch {
+		case errors.As(err, &reg):
+			failed++
+			t.Logf("check %d (seed %d) failed: %v", i+1, recorded+i+1, err)
+		case err != nil:
+			t.Fatal(err)
+		}
+		checked = results.CheckRanges(exp, back.Verdicts, rows)
+		// The check before: every figure within the recorded central 99 % range.
+		for _, v := range back.Verdicts {
+			if v.Outcome != results.Consistent && v.Outcome != results.Differs || v.Seed != 0 {
+				continue
+			}
+			if outsideRecordedRange(exp, v, rows) {
+				failedBefore++
+				break
+			}
+		}
+	}
+	t.Logf("%d of %d checks failed; the central 99 %% range failed %d; %s", failed, checks, failedBefore, checked.Summary())
+	if checked.Checked < 5 {
+		t.Fatalf("only %d figures checked: the test checks too little", checked.Checked)
+	}
+	if failed > 2 {
+		t.Errorf("%d of %d checks of an unchanged build failed, more than a false-alarm rate of %g allows", failed, checks, results.GateFalseAlarm)
+	}
+
+	// A changed build still fails: editors that no longer pause before they
+	// read conflict and lose far more.
+	changed := race
+	changed.Pause = "0"
+	replica, _ = changed.Replica(backend.Memory())
+	other, err := sim.Replicate(context.Background(), replica, 5, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rows := range other.Reps {
+		var reg *regressionError
+		if err := checkRealBaseline(io.Discard, "race.json", baseline, results.Report{Experiment: "race", Rows: rows}, rows); !errors.As(err, &reg) {
+			t.Errorf("a changed build, seed %d: %v, want a regression", i+1, err)
+		}
+	}
+}
+
+// outsideRecordedRange reports whether a row's figure falls outside the central
+// range v recorded: the real-clock check before prediction intervals.
+func outsideRecordedRange(exp *results.Experiment, v results.Verdict, rows []results.RaceRow) bool {
+	for _, row := range rows {
+		pub, ok := exp.Match(results.RowKey(exp, row))
+		if !ok || exp.Label(pub) != v.Row {
+			continue
+		}
+		if x, ok := row.FigureOf(v.Figure); ok && len(x.Nums) == 1 && (x.Nums[0] < v.OursLow || x.Nums[0] > v.OursHigh) {
+			return true
+		}
+	}
+	return false
+}
