@@ -14,9 +14,26 @@ type Report struct {
 	// Published holds the published tables the rows were compared with; empty
 	// when the parameters differ from the published ones.
 	Published []PubTable `json:"published"`
-	// Replications is how many virtual-clock replications the verdicts rest on.
-	Replications int       `json:"replications,omitempty"`
-	Verdicts     []Verdict `json:"verdicts,omitempty"`
-	Warnings     []string  `json:"warnings,omitempty"`
+	// Replications is how many virtual-clock replications the verdicts rest on
+	// (0: none). Replications, Verdicts and Warnings are always in the JSON,
+	// empty when empty: see Complete.
+	Replications int       `json:"replications"`
+	Verdicts     []Verdict `json:"verdicts"`
+	Warnings     []string  `json:"warnings"`
 	Version      string    `json:"notesbench_version"`
+}
+
+// Complete returns r with its nil lists made empty, so that its JSON holds
+// every key with a list, never null.
+func (r Report) Complete() Report {
+	if r.Published == nil {
+		r.Published = []PubTable{}
+	}
+	if r.Verdicts == nil {
+		r.Verdicts = []Verdict{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	return r
 }

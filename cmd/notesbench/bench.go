@@ -164,9 +164,9 @@ func benchResult(ctx context.Context, cfg sim.Bench) (benchReport, report.Sectio
 	warnings := results.BenchWarnings(res.Runs, diffs, results.DefaultAlpha)
 	cmp := results.Compare(cfg.Name(), cfg.Differences(), res.Rows, nil)
 	rep := benchReport{
-		Report: results.Report{Experiment: cfg.Name(), Config: cfg, Rows: res.Rows, Runs: summaries,
-			Published: nonNilPublished(cmp.Published), Verdicts: cmp.Verdicts, Warnings: warnings},
-		Differences: diffs,
+		Report: results.Report{Experiment: cfg.Name(), Config: cfg, Rows: nonNilRows(res.Rows), Runs: nonNilRows(summaries),
+			Published: cmp.Published, Verdicts: cmp.Verdicts, Warnings: warnings}.Complete(),
+		Differences: nonNilRows(diffs),
 	}
 	section := report.BenchSection(report.Outcome{Experiment: cfg.Name(), Rows: res.Rows, Setup: cfg.Describe(), Comparison: cmp},
 		summaries, diffs, warnings)

@@ -260,7 +260,7 @@ func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
 		fs.IntVar(&o.replications, "replications", replications,
 			"replications of the published setup behind each verdict (0: no verdicts)")
 	}
-	fs.StringVar(&o.baseline, "baseline", "", "compare with a stored JSON result and exit 1 on any difference (virtual clock: exact counts; real clock: invariants and recorded ranges)")
+	fs.StringVar(&o.baseline, "baseline", "", "compare with a stored JSON result and exit 1 on any difference (virtual clock: exact counts; real clock: invariants and prediction intervals from the recorded replications, false-alarm rate ≤ 1 % per run)")
 	fs.StringVar(&o.updateBaseline, "update-baseline", "", "write this run's JSON result as the new baseline file")
 }
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,4 +137,74 @@ func TestPlurals(t *testing.T) {
 	if code, _, stderr := runCLI(t, append(args, "--baseline", base)...); code != 1 || !strings.Contains(stderr, "regression: 1 figure differs from") {
 		t.Errorf("one changed figure: exit %d, stderr %q", code, stderr)
 	}
+}
+
+// --format json has every key the README promises for every experiment,
+// verdicts, replications and warnings included when there are none (empty,
+// not absent), and bench's differences; so does every report of a
+// reproduction.
+func TestJSONKeysAlwaysPresent(t *testing.T) {
+	keys := []string{"experiment", "config", "rows", "runs", "published", "verdicts", "replications", "warnings", "notesbench_version"}
+	check := func(t *testing.T, what string, rep map[string]json.RawMessage, extra ...string) {
+		t.Helper()
+		for _, k := range append(keys, extra...) {
+			v, ok := rep[k]
+			if !ok {
+				t.Errorf("%s: no %q", what, k)
+				continue
+			}
+			switch k {
+			case "rows", "runs", "published", "verdicts", "warnings", "differences":
+				if !strings.HasPrefix(string(v), "[") {
+					t.Errorf("%s: %q is %s, want an array", what, k, v)
+				}
+			case "replications":
+				if _, err := strconv.Atoi(string(v)); err != nil {
+					t.Errorf("%s: %q is %s, want a number", what, k, v)
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
+		{"tabs", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
+		{"fast", "--clock", "virtual", "--seeds", "1", "--edits", "20", "--replications", "0"},
+		{"create", "--seeds", "1", "--tabs", "3", "--replications", "0"},
+		{"sources", "--sessions", "2", "--replications", "0"},
+		{"refs", "--trials", "20"},
+		{"outline", "--slides", "2", "--decks", "10", "--replications", "0"},
+		{"validate"},
+		{"bench", "--writes", "5", "--reps", "1", "--warmup", "0", "--guards", "none"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append(args, "--format", "json")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var rep map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatal(err)
+			}
+			var extra []string
+			if args[0] == "bench" {
+				extra = append(extra, "differences")
+			}
+			check(t, args[0], rep, extra...)
+		})
+	}
+	t.Run("reproduce", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "reproduce", "--only", "validate,outline", "--replications", "1", "--format", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var all struct {
+			Reports []map[string]json.RawMessage `json:"reports"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &all); err != nil || len(all.Reports) != 2 {
+			t.Fatalf("%d reports: %v", len(all.Reports), err)
+		}
+		for _, rep := range all.Reports {
+			check(t, "reproduce "+string(rep["experiment"]), rep)
+		}
+	})
 }
