@@ -26,7 +26,10 @@
 //
 // # CSV
 //
-// CSV has no titles, so every record of a table starts with a field named
-// "table" holding its title; tables are blocks separated by a blank line, and
-// the notes, which are for people, are left out.
+// CSV is for machines: tidy data under one header, CSVHeader (table, row,
+// figure, seed, ours, published, published_low, published_high, verdict), a
+// record per figure of a row, numbers written plainly. A section's Records
+// come from the experiment's typed rows, so that ours is a number and not a
+// formatted cell; tables without rows behind them become a record per cell.
+// Notes, which are for people, are left out.
 package report

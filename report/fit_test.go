@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -155,5 +157,63 @@ func TestLayoutSteps(t *testing.T) {
 	if len(bs) != 1 || bs[0].title != "w\nKey "+strings.Repeat("k", 30) || !slices.Equal(bs[0].header, []string{"Figure", "Ours", "Published"}) ||
 		!slices.Equal(bs[0].rows[0], []string{"A", strings.Repeat("x", 20), "1"}) {
 		t.Errorf("vertical layout = %+v", bs)
+	}
+}
+
+// The CSV of every experiment's section is tidy: one header, a record per
+// figure, plain numbers a CSV reader parses, published numbers and verdicts
+// beside ours. It is a golden file too.
+func TestSectionsCSV(t *testing.T) {
+	var records []Record
+	for _, s := range fitSections() {
+		records = append(records, s.Records...)
+	}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, records); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sections.csv", buf.Bytes())
+	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(recs[0], CSVHeader) {
+		t.Fatalf("header %q", recs[0])
+	}
+	find := func(table, row, figure, seed string) []string {
+		for _, r := range recs[1:] {
+			if r[0] == table && r[1] == row && r[2] == figure && r[3] == seed {
+				return r
+			}
+		}
+		t.Errorf("no record %s %s %s %s", table, row, figure, seed)
+		return make([]string, len(CSVHeader))
+	}
+	for _, want := range [][]string{
+		{"race", "none", "lost", "", "280", "300", "300", "300", "consistent"},
+		{"race", "note reapply", "mean_tries_claude", "", "1.4", "", "1.41", "1.48", "differs"},
+		{"race", "note reapply", "retried_claude", "", "0.4", "", "0.41", "0.48", "differs"},
+		{"race", "note reapply", "intended", "", "1000", "", "", "", ""},
+		{"create", "b key-first fresh", "tabs_created", "2", "70", "75", "75", "75", ""},
+		{"sources", "uuid", "browser_flagged", "", "700", "725", "725", "725", ""},
+		{"refs", "2 label", "correct", "", "0.857", "0.856", "0.856", "0.856", "consistent"},
+		{"validate", "edit_note_tab operation slides_add, slides [{title}]", "minimal", "", "operation: not in enum", "operation: not in enum", "", "", "consistent"},
+		{"bench", "none 1", "median_us", "", "22.1", "", "61.9", "63.1", "ratio"},
+		{"bench_differences", "1 note none rep_medians", "p", "", "0.7", "", "", "", "no significant difference"},
+	} {
+		if got := find(want[0], want[1], want[2], want[3]); !slices.Equal(got, want) {
+			t.Errorf("record %q, want %q", got, want)
+		}
+	}
+	// ours is a plain number wherever the figure is one.
+	for _, r := range recs[1:] {
+		if r[0] == "validate" {
+			continue
+		}
+		for _, f := range []string{r[4], r[6], r[7]} {
+			if _, err := strconv.ParseFloat(f, 64); f != "" && err != nil {
+				t.Errorf("not a plain number: %q in %q", f, r)
+			}
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"io"
 	"strings"
 )
@@ -65,20 +64,16 @@ func mdRow(b *strings.Builder, cells []string) {
 // mdEscape makes s safe inside a pipe-table cell or a list item.
 var mdEscape = strings.NewReplacer(`\`, `\\`, "|", `\|`, "\r\n", "<br>", "\n", "<br>").Replace
 
-// renderCSV writes t as one CSV block whose first column, "table", holds the
-// title.
-func renderCSV(w io.Writer, t Table) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(append([]string{"table"}, t.Header...)); err != nil {
-		return err
+// renderCSV writes tables as CSV records under CSVHeader: a record per cell
+// that is not a key column, the title as the table. An experiment's command
+// writes the records of its rows instead (Section.Records), whose numbers are
+// plain.
+func renderCSV(w io.Writer, tables []Table) error {
+	var records []Record
+	for _, t := range tables {
+		records = append(records, tableRecords(t)...)
 	}
-	for _, r := range t.Rows {
-		if err := cw.Write(append([]string{t.Title}, r...)); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return WriteCSV(w, records)
 }
 
 // writeLines writes each line with a prefix and a newline.

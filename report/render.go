@@ -30,7 +30,7 @@ const (
 	FormatTable Format = "table"
 	// FormatMarkdown is a GitHub pipe table under a "### Title" line.
 	FormatMarkdown Format = "markdown"
-	// FormatCSV is one CSV block per table, blocks separated by a blank line.
+	// FormatCSV is tidy CSV under one header, CSVHeader: a record per figure.
 	FormatCSV Format = "csv"
 	// FormatJSON is the tables as a JSON array; a command prints its result
 	// object with WriteJSON instead.
@@ -72,9 +72,10 @@ func Render(w io.Writer, f Format, tables ...Table) error {
 //     notes are wrapped at spaces;
 //   - markdown: "### Title", a GitHub pipe table ('|' and '\' escaped, line
 //     breaks as <br>, numeric columns right-aligned), then the notes as a list;
-//   - csv: per table a header record whose first field is "table", then one
-//     record per row whose first field is the title; notes are not written.
-//     Blocks differ in width, so read them with csv.Reader.FieldsPerRecord = -1;
+//   - csv: one header, CSVHeader, then a record per cell that is not a key
+//     column (the title as the table, the key cells as the row, the header as
+//     the figure, the cell as ours); notes are not written. An experiment's
+//     command writes its Section.Records instead, with plain numbers;
 //   - json: the tables as an array of {"title", "header", "rows", "notes"}.
 //
 // FormatGoBench takes benchmark results (WriteGoBench), not tables, and is an
@@ -92,7 +93,7 @@ func RenderWidth(w io.Writer, f Format, width int, tables ...Table) error {
 	case FormatMarkdown:
 		return renderEach(w, tables, renderMarkdown)
 	case FormatCSV:
-		return renderEach(w, tables, renderCSV)
+		return renderCSV(w, tables)
 	case FormatJSON:
 		out := make([]Table, len(tables))
 		for i, t := range tables {

@@ -58,6 +58,7 @@ func sampleTables(t *testing.T) []Table {
 	main := Table{
 		Title:  "race: lost updates (virtual clock, seeds 1-5)",
 		Header: []string{"Guard", "On conflict", "Lost", PublishedHeader("Lost"), "Lost claude / human", PublishedHeader("Lost claude / human")},
+		Keys:   2,
 		Notes:  append([]string{"warning: p99 from fewer than 100 samples | a pipe"}, SourceNotes(pub)...),
 	}
 	for _, o := range []ours{{"none", "reapply", 301, 124, 177}, {"note", "reapply", 0, 0, 0}, {"note", "refresh", 310, 120, 190}} {
@@ -105,14 +106,14 @@ func TestRenderCSVReadsBack(t *testing.T) {
 	if err := Render(&buf, FormatCSV, sampleTables(t)...); err != nil {
 		t.Fatal(err)
 	}
-	r := csv.NewReader(&buf)
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
+	recs, err := csv.NewReader(&buf).ReadAll() // every record as wide as the header
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 1 header + 3 rows, then 1 header + 6 verdicts; the blank line is skipped.
-	if len(recs) != 11 || recs[0][0] != "table" || recs[4][0] != "table" || recs[1][0] != "race: lost updates (virtual clock, seeds 1-5)" {
+	// One header; the main table's 3 rows × 4 cells beyond its 2 key columns,
+	// then 6 verdicts × 5 cells beyond theirs.
+	if len(recs) != 1+12+30 || !slices.Equal(recs[0], CSVHeader) || recs[1][0] != "race: lost updates (virtual clock, seeds 1-5)" ||
+		recs[1][1] != "none reapply" || recs[1][2] != "Lost" || recs[1][4] != "301" {
 		t.Errorf("records = %q", recs)
 	}
 }

@@ -19,6 +19,9 @@ type Section struct {
 	// repetitions and tests between guards).
 	Detail   []Table
 	Verdicts []Table
+	// Records are the section's figures as CSV records (see CSVHeader): our
+	// rows with the published figures and verdicts, and bench's detail.
+	Records []Record
 }
 
 // Tables returns the section's tables in print order.
@@ -91,6 +94,7 @@ func Build(o Outcome) Section {
 	if len(cmp.Verdicts) > 0 {
 		s.Verdicts = []Table{VerdictTable(verdictTitle, results.DefaultMass, cmp.Verdicts)}
 	}
+	s.Records = rowRecords(o.Experiment, o.Rows, cmp)
 	return s
 }
 
@@ -114,6 +118,7 @@ func BenchSection(o Outcome, runs []results.BenchRunSummary, diffs []results.Gua
 	if len(o.Comparison.Verdicts) > 0 {
 		s.Verdicts = []Table{BenchVerdictTable(o.Comparison.Verdicts)}
 	}
+	s.Records = append(rowRecords("bench", rows, o.Comparison), benchDetailRecords(runs, diffs)...)
 	return s
 }
 

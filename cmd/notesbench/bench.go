@@ -149,7 +149,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	return emitBench(a, o, format, rep, section.Tables(), results.SummarizeRuns(runs))
+	return emitBench(a, o, format, rep, section, results.SummarizeRuns(runs))
 }
 
 // benchResult runs the benchmark and returns its report, its section and the
@@ -174,16 +174,13 @@ func benchResult(ctx context.Context, cfg sim.Bench) (benchReport, report.Sectio
 }
 
 // emitBench prints the result in the chosen format and writes the JSON file.
-func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, tables []report.Table, runs []results.BenchRunSummary) error {
+func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, section report.Section, runs []results.BenchRunSummary) error {
 	rep.Version = notesbenchVersion()
 	var err error
-	switch f {
-	case report.FormatJSON:
-		err = report.WriteJSON(a.stdout, rep)
-	case report.FormatGoBench:
+	if f == report.FormatGoBench {
 		err = report.WriteGoBench(a.stdout, report.BenchGoBench(runs)...)
-	default:
-		err = report.RenderWidth(a.stdout, f, a.width, tables...)
+	} else {
+		err = print(a, f, rep, section)
 	}
 	if err != nil {
 		return err

@@ -424,15 +424,9 @@ func checkDBFolder(dir string) error {
 // emit prints the report in the chosen format, writes the JSON files and
 // checks the baseline. rows are the report's rows, typed, for the real-clock
 // checks.
-func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Report, rows []R, tables []report.Table) error {
+func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Report, rows []R, section report.Section) error {
 	rep.Version = notesbenchVersion()
-	var err error
-	if f == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, rep)
-	} else {
-		err = report.RenderWidth(a.stdout, f, a.width, tables...)
-	}
-	if err != nil {
+	if err := print(a, f, rep, section); err != nil {
 		return err
 	}
 	write := func(path string) error {
@@ -455,6 +449,18 @@ func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Repor
 		return checkRealBaseline(a.stderr, o.baseline, o.baselineJSON, rep, rows)
 	}
 	return compareBaseline(o.baseline, o.baselineJSON, rep)
+}
+
+// print writes a result to stdout in format f: the JSON result, the CSV
+// records of its section, or its tables fitted to the terminal.
+func print(a *app, f report.Format, result any, section report.Section) error {
+	switch f {
+	case report.FormatJSON:
+		return report.WriteJSON(a.stdout, result)
+	case report.FormatCSV:
+		return report.WriteCSV(a.stdout, section.Records)
+	}
+	return report.RenderWidth(a.stdout, f, a.width, section.Tables()...)
 }
 
 // regressionError is a run that differs from its baseline: exit code 1.

@@ -51,7 +51,7 @@ func runExperiment[Row results.Row, Run any](ctx context.Context, a *app, out *o
 			return err
 		}
 	}
-	return emit(a, out, format, o.report, o.rows, o.section.Tables())
+	return emit(a, out, format, o.report, o.rows, o.section)
 }
 
 // runOutcome runs exp and, when its parameters are the published ones and

@@ -44,7 +44,7 @@ func TestValidateUserPayload(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "payload is invalid: 3 violations") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"/idempotency_key,required", "/slides/0/layout,additionalProperties,false", "/tab_type,enum"} {
+	for _, want := range []string{"violations,/idempotency_key,required,,required,", "violations,/slides/0/layout,additionalProperties,,false,", "violations,/tab_type,enum,,\"(want "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -207,4 +209,52 @@ func TestJSONKeysAlwaysPresent(t *testing.T) {
 			check(t, "reproduce "+string(rep["experiment"]), rep)
 		}
 	})
+}
+
+// --format csv is tidy for every experiment: one header, records as wide as
+// it, the experiment in the table column, plain numbers where the figures
+// are numbers (it used to print "279 of 1,000 (28 %)" and tables of several
+// widths in one file).
+func TestCSVReadsBackForEveryExperiment(t *testing.T) {
+	for _, args := range [][]string{
+		{"race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
+		{"tabs", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
+		{"fast", "--clock", "virtual", "--seeds", "1", "--edits", "20", "--replications", "0"},
+		{"create", "--seeds", "1", "--tabs", "3", "--replications", "0"},
+		{"sources", "--sessions", "2", "--replications", "0"},
+		{"refs", "--trials", "20"},
+		{"outline", "--slides", "2", "--decks", "10", "--replications", "0"},
+		{"validate"},
+		{"bench", "--writes", "5", "--reps", "2", "--warmup", "0", "--guards", "none,note"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append(args, "--format", "csv")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			header := []string{"table", "row", "figure", "seed", "ours", "published", "published_low", "published_high", "verdict"}
+			if len(recs) < 2 || !slices.Equal(recs[0], header) {
+				t.Fatalf("records %q", recs)
+			}
+			tables := map[string]bool{}
+			for _, r := range recs[1:] {
+				tables[r[0]] = true
+				if r[0] == "validate" {
+					continue
+				}
+				for _, f := range []string{r[4], r[6], r[7]} {
+					if _, err := strconv.ParseFloat(f, 64); f != "" && err != nil {
+						t.Errorf("not a plain number: %q in %q", f, r)
+					}
+				}
+			}
+			if !tables[args[0]] {
+				t.Errorf("no record of table %s: %v", args[0], tables)
+			}
+		})
+	}
 }

@@ -97,12 +97,9 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", o.file, err)}
 	}
-	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, res)
-	} else {
-		err = report.RenderWidth(a.stdout, format, a.width, report.PayloadTable(o.file, o.tool, res.Valid, res.Violations))
-	}
-	if err != nil {
+	section := report.Section{Main: []report.Table{report.PayloadTable(o.file, o.tool, res.Valid, res.Violations)},
+		Records: report.PayloadRecords(res.Violations)}
+	if err := print(a, format, res, section); err != nil {
 		return err
 	}
 	if o.out.out != "" {
