@@ -245,6 +245,7 @@ duplicates and per-write latency, beside the published figures.`,
 		newCheckCmd(a, nil),
 		newCrashCmd(a, nil),
 	)
+	registerCompletions(root)
 	return root
 }
 

@@ -258,3 +258,66 @@ func TestCSVReadsBackForEveryExperiment(t *testing.T) {
 		})
 	}
 }
+
+// Shell completion suggests the values of every enum flag, and for a list the
+// values not listed yet after what is typed.
+func TestCompletionOfEnumFlags(t *testing.T) {
+	complete := func(args ...string) []string {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, append([]string{"__complete"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+			if !strings.HasPrefix(l, ":") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"race", "--clock", ""}, []string{"real", "virtual"}},
+		{[]string{"tabs", "--clock", ""}, []string{"real", "virtual"}},
+		{[]string{"fast", "--clock", ""}, []string{"real", "virtual"}},
+		{[]string{"reproduce", "--clock", ""}, []string{"real", "virtual"}},
+		{[]string{"race", "--format", ""}, []string{"table", "markdown", "csv", "json"}},
+		{[]string{"validate", "--format", ""}, []string{"table", "markdown", "csv", "json"}},
+		{[]string{"bench", "--format", ""}, []string{"table", "markdown", "csv", "json", "gobench"}},
+		{[]string{"reproduce", "--format", ""}, []string{"table", "markdown", "json"}},
+		{[]string{"conform", "--format", ""}, []string{"table", "markdown", "json"}},
+		{[]string{"bench", "--guards", ""}, []string{"none", "note", "tab"}},
+		{[]string{"bench", "--guards", "note,"}, []string{"note,none", "note,tab"}},
+		{[]string{"race", "--modes", ""}, []string{"none", "note/reapply", "note/refresh", "tab/reapply", "tab/refresh"}},
+		{[]string{"race", "--modes", "none,note/reapply,"}, []string{"none,note/reapply,note/refresh", "none,note/reapply,tab/reapply", "none,note/reapply,tab/refresh"}},
+		{[]string{"tabs", "--scopes", ""}, []string{"none", "note", "tab"}},
+		{[]string{"fast", "--formats", ""}, []string{"ms", "us-suffix", "counter"}},
+		{[]string{"race", "--synchronous", ""}, []string{"normal", "full"}},
+		{[]string{"bench", "--synchronous", ""}, []string{"normal", "full"}},
+		{[]string{"serve", "--synchronous", ""}, []string{"normal", "full"}},
+		{[]string{"serve", "--guard", ""}, []string{"none", "note", "tab"}},
+		{[]string{"serve", "--order", ""}, []string{"key-first", "version-first"}},
+		{[]string{"serve", "--version-format", ""}, []string{"ms", "us-suffix", "counter"}},
+		{[]string{"create", "--table", ""}, []string{"a", "b", "both"}},
+		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", reproStepNames())},
+		{[]string{"validate", ""}, []string{"list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "edit_note_tab", "create_note_tab", "add_note_source"}},
+	} {
+		if got := complete(tc.args...); !slices.Equal(got, tc.want) {
+			t.Errorf("%v completes to %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// othersAfter returns head followed by each name but the one head lists.
+func othersAfter(head string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n+"," != head {
+			out = append(out, head+n)
+		}
+	}
+	return out
+}

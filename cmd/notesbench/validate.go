@@ -51,6 +51,17 @@ when the payload is invalid.`,
 			return runValidate(cmd.Context(), opts)
 		},
 	}
+	// The first argument completes to a tool name, the second to a file.
+	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		var names []string
+		for _, t := range contract.Tools() {
+			names = append(names, t.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
 	opts.out.register(cmd.Flags(), noReplications)
 	return cmd
 }
