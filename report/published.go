@@ -71,7 +71,8 @@ func SummaryNote(verdicts []results.Verdict, mass float64) string {
 
 // VerdictTable returns one row per verdict: the row label, the figure (with its
 // seed for a per-seed figure), the published value as written, our central
-// range of the given mass, the outcome ("ratio 0.96×" for a timing), our mean,
+// range of the given mass (rounded to what its width shows, results.RoundRange),
+// the outcome ("ratio 0.96×" for a timing), our mean,
 // and the published value's percentile among ours — what a reader compares
 // first comes first, so that a narrow terminal keeps it in the first part. Our text stands in for the mean of a text
 // figure; "n/a" marks what a NoData verdict lacks. Its one note is the
@@ -93,7 +94,7 @@ func VerdictTable(title string, mass float64, verdicts []results.Verdict) Table 
 		case v.OursText != "":
 			mean = v.OursText
 		case v.Outcome != results.NoData:
-			mean, span, pct = Num(v.OursMean), Num(v.OursLow)+"–"+Num(v.OursHigh), Fixed(v.Percentile, 1)
+			mean, span, pct = Num(v.OursMean), results.RoundRange(v.OursLow, v.OursHigh), Fixed(v.Percentile, 1)
 		}
 		outcome := string(v.Outcome)
 		if v.Outcome == results.RatioOnly {

@@ -183,7 +183,7 @@ func CheckRanges[R Row](exp *Experiment, recorded []Verdict, rows []R) RangeChec
 			low = max(low, 0) // a figure that is never negative
 		}
 		if ch.value < low || ch.value > high {
-			c.Diffs = append(c.Diffs, Diff{Path: ch.path, Baseline: "range " + roundRange(low, high), Current: strconv.FormatFloat(ch.value, 'f', -1, 64)})
+			c.Diffs = append(c.Diffs, Diff{Path: ch.path, Baseline: "range " + RoundRange(low, high), Current: strconv.FormatFloat(ch.value, 'f', -1, 64)})
 		}
 	}
 	return c
@@ -197,12 +197,14 @@ func wholeCount(x float64, v Verdict) bool {
 	return x == math.Trunc(x) && math.Abs(sum-math.Round(sum)) < 1e-6*max(1, math.Abs(sum))
 }
 
-// roundRange writes low–high rounded to what their distance shows: three
-// significant digits of the half-width, e.g. "178.5–207.5".
-func roundRange(low, high float64) string {
-	decimals := 0
-	if half := (high - low) / 2; half > 0 {
-		decimals = max(0, 2-int(math.Floor(math.Log10(half))))
+// RoundRange writes low–high rounded to what their distance shows: three
+// significant digits of the half-width, e.g. "178.5–207.5" for
+// 178.52–207.47; equal bounds are written as they are.
+func RoundRange(low, high float64) string {
+	half := (high - low) / 2
+	if !(half > 0) || math.IsInf(half, 0) {
+		return strconv.FormatFloat(low, 'f', -1, 64) + "–" + strconv.FormatFloat(high, 'f', -1, 64)
 	}
+	decimals := max(0, 2-int(math.Floor(math.Log10(half))))
 	return strconv.FormatFloat(low, 'f', decimals, 64) + "–" + strconv.FormatFloat(high, 'f', decimals, 64)
 }

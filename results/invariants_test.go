@@ -69,3 +69,20 @@ func TestCheckRanges(t *testing.T) {
 		t.Errorf("no verdicts: %+v %s", c, c.Summary())
 	}
 }
+
+func TestRoundRange(t *testing.T) {
+	for _, tc := range []struct {
+		low, high float64
+		want      string
+	}{
+		{178.52499999999998, 207.52499999999998, "178.5–207.5"},
+		{0, 0, "0–0"},
+		{1.4, 1.4, "1.4–1.4"},
+		{1.38123, 1.43, "1.3812–1.4300"},
+		{1000, 3000, "1000–3000"},
+	} {
+		if got := RoundRange(tc.low, tc.high); got != tc.want {
+			t.Errorf("RoundRange(%v, %v) = %q, want %q", tc.low, tc.high, got, tc.want)
+		}
+	}
+}
