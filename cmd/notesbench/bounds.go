@@ -43,6 +43,7 @@ var bounds = map[string]bound{
 	"turns":            {1_000, nil, "every citation of a seed stays in memory until the seed is counted"},
 	"pages":            {1_000, nil, "each turn shuffles the session's pages"},
 	"tabs":             {1_000, nil, "each resend re-lists every tab: time grows with the square of the tabs"},
+	"kills":            {10_000, nil, "each kill starts a server again and recovers its database"},
 }
 
 // listBounds maps a flag holding a list of counts to the bound of each count.

@@ -118,7 +118,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		err = report.WriteJSON(a.stdout, checkJSON{Command: "check", Histories: o.files, TimeoutS: o.timeout.Seconds(),
 			Checks: rep.Checks, Runs: rep.Runs, HTML: htmlWritten(o, rep), Version: notesbenchVersion()})
 	} else {
-		err = report.Render(a.stdout, format, tables...)
+		err = report.RenderWidth(a.stdout, format, a.width, tables...)
 	}
 	if err != nil {
 		return err
@@ -180,6 +180,9 @@ func checkHTMLWritable(path string) error {
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
 			return fmt.Errorf("%s is a folder", path)
+		}
+		if err := regular(path, st); err != nil {
+			return err
 		}
 		b, _ := os.ReadFile(path)
 		if !bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(b)), []byte("<!doctype html>")) {

@@ -198,7 +198,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 		err = report.WriteJSON(a.stdout, crashJSON{Command: "crash", Config: crashConfig{Kills: o.kills, Synchronous: syncs, Seed: o.seed,
 			LifeMinNS: life.Min, LifeMaxNS: life.Max}, Runs: runs, Checks: rep.Checks, Version: notesbenchVersion()})
 	} else {
-		err = report.Render(a.stdout, format, append([]report.Table{crashTable(runs, o, life)}, checkTables(rep, "Checks of the recorded history", false, "")...)...)
+		err = report.RenderWidth(a.stdout, format, a.width, append([]report.Table{crashTable(runs, o, life)}, checkTables(rep, "Checks of the recorded history", false, "")...)...)
 	}
 	if err != nil {
 		return err
@@ -261,6 +261,9 @@ func checkHistoryWritable(path string) error {
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
 			return fmt.Errorf("%s is a folder", path)
+		}
+		if err := regular(path, st); err != nil {
+			return err
 		}
 		if !history.IsHistoryFile(path) {
 			return fmt.Errorf("%s exists and is not a notesbench history; remove it or name another file", path)

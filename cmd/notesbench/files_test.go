@@ -31,6 +31,8 @@ func TestOutRefusesWhatIsNotARegularFile(t *testing.T) {
 		{[]string{"validate", "--baseline", fifo}, "notesbench: --baseline: " + fifo + " is not a regular file (a named pipe)"},
 		{[]string{"validate", "--out", "/dev/null"}, "notesbench: --out: /dev/null is not a regular file (a device)"},
 		{[]string{"bench", "--out", fifo}, "notesbench: --out: " + fifo + " is not a regular file (a named pipe)"},
+		{[]string{"race", "--history", fifo}, "notesbench: --history: " + fifo + " is not a regular file (a named pipe)"},
+		{[]string{"check", "--html", fifo, "h.jsonl"}, "notesbench: --html: " + fifo + " is not a regular file (a named pipe)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			expectUsageError(t, tc.args, tc.want)

@@ -60,6 +60,7 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 		{"validate", []string{"validate", "create_note_tab", "-", "--out", "OUT"}, syscall.SIGINT, 130, ""},
 		{"bench", []string{"bench", "--writes", "100000", "--out", "OUT"}, syscall.SIGINT, 130, ""},
 		{"reproduce", []string{"reproduce", "--only", "race,tabs", "--out", "OUT"}, syscall.SIGINT, 130, ""},
+		{"crash", []string{"crash", "--kills", "5000", "--history", "OUT"}, syscall.SIGINT, 130, ""},
 		// conform waits on a server that never answers.
 		{"conform", []string{"conform", "--target", "stdio:sleep 600"}, syscall.SIGINT, 130, ""},
 		// serve stops gracefully on a signal, as it documents, and exits 0.

@@ -67,6 +67,7 @@ func TestBoundsRefuseRunaways(t *testing.T) {
 		{[]string{"bench", "--text-size", "1000000000"}, "notesbench: --text-size: must be at most 1,048,576"},
 		{[]string{"bench", "--writers", "1,100000"}, "notesbench: --writers: 100000 is more than 64"},
 		{[]string{"reproduce", "--replications", "1000000"}, "notesbench: --replications: must be at most 10,000"},
+		{[]string{"crash", "--kills", "1000000"}, "notesbench: --kills: must be at most 10,000"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			expectUsageError(t, tc.args, tc.want)
