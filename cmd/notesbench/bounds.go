@@ -44,6 +44,8 @@ var bounds = map[string]bound{
 	"pages":            {1_000, nil, "each turn shuffles the session's pages"},
 	"tabs":             {1_000, nil, "each resend re-lists every tab: time grows with the square of the tabs"},
 	"kills":            {10_000, nil, "each kill starts a server again and recovers its database"},
+	"edits-max":        {100, nil, "each of the person's edits is a store call in every trial"},
+	"service-time":     {float64(time.Second), func(v float64) string { return time.Duration(v).String() }, "a writer that finds the lock held retries every 100 ms of it, so the work grows with it; stores take microseconds"},
 }
 
 // listBounds maps a flag holding a list of counts to the bound of each count.

@@ -68,6 +68,8 @@ func TestBoundsRefuseRunaways(t *testing.T) {
 		{[]string{"bench", "--writers", "1,100000"}, "notesbench: --writers: 100000 is more than 64"},
 		{[]string{"reproduce", "--replications", "1000000"}, "notesbench: --replications: must be at most 10,000"},
 		{[]string{"crash", "--kills", "1000000"}, "notesbench: --kills: must be at most 10,000"},
+		{[]string{"refs", "--edits-max", "1000000"}, "notesbench: --edits-max: must be at most 100"},
+		{[]string{"fast", "--clock", "virtual", "--service-time", "1000h"}, "notesbench: --service-time: must be at most 1s"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			expectUsageError(t, tc.args, tc.want)
