@@ -40,6 +40,28 @@ func TestTableFitsTheTerminal(t *testing.T) {
 			t.Errorf("COLUMNS=%q: a line is %d wide, want at most %d:\n%s", tc.columns, w, tc.width, stdout)
 		}
 	}
+
+	// Every command's tables fit 80 columns, published columns and verdicts
+	// included (validate and refs show them at these parameters).
+	t.Setenv("COLUMNS", "80")
+	for _, args := range [][]string{
+		{"tabs", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
+		{"fast", "--clock", "virtual", "--seeds", "1", "--edits", "20", "--replications", "0"},
+		{"create", "--seeds", "1", "--tabs", "3", "--replications", "0"},
+		{"sources", "--sessions", "2", "--replications", "0"},
+		{"refs", "--trials", "20"},
+		{"outline", "--slides", "2", "--decks", "10", "--replications", "0"},
+		{"validate"},
+		{"bench", "--writes", "5", "--reps", "2", "--warmup", "0", "--guards", "none,note"},
+	} {
+		code, stdout, stderr := runCLI(t, append(args, "--format", "table")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if w := widest(stdout); w > 80 {
+			t.Errorf("%v: a line is %d wide, want at most 80:\n%s", args, w, stdout)
+		}
+	}
 }
 
 // Inputs that used to run for ever, ignore Ctrl-C or exhaust memory are bad
