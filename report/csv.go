@@ -182,18 +182,21 @@ type jsonField struct {
 
 // jsonFields returns the fields of a row struct in its JSON form, in order:
 // numbers, lists of numbers (one per seed) and texts; a nil pointer (a
-// figure the row does not carry) and fields left out of the JSON are left
-// out.
+// figure the row does not carry) and fields the JSON leaves out (tagged "-",
+// or omitempty and empty) are left out.
 func jsonFields(v reflect.Value) []jsonField {
 	var out []jsonField
 	t := v.Type()
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if name == "" || name == "-" || !sf.IsExported() {
 			continue
 		}
 		fv := v.Field(i)
+		if strings.Contains(","+opts+",", ",omitempty,") && fv.IsZero() {
+			continue // absent from the JSON as well
+		}
 		if fv.Kind() == reflect.Pointer {
 			if fv.IsNil() {
 				continue
