@@ -180,7 +180,7 @@ func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, sectio
 	if f == report.FormatGoBench {
 		err = report.WriteGoBench(a.stdout, report.BenchGoBench(runs)...)
 	} else {
-		err = print(a, f, rep, section)
+		err = printResult(a, f, rep, section)
 	}
 	if err != nil {
 		return err

@@ -426,7 +426,7 @@ func checkDBFolder(dir string) error {
 // checks.
 func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Report, rows []R, section report.Section) error {
 	rep.Version = notesbenchVersion()
-	if err := print(a, f, rep, section); err != nil {
+	if err := printResult(a, f, rep, section); err != nil {
 		return err
 	}
 	write := func(path string) error {
@@ -451,9 +451,9 @@ func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Repor
 	return compareBaseline(o.baseline, o.baselineJSON, rep)
 }
 
-// print writes a result to stdout in format f: the JSON result, the CSV
+// printResult writes a result to stdout in format f: the JSON result, the CSV
 // records of its section, or its tables fitted to the terminal.
-func print(a *app, f report.Format, result any, section report.Section) error {
+func printResult(a *app, f report.Format, result any, section report.Section) error {
 	switch f {
 	case report.FormatJSON:
 		return report.WriteJSON(a.stdout, result)

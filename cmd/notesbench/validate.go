@@ -110,7 +110,7 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	}
 	section := report.Section{Main: []report.Table{report.PayloadTable(o.file, o.tool, res.Valid, res.Violations)},
 		Records: report.PayloadRecords(res.Violations)}
-	if err := print(a, format, res, section); err != nil {
+	if err := printResult(a, format, res, section); err != nil {
 		return err
 	}
 	if o.out.out != "" {
