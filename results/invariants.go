@@ -69,7 +69,8 @@ type RangeCheck struct {
 	// Checked is the number of figures checked, Constant the number that
 	// never varied over their replications and were left out.
 	Checked, Constant int
-	// MinN and MaxN bound the replications the checked figures rest on.
+	// MinN and MaxN bound the samples the checked figures rest on: the
+	// replications, or the single runs behind a figure published as a range.
 	MinN, MaxN int
 	// Coverage is each interval's coverage, 1 − α.
 	Coverage float64
@@ -82,9 +83,9 @@ type RangeCheck struct {
 }
 
 // Summary says in one line what the check did and its false-alarm rate, e.g.
-// "12 figures within their 99.92 % prediction intervals from 20 replications
-// (false-alarm rate ≤ 1 % per run over all of them, Bonferroni); 9 that never
-// varied are left to the invariants".
+// "12 figures within their 99.92 % prediction intervals from 20 recorded
+// samples (false-alarm rate ≤ 1 % per run over all of them, Bonferroni); 9
+// that never varied left to the invariants".
 func (c RangeCheck) Summary() string {
 	if c.Checked == 0 {
 		s := "no figure to check against a range: the baseline recorded no replications"
@@ -101,8 +102,8 @@ func (c RangeCheck) Summary() string {
 	if c.Checked == 1 {
 		within = "within its " + roundPct(100*c.Coverage) + " % prediction interval"
 	}
-	s := fmt.Sprintf("%s %s from %s %s (false-alarm rate ≤ %s %% per run over all of them, Bonferroni)",
-		plural.Count(c.Checked, "figure"), within, n, plural.Noun(c.MaxN, "replication"),
+	s := fmt.Sprintf("%s %s from %s recorded %s (false-alarm rate ≤ %s %% per run over all of them, Bonferroni)",
+		plural.Count(c.Checked, "figure"), within, n, plural.Noun(c.MaxN, "sample"),
 		strconv.FormatFloat(100*GateFalseAlarm, 'g', -1, 64))
 	if c.Constant > 0 {
 		s += fmt.Sprintf("; %d that never varied left to the invariants", c.Constant)

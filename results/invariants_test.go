@@ -50,7 +50,7 @@ func TestCheckRanges(t *testing.T) {
 	if len(c.Diffs) != 0 || c.Checked != 2 || c.Constant != 1 || c.MinN != 20 || c.Estimated {
 		t.Fatalf("inside: %+v", c)
 	}
-	want := "2 figures within their 99.5 % prediction intervals from 20 replications (false-alarm rate ≤ 1 % per run over all of them, Bonferroni); 1 that never varied left to the invariants"
+	want := "2 figures within their 99.5 % prediction intervals from 20 recorded samples (false-alarm rate ≤ 1 % per run over all of them, Bonferroni); 1 that never varied left to the invariants"
 	if c.Summary() != want {
 		t.Errorf("summary %q, want %q", c.Summary(), want)
 	}
