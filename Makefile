@@ -64,7 +64,7 @@ update-baselines: build
 		echo "wrote results/baselines/$$name.json"; \
 	done
 
-# reproduce regenerates the committed reproduction: results/REPRODUCED.md,
-# results/reproduced.json and results/plots/.
+# reproduce regenerates the committed reproduction: reproduction/REPRODUCED.md,
+# reproduction/reproduced.json and reproduction/plots/.
 reproduce:
-	$(NOTESBENCH) reproduce --out results > /dev/null
+	$(NOTESBENCH) reproduce --out reproduction > /dev/null

@@ -366,9 +366,8 @@ func stepNames(steps []reproStep) string {
 
 // checkFolder makes sure reproduce can write its files into dir without
 // creating anything yet: dir is a writable folder, or does not exist and its
-// parent is one. An existing folder must hold no Go source, unless it holds a
-// reproduction already (make reproduce keeps the committed one in results/):
-// a package is no place for a report of some hundred files. Every file
+// parent is one. An existing folder must hold no Go source: a package is no
+// place for a report of some hundred files. Every file
 // reproduce writes there must be missing or one notesbench wrote.
 func checkFolder(dir string) error {
 	st, err := os.Stat(dir)
@@ -408,13 +407,12 @@ func checkReproductionFolder(dir string) error {
 			return fmt.Errorf("%s exists and was not written by notesbench reproduce; remove it or name another folder", mdPath)
 		}
 	}
-	ours := isResultFile(jsonPath)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if name := e.Name(); !ours && !e.IsDir() && (strings.HasSuffix(name, ".go") || name == "go.mod") {
+		if name := e.Name(); !e.IsDir() && (strings.HasSuffix(name, ".go") || name == "go.mod") {
 			return fmt.Errorf("%s holds Go source (%s): name a folder of its own for the reproduction", dir, name)
 		}
 	}
@@ -423,7 +421,7 @@ func checkReproductionFolder(dir string) error {
 		if !st.IsDir() {
 			return fmt.Errorf("%s is not a folder", plots)
 		}
-		if files, _ := os.ReadDir(plots); len(files) > 0 && !ours {
+		if files, _ := os.ReadDir(plots); len(files) > 0 && !isResultFile(jsonPath) {
 			return fmt.Errorf("%s holds files, and %s no reproduction of notesbench's; name another folder", plots, dir)
 		}
 	}

@@ -135,12 +135,17 @@ func TestReproduceProtectsItsFolder(t *testing.T) {
 		t.Error("reproduce overwrote a REPRODUCED.md of someone else's")
 	}
 
-	// A folder that holds a reproduction already (make reproduce keeps the
-	// committed one in results/, a package) takes the next one.
-	again := &reproduceOptions{app: &app{stdout: io.Discard, stderr: io.Discard}, clock: "virtual", replications: 1,
-		out: filepath.Join("..", "..", "results"), only: "validate", onlySet: true}
-	if _, _, _, err := again.settings(); err != nil {
-		t.Errorf("results/, which holds the committed reproduction: %v", err)
+	// The committed reproduction's folder takes the next one (make
+	// reproduce), and a package never does.
+	for _, tc := range []struct {
+		dir string
+		ok  bool
+	}{{"reproduction", true}, {"results", false}} {
+		again := &reproduceOptions{app: &app{stdout: io.Discard, stderr: io.Discard}, clock: "virtual", replications: 1,
+			out: filepath.Join("..", "..", tc.dir), only: "validate", onlySet: true}
+		if _, _, _, err := again.settings(); (err == nil) != tc.ok {
+			t.Errorf("%s/: %v", tc.dir, err)
+		}
 	}
 }
 
