@@ -26,7 +26,7 @@ func TimingVerdictTable(title string, a results.Ablation, mass float64, notes ..
 		for _, c := range f.Cells {
 			mean, span := "n/a", "n/a"
 			if c.Outcome != results.NoData {
-				mean, span = Num(c.Mean), Num(c.Low)+"–"+Num(c.High)
+				mean, span = Num(c.Mean), results.RoundRange(c.Low, c.High)
 			}
 			row = append(row, mean, span, outcomeText(c.Outcome, c.Ratio))
 		}
@@ -56,7 +56,7 @@ func AblationTable(title string, a results.Ablation, mass float64, notes ...stri
 		for _, c := range f.Cells {
 			cell := "n/a"
 			if c.Outcome != results.NoData {
-				cell = Num(c.Mean) + " (" + Num(c.Low) + "–" + Num(c.High) + ")"
+				cell = Num(c.Mean) + " (" + results.RoundRange(c.Low, c.High) + ")"
 			}
 			if c.Outcome == results.Differs {
 				cell += differsMark
