@@ -189,19 +189,7 @@ func checkHTMLWritable(path string) error {
 			return fmt.Errorf("%s exists and is not an HTML page; remove it or name another file", path)
 		}
 	}
-	return checkFolderWritable(path)
-}
-
-// checkFolderWritable makes sure a new file can be made beside path.
-func checkFolderWritable(path string) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".notesbench-check-*")
-	if err != nil {
-		return fmt.Errorf("cannot write in %s: %w", dir, errors.Unwrap(err))
-	}
-	name := tmp.Name()
-	tmp.Close()
-	return os.Remove(name)
+	return probeFolder(filepath.Dir(path))
 }
 
 // checkTables builds the verdict table and the table of runs; files says to

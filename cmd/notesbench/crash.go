@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -269,5 +270,5 @@ func checkHistoryWritable(path string) error {
 			return fmt.Errorf("%s exists and is not a notesbench history; remove it or name another file", path)
 		}
 	}
-	return checkFolderWritable(path)
+	return probeFolder(filepath.Dir(path))
 }
