@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -25,14 +26,15 @@ import (
 type Writer struct {
 	header Header
 
-	mu    sync.Mutex
-	names map[string]bool   // runs started
-	runs  map[string][]byte // runs ended: their encoded lines
+	mu sync.Mutex
+	// runs holds every run started: its encoded lines once it ended, nil
+	// until then.
+	runs map[string][]byte
 }
 
 // NewWriter returns a Writer for a history with header h.
 func NewWriter(h Header) *Writer {
-	return &Writer{header: h, names: map[string]bool{}, runs: map[string][]byte{}}
+	return &Writer{header: h, runs: map[string][]byte{}}
 }
 
 // Run starts recording a run. Every time the Recorder takes comes from clock,
@@ -52,10 +54,10 @@ func (w *Writer) Run(h RunHeader, clock func() int64) (*Recorder, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.names[h.Run] {
+	if _, ok := w.runs[h.Run]; ok {
 		return nil, fmt.Errorf("history: run %q is recorded twice", h.Run)
 	}
-	w.names[h.Run] = true
+	w.runs[h.Run] = nil
 	return &Recorder{w: w, header: h, clock: clock, edited: map[string]map[string]bool{}}, nil
 }
 
@@ -71,14 +73,14 @@ func (w *Writer) finish(name string, lines []byte) {
 func (w *Writer) WriteTo(dst io.Writer) (int64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	names := slices.Sorted(maps.Keys(w.runs))
 	var open []string
-	for name := range w.names {
-		if _, ok := w.runs[name]; !ok {
+	for _, name := range names {
+		if w.runs[name] == nil {
 			open = append(open, name)
 		}
 	}
 	if len(open) > 0 {
-		slices.Sort(open)
 		return 0, fmt.Errorf("history: runs not ended: %s", strings.Join(open, ", "))
 	}
 	var buf bytes.Buffer
@@ -90,11 +92,6 @@ func (w *Writer) WriteTo(dst io.Writer) (int64, error) {
 	if err != nil {
 		return total, err
 	}
-	names := make([]string, 0, len(w.runs))
-	for name := range w.runs {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	for _, name := range names {
 		n, err := dst.Write(w.runs[name])
 		total += int64(n)
