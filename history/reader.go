@@ -73,7 +73,7 @@ func Read(r io.Reader, name string) (*History, error) {
 	}
 	line := 0
 	for {
-		b, err := readLine(br)
+		b, err := br.ReadBytes('\n')
 		if err == io.EOF && len(b) == 0 {
 			break
 		}
@@ -178,16 +178,6 @@ type anyLine struct {
 	Text       string                      `json:"text"`
 	Sheets     map[string][]contract.Sheet `json:"sheets"`
 	Sources    []contract.Attachment       `json:"sources"`
-}
-
-// readLine reads up to and including the next newline; at the end of the input
-// it returns what is left with io.EOF.
-func readLine(r io.Reader) ([]byte, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReader(r)
-	}
-	return br.ReadBytes('\n')
 }
 
 func checkRunHeader(h RunHeader) error {

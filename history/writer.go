@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -139,7 +140,7 @@ func IsHistoryFile(path string) bool {
 		return false
 	}
 	defer f.Close()
-	line, err := readLine(f)
+	line, err := bufio.NewReader(f).ReadBytes('\n')
 	if err != nil && len(line) == 0 {
 		return false
 	}
