@@ -54,16 +54,6 @@ type Report struct {
 	Visualization []byte `json:"-"`
 }
 
-// Violated reports whether any check found a violation.
-func (r *Report) Violated() bool {
-	for _, c := range r.Checks {
-		if c.Verdict == Violated {
-			return true
-		}
-	}
-	return false
-}
-
 // Result is one check's verdict over every history.
 type Result struct {
 	Check   string  `json:"check"`
