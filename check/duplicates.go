@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -71,7 +72,7 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 					count[l]++
 				}
 			}
-			for _, l := range slices.Sorted(mapKeys(count)) {
+			for _, l := range slices.Sorted(maps.Keys(count)) {
 				if n := count[l]; n > 1 {
 					rd.res.Duplicates += n - 1
 					res.violations(n-1, rd, "note %s: the line %q is in the text %d times", note, l, n)
@@ -79,16 +80,6 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 			}
 		}
 		checkReplays(rd, res)
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
@@ -188,7 +179,7 @@ func (g *groups) duplicates(items []string) []dup {
 		intents[root] = append(intents[root], in)
 	}
 	var out []dup
-	for _, root := range slices.Sorted(mapKeys(made)) {
+	for _, root := range slices.Sorted(maps.Keys(made)) {
 		ins := intents[root]
 		if extra := made[root] - len(ins); extra > 0 {
 			slices.Sort(ins)

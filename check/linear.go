@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -68,15 +69,7 @@ func partitions(r *history.Run) []*partition {
 		}
 		p.calls = append(p.calls, i)
 	}
-	slices.SortFunc(parts, func(a, b *partition) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.key, b.key) })
 	return parts
 }
 
