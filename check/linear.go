@@ -347,13 +347,7 @@ func (j *linJob) check(ctx context.Context, left time.Duration) {
 	switch result {
 	case porcupine.Ok:
 		j.p.verdict = OK
-		if len(partials) == 1 && len(partials[0]) > 0 {
-			lin := partials[0][0]
-			for _, pl := range partials[0] {
-				if len(pl) > len(lin) {
-					lin = pl
-				}
-			}
+		if lin := longest(partials); lin != nil {
 			j.p.order = make([]int, len(lin))
 			for k, id := range lin {
 				j.p.order[k] = j.p.calls[id]
@@ -370,16 +364,9 @@ func (j *linJob) check(ctx context.Context, left time.Duration) {
 // linearizable prefix found, and the call that returned first among those it
 // could not take.
 func (j *linJob) misfit(ops []porcupine.Operation, partials [][][]int) string {
-	var longest []int
-	if len(partials) == 1 {
-		for _, pl := range partials[0] {
-			if len(pl) > len(longest) {
-				longest = pl
-			}
-		}
-	}
+	prefix := longest(partials)
 	in := make([]bool, len(ops))
-	for _, id := range longest {
+	for _, id := range prefix {
 		in[id] = true
 	}
 	first := -1
@@ -388,9 +375,24 @@ func (j *linJob) misfit(ops []porcupine.Operation, partials [][][]int) string {
 			first = id
 		}
 	}
-	s := fmt.Sprintf("no linearization of its %d operations; the longest linearizable prefix holds %d", len(ops), len(longest))
+	s := fmt.Sprintf("no linearization of its %d operations; the longest linearizable prefix holds %d", len(ops), len(prefix))
 	if first >= 0 {
 		s += "; it cannot take: " + j.rd.run.Calls[j.p.calls[first]].String()
 	}
 	return s
+}
+
+// longest returns the longest of the partial linearizations porcupine found for
+// one partition checked on its own (the first of the longest), nil when there
+// is none. For a linearizable partition it is a linearization.
+func longest(partials [][][]int) []int {
+	var lin []int
+	if len(partials) == 1 {
+		for _, pl := range partials[0] {
+			if len(pl) > len(lin) {
+				lin = pl
+			}
+		}
+	}
+	return lin
 }
