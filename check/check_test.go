@@ -245,7 +245,7 @@ func TestConflictWithWrongCurrentVersion(t *testing.T) {
 		t.Errorf("violation described as %q", rep.Checks[0].First[0])
 	}
 	html := string(rep.Visualization)
-	if !strings.HasPrefix(html, "<!doctype html>") || !strings.Contains(html, "conflict, current 7") {
+	if !strings.HasPrefix(html, "<!doctype html>") || !strings.Contains(html, "conflict, current 7") || !strings.Contains(html, "human#1 edit_note_tab n/markdown") {
 		t.Errorf("visualization: %d bytes, starting %.40q", len(html), html)
 	}
 	// Without the flag, no page.

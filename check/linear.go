@@ -203,9 +203,11 @@ func model(ctx context.Context) porcupine.Model {
 			}
 			return "unknown"
 		},
+		// An operation's metadata is its call, described only when porcupine
+		// draws its page.
 		DescribeOperationMetadata: func(m any) string {
-			if s, ok := m.(string); ok {
-				return s
+			if c, ok := m.(*history.Call); ok {
+				return c.String()
 			}
 			return ""
 		},
@@ -262,7 +264,7 @@ func (rd *runData) operations(p *partition) []porcupine.Operation {
 			Output:   opOutput{outcome: c.Outcome, version: c.Version, replayed: c.Replayed},
 			Call:     c.Invoke,
 			Return:   ret,
-			Metadata: c.String(),
+			Metadata: c,
 		}
 	}
 	return ops
