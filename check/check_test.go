@@ -50,6 +50,21 @@ func (b *builder) add(c history.Call) *history.Call {
 	return &b.run.Calls[len(b.run.Calls)-1]
 }
 
+// twoEditors starts the race most tests build on: claude and human both read
+// version 1, then claude commits the line claude-0 as version 2.
+func twoEditors(guard contract.Guard) *builder {
+	b := newRun(guard, "", "")
+	b.read("claude", "1")
+	b.read("human", "1")
+	b.edit("claude", "1", "claude-0", history.OK, "2")
+	return b
+}
+
+// list adds a list_note_tabs call that saw version.
+func (b *builder) list(editor, version string) {
+	b.add(history.Call{Editor: editor, Tool: contract.ToolListNoteTabs, Outcome: history.OK, Version: version})
+}
+
 func (b *builder) read(editor, version string) {
 	b.add(history.Call{Editor: editor, Tool: contract.ToolReadNoteTab, Tab: "markdown", Outcome: history.OK, Version: version})
 }
@@ -66,6 +81,12 @@ func (b *builder) final(version string, lines ...string) {
 	b.run.Finals = append(b.run.Finals, history.Final{Run: b.run.Header.Run, Note: "n", Version: version,
 		Tabs: []history.FinalTab{{TabID: "markdown", Type: contract.TypeMarkdown, Label: "Text"}},
 		Text: strings.Join(append([]string{""}, lines...), "\n"), Sources: []contract.Attachment{}})
+}
+
+// finalBar records the Note's end state as a tab bar and sources, no text.
+func (b *builder) finalBar(version string, tabs []history.FinalTab, sources ...contract.Attachment) {
+	b.run.Finals = append(b.run.Finals, history.Final{Run: b.run.Header.Run, Note: "n", Version: version,
+		Tabs: tabs, Sources: append([]contract.Attachment{}, sources...)})
 }
 
 func (b *builder) check(t *testing.T, opts Options) *Report {
@@ -97,10 +118,7 @@ func expect(t *testing.T, rep *Report, violated ...string) {
 // Two editors under the version check: a conflict, a re-read, a retry. Every
 // check passes.
 func TestLinearizableRace(t *testing.T) {
-	b := newRun(contract.GuardNote, "", "")
-	b.read("claude", "1")
-	b.read("human", "1")
-	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b := twoEditors(contract.GuardNote)
 	b.edit("human", "1", "human-0", history.Conflict, "2")
 	b.read("human", "2")
 	b.edit("human", "2", "human-0", history.OK, "3")
@@ -120,10 +138,7 @@ func TestLinearizableRace(t *testing.T) {
 // a stale overwrite, and the first line is lost. The register itself is
 // linearizable: unconditional writes may land anywhere.
 func TestStaleOverwriteWithoutGuard(t *testing.T) {
-	b := newRun(contract.GuardNone, "", "")
-	b.read("claude", "1")
-	b.read("human", "1")
-	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b := twoEditors(contract.GuardNone)
 	b.edit("human", "1", "human-0", history.OK, "3")
 	b.final("3", "human-0")
 	rep := b.check(t, Options{})
@@ -140,10 +155,7 @@ func TestStaleOverwriteWithoutGuard(t *testing.T) {
 // The refresh policy passes the check with a fresh version and stale content:
 // the base version gives it away.
 func TestStaleOverwriteRefresh(t *testing.T) {
-	b := newRun(contract.GuardNote, "", "")
-	b.read("claude", "1")
-	b.read("human", "1")
-	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b := twoEditors(contract.GuardNote)
 	b.edit("human", "1", "human-0", history.Conflict, "2")
 	b.read("human", "2")
 	w := b.edit("human", "2", "human-0", history.OK, "3")
@@ -178,11 +190,11 @@ func TestDuplicateCreate(t *testing.T) {
 	}{{false, 1}, {true, 0}} {
 		t.Run(fmt.Sprintf("same key %v", tc.sameKey), func(t *testing.T) {
 			b := newRun(contract.GuardNote, "", "")
-			b.add(history.Call{Editor: "agent", Tool: contract.ToolListNoteTabs, Outcome: history.OK, Version: "1"})
+			b.list("agent", "1")
 			create := history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "first",
 				TabType: "sheet", Label: "Sheet 1", Intent: "tab 1", Outcome: history.Unknown, ErrorKind: history.ErrorReplyLost}
 			b.add(create)
-			b.add(history.Call{Editor: "agent", Tool: contract.ToolListNoteTabs, Outcome: history.OK, Version: "2"})
+			b.list("agent", "2")
 			resend := create
 			resend.ExpectedVersion, resend.Outcome, resend.ErrorKind = "2", history.OK, ""
 			resend.Version, resend.TabID = "3", "sheet-5-b"
@@ -193,7 +205,7 @@ func TestDuplicateCreate(t *testing.T) {
 				tabs = append(tabs, history.FinalTab{TabID: "sheet-5-b", Type: "sheet", Label: "Sheet 1"})
 			}
 			b.add(resend)
-			b.run.Finals = []history.Final{{Run: "r", Note: "n", Version: "3", Tabs: tabs, Sources: []contract.Attachment{}}}
+			b.finalBar("3", tabs)
 			rep := b.check(t, Options{})
 			if tc.dups > 0 {
 				expect(t, rep, Duplicates)
@@ -214,8 +226,7 @@ func TestDuplicateSourceAndReplayMismatch(t *testing.T) {
 	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "1", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "2", SourceID: "source-1"})
 	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "2", Key: "b", URL: "https://www.x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "3", SourceID: "source-2"})
 	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "3", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "3", SourceID: "source-2", Replayed: true})
-	b.run.Finals = []history.Final{{Run: "r", Note: "n", Version: "3", Tabs: []history.FinalTab{}, Sources: []contract.Attachment{
-		{ID: "source-1", URL: "https://x.example/p"}, {ID: "source-2", URL: "https://www.x.example/p"}}}}
+	b.finalBar("3", []history.FinalTab{}, contract.Attachment{ID: "source-1", URL: "https://x.example/p"}, contract.Attachment{ID: "source-2", URL: "https://www.x.example/p"})
 	rep := b.check(t, Options{})
 	expect(t, rep, Duplicates)
 	r := rep.Runs[0]
@@ -366,10 +377,10 @@ func TestMillisecondVersionCollision(t *testing.T) {
 func TestReplayOrder(t *testing.T) {
 	for _, order := range []contract.Order{contract.OrderKeyFirst, contract.OrderVersionFirst} {
 		b := newRun(contract.GuardNote, "", order)
-		b.add(history.Call{Editor: "agent", Tool: contract.ToolListNoteTabs, Outcome: history.OK, Version: "1"})
+		b.list("agent", "1")
 		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "a", TabType: "sheet", Label: "S", Outcome: history.OK, Version: "2", TabID: "sheet-4-a"})
 		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "a", TabType: "sheet", Label: "S", Outcome: history.OK, Version: "2", TabID: "sheet-4-a", Replayed: true})
-		b.run.Finals = []history.Final{{Run: "r", Note: "n", Version: "2", Tabs: []history.FinalTab{{TabID: "sheet-4-a", Type: "sheet", Label: "S"}}, Sources: []contract.Attachment{}}}
+		b.finalBar("2", []history.FinalTab{{TabID: "sheet-4-a", Type: "sheet", Label: "S"}})
 		rep := b.check(t, Options{})
 		if order == contract.OrderVersionFirst {
 			expect(t, rep, Linearizability)
