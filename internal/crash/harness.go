@@ -280,26 +280,76 @@ func (e *editors) stopped() bool {
 // attempt makes one call; when a kill cut it off, or no child was up, it
 // waits for the next child and says so (again true), or says the run is over
 // (stop true).
-func (e *editors) attempt(write bool, call func() error) (err error, again, stop bool) {
+func (e *editors) attempt(write bool, call func() error) (again, stop bool, err error) {
 	epoch := e.l.now()
 	err = call()
 	if errors.Is(err, errNoChild) {
 		up := e.l.await(epoch, e.stop)
-		return err, up, !up
+		return up, !up, err
 	}
 	if write {
 		e.writes.Add(1)
 	}
 	if !errors.Is(err, errDown) {
-		return err, false, false
+		return false, false, err
 	}
 	if write {
 		e.cutOff.Add(1)
 	}
 	if !e.l.await(epoch, e.stop) {
-		return err, false, true
+		return false, true, err
 	}
-	return err, true, false
+	return true, false, err
+}
+
+// commit carries one intent to its acknowledgement: prepare reads what the
+// write needs and builds it, write sends it and says whether it was replayed.
+// A conflict prepares again; a call a kill cut off is made again, the same, so
+// a write cut off is resent with the same key. It reports false when the run
+// stopped first.
+func (e *editors) commit(prepare func() error, write func() (replayed bool, err error)) (bool, error) {
+	prepared := false
+	resent := false // the write was cut off by a kill and is being sent again
+	for {
+		if e.stopped() {
+			return false, nil
+		}
+		if !prepared {
+			again, stop, err := e.attempt(false, prepare)
+			switch {
+			case stop:
+				return false, nil
+			case again:
+				continue
+			case err != nil:
+				return false, err
+			}
+			prepared, resent = true, false
+		}
+		var replayed bool
+		again, stop, err := e.attempt(true, func() (err error) {
+			replayed, err = write()
+			return err
+		})
+		var conflict *contract.ConflictError
+		switch {
+		case stop:
+			return false, nil
+		case again:
+			resent = true
+			continue
+		case errors.As(err, &conflict):
+			prepared = false
+			continue
+		case err != nil:
+			return false, err
+		}
+		e.ack()
+		if resent && replayed {
+			e.replayed.Add(1)
+		}
+		return true, nil
+	}
 }
 
 // appendLines appends line after line to the text: read, write the text plus
@@ -309,55 +359,26 @@ func (e *editors) appendLines(ctx context.Context, s contract.Session, name stri
 	for i := 0; ; i++ {
 		line := fmt.Sprintf("%s-%d", name, i)
 		history.Intend(s, history.Intent{Mark: line})
-		var req *contract.EditRequest
-		resent := false // req was cut off by a kill and is being sent again
-		for tries := 0; ; {
-			if e.stopped() {
-				return nil
-			}
-			if req == nil {
-				var read contract.TabContent
-				err, again, stop := e.attempt(false, func() (err error) {
-					read, err = s.ReadNoteTab(ctx, crashNote, "markdown")
-					return err
-				})
-				switch {
-				case stop:
-					return nil
-				case again:
-					continue
-				case err != nil:
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				tries++
-				resent = false
-				req = &contract.EditRequest{NoteID: crashNote, TabID: "markdown", ExpectedVersion: read.Version,
-					IdempotencyKey: fmt.Sprintf("%s-%d-%d", name, i, tries), Operation: contract.OpReplaceText, Text: read.Text + "\n" + line}
-			}
-			var replayed bool
-			err, again, stop := e.attempt(true, func() error {
-				res, err := s.EditNoteTab(ctx, *req)
-				replayed = res.Replayed
+		var req contract.EditRequest
+		tries := 0
+		ok, err := e.commit(func() error {
+			read, err := s.ReadNoteTab(ctx, crashNote, "markdown")
+			if err != nil {
 				return err
-			})
-			var conflict *contract.ConflictError
-			switch {
-			case stop:
-				return nil
-			case again:
-				resent = true
-				continue
-			case errors.As(err, &conflict):
-				req = nil
-				continue
-			case err != nil:
-				return fmt.Errorf("%s: %w", name, err)
 			}
-			e.ack()
-			if resent && replayed {
-				e.replayed.Add(1)
-			}
-			break
+			tries++
+			req = contract.EditRequest{NoteID: crashNote, TabID: "markdown", ExpectedVersion: read.Version,
+				IdempotencyKey: fmt.Sprintf("%s-%d-%d", name, i, tries), Operation: contract.OpReplaceText, Text: read.Text + "\n" + line}
+			return nil
+		}, func() (bool, error) {
+			res, err := s.EditNoteTab(ctx, req)
+			return res.Replayed, err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if !ok {
+			return nil
 		}
 	}
 }
@@ -369,54 +390,24 @@ func (e *editors) addSources(ctx context.Context, s contract.Session) error {
 	for i := 0; ; i++ {
 		url := fmt.Sprintf("https://pages.example.org/crash/%d", i)
 		history.Intend(s, history.Intent{Mark: url})
-		var req *contract.SourceRequest
-		resent := false
-		for {
-			if e.stopped() {
-				return nil
-			}
-			if req == nil {
-				var list contract.TabList
-				err, again, stop := e.attempt(false, func() (err error) {
-					list, err = s.ListNoteTabs(ctx, crashNote)
-					return err
-				})
-				switch {
-				case stop:
-					return nil
-				case again:
-					continue
-				case err != nil:
-					return fmt.Errorf("agent: %w", err)
-				}
-				resent = false
-				req = &contract.SourceRequest{NoteID: crashNote, ExpectedVersion: list.Version,
-					IdempotencyKey: fmt.Sprintf("source-%d", i), Title: fmt.Sprintf("Page %d", i), URL: url}
-			}
-			var replayed bool
-			err, again, stop := e.attempt(true, func() error {
-				res, err := s.AddNoteSource(ctx, *req)
-				replayed = res.Replayed
+		var req contract.SourceRequest
+		ok, err := e.commit(func() error {
+			list, err := s.ListNoteTabs(ctx, crashNote)
+			if err != nil {
 				return err
-			})
-			var conflict *contract.ConflictError
-			switch {
-			case stop:
-				return nil
-			case again:
-				resent = true
-				continue
-			case errors.As(err, &conflict):
-				req = nil
-				continue
-			case err != nil:
-				return fmt.Errorf("agent: %w", err)
 			}
-			e.ack()
-			if resent && replayed {
-				e.replayed.Add(1)
-			}
-			break
+			req = contract.SourceRequest{NoteID: crashNote, ExpectedVersion: list.Version,
+				IdempotencyKey: fmt.Sprintf("source-%d", i), Title: fmt.Sprintf("Page %d", i), URL: url}
+			return nil
+		}, func() (bool, error) {
+			res, err := s.AddNoteSource(ctx, req)
+			return res.Replayed, err
+		})
+		if err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
+		if !ok {
+			return nil
 		}
 	}
 }
