@@ -2,7 +2,6 @@ package crash
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,10 +21,9 @@ var errNoChild = errors.New("the store process is down")
 
 // process is one child: its pipes and the calls waiting for an answer.
 type process struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr bytes.Buffer
-	dead   chan struct{} // closed when its output ended: it exited or was killed
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	dead  chan struct{} // closed when its output ended: it exited or was killed
 
 	wmu     sync.Mutex // orders writes to stdin
 	mu      sync.Mutex
@@ -45,7 +43,6 @@ func startProcess(ctx context.Context, cmd *exec.Cmd) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = &p.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the store process: %w", err)
 	}
@@ -159,21 +156,4 @@ func (p *process) kill() {
 	_ = p.cmd.Process.Kill()
 	<-p.dead // the output is drained: Wait may close the pipes
 	_ = p.cmd.Wait()
-}
-
-// stop closes the child's input, so that it closes its store and exits, and
-// reaps it; a child that does not exit within 10s is killed.
-func (p *process) stop() error {
-	p.stdin.Close()
-	select {
-	case <-p.dead:
-	case <-time.After(10 * time.Second):
-		p.kill()
-		return errors.New("the store process did not exit when its input closed")
-	}
-	err := p.cmd.Wait()
-	if err != nil {
-		return fmt.Errorf("the store process: %w: %s", err, bytes.TrimSpace(p.stderr.Bytes()))
-	}
-	return nil
 }
