@@ -10,7 +10,8 @@ import (
 )
 
 // link is the parent's way to the store: the current child, replaced on every
-// restart. A call made while the child is down fails with errDown at once.
+// restart. A call made while no child is up fails with errNoChild at once,
+// unsent.
 type link struct {
 	mu    sync.Mutex
 	proc  *process
