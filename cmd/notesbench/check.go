@@ -80,7 +80,7 @@ func (e checkViolation) Error() string {
 
 func runCheck(ctx context.Context, o *checkOptions) error {
 	a := o.app
-	format, err := o.parseFormat()
+	format, err := tableFormat(a, o.format)
 	if err != nil {
 		return err
 	}
@@ -153,13 +153,12 @@ func htmlWritten(o *checkOptions, rep *check.Report) string {
 	return ""
 }
 
-// parseFormat returns the output format: the flag's, or table on a terminal and
-// markdown otherwise.
-func (o *checkOptions) parseFormat() (report.Format, error) {
-	name := o.format
+// tableFormat returns the output format --format names (table, markdown, csv
+// or json), or by default table on a terminal and markdown otherwise.
+func tableFormat(a *app, name string) (report.Format, error) {
 	if name == "" {
 		name = "markdown"
-		if o.app.stdoutTTY {
+		if a.stdoutTTY {
 			name = "table"
 		}
 	}

@@ -110,7 +110,7 @@ func (e crashViolation) Error() string { return strings.Join(e.problems, "; ") }
 
 func runCrash(ctx context.Context, o *crashOptions) error {
 	a := o.app
-	format, err := (&checkOptions{app: a, format: o.format}).parseFormat()
+	format, err := tableFormat(a, o.format)
 	if err != nil {
 		return err
 	}
