@@ -105,6 +105,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		return err
 	}
 	tables := checkTables(rep, "Checks of "+strings.Join(o.files, ", "), len(o.files) > 1, o.html)
+	html := "" // the page's file, once written
 	if o.html != "" && rep.Visualization != nil {
 		err := atomicfile.Write(o.html, 0o644, func(w io.Writer) error {
 			_, err := w.Write(rep.Visualization)
@@ -113,10 +114,11 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		if err != nil {
 			return err
 		}
+		html = o.html
 	}
 	if format == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, checkJSON{Command: "check", Histories: o.files, TimeoutS: o.timeout.Seconds(),
-			Checks: rep.Checks, Runs: rep.Runs, HTML: htmlWritten(o, rep), Version: notesbenchVersion()})
+			Checks: rep.Checks, Runs: rep.Runs, HTML: html, Version: notesbenchVersion()})
 	} else {
 		err = report.RenderWidth(a.stdout, format, a.width, tables...)
 	}
@@ -144,13 +146,6 @@ type checkJSON struct {
 	Runs      []check.RunResult `json:"runs"`
 	HTML      string            `json:"html,omitempty"`
 	Version   string            `json:"notesbench_version"`
-}
-
-func htmlWritten(o *checkOptions, rep *check.Report) string {
-	if o.html != "" && rep.Visualization != nil {
-		return o.html
-	}
-	return ""
 }
 
 // tableFormat returns the output format --format names (table, markdown, csv
