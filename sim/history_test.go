@@ -51,7 +51,7 @@ func seedCount(chunks [][]uint64) int {
 
 // judge writes w's history, reads it back as notesbench check would, judges it
 // and returns the runs by name.
-func judge(t *testing.T, w *history.Writer) (map[string]check.RunResult, *check.Report) {
+func judge(t *testing.T, w *history.Writer) map[string]check.RunResult {
 	t.Helper()
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {
@@ -79,7 +79,7 @@ func judge(t *testing.T, w *history.Writer) (map[string]check.RunResult, *check.
 			t.Errorf("%s: unknown: %s", c.Check, c.Reason)
 		}
 	}
-	return runs, rep
+	return runs
 }
 
 // clean reports whether a run shows no violation at all.
@@ -151,7 +151,7 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 	add(tabsRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("tabs-%s-seed%d", tabs.Scopes[m], seed) })
 	fastRes, err := fast.Run(ctx, seeds)
 	add(fastRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("fast-%s-seed%d", fast.Formats[m], seed) })
-	runs, _ := judge(t, w)
+	runs := judge(t, w)
 
 	for i := range all {
 		r := &all[i]
@@ -219,7 +219,7 @@ func agreeWithCreateEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := judge(t, w)
+	runs := judge(t, w)
 	for _, r := range res.Runs {
 		name := fmt.Sprintf("create-%s-%s-%s-seed%d", r.Table, r.Order, r.KeyPolicy, r.Seed)
 		cr, ok := runs[name]
@@ -268,7 +268,7 @@ func agreeWithSourcesEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := judge(t, w)
+	runs := judge(t, w)
 	for _, r := range res.Runs {
 		name := fmt.Sprintf("sources-%s-seed%d", r.KeyPolicy, r.Seed)
 		cr, ok := runs[name]
