@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,15 +30,11 @@ func agreementSeeds() [][]uint64 {
 			n = 2 // the race detector slows SQLite tenfold: these tests look for races, not counts
 		}
 	}
-	var chunks [][]uint64
-	for s := 1; s <= n; s += 25 {
-		var chunk []uint64
-		for i := s; i < s+25 && i <= n; i++ {
-			chunk = append(chunk, uint64(i))
-		}
-		chunks = append(chunks, chunk)
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
 	}
-	return chunks
+	return slices.Collect(slices.Chunk(seeds, 25))
 }
 
 // seedCount returns how many seeds chunks hold.
