@@ -242,11 +242,15 @@ func describeOp(in opInput, out opOutput) string {
 // whose outcome is unknown stays open until the end of the run.
 func (rd *runData) operations(p *partition) []porcupine.Operation {
 	v := rd.run.Header.Variant
-	clients := map[[2]any]int{}
+	type client struct {
+		editor  string
+		session int
+	}
+	clients := map[client]int{}
 	ops := make([]porcupine.Operation, len(p.calls))
 	for j, i := range p.calls {
 		c := &rd.run.Calls[i]
-		who := [2]any{c.Editor, c.Session}
+		who := client{c.Editor, c.Session}
 		id, ok := clients[who]
 		if !ok {
 			id = len(clients)

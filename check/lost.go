@@ -15,6 +15,7 @@ import (
 // editor and per distinct intent: an intent acknowledged twice (a replay) is
 // one intent.
 func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+	type intent struct{ editor, note, id string }
 	for _, rd := range runs {
 		if ctx.Err() != nil {
 			res.Unjudged++
@@ -22,7 +23,7 @@ func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *
 		}
 		editors := map[string]*EditorResult{}
 		var order []string
-		seen := map[string]bool{}
+		seen := map[intent]bool{}
 		lines := map[string]map[string]bool{}
 		for i := range rd.run.Calls {
 			c := &rd.run.Calls[i]
@@ -34,10 +35,10 @@ func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *
 				continue
 			}
 			id, present, judged := rd.holds(c, lines)
-			if id == "" || seen[c.Editor+"\x00"+c.Note+"\x00"+id] {
+			if id == "" || seen[intent{c.Editor, c.Note, id}] {
 				continue
 			}
-			seen[c.Editor+"\x00"+c.Note+"\x00"+id] = true
+			seen[intent{c.Editor, c.Note, id}] = true
 			if !judged {
 				res.Unjudged++
 				if res.Reason == "" {
