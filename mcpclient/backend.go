@@ -89,7 +89,7 @@ func (b *backend) CreateNote(ctx context.Context, noteID string) error {
 // checkFresh makes sure the Note named is as a new Note is: the three fixed
 // tabs, no text, no sources.
 func (b *backend) checkFresh(ctx context.Context, noteID string) error {
-	s := &session{b: b, c: b.t.control, ext: false}
+	s := &session{b: b, c: b.t.control}
 	b.mu.Lock()
 	b.toClient[noteID] = noteID
 	b.toServer[noteID] = noteID
@@ -126,7 +126,7 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{b: b, c: c, ext: b.t.Offers(serve.ToolMoveTab)}
+	s := &session{b: b, c: c}
 	b.mu.Lock()
 	created := append([]string(nil), b.created...)
 	b.sessions[s] = true
@@ -145,7 +145,7 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 			return nil, err
 		}
 	}
-	if s.ext && b.t.Offers(serve.ToolSetText) {
+	if b.t.offersPerson() {
 		return &personSession{s}, nil
 	}
 	return s, nil

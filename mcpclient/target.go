@@ -306,6 +306,17 @@ func (t *Target) require(why string, tools ...string) error {
 	return nil
 }
 
+// offersPerson reports whether the server lists every tool of the person's
+// actions (contract.Person).
+func (t *Target) offersPerson() bool {
+	for _, tool := range serve.PersonTools {
+		if !t.Offers(tool) {
+			return false
+		}
+	}
+	return true
+}
+
 // RequirePerson is require for the person's actions (contract.Person).
 func (t *Target) RequirePerson(why string) error {
 	return t.require(why+" (the person's actions)", serve.PersonTools...)
