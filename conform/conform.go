@@ -189,16 +189,15 @@ type runner struct {
 
 // reply is any result object, read for what the checks look at.
 type reply struct {
-	raw            json.RawMessage
-	Error          string           `json:"error"`
-	Field          string           `json:"field"`
-	CurrentVersion contract.Version `json:"current_version"`
-	Version        contract.Version `json:"version"`
-	TabID          string           `json:"tab_id"`
-	Replayed       bool             `json:"replayed"`
-	Data           json.RawMessage  `json:"data"`
-	Tabs           []contract.TabInfo
-	refused        string // the JSON-RPC error the server answered with
+	Error          string             `json:"error"`
+	Field          string             `json:"field"`
+	CurrentVersion contract.Version   `json:"current_version"`
+	Version        contract.Version   `json:"version"`
+	TabID          string             `json:"tab_id"`
+	Replayed       bool               `json:"replayed"`
+	Data           json.RawMessage    `json:"data"`
+	Tabs           []contract.TabInfo `json:"tabs"`
+	refused        string             // the JSON-RPC error the server answered with
 }
 
 func (p reply) ok() bool { return p.Error == "" && p.refused == "" }
@@ -246,11 +245,6 @@ func (r *runner) call(s contract.Session, tool string, args any) (reply, error) 
 	if err := json.Unmarshal(out, &p); err != nil {
 		return reply{}, fmt.Errorf("%s: result %s: %w", tool, out, err)
 	}
-	var tabs struct {
-		Tabs []contract.TabInfo `json:"tabs"`
-	}
-	_ = json.Unmarshal(out, &tabs)
-	p.Tabs, p.raw = tabs.Tabs, out
 	return p, nil
 }
 
