@@ -85,7 +85,9 @@ func New(ctx context.Context, b contract.Backend, opts Options) (*Server, error)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "notesbench", Title: "notesbench serve", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	for _, t := range contract.Tools() {
-		s.mcp.AddTool(contractTool(t), s.handler(t.Name, s.callContract))
+		s.mcp.AddTool(contractTool(t), s.handler(t.Name, func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
+			return contract.Call(ctx, cs, t.Name, args)
+		}))
 	}
 	if opts.Extensions {
 		for _, x := range s.extensions() {
@@ -114,13 +116,9 @@ func contractTool(t contract.Tool) *mcp.Tool {
 	return tool
 }
 
-// callFunc makes one call on a contract session and returns the result
-// object; a contract outcome is a result object, not an error.
-type callFunc func(ctx context.Context, cs contract.Session, tool string, args json.RawMessage) (json.RawMessage, error)
-
-func (s *Server) callContract(ctx context.Context, cs contract.Session, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return contract.Call(ctx, cs, tool, args)
-}
+// callFunc makes one call of a tool on a contract session and returns the
+// result object; a contract outcome is a result object, not an error.
+type callFunc func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error)
 
 // errShuttingDown answers a call that arrives during a graceful shutdown.
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
@@ -144,7 +142,7 @@ func (s *Server) handler(tool string, call callFunc) mcp.ToolHandler {
 			s.logf(p, tool, start, "protocol error: arguments are not a JSON object")
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: arguments must be a JSON object", tool)}
 		}
-		out, err := p.call(ctx, func(cs contract.Session) (json.RawMessage, error) { return call(ctx, cs, tool, args) })
+		out, err := p.call(ctx, func(cs contract.Session) (json.RawMessage, error) { return call(ctx, cs, args) })
 		if err != nil {
 			s.logf(p, tool, start, "failure: "+err.Error())
 			if ctx.Err() != nil {
