@@ -36,9 +36,6 @@ type serveOptions struct {
 	extensions    bool
 	store         string
 	keep          bool
-
-	// listening, when set, is told the address an HTTP server listens on.
-	listening func(url string)
 }
 
 func newServeCmd(a *app, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -164,9 +161,6 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	} else {
 		url := "http://" + ln.Addr().String() + serve.HTTPPath
 		fmt.Fprintf(a.stderr, "notesbench serve: listening on %s; database %s; %s\n", url, where, v)
-		if o.listening != nil {
-			o.listening(url)
-		}
 		err = srv.ServeListener(ctx, ln)
 	}
 	if cerr := srv.Close(); cerr != nil {
