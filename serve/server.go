@@ -32,8 +32,6 @@ type Options struct {
 	Extensions bool
 	// Log, when set, gets one line per tool call.
 	Log io.Writer
-	// Now is the clock of the log lines; nil means time.Now.
-	Now func() time.Time
 }
 
 // Server is an MCP server of one Backend. Serve it over any number of
@@ -66,9 +64,6 @@ const MetaExtension = "notesbench/extension"
 // New makes a server of b. It opens one session to learn whether b offers the
 // person's actions. The Server owns b from now on: Close closes it.
 func New(ctx context.Context, b contract.Backend, opts Options) (*Server, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	probe, err := b.Session(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("opening a session: %w", err)
@@ -128,7 +123,7 @@ var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "
 // and the log line.
 func (s *Server) handler(tool string, call callFunc) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		start := s.opts.Now()
+		start := time.Now()
 		p, ok := s.begin(req.Session)
 		if !ok {
 			return nil, errShuttingDown
@@ -253,7 +248,7 @@ func (s *Server) logf(p *pool, tool string, start time.Time, outcome string) {
 	if s.opts.Log == nil {
 		return
 	}
-	d := s.opts.Now().Sub(start)
+	d := time.Since(start)
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	fmt.Fprintf(s.opts.Log, "%s session %d %s %s %s\n", start.UTC().Format("15:04:05.000000"), p.id, tool,
