@@ -12,12 +12,7 @@ import (
 
 func (r *runner) staleVersion() (Check, error) {
 	c := r.start("stale version", "a write with a stale expected_version is refused with a conflict that reports the current version, and changes nothing")
-	base, err := r.readText(r.s)
-	if err != nil {
-		return c, err
-	}
-	r.pause()
-	first, err := r.writeText(r.s, base.Version, r.key("stale"), "conform: first write")
+	base, first, err := r.writeCurrent(r.key("stale"), "conform: first write")
 	if err != nil {
 		return c, err
 	}
@@ -117,30 +112,20 @@ func (r *runner) sameKeyResend() (Check, error) {
 
 func (r *runner) lostReplyCreate() (Check, error) {
 	c := r.start("lost reply, create", "a create whose reply was lost, resent with the same key, creates one tab, not two")
-	l, err := r.list()
-	if err != nil {
-		return c, err
-	}
 	label := r.key("lost")
-	req := map[string]any{"note_id": noteID, "expected_version": l.Version, "idempotency_key": label,
-		"tab_type": "sheet", "label": label}
-	r.pause()
-	first, err := r.call(r.s, contract.ToolCreateNoteTab, req) // its reply is lost: the client reads none of it
-	if err != nil {
+	// The first reply is lost: the client reads none of it.
+	req, first, again, err := r.createTwice(label, "sheet", label)
+	switch {
+	case err != nil:
 		return c, err
-	}
-	if !first.ok() {
+	case !first.ok():
 		return r.fail(c, "the create was refused: %s", first)
-	}
-	r.pause()
-	again, err := r.call(r.s, contract.ToolCreateNoteTab, req)
-	if err != nil {
-		return c, err
 	}
 	path := "the resend: " + again.String()
 	if again.Error == contract.ErrVersionConflict {
 		// A client that meets a conflict re-lists and sends again, same key.
-		if l, err = r.list(); err != nil {
+		l, err := r.list()
+		if err != nil {
 			return c, err
 		}
 		req["expected_version"] = l.Version
@@ -149,7 +134,8 @@ func (r *runner) lostReplyCreate() (Check, error) {
 		}
 		path += "; after a re-list, same key: " + again.String()
 	}
-	if l, err = r.list(); err != nil {
+	l, err := r.list()
+	if err != nil {
 		return c, err
 	}
 	n := 0
@@ -383,13 +369,8 @@ func (r *runner) concurrentWriters() (Check, error) {
 
 func (r *runner) sameKeyOtherArgs() (Check, error) {
 	c := r.start("same key, other arguments", "a key sent again with other arguments (the write-ups leave it open)")
-	cur, err := r.readText(r.s)
-	if err != nil {
-		return c, err
-	}
-	r.pause()
 	key := r.key("args")
-	first, err := r.writeText(r.s, cur.Version, key, "conform: first arguments")
+	_, first, err := r.writeCurrent(key, "conform: first arguments")
 	if err != nil {
 		return c, err
 	}
@@ -418,13 +399,8 @@ func (r *runner) sameKeyOtherArgs() (Check, error) {
 
 func (r *runner) sameKeyOtherTool() (Check, error) {
 	c := r.start("same key, other tool", "a key used by one tool, sent to another (the write-ups leave it open)")
-	cur, err := r.readText(r.s)
-	if err != nil {
-		return c, err
-	}
-	r.pause()
 	key := r.key("tool")
-	first, err := r.writeText(r.s, cur.Version, key, "conform: key for two tools")
+	_, first, err := r.writeCurrent(key, "conform: key for two tools")
 	if err != nil {
 		return c, err
 	}
@@ -448,24 +424,12 @@ func (r *runner) sameKeyOtherTool() (Check, error) {
 
 func (r *runner) staleResendOrder() (Check, error) {
 	c := r.start("resend after the version moved", "a resend whose expected version went stale meanwhile: key checked first, or version first (the write-ups differ)")
-	l, err := r.list()
-	if err != nil {
+	_, first, again, err := r.createTwice(r.key("order"), "slides", "conform order")
+	switch {
+	case err != nil:
 		return c, err
-	}
-	r.pause()
-	req := map[string]any{"note_id": noteID, "expected_version": l.Version, "idempotency_key": r.key("order"),
-		"tab_type": "slides", "label": "conform order"}
-	first, err := r.call(r.s, contract.ToolCreateNoteTab, req)
-	if err != nil {
-		return c, err
-	}
-	if !first.ok() {
+	case !first.ok():
 		return r.fail(c, "the create was refused: %s", first)
-	}
-	r.pause()
-	again, err := r.call(r.s, contract.ToolCreateNoteTab, req)
-	if err != nil {
-		return c, err
 	}
 	switch {
 	case again.ok() && again.TabID == first.TabID:

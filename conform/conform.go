@@ -189,16 +189,15 @@ type runner struct {
 
 // reply is any result object, read for what the checks look at.
 type reply struct {
-	raw            json.RawMessage
-	Error          string           `json:"error"`
-	Field          string           `json:"field"`
-	CurrentVersion contract.Version `json:"current_version"`
-	Version        contract.Version `json:"version"`
-	TabID          string           `json:"tab_id"`
-	Replayed       bool             `json:"replayed"`
-	Data           json.RawMessage  `json:"data"`
-	Tabs           []contract.TabInfo
-	refused        string // the JSON-RPC error the server answered with
+	Error          string             `json:"error"`
+	Field          string             `json:"field"`
+	CurrentVersion contract.Version   `json:"current_version"`
+	Version        contract.Version   `json:"version"`
+	TabID          string             `json:"tab_id"`
+	Replayed       bool               `json:"replayed"`
+	Data           json.RawMessage    `json:"data"`
+	Tabs           []contract.TabInfo `json:"tabs"`
+	refused        string             // the JSON-RPC error the server answered with
 }
 
 func (p reply) ok() bool { return p.Error == "" && p.refused == "" }
@@ -246,11 +245,6 @@ func (r *runner) call(s contract.Session, tool string, args any) (reply, error) 
 	if err := json.Unmarshal(out, &p); err != nil {
 		return reply{}, fmt.Errorf("%s: result %s: %w", tool, out, err)
 	}
-	var tabs struct {
-		Tabs []contract.TabInfo `json:"tabs"`
-	}
-	_ = json.Unmarshal(out, &tabs)
-	p.Tabs, p.raw = tabs.Tabs, out
 	return p, nil
 }
 
@@ -272,6 +266,37 @@ func (r *runner) list() (reply, error) {
 func (r *runner) writeText(s contract.Session, v contract.Version, key, text string) (reply, error) {
 	return r.call(s, contract.ToolEditNoteTab, map[string]any{"note_id": noteID, "tab_id": "markdown",
 		"expected_version": v, "idempotency_key": key, "operation": "replace_text", "text": text})
+}
+
+// writeCurrent reads the markdown tab and, a pause later, writes text over it
+// with the version read and key: the read and the write's reply.
+func (r *runner) writeCurrent(key, text string) (base, first reply, err error) {
+	if base, err = r.readText(r.s); err != nil {
+		return base, first, err
+	}
+	r.pause()
+	first, err = r.writeText(r.s, base.Version, key, text)
+	return base, first, err
+}
+
+// createTwice lists the Note and, a pause later, creates a tab of typ with
+// the version listed and key, then sends the same request again after another
+// pause: the request, and the first and second replies. It sends no second
+// request when the first is refused.
+func (r *runner) createTwice(key, typ, label string) (req map[string]any, first, again reply, err error) {
+	l, err := r.list()
+	if err != nil {
+		return nil, first, again, err
+	}
+	req = map[string]any{"note_id": noteID, "expected_version": l.Version, "idempotency_key": key,
+		"tab_type": typ, "label": label}
+	r.pause()
+	if first, err = r.call(r.s, contract.ToolCreateNoteTab, req); err != nil || !first.ok() {
+		return req, first, again, err
+	}
+	r.pause()
+	again, err = r.call(r.s, contract.ToolCreateNoteTab, req)
+	return req, first, again, err
 }
 
 // start begins a check: a fresh log.

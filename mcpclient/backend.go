@@ -89,7 +89,7 @@ func (b *backend) CreateNote(ctx context.Context, noteID string) error {
 // checkFresh makes sure the Note named is as a new Note is: the three fixed
 // tabs, no text, no sources.
 func (b *backend) checkFresh(ctx context.Context, noteID string) error {
-	s := &session{b: b, c: b.t.control, ext: false}
+	s := &session{b: b, c: b.t.control}
 	b.mu.Lock()
 	b.toClient[noteID] = noteID
 	b.toServer[noteID] = noteID
@@ -126,16 +126,19 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{b: b, c: c, ext: b.t.Offers(serve.ToolMoveTab)}
+	s := &session{b: b, c: c}
 	b.mu.Lock()
-	created := append([]string(nil), b.created...)
+	var first string // a Note of the run, on the server
+	if len(b.created) > 0 {
+		first = b.created[0]
+	}
 	b.sessions[s] = true
 	b.mu.Unlock()
-	if len(created) > 0 {
+	if first != "" {
 		// A server that keeps its Notes in the memory of one process shows
 		// another process none of them: say so rather than count them lost.
 		var nf *contract.NotFoundError
-		_, err := s.ListNoteTabs(ctx, b.client(created[0]))
+		_, err := s.ListNoteTabs(ctx, b.client(first))
 		if errors.As(err, &nf) && nf.Field == "note_id" {
 			s.Close()
 			return nil, fmt.Errorf("target %s: a new session does not see the Notes made in another: the server must keep its Notes where every session sees them (over stdio each session is a process of its own: e.g. notesbench serve --db FILE)", b.t.name)
@@ -145,7 +148,7 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 			return nil, err
 		}
 	}
-	if s.ext && b.t.Offers(serve.ToolSetText) {
+	if b.t.offersPerson() {
 		return &personSession{s}, nil
 	}
 	return s, nil

@@ -16,9 +16,6 @@ import (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
-		if os.Getenv(httpHelperEnv) != "" {
-			httpHelperServer()
-		}
 		helperServer()
 	}
 	goleak.VerifyTestMain(m)
@@ -26,10 +23,9 @@ func TestMain(m *testing.M) {
 
 var ctx = context.Background()
 
-// inMemory starts serve on an in-memory store of variant v and returns a
-// Target over the SDK's in-memory transports; both are closed when the test
-// ends.
-func inMemory(t testing.TB, v contract.Variant, opts Options) (*Target, *serve.Server) {
+// newServer makes serve, with its extensions, of an in-memory store of
+// variant v; the server is closed when the test ends.
+func newServer(t testing.TB, v contract.Variant) *serve.Server {
 	t.Helper()
 	st, err := store.Open(store.InMemory, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order})
 	if err != nil {
@@ -44,13 +40,22 @@ func inMemory(t testing.TB, v contract.Variant, opts Options) (*Target, *serve.S
 			t.Errorf("closing the server: %v", err)
 		}
 	})
+	return srv
+}
+
+// inMemory starts serve on an in-memory store of variant v and returns a
+// Target over the SDK's in-memory transports; both are closed when the test
+// ends.
+func inMemory(t testing.TB, v contract.Variant) *Target {
+	t.Helper()
+	srv := newServer(t, v)
 	tg, err := New(ctx, "in-memory", func(ctx context.Context) (mcp.Transport, error) {
 		st, ct := mcp.NewInMemoryTransports()
 		if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
 			return nil, err
 		}
 		return ct, nil
-	}, opts)
+	}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,14 +64,14 @@ func inMemory(t testing.TB, v contract.Variant, opts Options) (*Target, *serve.S
 			t.Errorf("closing the target: %v", err)
 		}
 	})
-	return tg, srv
+	return tg
 }
 
 // TestContract runs the contract's suite over MCP against serve: every clause
 // but those that set the server's clock.
 func TestContract(t *testing.T) {
 	contracttest.Run(t, contracttest.Config{Light: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
-		tg, _ := inMemory(t, run.Variant, Options{})
+		tg := inMemory(t, run.Variant)
 		b, err := tg.Open(ctx, run)
 		if err != nil {
 			t.Fatal(err)

@@ -55,8 +55,8 @@
 // Variant; a run asking for another is refused with a *VariantError, unless
 // the server says (notesbench_describe) that it serves exactly that one.
 // Results over a Target should say "as served by" the target. Nor can a
-// Target take the run's clock: the server commits on its own, so a run on the
-// virtual clock must be refused (RefuseVirtualClock); Open ignores run.Clock.
+// Target take the run's clock: the server commits on its own, so the caller
+// must refuse a run on the virtual clock; Open ignores run.Clock.
 //
 // mcpclient knows MCP and the contract; it knows no storage, no editors and
 // no experiments.

@@ -15,9 +15,8 @@ import (
 // session is one MCP client session: a contract.Session over the wire. It is
 // safe for concurrent use.
 type session struct {
-	b   *backend
-	c   *conn
-	ext bool // the server offers the person's actions
+	b *backend
+	c *conn
 }
 
 // Pinger is what a Session over MCP adds for the transport's floor: an MCP

@@ -226,7 +226,7 @@ func (t *Target) listTools(ctx context.Context) error {
 			missing = append(missing, ct.Name)
 			continue
 		}
-		for _, p := range SchemaDiff(ct.InputSchema, lt.InputSchema) {
+		for _, p := range schemaDiff(ct.InputSchema, lt.InputSchema) {
 			t.problems = append(t.problems, ct.Name+": "+p)
 		}
 	}
@@ -242,11 +242,11 @@ func (t *Target) listTools(ctx context.Context) error {
 	return nil
 }
 
-// SchemaDiff lists how a listed input schema differs from the contract's in
+// schemaDiff lists how a listed input schema differs from the contract's in
 // what a client relies on: every required field required, no other field
 // required, and every property of the contract declared. Each difference is a
 // short phrase: "expected_version is not required".
-func SchemaDiff(want json.RawMessage, got any) []string {
+func schemaDiff(want json.RawMessage, got any) []string {
 	type schema struct {
 		Required   []string                   `json:"required"`
 		Properties map[string]json.RawMessage `json:"properties"`
@@ -295,9 +295,9 @@ func (t *Target) Offers(tool string) bool {
 	return ok
 }
 
-// Require returns an error naming the target and the first tool it does not
+// require returns an error naming the target and the first tool it does not
 // list, for an experiment that needs them; why says what needs them.
-func (t *Target) Require(why string, tools ...string) error {
+func (t *Target) require(why string, tools ...string) error {
 	for _, tool := range tools {
 		if !t.Offers(tool) {
 			return fmt.Errorf("target %s lacks %s, which %s needs", t.name, tool, why)
@@ -306,9 +306,20 @@ func (t *Target) Require(why string, tools ...string) error {
 	return nil
 }
 
-// RequirePerson is Require for the person's actions (contract.Person).
+// offersPerson reports whether the server lists every tool of the person's
+// actions (contract.Person).
+func (t *Target) offersPerson() bool {
+	for _, tool := range serve.PersonTools {
+		if !t.Offers(tool) {
+			return false
+		}
+	}
+	return true
+}
+
+// RequirePerson is require for the person's actions (contract.Person).
 func (t *Target) RequirePerson(why string) error {
-	return t.Require(why+" (the person's actions)", serve.PersonTools...)
+	return t.require(why+" (the person's actions)", serve.PersonTools...)
 }
 
 // SchemaProblems lists how the listed schemas differ from the contract's, as
@@ -372,13 +383,6 @@ func (e *VariantError) Error() string {
 	return fmt.Sprintf("target %s serves %s, not %s", e.Target, *e.Served, e.Want)
 }
 
-// RefuseVirtualClock is the error for a run on the virtual clock over a
-// target: a server over MCP commits on its own clock, which the virtual clock
-// cannot drive.
-func RefuseVirtualClock(target string) error {
-	return fmt.Errorf("the virtual clock cannot drive %s: a server over MCP commits on its own clock (run on the real clock)", target)
-}
-
 // Open returns the Backend of one run: the server's Notes, seen through IDs of
 // the run's own (see the package documentation).
 //
@@ -386,7 +390,8 @@ func RefuseVirtualClock(target string) error {
 // run.Variant means the variant as served; any other must equal what the
 // server says it serves (notesbench_describe), else Open returns a
 // *VariantError. run.Clock is not sent anywhere: the server commits on its
-// own clock (see RefuseVirtualClock).
+// own clock, which the virtual clock cannot drive, so the caller must refuse a
+// run on it.
 func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
 	if run.Variant != (contract.Variant{}) {
 		want := run.Variant.WithDefaults()

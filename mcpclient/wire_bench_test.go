@@ -2,9 +2,7 @@ package mcpclient
 
 import (
 	"bufio"
-	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,36 +15,6 @@ import (
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
 )
-
-// httpHelperEnv makes the helper serve streamable HTTP on an ephemeral
-// loopback port instead of stdio: it prints its URL on stdout and serves
-// until its stdin closes.
-const httpHelperEnv = "MCPCLIENT_TEST_SERVE_HTTP"
-
-func httpHelperServer() {
-	st, err := store.Open(os.Getenv(helperEnv), store.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "helper:", err)
-		os.Exit(1)
-	}
-	srv, err := serve.New(context.Background(), st, serve.Options{Extensions: true})
-	if err != nil {
-		os.Exit(1)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		os.Exit(1)
-	}
-	fmt.Println("http://" + ln.Addr().String() + serve.HTTPPath)
-	ctx, stop := context.WithCancel(context.Background())
-	go func() {
-		bufio.NewReader(os.Stdin).ReadString('\n') // EOF when the parent goes
-		stop()
-	}()
-	srv.ServeListener(ctx, ln)
-	srv.Close()
-	os.Exit(0)
-}
 
 // startHTTPHelper starts the helper as an HTTP server of db in a process of
 // its own and returns its URL; the process ends with the benchmark.
@@ -117,10 +85,6 @@ func BenchmarkWire(b *testing.B) {
 	}
 	clients = append(clients, &client{name: "embedded", s: emb, v: "1"})
 
-	stdioSpec, err := Parse("stdio:env GORACE=atexit_sleep_ms=0 " + helperEnv + "=" + filepath.Join(dir, "stdio.db") + " " + os.Args[0] + " -test.run=^$ -test.bench=^$")
-	if err != nil {
-		b.Fatal(err)
-	}
 	httpSpec, err := Parse(startHTTPHelper(b, filepath.Join(dir, "http.db")))
 	if err != nil {
 		b.Fatal(err)
@@ -128,25 +92,8 @@ func BenchmarkWire(b *testing.B) {
 	for _, spec := range []struct {
 		name string
 		spec Spec
-	}{{"stdio", stdioSpec}, {"http", httpSpec}} {
-		tg, err := Dial(ctx, spec.spec, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer tg.Close()
-		be, err := tg.Open(ctx, contract.RunSpec{Name: "wire"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer be.Close()
-		if err := be.CreateNote(ctx, "note-1"); err != nil {
-			b.Fatal(err)
-		}
-		s, err := be.Session(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
+	}{{"stdio", helperTarget(b, filepath.Join(dir, "stdio.db"))}, {"http", httpSpec}} {
+		s := sessionT(b, openNote(b, dialT(b, spec.spec, Options{}), "wire"))
 		clients = append(clients, &client{name: spec.name, s: s, v: "1"})
 	}
 

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -23,12 +24,15 @@ import (
 	"github.com/notesbench/notesbench/store"
 )
 
-// The test binary doubles as a stdio server: run with helperEnv set to a
-// database file, it serves that file over stdin and stdout and exits. With
-// dieEnv set to n it exits with status 3 on its n-th edit_note_tab.
+// The test binary doubles as a server: run with helperEnv set to a database
+// file, it serves that file over stdin and stdout and exits. With dieEnv set
+// to n it exits with status 3 on its n-th edit_note_tab. With httpHelperEnv
+// set it serves streamable HTTP on an ephemeral loopback port instead: it
+// prints its URL on stdout and serves until its stdin closes.
 const (
-	helperEnv = "MCPCLIENT_TEST_SERVE_DB"
-	dieEnv    = "MCPCLIENT_TEST_DIE_AT_EDIT"
+	helperEnv     = "MCPCLIENT_TEST_SERVE_DB"
+	dieEnv        = "MCPCLIENT_TEST_DIE_AT_EDIT"
+	httpHelperEnv = "MCPCLIENT_TEST_SERVE_HTTP"
 )
 
 func helperServer() {
@@ -46,12 +50,31 @@ func helperServer() {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(1)
 	}
-	err = srv.Serve(context.Background(), &mcp.StdioTransport{})
+	if os.Getenv(httpHelperEnv) != "" {
+		err = serveHTTPHelper(srv)
+	} else {
+		err = srv.Serve(context.Background(), &mcp.StdioTransport{})
+	}
 	srv.Close()
 	if err != nil {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// serveHTTPHelper serves srv over streamable HTTP until stdin closes.
+func serveHTTPHelper(srv *serve.Server) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Println("http://" + ln.Addr().String() + serve.HTTPPath)
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		bufio.NewReader(os.Stdin).ReadString('\n') // EOF when the parent goes
+		stop()
+	}()
+	return srv.ServeListener(ctx, ln)
 }
 
 // dying is a Backend whose process exits on the n-th edit.
@@ -81,7 +104,7 @@ func (s dyingSession) EditNoteTab(ctx context.Context, req contract.EditRequest)
 
 // helperTarget is a stdio target that spawns the test binary as a server of
 // db.
-func helperTarget(t *testing.T, db string, env ...string) Spec {
+func helperTarget(t testing.TB, db string, env ...string) Spec {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -107,7 +130,7 @@ func quoteAll(args []string) string {
 	return strings.Join(q, " ")
 }
 
-func dialT(t *testing.T, spec Spec, opts Options) *Target {
+func dialT(t testing.TB, spec Spec, opts Options) *Target {
 	t.Helper()
 	tg, err := Dial(ctx, spec, opts)
 	if err != nil {
@@ -121,28 +144,38 @@ func dialT(t *testing.T, spec Spec, opts Options) *Target {
 	return tg
 }
 
+// openNote opens a run called name on tg and creates its Note note-1; the
+// run is closed when the test ends.
+func openNote(t testing.TB, tg *Target, name string) contract.Backend {
+	t.Helper()
+	b, err := tg.Open(ctx, contract.RunSpec{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if err := b.CreateNote(ctx, "note-1"); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// sessionT opens a session of b, closed when the test ends.
+func sessionT(t testing.TB, b contract.Backend) contract.Session {
+	t.Helper()
+	s, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // Typed writes over stdio: each session its own process on one database file,
 // a conflict back as the typed error, the person's actions, ping.
 func TestStdioWrites(t *testing.T) {
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")), Options{})
-	b, err := tg.Open(ctx, contract.RunSpec{Name: "stdio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if err := b.CreateNote(ctx, "note-1"); err != nil {
-		t.Fatal(err)
-	}
-	a, err := b.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	c, err := b.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	b := openNote(t, tg, "stdio")
+	a, c := sessionT(t, b), sessionT(t, b)
 	w, err := a.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: "1", IdempotencyKey: "a",
 		Operation: contract.OpReplaceText, Text: "from a"})
 	if err != nil || w.Version != "2" || w.NoteID != "note-1" {
@@ -174,21 +207,9 @@ func TestStdioWrites(t *testing.T) {
 // and its last words.
 func TestServerDies(t *testing.T) {
 	spec := helperTarget(t, filepath.Join(t.TempDir(), "notes.db"), dieEnv+"=2")
-	tg := dialT(t, spec, Options{})
-	b, err := tg.Open(ctx, contract.RunSpec{Name: "dies"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if err := b.CreateNote(ctx, "note-1"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := b.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := sessionT(t, openNote(t, dialT(t, spec, Options{}), "dies"))
 	v := contract.Version("1")
+	var err error
 	for i := range 2 {
 		var r contract.EditResult
 		r, err = s.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: v,
@@ -250,16 +271,8 @@ func TestBadTargets(t *testing.T) {
 // A server whose Notes live in one process's memory is caught on the second
 // session, not counted as lost lines.
 func TestMemoryServerOverStdioIsRefused(t *testing.T) {
-	tg := dialT(t, helperTarget(t, store.InMemory), Options{})
-	b, err := tg.Open(ctx, contract.RunSpec{Name: "memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if err := b.CreateNote(ctx, "note-1"); err != nil {
-		t.Fatal(err)
-	}
-	_, err = b.Session(ctx)
+	b := openNote(t, dialT(t, helperTarget(t, store.InMemory), Options{}), "memory")
+	_, err := b.Session(ctx)
 	if err == nil || !strings.Contains(err.Error(), "a new session does not see the Notes made in another") {
 		t.Fatalf("%v", err)
 	}
@@ -269,14 +282,7 @@ func TestMemoryServerOverStdioIsRefused(t *testing.T) {
 // ephemeral loopback port, for as long as the test runs.
 func serveHTTP(t *testing.T, v contract.Variant) Spec {
 	t.Helper()
-	st, err := store.Open(store.InMemory, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := serve.New(ctx, st, serve.Options{Extensions: true, Variant: v, Describe: "SQLite in memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newServer(t, v)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -288,9 +294,6 @@ func serveHTTP(t *testing.T, v contract.Variant) Spec {
 		stop()
 		if err := <-done; err != nil {
 			t.Errorf("serving: %v", err)
-		}
-		if err := srv.Close(); err != nil {
-			t.Errorf("closing the server: %v", err)
 		}
 	})
 	spec, err := Parse("http://" + ln.Addr().String() + serve.HTTPPath)

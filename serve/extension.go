@@ -44,13 +44,13 @@ func (s *Server) extensions() []extension {
 	xs := []extension{
 		{extTool(ToolDescribe, "Say what serves the contract here: the backend and the contract variant (version scope, version format, order of the key and version checks).", true,
 			`{"type":"object","properties":{},"additionalProperties":false}`),
-			func(context.Context, contract.Session, string, json.RawMessage) (json.RawMessage, error) {
+			func(context.Context, contract.Session, json.RawMessage) (json.RawMessage, error) {
 				return json.Marshal(Describe{Server: "notesbench serve " + s.opts.Version, Backend: s.opts.Describe,
 					Variant: s.opts.Variant.WithDefaults(), Person: s.person})
 			}},
 		{extTool(ToolCreateNote, "Create a Note with the three fixed tabs, an empty text and its first version, under the ID given; a Note that exists is an invalid argument. Set-up, not a tool of the contract: no version, no key.", false,
 			`{"type":"object","required":["note_id"],"properties":{"note_id":{"type":"string","minLength":1}},"additionalProperties":false}`),
-			func(ctx context.Context, _ contract.Session, _ string, args json.RawMessage) (json.RawMessage, error) {
+			func(ctx context.Context, _ contract.Session, args json.RawMessage) (json.RawMessage, error) {
 				var a struct {
 					NoteID *string `json:"note_id"`
 				}
@@ -69,7 +69,7 @@ func (s *Server) extensions() []extension {
 	return append(xs,
 		extension{extTool(ToolMoveTab, "The person drags a tab to a position in the bar (0 is the first; past the end means last). Bumps the Note version like any save.", false,
 			`{"type":"object","required":["note_id","tab_id","position"],"properties":{"note_id":{"type":"string","minLength":1},"tab_id":{"type":"string","minLength":1},"position":{"type":"integer","minimum":0}},"additionalProperties":false}`),
-			func(ctx context.Context, cs contract.Session, _ string, args json.RawMessage) (json.RawMessage, error) {
+			func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
 				var a struct {
 					NoteID   *string `json:"note_id"`
 					TabID    *string `json:"tab_id"`
@@ -85,7 +85,7 @@ func (s *Server) extensions() []extension {
 			}},
 		extension{extTool(ToolRenameTab, "The person renames a tab; the label is trimmed and may repeat another's.", false,
 			`{"type":"object","required":["note_id","tab_id","label"],"properties":{"note_id":{"type":"string","minLength":1},"tab_id":{"type":"string","minLength":1},"label":{"type":"string"}},"additionalProperties":false}`),
-			func(ctx context.Context, cs contract.Session, _ string, args json.RawMessage) (json.RawMessage, error) {
+			func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
 				var a struct {
 					NoteID *string `json:"note_id"`
 					TabID  *string `json:"tab_id"`
@@ -101,7 +101,7 @@ func (s *Server) extensions() []extension {
 			}},
 		extension{extTool(ToolAddTab, "The person adds a Slides or Sheet tab at the end of the bar; returns the new tab.", false,
 			`{"type":"object","required":["note_id","tab_type"],"properties":{"note_id":{"type":"string","minLength":1},"tab_type":{"type":"string","enum":["slides","sheet"]},"label":{"type":"string"}},"additionalProperties":false}`),
-			func(ctx context.Context, cs contract.Session, _ string, args json.RawMessage) (json.RawMessage, error) {
+			func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
 				var a struct {
 					NoteID  *string          `json:"note_id"`
 					TabType contract.TabType `json:"tab_type"`
@@ -117,7 +117,7 @@ func (s *Server) extensions() []extension {
 			}},
 		extension{extTool(ToolSetCells, "The person types values into a Sheet tab at a start cell (sheet_id defaults to the first sheet).", false,
 			`{"type":"object","required":["note_id","tab_id","values"],"properties":{"note_id":{"type":"string","minLength":1},"tab_id":{"type":"string","minLength":1},"sheet_id":{"type":"string"},"start_row":{"type":"integer","minimum":0},"start_col":{"type":"integer","minimum":0},"values":{"type":"array","items":{"type":"array"}}},"additionalProperties":false}`),
-			func(ctx context.Context, cs contract.Session, _ string, args json.RawMessage) (json.RawMessage, error) {
+			func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
 				var a struct {
 					NoteID   *string `json:"note_id"`
 					TabID    *string `json:"tab_id"`
@@ -136,7 +136,7 @@ func (s *Server) extensions() []extension {
 			}},
 		extension{extTool(ToolSetText, "The person types the whole text of the Note's markdown tab.", false,
 			`{"type":"object","required":["note_id","text"],"properties":{"note_id":{"type":"string","minLength":1},"text":{"type":"string"}},"additionalProperties":false}`),
-			func(ctx context.Context, cs contract.Session, _ string, args json.RawMessage) (json.RawMessage, error) {
+			func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
 				var a struct {
 					NoteID *string `json:"note_id"`
 					Text   *string `json:"text"`

@@ -32,8 +32,6 @@ type Options struct {
 	Extensions bool
 	// Log, when set, gets one line per tool call.
 	Log io.Writer
-	// Now is the clock of the log lines; nil means time.Now.
-	Now func() time.Time
 }
 
 // Server is an MCP server of one Backend. Serve it over any number of
@@ -66,9 +64,6 @@ const MetaExtension = "notesbench/extension"
 // New makes a server of b. It opens one session to learn whether b offers the
 // person's actions. The Server owns b from now on: Close closes it.
 func New(ctx context.Context, b contract.Backend, opts Options) (*Server, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	probe, err := b.Session(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("opening a session: %w", err)
@@ -85,7 +80,9 @@ func New(ctx context.Context, b contract.Backend, opts Options) (*Server, error)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "notesbench", Title: "notesbench serve", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	for _, t := range contract.Tools() {
-		s.mcp.AddTool(contractTool(t), s.handler(t.Name, s.callContract))
+		s.mcp.AddTool(contractTool(t), s.handler(t.Name, func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
+			return contract.Call(ctx, cs, t.Name, args)
+		}))
 	}
 	if opts.Extensions {
 		for _, x := range s.extensions() {
@@ -114,13 +111,9 @@ func contractTool(t contract.Tool) *mcp.Tool {
 	return tool
 }
 
-// callFunc makes one call on a contract session and returns the result
-// object; a contract outcome is a result object, not an error.
-type callFunc func(ctx context.Context, cs contract.Session, tool string, args json.RawMessage) (json.RawMessage, error)
-
-func (s *Server) callContract(ctx context.Context, cs contract.Session, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return contract.Call(ctx, cs, tool, args)
-}
+// callFunc makes one call of a tool on a contract session and returns the
+// result object; a contract outcome is a result object, not an error.
+type callFunc func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error)
 
 // errShuttingDown answers a call that arrives during a graceful shutdown.
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
@@ -130,7 +123,7 @@ var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "
 // and the log line.
 func (s *Server) handler(tool string, call callFunc) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		start := s.opts.Now()
+		start := time.Now()
 		p, ok := s.begin(req.Session)
 		if !ok {
 			return nil, errShuttingDown
@@ -144,7 +137,7 @@ func (s *Server) handler(tool string, call callFunc) mcp.ToolHandler {
 			s.logf(p, tool, start, "protocol error: arguments are not a JSON object")
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: arguments must be a JSON object", tool)}
 		}
-		out, err := p.call(ctx, func(cs contract.Session) (json.RawMessage, error) { return call(ctx, cs, tool, args) })
+		out, err := p.call(ctx, func(cs contract.Session) (json.RawMessage, error) { return call(ctx, cs, args) })
 		if err != nil {
 			s.logf(p, tool, start, "failure: "+err.Error())
 			if ctx.Err() != nil {
@@ -255,7 +248,7 @@ func (s *Server) logf(p *pool, tool string, start time.Time, outcome string) {
 	if s.opts.Log == nil {
 		return
 	}
-	d := s.opts.Now().Sub(start)
+	d := time.Since(start)
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	fmt.Fprintf(s.opts.Log, "%s session %d %s %s %s\n", start.UTC().Format("15:04:05.000000"), p.id, tool,

@@ -79,21 +79,31 @@ func call(t testing.TB, cs *mcp.ClientSession, tool, args string) (*mcp.CallTool
 	if err != nil {
 		t.Fatalf("%s %s: %v", tool, args, err)
 	}
+	out, err := resultObject(res)
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, args, err)
+	}
+	return res, out
+}
+
+// resultObject returns a tool result's structured content, which its one text
+// content must hold too.
+func resultObject(res *mcp.CallToolResult) (map[string]any, error) {
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("structured content %s: %v", b, err)
+		return nil, fmt.Errorf("structured content %s: %w", b, err)
 	}
 	if len(res.Content) != 1 {
-		t.Fatalf("content %v", res.Content)
+		return nil, fmt.Errorf("content %v", res.Content)
 	}
 	if text := res.Content[0].(*mcp.TextContent).Text; !jsonEqual(text, string(b)) {
-		t.Fatalf("text content %s differs from structured content %s", text, b)
+		return nil, fmt.Errorf("text content %s differs from structured content %s", text, b)
 	}
-	return res, out
+	return out, nil
 }
 
 func jsonEqual(a, b string) bool {
@@ -309,12 +319,22 @@ func TestConcurrentCallsOnOneSession(t *testing.T) {
 	const n = 8
 	var wg sync.WaitGroup
 	results := make([]map[string]any, n)
+	errs := make([]error, n)
 	for i := range n {
+		// t.Fatal belongs to the test's goroutine: the writers record errors.
 		wg.Go(func() {
-			_, results[i] = call(t, cs, "edit_note_tab", fmt.Sprintf(`{"note_id":"note-1","tab_id":"markdown","expected_version":1,"idempotency_key":"c%d","operation":"replace_text","text":"w%d"}`, i, i))
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "edit_note_tab", Arguments: json.RawMessage(fmt.Sprintf(
+				`{"note_id":"note-1","tab_id":"markdown","expected_version":1,"idempotency_key":"c%d","operation":"replace_text","text":"w%d"}`, i, i))})
+			if err == nil {
+				results[i], err = resultObject(res)
+			}
+			errs[i] = err
 		})
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 	wins := 0
 	for _, r := range results {
 		if r["error"] == nil {

@@ -30,11 +30,16 @@ func BenchmarkSessionStrategy(b *testing.B) {
 				b.Cleanup(func() { srv.Close() })
 				srv.strategy = st.s
 				var wg sync.WaitGroup
-				per := b.N / inflight
 				b.ResetTimer()
 				for w := range inflight {
+					// The b.N calls, shared out: the first b.N % inflight
+					// writers make one more.
+					calls := b.N / inflight
+					if w < b.N%inflight {
+						calls++
+					}
 					wg.Go(func() {
-						for i := range per {
+						for i := range calls {
 							_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "edit_note_tab", Arguments: map[string]any{
 								"note_id": "note-1", "tab_id": "markdown", "expected_version": 1,
 								"idempotency_key": fmt.Sprintf("%d-%d", w, i), "operation": "replace_text", "text": text}})

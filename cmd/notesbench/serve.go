@@ -11,10 +11,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/serve"
 )
 
@@ -37,8 +37,7 @@ type serveOptions struct {
 	store         string
 	keep          bool
 
-	// listening, when set, is told the address an HTTP server listens on.
-	listening func(url string)
+	flags *pflag.FlagSet // for flagError
 }
 
 func newServeCmd(a *app, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -74,6 +73,7 @@ checkpointed and closed, and it exits 0.`,
 		},
 	}
 	fs := cmd.Flags()
+	opts.flags = fs
 	fs.StringVar(&opts.http, "http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:8765 or :0 (default: stdio)")
 	fs.StringVar(&opts.db, "db", defaultServeDB, "the SQLite database file, created when missing and kept")
 	fs.BoolVar(&opts.memory, "memory", false, "keep the database in memory (gone when serve stops; over stdio, one per process)")
@@ -122,11 +122,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		where = spec.File
 	}
 	if err := spec.Check(); err != nil {
-		var fe *field.Error
-		if errors.As(err, &fe) {
-			return usageErr("--"+fe.Field, fe.Err) // the Spec's fields are named as serve's flags
-		}
-		return err
+		return flagError(o.flags, err)
 	}
 	var ln net.Listener
 	if o.http != "" {
@@ -164,9 +160,6 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	} else {
 		url := "http://" + ln.Addr().String() + serve.HTTPPath
 		fmt.Fprintf(a.stderr, "notesbench serve: listening on %s; database %s; %s\n", url, where, v)
-		if o.listening != nil {
-			o.listening(url)
-		}
 		err = srv.ServeListener(ctx, ln)
 	}
 	if cerr := srv.Close(); cerr != nil {

@@ -148,10 +148,18 @@ func TestWire(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &create); err != nil {
 			t.Fatal(err)
 		}
+		retries := 0
 		for _, r := range create.Rows {
-			if r.KeyPolicy == "retry" && (r.Duplicates[0] != 0 || r.Duplicates[1] != 0) {
-				t.Errorf("create, same key on retry: %v duplicates", r.Duplicates)
+			if r.KeyPolicy != "retry" {
+				continue
 			}
+			retries++
+			if len(r.Duplicates) != 2 || r.Duplicates[0] != 0 || r.Duplicates[1] != 0 {
+				t.Errorf("create, same key on retry: %v duplicates, want 0 for each of the 2 seeds", r.Duplicates)
+			}
+		}
+		if retries == 0 {
+			t.Errorf("create over a server: no row with the same key on retry:\n%s", stdout)
 		}
 		for _, args := range [][]string{
 			{"sources", "--target", server(""), "--sessions", "3", "--replications", "0"},
