@@ -67,7 +67,7 @@ func DefaultBench() Bench {
 	}
 }
 
-// Validate checks the configuration; errors name the flag.
+// Validate checks the configuration; its errors are *field.Error.
 func (c Bench) Validate() error {
 	switch {
 	case c.Writes < 1:
@@ -235,10 +235,11 @@ func benchText(w, i, size int) string {
 // always runs first. Runs go one at a time, never in parallel, since they
 // measure time.
 //
-// Each run opens a fresh database file in WAL mode. Each of its writers takes
+// Each run opens a fresh backend from the target (for the embedded store, a
+// database file in WAL mode). Each of its writers takes
 // its own connection and its own Note, reads the text tab once for its
 // version, makes Warmup untimed writes, waits for the other writers, then
-// makes Writes timed writes: edit_note_tab replace_text through the store's
+// makes Writes timed writes: edit_note_tab replace_text through the session's
 // typed EditNoteTab, the path every experiment uses, each with a fresh key
 // and the version the previous write returned. A writer has its Note to
 // itself, so no write conflicts; with several writers, they contend for the

@@ -190,9 +190,9 @@ func (c Create) createCases() []createCase {
 // an error instead of a hang.
 const maxCallsPerIntent = 10_000
 
-// Create runs the create experiment: for every seed and every row of the selected
-// tables, a client creates cfg.Tabs Sheet tabs in a Note of a fresh in-memory store
-// while successful replies are lost with probability cfg.Drop.
+// Run runs the create experiment: for every seed and every row of the selected
+// tables, a client creates cfg.Tabs Sheet tabs in a Note of a fresh backend opened
+// from the target while successful replies are lost with probability cfg.Drop.
 //
 // The client, per intended tab: it sends create_note_tab with the version it knows
 // (from its first list_note_tabs, then from the last reply it received) and a new

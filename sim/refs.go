@@ -42,7 +42,7 @@ func DefaultRefsMix() RefsMix { return RefsMix{Move: 0.4, Rename: 0.35, Add: 0.2
 // ParseMix parses a mix written as "move=0.4,rename=0.35,add=0.25". An action
 // left out gets a share of 0; an unknown action, an action named twice, and a
 // share that is not a number or is negative are errors. ParseMix does not check
-// that the shares add up to 1 (RefsConfig.Validate does), and its error texts do
+// that the shares add up to 1 (Refs.Validate does), and its error texts do
 // not name the flag, which the caller adds.
 func ParseMix(s string) (RefsMix, error) {
 	if strings.TrimSpace(s) == "" {
@@ -143,8 +143,8 @@ func DefaultRefs() Refs {
 	return Refs{K: []int{2, 5}, Trials: 10000, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 7}
 }
 
-// Validate checks every parameter; its errors name the flag, e.g.
-// "--k: must be at least 1".
+// Validate checks every parameter; its errors are *field.Error, e.g.
+// "k: must be at least 1".
 func (c Refs) Validate() error {
 	if len(c.K) == 0 {
 		return fieldErr("k", "no values given")
@@ -178,8 +178,9 @@ func (c Refs) Validate() error {
 	return checkServed(c.Target, "target", contract.Variant{})
 }
 
-// RunRefs runs the refs experiment and returns one row per K and reference
-// kind, in the order of c.K and of results.RefKinds.
+// Run runs the refs experiment on its one seed (seeds holds exactly one, which
+// replaces c.Seed) and returns one row per K and reference kind, in the order
+// of c.K and of results.RefKinds.
 //
 // Each trial creates a Note with the three fixed tabs and K Slides tabs with
 // distinct labels from a pool of five. The agent lists the tabs, picks a target

@@ -164,10 +164,11 @@ func (c Sources) Fold(runs []results.SourcesRun) ([]results.SourcesRow, error) {
 // sourcesPolicies are the key policies, in published row order.
 var sourcesPolicies = []string{results.SourceKeyUUID, results.SourceKeyRaw, results.SourceKeyNormalized}
 
-// Sources runs the sources experiment. For every seed it writes a script of
+// Run runs the sources experiment. For every seed it writes a script of
 // sessions, then plays it once per key policy (the three at once) against a fresh
-// in-memory store each, one Note per session; every policy sees the same citations and, drawing one value per
-// successful reply from Stream(seed, "drop"), the same stream of losses.
+// backend from the target each, one Note per session; every policy sees the same
+// citations and, drawing one value per successful reply from Stream(seed,
+// "drop"), the same stream of losses.
 //
 // The script. Each session gets cfg.Pages distinct pages (see sessionPages). Each
 // turn cites cfg.Cites of them, drawn without replacement, and spells each
