@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,11 +221,7 @@ func (c Refs) Run(ctx context.Context, seeds []uint64) (Result[results.RefsRow, 
 	if err := c.Validate(); err != nil {
 		return res, err
 	}
-	workers := c.Parallel
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
-	trials, err := runPool(ctx, len(c.K)*c.Trials, workers,
+	trials, err := runPool(ctx, len(c.K)*c.Trials, cpuParallel(c.Parallel),
 		func(j int) string { return fmt.Sprintf("seed %d, k %d, trial %d", c.Seed, c.K[j/c.Trials], j%c.Trials) },
 		c.openWorker,
 		func(ctx context.Context, t *refsTrial, j int) (refsTally, error) {
