@@ -341,7 +341,8 @@ type citer struct {
 func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
 	run := results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: fmt.Sprintf("sources-%s-seed%d", policy, seed), Clock: clock, Seed: seed})
+	name := fmt.Sprintf("sources-%s-seed%d", policy, seed)
+	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
 	if err != nil {
 		return run, err
 	}
@@ -352,8 +353,7 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 	}
 	defer conn.Close()
 
-	rec, err := recorder(cfg.History, history.RunHeader{Run: fmt.Sprintf("sources-%s-seed%d", policy, seed), Seed: seed,
-		Clock: string(ClockVirtual), Policy: policy}, clock)
+	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Policy: policy}, clock)
 	if err != nil {
 		return run, err
 	}
