@@ -36,12 +36,12 @@ func stripWall(runs []results.RaceRun) []results.RaceRun {
 func TestRaceVirtualIsDeterministic(t *testing.T) {
 	cfg := testRace()
 	cfg.Env = virtualEnv([]uint64{1, 2, 3})
-	a, err := raceRuns(bg, cfg)
+	a, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Parallel = 1 // completion order must not matter
-	b, err := raceRuns(bg, cfg)
+	b, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	cfg.Env = virtualEnv(seedRange(1, seeds))
 	cfg.Edits = 20
 	cfg.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}, {contract.GuardNote, Refresh}}
-	runs, err := raceRuns(bg, cfg)
+	runs, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestTabsScopeInvariants(t *testing.T) {
 	cfg := testTabs()
 	cfg.Env = virtualEnv(seedRange(1, 20))
 	cfg.Edits = 50
-	runs, err := tabsRuns(bg, cfg)
+	runs, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 	cfg.Env = virtualEnv(seedRange(1, 6))
 	cfg.ServiceTime = 200 * time.Microsecond
 	cfg.Edits = 150
-	runs, err := fastRuns(bg, cfg)
+	runs, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
 		cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.Editing = cfg.WithProfile(p)
 		cfg.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
-		runs, err := raceRuns(bg, cfg)
+		runs, err := ownRuns(bg, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	race.Edits = 20
 	race.Editing = race.WithProfile(ProfilePublishedFit)
 	race.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
-	runs, err := raceRuns(bg, race)
+	runs, err := ownRuns(bg, race)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	tabs.Env = virtualEnv(seedRange(1, seeds))
 	tabs.Edits = 20
 	tabs.Editing = tabs.WithProfile(ProfilePublishedFit)
-	truns, err := tabsRuns(bg, tabs)
+	truns, err := ownRuns(bg, tabs)
 	if err != nil {
 		t.Fatal(err)
 	}
