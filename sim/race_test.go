@@ -24,15 +24,6 @@ func seedRange(lo, hi uint64) []uint64 {
 	return s
 }
 
-// stripWall zeroes the timing field, the one figure allowed to differ.
-func stripWall(runs []results.RaceRun) []results.RaceRun {
-	out := append([]results.RaceRun(nil), runs...)
-	for i := range out {
-		out[i].WallS = 0
-	}
-	return out
-}
-
 func TestRaceVirtualIsDeterministic(t *testing.T) {
 	cfg := testRace()
 	cfg.Env = virtualEnv([]uint64{1, 2, 3})
@@ -167,8 +158,11 @@ func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(runs) != 6 {
+			t.Fatalf("timing %s: %d runs, want 6 (2 modes × 3 seeds)", p.Name(), len(runs))
+		}
 		for _, r := range runs {
-			if r.Lost() != 0 || r.Claude.Edits != 20 || len(runs) != 6 {
+			if r.Lost() != 0 || r.Claude.Edits != 20 {
 				t.Fatalf("timing %s, seed %d %s: %+v", p.Name(), r.Seed, r.Guard, r)
 			}
 			if r.Claude.Writes != r.Claude.Edits+r.Claude.Conflicts {
