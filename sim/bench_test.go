@@ -37,10 +37,12 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { s.Close() })
 		c, err := s.Conn(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { c.Close() })
 		for w := range r.Writers {
 			got, err := c.ReadNoteTab(context.Background(), benchNoteID(w), "markdown")
 			if err != nil {
@@ -54,8 +56,6 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 				t.Errorf("%s writer %d: version %s, want %s", benchDBName(j), w+1, got.Version, want)
 			}
 		}
-		c.Close()
-		s.Close()
 	}
 }
 
