@@ -22,7 +22,7 @@ func TimingVerdictTable(title string, a results.Ablation, mass float64, notes ..
 		t.Header = append(t.Header, m.Name+": ours (mean)", m.Name+": ours ("+massLabel(mass)+" range)", m.Name+": verdict")
 	}
 	for _, f := range a.Figures {
-		row := []string{f.Row, figureLabel(f), Published(f.Published, nil)}
+		row := []string{f.Row, figureLabel(f.Figure, f.Seed), Published(f.Published, nil)}
 		for _, c := range f.Cells {
 			mean, span := "n/a", "n/a"
 			if c.Outcome != results.NoData {
@@ -52,7 +52,7 @@ func AblationTable(title string, a results.Ablation, mass float64, notes ...stri
 	}
 	notable := a.Notable()
 	for _, f := range notable {
-		row := []string{f.Row, figureLabel(f), Published(f.Published, nil)}
+		row := []string{f.Row, figureLabel(f.Figure, f.Seed), Published(f.Published, nil)}
 		for _, c := range f.Cells {
 			cell := "n/a"
 			if c.Outcome != results.NoData {
@@ -83,27 +83,28 @@ func AblationTable(title string, a results.Ablation, mass float64, notes ...stri
 func constants(a results.Ablation) string {
 	notable := map[string]bool{}
 	for _, f := range a.Notable() {
-		notable[f.Row+"\x00"+figureLabel(f)] = true
+		notable[f.Row+"\x00"+figureLabel(f.Figure, f.Seed)] = true
 	}
 	var out []string
 	for _, f := range a.Figures {
-		if !notable[f.Row+"\x00"+figureLabel(f)] {
-			out = append(out, f.Row+" "+figureLabel(f)+" "+Num(f.Cells[0].Mean))
+		if !notable[f.Row+"\x00"+figureLabel(f.Figure, f.Seed)] {
+			out = append(out, f.Row+" "+figureLabel(f.Figure, f.Seed)+" "+Num(f.Cells[0].Mean))
 		}
 	}
 	return strings.Join(out, ", ")
 }
 
-// figureLabel names a figure in a row, with its seed for a per-seed figure.
-func figureLabel(f results.AblationFigure) string {
-	if f.Seed > 0 {
-		return f.Figure + " seed " + strconv.Itoa(f.Seed)
+// figureLabel names a figure in a row, with its seed for a per-seed figure
+// (seed above 0): "calls_sent seed 2".
+func figureLabel(figure string, seed int) string {
+	if seed > 0 {
+		return figure + " seed " + strconv.Itoa(seed)
 	}
-	return f.Figure
+	return figure
 }
 
-// outcomeText writes an outcome as the verdict tables do: "ratio 0.96×" for a
-// timing.
+// outcomeText writes an outcome as every verdict and ablation table shows it:
+// its name, or "ratio 0.96×" for a timing.
 func outcomeText(o results.Outcome, ratio float64) string {
 	if o == results.RatioOnly {
 		return "ratio " + Fixed(ratio, 2) + "×"

@@ -13,12 +13,7 @@ import (
 // experiment's counts: each model shifts every count by its own amount.
 func TestAblationGolden(t *testing.T) {
 	verdictsOf := func(shift int) []results.Verdict {
-		var reps results.Replications[results.RaceRow]
-		for i := range 10 {
-			reps.Reps = append(reps.Reps, raceRows(shift+i*2))
-			reps.Singles = append(reps.Singles, raceRows(shift+i*2), raceRows(shift+i*2+1))
-		}
-		return results.Compare("race", nil, []results.RaceRow(nil), &reps).Verdicts
+		return results.Compare("race", nil, []results.RaceRow(nil), raceReps(shift, 2)).Verdicts
 	}
 	model := func(name string) results.AblationModel { return results.AblationModel{Name: name, Replications: 10} }
 	pair, err := results.NewAblation("race", []results.AblationModel{model("default"), model("fit")},

@@ -292,7 +292,7 @@ func PayloadRecords(violations []contract.Violation) []Record {
 // no experiment's rows stand behind: the title as the table, the key columns
 // as the row, each other column's header as the figure and its cell as ours.
 func tableRecords(t Table) []Record {
-	keys := min(max(t.Keys, 1), len(t.Header))
+	keys := t.keyColumns()
 	var out []Record
 	for _, r := range t.Rows {
 		row := strings.Join(r[:keys], " ")

@@ -1,5 +1,6 @@
-// Package report turns results into text: aligned tables, markdown, CSV, JSON and Go
-// benchmark lines, written to an io.Writer.
+// Package report turns results into text and pictures: aligned tables laid out
+// for the terminal's width, markdown, CSV, JSON, Go benchmark lines and plots,
+// written to an io.Writer.
 //
 // It never runs an experiment, never touches a database and never computes a
 // statistic: what it shows was decided in package results.
@@ -14,8 +15,9 @@
 // NotPublished ("—"). The table's Notes carry SourceNotes (setup, write-up,
 // parameters and facts, each line starting "published") and, when verdicts were
 // made, SummaryNote. The verdicts themselves are a table of their own,
-// VerdictTable: one row per figure with our mean, our central range, the
-// published value, its percentile among ours and the outcome.
+// VerdictTable: one row per figure with, in this order, the published value,
+// our central range, the outcome, our mean and the published value's
+// percentile among ours.
 //
 // # Numbers
 //

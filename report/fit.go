@@ -95,7 +95,7 @@ func layoutText(t Table, width int) []box {
 	if shrunk.width() <= width {
 		return out(shrunk)
 	}
-	keys := min(max(t.Keys, 1), len(t.Header))
+	keys := t.keyColumns()
 	if parts := merged.split(keys, width); parts != nil {
 		return out(parts...)
 	}
@@ -168,7 +168,7 @@ func (b box) mergePublished() box {
 	out := box{title: b.title, notes: b.notes}
 	merged := false
 	for c := 0; c < len(b.header); c++ {
-		pair := c+1 < len(b.header) && b.header[c+1] == PublishedHeader(b.header[c])
+		pair := publishedPair(b.header, c)
 		out.header = append(out.header, b.header[c])
 		out.right = append(out.right, b.right[c])
 		for i, r := range b.rows {
@@ -268,7 +268,7 @@ func vertical(t Table, keys, width int) []box {
 	hasPub := false
 	for c := keys; c < len(t.Header); c++ {
 		f := figure{name: t.Header[c], ours: c, pub: -1, numerics: right[c]}
-		if c+1 < len(t.Header) && t.Header[c+1] == PublishedHeader(t.Header[c]) {
+		if publishedPair(t.Header, c) {
 			f.pub, hasPub = c+1, true
 			c++
 		}

@@ -17,13 +17,8 @@ import (
 // fitSections are the sections of every experiment's published setup, built
 // from made-up rows: what a terminal shows after each command.
 func fitSections() []Section {
-	var reps results.Replications[results.RaceRow]
-	for i := range 10 {
-		reps.Reps = append(reps.Reps, raceRows(i*5))
-		reps.Singles = append(reps.Singles, raceRows(i*5), raceRows(i*5+1))
-	}
 	race := Build(Outcome{Experiment: "race", Rows: raceRows(0), Setup: "virtual clock, 60µs per store operation, seeds 1-5, 100 edits per editor, claude think 20ms-80ms, human think 5ms-40ms, pause think",
-		Comparison: results.Compare("race", nil, raceRows(0), &reps)})
+		Comparison: results.Compare("race", nil, raceRows(0), raceReps(0, 5))})
 
 	createRows := []results.CreateRow{
 		{Table: "a", Order: "key-first", KeyPolicy: "none", CallsSent: []int{61, 64, 70}, TabsCreated: []int{61, 64, 70}, Duplicates: []int{11, 14, 20}},

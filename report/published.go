@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/notesbench/notesbench/results"
@@ -72,11 +71,11 @@ func SummaryNote(verdicts []results.Verdict, mass float64) string {
 // VerdictTable returns one row per verdict: the row label, the figure (with its
 // seed for a per-seed figure), the published value as written, our central
 // range of the given mass (rounded to what its width shows, results.RoundRange),
-// the outcome ("ratio 0.96×" for a timing), our mean,
-// and the published value's percentile among ours — what a reader compares
-// first comes first, so that a narrow terminal keeps it in the first part. Our text stands in for the mean of a text
-// figure; "n/a" marks what a NoData verdict lacks. Its one note is the
-// SummaryNote.
+// the outcome ("ratio 0.96×" for a timing), our mean, and the published
+// value's percentile among ours — what a reader compares first comes first, so
+// that a narrow terminal keeps it in the first part. Our text stands in for the
+// mean of a text figure; "n/a" marks what a NoData verdict lacks. Its one note
+// is the SummaryNote.
 func VerdictTable(title string, mass float64, verdicts []results.Verdict) Table {
 	t := Table{
 		Title:  title,
@@ -85,10 +84,6 @@ func VerdictTable(title string, mass float64, verdicts []results.Verdict) Table 
 		Notes:  []string{SummaryNote(verdicts, mass)},
 	}
 	for _, v := range verdicts {
-		figure := v.Figure
-		if v.Seed > 0 {
-			figure += " seed " + strconv.Itoa(v.Seed)
-		}
 		mean, span, pct := "n/a", "n/a", "n/a"
 		switch {
 		case v.OursText != "":
@@ -96,11 +91,7 @@ func VerdictTable(title string, mass float64, verdicts []results.Verdict) Table 
 		case v.Outcome != results.NoData:
 			mean, span, pct = Num(v.OursMean), results.RoundRange(v.OursLow, v.OursHigh), Fixed(v.Percentile, 1)
 		}
-		outcome := string(v.Outcome)
-		if v.Outcome == results.RatioOnly {
-			outcome = "ratio " + Fixed(v.Ratio, 2) + "×"
-		}
-		t.Rows = append(t.Rows, []string{v.Row, figure, Published(v.Published, nil), span, outcome, mean, pct})
+		t.Rows = append(t.Rows, []string{v.Row, figureLabel(v.Figure, v.Seed), Published(v.Published, nil), span, outcomeText(v.Outcome, v.Ratio), mean, pct})
 	}
 	return t
 }

@@ -154,6 +154,16 @@ func (t Table) nonNil() Table {
 	return t
 }
 
+// keyColumns is how many leading columns name a row: Keys, 1 when Keys is 0,
+// never more than the columns there are.
+func (t Table) keyColumns() int { return min(max(t.Keys, 1), len(t.Header)) }
+
+// publishedPair reports whether column c+1 of header holds the published
+// figure of column c (it is headed PublishedHeader(header[c])).
+func publishedPair(header []string, c int) bool {
+	return c+1 < len(header) && header[c+1] == PublishedHeader(header[c])
+}
+
 // numericColumns reports, per column, whether every cell that holds something
 // is a number, a range or a per-seed list of numbers ("5,400", "43.0 %",
 // "1.41–1.48", "71 / 61 / 63"); NotPublished and "n/a" cells do not count.

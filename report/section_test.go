@@ -20,17 +20,24 @@ func raceRows(shift int) []results.RaceRow {
 	}
 }
 
+// raceReps returns ten made-up replications of raceRows, replication i shifted
+// by shift+i·step, each with two single runs (the second shifted by one more).
+func raceReps(shift, step int) *results.Replications[results.RaceRow] {
+	var reps results.Replications[results.RaceRow]
+	for i := range 10 {
+		s := shift + i*step
+		reps.Reps = append(reps.Reps, raceRows(s))
+		reps.Singles = append(reps.Singles, raceRows(s), raceRows(s+1))
+	}
+	return &reps
+}
+
 // The sections of the published setups: published columns beside ours, the
 // notes that say where they come from, and the verdicts, built from made-up
 // rows so that the goldens pin the rendering and no experiment's counts.
 func TestSectionGolden(t *testing.T) {
-	var reps results.Replications[results.RaceRow]
-	for i := range 10 {
-		reps.Reps = append(reps.Reps, raceRows(i*5))
-		reps.Singles = append(reps.Singles, raceRows(i*5), raceRows(i*5+1))
-	}
 	race := Build(Outcome{Experiment: "race", Rows: raceRows(0), Setup: "virtual clock, seeds 1-5",
-		Comparison: results.Compare("race", nil, raceRows(0), &reps)})
+		Comparison: results.Compare("race", nil, raceRows(0), raceReps(0, 5))})
 
 	createRows := []results.CreateRow{
 		{Table: "b", Order: "key-first", KeyPolicy: "fresh", CallsSent: []int{84, 90, 78}, TabsCreated: []int{67, 70, 64}, Duplicates: []int{17, 20, 14}},

@@ -84,29 +84,30 @@ func text[R any](get func(R) string) func(R) Value {
 // without rows of its own. A test checks them against every key and figure of
 // the published experiment.
 func Accessors(name string) (keys, figures []string, ok bool) {
-	switch name {
-	case "race":
-		keys, figures = raceFields.names()
-	case "tabs":
-		keys, figures = tabsFields.names()
-	case "fast":
-		keys, figures = fastFields.names()
-	case "create":
-		keys, figures = createFields.names()
-	case "sources":
-		keys, figures = sourcesFields.names()
-	case "refs":
-		keys, figures = refsFields.names()
-	case "outline":
-		keys, figures = outlineFields.names()
-	case "validate":
-		keys, figures = validateFields.names()
-	case "bench":
-		keys, figures = benchFields.names()
-	default:
+	f, ok := accessorTables[name]
+	if !ok {
 		return nil, nil, false
 	}
+	keys, figures = f.names()
 	return keys, figures, true
+}
+
+// accessorTable is a row type's table of accessors, whatever the row type.
+type accessorTable interface {
+	names() (keys, figures []string)
+}
+
+// accessorTables holds every row type's accessor table by experiment name.
+var accessorTables = map[string]accessorTable{
+	"race":     raceFields,
+	"tabs":     tabsFields,
+	"fast":     fastFields,
+	"create":   createFields,
+	"sources":  sourcesFields,
+	"refs":     refsFields,
+	"outline":  outlineFields,
+	"validate": validateFields,
+	"bench":    benchFields,
 }
 
 // The accessor tables of every row type.

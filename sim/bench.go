@@ -67,7 +67,7 @@ func DefaultBench() Bench {
 	}
 }
 
-// Validate checks the configuration; errors name the flag.
+// Validate checks the configuration; its errors are *field.Error.
 func (c Bench) Validate() error {
 	switch {
 	case c.Writes < 1:
@@ -122,27 +122,24 @@ func (c Bench) Differences() []string {
 		results.Differ("writes", c.Writes, def.Writes),
 		results.Differ("text-size", c.TextSize, def.TextSize),
 		results.Differ("reps", c.Reps, def.Reps),
-		results.Differ("writers", c.writerList(), def.writerList()),
+		results.Differ("writers", c.writerList(","), def.writerList(",")),
 
 		serverDifference(c.Target),
 	}
 }
 
-// writerList writes the writer counts as the flag takes them: "1,2,4".
-func (c Bench) writerList() string {
+// writerList writes the writer counts joined by sep: with "," as the flag
+// takes them, "1,2,4".
+func (c Bench) writerList(sep string) string {
 	ws := make([]string, len(c.Writers))
 	for i, w := range c.Writers {
 		ws[i] = strconv.Itoa(w)
 	}
-	return strings.Join(ws, ",")
+	return strings.Join(ws, sep)
 }
 
 // Describe implements Experiment.
 func (c Bench) Describe() string {
-	writers := make([]string, len(c.Writers))
-	for i, w := range c.Writers {
-		writers[i] = strconv.Itoa(w)
-	}
 	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
 	if c.Store != "" || onServer(c.Target) {
 		where = strings.TrimPrefix(storeNote(c.Store, c.Target, ""), ", ")
@@ -151,7 +148,7 @@ func (c Bench) Describe() string {
 		}
 	}
 	return fmt.Sprintf("%s, %s per writer after %s, %d-byte text, %s, writers %s",
-		where, plural.Count(c.Writes, "write"), plural.Count(c.Warmup, "warm-up write"), c.TextSize, plural.Count(c.Reps, "repetition"), strings.Join(writers, ", "))
+		where, plural.Count(c.Writes, "write"), plural.Count(c.Warmup, "warm-up write"), c.TextSize, plural.Count(c.Reps, "repetition"), c.writerList(", "))
 }
 
 // Replica implements Experiment: timings are judged as ratios, not against
@@ -235,10 +232,11 @@ func benchText(w, i, size int) string {
 // always runs first. Runs go one at a time, never in parallel, since they
 // measure time.
 //
-// Each run opens a fresh database file in WAL mode. Each of its writers takes
+// Each run opens a fresh backend from the target (for the embedded store, a
+// database file in WAL mode). Each of its writers takes
 // its own connection and its own Note, reads the text tab once for its
 // version, makes Warmup untimed writes, waits for the other writers, then
-// makes Writes timed writes: edit_note_tab replace_text through the store's
+// makes Writes timed writes: edit_note_tab replace_text through the session's
 // typed EditNoteTab, the path every experiment uses, each with a fresh key
 // and the version the previous write returned. A writer has its Note to
 // itself, so no write conflicts; with several writers, they contend for the

@@ -18,7 +18,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Bench{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
 		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir, Target: fileTarget(t, dir)}
-	runs, err := benchRuns(context.Background(), cfg)
+	runs, err := ownRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +37,12 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { s.Close() })
 		c, err := s.Conn(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { c.Close() })
 		for w := range r.Writers {
 			got, err := c.ReadNoteTab(context.Background(), benchNoteID(w), "markdown")
 			if err != nil {
@@ -54,8 +56,6 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 				t.Errorf("%s writer %d: version %s, want %s", benchDBName(j), w+1, got.Version, want)
 			}
 		}
-		c.Close()
-		s.Close()
 	}
 }
 
@@ -63,7 +63,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 func TestBenchRotatesGuardOrder(t *testing.T) {
 	cfg := Bench{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
 		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal", Target: memTarget}
-	runs, err := benchRuns(context.Background(), cfg)
+	runs, err := ownRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
-		if _, err := benchRuns(context.Background(), cfg); err == nil {
+		if _, err := ownRuns(context.Background(), cfg); err == nil {
 			t.Errorf("Bench ran with a bad config (%s)", tc.want)
 		}
 	}

@@ -190,9 +190,9 @@ func (c Create) createCases() []createCase {
 // an error instead of a hang.
 const maxCallsPerIntent = 10_000
 
-// Create runs the create experiment: for every seed and every row of the selected
-// tables, a client creates cfg.Tabs Sheet tabs in a Note of a fresh in-memory store
-// while successful replies are lost with probability cfg.Drop.
+// Run runs the create experiment: for every seed and every row of the selected
+// tables, a client creates cfg.Tabs Sheet tabs in a Note of a fresh backend opened
+// from the target while successful replies are lost with probability cfg.Drop.
 //
 // The client, per intended tab: it sends create_note_tab with the version it knows
 // (from its first list_note_tabs, then from the last reply it received) and a new
@@ -265,8 +265,9 @@ type creator struct {
 func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (results.CreateRun, []contract.TabInfo, error) {
 	run := results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed),
-		Variant: contract.Variant{Order: c.order}.WithDefaults(), Clock: clock, Seed: seed})
+	name := fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed)
+	variant := contract.Variant{Order: c.order}
+	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: name, Variant: variant.WithDefaults(), Clock: clock, Seed: seed})
 	if err != nil {
 		return run, nil, err
 	}
@@ -280,9 +281,7 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (resu
 	}
 	defer conn.Close()
 
-	variant := contract.Variant{Order: c.order}
-	rec, err := recorder(cfg.History, history.RunHeader{Run: fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed),
-		Seed: seed, Clock: string(ClockVirtual), Variant: variant, Policy: c.policy}, clock)
+	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: variant, Policy: c.policy}, clock)
 	if err != nil {
 		return run, nil, err
 	}

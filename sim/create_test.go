@@ -31,7 +31,7 @@ func smallCreateConfig(seeds []uint64, drop float64, table string) Create {
 
 func mustCreate(t *testing.T, cfg Create) Result[results.CreateRow, results.CreateRun] {
 	t.Helper()
-	res, err := createResult(context.Background(), cfg)
+	res, err := runOwn(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Create(%+v): %v", cfg, err)
 	}
@@ -56,7 +56,7 @@ var createSeeds = []uint64{1, 2, 5, 11, 42}
 var createSweep = sync.OnceValues(func() ([]createSwept, error) {
 	var out []createSwept
 	for _, drop := range []float64{0.1, 0.3, 0.7} {
-		res, err := createResult(context.Background(), smallCreateConfig(createSeeds, drop, CreateBothTables))
+		res, err := runOwn(context.Background(), smallCreateConfig(createSeeds, drop, CreateBothTables))
 		if err != nil {
 			return nil, err
 		}
@@ -275,7 +275,7 @@ func TestCreateConfigValidate(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("Validate() = %v, want %q", err, tt.want)
 		}
-		if _, err := createResult(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
+		if _, err := runOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
 			t.Errorf("Create with a bad config returned %v, want the validation error", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/results"
 )
 
 // ClockKind names the clock a run uses.
@@ -85,6 +86,10 @@ func (e Env) Validate() error {
 	return nil
 }
 
+// SeedList implements Experiment for the experiments that run on an Env: the
+// seeds it names.
+func (e Env) SeedList() []uint64 { return e.Seeds }
+
 // ClockKind returns the clock the runs use.
 func (e Env) ClockKind() ClockKind { return e.Clock }
 
@@ -104,10 +109,10 @@ func (e Env) describe() string {
 	return s + servedNote(e.Target)
 }
 
-// differences lists how the way runs execute departs from the published setup in
-// a way that changes counts: the virtual clock's service time, or an in-memory
-// database under the real clock (no WAL, other locking).
-func (e Env) differences() []string {
+// differences lists how the runs depart from def, the published setup, in a way
+// that changes counts: the virtual clock's service time, an in-memory database
+// under the real clock (no WAL, other locking), a server's contract, the seeds.
+func (e Env) differences(def Env) []string {
 	var out []string
 	if e.Clock == ClockVirtual && e.ServiceTime != DefaultServiceTime {
 		out = append(out, fmt.Sprintf("service-time %s (our model of the published setup: %s)", e.ServiceTime, DefaultServiceTime))
@@ -115,7 +120,7 @@ func (e Env) differences() []string {
 	if e.Clock == ClockReal && e.InMemory {
 		out = append(out, "database in memory (published: a WAL file)")
 	}
-	return append(out, serverDifference(e.Target))
+	return append(out, serverDifference(e.Target), results.Differ("seeds", FormatSeeds(e.Seeds), FormatSeeds(def.Seeds)))
 }
 
 // replica returns the settings of a verdict replication: the virtual clock with

@@ -67,48 +67,19 @@ func testBench() Bench {
 	return c
 }
 
-// The experiments as earlier tests ran them: the runs, rows or whole result of
-// one Run on the configuration's own seeds.
+// runOwn runs exp on the seeds its configuration names, as its command does.
+func runOwn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) (Result[Row, Run], error) {
+	return exp.Run(ctx, exp.SeedList())
+}
 
-func raceRuns(ctx context.Context, c Race) ([]results.RaceRun, error) {
-	res, err := c.Run(ctx, c.Seeds)
+// ownRuns returns the runs of runOwn.
+func ownRuns[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) ([]Run, error) {
+	res, err := runOwn(ctx, exp)
 	return res.Runs, err
 }
 
-func tabsRuns(ctx context.Context, c Tabs) ([]results.RaceRun, error) {
-	res, err := c.Run(ctx, c.Seeds)
-	return res.Runs, err
-}
-
-func fastRuns(ctx context.Context, c Fast) ([]results.RaceRun, error) {
-	res, err := c.Run(ctx, c.Seeds)
-	return res.Runs, err
-}
-
-func benchRuns(ctx context.Context, c Bench) ([]results.BenchRun, error) {
-	res, err := c.Run(ctx, nil)
-	return res.Runs, err
-}
-
-func createResult(ctx context.Context, c Create) (Result[results.CreateRow, results.CreateRun], error) {
-	return c.Run(ctx, c.Seeds)
-}
-
-func sourcesResult(ctx context.Context, c Sources) (Result[results.SourcesRow, results.SourcesRun], error) {
-	return c.Run(ctx, c.Seeds)
-}
-
-func outlineRows(ctx context.Context, c Outline) ([]results.OutlineRow, error) {
-	res, err := c.Run(ctx, c.SeedList())
-	return res.Rows, err
-}
-
-func refsRows(ctx context.Context, c Refs) ([]results.RefsRow, error) {
-	res, err := c.Run(ctx, c.SeedList())
-	return res.Rows, err
-}
-
-func validateRows() ([]results.ValidateRow, error) {
-	res, err := DefaultValidation().Run(context.Background(), nil)
+// ownRows returns the rows of runOwn.
+func ownRows[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) ([]Row, error) {
+	res, err := runOwn(ctx, exp)
 	return res.Rows, err
 }

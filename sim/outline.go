@@ -54,8 +54,8 @@ func DefaultOutline() Outline {
 	return Outline{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 2000, Seed: 1}
 }
 
-// Validate checks every parameter; its errors name the flag, e.g.
-// "--window: must be positive".
+// Validate checks every parameter; its errors are *field.Error, e.g.
+// "window_s: must be positive".
 func (c Outline) Validate() error {
 	switch {
 	case c.Slides < 1:
@@ -99,13 +99,14 @@ func outlineWrites(n int) int {
 	return (n+contract.MaxOutlineSlides-1)/contract.MaxOutlineSlides + 1 + n
 }
 
-// RunOutline runs the outline experiment and returns one row per approach:
+// Run runs the outline experiment on its one seed (seeds holds exactly one,
+// which replaces c.Seed) and returns one row per approach:
 // results.ApproachOutline, then results.ApproachSlideAdd.
 //
-// Each approach builds the deck once, for real, in an in-memory store: the agent
-// lists the tabs for the Note version, then sends its writes through the store's
-// JSON layer (Conn.Call), each request's arguments first checked with
-// contract.ValidateArgs. The outline approach sends create_note_tab with the first
+// Each approach builds the deck once, for real, in a fresh backend opened from
+// the target: the agent lists the tabs for the Note version, then sends its
+// writes through the session's JSON layer (contract.Call), each request's
+// arguments first checked with contract.ValidateArgs. The outline approach sends create_note_tab with the first
 // 20 slides and slides_add_outline for each further 20; the other sends an empty
 // create_note_tab and one slide_add per slide. Every write carries the version
 // the previous one returned and an idempotency key of its own, and the deck is
@@ -247,7 +248,7 @@ type deckBuild struct {
 }
 
 // buildDeck builds slides as one deck with the given approach in a fresh
-// in-memory store. wrap, when not nil, is put in front of the agent's
+// backend opened from target. wrap, when not nil, is put in front of the agent's
 // connection (tests record what reaches Call with it).
 func buildDeck(ctx context.Context, target contract.Target, seed uint64, approach string, slides []contract.Slide,
 	wrap func(outlineCaller) outlineCaller) (b deckBuild, err error) {

@@ -53,7 +53,7 @@ func writeCalls(t *testing.T, calls []recordedCall) []recordedCall {
 }
 
 func TestOutlineRequestBytesAreWhatWasSent(t *testing.T) {
-	rows, err := outlineRows(context.Background(), testOutline())
+	rows, err := ownRows(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3, Target: memTarget},
 		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4, Target: memTarget},
 	} {
-		rows, err := outlineRows(context.Background(), c)
+		rows, err := ownRows(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 func TestOutlineNoSaves(t *testing.T) {
 	c := testOutline()
 	c.SavesPerMinute = 0
-	rows, err := outlineRows(context.Background(), c)
+	rows, err := ownRows(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,11 +169,11 @@ func TestOutlineNoSaves(t *testing.T) {
 }
 
 func TestOutlineDeterministic(t *testing.T) {
-	a, err := outlineRows(context.Background(), testOutline())
+	a, err := ownRows(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := outlineRows(context.Background(), testOutline())
+	b, err := ownRows(context.Background(), testOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestOutlineDeterministic(t *testing.T) {
 	}
 	c := testOutline()
 	c.Seed = 2
-	other, err := outlineRows(context.Background(), c)
+	other, err := ownRows(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,8 +234,8 @@ func TestOutlineConfigValidate(t *testing.T) {
 		if err := c.Validate(); err == nil || err.Error() != tc.want {
 			t.Errorf("Validate() = %v, want %q", err, tc.want)
 		}
-		if _, err := outlineRows(context.Background(), c); err == nil || err.Error() != tc.want {
-			t.Errorf("outlineRows() = %v, want %q", err, tc.want)
+		if _, err := ownRows(context.Background(), c); err == nil || err.Error() != tc.want {
+			t.Errorf("ownRows() = %v, want %q", err, tc.want)
 		}
 	}
 }
@@ -243,7 +243,7 @@ func TestOutlineConfigValidate(t *testing.T) {
 func TestOutlineCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := outlineRows(ctx, testOutline()); !errors.Is(err, context.Canceled) {
+	if _, err := ownRows(ctx, testOutline()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunOutline on a cancelled context = %v, want context.Canceled", err)
 	}
 }

@@ -183,21 +183,15 @@ func DefaultRace() Race {
 // Name implements Experiment.
 func (Race) Name() string { return "race" }
 
-// SeedList implements Experiment.
-func (c Race) SeedList() []uint64 { return c.Seeds }
+// variant is the contract variant the runs of mode m ask for.
+func (c Race) variant(m Mode) contract.Variant {
+	return contract.Variant{Guard: m.Guard, VersionFormat: c.VersionFormat}
+}
 
 // Validate checks the configuration; its errors are *field.Error.
 func (c Race) Validate() error {
-	if err := c.Env.Validate(); err != nil {
+	if err := validateModes(c.Env, "modes", c.Modes, c.variant); err != nil {
 		return err
-	}
-	if len(c.Modes) == 0 {
-		return fieldErr("modes", "no modes given")
-	}
-	for _, m := range c.Modes {
-		if err := checkServed(c.Target, "modes", contract.Variant{Guard: m.Guard, VersionFormat: c.VersionFormat}); err != nil {
-			return err
-		}
 	}
 	return c.Editing.validate()
 }
@@ -212,7 +206,7 @@ func (c Race) Run(ctx context.Context, seeds []uint64) (Result[results.RaceRow, 
 	return runEngine(ctx, c.Env, seeds, c.Modes, func(m Mode, seed uint64) raceSpec {
 		return raceSpec{
 			name:    fmt.Sprintf("race-%s-%s-seed%d", m.Guard, m.Policy, seed),
-			variant: contract.Variant{Guard: m.Guard, VersionFormat: c.VersionFormat},
+			variant: c.variant(m),
 			policy:  m.Policy,
 			edits:   c.Edits,
 			claude:  claude,
@@ -230,9 +224,7 @@ func (c Race) Fold(runs []results.RaceRun) ([]results.RaceRow, error) {
 
 // Differences implements Experiment.
 func (c Race) Differences() []string {
-	def := DefaultRace()
-	return append(append(c.Env.differences(), results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds))),
-		c.Editing.differences()...)
+	return append(c.Env.differences(DefaultRace().Env), c.Editing.differences()...)
 }
 
 // Describe implements Experiment.
@@ -249,6 +241,23 @@ func (c Race) OnClock(k ClockKind, target contract.Target, progress func(done, t
 func (c Race) Replica(target contract.Target) (Experiment[results.RaceRow, results.RaceRun], bool) {
 	c.Env = c.Env.replica(target)
 	return c, true
+}
+
+// validateModes checks env, that modes (the field called name) lists at least
+// one mode, and that the target serves the variant the runs of each ask for.
+func validateModes[M any](env Env, name string, modes []M, variant func(M) contract.Variant) error {
+	if err := env.Validate(); err != nil {
+		return err
+	}
+	if len(modes) == 0 {
+		return fieldErr(name, "no %s given", name)
+	}
+	for _, m := range modes {
+		if err := checkServed(env.Target, name, variant(m)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runEngine runs every mode on every seed with the race engine, modes outer,
@@ -306,21 +315,13 @@ func DefaultTabs() Tabs {
 // Name implements Experiment.
 func (Tabs) Name() string { return "tabs" }
 
-// SeedList implements Experiment.
-func (c Tabs) SeedList() []uint64 { return c.Seeds }
+// variant is the contract variant the runs of scope g ask for.
+func (Tabs) variant(g contract.Guard) contract.Variant { return contract.Variant{Guard: g} }
 
 // Validate checks the configuration; its errors are *field.Error.
 func (c Tabs) Validate() error {
-	if err := c.Env.Validate(); err != nil {
+	if err := validateModes(c.Env, "scopes", c.Scopes, c.variant); err != nil {
 		return err
-	}
-	if len(c.Scopes) == 0 {
-		return fieldErr("scopes", "no scopes given")
-	}
-	for _, g := range c.Scopes {
-		if err := checkServed(c.Target, "scopes", contract.Variant{Guard: g}); err != nil {
-			return err
-		}
 	}
 	return c.Editing.validate()
 }
@@ -334,7 +335,7 @@ func (c Tabs) Run(ctx context.Context, seeds []uint64) (Result[results.TabsRow, 
 	return runEngine(ctx, c.Env, seeds, c.Scopes, func(g contract.Guard, seed uint64) raceSpec {
 		return raceSpec{
 			name:    fmt.Sprintf("tabs-%s-seed%d", g, seed),
-			variant: contract.Variant{Guard: g},
+			variant: c.variant(g),
 			policy:  Reapply,
 			edits:   c.Edits,
 			claude:  claude,
@@ -351,9 +352,7 @@ func (c Tabs) Fold(runs []results.RaceRun) ([]results.TabsRow, error) {
 
 // Differences implements Experiment.
 func (c Tabs) Differences() []string {
-	def := DefaultTabs()
-	return append(append(c.Env.differences(), results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds))),
-		c.Editing.differences()...)
+	return append(c.Env.differences(DefaultTabs().Env), c.Editing.differences()...)
 }
 
 // Describe implements Experiment.
@@ -399,24 +398,18 @@ func DefaultFast() Fast {
 // Name implements Experiment.
 func (Fast) Name() string { return "fast" }
 
-// SeedList implements Experiment.
-func (c Fast) SeedList() []uint64 { return c.Seeds }
+// variant is the contract variant the runs of version format f ask for.
+func (Fast) variant(f contract.VersionFormat) contract.Variant {
+	return contract.Variant{Guard: contract.GuardNote, VersionFormat: f}
+}
 
 // Validate checks the configuration; its errors are *field.Error.
 func (c Fast) Validate() error {
-	if err := c.Env.Validate(); err != nil {
+	if err := validateModes(c.Env, "formats", c.Formats, c.variant); err != nil {
 		return err
-	}
-	if len(c.Formats) == 0 {
-		return fieldErr("formats", "no formats given")
 	}
 	if c.Edits < 1 {
 		return fieldErr("edits", "must be at least 1")
-	}
-	for _, f := range c.Formats {
-		if err := checkServed(c.Target, "formats", contract.Variant{Guard: contract.GuardNote, VersionFormat: f}); err != nil {
-			return err
-		}
 	}
 	_, err := c.timing()
 	return err
@@ -448,7 +441,7 @@ func (c Fast) Run(ctx context.Context, seeds []uint64) (Result[results.FastRow, 
 	return runEngine(ctx, c.Env, seeds, c.Formats, func(f contract.VersionFormat, seed uint64) raceSpec {
 		return raceSpec{
 			name:    fmt.Sprintf("fast-%s-seed%d", f, seed),
-			variant: contract.Variant{Guard: contract.GuardNote, VersionFormat: f},
+			variant: c.variant(f),
 			policy:  Reapply,
 			edits:   c.Edits,
 			claude:  timing,
@@ -465,8 +458,7 @@ func (c Fast) Fold(runs []results.RaceRun) ([]results.FastRow, error) {
 // Differences implements Experiment.
 func (c Fast) Differences() []string {
 	def := DefaultFast()
-	return append(c.Env.differences(),
-		results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds)),
+	return append(c.Env.differences(def.Env),
 		results.Differ("edits", c.Edits, def.Edits),
 		results.Differ("pause", c.pauseText(), def.pauseText()),
 		results.Differ("oversleep", c.Oversleep, def.Oversleep))

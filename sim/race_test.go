@@ -24,24 +24,15 @@ func seedRange(lo, hi uint64) []uint64 {
 	return s
 }
 
-// stripWall zeroes the timing field, the one figure allowed to differ.
-func stripWall(runs []results.RaceRun) []results.RaceRun {
-	out := append([]results.RaceRun(nil), runs...)
-	for i := range out {
-		out[i].WallS = 0
-	}
-	return out
-}
-
 func TestRaceVirtualIsDeterministic(t *testing.T) {
 	cfg := testRace()
 	cfg.Env = virtualEnv([]uint64{1, 2, 3})
-	a, err := raceRuns(bg, cfg)
+	a, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Parallel = 1 // completion order must not matter
-	b, err := raceRuns(bg, cfg)
+	b, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +60,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	cfg.Env = virtualEnv(seedRange(1, seeds))
 	cfg.Edits = 20
 	cfg.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}, {contract.GuardNote, Refresh}}
-	runs, err := raceRuns(bg, cfg)
+	runs, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +95,7 @@ func TestTabsScopeInvariants(t *testing.T) {
 	cfg := testTabs()
 	cfg.Env = virtualEnv(seedRange(1, 20))
 	cfg.Edits = 50
-	runs, err := tabsRuns(bg, cfg)
+	runs, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +120,7 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 	cfg.Env = virtualEnv(seedRange(1, 6))
 	cfg.ServiceTime = 200 * time.Microsecond
 	cfg.Edits = 150
-	runs, err := fastRuns(bg, cfg)
+	runs, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,12 +154,15 @@ func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
 		cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.Editing = cfg.WithProfile(p)
 		cfg.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
-		runs, err := raceRuns(bg, cfg)
+		runs, err := ownRuns(bg, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(runs) != 6 {
+			t.Fatalf("timing %s: %d runs, want 6 (2 modes × 3 seeds)", p.Name(), len(runs))
+		}
 		for _, r := range runs {
-			if r.Lost() != 0 || r.Claude.Edits != 20 || len(runs) != 6 {
+			if r.Lost() != 0 || r.Claude.Edits != 20 {
 				t.Fatalf("timing %s, seed %d %s: %+v", p.Name(), r.Seed, r.Guard, r)
 			}
 			if r.Claude.Writes != r.Claude.Edits+r.Claude.Conflicts {
@@ -192,7 +186,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	race.Edits = 20
 	race.Editing = race.WithProfile(ProfilePublishedFit)
 	race.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
-	runs, err := raceRuns(bg, race)
+	runs, err := ownRuns(bg, race)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +210,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	tabs.Env = virtualEnv(seedRange(1, seeds))
 	tabs.Edits = 20
 	tabs.Editing = tabs.WithProfile(ProfilePublishedFit)
-	truns, err := tabsRuns(bg, tabs)
+	truns, err := ownRuns(bg, tabs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,7 +41,7 @@ func DefaultRefsMix() RefsMix { return RefsMix{Move: 0.4, Rename: 0.35, Add: 0.2
 // ParseMix parses a mix written as "move=0.4,rename=0.35,add=0.25". An action
 // left out gets a share of 0; an unknown action, an action named twice, and a
 // share that is not a number or is negative are errors. ParseMix does not check
-// that the shares add up to 1 (RefsConfig.Validate does), and its error texts do
+// that the shares add up to 1 (Refs.Validate does), and its error texts do
 // not name the flag, which the caller adds.
 func ParseMix(s string) (RefsMix, error) {
 	if strings.TrimSpace(s) == "" {
@@ -143,8 +142,8 @@ func DefaultRefs() Refs {
 	return Refs{K: []int{2, 5}, Trials: 10000, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 7}
 }
 
-// Validate checks every parameter; its errors name the flag, e.g.
-// "--k: must be at least 1".
+// Validate checks every parameter; its errors are *field.Error, e.g.
+// "k: must be at least 1".
 func (c Refs) Validate() error {
 	if len(c.K) == 0 {
 		return fieldErr("k", "no values given")
@@ -178,8 +177,9 @@ func (c Refs) Validate() error {
 	return checkServed(c.Target, "target", contract.Variant{})
 }
 
-// RunRefs runs the refs experiment and returns one row per K and reference
-// kind, in the order of c.K and of results.RefKinds.
+// Run runs the refs experiment on its one seed (seeds holds exactly one, which
+// replaces c.Seed) and returns one row per K and reference kind, in the order
+// of c.K and of results.RefKinds.
 //
 // Each trial creates a Note with the three fixed tabs and K Slides tabs with
 // distinct labels from a pool of five. The agent lists the tabs, picks a target
@@ -221,11 +221,7 @@ func (c Refs) Run(ctx context.Context, seeds []uint64) (Result[results.RefsRow, 
 	if err := c.Validate(); err != nil {
 		return res, err
 	}
-	workers := c.Parallel
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
-	trials, err := runPool(ctx, len(c.K)*c.Trials, workers,
+	trials, err := runPool(ctx, len(c.K)*c.Trials, cpuParallel(c.Parallel),
 		func(j int) string { return fmt.Sprintf("seed %d, k %d, trial %d", c.Seed, c.K[j/c.Trials], j%c.Trials) },
 		c.openWorker,
 		func(ctx context.Context, t *refsTrial, j int) (refsTally, error) {

@@ -18,9 +18,9 @@ import (
 
 func runRefs(t *testing.T, c Refs) []results.RefsRow {
 	t.Helper()
-	rows, err := refsRows(context.Background(), c)
+	rows, err := ownRows(context.Background(), c)
 	if err != nil {
-		t.Fatalf("refsRows(%+v): %v", c, err)
+		t.Fatalf("ownRows(%+v): %v", c, err)
 	}
 	if want := len(c.K) * len(results.RefKinds()); len(rows) != want {
 		t.Fatalf("RunRefs gave %d rows, want %d", len(rows), want)
@@ -149,7 +149,7 @@ func TestRefsDeterministic(t *testing.T) {
 func TestRefsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := refsRows(ctx, testRefs()); !errors.Is(err, context.Canceled) {
+	if _, err := ownRows(ctx, testRefs()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunRefs on a cancelled context = %v, want context.Canceled", err)
 	}
 }
@@ -213,8 +213,8 @@ func TestRefsConfigValidate(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Validate() = %v, want %q", err, tc.want)
 		}
-		if _, err := refsRows(context.Background(), c); err == nil || err.Error() != tc.want {
-			t.Errorf("refsRows() = %v, want %q", err, tc.want)
+		if _, err := ownRows(context.Background(), c); err == nil || err.Error() != tc.want {
+			t.Errorf("ownRows() = %v, want %q", err, tc.want)
 		}
 	}
 }

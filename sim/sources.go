@@ -164,10 +164,11 @@ func (c Sources) Fold(runs []results.SourcesRun) ([]results.SourcesRow, error) {
 // sourcesPolicies are the key policies, in published row order.
 var sourcesPolicies = []string{results.SourceKeyUUID, results.SourceKeyRaw, results.SourceKeyNormalized}
 
-// Sources runs the sources experiment. For every seed it writes a script of
+// Run runs the sources experiment. For every seed it writes a script of
 // sessions, then plays it once per key policy (the three at once) against a fresh
-// in-memory store each, one Note per session; every policy sees the same citations and, drawing one value per
-// successful reply from Stream(seed, "drop"), the same stream of losses.
+// backend from the target each, one Note per session; every policy sees the same
+// citations and, drawing one value per successful reply from Stream(seed,
+// "drop"), the same stream of losses.
 //
 // The script. Each session gets cfg.Pages distinct pages (see sessionPages). Each
 // turn cites cfg.Cites of them, drawn without replacement, and spells each
@@ -340,7 +341,8 @@ type citer struct {
 func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
 	run := results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: fmt.Sprintf("sources-%s-seed%d", policy, seed), Clock: clock, Seed: seed})
+	name := fmt.Sprintf("sources-%s-seed%d", policy, seed)
+	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
 	if err != nil {
 		return run, err
 	}
@@ -351,8 +353,7 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 	}
 	defer conn.Close()
 
-	rec, err := recorder(cfg.History, history.RunHeader{Run: fmt.Sprintf("sources-%s-seed%d", policy, seed), Seed: seed,
-		Clock: string(ClockVirtual), Policy: policy}, clock)
+	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Policy: policy}, clock)
 	if err != nil {
 		return run, err
 	}

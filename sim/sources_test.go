@@ -23,7 +23,7 @@ func smallSourcesConfig(seeds ...uint64) Sources {
 
 func mustSources(t *testing.T, cfg Sources) Result[results.SourcesRow, results.SourcesRun] {
 	t.Helper()
-	res, err := sourcesResult(context.Background(), cfg)
+	res, err := runOwn(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Sources(%+v): %v", cfg, err)
 	}
@@ -62,7 +62,7 @@ var sourcesSeeds = []uint64{1, 2, 7, 99}
 // sourcesSweep is one run over sourcesSeeds with 25 sessions a seed, shared by the
 // tests that check exact counts and properties.
 var sourcesSweep = sync.OnceValues(func() (Result[results.SourcesRow, results.SourcesRun], error) {
-	return sourcesResult(context.Background(), sweepSourcesConfig())
+	return runOwn(context.Background(), sweepSourcesConfig())
 })
 
 func sweepSourcesConfig() Sources {
@@ -250,7 +250,7 @@ func TestSourcesConfigValidate(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("Validate() = %v, want %q", err, tt.want)
 		}
-		if _, err := sourcesResult(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
+		if _, err := runOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
 			t.Errorf("Sources with a bad config returned %v, want the validation error", err)
 		}
 	}

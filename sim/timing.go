@@ -116,28 +116,23 @@ func (o Oversleep) IsZero() bool { return o.Extra(time.Hour) == 0 }
 
 // String returns o as ParseOversleep reads it: "none", "5ms" or
 // "slack:d/4,max=5ms".
-func (o Oversleep) String() string {
-	switch {
-	case o.IsZero():
-		return "none"
-	case o.Div > 0 && o.Max > 0:
-		return fmt.Sprintf("slack:d/%d,max=%s", o.Div, o.Max)
-	case o.Div > 0:
-		return fmt.Sprintf("slack:d/%d", o.Div)
-	}
-	return o.Fixed.String()
-}
+func (o Oversleep) String() string { return o.spell("none", "slack:d/%d", "slack:d/%d,max=%s") }
 
 // Formula says in words what a sleep of d lasts in extra: "min(d/4, 5ms)",
 // "d/8", "5ms", or "nothing".
-func (o Oversleep) Formula() string {
+func (o Oversleep) Formula() string { return o.spell("nothing", "d/%d", "min(d/%d, %s)") }
+
+// spell writes o in one of its spellings: none for the zero rule, a fixed
+// extra as its duration, a slack with the format slack (of Div) or, capped,
+// capped (of Div and Max).
+func (o Oversleep) spell(none, slack, capped string) string {
 	switch {
 	case o.IsZero():
-		return "nothing"
+		return none
 	case o.Div > 0 && o.Max > 0:
-		return fmt.Sprintf("min(d/%d, %s)", o.Div, o.Max)
+		return fmt.Sprintf(capped, o.Div, o.Max)
 	case o.Div > 0:
-		return fmt.Sprintf("d/%d", o.Div)
+		return fmt.Sprintf(slack, o.Div)
 	}
 	return o.Fixed.String()
 }

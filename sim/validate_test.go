@@ -10,7 +10,7 @@ import (
 )
 
 func TestRunValidateVerdicts(t *testing.T) {
-	rows, err := validateRows()
+	rows, err := ownRows(bg, DefaultValidation())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestRunValidateVerdicts(t *testing.T) {
 // TestRunValidateIDsFilledIn checks that the payloads carry every id a model
 // sends, so that no verdict is about a missing id.
 func TestRunValidateIDsFilledIn(t *testing.T) {
-	rows, err := validateRows()
+	rows, err := ownRows(bg, DefaultValidation())
 	if err != nil {
 		t.Fatal(err)
 	}
