@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -570,15 +572,69 @@ func Stamp(format VersionFormat, now time.Time, suffix uint32) string {
 	return fmt.Sprintf("%s-%06x", now.Truncate(time.Microsecond).Format(usLayout), suffix&0xffffff)
 }
 
-// ExpectedValue turns an expected version into the value a store keeps in its
-// version column for format: an int64 for counter versions, the string
-// otherwise. An empty version, or one that is no integer under counter
-// versions, is an invalid argument naming expected_version.
-func ExpectedValue(format VersionFormat, v Version) (any, error) {
+// Versions makes the versions of one run's commits, in the run's format: a
+// counter, or the time of the commit (FormatMS, FormatUSSuffix). Versions are
+// kept as a store keeps them in its version column: an int64 for counter
+// versions, the string otherwise.
+//
+// The suffixes of us-suffix versions come from a PCG seeded with the run's
+// seed, one drawn per version made, so that the same calls at the same times
+// give the same versions on every implementation. A Versions is safe for
+// concurrent use.
+type Versions struct {
+	format VersionFormat
+	mu     sync.Mutex
+	rand   *rand.Rand
+}
+
+// NewVersions returns the versions of a run in format ("" is FormatCounter),
+// their suffixes seeded by seed.
+func NewVersions(format VersionFormat, seed uint64) *Versions {
+	if format == "" {
+		format = FormatCounter
+	}
+	return &Versions{format: format, rand: rand.New(rand.NewPCG(seed, 0x6e6f746573))}
+}
+
+// First is the version of a new Note or tab made at now.
+func (vs *Versions) First(now time.Time) any {
+	if vs.format == FormatCounter {
+		return int64(1)
+	}
+	return vs.stamp(now)
+}
+
+// Next is the version a write made at now commits, given the current one: the
+// counter plus one, or the stamp of now, whatever the current one was.
+func (vs *Versions) Next(cur any, now time.Time) any {
+	if vs.format == FormatCounter {
+		n, _ := cur.(int64)
+		return n + 1
+	}
+	return vs.stamp(now)
+}
+
+// stamp is Stamp with the next suffix of the run's stream; only us-suffix
+// versions draw one.
+func (vs *Versions) stamp(now time.Time) string {
+	var suffix uint32
+	if vs.format == FormatUSSuffix {
+		vs.mu.Lock()
+		suffix = vs.rand.Uint32()
+		vs.mu.Unlock()
+	}
+	return Stamp(vs.format, now, suffix)
+}
+
+// Expected turns an expected version into the value kept in the version
+// column, to compare with the stored one. An empty version, or one that is no
+// integer under counter versions, is an invalid argument naming
+// expected_version.
+func (vs *Versions) Expected(v Version) (any, error) {
 	if v == "" {
 		return nil, Invalid("expected_version", "required")
 	}
-	if format != FormatCounter {
+	if vs.format != FormatCounter {
 		return string(v), nil
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)

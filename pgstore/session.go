@@ -127,7 +127,7 @@ func (c *Session) addTab(w *wtx, t *target, typ contract.TabType, label, data st
 		Position: int(t.tabs),
 	}
 	w.queue(sqlNextTab, t.noteID)
-	w.queue(sqlInsertTab, t.noteID, info.TabID, string(typ), label, info.Position, data, c.s.firstVersion(t.now))
+	w.queue(sqlInsertTab, t.noteID, info.TabID, string(typ), label, info.Position, data, c.s.versions.First(t.now))
 	return info, nil
 }
 

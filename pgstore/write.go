@@ -89,7 +89,7 @@ func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error)
 			return res, contract.Invalid("idempotency_key", "required")
 		}
 		var err error
-		if expected, err = c.s.bindVersion(w.expected); err != nil {
+		if expected, err = c.s.versions.Expected(w.expected); err != nil {
 			return res, err
 		}
 	}
@@ -158,7 +158,7 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], conditiona
 			return res, err
 		}
 	}
-	next := s.nextVersion(current, t.now)
+	next := s.versions.Next(current, t.now)
 	if tabScoped {
 		tx.queue(sqlBumpTab, next, w.noteID, w.tabID)
 	} else {

@@ -59,7 +59,7 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 			return res, contract.Invalid("idempotency_key", "required")
 		}
 		var err error
-		if expected, err = c.s.bindVersion(w.expected); err != nil {
+		if expected, err = c.s.versions.Expected(w.expected); err != nil {
 			return res, err
 		}
 	}
