@@ -658,19 +658,6 @@ func VersionOf(stored any) Version {
 	return Version(fmt.Sprint(stored))
 }
 
-// MarkReplayed sets Replayed on a write's result (a pointer to an EditResult,
-// CreateResult or SourceResult) read back for a known idempotency key.
-func MarkReplayed(res any) {
-	switch r := res.(type) {
-	case *EditResult:
-		r.Replayed = true
-	case *CreateResult:
-		r.Replayed = true
-	case *SourceResult:
-		r.Replayed = true
-	}
-}
-
 // ReadRange is read_sheet_range in terms of read_note_tab, for an
 // implementation that keeps a sheet whole: it checks the request, reads the tab
 // through s and cuts the range out of it.

@@ -12,8 +12,3 @@ func (s *Store) nextVersion(cur any) any { return s.versions.Next(cur, s.opts.Cl
 
 // toVersion turns a stored version into a Version.
 func toVersion(v any) contract.Version { return contract.VersionOf(v) }
-
-// sameVersion reports whether a stored version equals the expected one.
-func sameVersion(stored, expected any) bool {
-	return stored == expected
-}
