@@ -90,7 +90,7 @@ func (r CreateRequest) Validate() error {
 		return Invalid("expected_version", "required")
 	case r.IdempotencyKey == "":
 		return Invalid("idempotency_key", "required")
-	case r.TabType != TypeSlides && r.TabType != TypeSheet:
+	case !addable(r.TabType):
 		return Invalid("tab_type", "%q is not one of slides, sheet", r.TabType)
 	case r.Slides != nil && r.TabType != TypeSlides:
 		return Invalid("slides", "only a slides tab takes an outline")
@@ -102,11 +102,35 @@ func (r CreateRequest) Validate() error {
 
 // LabelOrDefault is the label a created tab gets: the request's, trimmed, or the
 // type's default.
-func (r CreateRequest) LabelOrDefault() string {
-	if label := strings.TrimSpace(r.Label); label != "" {
+func (r CreateRequest) LabelOrDefault() string { return labelOrDefault(r.TabType, r.Label) }
+
+func labelOrDefault(typ TabType, label string) string {
+	if label := strings.TrimSpace(label); label != "" {
 		return label
 	}
-	return DefaultLabel(r.TabType)
+	return DefaultLabel(typ)
+}
+
+// addable reports whether a tab of type typ may be added to a Note: slides
+// and sheets may, the fixed tabs may not.
+func addable(typ TabType) bool { return typ == TypeSlides || typ == TypeSheet }
+
+// AddedTabLabel checks the type of a tab the person adds with the "+" button
+// and returns the label it gets: label, trimmed, or the type's default.
+func AddedTabLabel(typ TabType, label string) (string, error) {
+	if !addable(typ) {
+		return "", Invalid("tab_type", "%q is not one of slides, sheet", typ)
+	}
+	return labelOrDefault(typ, label), nil
+}
+
+// TabLabel checks a label the person gives a tab and returns it trimmed.
+// Labels need not be unique.
+func TabLabel(label string) (string, error) {
+	if label = strings.TrimSpace(label); label == "" {
+		return "", Invalid("label", "required")
+	}
+	return label, nil
 }
 
 // InitialData is the stored content of the tab the request creates.
@@ -365,14 +389,6 @@ func ApplyEdit(typ TabType, stored string, req EditRequest) (data, changed strin
 	return "", "", Invalid("operation", "%q is not an operation", req.Operation)
 }
 
-// SetCellsData writes values at (row, col) of sheet sheetID ("" for the first)
-// in the stored content of a Sheet tab, as the person typing does.
-func SetCellsData(tabID, stored, sheetID string, row, col int, values [][]any) (string, error) {
-	data, _, err := ApplyEdit(TypeSheet, stored, EditRequest{TabID: tabID, Operation: OpSheetSetRange,
-		SheetID: sheetID, StartRow: row, StartCol: col, Values: values})
-	return data, err
-}
-
 // DecodeContent fills out.Text, out.Slides or out.Sheets from the stored content
 // of a markdown, slides or sheet tab; out.Type must be set. Files and sources
 // tabs hold no stored content: their items are the implementation's to fill.
@@ -484,9 +500,10 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// MoveTab returns the bar with tab tabID moved to position pos (0 is first; a
-// position past the end means last), the tabs in between shifted and every
-// Position renumbered.
+// MoveTab moves tab tabID of the bar tabs (in bar order) to position pos (0 is
+// first; a position past the end means last), shifting the tabs in between,
+// and returns the tabs whose position that changes, each with its new
+// Position: what a store writes.
 func MoveTab(tabs []TabInfo, tabID string, pos int) ([]TabInfo, error) {
 	if pos < 0 {
 		return nil, Invalid("position", "must be 0 or more")
@@ -495,14 +512,18 @@ func MoveTab(tabs []TabInfo, tabID string, pos int) ([]TabInfo, error) {
 	if from < 0 {
 		return nil, &NotFoundError{Field: "tab_id", ID: tabID}
 	}
-	out := slices.Clone(tabs)
-	moved := out[from]
-	out = slices.Delete(out, from, from+1)
-	out = slices.Insert(out, min(pos, len(out)), moved)
-	for i := range out {
-		out[i].Position = i
+	bar := slices.Clone(tabs)
+	moved := bar[from]
+	bar = slices.Delete(bar, from, from+1)
+	bar = slices.Insert(bar, min(pos, len(bar)), moved)
+	var changed []TabInfo
+	for i, t := range bar {
+		if t.TabID != tabs[i].TabID || tabs[i].Position != i {
+			t.Position = i
+			changed = append(changed, t)
+		}
 	}
-	return out, nil
+	return changed, nil
 }
 
 // FixedTabs are the tabs every Note has, in bar order.
