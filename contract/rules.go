@@ -35,15 +35,8 @@ var opFields = map[Operation][]string{
 // Validate checks what can be checked without the Note: required fields, the
 // operation, and that no field of another operation is set.
 func (r EditRequest) Validate() error {
-	switch {
-	case r.NoteID == "":
-		return Invalid("note_id", "required")
-	case r.TabID == "":
-		return Invalid("tab_id", "required")
-	case r.ExpectedVersion == "":
-		return Invalid("expected_version", "required")
-	case r.IdempotencyKey == "":
-		return Invalid("idempotency_key", "required")
+	if err := requireWrite(r.NoteID, &r.TabID, r.ExpectedVersion, r.IdempotencyKey); err != nil {
+		return err
 	}
 	uses, ok := opFields[r.Operation]
 	if !ok {
@@ -83,13 +76,10 @@ func (r EditRequest) Validate() error {
 
 // Validate checks a create_note_tab request.
 func (r CreateRequest) Validate() error {
+	if err := requireWrite(r.NoteID, nil, r.ExpectedVersion, r.IdempotencyKey); err != nil {
+		return err
+	}
 	switch {
-	case r.NoteID == "":
-		return Invalid("note_id", "required")
-	case r.ExpectedVersion == "":
-		return Invalid("expected_version", "required")
-	case r.IdempotencyKey == "":
-		return Invalid("idempotency_key", "required")
 	case !addable(r.TabType):
 		return Invalid("tab_type", "%q is not one of slides, sheet", r.TabType)
 	case r.Slides != nil && r.TabType != TypeSlides:
@@ -143,17 +133,30 @@ func (r CreateRequest) InitialData() string {
 
 // Validate checks an add_note_source request.
 func (r SourceRequest) Validate() error {
-	switch {
-	case r.NoteID == "":
-		return Invalid("note_id", "required")
-	case r.ExpectedVersion == "":
-		return Invalid("expected_version", "required")
-	case r.IdempotencyKey == "":
-		return Invalid("idempotency_key", "required")
-	case strings.TrimSpace(r.Title) == "":
+	if err := requireWrite(r.NoteID, nil, r.ExpectedVersion, r.IdempotencyKey); err != nil {
+		return err
+	}
+	if strings.TrimSpace(r.Title) == "" {
 		return Invalid("title", "required")
 	}
 	return checkSourceURL(r.URL)
+}
+
+// requireWrite checks, in this order, the fields every tool's write requires:
+// the Note, the tab (tabID is nil for a Note-level write), the expected
+// version and the idempotency key.
+func requireWrite(noteID string, tabID *string, expected Version, key string) error {
+	switch {
+	case noteID == "":
+		return Invalid("note_id", "required")
+	case tabID != nil && *tabID == "":
+		return Invalid("tab_id", "required")
+	case expected == "":
+		return Invalid("expected_version", "required")
+	case key == "":
+		return Invalid("idempotency_key", "required")
+	}
+	return nil
 }
 
 // checkSourceURL accepts only absolute http and https URLs with a host.
