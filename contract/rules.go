@@ -264,8 +264,24 @@ func (r AttachmentsRequest) Page() (Page, error) {
 	return p, nil
 }
 
-// Cursor is the next_cursor of a page whose last item has sequence number seq.
-func Cursor(seq int64) string { return "after-" + strconv.FormatInt(seq, 10) }
+// Cut makes the page out of what a store read for it: items, the kind's items
+// after p.After in order, with seqs their sequence numbers, at most p.Limit+1
+// of them (one more than a page, to tell whether another follows). It returns
+// at most p.Limit items, never nil, and the cursor of the next page, "" when
+// there is none.
+func (p Page) Cut(items []Attachment, seqs []int64) ([]Attachment, string) {
+	next := ""
+	if len(items) > p.Limit {
+		items, next = items[:p.Limit], cursor(seqs[p.Limit-1])
+	}
+	if items == nil {
+		items = []Attachment{}
+	}
+	return items, next
+}
+
+// cursor is the next_cursor of a page whose last item has sequence number seq.
+func cursor(seq int64) string { return "after-" + strconv.FormatInt(seq, 10) }
 
 func validateOutline(field string, slides []Slide) error {
 	if len(slides) == 0 {

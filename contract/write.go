@@ -38,6 +38,16 @@ type Found struct {
 // checked against, and bumps, its tab's version rather than the Note's.
 func (v Variant) TabScoped(tabID string) bool { return v.Guard == GuardTab && tabID != "" }
 
+// GuardedVersion picks, of a Note's and a tab's stored versions, the one a
+// write to tabID ("" for a Note-level write) is checked against: the one a
+// read of the tab reports, for the client to send back.
+func (v Variant) GuardedVersion(tabID string, noteVersion, tabVersion any) any {
+	if v.TabScoped(tabID) {
+		return tabVersion
+	}
+	return noteVersion
+}
+
 // CheckWrite makes the contract's checks of w, given what the store found, in
 // the order v says: under OrderKeyFirst the idempotency key first, then the
 // Note and the tab, then check (w against its target, e.g. an operation that

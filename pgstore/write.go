@@ -123,10 +123,7 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contrac
 	}()
 	t := &l.t
 	tabScoped := s.variant.TabScoped(w.tabID)
-	l.found.Current = t.noteVersion
-	if tabScoped {
-		l.found.Current = t.tabVersion
-	}
+	l.found.Current = s.variant.GuardedVersion(w.tabID, t.noteVersion, t.tabVersion)
 	var check func() error
 	if w.check != nil {
 		check = func() error { return w.check(tx, t) }

@@ -67,10 +67,7 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 			return err
 		}
 		t := &l.t
-		l.found.Current = t.noteVersion
-		if tabScoped {
-			l.found.Current = t.tabVersion
-		}
+		l.found.Current = v.GuardedVersion(w.tabID, t.noteVersion, t.tabVersion)
 		var check func() error
 		if w.check != nil {
 			check = func() error { return w.check(t) }
