@@ -90,7 +90,7 @@ func URL(t testing.TB) string {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		c, err := Start(ctx, Options{})
+		c, err := Start(ctx)
 		if err != nil {
 			shared.reason = fmt.Sprintf("%s is not set and no throwaway cluster could be started: %v", EnvURL, err)
 			return
@@ -114,7 +114,7 @@ func NewCluster(t testing.TB) *Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Options{})
+	c, err := Start(ctx)
 	if err != nil {
 		unavailable(t, fmt.Sprintf("no throwaway cluster could be started: %v", err))
 	}
