@@ -372,9 +372,16 @@ func CheckEditable(op Operation, tabType TabType, tabID string) error {
 	return Invalid("operation", "%s does not apply to %s tab %q", op, tabType, tabID)
 }
 
+// ReadsStored reports whether the edit changes part of the tab's stored
+// content, and so needs it: replace_text and replace_tab_data replace it whole.
+func (r EditRequest) ReadsStored() bool {
+	return r.Operation != OpReplaceText && r.Operation != OpReplaceTabData
+}
+
 // ApplyEdit applies an edit to a tab of type typ whose stored content is
 // stored, and returns the new stored content and what changed, in a few words.
-// The request must be valid (Validate) and fit the tab (CheckEditable).
+// The request must be valid (Validate) and fit the tab (CheckEditable). stored
+// is read only when the edit changes part of it (ReadsStored).
 func ApplyEdit(typ TabType, stored string, req EditRequest) (data, changed string, err error) {
 	switch req.Operation {
 	case OpReplaceText:

@@ -67,7 +67,7 @@ func (c *Session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 		tabID:    req.TabID,
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
-		needData: req.Operation != contract.OpReplaceText && req.Operation != contract.OpReplaceTabData,
+		needData: req.ReadsStored(),
 		check:    func(_ *wtx, t *target) error { return contract.CheckEditable(req.Operation, t.tabType, t.tabID) },
 		apply: func(w *wtx, t *target, next contract.Version) (contract.EditResult, error) {
 			changed, err := applyEdit(w, req, t)
