@@ -16,8 +16,9 @@ import (
 
 // The rules below are the contract's, whatever stores it: what a request may
 // hold, what an operation does to a tab's content, how IDs and timestamp
-// versions are made. Every implementation calls them, so they cannot drift
-// apart; an implementation adds storage, locking and the order of the checks.
+// versions are made; write.go holds the checks of a write and their order.
+// Every implementation calls them, so they cannot drift apart; an
+// implementation adds storage and locking.
 //
 // A tab's content is kept in a stored form: the text of a markdown tab, the
 // JSON {"slides": […]} or {"sheets": […]} of the others. Files and sources
