@@ -196,9 +196,9 @@ func (r RangeRequest) Validate() error {
 	return nil
 }
 
-// RangeOf cuts the range r asks for out of tab, a Sheet tab as read_note_tab
+// rangeOf cuts the range r asks for out of tab, a Sheet tab as read_note_tab
 // returns it; null where a cell is empty.
-func (r RangeRequest) RangeOf(tab TabContent) (SheetRange, error) {
+func (r RangeRequest) rangeOf(tab TabContent) (SheetRange, error) {
 	if tab.Type != TypeSheet {
 		return SheetRange{}, Invalid("tab_id", "tab %q is a %s tab, not a sheet", r.TabID, tab.Type)
 	}
@@ -717,5 +717,5 @@ func ReadRange(ctx context.Context, s Session, req RangeRequest) (SheetRange, er
 	if err != nil {
 		return SheetRange{}, err
 	}
-	return req.RangeOf(tab)
+	return req.rangeOf(tab)
 }
