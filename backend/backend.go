@@ -175,11 +175,7 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 		spec, _ := mcpclient.Parse(s.Target)
 		return mcpclient.Dial(ctx, spec, mcpclient.Options{Note: s.Note, Version: s.ClientVersion})
 	}
-	sync := store.SyncNormal
-	if s.Synchronous != "" {
-		sync = store.Synchronous(s.Synchronous)
-	}
-	return &store.Target{Dir: s.DBDir, InMemory: s.InMemory, Synchronous: sync}, nil
+	return &store.Target{Dir: s.DBDir, InMemory: s.InMemory, Synchronous: store.Synchronous(s.Synchronous)}, nil
 }
 
 // OpenBackend opens one Backend serving variant v, for as long as it is open:

@@ -7,8 +7,9 @@
 // Backend per run), Backend (the Notes of one run) and Session (one client).
 //
 // It also holds the contract's rules that do not depend on storage (what a
-// request may hold, what an edit does to a tab, how tab IDs and timestamp
-// versions are made), so that every implementation applies the same ones.
+// request may hold, which checks a write makes and in what order, what an
+// edit or a person's action does to a tab, how tab IDs and versions are
+// made), so that every implementation applies the same ones.
 //
 // contract knows no implementation: no SQLite, no PostgreSQL, no MCP transport,
 // no editors and no experiments. Implementations import it; it imports none of

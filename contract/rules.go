@@ -5,17 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // The rules below are the contract's, whatever stores it: what a request may
 // hold, what an operation does to a tab's content, how IDs and timestamp
-// versions are made. Every implementation calls them, so they cannot drift
-// apart; an implementation adds storage, locking and the order of the checks.
+// versions are made; write.go holds the checks of a write and their order.
+// Every implementation calls them, so they cannot drift apart; an
+// implementation adds storage and locking.
 //
 // A tab's content is kept in a stored form: the text of a markdown tab, the
 // JSON {"slides": […]} or {"sheets": […]} of the others. Files and sources
@@ -33,15 +36,8 @@ var opFields = map[Operation][]string{
 // Validate checks what can be checked without the Note: required fields, the
 // operation, and that no field of another operation is set.
 func (r EditRequest) Validate() error {
-	switch {
-	case r.NoteID == "":
-		return Invalid("note_id", "required")
-	case r.TabID == "":
-		return Invalid("tab_id", "required")
-	case r.ExpectedVersion == "":
-		return Invalid("expected_version", "required")
-	case r.IdempotencyKey == "":
-		return Invalid("idempotency_key", "required")
+	if err := requireWrite(r.NoteID, &r.TabID, r.ExpectedVersion, r.IdempotencyKey); err != nil {
+		return err
 	}
 	uses, ok := opFields[r.Operation]
 	if !ok {
@@ -81,14 +77,11 @@ func (r EditRequest) Validate() error {
 
 // Validate checks a create_note_tab request.
 func (r CreateRequest) Validate() error {
+	if err := requireWrite(r.NoteID, nil, r.ExpectedVersion, r.IdempotencyKey); err != nil {
+		return err
+	}
 	switch {
-	case r.NoteID == "":
-		return Invalid("note_id", "required")
-	case r.ExpectedVersion == "":
-		return Invalid("expected_version", "required")
-	case r.IdempotencyKey == "":
-		return Invalid("idempotency_key", "required")
-	case r.TabType != TypeSlides && r.TabType != TypeSheet:
+	case !addable(r.TabType):
 		return Invalid("tab_type", "%q is not one of slides, sheet", r.TabType)
 	case r.Slides != nil && r.TabType != TypeSlides:
 		return Invalid("slides", "only a slides tab takes an outline")
@@ -100,11 +93,35 @@ func (r CreateRequest) Validate() error {
 
 // LabelOrDefault is the label a created tab gets: the request's, trimmed, or the
 // type's default.
-func (r CreateRequest) LabelOrDefault() string {
-	if label := strings.TrimSpace(r.Label); label != "" {
+func (r CreateRequest) LabelOrDefault() string { return labelOrDefault(r.TabType, r.Label) }
+
+func labelOrDefault(typ TabType, label string) string {
+	if label := strings.TrimSpace(label); label != "" {
 		return label
 	}
-	return DefaultLabel(r.TabType)
+	return DefaultLabel(typ)
+}
+
+// addable reports whether a tab of type typ may be added to a Note: slides
+// and sheets may, the fixed tabs may not.
+func addable(typ TabType) bool { return typ == TypeSlides || typ == TypeSheet }
+
+// AddedTabLabel checks the type of a tab the person adds with the "+" button
+// and returns the label it gets: label, trimmed, or the type's default.
+func AddedTabLabel(typ TabType, label string) (string, error) {
+	if !addable(typ) {
+		return "", Invalid("tab_type", "%q is not one of slides, sheet", typ)
+	}
+	return labelOrDefault(typ, label), nil
+}
+
+// TabLabel checks a label the person gives a tab and returns it trimmed.
+// Labels need not be unique.
+func TabLabel(label string) (string, error) {
+	if label = strings.TrimSpace(label); label == "" {
+		return "", Invalid("label", "required")
+	}
+	return label, nil
 }
 
 // InitialData is the stored content of the tab the request creates.
@@ -117,17 +134,30 @@ func (r CreateRequest) InitialData() string {
 
 // Validate checks an add_note_source request.
 func (r SourceRequest) Validate() error {
-	switch {
-	case r.NoteID == "":
-		return Invalid("note_id", "required")
-	case r.ExpectedVersion == "":
-		return Invalid("expected_version", "required")
-	case r.IdempotencyKey == "":
-		return Invalid("idempotency_key", "required")
-	case strings.TrimSpace(r.Title) == "":
+	if err := requireWrite(r.NoteID, nil, r.ExpectedVersion, r.IdempotencyKey); err != nil {
+		return err
+	}
+	if strings.TrimSpace(r.Title) == "" {
 		return Invalid("title", "required")
 	}
 	return checkSourceURL(r.URL)
+}
+
+// requireWrite checks, in this order, the fields every tool's write requires:
+// the Note, the tab (tabID is nil for a Note-level write), the expected
+// version and the idempotency key.
+func requireWrite(noteID string, tabID *string, expected Version, key string) error {
+	switch {
+	case noteID == "":
+		return Invalid("note_id", "required")
+	case tabID != nil && *tabID == "":
+		return Invalid("tab_id", "required")
+	case expected == "":
+		return Invalid("expected_version", "required")
+	case key == "":
+		return Invalid("idempotency_key", "required")
+	}
+	return nil
 }
 
 // checkSourceURL accepts only absolute http and https URLs with a host.
@@ -166,9 +196,9 @@ func (r RangeRequest) Validate() error {
 	return nil
 }
 
-// RangeOf cuts the range r asks for out of tab, a Sheet tab as read_note_tab
+// rangeOf cuts the range r asks for out of tab, a Sheet tab as read_note_tab
 // returns it; null where a cell is empty.
-func (r RangeRequest) RangeOf(tab TabContent) (SheetRange, error) {
+func (r RangeRequest) rangeOf(tab TabContent) (SheetRange, error) {
 	if tab.Type != TypeSheet {
 		return SheetRange{}, Invalid("tab_id", "tab %q is a %s tab, not a sheet", r.TabID, tab.Type)
 	}
@@ -235,8 +265,24 @@ func (r AttachmentsRequest) Page() (Page, error) {
 	return p, nil
 }
 
-// Cursor is the next_cursor of a page whose last item has sequence number seq.
-func Cursor(seq int64) string { return "after-" + strconv.FormatInt(seq, 10) }
+// Cut makes the page out of what a store read for it: items, the kind's items
+// after p.After in order, with seqs their sequence numbers, at most p.Limit+1
+// of them (one more than a page, to tell whether another follows). It returns
+// at most p.Limit items, never nil, and the cursor of the next page, "" when
+// there is none.
+func (p Page) Cut(items []Attachment, seqs []int64) ([]Attachment, string) {
+	next := ""
+	if len(items) > p.Limit {
+		items, next = items[:p.Limit], cursor(seqs[p.Limit-1])
+	}
+	if items == nil {
+		items = []Attachment{}
+	}
+	return items, next
+}
+
+// cursor is the next_cursor of a page whose last item has sequence number seq.
+func cursor(seq int64) string { return "after-" + strconv.FormatInt(seq, 10) }
 
 func validateOutline(field string, slides []Slide) error {
 	if len(slides) == 0 {
@@ -327,9 +373,16 @@ func CheckEditable(op Operation, tabType TabType, tabID string) error {
 	return Invalid("operation", "%s does not apply to %s tab %q", op, tabType, tabID)
 }
 
+// ReadsStored reports whether the edit changes part of the tab's stored
+// content, and so needs it: replace_text and replace_tab_data replace it whole.
+func (r EditRequest) ReadsStored() bool {
+	return r.Operation != OpReplaceText && r.Operation != OpReplaceTabData
+}
+
 // ApplyEdit applies an edit to a tab of type typ whose stored content is
 // stored, and returns the new stored content and what changed, in a few words.
-// The request must be valid (Validate) and fit the tab (CheckEditable).
+// The request must be valid (Validate) and fit the tab (CheckEditable). stored
+// is read only when the edit changes part of it (ReadsStored).
 func ApplyEdit(typ TabType, stored string, req EditRequest) (data, changed string, err error) {
 	switch req.Operation {
 	case OpReplaceText:
@@ -361,14 +414,6 @@ func ApplyEdit(typ TabType, stored string, req EditRequest) (data, changed strin
 		return mustJSON(d), fmt.Sprintf("cells: %d rows from row %d, column %d of %s", len(req.Values), req.StartRow, req.StartCol, sh.SheetID), nil
 	}
 	return "", "", Invalid("operation", "%q is not an operation", req.Operation)
-}
-
-// SetCellsData writes values at (row, col) of sheet sheetID ("" for the first)
-// in the stored content of a Sheet tab, as the person typing does.
-func SetCellsData(tabID, stored, sheetID string, row, col int, values [][]any) (string, error) {
-	data, _, err := ApplyEdit(TypeSheet, stored, EditRequest{TabID: tabID, Operation: OpSheetSetRange,
-		SheetID: sheetID, StartRow: row, StartCol: col, Values: values})
-	return data, err
 }
 
 // DecodeContent fills out.Text, out.Slides or out.Sheets from the stored content
@@ -482,9 +527,10 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// MoveTab returns the bar with tab tabID moved to position pos (0 is first; a
-// position past the end means last), the tabs in between shifted and every
-// Position renumbered.
+// MoveTab moves tab tabID of the bar tabs (in bar order) to position pos (0 is
+// first; a position past the end means last), shifting the tabs in between,
+// and returns the tabs whose position that changes, each with its new
+// Position: what a store writes.
 func MoveTab(tabs []TabInfo, tabID string, pos int) ([]TabInfo, error) {
 	if pos < 0 {
 		return nil, Invalid("position", "must be 0 or more")
@@ -493,14 +539,18 @@ func MoveTab(tabs []TabInfo, tabID string, pos int) ([]TabInfo, error) {
 	if from < 0 {
 		return nil, &NotFoundError{Field: "tab_id", ID: tabID}
 	}
-	out := slices.Clone(tabs)
-	moved := out[from]
-	out = slices.Delete(out, from, from+1)
-	out = slices.Insert(out, min(pos, len(out)), moved)
-	for i := range out {
-		out[i].Position = i
+	bar := slices.Clone(tabs)
+	moved := bar[from]
+	bar = slices.Delete(bar, from, from+1)
+	bar = slices.Insert(bar, min(pos, len(bar)), moved)
+	var changed []TabInfo
+	for i, t := range bar {
+		if t.TabID != tabs[i].TabID || tabs[i].Position != i {
+			t.Position = i
+			changed = append(changed, t)
+		}
 	}
-	return out, nil
+	return changed, nil
 }
 
 // FixedTabs are the tabs every Note has, in bar order.
@@ -570,15 +620,69 @@ func Stamp(format VersionFormat, now time.Time, suffix uint32) string {
 	return fmt.Sprintf("%s-%06x", now.Truncate(time.Microsecond).Format(usLayout), suffix&0xffffff)
 }
 
-// ExpectedValue turns an expected version into the value a store keeps in its
-// version column for format: an int64 for counter versions, the string
-// otherwise. An empty version, or one that is no integer under counter
-// versions, is an invalid argument naming expected_version.
-func ExpectedValue(format VersionFormat, v Version) (any, error) {
+// Versions makes the versions of one run's commits, in the run's format: a
+// counter, or the time of the commit (FormatMS, FormatUSSuffix). Versions are
+// kept as a store keeps them in its version column: an int64 for counter
+// versions, the string otherwise.
+//
+// The suffixes of us-suffix versions come from a PCG seeded with the run's
+// seed, one drawn per version made, so that the same calls at the same times
+// give the same versions on every implementation. A Versions is safe for
+// concurrent use.
+type Versions struct {
+	format VersionFormat
+	mu     sync.Mutex
+	rand   *rand.Rand
+}
+
+// NewVersions returns the versions of a run in format ("" is FormatCounter),
+// their suffixes seeded by seed.
+func NewVersions(format VersionFormat, seed uint64) *Versions {
+	if format == "" {
+		format = FormatCounter
+	}
+	return &Versions{format: format, rand: rand.New(rand.NewPCG(seed, 0x6e6f746573))}
+}
+
+// First is the version of a new Note or tab made at now.
+func (vs *Versions) First(now time.Time) any {
+	if vs.format == FormatCounter {
+		return int64(1)
+	}
+	return vs.stamp(now)
+}
+
+// Next is the version a write made at now commits, given the current one: the
+// counter plus one, or the stamp of now, whatever the current one was.
+func (vs *Versions) Next(cur any, now time.Time) any {
+	if vs.format == FormatCounter {
+		n, _ := cur.(int64)
+		return n + 1
+	}
+	return vs.stamp(now)
+}
+
+// stamp is Stamp with the next suffix of the run's stream; only us-suffix
+// versions draw one.
+func (vs *Versions) stamp(now time.Time) string {
+	var suffix uint32
+	if vs.format == FormatUSSuffix {
+		vs.mu.Lock()
+		suffix = vs.rand.Uint32()
+		vs.mu.Unlock()
+	}
+	return Stamp(vs.format, now, suffix)
+}
+
+// Expected turns an expected version into the value kept in the version
+// column, to compare with the stored one. An empty version, or one that is no
+// integer under counter versions, is an invalid argument naming
+// expected_version.
+func (vs *Versions) Expected(v Version) (any, error) {
 	if v == "" {
 		return nil, Invalid("expected_version", "required")
 	}
-	if format != FormatCounter {
+	if vs.format != FormatCounter {
 		return string(v), nil
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
@@ -602,19 +706,6 @@ func VersionOf(stored any) Version {
 	return Version(fmt.Sprint(stored))
 }
 
-// MarkReplayed sets Replayed on a write's result (a pointer to an EditResult,
-// CreateResult or SourceResult) read back for a known idempotency key.
-func MarkReplayed(res any) {
-	switch r := res.(type) {
-	case *EditResult:
-		r.Replayed = true
-	case *CreateResult:
-		r.Replayed = true
-	case *SourceResult:
-		r.Replayed = true
-	}
-}
-
 // ReadRange is read_sheet_range in terms of read_note_tab, for an
 // implementation that keeps a sheet whole: it checks the request, reads the tab
 // through s and cuts the range out of it.
@@ -626,5 +717,5 @@ func ReadRange(ctx context.Context, s Session, req RangeRequest) (SheetRange, er
 	if err != nil {
 		return SheetRange{}, err
 	}
-	return req.RangeOf(tab)
+	return req.rangeOf(tab)
 }

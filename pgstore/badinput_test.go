@@ -102,11 +102,11 @@ func TestNoPrivilegeToCreateASchema(t *testing.T) {
 	}
 }
 
-// When the server ends a session's connection mid-run, the next call fails
-// with one line naming the server, and the run's schema is still dropped.
-func TestConnectionLostMidRun(t *testing.T) {
-	tg, a := newTarget(t), admin(t)
-	s, err := tg.OpenStore(ctx, contract.RunSpec{Name: "lost"})
+// writtenOnce opens a run named name on tg, with one Note written once, and a
+// session on it. The test closes both: it checks what their Close says.
+func writtenOnce(t *testing.T, tg *Target, name string) (*Store, *Session) {
+	t.Helper()
+	s, err := tg.OpenStore(ctx, contract.RunSpec{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,11 +120,19 @@ func TestConnectionLostMidRun(t *testing.T) {
 	if _, err := replaceText(c, "1", "k1", "before"); err != nil {
 		t.Fatal(err)
 	}
+	return s, c
+}
+
+// When the server ends a session's connection mid-run, the next call fails
+// with one line naming the server, and the run's schema is still dropped.
+func TestConnectionLostMidRun(t *testing.T) {
+	tg, a := newTarget(t), admin(t)
+	s, c := writtenOnce(t, tg, "lost")
 	pid := c.conn.PgConn().PID()
 	if _, err := a.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)
 	}
-	_, err = replaceText(c, "2", "k2", "after")
+	_, err := replaceText(c, "2", "k2", "after")
 	checkFailure(t, err, tg.SafeURL()+": edit_note_tab", "", "\x00")
 	c.Close()
 	if err := s.Close(); err != nil {
@@ -145,20 +153,7 @@ func TestServerDiesMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	password, _ := u.User.Password()
-	s, err := tg.OpenStore(ctx, contract.RunSpec{Name: "dies"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.CreateNote(ctx, note); err != nil {
-		t.Fatal(err)
-	}
-	c, err := s.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := replaceText(c, "1", "k1", "before"); err != nil {
-		t.Fatal(err)
-	}
+	s, c := writtenOnce(t, tg, "dies")
 	if err := cl.Stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -52,9 +52,9 @@
 // two writes that began in the same millisecond would collide however far
 // apart they committed.
 //
-// The random suffix of us-suffix versions comes from a PCG seeded with the
-// run's seed, drawn in the SQLite store's order, so a run on the virtual clock
-// gives the same versions on both stores.
+// Versions are made by contract.Versions, as the SQLite store makes them: the
+// random suffix of us-suffix versions comes from a PCG seeded with the run's
+// seed, so a run on the virtual clock gives the same versions on both stores.
 //
 // # What differs from SQLite
 //

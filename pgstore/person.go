@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 )
@@ -27,14 +26,12 @@ func (c *Session) MoveTab(ctx context.Context, noteID, tabID string, pos int) er
 			if err != nil {
 				return struct{}{}, err
 			}
-			moved, err := contract.MoveTab(tabs, tabID, pos)
+			changed, err := contract.MoveTab(tabs, tabID, pos)
 			if err != nil {
 				return struct{}{}, err
 			}
-			for i, tab := range moved {
-				if tab.Position != tabs[i].Position || tab.TabID != tabs[i].TabID {
-					w.queue(sqlSetPos, tab.Position, noteID, tab.TabID)
-				}
+			for _, tab := range changed {
+				w.queue(sqlSetPos, tab.Position, noteID, tab.TabID)
 			}
 			return struct{}{}, nil
 		},
@@ -42,16 +39,16 @@ func (c *Session) MoveTab(ctx context.Context, noteID, tabID string, pos int) er
 	return c.fail("moving a tab", err)
 }
 
-// RenameTab sets a tab's label, trimmed. Labels need not be unique.
+// RenameTab sets a tab's label, trimmed (contract.TabLabel).
 func (c *Session) RenameTab(ctx context.Context, noteID, tabID, label string) error {
-	label = strings.TrimSpace(label)
-	if label == "" {
-		return contract.Invalid("label", "required")
+	label, err := contract.TabLabel(label)
+	if err != nil {
+		return err
 	}
 	if c.conn == nil {
 		return c.fail("renaming a tab", errClosed)
 	}
-	_, err := runWrite(ctx, c, writeSpec[struct{}]{
+	_, err = runWrite(ctx, c, writeSpec[struct{}]{
 		noteID: noteID,
 		check: func(w *wtx, _ *target) error {
 			var ok bool
@@ -77,12 +74,9 @@ func (c *Session) RenameTab(ctx context.Context, noteID, tabID, label string) er
 // AddTab adds an empty Slides or Sheet tab at the end of the bar, as the person's
 // "+" button does, and returns it.
 func (c *Session) AddTab(ctx context.Context, noteID string, typ contract.TabType, label string) (contract.TabInfo, error) {
-	if typ != contract.TypeSlides && typ != contract.TypeSheet {
-		return contract.TabInfo{}, contract.Invalid("tab_type", "%q is not one of slides, sheet", typ)
-	}
-	label = strings.TrimSpace(label)
-	if label == "" {
-		label = contract.DefaultLabel(typ)
+	label, err := contract.AddedTabLabel(typ, label)
+	if err != nil {
+		return contract.TabInfo{}, err
 	}
 	if c.conn == nil {
 		return contract.TabInfo{}, c.fail("adding a tab", errClosed)

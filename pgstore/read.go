@@ -107,10 +107,7 @@ func (c *Session) readNoteTab(ctx context.Context, noteID, tabID string) (contra
 		if !found {
 			found = true
 			out.Type = contract.TabType(typ)
-			out.Version = toVersion(noteVersion)
-			if c.s.variant.Guard == contract.GuardTab {
-				out.Version = toVersion(tabVersion)
-			}
+			out.Version = toVersion(c.s.variant.GuardedVersion(tabID, noteVersion, tabVersion))
 		}
 		if id != nil {
 			out.Items = append(out.Items, contract.Attachment{ID: *id, Title: *title, URL: *url, CreatedAt: *created})
@@ -121,9 +118,6 @@ func (c *Session) readNoteTab(ctx context.Context, noteID, tabID string) (contra
 	}
 	if !found {
 		return out, c.missing(ctx, noteID, tabID)
-	}
-	if out.Type == contract.TypeFiles || out.Type == contract.TypeSources {
-		return out, nil
 	}
 	return out, contract.DecodeContent(&out, data)
 }
@@ -197,13 +191,6 @@ func (c *Session) listNoteAttachments(ctx context.Context, req contract.Attachme
 	if !found {
 		return page, &contract.NotFoundError{Field: "note_id", ID: req.NoteID}
 	}
-	if len(items) > p.Limit {
-		items = items[:p.Limit]
-		page.NextCursor = contract.Cursor(seqs[p.Limit-1])
-	}
-	if items == nil {
-		items = []contract.Attachment{}
-	}
-	page.Items = items
+	page.Items, page.NextCursor = p.Cut(items, seqs)
 	return page, nil
 }

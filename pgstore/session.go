@@ -67,7 +67,7 @@ func (c *Session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 		tabID:    req.TabID,
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
-		needData: req.Operation != contract.OpReplaceText && req.Operation != contract.OpReplaceTabData,
+		needData: req.ReadsStored(),
 		check:    func(_ *wtx, t *target) error { return contract.CheckEditable(req.Operation, t.tabType, t.tabID) },
 		apply: func(w *wtx, t *target, next contract.Version) (contract.EditResult, error) {
 			changed, err := applyEdit(w, req, t)
@@ -127,7 +127,7 @@ func (c *Session) addTab(w *wtx, t *target, typ contract.TabType, label, data st
 		Position: int(t.tabs),
 	}
 	w.queue(sqlNextTab, t.noteID)
-	w.queue(sqlInsertTab, t.noteID, info.TabID, string(typ), label, info.Position, data, c.s.firstVersion(t.now))
+	w.queue(sqlInsertTab, t.noteID, info.TabID, string(typ), label, info.Position, data, c.s.versions.First(t.now))
 	return info, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -28,8 +27,8 @@ type Store struct {
 	// clock is the run's clock; nil means the server's, clock_timestamp().
 	clock contract.Clock
 
-	randMu sync.Mutex
-	rand   *rand.Rand // random suffixes of us-suffix versions
+	// versions makes the versions the run's writes commit.
+	versions *contract.Versions
 
 	closeOnce sync.Once
 	closeErr  error
@@ -42,7 +41,7 @@ type Store struct {
 
 func newStore(t *Target, pool *pgxpool.Pool, schema string, v contract.Variant, run contract.RunSpec) *Store {
 	return &Store{t: t, pool: pool, schema: schema, variant: v, clock: run.Clock,
-		rand: rand.New(rand.NewPCG(run.Seed, 0x6e6f746573))}
+		versions: contract.NewVersions(v.VersionFormat, run.Seed)}
 }
 
 // Schema is the name of the run's schema: where its tables are while the run
@@ -106,7 +105,7 @@ func (s *Store) CreateNote(ctx context.Context, noteID string) error {
 		if err != nil {
 			return err
 		}
-		v := s.firstVersion(now)
+		v := s.versions.First(now)
 		b := &pgx.Batch{}
 		b.Queue("BEGIN")
 		b.Queue(sqlInsertNote, noteID, v)
@@ -143,44 +142,6 @@ func (s *Store) now(server time.Time) time.Time {
 		return s.clock.Now()
 	}
 	return server
-}
-
-// firstVersion is the version of a new Note or tab.
-func (s *Store) firstVersion(now time.Time) any {
-	if s.variant.VersionFormat == contract.FormatCounter {
-		return int64(1)
-	}
-	return s.stamp(now)
-}
-
-// nextVersion is the version a write commits, given the current one. A counter
-// increments; a timestamp is the time of the write, whatever the current one
-// was.
-func (s *Store) nextVersion(cur any, now time.Time) any {
-	if s.variant.VersionFormat == contract.FormatCounter {
-		n, _ := cur.(int64)
-		return n + 1
-	}
-	return s.stamp(now)
-}
-
-// stamp is contract.Stamp with the next suffix of the run's random stream,
-// drawn in the same order as the SQLite store draws it, so that a run on the
-// virtual clock gives the same versions on both.
-func (s *Store) stamp(now time.Time) string {
-	var suffix uint32
-	if s.variant.VersionFormat == contract.FormatUSSuffix {
-		s.randMu.Lock()
-		suffix = s.rand.Uint32()
-		s.randMu.Unlock()
-	}
-	return contract.Stamp(s.variant.VersionFormat, now, suffix)
-}
-
-// bindVersion turns an expected version into the value kept in the version
-// column.
-func (s *Store) bindVersion(v contract.Version) (any, error) {
-	return contract.ExpectedValue(s.variant.VersionFormat, v)
 }
 
 // toVersion turns a stored version into a Version.

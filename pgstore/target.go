@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -165,11 +166,22 @@ func (t *Target) Describe() string {
 		v = " " + strings.Fields(v)[0]
 	}
 	return fmt.Sprintf("PostgreSQL%s at %s (%s), a schema per run, synchronous_commit %s",
-		v, t.safe, Driver, t.sync().synchronousCommit())
+		v, t.safe, driver(), t.sync().synchronousCommit())
 }
 
-// Driver names the client library the store speaks PostgreSQL with.
-const Driver = "github.com/jackc/pgx/v5 v5.12.0"
+// driver names the client library the store speaks PostgreSQL with, and its
+// version as the binary records it (none when it records none).
+var driver = sync.OnceValue(func() string {
+	const path = "github.com/jackc/pgx/v5"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path == path {
+				return path + " " + m.Version
+			}
+		}
+	}
+	return path
+})
 
 func (t *Target) sync() Synchronous {
 	if t.Synchronous == "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,8 +23,9 @@ type writeSpec[R any] struct {
 	// needData loads the tab's stored content, for an apply that changes part
 	// of it.
 	needData bool
-	// check validates the write against its target before any version or key is
-	// looked at; it must not write.
+	// check validates the write against its target once the Note and the tab
+	// are found, in the order of the contract's checks
+	// (contract.Variant.CheckWrite); it must not write.
 	check func(w *wtx, t *target) error
 	// apply queues the change, knowing the version it will commit as.
 	apply func(w *wtx, t *target, next contract.Version) (R, error)
@@ -50,12 +50,9 @@ type target struct {
 
 // loaded is what the first batch of a write read.
 type loaded struct {
-	t         target
-	noteFound bool
-	tabFound  bool
-	keyFound  bool
-	firstTool string
-	result    string // the key's stored first result
+	t      target
+	found  contract.Found
+	result string // the key's stored first result
 }
 
 // wtx is an open write transaction: its connection, and the changes queued to
@@ -73,23 +70,18 @@ func (w *wtx) queue(sql string, args ...any) { w.batch.Queue(sql, args...) }
 var errReplay = errors.New("replay")
 
 // runWrite is the write path every tool and save goes through, in one READ
-// COMMITTED transaction: the Note's row lock, idempotency lookup, version
-// compare (in the order the variant says), apply, version bump, stored result,
-// commit. It applies the same rules in the same order as the SQLite store, so
-// the same calls give the same results. A transaction that fails with a
-// serialization failure or a deadlock runs again; if it keeps failing, the
-// write is reported as a conflict with the current version, which an editor
-// answers by reading again.
+// COMMITTED transaction: the Note's row lock, the contract's checks
+// (idempotency lookup and version compare, in the order the variant says;
+// contract.Variant.CheckWrite), apply, version bump, stored result, commit.
+// A transaction that fails with a serialization failure or a deadlock runs
+// again; if it keeps failing, the write is reported as a conflict with the
+// current version, which an editor answers by reading again.
 func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error) {
 	var res R
-	conditional := w.tool != ""
-	var expected any
-	if conditional {
-		if w.key == "" {
-			return res, contract.Invalid("idempotency_key", "required")
-		}
+	cw := contract.Write{Tool: w.tool, NoteID: w.noteID, TabID: w.tabID}
+	if w.tool != "" {
 		var err error
-		if expected, err = c.s.bindVersion(w.expected); err != nil {
+		if cw.Expected, err = c.s.versions.Expected(w.expected); err != nil {
 			return res, err
 		}
 	}
@@ -98,11 +90,10 @@ func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error)
 	}
 	err := retry(ctx, func() error {
 		var err error
-		res, err = tryWrite(ctx, c, w, conditional, expected)
+		res, err = tryWrite(ctx, c, w, cw)
 		return err
 	})
 	if errors.Is(err, errReplay) {
-		contract.MarkReplayed(&res)
 		return res, nil
 	}
 	if errors.Is(err, errRetriesExhausted) {
@@ -116,7 +107,7 @@ func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error)
 	return res, nil
 }
 
-func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], conditional bool, expected any) (res R, err error) {
+func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contract.Write) (res R, err error) {
 	s := c.s
 	l, err := c.loadWrite(ctx, w.noteID, w.tabID, w.key, w.needData)
 	if err != nil {
@@ -130,35 +121,24 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], conditiona
 			rollback(ctx, c.conn)
 		}
 	}()
-	keyFirst := s.variant.Order == contract.OrderKeyFirst
-	if conditional && keyFirst {
-		if err := replay(l, w.tool, w.key, &res); err != nil {
-			return res, err
-		}
+	t := &l.t
+	tabScoped := s.variant.TabScoped(w.tabID)
+	l.found.Current = s.variant.GuardedVersion(w.tabID, t.noteVersion, t.tabVersion)
+	var check func() error
+	if w.check != nil {
+		check = func() error { return w.check(tx, t) }
 	}
-	t, err := l.found()
+	replay, err := s.variant.CheckWrite(cw, l.found, check)
 	if err != nil {
 		return res, err
 	}
-	if w.check != nil {
-		if err := w.check(tx, t); err != nil {
+	if replay {
+		if err := contract.DecodeReplay(w.key, l.result, &res); err != nil {
 			return res, err
 		}
+		return res, errReplay
 	}
-	tabScoped := s.variant.Guard == contract.GuardTab && w.tabID != ""
-	current := t.noteVersion
-	if tabScoped {
-		current = t.tabVersion
-	}
-	if conditional && s.variant.Guard != contract.GuardNone && current != expected {
-		return res, &contract.ConflictError{Current: toVersion(current)}
-	}
-	if conditional && !keyFirst {
-		if err := replay(l, w.tool, w.key, &res); err != nil {
-			return res, err
-		}
-	}
-	next := s.nextVersion(current, t.now)
+	next := s.versions.Next(l.found.Current, t.now)
 	if tabScoped {
 		tx.queue(sqlBumpTab, next, w.noteID, w.tabID)
 	} else {
@@ -167,7 +147,7 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], conditiona
 	if res, err = w.apply(tx, t, toVersion(next)); err != nil {
 		return res, err
 	}
-	if conditional {
+	if w.tool != "" {
 		if err := storable("idempotency_key", w.key); err != nil {
 			return res, err
 		}
@@ -223,7 +203,7 @@ func (c *Session) readLoad(br pgx.BatchResults, l *loaded, tab, needData bool) e
 	err := br.QueryRow().Scan(&l.t.noteVersion, &l.t.nextTab, &l.t.nextItem)
 	switch {
 	case err == nil:
-		l.noteFound = true
+		l.found.NoteFound = true
 	case !errors.Is(err, pgx.ErrNoRows):
 		return err
 	}
@@ -239,7 +219,7 @@ func (c *Session) readLoad(br pgx.BatchResults, l *loaded, tab, needData bool) e
 			return err
 		}
 		if typ != nil {
-			l.tabFound = true
+			l.found.TabFound = true
 			l.t.tabType = contract.TabType(*typ)
 		}
 		if data != nil {
@@ -249,38 +229,10 @@ func (c *Session) readLoad(br pgx.BatchResults, l *loaded, tab, needData bool) e
 		return err
 	}
 	if tool != nil && result != nil {
-		l.keyFound, l.firstTool, l.result = true, *tool, *result
+		l.found.KeyFound, l.found.FirstTool, l.result = true, *tool, *result
 	}
 	l.t.now = server
 	return nil
-}
-
-// replay returns nil when the key is new. When it is known it decodes the
-// first result into res and returns errReplay, or an invalid_argument error
-// when the key was first used by another tool.
-func replay(l *loaded, tool, key string, res any) error {
-	if !l.keyFound {
-		return nil
-	}
-	if l.firstTool != tool {
-		return contract.Invalid("idempotency_key", "already used by %s in this Note", l.firstTool)
-	}
-	if err := json.Unmarshal([]byte(l.result), res); err != nil {
-		return fmt.Errorf("decoding stored result of key %q: %w", key, err)
-	}
-	return errReplay
-}
-
-// found returns the target, or the error that says which of the Note and the
-// tab is missing.
-func (l *loaded) found() (*target, error) {
-	switch {
-	case !l.noteFound:
-		return nil, &contract.NotFoundError{Field: "note_id", ID: l.t.noteID}
-	case l.t.tabID != "" && !l.tabFound:
-		return nil, &contract.NotFoundError{Field: "tab_id", ID: l.t.tabID}
-	}
-	return &l.t, nil
 }
 
 // currentVersion reads the version a write to tabID ("" for the Note) is
@@ -288,7 +240,7 @@ func (l *loaded) found() (*target, error) {
 func (c *Session) currentVersion(ctx context.Context, noteID, tabID string) (contract.Version, error) {
 	var v any
 	var err error
-	if c.s.variant.Guard == contract.GuardTab && tabID != "" {
+	if c.s.variant.TabScoped(tabID) {
 		err = c.conn.QueryRow(ctx, `SELECT version FROM tabs WHERE note_id = $1 AND tab_id = $2`, lookup(noteID), lookup(tabID)).Scan(&v)
 	} else {
 		err = c.conn.QueryRow(ctx, `SELECT version FROM notes WHERE id = $1`, lookup(noteID)).Scan(&v)

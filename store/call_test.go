@@ -8,19 +8,6 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-func call(t *testing.T, c *Conn, tool, args string) map[string]any {
-	t.Helper()
-	raw, err := contract.Call(ctx, c, tool, json.RawMessage(args))
-	if err != nil {
-		t.Fatalf("%s %s: %v", tool, args, err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("result %s: %v", raw, err)
-	}
-	return out
-}
-
 func FuzzCall(f *testing.F) {
 	for _, seed := range []struct{ tool, args string }{
 		{"edit_note_tab", `{"note_id":"note-1","tab_id":"markdown","expected_version":1,"idempotency_key":"k","operation":"replace_text","text":"x"}`},

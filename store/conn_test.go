@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/contract/contracttest"
 )
 
 // holdWrite starts a write on c that stops before its commit, holding the
@@ -173,7 +174,7 @@ func TestQueueWritesManyWriters(t *testing.T) {
 			if !mem {
 				path = t.TempDir() + "/q.db"
 			}
-			s, err := Open(path, Options{QueueWrites: true, Clock: newFakeClock()})
+			s, err := Open(path, Options{QueueWrites: true, Clock: contracttest.NewClock()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +212,7 @@ func TestQueueWritesManyWriters(t *testing.T) {
 // emptied, to the next in-memory store; one closed with a Conn still open
 // does not. (Synchronous full keeps these stores apart from other tests'.)
 func TestInMemoryDatabaseIsRecycledEmpty(t *testing.T) {
-	opts := Options{Synchronous: SyncFull, Clock: newFakeClock()}
+	opts := Options{Synchronous: SyncFull, Clock: contracttest.NewClock()}
 	a, err := Open(InMemory, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/contract/contracttest"
 )
 
 func TestFailureBeforeCommitWritesNothing(t *testing.T) {
@@ -42,7 +43,7 @@ func mustConn(t *testing.T, s *Store) *Conn {
 }
 
 func TestInMemoryStoreSharesOneDatabase(t *testing.T) {
-	s, err := Open(InMemory, Options{Clock: newFakeClock()})
+	s, err := Open(InMemory, Options{Clock: contracttest.NewClock()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func BenchmarkEditNoteTab(b *testing.B) {
 func BenchmarkMemoryRun(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		s, err := Open(InMemory, Options{Clock: newFakeClock()})
+		s, err := Open(InMemory, Options{Clock: contracttest.NewClock()})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -27,11 +27,11 @@ func (c *Conn) EditNoteTab(ctx context.Context, req contract.EditRequest) (contr
 	})
 }
 
-// applyEdit writes the operation's change and says what changed. A text
-// replacement needs nothing of the old content, so it is not read.
+// applyEdit writes the operation's change and says what changed. The old
+// content is read only for an edit that changes part of it.
 func (c *Conn) applyEdit(ctx context.Context, req contract.EditRequest, t *target) (string, error) {
 	var stored string
-	if req.Operation != contract.OpReplaceText && req.Operation != contract.OpReplaceTabData {
+	if req.ReadsStored() {
 		var err error
 		if stored, err = c.tabData(ctx, t.noteID, t.tabID); err != nil {
 			return "", err

@@ -5,35 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/contract/contracttest"
 )
-
-// fakeClock is a settable clock for tests.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 6, 9, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 const note = "note-1"
 
@@ -42,7 +19,7 @@ const note = "note-1"
 func openTest(t testing.TB, opts Options) (*Store, *Conn) {
 	t.Helper()
 	if opts.Clock == nil {
-		opts.Clock = newFakeClock()
+		opts.Clock = contracttest.NewClock()
 	}
 	s, err := Open(filepath.Join(t.TempDir(), "notes.db"), opts)
 	if err != nil {
@@ -106,15 +83,6 @@ func dump(t testing.TB, s *Store) string {
 	return b.String()
 }
 
-func mustList(t testing.TB, c *Conn) contract.TabList {
-	t.Helper()
-	l, err := c.ListNoteTabs(context.Background(), note)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
 func mustRead(t testing.TB, c *Conn, tab string) contract.TabContent {
 	t.Helper()
 	r, err := c.ReadNoteTab(context.Background(), note, tab)
@@ -133,14 +101,4 @@ func key() string {
 func replaceText(c *Conn, v contract.Version, text string) (contract.EditResult, error) {
 	return c.EditNoteTab(context.Background(), contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
 		IdempotencyKey: key(), Operation: contract.OpReplaceText, Text: text})
-}
-
-func mustCreate(t testing.TB, c *Conn, typ contract.TabType, label string) contract.CreateResult {
-	t.Helper()
-	r, err := c.CreateNoteTab(context.Background(), contract.CreateRequest{NoteID: note, ExpectedVersion: mustList(t, c).Version,
-		IdempotencyKey: key(), TabType: typ, Label: label})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }

@@ -16,12 +16,6 @@ const (
 	SyncFull   Synchronous = "full"
 )
 
-// Clock tells the store the time. The store reads it for timestamp versions,
-// tab IDs and attachment creation times, and never calls time.Now itself.
-type Clock interface {
-	Now() time.Time
-}
-
 // Options select the contract variant a Store implements. The zero value is the
 // published connector: guard note, counter versions, key checked first,
 // synchronous normal, the wall clock.
@@ -30,8 +24,10 @@ type Options struct {
 	VersionFormat contract.VersionFormat
 	Order         contract.Order
 	Synchronous   Synchronous
-	// Clock supplies commit times. Nil means the wall clock.
-	Clock Clock
+	// Clock supplies the times of timestamp versions, tab IDs and attachment
+	// creation times; the store never calls time.Now itself. Nil means the
+	// wall clock.
+	Clock contract.Clock
 	// Seed seeds the random suffix of us-suffix versions, so that a run on the
 	// virtual clock is reproducible.
 	Seed uint64

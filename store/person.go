@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 )
@@ -24,15 +23,13 @@ func (c *Conn) MoveTab(ctx context.Context, noteID, tabID string, pos int) error
 			if err != nil {
 				return struct{}{}, err
 			}
-			moved, err := contract.MoveTab(tabs, tabID, pos)
+			changed, err := contract.MoveTab(tabs, tabID, pos)
 			if err != nil {
 				return struct{}{}, err
 			}
-			for i, tab := range moved {
-				if tab.Position != tabs[i].Position || tab.TabID != tabs[i].TabID {
-					if err := c.exec(ctx, `UPDATE tabs SET position = ? WHERE note_id = ? AND tab_id = ?`, tab.Position, noteID, tab.TabID); err != nil {
-						return struct{}{}, err
-					}
+			for _, tab := range changed {
+				if err := c.exec(ctx, `UPDATE tabs SET position = ? WHERE note_id = ? AND tab_id = ?`, tab.Position, noteID, tab.TabID); err != nil {
+					return struct{}{}, err
 				}
 			}
 			return struct{}{}, nil
@@ -41,13 +38,13 @@ func (c *Conn) MoveTab(ctx context.Context, noteID, tabID string, pos int) error
 	return err
 }
 
-// RenameTab sets a tab's label, trimmed. Labels need not be unique.
+// RenameTab sets a tab's label, trimmed (contract.TabLabel).
 func (c *Conn) RenameTab(ctx context.Context, noteID, tabID, label string) error {
-	label = strings.TrimSpace(label)
-	if label == "" {
-		return contract.Invalid("label", "required")
+	label, err := contract.TabLabel(label)
+	if err != nil {
+		return err
 	}
-	_, err := runWrite(ctx, c, writeSpec[struct{}]{
+	_, err = runWrite(ctx, c, writeSpec[struct{}]{
 		noteID: noteID,
 		check: func(*target) error {
 			_, err := c.loadTarget(ctx, noteID, tabID)
@@ -64,12 +61,9 @@ func (c *Conn) RenameTab(ctx context.Context, noteID, tabID, label string) error
 // AddTab adds an empty Slides or Sheet tab at the end of the bar, as the person's
 // "+" button does, and returns it.
 func (c *Conn) AddTab(ctx context.Context, noteID string, typ contract.TabType, label string) (contract.TabInfo, error) {
-	if typ != contract.TypeSlides && typ != contract.TypeSheet {
-		return contract.TabInfo{}, contract.Invalid("tab_type", "%q is not one of slides, sheet", typ)
-	}
-	label = strings.TrimSpace(label)
-	if label == "" {
-		label = contract.DefaultLabel(typ)
+	label, err := contract.AddedTabLabel(typ, label)
+	if err != nil {
+		return contract.TabInfo{}, err
 	}
 	return runWrite(ctx, c, writeSpec[contract.TabInfo]{
 		noteID: noteID,

@@ -64,10 +64,7 @@ func (c *Conn) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.
 		if err != nil {
 			return err
 		}
-		out.Version = toVersion(noteVersion)
-		if c.s.opts.Guard == contract.GuardTab {
-			out.Version = toVersion(tabVersion)
-		}
+		out.Version = toVersion(c.s.opts.variant().GuardedVersion(tabID, noteVersion, tabVersion))
 		return c.decodeContent(ctx, &out, data)
 	})
 	if err != nil {
@@ -98,24 +95,16 @@ func (c *Conn) ListNoteAttachments(ctx context.Context, req contract.Attachments
 	if err != nil {
 		return contract.AttachmentPage{}, err
 	}
-	kind, limit, after := p.Kind, p.Limit, p.After
-	page := contract.AttachmentPage{NoteID: req.NoteID, Kind: kind}
+	page := contract.AttachmentPage{NoteID: req.NoteID, Kind: p.Kind}
 	err = c.inReadTx(ctx, func() error {
 		if _, err := c.loadTarget(ctx, req.NoteID, ""); err != nil {
 			return err
 		}
-		items, last, err := c.attachments(ctx, req.NoteID, kind, after, limit+1)
+		items, seqs, err := c.attachments(ctx, req.NoteID, p.Kind, p.After, p.Limit+1)
 		if err != nil {
 			return err
 		}
-		if len(items) > limit {
-			items = items[:limit]
-			page.NextCursor = contract.Cursor(last[limit-1])
-		}
-		if items == nil {
-			items = []contract.Attachment{}
-		}
-		page.Items = items
+		page.Items, page.NextCursor = p.Cut(items, seqs)
 		return nil
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -30,9 +29,8 @@ type Store struct {
 	opts Options
 	// queue hands the write lock over in Go when opts.QueueWrites is set.
 	queue *writeQueue
-
-	randMu sync.Mutex
-	rand   *rand.Rand // random suffixes of us-suffix versions
+	// versions makes the versions the store's writes commit.
+	versions *contract.Versions
 
 	mu     sync.Mutex
 	idle   []*sqlConn // open connections no Conn holds, for the next Conn
@@ -53,10 +51,10 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{
-		uri:  uri(path),
-		wal:  path != InMemory,
-		opts: opts,
-		rand: rand.New(rand.NewPCG(opts.Seed, 0x6e6f746573)),
+		uri:      uri(path),
+		wal:      path != InMemory,
+		opts:     opts,
+		versions: contract.NewVersions(opts.VersionFormat, opts.Seed),
 	}
 	if opts.QueueWrites {
 		s.queue = newWriteQueue()

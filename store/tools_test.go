@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
@@ -32,9 +31,4 @@ func TestContract(t *testing.T) {
 			}})
 		})
 	}
-}
-
-func isConflict(err error) bool {
-	var ce *contract.ConflictError
-	return errors.As(err, &ce)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/notesbench/notesbench/contract"
 )
@@ -18,8 +17,9 @@ type writeSpec[R any] struct {
 	tabID    string // the tab whose content changes; "" for a Note-level write
 	expected contract.Version
 	key      string
-	// check validates the write against its target before any version or key is
-	// looked at; it must not write.
+	// check validates the write against its target once the Note and the tab
+	// are found, in the order of the contract's checks
+	// (contract.Variant.CheckWrite); it must not write.
 	check func(t *target) error
 	// apply makes the change, knowing the version it will commit as.
 	apply func(t *target, next contract.Version) (R, error)
@@ -43,66 +43,50 @@ type target struct {
 var errReplay = errors.New("replay")
 
 // runWrite is the write path every tool and save goes through, in one BEGIN
-// IMMEDIATE transaction: idempotency lookup, version compare (in the order the
-// options say), apply, version bump, stored result, commit.
+// IMMEDIATE transaction: the contract's checks (idempotency lookup and version
+// compare, in the order the options say; contract.Variant.CheckWrite), apply,
+// version bump, stored result, commit.
 //
-// One statement (loadWrite) reads the Note, the tab and the key's first result
-// together; the checks then take them in the order above, so a write sees the
+// One statement (loadWrite) reads the Note, the tab and the key's first use
+// together; the checks then take them in their order, so a write sees the
 // same outcome as with one lookup per clause, in fewer round trips to SQLite.
 func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 	var res R
-	opts := c.s.opts
-	conditional := w.tool != ""
-	var expected any
-	if conditional {
-		if w.key == "" {
-			return res, contract.Invalid("idempotency_key", "required")
-		}
+	v := c.s.opts.variant()
+	cw := contract.Write{Tool: w.tool, NoteID: w.noteID, TabID: w.tabID}
+	if w.tool != "" {
 		var err error
-		if expected, err = c.s.bindVersion(w.expected); err != nil {
+		if cw.Expected, err = c.s.versions.Expected(w.expected); err != nil {
 			return res, err
 		}
 	}
+	tabScoped := v.TabScoped(w.tabID)
 	err := c.inTx(ctx, func() error {
 		l, err := c.loadWrite(ctx, w.noteID, w.tabID, w.key)
 		if err != nil {
 			return err
 		}
-		if conditional && opts.Order == contract.OrderKeyFirst {
-			if err := c.replay(ctx, l, w.tool, w.key, &res); err != nil {
-				return err
-			}
+		t := &l.t
+		l.found.Current = v.GuardedVersion(w.tabID, t.noteVersion, t.tabVersion)
+		var check func() error
+		if w.check != nil {
+			check = func() error { return w.check(t) }
 		}
-		t, err := l.found()
+		replay, err := v.CheckWrite(cw, l.found, check)
 		if err != nil {
 			return err
 		}
-		if w.check != nil {
-			if err := w.check(t); err != nil {
-				return err
-			}
+		if replay {
+			return c.replay(ctx, w.noteID, w.key, &res)
 		}
-		tabScoped := opts.Guard == contract.GuardTab && w.tabID != ""
-		current := t.noteVersion
-		if tabScoped {
-			current = t.tabVersion
-		}
-		if conditional && opts.Guard != contract.GuardNone && !sameVersion(current, expected) {
-			return &contract.ConflictError{Current: toVersion(current)}
-		}
-		if conditional && opts.Order == contract.OrderVersionFirst {
-			if err := c.replay(ctx, l, w.tool, w.key, &res); err != nil {
-				return err
-			}
-		}
-		next := c.s.nextVersion(current)
+		next := c.s.nextVersion(l.found.Current)
 		if err := c.bumpVersion(ctx, next, w.noteID, w.tabID, tabScoped); err != nil {
 			return err
 		}
 		if res, err = w.apply(t, toVersion(next)); err != nil {
 			return err
 		}
-		if !conditional {
+		if w.tool == "" {
 			return nil
 		}
 		stored, err := marshalResult(res)
@@ -112,7 +96,6 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 		return c.storeKey(ctx, w.noteID, w.key, w.tool, stored)
 	})
 	if errors.Is(err, errReplay) {
-		contract.MarkReplayed(&res)
 		return res, nil
 	}
 	if err != nil {
@@ -178,14 +161,11 @@ func plainJSON(s string) bool {
 	return true
 }
 
-// loaded is what loadWrite read: the target as far as it exists, and whether
-// the write's key is known and to which tool.
+// loaded is what loadWrite read: the target as far as it exists, and what the
+// contract's checks need to know of it.
 type loaded struct {
-	t         target
-	noteFound bool
-	tabFound  bool
-	keyFound  bool
-	firstTool string
+	t     target
+	found contract.Found
 }
 
 // loadWrite reads, in one statement, the Note row, the row of tab tabID (when
@@ -220,11 +200,11 @@ func (c *Conn) loadWrite(ctx context.Context, noteID, tabID, key string) (l *loa
 	if !found {
 		return l, nil
 	}
-	l.noteFound = true
+	l.found.NoteFound = true
 	l.t.noteVersion = st.value(0)
 	if tabID != "" {
 		if !st.isNull(1) {
-			l.tabFound = true
+			l.found.TabFound = true
 			l.t.tabType = st.tabType(1)
 			l.t.tabVersion = st.value(2)
 		}
@@ -232,7 +212,7 @@ func (c *Conn) loadWrite(ctx context.Context, noteID, tabID, key string) (l *loa
 		l.t.nextTab, l.t.nextItem = st.s.ColumnInt64(1), st.s.ColumnInt64(2)
 	}
 	if key != "" && !st.isNull(3) {
-		l.keyFound, l.firstTool = true, st.s.ColumnText(3)
+		l.found.KeyFound, l.found.FirstTool = true, st.s.ColumnText(3)
 	}
 	return l, nil
 }
@@ -271,44 +251,23 @@ func (c *Conn) storeKey(ctx context.Context, noteID, key, tool, result string) e
 	return st.exec()
 }
 
-// replay returns nil when the key is new. When it is known it reads the first
-// result into res and returns errReplay, or an invalid_argument error when the
-// key was first used by another tool.
-func (c *Conn) replay(ctx context.Context, l *loaded, tool, key string, res any) error {
-	if !l.keyFound {
-		return nil
-	}
-	if l.firstTool != tool {
-		return contract.Invalid("idempotency_key", "already used by %s in this Note", l.firstTool)
-	}
+// replay reads the result first stored under key into res and returns
+// errReplay.
+func (c *Conn) replay(ctx context.Context, noteID, key string, res any) error {
 	st, err := c.hotStmt(ctx, hotReplay)
 	if err != nil {
 		return err
 	}
-	st.text(1, l.t.noteID)
+	st.text(1, noteID)
 	st.text(2, key)
 	var stored string
 	if err := (&row{rows: rows{st: st}}).Scan(&stored); err != nil {
 		return err
 	}
-	if err := json.Unmarshal([]byte(stored), res); err != nil {
-		return fmt.Errorf("decoding stored result of key %q: %w", key, err)
+	if err := contract.DecodeReplay(key, stored, res); err != nil {
+		return err
 	}
 	return errReplay
-}
-
-// found returns the target, or the error that says which of the Note and the tab
-// is missing.
-func (l *loaded) found() (*target, error) {
-	switch {
-	case l.t.noteID == "":
-		return nil, contract.Invalid("note_id", "required")
-	case !l.noteFound:
-		return nil, &contract.NotFoundError{Field: "note_id", ID: l.t.noteID}
-	case l.t.tabID != "" && !l.tabFound:
-		return nil, &contract.NotFoundError{Field: "tab_id", ID: l.t.tabID}
-	}
-	return &l.t, nil
 }
 
 // loadTarget reads the Note row and, when tabID is set, the tab's row.

@@ -13,7 +13,6 @@ func TestMarshalResultIsJSONMarshal(t *testing.T) {
 	strs := []string{"", "note-1", "markdown", "slides-9-mh8z1k2a", "text: 200 characters", `a"b`, `a\b`, "a<b>&c",
 		"tab\there", "line\nbreak", "é", "\u2028", "\xff", "\x7f", "~ !#$%'()*+,-./:;=?@[]^_`{|}"}
 	versions := []contract.Version{"1", "42", "1762419600000", "1762419600000123-a1b2c3", "0x1", `"q"`, "<v>", "", "12a"}
-	n := 0
 	for _, s := range strs {
 		for _, v := range versions {
 			for _, replayed := range []bool{false, true} {
@@ -22,7 +21,6 @@ func TestMarshalResultIsJSONMarshal(t *testing.T) {
 					{NoteID: "note-1", TabID: s, Version: v, Changed: s, Replayed: replayed},
 				} {
 					checkMarshal(t, r)
-					n++
 				}
 			}
 		}

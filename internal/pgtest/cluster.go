@@ -38,13 +38,6 @@ type Cluster struct {
 	exited   chan struct{}
 }
 
-// Options tune a cluster for its use.
-type Options struct {
-	// Durable keeps fsync on, as a server that keeps data would run; tests
-	// leave it off for speed.
-	Durable bool
-}
-
 // BinDir returns the folder of the PostgreSQL server binaries:
 // NOTESBENCH_POSTGRES_BIN when it is set, else the newest
 // /usr/lib/postgresql/<version>/bin, else the folder of initdb on PATH.
@@ -97,9 +90,10 @@ func runAs() (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
-// Start initialises and starts a throwaway cluster. It retries once with
-// another port when the one it picked was taken in the meantime.
-func Start(ctx context.Context, opts Options) (*Cluster, error) {
+// Start initialises and starts a throwaway cluster, with fsync off: a test's
+// data need not survive a crash of the machine. It retries once with another
+// port when the one it picked was taken in the meantime.
+func Start(ctx context.Context) (*Cluster, error) {
 	bin, err := BinDir()
 	if err != nil {
 		return nil, err
@@ -110,7 +104,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	var msgs []string
 	for range 2 {
-		c, err := start(ctx, bin, cred, opts)
+		c, err := start(ctx, bin, cred)
 		if err == nil {
 			return c, nil
 		}
@@ -137,7 +131,7 @@ wait
 rm -rf "$dir"
 `
 
-func start(ctx context.Context, bin string, cred *syscall.Credential, opts Options) (c *Cluster, err error) {
+func start(ctx context.Context, bin string, cred *syscall.Credential) (c *Cluster, err error) {
 	dir, err := os.MkdirTemp("", "notesbench-pg-")
 	if err != nil {
 		return nil, err
@@ -177,10 +171,8 @@ func start(ctx context.Context, bin string, cred *syscall.Credential, opts Optio
 		return nil, err
 	}
 	args := []string{"-c", watchdog, "watchdog", dir, filepath.Join(bin, "postgres"), "-D", data,
-		"-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"}
-	if !opts.Durable {
-		args = append(args, "-c", "fsync=off", "-c", "full_page_writes=off")
-	}
+		"-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
+		"-c", "fsync=off", "-c", "full_page_writes=off"}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // The environment variables pgtest reads.
@@ -32,10 +34,23 @@ var shared struct {
 	reason  string // why there is no server, when there is none
 }
 
-// Run runs the package's tests (m.Run) and then stops the cluster URL started,
-// if it started one, and returns the exit code for os.Exit. A cluster that
-// cannot be stopped cleanly fails the run.
+// Run runs the package's tests (m.Run), then stops the cluster URL started, if
+// it started one, and then checks that no goroutine outlived the tests
+// (goleak; the cluster's own is gone by then). It returns the exit code for
+// os.Exit. A cluster that cannot be stopped cleanly, or a goroutine left
+// running, fails the run.
 func Run(m *testing.M) int {
+	code := runAndStop(m)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+func runAndStop(m *testing.M) int {
 	shared.mu.Lock()
 	shared.running = true
 	shared.mu.Unlock()
@@ -75,7 +90,7 @@ func URL(t testing.TB) string {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		c, err := Start(ctx, Options{})
+		c, err := Start(ctx)
 		if err != nil {
 			shared.reason = fmt.Sprintf("%s is not set and no throwaway cluster could be started: %v", EnvURL, err)
 			return
@@ -99,7 +114,7 @@ func NewCluster(t testing.TB) *Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Options{})
+	c, err := Start(ctx)
 	if err != nil {
 		unavailable(t, fmt.Sprintf("no throwaway cluster could be started: %v", err))
 	}

@@ -49,7 +49,7 @@ func TestStopRemovesTheCluster(t *testing.T) {
 // leaves nothing behind: the watchdog stops the server and removes its folder.
 func TestClusterDiesWithItsStarter(t *testing.T) {
 	if os.Getenv("PGTEST_CRASH_CHILD") == "1" {
-		c, err := Start(context.Background(), Options{})
+		c, err := Start(context.Background())
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(3)
