@@ -354,3 +354,14 @@ func (c *Conn) checkpoint() {
 	_ = st.s.Reset()
 	c.s.queue.checkpoints.Add(1)
 }
+
+// IntegrityCheck runs SQLite's PRAGMA integrity_check and returns "ok", or the
+// first problem it reports.
+func (c *Conn) IntegrityCheck(ctx context.Context) (string, error) {
+	var first string
+	err := c.inReadTx(ctx, func() error { return c.queryRow(ctx, "PRAGMA integrity_check").Scan(&first) })
+	if err != nil {
+		return "", fmt.Errorf("integrity check: %w", err)
+	}
+	return first, nil
+}

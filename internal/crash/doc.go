@@ -12,6 +12,5 @@
 // package needs no binary of its own.
 //
 // It knows the store and the contract's JSON layer; it is a test of the store,
-// not an experiment, and it reaches SQLite directly only for the integrity
-// check, which the store does not offer.
+// not an experiment.
 package crash

@@ -3,7 +3,6 @@ package crash
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -217,12 +216,12 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 	conn, err := st.Conn(ctx)
 	if err == nil {
 		err = rec.Final(ctx, conn, crashNote)
+		if err == nil {
+			res.Integrity, err = conn.IntegrityCheck(ctx)
+		}
 		err = errors.Join(err, conn.Close())
 	}
 	if err = errors.Join(err, st.Close()); err != nil {
-		return res, err
-	}
-	if res.Integrity, err = integrity(db); err != nil {
 		return res, err
 	}
 	if err := rec.End(); err != nil {
@@ -230,21 +229,6 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
-}
-
-// integrity runs PRAGMA integrity_check on the file and returns "ok" or the
-// first problem it reports.
-func integrity(db string) (string, error) {
-	h, err := sql.Open("sqlite", "file:"+db)
-	if err != nil {
-		return "", err
-	}
-	defer h.Close()
-	var first string
-	if err := h.QueryRow("PRAGMA integrity_check").Scan(&first); err != nil {
-		return "", fmt.Errorf("integrity check: %w", err)
-	}
-	return first, nil
 }
 
 // editors is what the editors of one run share.
