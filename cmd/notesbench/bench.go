@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -189,13 +187,4 @@ func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, sectio
 		return nil
 	}
 	return atomicfile.Write(o.out, 0o644, func(w io.Writer) error { return report.WriteJSON(w, rep) })
-}
-
-// joinInts writes 1,2,4 as "1, 2, 4".
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = fmt.Sprint(n)
-	}
-	return strings.Join(s, ", ")
 }
