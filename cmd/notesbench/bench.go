@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -106,23 +104,11 @@ func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 
 // checkFormat validates --format and --out before anything runs.
 func (o *benchOptions) checkFormat() (report.Format, error) {
-	name := o.format
-	if name == "" {
-		name = "markdown"
-		if o.app.stdoutTTY {
-			name = "table"
-		}
-	}
-	f, err := report.ParseFormat(name)
+	f, err := outputFormat(o.app, o.format, true)
 	if err != nil {
-		return "", usageErr("--format", err)
+		return "", err
 	}
-	if o.out != "" {
-		if err := checkWritable(o.out); err != nil {
-			return "", usageErr("--out", err)
-		}
-	}
-	return f, nil
+	return f, checkResultFile("--out", o.out)
 }
 
 // benchReport is the JSON form of a bench result: the common report plus the
@@ -183,8 +169,5 @@ func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, sectio
 	if err != nil {
 		return err
 	}
-	if o.out == "" {
-		return nil
-	}
-	return atomicfile.Write(o.out, 0o644, func(w io.Writer) error { return report.WriteJSON(w, rep) })
+	return writeResult(o.out, rep)
 }

@@ -267,32 +267,18 @@ func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
 // check validates the output flags before anything runs, so that bad input
 // never costs a run and never leaves a partial file.
 func (o *outFlags) check(a *app, experiment string) (report.Format, error) {
-	name := o.format
-	if name == "" {
-		name = "markdown"
-		if a.stdoutTTY {
-			name = "table"
-		}
-	}
-	f, err := report.ParseFormat(name)
-	if err != nil || f == report.FormatGoBench {
-		if err == nil {
-			err = errors.New(`unknown format "gobench" for this command (want table, markdown, csv or json)`)
-		}
-		return "", usageErr("--format", err)
+	f, err := outputFormat(a, o.format, false)
+	if err != nil {
+		return "", err
 	}
 	if o.replications < 0 {
 		return "", usagef("--replications", "must be 0 or more")
 	}
-	if o.out != "" {
-		if err := checkWritable(o.out); err != nil {
-			return "", usageErr("--out", err)
-		}
+	if err := checkResultFile("--out", o.out); err != nil {
+		return "", err
 	}
-	if o.updateBaseline != "" {
-		if err := checkWritable(o.updateBaseline); err != nil {
-			return "", usageErr("--update-baseline", err)
-		}
+	if err := checkResultFile("--update-baseline", o.updateBaseline); err != nil {
+		return "", err
 	}
 	if o.baseline != "" {
 		b, err := readResult(o.baseline)
@@ -311,6 +297,47 @@ func (o *outFlags) check(a *app, experiment string) (report.Format, error) {
 		o.baselineJSON = b
 	}
 	return f, nil
+}
+
+// outputFormat returns the format --format names or, when it names none,
+// table on a terminal and markdown otherwise. gobench is for the commands
+// that print Go benchmark lines; the others refuse it.
+func outputFormat(a *app, name string, gobench bool) (report.Format, error) {
+	if name == "" {
+		name = "markdown"
+		if a.stdoutTTY {
+			name = "table"
+		}
+	}
+	f, err := report.ParseFormat(name)
+	if err == nil && f == report.FormatGoBench && !gobench {
+		err = errors.New(`unknown format "gobench" for this command (want table, markdown, csv or json)`)
+	}
+	if err != nil {
+		return "", usageErr("--format", err)
+	}
+	return f, nil
+}
+
+// checkResultFile makes sure the JSON result the flag names, if any, can be
+// written (see checkWritable), as a usage error naming the flag.
+func checkResultFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := checkWritable(path); err != nil {
+		return usageErr(flag, err)
+	}
+	return nil
+}
+
+// writeResult writes result as JSON to path, whole or not at all; no path,
+// no file.
+func writeResult(path string, result any) error {
+	if path == "" {
+		return nil
+	}
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return report.WriteJSON(w, result) })
 }
 
 // maxResultBytes bounds a JSON result notesbench reads (a baseline, or a file
@@ -429,18 +456,11 @@ func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Repor
 	if err := printResult(a, f, rep, section); err != nil {
 		return err
 	}
-	write := func(path string) error {
-		return atomicfile.Write(path, 0o644, func(w io.Writer) error { return report.WriteJSON(w, rep) })
+	if err := writeResult(o.out, rep); err != nil {
+		return err
 	}
-	if o.out != "" {
-		if err := write(o.out); err != nil {
-			return err
-		}
-	}
-	if o.updateBaseline != "" {
-		if err := write(o.updateBaseline); err != nil {
-			return err
-		}
+	if err := writeResult(o.updateBaseline, rep); err != nil {
+		return err
 	}
 	if o.baselineJSON == nil {
 		return nil

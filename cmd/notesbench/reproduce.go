@@ -302,8 +302,7 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 		return s, "", nil, usageErr("--clock", err)
 	}
 	s.real = clock == sim.ClockReal
-	out := outFlags{format: o.format}
-	format, err := out.check(o.app, "reproduce")
+	format, err := outputFormat(o.app, o.format, false)
 	if err != nil {
 		return s, "", nil, err
 	}
