@@ -65,7 +65,8 @@ lines for benchstat.`,
 }
 
 // config turns the flags into a bench configuration, with usage errors that
-// name the flag.
+// name the flag. It opens the target the flags name: o.target.close releases
+// it, also after an error.
 func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 	cfg := sim.Bench{Writes: o.writes, Reps: o.reps, Warmup: o.warmup, TextSize: o.textSize, DBDir: o.db, Synchronous: o.synchronous}
 	var err error
@@ -81,25 +82,19 @@ func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 		return cfg, err
 	}
 	guards, err := servedDefault(o.flags, cfg.Target, "guards", o.guards, func(v contract.Variant) string { return string(v.Guard) })
-	if err == nil {
-		if cfg.Guards, err = sim.ParseGuards(guards); err != nil {
-			err = usageErr("--guards", err)
-		}
-	}
-	if err == nil {
-		if o.target.remote() {
-			cfg.TargetName = o.target.target
-		}
-		cfg.Store = o.target.storeName
-		cfg.Peer = backend.Peer(cfg.Target)
-		cfg.Progress = progress(o.app, "bench")
-		err = flagError(o.flags, cfg.Validate())
-	}
 	if err != nil {
-		o.target.close(o.app)
 		return cfg, err
 	}
-	return cfg, nil
+	if cfg.Guards, err = sim.ParseGuards(guards); err != nil {
+		return cfg, usageErr("--guards", err)
+	}
+	if o.target.remote() {
+		cfg.TargetName = o.target.target
+	}
+	cfg.Store = o.target.storeName
+	cfg.Peer = backend.Peer(cfg.Target)
+	cfg.Progress = progress(o.app, "bench")
+	return cfg, flagError(o.flags, cfg.Validate())
 }
 
 // checkFormat validates --format and --out before anything runs.
@@ -124,11 +119,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	defer o.target.close(o.app)
 	cfg, err := o.config(ctx)
 	if err != nil {
 		return err
 	}
-	defer o.target.close(o.app)
 	rep, section, runs, err := benchResult(ctx, cfg)
 	if err != nil {
 		return err
