@@ -114,7 +114,6 @@ type benchReport struct {
 }
 
 func runBench(ctx context.Context, o *benchOptions) error {
-	a := o.app
 	format, err := o.checkFormat()
 	if err != nil {
 		return err
@@ -124,19 +123,36 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, section, runs, err := benchResult(ctx, cfg)
+	out, err := benchResult(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	return emitBench(a, o, format, rep, section, results.SummarizeRuns(runs))
+	out.report.Version = notesbenchVersion()
+	if format == report.FormatGoBench {
+		err = report.WriteGoBench(o.app.stdout, report.BenchGoBench(out.summaries)...)
+	} else {
+		err = printResult(o.app, format, out.report, out.section)
+	}
+	if err != nil {
+		return err
+	}
+	return writeResult(o.out, out.report)
 }
 
-// benchResult runs the benchmark and returns its report, its section and the
-// raw runs.
-func benchResult(ctx context.Context, cfg sim.Bench) (benchReport, report.Section, []results.BenchRun, error) {
+// benchOutcome is one benchmark run through: its report (the JSON form), the
+// section that prints it, and its runs, raw and summarized.
+type benchOutcome struct {
+	report    benchReport
+	section   report.Section
+	runs      []results.BenchRun
+	summaries []results.BenchRunSummary
+}
+
+// benchResult runs the benchmark and returns its outcome.
+func benchResult(ctx context.Context, cfg sim.Bench) (benchOutcome, error) {
 	res, err := cfg.Run(ctx, nil)
 	if err != nil {
-		return benchReport{}, report.Section{}, nil, err
+		return benchOutcome{}, err
 	}
 	summaries := results.SummarizeRuns(res.Runs)
 	diffs := results.CompareGuards(res.Runs, results.DefaultAlpha)
@@ -149,20 +165,5 @@ func benchResult(ctx context.Context, cfg sim.Bench) (benchReport, report.Sectio
 	}
 	section := report.BenchSection(report.Outcome{Experiment: cfg.Name(), Rows: res.Rows, Setup: cfg.Describe(), Comparison: cmp},
 		summaries, diffs, warnings)
-	return rep, section, res.Runs, nil
-}
-
-// emitBench prints the result in the chosen format and writes the JSON file.
-func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, section report.Section, runs []results.BenchRunSummary) error {
-	rep.Version = notesbenchVersion()
-	var err error
-	if f == report.FormatGoBench {
-		err = report.WriteGoBench(a.stdout, report.BenchGoBench(runs)...)
-	} else {
-		err = printResult(a, f, rep, section)
-	}
-	if err != nil {
-		return err
-	}
-	return writeResult(o.out, rep)
+	return benchOutcome{report: rep, section: section, runs: res.Runs, summaries: summaries}, nil
 }

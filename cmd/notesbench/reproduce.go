@@ -245,16 +245,16 @@ func reproSteps() []reproStep {
 		{"bench", func(ctx context.Context, s reproSettings) (reproPart, error) {
 			cfg := sim.DefaultBench()
 			cfg.Target, cfg.Progress = s.target, progress(s.app, "bench")
-			rep, section, runs, err := benchResult(ctx, cfg)
+			out, err := benchResult(ctx, cfg)
 			if err != nil {
 				return reproPart{}, err
 			}
 			if s.latency != nil {
-				s.latency.series = report.LatencySeriesOf(runs)
+				s.latency.series = report.LatencySeriesOf(out.runs)
 			}
 			// Only the guard table and the ratios: per-repetition detail is bench's own.
-			section.Detail = nil
-			return reproPart{reports: []results.Report{rep.Report}, section: section}, nil
+			out.section.Detail = nil
+			return reproPart{reports: []results.Report{out.report.Report}, section: out.section}, nil
 		}},
 	}
 }
