@@ -382,10 +382,11 @@ func checkFolder(dir string) error {
 	if err != nil || !parent.IsDir() {
 		return fmt.Errorf("cannot create %s: %s is not a folder", dir, filepath.Dir(dir))
 	}
-	return checkWritable(filepath.Join(filepath.Dir(dir), ".notesbench-probe"))
+	return probeFolder(filepath.Dir(dir))
 }
 
-// Files reproduce writes into its folder.
+// Files reproduce writes into its folder: checkReproductionFolder checks
+// them, writeReproduction writes them.
 const (
 	reproducedJSON = "reproduced.json"
 	reproducedMD   = "REPRODUCED.md"
@@ -504,25 +505,22 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 // writeReproduction writes reproduced.json, the plots (SVG and PNG) and
 // REPRODUCED.md into dir, each file whole or not at all.
 func writeReproduction(dir string, all results.Reproduction, tables []report.Table, plots []report.Plot) error {
-	const plotDir = "plots"
-	if err := os.MkdirAll(filepath.Join(dir, plotDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, reproducedPlot), 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, "reproduced.json"), 0o644, func(w io.Writer) error {
-		return report.WriteJSON(w, all)
-	}); err != nil {
+	if err := writeResult(filepath.Join(dir, reproducedJSON), all); err != nil {
 		return err
 	}
 	for _, p := range plots {
 		for _, format := range report.PlotFormats {
-			file := filepath.Join(dir, plotDir, p.Name+"."+format)
+			file := filepath.Join(dir, reproducedPlot, p.Name+"."+format)
 			if err := atomicfile.Write(file, 0o644, func(w io.Writer) error { return p.Draw(w, format) }); err != nil {
 				return fmt.Errorf("plot %s: %w", file, err)
 			}
 		}
 	}
-	return atomicfile.Write(filepath.Join(dir, "REPRODUCED.md"), 0o644, func(w io.Writer) error {
-		return report.WriteReproducedMD(w, all, tables, plots, plotDir)
+	return atomicfile.Write(filepath.Join(dir, reproducedMD), 0o644, func(w io.Writer) error {
+		return report.WriteReproducedMD(w, all, tables, plots, reproducedPlot)
 	})
 }
 
