@@ -35,9 +35,8 @@ type reproduceOptions struct {
 
 // reproSettings is what every step of reproduce gets.
 type reproSettings struct {
-	app     *app
-	real    bool
-	latency *latencyKeeper
+	app  *app
+	real bool
 	// target is where the race experiments and bench keep their databases.
 	target contract.Target
 	// replications is the number of replications behind the verdicts of the
@@ -53,12 +52,14 @@ type reproStep struct {
 }
 
 // reproPart is what one step adds to the reproduction: its reports and its
-// tables, and for the race engine's experiments their runs under the
-// published-fit timing.
+// tables, for the race engine's experiments their runs under the
+// published-fit timing, and for bench its per-write samples, for the latency
+// plot.
 type reproPart struct {
 	reports []results.Report
 	section report.Section
 	timing  *timingPart
+	latency []report.LatencySeries
 }
 
 // timingPart is one experiment under the published-fit timing: its reports,
@@ -68,9 +69,6 @@ type timingPart struct {
 	verdicts results.Ablation
 	ablation results.Ablation
 }
-
-// latencyKeeper receives bench's raw per-write samples, for the latency plot.
-type latencyKeeper struct{ series []report.LatencySeries }
 
 // reproduceOne runs exp with its verdicts as a step of the reproduction.
 func reproduceOne[Row results.Row, Run any](ctx context.Context, s reproSettings, exp sim.Experiment[Row, Run], replications int) (reproPart, error) {
@@ -249,12 +247,9 @@ func reproSteps() []reproStep {
 			if err != nil {
 				return reproPart{}, err
 			}
-			if s.latency != nil {
-				s.latency.series = report.LatencySeriesOf(out.runs)
-			}
 			// Only the guard table and the ratios: per-repetition detail is bench's own.
 			out.section.Detail = nil
-			return reproPart{reports: []results.Report{out.report.Report}, section: out.section}, nil
+			return reproPart{reports: []results.Report{out.report.Report}, section: out.section, latency: report.LatencySeriesOf(out.runs)}, nil
 		}},
 	}
 }
@@ -446,13 +441,13 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if err != nil {
 		return err
 	}
-	s.latency = &latencyKeeper{}
 	if s.target, err = backend.Open(ctx, backend.Spec{}); err != nil {
 		return err
 	}
 	defer s.target.Close()
 	all := results.Reproduction{Command: "notesbench reproduce" + reproduceArgs(o), Replications: s.replications}
 	var tables []report.Table
+	var latency []report.LatencySeries
 	for _, st := range steps {
 		if a.stderrTTY {
 			fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", st.name)
@@ -478,6 +473,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 			all.Timing.Ablations = append(all.Timing.Ablations, t.ablation)
 		}
 		tables = append(tables, part.section.Tables()...)
+		latency = append(latency, part.latency...)
 	}
 	if a.stderrTTY {
 		fmt.Fprint(a.stderr, "\r\033[K")
@@ -499,7 +495,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if err != nil || o.out == "" {
 		return err
 	}
-	return writeReproduction(o.out, all, tables, report.ReproductionPlots(all.Reports, s.latency.series))
+	return writeReproduction(o.out, all, tables, report.ReproductionPlots(all.Reports, latency))
 }
 
 // writeReproduction writes reproduced.json, the plots (SVG and PNG) and
