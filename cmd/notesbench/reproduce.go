@@ -322,7 +322,7 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 // an empty item, a name listed twice or an unknown one is bad usage.
 func onlySteps(steps []reproStep, only string) ([]reproStep, error) {
 	if strings.TrimSpace(only) == "" {
-		return nil, usagef("--only", "no experiments named (want some of %s)", stepNames(steps))
+		return nil, usagef("--only", "no experiments named (want some of %s)", strings.Join(stepNames(steps), ", "))
 	}
 	names, err := parseList("--only", only, func(name string) (string, error) {
 		if name == "" {
@@ -333,7 +333,7 @@ func onlySteps(steps []reproStep, only string) ([]reproStep, error) {
 				return name, nil
 			}
 		}
-		return "", fmt.Errorf("unknown experiment %q (want some of %s)", name, stepNames(steps))
+		return "", fmt.Errorf("unknown experiment %q (want some of %s)", name, strings.Join(stepNames(steps), ", "))
 	})
 	if err != nil {
 		return nil, err
@@ -349,13 +349,13 @@ func onlySteps(steps []reproStep, only string) ([]reproStep, error) {
 	return keep, nil
 }
 
-// stepNames lists the names of steps: "race, tabs, …".
-func stepNames(steps []reproStep) string {
+// stepNames returns the names of steps, in order.
+func stepNames(steps []reproStep) []string {
 	names := make([]string, len(steps))
 	for i, st := range steps {
 		names[i] = st.name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // checkFolder makes sure reproduce can write its files into dir without

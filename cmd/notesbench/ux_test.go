@@ -332,7 +332,7 @@ func TestCompletionOfEnumFlags(t *testing.T) {
 		{[]string{"serve", "--order", ""}, []string{"key-first", "version-first"}},
 		{[]string{"serve", "--version-format", ""}, []string{"ms", "us-suffix", "counter"}},
 		{[]string{"create", "--table", ""}, []string{"a", "b", "both"}},
-		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", reproStepNames())},
+		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", stepNames(reproSteps()))},
 		{[]string{"validate", ""}, []string{"list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "edit_note_tab", "create_note_tab", "add_note_source"}},
 	} {
 		if got := complete(tc.args...); !slices.Equal(got, tc.want) {
