@@ -86,9 +86,9 @@ func (e invalidPayloadError) Error() string {
 // are refused.
 func runPayload(ctx context.Context, o *validateOptions) error {
 	a := o.app
-	for flag, v := range map[string]string{"--baseline": o.out.baseline, "--update-baseline": o.out.updateBaseline} {
-		if v != "" {
-			return usagef(flag, "validate TOOL FILE checks one payload, which has no baseline; baselines hold the published payloads' results (validate with no arguments)")
+	for _, f := range []struct{ flag, value string }{{"--baseline", o.out.baseline}, {"--update-baseline", o.out.updateBaseline}} {
+		if f.value != "" {
+			return usagef(f.flag, "validate TOOL FILE checks one payload, which has no baseline; baselines hold the published payloads' results (validate with no arguments)")
 		}
 	}
 	format, err := o.out.check(a, "validate")
