@@ -127,7 +127,6 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	out.report.Version = notesbenchVersion()
 	if format == report.FormatGoBench {
 		err = report.WriteGoBench(o.app.stdout, report.BenchGoBench(out.summaries)...)
 	} else {
@@ -160,7 +159,7 @@ func benchResult(ctx context.Context, cfg sim.Bench) (benchOutcome, error) {
 	cmp := results.Compare(cfg.Name(), cfg.Differences(), res.Rows, nil)
 	rep := benchReport{
 		Report: results.Report{Experiment: cfg.Name(), Config: cfg, Rows: nonNilRows(res.Rows), Runs: nonNilRows(summaries),
-			Published: cmp.Published, Verdicts: cmp.Verdicts, Warnings: warnings}.Complete(),
+			Published: cmp.Published, Verdicts: cmp.Verdicts, Warnings: warnings, Version: notesbenchVersion()}.Complete(),
 		Differences: nonNilRows(diffs),
 	}
 	section := report.BenchSection(report.Outcome{Experiment: cfg.Name(), Rows: res.Rows, Setup: cfg.Describe(), Comparison: cmp},

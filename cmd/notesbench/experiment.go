@@ -84,6 +84,7 @@ func runOutcome[Row results.Row, Run any](ctx context.Context, a *app, exp sim.E
 		Replications: cmp.Replications,
 		Verdicts:     cmp.Verdicts,
 		Warnings:     cmp.Warnings,
+		Version:      notesbenchVersion(),
 	}.Complete()
 	o.section = report.Build(report.Outcome{Experiment: exp.Name(), Rows: res.Rows, Setup: exp.Describe(),
 		Facts: res.Facts, Comparison: cmp, TitleSuffix: titleSuffix})

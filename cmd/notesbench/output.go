@@ -126,7 +126,6 @@ func writeResult(path string, result any) error {
 // checks the baseline. rows are the report's rows, typed, for the real-clock
 // checks.
 func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Report, rows []R, section report.Section) error {
-	rep.Version = notesbenchVersion()
 	if err := printResult(a, f, rep, section); err != nil {
 		return err
 	}

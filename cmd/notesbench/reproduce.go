@@ -456,17 +456,11 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
-		for i := range part.reports {
-			part.reports[i].Version = notesbenchVersion()
-		}
 		all.Reports = append(all.Reports, part.reports...)
 		if t := part.timing; t != nil {
 			if all.Timing == nil {
 				fit := sim.ProfilePublishedFit
 				all.Timing = &results.TimingModels{Profile: fit.Name(), Basis: fit.Basis()}
-			}
-			for i := range t.reports {
-				t.reports[i].Version = notesbenchVersion()
 			}
 			all.Timing.Reports = append(all.Timing.Reports, t.reports...)
 			all.Timing.Verdicts = append(all.Timing.Verdicts, t.verdicts)
