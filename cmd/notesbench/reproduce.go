@@ -94,8 +94,11 @@ func reproduceClocks[Row results.Row, Run any](ctx context.Context, s reproSetti
 		return exp.OnClock(k, s.target, progress(s.app, exp.Name()))
 	}
 	virtual, err := runOutcome(ctx, s.app, at(sim.ClockVirtual), max(1, s.replications/divisor), "")
-	if err != nil || !s.real {
-		return reproPart{reports: []results.Report{virtual.report}, section: virtual.section}, err
+	if err != nil {
+		return reproPart{}, err
+	}
+	if !s.real {
+		return reproPart{reports: []results.Report{virtual.report}, section: virtual.section}, nil
 	}
 	real, err := runOutcome(ctx, s.app, at(sim.ClockReal), 0, " (real clock)")
 	if err != nil {
