@@ -40,8 +40,8 @@ type reproSettings struct {
 	// target is where the race experiments and bench keep their databases.
 	target contract.Target
 	// replications is the number of replications behind the verdicts of the
-	// race-engine experiments; the costly fast experiment and the cheap outline
-	// scale it (see replicationsFor).
+	// race-engine experiments, create and sources; the costly fast experiment
+	// takes a tenth and the cheap outline twice as many (see reproSteps).
 	replications int
 }
 
