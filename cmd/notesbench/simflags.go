@@ -64,10 +64,12 @@ type envFlags struct {
 	serviceTime time.Duration
 }
 
-func (f *envFlags) register(fs *pflag.FlagSet, seeds, clock string) {
+// register registers the flags, with seeds the default --seeds; the clock is
+// the real one unless --clock says otherwise, as in the published setups.
+func (f *envFlags) register(fs *pflag.FlagSet, seeds string) {
 	f.targetFlags.register(fs)
 	f.history.register(fs)
-	fs.StringVar(&f.clock, "clock", clock, "clock: real (wall clock, the published setup) or virtual (deterministic, no sleeping)")
+	fs.StringVar(&f.clock, "clock", string(sim.ClockReal), "clock: real (wall clock, the published setup) or virtual (deterministic, no sleeping)")
 	fs.StringVar(&f.seeds, "seeds", seeds, "seeds, as ranges and lists: 1-5,7,10-12")
 	fs.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every run under the real clock, one per CPU under the virtual clock)")
 	fs.StringVar(&f.db, "db", "", "keep each run's SQLite database in this folder (default: a temporary folder, removed)")
