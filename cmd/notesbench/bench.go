@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -69,7 +65,8 @@ lines for benchstat.`,
 }
 
 // config turns the flags into a bench configuration, with usage errors that
-// name the flag.
+// name the flag. It opens the target the flags name: o.target.close releases
+// it, also after an error.
 func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 	cfg := sim.Bench{Writes: o.writes, Reps: o.reps, Warmup: o.warmup, TextSize: o.textSize, DBDir: o.db, Synchronous: o.synchronous}
 	var err error
@@ -85,46 +82,28 @@ func (o *benchOptions) config(ctx context.Context) (sim.Bench, error) {
 		return cfg, err
 	}
 	guards, err := servedDefault(o.flags, cfg.Target, "guards", o.guards, func(v contract.Variant) string { return string(v.Guard) })
-	if err == nil {
-		if cfg.Guards, err = sim.ParseGuards(guards); err != nil {
-			err = usageErr("--guards", err)
-		}
-	}
-	if err == nil {
-		if o.target.remote() {
-			cfg.TargetName = o.target.target
-		}
-		cfg.Store = o.target.storeName
-		cfg.Peer = backend.Peer(cfg.Target)
-		cfg.Progress = progress(o.app, "bench")
-		err = flagError(o.flags, cfg.Validate())
-	}
 	if err != nil {
-		o.target.close(o.app)
 		return cfg, err
 	}
-	return cfg, nil
+	if cfg.Guards, err = sim.ParseGuards(guards); err != nil {
+		return cfg, usageErr("--guards", err)
+	}
+	if o.target.remote() {
+		cfg.TargetName = o.target.target
+	}
+	cfg.Store = o.target.storeName
+	cfg.Peer = backend.Peer(cfg.Target)
+	cfg.Progress = progress(o.app, "bench")
+	return cfg, flagError(o.flags, cfg.Validate())
 }
 
 // checkFormat validates --format and --out before anything runs.
 func (o *benchOptions) checkFormat() (report.Format, error) {
-	name := o.format
-	if name == "" {
-		name = "markdown"
-		if o.app.stdoutTTY {
-			name = "table"
-		}
-	}
-	f, err := report.ParseFormat(name)
+	f, err := outputFormat(o.app, o.format, true)
 	if err != nil {
-		return "", usageErr("--format", err)
+		return "", err
 	}
-	if o.out != "" {
-		if err := checkWritable(o.out); err != nil {
-			return "", usageErr("--out", err)
-		}
-	}
-	return f, nil
+	return f, checkResultFile("--out", o.out)
 }
 
 // benchReport is the JSON form of a bench result: the common report plus the
@@ -135,29 +114,44 @@ type benchReport struct {
 }
 
 func runBench(ctx context.Context, o *benchOptions) error {
-	a := o.app
 	format, err := o.checkFormat()
 	if err != nil {
 		return err
 	}
+	defer o.target.close(o.app)
 	cfg, err := o.config(ctx)
 	if err != nil {
 		return err
 	}
-	defer o.target.close(o.app)
-	rep, section, runs, err := benchResult(ctx, cfg)
+	out, err := benchResult(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	return emitBench(a, o, format, rep, section, results.SummarizeRuns(runs))
+	if format == report.FormatGoBench {
+		err = report.WriteGoBench(o.app.stdout, report.BenchGoBench(out.summaries)...)
+	} else {
+		err = printResult(o.app, format, out.report, out.section)
+	}
+	if err != nil {
+		return err
+	}
+	return writeResult(o.out, out.report)
 }
 
-// benchResult runs the benchmark and returns its report, its section and the
-// raw runs.
-func benchResult(ctx context.Context, cfg sim.Bench) (benchReport, report.Section, []results.BenchRun, error) {
+// benchOutcome is one benchmark run through: its report (the JSON form), the
+// section that prints it, and its runs, raw and summarized.
+type benchOutcome struct {
+	report    benchReport
+	section   report.Section
+	runs      []results.BenchRun
+	summaries []results.BenchRunSummary
+}
+
+// benchResult runs the benchmark and returns its outcome.
+func benchResult(ctx context.Context, cfg sim.Bench) (benchOutcome, error) {
 	res, err := cfg.Run(ctx, nil)
 	if err != nil {
-		return benchReport{}, report.Section{}, nil, err
+		return benchOutcome{}, err
 	}
 	summaries := results.SummarizeRuns(res.Runs)
 	diffs := results.CompareGuards(res.Runs, results.DefaultAlpha)
@@ -165,37 +159,10 @@ func benchResult(ctx context.Context, cfg sim.Bench) (benchReport, report.Sectio
 	cmp := results.Compare(cfg.Name(), cfg.Differences(), res.Rows, nil)
 	rep := benchReport{
 		Report: results.Report{Experiment: cfg.Name(), Config: cfg, Rows: nonNilRows(res.Rows), Runs: nonNilRows(summaries),
-			Published: cmp.Published, Verdicts: cmp.Verdicts, Warnings: warnings}.Complete(),
+			Published: cmp.Published, Verdicts: cmp.Verdicts, Warnings: warnings, Version: notesbenchVersion()}.Complete(),
 		Differences: nonNilRows(diffs),
 	}
 	section := report.BenchSection(report.Outcome{Experiment: cfg.Name(), Rows: res.Rows, Setup: cfg.Describe(), Comparison: cmp},
 		summaries, diffs, warnings)
-	return rep, section, res.Runs, nil
-}
-
-// emitBench prints the result in the chosen format and writes the JSON file.
-func emitBench(a *app, o *benchOptions, f report.Format, rep benchReport, section report.Section, runs []results.BenchRunSummary) error {
-	rep.Version = notesbenchVersion()
-	var err error
-	if f == report.FormatGoBench {
-		err = report.WriteGoBench(a.stdout, report.BenchGoBench(runs)...)
-	} else {
-		err = printResult(a, f, rep, section)
-	}
-	if err != nil {
-		return err
-	}
-	if o.out == "" {
-		return nil
-	}
-	return atomicfile.Write(o.out, 0o644, func(w io.Writer) error { return report.WriteJSON(w, rep) })
-}
-
-// joinInts writes 1,2,4 as "1, 2, 4".
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = fmt.Sprint(n)
-	}
-	return strings.Join(s, ", ")
+	return benchOutcome{report: rep, section: section, runs: res.Runs, summaries: summaries}, nil
 }

@@ -56,6 +56,7 @@ func TestBenchFlagsReachTheConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, err := got.config(context.Background())
+	defer got.target.close(got.app)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,10 +129,10 @@ func TestBenchOtherSetupHidesPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, err := got.config(context.Background())
+	defer got.target.close(got.app)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer got.target.close(got.app)
 	rows := []results.BenchRow{{Guard: "none", Writers: 8, MedianUS: 30, Writes: 100, Reps: 3}}
 	cmp := results.Compare(cfg.Name(), cfg.Differences(), rows, nil)
 	section := report.BenchSection(report.Outcome{Experiment: "bench", Rows: rows, Setup: cfg.Describe(), Comparison: cmp}, nil, nil, nil)

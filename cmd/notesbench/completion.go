@@ -54,17 +54,8 @@ var enums = map[string]enum{
 
 var commandEnums = map[string]map[string]enum{
 	"bench":     {"format": {values: append(slices.Clone(formats), "gobench")}},
-	"reproduce": {"format": {values: []string{"table", "markdown", "json"}}, "only": {values: reproStepNames(), list: true}},
+	"reproduce": {"format": {values: []string{"table", "markdown", "json"}}, "only": {values: stepNames(reproSteps()), list: true}},
 	"conform":   {"format": {values: []string{"table", "markdown", "json"}}},
-}
-
-// reproStepNames are the experiments reproduce runs, for --only.
-func reproStepNames() []string {
-	var out []string
-	for _, st := range reproSteps() {
-		out = append(out, st.name)
-	}
-	return out
 }
 
 // registerCompletions makes every enum flag of cmd and its subcommands

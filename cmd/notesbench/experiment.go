@@ -80,10 +80,11 @@ func runOutcome[Row results.Row, Run any](ctx context.Context, a *app, exp sim.E
 		Config:       exp,
 		Rows:         nonNilRows(res.Rows),
 		Runs:         nonNilRows(res.Runs),
-		Published:    nonNilPublished(cmp.Published),
+		Published:    cmp.Published,
 		Replications: cmp.Replications,
 		Verdicts:     cmp.Verdicts,
 		Warnings:     cmp.Warnings,
+		Version:      notesbenchVersion(),
 	}.Complete()
 	o.section = report.Build(report.Outcome{Experiment: exp.Name(), Rows: res.Rows, Setup: exp.Describe(),
 		Facts: res.Facts, Comparison: cmp, TitleSuffix: titleSuffix})
@@ -96,13 +97,6 @@ func nonNilRows[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func nonNilPublished(p []results.PubTable) []results.PubTable {
-	if p == nil {
-		return []results.PubTable{}
-	}
-	return p
 }
 
 // onRealClock reports whether exp runs on the real clock.

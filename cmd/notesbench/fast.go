@@ -35,7 +35,7 @@ behaviour moves millisecond collisions; neither is the published setup.`,
 		RunE: runner(opts, runF, runFast),
 	}
 	fs := cmd.Flags()
-	opts.env.register(fs, "1-5", "real")
+	opts.env.register(fs, "1-5")
 	opts.out.register(fs, 5) // each replication is 20,000 edits per format
 	fs.StringVar(&opts.formats, "formats", "ms,us-suffix,counter", "version formats to run: ms, us-suffix, counter")
 	fs.IntVar(&opts.edits, "edits", 2000, "edits per editor per run")

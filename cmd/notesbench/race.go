@@ -40,7 +40,7 @@ stated in the write-up. --pause and --oversleep set the two rules one by one.`,
 		RunE: runner(opts, runF, runRace),
 	}
 	fs := cmd.Flags()
-	opts.env.register(fs, "1-5", "real")
+	opts.env.register(fs, "1-5")
 	opts.out.register(fs, results.MinReplications)
 	fs.StringVar(&opts.modes, "modes", "none,note/reapply,note/refresh", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)")
 	opts.editing.register(cmd)

@@ -35,14 +35,13 @@ type reproduceOptions struct {
 
 // reproSettings is what every step of reproduce gets.
 type reproSettings struct {
-	app     *app
-	real    bool
-	latency *latencyKeeper
+	app  *app
+	real bool
 	// target is where the race experiments and bench keep their databases.
 	target contract.Target
 	// replications is the number of replications behind the verdicts of the
-	// race-engine experiments; the costly fast experiment and the cheap outline
-	// scale it (see replicationsFor).
+	// race-engine experiments, create and sources; the costly fast experiment
+	// takes a tenth and the cheap outline twice as many (see reproSteps).
 	replications int
 }
 
@@ -53,12 +52,14 @@ type reproStep struct {
 }
 
 // reproPart is what one step adds to the reproduction: its reports and its
-// tables, and for the race engine's experiments their runs under the
-// published-fit timing.
+// tables, for the race engine's experiments their runs under the
+// published-fit timing, and for bench its per-write samples, for the latency
+// plot.
 type reproPart struct {
 	reports []results.Report
 	section report.Section
 	timing  *timingPart
+	latency []report.LatencySeries
 }
 
 // timingPart is one experiment under the published-fit timing: its reports,
@@ -68,9 +69,6 @@ type timingPart struct {
 	verdicts results.Ablation
 	ablation results.Ablation
 }
-
-// latencyKeeper receives bench's raw per-write samples, for the latency plot.
-type latencyKeeper struct{ series []report.LatencySeries }
 
 // reproduceOne runs exp with its verdicts as a step of the reproduction.
 func reproduceOne[Row results.Row, Run any](ctx context.Context, s reproSettings, exp sim.Experiment[Row, Run], replications int) (reproPart, error) {
@@ -96,8 +94,11 @@ func reproduceClocks[Row results.Row, Run any](ctx context.Context, s reproSetti
 		return exp.OnClock(k, s.target, progress(s.app, exp.Name()))
 	}
 	virtual, err := runOutcome(ctx, s.app, at(sim.ClockVirtual), max(1, s.replications/divisor), "")
-	if err != nil || !s.real {
-		return reproPart{reports: []results.Report{virtual.report}, section: virtual.section}, err
+	if err != nil {
+		return reproPart{}, err
+	}
+	if !s.real {
+		return reproPart{reports: []results.Report{virtual.report}, section: virtual.section}, nil
 	}
 	real, err := runOutcome(ctx, s.app, at(sim.ClockReal), 0, " (real clock)")
 	if err != nil {
@@ -245,16 +246,13 @@ func reproSteps() []reproStep {
 		{"bench", func(ctx context.Context, s reproSettings) (reproPart, error) {
 			cfg := sim.DefaultBench()
 			cfg.Target, cfg.Progress = s.target, progress(s.app, "bench")
-			rep, section, runs, err := benchResult(ctx, cfg)
+			out, err := benchResult(ctx, cfg)
 			if err != nil {
 				return reproPart{}, err
 			}
-			if s.latency != nil {
-				s.latency.series = report.LatencySeriesOf(runs)
-			}
 			// Only the guard table and the ratios: per-repetition detail is bench's own.
-			section.Detail = nil
-			return reproPart{reports: []results.Report{rep.Report}, section: section}, nil
+			out.section.Detail = nil
+			return reproPart{reports: []results.Report{out.report.Report}, section: out.section, latency: report.LatencySeriesOf(out.runs)}, nil
 		}},
 	}
 }
@@ -302,8 +300,7 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 		return s, "", nil, usageErr("--clock", err)
 	}
 	s.real = clock == sim.ClockReal
-	out := outFlags{format: o.format}
-	format, err := out.check(o.app, "reproduce")
+	format, err := outputFormat(o.app, o.format, false)
 	if err != nil {
 		return s, "", nil, err
 	}
@@ -328,7 +325,7 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 // an empty item, a name listed twice or an unknown one is bad usage.
 func onlySteps(steps []reproStep, only string) ([]reproStep, error) {
 	if strings.TrimSpace(only) == "" {
-		return nil, usagef("--only", "no experiments named (want some of %s)", stepNames(steps))
+		return nil, usagef("--only", "no experiments named (want some of %s)", strings.Join(stepNames(steps), ", "))
 	}
 	names, err := parseList("--only", only, func(name string) (string, error) {
 		if name == "" {
@@ -339,7 +336,7 @@ func onlySteps(steps []reproStep, only string) ([]reproStep, error) {
 				return name, nil
 			}
 		}
-		return "", fmt.Errorf("unknown experiment %q (want some of %s)", name, stepNames(steps))
+		return "", fmt.Errorf("unknown experiment %q (want some of %s)", name, strings.Join(stepNames(steps), ", "))
 	})
 	if err != nil {
 		return nil, err
@@ -355,13 +352,13 @@ func onlySteps(steps []reproStep, only string) ([]reproStep, error) {
 	return keep, nil
 }
 
-// stepNames lists the names of steps: "race, tabs, …".
-func stepNames(steps []reproStep) string {
+// stepNames returns the names of steps, in order.
+func stepNames(steps []reproStep) []string {
 	names := make([]string, len(steps))
 	for i, st := range steps {
 		names[i] = st.name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // checkFolder makes sure reproduce can write its files into dir without
@@ -383,10 +380,11 @@ func checkFolder(dir string) error {
 	if err != nil || !parent.IsDir() {
 		return fmt.Errorf("cannot create %s: %s is not a folder", dir, filepath.Dir(dir))
 	}
-	return checkWritable(filepath.Join(filepath.Dir(dir), ".notesbench-probe"))
+	return probeFolder(filepath.Dir(dir))
 }
 
-// Files reproduce writes into its folder.
+// Files reproduce writes into its folder: checkReproductionFolder checks
+// them, writeReproduction writes them.
 const (
 	reproducedJSON = "reproduced.json"
 	reproducedMD   = "REPRODUCED.md"
@@ -446,13 +444,13 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if err != nil {
 		return err
 	}
-	s.latency = &latencyKeeper{}
 	if s.target, err = backend.Open(ctx, backend.Spec{}); err != nil {
 		return err
 	}
 	defer s.target.Close()
 	all := results.Reproduction{Command: "notesbench reproduce" + reproduceArgs(o), Replications: s.replications}
 	var tables []report.Table
+	var latency []report.LatencySeries
 	for _, st := range steps {
 		if a.stderrTTY {
 			fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", st.name)
@@ -461,23 +459,18 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
-		for i := range part.reports {
-			part.reports[i].Version = notesbenchVersion()
-		}
 		all.Reports = append(all.Reports, part.reports...)
 		if t := part.timing; t != nil {
 			if all.Timing == nil {
 				fit := sim.ProfilePublishedFit
 				all.Timing = &results.TimingModels{Profile: fit.Name(), Basis: fit.Basis()}
 			}
-			for i := range t.reports {
-				t.reports[i].Version = notesbenchVersion()
-			}
 			all.Timing.Reports = append(all.Timing.Reports, t.reports...)
 			all.Timing.Verdicts = append(all.Timing.Verdicts, t.verdicts)
 			all.Timing.Ablations = append(all.Timing.Ablations, t.ablation)
 		}
 		tables = append(tables, part.section.Tables()...)
+		latency = append(latency, part.latency...)
 	}
 	if a.stderrTTY {
 		fmt.Fprint(a.stderr, "\r\033[K")
@@ -499,31 +492,28 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if err != nil || o.out == "" {
 		return err
 	}
-	return writeReproduction(o.out, all, tables, report.ReproductionPlots(all.Reports, s.latency.series))
+	return writeReproduction(o.out, all, tables, report.ReproductionPlots(all.Reports, latency))
 }
 
 // writeReproduction writes reproduced.json, the plots (SVG and PNG) and
 // REPRODUCED.md into dir, each file whole or not at all.
 func writeReproduction(dir string, all results.Reproduction, tables []report.Table, plots []report.Plot) error {
-	const plotDir = "plots"
-	if err := os.MkdirAll(filepath.Join(dir, plotDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, reproducedPlot), 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, "reproduced.json"), 0o644, func(w io.Writer) error {
-		return report.WriteJSON(w, all)
-	}); err != nil {
+	if err := writeResult(filepath.Join(dir, reproducedJSON), all); err != nil {
 		return err
 	}
 	for _, p := range plots {
 		for _, format := range report.PlotFormats {
-			file := filepath.Join(dir, plotDir, p.Name+"."+format)
+			file := filepath.Join(dir, reproducedPlot, p.Name+"."+format)
 			if err := atomicfile.Write(file, 0o644, func(w io.Writer) error { return p.Draw(w, format) }); err != nil {
 				return fmt.Errorf("plot %s: %w", file, err)
 			}
 		}
 	}
-	return atomicfile.Write(filepath.Join(dir, "REPRODUCED.md"), 0o644, func(w io.Writer) error {
-		return report.WriteReproducedMD(w, all, tables, plots, plotDir)
+	return atomicfile.Write(filepath.Join(dir, reproducedMD), 0o644, func(w io.Writer) error {
+		return report.WriteReproducedMD(w, all, tables, plots, reproducedPlot)
 	})
 }
 

@@ -33,7 +33,7 @@ measures what a Note-wide version costs against per-tab versions. --timing,
 		RunE: runner(opts, runF, runTabs),
 	}
 	fs := cmd.Flags()
-	opts.env.register(fs, "1-3", "real")
+	opts.env.register(fs, "1-3")
 	opts.out.register(fs, results.MinReplications)
 	fs.StringVar(&opts.scopes, "scopes", "note,tab", "version scopes to run: note, tab (and none)")
 	opts.editing.register(cmd)

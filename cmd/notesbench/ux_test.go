@@ -23,6 +23,20 @@ func widest(s string) int {
 	return w
 }
 
+// smallRuns are a small run of every experiment command, its name first: the
+// tests of what every command prints run each of them.
+var smallRuns = [][]string{
+	{"race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
+	{"tabs", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
+	{"fast", "--clock", "virtual", "--seeds", "1", "--edits", "20", "--replications", "0"},
+	{"create", "--seeds", "1", "--tabs", "3", "--replications", "0"},
+	{"sources", "--sessions", "2", "--replications", "0"},
+	{"refs", "--trials", "20"},
+	{"outline", "--slides", "2", "--decks", "10", "--replications", "0"},
+	{"validate"},
+	{"bench", "--writes", "5", "--reps", "2", "--warmup", "0", "--guards", "none,note"},
+}
+
 // The table format fits the terminal: $COLUMNS when set, 80 when the width
 // is unknown (stdout is not a terminal here).
 func TestTableFitsTheTerminal(t *testing.T) {
@@ -44,16 +58,7 @@ func TestTableFitsTheTerminal(t *testing.T) {
 	// Every command's tables fit 80 columns, published columns and verdicts
 	// included (validate and refs show them at these parameters).
 	t.Setenv("COLUMNS", "80")
-	for _, args := range [][]string{
-		{"tabs", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
-		{"fast", "--clock", "virtual", "--seeds", "1", "--edits", "20", "--replications", "0"},
-		{"create", "--seeds", "1", "--tabs", "3", "--replications", "0"},
-		{"sources", "--sessions", "2", "--replications", "0"},
-		{"refs", "--trials", "20"},
-		{"outline", "--slides", "2", "--decks", "10", "--replications", "0"},
-		{"validate"},
-		{"bench", "--writes", "5", "--reps", "2", "--warmup", "0", "--guards", "none,note"},
-	} {
+	for _, args := range smallRuns {
 		code, stdout, stderr := runCLI(t, append(args, "--format", "table")...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
@@ -197,17 +202,7 @@ func TestJSONKeysAlwaysPresent(t *testing.T) {
 			}
 		}
 	}
-	for _, args := range [][]string{
-		{"race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
-		{"tabs", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
-		{"fast", "--clock", "virtual", "--seeds", "1", "--edits", "20", "--replications", "0"},
-		{"create", "--seeds", "1", "--tabs", "3", "--replications", "0"},
-		{"sources", "--sessions", "2", "--replications", "0"},
-		{"refs", "--trials", "20"},
-		{"outline", "--slides", "2", "--decks", "10", "--replications", "0"},
-		{"validate"},
-		{"bench", "--writes", "5", "--reps", "1", "--warmup", "0", "--guards", "none"},
-	} {
+	for _, args := range smallRuns {
 		t.Run(args[0], func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append(args, "--format", "json")...)
 			if code != 0 {
@@ -246,17 +241,7 @@ func TestJSONKeysAlwaysPresent(t *testing.T) {
 // are numbers (it used to print "279 of 1,000 (28 %)" and tables of several
 // widths in one file).
 func TestCSVReadsBackForEveryExperiment(t *testing.T) {
-	for _, args := range [][]string{
-		{"race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
-		{"tabs", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--replications", "0"},
-		{"fast", "--clock", "virtual", "--seeds", "1", "--edits", "20", "--replications", "0"},
-		{"create", "--seeds", "1", "--tabs", "3", "--replications", "0"},
-		{"sources", "--sessions", "2", "--replications", "0"},
-		{"refs", "--trials", "20"},
-		{"outline", "--slides", "2", "--decks", "10", "--replications", "0"},
-		{"validate"},
-		{"bench", "--writes", "5", "--reps", "2", "--warmup", "0", "--guards", "none,note"},
-	} {
+	for _, args := range smallRuns {
 		t.Run(args[0], func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append(args, "--format", "csv")...)
 			if code != 0 {
@@ -332,7 +317,7 @@ func TestCompletionOfEnumFlags(t *testing.T) {
 		{[]string{"serve", "--order", ""}, []string{"key-first", "version-first"}},
 		{[]string{"serve", "--version-format", ""}, []string{"ms", "us-suffix", "counter"}},
 		{[]string{"create", "--table", ""}, []string{"a", "b", "both"}},
-		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", reproStepNames())},
+		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", stepNames(reproSteps()))},
 		{[]string{"validate", ""}, []string{"list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "edit_note_tab", "create_note_tab", "add_note_source"}},
 	} {
 		if got := complete(tc.args...); !slices.Equal(got, tc.want) {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -87,9 +86,9 @@ func (e invalidPayloadError) Error() string {
 // are refused.
 func runPayload(ctx context.Context, o *validateOptions) error {
 	a := o.app
-	for flag, v := range map[string]string{"--baseline": o.out.baseline, "--update-baseline": o.out.updateBaseline} {
-		if v != "" {
-			return usagef(flag, "validate TOOL FILE checks one payload, which has no baseline; baselines hold the published payloads' results (validate with no arguments)")
+	for _, f := range []struct{ flag, value string }{{"--baseline", o.out.baseline}, {"--update-baseline", o.out.updateBaseline}} {
+		if f.value != "" {
+			return usagef(f.flag, "validate TOOL FILE checks one payload, which has no baseline; baselines hold the published payloads' results (validate with no arguments)")
 		}
 	}
 	format, err := o.out.check(a, "validate")
@@ -113,10 +112,8 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	if err := printResult(a, format, res, section); err != nil {
 		return err
 	}
-	if o.out.out != "" {
-		if err := atomicfile.Write(o.out.out, 0o644, func(w io.Writer) error { return report.WriteJSON(w, res) }); err != nil {
-			return err
-		}
+	if err := writeResult(o.out.out, res); err != nil {
+		return err
 	}
 	if !res.Valid {
 		return invalidPayloadError{len(res.Violations)}

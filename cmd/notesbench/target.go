@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
+)
+
+// targetFlags choose what serves the contract: the embedded store, or any MCP
+// server.
+type targetFlags struct {
+	store  string
+	keep   bool
+	target string
+	note   string
+
+	opened    contract.Target // made by open; close releases it
+	storeName string          // the PostgreSQL store, without its password
+	flags     *pflag.FlagSet
+}
+
+func (t *targetFlags) register(fs *pflag.FlagSet) {
+	t.flags = fs
+	fs.StringVar(&t.store, "store", defaultStore(), "the embedded store: sqlite, or a postgres:// URL (each run in a schema of its own; default $NOTESBENCH_POSTGRES_URL when set)")
+	fs.BoolVar(&t.keep, "keep", false, "with a PostgreSQL store: leave each run's schema for inspection, and print its name")
+	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server) or http://HOST:PORT/PATH (streamable HTTP)")
+	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
+}
+
+// defaultStore is the store when --store is not given: the PostgreSQL server
+// NOTESBENCH_POSTGRES_URL names, when it is set, else SQLite.
+func defaultStore() string {
+	if u := os.Getenv("NOTESBENCH_POSTGRES_URL"); u != "" {
+		return u
+	}
+	return "sqlite"
+}
+
+// remote reports whether the flags name a server.
+func (t *targetFlags) remote() bool { return t.target != "" && t.target != "embedded" }
+
+// open returns the Target the flags name, with spec's embedded settings; a
+// server is connected to at once. Close it with close.
+func (t *targetFlags) open(ctx context.Context, spec backend.Spec) (contract.Target, error) {
+	if t.note != "" && !t.remote() {
+		return nil, usagef("--note", "names a Note on a server: give --target too")
+	}
+	spec.Store, spec.Keep = t.store, t.keep
+	spec.Target, spec.Note, spec.ClientVersion = t.target, t.note, notesbenchVersion()
+	t.storeName = spec.StoreName()
+	target, err := backend.Open(ctx, spec)
+	if err != nil {
+		if ferr := flagError(t.flags, err); ferr != err {
+			return nil, ferr
+		}
+		return nil, reachError{err}
+	}
+	t.opened = target
+	return target, nil
+}
+
+// openMemory is open for an experiment whose embedded runs go to in-memory
+// databases.
+func (t *targetFlags) openMemory(ctx context.Context) (contract.Target, error) {
+	if !t.remote() && !(backend.Spec{Store: t.store}).Postgres() && !t.keep {
+		t.opened = backend.Memory()
+		return t.opened, nil
+	}
+	return t.open(ctx, backend.Spec{})
+}
+
+// close releases the target open made, if any, and tells a of the schemas
+// it kept.
+func (t *targetFlags) close(a *app) error {
+	if t.opened == nil {
+		return nil
+	}
+	for _, schema := range backend.Kept(t.opened) {
+		fmt.Fprintf(a.stderr, "notesbench: kept schema %s on %s\n", schema, t.storeName)
+	}
+	return t.opened.Close()
+}
+
+// served returns the contract variant the target serves: known is false for
+// the embedded store, which serves any, and for a server that does not say.
+func served(t contract.Target) (v contract.Variant, server, known bool) {
+	s, ok := t.(contract.Served)
+	if !ok {
+		return v, false, false
+	}
+	v, known = s.Served()
+	return v, true, known
+}
+
+// servedDefault returns value, or, when the flag was left at its default and
+// the target is a server, what derive makes of the variant it serves; a server
+// that does not say what it serves needs the flag.
+func servedDefault(fs *pflag.FlagSet, t contract.Target, flag, value string, derive func(contract.Variant) string) (string, error) {
+	v, server, known := served(t)
+	if !server || fs.Changed(flag) {
+		return value, nil
+	}
+	if !known {
+		return "", usagef("--"+flag, "%s does not say what it serves: name it (the rows are labelled as you name them)", t.Describe())
+	}
+	return derive(v), nil
+}
