@@ -156,6 +156,49 @@ func (t TabContent) MarshalJSON() ([]byte, error) {
 	}{t.NoteID, t.TabID, t.Type, t.Label, data, t.Version})
 }
 
+// UnmarshalJSON reads the tool result MarshalJSON writes: data is read by the
+// tab's type.
+func (t *TabContent) UnmarshalJSON(b []byte) error {
+	var r struct {
+		NoteID  string          `json:"note_id"`
+		TabID   string          `json:"tab_id"`
+		Type    TabType         `json:"type"`
+		Label   string          `json:"label"`
+		Data    json.RawMessage `json:"data"`
+		Version Version         `json:"version"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	*t = TabContent{NoteID: r.NoteID, TabID: r.TabID, Type: r.Type, Label: r.Label, Version: r.Version}
+	if len(r.Data) == 0 {
+		return fmt.Errorf("tab %s: no data", r.TabID)
+	}
+	var err error
+	switch r.Type {
+	case TypeMarkdown:
+		err = json.Unmarshal(r.Data, &t.Text)
+	case TypeSlides:
+		var d slidesData
+		err = json.Unmarshal(r.Data, &d)
+		t.Slides = d.Slides
+	case TypeSheet:
+		var d sheetData
+		err = json.Unmarshal(r.Data, &d)
+		t.Sheets = d.Sheets
+	default:
+		var d struct {
+			Items []Attachment `json:"items"`
+		}
+		err = json.Unmarshal(r.Data, &d)
+		t.Items = d.Items
+	}
+	if err != nil {
+		return fmt.Errorf("data of tab %s: %w", r.TabID, err)
+	}
+	return nil
+}
+
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}

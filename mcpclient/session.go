@@ -108,35 +108,10 @@ func (s *session) ListNoteTabs(ctx context.Context, noteID string) (contract.Tab
 }
 
 func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.TabContent, error) {
-	var r struct {
-		NoteID  string           `json:"note_id"`
-		TabID   string           `json:"tab_id"`
-		Type    contract.TabType `json:"type"`
-		Label   string           `json:"label"`
-		Data    json.RawMessage  `json:"data"`
-		Version contract.Version `json:"version"`
-	}
-	if err := s.call(ctx, contract.ToolReadNoteTab, map[string]string{"note_id": s.b.server(noteID), "tab_id": tabID}, &r); err != nil {
-		return contract.TabContent{}, err
-	}
-	out := contract.TabContent{NoteID: s.b.client(r.NoteID), TabID: r.TabID, Type: r.Type, Label: r.Label, Version: r.Version}
-	var err error
-	switch r.Type {
-	case contract.TypeMarkdown:
-		err = json.Unmarshal(r.Data, &out.Text)
-	case contract.TypeSlides, contract.TypeSheet:
-		err = contract.DecodeContent(&out, string(r.Data))
-	default:
-		var items struct {
-			Items []contract.Attachment `json:"items"`
-		}
-		err = json.Unmarshal(r.Data, &items)
-		out.Items = items.Items
-	}
-	if err != nil {
-		return out, fmt.Errorf("target %s: %s: data of tab %s: %w", s.b.t.name, contract.ToolReadNoteTab, tabID, err)
-	}
-	return out, nil
+	var out contract.TabContent
+	err := s.call(ctx, contract.ToolReadNoteTab, map[string]string{"note_id": s.b.server(noteID), "tab_id": tabID}, &out)
+	out.NoteID = s.b.client(out.NoteID)
+	return out, err
 }
 
 func (s *session) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {

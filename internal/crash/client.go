@@ -109,38 +109,8 @@ func (r *remote) ListNoteTabs(ctx context.Context, noteID string) (contract.TabL
 	return do[contract.TabList](ctx, r, contract.ToolListNoteTabs, map[string]string{"note_id": noteID})
 }
 
-// tabResult is read_note_tab's result object: data is the text of a markdown
-// tab, or an object holding slides, sheets or items.
-type tabResult struct {
-	NoteID  string           `json:"note_id"`
-	TabID   string           `json:"tab_id"`
-	Type    contract.TabType `json:"type"`
-	Label   string           `json:"label"`
-	Data    json.RawMessage  `json:"data"`
-	Version contract.Version `json:"version"`
-}
-
 func (r *remote) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.TabContent, error) {
-	t, err := do[tabResult](ctx, r, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID})
-	if err != nil {
-		return contract.TabContent{}, err
-	}
-	out := contract.TabContent{NoteID: t.NoteID, TabID: t.TabID, Type: t.Type, Label: t.Label, Version: t.Version}
-	var data struct {
-		Slides []contract.Slide      `json:"slides"`
-		Sheets []contract.Sheet      `json:"sheets"`
-		Items  []contract.Attachment `json:"items"`
-	}
-	if t.Type == contract.TypeMarkdown {
-		err = json.Unmarshal(t.Data, &out.Text)
-	} else {
-		err = json.Unmarshal(t.Data, &data)
-		out.Slides, out.Sheets, out.Items = data.Slides, data.Sheets, data.Items
-	}
-	if err != nil {
-		return out, fmt.Errorf("read_note_tab: decoding data: %w", err)
-	}
-	return out, nil
+	return do[contract.TabContent](ctx, r, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID})
 }
 
 func (r *remote) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {
