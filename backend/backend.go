@@ -45,6 +45,9 @@ type Spec struct {
 	Note string
 	// ClientVersion is the version notesbench gives in an MCP handshake.
 	ClientVersion string
+	// LenientSchemas, with Target, connects to a server whose tool schemas
+	// differ from the contract's (see mcpclient.Options.LenientSchemas).
+	LenientSchemas bool
 }
 
 // Remote reports whether the spec names a server rather than the embedded store.
@@ -173,7 +176,7 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	}
 	if s.Remote() {
 		spec, _ := mcpclient.Parse(s.Target)
-		return mcpclient.Dial(ctx, spec, mcpclient.Options{Note: s.Note, Version: s.ClientVersion})
+		return mcpclient.Dial(ctx, spec, mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion})
 	}
 	return &store.Target{Dir: s.DBDir, InMemory: s.InMemory, Synchronous: store.Synchronous(s.Synchronous)}, nil
 }

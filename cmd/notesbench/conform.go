@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/report"
 )
 
@@ -20,6 +20,7 @@ type conformOptions struct {
 	target string
 	format string
 	note   string
+	flags  *pflag.FlagSet
 }
 
 func newConformCmd(a *app, runF func(context.Context, *conformOptions) error) *cobra.Command {
@@ -59,6 +60,7 @@ when any check fails.`,
 		},
 	}
 	fs := cmd.Flags()
+	opts.flags = fs
 	fs.StringVar(&opts.target, "target", "", "the server: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
@@ -83,17 +85,15 @@ func runConform(ctx context.Context, o *conformOptions) error {
 	}
 	var target contract.Target
 	if o.target == "embedded" {
+		if o.note != "" {
+			return usagef("--note", "names a Note on a server, not on the embedded store")
+		}
 		target = backend.Memory()
 	} else {
-		spec, err := mcpclient.Parse(o.target)
-		if err != nil {
-			return usageErr("--target", err)
-		}
-		t, err := mcpclient.Dial(ctx, spec, mcpclient.Options{Note: o.note, LenientSchemas: true, Version: notesbenchVersion()})
-		if err != nil {
+		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion()}
+		if target, err = openTarget(ctx, o.flags, spec); err != nil {
 			return err
 		}
-		target = t
 	}
 	defer target.Close()
 	rep, err := conform.Run(ctx, target, conform.Options{Name: o.target})

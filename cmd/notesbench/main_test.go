@@ -69,6 +69,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"fast", "--formats", "ms,ms"}, "notesbench: --formats: ms is listed twice"},
 		{[]string{"tabs", "--scopes", "note,note"}, "notesbench: --scopes: note is listed twice"},
 		{[]string{"fast", "--edits", "0", "--out", out}, "notesbench: --edits: must be at least 1"},
+		{[]string{"conform", "--target", "embedded", "--note", "n1"}, "notesbench: --note: names a Note on a server, not on the embedded store"},
 		{[]string{"race", "--no-such-flag"}, "notesbench: unknown flag: --no-such-flag"},
 		{[]string{"no-such-command"}, `notesbench: unknown command "no-such-command"`},
 	} {

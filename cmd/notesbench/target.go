@@ -53,14 +53,25 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec) (contract.Tar
 	spec.Store, spec.Keep = t.store, t.keep
 	spec.Target, spec.Note, spec.ClientVersion = t.target, t.note, notesbenchVersion()
 	t.storeName = spec.StoreName()
+	target, err := openTarget(ctx, t.flags, spec)
+	if err != nil {
+		return nil, err
+	}
+	t.opened = target
+	return target, nil
+}
+
+// openTarget is backend.Open with its errors told apart: a spec field is a
+// usage error naming its flag in fs, anything else a store or server that
+// could not be reached.
+func openTarget(ctx context.Context, fs *pflag.FlagSet, spec backend.Spec) (contract.Target, error) {
 	target, err := backend.Open(ctx, spec)
 	if err != nil {
-		if ferr := flagError(t.flags, err); ferr != err {
+		if ferr := flagError(fs, err); ferr != err {
 			return nil, ferr
 		}
 		return nil, reachError{err}
 	}
-	t.opened = target
 	return target, nil
 }
 

@@ -195,10 +195,10 @@ func TestWire(t *testing.T) {
 			{closed, 1, "notesbench: target " + closed + ": unreachable: connection refused"},
 			{"stdio:false", 1, "notesbench: target stdio:false: no MCP handshake: the server exited (exit status 1)"},
 		} {
+			// One line: a server that cannot be reached is no run to replay.
 			code, stdout, stderr := runCLI(t, "conform", "--target", tc.target)
-			first, _, _ := strings.Cut(stderr, "\n")
-			if code != tc.code || first != tc.want || stdout != "" {
-				t.Errorf("%s: exit %d, %q; want exit %d, %q", tc.target, code, first, tc.code, tc.want)
+			if code != tc.code || stderr != tc.want+"\n" || stdout != "" {
+				t.Errorf("%s: exit %d, %q; want exit %d, %q", tc.target, code, stderr, tc.code, tc.want)
 			}
 		}
 	})
