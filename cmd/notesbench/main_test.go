@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.uber.org/goleak"
 
 	"github.com/notesbench/notesbench/internal/pgtest"
 )
@@ -21,14 +18,7 @@ func TestMain(m *testing.M) {
 	// not become every command's default. The PostgreSQL tests get theirs from
 	// internal/pgtest, which stops the cluster it starts.
 	os.Unsetenv("NOTESBENCH_POSTGRES_URL")
-	code := pgtest.Run(m)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(pgtest.Run(m)) // and checks that no goroutine outlived the tests
 }
 
 // runCLI runs notesbench with args and returns its exit code and output.
