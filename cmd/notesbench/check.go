@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -80,7 +77,7 @@ func (e checkViolation) Error() string {
 
 func runCheck(ctx context.Context, o *checkOptions) error {
 	a := o.app
-	format, err := tableFormat(a, o.format)
+	format, err := outputFormat(a, o.format, false)
 	if err != nil {
 		return err
 	}
@@ -146,44 +143,6 @@ type checkJSON struct {
 	Runs      []check.RunResult `json:"runs"`
 	HTML      string            `json:"html,omitempty"`
 	Version   string            `json:"notesbench_version"`
-}
-
-// tableFormat returns the output format --format names (table, markdown, csv
-// or json), or by default table on a terminal and markdown otherwise.
-func tableFormat(a *app, name string) (report.Format, error) {
-	if name == "" {
-		name = "markdown"
-		if a.stdoutTTY {
-			name = "table"
-		}
-	}
-	f, err := report.ParseFormat(name)
-	if err != nil || f == report.FormatGoBench {
-		if err == nil {
-			err = errors.New(`unknown format "gobench" for this command (want table, markdown, csv or json)`)
-		}
-		return "", usageErr("--format", err)
-	}
-	return f, nil
-}
-
-// checkHTMLWritable makes sure the page can be written at path: its folder takes
-// a new file, and path is new or a page written before (an HTML file), never a
-// folder or any other file.
-func checkHTMLWritable(path string) error {
-	if st, err := os.Stat(path); err == nil {
-		if st.IsDir() {
-			return fmt.Errorf("%s is a folder", path)
-		}
-		if err := regular(path, st); err != nil {
-			return err
-		}
-		b, _ := os.ReadFile(path)
-		if !bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(b)), []byte("<!doctype html>")) {
-			return fmt.Errorf("%s exists and is not an HTML page; remove it or name another file", path)
-		}
-	}
-	return probeFolder(filepath.Dir(path))
 }
 
 // checkTables builds the verdict table and the table of runs; files says to

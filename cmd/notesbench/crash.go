@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -110,7 +109,7 @@ func (e crashViolation) Error() string { return strings.Join(e.problems, "; ") }
 
 func runCrash(ctx context.Context, o *crashOptions) error {
 	a := o.app
-	format, err := tableFormat(a, o.format)
+	format, err := outputFormat(a, o.format, false)
 	if err != nil {
 		return err
 	}
@@ -253,22 +252,4 @@ func crashTable(runs []crashRun, o *crashOptions, life sim.Dist) report.Table {
 // crashArgs writes the flags of a crash run as a command line would.
 func crashArgs(o *crashOptions) string {
 	return fmt.Sprintf("--kills %d --synchronous %s --seed %d --life %s", o.kills, o.synchronous, o.seed, o.life)
-}
-
-// checkHistoryWritable makes sure a history can be written at path: its folder
-// takes a new file, and path is new or a history already, never a folder or
-// any other file.
-func checkHistoryWritable(path string) error {
-	if st, err := os.Stat(path); err == nil {
-		if st.IsDir() {
-			return fmt.Errorf("%s is a folder", path)
-		}
-		if err := regular(path, st); err != nil {
-			return err
-		}
-		if !history.IsHistoryFile(path) {
-			return fmt.Errorf("%s exists and is not a notesbench history; remove it or name another file", path)
-		}
-	}
-	return probeFolder(filepath.Dir(path))
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/report"
 )
 
@@ -16,12 +19,13 @@ import (
 // far below what would strain a laptop's memory.
 const maxResultBytes = 256 << 20
 
-// checkWritable makes sure a result file can be written at path: its folder
-// exists and takes a new file, and path is either new or a notesbench result
-// already — never a folder, a device, a pipe or a socket (which a check that
-// reads the file would wait on for ever), nor any other file, which a run must
-// not clobber.
-func checkWritable(path string) error {
+// checkWritable makes sure a file can be written at path: its folder exists
+// and takes a new file, and path is either new or, by ours, a file of the kind
+// notesbench would write there (what names the kind: "a notesbench result") —
+// never a folder, a device, a pipe or a socket (which a check that reads the
+// file would wait on for ever), nor any other file, which a run must not
+// clobber.
+func checkWritable(path, what string, ours func(path string) bool) error {
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
 			return fmt.Errorf("%s is a folder", path)
@@ -29,11 +33,38 @@ func checkWritable(path string) error {
 		if err := regular(path, st); err != nil {
 			return err
 		}
-		if !isResultFile(path) {
-			return fmt.Errorf("%s exists and is not a notesbench result; remove it or name another file", path)
+		if !ours(path) {
+			return fmt.Errorf("%s exists and is not %s; remove it or name another file", path, what)
 		}
 	}
 	return probeFolder(filepath.Dir(path))
+}
+
+// checkResultWritable is checkWritable for a JSON result.
+func checkResultWritable(path string) error {
+	return checkWritable(path, "a notesbench result", isResultFile)
+}
+
+// checkHistoryWritable is checkWritable for a history.
+func checkHistoryWritable(path string) error {
+	return checkWritable(path, "a notesbench history", history.IsHistoryFile)
+}
+
+// checkHTMLWritable is checkWritable for an HTML page.
+func checkHTMLWritable(path string) error {
+	return checkWritable(path, "an HTML page", isHTMLPage)
+}
+
+// isHTMLPage reports whether path starts as an HTML page does.
+func isHTMLPage(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	const doctype = "<!doctype html>"
+	b, _ := io.ReadAll(io.LimitReader(f, 512))
+	return bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(b)), []byte(doctype))
 }
 
 // probeFolder makes sure a new file can be created in dir, by creating one and

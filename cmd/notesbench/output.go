@@ -107,7 +107,7 @@ func checkResultFile(flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	if err := checkWritable(path); err != nil {
+	if err := checkResultWritable(path); err != nil {
 		return usageErr(flag, err)
 	}
 	return nil

@@ -394,7 +394,7 @@ const (
 // checkReproductionFolder checks an existing --out folder; see checkFolder.
 func checkReproductionFolder(dir string) error {
 	jsonPath, mdPath := filepath.Join(dir, reproducedJSON), filepath.Join(dir, reproducedMD)
-	if err := checkWritable(jsonPath); err != nil {
+	if err := checkResultWritable(jsonPath); err != nil {
 		return err
 	}
 	if st, err := os.Stat(mdPath); err == nil {
