@@ -322,6 +322,8 @@ func (t *Target) RequirePerson(why string) error {
 	return t.require(why+" (the person's actions)", serve.PersonTools...)
 }
 
+var _ contract.PersonOffer = (*Target)(nil)
+
 // SchemaProblems lists how the listed schemas differ from the contract's, as
 // "edit_note_tab: expected_version is not required"; empty when they do not.
 func (t *Target) SchemaProblems() []string { return slices.Clone(t.problems) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -74,9 +75,9 @@ func (o *refsOptions) config(ctx context.Context) (sim.Refs, error) {
 		return cfg, err
 	}
 	cfg.Store = o.target.storeName
-	if p, ok := cfg.Target.(interface{ RequirePerson(why string) error }); ok {
-		if err := p.RequirePerson("refs (the person moves, renames and adds tabs)"); err != nil {
-			return cfg, err
+	if p, ok := cfg.Target.(contract.PersonOffer); ok {
+		if err := p.RequirePerson("refs"); err != nil {
+			return cfg, reachError{err}
 		}
 	}
 	return cfg, flagError(o.out.flags, cfg.Validate())

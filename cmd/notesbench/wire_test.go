@@ -174,6 +174,13 @@ func TestWire(t *testing.T) {
 				t.Errorf("bench over a server shows no transport floor:\n%s", stdout)
 			}
 		}
+		// A server without the person's actions is refused before any trial,
+		// in one line naming the tool: no run to replay.
+		bare := server("--extensions=false")
+		if code, stdout, stderr := runCLI(t, "refs", "--target", bare, "--note", "n1"); code != 1 || stdout != "" ||
+			stderr != "notesbench: target "+bare+" lacks notesbench_move_tab, which refs (the person's actions) needs\n" {
+			t.Errorf("refs on a server without the person's actions: exit %d, %q", code, stderr)
+		}
 		expectUsageError(t, []string{"race", "--target", server(""), "--clock", "virtual"}, "notesbench: --clock: the virtual clock cannot drive")
 		expectUsageError(t, []string{"race", "--target", server(""), "--modes", "tab/reapply"}, "notesbench: --modes: the target serves guard note")
 		expectUsageError(t, []string{"race", "--target", server(""), "--db", t.TempDir()}, "notesbench: --db: a server keeps its own databases")
