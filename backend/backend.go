@@ -142,15 +142,15 @@ func (s Spec) Check() error {
 		}
 		switch {
 		case s.DBDir != "" || s.File != "":
-			return field.Errorf("db", "a server keeps its own databases: --db does not apply to --target %s", s.Target)
+			return field.Errorf("db", "target %s keeps its own databases", s.Target)
 		case s.InMemory:
-			return field.Errorf("memory", "a server keeps its own databases: --memory does not apply to --target %s", s.Target)
+			return field.Errorf("memory", "target %s keeps its own databases", s.Target)
 		}
 	}
 	if s.File != "" {
 		switch {
 		case s.InMemory:
-			return field.Errorf("db", "cannot keep a database with --memory")
+			return field.Errorf("db", "an in-memory database is not kept in a file")
 		case s.DBDir != "":
 			return field.Errorf("db", "names both a folder and a file")
 		}

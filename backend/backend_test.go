@@ -42,7 +42,7 @@ func TestOpenBackendBadSpec(t *testing.T) {
 		want string
 	}{
 		{Spec{File: dir}, "db: " + dir + " is a folder, not a database file"},
-		{Spec{File: filepath.Join(dir, "x.db"), InMemory: true}, "db: cannot keep a database with --memory"},
+		{Spec{File: filepath.Join(dir, "x.db"), InMemory: true}, "db: an in-memory database is not kept in a file"},
 		{Spec{File: filepath.Join(dir, "x.db"), DBDir: dir}, "db: names both a folder and a file"},
 		{Spec{}, "db: no database file named"},
 		{Spec{InMemory: true, Synchronous: "off"}, `synchronous: unknown synchronous setting "off" (want normal or full)`},

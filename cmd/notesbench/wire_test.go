@@ -183,7 +183,9 @@ func TestWire(t *testing.T) {
 		}
 		expectUsageError(t, []string{"race", "--target", server(""), "--clock", "virtual"}, "notesbench: --clock: the virtual clock cannot drive")
 		expectUsageError(t, []string{"race", "--target", server(""), "--modes", "tab/reapply"}, "notesbench: --modes: the target serves guard note")
-		expectUsageError(t, []string{"race", "--target", server(""), "--db", t.TempDir()}, "notesbench: --db: a server keeps its own databases")
+		plain := server("")
+		expectUsageError(t, []string{"race", "--target", plain, "--db", t.TempDir()}, "notesbench: --db: target "+plain+" keeps its own databases")
+		expectUsageError(t, []string{"race", "--target", plain, "--memory"}, "notesbench: --memory: target "+plain+" keeps its own databases")
 	})
 
 	t.Run("bad targets", func(t *testing.T) {
