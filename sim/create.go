@@ -262,8 +262,8 @@ type creator struct {
 
 // createRun runs one row of the create tables for one seed against a fresh store,
 // and returns the run and the Sheet tabs of the Note at the end.
-func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (results.CreateRun, []contract.TabInfo, error) {
-	run := results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
+func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (run results.CreateRun, _ []contract.TabInfo, err error) {
+	run = results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	name := fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed)
 	variant := contract.Variant{Order: c.order}
@@ -271,7 +271,7 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (resu
 	if err != nil {
 		return run, nil, err
 	}
-	defer st.Close()
+	defer func() { err = errors.Join(err, st.Close()) }()
 	if err := st.CreateNote(ctx, createNoteID); err != nil {
 		return run, nil, err
 	}
@@ -279,7 +279,7 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (resu
 	if err != nil {
 		return run, nil, err
 	}
-	defer conn.Close()
+	defer func() { err = errors.Join(err, conn.Close()) }()
 
 	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: variant, Policy: c.policy}, clock)
 	if err != nil {

@@ -338,20 +338,20 @@ type citer struct {
 
 // sourcesRun plays the script under one key policy against a fresh store and counts
 // what the Notes hold at the end.
-func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, policy string, seed uint64) (results.SourcesRun, error) {
-	run := results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
+func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, policy string, seed uint64) (run results.SourcesRun, err error) {
+	run = results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	name := fmt.Sprintf("sources-%s-seed%d", policy, seed)
 	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
 	if err != nil {
 		return run, err
 	}
-	defer st.Close()
+	defer func() { err = errors.Join(err, st.Close()) }()
 	conn, err := st.Session(ctx)
 	if err != nil {
 		return run, err
 	}
-	defer conn.Close()
+	defer func() { err = errors.Join(err, conn.Close()) }()
 
 	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Policy: policy}, clock)
 	if err != nil {
@@ -534,14 +534,14 @@ func listAllSources(ctx context.Context, conn contract.Session, noteID string, l
 
 // sourcesPaging fills a Note with cfg.ListSources sources and lists them
 // cfg.ListLimit at a time.
-func sourcesPaging(ctx context.Context, cfg Sources) (results.SourcesPaging, error) {
-	paging := results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
+func sourcesPaging(ctx context.Context, cfg Sources) (paging results.SourcesPaging, err error) {
+	paging = results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: "sources-paging", Clock: clock})
 	if err != nil {
 		return paging, err
 	}
-	defer st.Close()
+	defer func() { err = errors.Join(err, st.Close()) }()
 	const pagingNote = "paging"
 	if err := st.CreateNote(ctx, pagingNote); err != nil {
 		return paging, err
@@ -550,7 +550,7 @@ func sourcesPaging(ctx context.Context, cfg Sources) (results.SourcesPaging, err
 	if err != nil {
 		return paging, err
 	}
-	defer conn.Close()
+	defer func() { err = errors.Join(err, conn.Close()) }()
 	list, err := conn.ListNoteTabs(ctx, pagingNote)
 	if err != nil {
 		return paging, err
