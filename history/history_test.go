@@ -186,11 +186,42 @@ func TestRecordAndReadBack(t *testing.T) {
 	}
 }
 
-// Intend and LoseReply do nothing to a session that is not recorded.
-func TestHooksOnPlainSession(t *testing.T) {
-	s := &stub{}
-	Intend(s, Intent{Mark: "x"})
+// Intend and LoseReply leave a session that is not recorded as it was, and
+// LoseReply before a recorded session's first call loses no reply.
+func TestHooksOutsideARecordedCall(t *testing.T) {
+	plain := &stub{version: 2}
+	Intend(plain, Intent{Mark: "x"})
+	LoseReply(plain)
+	if *plain != (stub{version: 2}) {
+		t.Errorf("the hooks changed a plain session: %+v", *plain)
+	}
+
+	ctx := context.Background()
+	w := NewWriter(Header{Experiment: "race"})
+	rec, err := w.Run(RunHeader{Run: "a"}, func() int64 { return 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rec.Session(&stub{version: 1}, "claude")
 	LoseReply(s)
+	if _, err := s.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: "1",
+		IdempotencyKey: "k", Operation: contract.OpReplaceText}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.End(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(&buf, "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := got.Runs[0].Calls; len(calls) != 1 || calls[0].Outcome != OK || calls[0].Version != "2" {
+		t.Errorf("calls %+v: want the one edit, ok at version 2", calls)
+	}
 }
 
 // A run is named once; a history with a run not ended is not written; WriteFile
