@@ -209,11 +209,14 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func newRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "notesbench",
-		Short: "Measure what the Notes write contract prevents, by scripted agent-versus-person races on SQLite",
+		Short: "Measure what the Notes write contract prevents, by scripted agent-versus-person races",
 		Long: `notesbench rebuilds the osFoundry Notes write contract (expected_version and
-idempotency_key on every write) on SQLite, races a scripted agent ("claude")
-against a scripted person ("human"), and counts lost updates, conflicts,
-duplicates and per-write latency, beside the published figures.`,
+idempotency_key on every write), races a scripted agent ("claude") against a
+scripted person ("human"), and counts lost updates, conflicts, duplicates and
+per-write latency, beside the published figures. The contract runs on the
+embedded SQLite store by default, on PostgreSQL with --store, or on any MCP
+server with --target; serve offers it over MCP, conform checks a server clause
+by clause, and check judges a recorded history.`,
 		Version:       notesbenchVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
