@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -155,12 +156,13 @@ func conformTables(rep conform.Report) []report.Table {
 	return []report.Table{verdicts, evidence}
 }
 
-// clip shortens a long JSON text for a table cell; --format json has it whole.
+// clip shortens a long JSON text for a table cell to 160 characters;
+// --format json has it whole.
 func clip(s string) string {
 	const limit = 160
 	s = strings.ReplaceAll(s, "\n", `\n`)
-	if len(s) <= limit {
+	if utf8.RuneCountInString(s) <= limit {
 		return s
 	}
-	return s[:limit] + "…"
+	return string([]rune(s)[:limit]) + "…"
 }
