@@ -58,6 +58,19 @@ func ResultOf(err error) (json.RawMessage, bool) {
 	return b, err == nil
 }
 
+// IsOutcome reports whether err is a contract outcome (a version conflict, a
+// Note or tab not found, an invalid argument), which a tool reports as its
+// result (see ResultOf), rather than a failure of the implementation.
+func IsOutcome(err error) bool {
+	var (
+		conflict  *ConflictError
+		notFound  *NotFoundError
+		bad       *InvalidArgumentError
+		schemaErr *SchemaError
+	)
+	return errors.As(err, &conflict) || errors.As(err, &notFound) || errors.As(err, &bad) || errors.As(err, &schemaErr)
+}
+
 // The "error" values of a contract outcome's result object.
 const (
 	ErrVersionConflict = "version_conflict"

@@ -35,20 +35,10 @@ var errClosed = errors.New("session is closed")
 // fail passes a contract outcome through and wraps any other error as an
 // *Error naming the server and the tool.
 func (c *Session) fail(op string, err error) error {
-	if err == nil || isContract(err) {
+	if err == nil || contract.IsOutcome(err) {
 		return err
 	}
 	return c.s.t.fail(op, err)
-}
-
-func isContract(err error) bool {
-	var (
-		ce *contract.ConflictError
-		nf *contract.NotFoundError
-		ia *contract.InvalidArgumentError
-		se *contract.SchemaError
-	)
-	return errors.As(err, &ce) || errors.As(err, &nf) || errors.As(err, &ia) || errors.As(err, &se)
 }
 
 // EditNoteTab is the edit_note_tab tool: it changes the content of one markdown,
