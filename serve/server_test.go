@@ -361,3 +361,22 @@ func TestSessionsArePrivate(t *testing.T) {
 		t.Fatalf("%d pools for two sessions", len(srv.pools))
 	}
 }
+
+// ListenAddr listens on loopback unless a host is named, and refuses a port
+// that is not a number.
+func TestListenAddr(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{":8765", "127.0.0.1:8765", ""},
+		{":0", "127.0.0.1:0", ""},
+		{"0.0.0.0:80", "0.0.0.0:80", ""},
+		{"[::1]:9", "[::1]:9", ""},
+		{"localhost:http", "", `port "http" is not a number from 0 to 65535`},
+		{":70000", "", `port "70000" is not a number from 0 to 65535`},
+		{"8765", "", "missing port in address"},
+	} {
+		got, err := ListenAddr(tc.in)
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("ListenAddr(%q) = %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}

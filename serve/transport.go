@@ -3,8 +3,10 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,11 +89,15 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 
 // ListenAddr returns addr with the loopback host when it names none
 // (":8765" listens on 127.0.0.1:8765), so that a server is reachable from
-// other machines only when the user says so.
+// other machines only when the user says so. The port must be a number (0
+// picks a free one).
 func ListenAddr(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "", err
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return "", fmt.Errorf("port %q is not a number from 0 to 65535", port)
 	}
 	if host == "" {
 		host = "127.0.0.1"

@@ -131,7 +131,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 			return usageErr("--http", err)
 		}
 		if ln, err = net.Listen("tcp", addr); err != nil {
-			return fmt.Errorf("--http: %w", err)
+			return reachError{fmt.Errorf("--http: %w", err)}
 		}
 		defer ln.Close()
 	}
