@@ -61,8 +61,11 @@ type Conn struct {
 	// goroutines using the Conn at once.
 	busy atomic.Bool
 	// txOpen is set while a transaction is open; it is read and written only by
-	// the goroutine that holds busy.
+	// the goroutine that holds busy, or by the store's writer while it runs a
+	// write of the Conn (see writeQueue).
 	txOpen bool
+	// job is the Conn's write in the store's write queue, reused.
+	job job
 }
 
 // sqlConn is an SQLite connection with its prepared statements: hot holds
@@ -91,7 +94,9 @@ const (
 	hotSetData
 	hotStoreKey
 	hotReadTab
-	hotCheckpoint
+	hotSavepoint
+	hotRollbackTo
+	hotRelease
 	numHot
 )
 
@@ -122,9 +127,11 @@ WHERE n.id = ?`,
 	hotSetData:  `UPDATE tabs SET data = ? WHERE note_id = ? AND tab_id = ?`,
 	hotStoreKey: `INSERT INTO idempotency (note_id, key, tool, result) VALUES (?, ?, ?, ?)`,
 	hotReadTab:  `SELECT n.version, t.version, t.type, t.label, t.data FROM notes n JOIN tabs t ON t.note_id = n.id WHERE n.id = ? AND t.tab_id = ?`,
-	// hotCheckpoint copies the WAL into the database file without waiting for
-	// readers or writers (see writeQueue).
-	hotCheckpoint: `PRAGMA wal_checkpoint(PASSIVE)`,
+	// A write in a group commit (see writeQueue) runs between a savepoint and
+	// its release, and rolls back to the savepoint when it fails.
+	hotSavepoint:  "SAVEPOINT write",
+	hotRollbackTo: "ROLLBACK TO write",
+	hotRelease:    "RELEASE write",
 }
 
 // Close hands the connection back to the store, which keeps it open for a
@@ -172,15 +179,30 @@ func (c *Conn) hotStmt(ctx context.Context, id hotStmt) (*stmt, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if st := c.sc.hot[id]; st != nil {
+	return c.sc.hotStmt(id)
+}
+
+// hotStmt returns the hot-path statement id, prepared on first use.
+func (sc *sqlConn) hotStmt(id hotStmt) (*stmt, error) {
+	if st := sc.hot[id]; st != nil {
 		return st, nil
 	}
-	st, err := prepare(c.sc.db, hotSQL[id])
+	st, err := prepare(sc.db, hotSQL[id])
 	if err != nil {
 		return nil, err
 	}
-	c.sc.hot[id] = st
+	sc.hot[id] = st
 	return st, nil
+}
+
+// execHot runs a hot-path statement that returns no rows and takes no
+// arguments (BEGIN, COMMIT, SAVEPOINT …).
+func (sc *sqlConn) execHot(id hotStmt) error {
+	st, err := sc.hotStmt(id)
+	if err != nil {
+		return err
+	}
+	return st.exec()
 }
 
 // stmt returns the statement for query, prepared once per connection, once
@@ -251,8 +273,9 @@ func (c *Conn) queryRow(ctx context.Context, query string, args ...any) *row {
 
 // inTx runs fn inside BEGIN IMMEDIATE … COMMIT, rolling back when fn or the
 // commit hook fails. A write transaction takes the write lock up front, so it
-// never fails with SQLITE_BUSY half-way: it waits for the lock at BEGIN (or,
-// with Options.QueueWrites, in the store's queue before it).
+// never fails with SQLITE_BUSY half-way: it waits for the lock at BEGIN. With
+// Options.QueueWrites, fn runs instead in the store's write queue, on its
+// writer connection, within a group commit (see writeQueue).
 func (c *Conn) inTx(ctx context.Context, fn func() error) error {
 	return c.tx(ctx, hotBeginImmediate, fn)
 }
@@ -285,15 +308,7 @@ func (c *Conn) tx(ctx context.Context, begin hotStmt, fn func() error) (err erro
 	}
 	write := begin == hotBeginImmediate
 	if q := c.s.queue; write && q != nil {
-		if err := q.acquire(ctx); err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
-		defer func() {
-			q.release()
-			if err == nil && c.s.wal && q.checkpointDue() {
-				c.checkpoint()
-			}
-		}()
+		return q.do(ctx, c, fn)
 	}
 	c.txOpen = true
 	defer func() { c.txOpen = false }()
@@ -330,29 +345,6 @@ func (c *Conn) tx(ctx context.Context, begin hotStmt, fn func() error) (err erro
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
-}
-
-// checkpoint runs a passive WAL checkpoint on the connection, outside any
-// transaction. It is housekeeping after a committed write: a checkpoint that
-// fails (another is running) leaves the WAL to the next one, so its error is
-// dropped.
-func (c *Conn) checkpoint() {
-	st := c.sc.hot[hotCheckpoint]
-	if st == nil {
-		var err error
-		if st, err = prepare(c.sc.db, hotSQL[hotCheckpoint]); err != nil {
-			return
-		}
-		c.sc.hot[hotCheckpoint] = st
-	}
-	for {
-		row, err := st.step()
-		if err != nil || !row {
-			break
-		}
-	}
-	_ = st.s.Reset()
-	c.s.queue.checkpoints.Add(1)
 }
 
 // IntegrityCheck runs SQLite's PRAGMA integrity_check and returns "ok", or the

@@ -139,6 +139,94 @@ func TestQueueWritesWaitInGo(t *testing.T) {
 	}
 }
 
+// Writes that wait while another runs are committed with it, as one group,
+// each within a savepoint of its own: a write that fails is undone alone, and
+// each sees those before it as committed.
+func TestQueueWritesCommitInGroups(t *testing.T) {
+	s, holder := openTest(t, Options{Guard: contract.GuardNote, QueueWrites: true})
+	_, wait := holdWrite(t, s, holder, "1") // the held write commits version 2
+	groups := s.queue.groups.Load()
+	type result struct {
+		r   contract.EditResult
+		err error
+	}
+	writes := []struct {
+		v    contract.Version
+		text string
+	}{{"2", "second"}, {"2", "stale"}, {"3", "third"}}
+	results := make([]result, len(writes))
+	var wg sync.WaitGroup
+	for i, w := range writes {
+		c := mustConn(t, s)
+		wg.Go(func() {
+			r, err := replaceText(c, w.v, w.text)
+			results[i] = result{r, err}
+		})
+		waitQueued(t, s, int64(i+1)) // they queue in this order
+	}
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	var conflict *contract.ConflictError
+	switch {
+	case results[0].err != nil || results[0].r.Version != "3":
+		t.Errorf("second write: %+v", results[0])
+	case !errors.As(results[1].err, &conflict) || conflict.Current != "3":
+		t.Errorf("stale write: %+v", results[1])
+	case results[2].err != nil || results[2].r.Version != "4":
+		t.Errorf("third write: %+v", results[2])
+	}
+	if got := s.queue.groups.Load() - groups; got != 1 {
+		t.Errorf("the four writes took %d commits, want 1", got)
+	}
+	if got := mustRead(t, holder, "markdown"); got.Text != "third" || got.Version != "4" {
+		t.Errorf("after: %+v", got)
+	}
+}
+
+// In a group, a write that fails after applying its change (here in the
+// commit hook) is rolled back to its savepoint; the writes around it commit.
+func TestQueueWritesGroupRollsBackOneWrite(t *testing.T) {
+	s, holder := openTest(t, Options{Guard: contract.GuardNone, QueueWrites: true})
+	_, wait := holdWrite(t, s, holder, "1")
+	// The hook runs on the writer, one write at a time, and from here on only
+	// for the queued writes: the held one is inside the hook already.
+	hold, calls, boom := s.beforeCommit, 0, errors.New("boom")
+	s.beforeCommit = func() error {
+		if calls++; calls == 2 {
+			return boom
+		}
+		return hold()
+	}
+	texts := []string{"a", "b", "c"}
+	errs := make([]error, len(texts))
+	versions := make([]contract.Version, len(texts))
+	var wg sync.WaitGroup
+	for i, text := range texts {
+		c := mustConn(t, s)
+		wg.Go(func() {
+			r, err := replaceText(c, "1", text)
+			versions[i], errs[i] = r.Version, err
+		})
+		waitQueued(t, s, int64(i+1))
+	}
+	groups := s.queue.groups.Load()
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if errs[0] != nil || versions[0] != "3" || !errors.Is(errs[1], boom) || errs[2] != nil || versions[2] != "4" {
+		t.Errorf("versions %v, errors %v", versions, errs)
+	}
+	if got := s.queue.groups.Load() - groups; got != 1 {
+		t.Errorf("the four writes took %d commits, want 1", got)
+	}
+	if got := mustRead(t, holder, "markdown"); got.Text != "c" || got.Version != "4" {
+		t.Errorf("after: %+v", got)
+	}
+}
+
 // A queued write whose context ends while it waits writes nothing: it gives
 // its turn up when it comes.
 func TestQueueWritesGiveUpWithTheirContext(t *testing.T) {
@@ -267,19 +355,30 @@ func TestInMemoryDatabaseIsRecycledEmpty(t *testing.T) {
 }
 
 // A file store that queues its writes checkpoints its WAL itself, every
-// checkpointEvery writes, after the writer has left the queue.
+// checkpointEvery writes, on its checkpointer.
 func TestQueueWritesCheckpointOutsideTheQueue(t *testing.T) {
 	s, c := openTest(t, Options{QueueWrites: true})
 	v := contract.Version("1")
-	const writes = 2*checkpointEvery + 50
-	for range writes - 1 { // CreateNote was the first write
-		r, err := replaceText(c, v, "text")
-		if err != nil {
-			t.Fatal(err)
+	write := func(n int) {
+		t.Helper()
+		for range n {
+			r, err := replaceText(c, v, "text")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v = r.Version
 		}
-		v = r.Version
 	}
-	if got := s.queue.checkpoints.Load(); got != 2 {
+	const writes = 2*checkpointEvery + 50
+	write(2*checkpointEvery - 1) // CreateNote was the first write
+	// The checkpoints run beside the writes: wait for the second.
+	for deadline := time.Now().Add(30 * time.Second); s.ckpt.runs.Load() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d checkpoints after %d writes, want 2", s.ckpt.runs.Load(), 2*checkpointEvery)
+		}
+	}
+	write(50)
+	if got := s.ckpt.runs.Load(); got != 2 {
 		t.Fatalf("%d checkpoints after %d writes, want 2", got, writes)
 	}
 	// The WAL restarted after the second checkpoint: it holds the frames of the

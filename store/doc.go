@@ -18,7 +18,8 @@
 // statement prepared once. A Conn therefore belongs to one goroutine at a time
 // (a call racing another on the same Conn panics). Writers wait for SQLite's
 // write lock in its busy handler, as separate processes do, or, with
-// Options.QueueWrites, in a queue in Go.
+// Options.QueueWrites, in a queue in Go whose writer commits the writes that
+// wait together, each within a savepoint of its own.
 //
 // store knows SQLite and the contract, nothing else: no editors, no experiments, no
 // printing. Time comes from an injected Clock, never from time.Now.

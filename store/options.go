@@ -31,11 +31,12 @@ type Options struct {
 	// Seed seeds the random suffix of us-suffix versions, so that a run on the
 	// virtual clock is reproducible.
 	Seed uint64
-	// QueueWrites queues the store's writers in Go for SQLite's write lock
-	// (a mutex whose waiters queue in arrival order; see writeQueue), so that a
-	// writer waiting for another costs a hand-off instead of the busy
-	// handler's pauses (1, 2, 5 … 100 ms between tries). It is for many writers sharing one store, as a server's sessions
-	// do. False keeps SQLite's busy handler alone, as separate processes with
+	// QueueWrites runs the store's writes in a queue in Go, in arrival order,
+	// on one writer connection that commits the writes waiting together (see
+	// writeQueue), so that a writer waiting for another costs a hand-off
+	// instead of the busy handler's pauses (1, 2, 5 … 100 ms between tries).
+	// It is for many writers sharing one store, as a server's sessions do.
+	// False keeps SQLite's busy handler alone, as separate processes with
 	// their own connections have it: the published setup.
 	QueueWrites bool
 }

@@ -2,80 +2,303 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"zombiezen.com/go/sqlite"
 )
 
-// writeQueue hands SQLite's write lock from one of a store's writers to the
-// next in Go, when the store queues writes (Options.QueueWrites). A writer
-// takes the queue's lock before BEGIN IMMEDIATE and gives it up after COMMIT
-// or ROLLBACK, so BEGIN IMMEDIATE finds SQLite's lock free unless another
-// process holds it, and a waiting writer wakes as soon as the writer before it
-// is done, instead of polling in SQLite's busy handler with pauses that grow
-// to 100 ms.
+// writeQueue serves every write of a store that queues its writes
+// (Options.QueueWrites): one server's sessions, which would otherwise contend
+// for SQLite's write lock and wait in its busy handler, polling with pauses
+// that grow to 100 ms. The queue runs the writes itself, one after another in
+// arrival order, on a writer connection of its own, in a goroutine of its own
+// (the writer), while each writer's goroutine waits for its result; a waiting
+// write costs a hand-off in Go, not a sleep.
 //
-// The lock is a sync.Mutex. Its waiters queue in arrival order; a writer that
-// is running when the lock comes free may take it ahead of a waiter that has
-// yet to wake, which keeps SQLite busy instead of idle during a wake-up, and a
-// waiter kept waiting over a millisecond switches the mutex to strict hand-off
-// in arrival order (sync.Mutex's starvation mode). So a wait is bounded by
-// about a millisecond plus the writes queued ahead.
+// The writer commits writes in groups: it begins a transaction with the
+// first write that waits, runs it and then every write that arrived
+// meanwhile (up to maxGroup) each within a savepoint of its own, and commits
+// them together. A write that fails rolls back to its savepoint, and only it
+// is undone; each write sees those before it as committed, as it would one
+// transaction apiece, and its result is returned only once the group has
+// committed. A group that fails to commit fails every write in it, and none
+// of them is kept. So the writes are the same transactions in the same order
+// as one at a time, with one COMMIT (and one write of the pages they share to
+// the WAL) per group instead of per write.
 //
-// Checkpoints move out of the queue. SQLite's automatic checkpoint runs inside
-// the COMMIT of the write that fills the WAL past 1,000 pages, copying it into
-// the database file and syncing that; SQLite lets other writers commit
-// meanwhile, but in the queue they would wait for it, every one of them, for
-// as long as the sync takes. So a store that queues its writes turns the
-// automatic checkpoint off (PRAGMA wal_autocheckpoint = 0), and every
-// checkpointEvery-th write, once it has released the queue, runs a passive
-// checkpoint itself on its connection, while the writers behind it go on.
+// A write runs on the writer connection in place of its Conn's own: the
+// writer puts its connection in the Conn for the write, while the Conn's
+// goroutine waits, and takes it back after, so the writer connection belongs
+// to the writer goroutine alone. Reads run on the Conns' own connections, beside
+// the writes, and see every write whose result has been returned.
+//
+// Checkpoints move out of the writes. SQLite's automatic checkpoint runs
+// inside the COMMIT that fills the WAL past 1,000 pages, copying it into the
+// database file and syncing that, which takes milliseconds during which every
+// queued write would wait. So a store that queues its writes turns the
+// automatic checkpoint off (PRAGMA wal_autocheckpoint = 0) and, every
+// checkpointEvery writes, asks its checkpointer, a goroutine with a
+// connection of its own, for a passive checkpoint, which runs beside the
+// writes.
 //
 // A nil *writeQueue queues nothing.
 type writeQueue struct {
-	mu sync.Mutex
+	s  *Store
+	sc *sqlConn // the writer connection
+	// jobs hands a write to the writer: unbuffered, so a write sent is one the
+	// writer has taken.
+	jobs chan *job
+	stop chan struct{}
+	done sync.WaitGroup
+	// closeOnce makes close safe to call again: it returns the first result.
+	closeOnce func() error
+	// group holds the writes of the group being committed.
+	group []*job
+	// broken is set when a savepoint could not be rolled back or released:
+	// the group's transaction is rolled back whole.
+	broken bool
+
 	// commits counts committed writes, to pace the checkpoints.
 	commits atomic.Uint64
-	// waiting counts the writers waiting for the lock, and checkpoints the
-	// checkpoints run (for tests).
-	waiting     atomic.Int64
-	checkpoints atomic.Int64
+	// waiting counts the writes waiting for the writer to take them, and groups
+	// the groups committed (for tests).
+	waiting atomic.Int64
+	groups  atomic.Int64
 }
+
+// maxGroup is the most writes one group commits: enough to take every
+// session of a busy server at once, few enough that the first write of a
+// group does not wait long for the last.
+const maxGroup = 32
 
 // checkpointEvery is how many writes pass between two checkpoints of a store
 // that queues its writes: about SQLite's 1,000 WAL pages at the four pages an
 // edit writes.
 const checkpointEvery = 256
 
-// checkpointDue counts a committed write and reports whether its writer runs
-// the next checkpoint.
-func (q *writeQueue) checkpointDue() bool { return q.commits.Add(1)%checkpointEvery == 0 }
+// job is one write handed to the writer. A Conn keeps one and reuses it: a
+// Conn makes one call at a time.
+type job struct {
+	ctx  context.Context
+	c    *Conn
+	fn   func() error
+	err  error
+	done chan struct{} // capacity one; the writer sends when the write is done
+}
 
-func newWriteQueue() *writeQueue { return &writeQueue{} }
+// errStoreClosed is what a write returns that reaches a closed store's queue.
+var errStoreClosed = errors.New("store: the store is closed")
 
-// acquire waits for the writer's turn, then reports ctx's error, if any: a
-// write whose context ended while it waited gives its turn up and writes
-// nothing. As with SQLite's busy handler, the wait itself does not end with
-// ctx; it lasts as long as the writes ahead, each of which waits at most the
-// busy timeout for a lock another process holds.
-func (q *writeQueue) acquire(ctx context.Context) error {
-	if q == nil {
+// startWriteQueue starts the writer of s on db, which it closes when stopped.
+func startWriteQueue(s *Store, db *sqlite.Conn) *writeQueue {
+	q := &writeQueue{s: s, sc: &sqlConn{db: db}, jobs: make(chan *job), stop: make(chan struct{}),
+		group: make([]*job, 0, maxGroup)}
+	q.closeOnce = sync.OnceValue(func() error {
+		close(q.stop)
+		q.done.Wait()
+		return q.sc.close()
+	})
+	q.done.Go(q.loop)
+	return q
+}
+
+// do runs fn, the body of a write transaction of c, in the queue, and returns
+// its error: fn's, or the group's when the group fails to begin or commit. It
+// waits as long as the writes ahead of it; as with SQLite's busy handler, the
+// wait does not end with ctx, but a write whose ctx has ended when its turn
+// comes writes nothing.
+func (q *writeQueue) do(ctx context.Context, c *Conn, fn func() error) error {
+	j := &c.job
+	if j.done == nil {
+		j.done = make(chan struct{}, 1)
+	}
+	j.ctx, j.c, j.fn, j.err = ctx, c, fn, nil
+	defer func() { j.ctx, j.fn, j.err = nil, nil, nil }()
+	q.waiting.Add(1)
+	select {
+	case q.jobs <- j:
+	case <-q.stop:
+		q.waiting.Add(-1)
+		return errStoreClosed
+	}
+	<-j.done
+	return j.err
+}
+
+// loop is the writer: it commits one group after another until stopped.
+func (q *writeQueue) loop() {
+	for {
+		select {
+		case <-q.stop:
+			return
+		case j := <-q.jobs:
+			q.waiting.Add(-1)
+			q.commitGroup(j)
+		}
+	}
+}
+
+// next takes another waiting write into the group, if there is one and room.
+func (q *writeQueue) next() *job {
+	if q.broken || len(q.group) == maxGroup {
 		return nil
 	}
-	if !q.mu.TryLock() {
-		q.waiting.Add(1)
-		q.mu.Lock()
+	select {
+	case j := <-q.jobs:
 		q.waiting.Add(-1)
+		return j
+	default:
+		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		q.mu.Unlock()
-		return err
-	}
-	return nil
 }
 
-// release gives the lock to the next writer.
-func (q *writeQueue) release() {
-	if q != nil {
-		q.mu.Unlock()
+// commitGroup begins a transaction, runs first and the writes that wait
+// behind it, commits, and hands each its result.
+func (q *writeQueue) commitGroup(first *job) {
+	q.group, q.broken = q.group[:0], false
+	defer func() {
+		for i, j := range q.group {
+			j.done <- struct{}{}
+			q.group[i] = nil
+		}
+	}()
+	if err := q.sc.execHot(hotBeginImmediate); err != nil {
+		first.err = fmt.Errorf("begin: %w", err)
+		q.group = append(q.group, first)
+		return
+	}
+	for j := first; j != nil; j = q.next() {
+		j.err = q.run(j)
+		q.group = append(q.group, j)
+	}
+	var err error
+	if q.broken {
+		err = errors.New("a savepoint could not be rolled back")
+	} else {
+		err = q.sc.execHot(hotCommit)
+	}
+	if err != nil {
+		rerr := q.sc.execHot(hotRollback)
+		for _, j := range q.group {
+			if j.err == nil {
+				j.err = fmt.Errorf("commit: %w", err)
+			}
+			if rerr != nil {
+				j.err = errors.Join(j.err, fmt.Errorf("rollback: %w", rerr))
+			}
+		}
+		return
+	}
+	q.groups.Add(1)
+	for _, j := range q.group {
+		if j.err == nil && q.s.ckpt != nil && q.commits.Add(1)%checkpointEvery == 0 {
+			q.s.ckpt.request()
+		}
 	}
 }
+
+// run runs one write of the group within a savepoint, on the writer
+// connection, and rolls it back to the savepoint when it fails, panics or its
+// ctx has ended by the time it is done.
+func (q *writeQueue) run(j *job) (err error) {
+	if err := j.ctx.Err(); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := q.sc.execHot(hotSavepoint); err != nil {
+		q.broken = true
+		return fmt.Errorf("begin: %w", err)
+	}
+	c := j.c
+	own := c.sc
+	c.sc, c.txOpen = q.sc, true
+	defer func() {
+		c.sc, c.txOpen = own, false
+		if p := recover(); p != nil {
+			err = fmt.Errorf("store: panic inside a transaction (rolled back): %v", p)
+		}
+		if err != nil {
+			if rerr := q.sc.execHot(hotRollbackTo); rerr != nil {
+				q.broken = true
+				err = errors.Join(err, fmt.Errorf("rollback: %w", rerr))
+			}
+		}
+		if rerr := q.sc.execHot(hotRelease); rerr != nil {
+			q.broken = true
+			err = errors.Join(err, fmt.Errorf("release: %w", rerr))
+		}
+	}()
+	err = j.fn()
+	if err == nil && q.s.beforeCommit != nil {
+		err = q.s.beforeCommit()
+	}
+	if err == nil {
+		if cerr := j.ctx.Err(); cerr != nil {
+			err = fmt.Errorf("commit: %w", cerr)
+		}
+	}
+	return err
+}
+
+// close stops the writer, once the group it commits has, and closes its
+// connection.
+func (q *writeQueue) close() error { return q.closeOnce() }
+
+// checkpointSQL copies the WAL into the database file without waiting for
+// readers or writers.
+const checkpointSQL = `PRAGMA wal_checkpoint(PASSIVE)`
+
+// checkpointer runs a file store's passive WAL checkpoints on a connection and
+// a goroutine of its own, when the store queues its writes (see writeQueue),
+// until the store closes.
+type checkpointer struct {
+	db   *sqlite.Conn
+	due  chan struct{} // capacity one: a request made while one waits is the same request
+	stop chan struct{}
+	done sync.WaitGroup
+	// closeOnce makes close safe to call again: it returns the first result.
+	closeOnce func() error
+	// runs counts the checkpoints run (for tests).
+	runs atomic.Int64
+}
+
+// startCheckpointer starts the checkpointer on db, which it closes when
+// stopped.
+func startCheckpointer(db *sqlite.Conn) *checkpointer {
+	cp := &checkpointer{db: db, due: make(chan struct{}, 1), stop: make(chan struct{})}
+	cp.closeOnce = sync.OnceValue(func() error {
+		close(cp.stop)
+		cp.done.Wait()
+		return cp.db.Close()
+	})
+	cp.done.Go(cp.loop)
+	return cp
+}
+
+func (cp *checkpointer) loop() {
+	for {
+		select {
+		case <-cp.stop:
+			return
+		case <-cp.due:
+		}
+		// A checkpoint that fails (another is running, the disk is full) leaves
+		// the WAL to the next one; a write never fails for it.
+		_ = execScript(cp.db, checkpointSQL)
+		cp.runs.Add(1)
+	}
+}
+
+// request asks for a checkpoint without waiting for it.
+func (cp *checkpointer) request() {
+	select {
+	case cp.due <- struct{}{}:
+	default:
+	}
+}
+
+// close stops the checkpointer, once a checkpoint it runs has ended, and
+// closes its connection.
+func (cp *checkpointer) close() error { return cp.closeOnce() }

@@ -26,7 +26,7 @@ const busyTimeout = 30 * time.Second
 // The connection runs without SQLite's per-connection mutex
 // (SQLITE_OPEN_NOMUTEX): a store connection belongs to one goroutine at a
 // time, which Conn enforces. When the store queues its writes, its
-// connections leave WAL checkpoints to the queue (see writeQueue).
+// connections leave WAL checkpoints to its checkpointer (see writeQueue).
 func (s *Store) openConn() (*sqlite.Conn, error) {
 	db, err := sqlite.OpenConn(s.uri, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenURI|sqlite.OpenNoMutex)
 	if err != nil {
@@ -36,7 +36,7 @@ func (s *Store) openConn() (*sqlite.Conn, error) {
 	pragmas := []string{"PRAGMA synchronous = " + strings.ToUpper(string(s.opts.Synchronous))}
 	if s.wal {
 		pragmas = append(pragmas, "PRAGMA journal_mode = WAL")
-		if s.queue != nil {
+		if s.opts.QueueWrites {
 			pragmas = append(pragmas, "PRAGMA wal_autocheckpoint = 0")
 		}
 	}

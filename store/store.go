@@ -29,6 +29,8 @@ type Store struct {
 	opts Options
 	// queue hands the write lock over in Go when opts.QueueWrites is set.
 	queue *writeQueue
+	// ckpt runs the WAL checkpoints of a file store that queues its writes.
+	ckpt *checkpointer
 	// versions makes the versions the store's writes commit.
 	versions *contract.Versions
 
@@ -56,12 +58,13 @@ func Open(path string, opts Options) (*Store, error) {
 		opts:     opts,
 		versions: contract.NewVersions(opts.VersionFormat, opts.Seed),
 	}
-	if opts.QueueWrites {
-		s.queue = newWriteQueue()
-	}
 	if path == InMemory {
 		if m := takeMemDB(opts.Synchronous); m != nil {
 			s.uri, s.idle = m.uri, m.conns
+			if err := s.startQueue(); err != nil {
+				s.Close()
+				return nil, fmt.Errorf("opening store %q: %w", path, err)
+			}
 			return s, nil
 		}
 	}
@@ -78,7 +81,35 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("opening store %q: creating schema: %w", path, err)
 	}
 	s.idle = append(s.idle, &sqlConn{db: db})
+	if err := s.startQueue(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
 	return s, nil
+}
+
+// startQueue starts, for a store that queues its writes, the write queue and,
+// on a file, the checkpointer, each on a connection of its own.
+func (s *Store) startQueue() error {
+	if !s.opts.QueueWrites {
+		return nil
+	}
+	if s.wal {
+		db, err := s.openConn()
+		if err != nil {
+			return err
+		}
+		s.ckpt = startCheckpointer(db)
+	}
+	db, err := s.openConn()
+	if err != nil {
+		if s.ckpt != nil {
+			s.ckpt.close()
+		}
+		return err
+	}
+	s.queue = startWriteQueue(s, db)
+	return nil
 }
 
 // uri is the SQLite URI of the database at path: a file, or for InMemory a
@@ -140,10 +171,16 @@ func (s *Store) Close() error {
 	idle, out := s.idle, s.out
 	s.idle, s.closed = nil, true
 	s.mu.Unlock()
-	if !s.wal && out == 0 && len(idle) > 0 {
+	var errs []error
+	if s.queue != nil {
+		errs = append(errs, s.queue.close())
+	}
+	if s.ckpt != nil {
+		errs = append(errs, s.ckpt.close())
+	}
+	if !s.wal && out == 0 && len(idle) > 0 && errors.Join(errs...) == nil {
 		return putMemDB(s.opts.Synchronous, &memDB{uri: s.uri, conns: idle})
 	}
-	var errs []error
 	for _, sc := range idle {
 		errs = append(errs, sc.close())
 	}
