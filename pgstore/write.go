@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/notesbench/notesbench/contract"
 )
@@ -60,11 +62,22 @@ type loaded struct {
 type wtx struct {
 	ctx   context.Context
 	conn  *pgx.Conn
-	batch pgx.Batch
+	stmts []queued
 }
 
 // queue adds a change, sent with COMMIT.
-func (w *wtx) queue(sql string, args ...any) { w.batch.Queue(sql, args...) }
+func (w *wtx) queue(sql string, args ...any) { w.stmts = append(w.stmts, queued{sql, args}) }
+
+// commit sends the queued changes and COMMIT in one round trip, and rolls
+// the transaction back if one fails.
+func (w *wtx) commit() error {
+	w.queue("COMMIT")
+	err := pipeline(w.ctx, w.conn.PgConn(), w.stmts, nil)
+	if err != nil {
+		rollback(w.ctx, w.conn)
+	}
+	return err
+}
 
 // errReplay ends a write transaction whose key was found: nothing is written.
 var errReplay = errors.New("replay")
@@ -113,7 +126,7 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contrac
 	if err != nil {
 		return res, err
 	}
-	tx := &wtx{ctx: ctx, conn: c.conn}
+	tx := &wtx{ctx: ctx, conn: c.conn, stmts: make([]queued, 0, 4)}
 	// From here a transaction is open: every way out but the final batch
 	// rolls it back.
 	defer func() {
@@ -162,31 +175,40 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contrac
 			return res, err
 		}
 	}
-	tx.queue("COMMIT")
-	return res, sendAll(ctx, c.conn, &tx.batch)
+	return res, tx.commit()
 }
 
 // loadWrite begins the transaction, takes the Note's row lock and reads what
 // the checks need, in one round trip: BEGIN (READ COMMITTED, whatever the
-// server's default), the lock, then the tab (or the
-// Note's number of tabs), the key's first use and the server's clock.
+// server's default), the lock, then the tab (or the Note's number of tabs),
+// the key's first use and the server's clock.
 func (c *Session) loadWrite(ctx context.Context, noteID, tabID, key string, needData bool) (*loaded, error) {
 	l := &loaded{t: target{noteID: noteID, tabID: tabID}}
-	b := &pgx.Batch{}
-	b.Queue(sqlBegin)
-	b.Queue(sqlLockNote, lookup(noteID))
-	switch {
-	case tabID != "" && needData:
-		b.Queue(sqlLoadTabData, lookup(noteID), lookup(tabID), lookup(key))
-	case tabID != "":
-		b.Queue(sqlLoadTab, lookup(noteID), lookup(tabID), lookup(key))
-	default:
-		b.Queue(sqlLoadNote, lookup(noteID), lookup(key))
+	load := queued{sqlLoadNote, []any{lookup(noteID), lookup(key)}}
+	if tabID != "" {
+		load = queued{sqlLoadTab, []any{lookup(noteID), lookup(tabID), lookup(key)}}
+		if needData {
+			load.sql = sqlLoadTabData
+		}
 	}
-	br := c.conn.SendBatch(ctx, b)
-	err := c.readLoad(br, l, tabID != "", needData)
-	if cerr := br.Close(); err == nil {
-		err = cerr
+	stmts := []queued{{sql: sqlBegin}, {sqlLockNote, []any{lookup(noteID)}}, load}
+	read := false
+	err := pipeline(ctx, c.conn.PgConn(), stmts, func(i int, fields []pgconn.FieldDescription, values [][]byte) error {
+		row, err := decodeRow(fields, values)
+		if err != nil {
+			return err
+		}
+		switch i {
+		case 1:
+			return l.readNote(row)
+		case 2:
+			read = true
+			return l.readLoad(row, tabID != "")
+		}
+		return nil
+	})
+	if err == nil && !read {
+		err = errors.New("loading a write: the load returned no row")
 	}
 	if err != nil {
 		rollback(ctx, c.conn)
@@ -196,40 +218,69 @@ func (c *Session) loadWrite(ctx context.Context, noteID, tabID, key string, need
 	return l, nil
 }
 
-func (c *Session) readLoad(br pgx.BatchResults, l *loaded, tab, needData bool) error {
-	if _, err := br.Exec(); err != nil {
-		return err
+// decodeRow decodes every column of a row (see decode).
+func decodeRow(fields []pgconn.FieldDescription, values [][]byte) ([]any, error) {
+	row := make([]any, len(values))
+	for i, v := range values {
+		var err error
+		if row[i], err = decode(fields[i], v); err != nil {
+			return nil, err
+		}
 	}
-	err := br.QueryRow().Scan(&l.t.noteVersion, &l.t.nextTab, &l.t.nextItem)
-	switch {
-	case err == nil:
-		l.found.NoteFound = true
-	case !errors.Is(err, pgx.ErrNoRows):
-		return err
+	return row, nil
+}
+
+// readNote takes the locked Note's row: version, next_tab, next_item.
+func (l *loaded) readNote(row []any) error {
+	if len(row) != 3 {
+		return fmt.Errorf("loading a write: %d columns for the Note, want 3", len(row))
 	}
-	var typ, tool, result *string
-	var server time.Time
+	var ok1, ok2 bool
+	l.t.noteVersion = row[0]
+	l.t.nextTab, ok1 = row[1].(int64)
+	l.t.nextItem, ok2 = row[2].(int64)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("loading a write: the Note's counters are %T and %T", row[1], row[2])
+	}
+	l.found.NoteFound = true
+	return nil
+}
+
+// readLoad takes the load's row: for a write to a tab its type, version,
+// the key's tool and stored result, the server's clock and, when asked for,
+// the tab's content; for a Note-level write the number of tabs, the key's
+// tool and result and the clock.
+func (l *loaded) readLoad(row []any, tab bool) error {
+	want := 4
 	if tab {
-		dest := []any{&typ, &l.t.tabVersion, &tool, &result, &server}
-		var data *string
-		if needData {
-			dest = append(dest, &data)
-		}
-		if err := br.QueryRow().Scan(dest...); err != nil {
-			return err
-		}
-		if typ != nil {
-			l.found.TabFound = true
-			l.t.tabType = contract.TabType(*typ)
-		}
-		if data != nil {
-			l.t.data = *data
-		}
-	} else if err := br.QueryRow().Scan(&l.t.tabs, &tool, &result, &server); err != nil {
-		return err
+		want = 5
 	}
-	if tool != nil && result != nil {
-		l.found.KeyFound, l.found.FirstTool, l.result = true, *tool, *result
+	if len(row) < want {
+		return fmt.Errorf("loading a write: %d columns, want %d", len(row), want)
+	}
+	var rest []any
+	if tab {
+		if typ, ok := row[0].(string); ok {
+			l.found.TabFound = true
+			l.t.tabType = contract.TabType(typ)
+		}
+		l.t.tabVersion = row[1]
+		if len(row) > 5 {
+			l.t.data, _ = row[5].(string)
+		}
+		rest = row[2:5]
+	} else {
+		l.t.tabs, _ = row[0].(int64)
+		rest = row[1:4]
+	}
+	tool, okTool := rest[0].(string)
+	result, okResult := rest[1].(string)
+	if okTool && okResult {
+		l.found.KeyFound, l.found.FirstTool, l.result = true, tool, result
+	}
+	server, ok := rest[2].(time.Time)
+	if !ok {
+		return fmt.Errorf("loading a write: the server's clock is %T", rest[2])
 	}
 	l.t.now = server
 	return nil
