@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -60,6 +61,12 @@ func startHTTPHelper(b *testing.B, db string) string {
 //
 //	go test -run '^$' -bench BenchmarkWire -benchtime 2000x ./mcpclient
 func BenchmarkWire(b *testing.B) {
+	// As the notesbench binary runs, here and in the servers, which inherit
+	// the environment (see cmd/notesbench's gcPercent), unless GOGC is set.
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		b.Setenv("GOGC", "400")
+	}
 	dir := b.TempDir()
 	text := strings.Repeat("x", 200)
 
