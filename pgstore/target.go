@@ -111,6 +111,9 @@ func (t *Target) init() error {
 		if cfg.ConnConfig.ConnectTimeout == 0 {
 			cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 		}
+		if dialFunc != nil {
+			cfg.ConnConfig.DialFunc = dialFunc
+		}
 		t.cfg = cfg
 	})
 	return t.initErr

@@ -1,0 +1,184 @@
+//go:build unix
+
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// dialLoopback dials a listener on loopback with dialBlocking and returns
+// both ends.
+func dialLoopback(t *testing.T) (*blockingConn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := dialBlocking(ctx, "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := <-accepted
+	if server == nil {
+		t.Fatal("no connection accepted")
+	}
+	t.Cleanup(func() { server.Close() })
+	bc, ok := c.(*blockingConn)
+	if !ok {
+		t.Fatalf("dialBlocking returned a %T", c)
+	}
+	return bc, server
+}
+
+// readBlocked starts a read on c that blocks, and returns its outcome.
+func readBlocked(c net.Conn) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 16))
+		done <- err
+	}()
+	return done
+}
+
+func waitErr(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("a blocked read did not return")
+		return nil
+	}
+}
+
+func TestBlockingConnRoundTrip(t *testing.T) {
+	c, server := dialLoopback(t)
+	defer c.Close()
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(server, buf); err != nil || string(buf) != "ping" {
+		t.Fatalf("server read %q %v", buf, err)
+	}
+	if _, err := server.Write([]byte("pong")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
+		t.Fatalf("client read %q %v", buf, err)
+	}
+	server.Close()
+	if _, err := c.Read(buf); err != io.EOF {
+		t.Fatalf("read after the peer closed: %v, want EOF", err)
+	}
+}
+
+// A deadline set in the past wakes a read blocked in the kernel with a
+// timeout, as a poller's connection does; one in the future does when it
+// passes; the zero time sets none.
+func TestBlockingConnDeadlines(t *testing.T) {
+	t.Run("past", func(t *testing.T) {
+		c, _ := dialLoopback(t)
+		defer c.Close()
+		done := readBlocked(c)
+		time.Sleep(20 * time.Millisecond) // let the read block, most likely
+		c.SetDeadline(time.Now())
+		err := waitErr(t, done)
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("err %v, want a timeout", err)
+		}
+	})
+	t.Run("future", func(t *testing.T) {
+		c, _ := dialLoopback(t)
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(50 * time.Millisecond))
+		if err := waitErr(t, readBlocked(c)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("err %v, want a timeout", err)
+		}
+	})
+	t.Run("cleared", func(t *testing.T) {
+		c, server := dialLoopback(t)
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(50 * time.Millisecond))
+		c.SetDeadline(time.Time{})
+		done := readBlocked(c)
+		time.Sleep(150 * time.Millisecond)
+		if _, err := server.Write([]byte("late")); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitErr(t, done); err != nil {
+			t.Fatalf("a cleared deadline still fired: %v", err)
+		}
+	})
+}
+
+// Close wakes a blocked read, which reports the connection closed, and a
+// second Close says so.
+func TestBlockingConnClose(t *testing.T) {
+	c, _ := dialLoopback(t)
+	done := readBlocked(c)
+	time.Sleep(20 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitErr(t, done); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("blocked read after Close: %v, want net.ErrClosed", err)
+	}
+	if _, err := c.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write after Close: %v", err)
+	}
+	if err := c.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// A write waiting for the Note's lock, which another transaction holds, ends
+// when its context does: the deadline interrupts the read blocked in the
+// kernel. The run goes on with the next session.
+func TestContextEndsAWriteWaitingForTheServer(t *testing.T) {
+	s, c := openNote(t, newTarget(t), contract.RunSpec{})
+	holder := mustConn(t, s)
+	tx, err := holder.conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM notes WHERE id = $1 FOR UPDATE`, note); err != nil {
+		t.Fatal(err)
+	}
+	// Should the deadline not interrupt the call, the lock is released after
+	// a long while, so that the test fails instead of hanging.
+	release := sync.OnceValue(func() error { return tx.Rollback(ctx) })
+	watchdog := time.AfterFunc(20*time.Second, func() { release() })
+	wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = c.EditNoteTab(wctx, contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "1",
+		IdempotencyKey: "k", Operation: contract.OpReplaceText, Text: "waits"})
+	d := time.Since(start)
+	watchdog.Stop()
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || d > 15*time.Second {
+		t.Fatalf("after %v: err %v, want context.DeadlineExceeded at once", d, err)
+	}
+	if r, err := replaceText(mustConn(t, s), "1", "k", "after"); err != nil || r.Version != "2" {
+		t.Fatalf("write after the interrupted one: %+v %v", r, err)
+	}
+}
