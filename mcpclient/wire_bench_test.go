@@ -61,8 +61,9 @@ func startHTTPHelper(b *testing.B, db string) string {
 //
 //	go test -run '^$' -bench BenchmarkWire -benchtime 2000x ./mcpclient
 func BenchmarkWire(b *testing.B) {
-	// As the notesbench binary runs, here and in the servers, which inherit
-	// the environment (see cmd/notesbench's gcPercent), unless GOGC is set.
+	// As the notesbench binary runs over the wire, here and in the servers,
+	// which inherit the environment (see cmd/notesbench's wireGCPercent),
+	// unless GOGC is set.
 	if _, ok := os.LookupEnv("GOGC"); !ok {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		b.Setenv("GOGC", "400")

@@ -107,6 +107,7 @@ func (o *serveOptions) variant() (contract.Variant, error) {
 
 func runServe(ctx context.Context, o *serveOptions) error {
 	a := o.app
+	wireGC()
 	v, err := o.variant()
 	if err != nil {
 		return err

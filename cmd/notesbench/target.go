@@ -65,6 +65,9 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec) (contract.Tar
 // usage error naming its flag in fs, anything else a store or server that
 // could not be reached.
 func openTarget(ctx context.Context, fs *pflag.FlagSet, spec backend.Spec) (contract.Target, error) {
+	if spec.Remote() {
+		wireGC()
+	}
 	target, err := backend.Open(ctx, spec)
 	if err != nil {
 		if ferr := flagError(fs, err); ferr != err {
