@@ -210,8 +210,8 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 	case path == "":
 		return nil, field.Errorf("db", "no database file named")
 	}
-	// A server serves many sessions through one store: they queue for the
-	// write lock in Go rather than sleep in SQLite's busy handler.
+	// A server serves many sessions through one store: their writes queue in
+	// Go, committed in groups, rather than sleep in SQLite's busy handler.
 	st, err := store.Open(path, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order,
 		Synchronous: store.Synchronous(s.Synchronous), Seed: seed, QueueWrites: true})
 	if err != nil {

@@ -81,9 +81,10 @@ type RunSpec struct {
 	// server's sessions are (and the bench's writers, when there are several),
 	// rather than separate processes each with its own connection, as the
 	// published setup has them. An implementation may then coordinate its
-	// sessions in-process: the SQLite store hands its write lock from one
-	// writer to the next in Go instead of leaving them to poll in SQLite's busy
-	// handler. Experiments that model the published setup leave it false.
+	// sessions in-process: the SQLite store runs their writes in a queue in Go,
+	// committed in groups by one writer, instead of leaving them to poll in
+	// SQLite's busy handler. Experiments that model the published setup leave
+	// it false.
 	OneServer bool
 }
 

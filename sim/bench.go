@@ -239,8 +239,8 @@ func benchText(w, i, size int) string {
 // makes Writes timed writes: edit_note_tab replace_text through the session's
 // typed EditNoteTab, the path every experiment uses, each with a fresh key
 // and the version the previous write returned. A writer has its Note to
-// itself, so no write conflicts; with several writers, they contend for the
-// database's write lock as one server's sessions (RunSpec.OneServer).
+// itself, so no write conflicts; with several writers, their writes share the
+// database as one server's sessions do (RunSpec.OneServer).
 //
 // Time here is the wall clock, read with time.Now: this is the one place in
 // sim that reads it directly, because a benchmark measures real durations
