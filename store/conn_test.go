@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -224,6 +225,53 @@ func TestQueueWritesGroupRollsBackOneWrite(t *testing.T) {
 	}
 	if got := mustRead(t, holder, "markdown"); got.Text != "c" || got.Version != "4" {
 		t.Errorf("after: %+v", got)
+	}
+}
+
+// A group whose transaction is lost keeps none of its writes, so none of
+// them reports what it found: here SQLite rolls the whole transaction back
+// inside the last write (as it does on SQLITE_FULL or SQLITE_IOERR), after a
+// write that replayed a key an earlier write of the group stored. Before, the
+// replay reported a version nobody kept.
+func TestQueueWritesFailedGroupKeepsNothing(t *testing.T) {
+	s, holder := openTest(t, Options{Guard: contract.GuardNone, QueueWrites: true})
+	_, wait := holdWrite(t, s, holder, "1")
+	hold, calls, full := s.beforeCommit, 0, errors.New("disk full")
+	// On the writer, for the queued writes that apply a change (a replay
+	// does not reach the hook): the second is the last write of the group.
+	s.beforeCommit = func() error {
+		if calls++; calls == 2 {
+			if err := s.queue.sc.execHot(hotRollback); err != nil {
+				return err
+			}
+			return full
+		}
+		return hold()
+	}
+	req := contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "2",
+		IdempotencyKey: "same-key", Operation: contract.OpReplaceText, Text: "lost"}
+	reqs := []contract.EditRequest{req, req, req}
+	reqs[2].IdempotencyKey = "other"
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	for i, r := range reqs {
+		c := mustConn(t, s)
+		wg.Go(func() { _, errs[i] = c.EditNoteTab(ctx, r) })
+		waitQueued(t, s, int64(i+1))
+	}
+	_, held := wait()
+	wg.Wait()
+	for i, err := range append([]error{held}, errs...) {
+		if err == nil || !strings.Contains(err.Error(), "commit: ") {
+			t.Errorf("write %d of the lost group: %v, want a commit error", i+1, err)
+		}
+	}
+	if got := mustRead(t, holder, "markdown"); got.Text != "" || got.Version != "1" {
+		t.Errorf("the lost group left %+v", got)
+	}
+	s.beforeCommit = nil
+	if r, err := replaceText(holder, "1", "after"); err != nil || r.Version != "2" {
+		t.Errorf("the next write: %+v %v", r, err)
 	}
 }
 

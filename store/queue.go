@@ -82,10 +82,13 @@ const checkpointEvery = 256
 // job is one write handed to the writer. A Conn keeps one and reuses it: a
 // Conn makes one call at a time.
 type job struct {
-	ctx  context.Context
-	c    *Conn
-	fn   func() error
-	err  error
+	ctx context.Context
+	c   *Conn
+	fn  func() error
+	err error
+	// ran says the write ran in the group's transaction: its outcome stands
+	// only if the group commits.
+	ran  bool
 	done chan struct{} // capacity one; the writer sends when the write is done
 }
 
@@ -115,7 +118,7 @@ func (q *writeQueue) do(ctx context.Context, c *Conn, fn func() error) error {
 	if j.done == nil {
 		j.done = make(chan struct{}, 1)
 	}
-	j.ctx, j.c, j.fn, j.err = ctx, c, fn, nil
+	j.ctx, j.c, j.fn, j.err, j.ran = ctx, c, fn, nil, false
 	defer func() { j.ctx, j.fn, j.err = nil, nil, nil }()
 	q.waiting.Add(1)
 	select {
@@ -176,18 +179,21 @@ func (q *writeQueue) commitGroup(first *job) {
 	}
 	var err error
 	if q.broken {
-		err = errors.New("a savepoint could not be rolled back")
+		err = errors.New("a savepoint could not be rolled back or released")
 	} else {
 		err = q.sc.execHot(hotCommit)
 	}
 	if err != nil {
+		// Nothing of the group is kept, so no write that ran may report what it
+		// found: not a success, not a replay of a key an earlier write of the
+		// group stored, not a conflict with a version it committed.
 		rerr := q.sc.execHot(hotRollback)
+		if rerr != nil && !q.sc.db.AutocommitEnabled() {
+			err = errors.Join(err, fmt.Errorf("rollback: %w", rerr))
+		}
 		for _, j := range q.group {
-			if j.err == nil {
+			if j.ran {
 				j.err = fmt.Errorf("commit: %w", err)
-			}
-			if rerr != nil {
-				j.err = errors.Join(j.err, fmt.Errorf("rollback: %w", rerr))
 			}
 		}
 		return
@@ -211,6 +217,7 @@ func (q *writeQueue) run(j *job) (err error) {
 		q.broken = true
 		return fmt.Errorf("begin: %w", err)
 	}
+	j.ran = true
 	c := j.c
 	own := c.sc
 	c.sc, c.txOpen = q.sc, true

@@ -162,7 +162,9 @@ CREATE TABLE IF NOT EXISTS idempotency (
 func (s *Store) Options() Options { return s.opts }
 
 // Close closes the database. Conns must be closed first; one closed later
-// closes its connection then.
+// closes its connection then. With Options.QueueWrites, Close waits for the
+// group being committed; a write still waiting for the queue, or made on a
+// Conn after Close, fails with errStoreClosed.
 //
 // An in-memory store closed with every Conn closed gives its database, emptied
 // and with its connections open, to the next in-memory store (see memPool).
