@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
@@ -43,4 +45,54 @@ func TestContract(t *testing.T) {
 		}
 		return b
 	}})
+}
+
+// TestContractUnnamedStatements runs the suite with a query exec mode that
+// keeps no prepared statements on the connection (as behind a pooler in
+// transaction mode): the write path then sends its statements unnamed, and
+// prepares none.
+func TestContractUnnamedStatements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the suite runs once in -short")
+	}
+	tg := &Target{URL: withSetting(t, pgtest.URL(t), "default_query_exec_mode", "exec")}
+	contracttest.Run(t, contracttest.Config{FixedClock: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
+		b, err := tg.Open(ctx, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}})
+	for _, tc := range []struct {
+		target   *Target
+		prepared bool
+	}{{newTarget(t), true}, {tg, false}} {
+		_, c := openNote(t, tc.target, contract.RunSpec{})
+		if _, err := replaceText(c, "1", "k", "text"); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := c.conn.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'notesbench_%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if got := n > 0; got != tc.prepared {
+			t.Errorf("URL %s: %d statements of the write path prepared", tc.target.SafeURL(), n)
+		}
+	}
+}
+
+// withSetting adds a connection setting to a URL or a keyword/value string.
+func withSetting(t testing.TB, conn, key, value string) string {
+	t.Helper()
+	if !strings.Contains(conn, "://") {
+		return conn + " " + key + "=" + value
+	}
+	u, err := url.Parse(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -1,10 +1,9 @@
-//go:build unix
-
 package pgstore
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -15,9 +14,9 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-// dialLoopback dials a listener on loopback with dialBlocking and returns
+// dialLoopback dials a listener on loopback with dialWaiting and returns
 // both ends.
-func dialLoopback(t *testing.T) (*blockingConn, net.Conn) {
+func dialLoopback(t *testing.T) (*waitingConn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -29,7 +28,7 @@ func dialLoopback(t *testing.T) (*blockingConn, net.Conn) {
 		c, _ := ln.Accept()
 		accepted <- c
 	}()
-	c, err := dialBlocking(ctx, "tcp", ln.Addr().String())
+	c, err := dialWaiting(ctx, "tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,9 +37,9 @@ func dialLoopback(t *testing.T) (*blockingConn, net.Conn) {
 		t.Fatal("no connection accepted")
 	}
 	t.Cleanup(func() { server.Close() })
-	bc, ok := c.(*blockingConn)
+	bc, ok := c.(*waitingConn)
 	if !ok {
-		t.Fatalf("dialBlocking returned a %T", c)
+		t.Fatalf("dialWaiting returned a %T", c)
 	}
 	return bc, server
 }
@@ -66,7 +65,7 @@ func waitErr(t *testing.T, done <-chan error) error {
 	}
 }
 
-func TestBlockingConnRoundTrip(t *testing.T) {
+func TestWaitingConnRoundTrip(t *testing.T) {
 	c, server := dialLoopback(t)
 	defer c.Close()
 	if _, err := c.Write([]byte("ping")); err != nil {
@@ -88,10 +87,11 @@ func TestBlockingConnRoundTrip(t *testing.T) {
 	}
 }
 
-// A deadline set in the past wakes a read blocked in the kernel with a
+// A deadline set in the past wakes a read waiting in the kernel with a
 // timeout, as a poller's connection does; one in the future does when it
-// passes; the zero time sets none.
-func TestBlockingConnDeadlines(t *testing.T) {
+// passes; the zero time sets none; and once cleared, a deadline that passed
+// leaves the connection as usable as before.
+func TestWaitingConnDeadlines(t *testing.T) {
 	t.Run("past", func(t *testing.T) {
 		c, _ := dialLoopback(t)
 		defer c.Close()
@@ -112,6 +112,28 @@ func TestBlockingConnDeadlines(t *testing.T) {
 			t.Fatalf("err %v, want a timeout", err)
 		}
 	})
+	t.Run("passed, then cleared", func(t *testing.T) {
+		c, server := dialLoopback(t)
+		defer c.Close()
+		c.SetDeadline(time.Now())
+		if _, err := c.Write([]byte("x")); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("write after the deadline: %v", err)
+		}
+		c.SetDeadline(time.Time{})
+		if _, err := c.Write([]byte("ping")); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(server, buf); err != nil || string(buf) != "ping" {
+			t.Fatalf("server read %q %v", buf, err)
+		}
+		if _, err := server.Write([]byte("pong")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
+			t.Fatalf("read after the deadline was cleared: %q %v", buf, err)
+		}
+	})
 	t.Run("cleared", func(t *testing.T) {
 		c, server := dialLoopback(t)
 		defer c.Close()
@@ -128,9 +150,9 @@ func TestBlockingConnDeadlines(t *testing.T) {
 	})
 }
 
-// Close wakes a blocked read, which reports the connection closed, and a
+// Close wakes a waiting read, which reports the connection closed, and a
 // second Close says so.
-func TestBlockingConnClose(t *testing.T) {
+func TestWaitingConnClose(t *testing.T) {
 	c, _ := dialLoopback(t)
 	done := readBlocked(c)
 	time.Sleep(20 * time.Millisecond)
@@ -181,4 +203,34 @@ func TestContextEndsAWriteWaitingForTheServer(t *testing.T) {
 	if r, err := replaceText(mustConn(t, s), "1", "k", "after"); err != nil || r.Version != "2" {
 		t.Fatalf("write after the interrupted one: %+v %v", r, err)
 	}
+}
+
+// A call whose context ends just as the call completes leaves its session
+// usable: pgconn reports no error and keeps the connection, so the next
+// call, with a live context, succeeds. (A deadline that shut the socket down
+// for good failed this within a few hundred calls.)
+func TestLateCancelLeavesTheSessionUsable(t *testing.T) {
+	s, c := openNote(t, newTarget(t), contract.RunSpec{})
+	v := contract.Version("1")
+	reads := 0
+	for i := 0; i < 400; i++ {
+		cctx, cancel := context.WithTimeout(ctx, time.Duration(20+i%40*15)*time.Microsecond)
+		_, err := c.ReadNoteTab(cctx, note, "markdown")
+		cancel()
+		if err != nil { // interrupted: pgconn closed the connection
+			c.Close()
+			c = mustConn(t, s)
+			continue
+		}
+		reads++
+		r, err := replaceText(c, v, fmt.Sprint("k", i), "x")
+		if err != nil {
+			t.Fatalf("call %d: the read succeeded, the next write failed: %v", i, err)
+		}
+		v = r.Version
+	}
+	if reads == 0 {
+		t.Fatal("no read finished within its timeout: the test proved nothing")
+	}
+	t.Logf("%d of 400 reads finished within their timeouts", reads)
 }

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !linux
 
 package pgstore
 
@@ -8,5 +8,5 @@ import (
 )
 
 // dialFunc is how the store connects to the server: pgconn's own dialer
-// (nil) where blocking sockets are not built (see dial_unix.go).
+// (nil) where waiting connections are not built (see dial_linux.go).
 var dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)

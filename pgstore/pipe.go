@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -18,6 +19,19 @@ import (
 // pgx's type map, which plans the encoding of every argument and the scan of
 // every column on each call and cost a write about a tenth of its time.
 // Reads and set-up keep pgx.
+
+// preparing reports whether the write path prepares its statements on conn:
+// with pgx's default query exec mode (cache_statement) or cache_describe.
+// With another mode named in the URL (default_query_exec_mode), as for a
+// pooler in transaction mode that cannot keep a connection's prepared
+// statements, it sends each statement unnamed, parsed anew every time.
+func preparing(conn *pgx.Conn) bool {
+	switch conn.Config().DefaultQueryExecMode {
+	case pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe:
+		return true
+	}
+	return false
+}
 
 // stmtsKey names the statement cache in a connection's custom data.
 const stmtsKey = "notesbench.statements"
@@ -54,14 +68,18 @@ var binaryResults = []int16{1}
 // row of the statements' results to row (with the statement's index), in
 // order (row may be nil for statements that return none). The first error wins; the pipeline is read to its end either way,
 // so the connection is ready for the next call.
-func pipeline(ctx context.Context, pc *pgconn.PgConn, stmts []queued, row func(i int, fields []pgconn.FieldDescription, values [][]byte) error) error {
-	sds := make([]*pgconn.StatementDescription, len(stmts))
-	for i, st := range stmts {
-		sd, err := prepared(ctx, pc, st.sql)
-		if err != nil {
-			return err
+func pipeline(ctx context.Context, conn *pgx.Conn, stmts []queued, row func(i int, fields []pgconn.FieldDescription, values [][]byte) error) error {
+	pc := conn.PgConn()
+	var sds []*pgconn.StatementDescription
+	if preparing(conn) {
+		sds = make([]*pgconn.StatementDescription, len(stmts))
+		for i, st := range stmts {
+			sd, err := prepared(ctx, pc, st.sql)
+			if err != nil {
+				return err
+			}
+			sds[i] = sd
 		}
-		sds[i] = sd
 	}
 	var params [8][]byte
 	p := pc.StartPipeline(ctx)
@@ -71,11 +89,14 @@ func pipeline(ctx context.Context, pc *pgconn.PgConn, stmts []queued, row func(i
 			p.Close()
 			return fmt.Errorf("%s: %w", st.sql, err)
 		}
-		var formats []int16
-		if len(sds[i].Fields) > 0 {
-			formats = binaryResults
+		switch {
+		case sds == nil:
+			p.SendQueryParams(st.sql, values, nil, nil, binaryResults)
+		case len(sds[i].Fields) > 0:
+			p.SendQueryStatement(sds[i], values, nil, binaryResults)
+		default:
+			p.SendQueryStatement(sds[i], values, nil, nil)
 		}
-		p.SendQueryStatement(sds[i], values, nil, formats)
 	}
 	if err := p.Sync(); err != nil {
 		p.Close()

@@ -72,7 +72,7 @@ func (w *wtx) queue(sql string, args ...any) { w.stmts = append(w.stmts, queued{
 // the transaction back if one fails.
 func (w *wtx) commit() error {
 	w.queue("COMMIT")
-	err := pipeline(w.ctx, w.conn.PgConn(), w.stmts, nil)
+	err := pipeline(w.ctx, w.conn, w.stmts, nil)
 	if err != nil {
 		rollback(w.ctx, w.conn)
 	}
@@ -193,7 +193,7 @@ func (c *Session) loadWrite(ctx context.Context, noteID, tabID, key string, need
 	}
 	stmts := []queued{{sql: sqlBegin}, {sqlLockNote, []any{lookup(noteID)}}, load}
 	read := false
-	err := pipeline(ctx, c.conn.PgConn(), stmts, func(i int, fields []pgconn.FieldDescription, values [][]byte) error {
+	err := pipeline(ctx, c.conn, stmts, func(i int, fields []pgconn.FieldDescription, values [][]byte) error {
 		row, err := decodeRow(fields, values)
 		if err != nil {
 			return err
