@@ -39,11 +39,12 @@
 // A write takes two round trips when nothing else is needed: BEGIN, the lock
 // and the loads in one pipeline; the changes, the stored result and COMMIT in
 // the next. The write path sends them through pgconn, pgx's wire layer, with
-// statements prepared once per connection (pipe.go); reads and set-up use
-// pgx. On Unix a connection reads and writes with blocking system calls
-// rather than through Go's network poller (dial_unix.go): a reply then wakes
-// the waiting thread once, as it wakes a C client, instead of passing through
-// the poller's thread.
+// statements prepared once per connection (pipe.go; unnamed statements when
+// the URL names another query exec mode, as for a pooler in transaction
+// mode); reads and set-up use pgx. On Linux a connection waits for its
+// socket in poll(2) rather than in Go's network poller (dial_linux.go): a
+// reply then wakes the waiting thread once, as it wakes a C client, instead
+// of passing through the poller's thread.
 //
 // # Time
 //
