@@ -65,9 +65,9 @@ func waitErr(t *testing.T, done <-chan error) error {
 	}
 }
 
-func TestWaitingConnRoundTrip(t *testing.T) {
-	c, server := dialLoopback(t)
-	defer c.Close()
+// roundTrip sends a ping from c to server and a pong back.
+func roundTrip(t *testing.T, c, server net.Conn) {
+	t.Helper()
 	if _, err := c.Write([]byte("ping")); err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +81,14 @@ func TestWaitingConnRoundTrip(t *testing.T) {
 	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
 		t.Fatalf("client read %q %v", buf, err)
 	}
+}
+
+func TestWaitingConnRoundTrip(t *testing.T) {
+	c, server := dialLoopback(t)
+	defer c.Close()
+	roundTrip(t, c, server)
 	server.Close()
-	if _, err := c.Read(buf); err != io.EOF {
+	if _, err := c.Read(make([]byte, 4)); err != io.EOF {
 		t.Fatalf("read after the peer closed: %v, want EOF", err)
 	}
 }
@@ -120,19 +126,7 @@ func TestWaitingConnDeadlines(t *testing.T) {
 			t.Fatalf("write after the deadline: %v", err)
 		}
 		c.SetDeadline(time.Time{})
-		if _, err := c.Write([]byte("ping")); err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 4)
-		if _, err := io.ReadFull(server, buf); err != nil || string(buf) != "ping" {
-			t.Fatalf("server read %q %v", buf, err)
-		}
-		if _, err := server.Write([]byte("pong")); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
-			t.Fatalf("read after the deadline was cleared: %q %v", buf, err)
-		}
+		roundTrip(t, c, server)
 	})
 	t.Run("cleared", func(t *testing.T) {
 		c, server := dialLoopback(t)

@@ -140,6 +140,25 @@ func TestQueueWritesWaitInGo(t *testing.T) {
 	}
 }
 
+// queueInOrder makes each write from a Conn of its own, once the one before
+// waits in the store's queue, so that they queue in this order (behind a held
+// write), and returns a wait for their results.
+func queueInOrder(t *testing.T, s *Store, reqs ...contract.EditRequest) (results func() ([]contract.EditResult, []error)) {
+	t.Helper()
+	res := make([]contract.EditResult, len(reqs))
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	for i, r := range reqs {
+		c := mustConn(t, s)
+		wg.Go(func() { res[i], errs[i] = c.EditNoteTab(ctx, r) })
+		waitQueued(t, s, int64(i+1))
+	}
+	return func() ([]contract.EditResult, []error) {
+		wg.Wait()
+		return res, errs
+	}
+}
+
 // Writes that wait while another runs are committed with it, as one group,
 // each within a savepoint of its own: a write that fails is undone alone, and
 // each sees those before it as committed.
@@ -147,36 +166,19 @@ func TestQueueWritesCommitInGroups(t *testing.T) {
 	s, holder := openTest(t, Options{Guard: contract.GuardNote, QueueWrites: true})
 	_, wait := holdWrite(t, s, holder, "1") // the held write commits version 2
 	groups := s.queue.groups.Load()
-	type result struct {
-		r   contract.EditResult
-		err error
-	}
-	writes := []struct {
-		v    contract.Version
-		text string
-	}{{"2", "second"}, {"2", "stale"}, {"3", "third"}}
-	results := make([]result, len(writes))
-	var wg sync.WaitGroup
-	for i, w := range writes {
-		c := mustConn(t, s)
-		wg.Go(func() {
-			r, err := replaceText(c, w.v, w.text)
-			results[i] = result{r, err}
-		})
-		waitQueued(t, s, int64(i+1)) // they queue in this order
-	}
+	results := queueInOrder(t, s, editReq("2", "second"), editReq("2", "stale"), editReq("3", "third"))
 	if _, err := wait(); err != nil {
 		t.Fatal(err)
 	}
-	wg.Wait()
+	res, errs := results()
 	var conflict *contract.ConflictError
 	switch {
-	case results[0].err != nil || results[0].r.Version != "3":
-		t.Errorf("second write: %+v", results[0])
-	case !errors.As(results[1].err, &conflict) || conflict.Current != "3":
-		t.Errorf("stale write: %+v", results[1])
-	case results[2].err != nil || results[2].r.Version != "4":
-		t.Errorf("third write: %+v", results[2])
+	case errs[0] != nil || res[0].Version != "3":
+		t.Errorf("second write: %+v %v", res[0], errs[0])
+	case !errors.As(errs[1], &conflict) || conflict.Current != "3":
+		t.Errorf("stale write: %+v %v", res[1], errs[1])
+	case errs[2] != nil || res[2].Version != "4":
+		t.Errorf("third write: %+v %v", res[2], errs[2])
 	}
 	if got := s.queue.groups.Load() - groups; got != 1 {
 		t.Errorf("the four writes took %d commits, want 1", got)
@@ -200,23 +202,13 @@ func TestQueueWritesGroupRollsBackOneWrite(t *testing.T) {
 		}
 		return hold()
 	}
-	texts := []string{"a", "b", "c"}
-	errs := make([]error, len(texts))
-	versions := make([]contract.Version, len(texts))
-	var wg sync.WaitGroup
-	for i, text := range texts {
-		c := mustConn(t, s)
-		wg.Go(func() {
-			r, err := replaceText(c, "1", text)
-			versions[i], errs[i] = r.Version, err
-		})
-		waitQueued(t, s, int64(i+1))
-	}
+	results := queueInOrder(t, s, editReq("1", "a"), editReq("1", "b"), editReq("1", "c"))
 	groups := s.queue.groups.Load()
 	if _, err := wait(); err != nil {
 		t.Fatal(err)
 	}
-	wg.Wait()
+	res, errs := results()
+	versions := []contract.Version{res[0].Version, res[1].Version, res[2].Version}
 	if errs[0] != nil || versions[0] != "3" || !errors.Is(errs[1], boom) || errs[2] != nil || versions[2] != "4" {
 		t.Errorf("versions %v, errors %v", versions, errs)
 	}
@@ -248,19 +240,13 @@ func TestQueueWritesFailedGroupKeepsNothing(t *testing.T) {
 		}
 		return hold()
 	}
-	req := contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "2",
-		IdempotencyKey: "same-key", Operation: contract.OpReplaceText, Text: "lost"}
-	reqs := []contract.EditRequest{req, req, req}
-	reqs[2].IdempotencyKey = "other"
-	errs := make([]error, len(reqs))
-	var wg sync.WaitGroup
-	for i, r := range reqs {
-		c := mustConn(t, s)
-		wg.Go(func() { _, errs[i] = c.EditNoteTab(ctx, r) })
-		waitQueued(t, s, int64(i+1))
-	}
+	req := editReq("2", "lost")
+	req.IdempotencyKey = "same-key"
+	other := req
+	other.IdempotencyKey = "other"
+	results := queueInOrder(t, s, req, req, other)
 	_, held := wait()
-	wg.Wait()
+	_, errs := results()
 	for i, err := range append([]error{held}, errs...) {
 		if err == nil || !strings.Contains(err.Error(), "commit: ") {
 			t.Errorf("write %d of the lost group: %v, want a commit error", i+1, err)

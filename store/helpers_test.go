@@ -99,6 +99,12 @@ func key() string {
 }
 
 func replaceText(c *Conn, v contract.Version, text string) (contract.EditResult, error) {
-	return c.EditNoteTab(context.Background(), contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
-		IdempotencyKey: key(), Operation: contract.OpReplaceText, Text: text})
+	return c.EditNoteTab(context.Background(), editReq(v, text))
+}
+
+// editReq is a replace_text of the Note's text tab at version v, under a key
+// of its own.
+func editReq(v contract.Version, text string) contract.EditRequest {
+	return contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: v,
+		IdempotencyKey: key(), Operation: contract.OpReplaceText, Text: text}
 }
