@@ -43,8 +43,6 @@ import (
 // checkpointEvery writes, asks its checkpointer, a goroutine with a
 // connection of its own, for a passive checkpoint, which runs beside the
 // writes.
-//
-// A nil *writeQueue queues nothing.
 type writeQueue struct {
 	s  *Store
 	sc *sqlConn // the writer connection
