@@ -63,10 +63,11 @@ func TestContractUnnamedStatements(t *testing.T) {
 		}
 		return b
 	}})
+	describe := &Target{URL: withSetting(t, pgtest.URL(t), "default_query_exec_mode", "cache_describe")}
 	for _, tc := range []struct {
 		target   *Target
 		prepared bool
-	}{{newTarget(t), true}, {tg, false}} {
+	}{{newTarget(t), true}, {tg, false}, {describe, false}} {
 		_, c := openNote(t, tc.target, contract.RunSpec{})
 		if _, err := replaceText(c, "1", "k", "text"); err != nil {
 			t.Fatal(err)

@@ -21,16 +21,13 @@ import (
 // Reads and set-up keep pgx.
 
 // preparing reports whether the write path prepares its statements on conn:
-// with pgx's default query exec mode (cache_statement) or cache_describe.
-// With another mode named in the URL (default_query_exec_mode), as for a
-// pooler in transaction mode that cannot keep a connection's prepared
-// statements, it sends each statement unnamed, parsed anew every time.
+// with pgx's default query exec mode, cache_statement, only. With another
+// mode named in the URL (default_query_exec_mode), as for a pooler in
+// transaction mode that cannot keep a connection's prepared statements (pgx
+// names cache_describe, describe_exec, exec and simple_protocol as fit for
+// one), it sends each statement unnamed, parsed anew every time.
 func preparing(conn *pgx.Conn) bool {
-	switch conn.Config().DefaultQueryExecMode {
-	case pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe:
-		return true
-	}
-	return false
+	return conn.Config().DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
 }
 
 // stmtsKey names the statement cache in a connection's custom data.

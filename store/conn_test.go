@@ -248,8 +248,11 @@ func TestQueueWritesFailedGroupKeepsNothing(t *testing.T) {
 	_, held := wait()
 	_, errs := results()
 	for i, err := range append([]error{held}, errs...) {
-		if err == nil || !strings.Contains(err.Error(), "commit: ") {
-			t.Errorf("write %d of the lost group: %v, want a commit error", i+1, err)
+		if err == nil || !strings.Contains(err.Error(), "commit: ") || !strings.Contains(err.Error(), full.Error()) {
+			t.Errorf("write %d of the lost group: %v, want a commit error naming the cause", i+1, err)
+		}
+		if contract.IsOutcome(err) || errors.Is(err, errReplay) {
+			t.Errorf("write %d of the lost group reports an outcome: %v", i+1, err)
 		}
 	}
 	if got := mustRead(t, holder, "markdown"); got.Text != "" || got.Version != "1" {

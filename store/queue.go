@@ -55,9 +55,11 @@ type writeQueue struct {
 	closeOnce func() error
 	// group holds the writes of the group being committed.
 	group []*job
-	// broken is set when a savepoint could not be rolled back or released:
-	// the group's transaction is rolled back whole.
+	// broken is set when a savepoint could not be begun, rolled back or
+	// released: the group's transaction is rolled back whole. why is the
+	// error of the write that broke it.
 	broken bool
+	why    error
 
 	// commits counts committed writes, to pace the checkpoints.
 	commits atomic.Uint64
@@ -159,7 +161,7 @@ func (q *writeQueue) next() *job {
 // commitGroup begins a transaction, runs first and the writes that wait
 // behind it, commits, and hands each its result.
 func (q *writeQueue) commitGroup(first *job) {
-	q.group, q.broken = q.group[:0], false
+	q.group, q.broken, q.why = q.group[:0], false, nil
 	defer func() {
 		for i, j := range q.group {
 			j.done <- struct{}{}
@@ -177,7 +179,9 @@ func (q *writeQueue) commitGroup(first *job) {
 	}
 	var err error
 	if q.broken {
-		err = errors.New("a savepoint could not be rolled back or released")
+		// The cause as text: it may wrap a contract outcome or a replay, which
+		// must not reach the group's writes as theirs.
+		err = fmt.Errorf("a write of the group could not be undone alone: %v", q.why)
 	} else {
 		err = q.sc.execHot(hotCommit)
 	}
@@ -212,8 +216,9 @@ func (q *writeQueue) run(j *job) (err error) {
 		return fmt.Errorf("begin: %w", err)
 	}
 	if err := q.sc.execHot(hotSavepoint); err != nil {
-		q.broken = true
-		return fmt.Errorf("begin: %w", err)
+		err = fmt.Errorf("begin: %w", err)
+		q.broken, q.why = true, err
+		return err
 	}
 	j.ran = true
 	c := j.c
@@ -226,13 +231,13 @@ func (q *writeQueue) run(j *job) (err error) {
 		}
 		if err != nil {
 			if rerr := q.sc.execHot(hotRollbackTo); rerr != nil {
-				q.broken = true
 				err = errors.Join(err, fmt.Errorf("rollback: %w", rerr))
+				q.broken, q.why = true, err
 			}
 		}
 		if rerr := q.sc.execHot(hotRelease); rerr != nil {
-			q.broken = true
 			err = errors.Join(err, fmt.Errorf("release: %w", rerr))
+			q.broken, q.why = true, err
 		}
 	}()
 	err = j.fn()
