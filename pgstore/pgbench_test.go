@@ -199,7 +199,7 @@ func notesbenchWrite(c *Session, i int, v contract.Version, text string) (contra
 func driverWrite(c *Session, i int, v contract.Version, text string) (contract.Version, error) {
 	key := fmt.Sprintf("bench-1-%d", i+1)
 	var cur int64
-	err := pipeline(ctx, c.conn, []queued{{sql: sqlBegin}, {sqlLockNote, []any{note}}, {sqlLoadTab, []any{note, "markdown", key}}},
+	err := pipeline(ctx, c.conn, c.s.prepare, []queued{{sql: sqlBegin}, {sqlLockNote, []any{note}}, {sqlLoadTab, []any{note, "markdown", key}}},
 		func(i int, fields []pgconn.FieldDescription, values [][]byte) error {
 			if i == 1 {
 				cur = int64(binary.BigEndian.Uint64(values[0]))
@@ -209,7 +209,7 @@ func driverWrite(c *Session, i int, v contract.Version, text string) (contract.V
 	if err != nil {
 		return v, err
 	}
-	err = pipeline(ctx, c.conn, []queued{{sqlBumpNote, []any{cur + 1, note}}, {sqlSetData, []any{text, note, "markdown"}},
+	err = pipeline(ctx, c.conn, c.s.prepare, []queued{{sqlBumpNote, []any{cur + 1, note}}, {sqlSetData, []any{text, note, "markdown"}},
 		{sqlStoreKey, []any{note, key, contract.ToolEditNoteTab, `{"note_id":"note-1","tab_id":"markdown","version":2200,"changed":"text: 200 characters"}`}},
 		{sql: "COMMIT"}}, nil)
 	return contract.Version(strconv.FormatInt(cur+1, 10)), err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The write path talks to the server through pgconn, pgx's wire layer, as
@@ -20,14 +21,15 @@ import (
 // every column on each call and cost a write about a tenth of its time.
 // Reads and set-up keep pgx.
 
-// preparing reports whether the write path prepares its statements on conn:
-// with pgx's default query exec mode, cache_statement, only. With another
-// mode named in the URL (default_query_exec_mode), as for a pooler in
-// transaction mode that cannot keep a connection's prepared statements (pgx
-// names cache_describe, describe_exec, exec and simple_protocol as fit for
-// one), it sends each statement unnamed, parsed anew every time.
-func preparing(conn *pgx.Conn) bool {
-	return conn.Config().DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
+// prepares reports whether the write path prepares its statements on a
+// pool's connections: with pgx's default query exec mode, cache_statement,
+// only. With another mode named in the URL (default_query_exec_mode), as for
+// a pooler in transaction mode that cannot keep a connection's prepared
+// statements (pgx names cache_describe, describe_exec, exec and
+// simple_protocol as fit for one), it sends each statement unnamed, parsed
+// anew every time.
+func prepares(pool *pgxpool.Pool) bool {
+	return pool.Config().ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
 }
 
 // stmtsKey names the statement cache in a connection's custom data.
@@ -65,10 +67,10 @@ var binaryResults = []int16{1}
 // row of the statements' results to row (with the statement's index), in
 // order (row may be nil for statements that return none). The first error wins; the pipeline is read to its end either way,
 // so the connection is ready for the next call.
-func pipeline(ctx context.Context, conn *pgx.Conn, stmts []queued, row func(i int, fields []pgconn.FieldDescription, values [][]byte) error) error {
+func pipeline(ctx context.Context, conn *pgx.Conn, prepare bool, stmts []queued, row func(i int, fields []pgconn.FieldDescription, values [][]byte) error) error {
 	pc := conn.PgConn()
 	var sds []*pgconn.StatementDescription
-	if preparing(conn) {
+	if prepare {
 		sds = make([]*pgconn.StatementDescription, len(stmts))
 		for i, st := range stmts {
 			sd, err := prepared(ctx, pc, st.sql)

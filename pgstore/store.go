@@ -29,6 +29,8 @@ type Store struct {
 
 	// versions makes the versions the run's writes commit.
 	versions *contract.Versions
+	// prepare says the write path prepares its statements (see prepares).
+	prepare bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -41,7 +43,7 @@ type Store struct {
 
 func newStore(t *Target, pool *pgxpool.Pool, schema string, v contract.Variant, run contract.RunSpec) *Store {
 	return &Store{t: t, pool: pool, schema: schema, variant: v, clock: run.Clock,
-		versions: contract.NewVersions(v.VersionFormat, run.Seed)}
+		versions: contract.NewVersions(v.VersionFormat, run.Seed), prepare: prepares(pool)}
 }
 
 // Schema is the name of the run's schema: where its tables are while the run

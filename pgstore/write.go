@@ -60,9 +60,10 @@ type loaded struct {
 // wtx is an open write transaction: its connection, and the changes queued to
 // be sent with COMMIT.
 type wtx struct {
-	ctx   context.Context
-	conn  *pgx.Conn
-	stmts []queued
+	ctx     context.Context
+	conn    *pgx.Conn
+	prepare bool // the store's: see prepares
+	stmts   []queued
 }
 
 // queue adds a change, sent with COMMIT.
@@ -72,7 +73,7 @@ func (w *wtx) queue(sql string, args ...any) { w.stmts = append(w.stmts, queued{
 // the transaction back if one fails.
 func (w *wtx) commit() error {
 	w.queue("COMMIT")
-	err := pipeline(w.ctx, w.conn, w.stmts, nil)
+	err := pipeline(w.ctx, w.conn, w.prepare, w.stmts, nil)
 	if err != nil {
 		rollback(w.ctx, w.conn)
 	}
@@ -126,7 +127,7 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contrac
 	if err != nil {
 		return res, err
 	}
-	tx := &wtx{ctx: ctx, conn: c.conn, stmts: make([]queued, 0, 4)}
+	tx := &wtx{ctx: ctx, conn: c.conn, prepare: s.prepare, stmts: make([]queued, 0, 4)}
 	// From here a transaction is open: every way out but the final batch
 	// rolls it back.
 	defer func() {
@@ -193,7 +194,7 @@ func (c *Session) loadWrite(ctx context.Context, noteID, tabID, key string, need
 	}
 	stmts := []queued{{sql: sqlBegin}, {sqlLockNote, []any{lookup(noteID)}}, load}
 	read := false
-	err := pipeline(ctx, c.conn, stmts, func(i int, fields []pgconn.FieldDescription, values [][]byte) error {
+	err := pipeline(ctx, c.conn, c.s.prepare, stmts, func(i int, fields []pgconn.FieldDescription, values [][]byte) error {
 		row, err := decodeRow(fields, values)
 		if err != nil {
 			return err
