@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/notesbench/notesbench/internal/plural"
 )
@@ -207,6 +206,3 @@ func RunSetting(key string) bool {
 func ClockSetting(key string) bool {
 	return key == "clock" || key == "service_time_ns"
 }
-
-// joinDifferences writes differences for a note.
-func joinDifferences(d []string) string { return strings.Join(d, ", ") }
