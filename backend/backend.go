@@ -124,7 +124,7 @@ func (s Spec) Check() error {
 		}
 	}
 	if s.Synchronous != "" {
-		if _, err := store.ParseSynchronous(s.Synchronous); err != nil {
+		if _, err := contract.SynchronousSettings.Parse(s.Synchronous); err != nil {
 			return field.Wrap("synchronous", err)
 		}
 	}
@@ -178,7 +178,7 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 		spec, _ := mcpclient.Parse(s.Target)
 		return mcpclient.Dial(ctx, spec, mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion})
 	}
-	return &store.Target{Dir: s.DBDir, InMemory: s.InMemory, Synchronous: store.Synchronous(s.Synchronous)}, nil
+	return &store.Target{Dir: s.DBDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}, nil
 }
 
 // OpenBackend opens one Backend serving variant v, for as long as it is open:
@@ -213,7 +213,7 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 	// A server serves many sessions through one store: their writes queue in
 	// Go, committed in groups, rather than sleep in SQLite's busy handler.
 	st, err := store.Open(path, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order,
-		Synchronous: store.Synchronous(s.Synchronous), Seed: seed, QueueWrites: true})
+		Synchronous: contract.Synchronous(s.Synchronous), Seed: seed, QueueWrites: true})
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func openPostgres(ctx context.Context, s Spec) (*pgstore.Target, error) {
 		ctx, cancel = context.WithTimeout(ctx, checkTimeout)
 		defer cancel()
 	}
-	t := &pgstore.Target{URL: s.Store, Synchronous: pgstore.Synchronous(s.Synchronous), Keep: s.Keep}
+	t := &pgstore.Target{URL: s.Store, Synchronous: contract.Synchronous(s.Synchronous), Keep: s.Keep}
 	if err := t.Check(ctx); err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 // virtualEnv runs seeds on the virtual clock against tg, two at a time.
 func virtualEnv(tg contract.Target, seeds ...uint64) sim.Env {
 	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: sim.DefaultServiceTime, Seeds: seeds, Parallel: 2,
-		Synchronous: "normal", Target: tg}
+		Synchronous: contract.SyncNormal, Runtime: sim.Runtime{Target: tg}}
 }
 
 // withoutWallTimes renders v as indented JSON with every wall_s field left

@@ -94,7 +94,7 @@ func TestOpenGivesAPostgresTarget(t *testing.T) {
 	}
 	defer tg.Close()
 	pt, ok := tg.(*pgstore.Target)
-	if !ok || !pt.Keep || pt.Synchronous != pgstore.SyncFull {
+	if !ok || !pt.Keep || pt.Synchronous != contract.SyncFull {
 		t.Fatalf("target %#v", tg)
 	}
 	if d := tg.Describe(); !strings.HasPrefix(d, "PostgreSQL 1") || !strings.Contains(d, "synchronous_commit on") {

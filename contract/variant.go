@@ -72,17 +72,17 @@ func (v Variant) WithDefaults() Variant {
 // Validate checks every field that is set.
 func (v Variant) Validate() error {
 	if v.Guard != "" {
-		if _, err := ParseGuard(string(v.Guard)); err != nil {
+		if _, err := Guards.Parse(string(v.Guard)); err != nil {
 			return err
 		}
 	}
 	if v.VersionFormat != "" {
-		if _, err := ParseVersionFormat(string(v.VersionFormat)); err != nil {
+		if _, err := VersionFormats.Parse(string(v.VersionFormat)); err != nil {
 			return err
 		}
 	}
 	if v.Order != "" {
-		if _, err := ParseOrder(string(v.Order)); err != nil {
+		if _, err := Orders.Parse(string(v.Order)); err != nil {
 			return err
 		}
 	}
@@ -94,29 +94,9 @@ func (v Variant) String() string {
 	return fmt.Sprintf("guard %s, %s versions, %s", v.Guard, v.VersionFormat, v.Order)
 }
 
-// ParseGuard parses a version scope: none, note or tab.
-func ParseGuard(s string) (Guard, error) {
-	switch g := Guard(s); g {
-	case GuardNone, GuardNote, GuardTab:
-		return g, nil
-	}
-	return "", fmt.Errorf("unknown guard %q (want none, note or tab)", s)
-}
-
-// ParseVersionFormat parses a version format: counter, ms or us-suffix.
-func ParseVersionFormat(s string) (VersionFormat, error) {
-	switch f := VersionFormat(s); f {
-	case FormatCounter, FormatMS, FormatUSSuffix:
-		return f, nil
-	}
-	return "", fmt.Errorf("unknown version format %q (want counter, ms or us-suffix)", s)
-}
-
-// ParseOrder parses a check order: key-first or version-first.
-func ParseOrder(s string) (Order, error) {
-	switch o := Order(s); o {
-	case OrderKeyFirst, OrderVersionFirst:
-		return o, nil
-	}
-	return "", fmt.Errorf("unknown order %q (want key-first or version-first)", s)
-}
+// The enums of the contract variant, in the order errors list them.
+var (
+	Guards         = NewEnum("guard", GuardNone, GuardNote, GuardTab)
+	VersionFormats = NewEnum("version format", FormatMS, FormatUSSuffix, FormatCounter)
+	Orders         = NewEnum("order", OrderKeyFirst, OrderVersionFirst)
+)

@@ -419,7 +419,7 @@ func TestWritesRunReadCommitted(t *testing.T) {
 // Synchronous maps to the sessions' synchronous_commit: normal to off, full to
 // on.
 func TestSynchronousSetsSynchronousCommit(t *testing.T) {
-	for sync, want := range map[Synchronous]string{"": "off", SyncNormal: "off", SyncFull: "on"} {
+	for sync, want := range map[contract.Synchronous]string{"": "off", contract.SyncNormal: "off", contract.SyncFull: "on"} {
 		tg := &Target{URL: pgtest.URL(t), Synchronous: sync}
 		s := open(t, tg, contract.RunSpec{Name: "sync"})
 		c := mustConn(t, s)

@@ -161,7 +161,7 @@ func pgbenchStatement(sql string, vars []string) string {
 // without its password (which goes in PGPASSWORD, off the command line), with
 // the run's schema and synchronous_commit as options.
 func (t *Target) pgbenchConn(schema string) (string, []string) {
-	opts := "-c search_path=" + schema + " -c synchronous_commit=" + t.sync().synchronousCommit()
+	opts := "-c search_path=" + schema + " -c synchronous_commit=" + synchronousCommit(t.sync())
 	env := []string{}
 	if pw := t.cfg.ConnConfig.Password; pw != "" {
 		env = append(env, "PGPASSWORD="+pw)

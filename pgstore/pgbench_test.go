@@ -80,7 +80,7 @@ func TestPgbenchScriptNamesEveryPlaceholder(t *testing.T) {
 // synchronous setting.
 func BenchmarkEditNoteTab(b *testing.B) {
 	text := strings.Repeat("x", 200)
-	for _, sync := range []Synchronous{SyncNormal, SyncFull} {
+	for _, sync := range []contract.Synchronous{contract.SyncNormal, contract.SyncFull} {
 		for _, g := range []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab} {
 			b.Run(fmt.Sprintf("sync=%s/guard=%s", sync, g), func(b *testing.B) {
 				tg := &Target{URL: pgtest.URL(b), Synchronous: sync}
@@ -119,7 +119,7 @@ func BenchmarkVsPgbench(b *testing.B) {
 		rounds = n
 	}
 	const writes, warmup, size = 2000, 200, 200
-	for _, sync := range []Synchronous{SyncNormal, SyncFull} {
+	for _, sync := range []contract.Synchronous{contract.SyncNormal, contract.SyncFull} {
 		b.Run("sync="+string(sync), func(b *testing.B) {
 			tg := &Target{URL: pgtest.URL(b), Synchronous: sync}
 			var ours, drivers, peers, ratios, overDriver []float64

@@ -26,30 +26,9 @@ var (
 	_ contract.Person  = (*Session)(nil)
 )
 
-// Synchronous is how durable a commit is, in SQLite's words so that one flag
-// serves both stores: SyncNormal runs with synchronous_commit off (a commit
-// returns before its WAL record is flushed; a crash may lose the last
-// commits, never corrupt), SyncFull with synchronous_commit on.
-type Synchronous string
-
-// The synchronous settings. The zero Synchronous means SyncNormal.
-const (
-	SyncNormal Synchronous = "normal"
-	SyncFull   Synchronous = "full"
-)
-
-// ParseSynchronous parses a synchronous setting: normal or full.
-func ParseSynchronous(s string) (Synchronous, error) {
-	switch v := Synchronous(s); v {
-	case SyncNormal, SyncFull:
-		return v, nil
-	}
-	return "", fmt.Errorf("unknown synchronous setting %q (want normal or full)", s)
-}
-
 // synchronousCommit is the synchronous_commit setting of s.
-func (s Synchronous) synchronousCommit() string {
-	if s == SyncFull {
+func synchronousCommit(s contract.Synchronous) string {
+	if s == contract.SyncFull {
 		return "on"
 	}
 	return "off"
@@ -70,7 +49,7 @@ type Target struct {
 	// URL is a libpq connection string, usually postgres://user:password@host:port/db.
 	URL string
 	// Synchronous maps to synchronous_commit; "" is SyncNormal.
-	Synchronous Synchronous
+	Synchronous contract.Synchronous
 	// Keep leaves every run's schema in place for inspection; Kept lists them.
 	Keep bool
 
@@ -93,7 +72,7 @@ func (t *Target) init() error {
 	t.once.Do(func() {
 		t.safe, t.secrets = redactURL(t.URL)
 		if t.Synchronous != "" {
-			if _, err := ParseSynchronous(string(t.Synchronous)); err != nil {
+			if _, err := contract.SynchronousSettings.Parse(string(t.Synchronous)); err != nil {
 				t.initErr = err
 				return
 			}
@@ -169,7 +148,7 @@ func (t *Target) Describe() string {
 		v = " " + strings.Fields(v)[0]
 	}
 	return fmt.Sprintf("PostgreSQL%s at %s (%s), a schema per run, synchronous_commit %s",
-		v, t.safe, driver(), t.sync().synchronousCommit())
+		v, t.safe, driver(), synchronousCommit(t.sync()))
 }
 
 // driver names the client library the store speaks PostgreSQL with, and its
@@ -186,9 +165,9 @@ var driver = sync.OnceValue(func() string {
 	return path
 })
 
-func (t *Target) sync() Synchronous {
+func (t *Target) sync() contract.Synchronous {
 	if t.Synchronous == "" {
-		return SyncNormal
+		return contract.SyncNormal
 	}
 	return t.Synchronous
 }
@@ -242,7 +221,7 @@ func (t *Target) OpenStore(ctx context.Context, run contract.RunSpec) (*Store, e
 	}
 	cfg := t.cfg.Copy()
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = t.sync().synchronousCommit()
+	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = synchronousCommit(t.sync())
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "notesbench"
 	}

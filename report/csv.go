@@ -95,30 +95,23 @@ func plain(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// rowRecords returns the records of an experiment's rows (a slice of one of
-// results' row types): every figure of the row's JSON form, in its order,
-// with the published value and the verdict when cmp shows them.
-func rowRecords(experiment string, rows any, cmp results.Comparison) []Record {
-	exp, _ := results.Lookup(experiment)
-	keyNames, _, _ := results.Accessors(experiment)
+// rowRecords returns the records of an experiment's rows: every figure of
+// the row's JSON form, in its order, with the published value and the
+// verdict when cmp shows them. published, when set, says which rows a
+// published row may stand beside.
+func rowRecords(experiment string, rows []results.Row, cmp results.Comparison, published func(results.Row) bool) []Record {
+	exp := cmp.Experiment
 	var keys []string
 	if exp != nil {
 		keys = slices.Clone(exp.Key)
 	}
-	for _, k := range keyNames {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
 	var out []Record
-	v := reflect.ValueOf(rows)
-	if v.Kind() != reflect.Slice {
-		return nil
-	}
-	for i := range v.Len() {
-		row, ok := v.Index(i).Interface().(results.Row)
-		if !ok {
-			continue
+	for _, row := range rows {
+		keyNames, _ := row.Names()
+		for _, k := range keyNames {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
 		}
 		var label []string
 		for _, k := range keys {
@@ -129,13 +122,12 @@ func rowRecords(experiment string, rows any, cmp results.Comparison) []Record {
 		var pub results.PubRow
 		var pubOK bool
 		verdictRow := ""
-		// bench publishes one writer only.
-		if exp != nil && cmp.Shown() && (experiment != "bench" || row.KeyOf("writers") == "1") {
+		if exp != nil && cmp.Shown() && (published == nil || published(row)) {
 			if pub, pubOK = exp.Match(results.RowKey(exp, row)); pubOK {
 				verdictRow = exp.Label(pub)
 			}
 		}
-		for _, f := range jsonFields(v.Index(i)) {
+		for _, f := range jsonFields(reflect.ValueOf(row)) {
 			if slices.Contains(keys, f.name) {
 				continue
 			}
@@ -243,9 +235,9 @@ func verdictOf(verdicts []results.Verdict, row, figure string, seed int) string 
 	return ""
 }
 
-// benchDetailRecords returns the records of bench's repetitions and of its
+// BenchDetailRecords returns the records of bench's repetitions and of its
 // tests between guards.
-func benchDetailRecords(runs []results.BenchRunSummary, diffs []results.GuardDiff) []Record {
+func BenchDetailRecords(runs []results.BenchRunSummary, diffs []results.GuardDiff) []Record {
 	var out []Record
 	for _, r := range runs {
 		row := r.Guard + " " + strconv.Itoa(r.Writers) + " " + strconv.Itoa(r.Rep)

@@ -15,11 +15,11 @@ func perSeed(ns []int) string {
 	return strings.Join(parts, " / ")
 }
 
-// createTables renders the create rows as the two published tables: table a
+// CreateTables renders the create rows as the two published tables: table a
 // (key policy, key checked first) and table b (server order by client key
 // policy, tabs created with calls sent in brackets), published values beside
 // ours when exp is set. A table without rows is left out.
-func createTables(rows []results.CreateRow, exp *results.Experiment) []mainTable {
+func CreateTables(rows []results.CreateRow, exp *results.Experiment) []MainTable {
 	show := exp != nil
 	a := Table{
 		Title:  "Create table A: a lost reply, a re-list, a resend (key checked first)",
@@ -44,9 +44,9 @@ func createTables(rows []results.CreateRow, exp *results.Experiment) []mainTable
 			[2]string{tabsWithCalls(r.TabsCreated, r.CallsSent), pub.seedsWithCalls()},
 		)...))
 	}
-	var out []mainTable
-	for _, t := range []mainTable{{a, results.CreateTableA}, {b, results.CreateTableB}} {
-		if len(t.table.Rows) > 0 {
+	var out []MainTable
+	for _, t := range []MainTable{{a, results.CreateTableA}, {b, results.CreateTableB}} {
+		if len(t.Table.Rows) > 0 {
 			out = append(out, t)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // Int formats n with a comma between thousands: 5400 → "5,400".
@@ -81,21 +83,5 @@ func Num(f float64) string {
 	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
 }
 
-// group puts a comma between thousands of a string of digits.
-func group(digits string) string {
-	if len(digits) <= 3 {
-		return digits
-	}
-	var b strings.Builder
-	lead := len(digits) % 3
-	if lead > 0 {
-		b.WriteString(digits[:lead])
-	}
-	for i := lead; i < len(digits); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(digits[i : i+3])
-	}
-	return b.String()
-}
+// group puts a comma between the thousands of a run of digits.
+func group(digits string) string { return plural.Group(digits) }

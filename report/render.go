@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // A Table is one printed table: a title, a header, rows of already formatted
@@ -40,17 +42,8 @@ const (
 	FormatGoBench Format = "gobench"
 )
 
-var formats = []Format{FormatTable, FormatMarkdown, FormatCSV, FormatJSON, FormatGoBench}
-
-// ParseFormat returns the Format called s.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range formats {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("unknown format %q (want table, markdown, csv, json or gobench)", s)
-}
+// Formats is the enum of the output formats.
+var Formats = contract.NewEnum("format", FormatTable, FormatMarkdown, FormatCSV, FormatJSON, FormatGoBench)
 
 // String returns the name of f.
 func (f Format) String() string { return string(f) }

@@ -159,7 +159,7 @@ func TestRenderErrors(t *testing.T) {
 func TestParseFormat(t *testing.T) {
 	var got []Format
 	for _, s := range []string{"table", "markdown", "csv", "json", "gobench"} {
-		f, err := ParseFormat(s)
+		f, err := Formats.Parse(s)
 		if err != nil || f.String() != s {
 			t.Errorf("ParseFormat(%q) = %q, %v", s, f, err)
 		}
@@ -169,7 +169,7 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("formats = %v", got)
 	}
 	for _, s := range []string{"yaml", "", "Table"} {
-		_, err := ParseFormat(s)
+		_, err := Formats.Parse(s)
 		if want := `unknown format "` + s + `" (want table, markdown, csv, json or gobench)`; err == nil || err.Error() != want {
 			t.Errorf("ParseFormat(%q) error = %v, want %q", s, err, want)
 		}

@@ -29,105 +29,82 @@ func (s Section) Tables() []Table {
 	return slices.Concat(s.Main, s.Detail, s.Verdicts)
 }
 
-// Outcome is what a section is built from: the experiment's rows (the row type
-// of the experiment: []results.RaceRow, []results.CreateRow, …), the line
-// saying how ours ran, facts of the run that are not figures, and the
-// comparison with the published figures.
-type Outcome struct {
+// Parts is what a section is built from: an experiment's main tables, built
+// by its table builder from its rows, the rows themselves (for the CSV
+// records), the line saying how ours ran, facts of the run that are not
+// figures, the comparison with the published figures and what the
+// experiment adds of its own.
+type Parts struct {
 	Experiment string
-	Rows       any
+	Tables     []MainTable
+	Rows       []results.Row
 	Setup      string
 	Facts      []string
 	Comparison results.Comparison
 	// TitleSuffix is added to the title of every main table, e.g. " (real
 	// clock)" for a run printed beside the virtual-clock one.
 	TitleSuffix string
+	// Notes go under the first main table, after the warnings.
+	Notes []string
+	// VerdictTitle, when set and not "", gives the verdict table's title
+	// instead of the one the comparison gives.
+	VerdictTitle func(cmp results.Comparison) string
+	// Published reports whether a published row may stand beside row; nil
+	// means every row (bench publishes one writer only).
+	Published func(row results.Row) bool
+	// Detail are tables printed between the main tables and the verdicts,
+	// which a reproduction leaves out; DetailRecords their CSV records.
+	Detail        []Table
+	DetailRecords []Record
+	// VerdictTable, when set, renders the verdicts instead of VerdictTable.
+	VerdictTable func(verdicts []results.Verdict) Table
 }
 
-// Build returns the section of an outcome. It panics on rows of the wrong
-// type for the experiment, a bug of the caller.
-func Build(o Outcome) Section {
-	cmp := o.Comparison
-	var exp *results.Experiment
-	if cmp.Shown() {
-		exp = cmp.Experiment
+// Build returns the section of parts.
+func Build(p Parts) Section {
+	cmp := p.Comparison
+	title := ""
+	if p.VerdictTitle != nil {
+		title = p.VerdictTitle(cmp)
 	}
-	var main []mainTable
-	var extra []string
-	verdictTitle := "Verdicts: published figures against ours"
-	if cmp.Replications > 0 {
-		verdictTitle = fmt.Sprintf("Verdicts: published figures against %s of the published setup", Count(cmp.Replications, "replication"))
-	}
-	switch rows := o.Rows.(type) {
-	case []results.RaceRow:
-		main = one(RaceTable(rows, exp))
-	case []results.TabsRow:
-		main = one(TabsTable(rows, exp))
-	case []results.FastRow:
-		main = one(FastTable(rows, exp))
-	case []results.CreateRow:
-		main = createTables(rows, exp)
-		if cmp.Singles > 0 {
-			verdictTitle = fmt.Sprintf("Verdicts: each published seed against the single runs of %s", Count(cmp.Singles, "seed"))
-		}
-	case []results.SourcesRow:
-		main = one(SourcesTable(rows, exp))
-	case []results.RefsRow:
-		main = one(RefsTable(rows, exp))
-		extra = []string{
-			"wrong deck: the reference resolved to another tab than the target — another deck, or, for a position, a fixed tab",
-			"writes passing the version check are counted over the writes the check judged: a slide_add to a fixed tab is refused before any version check and left out",
-			"the version check passes every write by construction, here as in the published model: nothing writes between the agent's listing and its write; it is shown, not judged",
-		}
-		verdictTitle = "Verdicts: published fractions against the 99 % sampling interval of ours (Wilson, over the trials)"
-	case []results.OutlineRow:
-		main = one(OutlineTable(rows, exp))
-	case []results.ValidateRow:
-		main = one(ValidateTable(rows, exp))
+	switch {
+	case title != "":
+	case cmp.Replications > 0:
+		title = fmt.Sprintf("Verdicts: published figures against %s of the published setup", Count(cmp.Replications, "replication"))
 	default:
-		panic(fmt.Sprintf("report: no section for %s rows of type %T", o.Experiment, o.Rows))
+		title = "Verdicts: published figures against ours"
 	}
 	var s Section
-	for i, m := range main {
-		s.Main = append(s.Main, m.withNotes(i == 0, o, extra))
+	for i, m := range p.Tables {
+		s.Main = append(s.Main, m.withNotes(i == 0, p))
 	}
+	s.Detail = p.Detail
 	if len(cmp.Verdicts) > 0 {
-		s.Verdicts = []Table{VerdictTable(verdictTitle, results.DefaultMass, cmp.Verdicts)}
+		if p.VerdictTable != nil {
+			s.Verdicts = []Table{p.VerdictTable(cmp.Verdicts)}
+		} else {
+			s.Verdicts = []Table{VerdictTable(title, results.DefaultMass, cmp.Verdicts)}
+		}
 	}
-	s.Records = rowRecords(o.Experiment, o.Rows, cmp)
+	s.Records = append(rowRecords(p.Experiment, p.Rows, cmp, p.Published), p.DetailRecords...)
 	return s
 }
 
-// BenchSection returns the section of a bench result: the table per guard, the
-// repetitions and the tests between guards as detail, and the published
-// medians and p99s as ratios. warnings are the bench's own (thin percentiles,
-// tests that cannot reach significance) beside the comparison's.
-func BenchSection(o Outcome, runs []results.BenchRunSummary, diffs []results.GuardDiff, warnings []string) Section {
-	var exp *results.Experiment
-	if o.Comparison.Shown() {
-		exp = o.Comparison.Experiment
+// Shown returns the published experiment the tables of cmp show beside
+// ours: nil when the parameters differ from the published ones.
+func Shown(cmp results.Comparison) *results.Experiment {
+	if cmp.Shown() {
+		return cmp.Experiment
 	}
-	rows := o.Rows.([]results.BenchRow)
-	s := Section{
-		Main:   []Table{mainTable{table: BenchTable(rows, exp, warnings)}.withNotes(true, o, nil)},
-		Detail: []Table{BenchRunsTable(runs)},
-	}
-	if len(diffs) > 0 {
-		s.Detail = append(s.Detail, BenchDiffTable(diffs, results.DefaultAlpha))
-	}
-	if len(o.Comparison.Verdicts) > 0 {
-		s.Verdicts = []Table{BenchVerdictTable(o.Comparison.Verdicts)}
-	}
-	s.Records = append(rowRecords("bench", rows, o.Comparison), benchDetailRecords(runs, diffs)...)
-	return s
+	return nil
 }
 
 // withNotes returns m's table with the outcome's title suffix and the notes
 // under it: how ours ran, then where the published figures come from or why
 // they are not shown, then (under the first table) the warnings and extra.
-func (m mainTable) withNotes(first bool, o Outcome, extra []string) Table {
+func (m MainTable) withNotes(first bool, o Parts) Table {
 	cmp := o.Comparison
-	t := m.table
+	t := m.Table
 	t.Title += o.TitleSuffix
 	setup := o.Setup
 	if len(o.Facts) > 0 {
@@ -148,27 +125,28 @@ func (m mainTable) withNotes(first bool, o Outcome, extra []string) Table {
 		for _, w := range cmp.Warnings {
 			t.Notes = append(t.Notes, "warning: "+w)
 		}
-		t.Notes = append(t.Notes, extra...)
+		t.Notes = append(t.Notes, o.Notes...)
 	}
 	return t
 }
 
-// mainTable is one of an experiment's own tables and, for an experiment with
+// MainTable is one of an experiment's own tables and, for an experiment with
 // several published tables (create), the one it stands for.
-type mainTable struct {
-	table Table
-	// published is the key "table" of the published table it stands for; ""
+type MainTable struct {
+	Table Table
+	// Published is the key "table" of the published table it stands for; ""
 	// stands for every published table of the experiment.
-	published string
+	Published string
 }
 
-func one(t Table) []mainTable { return []mainTable{{table: t}} }
+// One is the main tables of an experiment with one table.
+func One(t Table) []MainTable { return []MainTable{{Table: t}} }
 
 // sources returns the published tables whose source notes go under m.
-func (m mainTable) sources(pub []results.PubTable) []*results.PubTable {
+func (m MainTable) sources(pub []results.PubTable) []*results.PubTable {
 	var out []*results.PubTable
 	for i := range pub {
-		if m.published == "" || (len(pub[i].Rows) > 0 && pub[i].Rows[0].Key["table"] == m.published) {
+		if m.Published == "" || (len(pub[i].Rows) > 0 && pub[i].Rows[0].Key["table"] == m.Published) {
 			out = append(out, &pub[i])
 		}
 	}

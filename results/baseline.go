@@ -178,3 +178,97 @@ func compactJSON(v any) string {
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
 }
+
+// CompareBaseline compares the deterministic part of a result (rows and
+// runs, timing fields left out) with a stored baseline's.
+func CompareBaseline(baseline []byte, rep Report) ([]Diff, error) {
+	var stored struct {
+		Rows json.RawMessage `json:"rows"`
+		Runs json.RawMessage `json:"runs"`
+	}
+	if err := json.Unmarshal(baseline, &stored); err != nil {
+		return nil, err
+	}
+	want, err := json.Marshal(stored)
+	if err != nil {
+		return nil, err
+	}
+	got, err := json.Marshal(struct {
+		Rows any `json:"rows"`
+		Runs any `json:"runs"`
+	}{rep.Rows, rep.Runs})
+	if err != nil {
+		return nil, err
+	}
+	return CompareJSON(want, got, TimingKey)
+}
+
+// ParameterDiffs lists the parameters in which config departs from the
+// configuration a baseline was recorded with: its figures cannot be compared
+// then. How runs execute (RunSetting) never counts; neither does the clock
+// when realClock, since a real-clock run is checked against invariants and
+// recorded ranges whatever clock the baseline ran on.
+func ParameterDiffs(baseline []byte, config any, realClock bool) ([]string, error) {
+	var stored struct {
+		Config map[string]json.RawMessage `json:"config"`
+	}
+	if err := json.Unmarshal(baseline, &stored); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(config)
+	if err != nil {
+		return nil, err
+	}
+	var ours map[string]json.RawMessage
+	if err := json.Unmarshal(b, &ours); err != nil {
+		return nil, err
+	}
+	keys := slices.Collect(maps.Keys(stored.Config))
+	for k := range ours {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var diffs []string
+	for _, key := range slices.Compact(keys) {
+		if RunSetting(key) || TimingKey(key) || (realClock && ClockSetting(key)) {
+			continue
+		}
+		if a, b := compactRaw(stored.Config[key]), compactRaw(ours[key]); a != b {
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", key, a, b))
+		}
+	}
+	return diffs, nil
+}
+
+// compactRaw writes a JSON value without spaces, or "absent".
+func compactRaw(v json.RawMessage) string {
+	if v == nil {
+		return "absent"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// CheckReal checks a real-clock run's rows against a baseline: the
+// invariants that hold on any clock, and every figure within the prediction
+// interval the baseline's verdicts give it (when it was written with
+// replications), at a false-alarm rate of GateFalseAlarm per run. note says
+// what was checked.
+func CheckReal[R Row](baseline []byte, exp *Experiment, invariants []Invariant, rows []R) (diffs []Diff, note string, err error) {
+	var stored struct {
+		Verdicts []Verdict `json:"verdicts"`
+	}
+	if err := json.Unmarshal(baseline, &stored); err != nil {
+		return nil, "", err
+	}
+	diffs = CheckInvariants(invariants, rows)
+	if exp != nil {
+		ranges := CheckRanges(exp, stored.Verdicts, rows)
+		diffs = append(diffs, ranges.Diffs...)
+		note = "invariants, and " + ranges.Summary()
+	}
+	return diffs, note, nil
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // DefaultAlpha is the significance level of the bench experiment's tests: a
@@ -390,3 +391,28 @@ func BenchVerdicts(exp *Experiment, rows []BenchRow) []Verdict {
 	}
 	return out
 }
+
+// benchFields reads BenchRows by the names published.json uses.
+var benchFields = Fields[BenchRow]{
+	Keys: map[string]func(BenchRow) string{
+		"guard":   func(r BenchRow) string { return r.Guard },
+		"writers": func(r BenchRow) string { return strconv.Itoa(r.Writers) },
+	},
+	Figures: map[string]func(BenchRow) Value{
+		"median_us":    Number(func(r BenchRow) float64 { return r.MedianUS }),
+		"p90_us":       Number(func(r BenchRow) float64 { return r.P90US }),
+		"p99_us":       Number(func(r BenchRow) float64 { return r.P99US }),
+		"p999_us":      Number(func(r BenchRow) float64 { return r.P999US }),
+		"max_us":       Number(func(r BenchRow) float64 { return r.MaxUS }),
+		"writes_per_s": Number(func(r BenchRow) float64 { return r.WritesPerS }),
+	},
+}
+
+// KeyOf implements Row.
+func (r BenchRow) KeyOf(name string) string { return benchFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r BenchRow) FigureOf(name string) (Value, bool) { return benchFields.Figure(r, name) }
+
+// Names implements Row.
+func (r BenchRow) Names() (keys, figures []string) { return benchFields.Names() }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/notesbench/notesbench/internal/plural"
 )
@@ -41,49 +42,56 @@ type Comparison struct {
 // Shown reports whether the published figures stand beside ours.
 func (c Comparison) Shown() bool { return len(c.Differences) == 0 }
 
-// Compare judges our rows of experiment name against its published figures.
+// A Rule is how an experiment's figures are judged against the published
+// ones. The zero Rule judges each figure against the spread of our
+// replications of the published setup: a published range over runs ("every
+// run took 9.6–10.5 s") and a per-seed figure against the spread of single
+// runs, a timing only as a ratio.
+type Rule[R Row] struct {
+	// Judge, when set, judges our rows alone, with no replications: refs'
+	// fractions against their sampling interval (ProportionVerdicts),
+	// validate's texts (TextVerdicts), bench's timings as ratios
+	// (BenchVerdicts).
+	Judge func(exp *Experiment, rows []R) []Verdict
+	// RatioOnly names figures beside the timings that are judged only as a
+	// ratio: outline's request_bytes, which depend on our slide texts.
+	RatioOnly []string
+}
+
+// Replicated reports whether the rule judges against replications.
+func (r Rule[R]) Replicated() bool { return r.Judge == nil }
+
+// Compare judges our rows against exp's published figures by rule.
 // differences are the parameters in which our run departs from the published
-// setup (nothing is compared when there are any); reps, when not nil, are the
-// replications behind the verdicts of experiments judged by their spread.
-//
-// The rule is the experiment's: refs judges each fraction against its Wilson
-// interval over the trials, validate its texts, bench its timings as ratios;
-// the others judge each figure against the spread of the replications — a
-// published range over runs ("every run took 9.6–10.5 s") and a per-seed figure
-// against the spread of single runs, a timing or request_bytes (outline: our
-// slide texts) only as a ratio.
-func Compare[R Row](name string, differences []string, rows []R, reps *Replications[R]) Comparison {
-	exp, ok := Lookup(name)
-	if !ok {
-		panic("results: no published experiment " + name) // the embedded file is tested
-	}
+// setup (nothing is compared when there are any); reps, when not nil, are
+// the replications a replicated rule judges against. An experiment with no
+// published figures (exp nil) is compared with nothing.
+func Compare[R Row](exp *Experiment, rule Rule[R], differences []string, rows []R, reps *Replications[R]) Comparison {
 	c := Comparison{Experiment: exp, Differences: nonEmpty(differences)}
-	if !c.Shown() {
+	if exp == nil || !c.Shown() {
 		return c
 	}
 	c.Published = append([]PubTable(nil), exp.Tables...)
-	switch name {
-	case "refs":
-		c.Verdicts = proportionVerdicts(exp, any(rows).([]RefsRow))
-	case "validate":
-		c.Verdicts = compareRows(exp, [][]R{rows}, nil, DefaultMass, nil)
-	case "bench":
-		c.Verdicts = BenchVerdicts(exp, any(rows).([]BenchRow))
-	default:
-		if reps == nil || len(reps.Reps) == 0 {
-			return c
-		}
-		ratioOnly := TimingKey
-		if name == "outline" {
-			ratioOnly = func(figure string) bool { return figure == "request_bytes" || TimingKey(figure) }
-		}
-		c.Replications, c.Singles = len(reps.Reps), len(reps.Singles)
-		c.Verdicts = compareRows(exp, reps.Reps, reps.Singles, DefaultMass, ratioOnly)
-		if n := c.Replications; n < MinReplications && len(c.Verdicts) > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("verdicts rest on %s: below %d the central 99 %% range is little more than the minimum and maximum of ours, so more figures read as differing", plural.Count(n, "replication"), MinReplications))
-		}
+	if !rule.Replicated() {
+		c.Verdicts = rule.Judge(exp, rows)
+		return c
+	}
+	if reps == nil || len(reps.Reps) == 0 {
+		return c
+	}
+	ratioOnly := func(figure string) bool { return slices.Contains(rule.RatioOnly, figure) || TimingKey(figure) }
+	c.Replications, c.Singles = len(reps.Reps), len(reps.Singles)
+	c.Verdicts = compareRows(exp, reps.Reps, reps.Singles, DefaultMass, ratioOnly)
+	if n := c.Replications; n < MinReplications && len(c.Verdicts) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("verdicts rest on %s: below %d the central 99 %% range is little more than the minimum and maximum of ours, so more figures read as differing", plural.Count(n, "replication"), MinReplications))
 	}
 	return c
+}
+
+// TextVerdicts judges our rows' figures in words (validate's verdicts)
+// against the published texts.
+func TextVerdicts[R Row](exp *Experiment, rows []R) []Verdict {
+	return compareRows(exp, [][]R{rows}, nil, DefaultMass, nil)
 }
 
 // nonEmpty drops the empty strings of ss.
@@ -164,11 +172,11 @@ func compareRows[R Row](exp *Experiment, reps, singles [][]R, mass float64, rati
 	return out
 }
 
-// proportionVerdicts judges each published fraction of refs against the Wilson
-// interval of ours over the trials: replicating 10,000 trials per K would cost
-// too much, and the spread a fraction over n trials has from sampling alone is
-// known.
-func proportionVerdicts(exp *Experiment, rows []RefsRow) []Verdict {
+// ProportionVerdicts judges each published fraction of refs against the
+// Wilson interval of ours over the trials: replicating 10,000 trials per K
+// would cost too much, and the spread a fraction over n trials has from
+// sampling alone is known.
+func ProportionVerdicts(exp *Experiment, rows []RefsRow) []Verdict {
 	var out []Verdict
 	for _, r := range rows {
 		pub, ok := exp.Match(RowKey(exp, r))

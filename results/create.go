@@ -119,3 +119,26 @@ func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateResult, error) {
 	}
 	return res, nil
 }
+
+// createFields reads CreateRows by the names published.json uses.
+var createFields = Fields[CreateRow]{
+	Keys: map[string]func(CreateRow) string{
+		"table":      func(r CreateRow) string { return r.Table },
+		"order":      func(r CreateRow) string { return r.Order },
+		"key_policy": func(r CreateRow) string { return r.KeyPolicy },
+	},
+	Figures: map[string]func(CreateRow) Value{
+		"calls_sent":   PerSeed(func(r CreateRow) []int { return r.CallsSent }),
+		"tabs_created": PerSeed(func(r CreateRow) []int { return r.TabsCreated }),
+		"duplicates":   PerSeed(func(r CreateRow) []int { return r.Duplicates }),
+	},
+}
+
+// KeyOf implements Row.
+func (r CreateRow) KeyOf(name string) string { return createFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r CreateRow) FigureOf(name string) (Value, bool) { return createFields.Figure(r, name) }
+
+// Names implements Row.
+func (r CreateRow) Names() (keys, figures []string) { return createFields.Names() }

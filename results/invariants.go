@@ -11,34 +11,29 @@ import (
 	"github.com/notesbench/notesbench/internal/plural"
 )
 
-// CheckInvariants returns a Diff for every row that breaks what must hold on any
-// clock, whatever the interleaving: re-applying after a conflict never loses a
-// line (race), per-tab versions give no conflicts between editors on different
-// tabs and nothing is lost there (tabs), and collision-free versions never lose a
-// line (fast). Other experiments have no clock-dependent figures and no
-// invariants here.
-func CheckInvariants[R Row](experiment string, rows []R) []Diff {
+// An Invariant is a figure that must be 0 on any clock, whatever the
+// interleaving, in the rows it applies to: re-applying after a conflict
+// never loses a line (race), per-tab versions give no conflicts (tabs),
+// collision-free versions never lose a line (fast). An experiment declares
+// its invariants in its descriptor; a real-clock run is checked against them.
+type Invariant struct {
+	// Key and Value pick the rows it applies to (KeyOf(Key) == Value); an
+	// empty Key applies it to every row.
+	Key, Value string
+	// Figure is the figure that must be 0, and Why says why.
+	Figure, Why string
+}
+
+// CheckInvariants returns a Diff for every row that breaks one of invs.
+func CheckInvariants[R Row](invs []Invariant, rows []R) []Diff {
 	var out []Diff
-	must := func(i int, row R, figure, why string) {
-		if v, _ := row.FigureOf(figure); len(v.Nums) != 1 || v.Nums[0] != 0 {
-			out = append(out, Diff{Path: fmt.Sprintf("rows[%d].%s", i, figure), Baseline: why, Current: describeValue(v)})
-		}
-	}
 	for i, r := range rows {
-		switch experiment {
-		case "race":
-			if r.KeyOf("policy") == "reapply" {
-				must(i, r, "lost", "0 (re-applying after a conflict never loses a line)")
+		for _, inv := range invs {
+			if inv.Key != "" && r.KeyOf(inv.Key) != inv.Value {
+				continue
 			}
-		case "tabs":
-			must(i, r, "lost", "0 (the editors never touch the same tab)")
-			if r.KeyOf("guard") == "tab" {
-				must(i, r, "conflicts_claude", "0 (per-tab versions)")
-				must(i, r, "conflicts_human", "0 (per-tab versions)")
-			}
-		case "fast":
-			if f := r.KeyOf("version_format"); f == "us-suffix" || f == "counter" {
-				must(i, r, "lost", fmt.Sprintf("0 (%s versions never collide)", f))
+			if v, _ := r.FigureOf(inv.Figure); len(v.Nums) != 1 || v.Nums[0] != 0 {
+				out = append(out, Diff{Path: fmt.Sprintf("rows[%d].%s", i, inv.Figure), Baseline: "0 (" + inv.Why + ")", Current: describeValue(v)})
 			}
 		}
 	}

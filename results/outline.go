@@ -27,3 +27,25 @@ type OutlineRow struct {
 	ConflictsPerDeck  float64 `json:"conflicts_per_deck"`
 	ExpectedConflicts float64 `json:"expected_conflicts"`
 }
+
+// outlineFields reads OutlineRows by the names published.json uses.
+var outlineFields = Fields[OutlineRow]{
+	Keys: map[string]func(OutlineRow) string{
+		"approach": func(r OutlineRow) string { return r.Approach },
+	},
+	Figures: map[string]func(OutlineRow) Value{
+		"writes":             Count(func(r OutlineRow) int { return r.Writes }),
+		"request_bytes":      Count(func(r OutlineRow) int { return r.RequestBytes }),
+		"conflicts_per_deck": Number(func(r OutlineRow) float64 { return r.ConflictsPerDeck }),
+		"expected_conflicts": Number(func(r OutlineRow) float64 { return r.ExpectedConflicts }),
+	},
+}
+
+// KeyOf implements Row.
+func (r OutlineRow) KeyOf(name string) string { return outlineFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r OutlineRow) FigureOf(name string) (Value, bool) { return outlineFields.Figure(r, name) }
+
+// Names implements Row.
+func (r OutlineRow) Names() (keys, figures []string) { return outlineFields.Names() }

@@ -162,3 +162,76 @@ func round(x float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	return math.Round(x*p) / p
 }
+
+// raceFields reads RaceRows by the names published.json uses.
+var raceFields = Fields[RaceRow]{
+	Keys: map[string]func(RaceRow) string{
+		"guard":  func(r RaceRow) string { return r.Guard },
+		"policy": func(r RaceRow) string { return r.Policy },
+	},
+	Figures: map[string]func(RaceRow) Value{
+		"lost":              Count(func(r RaceRow) int { return r.Lost }),
+		"lost_claude":       Count(func(r RaceRow) int { return r.LostClaude }),
+		"lost_human":        Count(func(r RaceRow) int { return r.LostHuman }),
+		"conflicts_claude":  Count(func(r RaceRow) int { return r.ConflictsClaude }),
+		"conflicts_human":   Count(func(r RaceRow) int { return r.ConflictsHuman }),
+		"max_tries":         Count(func(r RaceRow) int { return r.MaxTries }),
+		"mean_tries_claude": Number(func(r RaceRow) float64 { return r.MeanTriesClaude }),
+		"mean_tries_human":  Number(func(r RaceRow) float64 { return r.MeanTriesHuman }),
+		"retried_claude":    Number(func(r RaceRow) float64 { return r.RetriedClaude }),
+		"wall_s":            Number(func(r RaceRow) float64 { return r.WallS }),
+	},
+}
+
+// KeyOf implements Row.
+func (r RaceRow) KeyOf(name string) string { return raceFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r RaceRow) FigureOf(name string) (Value, bool) { return raceFields.Figure(r, name) }
+
+// Names implements Row.
+func (r RaceRow) Names() (keys, figures []string) { return raceFields.Names() }
+
+// tabsFields reads TabsRows by the names published.json uses.
+var tabsFields = Fields[TabsRow]{
+	Keys: map[string]func(TabsRow) string{
+		"guard": func(r TabsRow) string { return r.Guard },
+	},
+	Figures: map[string]func(TabsRow) Value{
+		"conflicts_claude": Count(func(r TabsRow) int { return r.ConflictsClaude }),
+		"writes_claude":    Count(func(r TabsRow) int { return r.WritesClaude }),
+		"conflicts_human":  Count(func(r TabsRow) int { return r.ConflictsHuman }),
+		"writes_human":     Count(func(r TabsRow) int { return r.WritesHuman }),
+		"lost":             Count(func(r TabsRow) int { return r.Lost }),
+	},
+}
+
+// KeyOf implements Row.
+func (r TabsRow) KeyOf(name string) string { return tabsFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r TabsRow) FigureOf(name string) (Value, bool) { return tabsFields.Figure(r, name) }
+
+// Names implements Row.
+func (r TabsRow) Names() (keys, figures []string) { return tabsFields.Names() }
+
+// fastFields reads FastRows by the names published.json uses.
+var fastFields = Fields[FastRow]{
+	Keys: map[string]func(FastRow) string{
+		"version_format": func(r FastRow) string { return r.VersionFormat },
+	},
+	Figures: map[string]func(FastRow) Value{
+		"lost":           Count(func(r FastRow) int { return r.Lost }),
+		"intended":       Count(func(r FastRow) int { return r.Intended }),
+		"runs_with_loss": Count(func(r FastRow) int { return r.RunsWithLoss }),
+	},
+}
+
+// KeyOf implements Row.
+func (r FastRow) KeyOf(name string) string { return fastFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r FastRow) FigureOf(name string) (Value, bool) { return fastFields.Figure(r, name) }
+
+// Names implements Row.
+func (r FastRow) Names() (keys, figures []string) { return fastFields.Names() }

@@ -1,5 +1,7 @@
 package results
 
+import "strconv"
+
 // The kinds of tab reference the refs experiment compares, as they appear in the
 // "ref" key of its rows and of the published table.
 const (
@@ -42,3 +44,26 @@ type RefsRow struct {
 	Writes             int     `json:"writes"`
 	Refused            int     `json:"refused"`
 }
+
+// refsFields reads RefsRows by the names published.json uses.
+var refsFields = Fields[RefsRow]{
+	Keys: map[string]func(RefsRow) string{
+		"k":   func(r RefsRow) string { return strconv.Itoa(r.K) },
+		"ref": func(r RefsRow) string { return r.Ref },
+	},
+	Figures: map[string]func(RefsRow) Value{
+		"correct":              Number(func(r RefsRow) float64 { return r.Correct }),
+		"wrong":                Number(func(r RefsRow) float64 { return r.Wrong }),
+		"not_found":            Number(func(r RefsRow) float64 { return r.NotFound }),
+		"passed_version_check": Number(func(r RefsRow) float64 { return r.PassedVersionCheck }),
+	},
+}
+
+// KeyOf implements Row.
+func (r RefsRow) KeyOf(name string) string { return refsFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r RefsRow) FigureOf(name string) (Value, bool) { return refsFields.Figure(r, name) }
+
+// Names implements Row.
+func (r RefsRow) Names() (keys, figures []string) { return refsFields.Names() }

@@ -5,29 +5,6 @@ import (
 	"testing"
 )
 
-// Every key field and figure the published file names can be read from our rows:
-// a renamed row field or a figure added to published.json without an accessor
-// fails here, not as a verdict that quietly reads "no data".
-func TestAccessorsCoverPublished(t *testing.T) {
-	for _, exp := range embedded().Experiments {
-		keys, figures, ok := Accessors(exp.Name)
-		if !ok {
-			t.Errorf("%s: no row accessors", exp.Name)
-			continue
-		}
-		for _, k := range exp.Key {
-			if !slices.Contains(keys, k) {
-				t.Errorf("%s: no accessor for key %q", exp.Name, k)
-			}
-		}
-		for _, f := range exp.Figures {
-			if !slices.Contains(figures, f) {
-				t.Errorf("%s: no accessor for figure %q", exp.Name, f)
-			}
-		}
-	}
-}
-
 // An accessor reads the field it names.
 func TestAccessorsReadTheirFields(t *testing.T) {
 	flagged := 7

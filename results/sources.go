@@ -141,3 +141,30 @@ func countPolicy(runs []SourcesRun, policy string) int {
 	}
 	return n
 }
+
+// sourcesFields reads SourcesRows by the names published.json uses.
+var sourcesFields = Fields[SourcesRow]{
+	Keys: map[string]func(SourcesRow) string{
+		"key_policy": func(r SourcesRow) string { return r.KeyPolicy },
+	},
+	Figures: map[string]func(SourcesRow) Value{
+		"saved":       Count(func(r SourcesRow) int { return r.Saved }),
+		"duplicates":  Count(func(r SourcesRow) int { return r.Duplicates }),
+		"per_session": Number(func(r SourcesRow) float64 { return r.PerSession }),
+		"browser_flagged": func(r SourcesRow) Value {
+			if r.BrowserFlagged == nil {
+				return Value{}
+			}
+			return Value{Nums: []float64{float64(*r.BrowserFlagged)}}
+		},
+	},
+}
+
+// KeyOf implements Row.
+func (r SourcesRow) KeyOf(name string) string { return sourcesFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r SourcesRow) FigureOf(name string) (Value, bool) { return sourcesFields.Figure(r, name) }
+
+// Names implements Row.
+func (r SourcesRow) Names() (keys, figures []string) { return sourcesFields.Names() }

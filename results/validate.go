@@ -19,3 +19,24 @@ type ValidateRow struct {
 	Full    string          `json:"full"`
 	Args    json.RawMessage `json:"args"`
 }
+
+// validateFields reads ValidateRows by the names published.json uses.
+var validateFields = Fields[ValidateRow]{
+	Keys: map[string]func(ValidateRow) string{
+		"tool":    func(r ValidateRow) string { return r.Tool },
+		"payload": func(r ValidateRow) string { return r.Payload },
+	},
+	Figures: map[string]func(ValidateRow) Value{
+		"minimal": Text(func(r ValidateRow) string { return r.Minimal }),
+		"full":    Text(func(r ValidateRow) string { return r.Full }),
+	},
+}
+
+// KeyOf implements Row.
+func (r ValidateRow) KeyOf(name string) string { return validateFields.Key(r, name) }
+
+// FigureOf implements Row.
+func (r ValidateRow) FigureOf(name string) (Value, bool) { return validateFields.Figure(r, name) }
+
+// Names implements Row.
+func (r ValidateRow) Names() (keys, figures []string) { return validateFields.Names() }

@@ -34,23 +34,15 @@ type Bench struct {
 	// Synchronous and DBDir record the embedded target's settings: SQLite's
 	// synchronous setting and the folder the databases are kept in (empty: a
 	// temporary folder). Target is what they configured.
-	Synchronous string `json:"synchronous"`
-	DBDir       string `json:"db_dir,omitempty"`
+	Synchronous contract.Synchronous `json:"synchronous"`
+	DBDir       string               `json:"db_dir,omitempty"`
 
-	// Store names the PostgreSQL store the writes go to (without its
-	// password), when they go to one.
-	Store string `json:"store,omitempty"`
-	// TargetName names the server the writes go to, when they go to one.
-	TargetName string `json:"target,omitempty"`
-	// Target opens the database of each run.
-	Target contract.Target `json:"-"`
+	// Runtime's Target opens the database of each run.
+	Runtime
 	// Peer, when set, times the same write in another program (pgbench for a
 	// PostgreSQL store) beside every one-writer run, and returns one latency
 	// per timed write in µs.
 	Peer func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) `json:"-"`
-
-	// Progress, when set, is called after each run with the runs done and the total.
-	Progress func(done, total int) `json:"-"`
 }
 
 // DefaultBench is the published bench setup: 2,000 writes of a 200-character
@@ -63,7 +55,7 @@ func DefaultBench() Bench {
 		TextSize:    200,
 		Guards:      []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab},
 		Writers:     []int{1},
-		Synchronous: "normal",
+		Synchronous: contract.SyncNormal,
 	}
 }
 
@@ -83,8 +75,18 @@ func (c Bench) Validate() error {
 	case len(c.Writers) == 0:
 		return fieldErr("writers", "no writer counts given")
 	}
+	for _, err := range []error{
+		field.AtMost("writes", c.Writes, 1_000_000, "8 bytes of samples and some µs per write, per writer, repetition and guard"),
+		field.AtMost("reps", c.Reps, 100, "each repetition times every write again on a fresh database"),
+		field.AtMost("warmup", c.Warmup, 1_000_000, "some µs per write"),
+		field.AtMost("text_size", c.TextSize, 1<<20, "the text every write sets"),
+	} {
+		if err != nil {
+			return err
+		}
+	}
 	for _, g := range c.Guards {
-		if _, err := contract.ParseGuard(string(g)); err != nil {
+		if _, err := contract.Guards.Parse(string(g)); err != nil {
 			return field.Wrap("guards", err)
 		}
 		if err := checkServed(c.Target, "guards", contract.Variant{Guard: g}); err != nil {
@@ -95,6 +97,9 @@ func (c Bench) Validate() error {
 		if w < 1 {
 			return fieldErr("writers", "%d: must be at least 1", w)
 		}
+		if w > maxWriters {
+			return fieldErr("writers", "%d is more than %d (each writer holds its own connection to the database)", w, maxWriters)
+		}
 	}
 	if c.Target == nil {
 		return errNoTarget
@@ -104,29 +109,11 @@ func (c Bench) Validate() error {
 
 var _ Experiment[results.BenchRow, results.BenchRun] = Bench{}
 
-// Name implements Experiment.
-func (Bench) Name() string { return "bench" }
+// maxWriters is the most writers of one run.
+const maxWriters = 64
 
 // SeedList implements Experiment: the bench draws nothing at random.
 func (Bench) SeedList() []uint64 { return nil }
-
-// Fold implements Experiment: one row per guard and writer count.
-func (Bench) Fold(runs []results.BenchRun) ([]results.BenchRow, error) {
-	return results.SummarizeBench(runs), nil
-}
-
-// Differences implements Experiment.
-func (c Bench) Differences() []string {
-	def := DefaultBench()
-	return []string{
-		results.Differ("writes", c.Writes, def.Writes),
-		results.Differ("text-size", c.TextSize, def.TextSize),
-		results.Differ("reps", c.Reps, def.Reps),
-		results.Differ("writers", c.writerList(","), def.writerList(",")),
-
-		serverDifference(c.Target),
-	}
-}
 
 // writerList writes the writer counts joined by sep: with "," as the flag
 // takes them, "1,2,4".
@@ -144,58 +131,26 @@ func (c Bench) Describe() string {
 	if c.Store != "" || onServer(c.Target) {
 		where = strings.TrimPrefix(storeNote(c.Store, c.Target, ""), ", ")
 		if !onServer(c.Target) {
-			where += ", synchronous " + c.Synchronous
+			where += ", synchronous " + string(c.Synchronous)
 		}
 	}
 	return fmt.Sprintf("%s, %s per writer after %s, %d-byte text, %s, writers %s",
 		where, plural.Count(c.Writes, "write"), plural.Count(c.Warmup, "warm-up write"), c.TextSize, plural.Count(c.Reps, "repetition"), c.writerList(", "))
 }
 
-// Replica implements Experiment: timings are judged as ratios, not against
-// replications.
-func (Bench) Replica(contract.Target) (Experiment[results.BenchRow, results.BenchRun], bool) {
-	return nil, false
-}
-
-// ParseGuards parses a comma-separated list of guards, such as "none,note,tab".
-func ParseGuards(s string) ([]contract.Guard, error) {
-	var out []contract.Guard
-	for _, item := range strings.Split(s, ",") {
-		g, err := contract.ParseGuard(strings.TrimSpace(item))
-		if err != nil {
-			return nil, err
-		}
-		for _, seen := range out {
-			if seen == g {
-				return nil, fmt.Errorf("guard %s is listed twice", g)
-			}
-		}
-		out = append(out, g)
-	}
-	return out, nil
-}
-
 // ParseWriters parses a comma-separated list of writer counts, such as
 // "1,2,4,8". Each must be a whole number of at least 1, listed once.
 func ParseWriters(s string) ([]int, error) {
-	var out []int
-	for _, item := range strings.Split(s, ",") {
-		item = strings.TrimSpace(item)
+	return contract.ParseList(s, func(item string) (int, error) {
 		n, err := strconv.Atoi(item)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a whole number", item)
+			return 0, fmt.Errorf("%q is not a whole number", item)
 		}
 		if n < 1 {
-			return nil, fmt.Errorf("%d: must be at least 1", n)
+			return 0, fmt.Errorf("%d: must be at least 1", n)
 		}
-		for _, seen := range out {
-			if seen == n {
-				return nil, fmt.Errorf("%d is listed twice", n)
-			}
-		}
-		out = append(out, n)
-	}
-	return out, nil
+		return n, nil
+	})
 }
 
 // benchJob is one run: a guard at a writer count, in one repetition.

@@ -17,7 +17,7 @@ import (
 func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Bench{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
-		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir, Target: fileTarget(t, dir)}
+		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir, Runtime: Runtime{Target: fileTarget(t, dir)}}
 	runs, err := ownRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 // The guards' order rotates with the repetition, so no guard always runs first.
 func TestBenchRotatesGuardOrder(t *testing.T) {
 	cfg := Bench{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
-		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal", Target: memTarget}
+		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal", Runtime: Runtime{Target: memTarget}}
 	runs, err := ownRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -114,11 +114,11 @@ func TestParseWritersAndGuards(t *testing.T) {
 			t.Errorf("ParseWriters(%q) accepted", bad)
 		}
 	}
-	if got, err := ParseGuards("none,note,tab"); err != nil || len(got) != 3 || got[2] != contract.GuardTab {
+	if got, err := contract.ParseList("none,note,tab", contract.Guards.Parse); err != nil || len(got) != 3 || got[2] != contract.GuardTab {
 		t.Fatalf("ParseGuards: %v %v", got, err)
 	}
 	for _, bad := range []string{"", "sometimes", "note,note"} {
-		if _, err := ParseGuards(bad); err == nil {
+		if _, err := contract.ParseList(bad, contract.Guards.Parse); err == nil {
 			t.Errorf("ParseGuards(%q) accepted", bad)
 		}
 	}

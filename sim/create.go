@@ -38,14 +38,8 @@ type Create struct {
 	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
 	// does not change any figure, so it is not part of the JSON form.
 	Parallel int `json:"-"`
-	// Store names the PostgreSQL store the runs go to (without its password),
-	// when they go to one.
-	Store string `json:"store,omitempty"`
-	// Target opens the contract of each run.
-	Target contract.Target `json:"-"`
-	// History, when set, records every run's calls and final state for
-	// notesbench check; nil records nothing.
-	History *history.Writer `json:"-"`
+
+	Runtime
 }
 
 // CreateBothTables is the Create.Table that runs table A and table B; the
@@ -66,9 +60,6 @@ func DefaultCreate() Create {
 	}
 }
 
-// Name implements Experiment.
-func (Create) Name() string { return "create" }
-
 // SeedList implements Experiment.
 func (c Create) SeedList() []uint64 { return c.Seeds }
 
@@ -79,6 +70,9 @@ func (c Create) Validate() error {
 	}
 	if c.Tabs < 1 {
 		return fieldErr("tabs", "must be at least 1")
+	}
+	if err := field.AtMost("tabs", c.Tabs, 1_000, "each resend re-lists every tab: time grows with the square of the tabs"); err != nil {
+		return err
 	}
 	if err := validateDrop(c.Drop); err != nil {
 		return err
@@ -95,7 +89,7 @@ func (c Create) Validate() error {
 		return errNoTarget
 	}
 	if c.Order != "" {
-		if _, err := contract.ParseOrder(string(c.Order)); err != nil {
+		if _, err := contract.Orders.Parse(string(c.Order)); err != nil {
 			return field.Wrap("order", err)
 		}
 		if len(c.createCases()) == 0 {
@@ -111,30 +105,11 @@ func (c Create) Validate() error {
 	return nil
 }
 
-// Differences implements Experiment.
-func (c Create) Differences() []string {
-	def := DefaultCreate()
-	return []string{
-		results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds)),
-		results.Differ("tabs", c.Tabs, def.Tabs),
-		results.Differ("drop", c.Drop, def.Drop),
-		results.Differ("order", c.Order, def.Order),
-
-		serverDifference(c.Target),
-	}
-}
-
 // Describe implements Experiment.
 func (c Create) Describe() string {
 	where := storeNote(c.Store, c.Target, ", in-memory store")
 	return fmt.Sprintf("virtual clock, seeds %s, %s per run, %s of successful replies lost%s",
 		FormatSeeds(c.Seeds), plural.Count(c.Tabs, "tab"), percent(c.Drop), where)
-}
-
-// Replica implements Experiment: the same parameters on target.
-func (c Create) Replica(target contract.Target) (Experiment[results.CreateRow, results.CreateRun], bool) {
-	c.Target, c.Parallel, c.History = target, 1, nil
-	return c, true
 }
 
 // Fold groups runs into rows, one per table row, each entry a seed in order of

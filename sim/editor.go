@@ -24,14 +24,8 @@ const (
 	Refresh Policy = "refresh"
 )
 
-// ParsePolicy parses reapply or refresh.
-func ParsePolicy(s string) (Policy, error) {
-	switch p := Policy(s); p {
-	case Reapply, Refresh:
-		return p, nil
-	}
-	return "", fmt.Errorf("unknown conflict policy %q (want reapply or refresh)", s)
-}
+// Policies is the enum of the conflict policies.
+var Policies = contract.NewEnum("conflict policy", Reapply, Refresh)
 
 // Timing is an editor's pause before each read, its think time between its
 // read and its write, and how much longer than drawn each of those sleeps

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
-	"github.com/notesbench/notesbench/results"
 )
 
 // ClockKind names the clock a run uses.
@@ -20,14 +18,8 @@ const (
 	ClockVirtual ClockKind = "virtual"
 )
 
-// ParseClock parses real or virtual.
-func ParseClock(s string) (ClockKind, error) {
-	switch k := ClockKind(s); k {
-	case ClockReal, ClockVirtual:
-		return k, nil
-	}
-	return "", fmt.Errorf("unknown clock %q (want real or virtual)", s)
-}
+// Clocks is the enum of the clocks.
+var Clocks = contract.NewEnum("clock", ClockReal, ClockVirtual)
 
 // Epoch is where virtual time starts: a fixed instant, so that timestamp versions
 // and tab IDs are the same on every machine.
@@ -48,37 +40,29 @@ type Env struct {
 	// folder every run's database is kept in (empty: a temporary folder), whether
 	// the databases are in memory, and SQLite's synchronous setting. Target is
 	// what they configured.
-	DBDir       string `json:"db_dir,omitempty"`
-	InMemory    bool   `json:"in_memory,omitempty"`
-	Synchronous string `json:"synchronous"`
+	DBDir       string               `json:"db_dir,omitempty"`
+	InMemory    bool                 `json:"in_memory,omitempty"`
+	Synchronous contract.Synchronous `json:"synchronous"`
 
-	// Store names the PostgreSQL store the runs go to (without its password),
-	// when they go to one.
-	Store string `json:"store,omitempty"`
-	// TargetName names the server the runs go to, when they go to one.
-	TargetName string `json:"target,omitempty"`
-	// Target opens the contract of each run.
-	Target contract.Target `json:"-"`
-	// Progress, when set, is called after each run with the runs done and the total.
-	Progress func(done, total int) `json:"-"`
-	// History, when set, records every run's calls and final state for
-	// notesbench check; nil records nothing.
-	History *history.Writer `json:"-"`
+	Runtime
 }
 
 // Validate checks the settings; its errors are *field.Error.
 func (e Env) Validate() error {
-	if _, err := ParseClock(string(e.Clock)); err != nil {
+	if _, err := Clocks.Parse(string(e.Clock)); err != nil {
 		return field.Wrap("clock", err)
 	}
 	if e.ServiceTime < 0 {
 		return fieldErr("service_time_ns", "must be 0 or more")
 	}
+	if err := field.AtMostDuration("service_time_ns", e.ServiceTime, time.Second, "a writer that finds the lock held retries every 100 ms of it, so the work grows with it; stores take microseconds"); err != nil {
+		return err
+	}
 	if len(e.Seeds) == 0 {
 		return fieldErr("seeds", "no seeds given")
 	}
-	if e.Parallel < 0 {
-		return fieldErr("parallel", "must be 0 or more")
+	if err := validateParallel(e.Parallel); err != nil {
+		return err
 	}
 	if e.Target == nil {
 		return errNoTarget
@@ -86,12 +70,25 @@ func (e Env) Validate() error {
 	return nil
 }
 
+// validateParallel checks how many runs may go at once.
+func validateParallel(n int) error {
+	if n < 0 {
+		return fieldErr("parallel", "must be 0 or more")
+	}
+	return field.AtMost("parallel", n, 256, "each run at once holds its own databases and editors")
+}
+
+// validateEdits checks the edits per editor of a run.
+func validateEdits(n int) error {
+	if n < 1 {
+		return fieldErr("edits", "must be at least 1")
+	}
+	return field.AtMost("edits", n, 10_000, "each write carries the whole text, which grows by a line per edit: time grows with the square of the edits")
+}
+
 // SeedList implements Experiment for the experiments that run on an Env: the
 // seeds it names.
 func (e Env) SeedList() []uint64 { return e.Seeds }
-
-// ClockKind returns the clock the runs use.
-func (e Env) ClockKind() ClockKind { return e.Clock }
 
 // describe says how the runs of e execute, in a few words: "real clock", or
 // "virtual clock, 60µs per store operation".
@@ -109,10 +106,10 @@ func (e Env) describe() string {
 	return s + servedNote(e.Target)
 }
 
-// differences lists how the runs depart from def, the published setup, in a way
-// that changes counts: the virtual clock's service time, an in-memory database
-// under the real clock (no WAL, other locking), a server's contract, the seeds.
-func (e Env) differences(def Env) []string {
+// departures lists how the runs depart from the published setup in a way
+// that changes counts, beside the parameters: the virtual clock's service
+// time, an in-memory database under the real clock (no WAL, other locking).
+func (e Env) departures() []string {
 	var out []string
 	if e.Clock == ClockVirtual && e.ServiceTime != DefaultServiceTime {
 		out = append(out, fmt.Sprintf("service-time %s (our model of the published setup: %s)", e.ServiceTime, DefaultServiceTime))
@@ -120,7 +117,7 @@ func (e Env) differences(def Env) []string {
 	if e.Clock == ClockReal && e.InMemory {
 		out = append(out, "database in memory (published: a WAL file)")
 	}
-	return append(out, serverDifference(e.Target), results.Differ("seeds", FormatSeeds(e.Seeds), FormatSeeds(def.Seeds)))
+	return out
 }
 
 // replica returns the settings of a verdict replication: the virtual clock with
@@ -128,7 +125,7 @@ func (e Env) differences(def Env) []string {
 // seeds in parallel).
 func (e Env) replica(target contract.Target) Env {
 	return Env{Clock: ClockVirtual, ServiceTime: e.ServiceTime, Seeds: e.Seeds, Parallel: 1, InMemory: true,
-		Synchronous: e.Synchronous, Target: target}
+		Synchronous: e.Synchronous, Runtime: Runtime{Target: target}}
 }
 
 func (e Env) newClock() Clock {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
@@ -23,30 +22,30 @@ type Result[Row results.Row, Run any] struct {
 }
 
 // Experiment is one experiment at one configuration. The configuration is the
-// value itself (sim.Race, sim.Create, …), and its JSON form is the config block
-// of a report. Every experiment runs for a list of seeds and returns its rows
-// and runs; one replication driver (Replicate) runs any of them for the
-// verdicts.
+// value itself (sim.Race, sim.Create, …), and its JSON form is the config
+// block of a report. Every experiment runs for a list of seeds and returns its
+// rows and runs; one replication driver (Replicate) runs any of them for the
+// verdicts. What is the same for every experiment is shared code, not a
+// method: Replica and OnClock make a replication or a run on another clock of
+// any configuration, Departures says how its runs depart from the published
+// setup; its name, parameters and published setup are its descriptor's
+// (package experiment).
 type Experiment[Row results.Row, Run any] interface {
-	// Name is the experiment's name, as published.json and the commands call it.
-	Name() string
 	// SeedList returns the seeds the configuration names.
 	SeedList() []uint64
 	// Validate checks the configuration; its errors are *field.Error.
 	Validate() error
 	// Run runs the experiment on seeds.
 	Run(ctx context.Context, seeds []uint64) (Result[Row, Run], error)
-	// Fold folds runs of several seeds, as Run returns them, into rows.
-	Fold(runs []Run) ([]Row, error)
-	// Differences lists how the parameters depart from the published setup,
-	// each as "edits 50 (published 100)"; none means the published setup.
-	Differences() []string
 	// Describe says in one line how ours runs: clock, seeds, parameters.
 	Describe() string
-	// Replica returns the experiment the verdicts replicate, seed by seed: the
-	// same parameters on the virtual clock, against target. ok is false for an
-	// experiment whose verdicts need no replications (refs, validate, bench).
-	Replica(target contract.Target) (replica Experiment[Row, Run], ok bool)
+}
+
+// Folder is an experiment whose runs of several seeds fold into rows: the
+// replications of a published table of several seeds fold theirs.
+type Folder[Row results.Row, Run any] interface {
+	// Fold folds runs of several seeds, as Run returns them, into rows.
+	Fold(runs []Run) ([]Row, error)
 }
 
 // fieldErr returns a *field.Error for name with a formatted message.
@@ -82,6 +81,10 @@ func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row
 	for i, s := range singles {
 		out.Singles[i] = s.Rows
 	}
+	folder, _ := exp.(Folder[Row, Run])
+	if perRep > 1 && folder == nil {
+		return out, fmt.Errorf("%T runs of %d seeds cannot be folded into one replication", exp, perRep)
+	}
 	out.Reps = make([][]Row, n)
 	for r := range out.Reps {
 		if perRep == 1 {
@@ -92,7 +95,7 @@ func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row
 		for _, s := range singles[r*perRep : (r+1)*perRep] {
 			runs = append(runs, s.Runs...)
 		}
-		if out.Reps[r], err = exp.Fold(runs); err != nil {
+		if out.Reps[r], err = folder.Fold(runs); err != nil {
 			return out, err
 		}
 	}

@@ -98,7 +98,7 @@ func TestCheckAgreesWithRaceEngine(t *testing.T) {
 	for _, seeds := range chunks {
 		agreeWithRaceEngine(t, seeds, lossy, violating)
 	}
-	for _, mode := range []string{"race-none-reapply", "race-note-refresh", "fast-ms"} {
+	for _, mode := range []string{"race-none", "race-note-refresh", "fast-ms"} {
 		// Short fast runs may collide without losing a line.
 		if violating[mode] == 0 || (lossy[mode] == 0 && mode != "fast-ms") {
 			t.Errorf("%s: %d runs with a violation, %d with a lost line, of %d; want some of each", mode, violating[mode], lossy[mode], seedCount(chunks))
@@ -142,7 +142,7 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 	}
 	raceRes, err := race.Run(ctx, seeds)
 	add(raceRes.Runs, err, func(m int, seed uint64) string {
-		return fmt.Sprintf("race-%s-%s-seed%d", race.Modes[m].Guard, race.Modes[m].Policy, seed)
+		return fmt.Sprintf("race-%s-seed%d", strings.ReplaceAll(race.Modes[m].String(), "/", "-"), seed)
 	})
 	tabsRes, err := tabs.Run(ctx, seeds)
 	add(tabsRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("tabs-%s-seed%d", tabs.Scopes[m], seed) })
@@ -279,5 +279,33 @@ func agreeWithSourcesEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 			t.Errorf("%s: %+v", name, cr)
 		}
 		dups[r.KeyPolicy] += cr.Duplicates
+	}
+}
+
+// A run is named as its mode is written: guard none has no policy, in its
+// name as in its history header.
+func TestRunNamesFollowModes(t *testing.T) {
+	w := history.NewWriter(history.Header{Experiment: "race"})
+	race := DefaultRace()
+	race.Env = virtualEnv([]uint64{1})
+	race.Edits, race.History = 3, w
+	race.Modes = []Mode{{Guard: contract.GuardNone, Policy: Reapply}, {Guard: contract.GuardNote, Policy: Refresh}}
+	if _, err := race.Run(context.Background(), race.Seeds); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.Read(&buf, "race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range h.Runs {
+		got = append(got, r.Header.Run+" policy "+r.Header.Policy)
+	}
+	if want := []string{"race-none-seed1 policy ", "race-note-refresh-seed1 policy refresh"}; !slices.Equal(got, want) {
+		t.Errorf("runs %q, want %q", got, want)
 	}
 }

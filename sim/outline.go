@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/results"
 )
@@ -42,8 +43,8 @@ type Outline struct {
 	// Seed seeds the simulated saves and the idempotency keys.
 	Seed uint64 `json:"seed"`
 
-	// Target opens the contract each deck is built on.
-	Target contract.Target `json:"-"`
+	// Runtime's Target opens the contract each deck is built on.
+	Runtime
 }
 
 var _ Experiment[results.OutlineRow, struct{}] = Outline{}
@@ -74,6 +75,15 @@ func (c Outline) Validate() error {
 		return fieldErr("decks", "must be at least 1")
 	case c.Target == nil:
 		return errNoTarget
+	}
+	for _, err := range []error{
+		field.AtMost("saves_per_minute", c.SavesPerMinute, 600, "ten saves a second already conflict with nearly every write"),
+		field.AtMostDuration("window_s", time.Duration(min(c.WindowS, 1e9)*float64(time.Second)), time.Hour, "the saves drawn per window grow with it"),
+		field.AtMost("decks", c.Decks, 1_000_000, "each deck draws the person's saves"),
+	} {
+		if err != nil {
+			return err
+		}
 	}
 	if saves := c.simulatedSaves(); saves > maxOutlineSaves {
 		return fieldErr("decks", "%d decks of %d writes with %s saves per window are %.2g simulated saves, more than %.0g; lower the decks, slides, window or saves per minute",
@@ -151,28 +161,8 @@ func (c Outline) Run(ctx context.Context, seeds []uint64) (Result[results.Outlin
 	return res, nil
 }
 
-// Name implements Experiment.
-func (Outline) Name() string { return "outline" }
-
 // SeedList implements Experiment.
 func (c Outline) SeedList() []uint64 { return []uint64{c.Seed} }
-
-// Fold implements Experiment: a deck's figures are means over the simulated
-// decks of one seed, which do not fold across seeds.
-func (Outline) Fold([]struct{}) ([]results.OutlineRow, error) {
-	return nil, errors.New("outline's rows do not fold across seeds")
-}
-
-// Differences implements Experiment.
-func (c Outline) Differences() []string {
-	def := DefaultOutline()
-	return []string{
-		results.Differ("slides", c.Slides, def.Slides),
-		results.Differ("decks", c.Decks, def.Decks),
-		results.Differ("window", c.window(), def.window()),
-		results.Differ("saves-per-minute", c.SavesPerMinute, def.SavesPerMinute),
-	}
-}
 
 // window is the time between the agent's read and each write.
 func (c Outline) window() time.Duration { return time.Duration(c.WindowS * float64(time.Second)) }
@@ -181,13 +171,6 @@ func (c Outline) window() time.Duration { return time.Duration(c.WindowS * float
 func (c Outline) Describe() string {
 	return fmt.Sprintf("seed %d, %d-slide deck, %s, %s between read and write, %s person saves per minute; request bytes are those of our slide texts",
 		c.Seed, c.Slides, plural.Count(c.Decks, "deck"), c.window(), strconv.FormatFloat(c.SavesPerMinute, 'f', -1, 64))
-}
-
-// Replica implements Experiment: the same parameters on target, one seed per
-// replication.
-func (c Outline) Replica(target contract.Target) (Experiment[results.OutlineRow, struct{}], bool) {
-	c.Target = target
-	return c, true
 }
 
 // conflictChance is the probability that at least one save lands in a window:

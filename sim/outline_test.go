@@ -130,9 +130,9 @@ func TestOutlineSplitsLongDecks(t *testing.T) {
 func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 	for _, c := range []Outline{
 		testOutline(),
-		{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 100000, Seed: 2, Target: memTarget},
-		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3, Target: memTarget},
-		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4, Target: memTarget},
+		{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 100000, Seed: 2, Runtime: Runtime{Target: memTarget}},
+		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3, Runtime: Runtime{Target: memTarget}},
+		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4, Runtime: Runtime{Target: memTarget}},
 	} {
 		rows, err := ownRows(context.Background(), c)
 		if err != nil {

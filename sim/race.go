@@ -41,7 +41,7 @@ func ParseModes(s string) ([]Mode, error) {
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		guard, policy, hasPolicy := strings.Cut(item, "/")
-		g, err := contract.ParseGuard(guard)
+		g, err := contract.Guards.Parse(guard)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", item, err)
 		}
@@ -50,7 +50,7 @@ func ParseModes(s string) ([]Mode, error) {
 		case hasPolicy && g == contract.GuardNone:
 			return nil, fmt.Errorf("%q: guard none takes no policy (nothing ever conflicts): write none", item)
 		case hasPolicy:
-			if m.Policy, err = ParsePolicy(policy); err != nil {
+			if m.Policy, err = Policies.Parse(policy); err != nil {
 				return nil, fmt.Errorf("%q: %w", item, err)
 			}
 		case g != contract.GuardNone:
@@ -91,8 +91,8 @@ func publishedEditing() Editing {
 
 // validate checks the editing parameters; its errors are *field.Error.
 func (e Editing) validate() error {
-	if e.Edits < 1 {
-		return fieldErr("edits", "must be at least 1")
+	if err := validateEdits(e.Edits); err != nil {
+		return err
 	}
 	if err := e.checkProfile(); err != nil {
 		return err
@@ -111,20 +111,6 @@ func (e Editing) timings() (claude, human Timing, err error) {
 	}
 	human.Pause, _ = pauseDist(e.Pause, e.HumanThink)
 	return claude, human, nil
-}
-
-// differences lists how the editing loop departs from the published one under
-// its own timing profile: the two profiles are both readings of the published
-// setup, rules of one's own are not.
-func (e Editing) differences() []string {
-	def := publishedEditing().WithProfile(e.Timing)
-	return []string{
-		results.Differ("edits", e.Edits, def.Edits),
-		results.Differ("claude-think", e.ClaudeThink, def.ClaudeThink),
-		results.Differ("human-think", e.HumanThink, def.HumanThink),
-		results.Differ("pause", e.Pause, def.Pause),
-		results.Differ("oversleep", e.Oversleep, def.Oversleep),
-	}
 }
 
 // describe says how the editing runs: "virtual clock, seeds 1-5, 100 edits per
@@ -173,15 +159,12 @@ var _ Experiment[results.RaceRow, results.RaceRun] = Race{}
 // DefaultRace is the published race setup.
 func DefaultRace() Race {
 	return Race{
-		Env:           Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: "normal"},
+		Env:           Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: contract.SyncNormal},
 		Modes:         []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardNote, Refresh}},
 		Editing:       publishedEditing(),
 		VersionFormat: contract.FormatCounter,
 	}
 }
-
-// Name implements Experiment.
-func (Race) Name() string { return "race" }
 
 // variant is the contract variant the runs of mode m ask for.
 func (c Race) variant(m Mode) contract.Variant {
@@ -205,7 +188,7 @@ func (c Race) Run(ctx context.Context, seeds []uint64) (Result[results.RaceRow, 
 	claude, human, _ := c.timings()
 	return runEngine(ctx, c.Env, seeds, c.Modes, func(m Mode, seed uint64) raceSpec {
 		return raceSpec{
-			name:    fmt.Sprintf("race-%s-%s-seed%d", m.Guard, m.Policy, seed),
+			name:    fmt.Sprintf("race-%s-seed%d", strings.ReplaceAll(m.String(), "/", "-"), seed),
 			variant: c.variant(m),
 			policy:  m.Policy,
 			edits:   c.Edits,
@@ -222,26 +205,8 @@ func (c Race) Fold(runs []results.RaceRun) ([]results.RaceRow, error) {
 	}, results.SummarizeRace)
 }
 
-// Differences implements Experiment.
-func (c Race) Differences() []string {
-	return append(c.Env.differences(DefaultRace().Env), c.Editing.differences()...)
-}
-
 // Describe implements Experiment.
 func (c Race) Describe() string { return c.Editing.describe(c.Env) }
-
-// OnClock returns the experiment on clock k against target, reporting
-// progress (nil: none).
-func (c Race) OnClock(k ClockKind, target contract.Target, progress func(done, total int)) Experiment[results.RaceRow, results.RaceRun] {
-	c.Clock, c.Target, c.Progress = k, target, progress
-	return c
-}
-
-// Replica implements Experiment.
-func (c Race) Replica(target contract.Target) (Experiment[results.RaceRow, results.RaceRun], bool) {
-	c.Env = c.Env.replica(target)
-	return c, true
-}
 
 // validateModes checks env, that modes (the field called name) lists at least
 // one mode, and that the target serves the variant the runs of each ask for.
@@ -312,9 +277,6 @@ func DefaultTabs() Tabs {
 	return Tabs{Env: r.Env, Scopes: []contract.Guard{contract.GuardNote, contract.GuardTab}, Editing: r.Editing}
 }
 
-// Name implements Experiment.
-func (Tabs) Name() string { return "tabs" }
-
 // variant is the contract variant the runs of scope g ask for.
 func (Tabs) variant(g contract.Guard) contract.Variant { return contract.Variant{Guard: g} }
 
@@ -350,26 +312,8 @@ func (c Tabs) Fold(runs []results.RaceRun) ([]results.TabsRow, error) {
 	return foldModes(c.Scopes, runs, func(g contract.Guard, r results.RaceRun) bool { return r.Guard == string(g) }, results.SummarizeTabs)
 }
 
-// Differences implements Experiment.
-func (c Tabs) Differences() []string {
-	return append(c.Env.differences(DefaultTabs().Env), c.Editing.differences()...)
-}
-
 // Describe implements Experiment.
 func (c Tabs) Describe() string { return c.Editing.describe(c.Env) }
-
-// OnClock returns the experiment on clock k against target, reporting
-// progress (nil: none).
-func (c Tabs) OnClock(k ClockKind, target contract.Target, progress func(done, total int)) Experiment[results.TabsRow, results.RaceRun] {
-	c.Clock, c.Target, c.Progress = k, target, progress
-	return c
-}
-
-// Replica implements Experiment.
-func (c Tabs) Replica(target contract.Target) (Experiment[results.TabsRow, results.RaceRun], bool) {
-	c.Env = c.Env.replica(target)
-	return c, true
-}
 
 // Fast is the fast experiment: no think time and, by default, no pause, so
 // commits come as fast as the store takes them, under each version format.
@@ -395,9 +339,6 @@ func DefaultFast() Fast {
 	return Fast{Env: r.Env, Formats: []contract.VersionFormat{contract.FormatMS, contract.FormatUSSuffix, contract.FormatCounter}, Edits: 2000}
 }
 
-// Name implements Experiment.
-func (Fast) Name() string { return "fast" }
-
 // variant is the contract variant the runs of version format f ask for.
 func (Fast) variant(f contract.VersionFormat) contract.Variant {
 	return contract.Variant{Guard: contract.GuardNote, VersionFormat: f}
@@ -408,8 +349,8 @@ func (c Fast) Validate() error {
 	if err := validateModes(c.Env, "formats", c.Formats, c.variant); err != nil {
 		return err
 	}
-	if c.Edits < 1 {
-		return fieldErr("edits", "must be at least 1")
+	if err := validateEdits(c.Edits); err != nil {
+		return err
 	}
 	_, err := c.timing()
 	return err
@@ -455,15 +396,6 @@ func (c Fast) Fold(runs []results.RaceRun) ([]results.FastRow, error) {
 	return foldModes(c.Formats, runs, func(f contract.VersionFormat, r results.RaceRun) bool { return r.VersionFormat == string(f) }, results.SummarizeFast)
 }
 
-// Differences implements Experiment.
-func (c Fast) Differences() []string {
-	def := DefaultFast()
-	return append(c.Env.differences(def.Env),
-		results.Differ("edits", c.Edits, def.Edits),
-		results.Differ("pause", c.pauseText(), def.pauseText()),
-		results.Differ("oversleep", c.Oversleep, def.Oversleep))
-}
-
 // pauseText is the pause as Describe and Differences show it.
 func (c Fast) pauseText() string {
 	if c.Pause == "" {
@@ -482,17 +414,9 @@ func (c Fast) Describe() string {
 		c.Env.describe(), FormatSeeds(c.Seeds), plural.Count(c.Edits, "edit"), pause, describeOversleep(c.Oversleep, c.Env))
 }
 
-// OnClock returns the experiment on clock k against target, reporting
-// progress (nil: none).
-func (c Fast) OnClock(k ClockKind, target contract.Target, progress func(done, total int)) Experiment[results.FastRow, results.RaceRun] {
-	c.Clock, c.Target, c.Progress = k, target, progress
-	return c
-}
-
-// Replica implements Experiment: only the formats a published row has are
-// replicated (the counter is our control).
-func (c Fast) Replica(target contract.Target) (Experiment[results.FastRow, results.RaceRun], bool) {
-	c.Env = c.Env.replica(target)
+// keepPublishedRows keeps the formats a published row stands for: a
+// replication for the verdicts leaves out the counter, our control.
+func (c *Fast) keepPublishedRows() {
 	exp, _ := results.Lookup("fast")
 	var published []contract.VersionFormat
 	for _, f := range c.Formats {
@@ -501,7 +425,6 @@ func (c Fast) Replica(target contract.Target) (Experiment[results.FastRow, resul
 		}
 	}
 	c.Formats = published
-	return c, len(published) > 0
 }
 
 // raceSpec is one run of the race engine.

@@ -13,7 +13,7 @@ import (
 var bg = context.Background()
 
 func virtualEnv(seeds []uint64) Env {
-	return Env{Clock: ClockVirtual, ServiceTime: DefaultServiceTime, Seeds: seeds, InMemory: true, Target: memTarget}
+	return Env{Clock: ClockVirtual, ServiceTime: DefaultServiceTime, Seeds: seeds, InMemory: true, Runtime: Runtime{Target: memTarget}}
 }
 
 func seedRange(lo, hi uint64) []uint64 {
@@ -148,7 +148,7 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
 	for _, p := range []Profile{ProfileDefault, ProfilePublishedFit} {
 		cfg := testRace()
-		cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}, Target: fileTarget(t, t.TempDir())}
+		cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}, Runtime: Runtime{Target: fileTarget(t, t.TempDir())}}
 		cfg.Edits = 20
 		cfg.ClaudeThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}

@@ -126,12 +126,9 @@ type Refs struct {
 	// own; 0 means one per CPU. The results do not depend on it.
 	Parallel int `json:"parallel"`
 
-	// Store names the PostgreSQL store the runs go to (without its password),
-	// when they go to one.
-	Store string `json:"store,omitempty"`
-	// Target opens each worker's contract; its sessions must also offer the
-	// person's actions (contract.Person).
-	Target contract.Target `json:"-"`
+	// Runtime's Target opens each worker's contract; its sessions must also
+	// offer the person's actions (contract.Person).
+	Runtime
 }
 
 var _ Experiment[results.RefsRow, struct{}] = Refs{}
@@ -166,10 +163,17 @@ func (c Refs) Validate() error {
 		return fieldErr("trials", "must be at least 1")
 	case c.EditsMax < 0:
 		return fieldErr("edits_max", "must be 0 or more")
-	case c.Parallel < 0:
-		return fieldErr("parallel", "must be 0 or more")
 	case c.Target == nil:
 		return errNoTarget
+	}
+	for _, err := range []error{
+		field.AtMost("trials", c.Trials, 100_000, "about 5 KB of memory per trial"),
+		field.AtMost("edits_max", c.EditsMax, 100, "each of the person's edits is a store call in every trial"),
+		validateParallel(c.Parallel),
+	} {
+		if err != nil {
+			return err
+		}
 	}
 	if err := c.Mix.validate(); err != nil {
 		return field.Wrap("mix", err)
@@ -248,29 +252,8 @@ func (c Refs) Run(ctx context.Context, seeds []uint64) (Result[results.RefsRow, 
 	return res, nil
 }
 
-// Name implements Experiment.
-func (Refs) Name() string { return "refs" }
-
 // SeedList implements Experiment.
 func (c Refs) SeedList() []uint64 { return []uint64{c.Seed} }
-
-// Fold implements Experiment: refs has no runs to fold.
-func (Refs) Fold([]struct{}) ([]results.RefsRow, error) {
-	return nil, errors.New("refs has no runs to fold")
-}
-
-// Differences implements Experiment.
-func (c Refs) Differences() []string {
-	def := DefaultRefs()
-	return []string{
-		results.Differ("trials", c.Trials, def.Trials),
-		results.Differ("seed", c.Seed, def.Seed),
-		results.Differ("edits-max", c.EditsMax, def.EditsMax),
-		results.Differ("mix", c.Mix, def.Mix),
-
-		serverDifference(c.Target),
-	}
-}
 
 // Describe implements Experiment.
 func (c Refs) Describe() string {
@@ -278,10 +261,6 @@ func (c Refs) Describe() string {
 	return fmt.Sprintf("seed %d, %s per K, 0 to %d person edits per trial (%s)%s",
 		c.Seed, plural.Count(c.Trials, "trial"), c.EditsMax, c.Mix, where)
 }
-
-// Replica implements Experiment: refs judges each fraction against its
-// sampling interval over the trials, not against replications.
-func (Refs) Replica(contract.Target) (Experiment[results.RefsRow, struct{}], bool) { return nil, false }
 
 // refKind is a kind of tab reference, in the order of results.RefKinds.
 type refKind int

@@ -120,7 +120,7 @@ func TestRefsMix(t *testing.T) {
 		{RefsMix{Move: 1}, results.RefLabel, results.RefPosition},
 		{RefsMix{Rename: 0.5, Add: 0.5}, results.RefPosition, results.RefLabel},
 	} {
-		c := Refs{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3, Target: memTarget}
+		c := Refs{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3, Runtime: Runtime{Target: memTarget}}
 		rows := runRefs(t, c)
 		checkRefsInvariants(t, rows)
 		if r := refsRowFor(t, rows, 3, tc.safe); r.Correct != 1 {
@@ -133,7 +133,7 @@ func TestRefsMix(t *testing.T) {
 }
 
 func TestRefsDeterministic(t *testing.T) {
-	c := Refs{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1, Target: memTarget}
+	c := Refs{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1, Runtime: Runtime{Target: memTarget}}
 	one := runRefs(t, c)
 	c.Parallel = 3
 	three := runRefs(t, c)

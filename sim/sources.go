@@ -12,6 +12,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/results"
 )
@@ -43,14 +44,8 @@ type Sources struct {
 	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
 	// does not change any figure, so it is not part of the JSON form.
 	Parallel int `json:"-"`
-	// Store names the PostgreSQL store the runs go to (without its password),
-	// when they go to one.
-	Store string `json:"store,omitempty"`
-	// Target opens the contract of each run.
-	Target contract.Target `json:"-"`
-	// History, when set, records every run's calls and final state for
-	// notesbench check; nil records nothing.
-	History *history.Writer `json:"-"`
+
+	Runtime
 }
 
 var _ Experiment[results.SourcesRow, results.SourcesRun] = Sources{}
@@ -81,9 +76,6 @@ func DefaultSources() Sources {
 	}
 }
 
-// Name implements Experiment.
-func (Sources) Name() string { return "sources" }
-
 // SeedList implements Experiment.
 func (c Sources) SeedList() []uint64 { return c.Seeds }
 
@@ -102,13 +94,18 @@ func (c Sources) Validate() error {
 		return fieldErr("cites", "must be at least 1")
 	case c.Cites > c.Pages:
 		return fieldErr("cites", "%d is more than the %d pages", c.Cites, c.Pages)
-	case c.Pages > maxSourcesPages:
-		return fieldErr("pages", "must be at most %d", maxSourcesPages)
-	case c.Sessions > maxSourcesCitations:
-		return fieldErr("sessions", "must be at most %d", maxSourcesCitations)
-	case c.Turns > maxSourcesCitations:
-		return fieldErr("turns", "must be at most %d", maxSourcesCitations)
-	case c.Sessions*c.Turns*c.Cites > maxSourcesCitations:
+	}
+	const memory = "every citation of a seed stays in memory until the seed is counted"
+	for _, err := range []error{
+		field.AtMost("sessions", c.Sessions, maxSourcesCitations, memory),
+		field.AtMost("turns", c.Turns, 1_000, memory),
+		field.AtMost("pages", c.Pages, maxSourcesPages, "each turn shuffles the session's pages"),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	if c.Sessions*c.Turns*c.Cites > maxSourcesCitations {
 		return fieldErr("sessions", "%d sessions × %d turns × %d cites are more than %d citations per seed; lower the sessions, turns or cites",
 			c.Sessions, c.Turns, c.Cites, maxSourcesCitations)
 	}
@@ -128,31 +125,10 @@ func (c Sources) Validate() error {
 	return checkServed(c.Target, "target", contract.Variant{})
 }
 
-// Differences implements Experiment.
-func (c Sources) Differences() []string {
-	def := DefaultSources()
-	return []string{
-		results.Differ("seeds", FormatSeeds(c.Seeds), FormatSeeds(def.Seeds)),
-		results.Differ("sessions", c.Sessions, def.Sessions),
-		results.Differ("turns", c.Turns, def.Turns),
-		results.Differ("pages", c.Pages, def.Pages),
-		results.Differ("cites", c.Cites, def.Cites),
-		results.Differ("drop", c.Drop, def.Drop),
-
-		serverDifference(c.Target),
-	}
-}
-
 // Describe implements Experiment.
 func (c Sources) Describe() string {
 	return fmt.Sprintf("virtual clock, seeds %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
 		FormatSeeds(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, c.Target, ""))
-}
-
-// Replica implements Experiment: the same parameters on target.
-func (c Sources) Replica(target contract.Target) (Experiment[results.SourcesRow, results.SourcesRun], bool) {
-	c.Target, c.Parallel, c.History = target, 1, nil
-	return c, true
 }
 
 // Fold groups runs into one row per key policy, counts summed over the seeds.

@@ -82,8 +82,8 @@ func TestPauseRulesAndProfiles(t *testing.T) {
 		}
 	}
 	fit := publishedEditing().WithProfile(ProfilePublishedFit)
-	if fit.Pause != PauseUniform0 || fit.Oversleep.String() != "slack:d/4,max=5ms" || fit.validate() != nil || len(nonEmptyStrings(fit.differences())) != 0 {
-		t.Fatalf("published-fit: %+v, %v, %v", fit, fit.validate(), fit.differences())
+	if fit.Pause != PauseUniform0 || fit.Oversleep.String() != "slack:d/4,max=5ms" || fit.validate() != nil {
+		t.Fatalf("published-fit: %+v, %v", fit, fit.validate())
 	}
 	b, _ := json.Marshal(fit)
 	if want := `"pause":"uniform0","oversleep":"slack:d/4,max=5ms","timing":{"name":"published-fit","basis":"inferred from the published figures, not stated in the write-up"}`; !strings.Contains(string(b), want) {
@@ -94,15 +94,6 @@ func TestPauseRulesAndProfiles(t *testing.T) {
 	if want := `{"edits":100,"claude_think":"20ms-80ms","human_think":"5ms-40ms","pause":"think"}`; string(b) != want {
 		t.Errorf("default JSON %s, want %s", b, want)
 	}
-	// A rule of one's own departs from the published setup; the profile does not.
-	own := publishedEditing().WithRules(PauseUniform0, Oversleep{Fixed: 5 * ms})
-	if got := strings.Join(nonEmptyStrings(own.differences()), ", "); got != "pause uniform0 (published think), oversleep 5ms (published none)" {
-		t.Errorf("differences %q", got)
-	}
-}
-
-func nonEmptyStrings(ss []string) []string {
-	return slices.DeleteFunc(slices.Clone(ss), func(s string) bool { return s == "" })
 }
 
 // timedSession is a Session that records the virtual time of each read and

@@ -123,30 +123,14 @@ var _ Experiment[results.ValidateRow, struct{}] = Validation{}
 // DefaultValidation is the published validate setup: the eight payloads.
 func DefaultValidation() Validation { return Validation{Payloads: len(validatePayloads())} }
 
-// Name implements Experiment.
-func (Validation) Name() string { return "validate" }
-
 // SeedList implements Experiment: validating draws nothing at random.
 func (Validation) SeedList() []uint64 { return nil }
 
 // Validate implements Experiment.
 func (Validation) Validate() error { return nil }
 
-// Fold implements Experiment.
-func (Validation) Fold([]struct{}) ([]results.ValidateRow, error) {
-	return nil, errors.New("validate has no runs to fold")
-}
-
-// Differences implements Experiment: the payloads are the published ones.
-func (Validation) Differences() []string { return nil }
-
 // Describe implements Experiment.
 func (Validation) Describe() string { return "the embedded tools_list.json" }
-
-// Replica implements Experiment: a verdict on a text needs no replications.
-func (Validation) Replica(contract.Target) (Experiment[results.ValidateRow, struct{}], bool) {
-	return nil, false
-}
 
 // The ids the validate experiment's payloads carry, shaped as the store makes
 // them and as a model's client sends them.

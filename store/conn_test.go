@@ -337,7 +337,7 @@ func TestQueueWritesManyWriters(t *testing.T) {
 // emptied, to the next in-memory store; one closed with a Conn still open
 // does not. (Synchronous full keeps these stores apart from other tests'.)
 func TestInMemoryDatabaseIsRecycledEmpty(t *testing.T) {
-	opts := Options{Synchronous: SyncFull, Clock: contracttest.NewClock()}
+	opts := Options{Synchronous: contract.SyncFull, Clock: contracttest.NewClock()}
 	a, err := Open(InMemory, opts)
 	if err != nil {
 		t.Fatal(err)

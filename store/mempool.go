@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"sync"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // memPool keeps the in-memory databases of closed stores, open with their
@@ -16,7 +18,7 @@ import (
 // it closes with every Conn closed.
 var memPool struct {
 	mu  sync.Mutex
-	dbs map[Synchronous][]*memDB
+	dbs map[contract.Synchronous][]*memDB
 }
 
 // maxPooled is how many databases memPool keeps per synchronous setting; a
@@ -32,7 +34,7 @@ type memDB struct {
 
 // takeMemDB returns a pooled database for the synchronous setting, emptied,
 // or nil when there is none.
-func takeMemDB(sync Synchronous) *memDB {
+func takeMemDB(sync contract.Synchronous) *memDB {
 	for {
 		memPool.mu.Lock()
 		dbs := memPool.dbs[sync]
@@ -51,11 +53,11 @@ func takeMemDB(sync Synchronous) *memDB {
 }
 
 // putMemDB pools m, or closes it when the pool is full.
-func putMemDB(sync Synchronous, m *memDB) error {
+func putMemDB(sync contract.Synchronous, m *memDB) error {
 	memPool.mu.Lock()
 	if len(memPool.dbs[sync]) < maxPooled {
 		if memPool.dbs == nil {
-			memPool.dbs = map[Synchronous][]*memDB{}
+			memPool.dbs = map[contract.Synchronous][]*memDB{}
 		}
 		memPool.dbs[sync] = append(memPool.dbs[sync], m)
 		memPool.mu.Unlock()

@@ -1,19 +1,9 @@
 package store
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
-)
-
-// Synchronous is SQLite's PRAGMA synchronous for the database file.
-type Synchronous string
-
-// The synchronous settings. The zero Synchronous means SyncNormal.
-const (
-	SyncNormal Synchronous = "normal"
-	SyncFull   Synchronous = "full"
 )
 
 // Options select the contract variant a Store implements. The zero value is the
@@ -23,7 +13,7 @@ type Options struct {
 	Guard         contract.Guard
 	VersionFormat contract.VersionFormat
 	Order         contract.Order
-	Synchronous   Synchronous
+	Synchronous   contract.Synchronous
 	// Clock supplies the times of timestamp versions, tab IDs and attachment
 	// creation times; the store never calls time.Now itself. Nil means the
 	// wall clock.
@@ -41,21 +31,12 @@ type Options struct {
 	QueueWrites bool
 }
 
-// ParseSynchronous parses a synchronous setting: normal or full.
-func ParseSynchronous(s string) (Synchronous, error) {
-	switch v := Synchronous(s); v {
-	case SyncNormal, SyncFull:
-		return v, nil
-	}
-	return "", fmt.Errorf("unknown synchronous setting %q (want normal or full)", s)
-}
-
 // withDefaults fills the zero fields of o with the published defaults.
 func (o Options) withDefaults() Options {
 	v := o.variant().WithDefaults()
 	o.Guard, o.VersionFormat, o.Order = v.Guard, v.VersionFormat, v.Order
 	if o.Synchronous == "" {
-		o.Synchronous = SyncNormal
+		o.Synchronous = contract.SyncNormal
 	}
 	if o.Clock == nil {
 		o.Clock = wallClock{}
@@ -67,7 +48,7 @@ func (o Options) validate() error {
 	if err := o.variant().Validate(); err != nil {
 		return err
 	}
-	_, err := ParseSynchronous(string(o.Synchronous))
+	_, err := contract.SynchronousSettings.Parse(string(o.Synchronous))
 	return err
 }
 

@@ -30,7 +30,7 @@ func (s *Store) Session(ctx context.Context) (contract.Session, error) {
 type Target struct {
 	Dir         string
 	InMemory    bool
-	Synchronous Synchronous
+	Synchronous contract.Synchronous
 	// QueueWrites opens every run's store with Options.QueueWrites: for a
 	// server, whose sessions all write through one store. A run whose RunSpec
 	// says OneServer gets it too.

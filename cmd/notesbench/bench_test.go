@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // Bad bench input gets one line naming the flag, exit code 2, and nothing runs.
@@ -34,7 +34,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--text-size", "-1"}, "notesbench: --text-size: must be 0 or more"},
 		{[]string{"--warmup", "-1"}, "notesbench: --warmup: must be 0 or more"},
 		{[]string{"--guards", "sometimes"}, `notesbench: --guards: unknown guard "sometimes" (want none, note or tab)`},
-		{[]string{"--guards", "note,note"}, "notesbench: --guards: guard note is listed twice"},
+		{[]string{"--guards", "note,note"}, "notesbench: --guards: note is listed twice"},
 		{[]string{"--synchronous", "off"}, `notesbench: --synchronous: unknown synchronous setting "off"`},
 		{[]string{"--format", "yaml"}, `notesbench: --format: unknown format "yaml"`},
 		{[]string{"--db", file}, "notesbench: --db: " + file + " is not a folder"},
@@ -46,26 +46,35 @@ func TestBenchBadInput(t *testing.T) {
 	}
 }
 
-// Flags reach the options, and the options make the configuration.
-func TestBenchFlagsReachTheConfig(t *testing.T) {
-	var got *benchOptions
-	cmd := newBenchCmd(&app{}, func(_ context.Context, o *benchOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--writes", "50", "--reps", "4", "--warmup", "0", "--text-size", "10", "--guards", "tab,none",
-		"--writers", "1,2,4", "--synchronous", "full", "--format", "gobench"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
+// configured runs the command of d with args up to its configuration, and
+// returns the instance, configured; the target it opened is closed at the
+// end of the test.
+func configured(t *testing.T, d experiment.Descriptor, args ...string) experiment.Instance {
+	t.Helper()
+	a := &app{stdout: new(strings.Builder), stderr: new(strings.Builder)}
+	var got *experimentOptions
+	cmd := newExperimentCmd(a, d, func(ctx context.Context, o *experimentOptions) error {
+		got = o
+		return o.configure(ctx)
+	})
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if got != nil {
+		t.Cleanup(func() { got.target.close(a) })
 	}
-	cfg, err := got.config(context.Background())
-	defer got.target.close(got.app)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v: %v", args, err)
 	}
+	return got.inst
+}
+
+// Flags reach the configuration.
+func TestBenchFlagsReachTheConfig(t *testing.T) {
+	cfg := configured(t, experiment.Bench, "--writes", "50", "--reps", "4", "--warmup", "0", "--text-size", "10", "--guards", "tab,none",
+		"--writers", "1,2,4", "--synchronous", "full", "--format", "gobench").Config().(sim.Bench)
 	if cfg.Writes != 50 || cfg.Reps != 4 || cfg.Warmup != 0 || cfg.TextSize != 10 || cfg.Synchronous != "full" ||
 		!slices.Equal(cfg.Guards, []contract.Guard{contract.GuardTab, contract.GuardNone}) || !slices.Equal(cfg.Writers, []int{1, 2, 4}) {
 		t.Fatalf("config %+v", cfg)
-	}
-	if f, err := got.checkFormat(); err != nil || f != "gobench" {
-		t.Fatalf("format %v %v", f, err)
 	}
 }
 
@@ -122,34 +131,20 @@ func TestBenchRuns(t *testing.T) {
 // bench with parameters other than the published setup (one writer) shows no
 // published columns, and one line saying why; it used to show columns of "—".
 func TestBenchOtherSetupHidesPublished(t *testing.T) {
-	var got *benchOptions
-	cmd := newBenchCmd(&app{}, func(_ context.Context, o *benchOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--writers", "8"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
+	code, stdout, stderr := runCLI(t, "bench", "--writers", "8", "--writes", "20", "--reps", "1", "--warmup", "0", "--guards", "note", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	cfg, err := got.config(context.Background())
-	defer got.target.close(got.app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := []results.BenchRow{{Guard: "none", Writers: 8, MedianUS: 30, Writes: 100, Reps: 3}}
-	cmp := results.Compare(cfg.Name(), cfg.Differences(), rows, nil)
-	section := report.BenchSection(report.Outcome{Experiment: "bench", Rows: rows, Setup: cfg.Describe(), Comparison: cmp}, nil, nil, nil)
 	var why []string
-	for _, tbl := range section.Tables() {
-		for _, h := range tbl.Header {
-			if strings.Contains(h, "published") {
-				t.Errorf("%s: a published column %q", tbl.Title, h)
-			}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "| published") || strings.Contains(line, "(published) |") {
+			t.Errorf("a published column: %q", line)
 		}
-		for _, n := range tbl.Notes {
-			if strings.HasPrefix(n, "published") {
-				why = append(why, n)
-			}
+		if strings.Contains(line, "published figures not shown") {
+			why = append(why, strings.TrimSpace(line))
 		}
 	}
-	if len(why) != 1 || why[0] != "published figures not shown: parameters differ from the published setup: writers 8 (published 1)" {
+	if len(why) != 1 || !strings.HasSuffix(why[0], "published figures not shown: parameters differ from the published setup: writes 20 (published 2000), reps 1 (published 3), writers 8 (published 1)") {
 		t.Errorf("notes about the published figures: %q", why)
 	}
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -65,6 +63,7 @@ when any check fails.`,
 	fs.StringVar(&opts.target, "target", "", "the server: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
+	completeFlag(cmd, "format", false, "table", "markdown", "json")
 	return cmd
 }
 
@@ -104,7 +103,7 @@ func runConform(ctx context.Context, o *conformOptions) error {
 	if format == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, rep)
 	} else {
-		err = report.RenderWidth(a.stdout, format, a.width, conformTables(rep)...)
+		err = report.RenderWidth(a.stdout, format, a.width, report.ConformTables(rep)...)
 	}
 	if err != nil {
 		return err
@@ -122,47 +121,9 @@ func conformFormat(a *app, name string) (report.Format, error) {
 			name = "table"
 		}
 	}
-	f, err := report.ParseFormat(name)
+	f, err := report.Formats.Parse(name)
 	if err != nil || (f != report.FormatTable && f != report.FormatMarkdown && f != report.FormatJSON) {
 		return "", usagef("--format", "unknown format %q for conform (want table, markdown or json)", name)
 	}
 	return f, nil
-}
-
-// conformTables is the verdict table and, when a check failed, the evidence.
-func conformTables(rep conform.Report) []report.Table {
-	verdicts := report.Table{
-		Title:  "conform: " + rep.Target,
-		Header: []string{"Check", "Outcome", "What was seen"},
-		Notes: []string{
-			rep.Describe,
-			fmt.Sprintf("%d passed, %d failed, %d for information (clauses the write-ups leave open)", rep.Passed, rep.Failed, rep.Info),
-		},
-	}
-	evidence := report.Table{Title: "Evidence of the failures", Header: []string{"Check", "Tool", "Request", "Reply"}}
-	for _, c := range rep.Checks {
-		verdicts.Rows = append(verdicts.Rows, []string{c.Name, string(c.Outcome), c.Detail})
-		for _, ex := range c.Evidence {
-			replyText := string(ex.Reply)
-			if ex.Error != "" {
-				replyText = ex.Error
-			}
-			evidence.Rows = append(evidence.Rows, []string{c.Name, ex.Tool, clip(string(ex.Request)), clip(replyText)})
-		}
-	}
-	if len(evidence.Rows) == 0 {
-		return []report.Table{verdicts}
-	}
-	return []report.Table{verdicts, evidence}
-}
-
-// clip shortens a long JSON text for a table cell to 160 characters;
-// --format json has it whole.
-func clip(s string) string {
-	const limit = 160
-	s = strings.ReplaceAll(s, "\n", `\n`)
-	if utf8.RuneCountInString(s) <= limit {
-		return s
-	}
-	return string([]rune(s)[:limit]) + "…"
 }

@@ -5,18 +5,18 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/sim"
-	"github.com/notesbench/notesbench/store"
 )
 
 // crashOptions holds the crash command's flags.
@@ -30,6 +30,8 @@ type crashOptions struct {
 	history     string
 	format      string
 	timeout     time.Duration
+
+	flags *pflag.FlagSet
 
 	// childEnv is added to the environment of every child, for tests that
 	// re-execute their own binary as notesbench.
@@ -64,6 +66,7 @@ system has been handed survives it under either synchronous setting.`,
 		},
 	}
 	fs := cmd.Flags()
+	opts.flags = fs
 	fs.IntVar(&opts.kills, "kills", def.Kills, "SIGKILLs per synchronous setting")
 	fs.StringVar(&opts.synchronous, "synchronous", "normal,full", "SQLite synchronous settings to run, in WAL mode: normal, full or both")
 	fs.Uint64Var(&opts.seed, "seed", def.Seed, "seed of the kill moments")
@@ -72,6 +75,8 @@ system has been handed survives it under either synchronous setting.`,
 	fs.StringVar(&opts.history, "history", "", "also write the recorded history to this file (written whole or not at all)")
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check of the history may take")
+	completeFlag(cmd, "synchronous", true, contract.SynchronousSettings.Strings()...)
+	completeFlag(cmd, "format", false, "table", "markdown", "csv", "json")
 	cmd.AddCommand(newCrashChildCmd(a))
 	return cmd
 }
@@ -86,7 +91,7 @@ func newCrashChildCmd(a *app) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := store.ParseSynchronous(sync)
+			s, err := contract.SynchronousSettings.Parse(sync)
 			if err != nil {
 				return usageErr("--synchronous", err)
 			}
@@ -109,12 +114,9 @@ func (e crashViolation) Error() string { return strings.Join(e.problems, "; ") }
 
 func runCrash(ctx context.Context, o *crashOptions) error {
 	a := o.app
-	format, err := outputFormat(a, o.format, false)
+	format, err := outputFormat(a, o.format, []string{"table", "markdown", "csv", "json"})
 	if err != nil {
 		return err
-	}
-	if o.kills < 1 {
-		return usagef("--kills", "must be at least 1")
 	}
 	if o.timeout <= 0 {
 		return usagef("--timeout", "must be more than 0")
@@ -123,9 +125,16 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if err != nil {
 		return usageErr("--life", err)
 	}
-	syncs, err := parseList("--synchronous", o.synchronous, store.ParseSynchronous)
+	syncs, err := contract.ParseList(o.synchronous, contract.SynchronousSettings.Parse)
 	if err != nil {
-		return err
+		return usageErr("--synchronous", err)
+	}
+	base := crash.Config{Kills: o.kills, Seed: o.seed, MinLife: life.Min, MaxLife: life.Max}
+	for _, s := range syncs {
+		base.Synchronous = s
+		if err := base.Validate(); err != nil {
+			return flagError(o.flags, err)
+		}
 	}
 	if o.history != "" {
 		if err := checkHistoryWritable(o.history); err != nil {
@@ -147,19 +156,20 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	}
 
 	w := history.NewWriter(history.Header{Experiment: "crash", Command: "notesbench crash " + crashArgs(o)})
-	var results []crash.Result
+	var runs []crash.Result
 	for _, s := range syncs {
-		cfg := crash.Config{Dir: dir, Synchronous: s, Kills: o.kills, Seed: o.seed, MinLife: life.Min, MaxLife: life.Max,
-			Command: func(c crash.ChildConfig) *exec.Cmd {
-				cmd := exec.Command(exe, "crash", "child", "--db", c.DB, "--synchronous", string(c.Synchronous))
-				cmd.Env = append(os.Environ(), o.childEnv...)
-				return cmd
-			}}
+		cfg := base
+		cfg.Dir, cfg.Synchronous = dir, s
+		cfg.Command = func(c crash.ChildConfig) *exec.Cmd {
+			cmd := exec.Command(exe, "crash", "child", "--db", c.DB, "--synchronous", string(c.Synchronous))
+			cmd.Env = append(os.Environ(), o.childEnv...)
+			return cmd
+		}
 		res, err := crash.Run(ctx, cfg, w)
 		if err != nil {
 			return fmt.Errorf("synchronous %s: %w", s, err)
 		}
-		results = append(results, res)
+		runs = append(runs, res)
 	}
 	rep, err := crash.Check(ctx, w, o.timeout)
 	if err != nil {
@@ -170,83 +180,29 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 			return err
 		}
 	}
-
-	lost := map[string]int{}
-	for _, r := range rep.Runs {
-		lost[r.Run] = r.Lost
-	}
-	runs := make([]crashRun, len(results))
-	var problems []string
-	for i, res := range results {
-		runs[i] = crashRun{Result: res, LostAcknowledged: lost[res.Run]}
-		if _, ok := lost[res.Run]; !ok {
-			problems = append(problems, fmt.Sprintf("synchronous %s: the history holds no run %s", res.Synchronous, res.Run))
-		}
-		if n := lost[res.Run]; n > 0 {
-			problems = append(problems, fmt.Sprintf("synchronous %s: %d acknowledged writes lost", res.Synchronous, n))
-		}
-		if res.Integrity != "ok" {
-			problems = append(problems, fmt.Sprintf("synchronous %s: integrity check: %s", res.Synchronous, res.Integrity))
-		}
-	}
-	for _, c := range rep.Checks {
-		if c.Verdict == check.Violated && c.Check != check.LostUpdates {
-			problems = append(problems, c.Check+" violated")
-		}
-	}
+	v := crash.Judge(runs, rep)
+	settings := crash.Settings{Kills: o.kills, Synchronous: syncs, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max}
 	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, crashJSON{Command: "crash", Config: crashConfig{Kills: o.kills, Synchronous: syncs, Seed: o.seed,
-			LifeMinNS: life.Min, LifeMaxNS: life.Max}, Runs: runs, Checks: rep.Checks, Version: notesbenchVersion()})
+		err = report.WriteJSON(a.stdout, crashJSON{Command: "crash", Config: settings, Runs: v.Runs, Checks: rep.Checks, Version: notesbenchVersion()})
 	} else {
-		err = report.RenderWidth(a.stdout, format, a.width, append([]report.Table{crashTable(runs, o, life)}, checkTables(rep, "Checks of the recorded history", false, "")...)...)
+		err = report.RenderWidth(a.stdout, format, a.width, report.CrashTables(settings, life.String(), v.Runs, rep)...)
 	}
 	if err != nil {
 		return err
 	}
-	if len(problems) > 0 {
-		return crashViolation{problems}
+	if len(v.Problems) > 0 {
+		return crashViolation{v.Problems}
 	}
 	return nil
 }
 
-// crashRun is one synchronous setting's outcome, as printed.
-type crashRun struct {
-	crash.Result
-	LostAcknowledged int `json:"lost_acknowledged"`
-}
-
-type crashConfig struct {
-	Kills       int                 `json:"kills"`
-	Synchronous []store.Synchronous `json:"synchronous"`
-	Seed        uint64              `json:"seed"`
-	LifeMinNS   time.Duration       `json:"life_min_ns"`
-	LifeMaxNS   time.Duration       `json:"life_max_ns"`
-}
-
+// crashJSON is the JSON form of a crash test.
 type crashJSON struct {
-	Command string         `json:"command"`
-	Config  crashConfig    `json:"config"`
-	Runs    []crashRun     `json:"runs"`
-	Checks  []check.Result `json:"checks"`
-	Version string         `json:"notesbench_version"`
-}
-
-func crashTable(runs []crashRun, o *crashOptions, life sim.Dist) report.Table {
-	t := report.Table{
-		Title: fmt.Sprintf("Kill -9 test: %d SIGKILLs per setting, each child serving %s, seed %d", o.kills, life, o.seed),
-		Header: []string{"Synchronous", "Kills survived", "Writes sent", "Acknowledged", "Cut off by a kill", "Of those committed",
-			"Lost acknowledged", "Integrity check", "Seconds"},
-		Notes: []string{
-			"WAL mode; an acknowledgement is an answer the child sent after COMMIT returned",
-			"cut off: writes in flight at a kill, resent with the same key after the restart; committed: their resend was a replay",
-			"lost acknowledged: acknowledged lines and sources missing from the database after the last kill, found by the checks below",
-		},
-	}
-	for _, r := range runs {
-		t.Rows = append(t.Rows, []string{string(r.Synchronous), strconv.Itoa(r.Kills), strconv.Itoa(r.Writes), strconv.Itoa(r.Acknowledged),
-			strconv.Itoa(r.CutOff), strconv.Itoa(r.CommittedBeforeKill), strconv.Itoa(r.LostAcknowledged), r.Integrity, fmt.Sprintf("%.1f", r.Seconds)})
-	}
-	return t
+	Command string             `json:"command"`
+	Config  crash.Settings     `json:"config"`
+	Runs    []crash.RunVerdict `json:"runs"`
+	Checks  []check.Result     `json:"checks"`
+	Version string             `json:"notesbench_version"`
 }
 
 // crashArgs writes the flags of a crash run as a command line would.

@@ -4,129 +4,239 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/field"
-	"github.com/notesbench/notesbench/report"
-	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
-// outcome is one experiment run through: the report (the JSON form), our rows
-// typed, and the section that prints them.
-type outcome[Row results.Row] struct {
-	report  results.Report
-	rows    []Row
-	section report.Section
+// experimentOptions holds an experiment command's flags: the experiment's
+// own parameters, bound to its configuration, and the flags every experiment
+// shares — what serves the contract, the history, the output.
+type experimentOptions struct {
+	app     *app
+	inst    experiment.Instance
+	params  map[string]*paramFlag
+	target  targetFlags
+	history historyFlags
+	out     outFlags
 }
 
-// runExperiment is the shape of every experiment command: check the output
-// flags and build the experiment (both before anything runs, so that bad input
-// costs nothing), run it with its verdicts, and print.
-func runExperiment[Row results.Row, Run any](ctx context.Context, a *app, out *outFlags, name string, build func() (sim.Experiment[Row, Run], error)) error {
-	format, err := out.check(a, name)
-	if err != nil {
-		return err
+// paramFlag is a parameter as a flag: the value given is kept as written
+// and set into the configuration after every flag is parsed, so that a bad
+// value is one line naming the flag, in notesbench's words.
+type paramFlag struct {
+	p   experiment.Param
+	raw string
+}
+
+func (f *paramFlag) String() string     { return f.raw }
+func (f *paramFlag) Set(s string) error { f.raw = s; return nil }
+func (f *paramFlag) Type() string       { return f.p.Type }
+
+// newExperimentCmd returns the command of the experiment d declares: its
+// parameters as flags, the shared flags its Info asks for, its help and the
+// completion of every value it takes. Nothing here is particular to one
+// experiment.
+func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context, *experimentOptions) error) *cobra.Command {
+	info := d.Info()
+	opts := &experimentOptions{app: a, inst: d.New(), params: map[string]*paramFlag{}}
+	cmd := &cobra.Command{
+		Use:     info.Name,
+		Short:   info.Short,
+		Long:    info.Long,
+		Example: examples(info.Examples),
+		Args:    noArgs,
+		RunE:    runner(opts, runF, runExperiment),
 	}
-	exp, err := build()
-	if err != nil {
-		return err
+	fs := cmd.Flags()
+	for _, p := range opts.inst.Params() {
+		pf := &paramFlag{p: p, raw: p.String()}
+		opts.params[p.Name] = pf
+		f := fs.VarPF(pf, p.Name, "", p.Usage)
+		if p.Type == "bool" {
+			f.NoOptDefVal = "true"
+		}
+		if len(p.Values) > 0 {
+			completeFlag(cmd, p.Name, p.List, p.Values...)
+		}
 	}
-	if err := exp.Validate(); err != nil {
-		return flagError(out.flags, err)
+	formats := []string{"table", "markdown", "csv", "json"}
+	if info.GoBench {
+		formats = append(formats, "gobench")
 	}
-	out.realClock = onRealClock(exp)
-	if err := out.checkParameters(exp); err != nil {
-		return err
+	opts.out.register(cmd, info, formats)
+	if info.Target {
+		opts.target.register(fs)
 	}
-	o, err := runOutcome(ctx, a, exp, out.replications, "")
-	if err != nil {
-		return err
+	if info.History {
+		opts.history.register(fs)
 	}
-	if out.history != nil {
-		if err := out.history.finish(); err != nil {
+	return cmd
+}
+
+// examples indents a command's examples as cobra prints them.
+func examples(lines []string) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "  " + l
+	}
+	return strings.Join(out, "\n")
+}
+
+// given reports whether the flag called name was given on the command line.
+func (o *experimentOptions) given(name string) bool {
+	f := o.out.flags.Lookup(name)
+	return f != nil && f.Changed
+}
+
+// configure sets the parameters given into the configuration, completes
+// it, and opens what the runs go to: every error is one line naming the
+// flag, before anything runs. o.target.close releases what it opened, also
+// after an error.
+func (o *experimentOptions) configure(ctx context.Context) error {
+	info := o.inst.Info()
+	for _, p := range o.inst.Params() {
+		if o.given(p.Name) {
+			if err := p.Set(o.params[p.Name].raw); err != nil {
+				return usageErr("--"+p.Name, err)
+			}
+		}
+	}
+	if err := o.inst.Finish(o.given); err != nil {
+		return o.usage(err)
+	}
+	if k, ok := o.inst.Clock(); ok && k == sim.ClockVirtual && o.target.remote() {
+		return usagef("--clock", "the virtual clock cannot drive %s: a server commits on its own clock (use --clock real)", o.target.target)
+	}
+	spec := backend.Spec{}
+	if p, ok := o.params["db"]; ok && p.p.String() != "" {
+		if o.params["memory"] != nil && o.params["memory"].p.String() == "true" {
+			return usagef("--db", "cannot keep databases with --memory")
+		}
+		if err := checkDBFolder(p.p.String()); err != nil {
+			return usageErr("--db", err)
+		}
+		spec.DBDir = p.p.String()
+	}
+	if p, ok := o.params["memory"]; ok {
+		spec.InMemory = p.p.String() == "true"
+	}
+	if p, ok := o.params["synchronous"]; ok {
+		spec.Synchronous = p.p.String()
+	}
+	rt := sim.Runtime{Progress: progress(o.app, info.Name)}
+	var err error
+	switch {
+	case info.Target:
+		if rt.Target, err = o.target.open(ctx, spec, info.InMemory); err != nil {
+			return err
+		}
+		rt.Store = o.target.storeName
+		if o.target.remote() {
+			rt.TargetName = o.target.target
+		}
+	case info.InMemory:
+		rt.Target = backend.Memory()
+	}
+	if info.Person {
+		if p, ok := rt.Target.(contract.PersonOffer); ok {
+			if err := p.RequirePerson(info.Name); err != nil {
+				return reachError{err}
+			}
+		}
+	}
+	if info.History {
+		if rt.History, err = o.history.start(o.app, info.Name); err != nil {
 			return err
 		}
 	}
-	return emit(a, out, format, o.report, o.rows, o.section)
+	if err := o.inst.Use(rt, o.given); err != nil {
+		return o.usage(err)
+	}
+	return o.usage(o.inst.Validate())
 }
 
-// runOutcome runs exp and, when its parameters are the published ones and
-// replications > 0, the virtual-clock replications behind its verdicts, and
-// returns the outcome. titleSuffix is added to the titles of its main tables.
-func runOutcome[Row results.Row, Run any](ctx context.Context, a *app, exp sim.Experiment[Row, Run], replications int, titleSuffix string) (outcome[Row], error) {
-	var o outcome[Row]
-	res, err := exp.Run(ctx, exp.SeedList())
+// usage turns an experiment's errors about its parameters or fields into
+// usage errors naming the flag; other errors pass unchanged.
+func (o *experimentOptions) usage(err error) error {
+	var pe *experiment.ParamError
+	if errors.As(err, &pe) {
+		return usageErr("--"+pe.Param, pe.Err)
+	}
+	return flagError(o.out.flags, err)
+}
+
+// runExperiment is every experiment command: check the output flags and
+// configure the experiment (both before anything runs, so that bad input
+// costs nothing), run it with its verdicts, and print.
+func runExperiment(ctx context.Context, o *experimentOptions) error {
+	info := o.inst.Info()
+	defer o.target.close(o.app)
+	format, err := o.out.check(o.app, info.Name)
 	if err != nil {
-		return o, err
+		return err
 	}
-	cmp := results.Compare(exp.Name(), exp.Differences(), res.Rows, nil)
-	if cmp.Shown() && replications > 0 {
-		if replica, ok := exp.Replica(backend.Memory()); ok {
-			perRep := max(1, len(exp.SeedList()))
-			reps, err := sim.Replicate(ctx, replica, replications, perRep, progress(a, exp.Name()+" replications"))
-			if err != nil {
-				return o, err
-			}
-			cmp = results.Compare(exp.Name(), exp.Differences(), res.Rows, &reps)
-		}
+	if err := o.configure(ctx); err != nil {
+		return err
 	}
-	o.rows = res.Rows
-	o.report = results.Report{
-		Experiment:   exp.Name(),
-		Config:       exp,
-		Rows:         nonNilRows(res.Rows),
-		Runs:         nonNilRows(res.Runs),
-		Published:    cmp.Published,
-		Replications: cmp.Replications,
-		Verdicts:     cmp.Verdicts,
-		Warnings:     cmp.Warnings,
-		Version:      notesbenchVersion(),
-	}.Complete()
-	o.section = report.Build(report.Outcome{Experiment: exp.Name(), Rows: res.Rows, Setup: exp.Describe(),
-		Facts: res.Facts, Comparison: cmp, TitleSuffix: titleSuffix})
-	return o, nil
-}
-
-// nonNilRows makes a nil slice empty, so that JSON shows [] not null.
-func nonNilRows[T any](s []T) []T {
-	if s == nil {
-		return []T{}
+	k, clocked := o.inst.Clock()
+	o.out.realClock = clocked && k == sim.ClockReal
+	if err := o.out.checkParameters(o.inst.Config()); err != nil {
+		return err
 	}
-	return s
+	outcome, err := o.inst.Run(ctx, experiment.Options{Replications: o.out.replications, Version: notesbenchVersion(),
+		Progress: func(what string) func(done, total int) { return progress(o.app, what) }})
+	if err != nil {
+		return o.usage(err)
+	}
+	if err := o.history.finish(); err != nil {
+		return err
+	}
+	return o.out.emit(o.app, format, outcome)
 }
 
-// onRealClock reports whether exp runs on the real clock.
-func onRealClock(exp any) bool {
-	e, ok := exp.(interface{ ClockKind() sim.ClockKind })
-	return ok && e.ClockKind() == sim.ClockReal
-}
-
-// fieldFlags maps the config fields whose flag is not the field's name with
-// dashes for underscores.
-var fieldFlags = map[string]string{
-	"window_s":        "window",
-	"seed":            "seeds",
-	"service_time_ns": "service-time",
-}
-
-// flagError turns a configuration's field error into a usage error naming the
-// flag that set the field; a field no flag of the command sets is named as it
+// flagError turns a field error into a usage error naming the flag of the
+// same name (a field of a backend spec: store, target, note); a field no flag of the command sets is named as it
 // is, never as a flag that does not exist. Other errors pass unchanged.
 func flagError(fs *pflag.FlagSet, err error) error {
 	var fe *field.Error
 	if !errors.As(err, &fe) {
 		return err
 	}
-	name, ok := fieldFlags[fe.Field]
-	if !ok {
-		name = strings.ReplaceAll(fe.Field, "_", "-")
-	}
+	name := strings.ReplaceAll(fe.Field, "_", "-")
 	if fs != nil && fs.Lookup(name) != nil {
 		return usageErr("--"+name, fe.Err)
 	}
 	return usageError{fmt.Errorf("%s: %w", strings.ReplaceAll(fe.Field, "_", " "), fe.Err)}
+}
+
+// completeFlag makes the flag called name of cmd complete to values: one of
+// them, or (list) several, comma-separated. A value may carry a description
+// after a tab.
+func completeFlag(cmd *cobra.Command, name string, list bool, values ...string) {
+	cmd.RegisterFlagCompletionFunc(name, func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if !list {
+			return values, cobra.ShellCompDirectiveNoFileComp
+		}
+		head := ""
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			head = toComplete[:i+1]
+		}
+		listed := strings.Split(head, ",")
+		var out []string
+		for _, v := range values {
+			if name, _, _ := strings.Cut(v, "\t"); !slices.Contains(listed, name) {
+				out = append(out, head+v)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
 }

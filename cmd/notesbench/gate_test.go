@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -26,13 +27,14 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	race := sim.DefaultRace()
 	race.Clock = sim.ClockVirtual
 	race.Edits = 12 // small and fast; the counts still vary from seed to seed
-	replica, _ := race.Replica(backend.Memory())
+	replica := sim.Replica(race, backend.Memory())
 	runs, err := sim.Replicate(context.Background(), replica, recorded+checks, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	reps := results.Replications[results.RaceRow]{Reps: runs.Reps[:recorded], Singles: runs.Singles[:recorded]}
-	cmp := results.Compare("race", nil, reps.Reps[0], &reps)
+	exp, _ := results.Lookup("race")
+	cmp := results.Compare(exp, results.Rule[results.RaceRow]{}, nil, reps.Reps[0], &reps)
 	baseline, err := json.Marshal(results.Report{Experiment: "race", Config: race, Verdicts: cmp.Verdicts, Replications: recorded})
 	if err != nil {
 		t.Fatal(err)
@@ -43,13 +45,18 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	if err := json.Unmarshal(baseline, &back); err != nil {
 		t.Fatal(err)
 	}
-	exp, _ := results.Lookup("race")
+	check := func(rows []results.RaceRow) error {
+		out := &experiment.Outcome{Report: results.Report{Experiment: "race", Rows: rows}}
+		for _, r := range rows {
+			out.Rows = append(out.Rows, r)
+		}
+		return checkRealBaseline(io.Discard, "race.json", baseline, out)
+	}
 
 	failed, failedBefore := 0, 0
 	var checked results.RangeCheck
 	for i, rows := range runs.Reps[recorded:] {
-		rep := results.Report{Experiment: "race", Rows: rows}
-		err := checkRealBaseline(io.Discard, "race.json", baseline, rep, rows)
+		err := check(rows)
 		var reg *regressionError
 		switch {
 		case errors.As(err, &reg):
@@ -82,14 +89,14 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	// read conflict and lose far more.
 	changed := race
 	changed.Pause = "0"
-	replica, _ = changed.Replica(backend.Memory())
+	replica = sim.Replica(changed, backend.Memory())
 	other, err := sim.Replicate(context.Background(), replica, 5, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, rows := range other.Reps {
 		var reg *regressionError
-		if err := checkRealBaseline(io.Discard, "race.json", baseline, results.Report{Experiment: "race", Rows: rows}, rows); !errors.As(err, &reg) {
+		if err := check(rows); !errors.As(err, &reg) {
 			t.Errorf("a changed build, seed %d: %v, want a regression", i+1, err)
 		}
 	}

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
-	"github.com/notesbench/notesbench/results"
 )
 
 // outFlags are the output flags of every experiment.
@@ -20,41 +23,44 @@ type outFlags struct {
 	replications   int
 	baseline       string
 	updateBaseline string
-
-	// history, when the command records one, is written after the run and
-	// before the output, so that a regression still leaves it.
-	history *historyFlags
+	// formats are the formats --format takes.
+	formats []string
 
 	baselineJSON []byte         // the baseline, read by check
 	realClock    bool           // the run is on the real clock: check invariants and ranges
-	flags        *pflag.FlagSet // the command's flags, to name the flag of a config field
+	flags        *pflag.FlagSet // the command's flags
 }
 
-// noReplications registers no --replications flag, for experiments whose
-// verdicts need none.
-const noReplications = -1
-
-func (o *outFlags) register(fs *pflag.FlagSet, replications int) {
-	o.flags = fs
-	fs.StringVar(&o.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
+// register registers the output flags an experiment's Info asks for: the
+// format and --out always, --replications when it has verdicts resting on
+// replications, the baseline flags when its result can be a baseline.
+func (o *outFlags) register(cmd *cobra.Command, info experiment.Info, formats []string) {
+	fs := cmd.Flags()
+	o.flags, o.formats = fs, formats
+	fs.StringVar(&o.format, "format", "", "output format: "+contract.Choice(formats)+" (default table on a terminal, markdown otherwise)")
+	completeFlag(cmd, "format", false, formats...)
 	fs.StringVar(&o.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
-	if replications != noReplications {
-		fs.IntVar(&o.replications, "replications", replications,
+	if info.Replications != experiment.NoReplications {
+		fs.IntVar(&o.replications, "replications", info.Replications,
 			"replications of the published setup behind each verdict (0: no verdicts)")
 	}
-	fs.StringVar(&o.baseline, "baseline", "", "compare with a stored JSON result and exit 1 on any difference (virtual clock: exact counts; real clock: invariants and prediction intervals from the recorded replications, false-alarm rate ≤ 1 % per run)")
-	fs.StringVar(&o.updateBaseline, "update-baseline", "", "write this run's JSON result as the new baseline file")
+	if info.Baseline {
+		fs.StringVar(&o.baseline, "baseline", "", "compare with a stored JSON result and exit 1 on any difference (virtual clock: exact counts; real clock: invariants and prediction intervals from the recorded replications, false-alarm rate ≤ 1 % per run)")
+		fs.StringVar(&o.updateBaseline, "update-baseline", "", "write this run's JSON result as the new baseline file")
+	}
 }
 
 // check validates the output flags before anything runs, so that bad input
 // never costs a run and never leaves a partial file.
-func (o *outFlags) check(a *app, experiment string) (report.Format, error) {
-	f, err := outputFormat(a, o.format, false)
+func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
+	f, err := outputFormat(a, o.format, o.formats)
 	if err != nil {
 		return "", err
 	}
-	if o.replications < 0 {
-		return "", usagef("--replications", "must be 0 or more")
+	if err := (experiment.Options{Replications: o.replications}).Validate(); err != nil {
+		var pe *experiment.ParamError
+		errors.As(err, &pe)
+		return "", usageErr("--"+pe.Param, pe.Err)
 	}
 	if err := checkResultFile("--out", o.out); err != nil {
 		return "", err
@@ -73,32 +79,27 @@ func (o *outFlags) check(a *app, experiment string) (report.Format, error) {
 		if err := json.Unmarshal(b, &head); err != nil {
 			return "", usagef("--baseline", "%s is not a notesbench JSON result: %v", o.baseline, err)
 		}
-		if head.Experiment != experiment {
-			return "", usagef("--baseline", "%s holds a %q result, not %s", o.baseline, head.Experiment, experiment)
+		if head.Experiment != experimentName {
+			return "", usagef("--baseline", "%s holds a %q result, not %s", o.baseline, head.Experiment, experimentName)
 		}
 		o.baselineJSON = b
 	}
 	return f, nil
 }
 
-// outputFormat returns the format --format names or, when it names none,
-// table on a terminal and markdown otherwise. gobench is for the commands
-// that print Go benchmark lines; the others refuse it.
-func outputFormat(a *app, name string, gobench bool) (report.Format, error) {
+// outputFormat returns the format --format names, one of formats, or, when
+// it names none, table on a terminal and markdown otherwise.
+func outputFormat(a *app, name string, formats []string) (report.Format, error) {
 	if name == "" {
 		name = "markdown"
 		if a.stdoutTTY {
 			name = "table"
 		}
 	}
-	f, err := report.ParseFormat(name)
-	if err == nil && f == report.FormatGoBench && !gobench {
-		err = errors.New(`unknown format "gobench" for this command (want table, markdown, csv or json)`)
+	if !slices.Contains(formats, name) {
+		return "", usagef("--format", "unknown format %q (want %s)", name, contract.Choice(formats))
 	}
-	if err != nil {
-		return "", usageErr("--format", err)
-	}
-	return f, nil
+	return report.Format(name), nil
 }
 
 // checkResultFile makes sure the JSON result the flag names, if any, can be
@@ -122,26 +123,31 @@ func writeResult(path string, result any) error {
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return report.WriteJSON(w, result) })
 }
 
-// emit prints the report in the chosen format, writes the JSON files and
-// checks the baseline. rows are the report's rows, typed, for the real-clock
-// checks.
-func emit[R results.Row](a *app, o *outFlags, f report.Format, rep results.Report, rows []R, section report.Section) error {
-	if err := printResult(a, f, rep, section); err != nil {
+// emit prints an outcome in format f, writes the JSON files and checks the
+// baseline.
+func (o *outFlags) emit(a *app, f report.Format, out *experiment.Outcome) error {
+	var err error
+	if f == report.FormatGoBench {
+		err = report.WriteGoBench(a.stdout, out.GoBench...)
+	} else {
+		err = printResult(a, f, out.JSON, out.Section)
+	}
+	if err != nil {
 		return err
 	}
-	if err := writeResult(o.out, rep); err != nil {
+	if err := writeResult(o.out, out.JSON); err != nil {
 		return err
 	}
-	if err := writeResult(o.updateBaseline, rep); err != nil {
+	if err := writeResult(o.updateBaseline, out.JSON); err != nil {
 		return err
 	}
 	if o.baselineJSON == nil {
 		return nil
 	}
 	if o.realClock {
-		return checkRealBaseline(a.stderr, o.baseline, o.baselineJSON, rep, rows)
+		return checkRealBaseline(a.stderr, o.baseline, o.baselineJSON, out)
 	}
-	return compareBaseline(o.baseline, o.baselineJSON, rep)
+	return compareBaseline(o.baseline, o.baselineJSON, out.Report)
 }
 
 // printResult writes a result to stdout in format f: the JSON result, the CSV

@@ -24,7 +24,7 @@ func TestReproduceBadInput(t *testing.T) {
 		{[]string{"reproduce", "--only", "nope", "--out", filepath.Join(dir, "new")}, `notesbench: --only: unknown experiment "nope"`},
 		{[]string{"reproduce", "--out", filepath.Join(dir, "missing", "deeper")}, "notesbench: --out: cannot create"},
 		{[]string{"reproduce", "--clock", "wall"}, `notesbench: --clock: unknown clock "wall"`},
-		{[]string{"reproduce", "--format", "csv"}, "notesbench: --format: reproduce prints table, markdown or json"},
+		{[]string{"reproduce", "--format", "csv"}, `notesbench: --format: unknown format "csv" (want table, markdown or json)`},
 	} {
 		expectUsageError(t, tc.args, tc.want)
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -206,7 +207,11 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func newRootCmd(a *app) *cobra.Command {
+func newRootCmd(a *app) *cobra.Command { return newRootCmdWith(a, experiment.All()) }
+
+// newRootCmdWith returns the root command with a command for each of
+// experiments: the one place commands are registered.
+func newRootCmdWith(a *app, experiments []experiment.Descriptor) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "notesbench",
 		Short: "Measure what the Notes write contract prevents, by scripted agent-versus-person races",
@@ -229,26 +234,20 @@ by clause, and check judges a recorded history.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.Args = noArgs
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-	// Every count and rate flag has an upper bound, checked before any
-	// command runs.
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkBounds(cmd) }
+	for _, d := range experiments {
+		if d == experiment.Validate {
+			root.AddCommand(newValidateCmd(a, nil))
+			continue
+		}
+		root.AddCommand(newExperimentCmd(a, d, nil))
+	}
 	root.AddCommand(
-		newRaceCmd(a, nil),
-		newTabsCmd(a, nil),
-		newFastCmd(a, nil),
-		newCreateCmd(a, nil),
-		newSourcesCmd(a, nil),
-		newRefsCmd(a, nil),
-		newOutlineCmd(a, nil),
-		newValidateCmd(a, nil),
 		newReproduceCmd(a, nil),
-		newBenchCmd(a, nil),
 		newServeCmd(a, nil),
 		newConformCmd(a, nil),
 		newCheckCmd(a, nil),
 		newCrashCmd(a, nil),
 	)
-	registerCompletions(root)
 	return root
 }
 

@@ -78,27 +78,31 @@ checkpointed and closed, and it exits 0.`,
 	fs.StringVar(&opts.db, "db", defaultServeDB, "the SQLite database file, created when missing and kept")
 	fs.BoolVar(&opts.memory, "memory", false, "keep the database in memory (gone when serve stops; over stdio, one per process)")
 	fs.StringVar(&opts.guard, "guard", "note", "version scope: none, note or tab")
-	fs.StringVar(&opts.versionFormat, "version-format", "counter", "version format: counter, ms or us-suffix")
+	fs.StringVar(&opts.versionFormat, "version-format", "counter", "version format: ms, us-suffix or counter")
 	fs.StringVar(&opts.order, "order", "key-first", "which check a write makes first: key-first or version-first")
 	fs.StringVar(&opts.synchronous, "synchronous", "normal", "SQLite synchronous setting: normal or full")
 	fs.BoolVar(&opts.log, "log", false, "write one line per tool call to stderr")
 	fs.StringVar(&opts.store, "store", defaultStore(), "sqlite (the --db file), or a postgres:// URL: a schema of this process's own, dropped when serve stops (default $NOTESBENCH_POSTGRES_URL when set); serve it over --http to share it between sessions")
 	fs.BoolVar(&opts.keep, "keep", false, "with a PostgreSQL store: leave the schema in place when serve stops")
 	fs.BoolVar(&opts.extensions, "extensions", true, "also list the notesbench_ extension tools (fresh Notes, the person's actions)")
+	completeFlag(cmd, "guard", false, contract.Guards.Strings()...)
+	completeFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
+	completeFlag(cmd, "order", false, contract.Orders.Strings()...)
+	completeFlag(cmd, "synchronous", false, contract.SynchronousSettings.Strings()...)
 	return cmd
 }
 
 // variant parses the variant flags.
 func (o *serveOptions) variant() (contract.Variant, error) {
-	g, err := contract.ParseGuard(o.guard)
+	g, err := contract.Guards.Parse(o.guard)
 	if err != nil {
 		return contract.Variant{}, usageErr("--guard", err)
 	}
-	f, err := contract.ParseVersionFormat(o.versionFormat)
+	f, err := contract.VersionFormats.Parse(o.versionFormat)
 	if err != nil {
 		return contract.Variant{}, usageErr("--version-format", err)
 	}
-	ord, err := contract.ParseOrder(o.order)
+	ord, err := contract.Orders.Parse(o.order)
 	if err != nil {
 		return contract.Variant{}, usageErr("--order", err)
 	}

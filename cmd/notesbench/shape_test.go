@@ -82,7 +82,6 @@ func TestFieldErrorsNameOnlyFlagsThatExist(t *testing.T) {
 		field, want string
 	}{
 		{"sessions", "--sessions: must be at least 1"},
-		{"window_s", "--window: must be at least 1"},
 		{"list_sources", "list sources: must be at least 1"},
 		{"service_time_ns", "service time ns: must be at least 1"},
 	} {

@@ -45,14 +45,20 @@ func defaultStore() string {
 func (t *targetFlags) remote() bool { return t.target != "" && t.target != "embedded" }
 
 // open returns the Target the flags name, with spec's embedded settings; a
-// server is connected to at once. Close it with close.
-func (t *targetFlags) open(ctx context.Context, spec backend.Spec) (contract.Target, error) {
+// server is connected to at once. inMemory says that the experiment's
+// embedded runs go to in-memory databases: they do unless the flags name a
+// PostgreSQL store, a server, or --keep. Close it with close.
+func (t *targetFlags) open(ctx context.Context, spec backend.Spec, inMemory bool) (contract.Target, error) {
 	if t.note != "" && !t.remote() {
 		return nil, usagef("--note", "names a Note on a server: give --target too")
 	}
 	spec.Store, spec.Keep = t.store, t.keep
 	spec.Target, spec.Note, spec.ClientVersion = t.target, t.note, notesbenchVersion()
 	t.storeName = spec.StoreName()
+	if inMemory && !t.remote() && !spec.Postgres() && !t.keep {
+		t.opened = backend.Memory()
+		return t.opened, nil
+	}
 	target, err := openTarget(ctx, t.flags, spec)
 	if err != nil {
 		return nil, err
@@ -78,16 +84,6 @@ func openTarget(ctx context.Context, fs *pflag.FlagSet, spec backend.Spec) (cont
 	return target, nil
 }
 
-// openMemory is open for an experiment whose embedded runs go to in-memory
-// databases.
-func (t *targetFlags) openMemory(ctx context.Context) (contract.Target, error) {
-	if !t.remote() && !(backend.Spec{Store: t.store}).Postgres() && !t.keep {
-		t.opened = backend.Memory()
-		return t.opened, nil
-	}
-	return t.open(ctx, backend.Spec{})
-}
-
 // close releases the target open made, if any, and tells a of the schemas
 // it kept.
 func (t *targetFlags) close(a *app) error {
@@ -98,29 +94,4 @@ func (t *targetFlags) close(a *app) error {
 		fmt.Fprintf(a.stderr, "notesbench: kept schema %s on %s\n", schema, t.storeName)
 	}
 	return t.opened.Close()
-}
-
-// served returns the contract variant the target serves: known is false for
-// the embedded store, which serves any, and for a server that does not say.
-func served(t contract.Target) (v contract.Variant, server, known bool) {
-	s, ok := t.(contract.Served)
-	if !ok {
-		return v, false, false
-	}
-	v, known = s.Served()
-	return v, true, known
-}
-
-// servedDefault returns value, or, when the flag was left at its default and
-// the target is a server, what derive makes of the variant it serves; a server
-// that does not say what it serves needs the flag.
-func servedDefault(fs *pflag.FlagSet, t contract.Target, flag, value string, derive func(contract.Variant) string) (string, error) {
-	v, server, known := served(t)
-	if !server || fs.Changed(flag) {
-		return value, nil
-	}
-	if !known {
-		return "", usagef("--"+flag, "%s does not say what it serves: name it (the rows are labelled as you name them)", t.Describe())
-	}
-	return derive(v), nil
 }

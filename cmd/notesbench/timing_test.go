@@ -1,13 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -38,18 +38,7 @@ func TestTimingFlagsMakeTheConfig(t *testing.T) {
 	t.Parallel()
 	race := func(args ...string) sim.Race {
 		t.Helper()
-		var cfg sim.Race
-		cmd := newRaceCmd(&app{stdout: new(strings.Builder), stderr: new(strings.Builder)}, func(_ context.Context, o *raceOptions) error {
-			var err error
-			cfg, err = o.config(context.Background())
-			o.env.close(o.app)
-			return err
-		})
-		cmd.SetArgs(args)
-		if err := cmd.Execute(); err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		return cfg
+		return configured(t, experiment.Race, args...).Config().(sim.Race)
 	}
 	if c := race("--timing", "published-fit"); c.Timing != sim.ProfilePublishedFit || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "slack:d/4,max=5ms" {
 		t.Errorf("--timing published-fit: %+v", c.Editing)
@@ -61,16 +50,8 @@ func TestTimingFlagsMakeTheConfig(t *testing.T) {
 		t.Errorf("--timing default: %+v, want %+v", c.Editing, race().Editing)
 	}
 	for _, pause := range []string{"0", "0ms", "0-0"} {
-		var cfg sim.Fast
-		cmd := newFastCmd(&app{stdout: new(strings.Builder), stderr: new(strings.Builder)}, func(_ context.Context, o *fastOptions) error {
-			var err error
-			cfg, err = o.config(context.Background())
-			o.env.close(o.app)
-			return err
-		})
-		cmd.SetArgs([]string{"--pause", pause})
-		if err := cmd.Execute(); err != nil || cfg.Pause != "" {
-			t.Errorf("fast --pause %s: pause %q, %v", pause, cfg.Pause, err)
+		if cfg := configured(t, experiment.Fast, "--pause", pause).Config().(sim.Fast); cfg.Pause != "" {
+			t.Errorf("fast --pause %s: pause %q", pause, cfg.Pause)
 		}
 	}
 }

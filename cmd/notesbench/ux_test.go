@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
@@ -148,7 +149,7 @@ func TestReproduceProtectsItsFolder(t *testing.T) {
 	}{{"reproduction", true}, {"results", false}} {
 		again := &reproduceOptions{app: &app{stdout: io.Discard, stderr: io.Discard}, clock: "virtual", replications: 1,
 			out: filepath.Join("..", "..", tc.dir), only: "validate", onlySet: true}
-		if _, _, _, err := again.settings(); (err == nil) != tc.ok {
+		if _, _, err := again.plan(); (err == nil) != tc.ok {
 			t.Errorf("%s/: %v", tc.dir, err)
 		}
 	}
@@ -317,7 +318,7 @@ func TestCompletionOfEnumFlags(t *testing.T) {
 		{[]string{"serve", "--order", ""}, []string{"key-first", "version-first"}},
 		{[]string{"serve", "--version-format", ""}, []string{"ms", "us-suffix", "counter"}},
 		{[]string{"create", "--table", ""}, []string{"a", "b", "both"}},
-		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", stepNames(reproSteps()))},
+		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", experiment.Names(experiment.All()))},
 		{[]string{"validate", ""}, []string{"list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "edit_note_tab", "create_note_tab", "add_note_source"}},
 	} {
 		if got := complete(tc.args...); !slices.Equal(got, tc.want) {

@@ -9,46 +9,44 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/report"
-	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
-// validateOptions holds the validate command's flags and arguments.
+// validateOptions holds the validate command's flags and arguments: the
+// experiment's, and a payload of the user's.
 type validateOptions struct {
-	app  *app
-	out  outFlags
-	tool string
-	file string
+	app        *app
+	experiment *experimentOptions
+	tool       string
+	file       string
 }
 
+// newValidateCmd is the validate experiment's command, which also takes a
+// tool and a payload of the user's to check.
 func newValidateCmd(a *app, runF func(context.Context, *validateOptions) error) *cobra.Command {
 	opts := &validateOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "validate [TOOL FILE|-]",
-		Short: "Check payloads against the rebuilt tools/list schema",
-		Long: `With no arguments, validate checks the eight payloads of the published table with a
-deliberately minimal validator (required, enum, additionalProperties, minItems and
-maxItems only) and with the full JSON Schema validator, and prints both verdicts.
-
-With a tool name and a file (or - for standard input), it checks that payload against
-the tool's full input schema and prints every violation, path and keyword; it exits 1
-when the payload is invalid.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 0 && len(args) != 2 {
-				return usageError{fmt.Errorf("validate takes no arguments, or a tool and a file (got %s)", report.Count(len(args), "argument"))}
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 2 {
-				opts.tool, opts.file = args[0], args[1]
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runValidate(cmd.Context(), opts)
-		},
+	cmd := newExperimentCmd(a, experiment.Validate, func(ctx context.Context, eo *experimentOptions) error {
+		opts.experiment = eo
+		if runF != nil {
+			return runF(ctx, opts)
+		}
+		return runValidate(ctx, opts)
+	})
+	cmd.Use = "validate [TOOL FILE|-]"
+	cmd.Args = func(_ *cobra.Command, args []string) error {
+		if len(args) != 0 && len(args) != 2 {
+			return usageError{fmt.Errorf("validate takes no arguments, or a tool and a file (got %s)", report.Count(len(args), "argument"))}
+		}
+		return nil
+	}
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 2 {
+			opts.tool, opts.file = args[0], args[1]
+		}
+		return run(cmd, nil)
 	}
 	// The first argument completes to a tool name, the second to a file.
 	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -61,18 +59,14 @@ when the payload is invalid.`,
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
-	opts.out.register(cmd.Flags(), noReplications)
 	return cmd
 }
 
 func runValidate(ctx context.Context, o *validateOptions) error {
-	a := o.app
 	if o.tool != "" {
 		return runPayload(ctx, o)
 	}
-	return runExperiment(ctx, a, &o.out, "validate", func() (sim.Experiment[results.ValidateRow, struct{}], error) {
-		return sim.DefaultValidation(), nil
-	})
+	return runExperiment(ctx, o.experiment)
 }
 
 type invalidPayloadError struct{ violations int }
@@ -85,13 +79,13 @@ func (e invalidPayloadError) Error() string {
 // JSON result. A payload has no baseline: --baseline and --update-baseline
 // are refused.
 func runPayload(ctx context.Context, o *validateOptions) error {
-	a := o.app
-	for _, f := range []struct{ flag, value string }{{"--baseline", o.out.baseline}, {"--update-baseline", o.out.updateBaseline}} {
+	a, out := o.app, &o.experiment.out
+	for _, f := range []struct{ flag, value string }{{"--baseline", out.baseline}, {"--update-baseline", out.updateBaseline}} {
 		if f.value != "" {
 			return usagef(f.flag, "validate TOOL FILE checks one payload, which has no baseline; baselines hold the published payloads' results (validate with no arguments)")
 		}
 	}
-	format, err := o.out.check(a, "validate")
+	format, err := out.check(a, "validate")
 	if err != nil {
 		return err
 	}
@@ -112,7 +106,7 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	if err := printResult(a, format, res, section); err != nil {
 		return err
 	}
-	if err := writeResult(o.out.out, res); err != nil {
+	if err := writeResult(out.out, res); err != nil {
 		return err
 	}
 	if !res.Valid {

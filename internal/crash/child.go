@@ -39,7 +39,7 @@ type reply struct {
 // setting. The file is in WAL mode, as every file database of the store.
 type ChildConfig struct {
 	DB          string
-	Synchronous store.Synchronous
+	Synchronous contract.Synchronous
 
 	// lie, set by this package's tests only, answers a call in the store's
 	// place when it returns true: a store that acknowledges what it never

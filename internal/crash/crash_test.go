@@ -16,7 +16,6 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/store"
 )
 
 // The test binary is also the child: started with the database in its
@@ -30,7 +29,7 @@ const (
 
 func TestMain(m *testing.M) {
 	if db := os.Getenv(childDBEnv); db != "" {
-		cfg := ChildConfig{DB: db, Synchronous: store.Synchronous(os.Getenv(childSyncEnv))}
+		cfg := ChildConfig{DB: db, Synchronous: contract.Synchronous(os.Getenv(childSyncEnv))}
 		if os.Getenv(childLieEnv) != "" {
 			var edits atomic.Int64
 			cfg.lie = func(tool string, args json.RawMessage) (json.RawMessage, bool) {
@@ -91,7 +90,7 @@ func crashRun(t *testing.T, kills int) {
 	ctx := context.Background()
 	w := history.NewWriter(history.Header{Experiment: "crash"})
 	var results []Result
-	for _, sync := range []store.Synchronous{store.SyncNormal, store.SyncFull} {
+	for _, sync := range []contract.Synchronous{contract.SyncNormal, contract.SyncFull} {
 		cfg := DefaultConfig()
 		cfg.Dir, cfg.Synchronous, cfg.Kills, cfg.Command = t.TempDir(), sync, kills, testCommand
 		res, err := Run(ctx, cfg, w)

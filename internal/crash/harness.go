@@ -26,7 +26,7 @@ type Config struct {
 	// Dir is the folder the database file goes in.
 	Dir string
 	// Synchronous is SQLite's synchronous setting of the file (WAL mode).
-	Synchronous store.Synchronous
+	Synchronous contract.Synchronous
 	// Kills is how many times the child is killed; it is restarted after each
 	// kill but the last, after which the parent opens the database itself.
 	Kills int
@@ -44,13 +44,13 @@ type Config struct {
 // DefaultConfig is the run notesbench crash makes: 50 kills, each child
 // serving 5 to 40 ms.
 func DefaultConfig() Config {
-	return Config{Synchronous: store.SyncNormal, Kills: 50, Seed: 1, MinLife: 5 * time.Millisecond, MaxLife: 40 * time.Millisecond}
+	return Config{Synchronous: contract.SyncNormal, Kills: 50, Seed: 1, MinLife: 5 * time.Millisecond, MaxLife: 40 * time.Millisecond}
 }
 
 // Result is what one run went through.
 type Result struct {
-	Run         string            `json:"run"`
-	Synchronous store.Synchronous `json:"synchronous"`
+	Run         string               `json:"run"`
+	Synchronous contract.Synchronous `json:"synchronous"`
 	// Kills counts the SIGKILLs the store survived: each but the last was
 	// followed by a restart of the child, the last by the parent's own open.
 	Kills int `json:"kills"`
@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 	case cfg.Command == nil:
 		return res, errors.New("no command to start the store process with")
 	}
-	if _, err := store.ParseSynchronous(string(cfg.Synchronous)); err != nil {
+	if _, err := contract.SynchronousSettings.Parse(string(cfg.Synchronous)); err != nil {
 		return res, err
 	}
 	start := time.Now()

@@ -4,7 +4,12 @@
 // so that no package below it names a flag.
 package field
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+
+	"github.com/notesbench/notesbench/internal/plural"
+)
 
 // Error is a configuration field that cannot be used. Field is the field's
 // JSON name in the configuration ("edits", "claude_think", "store").
@@ -28,4 +33,24 @@ func Wrap(name string, err error) error {
 		return nil
 	}
 	return &Error{Field: name, Err: err}
+}
+
+// AtMost returns an *Error for name when v is above max, the largest value
+// the field takes, saying why (what the work costs at that value); nil
+// otherwise. Bounds stand beside the lower limits in each configuration's
+// Validate, so that no input can hang the machine or exhaust its memory.
+func AtMost[N int | int64 | uint64 | float64](name string, v, max N, why string) error {
+	if v <= max {
+		return nil
+	}
+	return Errorf(name, "must be at most %s (%s)", plural.Int(int64(max)), why)
+}
+
+// AtMostDuration is AtMost for a duration, its bound written as one
+// ("1h0m0s").
+func AtMostDuration(name string, v, max time.Duration, why string) error {
+	if v <= max {
+		return nil
+	}
+	return Errorf(name, "must be at most %s (%s)", max, why)
 }

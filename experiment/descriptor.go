@@ -1,0 +1,440 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// Info is what a command shows of an experiment, and which of the flags
+// every experiment shares it takes.
+type Info struct {
+	// Name is the experiment's name, as the command and published.json
+	// call it.
+	Name string
+	// Short, Long and Examples are the command's help.
+	Short, Long string
+	Examples    []string
+	// Target: the runs go to a contract target the user may choose
+	// (--store, --keep, --target, --note).
+	Target bool
+	// InMemory: embedded runs go to in-memory databases.
+	InMemory bool
+	// History: the runs can be recorded for notesbench check (--history).
+	History bool
+	// Replications is the default number of replications behind the
+	// verdicts (--replications); NoReplications for an experiment judged
+	// without any.
+	Replications int
+	// Baseline: a result can be compared with a stored one (--baseline);
+	// bench's timings cannot.
+	Baseline bool
+	// GoBench: the experiment prints Go benchmark lines (--format gobench).
+	GoBench bool
+	// Person: the runs need the person's actions (contract.Person).
+	Person bool
+}
+
+// NoReplications is Info.Replications of an experiment judged without
+// replications.
+const NoReplications = -1
+
+// A Descriptor is one experiment, declared once: its name and help, its
+// parameters with their published defaults and bounds, how its rows are
+// judged and tabled, and how reproduce runs it. Every command, the
+// completion, the pipeline and reproduce read it; nothing else names an
+// experiment.
+type Descriptor interface {
+	// Info returns what a command shows of the experiment.
+	Info() Info
+	// New returns the experiment at its published setup, its parameters
+	// bound to its configuration.
+	New() Instance
+	// reproduce runs the experiment as a step of a reproduction.
+	reproduce(ctx context.Context, s reproSettings) (reproPart, error)
+	// published returns the experiment's published figures, nil when it
+	// has none.
+	published() *results.Experiment
+	// rowNames returns the key fields and figures its rows are read by.
+	rowNames() (keys, figures []string)
+	// invariants returns what must hold of its rows on any clock.
+	invariants() []results.Invariant
+}
+
+// An Instance is one experiment being configured and run. Its parameters
+// are bound to its configuration: setting one sets the configuration.
+type Instance interface {
+	// Info returns its descriptor's Info.
+	Info() Info
+	// Params returns its parameters, in the order Differences lists them.
+	Params() []Param
+	// Finish completes the configuration once every parameter given is
+	// set: given reports whether a parameter was. Its errors are
+	// *ParamError.
+	Finish(given func(name string) bool) error
+	// Clock returns the clock the runs use, for an experiment that runs
+	// on either.
+	Clock() (sim.ClockKind, bool)
+	// Use sets what the runs go to and report to, and takes from a server
+	// the rows it serves: a parameter with Served that was not given gets
+	// the server's value, and one a server leaves unsaid must be given.
+	// Its errors are *ParamError.
+	Use(rt sim.Runtime, given func(name string) bool) error
+	// Validate checks the configuration; a field a parameter sets is
+	// reported as that parameter (*ParamError).
+	Validate() error
+	// Config returns the configuration, whose JSON form is the record of
+	// what ran.
+	Config() any
+	// Run runs the experiment and its verdicts.
+	Run(ctx context.Context, opts Options) (*Outcome, error)
+}
+
+// Options are how a run of an experiment is judged and shown.
+type Options struct {
+	// Replications is how many replications of the published setup stand
+	// behind the verdicts (0: none).
+	Replications int
+	// Progress, when set, returns the progress callback of one part of the
+	// work ("race replications").
+	Progress func(what string) func(done, total int)
+	// Version is notesbench's version, for the record.
+	Version string
+	// TitleSuffix is added to the titles of the main tables.
+	TitleSuffix string
+}
+
+// MaxReplications bounds Options.Replications: each replication is a full
+// run of the published setup.
+const MaxReplications = 10_000
+
+// Validate checks the options; its errors are *ParamError.
+func (o Options) Validate() error {
+	if o.Replications < 0 {
+		return paramErrf("replications", "must be 0 or more")
+	}
+	if err := field.AtMost("replications", o.Replications, MaxReplications, "each replication is a full run of the published setup"); err != nil {
+		var fe *field.Error
+		errors.As(err, &fe)
+		return paramErr("replications", fe.Err)
+	}
+	return nil
+}
+
+func (o Options) progress(what string) func(done, total int) {
+	if o.Progress == nil {
+		return nil
+	}
+	return o.Progress(what)
+}
+
+// Outcome is one experiment run through: its result as JSON records it,
+// the section that prints it, and what the commands check or draw of it.
+type Outcome struct {
+	// Report is the result; JSON is what --format json and --out write:
+	// the Report, or the Report with what the experiment adds (bench's
+	// tests between guards).
+	Report  results.Report
+	JSON    any
+	Section report.Section
+	// Rows are our rows, and Invariants what must hold of them on any
+	// clock, for a real-clock baseline check.
+	Rows       []results.Row
+	Invariants []results.Invariant
+	// Latency holds bench's per-write samples, for the latency plot.
+	Latency []report.LatencySeries
+	// GoBench holds Go benchmark lines (bench).
+	GoBench []report.Benchmark
+}
+
+// Def is how an experiment is declared: a value of it, passed to Define, is
+// the experiment's descriptor. C is its configuration (sim.Race, …), Row and
+// Run its row and run types.
+type Def[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
+	Info
+	// Default returns the published setup.
+	Default func() C
+	// Params returns the parameters of c, bound to it.
+	Params func(c *C) []Param
+	// Published returns the published setup c is compared with, when it is
+	// not Default's (race under a timing profile: the profile's rules).
+	Published func(c C) C
+	// Finish completes c once its parameters are set; given reports whether
+	// one was.
+	Finish func(c *C, given func(name string) bool) error
+	// Serve adapts c to the variant a server says it serves, beside the
+	// parameters with Served (race takes its version format).
+	Serve func(c *C, v contract.Variant)
+	// Prepare readies c once its runtime is set (bench: the peer beside a
+	// PostgreSQL store).
+	Prepare func(c *C)
+
+	// Rule judges the rows against the published figures.
+	Rule results.Rule[Row]
+	// Invariants must hold of the rows on any clock.
+	Invariants []results.Invariant
+	// Tables builds the main tables from our rows, with the published
+	// figures of exp beside them when exp is set.
+	Tables func(rows []Row, exp *results.Experiment) []report.MainTable
+	// Notes go under the first main table.
+	Notes []string
+	// VerdictTitle, when set, titles the verdict table.
+	VerdictTitle func(cmp results.Comparison) string
+	// PublishedRow, when set, says which rows a published row may stand
+	// beside (bench publishes one writer).
+	PublishedRow func(row Row) bool
+	// Complete, when set, completes an outcome and the parts of its section
+	// with what the experiment adds of its own (bench: its repetitions,
+	// tests between guards, Go benchmark lines).
+	Complete func(c C, res sim.Result[Row, Run], parts *report.Parts, o *Outcome)
+
+	// Reproduce is how reproduce runs the experiment.
+	Reproduce Plan[C]
+}
+
+// Plan is how reproduce runs an experiment at its published parameters.
+type Plan[C any] struct {
+	// Mul and Div scale reproduce's replications for the experiment:
+	// Mul·n/Div, at least 1 (fast: a tenth; outline: twice). A Mul of 0
+	// leaves the default of 1 (0 for a rule judged without replications).
+	Mul, Div int
+	// Timings runs it under both timing models, with the ablation of the
+	// inferred one (race, tabs); Editing reaches its editing loop.
+	Timings bool
+	Editing func(c *C) *sim.Editing
+}
+
+// descriptor is a Def made a Descriptor.
+type descriptor[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
+	def Def[C, Row, Run]
+	pub *results.Experiment
+}
+
+// Define returns the descriptor d declares. It panics on a declaration that
+// cannot work (no name, no default, no tables), a bug of the declaration.
+func Define[C sim.Experiment[Row, Run], Row results.Row, Run any](d Def[C, Row, Run]) Descriptor {
+	if d.Name == "" || d.Default == nil || d.Params == nil || d.Tables == nil {
+		panic("experiment: a Def needs a name, a default, parameters and tables")
+	}
+	pub, _ := results.Lookup(d.Name)
+	return &descriptor[C, Row, Run]{def: d, pub: pub}
+}
+
+func (d *descriptor[C, Row, Run]) Info() Info                     { return d.def.Info }
+func (d *descriptor[C, Row, Run]) published() *results.Experiment { return d.pub }
+func (d *descriptor[C, Row, Run]) invariants() []results.Invariant { return d.def.Invariants }
+
+func (d *descriptor[C, Row, Run]) rowNames() (keys, figures []string) {
+	var r Row
+	return r.Names()
+}
+
+func (d *descriptor[C, Row, Run]) New() Instance {
+	in := &instance[C, Row, Run]{d: d, cfg: d.def.Default()}
+	in.params = d.def.Params(&in.cfg)
+	return in
+}
+
+// instance is an Instance of a descriptor.
+type instance[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
+	d      *descriptor[C, Row, Run]
+	cfg    C
+	params []Param
+}
+
+func (in *instance[C, Row, Run]) Info() Info      { return in.d.def.Info }
+func (in *instance[C, Row, Run]) Params() []Param { return in.params }
+func (in *instance[C, Row, Run]) Config() any     { return in.cfg }
+
+func (in *instance[C, Row, Run]) Clock() (sim.ClockKind, bool) { return sim.Clocked(in.cfg) }
+
+func (in *instance[C, Row, Run]) Finish(given func(string) bool) error {
+	if in.d.def.Finish == nil {
+		return nil
+	}
+	return in.d.def.Finish(&in.cfg, given)
+}
+
+func (in *instance[C, Row, Run]) Use(rt sim.Runtime, given func(string) bool) error {
+	if r := sim.RuntimeOf(&in.cfg); r != nil {
+		*r = rt
+	}
+	if s, ok := rt.Target.(contract.Served); ok {
+		v, known := s.Served()
+		for _, p := range in.params {
+			if p.Served == nil || given(p.Name) {
+				continue
+			}
+			if !known {
+				return paramErrf(p.Name, "%s does not say what it serves: name it (the rows are labelled as you name them)", rt.Target.Describe())
+			}
+			if err := p.Set(p.Served(v)); err != nil {
+				return paramErr(p.Name, err)
+			}
+		}
+		if known && in.d.def.Serve != nil {
+			in.d.def.Serve(&in.cfg, v)
+		}
+	}
+	if in.d.def.Prepare != nil {
+		in.d.def.Prepare(&in.cfg)
+	}
+	return nil
+}
+
+func (in *instance[C, Row, Run]) Validate() error { return in.asParam(in.cfg.Validate()) }
+
+// asParam reports a field error about a field a parameter sets as that
+// parameter's error; other errors pass unchanged.
+func (in *instance[C, Row, Run]) asParam(err error) error {
+	var fe *field.Error
+	if !errors.As(err, &fe) {
+		return err
+	}
+	for _, p := range in.params {
+		if p.field() == fe.Field {
+			return paramErr(p.Name, fe.Err)
+		}
+	}
+	return err
+}
+
+// Differences lists how c departs from the published setup: how its runs
+// depart (sim.Departures), then each published parameter whose value
+// differs from the published one, as "edits 50 (published 100)".
+func (d *descriptor[C, Row, Run]) differences(c C) []string {
+	def := d.def.Default()
+	if d.def.Published != nil {
+		def = d.def.Published(c)
+	}
+	out := sim.Departures(c)
+	ours, theirs := d.def.Params(&c), d.def.Params(&def)
+	for i, p := range ours {
+		if p.Published {
+			out = append(out, results.Differ(p.label(), p.String(), theirs[i].String()))
+		}
+	}
+	return out
+}
+
+func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Outcome, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	return in.d.run(ctx, in.cfg, opts)
+}
+
+// run runs c, and, when its parameters are the published ones and the rule
+// judges against replications, the virtual-clock replications behind its
+// verdicts; it returns the outcome, built whole.
+func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, opts Options) (*Outcome, error) {
+	res, err := c.Run(ctx, c.SeedList())
+	if err != nil {
+		return nil, err
+	}
+	def := d.def
+	diffs := d.differences(c)
+	cmp := results.Compare(d.pub, def.Rule, diffs, res.Rows, nil)
+	if cmp.Shown() && def.Rule.Replicated() && opts.Replications > 0 && d.anyPublished(res.Rows) {
+		replica := sim.Replica(c, memoryTarget())
+		reps, err := sim.Replicate(ctx, replica, opts.Replications, max(1, len(replica.SeedList())), opts.progress(def.Name+" replications"))
+		if err != nil {
+			return nil, err
+		}
+		cmp = results.Compare(d.pub, def.Rule, diffs, res.Rows, &reps)
+	}
+	o := &Outcome{Invariants: def.Invariants}
+	o.Report = results.Report{
+		Experiment:   def.Name,
+		Config:       c,
+		Rows:         nonNil(res.Rows),
+		Runs:         nonNil(res.Runs),
+		Published:    cmp.Published,
+		Replications: cmp.Replications,
+		Verdicts:     cmp.Verdicts,
+		Warnings:     cmp.Warnings,
+		Version:      opts.Version,
+	}.Complete()
+	o.JSON = o.Report
+	parts := d.parts(res.Rows, c.Describe(), res.Facts, cmp, opts.TitleSuffix)
+	o.Rows = parts.Rows
+	if def.Complete != nil {
+		def.Complete(c, res, &parts, o)
+	}
+	o.Section = report.Build(parts)
+	return o, nil
+}
+
+// parts returns the parts of the section of rows: the experiment's tables,
+// the notes, and the comparison cmp. setup says how ours ran.
+func (d *descriptor[C, Row, Run]) parts(rows []Row, setup string, facts []string, cmp results.Comparison, titleSuffix string) report.Parts {
+	def := d.def
+	out := make([]results.Row, len(rows))
+	for i, r := range rows {
+		out[i] = r
+	}
+	var published func(results.Row) bool
+	if def.PublishedRow != nil {
+		published = func(r results.Row) bool { return def.PublishedRow(r.(Row)) }
+	}
+	return report.Parts{
+		Experiment:   def.Name,
+		Tables:       def.Tables(rows, report.Shown(cmp)),
+		Rows:         out,
+		Setup:        setup,
+		Facts:        facts,
+		Comparison:   cmp,
+		TitleSuffix:  titleSuffix,
+		Notes:        def.Notes,
+		VerdictTitle: def.VerdictTitle,
+		Published:    published,
+	}
+}
+
+// anyPublished reports whether a published row stands for one of rows.
+func (d *descriptor[C, Row, Run]) anyPublished(rows []Row) bool {
+	if d.pub == nil {
+		return false
+	}
+	return slices.ContainsFunc(rows, func(r Row) bool {
+		_, ok := d.pub.Match(results.RowKey(d.pub, r))
+		return ok
+	})
+}
+
+// nonNil makes a nil slice empty, so that JSON shows [] not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Lookup returns the descriptor of the experiment called name among ds.
+func Lookup(ds []Descriptor, name string) (Descriptor, error) {
+	for _, d := range ds {
+		if d.Info().Name == name {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown experiment %q (want %s)", name, contract.Choice(Names(ds)))
+}
+
+// Names returns the names of ds, in order.
+func Names(ds []Descriptor) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Info().Name
+	}
+	return out
+}

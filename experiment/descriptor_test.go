@@ -1,0 +1,112 @@
+package experiment
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// Every experiment with published figures can read every key field and
+// figure the published file names from its rows: a renamed row field or a
+// figure added to published.json without an accessor fails here, not as a
+// verdict that quietly reads "no data".
+func TestAccessorsCoverPublished(t *testing.T) {
+	for _, d := range All() {
+		exp := d.published()
+		if exp == nil {
+			t.Errorf("%s: no published figures", d.Info().Name)
+			continue
+		}
+		keys, figures := d.rowNames()
+		for _, k := range exp.Key {
+			if !slices.Contains(keys, k) {
+				t.Errorf("%s: no accessor for key %q", exp.Name, k)
+			}
+		}
+		for _, f := range exp.Figures {
+			if !slices.Contains(figures, f) {
+				t.Errorf("%s: no accessor for figure %q", exp.Name, f)
+			}
+		}
+	}
+}
+
+// The invariants each experiment declares catch the rows that break them,
+// and only those.
+func TestInvariants(t *testing.T) {
+	race := []results.RaceRow{
+		{Guard: "note", Policy: "reapply", Lost: 0},
+		{Guard: "note", Policy: "refresh", Lost: 250},
+		{Guard: "tab", Policy: "reapply", Lost: 3},
+	}
+	d := results.CheckInvariants(Race.invariants(), race)
+	if len(d) != 1 || d[0].Path != "rows[2].lost" || d[0].Current != "3" {
+		t.Fatalf("race: %v", d)
+	}
+	tabs := []results.TabsRow{
+		{Guard: "note", ConflictsClaude: 117, ConflictsHuman: 69},
+		{Guard: "tab", ConflictsHuman: 2},
+	}
+	if d := results.CheckInvariants(Tabs.invariants(), tabs); len(d) != 1 || d[0].Path != "rows[1].conflicts_human" {
+		t.Fatalf("tabs: %v", d)
+	}
+	fast := []results.FastRow{{VersionFormat: "ms", Lost: 40}, {VersionFormat: "counter"}}
+	if d := results.CheckInvariants(Fast.invariants(), fast); len(d) != 0 {
+		t.Fatalf("fast: %v", d)
+	}
+	fast[1].Lost = 1
+	if d := results.CheckInvariants(Fast.invariants(), fast); len(d) != 1 || d[0].Path != "rows[1].lost" || d[0].Baseline != "0 (counter versions never collide)" {
+		t.Fatalf("fast counter loss: %v", d)
+	}
+}
+
+// differencesOf sets params (name, value, …) on a fresh race and returns how
+// it departs from the published setup.
+func differencesOf(t *testing.T, params ...string) []string {
+	t.Helper()
+	in := Race.New().(*instance[sim.Race, results.RaceRow, results.RaceRun])
+	given := map[string]bool{}
+	for i := 0; i < len(params); i += 2 {
+		for _, p := range in.Params() {
+			if p.Name == params[i] {
+				if err := p.Set(params[i+1]); err != nil {
+					t.Fatal(err)
+				}
+				given[p.Name] = true
+			}
+		}
+	}
+	if err := in.Finish(func(name string) bool { return given[name] }); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range in.d.differences(in.cfg) {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// A rule of one's own departs from the published setup; a timing profile,
+// another reading of it, does not; other parameters do.
+func TestDifferences(t *testing.T) {
+	for _, tc := range []struct {
+		params []string
+		want   string
+	}{
+		{nil, ""},
+		{[]string{"timing", "published-fit"}, ""},
+		{[]string{"pause", "uniform0", "oversleep", "5ms"}, "pause uniform0 (published think), oversleep 5ms (published none)"},
+		{[]string{"seeds", "1-3", "edits", "30"}, "seeds 1-3 (published 1-5), edits 30 (published 100)"},
+		{[]string{"clock", "virtual", "service-time", "200us"}, "service-time 200µs (our model of the published setup: 60µs)"},
+		{[]string{"modes", "note/reapply", "parallel", "3"}, ""},
+	} {
+		if got := strings.Join(differencesOf(t, tc.params...), ", "); got != tc.want {
+			t.Errorf("%v: differences %q, want %q", tc.params, got, tc.want)
+		}
+	}
+}

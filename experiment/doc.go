@@ -1,0 +1,17 @@
+// Package experiment is the one home for running an experiment. Each
+// experiment is declared once, as a Descriptor (Define over a Def): its name
+// and help, its parameters bound to its configuration with their published
+// defaults, how its rows are judged against the published figures (a
+// results.Rule), its tables, its invariants and how reproduce runs it. All
+// lists them.
+//
+// The pipeline is here, once for every experiment: run the configuration,
+// compare its rows with the published figures, replicate the published setup
+// on the virtual clock for the verdicts, and build the result and its section
+// whole (Instance.Run); and a reproduction of every experiment at its
+// published parameters, with the timing ablation (Reproduce).
+//
+// experiment knows sim (the runs), results (the data and the verdicts) and
+// report (the tables); it parses no flags, opens no files and prints nothing:
+// a command turns Params into flags and an Outcome into output.
+package experiment

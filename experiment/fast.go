@@ -1,0 +1,62 @@
+package experiment
+
+import (
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// Fast is the fast experiment: lost updates from millisecond timestamps used
+// as versions.
+var Fast = Define(Def[sim.Fast, results.FastRow, results.RaceRun]{
+	Info: Info{
+		Name:  "fast",
+		Short: "Lost updates from millisecond timestamps used as versions (no think time)",
+		Long: `fast drops the think time and the pause to zero, so the two editors commit as fast
+as the store takes their writes, and compares version formats: a commit time cut to
+milliseconds (two commits in one millisecond share a version, and a stale write
+passes), microseconds plus a random suffix, and a counter. --pause gives both
+editors a pause before each read and --oversleep lengthens it, to see how timer
+behaviour moves millisecond collisions; neither is the published setup.`,
+		Examples: []string{
+			"notesbench fast                                  # the wall clock: ms collisions as the OS interleaves",
+			"notesbench fast --clock virtual --service-time 200us",
+			"notesbench fast --formats ms --pause 0-2ms",
+		},
+		// Each replication is 20,000 edits per format.
+		Target: true, History: true, Replications: 5, Baseline: true,
+	},
+	Default: sim.DefaultFast,
+	Params: func(c *sim.Fast) []Param {
+		return append(envParams(&c.Env),
+			EnumList("formats", &c.Formats, contract.VersionFormats, "version formats to run: ms, us-suffix, counter").
+				ServedAs(func(v contract.Variant) string { return string(v.VersionFormat) }),
+			Int("edits", &c.Edits, "edits per editor per run").AsPublished(),
+			Custom("pause", "string", "pause before each read, both editors: a duration or a range such as 0-2ms (fast has no think time)",
+				func() string {
+					if c.Pause == "" {
+						return "0"
+					}
+					return c.Pause
+				},
+				func(s string) error {
+					// No pause is the published setup, however it is written.
+					if d, err := sim.ParseDist(s); err == nil && d == (sim.Dist{}) {
+						s = ""
+					}
+					c.Pause = s
+					return nil
+				}).AsPublished().Completing(false, "0\tno pause"),
+			oversleep(&c.Oversleep),
+		)
+	},
+	Invariants: []results.Invariant{
+		{Key: "version_format", Value: "us-suffix", Figure: "lost", Why: "us-suffix versions never collide"},
+		{Key: "version_format", Value: "counter", Figure: "lost", Why: "counter versions never collide"},
+	},
+	Tables: one(report.FastTable),
+	// A fast replication is 20,000 edits per format, and with no think time
+	// every seed gives the virtual clock the same counts: a tenth.
+	Reproduce: Plan[sim.Fast]{Div: 10},
+})

@@ -1,0 +1,96 @@
+package experiment
+
+import (
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// Race is the race experiment: lost updates with and without the version
+// check.
+var Race = Define(Def[sim.Race, results.RaceRow, results.RaceRun]{
+	Info: Info{
+		Name:  "race",
+		Short: "Lost updates with and without the version check (claude and a person append lines to one text)",
+		Long: `race runs a scripted agent ("claude") and a scripted person ("human") against one
+Note. Each edit pauses, reads the text tab, thinks, and writes the text plus one
+unique line; on a version conflict the editor re-reads and writes again at once,
+re-applying its line to the fresh text (reapply) or resending its old text with the
+fresh version (refresh). Lines acknowledged by the store and missing at the end are
+lost updates. The defaults are the published setup.
+
+The write-up states no pause between edits. By default each editor pauses for a
+draw from its own think range, read from the published wall time (--timing
+default). --timing published-fit pauses U(0, the think maximum) and lengthens every
+pause and think by min(d/4, 5ms): a model inferred from the published figures, not
+stated in the write-up. --pause and --oversleep set the two rules one by one.`,
+		Examples: []string{
+			"notesbench race                        # the published setup on the wall clock, then verdicts",
+			"notesbench race --clock virtual        # the same, deterministic, without sleeping",
+			"notesbench race --target 'stdio:notesbench serve --db race.db' --modes note/reapply",
+		},
+		Target: true, History: true, Replications: results.MinReplications, Baseline: true,
+	},
+	Default: sim.DefaultRace,
+	Params: func(c *sim.Race) []Param {
+		return append(envParams(&c.Env), append([]Param{
+			Custom("modes", "string", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)",
+				func() string { return modeList(c.Modes) },
+				func(s string) error {
+					m, err := sim.ParseModes(s)
+					if err != nil {
+						return err
+					}
+					c.Modes = m
+					return nil
+				}).Completing(true, modeValues()...).ServedAs(func(v contract.Variant) string {
+				if v.Guard == contract.GuardNone {
+					return "none"
+				}
+				return string(v.Guard) + "/reapply," + string(v.Guard) + "/refresh"
+			}),
+		}, editingParams(&c.Editing)...)...)
+	},
+	Published: func(c sim.Race) sim.Race {
+		def := sim.DefaultRace()
+		def.Editing = publishedEditing(def.Editing, c.Editing)
+		return def
+	},
+	Finish: func(c *sim.Race, given func(string) bool) error { return finishEditing(&c.Editing, given) },
+	Serve:  func(c *sim.Race, v contract.Variant) { c.VersionFormat = v.VersionFormat },
+	Invariants: []results.Invariant{
+		{Key: "policy", Value: "reapply", Figure: "lost", Why: "re-applying after a conflict never loses a line"},
+	},
+	Tables:    one(report.RaceTable),
+	Reproduce: Plan[sim.Race]{Timings: true, Editing: func(c *sim.Race) *sim.Editing { return &c.Editing }},
+})
+
+// one makes a table builder of one table.
+func one[Row any](table func(rows []Row, exp *results.Experiment) report.Table) func([]Row, *results.Experiment) []report.MainTable {
+	return func(rows []Row, exp *results.Experiment) []report.MainTable { return report.One(table(rows, exp)) }
+}
+
+// modeList writes race's modes as --modes takes them.
+func modeList(modes []sim.Mode) string {
+	out := ""
+	for i, m := range modes {
+		if i > 0 {
+			out += ","
+		}
+		out += m.String()
+	}
+	return out
+}
+
+// modeValues are race's guard/policy pairs, for completion: none takes no
+// policy.
+func modeValues() []string {
+	out := []string{string(contract.GuardNone)}
+	for _, g := range contract.Guards.Values[1:] {
+		for _, p := range sim.Policies.Values {
+			out = append(out, string(g)+"/"+string(p))
+		}
+	}
+	return out
+}

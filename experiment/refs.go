@@ -1,0 +1,64 @@
+package experiment
+
+import (
+	"strconv"
+
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// Refs is the refs experiment: how an agent should refer to a tab it will
+// write to.
+var Refs = Define(Def[sim.Refs, results.RefsRow, struct{}]{
+	Info: Info{
+		Name:  "refs",
+		Short: "How an agent should refer to a tab: by position, type, label or ID",
+		Long: `refs gives a Note K Slides tabs with distinct labels. In each trial the agent lists
+the tabs, picks a deck and keeps a reference to it (its position in the bar, its type,
+its label or its ID); the person then moves, renames or adds tabs; the agent lists
+again, resolves its reference and writes to what it found with the fresh version.
+It counts correct, wrong-deck and not-found resolutions, and how many of those writes
+the version check let through.`,
+		Examples: []string{
+			"notesbench refs",
+			"notesbench refs --k 3 --trials 2000 --mix move=0.6,rename=0.2,add=0.2",
+		},
+		// Each fraction is judged against its sampling spread over the trials.
+		Target: true, InMemory: true, Replications: NoReplications, Baseline: true, Person: true,
+	},
+	Default: sim.DefaultRefs,
+	Params: func(c *sim.Refs) []Param {
+		return []Param{
+			List("k", &c.K, func(s string) (int, error) {
+				var n int
+				err := Int("k", &n, "").Set(s)
+				return n, err
+			}, strconv.Itoa, "numbers of decks in the Note, one table block each (1 to 5)").Completing(true),
+			Int("trials", &c.Trials, "trials per K").AsPublished(),
+			OneSeed("refs", &c.Seed).AsPublished().Labelled("seed"),
+			Int("edits-max", &c.EditsMax, "the person makes 0 to this many edits per trial, uniformly").AsPublished(),
+			Custom("mix", "string", "shares of the person's edits: move, rename, add",
+				func() string { return c.Mix.String() },
+				func(s string) error {
+					m, err := sim.ParseMix(s)
+					if err != nil {
+						return err
+					}
+					c.Mix = m
+					return nil
+				}).AsPublished(),
+			Int("parallel", &c.Parallel, "workers, each with a store of its own (0: one per CPU); results do not depend on it"),
+		}
+	},
+	Rule:   results.Rule[results.RefsRow]{Judge: results.ProportionVerdicts},
+	Tables: one(report.RefsTable),
+	Notes: []string{
+		"wrong deck: the reference resolved to another tab than the target — another deck, or, for a position, a fixed tab",
+		"writes passing the version check are counted over the writes the check judged: a slide_add to a fixed tab is refused before any version check and left out",
+		"the version check passes every write by construction, here as in the published model: nothing writes between the agent's listing and its write; it is shown, not judged",
+	},
+	VerdictTitle: func(results.Comparison) string {
+		return "Verdicts: published fractions against the 99 % sampling interval of ours (Wilson, over the trials)"
+	},
+})

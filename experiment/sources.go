@@ -1,0 +1,40 @@
+package experiment
+
+import (
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// Sources is the sources experiment: which idempotency key to put on
+// add_note_source.
+var Sources = Define(Def[sim.Sources, results.SourcesRow, results.SourcesRun]{
+	Info: Info{
+		Name:  "sources",
+		Short: "Which idempotency key to put on add_note_source: a UUID, the URL as written, or the normalized URL",
+		Long: `sources runs research sessions, each on its own Note: every turn cites some of the
+session's pages, each URL spelled one of seven ways (canonical, trailing slash, www.,
+?utm_source=…, #fragment, http://, no scheme), and a share of the replies is lost
+and resent with the same key. It counts saved sources and duplicates (a source whose
+normalized URL the Note already holds) for three keys: a fresh UUID per citation,
+a hash of the URL as written, and a hash of the Note ID and the normalized URL.`,
+		Examples: []string{
+			"notesbench sources",
+			"notesbench sources --sessions 100 --drop 0.5",
+			"notesbench sources --history s.jsonl && notesbench check s.jsonl",
+		},
+		Target: true, InMemory: true, History: true, Replications: 20, Baseline: true,
+	},
+	Default: sim.DefaultSources,
+	Params: func(c *sim.Sources) []Param {
+		return []Param{
+			Seeds(&c.Seeds),
+			Int("sessions", &c.Sessions, "research sessions, each on its own Note").AsPublished(),
+			Int("turns", &c.Turns, "turns per session").AsPublished(),
+			Int("pages", &c.Pages, "pages a session draws its citations from").AsPublished(),
+			Int("cites", &c.Cites, "pages cited per turn, without replacement").AsPublished(),
+			Float("drop", &c.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)").AsPublished(),
+		}
+	},
+	Tables: one(report.SourcesTable),
+})

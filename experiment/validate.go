@@ -1,0 +1,33 @@
+package experiment
+
+import (
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// Validate is the validate experiment: the eight published payloads against
+// a minimal validator and the full JSON Schema.
+var Validate = Define(Def[sim.Validation, results.ValidateRow, struct{}]{
+	Info: Info{
+		Name:  "validate",
+		Short: "Check payloads against the rebuilt tools/list schema",
+		Long: `With no arguments, validate checks the eight payloads of the published table with a
+deliberately minimal validator (required, enum, additionalProperties, minItems and
+maxItems only) and with the full JSON Schema validator, and prints both verdicts.
+
+With a tool name and a file (or - for standard input), it checks that payload against
+the tool's full input schema and prints every violation, path and keyword; it exits 1
+when the payload is invalid.`,
+		Examples: []string{
+			"notesbench validate                               # the eight published payloads",
+			"notesbench validate create_note_tab payload.json  # any payload: every violation, exit 1 when invalid",
+			"echo '{}' | notesbench validate edit_note_tab -",
+		},
+		Replications: NoReplications, Baseline: true,
+	},
+	Default: sim.DefaultValidation,
+	Params:  func(*sim.Validation) []Param { return nil },
+	Rule:    results.Rule[results.ValidateRow]{Judge: results.TextVerdicts[results.ValidateRow]},
+	Tables:  one(report.ValidateTable),
+})

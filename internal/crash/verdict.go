@@ -1,0 +1,81 @@
+package crash
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
+)
+
+// MaxKills bounds Config.Kills: each kill starts a child again and recovers
+// its database.
+const MaxKills = 10_000
+
+// Validate checks the parts of c a user sets, before anything runs; its
+// errors are *field.Error.
+func (c Config) Validate() error {
+	if c.Kills < 1 {
+		return field.Errorf("kills", "must be at least 1")
+	}
+	if err := field.AtMost("kills", c.Kills, MaxKills, "each kill starts a server again and recovers its database"); err != nil {
+		return err
+	}
+	if c.MinLife < 0 || c.MaxLife < c.MinLife {
+		return field.Errorf("life", "%v to %v is not a range", c.MinLife, c.MaxLife)
+	}
+	_, err := contract.SynchronousSettings.Parse(string(c.Synchronous))
+	return field.Wrap("synchronous", err)
+}
+
+// RunVerdict is one synchronous setting's run, judged: what it went through
+// and how many acknowledged writes the checks found missing.
+type RunVerdict struct {
+	Result
+	LostAcknowledged int `json:"lost_acknowledged"`
+}
+
+// Verdict is a crash test judged from its runs and the checks of its
+// recorded history: every run's outcome, and the problems that fail it — an
+// acknowledged write missing, a failed integrity check, a violated check.
+type Verdict struct {
+	Runs     []RunVerdict
+	Problems []string
+}
+
+// Judge judges runs by the checks of their history, rep.
+func Judge(runs []Result, rep *check.Report) Verdict {
+	lost := map[string]int{}
+	for _, r := range rep.Runs {
+		lost[r.Run] = r.Lost
+	}
+	var v Verdict
+	for _, res := range runs {
+		v.Runs = append(v.Runs, RunVerdict{Result: res, LostAcknowledged: lost[res.Run]})
+		if _, ok := lost[res.Run]; !ok {
+			v.Problems = append(v.Problems, fmt.Sprintf("synchronous %s: the history holds no run %s", res.Synchronous, res.Run))
+		}
+		if n := lost[res.Run]; n > 0 {
+			v.Problems = append(v.Problems, fmt.Sprintf("synchronous %s: %d acknowledged writes lost", res.Synchronous, n))
+		}
+		if res.Integrity != "ok" {
+			v.Problems = append(v.Problems, fmt.Sprintf("synchronous %s: integrity check: %s", res.Synchronous, res.Integrity))
+		}
+	}
+	for _, c := range rep.Checks {
+		if c.Verdict == check.Violated && c.Check != check.LostUpdates {
+			v.Problems = append(v.Problems, c.Check+" violated")
+		}
+	}
+	return v
+}
+
+// Settings are a crash test's parameters, as its record holds them.
+type Settings struct {
+	Kills       int                    `json:"kills"`
+	Synchronous []contract.Synchronous `json:"synchronous"`
+	Seed        uint64                 `json:"seed"`
+	LifeMinNS   time.Duration          `json:"life_min_ns"`
+	LifeMaxNS   time.Duration          `json:"life_max_ns"`
+}
