@@ -1,7 +1,7 @@
 package contract
 
 import (
-		"fmt"
+	"fmt"
 	"slices"
 	"strings"
 )

@@ -227,8 +227,8 @@ func Define[C sim.Experiment[Row, Run], Row results.Row, Run any](d Def[C, Row, 
 	return &descriptor[C, Row, Run]{def: d, pub: pub}
 }
 
-func (d *descriptor[C, Row, Run]) Info() Info                     { return d.def.Info }
-func (d *descriptor[C, Row, Run]) published() *results.Experiment { return d.pub }
+func (d *descriptor[C, Row, Run]) Info() Info                      { return d.def.Info }
+func (d *descriptor[C, Row, Run]) published() *results.Experiment  { return d.pub }
 func (d *descriptor[C, Row, Run]) invariants() []results.Invariant { return d.def.Invariants }
 
 func (d *descriptor[C, Row, Run]) rowNames() (keys, figures []string) {
