@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
@@ -260,8 +259,8 @@ type benchWriter struct {
 	noteID  string
 	version contract.Version
 	samples []float64
-	// pings are the latencies of a transport round trip, one before each
-	// timed write, when the session has a transport to ping (a server's).
+	// pings are the latencies of a transport round trip, as many as the
+	// timed writes, when the session has a transport to ping (a server's).
 	pings []float64
 }
 
@@ -280,6 +279,15 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 	}
 	defer func() { err = errors.Join(err, s.Close()) }()
 
+	// Every writer's Note is made before any writer's session opens, so that
+	// a server whose sessions cannot see each other's Notes (one process of
+	// its own per session, keeping its Notes in memory) is refused as such
+	// when a session opens, not as a Note that is not found.
+	for w := range j.writers {
+		if err := s.CreateNote(ctx, benchNoteID(w)); err != nil {
+			return run, err
+		}
+	}
 	writers := make([]*benchWriter, j.writers)
 	defer func() {
 		for _, w := range writers {
@@ -295,9 +303,6 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 			return run, err
 		}
 		writers[w] = bw
-		if err := s.CreateNote(ctx, bw.noteID); err != nil {
-			return run, err
-		}
 		tab, err := bw.conn.ReadNoteTab(ctx, bw.noteID, "markdown")
 		if err != nil {
 			return run, err
@@ -310,36 +315,35 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 		}
 	}
 
-	// The timed phase: every writer starts at once.
-	var wg sync.WaitGroup
-	errs := make([]error, len(writers))
-	start := make(chan struct{})
-	for w, bw := range writers {
-		wg.Go(func() {
-			<-start
-			for i := cfg.Warmup; i < cfg.Warmup+cfg.Writes; i++ {
-				if p, ok := bw.conn.(pinger); ok {
-					t0 := time.Now()
-					if err := p.Ping(ctx); err != nil {
-						errs[w] = fmt.Errorf("writer %d, ping %d: %w", w+1, i+1, err)
-						return
-					}
-					bw.pings = append(bw.pings, float64(time.Since(t0).Nanoseconds())/1e3)
-				}
-				d, err := bw.write(ctx, w, i, cfg.TextSize)
-				if err != nil {
-					errs[w] = fmt.Errorf("writer %d, write %d: %w", w+1, i+1, err)
-					return
-				}
-				bw.samples = append(bw.samples, float64(d.Nanoseconds())/1e3)
-			}
-		})
+	// Over a transport that answers a ping, the pings go in a phase of their
+	// own, every writer at once, as many as the timed writes: the floor under
+	// every call, measured under the same load, and kept out of the writes'
+	// wall time.
+	label := func(w int) string { return fmt.Sprintf("writer %d", w+1) }
+	if _, ok := writers[0].conn.(pinger); ok {
+		if _, err := runAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
+			return struct{}{}, writers[w].ping(ctx, cfg.Writes)
+		}); err != nil {
+			return run, err
+		}
 	}
+
+	// The timed phase: every writer starts at once; the first error cancels
+	// the others' calls.
 	began := time.Now()
-	close(start)
-	wg.Wait()
+	_, err = runAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
+		bw := writers[w]
+		for i := cfg.Warmup; i < cfg.Warmup+cfg.Writes; i++ {
+			d, err := bw.write(ctx, w, i, cfg.TextSize)
+			if err != nil {
+				return struct{}{}, fmt.Errorf("write %d: %w", i+1, err)
+			}
+			bw.samples = append(bw.samples, float64(d.Nanoseconds())/1e3)
+		}
+		return struct{}{}, nil
+	})
 	wall := time.Since(began)
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return run, err
 	}
 
@@ -350,6 +354,19 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 		run.PingsUS = append(run.PingsUS, bw.pings...)
 	}
 	return run, nil
+}
+
+// ping makes n pings and records how long each took.
+func (bw *benchWriter) ping(ctx context.Context, n int) error {
+	p := bw.conn.(pinger)
+	for i := range n {
+		t0 := time.Now()
+		if err := p.Ping(ctx); err != nil {
+			return fmt.Errorf("ping %d: %w", i+1, err)
+		}
+		bw.pings = append(bw.pings, float64(time.Since(t0).Nanoseconds())/1e3)
+	}
+	return nil
 }
 
 // write makes write i of writer w and returns how long the call took, from the

@@ -2,10 +2,13 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/store"
@@ -132,5 +135,121 @@ func TestBenchTextHasTheRequestedSize(t *testing.T) {
 	}
 	if benchText(0, 1, 200) == benchText(0, 2, 200) || benchText(0, 1, 200) == benchText(1, 1, 200) {
 		t.Error("two writes share a text")
+	}
+}
+
+// wrapTarget opens its target's runs with every session wrapped by wrap,
+// which is told the session's number in the run (from 0).
+type wrapTarget struct {
+	contract.Target
+	wrap func(s contract.Session, n int) contract.Session
+}
+
+func (t wrapTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	b, err := t.Target.Open(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return &wrapBackend{Backend: b, wrap: t.wrap}, nil
+}
+
+type wrapBackend struct {
+	contract.Backend
+	wrap func(s contract.Session, n int) contract.Session
+	n    int
+}
+
+func (b *wrapBackend) Session(ctx context.Context) (contract.Session, error) {
+	s, err := b.Backend.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.n++
+	return b.wrap(s, b.n-1), nil
+}
+
+// slowPings answers a ping after a pause, as a transport would.
+type slowPings struct {
+	contract.Session
+	pause time.Duration
+}
+
+func (s slowPings) Ping(context.Context) error {
+	time.Sleep(s.pause)
+	return nil
+}
+
+// Over a transport, writes per second count the writes alone: the pings that
+// measure the transport's floor are kept out of the wall time.
+func TestBenchWritesPerSecondCountWritesOnly(t *testing.T) {
+	cfg := Bench{Writes: 40, Reps: 1, TextSize: 10, Writers: []int{1}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
+		Runtime: Runtime{Target: wrapTarget{memTarget, func(s contract.Session, _ int) contract.Session { return slowPings{s, 10 * time.Millisecond} }}}}
+	runs, err := ownRuns(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	var pinged float64
+	for _, p := range r.PingsUS {
+		pinged += p
+	}
+	if len(r.PingsUS) != cfg.Writes || pinged < 0.4e6 {
+		t.Fatalf("%d pings taking %.0f µs in all, want %d of 10 ms", len(r.PingsUS), pinged, cfg.Writes)
+	}
+	// 40 writes to memory take a few milliseconds; the pings, 400.
+	if wall := r.WallS * 1e6; wall > pinged/2 {
+		t.Errorf("the writes' wall time %.0f µs holds the pings' %.0f µs", wall, pinged)
+	}
+}
+
+// failingWrites fails every write after the first after; slowWrites takes
+// a pause before each, returning early when its ctx is done.
+type failingWrites struct {
+	contract.Session
+	after int
+	n     int
+}
+
+func (s *failingWrites) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	if s.n++; s.n > s.after {
+		return contract.EditResult{}, errors.New("the disk is full")
+	}
+	return s.Session.EditNoteTab(ctx, req)
+}
+
+type slowWrites struct {
+	contract.Session
+	done *atomic.Int64
+}
+
+func (s slowWrites) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	select {
+	case <-time.After(20 * time.Millisecond):
+	case <-ctx.Done():
+		return contract.EditResult{}, ctx.Err()
+	}
+	s.done.Add(1)
+	return s.Session.EditNoteTab(ctx, req)
+}
+
+// One writer's error stops the others: it comes back at once, naming the
+// writer, not after every other writer finished its writes.
+func TestBenchWriterErrorStopsTheOthers(t *testing.T) {
+	var slow atomic.Int64
+	cfg := Bench{Writes: 200, Reps: 1, Warmup: 1, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
+		Runtime: Runtime{Target: wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
+			if n == 0 {
+				return &failingWrites{Session: s, after: 1}
+			}
+			return slowWrites{s, &slow}
+		}}}}
+	_, err := ownRuns(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "writer 1: write 2: the disk is full") {
+		t.Fatalf("error %v, want writer 1's", err)
+	}
+	// The slow writer made its warm-up write and at most a few timed ones
+	// before it was stopped; without the stop it made all 200.
+	if n := slow.Load(); n > 20 {
+		t.Errorf("the other writer made %d writes after the first failed", n)
 	}
 }

@@ -132,12 +132,17 @@ func (in *interruption) exitCode() (int, bool) {
 // 1 failure or regression, 2 bad usage, 130 interrupted by Ctrl-C (SIGINT),
 // 143 terminated (SIGTERM).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runWith(args, stdin, stdout, stderr, experiment.All())
+}
+
+// runWith is run with a command for each of experiments.
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experiments []experiment.Descriptor) int {
 	in := watchSignals()
 	defer in.stop()
 	ctx := in.ctx
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
 		args: args, width: terminalWidth(stdout)}
-	root := newRootCmd(a)
+	root := newRootCmdWith(a, experiments)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -206,8 +211,6 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
-
-func newRootCmd(a *app) *cobra.Command { return newRootCmdWith(a, experiment.All()) }
 
 // newRootCmdWith returns the root command with a command for each of
 // experiments: the one place commands are registered.

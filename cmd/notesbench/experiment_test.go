@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// An experiment is added as the README's "Adding an experiment" says, and
+// nothing else changes: this toy is its three files in one — its runs (what
+// sim/X.go holds), its row with its accessor table (results/X.go) and its
+// descriptor with its table (experiment/X.go) — and the line that lists it.
+// The command, its flags, bounds, completion, output formats, --out and the
+// baselines come from the descriptor.
+
+// coins is the toy's configuration: flips per seed, counting heads.
+type coins struct {
+	Seeds []uint64 `json:"seeds"`
+	Flips int      `json:"flips"`
+	sim.Runtime
+}
+
+// coinsRun is one seed's run.
+type coinsRun struct {
+	Seed  uint64 `json:"seed"`
+	Heads int    `json:"heads"`
+}
+
+// coinsRow is the toy's one row: heads over every seed.
+type coinsRow struct {
+	Side  string `json:"side"`
+	Heads int    `json:"heads"`
+	Flips int    `json:"flips"`
+}
+
+var coinsFields = results.Fields[coinsRow]{
+	Keys:    map[string]func(coinsRow) string{"side": func(r coinsRow) string { return r.Side }},
+	Figures: map[string]func(coinsRow) results.Value{"heads": results.Count(func(r coinsRow) int { return r.Heads })},
+}
+
+func (r coinsRow) KeyOf(name string) string                   { return coinsFields.Key(r, name) }
+func (r coinsRow) FigureOf(name string) (results.Value, bool) { return coinsFields.Figure(r, name) }
+func (r coinsRow) Names() (keys, figures []string)            { return coinsFields.Names() }
+
+func (c coins) SeedList() []uint64 { return c.Seeds }
+func (c coins) Describe() string {
+	return fmt.Sprintf("seeds %s, %d flips each", sim.FormatSeeds(c.Seeds), c.Flips)
+}
+
+func (c coins) Validate() error {
+	if c.Flips < 1 {
+		return field.Errorf("flips", "must be at least 1")
+	}
+	return field.AtMost("flips", c.Flips, 1000, "a toy")
+}
+
+func (c coins) Run(_ context.Context, seeds []uint64) (sim.Result[coinsRow, coinsRun], error) {
+	var res sim.Result[coinsRow, coinsRun]
+	row := coinsRow{Side: "heads"}
+	for _, seed := range seeds {
+		r := rand.New(rand.NewPCG(seed, 0))
+		run := coinsRun{Seed: seed}
+		for range c.Flips {
+			run.Heads += r.IntN(2)
+		}
+		res.Runs = append(res.Runs, run)
+		row.Heads += run.Heads
+		row.Flips += c.Flips
+	}
+	res.Rows = []coinsRow{row}
+	return res, nil
+}
+
+// coinsExperiment is the toy's descriptor.
+var coinsExperiment = experiment.Define(experiment.Def[coins, coinsRow, coinsRun]{
+	Info: experiment.Info{
+		Name: "coins", Short: "Heads in coin flips (a toy)", Long: "coins flips a seeded coin.",
+		Examples:     []string{"notesbench coins --flips 100"},
+		Replications: experiment.NoReplications, Baseline: true,
+	},
+	Default: func() coins { return coins{Seeds: []uint64{1, 2}, Flips: 10} },
+	Params: func(c *coins) []experiment.Param {
+		return []experiment.Param{experiment.Seeds(&c.Seeds), experiment.Int("flips", &c.Flips, "flips per seed").AsPublished()}
+	},
+	Rule: results.Rule[coinsRow]{Judge: func(*results.Experiment, []coinsRow) []results.Verdict { return nil }},
+	Tables: func(rows []coinsRow, _ *results.Experiment) []report.MainTable {
+		t := report.Table{Title: "Coins", Header: []string{"Side", "Heads"}}
+		for _, r := range rows {
+			t.Rows = append(t.Rows, []string{r.Side, report.Of(int64(r.Heads), int64(r.Flips))})
+		}
+		return report.One(t)
+	},
+})
+
+func runToy(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runWith(args, strings.NewReader(""), &stdout, &stderr, append(experiment.All(), coinsExperiment))
+	return code, stdout.String(), stderr.String()
+}
+
+func TestToyExperiment(t *testing.T) {
+	code, stdout, stderr := runToy(t, "coins", "--seeds", "1-3", "--flips", "20", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Experiment string         `json:"experiment"`
+		Config     map[string]any `json:"config"`
+		Rows       []coinsRow     `json:"rows"`
+		Runs       []coinsRun     `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Experiment != "coins" || rep.Config["flips"] != 20.0 || len(rep.Runs) != 3 || rep.Rows[0].Flips != 60 {
+		t.Fatalf("result %+v", rep)
+	}
+	code, stdout, _ = runToy(t, "coins", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "| heads | ") || !strings.Contains(stdout, "ours: seeds 1-2, 10 flips each") {
+		t.Errorf("markdown:\n%s", stdout)
+	}
+	code, stdout, _ = runToy(t, "coins", "--flips", "5", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "flips 5 (published 10)") {
+		t.Errorf("a parameter of its own is not named as one:\n%s", stdout)
+	}
+
+	// Its bounds and bad values are one line naming the flag.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"coins", "--flips", "0"}, "notesbench: --flips: must be at least 1\n"},
+		{[]string{"coins", "--flips", "5000"}, "notesbench: --flips: must be at most 1,000 (a toy)\n"},
+		{[]string{"coins", "--flips", "x"}, "notesbench: --flips: \"x\" is not a whole number\n"},
+		{[]string{"coins", "--seeds", "3-1"}, "notesbench: --seeds: range 3-1 is empty\n"},
+	} {
+		if code, _, stderr := runToy(t, tc.args...); code != 2 || stderr != tc.want {
+			t.Errorf("%v: exit %d, %q; want 2, %q", tc.args, code, stderr, tc.want)
+		}
+	}
+
+	// Its result is a baseline like any other.
+	base := filepath.Join(t.TempDir(), "coins.json")
+	if code, _, stderr := runToy(t, "coins", "--update-baseline", base); code != 0 {
+		t.Fatalf("update-baseline: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runToy(t, "coins", "--baseline", base); code != 0 {
+		t.Fatalf("baseline: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runToy(t, "coins", "--flips", "11", "--baseline", base); code != 2 || !strings.Contains(stderr, "recorded with other parameters: flips 10 vs 11") {
+		t.Errorf("other parameters: exit %d, %s", code, stderr)
+	}
+
+	// Its flags complete from its parameters.
+	code, stdout, _ = runToy(t, "__complete", "coins", "--")
+	if code != 0 || !strings.Contains(stdout, "--flips") || !strings.Contains(stdout, "--update-baseline") {
+		t.Errorf("completion: %s", stdout)
+	}
+}
+
+// --note names a Note on a server: every command that takes it refuses it
+// without one; refs, create and sources once ignored it.
+func TestNoteWithoutTargetIsRefused(t *testing.T) {
+	for _, name := range []string{"race", "refs", "create", "sources", "bench"} {
+		expectUsageError(t, []string{name, "--note", "foo"}, "notesbench: --note: names a Note on a server: give --target too")
+	}
+}
