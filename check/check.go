@@ -109,17 +109,6 @@ type EditorResult struct {
 	Lost         int    `json:"lost"`
 }
 
-// LostBy returns the intents of editor the final state lacks, 0 when the
-// editor made no call.
-func (r RunResult) LostBy(editor string) int {
-	for _, e := range r.Editors {
-		if e.Editor == editor {
-			return e.Lost
-		}
-	}
-	return 0
-}
-
 // Run judges every run of the histories. It returns an error only when ctx ends;
 // what the histories hold decides the verdicts.
 func Run(ctx context.Context, hs []*history.History, opts Options) (*Report, error) {

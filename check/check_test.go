@@ -144,7 +144,7 @@ func TestStaleOverwriteWithoutGuard(t *testing.T) {
 	rep := b.check(t, Options{})
 	expect(t, rep, StaleOverwrites, LostUpdates)
 	r := rep.Runs[0]
-	if r.StaleOverwrites != 1 || r.LostBy("claude") != 1 || r.LostBy("human") != 0 {
+	if r.StaleOverwrites != 1 || lostBy(r, "claude") != 1 || lostBy(r, "human") != 0 {
 		t.Errorf("run figures %+v", r)
 	}
 	if first := rep.Checks[4].First[0]; !strings.Contains(first, `human#1 edit_note_tab n/markdown adding "human-0" expected 1 → ok 3 overwrote claude#1`) {
@@ -354,7 +354,7 @@ func TestMillisecondVersionCollision(t *testing.T) {
 	b.final("t3", "human-0", "claude-0")
 	rep = b.check(t, Options{})
 	expect(t, rep, Versions, LostUpdates, StaleOverwrites)
-	if r := rep.Runs[0]; r.LostBy("human") != 1 || r.StaleOverwrites != 1 || r.VersionCollisions != 1 {
+	if r := rep.Runs[0]; lostBy(r, "human") != 1 || r.StaleOverwrites != 1 || r.VersionCollisions != 1 {
 		t.Errorf("run figures %+v", r)
 	}
 
@@ -436,4 +436,15 @@ func TestCancelled(t *testing.T) {
 	if _, err := Run(ctx, []*history.History{{File: "h", Runs: []*history.Run{b.run}}}, Options{}); err == nil {
 		t.Error("no error from a cancelled run")
 	}
+}
+
+// lostBy returns the intents of editor the final state of r lacks, 0 when
+// the editor made no call.
+func lostBy(r RunResult, editor string) int {
+	for _, e := range r.Editors {
+		if e.Editor == editor {
+			return e.Lost
+		}
+	}
+	return 0
 }

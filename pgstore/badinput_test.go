@@ -133,7 +133,7 @@ func TestConnectionLostMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := replaceText(c, "2", "k2", "after")
-	checkFailure(t, err, tg.SafeURL()+": edit_note_tab", "", "\x00")
+	checkFailure(t, err, safeURL(tg)+": edit_note_tab", "", "\x00")
 	c.Close()
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close after a lost connection: %v", err)
@@ -158,14 +158,20 @@ func TestServerDiesMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = replaceText(c, "2", "k2", "after")
-	checkFailure(t, err, tg.SafeURL()+": edit_note_tab", "", password)
+	checkFailure(t, err, safeURL(tg)+": edit_note_tab", "", password)
 	if _, err := c.ReadNoteTab(ctx, note, "markdown"); err == nil {
 		t.Fatal("a read after the server stopped succeeded")
 	}
 	c.Close()
 	err = s.Close()
-	checkFailure(t, err, tg.SafeURL()+": dropping schema "+s.Schema(), "", password)
+	checkFailure(t, err, safeURL(tg)+": dropping schema "+s.Schema(), "", password)
 	if _, err := s.Conn(ctx); err == nil {
 		t.Fatal("a session opened on a closed run")
 	}
+}
+
+// safeURL is t's URL without its password, as every message names it.
+func safeURL(t *Target) string {
+	t.init()
+	return t.safe
 }

@@ -77,7 +77,7 @@ func TestContractUnnamedStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := n > 0; got != tc.prepared {
-			t.Errorf("URL %s: %d statements of the write path prepared", tc.target.SafeURL(), n)
+			t.Errorf("URL %s: %d statements of the write path prepared", safeURL(tc.target), n)
 		}
 	}
 }

@@ -172,12 +172,6 @@ func (t *Target) sync() contract.Synchronous {
 	return t.Synchronous
 }
 
-// SafeURL is the Target's URL without its password, as every message names it.
-func (t *Target) SafeURL() string {
-	t.init()
-	return t.safe
-}
-
 // Kept lists the schemas that runs left in place because Keep is set, in the
 // order their runs closed.
 func (t *Target) Kept() []string {

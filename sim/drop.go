@@ -17,10 +17,8 @@ import "math/rand/v2"
 //
 // A ReplyLoss is not safe for concurrent use; give each run its own.
 type ReplyLoss struct {
-	r       *rand.Rand
-	p       float64
-	replies int
-	lost    int
+	r *rand.Rand
+	p float64
 }
 
 // NewReplyLoss returns a ReplyLoss that loses each successful reply with probability
@@ -33,16 +31,8 @@ func NewReplyLoss(r *rand.Rand, p float64) *ReplyLoss {
 // Lost reports whether the reply to a call that succeeded is lost. It takes one
 // value from the stream on every call.
 func (l *ReplyLoss) Lost() bool {
-	l.replies++
 	if l.r.Float64() < l.p {
-		l.lost++
 		return true
 	}
 	return false
 }
-
-// Replies returns how many successful replies Lost has been asked about.
-func (l *ReplyLoss) Replies() int { return l.replies }
-
-// LostCount returns how many of those replies were lost.
-func (l *ReplyLoss) LostCount() int { return l.lost }

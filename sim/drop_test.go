@@ -19,9 +19,6 @@ func TestReplyLossOneDrawPerReply(t *testing.T) {
 				lost++
 			}
 		}
-		if loss.Replies() != 2000 || loss.LostCount() != lost {
-			t.Errorf("p %v: Replies, LostCount = %d, %d; want 2000, %d", p, loss.Replies(), loss.LostCount(), lost)
-		}
 		switch p {
 		case 0:
 			if lost != 0 {
@@ -38,11 +35,14 @@ func TestReplyLossOneDrawPerReply(t *testing.T) {
 func TestReplyLossRate(t *testing.T) {
 	loss := NewReplyLoss(Stream(1, "drop"), 0.3)
 	const n = 100_000
+	got := 0
 	for range n {
-		loss.Lost()
+		if loss.Lost() {
+			got++
+		}
 	}
 	// The standard deviation of the count is about 145; allow 5 of them.
-	if got := loss.LostCount(); got < 29_275 || got > 30_725 {
+	if got < 29_275 || got > 30_725 {
 		t.Errorf("lost %d of %d replies at p 0.3", got, n)
 	}
 }

@@ -46,29 +46,17 @@ func (*Real) Busy(context.Context) error { return nil }
 // BusyWrite does nothing: a real write waits for SQLite's real write lock.
 func (*Real) BusyWrite(context.Context) error { return nil }
 
-// Run starts every fn in its own goroutine and waits for all of them. The ctx handed
-// to each fn is cancelled when ctx is or when any fn returns an error. Run returns the
-// first error, preferring an fn's own error to a context error; a panic in an fn is
-// recovered and returned as an error naming the editor ("editor 2 panicked: ...",
-// counting fns from 0).
+// Run starts every fn in its own goroutine, in sim's one pool with a worker
+// per fn, and waits for all of them. The ctx handed to each fn is cancelled
+// when ctx is or when any fn returns an error. Run returns the first error,
+// preferring an fn's own error to a context error, naming the editor ("editor
+// 1: ...", counting fns from 0); a panic in an fn is recovered and returned
+// as an error naming the editor.
 func (*Real) Run(ctx context.Context, fns ...func(ctx context.Context) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		first firstError
-		wg    sync.WaitGroup
-	)
-	for i, fn := range fns {
-		wg.Go(func() {
-			protect(editorName(i), func() error { return fn(ctx) }, func(err error) {
-				if first.keep(err) {
-					cancel()
-				}
-			})
-		})
-	}
-	wg.Wait()
-	return first.err
+	_, err := runAll(ctx, len(fns), len(fns), editorName, func(ctx context.Context, i int) (struct{}, error) {
+		return struct{}{}, fns[i](ctx)
+	})
+	return err
 }
 
 // editorName names the fn at position i of Run's arguments in errors.

@@ -58,8 +58,8 @@ func TestRealRunErrorCancelsOthers(t *testing.T) {
 			return slept
 		},
 		func(ctx context.Context) error { return boom })
-	if err != boom {
-		t.Fatalf("Run = %v, want boom", err)
+	if !errors.Is(err, boom) || err.Error() != "editor 1: boom" {
+		t.Fatalf("Run = %v, want editor 1's boom", err)
 	}
 	if !errors.Is(slept, context.Canceled) {
 		t.Errorf("sleeper got %v, want context.Canceled", slept)

@@ -194,14 +194,6 @@ func BrowserHref(raw string) (string, error) {
 	return u.String(), nil
 }
 
-// SameBrowserHref reports whether a browser-style check would take two links for
-// the same one: both have a BrowserHref and the two are equal.
-func SameBrowserHref(a, b string) bool {
-	ha, errA := BrowserHref(a)
-	hb, errB := BrowserHref(b)
-	return errA == nil && errB == nil && ha == hb
-}
-
 // escapeQueryPart percent-encodes the bytes of one query parameter that a URL
 // cannot hold literally (spaces, control characters, non-ASCII, and "<>\"\\^`{|}"),
 // leaving everything else, existing escapes included, as written. Encoding what it
