@@ -3,14 +3,14 @@ package experiment
 import (
 	"bytes"
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/notesbench/notesbench/internal/golden"
 
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 
@@ -18,8 +18,6 @@ import (
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	// Em and en dashes are ambiguous-width runes: pin their width to one column
@@ -29,23 +27,7 @@ func TestMain(m *testing.M) {
 }
 
 // golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./experiment -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s\nwant:\n%s", name, got, want)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { goldenfile.Check(t, name, got) }
 
 // sectionOf builds the section d's command prints for rows, made up: setup
 // says how they ran, diffs how the parameters depart from the published

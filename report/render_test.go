@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
+	goldenfile "github.com/notesbench/notesbench/internal/golden"
+
 	"github.com/notesbench/notesbench/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	// Em and en dashes are ambiguous-width runes: pin their width to one column
@@ -23,23 +21,7 @@ func TestMain(m *testing.M) {
 }
 
 // golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s\nwant:\n%s", name, got, want)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { goldenfile.Check(t, name, got) }
 
 // sampleTables is what an experiment hands to Render: a race table with ours
 // beside published, built as report/doc.go describes, and its verdict table.
