@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -29,7 +28,7 @@ func (h *historyFlags) start(a *app, experiment string) (*history.Writer, error)
 		return nil, usageErr("--history", err)
 	}
 	h.writer = history.NewWriter(history.Header{Experiment: experiment,
-		Command: redactPasswords(strings.Join(append([]string{"notesbench"}, a.args...), " "))})
+		Command: commandLine(a.args)})
 	return h.writer, nil
 }
 

@@ -162,7 +162,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experimen
 	if code == 1 && !errors.As(err, &invalid) && !errors.As(err, &violation) && !errors.As(err, &reach) {
 		// A failed or regressed run names its seeds and flags, so it can be
 		// replayed; passwords in URLs stay out of it.
-		fmt.Fprintf(stderr, "notesbench: replay with: notesbench %s\n", redactPasswords(strings.Join(args, " ")))
+		fmt.Fprintf(stderr, "notesbench: replay with: %s\n", commandLine(args))
 	}
 	return code
 }
@@ -172,6 +172,26 @@ var urlPassword = regexp.MustCompile(`(://[^:/@\s]+):[^@\s]+@`)
 
 // redactPasswords replaces the password of every URL in s with ****.
 func redactPasswords(s string) string { return urlPassword.ReplaceAllString(s, "$1:****@") }
+
+// commandLine writes notesbench with args as a POSIX shell reads it back:
+// each argument quoted when it holds anything but letters, digits and
+// -_./:=@%+,, passwords in URLs left out. Pasted into a shell, it runs the
+// same command.
+func commandLine(args []string) string {
+	words := []string{"notesbench"}
+	for _, a := range args {
+		words = append(words, shellQuote(redactPasswords(a)))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes s for a POSIX shell, when it must be.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
 
 // reachError is a store or server that could not be reached or used before
 // anything ran: exit code 1, and nothing to replay.
