@@ -184,6 +184,9 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := distinctOutputs(output{"--out", o.out.out}, output{"--update-baseline", o.out.updateBaseline}, output{"--history", o.history.path}); err != nil {
+		return err
+	}
 	if err := o.configure(ctx); err != nil {
 		return err
 	}

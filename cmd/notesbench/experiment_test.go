@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -207,5 +208,38 @@ func TestReplayLinesAreShellQuoted(t *testing.T) {
 		if got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"); !slices.Equal(got, tc.args) {
 			t.Errorf("the shell reads %q back as %q", commandLine(tc.args), got)
 		}
+	}
+}
+
+// Two flags naming one file to write are refused before anything runs: the
+// result would overwrite the history.
+func TestTwoOutputsOneFile(t *testing.T) {
+	dir := t.TempDir()
+	h := filepath.Join(dir, "h.jsonl")
+	for _, args := range [][]string{
+		{"race", "--clock", "virtual", "--seeds", "1", "--history", h, "--out", h},
+		{"race", "--clock", "virtual", "--seeds", "1", "--out", h, "--update-baseline", dir + "/./h.jsonl"},
+		{"create", "--history", dir + "/sub/../h.jsonl", "--update-baseline", h},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, "names the same file as") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("refused runs left %v", entries)
+	}
+}
+
+// reproduce --out takes a folder written with a trailing slash, as the
+// README writes it, and creates it.
+func TestReproduceOutWithTrailingSlash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my-reproduction") + "/"
+	code, _, stderr := runCLI(t, "reproduce", "--only", "validate", "--replications", "1", "--format", "markdown", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "REPRODUCED.md")); err != nil {
+		t.Error(err)
 	}
 }

@@ -149,3 +149,34 @@ func checkDBFolder(dir string) error {
 		}
 	}
 }
+
+// output is a file a flag names for notesbench to write.
+type output struct{ flag, path string }
+
+// distinctOutputs refuses two flags that name the same file to write: the
+// second would overwrite the first. Empty paths name nothing.
+func distinctOutputs(outs ...output) error {
+	type seen struct {
+		output
+		abs string
+		st  os.FileInfo
+	}
+	var prev []seen
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(o.path)
+		if err != nil {
+			return usageErr(o.flag, err)
+		}
+		st, _ := os.Stat(abs)
+		for _, p := range prev {
+			if p.abs == abs || (st != nil && p.st != nil && os.SameFile(st, p.st)) {
+				return usagef(o.flag, "names the same file as %s (%s): each output needs a file of its own", p.flag, o.path)
+			}
+		}
+		prev = append(prev, seen{o, abs, st})
+	}
+	return nil
+}

@@ -136,6 +136,7 @@ func onlyExperiments(only string) ([]experiment.Descriptor, error) {
 // place for a report of some hundred files. Every file
 // reproduce writes there must be missing or one notesbench wrote.
 func checkFolder(dir string) error {
+	dir = filepath.Clean(dir) // "out/" is the folder out, whose parent is "."
 	st, err := os.Stat(dir)
 	switch {
 	case err == nil && !st.IsDir():
