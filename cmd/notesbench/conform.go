@@ -47,7 +47,7 @@ fresh Note to use.
 
 A failed check prints the requests and replies that show it. conform exits 1
 when any check fails.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.target == "" {
 				return usagef("--target", "required: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")

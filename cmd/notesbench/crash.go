@@ -57,7 +57,7 @@ recorded history with the checks of notesbench check.
 It exits 1 when an acknowledged write is missing, the integrity check fails or a
 check is violated. A kill ends a process, not the machine: what the operating
 system has been handed survives it under either synchronous setting.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -89,7 +89,7 @@ func newCrashChildCmd(a *app) *cobra.Command {
 		Use:    "child",
 		Short:  "Serve the store to a crash run (notesbench crash starts it)",
 		Hidden: true,
-		Args:   cobra.NoArgs,
+		Args:   noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := contract.SynchronousSettings.Parse(sync)
 			if err != nil {

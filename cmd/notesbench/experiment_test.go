@@ -243,3 +243,17 @@ func TestReproduceOutWithTrailingSlash(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Misuse is exit 2 everywhere, with no replay line: a stray argument, an
+// unknown shell to complete.
+func TestMisuseExitsTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"conform", "--target", "embedded", "extra"},
+		{"serve", "extra"},
+		{"crash", "extra"},
+		{"completion", "bogus"},
+		{"race", "extra"},
+	} {
+		expectUsageError(t, args, "notesbench: unknown command")
+	}
+}

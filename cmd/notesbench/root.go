@@ -264,6 +264,15 @@ by clause, and check judges a recorded history.`,
 		}
 		root.AddCommand(newExperimentCmd(a, d, nil))
 	}
+	// Cobra's own completion command takes one shell: anything else is bad
+	// usage, not a reason to print help and succeed.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = noArgs
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
+	}
 	root.AddCommand(
 		newReproduceCmd(a, nil),
 		newServeCmd(a, nil),

@@ -61,7 +61,7 @@ actions and a description of what it serves; --extensions=false hides them.
 
 SIGINT or SIGTERM stops it gracefully: calls in flight finish, the database is
 checkpointed and closed, and it exits 0.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("db") && opts.memory {
 				return usagef("--memory", "cannot be used with --db")
