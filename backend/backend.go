@@ -26,8 +26,10 @@ type Spec struct {
 	// Keep leaves each run's PostgreSQL schema in place for inspection.
 	Keep bool
 	// DBDir keeps every run's SQLite database in this folder; empty means a
-	// temporary folder, removed when the Target is closed.
-	DBDir string
+	// temporary folder, made in TempDir (the system's temporary folder when
+	// empty) and removed when the Target is closed.
+	DBDir   string
+	TempDir string
 	// File is the one SQLite database of OpenBackend, created when missing and
 	// kept: what notesbench serve serves. It is not used by Open.
 	File string
@@ -178,7 +180,7 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 		spec, _ := mcpclient.Parse(s.Target)
 		return mcpclient.Dial(ctx, spec, mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion})
 	}
-	return &store.Target{Dir: s.DBDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}, nil
+	return &store.Target{Dir: s.DBDir, TempParent: s.TempDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}, nil
 }
 
 // OpenBackend opens one Backend serving variant v, for as long as it is open:

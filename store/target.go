@@ -28,7 +28,11 @@ func (s *Store) Session(ctx context.Context) (contract.Session, error) {
 // run in Dir (a temporary folder, removed by Close, when Dir is empty), or a
 // private in-memory database when InMemory is set.
 type Target struct {
+	// Dir keeps every run's database file; empty means a temporary folder,
+	// made in TempParent (the system's temporary folder when empty) and
+	// removed when the Target is closed.
 	Dir         string
+	TempParent  string
 	InMemory    bool
 	Synchronous contract.Synchronous
 	// QueueWrites opens every run's store with Options.QueueWrites: for a
@@ -78,7 +82,7 @@ func (t *Target) folder() (string, error) {
 			t.dir, t.dirErr = t.Dir, os.MkdirAll(t.Dir, 0o755)
 			return
 		}
-		t.dir, t.dirErr = os.MkdirTemp("", "notesbench-")
+		t.dir, t.dirErr = os.MkdirTemp(t.TempParent, "notesbench-")
 		t.tempDir = t.dirErr == nil
 	})
 	return t.dir, t.dirErr

@@ -143,7 +143,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	}
 	dir := o.db
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "notesbench-crash-"); err != nil {
+		if dir, err = os.MkdirTemp(a.scratch, "crash-"); err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)

@@ -116,7 +116,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	if k, ok := o.inst.Clock(); ok && k == sim.ClockVirtual && o.target.remote() {
 		return usagef("--clock", "the virtual clock cannot drive %s: a server commits on its own clock (use --clock real)", o.target.target)
 	}
-	spec := backend.Spec{}
+	spec := backend.Spec{TempDir: o.app.scratch}
 	if p, ok := o.params["db"]; ok && p.p.String() != "" {
 		if o.params["memory"] != nil && o.params["memory"].p.String() == "true" {
 			return usagef("--db", "cannot keep databases with --memory")

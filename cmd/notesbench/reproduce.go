@@ -214,7 +214,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if err != nil {
 		return err
 	}
-	if r.Target, err = backend.Open(ctx, backend.Spec{}); err != nil {
+	if r.Target, err = backend.Open(ctx, backend.Spec{TempDir: a.scratch}); err != nil {
 		return err
 	}
 	defer r.Target.Close()

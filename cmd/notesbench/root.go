@@ -44,6 +44,9 @@ type app struct {
 	args []string
 	// width is the terminal's width in columns, which the table format fits.
 	width int
+	// scratch is the run's scratch folder: every temporary folder goes in
+	// it, and it is removed when the run ends ("": the system's).
+	scratch string
 }
 
 func isTerminal(w any) bool {
@@ -79,8 +82,9 @@ const (
 )
 
 // interruption cancels a run's context on the first SIGINT or SIGTERM and
-// remembers which it was. After it, the signals get their default action
-// again, so that a second Ctrl-C ends the process at once.
+// remembers which it was. A second one ends the process at once, once it has
+// removed the run's scratch folder: a second Ctrl-C must not leave the run's
+// databases behind.
 type interruption struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -88,20 +92,35 @@ type interruption struct {
 	quit   chan struct{} // closed by stop
 	done   chan struct{} // closed when the watching goroutine returns
 	sig    atomic.Value  // the os.Signal received, if any
+	// exit ends the process after a second signal: os.Exit.
+	exit func(code int)
 }
 
-// watchSignals starts watching for SIGINT and SIGTERM.
-func watchSignals() *interruption {
+// watchSignals starts watching for SIGINT and SIGTERM; scratch is the folder
+// a second signal removes before the process ends.
+func watchSignals(scratch string) *interruption {
 	ctx, cancel := context.WithCancel(context.Background())
-	in := &interruption{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	in := &interruption{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 2), quit: make(chan struct{}), done: make(chan struct{}), exit: os.Exit}
 	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		defer close(in.done)
 		select {
 		case s := <-in.ch:
 			in.sig.Store(s)
-			signal.Stop(in.ch)
 			cancel()
+		case <-in.quit:
+			return
+		}
+		select {
+		case s := <-in.ch:
+			if scratch != "" {
+				os.RemoveAll(scratch)
+			}
+			code := exitInterrupt
+			if s == syscall.SIGTERM {
+				code = exitTerminate
+			}
+			in.exit(code)
 		case <-in.quit:
 		}
 	}()
@@ -137,14 +156,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runWith is run with a command for each of experiments.
 func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experiments []experiment.Descriptor) int {
-	in := watchSignals()
+	// Every temporary folder of the run goes into one scratch folder, which
+	// the end of the run — or a second Ctrl-C — removes whole.
+	scratch, err := os.MkdirTemp("", "notesbench-")
+	if err != nil {
+		fmt.Fprintf(stderr, "notesbench: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(scratch)
+	in := watchSignals(scratch)
 	defer in.stop()
 	ctx := in.ctx
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
-		args: args, width: terminalWidth(stdout)}
+		args: args, width: terminalWidth(stdout), scratch: scratch}
 	root := newRootCmdWith(a, experiments)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
