@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,7 +132,7 @@ func TestRecordAndReadBack(t *testing.T) {
 		t.Errorf("line 4:\n got %s\nwant %s", lines[3], want)
 	}
 
-	got, err := Read(&buf, "h.jsonl")
+	got, err := Read(context.Background(), &buf, "h.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestHooksOutsideARecordedCall(t *testing.T) {
 	if _, err := w.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Read(&buf, "h.jsonl")
+	got, err := Read(context.Background(), &buf, "h.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,17 +309,54 @@ func TestReadBadInput(t *testing.T) {
 			`h.jsonl:4: a second final state of note "n" in run "r"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Read(strings.NewReader(tc.input), "h.jsonl")
+			_, err := Read(context.Background(), strings.NewReader(tc.input), "h.jsonl")
 			var ie *InputError
 			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("error %v, want one starting %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Read(strings.NewReader(head+run+call), "h.jsonl"); err != nil {
+	if _, err := Read(context.Background(), strings.NewReader(head+run+call), "h.jsonl"); err != nil {
 		t.Errorf("the good history: %v", err)
 	}
-	if _, err := ReadFile(filepath.Join(t.TempDir(), "missing.jsonl")); err == nil || !strings.HasSuffix(err.Error(), "missing.jsonl: no such file or directory") {
+	if _, err := ReadFile(context.Background(), filepath.Join(t.TempDir(), "missing.jsonl")); err == nil || !strings.HasSuffix(err.Error(), "missing.jsonl: no such file or directory") {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+// A history is read with bounds: a field of the wrong kind is named as the
+// user wrote it (no Go type), a line without end is refused at MaxLine
+// without reading on, a device is refused before it is read, and a read
+// stops when its ctx ends.
+func TestReadBounds(t *testing.T) {
+	head := `{"format_version":1,"kind":"history","experiment":"race"}` + "\n"
+	if _, err := Read(context.Background(), strings.NewReader(`{"format_version":"1","kind":"history"}`+"\n"), "h.jsonl"); err == nil ||
+		err.Error() != "h.jsonl:1: malformed record: format_version: a JSON string where a number is wanted" {
+		t.Errorf("a field of the wrong kind: %v", err)
+	}
+	endless := io.MultiReader(strings.NewReader(head), &zeros{n: 3 * MaxLine})
+	if _, err := Read(context.Background(), endless, "z"); err == nil || err.Error() != "z:2: a line longer than 16 MiB: not a history" {
+		t.Errorf("a line without end: %v", err)
+	}
+	if _, err := ReadFile(context.Background(), os.DevNull); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a device: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Read(ctx, strings.NewReader(head), "h.jsonl"); !errors.Is(err, context.Canceled) {
+		t.Errorf("a read after its ctx ended: %v", err)
+	}
+}
+
+// zeros reads n zero bytes, then EOF.
+type zeros struct{ n int }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.n == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), z.n)
+	clear(p[:n])
+	z.n -= n
+	return n, nil
 }

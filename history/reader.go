@@ -3,11 +3,14 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 )
@@ -46,52 +49,70 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// ReadFile reads the history at path; see Read.
-func ReadFile(path string) (*History, error) {
+// MaxLine is the longest line a history may hold: far above the final
+// state of any run of the bounded parameters (a Note of 20,000 lines is some
+// 300 KB), far below what would strain a laptop's memory.
+const MaxLine = 16 << 20
+
+// ReadFile reads the history at path; see Read. The file must be a regular
+// file: a device or a pipe may never end (a pipe is read as standard input,
+// by the caller).
+func ReadFile(ctx context.Context, path string) (*History, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &InputError{File: path, Msg: errors.Unwrap(err).Error()}
 	}
 	defer f.Close()
-	return Read(f, path)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &InputError{File: path, Msg: err.Error()}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &InputError{File: path, Msg: "not a regular file: a history is a file (or - for standard input)"}
+	}
+	return Read(ctx, f, path)
 }
 
-// Read reads a history from r; name is the file name messages give. Every
-// problem is an *InputError naming the line: an empty file, a line that is not a
-// JSON object of a known kind, a truncated last line, a format_version other than
-// FormatVersion, a missing history header, a second history header (two
-// histories run together), a run declared twice or a record of a run not
-// declared before it, a call whose fields contradict each other, a second final
-// state of one Note.
-func Read(r io.Reader, name string) (*History, error) {
+// Read reads a history from r; name is the file name messages give. It stops
+// when ctx ends, between two reads of r, with ctx's error. Every problem is
+// an *InputError naming the line: an empty file, a line longer than MaxLine,
+// a line that is not a JSON object of a known kind, a truncated last line, a
+// format_version other than FormatVersion, a missing history header, a
+// second history header (two histories run together), a run declared twice
+// or a record of a run not declared before it, a call whose fields
+// contradict each other, a second final state of one Note.
+func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 	h := &History{File: name}
 	runs := map[string]*Run{}
 	finals := map[[2]string]bool{}
-	br := bufio.NewReaderSize(r, 1<<16)
+	br := bufio.NewReaderSize(ctxReader{ctx, r}, 1<<16)
 	fail := func(line int, format string, args ...any) error {
 		return &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
 	line := 0
 	for {
-		b, err := br.ReadBytes('\n')
+		b, err := readLine(br)
 		if err == io.EOF && len(b) == 0 {
 			break
 		}
 		line++
-		if err != nil && err != io.EOF {
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err == errLongLine:
+			return nil, fail(line, "a line longer than %d MiB: not a history", MaxLine>>20)
+		case err == io.EOF:
+			return nil, fail(line, "truncated record: the file ends in the middle of a line")
+		case err != nil:
 			return nil, &InputError{File: name, Line: line, Msg: err.Error()}
 		}
-		if err == io.EOF {
-			return nil, fail(line, "truncated record: the file ends in the middle of a line")
-		}
-		b = b[:len(b)-1]
 		if len(bytes.TrimSpace(b)) == 0 {
 			return nil, fail(line, "empty line")
 		}
 		// One decoding per line: the fields of every kind at once.
 		var l anyLine
 		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, fail(line, "malformed record: %v", err)
+			return nil, fail(line, "malformed record: %s", jsonProblem(err))
 		}
 		if l.FormatVersion == nil {
 			return nil, fail(line, "format_version missing")
@@ -154,6 +175,78 @@ func Read(r io.Reader, name string) (*History, error) {
 		return nil, fail(1, "empty file: no history header")
 	}
 	return h, nil
+}
+
+// ctxReader is a reader that stops when its ctx ends: between two reads of
+// a file, so that a signal stops a long parse at once.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+var errLongLine = errors.New("line too long")
+
+// readLine returns the next line without its newline: io.EOF with the
+// bytes of a last line that has none, errLongLine for a line longer than
+// MaxLine, read no further than that.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxLine+1 {
+			return nil, errLongLine
+		}
+		switch err {
+		case nil:
+			if line == nil {
+				return chunk[:len(chunk)-1], nil // valid until the next read, which is after its decoding
+			}
+			return append(line, chunk[:len(chunk)-1]...), nil
+		case bufio.ErrBufferFull:
+			line = append(line, chunk...)
+		default:
+			return append(line, chunk...), err
+		}
+	}
+}
+
+// jsonProblem says what is wrong with a JSON record in a user's words: the
+// field and what it holds, not the Go type that could not take it.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if i := strings.LastIndex(field, "."); i >= 0 {
+			field = field[i+1:]
+		}
+		if field == "" {
+			return fmt.Sprintf("a JSON %s where an object is wanted", te.Value)
+		}
+		return fmt.Sprintf("%s: a JSON %s where a %s is wanted", field, te.Value, jsonKind(te.Type.Kind()))
+	}
+	return err.Error()
+}
+
+// jsonKind names the JSON a Go kind reads.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	return "number"
 }
 
 // envelope is what every line holds.

@@ -8,6 +8,10 @@ import (
 	"github.com/notesbench/notesbench/check"
 )
 
+// NotChecked stands in a table for a figure that was not judged: "—",
+// never a 0 that reads as none found.
+const NotChecked = "—"
+
 // CheckTables builds the verdict table and the table of runs; files says to
 // name each run's file, html is the --html flag.
 func CheckTables(rep *check.Report, title string, files bool, html string) []Table {
@@ -16,7 +20,7 @@ func CheckTables(rep *check.Report, title string, files bool, html string) []Tab
 		Header: []string{"Check", "Verdict", "Judged", "Violations", "Not judged"},
 	}
 	for _, c := range rep.Checks {
-		verdicts.Rows = append(verdicts.Rows, []string{c.Check, string(c.Verdict), strconv.Itoa(c.Judged), strconv.Itoa(c.Violations), strconv.Itoa(c.Unjudged)})
+		verdicts.Rows = append(verdicts.Rows, []string{c.Check, string(c.Verdict), Int(int64(c.Judged)), Int(int64(c.Violations)), Int(int64(c.Unjudged))})
 		for _, f := range c.First {
 			verdicts.Notes = append(verdicts.Notes, c.Check+": "+f)
 		}
@@ -37,11 +41,23 @@ func CheckTables(rep *check.Report, title string, files bool, html string) []Tab
 		Header: []string{"Run", "Variant", "Policy", "Calls", "Linearizable", "Version collisions",
 			"Lost (per editor)", "Duplicates", "Replay mismatches", "Stale overwrites"},
 	}
+	// A figure of a check that could not judge everything is not known: it
+	// shows as NotChecked, never as a count that reads as none.
+	known := map[string]bool{}
+	for _, c := range rep.Checks {
+		known[c.Check] = c.Verdict != check.Unknown
+	}
+	count := func(chk string, n int) string {
+		if !known[chk] {
+			return NotChecked
+		}
+		return Int(int64(n))
+	}
 	for _, r := range rep.Runs {
 		var lost []string
 		for _, e := range r.Editors {
 			if e.Acknowledged > 0 {
-				lost = append(lost, fmt.Sprintf("%s %d of %d", e.Editor, e.Lost, e.Acknowledged))
+				lost = append(lost, fmt.Sprintf("%s %s of %s", e.Editor, count(check.LostUpdates, e.Lost), Int(int64(e.Acknowledged))))
 			}
 		}
 		v := r.Variant
@@ -50,8 +66,47 @@ func CheckTables(rep *check.Report, title string, files bool, html string) []Tab
 			name = r.File + ": " + name
 		}
 		runs.Rows = append(runs.Rows, []string{name, fmt.Sprintf("%s, %s, %s", v.Guard, v.VersionFormat, v.Order), r.Policy,
-			strconv.Itoa(r.Calls), string(r.Linearizable), strconv.Itoa(r.VersionCollisions), strings.Join(lost, ", "),
-			strconv.Itoa(r.Duplicates), strconv.Itoa(r.ReplayMismatches), strconv.Itoa(r.StaleOverwrites)})
+			Int(int64(r.Calls)), string(r.Linearizable), count(check.Versions, r.VersionCollisions), strings.Join(lost, ", "),
+			count(check.Duplicates, r.Duplicates), count(check.Duplicates, r.ReplayMismatches), count(check.StaleOverwrites, r.StaleOverwrites)})
 	}
 	return []Table{verdicts, runs}
+}
+
+// CheckRecords are a check's figures as tidy CSV records (see CSVHeader):
+// table "check" holds one record per figure of each check (its verdict,
+// judged, violations, not judged), table "check_runs" one per figure of each
+// run, named by their JSON keys. A figure of a check that could not judge
+// everything is empty.
+func CheckRecords(rep *check.Report) []Record {
+	var out []Record
+	known := map[string]bool{}
+	for _, c := range rep.Checks {
+		known[c.Check] = c.Verdict != check.Unknown
+		row := c.Check
+		out = append(out,
+			Record{Table: "check", Row: row, Figure: "verdict", Ours: string(c.Verdict)},
+			Record{Table: "check", Row: row, Figure: "judged", Ours: strconv.Itoa(c.Judged)},
+			Record{Table: "check", Row: row, Figure: "violations", Ours: strconv.Itoa(c.Violations)},
+			Record{Table: "check", Row: row, Figure: "unjudged", Ours: strconv.Itoa(c.Unjudged)})
+	}
+	count := func(chk string, n int) string {
+		if !known[chk] {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	for _, r := range rep.Runs {
+		row := r.File + " " + r.Run
+		add := func(figure, value string) {
+			out = append(out, Record{Table: "check_runs", Row: row, Figure: figure, Ours: value})
+		}
+		add("calls", strconv.Itoa(r.Calls))
+		add("linearizable", string(r.Linearizable))
+		add("version_collisions", count(check.Versions, r.VersionCollisions))
+		add("lost", count(check.LostUpdates, r.Lost))
+		add("duplicates", count(check.Duplicates, r.Duplicates))
+		add("replay_mismatches", count(check.Duplicates, r.ReplayMismatches))
+		add("stale_overwrites", count(check.StaleOverwrites, r.StaleOverwrites))
+	}
+	return out
 }

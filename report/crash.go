@@ -22,8 +22,37 @@ func CrashTables(s crash.Settings, life string, runs []crash.RunVerdict, checks 
 		},
 	}
 	for _, r := range runs {
-		t.Rows = append(t.Rows, []string{string(r.Synchronous), strconv.Itoa(r.Kills), strconv.Itoa(r.Writes), strconv.Itoa(r.Acknowledged),
-			strconv.Itoa(r.CutOff), strconv.Itoa(r.CommittedBeforeKill), strconv.Itoa(r.LostAcknowledged), r.Integrity, fmt.Sprintf("%.1f", r.Seconds)})
+		lost := NotChecked
+		if r.LostAcknowledged != nil {
+			lost = Int(int64(*r.LostAcknowledged))
+		}
+		t.Rows = append(t.Rows, []string{string(r.Synchronous), Int(int64(r.Kills)), Int(int64(r.Writes)), Int(int64(r.Acknowledged)),
+			Int(int64(r.CutOff)), Int(int64(r.CommittedBeforeKill)), lost, r.Integrity, Fixed(r.Seconds, 1)})
 	}
 	return append([]Table{t}, CheckTables(checks, "Checks of the recorded history", false, "")...)
+}
+
+// CrashRecords are a kill -9 test's figures as tidy CSV records (see
+// CSVHeader): table "crash" one record per figure of each synchronous
+// setting's run, named by their JSON keys, then the checks' records.
+func CrashRecords(runs []crash.RunVerdict, checks *check.Report) []Record {
+	var out []Record
+	for _, r := range runs {
+		add := func(figure, value string) {
+			out = append(out, Record{Table: "crash", Row: string(r.Synchronous), Figure: figure, Ours: value})
+		}
+		lost := ""
+		if r.LostAcknowledged != nil {
+			lost = strconv.Itoa(*r.LostAcknowledged)
+		}
+		add("kills", strconv.Itoa(r.Kills))
+		add("writes", strconv.Itoa(r.Writes))
+		add("acknowledged", strconv.Itoa(r.Acknowledged))
+		add("cut_off", strconv.Itoa(r.CutOff))
+		add("committed_before_kill", strconv.Itoa(r.CommittedBeforeKill))
+		add("lost_acknowledged", lost)
+		add("integrity", r.Integrity)
+		add("seconds", plain(r.Seconds))
+	}
+	return append(out, CheckRecords(checks)...)
 }

@@ -55,7 +55,7 @@ func judge(t *testing.T, w *history.Writer) map[string]check.RunResult {
 		t.Fatal(err)
 	}
 	size := buf.Len()
-	h, err := history.Read(&buf, "history")
+	h, err := history.Read(context.Background(), &buf, "history")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestRunNamesFollowModes(t *testing.T) {
 	if _, err := w.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	h, err := history.Read(&buf, "race")
+	h, err := history.Read(context.Background(), &buf, "race")
 	if err != nil {
 		t.Fatal(err)
 	}

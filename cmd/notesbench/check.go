@@ -20,6 +20,7 @@ type checkOptions struct {
 	app     *app
 	files   []string
 	format  string
+	out     string
 	html    string
 	timeout time.Duration
 }
@@ -29,9 +30,9 @@ func newCheckCmd(a *app, runF func(context.Context, *checkOptions) error) *cobra
 	cmd := &cobra.Command{
 		Use:   "check HISTORY...",
 		Short: "Judge recorded histories on their own: linearizability, versions, lost updates, duplicates, stale overwrites",
-		Long: `check reads histories written with --history (or by notesbench crash) and judges
-every run from what its clients sent and saw and the final state recorded at its
-end, never from an experiment's counts:
+		Long: `check reads histories written with --history (or by notesbench crash; - reads
+standard input) and judges every run from what its clients sent and saw and the
+final state recorded at its end, never from an experiment's counts:
 
   linearizability   each versioned register (the Note's version, or a tab's under
                     guard tab) under compare-and-set writes, checked with porcupine
@@ -44,7 +45,12 @@ end, never from an experiment's counts:
 
 It prints one verdict per check (ok, violated with the first offending
 operations, or unknown when a check ran out of time) and the figures of every
-run, and exits 1 when any check is violated.`,
+run. It exits 1 when any check is violated, else 3 when any is unknown.`,
+		Example: examples([]string{
+			"notesbench race --clock virtual --history r.jsonl && notesbench check r.jsonl",
+			"notesbench check --html first-violation.html r.jsonl",
+			"notesbench crash --history c.jsonl; notesbench check --format json --out verdicts.json c.jsonl",
+		}),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("check needs at least one history file")}
@@ -61,8 +67,10 @@ run, and exits 1 when any check is violated.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
+	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	fs.StringVar(&opts.html, "html", "", "write porcupine's page of the first linearizability violation to this file (nothing when there is none)")
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check may take; a check out of time says unknown")
+	completeFlag(cmd, "format", false, "table", "markdown", "csv", "json")
 	return cmd
 }
 
@@ -71,6 +79,15 @@ type checkViolation struct{ checks []string }
 
 func (e checkViolation) Error() string {
 	return "violated: " + strings.Join(e.checks, ", ")
+}
+
+// unknownError is a check that could not judge everything and found no
+// violation in what it judged: exit code 3, so that a CI job does not take
+// "not judged" for "clean".
+type unknownError struct{ checks []string }
+
+func (e unknownError) Error() string {
+	return "unknown: " + strings.Join(e.checks, ", ") + " could not judge everything (give them more --timeout)"
 }
 
 func runCheck(ctx context.Context, o *checkOptions) error {
@@ -82,17 +99,28 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if o.timeout <= 0 {
 		return usagef("--timeout", "must be more than 0")
 	}
+	if err := checkResultFile("--out", o.out); err != nil {
+		return err
+	}
 	if o.html != "" {
 		if err := checkHTMLWritable(o.html); err != nil {
 			return usageErr("--html", err)
 		}
 	}
+	if err := distinctOutputs(output{"--out", o.out}, output{"--html", o.html}); err != nil {
+		return err
+	}
 	var hs []*history.History
+	stdin := false
 	for _, f := range o.files {
-		h, err := history.ReadFile(f)
-		if err != nil {
-			return usageError{err}
+		if f == "-" && stdin {
+			return usagef("-", "standard input is named twice")
 		}
+		h, err := readHistory(ctx, a.stdin, f)
+		if err != nil {
+			return err
+		}
+		stdin = stdin || f == "-"
 		hs = append(hs, h)
 	}
 	rep, err := check.Run(ctx, hs, check.Options{Timeout: o.timeout, Visualize: o.html != ""})
@@ -111,25 +139,75 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 		html = o.html
 	}
-	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, checkJSON{Command: "check", Histories: o.files, TimeoutS: o.timeout.Seconds(),
-			Checks: rep.Checks, Runs: rep.Runs, HTML: html, Version: notesbenchVersion()})
-	} else {
+	result := checkJSON{Command: "check", Histories: o.files, TimeoutS: o.timeout.Seconds(),
+		Checks: rep.Checks, Runs: rep.Runs, HTML: html, Version: notesbenchVersion()}
+	switch format {
+	case report.FormatJSON:
+		err = report.WriteJSON(a.stdout, result)
+	case report.FormatCSV:
+		err = report.WriteCSV(a.stdout, report.CheckRecords(rep))
+	default:
 		err = report.RenderWidth(a.stdout, format, a.width, tables...)
 	}
 	if err != nil {
 		return err
 	}
-	var violated []string
+	if err := writeResult(o.out, result); err != nil {
+		return err
+	}
+	return checkOutcome(rep)
+}
+
+// checkOutcome is the error a check's verdicts end a command with: the
+// violated checks, or else those that could not judge everything.
+func checkOutcome(rep *check.Report) error {
+	var violated, unknown []string
 	for _, c := range rep.Checks {
-		if c.Verdict == check.Violated {
+		switch c.Verdict {
+		case check.Violated:
 			violated = append(violated, c.Check)
+		case check.Unknown:
+			unknown = append(unknown, c.Check)
 		}
 	}
-	if len(violated) > 0 {
+	switch {
+	case len(violated) > 0:
 		return checkViolation{violated}
+	case len(unknown) > 0:
+		return unknownError{unknown}
 	}
 	return nil
+}
+
+// readHistory reads a history from file, or from stdin for "-". A read of
+// standard input, which may never end, is left behind when ctx ends; a file
+// read stops between two reads.
+func readHistory(ctx context.Context, stdin io.Reader, file string) (*history.History, error) {
+	if file != "-" {
+		h, err := history.ReadFile(ctx, file)
+		if err != nil && ctx.Err() == nil {
+			return nil, usageError{err}
+		}
+		return h, err
+	}
+	type read struct {
+		h   *history.History
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		h, err := history.Read(ctx, stdin, "standard input")
+		done <- read{h, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r := <-done:
+		if r.err != nil && ctx.Err() == nil {
+			return nil, usageError{r.err}
+		}
+		return r.h, r.err
+	}
 }
 
 // checkJSON is the JSON form of a check: the verdicts and every run's figures.

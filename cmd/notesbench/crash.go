@@ -28,6 +28,7 @@ type crashOptions struct {
 	life        string
 	db          string
 	history     string
+	out         string
 	format      string
 	timeout     time.Duration
 
@@ -73,6 +74,7 @@ system has been handed survives it under either synchronous setting.`,
 	fs.StringVar(&opts.life, "life", "5ms-40ms", "how long each child serves before it is killed, from the moment it is ready: a uniform range")
 	fs.StringVar(&opts.db, "db", "", "keep the databases in this folder (default: a temporary folder, removed)")
 	fs.StringVar(&opts.history, "history", "", "also write the recorded history to this file (written whole or not at all)")
+	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check of the history may take")
 	completeFlag(cmd, "synchronous", true, contract.SynchronousSettings.Strings()...)
@@ -141,9 +143,19 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 			return usageErr("--history", err)
 		}
 	}
+	if err := checkResultFile("--out", o.out); err != nil {
+		return err
+	}
+	if err := distinctOutputs(output{"--history", o.history}, output{"--out", o.out}); err != nil {
+		return err
+	}
 	dir := o.db
 	if dir == "" {
-		if dir, err = os.MkdirTemp(a.scratch, "crash-"); err != nil {
+		tmp, err := a.scratch.path()
+		if err != nil {
+			return err
+		}
+		if dir, err = os.MkdirTemp(tmp, "crash-"); err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
@@ -182,16 +194,26 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	}
 	v := crash.Judge(runs, rep)
 	settings := crash.Settings{Kills: o.kills, Synchronous: syncs, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max}
-	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, crashJSON{Command: "crash", Config: settings, Runs: v.Runs, Checks: rep.Checks, Version: notesbenchVersion()})
-	} else {
+	result := crashJSON{Command: "crash", Config: settings, Runs: v.Runs, Checks: rep.Checks, Version: notesbenchVersion()}
+	switch format {
+	case report.FormatJSON:
+		err = report.WriteJSON(a.stdout, result)
+	case report.FormatCSV:
+		err = report.WriteCSV(a.stdout, report.CrashRecords(v.Runs, rep))
+	default:
 		err = report.RenderWidth(a.stdout, format, a.width, report.CrashTables(settings, life.String(), v.Runs, rep)...)
 	}
 	if err != nil {
 		return err
 	}
-	if len(v.Problems) > 0 {
+	if err := writeResult(o.out, result); err != nil {
+		return err
+	}
+	switch {
+	case len(v.Problems) > 0:
 		return crashViolation{v.Problems}
+	case len(v.Unknown) > 0:
+		return unknownError{v.Unknown}
 	}
 	return nil
 }

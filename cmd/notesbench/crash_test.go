@@ -42,7 +42,7 @@ func TestCrashCommand(t *testing.T) {
 		t.Fatalf("runs: %+v", out.Runs)
 	}
 	for _, r := range out.Runs {
-		if r.Kills != 3 || r.Integrity != "ok" || r.LostAcknowledged != 0 || r.Acknowledged == 0 {
+		if r.Kills != 3 || r.Integrity != "ok" || r.LostAcknowledged == nil || *r.LostAcknowledged != 0 || r.Acknowledged == 0 {
 			t.Errorf("run %+v", r)
 		}
 	}

@@ -116,7 +116,11 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	if k, ok := o.inst.Clock(); ok && k == sim.ClockVirtual && o.target.remote() {
 		return usagef("--clock", "the virtual clock cannot drive %s: a server commits on its own clock (use --clock real)", o.target.target)
 	}
-	spec := backend.Spec{TempDir: o.app.scratch}
+	tmp, err := o.app.scratch.path()
+	if err != nil {
+		return err
+	}
+	spec := backend.Spec{TempDir: tmp}
 	if p, ok := o.params["db"]; ok && p.p.String() != "" {
 		if o.params["memory"] != nil && o.params["memory"].p.String() == "true" {
 			return usagef("--db", "cannot keep databases with --memory")
@@ -133,7 +137,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 		spec.Synchronous = p.p.String()
 	}
 	rt := sim.Runtime{Progress: progress(o.app, info.Name)}
-	var err error
+
 	switch {
 	case info.Target:
 		if rt.Target, err = o.target.open(ctx, spec, info.InMemory); err != nil {

@@ -263,15 +263,20 @@ func TestMisuseExitsTwo(t *testing.T) {
 // handed to the watcher as signal.Notify would, not sent to the test
 // process, whose other tests watch for them too.)
 func TestSecondSignalRemovesScratch(t *testing.T) {
-	scratch := t.TempDir()
-	db := filepath.Join(scratch, "notesbench-1", "race-note-reapply-seed1.db")
+	t.Setenv("TMPDIR", t.TempDir())
+	s := &scratch{}
+	dir, err := s.path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "notesbench-1", "race-note-reapply-seed1.db")
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(db, []byte("a database"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in := watchSignals(scratch)
+	in := watchSignals(s)
 	exited := make(chan int, 1)
 	in.exit = func(code int) { exited <- code }
 	in.ch <- os.Interrupt
@@ -281,7 +286,7 @@ func TestSecondSignalRemovesScratch(t *testing.T) {
 		t.Errorf("exit %d, want %d", code, exitInterrupt)
 	}
 	in.stop()
-	if _, err := os.Stat(scratch); !os.IsNotExist(err) {
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the scratch folder is still there: %v", err)
 	}
 }

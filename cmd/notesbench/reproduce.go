@@ -214,7 +214,11 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if err != nil {
 		return err
 	}
-	if r.Target, err = backend.Open(ctx, backend.Spec{TempDir: a.scratch}); err != nil {
+	tmp, err := a.scratch.path()
+	if err != nil {
+		return err
+	}
+	if r.Target, err = backend.Open(ctx, backend.Spec{TempDir: tmp}); err != nil {
 		return err
 	}
 	defer r.Target.Close()

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -44,9 +45,44 @@ type app struct {
 	args []string
 	// width is the terminal's width in columns, which the table format fits.
 	width int
-	// scratch is the run's scratch folder: every temporary folder goes in
-	// it, and it is removed when the run ends ("": the system's).
-	scratch string
+	// scratch is the run's scratch folder, made on first use.
+	scratch *scratch
+}
+
+// scratch is a run's scratch folder: every temporary folder of the run goes
+// in it, and the end of the run — or a second Ctrl-C — removes it whole. It
+// is made only when a run needs one, so that a process that needs none (a
+// server, a crash test's child, both killed with SIGKILL) leaves none.
+type scratch struct {
+	mu  sync.Mutex
+	dir string
+	err error
+}
+
+// path returns the folder, made on first use; a nil scratch is the
+// system's temporary folder ("").
+func (s *scratch) path() (string, error) {
+	if s == nil {
+		return "", nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir == "" && s.err == nil {
+		s.dir, s.err = os.MkdirTemp("", "notesbench-")
+	}
+	return s.dir, s.err
+}
+
+// remove removes the folder, if one was made.
+func (s *scratch) remove() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
 }
 
 func isTerminal(w any) bool {
@@ -77,6 +113,9 @@ func terminalWidth(stdout io.Writer) int {
 // payload) and 2 (bad usage): an interrupted run exits as a shell reports a
 // process killed by the signal, 128 + its number.
 const (
+	// exitUnknown: a check (check, crash) found no violation but could not
+	// judge everything, as when it ran out of time.
+	exitUnknown   = 3
 	exitInterrupt = 130 // SIGINT, Ctrl-C
 	exitTerminate = 143 // SIGTERM
 )
@@ -98,7 +137,7 @@ type interruption struct {
 
 // watchSignals starts watching for SIGINT and SIGTERM; scratch is the folder
 // a second signal removes before the process ends.
-func watchSignals(scratch string) *interruption {
+func watchSignals(scratch *scratch) *interruption {
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &interruption{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 2), quit: make(chan struct{}), done: make(chan struct{}), exit: os.Exit}
 	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
@@ -113,9 +152,7 @@ func watchSignals(scratch string) *interruption {
 		}
 		select {
 		case s := <-in.ch:
-			if scratch != "" {
-				os.RemoveAll(scratch)
-			}
+			scratch.remove()
 			code := exitInterrupt
 			if s == syscall.SIGTERM {
 				code = exitTerminate
@@ -156,14 +193,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runWith is run with a command for each of experiments.
 func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experiments []experiment.Descriptor) int {
-	// Every temporary folder of the run goes into one scratch folder, which
-	// the end of the run — or a second Ctrl-C — removes whole.
-	scratch, err := os.MkdirTemp("", "notesbench-")
-	if err != nil {
-		fmt.Fprintf(stderr, "notesbench: %v\n", err)
-		return 1
-	}
-	defer os.RemoveAll(scratch)
+	scratch := &scratch{}
+	defer scratch.remove()
 	in := watchSignals(scratch)
 	defer in.stop()
 	ctx := in.ctx
@@ -171,7 +202,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experimen
 		args: args, width: terminalWidth(stdout), scratch: scratch}
 	root := newRootCmdWith(a, experiments)
 	root.SetArgs(args)
-	err = root.ExecuteContext(ctx)
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
@@ -245,8 +276,12 @@ func usageErr(flag string, err error) error {
 
 func exitCode(err error) int {
 	var u usageError
-	if errors.As(err, &u) {
+	var unknown unknownError
+	switch {
+	case errors.As(err, &u):
 		return 2
+	case errors.As(err, &unknown):
+		return exitUnknown
 	}
 	return 1
 }

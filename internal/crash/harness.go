@@ -403,7 +403,7 @@ func Check(ctx context.Context, w *history.Writer, timeout time.Duration) (*chec
 	if _, err := w.WriteTo(&buf); err != nil {
 		return nil, err
 	}
-	h, err := history.Read(&buf, "crash history")
+	h, err := history.Read(ctx, &buf, "crash history")
 	if err != nil {
 		return nil, err
 	}

@@ -30,18 +30,21 @@ func (c Config) Validate() error {
 }
 
 // RunVerdict is one synchronous setting's run, judged: what it went through
-// and how many acknowledged writes the checks found missing.
+// and how many acknowledged writes the checks found missing — nil when the
+// lost-updates check could not judge everything (it ran out of time).
 type RunVerdict struct {
 	Result
-	LostAcknowledged int `json:"lost_acknowledged"`
+	LostAcknowledged *int `json:"lost_acknowledged"`
 }
 
 // Verdict is a crash test judged from its runs and the checks of its
-// recorded history: every run's outcome, and the problems that fail it — an
-// acknowledged write missing, a failed integrity check, a violated check.
+// recorded history: every run's outcome, the problems that fail it — an
+// acknowledged write missing, a failed integrity check, a violated check —
+// and the checks that could not judge everything.
 type Verdict struct {
 	Runs     []RunVerdict
 	Problems []string
+	Unknown  []string
 }
 
 // Judge judges runs by the checks of their history, rep.
@@ -51,8 +54,19 @@ func Judge(runs []Result, rep *check.Report) Verdict {
 		lost[r.Run] = r.Lost
 	}
 	var v Verdict
+	judged := true
+	for _, c := range rep.Checks {
+		if c.Verdict == check.Unknown {
+			v.Unknown = append(v.Unknown, c.Check)
+			judged = judged && c.Check != check.LostUpdates
+		}
+	}
 	for _, res := range runs {
-		v.Runs = append(v.Runs, RunVerdict{Result: res, LostAcknowledged: lost[res.Run]})
+		rv := RunVerdict{Result: res}
+		if n, ok := lost[res.Run]; ok && judged {
+			rv.LostAcknowledged = &n
+		}
+		v.Runs = append(v.Runs, rv)
 		if _, ok := lost[res.Run]; !ok {
 			v.Problems = append(v.Problems, fmt.Sprintf("synchronous %s: the history holds no run %s", res.Synchronous, res.Run))
 		}
