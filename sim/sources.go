@@ -106,7 +106,7 @@ func (c Sources) Validate() error {
 		}
 	}
 	if c.Sessions*c.Turns*c.Cites > maxSourcesCitations {
-		return fieldErr("sessions", "%d sessions × %d turns × %d cites are more than %d citations per seed; lower the sessions, turns or cites",
+		return fieldErr("citations", "%d sessions × %d turns × %d cites are more than %d citations per seed; lower the sessions, turns or cites",
 			c.Sessions, c.Turns, c.Cites, maxSourcesCitations)
 	}
 	if err := validateDrop(c.Drop); err != nil {
@@ -127,8 +127,8 @@ func (c Sources) Validate() error {
 
 // Describe implements Experiment.
 func (c Sources) Describe() string {
-	return fmt.Sprintf("virtual clock, seeds %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
-		FormatSeeds(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, c.Target, ""))
+	return fmt.Sprintf("%s, seeds %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
+		clockOf(c.Target), FormatSeeds(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, c.Target, ""))
 }
 
 // Fold groups runs into one row per key policy, counts summed over the seeds.

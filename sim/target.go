@@ -66,6 +66,15 @@ func storeNote(store string, target contract.Target, embedded string) string {
 	return embedded
 }
 
+// clockOf names the clock of an experiment that runs one client on the
+// virtual clock against an embedded store: a server commits on its own.
+func clockOf(target contract.Target) string {
+	if onServer(target) {
+		return "the server's clock"
+	}
+	return "virtual clock"
+}
+
 // servedNote is what the description of a run says of its target: nothing for
 // an embedded store, and for a server what it is.
 func servedNote(target contract.Target) string {

@@ -290,3 +290,23 @@ func TestSecondSignalRemovesScratch(t *testing.T) {
 		t.Errorf("the scratch folder is still there: %v", err)
 	}
 }
+
+// A bad value of any flag is named in notesbench's words, never Go's.
+func TestFlagValuesInOwnWords(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"crash", "--kills", "1e9"}, `notesbench: --kills: "1e9" is not a whole number`},
+		{[]string{"check", "--timeout", "soon", "x"}, `notesbench: --timeout: "soon" is not a duration (such as 4s or 60µs)`},
+		{[]string{"race", "--edits", "1e9"}, `notesbench: --edits: "1e9" is not a whole number`},
+		{[]string{"create", "--drop", "half"}, `notesbench: --drop: "half" is not a number`},
+		{[]string{"outline", "--window", "4"}, `notesbench: --window: "4" is not a duration (such as 4s or 60µs)`},
+		{[]string{"sources", "--turns", "1000"}, "notesbench: citations: 300 sessions × 1000 turns × 6 cites are more than 100000 citations per seed"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != 2 || !strings.HasPrefix(stderr, tc.want) || strings.Contains(stderr, "strconv") || strings.Contains(stderr, "Go struct") {
+			t.Errorf("%v: exit %d, %q; want 2, %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -316,7 +317,7 @@ by clause, and check judges a recorded history.`,
 	// Cobra's own complaints about the command line are usage errors: bad
 	// flags come through the flag error function, stray arguments and unknown
 	// commands through each command's Args.
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{flagValueError(err)} })
 	root.Args = noArgs
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	for _, d := range experiments {
@@ -354,4 +355,28 @@ func runner[O any](opts O, runF, run func(context.Context, O) error) func(*cobra
 		}
 		return run(cmd.Context(), opts)
 	}
+}
+
+// flagValueError says what is wrong with a flag's value in notesbench's
+// words, "--kills: \"x\" is not a whole number", rather than pflag's, which
+// hold Go's (strconv.ParseInt: parsing "x": invalid syntax). Other errors
+// pass unchanged.
+func flagValueError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err
+	}
+	f, v := iv.GetFlag(), iv.GetValue()
+	what := "a valid value"
+	switch f.Value.Type() {
+	case "int", "int64", "uint64", "uint", "int32":
+		what = "a whole number"
+	case "float64", "float32":
+		what = "a number"
+	case "duration":
+		what = "a duration (such as 4s or 60µs)"
+	case "bool":
+		what = "true or false"
+	}
+	return fmt.Errorf("--%s: %q is not %s", f.Name, v, what)
 }

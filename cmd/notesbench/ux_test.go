@@ -83,7 +83,7 @@ func TestBoundsRefuseRunaways(t *testing.T) {
 		{[]string{"outline", "--window", "2h"}, "notesbench: --window: must be at most 1h0m0s"},
 		{[]string{"sources", "--sessions", "1000000000"}, "notesbench: --sessions: must be at most 100,000"},
 		{[]string{"sources", "--sessions", "10000000"}, "notesbench: --sessions: must be at most 100,000"},
-		{[]string{"sources", "--sessions", "20000", "--turns", "3", "--cites", "6"}, "notesbench: --sessions: 20000 sessions × 3 turns × 6 cites are more than 100000 citations per seed"},
+		{[]string{"sources", "--sessions", "20000", "--turns", "3", "--cites", "6"}, "notesbench: citations: 20000 sessions × 3 turns × 6 cites are more than 100000 citations per seed"},
 		{[]string{"sources", "--pages", "5000"}, "notesbench: --pages: must be at most 1,000"},
 		{[]string{"create", "--tabs", "1000000000"}, "notesbench: --tabs: must be at most 1,000"},
 		{[]string{"refs", "--trials", "10000000"}, "notesbench: --trials: must be at most 100,000"},
