@@ -128,8 +128,15 @@ func validateDrop(p float64) error {
 	if p == 1 {
 		return fieldErr("drop", "1 loses every reply, so the client would resend for ever (want below 1)")
 	}
+	if p > maxDrop {
+		return fieldErr("drop", "must be at most %g (a write is resent about 1/(1 − drop) times: %.0f times at %s)", maxDrop, 1/(1-p), strconv.FormatFloat(p, 'g', -1, 64))
+	}
 	return nil
 }
+
+// maxDrop bounds the share of lost replies: at 0.99 a write is resent some
+// 100 times, beyond which a run has no sensible use and no end in sight.
+const maxDrop = 0.99
 
 // createCase is one row of the create tables.
 type createCase struct {

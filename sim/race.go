@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
@@ -110,7 +111,24 @@ func (e Editing) timings() (claude, human Timing, err error) {
 		return claude, human, field.Wrap("pause", err)
 	}
 	human.Pause, _ = pauseDist(e.Pause, e.HumanThink)
+	for _, err := range []error{
+		boundSleep("claude_think", e.ClaudeThink.Max), boundSleep("human_think", e.HumanThink.Max),
+		boundSleep("pause", max(claude.Pause.Max, human.Pause.Max)), boundSleep("oversleep", max(e.Oversleep.Fixed, e.Oversleep.Max)),
+	} {
+		if err != nil {
+			return claude, human, err
+		}
+	}
 	return claude, human, nil
+}
+
+// maxSleep bounds a pause, a think time or an oversleep: a minute per edit
+// is already days for a run of the published setup on the real clock.
+const maxSleep = time.Minute
+
+// boundSleep refuses a sleep longer than maxSleep.
+func boundSleep(name string, d time.Duration) error {
+	return field.AtMostDuration(name, d, maxSleep, "every edit sleeps it: a run of 100 edits per editor would last hours on the real clock")
 }
 
 // describe says how the editing runs: "virtual clock, seeds 1-5, 100 edits per
@@ -370,7 +388,10 @@ func (c Fast) timing() (Timing, error) {
 	if t.Pause, err = ParseDist(c.Pause); err != nil {
 		return t, field.Wrap("pause", err)
 	}
-	return t, nil
+	if err := boundSleep("pause", t.Pause.Max); err != nil {
+		return t, err
+	}
+	return t, boundSleep("oversleep", max(c.Oversleep.Fixed, c.Oversleep.Max))
 }
 
 // Run runs every version format on every seed, formats outer.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/field"
@@ -308,5 +309,43 @@ func TestFlagValuesInOwnWords(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(stderr, tc.want) || strings.Contains(stderr, "strconv") || strings.Contains(stderr, "Go struct") {
 			t.Errorf("%v: exit %d, %q; want 2, %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// A run that will take more than a minute says on the terminal about how
+// long it has left, from its pace so far.
+func TestProgressEstimatesLongRuns(t *testing.T) {
+	for _, tc := range []struct {
+		done, total int
+		elapsed     time.Duration
+		want        string
+	}{
+		{3, 15, 2 * time.Second, "race: 3/15 runs"},
+		{1, 1_000_000, 1500 * time.Millisecond, "race: 1/1,000,000 runs, about 416 h 40 min left"},
+		{10, 100, 10 * time.Second, "race: 10/100 runs, about 2 min left"},
+		{99, 100, 99 * time.Second, "race: 99/100 runs, about 1 s left"},
+		{0, 100, time.Minute, "race: 0/100 runs"},
+	} {
+		if got := progressLine("race", tc.done, tc.total, tc.elapsed); got != tc.want {
+			t.Errorf("%d/%d after %v: %q, want %q", tc.done, tc.total, tc.elapsed, got, tc.want)
+		}
+	}
+}
+
+// Values with no sensible use are bounds like any other: a drop that resends
+// for ever, a pause of days.
+func TestRunawaysAreBounded(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"create", "--drop", "0.999999"}, "notesbench: --drop: must be at most 0.99"},
+		{[]string{"sources", "--drop", "0.995"}, "notesbench: --drop: must be at most 0.99"},
+		{[]string{"race", "--pause", "99999h"}, "notesbench: --pause: must be at most 1m0s"},
+		{[]string{"race", "--claude-think", "1h"}, "notesbench: --claude-think: must be at most 1m0s"},
+		{[]string{"tabs", "--oversleep", "2m"}, "notesbench: --oversleep: must be at most 1m0s"},
+		{[]string{"fast", "--pause", "0-2h"}, "notesbench: --pause: must be at most 1m0s"},
+	} {
+		expectUsageError(t, tc.args, tc.want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -163,15 +164,44 @@ func printResult(a *app, f report.Format, result any, section report.Section) er
 }
 
 // progress returns a progress callback that redraws one line on stderr when it
-// is a terminal, and nil otherwise.
+// is a terminal, and nil otherwise. Once a run is seen to take more than a
+// minute, the line says about how long it has left.
 func progress(a *app, what string) func(done, total int) {
 	if !a.stderrTTY {
 		return nil
 	}
+	start := time.Now()
 	return func(done, total int) {
-		fmt.Fprintf(a.stderr, "\r%s: %d/%d runs", what, done, total)
+		fmt.Fprintf(a.stderr, "\r%s\033[K", progressLine(what, done, total, time.Since(start)))
 		if done == total {
 			fmt.Fprint(a.stderr, "\r\033[K")
 		}
 	}
+}
+
+// progressLine is the progress of what after elapsed: "race: 3/15 runs", and
+// when the whole will take more than a minute, about how long is left, from
+// the pace so far.
+func progressLine(what string, done, total int, elapsed time.Duration) string {
+	s := fmt.Sprintf("%s: %s/%s runs", what, report.Int(int64(done)), report.Int(int64(total)))
+	if done == 0 || done >= total || elapsed < time.Second {
+		return s
+	}
+	left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
+	if elapsed+left <= time.Minute {
+		return s
+	}
+	return s + ", about " + roughly(left) + " left"
+}
+
+// roughly writes a duration as a person says it: "40 s", "12 min", "3 h 20 min".
+func roughly(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 }
