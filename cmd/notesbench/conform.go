@@ -47,6 +47,11 @@ fresh Note to use.
 
 A failed check prints the requests and replies that show it. conform exits 1
 when any check fails.`,
+		Example: examples([]string{
+			"notesbench conform --target 'stdio:notesbench serve --db c.db'",
+			"notesbench conform --target http://127.0.0.1:8765/mcp --format json",
+			"notesbench conform --target embedded",
+		}),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.target == "" {

@@ -58,6 +58,10 @@ recorded history with the checks of notesbench check.
 It exits 1 when an acknowledged write is missing, the integrity check fails or a
 check is violated. A kill ends a process, not the machine: what the operating
 system has been handed survives it under either synchronous setting.`,
+		Example: examples([]string{
+			"notesbench crash --seed 1",
+			"notesbench crash --kills 200 --synchronous full --history c.jsonl",
+		}),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

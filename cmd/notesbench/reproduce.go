@@ -44,6 +44,11 @@ summary line. The race-engine experiments run on the virtual clock, so the outpu
 the same on any machine; --clock real also runs them once on the wall clock, beside.
 With --out DIR it writes REPRODUCED.md and reproduced.json there, each whole or not
 at all.`,
+		Example: examples([]string{
+			"notesbench reproduce --quick                  # every experiment, 20 replications",
+			"notesbench reproduce --out my-reproduction/   # REPRODUCED.md, reproduced.json, plots/",
+			"notesbench reproduce --only race,tabs --clock real",
+		}),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.onlySet = cmd.Flags().Changed("only")
@@ -241,10 +246,10 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	} else {
 		err = report.RenderWidth(a.stdout, format, a.width, rep.Tables...)
 		if err == nil {
-			_, err = fmt.Fprintln(a.stdout, "\n"+all.Summary())
+			_, err = fmt.Fprintln(a.stdout, "\n"+wrapText(all.Summary(), a.width))
 		}
 		if err == nil && all.Timing != nil {
-			_, err = fmt.Fprintln(a.stdout, strings.ToUpper(all.Timing.Summary()[:1])+all.Timing.Summary()[1:])
+			_, err = fmt.Fprintln(a.stdout, wrapText(strings.ToUpper(all.Timing.Summary()[:1])+all.Timing.Summary()[1:], a.width))
 		}
 	}
 	if err != nil || o.out == "" {

@@ -308,12 +308,18 @@ per-write latency, beside the published figures. The contract runs on the
 embedded SQLite store by default, on PostgreSQL with --store, or on any MCP
 server with --target; serve offers it over MCP, conform checks a server clause
 by clause, and check judges a recorded history.`,
+		Example: examples([]string{
+			"notesbench race --clock virtual      # the lost-update race, deterministic",
+			"notesbench reproduce --quick         # every published figure judged",
+			"notesbench conform --target 'stdio:my-server'",
+		}),
 		Version:       notesbenchVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { fmt.Fprint(a.stdout, helpText(cmd, a.width)) })
 	// Cobra's own complaints about the command line are usage errors: bad
 	// flags come through the flag error function, stray arguments and unknown
 	// commands through each command's Args.

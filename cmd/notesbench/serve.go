@@ -61,6 +61,11 @@ actions and a description of what it serves; --extensions=false hides them.
 
 SIGINT or SIGTERM stops it gracefully: calls in flight finish, the database is
 checkpointed and closed, and it exits 0.`,
+		Example: examples([]string{
+			"notesbench serve                          # stdio; the database is ./notesbench.db",
+			"notesbench serve --http 127.0.0.1:8765    # streamable HTTP at /mcp, on loopback",
+			"notesbench serve --guard tab --version-format us-suffix --log",
+		}),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("db") && opts.memory {
