@@ -51,7 +51,8 @@ func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error)
 	if err := (Options{Replications: r.Replications}).Validate(); err != nil {
 		return nil, err
 	}
-	out := &Reproduced{Record: results.Reproduction{Command: command, Replications: r.Replications}}
+	out := &Reproduced{Record: results.Reproduction{Experiment: "reproduce", Command: command, Replications: r.Replications,
+		Config: results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: Names(r.Experiments)}}}
 	s := reproSettings{Reproduce: r}
 	for _, d := range r.Experiments {
 		name := d.Info().Name

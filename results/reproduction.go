@@ -10,16 +10,38 @@ import (
 // command that made it, where it ran, every experiment's report and the summary
 // of their verdicts. Its JSON form is reproduced.json.
 type Reproduction struct {
-	Command      string   `json:"command"`
-	Replications int      `json:"replications"`
-	Consistent   int      `json:"consistent"`
-	Judged       int      `json:"judged"`
-	Machine      Machine  `json:"machine"`
-	Reports      []Report `json:"reports"`
+	// Experiment is "reproduce", Config what the command asked for, Rows
+	// each experiment's count of consistent figures, and Warnings those of
+	// the reports: the envelope every result of notesbench has.
+	Experiment   string            `json:"experiment"`
+	Config       ReproduceConfig   `json:"config"`
+	Rows         []ReproductionRow `json:"rows"`
+	Warnings     []string          `json:"warnings"`
+	Command      string            `json:"command"`
+	Replications int               `json:"replications"`
+	Consistent   int               `json:"consistent"`
+	Judged       int               `json:"judged"`
+	Machine      Machine           `json:"machine"`
+	Reports      []Report          `json:"reports"`
 	// Timing, when the race engine's experiments also ran under another
 	// timing profile, holds them; the summary stays the default model's.
 	Timing  *TimingModels `json:"timing_models,omitempty"`
 	Version string        `json:"notesbench_version"`
+}
+
+// ReproduceConfig is what a reproduction was asked for.
+type ReproduceConfig struct {
+	Replications int      `json:"replications"`
+	Real         bool     `json:"real_clock"`
+	Only         []string `json:"only"`
+}
+
+// ReproductionRow is one experiment of a reproduction: how many of its
+// published figures are consistent with ours, of those judged.
+type ReproductionRow struct {
+	Experiment string `json:"experiment"`
+	Consistent int    `json:"consistent"`
+	Judged     int    `json:"judged"`
 }
 
 // Machine describes where a reproduction ran.
@@ -38,8 +60,15 @@ type Machine struct {
 // and the timing models' counts.
 func (r *Reproduction) Summarize() {
 	var all []Verdict
+	r.Rows, r.Warnings = []ReproductionRow{}, []string{}
 	for _, rep := range r.Reports {
 		all = append(all, rep.Verdicts...)
+		row := ReproductionRow{Experiment: rep.Experiment}
+		row.Consistent, row.Judged = Summary(rep.Verdicts)
+		r.Rows = append(r.Rows, row)
+		for _, w := range rep.Warnings {
+			r.Warnings = append(r.Warnings, rep.Experiment+": "+w)
+		}
 	}
 	r.Consistent, r.Judged = Summary(all)
 	if r.Timing != nil {

@@ -34,7 +34,7 @@ type Bench struct {
 	// synchronous setting and the folder the databases are kept in (empty: a
 	// temporary folder). Target is what they configured.
 	Synchronous contract.Synchronous `json:"synchronous"`
-	DBDir       string               `json:"db_dir,omitempty"`
+	DBDir       string               `json:"db_dir"`
 
 	// Runtime's Target opens the database of each run.
 	Runtime

@@ -30,7 +30,7 @@ type Create struct {
 	Table string `json:"table"`
 	// Order, when set, keeps only the rows of that server order: a server
 	// checks in one order, so a run against one names it.
-	Order contract.Order `json:"order,omitempty"`
+	Order contract.Order `json:"order"`
 	// ServiceTime is how far the virtual clock advances per store call. It shows
 	// only in tab IDs: the experiment has one client, so nothing interleaves and
 	// the experiment always runs on the virtual clock.

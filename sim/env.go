@@ -40,8 +40,8 @@ type Env struct {
 	// folder every run's database is kept in (empty: a temporary folder), whether
 	// the databases are in memory, and SQLite's synchronous setting. Target is
 	// what they configured.
-	DBDir       string               `json:"db_dir,omitempty"`
-	InMemory    bool                 `json:"in_memory,omitempty"`
+	DBDir       string               `json:"db_dir"`
+	InMemory    bool                 `json:"in_memory"`
 	Synchronous contract.Synchronous `json:"synchronous"`
 
 	Runtime

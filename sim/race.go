@@ -73,15 +73,14 @@ func ParseModes(s string) ([]Mode, error) {
 // ParseDist reads it. Oversleep lengthens every pause and think. Timing names
 // the profile the two rules come from; the zero Timing is the default, and
 // under any other profile the rules must be the profile's (WithProfile sets
-// them). Oversleep and Timing are left out of the JSON at their zero values,
-// so that a configuration of the default model reads as it always has.
+// them). Every field is in the JSON, the default model's too.
 type Editing struct {
 	Edits       int       `json:"edits"`
 	ClaudeThink Dist      `json:"claude_think"`
 	HumanThink  Dist      `json:"human_think"`
 	Pause       string    `json:"pause"`
-	Oversleep   Oversleep `json:"oversleep,omitzero"`
-	Timing      Profile   `json:"timing,omitempty"`
+	Oversleep   Oversleep `json:"oversleep"`
+	Timing      Profile   `json:"timing"`
 }
 
 // publishedEditing is the editing loop of the published setup, under the
@@ -339,14 +338,14 @@ func (c Tabs) Describe() string { return c.Editing.describe(c.Env) }
 // Pause, when set, is a distribution (as ParseDist reads it) both editors
 // pause for before each read; Oversleep lengthens those pauses. Fast has no
 // think time, so neither pause rule of the race (think, uniform0) applies,
-// and an oversleep without a pause lengthens nothing. Both are left out of
-// the JSON when unset.
+// and an oversleep without a pause lengthens nothing. No pause is "" in the
+// JSON, however it was written.
 type Fast struct {
 	Env
 	Formats   []contract.VersionFormat `json:"formats"`
 	Edits     int                      `json:"edits"`
-	Pause     string                   `json:"pause,omitempty"`
-	Oversleep Oversleep                `json:"oversleep,omitzero"`
+	Pause     string                   `json:"pause"`
+	Oversleep Oversleep                `json:"oversleep"`
 }
 
 var _ Experiment[results.FastRow, results.RaceRun] = Fast{}

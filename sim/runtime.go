@@ -13,9 +13,9 @@ import (
 type Runtime struct {
 	// Store names the PostgreSQL store the runs go to (without its
 	// password), when they go to one.
-	Store string `json:"store,omitempty"`
+	Store string `json:"store"`
 	// TargetName names the server the runs go to, when they go to one.
-	TargetName string `json:"target,omitempty"`
+	TargetName string `json:"target"`
 	// Target opens the contract of each run.
 	Target contract.Target `json:"-"`
 	// Progress, when set, is called after each run with the runs done and

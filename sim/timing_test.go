@@ -89,9 +89,9 @@ func TestPauseRulesAndProfiles(t *testing.T) {
 	if want := `"pause":"uniform0","oversleep":"slack:d/4,max=5ms","timing":{"name":"published-fit","basis":"inferred from the published figures, not stated in the write-up"}`; !strings.Contains(string(b), want) {
 		t.Errorf("published-fit JSON %s lacks %s", b, want)
 	}
-	// The default model's JSON is what it was before timing models existed.
+	// The default model's JSON holds every key, its profile named too.
 	b, _ = json.Marshal(publishedEditing().WithProfile(ProfileDefault))
-	if want := `{"edits":100,"claude_think":"20ms-80ms","human_think":"5ms-40ms","pause":"think"}`; string(b) != want {
+	if want := `{"edits":100,"claude_think":"20ms-80ms","human_think":"5ms-40ms","pause":"think","oversleep":"none","timing":{"name":"default","basis":"the pause read from the write-up's wall time; no oversleep"}}`; string(b) != want {
 		t.Errorf("default JSON %s, want %s", b, want)
 	}
 }

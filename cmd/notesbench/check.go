@@ -139,8 +139,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 		html = o.html
 	}
-	result := checkJSON{Command: "check", Histories: o.files, TimeoutS: o.timeout.Seconds(),
-		Checks: rep.Checks, Runs: rep.Runs, HTML: html, Version: notesbenchVersion()}
+	result := report.NewCheckRecord(report.CheckConfig{Histories: o.files, TimeoutS: o.timeout.Seconds(), HTML: html}, rep, notesbenchVersion())
 	switch format {
 	case report.FormatJSON:
 		err = report.WriteJSON(a.stdout, result)
@@ -208,15 +207,4 @@ func readHistory(ctx context.Context, stdin io.Reader, file string) (*history.Hi
 		}
 		return r.h, r.err
 	}
-}
-
-// checkJSON is the JSON form of a check: the verdicts and every run's figures.
-type checkJSON struct {
-	Command   string            `json:"command"`
-	Histories []string          `json:"histories"`
-	TimeoutS  float64           `json:"timeout_s"`
-	Checks    []check.Result    `json:"checks"`
-	Runs      []check.RunResult `json:"runs"`
-	HTML      string            `json:"html,omitempty"`
-	Version   string            `json:"notesbench_version"`
 }

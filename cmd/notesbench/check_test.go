@@ -13,6 +13,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/report"
 )
 
 // recordRace records two editors racing on the embedded store under guard: each
@@ -96,12 +97,12 @@ func TestCheckCommand(t *testing.T) {
 	if code != 1 || !strings.HasPrefix(stderr, "notesbench: violated: lost-updates, stale-overwrites\n") {
 		t.Fatalf("exit %d, stderr %q; want 1 and the violated checks", code, stderr)
 	}
-	var out checkJSON
+	var out report.CheckRecord
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatal(err)
 	}
 	r := out.Runs[0]
-	if r.Lost != 1 || r.StaleOverwrites != 1 || r.Linearizable != "ok" || out.Checks[2].Verdict != "violated" {
+	if r.Lost != 1 || r.StaleOverwrites != 1 || r.Linearizable != "ok" || out.Rows[2].Verdict != "violated" {
 		t.Errorf("json: %+v", out)
 	}
 }

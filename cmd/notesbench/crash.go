@@ -198,7 +198,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	}
 	v := crash.Judge(runs, rep)
 	settings := crash.Settings{Kills: o.kills, Synchronous: syncs, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max}
-	result := crashJSON{Command: "crash", Config: settings, Runs: v.Runs, Checks: rep.Checks, Version: notesbenchVersion()}
+	result := report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())
 	switch format {
 	case report.FormatJSON:
 		err = report.WriteJSON(a.stdout, result)
@@ -220,15 +220,6 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 		return unknownError{v.Unknown}
 	}
 	return nil
-}
-
-// crashJSON is the JSON form of a crash test.
-type crashJSON struct {
-	Command string             `json:"command"`
-	Config  crash.Settings     `json:"config"`
-	Runs    []crash.RunVerdict `json:"runs"`
-	Checks  []check.Result     `json:"checks"`
-	Version string             `json:"notesbench_version"`
 }
 
 // crashArgs writes the flags of a crash run as a command line would.

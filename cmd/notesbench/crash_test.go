@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/report"
 )
 
 // asNotesbench makes the test binary, started with it in its environment,
@@ -34,14 +35,14 @@ func TestCrashCommand(t *testing.T) {
 	if err := runCrash(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	var out crashJSON
+	var out report.CrashRecord
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Runs) != 2 {
-		t.Fatalf("runs: %+v", out.Runs)
+	if len(out.Rows) != 2 {
+		t.Fatalf("rows: %+v", out.Rows)
 	}
-	for _, r := range out.Runs {
+	for _, r := range out.Rows {
 		if r.Kills != 3 || r.Integrity != "ok" || r.LostAcknowledged == nil || *r.LostAcknowledged != 0 || r.Acknowledged == 0 {
 			t.Errorf("run %+v", r)
 		}

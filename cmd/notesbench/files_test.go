@@ -114,11 +114,13 @@ func TestPayloadModeFlags(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var res struct {
-		Tool  string `json:"tool"`
-		Valid *bool  `json:"valid"`
+		Config struct {
+			Tool string `json:"tool"`
+		} `json:"config"`
+		Valid *bool `json:"valid"`
 	}
 	b, err := os.ReadFile(out)
-	if err != nil || json.Unmarshal(b, &res) != nil || res.Tool != "create_note_tab" || res.Valid == nil || !*res.Valid {
+	if err != nil || json.Unmarshal(b, &res) != nil || res.Config.Tool != "create_note_tab" || res.Valid == nil || !*res.Valid {
 		t.Errorf("--out holds %s (%v); stdout %s", b, err, stdout)
 	}
 	for _, flag := range []string{"--baseline", "--update-baseline"} {

@@ -246,10 +246,10 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	} else {
 		err = report.RenderWidth(a.stdout, format, a.width, rep.Tables...)
 		if err == nil {
-			_, err = fmt.Fprintln(a.stdout, "\n"+wrapText(all.Summary(), a.width))
+			_, err = fmt.Fprintln(a.stdout, "\n"+fit(format, all.Summary(), a.width))
 		}
 		if err == nil && all.Timing != nil {
-			_, err = fmt.Fprintln(a.stdout, wrapText(strings.ToUpper(all.Timing.Summary()[:1])+all.Timing.Summary()[1:], a.width))
+			_, err = fmt.Fprintln(a.stdout, fit(format, strings.ToUpper(all.Timing.Summary()[:1])+all.Timing.Summary()[1:], a.width))
 		}
 	}
 	if err != nil || o.out == "" {
@@ -311,4 +311,13 @@ func readMachine() results.Machine {
 	}
 	m.SQLite = backend.EngineVersion()
 	return m
+}
+
+// fit wraps a line of text to width in the table format, the terminal's;
+// markdown keeps it whole.
+func fit(f report.Format, text string, width int) string {
+	if f == report.FormatTable {
+		return wrapText(text, width)
+	}
+	return text
 }

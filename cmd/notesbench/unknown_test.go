@@ -50,10 +50,12 @@ func TestCheckInputsAndOut(t *testing.T) {
 		t.Fatalf("check -: exit %d: %s", code, stderr.String())
 	}
 	var rep struct {
-		Histories []string `json:"histories"`
-		Runs      []any    `json:"runs"`
+		Config struct {
+			Histories []string `json:"histories"`
+		} `json:"config"`
+		Runs []any `json:"runs"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || len(rep.Runs) != 1 || rep.Histories[0] != "-" {
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || len(rep.Runs) != 1 || len(rep.Config.Histories) != 1 || rep.Config.Histories[0] != "-" {
 		t.Fatalf("check -: %v %+v", err, rep)
 	}
 	expectUsageError(t, []string{"check", os.DevNull}, "notesbench: "+os.DevNull+": not a regular file")

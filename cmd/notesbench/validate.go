@@ -103,10 +103,12 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	}
 	section := report.Section{Main: []report.Table{report.PayloadTable(o.file, o.tool, res.Valid, res.Violations)},
 		Records: report.PayloadRecords(res.Violations)}
-	if err := printResult(a, format, res, section); err != nil {
+	record := report.PayloadRecord{Experiment: "validate", Config: report.PayloadConfig{Tool: o.tool, File: o.file},
+		Rows: res.Violations, Valid: res.Valid, Full: res.Full, Minimal: res.Minimal, Warnings: []string{}, Version: notesbenchVersion()}
+	if err := printResult(a, format, record, section); err != nil {
 		return err
 	}
-	if err := writeResult(out.out, res); err != nil {
+	if err := writeResult(out.out, record); err != nil {
 		return err
 	}
 	if !res.Valid {

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/conform"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/crash"
+)
+
+// The JSON results of the commands that are not experiments share the
+// experiments' envelope (results.Report): every one has experiment (the
+// command), config, rows, warnings and notesbench_version, every key always
+// there, empty when empty; each adds what is its own.
+
+// CheckRecord is check's JSON result: a row per check, the figures of every
+// run.
+type CheckRecord struct {
+	Experiment string            `json:"experiment"`
+	Config     CheckConfig       `json:"config"`
+	Rows       []check.Result    `json:"rows"`
+	Runs       []check.RunResult `json:"runs"`
+	Warnings   []string          `json:"warnings"`
+	Version    string            `json:"notesbench_version"`
+}
+
+// CheckConfig is what a check judged, and how: the histories, each check's
+// time, and the page of the first linearizability violation ("" when none
+// was written).
+type CheckConfig struct {
+	Histories []string `json:"histories"`
+	TimeoutS  float64  `json:"timeout_s"`
+	HTML      string   `json:"html"`
+}
+
+// NewCheckRecord returns the JSON result of a check.
+func NewCheckRecord(cfg CheckConfig, rep *check.Report, version string) CheckRecord {
+	return CheckRecord{Experiment: "check", Config: cfg, Rows: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
+		Warnings: unknownWarnings(rep), Version: version}
+}
+
+// unknownWarnings says of every check that could not judge everything why.
+func unknownWarnings(rep *check.Report) []string {
+	out := []string{}
+	for _, c := range rep.Checks {
+		if c.Verdict == check.Unknown {
+			out = append(out, c.Check+" unknown: "+c.Reason)
+		}
+	}
+	return out
+}
+
+// CrashRecord is crash's JSON result: a row per synchronous setting's run,
+// the checks of the recorded history and the figures of each of its runs.
+type CrashRecord struct {
+	Experiment string             `json:"experiment"`
+	Config     crash.Settings     `json:"config"`
+	Rows       []crash.RunVerdict `json:"rows"`
+	Checks     []check.Result     `json:"checks"`
+	Runs       []check.RunResult  `json:"runs"`
+	Warnings   []string           `json:"warnings"`
+	Version    string             `json:"notesbench_version"`
+}
+
+// NewCrashRecord returns the JSON result of a crash test.
+func NewCrashRecord(s crash.Settings, runs []crash.RunVerdict, rep *check.Report, version string) CrashRecord {
+	return CrashRecord{Experiment: "crash", Config: s, Rows: nonNil(runs), Checks: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
+		Warnings: unknownWarnings(rep), Version: version}
+}
+
+// ConformRecord is conform's JSON result: a row per clause checked.
+type ConformRecord struct {
+	Experiment string          `json:"experiment"`
+	Config     ConformConfig   `json:"config"`
+	Rows       []conform.Check `json:"rows"`
+	Describe   string          `json:"describe"`
+	Passed     int             `json:"passed"`
+	Failed     int             `json:"failed"`
+	Info       int             `json:"info"`
+	Warnings   []string        `json:"warnings"`
+	Version    string          `json:"notesbench_version"`
+}
+
+// ConformConfig is what conform checked.
+type ConformConfig struct {
+	Target string `json:"target"`
+	Note   string `json:"note"`
+}
+
+// NewConformRecord returns the JSON result of a conform run.
+func NewConformRecord(cfg ConformConfig, rep conform.Report, version string) ConformRecord {
+	return ConformRecord{Experiment: "conform", Config: cfg, Rows: nonNil(rep.Checks), Describe: rep.Describe,
+		Passed: rep.Passed, Failed: rep.Failed, Info: rep.Info, Warnings: []string{}, Version: version}
+}
+
+// PayloadRecord is validate's JSON result for a payload of the user's: a
+// row per violation.
+type PayloadRecord struct {
+	Experiment string               `json:"experiment"`
+	Config     PayloadConfig        `json:"config"`
+	Rows       []contract.Violation `json:"rows"`
+	Valid      bool                 `json:"valid"`
+	Full       string               `json:"full"`
+	Minimal    string               `json:"minimal"`
+	Warnings   []string             `json:"warnings"`
+	Version    string               `json:"notesbench_version"`
+}
+
+// PayloadConfig is what a payload was checked against.
+type PayloadConfig struct {
+	Tool string `json:"tool"`
+	File string `json:"file"`
+}
+
+// nonNil makes a nil slice empty, so that JSON shows [] not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
