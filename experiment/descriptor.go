@@ -66,6 +66,8 @@ type Descriptor interface {
 	rowNames() (keys, figures []string)
 	// invariants returns what must hold of its rows on any clock.
 	invariants() []results.Invariant
+	// merge puts shards of a run of the experiment together.
+	merge(s *Shards, version string) (*Outcome, error)
 }
 
 // An Instance is one experiment being configured and run. Its parameters
@@ -109,6 +111,11 @@ type Options struct {
 	Version string
 	// TitleSuffix is added to the titles of the main tables.
 	TitleSuffix string
+	// Shard, when its Count is above 0, runs one shard of the work, whose
+	// result notesbench merge combines with the others'; Params are the
+	// parameters given, which the merge makes the configuration of again.
+	Shard  Shard
+	Params map[string]string
 }
 
 // MaxReplications bounds Options.Replications: each replication is a full
@@ -336,27 +343,56 @@ func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Outcom
 
 // run runs c, and, when its parameters are the published ones and the rule
 // judges against replications, the virtual-clock replications behind its
-// verdicts; it returns the outcome, built whole.
+// verdicts; it returns the outcome, built whole. With a shard in opts it runs
+// that shard's units only (see runShard).
 func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, opts Options) (*Outcome, error) {
+	if opts.Shard.Count > 0 {
+		return d.runShard(ctx, c, opts)
+	}
 	res, err := c.Run(ctx, c.SeedList())
 	if err != nil {
 		return nil, err
 	}
-	def := d.def
-	diffs := d.differences(c)
-	cmp := results.Compare(d.pub, def.Rule, diffs, res.Rows, nil)
-	if cmp.Shown() && def.Rule.Replicated() && opts.Replications > 0 && d.anyPublished(res.Rows) {
-		replica := sim.Replica(c, memoryTarget())
-		reps, err := sim.Replicate(ctx, replica, opts.Replications, max(1, len(replica.SeedList())), opts.progress(def.Name+" replications"))
+	var reps *results.Replications[Row]
+	if n, perRep, replica, ok := d.replication(c, opts); ok && d.anyPublished(res.Rows) {
+		r, err := sim.Replicate(ctx, replica, n, perRep, opts.progress(d.def.Name+" replications"))
 		if err != nil {
 			return nil, err
 		}
-		cmp = results.Compare(d.pub, def.Rule, diffs, res.Rows, &reps)
+		reps = &r
 	}
+	return d.outcome(c, c, res, reps, c.Describe(), d.differences(c), opts), nil
+}
+
+// replication returns the replications behind c's verdicts — how many, of
+// how many seeds each, and the configuration they run — and false when c's
+// verdicts rest on none: its parameters are not the published ones, its
+// rule judges its rows alone, or none were asked for.
+func (d *descriptor[C, Row, Run]) replication(c C, opts Options) (n, perRep int, replica C, ok bool) {
+	if !d.def.Rule.Replicated() || opts.Replications <= 0 || d.pub == nil {
+		return 0, 0, replica, false
+	}
+	for _, diff := range d.differences(c) {
+		if diff != "" {
+			return 0, 0, replica, false
+		}
+	}
+	replica = sim.Replica(c, memoryTarget())
+	return opts.Replications, max(1, len(replica.SeedList())), replica, true
+}
+
+// outcome builds the outcome of c's result res, with its replications reps
+// (nil: none): the result as JSON records it (config is the configuration
+// it records), the section that prints it, and what a baseline checks.
+// setup says how ours ran, differences how it departs from the published
+// setup.
+func (d *descriptor[C, Row, Run]) outcome(c C, config any, res sim.Result[Row, Run], reps *results.Replications[Row], setup string, differences []string, opts Options) *Outcome {
+	def := d.def
+	cmp := results.Compare(d.pub, def.Rule, differences, res.Rows, reps)
 	o := &Outcome{Invariants: def.Invariants}
 	o.Report = results.Report{
 		Experiment:   def.Name,
-		Config:       c,
+		Config:       config,
 		Rows:         nonNil(res.Rows),
 		Runs:         nonNil(res.Runs),
 		Published:    cmp.Published,
@@ -366,13 +402,13 @@ func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, opts Options) (*
 		Version:      opts.Version,
 	}.Complete()
 	o.JSON = o.Report
-	parts := d.parts(res.Rows, c.Describe(), res.Facts, cmp, opts.TitleSuffix)
+	parts := d.parts(res.Rows, setup, res.Facts, cmp, opts.TitleSuffix)
 	o.Rows = parts.Rows
 	if def.Complete != nil {
 		def.Complete(c, res, &parts, o)
 	}
 	o.Section = report.Build(parts)
-	return o, nil
+	return o
 }
 
 // parts returns the parts of the section of rows: the experiment's tables,

@@ -59,25 +59,46 @@ var errNoTarget = field.Wrap("target", errors.New("no contract target to run aga
 // the rows of each replication (the runs of its seeds folded together) and of
 // each single run. progress, when set, is called after each seed.
 func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], n, perRep int, progress func(done, total int)) (results.Replications[Row], error) {
-	var out results.Replications[Row]
 	if n < 1 || perRep < 1 {
-		return out, nil
+		return results.Replications[Row]{}, nil
 	}
-	total := n * perRep
-	ticks := newProgress(total, progress)
-	defer ticks.stop()
-	singles, err := runAll(ctx, total, runtime.NumCPU(), func(i int) string { return fmt.Sprintf("seed %d", i+1) },
-		func(ctx context.Context, i int) (Result[Row, Run], error) {
-			res, err := exp.Run(ctx, []uint64{uint64(i + 1)})
-			if err == nil {
-				ticks.tick()
-			}
-			return res, err
-		})
+	seeds := make([]uint64, n*perRep)
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+	}
+	singles, err := RunEach(ctx, exp, seeds, runtime.NumCPU(), progress)
 	if err != nil {
-		return out, err
+		return results.Replications[Row]{}, err
 	}
-	out.Singles = make([][]Row, total)
+	return FoldReplications(exp, singles, n, perRep)
+}
+
+// RunEach runs exp once for each of seeds, one seed per call of exp.Run, up
+// to parallel at once (0: one per CPU), and returns the results in the order
+// of seeds. progress, when set, is called after each seed.
+func RunEach[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], seeds []uint64, parallel int, progress func(done, total int)) ([]Result[Row, Run], error) {
+	if parallel <= 0 {
+		parallel = runtime.NumCPU()
+	}
+	ticks := newProgress(len(seeds), progress)
+	defer ticks.stop()
+	return runSeeds(ctx, seeds, parallel, func(ctx context.Context, seed uint64) (Result[Row, Run], error) {
+		res, err := exp.Run(ctx, []uint64{seed})
+		if err == nil {
+			ticks.tick()
+		}
+		return res, err
+	})
+}
+
+// FoldReplications folds the single runs of seeds 1 to n·perRep, in order,
+// into n replications of perRep seeds each, as Replicate does.
+func FoldReplications[Row results.Row, Run any](exp Experiment[Row, Run], singles []Result[Row, Run], n, perRep int) (results.Replications[Row], error) {
+	var out results.Replications[Row]
+	if len(singles) != n*perRep {
+		return out, fmt.Errorf("%d single runs for %d replications of %d seeds", len(singles), n, perRep)
+	}
+	out.Singles = make([][]Row, len(singles))
 	for i, s := range singles {
 		out.Singles[i] = s.Rows
 	}
@@ -95,11 +116,46 @@ func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row
 		for _, s := range singles[r*perRep : (r+1)*perRep] {
 			runs = append(runs, s.Runs...)
 		}
+		var err error
 		if out.Reps[r], err = folder.Fold(runs); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
+}
+
+// Assemble returns the result of one run of several seeds from the results
+// of each seed run alone, in seed order: their runs row by row (the first
+// run of every seed, then the second, …, as a run of all the seeds orders
+// them), folded into rows; the facts are the first seed's. A single result
+// is returned as it is.
+func Assemble[Row results.Row, Run any](exp Experiment[Row, Run], perSeed []Result[Row, Run]) (Result[Row, Run], error) {
+	if len(perSeed) == 1 {
+		return perSeed[0], nil
+	}
+	var res Result[Row, Run]
+	if len(perSeed) == 0 {
+		return res, errors.New("no runs to assemble")
+	}
+	folder, ok := exp.(Folder[Row, Run])
+	if !ok {
+		return res, fmt.Errorf("%T runs of %d seeds cannot be folded", exp, len(perSeed))
+	}
+	width := len(perSeed[0].Runs)
+	for _, r := range perSeed {
+		if len(r.Runs) != width {
+			return res, fmt.Errorf("the seeds' runs differ in number: %d and %d", width, len(r.Runs))
+		}
+	}
+	for i := range width {
+		for _, r := range perSeed {
+			res.Runs = append(res.Runs, r.Runs[i])
+		}
+	}
+	res.Facts = perSeed[0].Facts
+	var err error
+	res.Rows, err = folder.Fold(res.Runs)
+	return res, err
 }
 
 // progress reports finished runs to a callback from one goroutine, so that

@@ -27,6 +27,7 @@ type experimentOptions struct {
 	target  targetFlags
 	history historyFlags
 	out     outFlags
+	shard   string
 }
 
 // paramFlag is a parameter as a flag: the value given is kept as written
@@ -79,6 +80,7 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 	if info.History {
 		opts.history.register(fs)
 	}
+	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N, such as 2/4) of the work, for notesbench merge to put together")
 	return cmd
 }
 
@@ -191,6 +193,13 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	if err := distinctOutputs(output{"--out", o.out.out}, output{"--update-baseline", o.out.updateBaseline}, output{"--history", o.history.path}); err != nil {
 		return err
 	}
+	if o.shard != "" {
+		for _, f := range []output{{"--baseline", o.out.baseline}, {"--update-baseline", o.out.updateBaseline}} {
+			if f.path != "" {
+				return usagef(f.flag, "a shard holds part of the run: give %s to notesbench merge, which puts the shards together", f.flag)
+			}
+		}
+	}
 	if err := o.configure(ctx); err != nil {
 		return err
 	}
@@ -199,8 +208,20 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	if err := o.out.checkParameters(o.inst.Config()); err != nil {
 		return err
 	}
-	outcome, err := o.inst.Run(ctx, experiment.Options{Replications: o.out.replications, Version: notesbenchVersion(),
-		Progress: func(what string) func(done, total int) { return progress(o.app, what) }})
+	opts := experiment.Options{Replications: o.out.replications, Version: notesbenchVersion(),
+		Progress: func(what string) func(done, total int) { return progress(o.app, what) }}
+	if o.shard != "" {
+		if opts.Shard, err = experiment.ParseShard(o.shard); err != nil {
+			return usageErr("--shard", err)
+		}
+		opts.Params = map[string]string{}
+		for name, p := range o.params {
+			if o.given(name) {
+				opts.Params[name] = p.raw
+			}
+		}
+	}
+	outcome, err := o.inst.Run(ctx, opts)
 	if err != nil {
 		return o.usage(err)
 	}

@@ -343,6 +343,7 @@ by clause, and check judges a recorded history.`,
 		}
 	}
 	root.AddCommand(
+		newMergeCmd(a, experiments, nil),
 		newReproduceCmd(a, nil),
 		newServeCmd(a, nil),
 		newConformCmd(a, nil),

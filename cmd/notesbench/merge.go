@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/atomicfile"
+)
+
+// mergeOptions holds the merge command's flags and arguments.
+type mergeOptions struct {
+	app         *app
+	experiments []experiment.Descriptor
+	files       []string
+	out         outFlags
+}
+
+func newMergeCmd(a *app, experiments []experiment.Descriptor, runF func(context.Context, *mergeOptions) error) *cobra.Command {
+	opts := &mergeOptions{app: a, experiments: experiments}
+	cmd := &cobra.Command{
+		Use:   "merge FILE...",
+		Short: "Put the shards of a run (--shard K/N) together into the result of the whole run",
+		Long: `merge reads the results of every shard of one run (each written with --shard K/N
+and --out or --format json) and prints the result of the whole run: the same rows,
+runs, verdicts and tables as the run without shards, in any format, checked against
+a baseline with --baseline. Every shard is needed, each once, all of one run (the
+same experiment, parameters and notesbench version); how each ran (--parallel,
+--db, the machine) may differ.
+
+Given histories (written with --history) instead, it writes them as one history,
+for notesbench check: each run recorded whole by one process, no run in two.`,
+		Example: examples([]string{
+			"notesbench race --clock virtual --shard 1/2 --out s1.json   # on one machine",
+			"notesbench race --clock virtual --shard 2/2 --out s2.json   # on another",
+			"notesbench merge s1.json s2.json --baseline ci/race.json",
+			"notesbench merge --out all.jsonl h1.jsonl h2.jsonl && notesbench check all.jsonl",
+		}),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("merge needs the files of the shards")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.files = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runMerge(cmd.Context(), opts)
+		},
+	}
+	opts.out.register(cmd, experiment.Info{Replications: experiment.NoReplications, Baseline: true}, []string{"table", "markdown", "csv", "json", "gobench"})
+	return cmd
+}
+
+func runMerge(ctx context.Context, o *mergeOptions) error {
+	a := o.app
+	var data [][]byte
+	histories := 0
+	for _, f := range o.files {
+		b, err := readResult(f)
+		if err != nil {
+			return usageErr(f, err)
+		}
+		if history.IsHistoryFile(f) {
+			histories++
+		}
+		data = append(data, b)
+	}
+	switch histories {
+	case 0:
+	case len(o.files):
+		return mergeHistories(ctx, o, data)
+	default:
+		return usageError{errors.New("merge takes shards' results or histories, not both")}
+	}
+	shards, err := experiment.ReadShards(o.files, data)
+	if err != nil {
+		return usageError{err}
+	}
+	format, err := o.out.check(a, shards.Experiment())
+	if err != nil {
+		return err
+	}
+	if err := distinctOutputs(output{"--out", o.out.out}, output{"--update-baseline", o.out.updateBaseline}); err != nil {
+		return err
+	}
+	out, err := experiment.Merge(o.experiments, shards, notesbenchVersion())
+	if err != nil {
+		return usageError{err}
+	}
+	var head struct {
+		Config struct {
+			Clock string `json:"clock"`
+		} `json:"config"`
+	}
+	json.Unmarshal(data[0], &head)
+	o.out.realClock = head.Config.Clock == "real"
+	if err := o.out.checkParameters(out.Report.Config); err != nil {
+		return err
+	}
+	return o.out.emit(a, format, out)
+}
+
+// mergeHistories writes the histories of o as one, to --out or stdout.
+func mergeHistories(ctx context.Context, o *mergeOptions, data [][]byte) error {
+	if o.out.baseline != "" || o.out.updateBaseline != "" || o.out.format != "" {
+		return usagef("--format", "histories merge into one history: only --out applies")
+	}
+	if o.out.out == "" {
+		if err := history.Merge(ctx, o.app.stdout, o.files, data); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+	if err := checkHistoryWritable(o.out.out); err != nil {
+		return usageErr("--out", err)
+	}
+	err := atomicfile.Write(o.out.out, 0o644, func(w io.Writer) error { return history.Merge(ctx, w, o.files, data) })
+	var ie *history.InputError
+	if errors.As(err, &ie) {
+		os.Remove(o.out.out)
+		return usageError{err}
+	}
+	return err
+}
