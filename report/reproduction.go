@@ -113,7 +113,7 @@ same on any machine; the published figures came from %s.
 		}
 	}
 	if len(plots) > 0 {
-		if _, err := io.WriteString(w, "## Plots\n\nOur replications of each judged figure, the published value in red and our central 99 % range dashed; then bench's per-write latency.\n\n"); err != nil {
+		if _, err := io.WriteString(w, "## Plots\n\nOur replications of each judged figure, the published value in red and the interval one new run of ours falls in dashed (its method and coverage are in the verdict tables); then bench's per-write latency.\n\n"); err != nil {
 			return err
 		}
 		for _, p := range plots {

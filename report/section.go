@@ -79,7 +79,7 @@ func Build(o Outcome) Section {
 			"writes passing the version check are counted over the writes the check judged: a slide_add to a fixed tab is refused before any version check and left out",
 			"the version check passes every write by construction, here as in the published model: nothing writes between the agent's listing and its write; it is shown, not judged",
 		}
-		verdictTitle = "Verdicts: published fractions against the 99 % sampling interval of ours (Wilson, over the trials)"
+		verdictTitle = "Verdicts: published fractions against ours over as many trials (an exact binomial test)"
 	case []results.OutlineRow:
 		main = one(OutlineTable(rows, exp))
 	case []results.ValidateRow:

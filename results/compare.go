@@ -1,13 +1,11 @@
 package results
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/notesbench/notesbench/internal/plural"
-)
-
-// MinReplications is the number of replications from which the 0.5 % and
-// 99.5 % quantiles of ours rest on more than the extremes.
+// MinReplications is the number of replications race and tabs run behind
+// their verdicts by default: with 100, a figure that is near normal and one
+// that never varied are judged at the 99 % asked, any other by order
+// statistics at 98.0 % (OrderMin is 199).
 const MinReplications = 100
 
 // Replications are our rows of many virtual-clock runs of the published setup,
@@ -46,12 +44,12 @@ func (c Comparison) Shown() bool { return len(c.Differences) == 0 }
 // setup (nothing is compared when there are any); reps, when not nil, are the
 // replications behind the verdicts of experiments judged by their spread.
 //
-// The rule is the experiment's: refs judges each fraction against its Wilson
-// interval over the trials, validate its texts, bench its timings as ratios;
-// the others judge each figure against the spread of the replications — a
-// published range over runs ("every run took 9.6–10.5 s") and a per-seed figure
-// against the spread of single runs, a timing or request_bytes (outline: our
-// slide texts) only as a ratio.
+// The rule is the experiment's: refs judges each fraction by an exact test
+// over the trials, validate its texts, bench its timings as ratios; the others
+// judge each figure against the interval in which one new replication of ours
+// falls (PredictionInterval) — a published range over runs ("every run took
+// 9.6–10.5 s") and a per-seed figure against that of one single run, a timing
+// or request_bytes (outline: our slide texts) only as a ratio.
 func Compare[R Row](name string, differences []string, rows []R, reps *Replications[R]) Comparison {
 	exp, ok := Lookup(name)
 	if !ok {
@@ -79,8 +77,8 @@ func Compare[R Row](name string, differences []string, rows []R, reps *Replicati
 		}
 		c.Replications, c.Singles = len(reps.Reps), len(reps.Singles)
 		c.Verdicts = compareRows(exp, reps.Reps, reps.Singles, DefaultMass, ratioOnly)
-		if n := c.Replications; n < MinReplications && len(c.Verdicts) > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("verdicts rest on %s: below %d the central 99 %% range is little more than the minimum and maximum of ours, so more figures read as differing", plural.Count(n, "replication"), MinReplications))
+		if w := coverageWarning(c.Verdicts, c.Replications, DefaultMass); w != "" {
+			c.Warnings = append(c.Warnings, w)
 		}
 	}
 	return c
@@ -164,10 +162,10 @@ func compareRows[R Row](exp *Experiment, reps, singles [][]R, mass float64, rati
 	return out
 }
 
-// proportionVerdicts judges each published fraction of refs against the Wilson
-// interval of ours over the trials: replicating 10,000 trials per K would cost
-// too much, and the spread a fraction over n trials has from sampling alone is
-// known.
+// proportionVerdicts judges each published fraction of refs against ours over
+// the same number of trials by an exact test (JudgeProportion): replicating
+// 10,000 trials per K would cost too much, and the spread a fraction over n
+// trials has from sampling alone is known.
 func proportionVerdicts(exp *Experiment, rows []RefsRow) []Verdict {
 	var out []Verdict
 	for _, r := range rows {

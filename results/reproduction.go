@@ -10,12 +10,18 @@ import (
 // command that made it, where it ran, every experiment's report and the summary
 // of their verdicts. Its JSON form is reproduced.json.
 type Reproduction struct {
-	Command      string   `json:"command"`
-	Replications int      `json:"replications"`
-	Consistent   int      `json:"consistent"`
-	Judged       int      `json:"judged"`
-	Machine      Machine  `json:"machine"`
-	Reports      []Report `json:"reports"`
+	Command      string `json:"command"`
+	Replications int    `json:"replications"`
+	Consistent   int    `json:"consistent"`
+	Judged       int    `json:"judged"`
+	// Coverage is what every verdict asked; Short counts those judged at
+	// less for want of replications, and Least is the least coverage among
+	// them (ShortOfCoverage).
+	Coverage float64  `json:"coverage"`
+	Short    int      `json:"short_of_coverage"`
+	Least    float64  `json:"least_coverage"`
+	Machine  Machine  `json:"machine"`
+	Reports  []Report `json:"reports"`
 	// Timing, when the race engine's experiments also ran under another
 	// timing profile, holds them; the summary stays the default model's.
 	Timing  *TimingModels `json:"timing_models,omitempty"`
@@ -42,6 +48,8 @@ func (r *Reproduction) Summarize() {
 		all = append(all, rep.Verdicts...)
 	}
 	r.Consistent, r.Judged = Summary(all)
+	r.Coverage = DefaultMass
+	r.Short, r.Least = ShortOfCoverage(all, r.Coverage)
 	if r.Timing != nil {
 		r.Timing.Summarize()
 	}
@@ -49,5 +57,10 @@ func (r *Reproduction) Summarize() {
 
 // Summary is the reproduction's one line.
 func (r Reproduction) Summary() string {
-	return fmt.Sprintf("%d of %s consistent with ours (central 99 %% range; timings compared as ratios only)", r.Consistent, plural.Count(r.Judged, "published figure"))
+	s := fmt.Sprintf("%d of %s consistent with ours (each against the interval one new run of ours falls in, %s asked",
+		r.Consistent, plural.Count(r.Judged, "published figure"), CoverageLabel(r.Coverage))
+	if r.Short > 0 {
+		s += fmt.Sprintf("; %d at less for want of replications, down to %s", r.Short, CoverageLabel(r.Least))
+	}
+	return s + "; timings compared as ratios only)"
 }
