@@ -24,8 +24,11 @@ type Reproduction struct {
 	Reports  []Report `json:"reports"`
 	// Timing, when the race engine's experiments also ran under another
 	// timing profile, holds them; the summary stays the default model's.
-	Timing  *TimingModels `json:"timing_models,omitempty"`
-	Version string        `json:"notesbench_version"`
+	Timing *TimingModels `json:"timing_models,omitempty"`
+	// Against, when the reproduction was compared with another (reproduce
+	// --against), is how their verdicts stand.
+	Against *Agreement `json:"against,omitempty"`
+	Version string     `json:"notesbench_version"`
 }
 
 // Machine describes where a reproduction ran.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,10 @@ type reproduceOptions struct {
 	format       string
 	only         string
 	onlySet      bool // --only was given, perhaps empty
+	// against names another reproduction's reproduced.json whose verdicts
+	// these are compared with; other holds it, read before anything runs.
+	against string
+	other   *results.Reproduction
 }
 
 // reproSettings is what every step of reproduce gets.
@@ -287,6 +292,7 @@ at all.`,
 	fs.StringVar(&opts.out, "out", "", "write REPRODUCED.md and reproduced.json into this folder")
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
+	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart")
 	return cmd
 }
 
@@ -318,7 +324,30 @@ func (o *reproduceOptions) settings() (reproSettings, report.Format, []reproStep
 			return s, "", nil, usageErr("--out", err)
 		}
 	}
+	if o.against != "" {
+		other, err := readReproduction(o.against)
+		if err != nil {
+			return s, "", nil, usageErr("--against", err)
+		}
+		o.other = &other
+	}
 	return s, format, steps, nil
+}
+
+// readReproduction reads a reproduced.json that notesbench reproduce wrote.
+func readReproduction(path string) (results.Reproduction, error) {
+	var r results.Reproduction
+	b, err := readResult(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Command == "" || r.Version == "" {
+		return r, fmt.Errorf("%s is no reproduced.json of notesbench reproduce", path)
+	}
+	return r, nil
 }
 
 // onlySteps keeps the steps --only names, in the order named: an empty list,
@@ -478,6 +507,15 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	all.Summarize()
 	all.Version = notesbenchVersion()
 	all.Machine = readMachine()
+	if o.other != nil {
+		agreement := results.NewAgreement(all, *o.other)
+		all.Against = &agreement
+		ours, theirs := "this run", "the other run"
+		if all.Replications != o.other.Replications {
+			ours, theirs = report.Count(all.Replications, "replication"), report.Count(o.other.Replications, "replication")
+		}
+		tables = append(tables, report.AgreementTable(agreement, ours, theirs))
+	}
 	if format == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, all)
 	} else {
@@ -487,6 +525,9 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		}
 		if err == nil && all.Timing != nil {
 			_, err = fmt.Fprintln(a.stdout, strings.ToUpper(all.Timing.Summary()[:1])+all.Timing.Summary()[1:])
+		}
+		if err == nil && all.Against != nil {
+			_, err = fmt.Fprintln(a.stdout, report.AgreementLine(*all.Against)+".")
 		}
 	}
 	if err != nil || o.out == "" {
@@ -517,7 +558,8 @@ func writeReproduction(dir string, all results.Reproduction, tables []report.Tab
 	})
 }
 
-// reproduceArgs writes the flags that shape the output, for the record.
+// reproduceArgs writes the flags that shape the output, for the record; the
+// reproduction --against names compares itself, by its own command.
 func reproduceArgs(o *reproduceOptions) string {
 	var b strings.Builder
 	if o.quick {
