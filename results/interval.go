@@ -61,9 +61,11 @@ const SkewLevel = 0.05
 
 // An Interval is where one new run of ours falls, and its coverage: the
 // chance, were the published value one more draw of our distribution, that it
-// lies inside. Coverage is exact for MethodOrder on a continuous figure and
-// close to exact for MethodNormal on a normal one; for a figure that takes
-// few values it is a floor.
+// lies inside. Coverage is exact for MethodOrder on a continuous figure; for
+// MethodNormal on a normal figure the true coverage is a little above it (the
+// semi-deviation floor widens some intervals: 99.1–99.2 % for 99 % in
+// simulation at 20 to 300 samples); for a figure that takes few values it is
+// a floor.
 type Interval struct {
 	Low, High float64
 	Method    Method

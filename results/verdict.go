@@ -259,8 +259,8 @@ func textKey(s string) string {
 // coverage holds at least. OursLow and OursHigh are the published fractions
 // the test would take; the percentile places the published count in that
 // hypergeometric distribution (its mid-rank, as PercentileRank). A fraction
-// of 0 or 1 is no special case: a count that never varies in the trials
-// admits a published one of the same few. N is the number of trials.
+// of 0 or 1 needs no case of its own: with none of ours in 10,000 trials, up
+// to 7 in the published 10,000 are consistent. N is the number of trials.
 func JudgeProportion(figure, row string, p float64, n int, pub Figure, coverage float64) Verdict {
 	v := Verdict{Figure: figure, Row: row, Published: pub, N: n, OursMean: p, Outcome: NoData}
 	if n <= 0 || !(coverage > 0 && coverage < 1) || pub.Kind() != FigurePoint || !(p >= 0 && p <= 1) ||
