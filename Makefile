@@ -65,6 +65,10 @@ update-baselines: build
 	done
 
 # reproduce regenerates the committed reproduction: reproduction/REPRODUCED.md,
-# reproduction/reproduced.json and reproduction/plots/.
+# reproduction/reproduced.json and reproduction/plots/, its verdicts set
+# beside those of reproduce --quick (--against), which lists the figures the
+# two judge apart.
 reproduce:
-	$(NOTESBENCH) reproduce --out reproduction > /dev/null
+	@quick=$$(mktemp) && trap 'rm -f "$$quick"' EXIT && \
+	$(NOTESBENCH) reproduce --quick --format json > "$$quick" && \
+	$(NOTESBENCH) reproduce --out reproduction --against "$$quick" > /dev/null

@@ -59,6 +59,6 @@ the version check let through.`,
 		"the version check passes every write by construction, here as in the published model: nothing writes between the agent's listing and its write; it is shown, not judged",
 	},
 	VerdictTitle: func(results.Comparison) string {
-		return "Verdicts: published fractions against the 99 % sampling interval of ours (Wilson, over the trials)"
+		return "Verdicts: published fractions against ours over as many trials (an exact binomial test)"
 	},
 })

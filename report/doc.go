@@ -16,7 +16,8 @@
 // parameters and facts, each line starting "published") and, when verdicts were
 // made, SummaryNote. The verdicts themselves are a table of their own,
 // VerdictTable: one row per figure with, in this order, the published value,
-// our central range, the outcome, our mean and the published value's
+// the interval in which one new run of ours falls, the outcome, the
+// interval's coverage and method, our mean and the published value's
 // percentile among ours.
 //
 // # Numbers

@@ -32,9 +32,11 @@ func Plottable(v results.Verdict) bool {
 }
 
 // VerdictPlot writes a histogram of our samples of one figure with the published
-// value marked in red (a range as two lines), and our central range of the given
-// mass as grey dashed lines, in format (svg or png).
-func VerdictPlot(w io.Writer, format, title string, v results.Verdict, mass float64) error {
+// value marked in red (a range as two lines), and the interval the verdict
+// judged it against (the interval in which one new run of ours falls) as grey
+// dashed lines, in format (svg or png). coverage is the coverage the verdict
+// asked; the plot draws the verdict's own.
+func VerdictPlot(w io.Writer, format, title string, v results.Verdict, coverage float64) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = v.Figure

@@ -54,11 +54,16 @@ func sampleTables(t *testing.T) []Table {
 			Int(o.claude) + " / " + Int(o.human), pubPair})
 	}
 	vs := []results.Verdict{
-		{Figure: "lost", Row: "none", Published: results.PointFigure(300), OursMean: 301.5, OursLow: 250, OursHigh: 352.25, Percentile: 48.5, N: 200, Outcome: results.Consistent},
-		{Figure: "mean_tries_claude", Row: "note reapply", Published: results.RangeFigure(1.41, 1.48), OursMean: 1.2, OursLow: 1.1, OursHigh: 1.3, Percentile: 100, N: 200, Outcome: results.Differs},
-		{Figure: "calls_sent", Row: "A key-first fresh", Seed: 2, Published: results.PointFigure(61), OursMean: 64.5, OursLow: 55, OursHigh: 75, Percentile: 21, N: 200, Outcome: results.Consistent},
-		{Figure: "wall_s", Row: "none", Published: results.RangeFigure(9.6, 10.5), OursMean: 0.41, OursLow: 0.4, OursHigh: 0.42, Percentile: 0, N: 5, Outcome: results.RatioOnly, Ratio: 0.0405},
-		{Figure: "minimal", Row: "add_note_source url only", Published: results.TextFigure("missing title"), OursText: "missing title", N: 1, Outcome: results.Consistent},
+		{Figure: "lost", Row: "none", Published: results.PointFigure(300), OursMean: 301.5, OursLow: 250, OursHigh: 352.25, Percentile: 48.5, N: 200,
+			Method: results.MethodNormal, Coverage: 0.99, Outcome: results.Consistent},
+		{Figure: "mean_tries_claude", Row: "note reapply", Published: results.RangeFigure(1.41, 1.48), OursMean: 1.2, OursLow: 1.1, OursHigh: 1.3, Percentile: 100, N: 100,
+			Method: results.MethodOrder, Coverage: 99.0 / 101, Outcome: results.Differs},
+		{Figure: "calls_sent", Row: "A key-first fresh", Seed: 2, Published: results.PointFigure(61), OursMean: 64.5, OursLow: 55, OursHigh: 75, Percentile: 21, N: 300,
+			Method: results.MethodOrder, Coverage: 299.0 / 301, Outcome: results.Consistent},
+		{Figure: "wall_s", Row: "none", Published: results.RangeFigure(9.6, 10.5), OursMean: 0.41, OursLow: 0.4, OursHigh: 0.42, Percentile: 0, N: 5,
+			Method: results.MethodOrder, Coverage: 4.0 / 6, Outcome: results.RatioOnly, Ratio: 0.0405},
+		{Figure: "minimal", Row: "add_note_source url only", Published: results.TextFigure("missing title"), OursText: "missing title", N: 1,
+			Method: results.MethodText, Outcome: results.Consistent},
 		{Figure: "lost", Row: "tab", Published: results.PointFigure(0), Outcome: results.NoData},
 	}
 	return []Table{main, VerdictTable("race: verdicts", results.DefaultMass, vs)}
@@ -93,8 +98,8 @@ func TestRenderCSVReadsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One header; the main table's 3 rows × 4 cells beyond its 2 key columns,
-	// then 6 verdicts × 5 cells beyond theirs.
-	if len(recs) != 1+12+30 || !slices.Equal(recs[0], CSVHeader) || recs[1][0] != "race: lost updates (virtual clock, seeds 1-5)" ||
+	// then 6 verdicts × 7 cells beyond theirs.
+	if len(recs) != 1+12+42 || !slices.Equal(recs[0], CSVHeader) || recs[1][0] != "race: lost updates (virtual clock, seeds 1-5)" ||
 		recs[1][1] != "none reapply" || recs[1][2] != "Lost" || recs[1][4] != "301" {
 		t.Errorf("records = %q", recs)
 	}

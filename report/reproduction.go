@@ -112,8 +112,13 @@ same on any machine; the published figures came from %s.
 			return err
 		}
 	}
+	if a := r.Against; a != nil {
+		if _, err := fmt.Fprintf(w, "%s; the last table lists them.\n\n", AgreementLine(*a)); err != nil {
+			return err
+		}
+	}
 	if len(plots) > 0 {
-		if _, err := io.WriteString(w, "## Plots\n\nOur replications of each judged figure, the published value in red and our central 99 % range dashed; then bench's per-write latency.\n\n"); err != nil {
+		if _, err := io.WriteString(w, "## Plots\n\nOur replications of each judged figure, the published value in red and the interval one new run of ours falls in dashed (its method and coverage are in the verdict tables); then bench's per-write latency.\n\n"); err != nil {
 			return err
 		}
 		for _, p := range plots {
@@ -133,4 +138,44 @@ func cpuSuffix(cpu string) string {
 		return ""
 	}
 	return " (" + cpu + ")"
+}
+
+// AgreementLine says in one sentence how the verdicts of a reproduction
+// stand against another's: "Against `notesbench reproduce --quick
+// --replications 20` (20 replications), 129 of 132 verdicts alike, 27 of 27
+// under the other timing model: 3 judged apart".
+func AgreementLine(a results.Agreement) string {
+	s := fmt.Sprintf("Against `%s` (%s), %d of %s alike", a.Command, Count(a.Replications, "replication"), a.Alike, Count(a.Judged, "verdict"))
+	if a.TimingJudged > 0 {
+		s += fmt.Sprintf(", %d of %d under the other timing model", a.TimingAlike, a.TimingJudged)
+	}
+	return s + fmt.Sprintf(": %d judged apart", len(a.Apart))
+}
+
+// AgreementTable lists the published figures two reproductions judged apart:
+// for each, the published value, then for each reproduction the interval in
+// which one new run of ours falls, its coverage and method, and the verdict.
+// ours and other name the two reproductions in the header.
+func AgreementTable(a results.Agreement, ours, other string) Table {
+	t := Table{
+		Title: "Verdicts judged apart by " + ours + " and " + other,
+		Keys:  3,
+		Header: []string{"Experiment", "Row", "Figure", "Published",
+			ours + ": interval", ours + ": coverage, method", ours + ": verdict",
+			other + ": interval", other + ": coverage, method", other + ": verdict"},
+		Notes: []string{AgreementLine(a),
+			"a figure is judged apart when the published value lies inside one interval and outside the other: each is drawn from its own replications, the one from fewer wider for its t quantile and less sure of its spread, and at less coverage when its method cannot reach the coverage asked with them"},
+	}
+	for _, p := range a.Apart {
+		exp := p.Experiment
+		if p.Model != "" {
+			exp += " (" + p.Model + ")"
+		}
+		cells := func(v results.Verdict) []string {
+			return []string{results.RoundRange(v.OursLow, v.OursHigh), results.CoverageLabel(v.Coverage) + " " + string(v.Method), outcomeText(v.Outcome, v.Ratio)}
+		}
+		row := append([]string{exp, p.Ours.Row, figureLabel(p.Ours.Figure, p.Ours.Seed), Published(p.Ours.Published, nil)}, cells(p.Ours)...)
+		t.Rows = append(t.Rows, append(row, cells(p.Other)...))
+	}
+	return t
 }

@@ -10,8 +10,8 @@ import (
 // Counts of one take the singular: "1 of 1 published figure", not "1
 // replications".
 func TestPlurals(t *testing.T) {
-	one := []results.Verdict{{Outcome: results.Consistent}}
-	if got := SummaryNote(one, results.DefaultMass); got != "verdict: 1 of 1 published figure consistent with ours (central 99 % range)" {
+	one := []results.Verdict{{Outcome: results.Consistent, Method: results.MethodNormal, Coverage: results.DefaultMass}}
+	if got := SummaryNote(one, results.DefaultMass); got != "verdict: 1 of 1 published figure consistent with ours (each against the interval one new run of ours falls in, 99.0 % asked)" {
 		t.Errorf("SummaryNote = %q", got)
 	}
 	if got := (results.Reproduction{Consistent: 0, Judged: 1}).Summary(); !strings.HasPrefix(got, "0 of 1 published figure consistent") {

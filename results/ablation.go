@@ -3,8 +3,9 @@ package results
 import "fmt"
 
 // An Ablation sets several models of one experiment side by side, figure by
-// figure: for each published figure, each model's mean and central range over
-// its replications and the verdict on the published value. It is built from
+// figure: for each published figure, each model's mean over its replications,
+// the interval in which one new run of the model falls, and the verdict on the
+// published value. It is built from
 // each model's verdicts (Compare), so a cell says exactly what a verdict
 // table under that model would.
 //
@@ -26,6 +27,11 @@ type AblationModel struct {
 	// Consistent and Judged count its verdicts as Summary does.
 	Consistent int `json:"consistent"`
 	Judged     int `json:"judged"`
+	// Short counts its verdicts judged at less than the coverage asked, and
+	// Least is the least coverage among them, as ShortOfCoverage returns
+	// them: NewAblation fills them against DefaultMass.
+	Short int     `json:"short_of_coverage"`
+	Least float64 `json:"least_coverage"`
 }
 
 // AblationFigure is one published figure under every model: Cells holds one
@@ -42,9 +48,12 @@ type AblationFigure struct {
 // AblationCell is one model's side of one figure.
 type AblationCell struct {
 	Mean float64 `json:"mean"`
-	// Low and High bound the central range of the model's replications.
-	Low  float64 `json:"low"`
-	High float64 `json:"high"`
+	// Low and High bound the interval in which one new run of the model
+	// falls, with probability Coverage, drawn by Method (as in Verdict).
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+	Method   Method  `json:"method,omitempty"`
+	Coverage float64 `json:"coverage,omitempty"`
 	// Shift is Mean minus the first model's mean: how far the model moves
 	// the figure from the first one.
 	Shift      float64 `json:"shift"`
@@ -81,13 +90,14 @@ func NewAblation(experiment string, models []AblationModel, verdicts [][]Verdict
 	}
 	for m, vs := range verdicts {
 		a.Models[m].Consistent, a.Models[m].Judged = Summary(vs)
+		a.Models[m].Short, a.Models[m].Least = ShortOfCoverage(vs, DefaultMass)
 		for _, v := range vs {
 			i, ok := index[key{v.Row, v.Figure, v.Seed}]
 			if !ok {
 				return a, fmt.Errorf("ablation of %s: model %q judges %s %s, which %q does not", experiment, models[m].Name, v.Row, v.Figure, models[0].Name)
 			}
-			a.Figures[i].Cells[m] = AblationCell{Mean: v.OursMean, Low: v.OursLow, High: v.OursHigh, Percentile: v.Percentile,
-				N: v.N, Outcome: v.Outcome, Ratio: v.Ratio}
+			a.Figures[i].Cells[m] = AblationCell{Mean: v.OursMean, Low: v.OursLow, High: v.OursHigh, Method: v.Method,
+				Coverage: v.Coverage, Percentile: v.Percentile, N: v.N, Outcome: v.Outcome, Ratio: v.Ratio}
 		}
 	}
 	for i := range a.Figures {

@@ -3,12 +3,12 @@ package results
 import (
 	"fmt"
 	"slices"
-
-	"github.com/notesbench/notesbench/internal/plural"
 )
 
-// MinReplications is the number of replications from which the 0.5 % and
-// 99.5 % quantiles of ours rest on more than the extremes.
+// MinReplications is the number of replications race and tabs run behind
+// their verdicts by default: with 100, a figure that is near normal and one
+// that never varied are judged at the 99 % asked, any other by order
+// statistics at 98.0 % (OrderMin is 199).
 const MinReplications = 100
 
 // Replications are our rows of many virtual-clock runs of the published setup,
@@ -43,13 +43,13 @@ type Comparison struct {
 func (c Comparison) Shown() bool { return len(c.Differences) == 0 }
 
 // A Rule is how an experiment's figures are judged against the published
-// ones. The zero Rule judges each figure against the spread of our
-// replications of the published setup: a published range over runs ("every
-// run took 9.6–10.5 s") and a per-seed figure against the spread of single
-// runs, a timing only as a ratio.
+// ones. The zero Rule judges each figure against the interval in which one
+// new replication of ours falls (PredictionInterval): a published range over
+// runs ("every run took 9.6–10.5 s") and a per-seed figure against that of
+// one single run, a timing only as a ratio.
 type Rule[R Row] struct {
 	// Judge, when set, judges our rows alone, with no replications: refs'
-	// fractions against their sampling interval (ProportionVerdicts),
+	// fractions by an exact test over the trials (ProportionVerdicts),
 	// validate's texts (TextVerdicts), bench's timings as ratios
 	// (BenchVerdicts).
 	Judge func(exp *Experiment, rows []R) []Verdict
@@ -82,8 +82,8 @@ func Compare[R Row](exp *Experiment, rule Rule[R], differences []string, rows []
 	ratioOnly := func(figure string) bool { return slices.Contains(rule.RatioOnly, figure) || TimingKey(figure) }
 	c.Replications, c.Singles = len(reps.Reps), len(reps.Singles)
 	c.Verdicts = compareRows(exp, reps.Reps, reps.Singles, DefaultMass, ratioOnly)
-	if n := c.Replications; n < MinReplications && len(c.Verdicts) > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("verdicts rest on %s: below %d the central 99 %% range is little more than the minimum and maximum of ours, so more figures read as differing", plural.Count(n, "replication"), MinReplications))
+	if w := coverageWarning(c.Verdicts, c.Replications, DefaultMass); w != "" {
+		c.Warnings = append(c.Warnings, w)
 	}
 	return c
 }
@@ -172,10 +172,10 @@ func compareRows[R Row](exp *Experiment, reps, singles [][]R, mass float64, rati
 	return out
 }
 
-// ProportionVerdicts judges each published fraction of refs against the
-// Wilson interval of ours over the trials: replicating 10,000 trials per K
-// would cost too much, and the spread a fraction over n trials has from
-// sampling alone is known.
+// ProportionVerdicts judges each published fraction of refs against ours
+// over the same number of trials by an exact test (JudgeProportion):
+// replicating 10,000 trials per K would cost too much, and the spread a
+// fraction over n trials has from sampling alone is known.
 func ProportionVerdicts(exp *Experiment, rows []RefsRow) []Verdict {
 	var out []Verdict
 	for _, r := range rows {

@@ -70,8 +70,9 @@ type RangeCheck struct {
 	// Coverage is each interval's coverage, 1 − α.
 	Coverage float64
 	// Estimated reports a baseline recorded without standard deviations
-	// (before notesbench recorded them): s was estimated from each figure's
-	// recorded 99 % range, and the rate holds only roughly.
+	// (before notesbench recorded them, when verdicts recorded the central
+	// 99 % range of the samples): s was estimated from each figure's recorded
+	// range, and the rate holds only roughly.
 	Estimated bool
 	// Diffs are the figures outside their interval.
 	Diffs []Diff
@@ -147,9 +148,10 @@ func CheckRanges[R Row](exp *Experiment, recorded []Verdict, rows []R) RangeChec
 			}
 			sd := v.OursSD
 			if sd == 0 && v.OursHigh > v.OursLow {
-				// A baseline recorded before standard deviations were: the
-				// central 99 % range of a normal spread is ±2.576 s.
-				sd = (v.OursHigh - v.OursLow) / (2 * distuv.UnitNormal.Quantile((1+DefaultMass)/2))
+				// A baseline recorded before standard deviations were, when
+				// verdicts recorded the central 99 % range of the samples:
+				// that of a normal spread is ±2.576 s.
+				sd = (v.OursHigh - v.OursLow) / (2 * distuv.UnitNormal.Quantile((1+0.99)/2))
 				c.Estimated = true
 			}
 			if !(sd > 0) || v.N < 2 {
@@ -168,9 +170,7 @@ func CheckRanges[R Row](exp *Experiment, recorded []Verdict, rows []R) RangeChec
 	c.MinN, c.MaxN = checks[0].v.N, checks[0].v.N
 	for _, ch := range checks {
 		c.MinN, c.MaxN = min(c.MinN, ch.v.N), max(c.MaxN, ch.v.N)
-		n := float64(ch.v.N)
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(1 - alpha/2)
-		half := t * ch.sd * math.Sqrt(1+1/n)
+		half := predictionHalfWidth(ch.sd, ch.v.N, 1-alpha)
 		if wholeCount(ch.value, ch.v) {
 			half += 0.5 // continuity correction: a count is a normal spread rounded
 		}

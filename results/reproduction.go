@@ -21,12 +21,21 @@ type Reproduction struct {
 	Replications int               `json:"replications"`
 	Consistent   int               `json:"consistent"`
 	Judged       int               `json:"judged"`
-	Machine      Machine           `json:"machine"`
-	Reports      []Report          `json:"reports"`
+	// Coverage is what every verdict asked; Short counts those judged at
+	// less for want of replications, and Least is the least coverage among
+	// them (ShortOfCoverage).
+	Coverage float64  `json:"coverage"`
+	Short    int      `json:"short_of_coverage"`
+	Least    float64  `json:"least_coverage"`
+	Machine  Machine  `json:"machine"`
+	Reports  []Report `json:"reports"`
 	// Timing, when the race engine's experiments also ran under another
 	// timing profile, holds them; the summary stays the default model's.
-	Timing  *TimingModels `json:"timing_models,omitempty"`
-	Version string        `json:"notesbench_version"`
+	Timing *TimingModels `json:"timing_models"`
+	// Against, when the reproduction was compared with another (reproduce
+	// --against), is how their verdicts stand.
+	Against *Agreement `json:"against"`
+	Version string     `json:"notesbench_version"`
 }
 
 // ReproduceConfig is what a reproduction was asked for.
@@ -71,6 +80,8 @@ func (r *Reproduction) Summarize() {
 		}
 	}
 	r.Consistent, r.Judged = Summary(all)
+	r.Coverage = DefaultMass
+	r.Short, r.Least = ShortOfCoverage(all, r.Coverage)
 	if r.Timing != nil {
 		r.Timing.Summarize()
 	}
@@ -78,5 +89,10 @@ func (r *Reproduction) Summarize() {
 
 // Summary is the reproduction's one line.
 func (r Reproduction) Summary() string {
-	return fmt.Sprintf("%d of %s consistent with ours (central 99 %% range; timings compared as ratios only)", r.Consistent, plural.Count(r.Judged, "published figure"))
+	s := fmt.Sprintf("%d of %s consistent with ours (each against the interval one new run of ours falls in, %s asked",
+		r.Consistent, plural.Count(r.Judged, "published figure"), CoverageLabel(r.Coverage))
+	if r.Short > 0 {
+		s += fmt.Sprintf("; %d at less for want of replications, down to %s", r.Short, CoverageLabel(r.Least))
+	}
+	return s + "; timings compared as ratios only)"
 }

@@ -50,17 +50,6 @@ func Quantile(samples []float64, p float64) float64 {
 	return x[i] + (h-float64(i))*(x[i+1]-x[i])
 }
 
-// CentralRange returns the bounds of the central mass of samples: the
-// (1−mass)/2 and (1+mass)/2 quantiles, so mass 0.99 gives the 0.5th and 99.5th
-// percentiles. It returns NaN, NaN when samples is empty or mass is outside
-// [0, 1].
-func CentralRange(samples []float64, mass float64) (lo, hi float64) {
-	if !(mass >= 0 && mass <= 1) {
-		return math.NaN(), math.NaN()
-	}
-	return Quantile(samples, (1-mass)/2), Quantile(samples, (1+mass)/2)
-}
-
 // PercentileRank returns where v falls among samples, from 0 to 100, by mid-rank:
 // the fraction of samples below v plus half the fraction equal to v, times 100.
 // A value below every sample is at 0, above every sample at 100, and a value

@@ -43,24 +43,12 @@ func TestQuantile(t *testing.T) {
 	}
 }
 
-func TestMeanAndCentralRange(t *testing.T) {
+func TestMean(t *testing.T) {
 	if got := Mean([]float64{1, 2, 3, 4}); got != 2.5 {
 		t.Errorf("Mean(1..4) = %v, want 2.5", got)
 	}
 	if got := Mean(nil); !math.IsNaN(got) {
 		t.Errorf("Mean(nil) = %v, want NaN", got)
-	}
-	// Mass 0.99 asks for the 0.005 and 0.995 quantiles: 1.02 and 4.98 above.
-	lo, hi := CentralRange([]float64{3, 5, 1, 2, 4}, 0.99)
-	if !approxEqual(lo, 1.02) || !approxEqual(hi, 4.98) {
-		t.Errorf("CentralRange(1..5, 0.99) = %v, %v, want 1.02, 4.98", lo, hi)
-	}
-	// Mass 0.5 is the interquartile range: h = 1 and h = 3.
-	if lo, hi := CentralRange([]float64{1, 2, 3, 4, 5}, 0.5); lo != 2 || hi != 4 {
-		t.Errorf("CentralRange(1..5, 0.5) = %v, %v, want 2, 4", lo, hi)
-	}
-	if lo, hi := CentralRange([]float64{1, 2}, 1.5); !math.IsNaN(lo) || !math.IsNaN(hi) {
-		t.Errorf("CentralRange with mass 1.5 = %v, %v, want NaN", lo, hi)
 	}
 }
 

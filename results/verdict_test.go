@@ -6,30 +6,40 @@ import (
 	"testing"
 )
 
-// oneToHundred is 1, 2, …, 100. Its central 99 % range is the 0.005 and 0.995
-// quantiles: h = 99·0.005 = 0.495 gives 1.495, h = 99·0.995 = 98.505 gives
-// 99 + 0.505 = 99.505. Its mean is 50.5.
+// oneToHundred is 1, 2, …, 100: mean 50.5, standard deviation
+// √(100·(100² − 1)/12/99) = 29.01. It is symmetric, so it is judged as near
+// normal: 50.5 ± t(0.995, 99)·s·√(1.01) with t = 2.626405, from 0 at the
+// lowest (no sample is negative) to 127.08.
 var oneToHundred = span(1, 100)
 
 func TestJudgePoint(t *testing.T) {
 	v := Judge("lost", "none", oneToHundred, PointFigure(50), DefaultMass)
+	sd := math.Sqrt(2525.0 / 3)
 	want := Verdict{Figure: "lost", Row: "none", Published: PointFigure(50), OursMean: 50.5,
-		OursLow: 1.495, OursHigh: 99.505, OursSD: math.Sqrt(2525.0 / 3), Percentile: 49.5, N: 100, Outcome: Consistent}
-	// Percentile: 49 samples below 50 and one equal, (49 + 0.5)/100. The
-	// standard deviation of 1..100: Σ(i − 50.5)²/99 = 100·(100² − 1)/12/99.
-	if !sameVerdict(v, want) {
-		t.Errorf("Judge(50 among 1..100) = %+v, want %+v", v, want)
+		OursLow: 0, OursHigh: v.OursHigh, OursSD: sd, Percentile: 49.5, N: 100,
+		Method: MethodNormal, Coverage: 0.99, Outcome: Consistent}
+	// Percentile: 49 samples below 50 and one equal, (49 + 0.5)/100.
+	if !sameVerdict(v, want) || math.Abs(v.OursHigh-(50.5+2.626405*sd*math.Sqrt(1.01))) > 1e-4 {
+		t.Errorf("Judge(50 among 1..100) = %+v, want %+v up to 127.076", v, want)
 	}
-	v = Judge("lost", "none", oneToHundred, PointFigure(120), DefaultMass)
+	v = Judge("lost", "none", oneToHundred, PointFigure(130), DefaultMass)
 	if v.Outcome != Differs || v.Percentile != 100 {
-		t.Errorf("Judge(120 among 1..100) = %v at %v, want differs at 100", v.Outcome, v.Percentile)
+		t.Errorf("Judge(130 among 1..100) = %v at %v, want differs at 100", v.Outcome, v.Percentile)
 	}
-	// Just inside and just outside the range.
-	if v := Judge("lost", "", oneToHundred, PointFigure(99.5), DefaultMass); v.Outcome != Consistent {
-		t.Errorf("99.5 ≤ 99.505 judged %v", v.Outcome)
+	// Just inside and just outside the interval.
+	if v := Judge("lost", "", oneToHundred, PointFigure(127), DefaultMass); v.Outcome != Consistent {
+		t.Errorf("127 ≤ 127.08 judged %v", v.Outcome)
 	}
-	if v := Judge("lost", "", oneToHundred, PointFigure(1.49), DefaultMass); v.Outcome != Differs {
-		t.Errorf("1.49 < 1.495 judged %v", v.Outcome)
+	if v := Judge("lost", "", oneToHundred, PointFigure(127.1), DefaultMass); v.Outcome != Differs {
+		t.Errorf("127.1 > 127.08 judged %v", v.Outcome)
+	}
+	// A figure that never varied is consistent with that value only.
+	ten := []float64{35, 35, 35, 35, 35, 35, 35, 35, 35, 35}
+	if v := Judge("lost", "ms", ten, PointFigure(35), DefaultMass); v.Outcome != Consistent || v.Method != MethodConstant || v.Coverage != 10.0/11 {
+		t.Errorf("35 against ten 35s: %+v", v)
+	}
+	if v := Judge("lost", "ms", ten, PointFigure(136), DefaultMass); v.Outcome != Differs {
+		t.Errorf("136 against ten 35s: %+v", v)
 	}
 }
 
@@ -40,10 +50,13 @@ func TestJudgeRange(t *testing.T) {
 	}{
 		{40, 60, Consistent},   // inside
 		{95, 130, Consistent},  // overlaps the top
-		{-5, 1.5, Consistent},  // overlaps the bottom: 1.5 ≥ 1.495
-		{-5, 1.4, Differs},     // ends below 1.495
-		{100, 130, Differs},    // starts above 99.505
+		{127, 130, Consistent}, // overlaps the top: 127 ≤ 127.08
+		{127.1, 130, Differs},  // starts above 127.08
+		{-10, -1, Differs},     // ends below 0
 		{-10, 200, Consistent}, // contains ours
+		{-10, 0, Consistent},   // touches 0
+		{200, 1000, Differs},   // far above
+		{0.5, 127.08, Consistent},
 	} {
 		v := Judge("mean_tries_claude", "note reapply", oneToHundred, RangeFigure(tc.low, tc.high), DefaultMass)
 		if v.Outcome != tc.want {
@@ -62,7 +75,7 @@ func TestJudgeNoData(t *testing.T) {
 		"only NaN":      Judge("lost", "", []float64{math.NaN(), math.Inf(1)}, PointFigure(1), DefaultMass),
 		"text figure":   Judge("minimal", "", oneToHundred, TextFigure("ok"), DefaultMass),
 		"per-seed":      Judge("calls_sent", "", oneToHundred, SeedsFigure(1, 2, 3), DefaultMass),
-		"bad mass":      Judge("lost", "", oneToHundred, PointFigure(1), 2),
+		"bad coverage":  Judge("lost", "", oneToHundred, PointFigure(1), 1),
 		"ratio of zero": JudgeRatio("wall_s", "", oneToHundred, PointFigure(0), DefaultMass),
 	} {
 		if v.Outcome != NoData {
@@ -79,7 +92,8 @@ func TestJudgeNoData(t *testing.T) {
 }
 
 func TestJudgePerSeed(t *testing.T) {
-	// 60..80: central 99 % range 60.1 to 79.9 (h = 20·0.005 = 0.1).
+	// 60..80, symmetric: 70 ± t(0.995, 20)·s·√(1 + 1/21) with s² = 770/20 and
+	// t = 2.845340, that is 51.93 to 88.07.
 	samples := span(60, 80)
 	var pub Figure
 	if err := json.Unmarshal([]byte(`[71, 61, 90]`), &pub); err != nil {
@@ -94,6 +108,10 @@ func TestJudgePerSeed(t *testing.T) {
 			t.Errorf("seed %d: got seed %d %v, want %v", i+1, vs[i].Seed, vs[i].Outcome, want)
 		}
 	}
+	half := 2.845340 * math.Sqrt(770.0/20) * math.Sqrt(1+1.0/21)
+	if math.Abs(vs[0].OursLow-(70-half)) > 1e-4 || math.Abs(vs[0].OursHigh-(70+half)) > 1e-4 || vs[0].Method != MethodNormal {
+		t.Errorf("interval %v–%v by %v, want 70 ± %.4f by normal", vs[0].OursLow, vs[0].OursHigh, vs[0].Method, half)
+	}
 	if vs[2].Published.String() != "90" || vs[0].Percentile != 100*(11+0.5)/21 {
 		t.Errorf("seed 3 published %q, seed 1 percentile %v", vs[2].Published, vs[0].Percentile)
 	}
@@ -104,8 +122,10 @@ func TestJudgePerSeed(t *testing.T) {
 
 func TestJudgeRatio(t *testing.T) {
 	// Median of 50 60 70 is 60; the midpoint of 61.9–63.1 is 62.5; 60/62.5 = 0.96.
+	// Three samples are too few to judge a shape: order statistics, 50 %.
 	v := JudgeRatio("median_us", "note", []float64{70, 50, 60}, RangeFigure(61.9, 63.1), DefaultMass)
-	if v.Outcome != RatioOnly || !approxEqual(v.Ratio, 0.96) || v.N != 3 || v.OursMean != 60 {
+	if v.Outcome != RatioOnly || !approxEqual(v.Ratio, 0.96) || v.N != 3 || v.OursMean != 60 ||
+		v.Method != MethodOrder || v.Coverage != 0.5 || v.OursLow != 50 || v.OursHigh != 70 {
 		t.Errorf("JudgeRatio = %+v, want ratio 0.96", v)
 	}
 }
@@ -121,7 +141,7 @@ func TestJudgeText(t *testing.T) {
 		{"slides[1]: unexpected bullets", "slides[0]: unexpected bullets", Differs},
 		{"ok", "missing title", Differs},
 	} {
-		if v := JudgeText("minimal", "", tc.ours, TextFigure(tc.pub)); v.Outcome != tc.want || v.OursText != tc.ours {
+		if v := JudgeText("minimal", "", tc.ours, TextFigure(tc.pub)); v.Outcome != tc.want || v.OursText != tc.ours || v.Method != MethodText || v.Coverage != 0 {
 			t.Errorf("JudgeText(%q, %q) = %v, want %v", tc.ours, tc.pub, v.Outcome, tc.want)
 		}
 	}
@@ -139,12 +159,12 @@ func TestSummary(t *testing.T) {
 
 func TestVerdictJSON(t *testing.T) {
 	v := Verdict{Figure: "lost", Row: "none", Published: PointFigure(300), OursMean: 301.5, OursLow: 250,
-		OursHigh: 350, OursSD: 19.5, Percentile: 48, N: 200, Outcome: Consistent}
+		OursHigh: 350, OursSD: 19.5, Percentile: 48, N: 200, Method: MethodNormal, Coverage: 0.99, Outcome: Consistent}
 	got, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"figure":"lost","row":"none","published":300,"ours_mean":301.5,"ours_low":250,"ours_high":350,"ours_sd":19.5,"percentile":48,"n":200,"verdict":"consistent"}`
+	want := `{"figure":"lost","row":"none","published":300,"ours_mean":301.5,"ours_low":250,"ours_high":350,"ours_sd":19.5,"percentile":48,"n":200,"method":"normal","coverage":0.99,"verdict":"consistent"}`
 	if string(got) != want {
 		t.Errorf("JSON = %s\nwant   %s", got, want)
 	}
@@ -154,35 +174,6 @@ func TestVerdictJSON(t *testing.T) {
 func sameVerdict(a, b Verdict) bool {
 	return a.Figure == b.Figure && a.Row == b.Row && a.Seed == b.Seed && a.Published.String() == b.Published.String() &&
 		approxEqual(a.OursMean, b.OursMean) && approxEqual(a.OursLow, b.OursLow) && approxEqual(a.OursHigh, b.OursHigh) &&
-		approxEqual(a.OursSD, b.OursSD) &&
-		approxEqual(a.Percentile, b.Percentile) && a.N == b.N && a.Outcome == b.Outcome && approxEqual(a.Ratio, b.Ratio)
-}
-
-// With p = 0.5 over 10,000 trials, the 99 % Wilson interval is 0.5 ± 0.01286
-// (z = 2.5758, half-width z·√(0.25/10000)/(1+z²/n) ≈ 0.012876): 0.51 lies inside,
-// 0.52 outside, at the 97.7th and 99.99th percentiles of the sampling spread.
-func TestJudgeProportion(t *testing.T) {
-	v := JudgeProportion("correct", "2 type", 0.5, 10000, PointFigure(0.51), 0.99)
-	if v.Outcome != Consistent || math.Abs(v.OursLow-0.487124) > 1e-5 || math.Abs(v.OursHigh-0.512876) > 1e-5 {
-		t.Fatalf("0.51: %+v", v)
-	}
-	if math.Abs(v.Percentile-97.725) > 0.01 {
-		t.Fatalf("percentile %v, want 97.725 (Φ(2))", v.Percentile)
-	}
-	if v := JudgeProportion("correct", "2 type", 0.5, 10000, PointFigure(0.52), 0.99); v.Outcome != Differs {
-		t.Fatalf("0.52: %+v", v)
-	}
-	// A certain outcome (id references are always right): only the same value fits.
-	if v := JudgeProportion("correct", "2 id", 1, 10000, PointFigure(1), 0.99); v.Outcome != Consistent || v.Percentile != 50 || v.OursHigh != 1 {
-		t.Fatalf("1 against 1: %+v", v)
-	}
-	if v := JudgeProportion("correct", "2 id", 1, 10000, PointFigure(0.9), 0.99); v.Outcome != Differs || v.Percentile != 0 {
-		t.Fatalf("0.9 against 1: %+v", v)
-	}
-	if v := JudgeProportion("not_found", "2 id", 0, 10000, PointFigure(0), 0.99); v.Outcome != Consistent || v.OursLow != 0 {
-		t.Fatalf("0 against 0: %+v", v)
-	}
-	if v := JudgeProportion("correct", "x", 0.5, 0, PointFigure(0.5), 0.99); v.Outcome != NoData {
-		t.Fatalf("no trials: %+v", v)
-	}
+		approxEqual(a.OursSD, b.OursSD) && approxEqual(a.Percentile, b.Percentile) && a.N == b.N &&
+		a.Method == b.Method && a.Coverage == b.Coverage && a.Outcome == b.Outcome && approxEqual(a.Ratio, b.Ratio)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,10 @@ type reproduceOptions struct {
 	format       string
 	only         string
 	onlySet      bool // --only was given, perhaps empty
+	// against names another reproduction's reproduced.json whose verdicts
+	// these are compared with; other holds it, read before anything runs.
+	against string
+	other   *results.Reproduction
 }
 
 func newReproduceCmd(a *app, runF func(context.Context, *reproduceOptions) error) *cobra.Command {
@@ -68,6 +73,7 @@ at all.`,
 	fs.StringVar(&opts.out, "out", "", "write REPRODUCED.md and reproduced.json into this folder")
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
+	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart")
 	completeFlag(cmd, "clock", false, sim.Clocks.Strings()...)
 	completeFlag(cmd, "format", false, "table", "markdown", "json")
 	completeFlag(cmd, "only", true, experiment.Names(experiment.All())...)
@@ -105,7 +111,30 @@ func (o *reproduceOptions) plan() (experiment.Reproduce, report.Format, error) {
 			return r, "", usageErr("--out", err)
 		}
 	}
+	if o.against != "" {
+		other, err := readReproduction(o.against)
+		if err != nil {
+			return r, "", usageErr("--against", err)
+		}
+		o.other = &other
+	}
 	return r, format, nil
+}
+
+// readReproduction reads a reproduced.json that notesbench reproduce wrote.
+func readReproduction(path string) (results.Reproduction, error) {
+	var r results.Reproduction
+	b, err := readResult(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Command == "" || r.Version == "" {
+		return r, fmt.Errorf("%s is no reproduced.json of notesbench reproduce", path)
+	}
+	return r, nil
 }
 
 // onlyExperiments returns the experiments --only names, in the order named:
@@ -241,21 +270,34 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	}
 	all := rep.Record
 	all.Machine = readMachine()
+	tables := rep.Tables
+	if o.other != nil {
+		agreement := results.NewAgreement(all, *o.other)
+		all.Against = &agreement
+		ours, theirs := "this run", "the other run"
+		if all.Replications != o.other.Replications {
+			ours, theirs = report.Count(all.Replications, "replication"), report.Count(o.other.Replications, "replication")
+		}
+		tables = append(tables, report.AgreementTable(agreement, ours, theirs))
+	}
 	if format == report.FormatJSON {
 		err = report.WriteJSON(a.stdout, all)
 	} else {
-		err = report.RenderWidth(a.stdout, format, a.width, rep.Tables...)
+		err = report.RenderWidth(a.stdout, format, a.width, tables...)
 		if err == nil {
 			_, err = fmt.Fprintln(a.stdout, "\n"+fit(format, all.Summary(), a.width))
 		}
 		if err == nil && all.Timing != nil {
 			_, err = fmt.Fprintln(a.stdout, fit(format, strings.ToUpper(all.Timing.Summary()[:1])+all.Timing.Summary()[1:], a.width))
 		}
+		if err == nil && all.Against != nil {
+			_, err = fmt.Fprintln(a.stdout, fit(format, report.AgreementLine(*all.Against)+".", a.width))
+		}
 	}
 	if err != nil || o.out == "" {
 		return err
 	}
-	return writeReproduction(o.out, all, rep.Tables, report.ReproductionPlots(all.Reports, rep.Latency))
+	return writeReproduction(o.out, all, tables, report.ReproductionPlots(all.Reports, rep.Latency))
 }
 
 // writeReproduction writes reproduced.json, the plots (SVG and PNG) and
@@ -280,7 +322,8 @@ func writeReproduction(dir string, all results.Reproduction, tables []report.Tab
 	})
 }
 
-// reproduceArgs writes the flags that shape the output, for the record.
+// reproduceArgs writes the flags that shape the output, for the record; the
+// reproduction --against names compares itself, by its own command.
 func reproduceArgs(o *reproduceOptions) string {
 	var b strings.Builder
 	if o.quick {

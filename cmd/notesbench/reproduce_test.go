@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,8 @@ func TestReproduceBadInput(t *testing.T) {
 		{[]string{"reproduce", "--out", filepath.Join(dir, "missing", "deeper")}, "notesbench: --out: cannot create"},
 		{[]string{"reproduce", "--clock", "wall"}, `notesbench: --clock: unknown clock "wall"`},
 		{[]string{"reproduce", "--format", "csv"}, `notesbench: --format: unknown format "csv" (want table, markdown or json)`},
+		{[]string{"reproduce", "--against", filepath.Join(dir, "missing.json")}, "notesbench: --against: stat " + filepath.Join(dir, "missing.json")},
+		{[]string{"reproduce", "--against", file}, "notesbench: --against: " + file + ": invalid character"},
 	} {
 		expectUsageError(t, tc.args, tc.want)
 	}
@@ -89,4 +92,74 @@ func stripMachine(md string) string {
 		keep = append(keep, line)
 	}
 	return strings.Join(keep, "\n")
+}
+
+// --against sets the verdicts of this run beside those of another
+// reproduction's reproduced.json: it counts the figures both judged and
+// those judged alike, and lists exactly the others, in REPRODUCED.md and in
+// reproduced.json. With 1 replication (2 runs) outline's conflicts per deck
+// are judged by the smallest and largest of 2, which hold a new run a third
+// of the time; with 20 (40 runs) as near normal, at 99 %.
+func TestReproduceAgainst(t *testing.T) {
+	dir := t.TempDir()
+	code, quick, stderr := runCLI(t, "reproduce", "--only", "outline", "--replications", "1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	quickPath := filepath.Join(dir, "quick.json")
+	if err := os.WriteFile(quickPath, []byte(quick), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, "reproduce", "--only", "outline", "--replications", "20", "--against", quickPath, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var this, other results.Reproduction
+	b, _ := os.ReadFile(filepath.Join(out, "reproduced.json"))
+	if err := json.Unmarshal(b, &this); err != nil || this.Against == nil {
+		t.Fatalf("reproduced.json: %v, against %v", err, this.Against)
+	}
+	if err := json.Unmarshal([]byte(quick), &other); err != nil {
+		t.Fatal(err)
+	}
+	// Count by hand what the agreement should say.
+	outcome := map[string]results.Outcome{}
+	for _, v := range other.Reports[0].Verdicts {
+		outcome[v.Row+" "+v.Figure] = v.Outcome
+	}
+	var judged, alike int
+	var apart []string
+	for _, v := range this.Reports[0].Verdicts {
+		w, ok := outcome[v.Row+" "+v.Figure]
+		if !ok || (v.Outcome != results.Consistent && v.Outcome != results.Differs) || (w != results.Consistent && w != results.Differs) {
+			continue
+		}
+		judged++
+		if v.Outcome == w {
+			alike++
+		} else {
+			apart = append(apart, v.Row+" "+v.Figure)
+		}
+	}
+	a := this.Against
+	if a.Judged != judged || a.Alike != alike || len(a.Apart) != len(apart) || len(apart) == 0 || a.Replications != 1 ||
+		a.Command != "notesbench reproduce --replications 1 --only outline" {
+		t.Fatalf("against: %+v; by hand %d of %d alike, apart %v", a, alike, judged, apart)
+	}
+	for i, p := range a.Apart {
+		if p.Ours.Row+" "+p.Ours.Figure != apart[i] || p.Ours.Outcome == p.Other.Outcome {
+			t.Errorf("apart[%d] = %+v, want %s", i, p, apart[i])
+		}
+	}
+	line := fmt.Sprintf("Against `notesbench reproduce --replications 1 --only outline` (1 replication), %d of %d verdicts alike: %d judged apart", alike, judged, len(apart))
+	md, _ := os.ReadFile(filepath.Join(out, "REPRODUCED.md"))
+	for _, want := range []string{line + "; the last table lists them.", "### Verdicts judged apart by 20 replications and 1 replication", "| outline | " + a.Apart[0].Ours.Row + " | " + a.Apart[0].Ours.Figure + " |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("REPRODUCED.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(stdout, line+".") {
+		t.Errorf("stdout lacks %q", line)
+	}
 }
