@@ -57,8 +57,9 @@ type Descriptor interface {
 	// New returns the experiment at its published setup, its parameters
 	// bound to its configuration.
 	New() Instance
-	// reproduce runs the experiment as a step of a reproduction.
-	reproduce(ctx context.Context, s reproSettings) (reproPart, error)
+	// reproduceJobs returns the jobs of the experiment's step of a
+	// reproduction, and how their results make its part.
+	reproduceJobs(s reproSettings) ([]job, compose)
 	// published returns the experiment's published figures, nil when it
 	// has none.
 	published() *results.Experiment

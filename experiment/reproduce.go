@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -39,11 +41,16 @@ type Reproduced struct {
 	Tables []report.Table
 	// Latency holds bench's per-write samples, for the latency plot.
 	Latency []report.LatencySeries
+	// Shard, for one shard of a reproduction, is what it ran: the only
+	// thing it holds.
+	Shard *ReproduceShard
 }
 
 // Run runs every experiment of r at its published parameters, each with its
 // verdicts, and returns the reproduction with its summary. command is the
-// command line to record.
+// command line to record. With a shard in r.Options it runs that shard's
+// units of every step, and the reproduction is a ReproduceShard for
+// notesbench merge.
 func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error) {
 	if r.Replications < 1 {
 		return nil, paramErrf("replications", "must be at least 1")
@@ -51,17 +58,61 @@ func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error)
 	if err := (Options{Replications: r.Replications}).Validate(); err != nil {
 		return nil, err
 	}
+	shard := r.Options.Shard
+	r.Options.Shard = Shard{}
+	steps := r.steps()
+	if shard.Count > 0 {
+		rep, err := r.runShard(ctx, steps, shard)
+		if rep != nil {
+			rep.Shard.Command = command
+		}
+		return rep, err
+	}
+	var jrs [][]jobResult
+	for _, st := range steps {
+		if r.Step != nil {
+			r.Step(st.name)
+		}
+		var rs []jobResult
+		for _, j := range st.jobs {
+			res, err := j.run(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", st.name, err)
+			}
+			rs = append(rs, res)
+		}
+		jrs = append(jrs, rs)
+	}
+	return r.compose(steps, jrs, command)
+}
+
+// step is one experiment of a reproduction: its jobs, and how their results
+// make its part.
+type step struct {
+	name    string
+	jobs    []job
+	compose compose
+}
+
+// steps returns the reproduction's steps, in order.
+func (r Reproduce) steps() []step {
+	s := reproSettings{Reproduce: r}
+	var out []step
+	for _, d := range r.Experiments {
+		jobs, c := d.reproduceJobs(s)
+		out = append(out, step{name: d.Info().Name, jobs: jobs, compose: c})
+	}
+	return out
+}
+
+// compose builds the reproduction from the results of every step's jobs.
+func (r Reproduce) compose(steps []step, jrs [][]jobResult, command string) (*Reproduced, error) {
 	out := &Reproduced{Record: results.Reproduction{Experiment: "reproduce", Command: command, Replications: r.Replications,
 		Config: results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: Names(r.Experiments)}}}
-	s := reproSettings{Reproduce: r}
-	for _, d := range r.Experiments {
-		name := d.Info().Name
-		if r.Step != nil {
-			r.Step(name)
-		}
-		part, err := d.reproduce(ctx, s)
+	for i, st := range steps {
+		part, err := st.compose(jrs[i])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", st.name, err)
 		}
 		out.Record.Reports = append(out.Record.Reports, part.reports...)
 		if t := part.timing; t != nil {
@@ -111,19 +162,25 @@ func (p Plan[C]) replications(n int) int {
 	return max(1, n*mul/div)
 }
 
-// reproduce runs the experiment at its published parameters as a step of a
-// reproduction: an experiment of the race engine on the virtual clock (and,
-// with Real, once more on the wall clock) — under both timing models when its
-// plan says so —, any other once, each with its verdicts.
-func (d *descriptor[C, Row, Run]) reproduce(ctx context.Context, s reproSettings) (reproPart, error) {
+// compose turns the results of a step's jobs, in order, into its part of
+// the reproduction.
+type compose func(results []jobResult) (reproPart, error)
+
+// reproduceJobs returns the jobs of the experiment's step of a reproduction,
+// at its published parameters, and how their results make its part: an
+// experiment of the race engine on the virtual clock (and, with Real, once
+// more on the wall clock) — under both timing models, with the ablation's
+// replications, when its plan says so —, any other once, each with its
+// verdicts.
+func (d *descriptor[C, Row, Run]) reproduceJobs(s reproSettings) ([]job, compose) {
 	c := d.def.Default()
 	if _, clocked := sim.Clocked(c); !clocked {
-		return d.reproduceOne(ctx, s, c)
+		return d.reproduceOne(s, c)
 	}
 	if d.def.Reproduce.Timings {
-		return d.reproduceTimings(ctx, s)
+		return d.reproduceTimings(s)
 	}
-	return d.reproduceClocks(ctx, s, c)
+	return d.reproduceClocks(s, c)
 }
 
 // options returns the options of one run of a reproduction.
@@ -133,9 +190,9 @@ func (s reproSettings) options(replications int, titleSuffix string) Options {
 	return o
 }
 
-// reproduceOne runs an experiment that runs on one clock, on the shared
-// target or (InMemory) in memory.
-func (d *descriptor[C, Row, Run]) reproduceOne(ctx context.Context, s reproSettings, c C) (reproPart, error) {
+// reproduceOne is the step of an experiment that runs on one clock, on the
+// shared target or (InMemory) in memory.
+func (d *descriptor[C, Row, Run]) reproduceOne(s reproSettings, c C) ([]job, compose) {
 	target := s.Target
 	if d.def.InMemory {
 		target = memoryTarget()
@@ -150,44 +207,43 @@ func (d *descriptor[C, Row, Run]) reproduceOne(ctx context.Context, s reproSetti
 	if d.def.Rule.Replicated() {
 		n = d.def.Reproduce.replications(s.Replications)
 	}
-	o, err := d.run(ctx, c, s.options(n, ""))
-	if err != nil {
-		return reproPart{}, err
+	return []job{d.newJob(c, s.options(n, ""))}, func(rs []jobResult) (reproPart, error) {
+		o := rs[0].outcome
+		// A reproduction prints the main tables and the verdicts: the detail
+		// is the experiment's own command's (bench's repetitions).
+		o.Section.Detail = nil
+		return reproPart{reports: []results.Report{o.Report}, section: o.Section, latency: o.Latency}, nil
 	}
-	// A reproduction prints the main tables and the verdicts: the detail is
-	// the experiment's own command's (bench's repetitions).
-	o.Section.Detail = nil
-	return reproPart{reports: []results.Report{o.Report}, section: o.Section, latency: o.Latency}, nil
 }
 
-// reproduceClocks runs an experiment of the race engine on the virtual clock
-// with its verdicts and, with Real, once more on the wall clock: its table
-// goes right beside the virtual one, before the verdicts.
-func (d *descriptor[C, Row, Run]) reproduceClocks(ctx context.Context, s reproSettings, c C) (reproPart, error) {
+// reproduceClocks is the step of an experiment of the race engine: on the
+// virtual clock with its verdicts and, with Real, once more on the wall
+// clock, its table right beside the virtual one, before the verdicts.
+func (d *descriptor[C, Row, Run]) reproduceClocks(s reproSettings, c C) ([]job, compose) {
 	at := func(k sim.ClockKind) C { return sim.OnClock(c, k, s.Target, s.Options.progress(d.def.Name)) }
-	virtual, err := d.run(ctx, at(sim.ClockVirtual), s.options(d.def.Reproduce.replications(s.Replications), ""))
-	if err != nil {
-		return reproPart{}, err
+	jobs := []job{d.newJob(at(sim.ClockVirtual), s.options(d.def.Reproduce.replications(s.Replications), ""))}
+	if s.Real {
+		jobs = append(jobs, d.newJob(at(sim.ClockReal), s.options(0, " (real clock)")))
 	}
-	if !s.Real {
-		return reproPart{reports: []results.Report{virtual.Report}, section: virtual.Section}, nil
+	return jobs, func(rs []jobResult) (reproPart, error) {
+		virtual := rs[0].outcome
+		if !s.Real {
+			return reproPart{reports: []results.Report{virtual.Report}, section: virtual.Section}, nil
+		}
+		real := rs[1].outcome
+		return reproPart{
+			reports: []results.Report{virtual.Report, real.Report},
+			section: report.Section{Main: slices.Concat(virtual.Section.Main, real.Section.Main), Verdicts: virtual.Section.Verdicts},
+		}, nil
 	}
-	real, err := d.run(ctx, at(sim.ClockReal), s.options(0, " (real clock)"))
-	if err != nil {
-		return reproPart{}, err
-	}
-	return reproPart{
-		reports: []results.Report{virtual.Report, real.Report},
-		section: report.Section{Main: slices.Concat(virtual.Section.Main, real.Section.Main), Verdicts: virtual.Section.Verdicts},
-	}, nil
 }
 
-// reproduceTimings runs an experiment of the race engine under the default
-// timing and under published-fit, each with its verdicts (and, with Real,
-// once more on the wall clock), then replicates the profile's rules alone
-// for the ablation. Its tables: ours under each model, then the verdicts of
-// both side by side and the ablation.
-func (d *descriptor[C, Row, Run]) reproduceTimings(ctx context.Context, s reproSettings) (reproPart, error) {
+// reproduceTimings is the step of an experiment of the race engine under the
+// default timing and under published-fit, each with its verdicts (and, with
+// Real, once more on the wall clock), and the replications of the profile's
+// rules alone for the ablation. Its tables: ours under each model, then the
+// verdicts of both side by side and the ablation.
+func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, compose) {
 	name := d.def.Name
 	edited := func(edit func(sim.Editing) sim.Editing) C {
 		c := d.def.Default()
@@ -195,76 +251,214 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(ctx context.Context, s reproS
 		*e = edit(*e)
 		return c
 	}
-	var part reproPart
-	var virtuals, reals []report.Table
-	verdicts := map[sim.Profile][]results.Verdict{}
-	for _, p := range []sim.Profile{sim.ProfileDefault, sim.ProfilePublishedFit} {
+	profiles := []sim.Profile{sim.ProfileDefault, sim.ProfilePublishedFit}
+	var jobs []job
+	for _, p := range profiles {
 		c := edited(func(ed sim.Editing) sim.Editing { return ed.WithProfile(p) })
 		suffix, realSuffix := "", " (real clock)"
 		if p != sim.ProfileDefault {
 			suffix, realSuffix = " (timing "+p.Name()+")", " (timing "+p.Name()+", real clock)"
 		}
 		at := func(k sim.ClockKind) C { return sim.OnClock(c, k, s.Target, s.Options.progress(name+" "+p.Name())) }
-		virtual, err := d.run(ctx, at(sim.ClockVirtual), s.options(s.Replications, suffix))
-		if err != nil {
+		jobs = append(jobs, d.newJob(at(sim.ClockVirtual), s.options(s.Replications, suffix)))
+		if s.Real {
+			jobs = append(jobs, d.newJob(at(sim.ClockReal), s.options(0, realSuffix)))
+		}
+	}
+	perProfile := len(jobs) / len(profiles)
+	// The ablation replicates each rule that is not a whole profile.
+	ablation := map[string]int{} // ingredient → its job
+	for _, ing := range sim.Ingredients() {
+		if ing.Whole && (ing.Profile == sim.ProfileDefault || ing.Profile == sim.ProfilePublishedFit) {
+			continue
+		}
+		ablation[ing.Name] = len(jobs)
+		j := d.replicasJob(sim.OnClock(edited(ing.Edit), sim.ClockVirtual, s.Target, nil), s.Replications)
+		j.opts.Progress = s.Options.Progress
+		jobs = append(jobs, j)
+	}
+	return jobs, func(rs []jobResult) (reproPart, error) {
+		var part reproPart
+		var virtuals, reals []report.Table
+		verdicts := map[sim.Profile][]results.Verdict{}
+		for i, p := range profiles {
+			virtual := rs[i*perProfile].outcome
+			verdicts[p] = virtual.Report.Verdicts
+			reps := []results.Report{virtual.Report}
+			virtuals = append(virtuals, virtual.Section.Main...)
+			if s.Real {
+				real := rs[i*perProfile+1].outcome
+				reps = append(reps, real.Report)
+				reals = append(reals, real.Section.Main...)
+			}
+			if p == sim.ProfileDefault {
+				part.reports = reps
+			} else {
+				part.timing = &timingPart{reports: reps}
+			}
+		}
+		var models []results.AblationModel
+		var lists [][]results.Verdict
+		for _, ing := range sim.Ingredients() {
+			v := verdicts[ing.Profile]
+			if j, ok := ablation[ing.Name]; ok {
+				v = rs[j].verdicts
+			}
+			models = append(models, results.AblationModel{Name: ing.Name, Replications: s.Replications})
+			lists = append(lists, v)
+		}
+		var err error
+		fit := sim.ProfilePublishedFit
+		if part.timing.verdicts, err = results.NewAblation(name,
+			[]results.AblationModel{{Name: sim.ProfileDefault.Name(), Replications: s.Replications}, {Name: fit.Name(), Replications: s.Replications}},
+			[][]results.Verdict{verdicts[sim.ProfileDefault], verdicts[fit]}); err != nil {
 			return part, err
 		}
-		verdicts[p] = virtual.Report.Verdicts
-		reps := []results.Report{virtual.Report}
-		virtuals = append(virtuals, virtual.Section.Main...)
-		if s.Real {
-			real, err := d.run(ctx, at(sim.ClockReal), s.options(0, realSuffix))
-			if err != nil {
-				return part, err
-			}
-			reps = append(reps, real.Report)
-			reals = append(reals, real.Section.Main...)
+		if part.timing.ablation, err = results.NewAblation(name, models, lists); err != nil {
+			return part, err
 		}
-		if p == sim.ProfileDefault {
-			part.reports = reps
-		} else {
-			part.timing = &timingPart{reports: reps}
+		label := fmt.Sprintf("%s: %s", fit.Name(), fit.Basis())
+		part.section = report.Section{
+			Main: slices.Concat(virtuals, reals),
+			Verdicts: []report.Table{
+				report.TimingVerdictTable(fmt.Sprintf("Verdicts under both timing models: published figures against %d replications of each", s.Replications),
+					part.timing.verdicts, results.DefaultMass,
+					"default: each editor pauses for a draw from its own think range (read from the published wall time), sleeps as drawn",
+					label+"; pause U(0, the editor's think maximum), every pause and think lengthened by min(d/4, 5ms)"),
+				report.AblationTable(fmt.Sprintf("Ablation of the %s timing: which ingredient moves which figure (%d replications each)", fit.Name(), s.Replications),
+					part.timing.ablation, results.DefaultMass, label),
+			},
 		}
+		return part, nil
 	}
+}
 
-	var models []results.AblationModel
-	var lists [][]results.Verdict
-	for _, ing := range sim.Ingredients() {
-		v, ok := verdicts[ing.Profile]
-		if !ing.Whole || !ok {
-			replica := sim.Replica(sim.OnClock(edited(ing.Edit), sim.ClockVirtual, s.Target, nil), memoryTarget())
-			reps, err := sim.Replicate(ctx, replica, s.Replications, max(1, len(replica.SeedList())), s.Options.progress(name+" "+ing.Name))
-			if err != nil {
-				return part, err
-			}
-			// The ablation judges rules that depart from both profiles
-			// against the published figures on purpose: no differences.
-			v = results.Compare(d.pub, d.def.Rule, nil, []Row(nil), &reps).Verdicts
+// ReproduceShard is the JSON result of one shard of a reproduction: the
+// envelope every result has, which shard of how many, and the parts of every
+// step's jobs it ran, for notesbench merge.
+type ReproduceShard struct {
+	Experiment string                  `json:"experiment"`
+	Config     results.ReproduceConfig `json:"config"`
+	Rows       []ShardStep             `json:"rows"`
+	Shard      Shard                   `json:"shard"`
+	Units      int                     `json:"units"`
+	Command    string                  `json:"command"`
+	Warnings   []string                `json:"warnings"`
+	Version    string                  `json:"notesbench_version"`
+}
+
+// ShardStep is a step of a reproduction in a shard: the parts of each of
+// its jobs the shard ran.
+type ShardStep struct {
+	Experiment string   `json:"experiment"`
+	Jobs       [][]Part `json:"jobs"`
+}
+
+// runShard runs the units of every step's jobs that shard owns, numbered
+// across the whole reproduction.
+func (r Reproduce) runShard(ctx context.Context, steps []step, shard Shard) (*Reproduced, error) {
+	rec := &ReproduceShard{Experiment: "reproduce", Shard: shard, Rows: []ShardStep{}, Warnings: []string{}, Version: r.Options.Version,
+		Config: results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: Names(r.Experiments)}}
+	offset := 0
+	for _, st := range steps {
+		if r.Step != nil {
+			r.Step(st.name)
 		}
-		models = append(models, results.AblationModel{Name: ing.Name, Replications: s.Replications})
-		lists = append(lists, v)
+		ss := ShardStep{Experiment: st.name}
+		for _, j := range st.jobs {
+			base := offset
+			parts, err := j.execute(ctx, func(u int) bool { return shard.owns(base + u) })
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", st.name, err)
+			}
+			ss.Jobs = append(ss.Jobs, parts)
+			offset += j.units()
+		}
+		rec.Rows = append(rec.Rows, ss)
 	}
-	var err error
-	fit := sim.ProfilePublishedFit
-	if part.timing.verdicts, err = results.NewAblation(name,
-		[]results.AblationModel{{Name: sim.ProfileDefault.Name(), Replications: s.Replications}, {Name: fit.Name(), Replications: s.Replications}},
-		[][]results.Verdict{verdicts[sim.ProfileDefault], verdicts[fit]}); err != nil {
-		return part, err
+	rec.Units = offset
+	return &Reproduced{Shard: rec}, nil
+}
+
+// MergeReproduction puts the shards of a reproduction (in data, one file
+// each, named by files) together into the reproduction they make: the same
+// record and tables as the reproduction run whole. ds are the experiments
+// it may hold; command is recorded as the command that made it.
+func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version string) (*Reproduced, error) {
+	var recs []ReproduceShard
+	byIndex := map[int]string{}
+	for i, b := range data {
+		var rec ReproduceShard
+		if err := json.Unmarshal(b, &rec); err != nil || rec.Experiment != "reproduce" || rec.Shard.Count == 0 {
+			return nil, mergeErrf(files[i], "not a shard of notesbench reproduce --shard K/N")
+		}
+		if prev, ok := byIndex[rec.Shard.Index]; ok {
+			return nil, mergeErrf(files[i], "shard %s is given twice (also %s)", rec.Shard, prev)
+		}
+		byIndex[rec.Shard.Index] = files[i]
+		if i > 0 {
+			a := recs[0]
+			switch {
+			case rec.Version != a.Version:
+				return nil, mergeErrf(files[i], "not a shard of the same run as %s: notesbench %s, not %s", files[0], rec.Version, a.Version)
+			case rec.Shard.Count != a.Shard.Count || rec.Units != a.Units:
+				return nil, mergeErrf(files[i], "not a shard of the same run as %s: one of %d shards of %d units, not %d of %d", files[0], rec.Shard.Count, rec.Units, a.Shard.Count, a.Units)
+			case rec.Config.Replications != a.Config.Replications || rec.Config.Real != a.Config.Real || !slices.Equal(rec.Config.Only, a.Config.Only):
+				return nil, mergeErrf(files[i], "not a shard of the same run as %s: other parameters", files[0])
+			}
+		}
+		recs = append(recs, rec)
 	}
-	if part.timing.ablation, err = results.NewAblation(name, models, lists); err != nil {
-		return part, err
+	if len(recs) == 0 {
+		return nil, &MergeError{Err: errors.New("no shards to merge")}
 	}
-	label := fmt.Sprintf("%s: %s", fit.Name(), fit.Basis())
-	part.section = report.Section{
-		Main: slices.Concat(virtuals, reals),
-		Verdicts: []report.Table{
-			report.TimingVerdictTable(fmt.Sprintf("Verdicts under both timing models: published figures against %d replications of each", s.Replications),
-				part.timing.verdicts, results.DefaultMass,
-				"default: each editor pauses for a draw from its own think range (read from the published wall time), sleeps as drawn",
-				label+"; pause U(0, the editor's think maximum), every pause and think lengthened by min(d/4, 5ms)"),
-			report.AblationTable(fmt.Sprintf("Ablation of the %s timing: which ingredient moves which figure (%d replications each)", fit.Name(), s.Replications),
-				part.timing.ablation, results.DefaultMass, label),
-		},
+	for k := 1; k <= recs[0].Shard.Count; k++ {
+		if _, ok := byIndex[k]; !ok {
+			return nil, &MergeError{Err: fmt.Errorf("shard %d/%d missing: every shard of the run is needed", k, recs[0].Shard.Count)}
+		}
 	}
-	return part, nil
+	first := recs[0]
+	r := Reproduce{Replications: first.Config.Replications, Real: first.Config.Real, Options: Options{Version: version}}
+	for _, name := range first.Config.Only {
+		d, err := Lookup(ds, name)
+		if err != nil {
+			return nil, mergeErrf(files[0], "%v", err)
+		}
+		r.Experiments = append(r.Experiments, d)
+	}
+	steps := r.steps()
+	offset := 0
+	var jrs [][]jobResult
+	for si, st := range steps {
+		var rs []jobResult
+		for ji, j := range st.jobs {
+			parts := make([]Part, j.units())
+			seen := make([]bool, j.units())
+			for fi, rec := range recs {
+				if si >= len(rec.Rows) || ji >= len(rec.Rows[si].Jobs) {
+					return nil, mergeErrf(files[fi], "holds no job %d of %s: not a shard of this reproduction", ji+1, st.name)
+				}
+				for _, p := range rec.Rows[si].Jobs[ji] {
+					if p.Unit < 0 || p.Unit >= j.units() || seen[p.Unit] || !rec.Shard.owns(offset+p.Unit) {
+						return nil, mergeErrf(files[fi], "%s: unit %d is not this shard's, or is given twice", st.name, p.Unit)
+					}
+					parts[p.Unit], seen[p.Unit] = p, true
+				}
+			}
+			if slices.Contains(seen, false) {
+				return nil, &MergeError{Err: fmt.Errorf("%s: a unit is in no shard: a shard was cut short", st.name)}
+			}
+			res, err := j.assemble(parts)
+			if err != nil {
+				return nil, &MergeError{Err: fmt.Errorf("%s: %v", st.name, err)}
+			}
+			rs = append(rs, res)
+			offset += j.units()
+		}
+		jrs = append(jrs, rs)
+	}
+	if offset != first.Units {
+		return nil, mergeErrf(files[0], "%d units, where its parameters make %d", first.Units, offset)
+	}
+	return r.compose(steps, jrs, first.Command)
 }

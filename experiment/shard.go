@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,128 +78,37 @@ type ShardRecord struct {
 	Parts       []Part            `json:"parts"`
 }
 
-// unitPlan is the units of a run of c: its main units — one per seed when
-// its seeds fold together, else one for the whole main run — then the
-// seeds of its replications.
-type unitPlan[C any] struct {
-	main         [][]uint64
-	n, perRep    int
-	replica      C
-	replications bool
-}
-
-func (d *descriptor[C, Row, Run]) plan(c C, opts Options) unitPlan[C] {
-	var p unitPlan[C]
-	seeds := c.SeedList()
-	if _, folds := any(c).(sim.Folder[Row, Run]); folds && len(seeds) > 1 {
-		for _, s := range seeds {
-			p.main = append(p.main, []uint64{s})
-		}
-	} else {
-		p.main = [][]uint64{seeds}
-	}
-	p.n, p.perRep, p.replica, p.replications = d.replication(c, opts)
-	return p
-}
-
-// units is how many units the plan has.
-func (p unitPlan[C]) units() int {
-	if !p.replications {
-		return len(p.main)
-	}
-	return len(p.main) + p.n*p.perRep
-}
-
 // runShard runs the units of c that opts.Shard owns and returns its outcome:
 // a ShardRecord as its JSON, and a table of the units it ran.
 func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, c C, opts Options) (*Outcome, error) {
-	p := d.plan(c, opts)
-	rec := ShardRecord{Shard: opts.Shard, Units: p.units(), Params: opts.Params, Setup: c.Describe(),
-		Differences: nonNil(nonEmpty(d.differences(c))), Parts: []Part{}}
+	shard := opts.Shard
+	opts.Shard = Shard{}
+	j := d.newJob(c, opts)
+	parts, err := j.execute(ctx, shard.owns)
+	if err != nil {
+		return nil, err
+	}
+	rec := ShardRecord{Shard: shard, Units: j.units(), Params: opts.Params, Setup: j.setup,
+		Differences: nonNil(nonEmpty(j.differences)), Parts: parts}
 	if rec.Params == nil {
 		rec.Params = map[string]string{}
 	}
 	rec.Report = results.Report{Experiment: d.def.Name, Config: c, Rows: []Row{}, Runs: []Run{}, Version: opts.Version}.Complete()
-	if p.replications {
-		rec.Replications = p.n
+	if j.plan.replications {
+		rec.Replications = j.plan.n
 	}
+	return &Outcome{Report: rec.Report, JSON: rec, Section: shardSection(d.def.Name, shard, parts, j.units(), rec.Setup)}, nil
+}
 
-	var mine []int
-	var seeds [][]uint64
-	for u, s := range p.main {
-		if opts.Shard.owns(u) {
-			mine, seeds = append(mine, u), append(seeds, s)
-		}
-	}
-	parallel := len(seeds) // the real clock's runs mostly sleep
-	if k, ok := sim.Clocked(c); !ok || k == sim.ClockVirtual {
-		parallel = runtime.NumCPU()
-	}
-	main, err := runUnits(ctx, c, seeds, parallel, opts.progress(d.def.Name))
-	if err != nil {
-		return nil, err
-	}
-	for i, res := range main {
-		if rec.Parts, err = appendPart(rec.Parts, mine[i], false, seeds[i], res); err != nil {
-			return nil, err
-		}
-	}
-	if p.replications {
-		mine, seeds = nil, nil
-		for i := range p.n * p.perRep {
-			if u := len(p.main) + i; opts.Shard.owns(u) {
-				mine, seeds = append(mine, u), append(seeds, []uint64{uint64(i + 1)})
-			}
-		}
-		reps, err := runUnits(ctx, p.replica, seeds, runtime.NumCPU(), opts.progress(d.def.Name+" replications"))
-		if err != nil {
-			return nil, err
-		}
-		for i, res := range reps {
-			if rec.Parts, err = appendPart(rec.Parts, mine[i], true, seeds[i], res); err != nil {
-				return nil, err
-			}
-		}
-	}
-	o := &Outcome{Report: rec.Report, JSON: rec}
-	t := report.Table{Title: fmt.Sprintf("%s, shard %s: %s of %s", d.def.Name, opts.Shard, report.Count(len(rec.Parts), "unit"), report.Int(int64(rec.Units))),
+// shardSection is the table a shard prints: the units it ran.
+func shardSection(name string, shard Shard, parts []Part, units int, setup string) report.Section {
+	t := report.Table{Title: fmt.Sprintf("%s, shard %s: %s of %s", name, shard, report.Count(len(parts), "unit"), report.Int(int64(units))),
 		Header: []string{"Unit", "Seeds", "Replication"}, Keys: 1,
-		Notes: []string{"ours: " + rec.Setup, "notesbench merge puts the results of every shard together into the result of the whole run"}}
-	for _, part := range rec.Parts {
+		Notes: []string{"ours: " + setup, "notesbench merge puts the results of every shard together into the result of the whole run"}}
+	for _, part := range parts {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(part.Unit), sim.FormatSeeds(part.Seeds), strconv.FormatBool(part.Replication)})
 	}
-	o.Section = report.Section{Main: []report.Table{t}}
-	return o, nil
-}
-
-// runUnits runs c once for each list of seeds, up to parallel at once.
-func runUnits[C sim.Experiment[Row, Run], Row results.Row, Run any](ctx context.Context, c C, seeds [][]uint64, parallel int, progress func(done, total int)) ([]sim.Result[Row, Run], error) {
-	var flat []uint64
-	whole := len(seeds) == 1 && len(seeds[0]) != 1
-	for _, s := range seeds {
-		flat = append(flat, s...)
-	}
-	if whole || len(seeds) == 0 {
-		if len(seeds) == 0 {
-			return nil, nil
-		}
-		res, err := c.Run(ctx, seeds[0])
-		return []sim.Result[Row, Run]{res}, err
-	}
-	return sim.RunEach(ctx, c, flat, parallel, progress)
-}
-
-// appendPart appends the part of unit u to parts.
-func appendPart[Row results.Row, Run any](parts []Part, u int, replication bool, seeds []uint64, res sim.Result[Row, Run]) ([]Part, error) {
-	rows, err := json.Marshal(nonNil(res.Rows))
-	if err != nil {
-		return nil, err
-	}
-	runs, err := json.Marshal(nonNil(res.Runs))
-	if err != nil {
-		return nil, err
-	}
-	return append(parts, Part{Unit: u, Replication: replication, Seeds: nonNil(seeds), Rows: rows, Runs: runs, Facts: nonNil(res.Facts)}), nil
+	return report.Section{Main: []report.Table{t}}
 }
 
 // nonEmpty drops the empty strings of ss.
@@ -355,65 +263,39 @@ func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, er
 	if err := in.Finish(given); err != nil {
 		return nil, mergeErrf(s.files[0], "%v", err)
 	}
-	c := in.cfg
-	parts := map[int]Part{}
-	for i, rec := range s.records {
-		for _, part := range rec.Parts {
-			if _, dup := parts[part.Unit]; dup || part.Unit < 0 || part.Unit >= first.Units || !(Shard{Index: rec.Shard.Index, Count: rec.Shard.Count}).owns(part.Unit) {
-				return nil, mergeErrf(s.files[i], "unit %d is not this shard's, or given twice", part.Unit)
-			}
-			parts[part.Unit] = part
-		}
+	j := d.newJob(in.cfg, Options{Replications: first.Replications, Version: version})
+	j.config, j.setup, j.differences = s.config, first.Setup, first.Differences
+	if j.units() != first.Units {
+		return nil, mergeErrf(s.files[0], "%d units, where its parameters make %d", first.Units, j.units())
 	}
-	if len(parts) != first.Units {
-		return nil, mergeErrf("", "%d of %d units in the shards: a shard was cut short", len(parts), first.Units)
+	parts, err := s.parts(func(r ShardRecord) []Part { return r.Parts }, first.Units)
+	if err != nil {
+		return nil, err
 	}
-	var main, singles []sim.Result[Row, Run]
-	for u := range first.Units {
-		res, err := decodePart[Row, Run](parts[u])
-		if err != nil {
-			return nil, mergeErrf("", "unit %d: %v", u, err)
-		}
-		if parts[u].Replication {
-			singles = append(singles, res)
-		} else {
-			main = append(main, res)
-		}
-	}
-	res, err := sim.Assemble(sim.Experiment[Row, Run](c), main)
+	res, err := j.assemble(parts)
 	if err != nil {
 		return nil, mergeErrf("", "%v", err)
 	}
-	var reps *results.Replications[Row]
-	opts := Options{Replications: 0, Version: version}
-	if len(singles) > 0 && d.anyPublished(res.Rows) {
-		n := first.Replications
-		replica := sim.Replica(c, memoryTarget())
-		perRep := max(1, len(replica.SeedList()))
-		if n*perRep != len(singles) {
-			return nil, mergeErrf("", "%d replication runs for %d replications of %d seeds", len(singles), n, perRep)
-		}
-		r, err := sim.FoldReplications(sim.Experiment[Row, Run](replica), singles, n, perRep)
-		if err != nil {
-			return nil, mergeErrf("", "%v", err)
-		}
-		reps = &r
-	}
-	return d.outcome(c, s.config, res, reps, first.Setup, first.Differences, opts), nil
+	return res.outcome, nil
 }
 
-// decodePart reads a part's rows and runs.
-func decodePart[Row results.Row, Run any](p Part) (sim.Result[Row, Run], error) {
-	var res sim.Result[Row, Run]
-	if err := json.Unmarshal(p.Rows, &res.Rows); err != nil {
-		return res, fmt.Errorf("rows: %v", err)
+// parts collects the parts of every shard, each in its place, checking that
+// every one of units is there once and in the shard that owns it.
+func (s *Shards) parts(of func(ShardRecord) []Part, units int) ([]Part, error) {
+	out := make([]Part, units)
+	seen := make([]bool, units)
+	for i, rec := range s.records {
+		for _, p := range of(rec) {
+			if p.Unit < 0 || p.Unit >= units || seen[p.Unit] || !rec.Shard.owns(p.Unit) {
+				return nil, mergeErrf(s.files[i], "unit %d is not this shard's, or is given twice", p.Unit)
+			}
+			out[p.Unit], seen[p.Unit] = p, true
+		}
 	}
-	if err := json.Unmarshal(p.Runs, &res.Runs); err != nil {
-		return res, fmt.Errorf("runs: %v", err)
+	for u, ok := range seen {
+		if !ok {
+			return nil, mergeErrf("", "unit %d of %d is in no shard: a shard was cut short", u, units)
+		}
 	}
-	res.Facts = p.Facts
-	if len(res.Facts) == 0 {
-		res.Facts = nil
-	}
-	return res, nil
+	return out, nil
 }

@@ -21,13 +21,14 @@ type BenchRun struct {
 	Rep int `json:"rep"`
 	// SamplesUS holds one latency per timed write in microseconds, from the call
 	// to its return. Warm-up writes are not in it.
-	SamplesUS []float64 `json:"-"`
-	// PingsUS holds, over a server, the latency of one transport round trip
-	// (MCP ping) taken just before each timed write: the floor under a call.
-	PingsUS []float64 `json:"-"`
+	SamplesUS []float64 `json:"samples_us"`
+	// PingsUS holds, over a server, the latency of transport round trips
+	// (MCP ping), as many as the timed writes, in a phase of their own: the
+	// floor under a call.
+	PingsUS []float64 `json:"pings_us"`
 	// PeerUS holds, when a peer ran beside this run, the latency of each of
 	// its timed writes (the same transaction in another program).
-	PeerUS []float64 `json:"-"`
+	PeerUS []float64 `json:"peer_us"`
 	// WallS is the duration of the timed phase in seconds: from the moment the
 	// writers were released together to the return of the last write.
 	WallS float64 `json:"wall_s"`

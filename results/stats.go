@@ -84,10 +84,10 @@ func PercentileRank(samples []float64, v float64) float64 {
 // approximation.
 //
 // When every value in a and b is the same, nothing can be told apart: p is 1.
-// When a or b is empty, u and p are NaN.
+// When a or b is empty or holds a NaN, u and p are NaN.
 func MannWhitney(a, b []float64) (u, p float64) {
 	n1, n2 := len(a), len(b)
-	if n1 == 0 || n2 == 0 {
+	if n1 == 0 || n2 == 0 || slices.ContainsFunc(a, math.IsNaN) || slices.ContainsFunc(b, math.IsNaN) {
 		return math.NaN(), math.NaN()
 	}
 	u, ties := uStatistic(a, b)

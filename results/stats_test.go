@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 )
 
 // near reports whether got is within a relative 1e-9 of want.
@@ -160,4 +161,21 @@ func span(lo, hi int) []float64 {
 		xs = append(xs, float64(v))
 	}
 	return xs
+}
+
+// A NaN among the samples gives a NaN test, at once: it used to stop the
+// ranking loop from advancing, for ever.
+func TestMannWhitneyNaN(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if u, p := MannWhitney([]float64{1, math.NaN(), 3}, []float64{2, 4}); !math.IsNaN(u) || !math.IsNaN(p) {
+			t.Errorf("U, p = %v, %v, want NaN", u, p)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("MannWhitney with a NaN did not return")
+	}
 }

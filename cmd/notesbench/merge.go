@@ -81,6 +81,13 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	default:
 		return usageError{errors.New("merge takes shards' results or histories, not both")}
 	}
+	var head struct {
+		Experiment string `json:"experiment"`
+	}
+	json.Unmarshal(data[0], &head)
+	if head.Experiment == "reproduce" {
+		return mergeReproduction(o, data)
+	}
 	shards, err := experiment.ReadShards(o.files, data)
 	if err != nil {
 		return usageError{err}
@@ -96,13 +103,13 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	var head struct {
+	var clock struct {
 		Config struct {
 			Clock string `json:"clock"`
 		} `json:"config"`
 	}
-	json.Unmarshal(data[0], &head)
-	o.out.realClock = head.Config.Clock == "real"
+	json.Unmarshal(data[0], &clock)
+	o.out.realClock = clock.Config.Clock == "real"
 	if err := o.out.checkParameters(out.Report.Config); err != nil {
 		return err
 	}
@@ -130,4 +137,27 @@ func mergeHistories(ctx context.Context, o *mergeOptions, data [][]byte) error {
 		return usageError{err}
 	}
 	return err
+}
+
+// mergeReproduction puts the shards of a reproduction together and prints it
+// as reproduce does; --out names the reproduction's folder.
+func mergeReproduction(o *mergeOptions, data [][]byte) error {
+	a := o.app
+	if o.out.baseline != "" || o.out.updateBaseline != "" {
+		return usagef("--baseline", "a reproduction has no baseline: merge its shards without it")
+	}
+	format, err := outputFormat(a, o.out.format, []string{"table", "markdown", "json"})
+	if err != nil {
+		return err
+	}
+	if o.out.out != "" {
+		if err := checkFolder(o.out.out); err != nil {
+			return usageErr("--out", err)
+		}
+	}
+	rep, err := experiment.MergeReproduction(o.experiments, o.files, data, notesbenchVersion())
+	if err != nil {
+		return usageError{err}
+	}
+	return emitReproduction(a, format, rep, nil, o.out.out)
 }

@@ -36,6 +36,7 @@ type reproduceOptions struct {
 	// these are compared with; other holds it, read before anything runs.
 	against string
 	other   *results.Reproduction
+	shard   string
 }
 
 func newReproduceCmd(a *app, runF func(context.Context, *reproduceOptions) error) *cobra.Command {
@@ -73,6 +74,7 @@ at all.`,
 	fs.StringVar(&opts.out, "out", "", "write REPRODUCED.md and reproduced.json into this folder")
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
+	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge")
 	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart")
 	completeFlag(cmd, "clock", false, sim.Clocks.Strings()...)
 	completeFlag(cmd, "format", false, "table", "markdown", "json")
@@ -106,10 +108,18 @@ func (o *reproduceOptions) plan() (experiment.Reproduce, report.Format, error) {
 			return r, "", err
 		}
 	}
-	if o.out != "" {
+	switch {
+	case o.out != "" && o.shard != "":
+		if err := checkResultFile("--out", o.out); err != nil {
+			return r, "", err
+		}
+	case o.out != "":
 		if err := checkFolder(o.out); err != nil {
 			return r, "", usageErr("--out", err)
 		}
+	}
+	if o.shard != "" && o.against != "" {
+		return r, "", usagef("--against", "compares a whole reproduction, not a shard of one")
 	}
 	if o.against != "" {
 		other, err := readReproduction(o.against)
@@ -261,6 +271,11 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if a.stderrTTY {
 		r.Step = func(name string) { fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", name) }
 	}
+	if o.shard != "" {
+		if r.Options.Shard, err = experiment.ParseShard(o.shard); err != nil {
+			return usageErr("--shard", err)
+		}
+	}
 	rep, err := r.Run(ctx, "notesbench reproduce"+reproduceArgs(o))
 	if err != nil {
 		return err
@@ -268,15 +283,46 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if a.stderrTTY {
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
+	if rep.Shard != nil {
+		return emitReproduceShard(a, format, rep.Shard, o.out)
+	}
+	return emitReproduction(a, format, rep, o.other, o.out)
+}
+
+// emitReproduceShard prints a shard of a reproduction — its JSON, or a line
+// of what it ran — and writes its JSON to out.
+func emitReproduceShard(a *app, format report.Format, s *experiment.ReproduceShard, out string) error {
+	var err error
+	if format == report.FormatJSON {
+		err = report.WriteJSON(a.stdout, s)
+	} else {
+		runs := 0
+		for _, st := range s.Rows {
+			for _, j := range st.Jobs {
+				runs += len(j)
+			}
+		}
+		_, err = fmt.Fprintf(a.stdout, "reproduce, shard %s: %s of %s; notesbench merge puts every shard together\n", s.Shard, report.Count(runs, "unit"), report.Int(int64(s.Units)))
+	}
+	if err != nil {
+		return err
+	}
+	return writeResult(out, s)
+}
+
+// emitReproduction prints a reproduction, set beside another's verdicts
+// (other, when not nil), and writes its folder when out names one.
+func emitReproduction(a *app, format report.Format, rep *experiment.Reproduced, other *results.Reproduction, out string) error {
+	var err error
 	all := rep.Record
 	all.Machine = readMachine()
 	tables := rep.Tables
-	if o.other != nil {
-		agreement := results.NewAgreement(all, *o.other)
+	if other != nil {
+		agreement := results.NewAgreement(all, *other)
 		all.Against = &agreement
 		ours, theirs := "this run", "the other run"
-		if all.Replications != o.other.Replications {
-			ours, theirs = report.Count(all.Replications, "replication"), report.Count(o.other.Replications, "replication")
+		if all.Replications != other.Replications {
+			ours, theirs = report.Count(all.Replications, "replication"), report.Count(other.Replications, "replication")
 		}
 		tables = append(tables, report.AgreementTable(agreement, ours, theirs))
 	}
@@ -294,10 +340,10 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 			_, err = fmt.Fprintln(a.stdout, fit(format, report.AgreementLine(*all.Against)+".", a.width))
 		}
 	}
-	if err != nil || o.out == "" {
+	if err != nil || out == "" {
 		return err
 	}
-	return writeReproduction(o.out, all, tables, report.ReproductionPlots(all.Reports, rep.Latency))
+	return writeReproduction(out, all, tables, report.ReproductionPlots(all.Reports, rep.Latency))
 }
 
 // writeReproduction writes reproduced.json, the plots (SVG and PNG) and
