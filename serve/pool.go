@@ -9,46 +9,46 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-// strategy is how the calls of one MCP session get a contract session.
-type strategy int
-
-const (
-	// pooled keeps the idle contract sessions of an MCP session and opens
-	// another only for a call that arrives while all are busy.
-	pooled strategy = iota
-	// serialized runs the calls of an MCP session one at a time on one
-	// contract session.
-	serialized
-	// perCall opens a contract session for every call and closes it after.
-	perCall
-)
-
-// pool holds the contract sessions of one MCP session.
+// pool holds the contract sessions the server's calls run on, shared by every
+// MCP session: a call takes an idle one or opens another, and gives it back
+// when done. At most max are in use at once, so a server never holds more
+// database connections than that, however many clients it serves and however
+// long they stay idle; a call that finds them all busy waits for one. A
+// contract.Session is not safe for concurrent use, so one serves one call at a
+// time; between calls it belongs to no client.
 type pool struct {
-	b        contract.Backend
-	id       int
-	strategy strategy
-
-	serial sync.Mutex // held for a whole call under serialized
+	b    contract.Backend
+	busy chan struct{} // one token per session in use
 
 	mu     sync.Mutex
 	idle   []contract.Session
 	closed bool
 }
 
-// call runs fn on a contract session of the pool's own.
+func newPool(b contract.Backend, max int) *pool {
+	return &pool{b: b, busy: make(chan struct{}, max)}
+}
+
+// errPoolClosed answers a call that comes after the pool closed.
+var errPoolClosed = errors.New("the server is closed")
+
+// call runs fn on a contract session of the pool. A session whose call
+// failed (not a contract outcome: those are results) is not trusted again: it
+// is closed, and the next call opens a fresh one, which for a database
+// server reconnects.
 func (p *pool) call(ctx context.Context, fn func(contract.Session) (json.RawMessage, error)) (json.RawMessage, error) {
-	if p.strategy == serialized {
-		p.serial.Lock()
-		defer p.serial.Unlock()
+	select {
+	case p.busy <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
+	defer func() { <-p.busy }()
 	cs, err := p.get(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out, err := fn(cs)
-	if err != nil || p.strategy == perCall {
-		// A session that failed is not trusted again.
+	if err != nil {
 		return out, errors.Join(err, cs.Close())
 	}
 	p.put(cs)
@@ -57,6 +57,10 @@ func (p *pool) call(ctx context.Context, fn func(contract.Session) (json.RawMess
 
 func (p *pool) get(ctx context.Context) (contract.Session, error) {
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errPoolClosed
+	}
 	if n := len(p.idle); n > 0 {
 		cs := p.idle[n-1]
 		p.idle = p.idle[:n-1]
@@ -76,6 +80,13 @@ func (p *pool) put(cs contract.Session) {
 	}
 	p.mu.Unlock()
 	cs.Close()
+}
+
+// open says how many sessions the pool holds idle.
+func (p *pool) open() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
 }
 
 // close closes the idle sessions; one still in use is closed when it comes

@@ -176,7 +176,7 @@ func TestWire(t *testing.T) {
 		}
 		// A server without the person's actions is refused before any trial,
 		// in one line naming the tool: no run to replay.
-		bare := server("--extensions=false")
+		bare := server("--extensions=none")
 		if code, stdout, stderr := runCLI(t, "refs", "--target", bare, "--note", "n1"); code != 1 || stdout != "" ||
 			stderr != "notesbench: target "+bare+" lacks notesbench_move_tab, which refs (the person's actions) needs\n" {
 			t.Errorf("refs on a server without the person's actions: exit %d, %q", code, stderr)
