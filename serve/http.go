@@ -325,7 +325,7 @@ func initializeOf(body []byte) (jsonrpc.ID, bool) {
 
 // writeError writes a JSON-RPC error response with an HTTP status.
 func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
-	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	b, err := encodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
 	if err != nil {
 		http.Error(w, msg, status)
 		return

@@ -221,7 +221,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 func (c *stdioConn) write(msg jsonrpc.Message) error {
-	b, err := jsonrpc.EncodeMessage(msg)
+	b, err := encodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
@@ -238,6 +238,31 @@ func (c *stdioConn) write(msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	return err
+}
+
+// encodeMessage encodes a message as the SDK does, except that a response
+// without an ID (to a message whose ID could not be read) carries "id": null,
+// as JSON-RPC 2.0 requires, rather than no id at all.
+func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.ID.IsValid() || resp.Error == nil {
+		return jsonrpc.EncodeMessage(msg)
+	}
+	// As the SDK makes the wire error: the error's own, or its message with
+	// the code of a wire error it wraps.
+	e, ok := resp.Error.(*jsonrpc.Error)
+	if !ok {
+		e = &jsonrpc.Error{Message: resp.Error.Error()}
+		var wrapped *jsonrpc.Error
+		if errors.As(resp.Error, &wrapped) {
+			e.Code = wrapped.Code
+		}
+	}
+	return json.Marshal(struct {
+		JSONRPC string         `json:"jsonrpc"`
+		ID      any            `json:"id"`
+		Error   *jsonrpc.Error `json:"error"`
+	}{"2.0", nil, e})
 }
 
 func isClosed(ch chan struct{}) bool {

@@ -138,7 +138,8 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		c.send(tc.line)
 		r := c.recv()
 		e, _ := r["error"].(map[string]any)
-		if r["jsonrpc"] != "2.0" || e == nil || e["code"] != tc.code || r["id"] != tc.id {
+		id, hasID := r["id"]
+		if r["jsonrpc"] != "2.0" || e == nil || e["code"] != tc.code || !hasID || id != tc.id {
 			t.Errorf("%s: %v; want error %v with id %v", tc.name, r, tc.code, tc.id)
 		}
 		c.ping(fmt.Sprint("after-", i))
