@@ -146,7 +146,7 @@ func TestPoolWaitsForAFreeSession(t *testing.T) {
 	leave := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := p.call(ctx, func(contract.Session) (json.RawMessage, error) {
+		_, err := p.call(ctx, false, func(contract.Session) (json.RawMessage, error) {
 			close(inside)
 			<-leave
 			return nil, nil
@@ -156,14 +156,14 @@ func TestPoolWaitsForAFreeSession(t *testing.T) {
 	<-inside
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := p.call(cctx, func(contract.Session) (json.RawMessage, error) { return nil, nil }); !errors.Is(err, context.Canceled) {
+	if _, err := p.call(cctx, false, func(contract.Session) (json.RawMessage, error) { return nil, nil }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a call while the one session is busy, cancelled: %v", err)
 	}
 	close(leave)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.call(ctx, func(contract.Session) (json.RawMessage, error) { return nil, nil }); err != nil {
+	if _, err := p.call(ctx, false, func(contract.Session) (json.RawMessage, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -193,4 +193,90 @@ type failingWith struct {
 
 func (f failingWith) Session(context.Context) (contract.Session, error) {
 	return nil, errors.New(f.msg)
+}
+
+// breakable is a Backend whose sessions opened so far can be broken at once,
+// as a database server that ends its connections breaks them.
+type breakable struct {
+	contract.Backend
+	mu     sync.Mutex
+	broken []*atomic.Bool
+}
+
+func (b *breakable) Session(ctx context.Context) (contract.Session, error) {
+	s, err := b.Backend.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dead := &atomic.Bool{}
+	b.mu.Lock()
+	b.broken = append(b.broken, dead)
+	b.mu.Unlock()
+	return brokenSession{s, dead}, nil
+}
+
+func (b *breakable) breakAll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, d := range b.broken {
+		d.Store(true)
+	}
+}
+
+type brokenSession struct {
+	contract.Session
+	dead *atomic.Bool
+}
+
+func (s brokenSession) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {
+	if s.dead.Load() {
+		return contract.TabList{}, errors.New("terminating connection due to administrator command")
+	}
+	return s.Session.ListNoteTabs(ctx, noteID)
+}
+
+func (s brokenSession) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	if s.dead.Load() {
+		return contract.EditResult{}, errors.New("terminating connection due to administrator command")
+	}
+	return s.Session.EditNoteTab(ctx, req)
+}
+
+// When the database ends the connections the pool keeps idle, a read is made
+// again until it reaches a fresh one, and succeeds; a write is not made again
+// (its outcome is unknown: the client resends it with its key), but the
+// session it failed on is gone, and the resend succeeds.
+func TestPoolReconnectsAfterTheDatabaseEndedItsConnections(t *testing.T) {
+	srv, cs := start(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	b := &breakable{Backend: srv.b}
+	srv.pool = newPool(b, 4)
+	var wg sync.WaitGroup
+	for range 4 { // four sessions in the pool
+		wg.Go(func() {
+			cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_note_tabs", Arguments: map[string]any{"note_id": "note-1"}})
+		})
+	}
+	wg.Wait()
+	b.breakAll()
+	if res, out := call(t, cs, "list_note_tabs", `{"note_id":"note-1"}`); res.IsError || out["note_id"] != "note-1" {
+		t.Fatalf("a read after the connections ended: %v", out)
+	}
+	b.breakAll()
+	write := `{"note_id":"note-1","tab_id":"markdown","expected_version":1,"idempotency_key":"w","operation":"replace_text","text":"x"}`
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "edit_note_tab", Arguments: json.RawMessage(write)})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInternalError {
+		t.Fatalf("a write on a connection that ended: %v", err)
+	}
+	for range 4 { // the resend, until it meets a fresh session
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "edit_note_tab", Arguments: json.RawMessage(write)})
+		if err == nil {
+			if out, _ := resultObject(res); res.IsError || out["version"] != 2.0 {
+				t.Fatalf("the resend: %v", out)
+			}
+			return
+		}
+	}
+	t.Fatal("the write never reached a fresh session")
 }

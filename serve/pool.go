@@ -35,40 +35,52 @@ var errPoolClosed = errors.New("the server is closed")
 // call runs fn on a contract session of the pool. A session whose call
 // failed (not a contract outcome: those are results) is not trusted again: it
 // is closed, and the next call opens a fresh one, which for a database
-// server reconnects.
-func (p *pool) call(ctx context.Context, fn func(contract.Session) (json.RawMessage, error)) (json.RawMessage, error) {
+// server reconnects. A read (readOnly) that failed on a session the pool had
+// kept idle, whose connection may have died meanwhile (a database server that
+// ended it), is made again on another, until it succeeds or fails on a
+// session opened for it: a read changes nothing, so running it again is safe.
+// A write is not made again: its outcome is unknown, and the client resends
+// it with its key.
+func (p *pool) call(ctx context.Context, readOnly bool, fn func(contract.Session) (json.RawMessage, error)) (json.RawMessage, error) {
 	select {
 	case p.busy <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	defer func() { <-p.busy }()
-	cs, err := p.get(ctx)
-	if err != nil {
-		return nil, err
+	for {
+		cs, kept, err := p.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out, err := fn(cs)
+		if err == nil {
+			p.put(cs)
+			return out, nil
+		}
+		err = errors.Join(err, cs.Close())
+		if !readOnly || !kept || ctx.Err() != nil {
+			return out, err
+		}
 	}
-	out, err := fn(cs)
-	if err != nil {
-		return out, errors.Join(err, cs.Close())
-	}
-	p.put(cs)
-	return out, nil
 }
 
-func (p *pool) get(ctx context.Context) (contract.Session, error) {
+// get returns an idle session (kept true) or a new one.
+func (p *pool) get(ctx context.Context) (contract.Session, bool, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return nil, errPoolClosed
+		return nil, false, errPoolClosed
 	}
 	if n := len(p.idle); n > 0 {
 		cs := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		return cs, nil
+		return cs, true, nil
 	}
 	p.mu.Unlock()
-	return p.b.Session(ctx)
+	cs, err := p.b.Session(ctx)
+	return cs, false, err
 }
 
 func (p *pool) put(cs contract.Session) {
@@ -80,13 +92,6 @@ func (p *pool) put(cs contract.Session) {
 	}
 	p.mu.Unlock()
 	cs.Close()
-}
-
-// open says how many sessions the pool holds idle.
-func (p *pool) open() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.idle)
 }
 
 // close closes the idle sessions; one still in use is closed when it comes

@@ -124,7 +124,7 @@ func New(ctx context.Context, b contract.Backend, opts Options) (*Server, error)
 	var plain, withExt []any
 	for _, t := range contract.Tools() {
 		s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema},
-			s.handler(t.Name, func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
+			s.handler(t.Name, t.Annotations.ReadOnlyHint, func(ctx context.Context, cs contract.Session, args json.RawMessage) (json.RawMessage, error) {
 				return contract.Call(ctx, cs, t.Name, args)
 			}))
 		plain = append(plain, t)
@@ -133,7 +133,7 @@ func New(ctx context.Context, b contract.Backend, opts Options) (*Server, error)
 	if opts.Extensions != ExtensionsNone {
 		for _, x := range s.extensions() {
 			s.mcp.AddTool(&mcp.Tool{Name: x.tool.Name, Description: x.tool.Description, InputSchema: x.tool.InputSchema},
-				s.gated(s.handler(x.tool.Name, x.call)))
+				s.gated(s.handler(x.tool.Name, x.tool.ReadOnly, x.call)))
 			withExt = append(withExt, listedExtension(x.tool))
 		}
 	}
@@ -255,9 +255,9 @@ type callFunc func(ctx context.Context, cs contract.Session, args json.RawMessag
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
 
 // handler wraps a call in what every tool shares: the shutdown gate, the
-// arguments check, a contract session from the pool, the result and the log
-// line.
-func (s *Server) handler(tool string, call callFunc) mcp.ToolHandler {
+// arguments check, a contract session from the pool (a read-only tool's call
+// made again after a failure, see pool.call), the result and the log line.
+func (s *Server) handler(tool string, readOnly bool, call callFunc) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		sess, ok := s.begin(req.Session)
@@ -273,7 +273,7 @@ func (s *Server) handler(tool string, call callFunc) mcp.ToolHandler {
 			s.logf(sess, tool, start, "protocol error: arguments are not a JSON object")
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: arguments must be a JSON object", tool)}
 		}
-		out, err := s.pool.call(ctx, func(cs contract.Session) (json.RawMessage, error) { return call(ctx, cs, args) })
+		out, err := s.pool.call(ctx, readOnly, func(cs contract.Session) (json.RawMessage, error) { return call(ctx, cs, args) })
 		if err != nil {
 			s.logf(sess, tool, start, "failure: "+err.Error())
 			if ctx.Err() != nil {
