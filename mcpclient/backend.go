@@ -206,12 +206,14 @@ func (b *backend) unmapResult(body json.RawMessage) json.RawMessage {
 // note_id replaced by mapID of it; in a result (result true) also the id of a
 // not_found whose field is note_id, and the ID where the message names it.
 // Anything that is not an object, or has no such string, is returned as it
-// is, for the server to judge. It reads obj once, without decoding it.
+// is, for the server to judge. It reads obj once, without decoding it, and
+// allocates little: it runs twice on every call.
 func rewrite(obj json.RawMessage, mapID func(string) string, result bool) json.RawMessage {
 	if !bytes.Contains(obj, []byte(`"note_id"`)) && bytes.IndexByte(obj, '\\') < 0 {
 		return obj // no key can be note_id, escaped or not
 	}
-	members, ok := topLevel(obj)
+	var buf [16]member
+	members, ok := topLevel(obj, buf[:0])
 	if !ok {
 		return obj
 	}
@@ -219,41 +221,42 @@ func rewrite(obj json.RawMessage, mapID func(string) string, result bool) json.R
 		m    member
 		with []byte
 	}
-	var edits []edit
-	var swaps [][2]string // the IDs mapped, old and new
+	var editBuf [4]edit
+	edits := editBuf[:0]
+	var swapBuf [2][2]string
+	swaps := swapBuf[:0] // the IDs mapped, old and new
 	swap := func(m member) {
-		var id string
-		if json.Unmarshal(obj[m.start:m.end], &id) != nil || id == "" {
+		id, ok := jsonString(obj[m.start:m.end])
+		if !ok || id == "" {
 			return
 		}
 		mapped := mapID(id)
 		if mapped == id {
 			return
 		}
-		with, _ := json.Marshal(mapped)
-		edits = append(edits, edit{m, with})
+		edits = append(edits, edit{m, appendJSONString(nil, mapped)})
 		swaps = append(swaps, [2]string{id, mapped})
 	}
 	notFoundNote := false
 	for _, m := range members {
 		switch {
-		case m.key == "note_id":
+		case m.is(obj, "note_id"):
 			swap(m)
-		case result && m.key == "field":
-			var field string
-			notFoundNote = json.Unmarshal(obj[m.start:m.end], &field) == nil && field == "note_id"
+		case result && m.is(obj, "field"):
+			field, _ := jsonString(obj[m.start:m.end])
+			notFoundNote = field == "note_id"
 		}
 	}
 	if result && notFoundNote {
 		for _, m := range members {
-			if m.key == "id" {
+			if m.is(obj, "id") {
 				swap(m)
 			}
 		}
 	}
 	if result && len(swaps) > 0 {
 		for _, m := range members {
-			if m.key != "message" {
+			if !m.is(obj, "message") {
 				continue
 			}
 			msg := obj[m.start:m.end]
@@ -277,22 +280,57 @@ func rewrite(obj json.RawMessage, mapID func(string) string, result bool) json.R
 	return append(out, obj[at:]...)
 }
 
-// member is one top-level member of a JSON object: its key, decoded, and where
-// its value starts and ends in the object.
-type member struct {
-	key        string
-	start, end int
+// jsonString decodes a JSON string value, and false when raw is none.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
-// topLevel lists the members of the JSON object obj, and false when obj is
-// not one. It checks the structure it walks (strings, brackets), not the
-// values' contents: a malformed value is the server's to refuse.
-func topLevel(obj []byte) ([]member, bool) {
+// appendJSONString appends s as a JSON string.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			b, _ := json.Marshal(s)
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// member is one top-level member of a JSON object: where its key's text and
+// its value are in the object, and the key decoded when it holds escapes.
+type member struct {
+	kstart, kend int
+	start, end   int
+	escaped      bool
+	key          string // when escaped
+}
+
+// is reports whether the member's key is name.
+func (m member) is(obj []byte, name string) bool {
+	if m.escaped {
+		return m.key == name
+	}
+	return string(obj[m.kstart:m.kend]) == name
+}
+
+// topLevel appends the members of the JSON object obj to out, and reports
+// false when obj is not one. It checks the structure it walks (strings,
+// brackets), not the values' contents: a malformed value is the server's to
+// refuse.
+func topLevel(obj []byte, out []member) ([]member, bool) {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil, false
 	}
-	var out []member
 	i = skipSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
 		return out, skipSpace(obj, i+1) == len(obj)
@@ -305,23 +343,25 @@ func topLevel(obj []byte) ([]member, bool) {
 		if !ok {
 			return nil, false
 		}
-		key := string(obj[i+1 : end-1])
+		m := member{kstart: i + 1, kend: end - 1}
 		if bytes.IndexByte(obj[i:end], '\\') >= 0 {
+			var key string
 			if json.Unmarshal(obj[i:end], &key) != nil {
 				return nil, false
 			}
+			m.key, m.escaped = key, true
 		}
 		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
 			return nil, false
 		}
-		start := skipSpace(obj, i+1)
-		end, ok = skipValue(obj, start)
+		m.start = skipSpace(obj, i+1)
+		m.end, ok = skipValue(obj, m.start)
 		if !ok {
 			return nil, false
 		}
-		out = append(out, member{key: key, start: start, end: end})
-		i = skipSpace(obj, end)
+		out = append(out, m)
+		i = skipSpace(obj, m.end)
 		if i >= len(obj) {
 			return nil, false
 		}
