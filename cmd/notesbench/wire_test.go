@@ -49,12 +49,15 @@ func TestWire(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "notes.db")
 			target := "stdio:'" + bin + "' serve --db '" + db + "' " + tc.flags
 			code, stdout, stderr := runCLI(t, "conform", "--target", target, "--format", "json")
-			var rep conform.Report
-			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			// conform's JSON envelope: one row per check.
+			var rep struct {
+				Rows []conform.Check `json:"rows"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Rows) == 0 {
 				t.Fatalf("%s: %v\n%s%s", tc.flags, err, stdout, stderr)
 			}
 			var fails []string
-			for _, c := range rep.Checks {
+			for _, c := range rep.Rows {
 				if c.Outcome == conform.Fail {
 					fails = append(fails, c.Name)
 				}
