@@ -1,7 +1,7 @@
 GO ?= go
 NOTESBENCH = $(GO) run ./cmd/notesbench
 
-.PHONY: build test lint bench bench-peers fuzz regress update-baselines reproduce
+.PHONY: build test lint bench bench-peers fuzz conformance regress update-baselines reproduce
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
@@ -27,8 +27,19 @@ bench:
 bench-peers:
 	GO=$(GO) scripts/bench-peers.sh
 
+# fuzz fuzzes the contract's JSON layer (FuzzCall) and serve's message
+# handling over stdio, frames and tool arguments (FuzzStdio), FUZZTIME each.
+FUZZTIME ?= 60s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzCall -fuzztime 60s ./store/
+	$(GO) test -run '^$$' -fuzz FuzzCall -fuzztime $(FUZZTIME) ./store/
+	$(GO) test -run '^$$' -fuzz FuzzStdio -fuzztime $(FUZZTIME) ./serve/
+
+# conformance runs the official MCP conformance suite (pinned, installed into
+# a temporary folder) against notesbench serve --http, every server scenario,
+# with the expected failures in scripts/conformance/expected-failures.yml.
+# It needs node; without it it skips, unless NOTESBENCH_REQUIRE_NODE=1.
+conformance:
+	GO=$(GO) scripts/conformance/run.sh
 
 # regress compares deterministic runs with the baselines in results/baselines
 # and fails on any changed count. Each line: experiment, then its arguments;

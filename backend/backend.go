@@ -6,6 +6,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"time"
@@ -158,6 +159,8 @@ func (s Spec) Check() error {
 		}
 		if st, err := os.Stat(s.File); err == nil && st.IsDir() {
 			return field.Errorf("db", "%s is a folder, not a database file", s.File)
+		} else if err == nil && !st.Mode().IsRegular() {
+			return field.Errorf("db", "%s is not a regular file", s.File)
 		}
 	}
 	return nil
@@ -188,7 +191,8 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 // shared with any other process that opens it), a private in-memory
 // database with s.InMemory, or a fresh schema on the PostgreSQL server s.Store
 // names (dropped when closed, unless s.Keep). Seed seeds the random suffix of us-suffix
-// versions. Closing the Backend checkpoints the database.
+// versions. Closing the Backend checkpoints the database. A file that is not
+// the SQLite store's (store.ForeignError) is a field error naming "db".
 func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -216,6 +220,10 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 	// Go, committed in groups, rather than sleep in SQLite's busy handler.
 	st, err := store.Open(path, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order,
 		Synchronous: contract.Synchronous(s.Synchronous), Seed: seed, QueueWrites: true})
+	var foreign *store.ForeignError
+	if errors.As(err, &foreign) {
+		return nil, field.Wrap("db", foreign) // the user named the wrong file
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func TestConformOverServeOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serve.New(ctx, b, serve.Options{Extensions: true})
+	srv, err := serve.New(ctx, b, serve.Options{Extensions: serve.ExtensionsAll})
 	if err != nil {
 		b.Close()
 		t.Fatal(err)

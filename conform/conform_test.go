@@ -94,7 +94,7 @@ func TestOverMCP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv, err := serve.New(ctx, st, serve.Options{Extensions: true, Variant: tc.variant})
+			srv, err := serve.New(ctx, st, serve.Options{Extensions: serve.ExtensionsAll, Variant: tc.variant})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -138,7 +138,11 @@ func call(ctx context.Context, s Session, tool string, args json.RawMessage) (an
 	case ToolListNoteAttachments:
 		return callTyped(ctx, args, s.ListNoteAttachments)
 	case ToolEditNoteTab:
-		return callTyped(ctx, args, s.EditNoteTab)
+		req, err := decodeEdit(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.EditNoteTab(ctx, req)
 	case ToolCreateNoteTab:
 		return callTyped(ctx, args, s.CreateNoteTab)
 	case ToolAddNoteSource:
@@ -165,4 +169,57 @@ func decodeArgs(args json.RawMessage, v any) error {
 		return Invalid("arguments", "%v", err)
 	}
 	return nil
+}
+
+// editArgs is edit_note_tab's arguments as the JSON layer reads them: the
+// request, and whether text and title were sent at all, which the request's
+// strings cannot tell from empty ones.
+type editArgs struct {
+	EditRequest
+	Text  *string `json:"text"`
+	Title *string `json:"title"`
+}
+
+// decodeEdit decodes schema-valid edit_note_tab arguments and checks that
+// the field the operation needs is there: replace_text without text is not
+// an empty text but a request that forgot it, refused as a violation at
+// /text, like a field the schema requires; likewise data, title, slides and
+// values for the other operations.
+func decodeEdit(args json.RawMessage) (EditRequest, error) {
+	var a editArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return EditRequest{}, err
+	}
+	req := a.EditRequest
+	if a.Text != nil {
+		req.Text = *a.Text
+	}
+	if a.Title != nil {
+		req.Title = *a.Title
+	}
+	var field string
+	switch req.Operation {
+	case OpReplaceText:
+		field = missing("text", a.Text != nil)
+	case OpReplaceTabData:
+		field = missing("data", len(req.Data) > 0)
+	case OpSlideAdd:
+		field = missing("title", a.Title != nil)
+	case OpSlidesAddOutline:
+		field = missing("slides", req.Slides != nil)
+	case OpSheetSetRange:
+		field = missing("values", req.Values != nil)
+	}
+	if field != "" {
+		return EditRequest{}, &SchemaError{Violations: []Violation{{Path: "/" + field, Keyword: "required", Message: "by " + string(req.Operation)}}}
+	}
+	return req, nil
+}
+
+// missing returns field when it is not present, else "".
+func missing(field string, present bool) string {
+	if present {
+		return ""
+	}
+	return field
 }

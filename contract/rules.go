@@ -675,8 +675,9 @@ func (vs *Versions) stamp(now time.Time) string {
 }
 
 // Expected turns an expected version into the value kept in the version
-// column, to compare with the stored one. An empty version, or one that is no
-// integer under counter versions, is an invalid argument naming
+// column, to compare with the stored one. An empty version, or under counter
+// versions one that is not an integer in its one canonical form (digits, no
+// sign, no space, no leading zero), is an invalid argument naming
 // expected_version.
 func (vs *Versions) Expected(v Version) (any, error) {
 	if v == "" {
@@ -685,9 +686,11 @@ func (vs *Versions) Expected(v Version) (any, error) {
 	if vs.format != FormatCounter {
 		return string(v), nil
 	}
+	// A counter version has one spelling, the one the Note reported: "01",
+	// " 1" and "+1" are not versions, not version 1.
 	n, err := strconv.ParseInt(string(v), 10, 64)
-	if err != nil {
-		return nil, Invalid("expected_version", "%q is not a version of this Note (want an integer)", v)
+	if err != nil || !isDigits(string(v)) || (len(v) > 1 && v[0] == '0') {
+		return nil, Invalid("expected_version", "%q is not a version of this Note (want an integer as the Note reported it: no sign, space or leading zero)", v)
 	}
 	return n, nil
 }

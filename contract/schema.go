@@ -49,7 +49,66 @@ func (v Violation) String() string {
 
 type toolSchemas struct {
 	tools   []Tool
-	schemas map[string]*jsonschema.Schema
+	schemas map[string]*Schema
+}
+
+// Schema is a compiled JSON Schema of a tool's input, checked by a full JSON
+// Schema validator: the seven tools' (ValidateArgs) and any other tool's a
+// package names beside them (CompileSchema).
+type Schema struct {
+	s *jsonschema.Schema
+}
+
+// CompileSchema compiles the input schema of the tool called name.
+func CompileSchema(name string, raw json.RawMessage) (*Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	loc := "mem://tools/" + name + ".json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s, err := c.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Schema{s: s}, nil
+}
+
+// Validate checks a call's arguments against the schema. It returns every
+// violation, sorted by path; none means valid. Arguments larger than
+// CheckArgsSize allows or malformed JSON are an InvalidArgumentError. Empty
+// arguments are an empty object.
+func (s *Schema) Validate(args json.RawMessage) ([]Violation, error) {
+	if err := CheckArgsSize(args); err != nil {
+		return nil, err
+	}
+	return s.validate(args)
+}
+
+// validate is Validate for arguments whose size was checked.
+func (s *Schema) validate(args json.RawMessage) ([]Violation, error) {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return nil, Invalid("arguments", "malformed JSON: %v", err)
+	}
+	err = s.s.Validate(inst)
+	if err == nil {
+		return nil, nil
+	}
+	verr, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return nil, err
+	}
+	var out []Violation
+	collect(verr, &out)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
 }
 
 var loadSchemas = sync.OnceValues(func() (*toolSchemas, error) {
@@ -59,20 +118,13 @@ var loadSchemas = sync.OnceValues(func() (*toolSchemas, error) {
 	if err := json.Unmarshal(toolsListJSON, &list); err != nil {
 		return nil, fmt.Errorf("tools_list.json: %w", err)
 	}
-	ts := &toolSchemas{tools: list.Tools, schemas: map[string]*jsonschema.Schema{}}
-	c := jsonschema.NewCompiler()
+	ts := &toolSchemas{tools: list.Tools, schemas: map[string]*Schema{}}
 	for _, t := range list.Tools {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.InputSchema))
+		sch, err := CompileSchema(t.Name, t.InputSchema)
 		if err != nil {
-			return nil, fmt.Errorf("tools_list.json: %s: %w", t.Name, err)
+			return nil, fmt.Errorf("tools_list.json: %w", err)
 		}
-		loc := "mem://tools/" + t.Name + ".json"
-		if err := c.AddResource(loc, doc); err != nil {
-			return nil, fmt.Errorf("tools_list.json: %s: %w", t.Name, err)
-		}
-		if ts.schemas[t.Name], err = c.Compile(loc); err != nil {
-			return nil, fmt.Errorf("tools_list.json: %s: %w", t.Name, err)
-		}
+		ts.schemas[t.Name] = sch
 	}
 	return ts, nil
 })
@@ -138,25 +190,7 @@ func ValidateArgs(tool string, args json.RawMessage) ([]Violation, error) {
 	if !ok {
 		return nil, Invalid("tool", "unknown tool %q", tool)
 	}
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage(`{}`)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return nil, Invalid("arguments", "malformed JSON: %v", err)
-	}
-	err = sch.Validate(inst)
-	if err == nil {
-		return nil, nil
-	}
-	verr, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return nil, err
-	}
-	var out []Violation
-	collect(verr, &out)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return sch.validate(args)
 }
 
 // collect appends the leaves of a validation error tree as violations.

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/serve"
+	"github.com/notesbench/notesbench/contract/ext"
 )
 
 // backend is one run over a Target. A run names its Notes as it likes
@@ -29,7 +30,12 @@ type backend struct {
 	sessions map[*session]bool
 }
 
+// server maps a run's Note ID to the server's; "" stays "", so that a call
+// without a Note reaches the server as it is.
 func (b *backend) server(id string) string {
+	if id == "" {
+		return ""
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.toServer[id]; ok {
@@ -51,9 +57,12 @@ func (b *backend) client(id string) string {
 // takes the Note the user named when the server offers no such tool.
 func (b *backend) CreateNote(ctx context.Context, noteID string) error {
 	t := b.t
-	if t.Offers(serve.ToolCreateNote) {
-		args, _ := json.Marshal(map[string]string{"note_id": b.server(noteID)})
-		body, _, err := t.control.callJSON(ctx, serve.ToolCreateNote, args)
+	if t.Offers(ext.ToolCreateNote) {
+		args, err := json.Marshal(ext.CreateNoteRequest{NoteID: noteID})
+		if err != nil {
+			return err
+		}
+		body, _, err := b.exchange(ctx, t.control, ext.ToolCreateNote, args)
 		if err != nil {
 			return err
 		}
@@ -66,14 +75,14 @@ func (b *backend) CreateNote(ctx context.Context, noteID string) error {
 		return nil
 	}
 	if t.opts.Note == "" {
-		return fmt.Errorf("target %s offers no %s: name an existing, fresh Note to run on", t.name, serve.ToolCreateNote)
+		return fmt.Errorf("target %s offers no %s: name an existing, fresh Note to run on", t.name, ext.ToolCreateNote)
 	}
 	t.mu.Lock()
 	used := t.namedUsed
 	t.namedUsed = true
 	t.mu.Unlock()
 	if used {
-		return fmt.Errorf("target %s offers no %s, and the Note named (%s) serves one run only", t.name, serve.ToolCreateNote, t.opts.Note)
+		return fmt.Errorf("target %s offers no %s, and the Note named (%s) serves one run only", t.name, ext.ToolCreateNote, t.opts.Note)
 	}
 	if err := b.checkFresh(ctx, t.opts.Note); err != nil {
 		return err
@@ -169,45 +178,255 @@ func (b *backend) Close() error {
 	return errors.Join(errs...)
 }
 
-// mapArgs maps the note_id of a request to the server's.
+// exchange is the one way a run's call reaches the server: the request's
+// note_id mapped to the server's (mapArgs), the call on c, and the result's
+// note_id mapped back (unmapResult). Typed calls, raw calls (Caller) and the
+// Note's set-up all go through it.
+func (b *backend) exchange(ctx context.Context, c *conn, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
+	body, isErr, err := c.callJSON(ctx, tool, b.mapArgs(args))
+	if err != nil {
+		return nil, false, err
+	}
+	return b.unmapResult(body), isErr, nil
+}
+
+// mapArgs maps the note_id of a request to the server's. An empty note_id is
+// sent as it is, for the server to refuse.
 func (b *backend) mapArgs(args json.RawMessage) json.RawMessage {
-	return b.rewrite(args, b.server, false)
+	return rewrite(args, b.server, false)
 }
 
 // unmapResult maps the note_id of a result (and the id of a not_found about a
-// note_id) back to the run's.
+// note_id, and that id where the message names it) back to the run's.
 func (b *backend) unmapResult(body json.RawMessage) json.RawMessage {
-	return b.rewrite(body, b.client, true)
+	return rewrite(body, b.client, true)
 }
 
-func (b *backend) rewrite(obj json.RawMessage, mapID func(string) string, result bool) json.RawMessage {
-	if !bytes.Contains(obj, []byte(`"note_id"`)) {
+// rewrite returns obj, a JSON object, with the string value of its top-level
+// note_id replaced by mapID of it; in a result (result true) also the id of a
+// not_found whose field is note_id, and the ID where the message names it.
+// Anything that is not an object, or has no such string, is returned as it
+// is, for the server to judge. It reads obj once, without decoding it, and
+// allocates little: it runs twice on every call.
+func rewrite(obj json.RawMessage, mapID func(string) string, result bool) json.RawMessage {
+	if !bytes.Contains(obj, []byte(`"note_id"`)) && bytes.IndexByte(obj, '\\') < 0 {
+		return obj // no key can be note_id, escaped or not
+	}
+	var buf [16]member
+	members, ok := topLevel(obj, buf[:0])
+	if !ok {
 		return obj
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(obj, &m) != nil {
-		return obj // not an object: sent as it is, refused by the server
+	type edit struct {
+		m    member
+		with []byte
 	}
-	swap := func(key string) {
-		var id string
-		if raw, ok := m[key]; ok && json.Unmarshal(raw, &id) == nil {
-			mapped := mapID(id)
-			m[key], _ = json.Marshal(mapped)
-			if msg, ok := m["message"]; result && ok {
-				m["message"] = bytes.ReplaceAll(msg, []byte(id), []byte(mapped))
+	var editBuf [4]edit
+	edits := editBuf[:0]
+	var swapBuf [2][2]string
+	swaps := swapBuf[:0] // the IDs mapped, old and new
+	swap := func(m member) {
+		id, ok := jsonString(obj[m.start:m.end])
+		if !ok || id == "" {
+			return
+		}
+		mapped := mapID(id)
+		if mapped == id {
+			return
+		}
+		edits = append(edits, edit{m, appendJSONString(nil, mapped)})
+		swaps = append(swaps, [2]string{id, mapped})
+	}
+	notFoundNote := false
+	for _, m := range members {
+		switch {
+		case m.is(obj, "note_id"):
+			swap(m)
+		case result && m.is(obj, "field"):
+			field, _ := jsonString(obj[m.start:m.end])
+			notFoundNote = field == "note_id"
+		}
+	}
+	if result && notFoundNote {
+		for _, m := range members {
+			if m.is(obj, "id") {
+				swap(m)
 			}
 		}
 	}
-	swap("note_id")
-	if result {
-		var field string
-		if json.Unmarshal(m["field"], &field) == nil && field == "note_id" {
-			swap("id")
+	if result && len(swaps) > 0 {
+		for _, m := range members {
+			if !m.is(obj, "message") {
+				continue
+			}
+			msg := obj[m.start:m.end]
+			for _, sw := range swaps {
+				msg = bytes.ReplaceAll(msg, []byte(sw[0]), []byte(sw[1]))
+			}
+			edits = append(edits, edit{m, msg})
 		}
 	}
-	out, err := json.Marshal(m)
-	if err != nil {
+	if len(edits) == 0 {
 		return obj
 	}
-	return out
+	slices.SortFunc(edits, func(a, b edit) int { return a.m.start - b.m.start })
+	out := make([]byte, 0, len(obj)+64)
+	at := 0
+	for _, e := range edits {
+		out = append(out, obj[at:e.m.start]...)
+		out = append(out, e.with...)
+		at = e.m.end
+	}
+	return append(out, obj[at:]...)
+}
+
+// jsonString decodes a JSON string value, and false when raw is none.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			b, _ := json.Marshal(s)
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// member is one top-level member of a JSON object: where its key's text and
+// its value are in the object, and the key decoded when it holds escapes.
+type member struct {
+	kstart, kend int
+	start, end   int
+	escaped      bool
+	key          string // when escaped
+}
+
+// is reports whether the member's key is name.
+func (m member) is(obj []byte, name string) bool {
+	if m.escaped {
+		return m.key == name
+	}
+	return string(obj[m.kstart:m.kend]) == name
+}
+
+// topLevel appends the members of the JSON object obj to out, and reports
+// false when obj is not one. It checks the structure it walks (strings,
+// brackets), not the values' contents: a malformed value is the server's to
+// refuse.
+func topLevel(obj []byte, out []member) ([]member, bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return out, skipSpace(obj, i+1) == len(obj)
+	}
+	for {
+		if i >= len(obj) || obj[i] != '"' {
+			return nil, false
+		}
+		end, ok := skipString(obj, i)
+		if !ok {
+			return nil, false
+		}
+		m := member{kstart: i + 1, kend: end - 1}
+		if bytes.IndexByte(obj[i:end], '\\') >= 0 {
+			var key string
+			if json.Unmarshal(obj[i:end], &key) != nil {
+				return nil, false
+			}
+			m.key, m.escaped = key, true
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil, false
+		}
+		m.start = skipSpace(obj, i+1)
+		m.end, ok = skipValue(obj, m.start)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, m)
+		i = skipSpace(obj, m.end)
+		if i >= len(obj) {
+			return nil, false
+		}
+		switch obj[i] {
+		case ',':
+			i = skipSpace(obj, i+1)
+		case '}':
+			return out, skipSpace(obj, i+1) == len(obj)
+		default:
+			return nil, false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the JSON string that starts at b[i], a quote.
+func skipString(b []byte, i int) (int, bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// skipValue returns the end of the JSON value that starts at b[i].
+func skipValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, ok := skipString(b, j)
+				if !ok {
+					return 0, false
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	return j, j > i
 }

@@ -31,7 +31,7 @@ func newServer(t testing.TB, v contract.Variant) *serve.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serve.New(ctx, st, serve.Options{Extensions: true, Variant: v, Describe: "SQLite in memory", Version: "test"})
+	srv, err := serve.New(ctx, st, serve.Options{Variant: v, Describe: "SQLite in memory", Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,17 @@
 // Notes as it likes ("note-1"). A run's Backend maps its Note IDs to IDs of
 // its own on the server (the run's name, a random nonce, then the run's ID) on
 // every request and result, so a run never meets another's Notes and never
-// sees the mapping. Fresh Notes come from the server's notesbench_create_note
+// sees the mapping. Every call goes through the one mapping path (mapArgs,
+// the call, unmapResult): typed tools, the person's actions, raw calls and the
+// Note's set-up alike; an empty note_id is sent as it is, for the server to
+// refuse. Fresh Notes come from the server's notesbench_create_note
 // extension when it offers one; a server without it can serve one run on a
 // fresh Note the user names (Options.Note). The person's actions
 // (contract.Person) are offered on a Session when the server lists the
 // notesbench_ person tools; Target.RequirePerson names the missing tool for an
-// experiment that needs them.
+// experiment that needs them. The extension tools' names and requests are
+// contract/ext's, and every session declares ext.Capability in its
+// initialize, which a notesbench server lists them for.
 //
 // # What the server decides
 //

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/serve"
+	"github.com/notesbench/notesbench/contract/ext"
 )
 
 // session is one MCP client session: a contract.Session over the wire. It is
@@ -58,7 +58,7 @@ func (s *session) Ping(ctx context.Context) error {
 
 // Call makes a raw call (see Caller).
 func (s *session) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	body, _, err := s.c.callJSON(ctx, tool, s.b.mapArgs(args))
+	body, _, err := s.b.exchange(ctx, s.c, tool, args)
 	if err != nil {
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
@@ -66,26 +66,22 @@ func (s *session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		}
 		return nil, err
 	}
-	return s.b.unmapResult(body), nil
+	return body, nil
 }
 
-// call makes a typed call: the request as JSON arguments, the result object
+// call makes a typed call: the request as JSON arguments, sent as a raw call
+// is (the run's Note IDs mapped on the way out and back), the result object
 // decoded into out, and a contract outcome turned back into its typed error.
-// The caller has mapped the request's Note ID and maps the result's back.
 func (s *session) call(ctx context.Context, tool string, req, out any) error {
 	args, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	body, isErr, err := s.c.callJSON(ctx, tool, args)
+	body, isErr, err := s.b.exchange(ctx, s.c, tool, args)
 	if err != nil {
 		return err
 	}
 	if cerr := contract.ErrorOf(body); cerr != nil {
-		var nf *contract.NotFoundError
-		if errors.As(cerr, &nf) && nf.Field == "note_id" {
-			nf.ID = s.b.client(nf.ID)
-		}
 		return cerr
 	}
 	if isErr {
@@ -102,55 +98,43 @@ func (s *session) call(ctx context.Context, tool string, req, out any) error {
 
 func (s *session) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {
 	var out contract.TabList
-	err := s.call(ctx, contract.ToolListNoteTabs, map[string]string{"note_id": s.b.server(noteID)}, &out)
-	out.NoteID = s.b.client(out.NoteID)
+	err := s.call(ctx, contract.ToolListNoteTabs, map[string]string{"note_id": noteID}, &out)
 	return out, err
 }
 
 func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.TabContent, error) {
 	var out contract.TabContent
-	err := s.call(ctx, contract.ToolReadNoteTab, map[string]string{"note_id": s.b.server(noteID), "tab_id": tabID}, &out)
-	out.NoteID = s.b.client(out.NoteID)
+	err := s.call(ctx, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID}, &out)
 	return out, err
 }
 
 func (s *session) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {
 	var out contract.SheetRange
-	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolReadSheetRange, req, &out)
-	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
 func (s *session) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (contract.AttachmentPage, error) {
 	var out contract.AttachmentPage
-	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolListNoteAttachments, req, &out)
-	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
 func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
 	var out contract.EditResult
-	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolEditNoteTab, req, &out)
-	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
 func (s *session) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
 	var out contract.CreateResult
-	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolCreateNoteTab, req, &out)
-	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
 func (s *session) AddNoteSource(ctx context.Context, req contract.SourceRequest) (contract.SourceResult, error) {
 	var out contract.SourceResult
-	req.NoteID = s.b.server(req.NoteID)
 	err := s.call(ctx, contract.ToolAddNoteSource, req, &out)
-	out.NoteID = s.b.client(out.NoteID)
 	return out, err
 }
 
@@ -171,26 +155,26 @@ func (s *session) Close() error {
 type personSession struct{ *session }
 
 func (p *personSession) MoveTab(ctx context.Context, noteID, tabID string, pos int) error {
-	return p.call(ctx, serve.ToolMoveTab, map[string]any{"note_id": p.b.server(noteID), "tab_id": tabID, "position": pos}, nil)
+	return p.call(ctx, ext.ToolMoveTab, ext.MoveTabRequest{NoteID: noteID, TabID: tabID, Position: pos}, nil)
 }
 
 func (p *personSession) RenameTab(ctx context.Context, noteID, tabID, label string) error {
-	return p.call(ctx, serve.ToolRenameTab, map[string]any{"note_id": p.b.server(noteID), "tab_id": tabID, "label": label}, nil)
+	return p.call(ctx, ext.ToolRenameTab, ext.RenameTabRequest{NoteID: noteID, TabID: tabID, Label: label}, nil)
 }
 
 func (p *personSession) AddTab(ctx context.Context, noteID string, typ contract.TabType, label string) (contract.TabInfo, error) {
 	var out contract.TabInfo
-	err := p.call(ctx, serve.ToolAddTab, map[string]any{"note_id": p.b.server(noteID), "tab_type": typ, "label": label}, &out)
+	err := p.call(ctx, ext.ToolAddTab, ext.AddTabRequest{NoteID: noteID, TabType: typ, Label: label}, &out)
 	return out, err
 }
 
 func (p *personSession) SetCells(ctx context.Context, noteID, tabID, sheetID string, row, col int, values [][]any) error {
-	return p.call(ctx, serve.ToolSetCells, map[string]any{"note_id": p.b.server(noteID), "tab_id": tabID, "sheet_id": sheetID,
-		"start_row": row, "start_col": col, "values": values}, nil)
+	return p.call(ctx, ext.ToolSetCells, ext.SetCellsRequest{NoteID: noteID, TabID: tabID, SheetID: sheetID,
+		StartRow: row, StartCol: col, Values: values}, nil)
 }
 
 func (p *personSession) SetText(ctx context.Context, noteID, text string) error {
-	return p.call(ctx, serve.ToolSetText, map[string]any{"note_id": p.b.server(noteID), "text": text}, nil)
+	return p.call(ctx, ext.ToolSetText, ext.SetTextRequest{NoteID: noteID, Text: text}, nil)
 }
 
 // The session types are what they say.

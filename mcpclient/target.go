@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/serve"
+	"github.com/notesbench/notesbench/contract/ext"
 )
 
 // ProtocolVersion is the MCP protocol version a session asks for: the last one
@@ -56,7 +56,7 @@ type Target struct {
 	control  *conn // for Note creation and describe
 	tools    map[string]*mcp.Tool
 	problems []string
-	served   *serve.Describe // nil when the server does not say
+	served   *ext.Describe // nil when the server does not say
 
 	mu        sync.Mutex
 	conns     map[*conn]bool
@@ -87,7 +87,8 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options) (*Targ
 	}
 	t := &Target{name: name, dial: d, opts: opts, conns: map[*conn]bool{},
 		client: mcp.NewClient(&mcp.Implementation{Name: "notesbench", Version: version},
-			&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})}
+			// The extension tools are listed to a client that asks for them.
+			&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{ext.Capability: map[string]any{}}}})}
 	c, err := t.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -97,9 +98,9 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options) (*Targ
 		t.Close()
 		return nil, err
 	}
-	if t.Offers(serve.ToolDescribe) {
-		var d serve.Describe
-		body, isErr, err := c.callJSON(ctx, serve.ToolDescribe, json.RawMessage(`{}`))
+	if t.Offers(ext.ToolDescribe) {
+		var d ext.Describe
+		body, isErr, err := c.callJSON(ctx, ext.ToolDescribe, json.RawMessage(`{}`))
 		if err == nil && !isErr && json.Unmarshal(body, &d) == nil {
 			t.served = &d
 		}
@@ -309,7 +310,7 @@ func (t *Target) require(why string, tools ...string) error {
 // offersPerson reports whether the server lists every tool of the person's
 // actions (contract.Person).
 func (t *Target) offersPerson() bool {
-	for _, tool := range serve.PersonTools {
+	for _, tool := range ext.PersonTools {
 		if !t.Offers(tool) {
 			return false
 		}
@@ -319,7 +320,7 @@ func (t *Target) offersPerson() bool {
 
 // RequirePerson is require for the person's actions (contract.Person).
 func (t *Target) RequirePerson(why string) error {
-	return t.require(why+" (the person's actions)", serve.PersonTools...)
+	return t.require(why+" (the person's actions)", ext.PersonTools...)
 }
 
 var _ contract.PersonOffer = (*Target)(nil)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/serve"
+	"github.com/notesbench/notesbench/contract/ext"
 	"github.com/notesbench/notesbench/store"
 )
 
@@ -136,7 +136,7 @@ func BenchmarkWire(b *testing.B) {
 			if c.name != "embedded" {
 				samples[c.name+"-ping"] = append(samples[c.name+"-ping"], ping(c))
 				start := time.Now()
-				if _, err := c.s.(Caller).Call(ctx, serve.ToolDescribe, []byte(`{}`)); err != nil {
+				if _, err := c.s.(Caller).Call(ctx, ext.ToolDescribe, []byte(`{}`)); err != nil {
 					b.Fatal(err)
 				}
 				samples[c.name+"-tool"] = append(samples[c.name+"-tool"], time.Since(start))

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
@@ -45,7 +43,7 @@ func helperServer() {
 	if n, err := strconv.Atoi(os.Getenv(dieEnv)); err == nil {
 		b = &dying{Backend: st, at: int64(n)}
 	}
-	srv, err := serve.New(context.Background(), b, serve.Options{Extensions: true})
+	srv, err := serve.New(context.Background(), b, serve.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(1)
@@ -53,7 +51,7 @@ func helperServer() {
 	if os.Getenv(httpHelperEnv) != "" {
 		err = serveHTTPHelper(srv)
 	} else {
-		err = srv.Serve(context.Background(), &mcp.StdioTransport{})
+		err = srv.Serve(context.Background(), &serve.StdioTransport{Reader: os.Stdin, Writer: os.Stdout})
 	}
 	srv.Close()
 	if err != nil {

@@ -3,12 +3,13 @@
 //
 // # The seven tools
 //
-// tools/list is the contract's own (contract.Tools): names, descriptions, raw
-// input schemas and annotations. The one field the SDK's Tool type lacks,
-// securitySchemes, is served under _meta ("securitySchemes"), not dropped.
-// Raw-schema tools are not validated by the SDK, so every call goes through the
-// contract's JSON layer, contract.Call, which validates the arguments against
-// the schema and calls the typed tool.
+// tools/list is the contract's own, contract/tools_list.json, object for
+// object: serve answers tools/list itself (a receiving middleware), because
+// the SDK's Tool type adds idempotentHint: false to every tool and has no
+// field for the published securitySchemes. Raw-schema tools are not validated
+// by the SDK, so every call goes through the contract's JSON layer,
+// contract.Call, which validates the arguments against the schema, refuses
+// an operation without the field it needs, and calls the typed tool.
 //
 // Contract outcomes (a version conflict, an unknown Note or tab, an invalid
 // argument, a schema violation) are tool results with isError set, carrying the
@@ -18,27 +19,26 @@
 // params) for an unknown tool and for arguments that are not a JSON object,
 // -32603 (internal error) for a failure of the Backend itself (a broken
 // database) and for a call that arrives while the server shuts down. No error
-// leaves with code 0.
+// leaves with code 0, and none names what Options.Redact lists (the database's
+// folder).
 //
-// # Sessions and concurrency
+// # Sessions and connections
 //
-// Each MCP session gets contract sessions of its own, never shared with another
-// MCP session, so two clients are two connections to the database as two
-// processes would be. The SDK may serve the calls of one MCP session
-// concurrently; a contract.Session is not safe for concurrent use, so each MCP
-// session keeps a small pool: a call takes an idle contract session or opens a
-// new one, and gives it back when done. Sequential calls (the usual client)
-// reuse one contract session and its prepared statements; concurrent calls get
-// one each and are not serialized. The pool is closed when its MCP session ends.
-// BenchmarkSessionStrategy measures this pool against serializing the calls of a
-// session on one contract session and against opening one per call.
+// The MCP sessions share one pool of contract sessions (database
+// connections), at most Options.MaxConns of them: a call takes an idle one or
+// opens another, and gives it back when done, so a client that goes away
+// without ending its session holds no connection. The SDK may serve the calls
+// of one MCP session concurrently; a contract.Session is not safe for
+// concurrent use, so each serves one call at a time. A session whose call
+// failed is closed, and a read that failed on a session the pool had kept is
+// made again on another (its connection may have been ended by the database).
 //
 // # Extension tools
 //
 // An experiment needs what the seven tools do not give: a fresh Note for each
-// run, and the person's app actions (contract.Person). With Options.Extensions
-// the server also lists tools whose names start with "notesbench_", each marked
-// in _meta with "notesbench/extension": true and described as not part of the
+// run, and the person's app actions (contract.Person). serve also has the
+// tools of contract/ext, whose names start with "notesbench_", each marked in
+// _meta with "notesbench/extension": true and described as not part of the
 // Notes contract:
 //
 //   - notesbench_describe: what serves the contract (the Backend, the variant).
@@ -47,17 +47,30 @@
 //     notesbench_set_cells, notesbench_set_text: the person's actions, listed
 //     only when the Backend's sessions implement contract.Person.
 //
-// A client (package mcpclient) uses them when the server offers them. A server
-// that lacks them can still be raced and checked on a Note the user names;
-// experiments that need the person's actions refuse it, naming the target and
-// the missing tool.
+// The person's actions write with no version check, so an LLM client must not
+// be shown them: by default (ExtensionsOnRequest) they are listed and answered
+// only to a session whose initialize declares the experimental capability
+// ext.Capability, as package mcpclient does; ExtensionsAll lists them to
+// every session, ExtensionsNone to none.
+//
+// # Transports
+//
+// Over stdio (StdioTransport) serve frames the stream itself, one message a
+// line: a line that is no message is answered with a JSON-RPC error and the
+// server goes on; a line longer than MaxMessageBytes is refused as it is read;
+// at the end of the input the calls read are answered before the connection
+// ends. Over streamable HTTP (ServeListener) a guard stands before the SDK's
+// handler: a bearer token beyond loopback (HTTPOptions.Token), the Origin and
+// Host checks, 400 for a request without a session that is no initialize, at
+// most HTTPOptions.MaxSessions sessions and an idle timeout; running out of
+// file descriptors is told once (Options.Warn).
 //
 // # Shutdown
 //
 // Serve and ServeListener return when their context is done, after a graceful
 // shutdown: calls that arrive from then on are refused, calls in flight finish
-// and are answered, the MCP sessions and their contract sessions are closed.
-// Close then closes the Backend (for SQLite, a checkpoint).
+// and are answered, the MCP sessions are closed. Close then closes the
+// contract sessions and the Backend (for SQLite, a checkpoint).
 //
 // serve adds transport, nothing else: it implements no rule of the contract and
 // knows no implementation of it, no editors and no experiments.

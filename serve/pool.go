@@ -9,62 +9,78 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-// strategy is how the calls of one MCP session get a contract session.
-type strategy int
-
-const (
-	// pooled keeps the idle contract sessions of an MCP session and opens
-	// another only for a call that arrives while all are busy.
-	pooled strategy = iota
-	// serialized runs the calls of an MCP session one at a time on one
-	// contract session.
-	serialized
-	// perCall opens a contract session for every call and closes it after.
-	perCall
-)
-
-// pool holds the contract sessions of one MCP session.
+// pool holds the contract sessions the server's calls run on, shared by every
+// MCP session: a call takes an idle one or opens another, and gives it back
+// when done. At most max are in use at once, so a server never holds more
+// database connections than that, however many clients it serves and however
+// long they stay idle; a call that finds them all busy waits for one. A
+// contract.Session is not safe for concurrent use, so one serves one call at a
+// time; between calls it belongs to no client.
 type pool struct {
-	b        contract.Backend
-	id       int
-	strategy strategy
-
-	serial sync.Mutex // held for a whole call under serialized
+	b    contract.Backend
+	busy chan struct{} // one token per session in use
 
 	mu     sync.Mutex
 	idle   []contract.Session
 	closed bool
 }
 
-// call runs fn on a contract session of the pool's own.
-func (p *pool) call(ctx context.Context, fn func(contract.Session) (json.RawMessage, error)) (json.RawMessage, error) {
-	if p.strategy == serialized {
-		p.serial.Lock()
-		defer p.serial.Unlock()
-	}
-	cs, err := p.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out, err := fn(cs)
-	if err != nil || p.strategy == perCall {
-		// A session that failed is not trusted again.
-		return out, errors.Join(err, cs.Close())
-	}
-	p.put(cs)
-	return out, nil
+func newPool(b contract.Backend, max int) *pool {
+	return &pool{b: b, busy: make(chan struct{}, max)}
 }
 
-func (p *pool) get(ctx context.Context) (contract.Session, error) {
+// errPoolClosed answers a call that comes after the pool closed.
+var errPoolClosed = errors.New("the server is closed")
+
+// call runs fn on a contract session of the pool. A session whose call
+// failed (not a contract outcome: those are results) is not trusted again: it
+// is closed, and the next call opens a fresh one, which for a database
+// server reconnects. A read (readOnly) that failed on a session the pool had
+// kept idle, whose connection may have died meanwhile (a database server that
+// ended it), is made again on another, until it succeeds or fails on a
+// session opened for it: a read changes nothing, so running it again is safe.
+// A write is not made again: its outcome is unknown, and the client resends
+// it with its key.
+func (p *pool) call(ctx context.Context, readOnly bool, fn func(contract.Session) (json.RawMessage, error)) (json.RawMessage, error) {
+	select {
+	case p.busy <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-p.busy }()
+	for {
+		cs, kept, err := p.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out, err := fn(cs)
+		if err == nil {
+			p.put(cs)
+			return out, nil
+		}
+		err = errors.Join(err, cs.Close())
+		if !readOnly || !kept || ctx.Err() != nil {
+			return out, err
+		}
+	}
+}
+
+// get returns an idle session (kept true) or a new one.
+func (p *pool) get(ctx context.Context) (contract.Session, bool, error) {
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, false, errPoolClosed
+	}
 	if n := len(p.idle); n > 0 {
 		cs := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		return cs, nil
+		return cs, true, nil
 	}
 	p.mu.Unlock()
-	return p.b.Session(ctx)
+	cs, err := p.b.Session(ctx)
+	return cs, false, err
 }
 
 func (p *pool) put(cs contract.Session) {

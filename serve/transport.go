@@ -2,31 +2,22 @@ package serve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// HTTPPath is the path of the MCP endpoint under streamable HTTP.
-const HTTPPath = "/mcp"
-
-// drainLimit bounds how long a shutdown waits for the calls in flight. A
-// write is one short transaction, so only a database stuck on its busy
-// timeout comes near it.
+// drainLimit bounds how long a shutdown waits for the calls in flight, and
+// how long the end of a stdio input waits for the calls it carried. A write is
+// one short transaction, so only a database stuck on its busy timeout comes
+// near it.
 const drainLimit = 30 * time.Second
 
-// sessionTimeout closes an HTTP session no request has touched for this long,
-// so that a client that vanished without ending its session does not keep
-// database connections open for ever.
-const sessionTimeout = 30 * time.Minute
-
-// Serve serves one MCP connection over t (for stdio, &mcp.StdioTransport{})
-// until the client ends it or ctx is done. When ctx is done it shuts down
+// Serve serves one MCP connection over t (for stdio, a StdioTransport) until
+// the client ends it or ctx is done. When ctx is done it shuts down
 // gracefully: new calls are refused, calls in flight finish and are answered,
 // then the connection closes. It returns nil after either.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
@@ -51,42 +42,6 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	return nil
 }
 
-// ServeListener serves streamable HTTP on ln, at HTTPPath, until ctx is done,
-// then shuts down gracefully as Serve does and closes ln. Each MCP session
-// (one Mcp-Session-Id) gets contract sessions of its own. It returns the
-// listener's error, if it fails, and nil after a shutdown.
-func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{JSONResponse: true, SessionTimeout: sessionTimeout})
-	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
-	failed := make(chan error, 1)
-	go func() { failed <- srv.Serve(ln) }()
-	select {
-	case err := <-failed:
-		return err
-	case <-ctx.Done():
-	}
-	s.drain(drainLimit)
-	// Ending the MCP sessions ends their open streams, so that Shutdown has
-	// only idle connections left to close.
-	for ss := range s.mcp.Sessions() {
-		ss.Close()
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	err := srv.Shutdown(sctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = srv.Close()
-	}
-	if serr := <-failed; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
-}
-
 // ListenAddr returns addr with the loopback host when it names none
 // (":8765" listens on 127.0.0.1:8765), so that a server is reachable from
 // other machines only when the user says so. The port must be a number (0
@@ -103,4 +58,25 @@ func ListenAddr(addr string) (string, error) {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port), nil
+}
+
+// Loopback reports whether a listen address (as ListenAddr returns it) serves
+// this machine alone: a loopback IP or localhost. A wildcard (0.0.0.0, ::) or
+// any other address serves the network.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	return isLoopbackName(host)
+}
+
+// isLoopbackName reports whether host (without a port) is localhost or a
+// loopback IP.
+func isLoopbackName(host string) bool {
+	if host == "localhost" || host == "localhost." {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

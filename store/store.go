@@ -46,7 +46,9 @@ type Store struct {
 
 // Open opens (creating if needed) the database at path with the given options.
 // A path of InMemory opens a private in-memory database. A file database runs in
-// WAL mode with a busy timeout.
+// WAL mode with a busy timeout. A file the store did not create (another
+// program's database, or no database at all) is refused with a *ForeignError
+// and left as it is; the store marks its own with ApplicationID.
 func Open(path string, opts Options) (*Store, error) {
 	opts = opts.withDefaults()
 	if err := opts.validate(); err != nil {
@@ -68,6 +70,14 @@ func Open(path string, opts Options) (*Store, error) {
 			return s, nil
 		}
 	}
+	// A file must be the store's before any connection changes it.
+	script := schemaSQL
+	if s.wal {
+		if err := claim(path, s.uri); err != nil {
+			return nil, fmt.Errorf("opening store %q: %w", path, err)
+		}
+		script = claimSQL + schemaSQL
+	}
 	// The first connection creates the schema and stays open, idle, for the
 	// first Conn: an in-memory database lives as long as one of its
 	// connections.
@@ -76,7 +86,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
 	// One transaction for the whole schema: one commit instead of four.
-	if err := execScript(db, "BEGIN IMMEDIATE;"+schemaSQL+"COMMIT;"); err != nil {
+	if err := execScript(db, "BEGIN IMMEDIATE;"+script+"COMMIT;"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening store %q: creating schema: %w", path, err)
 	}

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -22,6 +23,26 @@ import (
 // the working directory.
 const defaultServeDB = "notesbench.db"
 
+// defaultServeNote is the Note serve makes sure exists when --note names
+// none, so that a plain client has a Note to work on.
+const defaultServeNote = "note-1"
+
+// tokenEnv names the bearer token when --token-file does not.
+const tokenEnv = "NOTESBENCH_TOKEN"
+
+// maxSessionsBound is the most --max-sessions may ask for.
+const maxSessionsBound = 100_000
+
+// The values of --extensions, and what each means to serve.
+var (
+	extensionSettings = contract.NewEnum("extensions setting", "on-request", "all", "none")
+	extensionModes    = map[string]serve.Extensions{
+		"on-request": serve.ExtensionsOnRequest,
+		"all":        serve.ExtensionsAll,
+		"none":       serve.ExtensionsNone,
+	}
+)
+
 // serveOptions holds the serve command's flags.
 type serveOptions struct {
 	app           *app
@@ -33,9 +54,14 @@ type serveOptions struct {
 	order         string
 	synchronous   string
 	log           bool
-	extensions    bool
+	extensions    string
 	store         string
 	keep          bool
+	note          string
+	tokenFile     string
+	allowOrigins  []string
+	allowHosts    []string
+	maxSessions   int
 
 	flags *pflag.FlagSet // for flagError
 }
@@ -46,18 +72,32 @@ func newServeCmd(a *app, runF func(context.Context, *serveOptions) error) *cobra
 		Use:   "serve",
 		Short: "Serve the Notes contract as an MCP server, over stdio or streamable HTTP",
 		Long: `serve exposes the contract notesbench measures as an MCP server: the seven tools
-of the published tools/list, on SQLite, under the contract variant the flags
-name. Contract outcomes (version_conflict, not_found, invalid_argument) are tool
-results with isError; protocol faults are JSON-RPC errors.
+of the published tools/list, exactly as published, on SQLite, under the contract
+variant the flags name. Contract outcomes (version_conflict, not_found,
+invalid_argument) are tool results with isError; protocol faults are JSON-RPC
+errors. It makes sure the Note --note names exists (creating it when missing)
+and says its ID, so that a client can start with list_note_tabs.
 
-It speaks MCP on stdin and stdout, or streamable HTTP at /mcp with --http
-(ADDR without a host listens on 127.0.0.1 only). The database is the file
-` + defaultServeDB + ` in the working directory unless --db names another (kept, and
-shared with every serve process that opens it) or --memory keeps it in memory.
+It speaks MCP on stdin and stdout, one message a line: a line that is no
+message is answered with a JSON-RPC error and the server goes on; at the end of
+the input it finishes the calls it read, then exits 0. With --http it serves
+streamable HTTP at /mcp. ADDR without a host listens on 127.0.0.1 only; any
+address beyond loopback needs a bearer token (--token-file, or $` + tokenEnv + `)
+that every request must carry. Requests from a browser origin other than the
+server's own are refused unless --allow-origin names it, and requests naming a
+Host other than a loopback name or the server's address unless --allow-host
+names it. At most --max-sessions sessions are open at once; a session idle for
+5 minutes is closed. The database is the file ` + defaultServeDB + ` in the working
+directory unless --db names another (kept, and shared with every serve process
+that opens it; a file notesbench did not create is refused) or --memory keeps it
+in memory.
 
-Beside the seven tools it lists extension tools, named notesbench_ and marked in
+Beside the seven tools it has extension tools, named notesbench_ and marked in
 _meta as not part of the contract: a fresh Note for each run, the person's app
-actions and a description of what it serves; --extensions=false hides them.
+actions (which write with no version check) and a description of what it
+serves. They are listed to a client that asks for them in its initialize
+(notesbench's own client does), to every client with --extensions, and to none
+with --extensions=none.
 
 SIGINT or SIGTERM stops it gracefully: calls in flight finish, the database is
 checkpointed and closed, and it exits 0.`,
@@ -65,6 +105,7 @@ checkpointed and closed, and it exits 0.`,
 			"notesbench serve                          # stdio; the database is ./notesbench.db",
 			"notesbench serve --http 127.0.0.1:8765    # streamable HTTP at /mcp, on loopback",
 			"notesbench serve --guard tab --version-format us-suffix --log",
+			"notesbench serve --http 0.0.0.0:8765 --token-file token.txt --allow-host notes.example.com",
 		}),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -89,11 +130,18 @@ checkpointed and closed, and it exits 0.`,
 	fs.BoolVar(&opts.log, "log", false, "write one line per tool call to stderr")
 	fs.StringVar(&opts.store, "store", defaultStore(), "sqlite (the --db file), or a postgres:// URL: a schema of this process's own, dropped when serve stops (default $NOTESBENCH_POSTGRES_URL when set); serve it over --http to share it between sessions")
 	fs.BoolVar(&opts.keep, "keep", false, "with a PostgreSQL store: leave the schema in place when serve stops")
-	fs.BoolVar(&opts.extensions, "extensions", true, "also list the notesbench_ extension tools (fresh Notes, the person's actions)")
+	fs.StringVar(&opts.extensions, "extensions", "on-request", "to whom the notesbench_ extension tools are listed: on-request (clients that ask), all, or none")
+	fs.Lookup("extensions").NoOptDefVal = "all"
+	fs.StringVar(&opts.note, "note", defaultServeNote, `a Note to work on, created at start when missing ("" for none)`)
+	fs.StringVar(&opts.tokenFile, "token-file", "", "with --http: every request must carry the token this file holds (Authorization: Bearer TOKEN); default $"+tokenEnv+"; needed beyond loopback")
+	fs.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "with --http: browser origins to serve beside the server's own, e.g. http://localhost:6274 (comma-separated or repeated)")
+	fs.StringSliceVar(&opts.allowHosts, "allow-host", nil, "with --http: Host names to serve beside loopback names and the address listened on, e.g. notes.example.com (comma-separated or repeated)")
+	fs.IntVar(&opts.maxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most sessions open at once; an initialize beyond gets HTTP 503")
 	completeFlag(cmd, "guard", false, contract.Guards.Strings()...)
 	completeFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
 	completeFlag(cmd, "order", false, contract.Orders.Strings()...)
 	completeFlag(cmd, "synchronous", false, contract.SynchronousSettings.Strings()...)
+	completeFlag(cmd, "extensions", false, extensionSettings.Strings()...)
 	return cmd
 }
 
@@ -114,6 +162,50 @@ func (o *serveOptions) variant() (contract.Variant, error) {
 	return contract.Variant{Guard: g, VersionFormat: f, Order: ord}, nil
 }
 
+// httpOptions parses the HTTP flags: the address to listen on, as
+// serve.ListenAddr makes it, and what the server lets in. Beyond loopback a
+// token is required.
+func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
+	var ho serve.HTTPOptions
+	if o.http == "" {
+		for _, name := range []string{"token-file", "allow-origin", "allow-host", "max-sessions"} {
+			if o.flags.Changed(name) {
+				return "", ho, usagef("--"+name, "applies to --http only")
+			}
+		}
+		return "", ho, nil
+	}
+	addr, err := serve.ListenAddr(o.http)
+	if err != nil {
+		return "", ho, usageErr("--http", err)
+	}
+	if o.maxSessions < 1 || o.maxSessions > maxSessionsBound {
+		return "", ho, usagef("--max-sessions", "must be 1 to %d", maxSessionsBound)
+	}
+	ho.MaxSessions, ho.AllowOrigins, ho.AllowHosts = o.maxSessions, o.allowOrigins, o.allowHosts
+	switch {
+	case o.tokenFile != "":
+		b, err := os.ReadFile(o.tokenFile)
+		if err != nil {
+			return "", ho, usageErr("--token-file", err)
+		}
+		if ho.Token = strings.TrimSpace(string(b)); ho.Token == "" {
+			return "", ho, usagef("--token-file", "%s holds no token", o.tokenFile)
+		}
+	default:
+		ho.Token = strings.TrimSpace(os.Getenv(tokenEnv))
+	}
+	if ho.Token == "" && !serve.Loopback(addr) {
+		return "", ho, usagef("--http", "%s serves beyond this machine: name a bearer token with --token-file FILE or $%s", addr, tokenEnv)
+	}
+	for _, origin := range o.allowOrigins {
+		if !strings.HasPrefix(origin, "http://") && !strings.HasPrefix(origin, "https://") {
+			return "", ho, usagef("--allow-origin", "%q is not an origin (want http://HOST[:PORT] or https://HOST[:PORT])", origin)
+		}
+	}
+	return addr, ho, nil
+}
+
 func runServe(ctx context.Context, o *serveOptions) error {
 	a := o.app
 	wireGC()
@@ -121,25 +213,30 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	setting, err := extensionSettings.Parse(o.extensions)
+	if err != nil {
+		return usageErr("--extensions", err)
+	}
+	ext := extensionModes[setting]
+	addr, httpOpts, err := o.httpOptions()
+	if err != nil {
+		return err
+	}
 	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous}
-	where := "in memory"
+	where, file := "in memory", ""
 	if spec.Postgres() {
 		where = spec.StoreName()
 	} else if !o.memory {
 		if spec.File, err = filepath.Abs(o.db); err != nil {
 			return usageErr("--db", err)
 		}
-		where = spec.File
+		where, file = spec.File, spec.File
 	}
 	if err := spec.Check(); err != nil {
 		return flagError(o.flags, err)
 	}
 	var ln net.Listener
-	if o.http != "" {
-		addr, err := serve.ListenAddr(o.http)
-		if err != nil {
-			return usageErr("--http", err)
-		}
+	if addr != "" {
 		if ln, err = net.Listen("tcp", addr); err != nil {
 			return reachError{fmt.Errorf("--http: %w", err)}
 		}
@@ -147,28 +244,56 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	}
 	b, err := backend.OpenBackend(spec, v, uint64(time.Now().UnixNano()))
 	if err != nil {
+		if ferr := flagError(o.flags, err); ferr != err {
+			return ferr
+		}
 		return fmt.Errorf("opening the database %s: %w", where, err)
+	}
+	if o.note != "" {
+		created, err := ensureNote(ctx, b, o.note)
+		if err != nil {
+			b.Close()
+			var bad *contract.InvalidArgumentError
+			if errors.As(err, &bad) {
+				return usageErr("--note", err)
+			}
+			return fmt.Errorf("--note %s: %w", o.note, err)
+		}
+		state := "exists"
+		if created {
+			state = "created"
+		}
+		fmt.Fprintf(a.stderr, "notesbench serve: Note %s (%s); a client can start with list_note_tabs on it\n", o.note, state)
 	}
 	var logw io.Writer
 	if o.log {
 		logw = a.stderr
 	}
-	describe := fmt.Sprintf("SQLite %s (%s), %s", backend.EngineVersion(), backend.EngineDriver, where)
+	// What clients are told names the database file, never its folder.
+	describe := fmt.Sprintf("SQLite %s (%s), in memory", backend.EngineVersion(), backend.EngineDriver)
+	var redact []string
+	if file != "" {
+		describe = fmt.Sprintf("SQLite %s (%s), file %s", backend.EngineVersion(), backend.EngineDriver, filepath.Base(file))
+		redact = []string{filepath.Dir(file) + string(filepath.Separator)}
+	}
 	if schema := backend.Schema(b); schema != "" {
 		where = "PostgreSQL " + where + ", schema " + schema
 		describe = where
 	}
 	srv, err := serve.New(ctx, b, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v,
-		Extensions: o.extensions, Log: logw})
+		Extensions: ext, Note: o.note, Redact: redact, Log: logw, Warn: a.stderr, HTTP: httpOpts})
 	if err != nil {
 		b.Close()
 		return err
 	}
 	if ln == nil {
 		fmt.Fprintf(a.stderr, "notesbench serve: MCP over stdio; database %s; %s\n", where, v)
-		err = srv.Serve(ctx, &mcp.IOTransport{Reader: readCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+		err = srv.Serve(ctx, &serve.StdioTransport{Reader: readCloser(a.stdin), Writer: a.stdout})
 	} else {
 		url := "http://" + ln.Addr().String() + serve.HTTPPath
+		if !serve.Loopback(addr) {
+			fmt.Fprintf(a.stderr, "notesbench serve: warning: %s serves beyond this machine; every request must carry the bearer token\n", addr)
+		}
 		fmt.Fprintf(a.stderr, "notesbench serve: listening on %s; database %s; %s\n", url, where, v)
 		err = srv.ServeListener(ctx, ln)
 	}
@@ -181,13 +306,30 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	return err
 }
 
+// ensureNote makes sure the Note exists and reports whether it created it.
+// Another process that creates it at the same moment is no error.
+func ensureNote(ctx context.Context, b contract.Backend, noteID string) (bool, error) {
+	s, err := b.Session(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.ListNoteTabs(ctx, noteID)
+	s.Close()
+	var nf *contract.NotFoundError
+	if err == nil || !errors.As(err, &nf) {
+		return false, err
+	}
+	err = b.CreateNote(ctx, noteID)
+	var bad *contract.InvalidArgumentError
+	if errors.As(err, &bad) && strings.Contains(bad.Message, "exists") {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 func readCloser(r io.Reader) io.ReadCloser {
 	if rc, ok := r.(io.ReadCloser); ok {
 		return rc
 	}
 	return io.NopCloser(r)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

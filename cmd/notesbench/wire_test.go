@@ -49,12 +49,15 @@ func TestWire(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "notes.db")
 			target := "stdio:'" + bin + "' serve --db '" + db + "' " + tc.flags
 			code, stdout, stderr := runCLI(t, "conform", "--target", target, "--format", "json")
-			var rep conform.Report
-			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			// conform's JSON envelope: one row per check.
+			var rep struct {
+				Rows []conform.Check `json:"rows"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Rows) == 0 {
 				t.Fatalf("%s: %v\n%s%s", tc.flags, err, stdout, stderr)
 			}
 			var fails []string
-			for _, c := range rep.Checks {
+			for _, c := range rep.Rows {
 				if c.Outcome == conform.Fail {
 					fails = append(fails, c.Name)
 				}
@@ -176,7 +179,7 @@ func TestWire(t *testing.T) {
 		}
 		// A server without the person's actions is refused before any trial,
 		// in one line naming the tool: no run to replay.
-		bare := server("--extensions=false")
+		bare := server("--extensions=none")
 		if code, stdout, stderr := runCLI(t, "refs", "--target", bare, "--note", "n1"); code != 1 || stdout != "" ||
 			stderr != "notesbench: target "+bare+" lacks notesbench_move_tab, which refs (the person's actions) needs\n" {
 			t.Errorf("refs on a server without the person's actions: exit %d, %q", code, stderr)

@@ -231,9 +231,17 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 	return res, nil
 }
 
+// epochs is how editors follow the store's restarts: which one a call made
+// now goes to, and waiting until one after it is up (false when stop closes
+// first). A link is one; a test over the wire has its own.
+type epochs interface {
+	now() int
+	await(epoch int, stop <-chan struct{}) bool
+}
+
 // editors is what the editors of one run share.
 type editors struct {
-	l        *link
+	l        epochs
 	stop     chan struct{}
 	writes   atomic.Int64
 	acked    atomic.Int64

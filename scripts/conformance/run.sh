@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# run.sh runs the official MCP conformance suite (@modelcontextprotocol/
+# conformance, pinned below: the newest that runs on Node 20) against
+# notesbench serve --http: every server scenario of the suite (--suite all),
+# judged against expected-failures.yml, the scenarios that need the suite's own
+# test tools, resources or prompts, which the Notes contract does not have. The
+# suite exits 1 on a failure that is not in the baseline, and on a baseline
+# entry that now passes (a stale baseline).
+#
+# It builds notesbench, installs the suite into a temporary folder (npm, no
+# global install), starts serve on an ephemeral loopback port with an
+# in-memory database, runs the suite, prints the table of every scenario
+# (table.mjs) and stops the server; the temporary folder is removed, also on a
+# failure or Ctrl-C.
+#
+# Without node it skips with a line saying why, unless NOTESBENCH_REQUIRE_NODE=1
+# (set by .ci/run), which makes that a failure.
+#
+# Usage: scripts/conformance/run.sh   (or: make conformance)
+# Environment: GO (go), NOTESBENCH_REQUIRE_NODE, OUT (a folder to keep the
+# suite's results in; default: removed with the temporary folder).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+GO=${GO:-go}
+SUITE=@modelcontextprotocol/conformance@0.1.13
+here=scripts/conformance
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	if [ "${NOTESBENCH_REQUIRE_NODE:-}" = 1 ]; then
+		echo "conformance: node and npm are needed (Node 20 or later) and NOTESBENCH_REQUIRE_NODE=1" >&2
+		exit 1
+	fi
+	echo "conformance: skipped: node and npm are not installed (Node 20 or later runs the suite)"
+	exit 0
+fi
+
+tmp=$(mktemp -d)
+server=""
+cleanup() {
+	if [ -n "$server" ]; then
+		kill "$server" 2>/dev/null || true
+		wait "$server" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+$GO build -o "$tmp/notesbench" ./cmd/notesbench
+echo "conformance: installing $SUITE"
+npm install --prefix "$tmp/npm" --no-audit --no-fund --no-save --loglevel=error "$SUITE" >"$tmp/npm.log" 2>&1 ||
+	{ cat "$tmp/npm.log" >&2; exit 1; }
+
+"$tmp/notesbench" serve --http 127.0.0.1:0 --memory 2>"$tmp/serve.log" &
+server=$!
+url=""
+for _ in $(seq 300); do # 30 s at most
+	url=$(sed -n 's/^notesbench serve: listening on \([^;]*\);.*/\1/p' "$tmp/serve.log")
+	[ -n "$url" ] && break
+	if ! kill -0 "$server" 2>/dev/null; then
+		echo "conformance: notesbench serve exited:" >&2
+		cat "$tmp/serve.log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+if [ -z "$url" ]; then
+	echo "conformance: notesbench serve did not say where it listens within 30 s" >&2
+	exit 1
+fi
+echo "conformance: $SUITE against $url"
+
+results="$tmp/results"
+code=0
+"$tmp/npm/node_modules/.bin/conformance" server --url "$url" --suite all \
+	--expected-failures "$here/expected-failures.yml" -o "$results" >"$tmp/suite.log" 2>&1 || code=$?
+node "$here/table.mjs" "$results" "$here/expected-failures.yml"
+# The suite's own verdict on the baseline.
+sed 's/\x1b\[[0-9;]*m//g' "$tmp/suite.log" | sed -n '/^Unexpected\|^Stale\|^  ✗ \|^Baseline/p'
+if [ -n "${OUT:-}" ]; then
+	mkdir -p "$OUT"
+	cp -r "$results/." "$OUT/"
+	cp "$tmp/suite.log" "$OUT/suite.log"
+fi
+if [ "$code" != 0 ]; then
+	echo "conformance: the suite failed (exit $code); its log:" >&2
+	sed 's/\x1b\[[0-9;]*m//g' "$tmp/suite.log" | tail -40 >&2
+fi
+exit "$code"

@@ -1,0 +1,423 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPPath is the path of the MCP endpoint under streamable HTTP.
+const HTTPPath = "/mcp"
+
+// HTTPOptions configure how a Server serves streamable HTTP (ServeListener).
+// The zero value serves loopback only, with the defaults below.
+type HTTPOptions struct {
+	// Token, when set, is the bearer token every request must carry
+	// (Authorization: Bearer TOKEN), compared in constant time; a request
+	// without it gets 401 with WWW-Authenticate. ServeListener refuses to
+	// serve an address beyond loopback without one.
+	Token string
+	// AllowOrigins lists the browser origins (scheme://host[:port]) served
+	// beside same-origin requests; a request with any other Origin gets 403.
+	// A request without Origin (not from a browser) is served.
+	AllowOrigins []string
+	// AllowHosts lists the Host header values (a name, or name:port) served
+	// beside loopback names and the IP address the connection came to; a
+	// request with any other Host gets 403, so that a DNS name rebound to
+	// this server reaches nothing.
+	AllowHosts []string
+	// MaxSessions bounds the MCP sessions open at once; 0 means
+	// DefaultMaxSessions. An initialize beyond it gets 503.
+	MaxSessions int
+	// IdleTimeout ends a session no request has touched for this long; 0
+	// means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+}
+
+// The HTTP defaults.
+const (
+	DefaultMaxSessions = 256
+	DefaultIdleTimeout = 5 * time.Minute
+)
+
+// ErrNoToken is ServeListener's refusal to serve an address beyond loopback
+// without a bearer token.
+var ErrNoToken = errors.New("an address beyond loopback needs a bearer token")
+
+// ServeListener serves streamable HTTP on ln, at HTTPPath, until ctx is done,
+// then shuts down gracefully as Serve does and closes ln. What it serves, and
+// to whom, is Options.HTTP; a listener beyond loopback without a token is
+// refused with ErrNoToken. It returns the listener's error, if it fails, and
+// nil after a shutdown.
+func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
+	o := s.opts.HTTP
+	if o.Token == "" && !Loopback(ln.Addr().String()) {
+		ln.Close()
+		return fmt.Errorf("serving %s: %w", ln.Addr(), ErrNoToken)
+	}
+	g, err := newGuard(s, o)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle(HTTPPath, g)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog:    log.New(s.warnWriter(), "notesbench serve: ", 0),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	fl := &fdListener{Listener: ln, warn: s.warnf, closed: make(chan struct{})}
+	failed := make(chan error, 1)
+	go func() { failed <- srv.Serve(fl) }()
+	select {
+	case err := <-failed:
+		return err
+	case <-ctx.Done():
+	}
+	s.drain(drainLimit)
+	// Ending the MCP sessions ends their open streams, so that Shutdown has
+	// only idle connections left to close.
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close()
+	}
+	if serr := <-failed; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// guard is what stands before the SDK's handler: the Host, Origin and token
+// checks, and the session rules (a session-less request must be an
+// initialize, and a new session must find a free slot).
+type guard struct {
+	s       *Server
+	h       http.Handler
+	token   [sha256.Size]byte
+	auth    bool
+	origins map[string]bool
+	hosts   map[string]bool
+	slots   chan struct{} // one token per open session
+	idle    time.Duration
+}
+
+func newGuard(s *Server, o HTTPOptions) (*guard, error) {
+	g := &guard{s: s, origins: map[string]bool{}, hosts: map[string]bool{}, idle: o.IdleTimeout}
+	if o.Token != "" {
+		g.auth, g.token = true, sha256.Sum256([]byte(o.Token))
+	}
+	for _, raw := range o.AllowOrigins {
+		origin, err := normalOrigin(raw)
+		if err != nil {
+			return nil, fmt.Errorf("allowed origin %q: %w", raw, err)
+		}
+		g.origins[origin] = true
+	}
+	for _, h := range o.AllowHosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h == "" || strings.ContainsAny(h, "/ ") {
+			return nil, fmt.Errorf("allowed host %q is not a host name", h)
+		}
+		g.hosts[h] = true
+	}
+	maxSessions := o.MaxSessions
+	if maxSessions <= 0 {
+		maxSessions = DefaultMaxSessions
+	}
+	g.slots = make(chan struct{}, maxSessions)
+	if g.idle <= 0 {
+		g.idle = DefaultIdleTimeout
+	}
+	g.h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		JSONResponse:   true,
+		SessionTimeout: g.idle,
+		// The guard checks the Host of every request, on any address.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        MaxMessageBytes,
+	})
+	return g, nil
+}
+
+// normalOrigin returns an origin as browsers send it: scheme://host[:port],
+// lower case, without a path.
+func normalOrigin(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		return "", err
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", errors.New("want http://HOST[:PORT] or https://HOST[:PORT]")
+	case u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil:
+		return "", errors.New("an origin is a scheme and a host, with no path")
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.hostOK(r) {
+		http.Error(w, fmt.Sprintf("Forbidden: the Host %q is not served here", r.Host), http.StatusForbidden)
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !g.originOK(origin, r.Host) {
+		http.Error(w, fmt.Sprintf("Forbidden: the Origin %q is not allowed", origin), http.StatusForbidden)
+		return
+	}
+	if g.auth && !g.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="notesbench serve"`)
+		http.Error(w, "Unauthorized: send the server's token as Authorization: Bearer TOKEN", http.StatusUnauthorized)
+		return
+	}
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		g.open(w, r)
+		return
+	}
+	g.h.ServeHTTP(w, r)
+}
+
+// hostOK reports whether the request's Host is one the server answers to: a
+// loopback name, an allowed host, or the IP address the connection came to.
+func (g *guard) hostOK(r *http.Request) bool {
+	host := strings.ToLower(r.Host)
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.Trim(name, "[]"), ".")
+	if name == "" {
+		return false
+	}
+	if isLoopbackName(name) || g.hosts[host] || g.hosts[name] {
+		return true
+	}
+	ip := net.ParseIP(name)
+	if ip == nil {
+		return false
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	tcp, ok := local.(*net.TCPAddr)
+	return ok && tcp.IP.Equal(ip)
+}
+
+// originOK reports whether a browser's Origin may call: an allowed origin, or
+// the server's own (the Host, already checked).
+func (g *guard) originOK(origin, host string) bool {
+	o, err := normalOrigin(origin)
+	if err != nil {
+		return false
+	}
+	if g.origins[o] {
+		return true
+	}
+	_, h, _ := strings.Cut(o, "://")
+	return h == strings.ToLower(host)
+}
+
+// authorized compares the request's bearer token with the server's, in time
+// that does not depend on either.
+func (g *guard) authorized(r *http.Request) bool {
+	const prefix = "Bearer "
+	got := r.Header.Get("Authorization")
+	if len(got) < len(prefix) || !strings.EqualFold(got[:len(prefix)], prefix) {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(got[len(prefix):])))
+	return subtle.ConstantTimeCompare(sum[:], g.token[:]) == 1
+}
+
+// open serves a POST without a session ID: it must be an initialize, which
+// opens a session if one of the MaxSessions slots is free. The slot is given
+// back when the session ends: closed by the client, timed out idle, or shut
+// down.
+func (g *guard) open(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("Request Entity Too Large: a message of more than %d bytes", MaxMessageBytes))
+			return
+		}
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
+		return
+	}
+	id, init := initializeOf(body)
+	if !init {
+		writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest,
+			"Bad Request: no Mcp-Session-Id header: open a session with initialize, then send its Mcp-Session-Id with every request")
+		return
+	}
+	select {
+	case g.slots <- struct{}{}:
+	default:
+		w.Header().Set("Retry-After", "60")
+		writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError,
+			fmt.Sprintf("Service Unavailable: %d sessions are open, the most this server serves at once: end one (DELETE with its Mcp-Session-Id), or wait until one has been idle for %v", cap(g.slots), g.idle))
+		return
+	}
+	release := sync.OnceFunc(func() { <-g.slots })
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	g.h.ServeHTTP(w, r)
+	sid := w.Header().Get("Mcp-Session-Id")
+	if sid == "" || !g.s.adopt(sid, release) {
+		release()
+	}
+}
+
+// initializeOf reports whether a message (or batch) is an initialize
+// request, with its ID.
+func initializeOf(body []byte) (jsonrpc.ID, bool) {
+	type message struct {
+		Method string `json:"method"`
+		ID     any    `json:"id"`
+	}
+	var msgs []message
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &msgs) != nil {
+			return jsonrpc.ID{}, false
+		}
+	} else {
+		var m message
+		if json.Unmarshal(body, &m) != nil {
+			return jsonrpc.ID{}, false
+		}
+		msgs = append(msgs, m)
+	}
+	var first jsonrpc.ID
+	for i, m := range msgs {
+		id := jsonrpc.ID{}
+		switch m.ID.(type) {
+		case string, float64:
+			id, _ = jsonrpc.MakeID(m.ID)
+		}
+		if i == 0 {
+			first = id
+		}
+		if m.Method == "initialize" {
+			return id, true
+		}
+	}
+	return first, false
+}
+
+// writeError writes a JSON-RPC error response with an HTTP status.
+func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	b, err := encodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	if err != nil {
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// adopt finds the MCP session with the given ID and calls release when it
+// ends. It reports false when there is no such session (its initialize
+// failed, or it already ended) or the server is shutting down, which then
+// closes it.
+func (s *Server) adopt(sid string, release func()) bool {
+	var found *mcp.ServerSession
+	for ss := range s.mcp.Sessions() {
+		if ss.ID() == sid {
+			found = ss
+			break
+		}
+	}
+	if found == nil {
+		return false
+	}
+	s.mu.Lock()
+	if s.draining {
+		s.mu.Unlock()
+		found.Close()
+		return false
+	}
+	s.trackLocked(found, release)
+	s.mu.Unlock()
+	return true
+}
+
+// fdListener is a listener that outlasts running out of file descriptors: an
+// Accept that fails for want of one waits (5 ms, doubling up to a second) and
+// tries again, rather than handing the error to the HTTP server, which would
+// log it on every retry. It tells the operator once when it starts.
+type fdListener struct {
+	net.Listener
+	warn      func(format string, args ...any)
+	exhausted bool // Accept is called from one goroutine
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *fdListener) Accept() (net.Conn, error) {
+	delay := 5 * time.Millisecond
+	for {
+		c, err := l.Listener.Accept()
+		if err == nil {
+			l.exhausted = false
+			return c, nil
+		}
+		if !errors.Is(err, syscall.EMFILE) && !errors.Is(err, syscall.ENFILE) {
+			return nil, err
+		}
+		if !l.exhausted {
+			l.exhausted = true
+			l.warn("out of file descriptors (%v): new connections wait until some close", err)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-l.closed:
+			t.Stop()
+			return nil, net.ErrClosed
+		}
+		delay = min(2*delay, time.Second)
+	}
+}
+
+func (l *fdListener) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// warnf writes one line to Options.Warn.
+func (s *Server) warnf(format string, args ...any) {
+	if s.opts.Warn == nil {
+		return
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.opts.Warn, "notesbench serve: "+format+"\n", args...)
+}
+
+// warnWriter is Options.Warn, or nowhere.
+func (s *Server) warnWriter() io.Writer {
+	if s.opts.Warn == nil {
+		return io.Discard
+	}
+	return s.opts.Warn
+}

@@ -1,0 +1,300 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// serveHTTPT serves srv over streamable HTTP on an ephemeral loopback port
+// until the test ends, and returns the endpoint's URL.
+func serveHTTPT(t *testing.T, srv *Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveOn(t, srv, ln)
+}
+
+func serveOn(t *testing.T, srv *Server, ln net.Listener) string {
+	t.Helper()
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeListener(sctx, ln) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("serving: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String() + HTTPPath
+}
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// reply is one HTTP exchange as the test sees it.
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// post sends a JSON-RPC body with the headers a streamable HTTP client
+// sends, and more.
+func post(t *testing.T, url, body string, headers ...string) reply {
+	t.Helper()
+	return do(t, http.MethodPost, url, body, headers...)
+}
+
+func do(t *testing.T, method, url, body string, headers ...string) reply {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" {
+			req.Host = headers[i+1]
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+// A request without Mcp-Session-Id that is no initialize is a 400, with a
+// JSON-RPC error naming the request; an initialize opens a session.
+func TestHTTPSessionIDRequired(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	r := post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
+	var body struct {
+		ID    any `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.body), &body); err != nil || r.status != http.StatusBadRequest ||
+		body.ID != 7.0 || body.Error.Code != -32600 || !strings.Contains(body.Error.Message, "Mcp-Session-Id") {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if r := post(t, url, initBody); r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+}
+
+// A foreign Origin is refused with 403; the server's own origin, an allowed
+// one and none at all are served.
+func TestHTTPOrigin(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{AllowOrigins: []string{"http://localhost:6274"}}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	self := "http://" + strings.TrimSuffix(strings.TrimPrefix(url, "http://"), HTTPPath)
+	for _, tc := range []struct {
+		origin string
+		status int
+	}{
+		{"http://evil.example.com", http.StatusForbidden},
+		{"null", http.StatusForbidden},
+		{"http://localhost:6275", http.StatusForbidden},
+		{self, http.StatusOK},
+		{"http://LOCALHOST:6274", http.StatusOK},
+		{"", http.StatusOK},
+	} {
+		var headers []string
+		if tc.origin != "" {
+			headers = []string{"Origin", tc.origin}
+		}
+		if r := post(t, url, initBody, headers...); r.status != tc.status {
+			t.Errorf("Origin %q: %d %s; want %d", tc.origin, r.status, r.body, tc.status)
+		}
+	}
+}
+
+// The Host check holds on every address, a wildcard bind included: a name
+// that is not loopback, not allowed and not the address the connection came
+// to is refused, whatever address that is.
+func TestHTTPHost(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{AllowHosts: []string{"notes.example.com"}}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	for _, tc := range []struct {
+		host   string
+		status int
+	}{
+		{"evil.example.com", http.StatusForbidden},
+		{"evil.example.com:80", http.StatusForbidden},
+		{"notes.example.com", http.StatusOK},
+		{"localhost", http.StatusOK},
+		{"[::1]:9", http.StatusOK},
+	} {
+		if r := post(t, url, initBody, "Host", tc.host); r.status != tc.status {
+			t.Errorf("Host %q: %d %s; want %d", tc.host, r.status, r.body, tc.status)
+		}
+	}
+
+	// A connection that came to a public address of a wildcard listener.
+	g, err := newGuard(srv, HTTPOptions{Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.h = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	local := &net.TCPAddr{IP: net.ParseIP("192.0.2.10"), Port: 8765}
+	for _, tc := range []struct {
+		host   string
+		status int
+	}{
+		{"evil.example.com:8765", http.StatusForbidden},
+		{"192.0.2.11:8765", http.StatusForbidden},
+		{"192.0.2.10:8765", http.StatusTeapot},
+	} {
+		req := httptest.NewRequestWithContext(context.WithValue(ctx, http.LocalAddrContextKey, local), http.MethodGet, "http://"+tc.host+HTTPPath, nil)
+		req.Header.Set("Authorization", "Bearer t")
+		rec := httptest.NewRecorder()
+		g.ServeHTTP(rec, req)
+		if rec.Code != tc.status {
+			t.Errorf("Host %q on 192.0.2.10: %d; want %d", tc.host, rec.Code, tc.status)
+		}
+	}
+}
+
+// With a token every request must carry it: 401 with WWW-Authenticate
+// otherwise.
+func TestHTTPToken(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{Token: "s3cret"}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	for _, tc := range []struct {
+		auth   string
+		status int
+	}{
+		{"", http.StatusUnauthorized},
+		{"Bearer wrong", http.StatusUnauthorized},
+		{"Bearer s3cre", http.StatusUnauthorized},
+		{"Basic czNjcmV0", http.StatusUnauthorized},
+		{"Bearer s3cret", http.StatusOK},
+		{"bearer s3cret", http.StatusOK},
+	} {
+		var headers []string
+		if tc.auth != "" {
+			headers = []string{"Authorization", tc.auth}
+		}
+		r := post(t, url, initBody, headers...)
+		if r.status != tc.status || (r.status == http.StatusUnauthorized && !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer")) {
+			t.Errorf("Authorization %q: %d %v %s; want %d", tc.auth, r.status, r.header, r.body, tc.status)
+		}
+	}
+}
+
+// wildcardListener is a loopback listener that says it listens on every
+// address, as one bound to 0.0.0.0 does.
+type wildcardListener struct{ net.Listener }
+
+func (l wildcardListener) Addr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4zero, Port: l.Listener.Addr().(*net.TCPAddr).Port}
+}
+
+// An address beyond loopback is served only with a token.
+func TestHTTPBeyondLoopbackNeedsToken(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.ServeListener(ctx, wildcardListener{ln}); !errors.Is(err, ErrNoToken) {
+		t.Fatalf("%v", err)
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Fatal("the listener refused was left open")
+	}
+	for _, addr := range []string{"0.0.0.0:80", "[::]:80", "192.0.2.1:80", "example.com:80"} {
+		if Loopback(addr) {
+			t.Errorf("%s counted as loopback", addr)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:80", "localhost:80", "127.8.9.1:1"} {
+		if !Loopback(addr) {
+			t.Errorf("%s not counted as loopback", addr)
+		}
+	}
+}
+
+// At most MaxSessions sessions are open at once: an initialize beyond them
+// gets 503; a session ended (DELETE) or idle past IdleTimeout frees its slot.
+func TestHTTPMaxSessions(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{MaxSessions: 3}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	var ids []string
+	for range 3 {
+		r := post(t, url, initBody)
+		if r.status != http.StatusOK {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		ids = append(ids, r.header.Get("Mcp-Session-Id"))
+	}
+	r := post(t, url, initBody)
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "3 sessions are open") {
+		t.Fatalf("a fourth session: %d %s", r.status, r.body)
+	}
+	if r := do(t, http.MethodDelete, url, "", "Mcp-Session-Id", ids[0]); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	waitForSlot(t, url)
+}
+
+// waitForSlot opens sessions until one is admitted, for at most 10 s: the
+// slot of an ended session is freed once the server has seen it end.
+func waitForSlot(t *testing.T, url string, headers ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := post(t, url, initBody, headers...)
+		if r.status == http.StatusOK {
+			return
+		}
+		if r.status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("no slot freed: %d %s", r.status, r.body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A session no request touches for IdleTimeout ends, and frees its slot.
+func TestHTTPIdleTimeout(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{MaxSessions: 1, IdleTimeout: 50 * time.Millisecond}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	first := post(t, url, initBody)
+	if first.status != http.StatusOK {
+		t.Fatalf("%d %s", first.status, first.body)
+	}
+	waitForSlot(t, url)
+	if r := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", first.header.Get("Mcp-Session-Id")); r.status != http.StatusNotFound {
+		t.Fatalf("the idle session still answers: %d %s", r.status, r.body)
+	}
+}

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"zombiezen.com/go/sqlite"
+)
+
+// A file the store did not create is refused, byte for byte untouched: another
+// program's database, an empty database of another program, a text file. Its
+// own files, including one from before the store wrote its ID, open.
+func TestOpenRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	foreign := func(name, script string) string {
+		path := filepath.Join(dir, name)
+		db, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := execScript(db, script); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	text := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(text, []byte("my notes, not a database\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, reason string
+	}{
+		{foreign("app.db", "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ada');"), "SQLite tables users"},
+		{foreign("other-id.db", "PRAGMA application_id = 42; CREATE TABLE notes (id TEXT);"), "application_id 0x2a"},
+		{foreign("empty.db", "PRAGMA user_version = 3;"), "an empty SQLite database of another program"},
+		{foreign("lookalike.db", strings.ReplaceAll(schemaSQL, "idempotency", "keys")), "SQLite tables attachments, keys, notes, tabs"},
+		{text, "not an SQLite database"},
+	} {
+		before, err := os.ReadFile(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := Open(tc.path, Options{})
+		var fe *ForeignError
+		if !errors.As(err, &fe) || !strings.Contains(fe.Reason, tc.reason) {
+			if st != nil {
+				st.Close()
+			}
+			t.Errorf("%s: %v; want a foreign file: %s", filepath.Base(tc.path), err, tc.reason)
+			continue
+		}
+		after, _ := os.ReadFile(tc.path)
+		if !bytes.Equal(before, after) {
+			t.Errorf("%s was changed", filepath.Base(tc.path))
+		}
+		if _, err := os.Stat(tc.path + "-wal"); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s got a WAL file", filepath.Base(tc.path))
+		}
+	}
+
+	// The store's own, new, again, and from before the ID.
+	ours := filepath.Join(dir, "ours.db")
+	for range 2 {
+		st, err := Open(ours, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := foreign("old.db", schemaSQL)
+	st, err := Open(old, Options{})
+	if err != nil {
+		t.Fatalf("a store file from before the ID: %v", err)
+	}
+	st.Close()
+	for _, path := range []string{ours, old} {
+		db, err := sqlite.OpenConn(path, sqlite.OpenReadOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := queryInt(db, "PRAGMA application_id")
+		db.Close()
+		if err != nil || id != ApplicationID {
+			t.Errorf("%s: application_id %#x, %v", filepath.Base(path), id, err)
+		}
+	}
+}
