@@ -360,3 +360,37 @@ func (z *zeros) Read(p []byte) (int, error) {
 	z.n -= n
 	return n, nil
 }
+
+// Histories merge into one that reads back whole: runs of the same name from
+// two processes are kept apart, the later named after its file, and runs on
+// one Note named by the user from two processes are refused.
+func TestMergeHistories(t *testing.T) {
+	one := func(command string) []byte {
+		var buf bytes.Buffer
+		w := NewWriter(Header{Experiment: "race", Command: command})
+		rec, err := w.Run(RunHeader{Run: "race-none-seed1", Seed: 1, Variant: contract.Variant{}.WithDefaults()}, func() int64 { return 0 })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.End(); err != nil {
+			t.Fatal(err)
+		}
+		w.WriteTo(&buf)
+		return buf.Bytes()
+	}
+	var out bytes.Buffer
+	if err := Merge(context.Background(), &out, []string{"a/h1.jsonl", "b/h2.jsonl"}, [][]byte{one("notesbench race"), one("notesbench race")}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(context.Background(), &out, "merged")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(h.Runs) != 2 || h.Runs[0].Header.Run != "race-none-seed1" || h.Runs[1].Header.Run != "h2/race-none-seed1" {
+		t.Fatalf("runs %+v", h.Runs)
+	}
+	err = Merge(context.Background(), io.Discard, []string{"h1", "h2"}, [][]byte{one("notesbench race --target http://x --note n1"), one("notesbench race --target http://x --note n1")})
+	if err == nil || !strings.Contains(err.Error(), "which h1's runs wrote too") {
+		t.Errorf("one Note from two processes: %v", err)
+	}
+}

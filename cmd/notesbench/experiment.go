@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -28,6 +29,7 @@ type experimentOptions struct {
 	history historyFlags
 	out     outFlags
 	shard   string
+	startAt string
 }
 
 // paramFlag is a parameter as a flag: the value given is kept as written
@@ -81,6 +83,7 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 		opts.history.register(fs)
 	}
 	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N, such as 2/4) of the work, for notesbench merge to put together")
+	fs.StringVar(&opts.startAt, "start-at", "", "start the runs at this time (RFC 3339, such as 2026-12-01T14:30:00Z), once everything is ready: a barrier for processes on several hosts")
 	return cmd
 }
 
@@ -190,6 +193,12 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	if err != nil {
 		return err
 	}
+	var startAt time.Time
+	if o.startAt != "" {
+		if startAt, err = parseStartAt(o.startAt, time.Now()); err != nil {
+			return usageErr("--start-at", err)
+		}
+	}
 	if err := distinctOutputs(output{"--out", o.out.out}, output{"--update-baseline", o.out.updateBaseline}, output{"--history", o.history.path}); err != nil {
 		return err
 	}
@@ -219,6 +228,11 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 			if o.given(name) {
 				opts.Params[name] = p.raw
 			}
+		}
+	}
+	if !startAt.IsZero() {
+		if err := waitUntil(ctx, startAt, time.Now); err != nil {
+			return err
 		}
 	}
 	outcome, err := o.inst.Run(ctx, opts)
@@ -267,4 +281,36 @@ func completeFlag(cmd *cobra.Command, name string, list bool, values ...string) 
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	})
+}
+
+// maxStartAhead bounds how far ahead --start-at may name.
+const maxStartAhead = 24 * time.Hour
+
+// parseStartAt reads a start time, RFC 3339, that must be ahead of now, by
+// at most maxStartAhead: a barrier already passed would not start the
+// processes together.
+func parseStartAt(s string, now time.Time) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return t, fmt.Errorf("%q is not a time such as 2026-12-01T14:30:00Z (RFC 3339)", s)
+	}
+	switch {
+	case t.Before(now):
+		return t, fmt.Errorf("%s has passed (%s ago): the runs would not start together", s, now.Sub(t).Round(time.Second))
+	case t.Sub(now) > maxStartAhead:
+		return t, fmt.Errorf("%s is more than %s ahead", s, maxStartAhead)
+	}
+	return t, nil
+}
+
+// waitUntil returns at t, or with ctx's error when ctx ends first.
+func waitUntil(ctx context.Context, t time.Time, now func() time.Time) error {
+	timer := time.NewTimer(t.Sub(now()))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

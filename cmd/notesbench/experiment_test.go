@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -386,5 +387,31 @@ func TestHelpFits(t *testing.T) {
 		if !strings.HasPrefix(name, "completion") && !strings.Contains(stdout, "\nExamples:\n") {
 			t.Errorf("%s --help has no examples", name)
 		}
+	}
+}
+
+// --start-at holds a run until a time ahead; a time passed or too far ahead
+// is refused before anything runs, and the wait ends with its context.
+func TestStartAt(t *testing.T) {
+	now := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ in, want string }{
+		{"2026-12-01T14:30:00Z", ""},
+		{"2026-12-01T13:59:00Z", "has passed (1m0s ago)"},
+		{"2026-12-03T14:30:00Z", "is more than 24h0m0s ahead"},
+		{"14:30", "is not a time such as"},
+	} {
+		_, err := parseStartAt(tc.in, now)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	expectUsageError(t, []string{"race", "--clock", "virtual", "--start-at", "2001-01-01T00:00:00Z"}, "notesbench: --start-at: 2001-01-01T00:00:00Z has passed")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := waitUntil(ctx, time.Now().Add(time.Hour), time.Now); !errors.Is(err, context.Canceled) {
+		t.Errorf("a wait past its context: %v", err)
+	}
+	if err := waitUntil(context.Background(), time.Now().Add(-time.Second), time.Now); err != nil {
+		t.Errorf("a wait for a time passed: %v", err)
 	}
 }
