@@ -211,7 +211,8 @@ func decodeEdit(args json.RawMessage) (EditRequest, error) {
 		field = missing("values", req.Values != nil)
 	}
 	if field != "" {
-		return EditRequest{}, &SchemaError{Violations: []Violation{{Path: "/" + field, Keyword: "required", Message: "by " + string(req.Operation)}}}
+		return EditRequest{}, &SchemaError{Violations: []Violation{violation("/"+field, "required", "by "+string(req.Operation),
+			field+" is missing: operation "+string(req.Operation)+" needs it")}}
 	}
 	return req, nil
 }

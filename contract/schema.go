@@ -33,18 +33,63 @@ type Tool struct {
 }
 
 // Violation is one way a tool call's arguments break the schema: the JSON
-// pointer of the offending value, the schema keyword and a short message.
+// pointer of the offending value, the schema keyword, what the keyword
+// wants in a few words ("50", "(want a, b)"; "" for required), and a
+// message that says it in a sentence, for a person or a model to act on.
 type Violation struct {
 	Path    string `json:"path"`
 	Keyword string `json:"keyword"`
+	Want    string `json:"want"`
 	Message string `json:"message"`
 }
 
+// String writes the violation tersely: "/limit: maximum 50".
 func (v Violation) String() string {
-	if v.Message == "" {
+	if v.Want == "" {
 		return v.Path + ": " + v.Keyword
 	}
-	return v.Path + ": " + v.Keyword + " " + v.Message
+	return v.Path + ": " + v.Keyword + " " + v.Want
+}
+
+// violation returns the Violation at path of keyword, wanting want, with the
+// message that says it: message, or one made from the keyword.
+func violation(path, keyword, want, message string) Violation {
+	if message == "" {
+		message = keywordMessage(path, keyword, want)
+	}
+	return Violation{Path: path, Keyword: keyword, Want: want, Message: message}
+}
+
+// keywordMessage says in a sentence what a keyword's violation asks of the
+// call.
+func keywordMessage(path, keyword, want string) string {
+	name := strings.TrimPrefix(path, "/")
+	if name == "" {
+		name = "the arguments"
+	}
+	switch keyword {
+	case "required":
+		return name + " is missing: the call must carry it"
+	case "additionalProperties":
+		return name + " is not an argument of this tool: leave it out"
+	case "enum":
+		return name + " is none of the values it takes " + want
+	case "maxItems":
+		return name + " holds more than " + want + " items"
+	case "minItems":
+		return name + " holds fewer than " + want + " items"
+	case "maximum":
+		return name + " is above its maximum, " + want
+	case "minimum":
+		return name + " is below its minimum, " + want
+	case "maxLength":
+		return name + " is longer than " + want + " characters"
+	case "minLength":
+		return name + " is shorter than " + want + " characters"
+	case "type":
+		return name + " is of the wrong type: want " + want
+	}
+	return name + ": " + keyword + " " + want
 }
 
 type toolSchemas struct {
@@ -206,35 +251,36 @@ func collect(e *jsonschema.ValidationError, out *[]Violation) {
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
 		for _, m := range k.Missing {
-			*out = append(*out, Violation{Path: at(m), Keyword: "required"})
+			*out = append(*out, violation(at(m), "required", "", ""))
 		}
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
-			*out = append(*out, Violation{Path: at(p), Keyword: "additionalProperties", Message: "false"})
+			*out = append(*out, violation(at(p), "additionalProperties", "false", ""))
 		}
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = fmt.Sprint(w)
 		}
-		*out = append(*out, Violation{Path: path, Keyword: "enum", Message: "(want " + strings.Join(want, ", ") + ")"})
+		*out = append(*out, violation(path, "enum", "(want " + strings.Join(want, ", ") + ")", ""))
 	case *kind.MaxItems:
-		*out = append(*out, Violation{Path: path, Keyword: "maxItems", Message: fmt.Sprint(k.Want)})
+		*out = append(*out, violation(path, "maxItems", fmt.Sprint(k.Want), ""))
 	case *kind.MinItems:
-		*out = append(*out, Violation{Path: path, Keyword: "minItems", Message: fmt.Sprint(k.Want)})
+		*out = append(*out, violation(path, "minItems", fmt.Sprint(k.Want), ""))
 	case *kind.Maximum:
-		*out = append(*out, Violation{Path: path, Keyword: "maximum", Message: ratString(k.Want)})
+		*out = append(*out, violation(path, "maximum", ratString(k.Want), ""))
 	case *kind.Minimum:
-		*out = append(*out, Violation{Path: path, Keyword: "minimum", Message: ratString(k.Want)})
+		*out = append(*out, violation(path, "minimum", ratString(k.Want), ""))
 	case *kind.MinLength:
-		*out = append(*out, Violation{Path: path, Keyword: "minLength", Message: fmt.Sprint(k.Want)})
+		*out = append(*out, violation(path, "minLength", fmt.Sprint(k.Want), ""))
 	case *kind.MaxLength:
-		*out = append(*out, Violation{Path: path, Keyword: "maxLength", Message: fmt.Sprint(k.Want)})
+		*out = append(*out, violation(path, "maxLength", fmt.Sprint(k.Want), ""))
 	case *kind.Type:
-		*out = append(*out, Violation{Path: path, Keyword: "type", Message: strings.Join(k.Want, " or ") + " (got " + k.Got + ")"})
+		*out = append(*out, violation(path, "type", strings.Join(k.Want, " or ") + " (got " + k.Got + ")", ""))
 	default:
 		kw := strings.Join(e.ErrorKind.KeywordPath(), "/")
-		*out = append(*out, Violation{Path: path, Keyword: kw, Message: e.ErrorKind.LocalizedString(printer)})
+		msg := e.ErrorKind.LocalizedString(printer)
+		*out = append(*out, violation(path, kw, msg, msg))
 	}
 }
 

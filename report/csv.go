@@ -267,15 +267,11 @@ func BenchDetailRecords(runs []results.BenchRunSummary, diffs []results.GuardDif
 
 // PayloadRecords returns the records of one payload's check: a record per
 // violation, table "violations", the path as the row, the keyword as the
-// figure and the message as ours.
+// figure and the message, a sentence, as ours.
 func PayloadRecords(violations []contract.Violation) []Record {
 	out := make([]Record, 0, len(violations))
 	for _, v := range violations {
-		msg := v.Message
-		if msg == "" {
-			msg = v.Keyword
-		}
-		out = append(out, Record{Table: "violations", Row: v.Path, Figure: v.Keyword, Ours: msg})
+		out = append(out, Record{Table: "violations", Row: v.Path, Figure: v.Keyword, Ours: v.Message})
 	}
 	return out
 }
