@@ -262,7 +262,7 @@ func collect(e *jsonschema.ValidationError, out *[]Violation) {
 		for i, w := range k.Want {
 			want[i] = fmt.Sprint(w)
 		}
-		*out = append(*out, violation(path, "enum", "(want " + strings.Join(want, ", ") + ")", ""))
+		*out = append(*out, violation(path, "enum", "(want "+strings.Join(want, ", ")+")", ""))
 	case *kind.MaxItems:
 		*out = append(*out, violation(path, "maxItems", fmt.Sprint(k.Want), ""))
 	case *kind.MinItems:
@@ -276,7 +276,7 @@ func collect(e *jsonschema.ValidationError, out *[]Violation) {
 	case *kind.MaxLength:
 		*out = append(*out, violation(path, "maxLength", fmt.Sprint(k.Want), ""))
 	case *kind.Type:
-		*out = append(*out, violation(path, "type", strings.Join(k.Want, " or ") + " (got " + k.Got + ")", ""))
+		*out = append(*out, violation(path, "type", strings.Join(k.Want, " or ")+" (got "+k.Got+")", ""))
 	default:
 		kw := strings.Join(e.ErrorKind.KeywordPath(), "/")
 		msg := e.ErrorKind.LocalizedString(printer)

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
+	"strings"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -129,6 +133,7 @@ func (r Reproduce) compose(steps []step, jrs [][]jobResult, command string) (*Re
 	}
 	out.Record.Summarize()
 	out.Record.Version = r.Options.Version
+	out.Record.Machine = machine()
 	return out, nil
 }
 
@@ -461,4 +466,21 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 		return nil, mergeErrf(files[0], "%d units, where its parameters make %d", first.Units, offset)
 	}
 	return r.compose(steps, jrs, first.Command)
+}
+
+// machine describes the machine a reproduction runs on.
+func machine() results.Machine {
+	m := results.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
+		SQLiteDriver:   backend.EngineDriver,
+		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	m.SQLite = backend.EngineVersion()
+	return m
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/notesbench/notesbench/internal/plural"
@@ -95,4 +96,17 @@ func (r Reproduction) Summary() string {
 		s += fmt.Sprintf("; %d at less for want of replications, down to %s", r.Short, CoverageLabel(r.Least))
 	}
 	return s + "; timings compared as ratios only)"
+}
+
+// ReadReproduction reads a reproduced.json that notesbench reproduce wrote;
+// file names it in errors.
+func ReadReproduction(file string, b []byte) (Reproduction, error) {
+	var r Reproduction
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", file, err)
+	}
+	if r.Command == "" || r.Version == "" {
+		return r, fmt.Errorf("%s is no reproduced.json of notesbench reproduce", file)
+	}
+	return r, nil
 }

@@ -405,3 +405,24 @@ func (s *Server) logf(sess *session, tool string, start time.Time, outcome strin
 	fmt.Fprintf(s.opts.Log, "%s session %d %s %s %s\n", start.UTC().Format("15:04:05.000000"), sess.id, tool,
 		d.Round(time.Microsecond), outcome)
 }
+
+// EnsureNote makes sure the Note exists and reports whether it created it.
+// Another process that creates it at the same moment is no error.
+func EnsureNote(ctx context.Context, b contract.Backend, noteID string) (bool, error) {
+	s, err := b.Session(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.ListNoteTabs(ctx, noteID)
+	s.Close()
+	var nf *contract.NotFoundError
+	if err == nil || !errors.As(err, &nf) {
+		return false, err
+	}
+	err = b.CreateNote(ctx, noteID)
+	var bad *contract.InvalidArgumentError
+	if errors.As(err, &bad) && strings.Contains(bad.Message, "exists") {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -135,12 +135,9 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if err != nil {
 		return usageErr("--synchronous", err)
 	}
-	base := crash.Config{Kills: o.kills, Seed: o.seed, MinLife: life.Min, MaxLife: life.Max}
-	for _, s := range syncs {
-		base.Synchronous = s
-		if err := base.Validate(); err != nil {
-			return flagError(o.flags, err)
-		}
+	settings := crash.Settings{Kills: o.kills, Synchronous: syncs, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max}
+	if err := settings.Validate(); err != nil {
+		return flagError(o.flags, err)
 	}
 	if o.history != "" {
 		if err := checkHistoryWritable(o.history); err != nil {
@@ -155,7 +152,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	}
 	dir := o.db
 	if dir == "" {
-		tmp, err := a.scratch.path()
+		tmp, err := a.scratch.Path()
 		if err != nil {
 			return err
 		}
@@ -172,22 +169,12 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	}
 
 	w := history.NewWriter(history.Header{Experiment: "crash", Command: "notesbench crash " + crashArgs(o)})
-	var runs []crash.Result
-	for _, s := range syncs {
-		cfg := base
-		cfg.Dir, cfg.Synchronous = dir, s
-		cfg.Command = func(c crash.ChildConfig) *exec.Cmd {
+	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: o.timeout, History: w,
+		Command: func(c crash.ChildConfig) *exec.Cmd {
 			cmd := exec.Command(exe, "crash", "child", "--db", c.DB, "--synchronous", string(c.Synchronous))
 			cmd.Env = append(os.Environ(), o.childEnv...)
 			return cmd
-		}
-		res, err := crash.Run(ctx, cfg, w)
-		if err != nil {
-			return fmt.Errorf("synchronous %s: %w", s, err)
-		}
-		runs = append(runs, res)
-	}
-	rep, err := crash.Check(ctx, w, o.timeout)
+		}}.Run(ctx)
 	if err != nil {
 		return err
 	}
@@ -196,8 +183,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 			return err
 		}
 	}
-	v := crash.Judge(runs, rep)
-	settings := crash.Settings{Kills: o.kills, Synchronous: syncs, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max}
+	v, rep := tested.Verdict, tested.Checks
 	result := report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())
 	switch format {
 	case report.FormatJSON:

@@ -121,7 +121,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	if k, ok := o.inst.Clock(); ok && k == sim.ClockVirtual && o.target.remote() {
 		return usagef("--clock", "the virtual clock cannot drive %s: a server commits on its own clock (use --clock real)", o.target.target)
 	}
-	tmp, err := o.app.scratch.path()
+	tmp, err := o.app.scratch.Path()
 	if err != nil {
 		return err
 	}

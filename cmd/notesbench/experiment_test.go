@@ -263,39 +263,6 @@ func TestMisuseExitsTwo(t *testing.T) {
 	}
 }
 
-// A second Ctrl-C ends the process at once, and removes the run's scratch
-// folder first: the run's databases are not left behind. (The signals are
-// handed to the watcher as signal.Notify would, not sent to the test
-// process, whose other tests watch for them too.)
-func TestSecondSignalRemovesScratch(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	s := &scratch{}
-	dir, err := s.path()
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := filepath.Join(dir, "notesbench-1", "race-note-reapply-seed1.db")
-	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(db, []byte("a database"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in := watchSignals(s)
-	exited := make(chan int, 1)
-	in.exit = func(code int) { exited <- code }
-	in.ch <- os.Interrupt
-	<-in.ctx.Done() // the first cancels the run
-	in.ch <- os.Interrupt
-	if code := <-exited; code != exitInterrupt {
-		t.Errorf("exit %d, want %d", code, exitInterrupt)
-	}
-	in.stop()
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("the scratch folder is still there: %v", err)
-	}
-}
-
 // A bad value of any flag is named in notesbench's words, never Go's.
 func TestFlagValuesInOwnWords(t *testing.T) {
 	for _, tc := range []struct {

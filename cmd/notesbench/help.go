@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/notesbench/notesbench/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -19,7 +20,7 @@ func helpText(cmd *cobra.Command, width int) string {
 	if text == "" {
 		text = cmd.Short
 	}
-	b.WriteString(wrapText(text, width))
+	b.WriteString(report.WrapText(text, width))
 	b.WriteString("\n\nUsage:\n")
 	if cmd.Runnable() {
 		b.WriteString("  " + cmd.UseLine() + "\n")
@@ -30,7 +31,7 @@ func helpText(cmd *cobra.Command, width int) string {
 	if cmd.HasExample() {
 		b.WriteString("\nExamples:\n")
 		for _, line := range strings.Split(cmd.Example, "\n") {
-			b.WriteString(wrapLine(line, width) + "\n")
+			b.WriteString(report.WrapLine(line, width) + "\n")
 		}
 	}
 	if cmd.HasAvailableSubCommands() {
@@ -46,7 +47,7 @@ func helpText(cmd *cobra.Command, width int) string {
 				continue
 			}
 			head := "  " + c.Name() + strings.Repeat(" ", pad-len(c.Name())+2)
-			b.WriteString(hanging(head, c.Short, width) + "\n")
+			b.WriteString(report.Hanging(head, c.Short, width) + "\n")
 		}
 	}
 	if fs := cmd.LocalFlags(); fs.HasAvailableFlags() {
@@ -65,61 +66,7 @@ func helpText(cmd *cobra.Command, width int) string {
 func flagUsages(fs *pflag.FlagSet, width int) string {
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimRight(fs.FlagUsagesWrapped(width-1), "\n"), "\n") {
-		b.WriteString(wrapLine(line, width) + "\n")
-	}
-	return b.String()
-}
-
-// wrapText wraps each paragraph of text (lines between blank ones) to width:
-// the lines of a paragraph that starts with a letter are joined and
-// re-wrapped; indented lines are wrapped one by one under their indent.
-func wrapText(text string, width int) string {
-	var out []string
-	for _, para := range strings.Split(strings.TrimSpace(text), "\n\n") {
-		lines := strings.Split(para, "\n")
-		if strings.HasPrefix(lines[0], " ") {
-			for i, l := range lines {
-				lines[i] = wrapLine(l, width)
-			}
-			out = append(out, strings.Join(lines, "\n"))
-			continue
-		}
-		out = append(out, hanging("", strings.Join(lines, " "), width))
-	}
-	return strings.Join(out, "\n\n")
-}
-
-// wrapLine wraps one line to width, its continuations under its indent.
-func wrapLine(line string, width int) string {
-	body := strings.TrimLeft(line, " ")
-	indent := line[:len(line)-len(body)]
-	return hanging(indent, body, width)
-}
-
-// hanging writes head then text wrapped to width at spaces, each line after
-// the first indented as far as head is wide. A word longer than a line is
-// left whole.
-func hanging(head, text string, width int) string {
-	indent := strings.Repeat(" ", len([]rune(head)))
-	var b strings.Builder
-	b.WriteString(head)
-	col := len([]rune(head))
-	first := true
-	for _, word := range strings.Fields(text) {
-		n := len([]rune(word))
-		switch {
-		case first:
-		case col+1+n > width:
-			b.WriteString("\n" + indent)
-			col = len(indent)
-			first = true
-		default:
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(word)
-		col += n
-		first = false
+		b.WriteString(report.WrapLine(line, width) + "\n")
 	}
 	return b.String()
 }

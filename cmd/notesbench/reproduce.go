@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -122,29 +120,17 @@ func (o *reproduceOptions) plan() (experiment.Reproduce, report.Format, error) {
 		return r, "", usagef("--against", "compares a whole reproduction, not a shard of one")
 	}
 	if o.against != "" {
-		other, err := readReproduction(o.against)
+		b, err := readResult(o.against)
+		if err != nil {
+			return r, "", usageErr("--against", err)
+		}
+		other, err := results.ReadReproduction(o.against, b)
 		if err != nil {
 			return r, "", usageErr("--against", err)
 		}
 		o.other = &other
 	}
 	return r, format, nil
-}
-
-// readReproduction reads a reproduced.json that notesbench reproduce wrote.
-func readReproduction(path string) (results.Reproduction, error) {
-	var r results.Reproduction
-	b, err := readResult(path)
-	if err != nil {
-		return r, err
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", path, err)
-	}
-	if r.Command == "" || r.Version == "" {
-		return r, fmt.Errorf("%s is no reproduced.json of notesbench reproduce", path)
-	}
-	return r, nil
 }
 
 // onlyExperiments returns the experiments --only names, in the order named:
@@ -258,7 +244,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := a.scratch.path()
+	tmp, err := a.scratch.Path()
 	if err != nil {
 		return err
 	}
@@ -315,7 +301,6 @@ func emitReproduceShard(a *app, format report.Format, s *experiment.ReproduceSha
 func emitReproduction(a *app, format report.Format, rep *experiment.Reproduced, other *results.Reproduction, out string) error {
 	var err error
 	all := rep.Record
-	all.Machine = readMachine()
 	tables := rep.Tables
 	if other != nil {
 		agreement := results.NewAgreement(all, *other)
@@ -385,28 +370,11 @@ func reproduceArgs(o *reproduceOptions) string {
 	return b.String()
 }
 
-// readMachine describes the machine a reproduction runs on.
-func readMachine() results.Machine {
-	m := results.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
-		SQLiteDriver:   backend.EngineDriver,
-		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	m.SQLite = backend.EngineVersion()
-	return m
-}
-
 // fit wraps a line of text to width in the table format, the terminal's;
 // markdown keeps it whole.
 func fit(f report.Format, text string, width int) string {
 	if f == report.FormatTable {
-		return wrapText(text, width)
+		return report.WrapText(text, width)
 	}
 	return text
 }

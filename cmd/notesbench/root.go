@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/interrupt"
+	"github.com/notesbench/notesbench/internal/scratch"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -47,43 +45,7 @@ type app struct {
 	// width is the terminal's width in columns, which the table format fits.
 	width int
 	// scratch is the run's scratch folder, made on first use.
-	scratch *scratch
-}
-
-// scratch is a run's scratch folder: every temporary folder of the run goes
-// in it, and the end of the run — or a second Ctrl-C — removes it whole. It
-// is made only when a run needs one, so that a process that needs none (a
-// server, a crash test's child, both killed with SIGKILL) leaves none.
-type scratch struct {
-	mu  sync.Mutex
-	dir string
-	err error
-}
-
-// path returns the folder, made on first use; a nil scratch is the
-// system's temporary folder ("").
-func (s *scratch) path() (string, error) {
-	if s == nil {
-		return "", nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dir == "" && s.err == nil {
-		s.dir, s.err = os.MkdirTemp("", "notesbench-")
-	}
-	return s.dir, s.err
-}
-
-// remove removes the folder, if one was made.
-func (s *scratch) remove() {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dir != "" {
-		os.RemoveAll(s.dir)
-	}
+	scratch *scratch.Folder
 }
 
 func isTerminal(w any) bool {
@@ -116,74 +78,8 @@ func terminalWidth(stdout io.Writer) int {
 const (
 	// exitUnknown: a check (check, crash) found no violation but could not
 	// judge everything, as when it ran out of time.
-	exitUnknown   = 3
-	exitInterrupt = 130 // SIGINT, Ctrl-C
-	exitTerminate = 143 // SIGTERM
+	exitUnknown = 3
 )
-
-// interruption cancels a run's context on the first SIGINT or SIGTERM and
-// remembers which it was. A second one ends the process at once, once it has
-// removed the run's scratch folder: a second Ctrl-C must not leave the run's
-// databases behind.
-type interruption struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	ch     chan os.Signal
-	quit   chan struct{} // closed by stop
-	done   chan struct{} // closed when the watching goroutine returns
-	sig    atomic.Value  // the os.Signal received, if any
-	// exit ends the process after a second signal: os.Exit.
-	exit func(code int)
-}
-
-// watchSignals starts watching for SIGINT and SIGTERM; scratch is the folder
-// a second signal removes before the process ends.
-func watchSignals(scratch *scratch) *interruption {
-	ctx, cancel := context.WithCancel(context.Background())
-	in := &interruption{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 2), quit: make(chan struct{}), done: make(chan struct{}), exit: os.Exit}
-	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		defer close(in.done)
-		select {
-		case s := <-in.ch:
-			in.sig.Store(s)
-			cancel()
-		case <-in.quit:
-			return
-		}
-		select {
-		case s := <-in.ch:
-			scratch.remove()
-			code := exitInterrupt
-			if s == syscall.SIGTERM {
-				code = exitTerminate
-			}
-			in.exit(code)
-		case <-in.quit:
-		}
-	}()
-	return in
-}
-
-// stop stops watching and waits for the watching goroutine.
-func (in *interruption) stop() {
-	signal.Stop(in.ch)
-	close(in.quit)
-	<-in.done
-	in.cancel()
-}
-
-// exitCode returns the exit code of a run the signal interrupted, and false
-// when none did.
-func (in *interruption) exitCode() (int, bool) {
-	switch in.sig.Load() {
-	case os.Interrupt:
-		return exitInterrupt, true
-	case syscall.SIGTERM:
-		return exitTerminate, true
-	}
-	return 0, false
-}
 
 // run executes notesbench with args and returns the process exit code: 0 ok,
 // 1 failure or regression, 2 bad usage, 130 interrupted by Ctrl-C (SIGINT),
@@ -194,20 +90,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runWith is run with a command for each of experiments.
 func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experiments []experiment.Descriptor) int {
-	scratch := &scratch{}
-	defer scratch.remove()
-	in := watchSignals(scratch)
-	defer in.stop()
-	ctx := in.ctx
+	tmp := &scratch.Folder{}
+	defer tmp.Remove()
+	in := interrupt.Watch(tmp.Remove)
+	defer in.Stop()
+	ctx := in.Context()
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
-		args: args, width: terminalWidth(stdout), scratch: scratch}
+		args: args, width: terminalWidth(stdout), scratch: tmp}
 	root := newRootCmdWith(a, experiments)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
-	if code, ok := in.exitCode(); ok {
+	if code, ok := in.ExitCode(); ok {
 		// Whatever the error says, the signal caused it: an interrupted run is
 		// not a failure, and nothing it would have written was.
 		fmt.Fprintln(stderr, "notesbench: interrupted")

@@ -250,7 +250,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return fmt.Errorf("opening the database %s: %w", where, err)
 	}
 	if o.note != "" {
-		created, err := ensureNote(ctx, b, o.note)
+		created, err := serve.EnsureNote(ctx, b, o.note)
 		if err != nil {
 			b.Close()
 			var bad *contract.InvalidArgumentError
@@ -304,27 +304,6 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		fmt.Fprintln(a.stderr, "notesbench serve: stopped; database closed")
 	}
 	return err
-}
-
-// ensureNote makes sure the Note exists and reports whether it created it.
-// Another process that creates it at the same moment is no error.
-func ensureNote(ctx context.Context, b contract.Backend, noteID string) (bool, error) {
-	s, err := b.Session(ctx)
-	if err != nil {
-		return false, err
-	}
-	_, err = s.ListNoteTabs(ctx, noteID)
-	s.Close()
-	var nf *contract.NotFoundError
-	if err == nil || !errors.As(err, &nf) {
-		return false, err
-	}
-	err = b.CreateNote(ctx, noteID)
-	var bad *contract.InvalidArgumentError
-	if errors.As(err, &bad) && strings.Contains(bad.Message, "exists") {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 func readCloser(r io.Reader) io.ReadCloser {

@@ -1,11 +1,14 @@
 package crash
 
 import (
+	"context"
 	"fmt"
+	"os/exec"
 	"time"
 
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 )
 
@@ -92,4 +95,57 @@ type Settings struct {
 	Seed        uint64                 `json:"seed"`
 	LifeMinNS   time.Duration          `json:"life_min_ns"`
 	LifeMaxNS   time.Duration          `json:"life_max_ns"`
+}
+
+// Test is a whole kill -9 test: a run per synchronous setting, their
+// history checked, the runs judged.
+type Test struct {
+	// Settings are the test's parameters; Dir the folder of the databases.
+	Settings Settings
+	Dir      string
+	// Command starts a child serving a ChildConfig (see Config.Command).
+	Command func(cfg ChildConfig) *exec.Cmd
+	// Timeout bounds each check of the history.
+	Timeout time.Duration
+	// History records every run; the caller writes it where it likes.
+	History *history.Writer
+}
+
+// Tested is what a Test found: the checks of the history and the runs
+// judged.
+type Tested struct {
+	Checks  *check.Report
+	Verdict Verdict
+}
+
+// Run runs the test: a run per synchronous setting, then the checks of
+// their history, and the runs judged by them.
+func (t Test) Run(ctx context.Context) (Tested, error) {
+	var runs []Result
+	for _, s := range t.Settings.Synchronous {
+		cfg := Config{Dir: t.Dir, Synchronous: s, Kills: t.Settings.Kills, Seed: t.Settings.Seed,
+			MinLife: t.Settings.LifeMinNS, MaxLife: t.Settings.LifeMaxNS, Command: t.Command}
+		res, err := Run(ctx, cfg, t.History)
+		if err != nil {
+			return Tested{}, fmt.Errorf("synchronous %s: %w", s, err)
+		}
+		runs = append(runs, res)
+	}
+	rep, err := Check(ctx, t.History, t.Timeout)
+	if err != nil {
+		return Tested{}, err
+	}
+	return Tested{Checks: rep, Verdict: Judge(runs, rep)}, nil
+}
+
+// Validate checks the settings, before anything runs; its errors are
+// *field.Error.
+func (s Settings) Validate() error {
+	for _, sync := range s.Synchronous {
+		c := Config{Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS, Synchronous: sync}
+		if err := c.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
