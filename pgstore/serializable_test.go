@@ -32,6 +32,9 @@ func isolationTarget(t testing.TB, iso Isolation) *Target {
 // writers with one expected version) meet serialization failures there, and
 // must still lose nothing and see exactly one winner.
 func TestContractSerializable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the suite runs once in -short")
+	}
 	tg := isolationTarget(t, Serializable)
 	if err := tg.Parse(); err != nil || tg.Isolation() != Serializable {
 		t.Fatalf("isolation %q (%v)", tg.Isolation(), err)
