@@ -186,20 +186,23 @@ func raise(code string, n int) (func(context.Context, *pgx.Conn) error, *int) {
 	}, &calls
 }
 
-// A serialization failure or a deadlock is retried: the write lands once, and
-// its key replays its one result.
+// A serialization failure or a deadlock is retried, in either isolation
+// mode: the write lands once, and its key replays its one result.
 func TestSerializationFailureAndDeadlockAreRetried(t *testing.T) {
-	for _, code := range []string{sqlstateSerialization, sqlstateDeadlock} {
-		t.Run(code, func(t *testing.T) {
-			s, c := openNote(t, newTarget(t), contract.RunSpec{})
-			hook, calls := raise(code, 2)
+	for _, tc := range []struct {
+		code string
+		iso  Isolation
+	}{{sqlstateSerialization, ReadCommitted}, {sqlstateDeadlock, ReadCommitted}, {sqlstateDeadlock, Serializable}} {
+		t.Run(tc.code+"/"+string(tc.iso), func(t *testing.T) {
+			s, c := openNote(t, isolationTarget(t, tc.iso), contract.RunSpec{})
+			hook, calls := raise(tc.code, 2)
 			s.beforeCommit = hook
 			r, err := replaceText(c, "1", "once", "landed")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *calls != 3 || r.Version != "2" || r.Replayed {
-				t.Fatalf("%d tries, result %+v", *calls, r)
+			if *calls != 3 || r.Version != "2" || r.Replayed || c.Retries() != 2 {
+				t.Fatalf("%d tries, %d retries counted, result %+v", *calls, c.Retries(), r)
 			}
 			s.beforeCommit = nil
 			again, err := replaceText(c, "1", "once", "landed")

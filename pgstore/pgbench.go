@@ -76,7 +76,7 @@ func (t *Target) Pgbench(ctx context.Context, opts PgbenchOptions) ([]float64, e
 	}
 	defer os.RemoveAll(dir)
 	script := filepath.Join(dir, "edit_note_tab.sql")
-	if err := os.WriteFile(script, []byte(pgbenchScript(guard)), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(pgbenchScript(guard, t.isolation)), 0o644); err != nil {
 		return nil, err
 	}
 	text := strings.Repeat("x", opts.TextSize)
@@ -109,10 +109,13 @@ func (t *Target) Pgbench(ctx context.Context, opts PgbenchOptions) ([]float64, e
 	return samples[opts.Warmup:], nil
 }
 
-// pgbenchScript is the script of one write under guard: the statements of
-// runWrite for replace_text on the markdown tab, in its two batches. Each
-// $n of a statement becomes the pgbench variable named in vars, in order.
-func pgbenchScript(guard contract.Guard) string {
+// pgbenchScript is the script of one write under guard in isolation mode
+// iso: the statements of runWrite for replace_text on the markdown tab, in
+// its two batches. Each $n of a statement becomes the pgbench variable named
+// in vars, in order. (pgbench retries no failed transaction: a peer of the
+// Serializable mode runs alone on its Note, where none fails.)
+func pgbenchScript(guard contract.Guard, iso Isolation) string {
+	begin, note := iso.statements()
 	bump, bumpVars := sqlBumpNote, []string{"ver", "note"}
 	if guard == contract.GuardTab {
 		bump, bumpVars = sqlBumpTab, []string{"ver", "note", "tab"}
@@ -124,8 +127,8 @@ func pgbenchScript(guard contract.Guard) string {
 		sql  string
 		vars []string
 	}{
-		{sqlBegin, nil},
-		{sqlLockNote, []string{"note"}},
+		{begin, nil},
+		{note, []string{"note"}},
 		{sqlLoadTab, []string{"note", "tab", "k"}},
 	} {
 		b.WriteString(pgbenchStatement(st.sql, st.vars))
@@ -166,8 +169,8 @@ func (t *Target) pgbenchConn(schema string) (string, []string) {
 	if pw := t.cfg.ConnConfig.Password; pw != "" {
 		env = append(env, "PGPASSWORD="+pw)
 	}
-	u, err := url.Parse(t.URL)
-	if err != nil || !strings.Contains(t.URL, "://") {
+	u, err := url.Parse(t.dsn)
+	if err != nil || !strings.Contains(t.dsn, "://") {
 		return t.safe, append(env, "PGOPTIONS="+opts)
 	}
 	if u.User != nil {

@@ -25,9 +25,13 @@ func TestPgbenchPeer(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	for _, g := range []contract.Guard{contract.GuardNote, contract.GuardTab} {
-		t.Run(string(g), func(t *testing.T) {
-			tg := newTarget(t)
+	for _, tc := range []struct {
+		g   contract.Guard
+		iso Isolation
+	}{{contract.GuardNote, ReadCommitted}, {contract.GuardTab, ReadCommitted}, {contract.GuardNote, Serializable}} {
+		g := tc.g
+		t.Run(string(g)+"/"+string(tc.iso), func(t *testing.T) {
+			tg := isolationTarget(t, tc.iso)
 			tg.Keep = true
 			samples, err := tg.Pgbench(ctx, PgbenchOptions{Writes: 30, Warmup: 5, TextSize: 50, Guard: g})
 			if err != nil {
@@ -67,10 +71,14 @@ FROM %[1]s.notes n JOIN %[1]s.tabs t ON t.note_id = n.id AND t.tab_id = 'markdow
 }
 
 func TestPgbenchScriptNamesEveryPlaceholder(t *testing.T) {
-	for _, g := range []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab} {
-		s := pgbenchScript(g)
-		if strings.Contains(s, "$") || strings.Count(s, "\\startpipeline") != 2 {
-			t.Fatalf("script for %s:\n%s", g, s)
+	for _, iso := range Isolations.Values {
+		begin, note := iso.statements()
+		for _, g := range []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab} {
+			s := pgbenchScript(g, iso)
+			if strings.Contains(s, "$") || strings.Count(s, "\\startpipeline") != 2 ||
+				!strings.HasPrefix(strings.SplitN(s, "\\startpipeline\n", 2)[1], begin+";\n"+strings.Replace(note, "$1", ":note", 1)+";\n") {
+				t.Fatalf("script for %s, %s:\n%s", g, iso, s)
+			}
 		}
 	}
 }

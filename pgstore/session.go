@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -18,7 +19,16 @@ type Session struct {
 	s    *Store
 	pc   *pgxpool.Conn
 	conn *pgx.Conn
+	// pace paces the retries of the session's writes; retries counts them.
+	pace    *backoff
+	retries atomic.Int64
 }
+
+// Retries is how many times the session's writes have run their transaction
+// again so far, after a serialization failure, a deadlock or a second first
+// use of one key: under the Serializable isolation mode, what racing costs.
+// It may be called from any goroutine.
+func (c *Session) Retries() int64 { return c.retries.Load() }
 
 // Close returns the connection to the pool. It may be called more than once.
 func (c *Session) Close() error {

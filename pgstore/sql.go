@@ -61,12 +61,22 @@ func createSchemaSQL(schema, versionType string) string {
 // what was committed when it starts, so it sees everything the previous holder
 // of the lock committed. (A single statement that both waited for the lock and
 // read the other tables would read them as of before the wait.)
+//
+// In the Serializable isolation mode the first batch is sqlBeginSerializable,
+// sqlReadNote and the same load: no lock, one snapshot for the whole
+// transaction, and the server refuses the write (SQLSTATE 40001) when
+// another changed what it read before it commits.
 const (
 	// sqlBegin names the isolation level, so that a server whose default is
 	// another still gives clean conflicts.
 	sqlBegin = `BEGIN ISOLATION LEVEL READ COMMITTED`
 	// sqlLockNote: note_id.
 	sqlLockNote = `SELECT version, next_tab, next_item FROM notes WHERE id = $1 FOR UPDATE`
+	// sqlBeginSerializable begins a write in the Serializable mode, whatever
+	// the server's default.
+	sqlBeginSerializable = `BEGIN ISOLATION LEVEL SERIALIZABLE`
+	// sqlReadNote is sqlLockNote without the lock. Arguments: note_id.
+	sqlReadNote = `SELECT version, next_tab, next_item FROM notes WHERE id = $1`
 	// sqlLoadTab reads what a write to a tab checks, after the lock: the tab's
 	// type and version (NULLs when there is no such tab), the tool and stored
 	// result of the key (NULLs when the key is new) and the server's clock.

@@ -2,14 +2,12 @@ package pgstore
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notesbench/notesbench/contract"
@@ -31,6 +29,13 @@ type Store struct {
 	versions *contract.Versions
 	// prepare says the write path prepares its statements (see prepares).
 	prepare bool
+	// begin and loadNote are the first two statements of every write, as the
+	// Target's isolation mode makes them (Isolation.statements).
+	begin, loadNote string
+	// seed seeds the jitter of every retry's pause; streams numbers the
+	// jitter streams handed out (backoff).
+	seed    uint64
+	streams atomic.Uint64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -42,9 +47,15 @@ type Store struct {
 }
 
 func newStore(t *Target, pool *pgxpool.Pool, schema string, v contract.Variant, run contract.RunSpec) *Store {
-	return &Store{t: t, pool: pool, schema: schema, variant: v, clock: run.Clock,
-		versions: contract.NewVersions(v.VersionFormat, run.Seed), prepare: prepares(pool)}
+	s := &Store{t: t, pool: pool, schema: schema, variant: v, clock: run.Clock,
+		versions: contract.NewVersions(v.VersionFormat, run.Seed), prepare: prepares(pool), seed: run.Seed}
+	s.begin, s.loadNote = t.isolation.statements()
+	return s
 }
+
+// backoff returns the pacing of one session's or one set-up call's retries,
+// with a jitter stream of its own.
+func (s *Store) backoff() *backoff { return newBackoff(s.seed, s.streams.Add(1)) }
 
 // Schema is the name of the run's schema: where its tables are while the run
 // lasts, and after it when the Target keeps it.
@@ -84,7 +95,7 @@ func (s *Store) Conn(ctx context.Context) (*Session, error) {
 	if err != nil {
 		return nil, s.t.fail("opening a session", err)
 	}
-	return &Session{s: s, pc: c, conn: c.Conn()}, nil
+	return &Session{s: s, pc: c, conn: c.Conn(), pace: s.backoff()}, nil
 }
 
 // CreateNote creates a Note with the three fixed tabs, an empty text and its
@@ -102,14 +113,14 @@ func (s *Store) CreateNote(ctx context.Context, noteID string) error {
 		return s.t.fail("creating a Note", err)
 	}
 	defer pc.Release()
-	err = retry(ctx, func() error {
+	_, err = retry(ctx, s.backoff(), func() error {
 		now, err := s.firstVersionTime(ctx, pc.Conn())
 		if err != nil {
 			return err
 		}
 		v := s.versions.First(now)
 		b := &pgx.Batch{}
-		b.Queue("BEGIN")
+		b.Queue(s.begin)
 		b.Queue(sqlInsertNote, noteID, v)
 		for i, t := range contract.FixedTabs {
 			b.Queue(sqlInsertTab, noteID, string(t), string(t), contract.DefaultLabel(t), i, contract.EmptyData(t), v)
@@ -207,63 +218,4 @@ func rollback(ctx context.Context, conn *pgx.Conn) {
 		return
 	}
 	_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-}
-
-// The SQLSTATEs a write retries: a serialization failure and a deadlock. Under
-// READ COMMITTED with the Note's row lock taken first neither should occur
-// (see doc.go); they are retried so that, if a server setting or a future
-// statement ever makes them occur, an editor still never sees one.
-const (
-	sqlstateSerialization = "40001"
-	sqlstateDeadlock      = "40P01"
-	sqlstateUnique        = "23505"
-)
-
-// maxRetries is how many times a transaction is retried after a retryable
-// error before the error is given up on.
-const maxRetries = 10
-
-// retryable reports an error after which the whole transaction can run again:
-// a serialization failure, a deadlock, or a second first use of one
-// idempotency key (the retry finds the key and replays it).
-func retryable(err error) bool {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return false
-	}
-	switch pe.Code {
-	case sqlstateSerialization, sqlstateDeadlock:
-		return true
-	case sqlstateUnique:
-		return pe.ConstraintName == "idempotency_pkey"
-	}
-	return false
-}
-
-// errRetriesExhausted wraps the last retryable error once maxRetries have
-// passed.
-var errRetriesExhausted = errors.New("still failing after retries")
-
-// retry runs tx until it returns no retryable error, at most maxRetries times
-// more, pausing a little longer before each try.
-func retry(ctx context.Context, tx func() error) error {
-	for attempt := 0; ; attempt++ {
-		err := tx()
-		if !retryable(err) {
-			return err
-		}
-		if attempt == maxRetries {
-			return fmt.Errorf("%w (%d tries): %w", errRetriesExhausted, attempt+1, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(min(time.Millisecond<<attempt, 50*time.Millisecond)):
-		}
-	}
-}
-
-func isUnique(err error, constraint string) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == sqlstateUnique && pe.ConstraintName == constraint
 }

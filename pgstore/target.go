@@ -47,17 +47,22 @@ const defaultConnectTimeout = 10 * time.Second
 // once the Target is used.
 type Target struct {
 	// URL is a libpq connection string, usually postgres://user:password@host:port/db.
+	// Its parameter notesbench_isolation (IsolationParam) names the isolation
+	// mode, read_committed (the default) or serializable; notesbench takes it
+	// out before connecting.
 	URL string
 	// Synchronous maps to synchronous_commit; "" is SyncNormal.
 	Synchronous contract.Synchronous
 	// Keep leaves every run's schema in place for inspection; Kept lists them.
 	Keep bool
 
-	once    sync.Once
-	cfg     *pgxpool.Config // parsed URL, copied for every run
-	safe    string          // URL without its password
-	secrets []string        // what must never appear in a message
-	initErr error
+	once      sync.Once
+	cfg       *pgxpool.Config // parsed URL, copied for every run
+	dsn       string          // URL without notesbench's own parameter: what the driver and pgbench get
+	isolation Isolation       // the mode the URL names
+	safe      string          // URL without its password
+	secrets   []string        // what must never appear in a message
+	initErr   error
 
 	mu      sync.Mutex
 	version string   // server_version, once a connection read it
@@ -77,7 +82,13 @@ func (t *Target) init() error {
 				return
 			}
 		}
-		cfg, err := pgxpool.ParseConfig(t.URL)
+		dsn, iso, err := splitIsolation(t.URL)
+		if err != nil {
+			t.initErr = t.fail("parsing the URL", err)
+			return
+		}
+		t.dsn, t.isolation = dsn, iso
+		cfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
 			// pgx's message names the string with its password masked; ours
 			// names it without the password at all.
@@ -147,8 +158,22 @@ func (t *Target) Describe() string {
 	if v != "" {
 		v = " " + strings.Fields(v)[0]
 	}
-	return fmt.Sprintf("PostgreSQL%s at %s (%s), a schema per run, synchronous_commit %s",
-		v, t.safe, driver(), synchronousCommit(t.sync()))
+	iso := ""
+	if t.isolation == Serializable {
+		iso = ", writes SERIALIZABLE without row locks, retried"
+	}
+	return fmt.Sprintf("PostgreSQL%s at %s (%s), a schema per run, synchronous_commit %s%s",
+		v, t.safe, driver(), synchronousCommit(t.sync()), iso)
+}
+
+// Isolation is the isolation mode the URL names: ReadCommitted unless its
+// notesbench_isolation parameter says serializable; "" when the URL does not
+// parse.
+func (t *Target) Isolation() Isolation {
+	if t.init() != nil {
+		return ""
+	}
+	return t.isolation
 }
 
 // driver names the client library the store speaks PostgreSQL with, and its

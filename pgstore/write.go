@@ -33,7 +33,8 @@ type writeSpec[R any] struct {
 	apply func(w *wtx, t *target, next contract.Version) (R, error)
 }
 
-// target is what a write found of its Note and tab, under the Note's lock.
+// target is what a write found of its Note and tab: under the Note's lock,
+// or in the snapshot of a SERIALIZABLE transaction.
 type target struct {
 	noteID      string
 	noteVersion any
@@ -83,13 +84,16 @@ func (w *wtx) commit() error {
 // errReplay ends a write transaction whose key was found: nothing is written.
 var errReplay = errors.New("replay")
 
-// runWrite is the write path every tool and save goes through, in one READ
-// COMMITTED transaction: the Note's row lock, the contract's checks
-// (idempotency lookup and version compare, in the order the variant says;
-// contract.Variant.CheckWrite), apply, version bump, stored result, commit.
-// A transaction that fails with a serialization failure or a deadlock runs
-// again; if it keeps failing, the write is reported as a conflict with the
-// current version, which an editor answers by reading again.
+// runWrite is the write path every tool and save goes through, in one
+// transaction of the Target's isolation mode (READ COMMITTED with the Note's
+// row lock, or SERIALIZABLE without it): the Note's row, the contract's
+// checks (idempotency lookup and version compare, in the order the variant
+// says; contract.Variant.CheckWrite), apply, version bump, stored result,
+// commit. A transaction that fails with a serialization failure or a
+// deadlock runs again, from its BEGIN, after a jittered pause (retry); if it
+// keeps failing, the write is reported as a conflict with the current
+// version, which an editor answers by reading again. The session counts the
+// retries (Session.Retries).
 func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error) {
 	var res R
 	cw := contract.Write{Tool: w.tool, NoteID: w.noteID, TabID: w.tabID}
@@ -102,11 +106,13 @@ func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error)
 	if w.noteID == "" {
 		return res, contract.Invalid("note_id", "required")
 	}
-	err := retry(ctx, func() error {
+	var next nextVersion
+	retries, err := retry(ctx, c.pace, func() error {
 		var err error
-		res, err = tryWrite(ctx, c, w, cw)
+		res, err = tryWrite(ctx, c, w, cw, &next)
 		return err
 	})
+	c.retries.Add(int64(retries))
 	if errors.Is(err, errReplay) {
 		return res, nil
 	}
@@ -121,7 +127,9 @@ func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error)
 	return res, nil
 }
 
-func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contract.Write) (res R, err error) {
+// tryWrite is one try of a write: one transaction, from BEGIN to COMMIT or
+// ROLLBACK. next keeps the version the tries of one write commit.
+func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contract.Write, next *nextVersion) (res R, err error) {
 	s := c.s
 	l, err := c.loadWrite(ctx, w.noteID, w.tabID, w.key, w.needData)
 	if err != nil {
@@ -152,13 +160,13 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contrac
 		}
 		return res, errReplay
 	}
-	next := s.versions.Next(l.found.Current, t.now)
+	v := next.next(s.versions, l.found.Current, t.now)
 	if tabScoped {
-		tx.queue(sqlBumpTab, next, w.noteID, w.tabID)
+		tx.queue(sqlBumpTab, v, w.noteID, w.tabID)
 	} else {
-		tx.queue(sqlBumpNote, next, w.noteID)
+		tx.queue(sqlBumpNote, v, w.noteID)
 	}
-	if res, err = w.apply(tx, t, toVersion(next)); err != nil {
+	if res, err = w.apply(tx, t, toVersion(v)); err != nil {
 		return res, err
 	}
 	if w.tool != "" {
@@ -179,10 +187,13 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contrac
 	return res, tx.commit()
 }
 
-// loadWrite begins the transaction, takes the Note's row lock and reads what
-// the checks need, in one round trip: BEGIN (READ COMMITTED, whatever the
-// server's default), the lock, then the tab (or the Note's number of tabs),
-// the key's first use and the server's clock.
+// loadWrite begins the transaction and reads what the checks need, in one
+// round trip: BEGIN (naming the mode's isolation level, whatever the
+// server's default), the Note's row (with its lock under READ COMMITTED),
+// then the tab (or the Note's number of tabs), the key's first use and the
+// server's clock. Under SERIALIZABLE any of these statements may fail with a
+// serialization failure; the pipeline then stops at the first error, the
+// transaction is rolled back, and the retry begins a new one.
 func (c *Session) loadWrite(ctx context.Context, noteID, tabID, key string, needData bool) (*loaded, error) {
 	l := &loaded{t: target{noteID: noteID, tabID: tabID}}
 	load := queued{sqlLoadNote, []any{lookup(noteID), lookup(key)}}
@@ -192,7 +203,7 @@ func (c *Session) loadWrite(ctx context.Context, noteID, tabID, key string, need
 			load.sql = sqlLoadTabData
 		}
 	}
-	stmts := []queued{{sql: sqlBegin}, {sqlLockNote, []any{lookup(noteID)}}, load}
+	stmts := []queued{{sql: c.s.begin}, {c.s.loadNote, []any{lookup(noteID)}}, load}
 	read := false
 	err := pipeline(ctx, c.conn, c.s.prepare, stmts, func(i int, fields []pgconn.FieldDescription, values [][]byte) error {
 		row, err := decodeRow(fields, values)
@@ -231,7 +242,7 @@ func decodeRow(fields []pgconn.FieldDescription, values [][]byte) ([]any, error)
 	return row, nil
 }
 
-// readNote takes the locked Note's row: version, next_tab, next_item.
+// readNote takes the Note's row: version, next_tab, next_item.
 func (l *loaded) readNote(row []any) error {
 	if len(row) != 3 {
 		return fmt.Errorf("loading a write: %d columns for the Note, want 3", len(row))

@@ -40,6 +40,11 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 		t.Header = append(t.Header, "Ping (median)", "Median − ping")
 		t.Notes = append(t.Notes, "over a server each timed write follows one MCP ping: the ping is the transport's floor, the median less the ping what the contract costs above it")
 	}
+	retried := slices.ContainsFunc(rows, func(r results.BenchRow) bool { return r.RetriesPerWrite != nil })
+	if retried {
+		t.Header = append(t.Header, "Retries per write")
+		t.Notes = append(t.Notes, "retries per write: how many times a timed write ran its transaction again after the database refused it (a serialization failure, as SERIALIZABLE gives racing writers), over the timed writes")
+	}
 	for _, r := range rows {
 		pubMedian, pubP99 := NotPublished, NotPublished
 		if show && r.Writers == 1 {
@@ -68,6 +73,13 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 		}
 		if wire {
 			row = append(row, us(r.PingMedianUS), us(r.MedianUS-r.PingMedianUS))
+		}
+		if retried {
+			if r.RetriesPerWrite != nil {
+				row = append(row, Fixed(*r.RetriesPerWrite, 3))
+			} else {
+				row = append(row, NotPublished)
+			}
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -86,3 +86,30 @@ func TestBenchTable(t *testing.T) {
 		}
 	}
 }
+
+// Retries per write get a column when a row's store counted them, a dash
+// where one did not, and no column at all when none did.
+func TestBenchTableRetries(t *testing.T) {
+	zero, some := 0.0, 0.1234
+	rows := []results.BenchRow{
+		{Guard: "note", Writers: 1, RetriesPerWrite: &zero},
+		{Guard: "note", Writers: 8, RetriesPerWrite: &some},
+		{Guard: "none", Writers: 1},
+	}
+	tb := BenchTable(rows, nil, nil)
+	if last := tb.Header[len(tb.Header)-1]; last != "Retries per write" {
+		t.Fatalf("header %q", tb.Header)
+	}
+	for i, want := range []string{"0.000", "0.123", NotPublished} {
+		if got := tb.Rows[i][len(tb.Rows[i])-1]; got != want {
+			t.Errorf("row %d: %q, want %q", i, got, want)
+		}
+	}
+	if !slices.ContainsFunc(tb.Notes, func(n string) bool { return strings.HasPrefix(n, "retries per write: ") }) {
+		t.Errorf("no note says what a retry is: %q", tb.Notes)
+	}
+	tb = BenchTable(rows[2:], nil, nil)
+	if slices.Contains(tb.Header, "Retries per write") || len(tb.Notes) != 0 {
+		t.Fatalf("a store that counts no retries: %q, notes %q", tb.Header, tb.Notes)
+	}
+}

@@ -32,6 +32,11 @@ type BenchRun struct {
 	// WallS is the duration of the timed phase in seconds: from the moment the
 	// writers were released together to the return of the last write.
 	WallS float64 `json:"wall_s"`
+	// Retries is how many times the timed writes ran their transaction again
+	// after the database refused it for a transient reason (a serialization
+	// failure), when the store counts that (RetriesCounted: PostgreSQL).
+	Retries        int64 `json:"retries"`
+	RetriesCounted bool  `json:"retries_counted"`
 }
 
 // BenchStats summarizes latency samples. Quantiles are Quantile of the raw
@@ -121,6 +126,10 @@ type BenchRow struct {
 	// per repetition (a peer runs only for a PostgreSQL store: pgbench).
 	PeerMedianUS []float64 `json:"peer_median_us,omitempty"`
 	PeerRatio    float64   `json:"peer_ratio,omitempty"`
+	// RetriesPerWrite is the retries of the timed writes over their number,
+	// when the store counts retries (PostgreSQL), and nil when it does not:
+	// what racing writers cost under SERIALIZABLE.
+	RetriesPerWrite *float64 `json:"retries_per_write,omitempty"`
 	// RepMediansUS are the medians of the repetitions, in order: the published
 	// median is the range of these. The JSON report holds them in its runs.
 	RepMediansUS []float64 `json:"-"`
@@ -159,6 +168,25 @@ func (g benchGroup) pooled() ([]float64, float64) {
 		wall += r.WallS
 	}
 	return all, wall
+}
+
+// retriesPerWrite returns the group's retries over its timed writes, or nil
+// when a run's store did not count them.
+func (g benchGroup) retriesPerWrite() *float64 {
+	var retries int64
+	writes := 0
+	for _, r := range g.runs {
+		if !r.RetriesCounted {
+			return nil
+		}
+		retries += r.Retries
+		writes += len(r.SamplesUS)
+	}
+	if writes == 0 {
+		return nil
+	}
+	v := round(float64(retries)/float64(writes), 4)
+	return &v
 }
 
 // repQuantiles returns the q-quantile of each run's samples.
@@ -200,6 +228,7 @@ func SummarizeBench(runs []BenchRun) []BenchRow {
 		if len(ratios) > 0 {
 			row.PeerRatio = round(Quantile(ratios, 0.5), 3)
 		}
+		row.RetriesPerWrite = g.retriesPerWrite()
 		rows = append(rows, row)
 	}
 	return rows

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -140,5 +141,40 @@ func TestBenchVerdicts(t *testing.T) {
 	}
 	if v[1].Figure != "p99_us" || !near(v[1].Ratio, 1) || v[1].N != 3 {
 		t.Fatalf("p99 verdict %+v", v[1])
+	}
+}
+
+// Retries per write are the retries of a row's runs over their timed writes,
+// 0 when the store counted none, and absent (nil, no JSON key) when a run's
+// store did not count them.
+func TestBenchRetriesPerWrite(t *testing.T) {
+	runs := []BenchRun{
+		{Guard: "note", Writers: 8, Rep: 1, SamplesUS: make([]float64, 400), WallS: 1, Retries: 90, RetriesCounted: true},
+		{Guard: "note", Writers: 8, Rep: 2, SamplesUS: make([]float64, 400), WallS: 1, Retries: 10, RetriesCounted: true},
+		{Guard: "note", Writers: 1, Rep: 1, SamplesUS: make([]float64, 50), WallS: 1, RetriesCounted: true},
+		{Guard: "none", Writers: 1, Rep: 1, SamplesUS: make([]float64, 50), WallS: 1, Retries: 3, RetriesCounted: true},
+		{Guard: "none", Writers: 1, Rep: 2, SamplesUS: make([]float64, 50), WallS: 1},
+	}
+	rows := SummarizeBench(runs)
+	if len(rows) != 3 {
+		t.Fatalf("rows %+v", rows)
+	}
+	if r := rows[0].RetriesPerWrite; r == nil || *r != 0.125 {
+		t.Fatalf("8 writers: %v, want 100 retries over 800 writes", r)
+	}
+	if r := rows[1].RetriesPerWrite; r == nil || *r != 0 {
+		t.Fatalf("1 writer: %v, want 0", r)
+	}
+	if r := rows[2].RetriesPerWrite; r != nil {
+		t.Fatalf("a run whose store counted no retries: %v, want nil", *r)
+	}
+	for i, want := range []string{`"retries_per_write":0.125}`, `"retries_per_write":0}`, ""} {
+		b, err := json.Marshal(rows[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), "retries_per_write"); got != (want != "") || !strings.Contains(string(b), want) {
+			t.Errorf("row %d: %s, want %q", i, b, want)
+		}
 	}
 }

@@ -270,6 +270,27 @@ type pinger interface {
 	Ping(ctx context.Context) error
 }
 
+// retrier is a session whose store runs a write's transaction again when the
+// database refuses it for a transient reason (PostgreSQL's serialization
+// failures): Retries is how many times its writes have done so.
+type retrier interface {
+	Retries() int64
+}
+
+// retries sums the retries of the writers' sessions so far, and reports
+// whether their sessions count retries at all.
+func retries(writers []*benchWriter) (int64, bool) {
+	var n int64
+	for _, bw := range writers {
+		r, ok := bw.conn.(retrier)
+		if !ok {
+			return 0, false
+		}
+		n += r.Retries()
+	}
+	return n, true
+}
+
 // benchRun runs one repetition of one guard at one writer count.
 func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun, err error) {
 	s, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
@@ -330,6 +351,7 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 
 	// The timed phase: every writer starts at once; the first error cancels
 	// the others' calls.
+	retriedBefore, _ := retries(writers)
 	began := time.Now()
 	_, err = runAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
 		bw := writers[w]
@@ -348,6 +370,9 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 	}
 
 	run = results.BenchRun{Guard: string(j.guard), Writers: j.writers, Rep: j.rep, WallS: wall.Seconds()}
+	if retried, ok := retries(writers); ok {
+		run.Retries, run.RetriesCounted = retried-retriedBefore, true
+	}
 	run.SamplesUS = make([]float64, 0, cfg.Writes*j.writers)
 	for _, bw := range writers {
 		run.SamplesUS = append(run.SamplesUS, bw.samples...)

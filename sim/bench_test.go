@@ -253,3 +253,43 @@ func TestBenchWriterErrorStopsTheOthers(t *testing.T) {
 		t.Errorf("the other writer made %d writes after the first failed", n)
 	}
 }
+
+// countedRetries is a session whose store counts retries: each of its
+// writes, warm-up ones included, counts perWrite of them.
+type countedRetries struct {
+	contract.Session
+	perWrite int64
+	n        *atomic.Int64
+}
+
+func (s countedRetries) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	s.n.Add(s.perWrite)
+	return s.Session.EditNoteTab(ctx, req)
+}
+
+func (s countedRetries) Retries() int64 { return s.n.Load() }
+
+// A session that counts retries has the retries of its timed writes alone
+// carried into its run; one that does not, none.
+func TestBenchCountsRetriesOfTimedWrites(t *testing.T) {
+	cfg := Bench{Writes: 10, Reps: 1, Warmup: 5, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
+		Runtime: Runtime{Target: wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
+			return countedRetries{s, int64(n + 1), new(atomic.Int64)}
+		}}}}
+	runs, err := ownRuns(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Writer 1 retries once a write, writer 2 twice, over 10 timed writes each.
+	if r := runs[0]; !r.RetriesCounted || r.Retries != 30 {
+		t.Fatalf("retries %d (counted %v), want 30", r.Retries, r.RetriesCounted)
+	}
+	cfg.Target = memTarget
+	runs, err = ownRuns(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runs[0]; r.RetriesCounted || r.Retries != 0 {
+		t.Fatalf("a store that counts no retries: %d (counted %v)", r.Retries, r.RetriesCounted)
+	}
+}
