@@ -7,7 +7,9 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -72,6 +74,22 @@ func Schema(b contract.Backend) string {
 		return st.Schema()
 	}
 	return ""
+}
+
+// Describe says where b, which OpenBackend opened from s, keeps its data:
+// where in full, for the person who started it, and describe for its
+// clients, which names the database file but never its folder; redact is
+// that folder, to keep out of what clients see.
+func (s Spec) Describe(b contract.Backend) (where, describe string, redact []string) {
+	if schema := Schema(b); schema != "" {
+		where = "PostgreSQL " + s.StoreName() + ", schema " + schema
+		return where, where, nil
+	}
+	engine := fmt.Sprintf("SQLite %s (%s)", EngineVersion(), EngineDriver)
+	if s.InMemory || s.File == "" {
+		return "in memory", engine + ", in memory", nil
+	}
+	return s.File, engine + ", file " + filepath.Base(s.File), []string{filepath.Dir(s.File) + string(filepath.Separator)}
 }
 
 // Peer returns, for a PostgreSQL Target, pgbench running the same write

@@ -54,6 +54,20 @@ type Report struct {
 	Visualization []byte `json:"-"`
 }
 
+// Failed returns the checks that found a violation, and those that could
+// not judge everything.
+func (r *Report) Failed() (violated, unknown []string) {
+	for _, c := range r.Checks {
+		switch c.Verdict {
+		case Violated:
+			violated = append(violated, c.Check)
+		case Unknown:
+			unknown = append(unknown, c.Check)
+		}
+	}
+	return violated, unknown
+}
+
 // Result is one check's verdict over every history.
 type Result struct {
 	Check   string  `json:"check"`

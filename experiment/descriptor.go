@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
@@ -117,6 +118,9 @@ type Options struct {
 	// parameters given, which the merge makes the configuration of again.
 	Shard  Shard
 	Params map[string]string
+	// Start, when not zero, is when the runs start, once everything is
+	// ready: a barrier for processes on several hosts (see ParseStart).
+	Start time.Time
 }
 
 // MaxReplications bounds Options.Replications: each replication is a full
@@ -337,6 +341,9 @@ func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Outcom
 		return nil, err
 	}
 	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if err := waitUntil(ctx, opts.Start); err != nil {
 		return nil, err
 	}
 	return in.d.run(ctx, in.cfg, opts)

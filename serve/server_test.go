@@ -200,10 +200,10 @@ func TestOutcomesAreResults(t *testing.T) {
 		{`{"note_id":"note-1","tab_id":"nope","expected_version":2,"idempotency_key":"k3","operation":"replace_text","text":"x"}`,
 			`{"error":"not_found","field":"tab_id","id":"nope","message":"tab_id: \"nope\" not found"}`},
 		{`{"note_id":"note-1","tab_id":"markdown","idempotency_key":"k4","operation":"replace_text","text":"x"}`,
-			`{"error":"invalid_argument","field":"/expected_version","message":"/expected_version: required","violations":[{"path":"/expected_version","keyword":"required","message":""}]}`},
+			`{"error":"invalid_argument","field":"/expected_version","message":"/expected_version: required","violations":[{"keyword":"required","message":"expected_version is missing: the call must carry it","path":"/expected_version","want":""}]}`},
 		// The SDK does not validate raw schemas: the contract's JSON layer does.
 		{`{"note_id":"note-1","tab_id":"markdown","expected_version":2,"idempotency_key":"k5","operation":"replace_text","text":7}`,
-			`{"error":"invalid_argument","field":"/text","message":"/text: type string (got number)","violations":[{"path":"/text","keyword":"type","message":"string (got number)"}]}`},
+			`{"error":"invalid_argument","field":"/text","message":"/text: type string (got number)","violations":[{"keyword":"type","message":"text is of the wrong type: want string (got number)","path":"/text","want":"string (got number)"}]}`},
 	} {
 		res, out := call(t, cs, "edit_note_tab", tc.args)
 		got, _ := json.Marshal(out)

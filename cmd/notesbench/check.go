@@ -19,7 +19,7 @@ import (
 type checkOptions struct {
 	app     *app
 	files   []string
-	format  string
+	format  formatFlag
 	out     string
 	html    string
 	timeout time.Duration
@@ -66,11 +66,10 @@ run. It exits 1 when any check is violated, else 3 when any is unknown.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
+	opts.format.register(cmd, withCSV...)
 	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	fs.StringVar(&opts.html, "html", "", "write porcupine's page of the first linearizability violation to this file (nothing when there is none)")
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check may take; a check out of time says unknown")
-	completeFlag(cmd, "format", false, "table", "markdown", "csv", "json")
 	return cmd
 }
 
@@ -92,7 +91,7 @@ func (e unknownError) Error() string {
 
 func runCheck(ctx context.Context, o *checkOptions) error {
 	a := o.app
-	format, err := outputFormat(a, o.format, []string{"table", "markdown", "csv", "json"})
+	format, err := o.format.parse(o.app)
 	if err != nil {
 		return err
 	}
@@ -140,14 +139,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		html = o.html
 	}
 	result := report.NewCheckRecord(report.CheckConfig{Histories: o.files, TimeoutS: o.timeout.Seconds(), HTML: html}, rep, notesbenchVersion())
-	switch format {
-	case report.FormatJSON:
-		err = report.WriteJSON(a.stdout, result)
-	case report.FormatCSV:
-		err = report.WriteCSV(a.stdout, report.CheckRecords(rep))
-	default:
-		err = report.RenderWidth(a.stdout, format, a.width, tables...)
-	}
+	err = printResult(a, format, result, report.Section{Main: tables, Records: report.CheckRecords(rep)})
 	if err != nil {
 		return err
 	}
@@ -160,15 +152,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 // checkOutcome is the error a check's verdicts end a command with: the
 // violated checks, or else those that could not judge everything.
 func checkOutcome(rep *check.Report) error {
-	var violated, unknown []string
-	for _, c := range rep.Checks {
-		switch c.Verdict {
-		case check.Violated:
-			violated = append(violated, c.Check)
-		case check.Unknown:
-			unknown = append(unknown, c.Check)
-		}
-	}
+	violated, unknown := rep.Failed()
 	switch {
 	case len(violated) > 0:
 		return checkViolation{violated}
@@ -189,22 +173,31 @@ func readHistory(ctx context.Context, stdin io.Reader, file string) (*history.Hi
 		}
 		return h, err
 	}
-	type read struct {
-		h   *history.History
+	h, err := unlessDone(ctx, func() (*history.History, error) { return history.Read(ctx, stdin, "standard input") })
+	if err != nil && ctx.Err() == nil {
+		return nil, usageError{err}
+	}
+	return h, err
+}
+
+// unlessDone returns what read returns, or ctx's error when ctx ends first:
+// a read of a pipe or a terminal that never ends must not hold up Ctrl-C
+// (the read itself is left to end with the process).
+func unlessDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
+	type result struct {
+		v   T
 		err error
 	}
-	done := make(chan read, 1)
+	done := make(chan result, 1)
 	go func() {
-		h, err := history.Read(ctx, stdin, "standard input")
-		done <- read{h, err}
+		v, err := read()
+		done <- result{v, err}
 	}()
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		var zero T
+		return zero, ctx.Err()
 	case r := <-done:
-		if r.err != nil && ctx.Err() == nil {
-			return nil, usageError{r.err}
-		}
-		return r.h, r.err
+		return r.v, r.err
 	}
 }

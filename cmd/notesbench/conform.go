@@ -17,7 +17,7 @@ import (
 type conformOptions struct {
 	app    *app
 	target string
-	format string
+	format formatFlag
 	note   string
 	flags  *pflag.FlagSet
 }
@@ -66,9 +66,8 @@ when any check fails.`,
 	fs := cmd.Flags()
 	opts.flags = fs
 	fs.StringVar(&opts.target, "target", "", "the server: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")
-	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
+	opts.format.register(cmd, tablesOrJSON...)
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
-	completeFlag(cmd, "format", false, "table", "markdown", "json")
 	return cmd
 }
 
@@ -84,7 +83,7 @@ func (e checksFailedError) Error() string {
 
 func runConform(ctx context.Context, o *conformOptions) error {
 	a := o.app
-	format, err := conformFormat(a, o.format)
+	format, err := o.format.parse(o.app)
 	if err != nil {
 		return err
 	}
@@ -117,18 +116,4 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		return checksFailedError{rep.Failed, len(rep.Checks), o.target}
 	}
 	return nil
-}
-
-func conformFormat(a *app, name string) (report.Format, error) {
-	if name == "" {
-		name = "markdown"
-		if a.stdoutTTY {
-			name = "table"
-		}
-	}
-	f, err := report.Formats.Parse(name)
-	if err != nil || (f != report.FormatTable && f != report.FormatMarkdown && f != report.FormatJSON) {
-		return "", usagef("--format", "unknown format %q for conform (want table, markdown or json)", name)
-	}
-	return f, nil
 }

@@ -29,7 +29,7 @@ type crashOptions struct {
 	db          string
 	history     string
 	out         string
-	format      string
+	format      formatFlag
 	timeout     time.Duration
 
 	flags *pflag.FlagSet
@@ -79,10 +79,9 @@ system has been handed survives it under either synchronous setting.`,
 	fs.StringVar(&opts.db, "db", "", "keep the databases in this folder (default: a temporary folder, removed)")
 	fs.StringVar(&opts.history, "history", "", "also write the recorded history to this file (written whole or not at all)")
 	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
-	fs.StringVar(&opts.format, "format", "", "output format: table, markdown, csv or json (default table on a terminal, markdown otherwise)")
+	opts.format.register(cmd, withCSV...)
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check of the history may take")
 	completeFlag(cmd, "synchronous", true, contract.SynchronousSettings.Strings()...)
-	completeFlag(cmd, "format", false, "table", "markdown", "csv", "json")
 	cmd.AddCommand(newCrashChildCmd(a))
 	return cmd
 }
@@ -120,7 +119,7 @@ func (e crashViolation) Error() string { return strings.Join(e.problems, "; ") }
 
 func runCrash(ctx context.Context, o *crashOptions) error {
 	a := o.app
-	format, err := outputFormat(a, o.format, []string{"table", "markdown", "csv", "json"})
+	format, err := o.format.parse(o.app)
 	if err != nil {
 		return err
 	}
@@ -185,14 +184,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	}
 	v, rep := tested.Verdict, tested.Checks
 	result := report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())
-	switch format {
-	case report.FormatJSON:
-		err = report.WriteJSON(a.stdout, result)
-	case report.FormatCSV:
-		err = report.WriteCSV(a.stdout, report.CrashRecords(v.Runs, rep))
-	default:
-		err = report.RenderWidth(a.stdout, format, a.width, report.CrashTables(settings, life.String(), v.Runs, rep)...)
-	}
+	err = printResult(a, format, result, report.Section{Main: report.CrashTables(settings, life.String(), v.Runs, rep), Records: report.CrashRecords(v.Runs, rep)})
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func TestCrashCommand(t *testing.T) {
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
 	path := filepath.Join(t.TempDir(), "crash.jsonl")
 	o := &crashOptions{app: a, kills: 3, synchronous: "normal,full", seed: 1, life: "5ms-40ms", timeout: time.Minute,
-		format: "json", history: path, db: t.TempDir(), childEnv: []string{asNotesbench + "=1"}}
+		format: formatFlag{"json", withCSV}, history: path, db: t.TempDir(), childEnv: []string{asNotesbench + "=1"}}
 	if err := runCrash(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

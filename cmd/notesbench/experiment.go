@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -71,9 +72,9 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 			completeFlag(cmd, p.Name, p.List, p.Values...)
 		}
 	}
-	formats := []string{"table", "markdown", "csv", "json"}
+	formats := withCSV
 	if info.GoBench {
-		formats = append(formats, "gobench")
+		formats = append(slices.Clip(formats), "gobench")
 	}
 	opts.out.register(cmd, info, formats)
 	if info.Target {
@@ -130,7 +131,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 		if o.params["memory"] != nil && o.params["memory"].p.String() == "true" {
 			return usagef("--db", "cannot keep databases with --memory")
 		}
-		if err := checkDBFolder(p.p.String()); err != nil {
+		if err := atomicfile.CheckFolder(p.p.String()); err != nil {
 			return usageErr("--db", err)
 		}
 		spec.DBDir = p.p.String()
@@ -193,9 +194,9 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	if err != nil {
 		return err
 	}
-	var startAt time.Time
+	var start time.Time
 	if o.startAt != "" {
-		if startAt, err = parseStartAt(o.startAt, time.Now()); err != nil {
+		if start, err = experiment.ParseStart(o.startAt, time.Now()); err != nil {
 			return usageErr("--start-at", err)
 		}
 	}
@@ -217,7 +218,7 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	if err := o.out.checkParameters(o.inst.Config()); err != nil {
 		return err
 	}
-	opts := experiment.Options{Replications: o.out.replications, Version: notesbenchVersion(),
+	opts := experiment.Options{Replications: o.out.replications, Version: notesbenchVersion(), Start: start,
 		Progress: func(what string) func(done, total int) { return progress(o.app, what) }}
 	if o.shard != "" {
 		if opts.Shard, err = experiment.ParseShard(o.shard); err != nil {
@@ -228,11 +229,6 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 			if o.given(name) {
 				opts.Params[name] = p.raw
 			}
-		}
-	}
-	if !startAt.IsZero() {
-		if err := waitUntil(ctx, startAt, time.Now); err != nil {
-			return err
 		}
 	}
 	outcome, err := o.inst.Run(ctx, opts)
@@ -281,36 +277,4 @@ func completeFlag(cmd *cobra.Command, name string, list bool, values ...string) 
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	})
-}
-
-// maxStartAhead bounds how far ahead --start-at may name.
-const maxStartAhead = 24 * time.Hour
-
-// parseStartAt reads a start time, RFC 3339, that must be ahead of now, by
-// at most maxStartAhead: a barrier already passed would not start the
-// processes together.
-func parseStartAt(s string, now time.Time) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return t, fmt.Errorf("%q is not a time such as 2026-12-01T14:30:00Z (RFC 3339)", s)
-	}
-	switch {
-	case t.Before(now):
-		return t, fmt.Errorf("%s has passed (%s ago): the runs would not start together", s, now.Sub(t).Round(time.Second))
-	case t.Sub(now) > maxStartAhead:
-		return t, fmt.Errorf("%s is more than %s ahead", s, maxStartAhead)
-	}
-	return t, nil
-}
-
-// waitUntil returns at t, or with ctx's error when ctx ends first.
-func waitUntil(ctx context.Context, t time.Time, now func() time.Time) error {
-	timer := time.NewTimer(t.Sub(now()))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 )
 
 // mergeOptions holds the merge command's flags and arguments.
@@ -65,7 +67,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	var data [][]byte
 	histories := 0
 	for _, f := range o.files {
-		b, err := readResult(f)
+		b, err := results.ReadFile(f)
 		if err != nil {
 			return usageErr(f, err)
 		}
@@ -118,7 +120,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 
 // mergeHistories writes the histories of o as one, to --out or stdout.
 func mergeHistories(ctx context.Context, o *mergeOptions, data [][]byte) error {
-	if o.out.baseline != "" || o.out.updateBaseline != "" || o.out.format != "" {
+	if o.out.baseline != "" || o.out.updateBaseline != "" || o.out.format.name != "" {
 		return usagef("--format", "histories merge into one history: only --out applies")
 	}
 	if o.out.out == "" {
@@ -146,12 +148,12 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 	if o.out.baseline != "" || o.out.updateBaseline != "" {
 		return usagef("--baseline", "a reproduction has no baseline: merge its shards without it")
 	}
-	format, err := outputFormat(a, o.out.format, []string{"table", "markdown", "json"})
+	format, err := formatFlag{o.out.format.name, tablesOrJSON}.parse(a)
 	if err != nil {
 		return err
 	}
 	if o.out.out != "" {
-		if err := checkFolder(o.out.out); err != nil {
+		if err := report.CheckReproductionFolder(o.out.out); err != nil {
 			return usageErr("--out", err)
 		}
 	}

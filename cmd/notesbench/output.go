@@ -15,17 +15,16 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 )
 
 // outFlags are the output flags of every experiment.
 type outFlags struct {
-	format         string
+	format         formatFlag
 	out            string
 	replications   int
 	baseline       string
 	updateBaseline string
-	// formats are the formats --format takes.
-	formats []string
 
 	baselineJSON []byte         // the baseline, read by check
 	realClock    bool           // the run is on the real clock: check invariants and ranges
@@ -37,9 +36,8 @@ type outFlags struct {
 // replications, the baseline flags when its result can be a baseline.
 func (o *outFlags) register(cmd *cobra.Command, info experiment.Info, formats []string) {
 	fs := cmd.Flags()
-	o.flags, o.formats = fs, formats
-	fs.StringVar(&o.format, "format", "", "output format: "+contract.Choice(formats)+" (default table on a terminal, markdown otherwise)")
-	completeFlag(cmd, "format", false, formats...)
+	o.flags = fs
+	o.format.register(cmd, formats...)
 	fs.StringVar(&o.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	if info.Replications != experiment.NoReplications {
 		fs.IntVar(&o.replications, "replications", info.Replications,
@@ -54,7 +52,7 @@ func (o *outFlags) register(cmd *cobra.Command, info experiment.Info, formats []
 // check validates the output flags before anything runs, so that bad input
 // never costs a run and never leaves a partial file.
 func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
-	f, err := outputFormat(a, o.format, o.formats)
+	f, err := o.format.parse(a)
 	if err != nil {
 		return "", err
 	}
@@ -70,7 +68,7 @@ func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
 		return "", err
 	}
 	if o.baseline != "" {
-		b, err := readResult(o.baseline)
+		b, err := results.ReadFile(o.baseline)
 		if err != nil {
 			return "", usageErr("--baseline", err)
 		}
@@ -88,17 +86,38 @@ func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
 	return f, nil
 }
 
-// outputFormat returns the format --format names, one of formats, or, when
-// it names none, table on a terminal and markdown otherwise.
-func outputFormat(a *app, name string, formats []string) (report.Format, error) {
+// formatFlag is --format: one of formats, or, when it names none, table on
+// a terminal and markdown otherwise.
+type formatFlag struct {
+	name    string
+	formats []string
+}
+
+// The formats of --format: of the commands that print tables or JSON, and
+// of those that also print CSV records.
+var (
+	tablesOrJSON = []string{"table", "markdown", "json"}
+	withCSV      = []string{"table", "markdown", "csv", "json"}
+)
+
+// register registers the flag on cmd, taking one of formats.
+func (f *formatFlag) register(cmd *cobra.Command, formats ...string) {
+	f.formats = formats
+	cmd.Flags().StringVar(&f.name, "format", "", "output format: "+contract.Choice(formats)+" (default table on a terminal, markdown otherwise)")
+	completeFlag(cmd, "format", false, formats...)
+}
+
+// parse returns the format the flag names.
+func (f formatFlag) parse(a *app) (report.Format, error) {
+	name := f.name
 	if name == "" {
 		name = "markdown"
 		if a.stdoutTTY {
 			name = "table"
 		}
 	}
-	if !slices.Contains(formats, name) {
-		return "", usagef("--format", "unknown format %q (want %s)", name, contract.Choice(formats))
+	if !slices.Contains(f.formats, name) {
+		return "", usagef("--format", "unknown format %q (want %s)", name, contract.Choice(f.formats))
 	}
 	return report.Format(name), nil
 }
@@ -109,7 +128,7 @@ func checkResultFile(flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	if err := checkResultWritable(path); err != nil {
+	if err := results.CheckWritable(path); err != nil {
 		return usageErr(flag, err)
 	}
 	return nil
@@ -172,36 +191,9 @@ func progress(a *app, what string) func(done, total int) {
 	}
 	start := time.Now()
 	return func(done, total int) {
-		fmt.Fprintf(a.stderr, "\r%s\033[K", progressLine(what, done, total, time.Since(start)))
+		fmt.Fprintf(a.stderr, "\r%s\033[K", report.ProgressLine(what, done, total, time.Since(start)))
 		if done == total {
 			fmt.Fprint(a.stderr, "\r\033[K")
 		}
 	}
-}
-
-// progressLine is the progress of what after elapsed: "race: 3/15 runs", and
-// when the whole will take more than a minute, about how long is left, from
-// the pace so far.
-func progressLine(what string, done, total int, elapsed time.Duration) string {
-	s := fmt.Sprintf("%s: %s/%s runs", what, report.Int(int64(done)), report.Int(int64(total)))
-	if done == 0 || done >= total || elapsed < time.Second {
-		return s
-	}
-	left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
-	if elapsed+left <= time.Minute {
-		return s
-	}
-	return s + ", about " + roughly(left) + " left"
-}
-
-// roughly writes a duration as a person says it: "40 s", "12 min", "3 h 20 min".
-func roughly(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
-	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,7 +11,6 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
-	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -27,7 +23,7 @@ type reproduceOptions struct {
 	clock        string
 	replications int
 	out          string
-	format       string
+	format       formatFlag
 	only         string
 	onlySet      bool // --only was given, perhaps empty
 	// against names another reproduction's reproduced.json whose verdicts
@@ -70,12 +66,11 @@ at all.`,
 	fs.StringVar(&opts.clock, "clock", "virtual", "virtual, or real to also run the race experiments once on the wall clock")
 	fs.IntVar(&opts.replications, "replications", 100, "replications behind the verdicts (20 with --quick unless given)")
 	fs.StringVar(&opts.out, "out", "", "write REPRODUCED.md and reproduced.json into this folder")
-	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
+	opts.format.register(cmd, tablesOrJSON...)
 	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
 	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge")
 	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart")
 	completeFlag(cmd, "clock", false, sim.Clocks.Strings()...)
-	completeFlag(cmd, "format", false, "table", "markdown", "json")
 	completeFlag(cmd, "only", true, experiment.Names(experiment.All())...)
 	return cmd
 }
@@ -97,7 +92,7 @@ func (o *reproduceOptions) plan() (experiment.Reproduce, report.Format, error) {
 		return r, "", usageErr("--clock", err)
 	}
 	r.Real = clock == sim.ClockReal
-	format, err := outputFormat(o.app, o.format, []string{"table", "markdown", "json"})
+	format, err := o.format.parse(o.app)
 	if err != nil {
 		return r, "", err
 	}
@@ -112,7 +107,7 @@ func (o *reproduceOptions) plan() (experiment.Reproduce, report.Format, error) {
 			return r, "", err
 		}
 	case o.out != "":
-		if err := checkFolder(o.out); err != nil {
+		if err := report.CheckReproductionFolder(o.out); err != nil {
 			return r, "", usageErr("--out", err)
 		}
 	}
@@ -120,7 +115,7 @@ func (o *reproduceOptions) plan() (experiment.Reproduce, report.Format, error) {
 		return r, "", usagef("--against", "compares a whole reproduction, not a shard of one")
 	}
 	if o.against != "" {
-		b, err := readResult(o.against)
+		b, err := results.ReadFile(o.against)
 		if err != nil {
 			return r, "", usageErr("--against", err)
 		}
@@ -158,84 +153,6 @@ func onlyExperiments(only string) ([]experiment.Descriptor, error) {
 		out[i], _ = experiment.Lookup(all, name)
 	}
 	return out, nil
-}
-
-// checkFolder makes sure reproduce can write its files into dir without
-// creating anything yet: dir is a writable folder, or does not exist and its
-// parent is one. An existing folder must hold no Go source: a package is no
-// place for a report of some hundred files. Every file
-// reproduce writes there must be missing or one notesbench wrote.
-func checkFolder(dir string) error {
-	dir = filepath.Clean(dir) // "out/" is the folder out, whose parent is "."
-	st, err := os.Stat(dir)
-	switch {
-	case err == nil && !st.IsDir():
-		return fmt.Errorf("%s is a file, not a folder", dir)
-	case err == nil:
-		return checkReproductionFolder(dir)
-	case !os.IsNotExist(err):
-		return err
-	}
-	parent, err := os.Stat(filepath.Dir(dir))
-	if err != nil || !parent.IsDir() {
-		return fmt.Errorf("cannot create %s: %s is not a folder", dir, filepath.Dir(dir))
-	}
-	return probeFolder(filepath.Dir(dir))
-}
-
-// Files reproduce writes into its folder: checkReproductionFolder checks
-// them, writeReproduction writes them.
-const (
-	reproducedJSON = "reproduced.json"
-	reproducedMD   = "REPRODUCED.md"
-	reproducedPlot = "plots"
-)
-
-// checkReproductionFolder checks an existing --out folder; see checkFolder.
-func checkReproductionFolder(dir string) error {
-	jsonPath, mdPath := filepath.Join(dir, reproducedJSON), filepath.Join(dir, reproducedMD)
-	if err := checkResultWritable(jsonPath); err != nil {
-		return err
-	}
-	if st, err := os.Stat(mdPath); err == nil {
-		if err := regular(mdPath, st); err != nil {
-			return err
-		}
-		if !isReproducedMD(mdPath) {
-			return fmt.Errorf("%s exists and was not written by notesbench reproduce; remove it or name another folder", mdPath)
-		}
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if name := e.Name(); !e.IsDir() && (strings.HasSuffix(name, ".go") || name == "go.mod") {
-			return fmt.Errorf("%s holds Go source (%s): name a folder of its own for the reproduction", dir, name)
-		}
-	}
-	plots := filepath.Join(dir, reproducedPlot)
-	if st, err := os.Stat(plots); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("%s is not a folder", plots)
-		}
-		if files, _ := os.ReadDir(plots); len(files) > 0 && !isResultFile(jsonPath) {
-			return fmt.Errorf("%s holds files, and %s no reproduction of notesbench's; name another folder", plots, dir)
-		}
-	}
-	return nil
-}
-
-// isReproducedMD reports whether path starts with report.ReproducedTitle.
-func isReproducedMD(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, len(report.ReproducedTitle)+1)
-	n, _ := io.ReadFull(f, head)
-	return strings.TrimRight(string(head[:n]), "\r\n") == report.ReproducedTitle
 }
 
 func runReproduce(ctx context.Context, o *reproduceOptions) error {
@@ -328,29 +245,7 @@ func emitReproduction(a *app, format report.Format, rep *experiment.Reproduced, 
 	if err != nil || out == "" {
 		return err
 	}
-	return writeReproduction(out, all, tables, report.ReproductionPlots(all.Reports, rep.Latency))
-}
-
-// writeReproduction writes reproduced.json, the plots (SVG and PNG) and
-// REPRODUCED.md into dir, each file whole or not at all.
-func writeReproduction(dir string, all results.Reproduction, tables []report.Table, plots []report.Plot) error {
-	if err := os.MkdirAll(filepath.Join(dir, reproducedPlot), 0o755); err != nil {
-		return err
-	}
-	if err := writeResult(filepath.Join(dir, reproducedJSON), all); err != nil {
-		return err
-	}
-	for _, p := range plots {
-		for _, format := range report.PlotFormats {
-			file := filepath.Join(dir, reproducedPlot, p.Name+"."+format)
-			if err := atomicfile.Write(file, 0o644, func(w io.Writer) error { return p.Draw(w, format) }); err != nil {
-				return fmt.Errorf("plot %s: %w", file, err)
-			}
-		}
-	}
-	return atomicfile.Write(filepath.Join(dir, reproducedMD), 0o644, func(w io.Writer) error {
-		return report.WriteReproducedMD(w, all, tables, plots, reproducedPlot)
-	})
+	return report.WriteReproductionFolder(out, all, tables, report.ReproductionPlots(all.Reports, rep.Latency))
 }
 
 // reproduceArgs writes the flags that shape the output, for the record; the

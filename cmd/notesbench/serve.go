@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -223,14 +224,10 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous}
-	where, file := "in memory", ""
-	if spec.Postgres() {
-		where = spec.StoreName()
-	} else if !o.memory {
+	if !spec.Postgres() && !o.memory {
 		if spec.File, err = filepath.Abs(o.db); err != nil {
 			return usageErr("--db", err)
 		}
-		where, file = spec.File, spec.File
 	}
 	if err := spec.Check(); err != nil {
 		return flagError(o.flags, err)
@@ -247,7 +244,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		if ferr := flagError(o.flags, err); ferr != err {
 			return ferr
 		}
-		return fmt.Errorf("opening the database %s: %w", where, err)
+		return fmt.Errorf("opening the database %s: %w", cmp.Or(spec.StoreName(), spec.File, "in memory"), err)
 	}
 	if o.note != "" {
 		created, err := serve.EnsureNote(ctx, b, o.note)
@@ -269,17 +266,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if o.log {
 		logw = a.stderr
 	}
-	// What clients are told names the database file, never its folder.
-	describe := fmt.Sprintf("SQLite %s (%s), in memory", backend.EngineVersion(), backend.EngineDriver)
-	var redact []string
-	if file != "" {
-		describe = fmt.Sprintf("SQLite %s (%s), file %s", backend.EngineVersion(), backend.EngineDriver, filepath.Base(file))
-		redact = []string{filepath.Dir(file) + string(filepath.Separator)}
-	}
-	if schema := backend.Schema(b); schema != "" {
-		where = "PostgreSQL " + where + ", schema " + schema
-		describe = where
-	}
+	where, describe, redact := spec.Describe(b)
 	srv, err := serve.New(ctx, b, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v,
 		Extensions: ext, Note: o.note, Redact: redact, Log: logw, Warn: a.stderr, HTTP: httpOpts})
 	if err != nil {

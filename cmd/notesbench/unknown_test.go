@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/results"
 )
 
 // recordHistory records a small virtual race with a lost update (guard
@@ -63,7 +65,7 @@ func TestCheckInputsAndOut(t *testing.T) {
 	if code, _, stderr := runCLI(t, "check", "--out", out, h); code != 0 {
 		t.Fatalf("--out: exit %d: %s", code, stderr)
 	}
-	if !isResultFile(out) {
+	if !results.IsResultFile(out) {
 		t.Errorf("--out wrote no JSON result")
 	}
 	same := filepath.Join(t.TempDir(), "same")

@@ -138,36 +138,26 @@ func readPayload(ctx context.Context, stdin io.Reader, file string) ([]byte, err
 			return nil, tooLarge(st.Size())
 		}
 	}
-	type read struct {
-		data []byte
-		err  error
-	}
-	done := make(chan read, 1)
-	go func() {
+	data, err := unlessDone(ctx, func() ([]byte, error) {
 		r := stdin
 		if file != "-" {
 			f, err := os.Open(file)
 			if err != nil {
-				done <- read{err: err}
-				return
+				return nil, err
 			}
 			defer f.Close()
 			r = f
 		}
-		data, err := io.ReadAll(io.LimitReader(r, contract.MaxArgsBytes+1))
-		done <- read{data, err}
-	}()
-	select {
-	case <-ctx.Done():
+		return io.ReadAll(io.LimitReader(r, contract.MaxArgsBytes+1))
+	})
+	switch {
+	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case r := <-done:
-		switch {
-		case r.err != nil:
-			return nil, usageError{fmt.Errorf("reading payload: %w", r.err)}
-		case len(r.data) > contract.MaxArgsBytes:
-			return nil, usageError{fmt.Errorf("%s: the payload is more than the %s bytes a tool call may carry (MCP servers cap a message at 4 MiB)",
-				file, report.Int(contract.MaxArgsBytes))}
-		}
-		return r.data, nil
+	case err != nil:
+		return nil, usageError{fmt.Errorf("reading payload: %w", err)}
+	case len(data) > contract.MaxArgsBytes:
+		return nil, usageError{fmt.Errorf("%s: the payload is more than the %s bytes a tool call may carry (MCP servers cap a message at 4 MiB)",
+			file, report.Int(contract.MaxArgsBytes))}
 	}
+	return data, nil
 }
