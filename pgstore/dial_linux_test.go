@@ -2,11 +2,15 @@ package pgstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +56,61 @@ func readBlocked(c net.Conn) <-chan error {
 		done <- err
 	}()
 	return done
+}
+
+// waitInPoll waits until a thread of the process is blocked in poll(2) on c:
+// a system call whose first two arguments are a pollfd array of two entries
+// that names c's socket and c's wake-up pipe. The kernel shows each thread's
+// system call and its arguments in /proc/self/task/*/syscall, and the array
+// is read from /proc/self/mem. It fails the test after 30 s.
+func waitInPoll(t *testing.T, c *waitingConn) {
+	t.Helper()
+	mem, err := os.Open("/proc/self/mem")
+	if err != nil {
+		t.Fatalf("cannot see whether a read blocks: %v", err)
+	}
+	defer mem.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		if blockedInPoll(t, mem, c) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no thread blocked in poll(2) on the connection within 30 s")
+		}
+	}
+}
+
+// blockedInPoll reports whether a thread is in a system call on c's pollfd
+// array.
+func blockedInPoll(t *testing.T, mem *os.File, c *waitingConn) bool {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/syscall")
+		if err != nil {
+			continue // the thread ended
+		}
+		f := strings.Fields(string(b)) // "running", or the number and the arguments in hex
+		if len(f) < 3 || f[0] == "running" {
+			continue
+		}
+		fds, err1 := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 64)
+		n, err2 := strconv.ParseUint(strings.TrimPrefix(f[2], "0x"), 16, 64)
+		if err1 != nil || err2 != nil || n != 2 || fds == 0 || fds > math.MaxInt64 {
+			continue
+		}
+		var pfd [16]byte // two struct pollfd: int fd, short events, short revents
+		if _, err := mem.ReadAt(pfd[:], int64(fds)); err != nil {
+			continue
+		}
+		if int32(binary.NativeEndian.Uint32(pfd[0:])) == int32(c.fd) && int32(binary.NativeEndian.Uint32(pfd[8:])) == int32(c.wakeR) {
+			return true
+		}
+	}
+	return false
 }
 
 func waitErr(t *testing.T, done <-chan error) error {
@@ -102,7 +161,7 @@ func TestWaitingConnDeadlines(t *testing.T) {
 		c, _ := dialLoopback(t)
 		defer c.Close()
 		done := readBlocked(c)
-		time.Sleep(20 * time.Millisecond) // let the read block, most likely
+		waitInPoll(t, c)
 		c.SetDeadline(time.Now())
 		err := waitErr(t, done)
 		var ne net.Error
@@ -131,10 +190,18 @@ func TestWaitingConnDeadlines(t *testing.T) {
 	t.Run("cleared", func(t *testing.T) {
 		c, server := dialLoopback(t)
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(50 * time.Millisecond))
+		was := time.Now().Add(50 * time.Millisecond)
+		c.SetDeadline(was)
 		c.SetDeadline(time.Time{})
+		c.mu.Lock()
+		armed := c.timer != nil
+		c.mu.Unlock()
+		if armed {
+			t.Fatal("clearing the deadline left its timer armed")
+		}
 		done := readBlocked(c)
-		time.Sleep(150 * time.Millisecond)
+		waitInPoll(t, c)
+		time.Sleep(time.Until(was.Add(100 * time.Millisecond))) // past the deadline that was cleared
 		if _, err := server.Write([]byte("late")); err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +216,7 @@ func TestWaitingConnDeadlines(t *testing.T) {
 func TestWaitingConnClose(t *testing.T) {
 	c, _ := dialLoopback(t)
 	done := readBlocked(c)
-	time.Sleep(20 * time.Millisecond)
+	waitInPoll(t, c)
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
