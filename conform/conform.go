@@ -120,7 +120,7 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 		return rep, err
 	}
 	defer s.Close()
-	r := &runner{ctx: ctx, b: b, s: s, opts: opts}
+	r := &runner{ctx: ctx, b: b, s: s, opts: opts, now: time.Now}
 	rep.Checks = append(rep.Checks, checkTools(target))
 	for _, check := range []func() (Check, error){
 		r.staleVersion, r.missingVersion, r.sameKeyResend, r.lostReplyCreate, r.versionsIncrease,
@@ -185,6 +185,8 @@ type runner struct {
 	opts Options
 	keys int
 	log  []Exchange // the exchanges of the check running
+	// now tells the time of a reply: time.Now, or a test's clock.
+	now func() time.Time
 }
 
 // reply is any result object, read for what the checks look at.
