@@ -197,14 +197,13 @@ func integers(a, b contract.Version) (int64, int64, bool) {
 // The within-a-millisecond check writes back to back until a version repeats
 // (a failure), until the chance that a server with millisecond versions would
 // have shown no repeat falls below one in a million (a pass), or until it has
-// made maxFastWrites writes or spent maxFastTime, when it says it could not
-// test the clause and how far it got. On a loaded machine fewer round trips
-// come within a millisecond of the one before, so the check writes longer to
-// reach the same certainty; it does not stop at a fixed count and call the
-// clause untested.
+// made maxFastWrites writes or spent Options.FastTime, when it says it could
+// not test the clause and how far it got. On a loaded machine fewer round
+// trips come within a millisecond of the one before, so the check writes
+// longer to reach the same certainty; it does not stop at a fixed count and
+// call the clause untested.
 const (
 	maxFastWrites = 20000
-	maxFastTime   = 20 * time.Second
 	// wantShared is the expected number of consecutive commits sharing a
 	// millisecond, were versions cut to milliseconds: e^-14 < 10^-6.
 	wantShared = 14.0
@@ -221,7 +220,7 @@ func (r *runner) versionsWithinMillisecond() (Check, error) {
 	began := r.now()
 	last := began
 	writes := 0
-	for ; writes < maxFastWrites && last.Sub(began) < maxFastTime && shared < wantShared; writes++ {
+	for ; writes < maxFastWrites && last.Sub(began) < r.opts.FastTime && shared < wantShared; writes++ {
 		if len(r.log) > 1 {
 			r.log = r.log[len(r.log)-1:] // the evidence is the last two writes
 		}

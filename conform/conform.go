@@ -65,6 +65,10 @@ type Options struct {
 	// instants (a millisecond timestamp would otherwise collide); 0 means
 	// 2 ms.
 	Pause time.Duration
+	// FastTime bounds how long the within-a-millisecond check writes when
+	// too few of its writes come within a millisecond of each other to
+	// decide; 0 means 10 s.
+	FastTime time.Duration
 }
 
 // ToolLister is a target that lists its tools over the wire, as
@@ -102,6 +106,9 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 	}
 	if opts.Pause <= 0 {
 		opts.Pause = 2 * time.Millisecond
+	}
+	if opts.FastTime <= 0 {
+		opts.FastTime = 10 * time.Second
 	}
 	rep := Report{Target: opts.Name, Describe: target.Describe()}
 	if rep.Target == "" {
