@@ -16,8 +16,10 @@ test:
 # test-full runs every test without the race detector, at the sizes the README
 # cites: the checker-agreement tests at 20 seeds, the 50-kill crash test, the
 # reproduction checks and the baselines, which -race leaves out or shrinks.
+# cmd/notesbench reruns the whole reproduction: a few minutes idle, more on a
+# loaded machine, hence a timeout above go test's 10 minutes.
 test-full:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 # mutants plants bugs in a copy of the tree, one per clause of the contract
 # and one per count of the checker, and fails unless the tests of the package
