@@ -232,7 +232,7 @@ func (e *earlyReplies) Now() time.Time {
 			e.hold()
 		} else {
 			e.mu.Lock()
-			e.send = send // answered after all, when it has committed
+			e.send = send // not an edit: answered once it has committed, as usual
 			e.mu.Unlock()
 		}
 	}
