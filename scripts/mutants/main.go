@@ -18,16 +18,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -163,10 +166,14 @@ func main() {
 	list := flag.Bool("list", false, "list the mutants and exit")
 	verbose := flag.Bool("v", false, "print the test output of every mutant")
 	flag.Parse()
-	os.Exit(run(*runFlag, *list, *verbose, os.Stdout, os.Stderr))
+	// A Ctrl-C stops the test running and leaves no copy behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, *runFlag, *list, *verbose, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-func run(pattern string, list, verbose bool, stdout, stderr io.Writer) int {
+func run(ctx context.Context, pattern string, list, verbose bool, stdout, stderr io.Writer) int {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		fmt.Fprintf(stderr, "mutants: -run: %v\n", err)
@@ -217,7 +224,11 @@ func run(pattern string, list, verbose bool, stdout, stderr io.Writer) int {
 	}
 	for _, r := range runs {
 		start := time.Now()
-		out, failed, err := goTest(dir, r)
+		out, failed, err := goTest(ctx, dir, r)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "mutants: interrupted")
+			return 130
+		}
 		if err != nil || failed {
 			fmt.Fprintf(stderr, "mutants: go test %s fails without a mutant (%v):\n%s", r, err, out)
 			return 2
@@ -227,9 +238,12 @@ func run(pattern string, list, verbose bool, stdout, stderr io.Writer) int {
 	caught := 0
 	for i, m := range chosen {
 		start := time.Now()
-		out, failed, err := plant(dir, m)
+		out, failed, err := plant(ctx, dir, m)
 		secs := time.Since(start).Seconds()
 		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(stderr, "mutants: interrupted")
+			return 130
 		case err != nil:
 			fmt.Fprintf(stderr, "mutants: %s: %v\n%s", m.name, err, out)
 			return 2
@@ -254,7 +268,7 @@ func run(pattern string, list, verbose bool, stdout, stderr io.Writer) int {
 }
 
 // plant applies m in dir, runs its tests and restores the file.
-func plant(dir string, m mutant) (out []byte, failed bool, err error) {
+func plant(ctx context.Context, dir string, m mutant) (out []byte, failed bool, err error) {
 	path := filepath.Join(dir, m.file)
 	orig, err := os.ReadFile(path)
 	if err != nil {
@@ -268,15 +282,15 @@ func plant(dir string, m mutant) (out []byte, failed bool, err error) {
 	if err := os.WriteFile(path, bytes.Replace(orig, []byte(m.old), []byte(m.new), 1), 0o644); err != nil {
 		return nil, false, err
 	}
-	return goTest(dir, m.tests)
+	return goTest(ctx, dir, m.tests)
 }
 
 // goTest runs r in dir. It reports failed when a test failed; an error when go
 // test failed otherwise (a build error: a mutant that does not compile
 // catches nothing).
-func goTest(dir string, r testRun) ([]byte, bool, error) {
+func goTest(ctx context.Context, dir string, r testRun) ([]byte, bool, error) {
 	args := append([]string{"test", "-count=1", "-timeout", "10m", "-run", r.run}, r.pkgs...)
-	cmd := exec.Command("go", args...)
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	// A test that cannot reach PostgreSQL fails instead of skipping: a skip
 	// would let every mutant of pgstore escape.
