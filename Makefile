@@ -1,7 +1,7 @@
 GO ?= go
 NOTESBENCH = $(GO) run ./cmd/notesbench
 
-.PHONY: build test lint bench bench-peers fuzz conformance regress update-baselines reproduce
+.PHONY: build test test-full mutants lint bench bench-peers fuzz conformance regress update-baselines reproduce
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
@@ -12,6 +12,22 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+# test-full runs every test without the race detector, at the sizes the README
+# cites: the checker-agreement tests at 20 seeds, the 50-kill crash test, the
+# reproduction checks and the baselines, which -race leaves out or shrinks.
+# cmd/notesbench reruns the whole reproduction: a few minutes idle, more on a
+# loaded machine, hence a timeout above go test's 10 minutes.
+test-full:
+	$(GO) test -count=1 -timeout 30m ./...
+
+# mutants plants bugs in a copy of the tree, one per clause of the contract
+# and one per count of the checker, and fails unless the tests of the package
+# that owns each one fail (scripts/mutants; -run picks mutants by name:
+# make mutants MUTANTS=check).
+MUTANTS ?= .
+mutants:
+	$(GO) run ./scripts/mutants -run '$(MUTANTS)'
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/pgstore"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 	"github.com/notesbench/notesbench/store"
 )
@@ -22,18 +24,26 @@ import (
 //
 // The experiments run small (a seed or two, fewer edits and trials) so that
 // the test stays quick; each compares every row, run and fact, wall times
-// aside.
+// aside. fast runs with a service time of 200 µs, at which ms versions lose
+// lines within 40 edits (and the test requires them to): at the default the
+// three formats would all lose none, and a store that got ms versions wrong
+// would count the same as one that got them right. Each run is bounded by a
+// deadline, so that a store whose versions never match fails the test
+// instead of retrying until go test's timeout.
 func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 	pg := &pgstore.Target{URL: pgtest.URL(t)}
 	targets := []struct {
 		name string
 		t    contract.Target
 	}{{"sqlite", &store.Target{InMemory: true}}, {"postgres", pg}}
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), identityDeadline)
+	t.Cleanup(cancel) // after the parallel subtests
 
 	for _, exp := range []struct {
 		name string
 		run  func(contract.Target) (any, error)
+		// check, when set, judges the counts both stores agree on.
+		check func(t *testing.T, rendered string)
 	}{
 		{"race", func(tg contract.Target) (any, error) {
 			c := sim.DefaultRace()
@@ -41,34 +51,48 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 			c.Modes = append(c.Modes, sim.Mode{Guard: contract.GuardTab, Policy: sim.Refresh})
 			c.Edits = 20
 			return c.Run(ctx, c.Seeds)
-		}},
+		}, nil},
 		{"tabs", func(tg contract.Target) (any, error) {
 			c := sim.DefaultTabs()
 			c.Env = virtualEnv(tg, 1)
 			c.Edits = 20
 			return c.Run(ctx, c.Seeds)
-		}},
+		}, nil},
 		{"fast", func(tg contract.Target) (any, error) {
 			c := sim.DefaultFast()
 			c.Env = virtualEnv(tg, 1)
+			c.ServiceTime = 200 * time.Microsecond
 			c.Edits = 40
 			return c.Run(ctx, c.Seeds)
+		}, func(t *testing.T, rendered string) {
+			var res struct{ Rows []results.FastRow }
+			if err := json.Unmarshal([]byte(rendered), &res); err != nil {
+				t.Fatal(err)
+			}
+			lost := map[string]int{}
+			for _, r := range res.Rows {
+				lost[r.VersionFormat] = r.Lost
+			}
+			if len(lost) != 3 || lost["ms"] == 0 || lost["us-suffix"] != 0 || lost["counter"] != 0 {
+				t.Fatalf("lost lines by version format %v; want some for ms, none for us-suffix and counter", lost)
+			}
+			t.Logf("lost lines by version format, on both stores: %v", lost)
 		}},
 		{"create", func(tg contract.Target) (any, error) {
 			c := sim.DefaultCreate()
 			c.Seeds, c.Tabs, c.Parallel, c.Target = []uint64{1}, 10, 2, tg
 			return c.Run(ctx, c.Seeds)
-		}},
+		}, nil},
 		{"sources", func(tg contract.Target) (any, error) {
 			c := sim.DefaultSources()
 			c.Seeds, c.Sessions, c.ListSources, c.ListLimit, c.Parallel, c.Target = []uint64{1}, 5, 40, 25, 2, tg
 			return c.Run(ctx, c.Seeds)
-		}},
+		}, nil},
 		{"refs", func(tg contract.Target) (any, error) {
 			c := sim.DefaultRefs()
 			c.Trials, c.Parallel, c.Target = 40, 2, tg
 			return c.Run(ctx, []uint64{c.Seed})
-		}},
+		}, nil},
 	} {
 		t.Run(exp.name, func(t *testing.T) {
 			t.Parallel()
@@ -88,9 +112,16 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 			if n, err := rowCount(got[0]); err != nil || n == 0 {
 				t.Fatalf("%s made no rows (%v): %s", exp.name, err, got[0])
 			}
+			if exp.check != nil {
+				exp.check(t, got[0])
+			}
 		})
 	}
 }
+
+// identityDeadline bounds the identity test's runs, all of them: they take
+// seconds, under the race detector on a loaded machine well under a minute.
+const identityDeadline = 3 * time.Minute
 
 // virtualEnv runs seeds on the virtual clock against tg, two at a time.
 func virtualEnv(tg contract.Target, seeds ...uint64) sim.Env {

@@ -65,6 +65,10 @@ type Options struct {
 	// instants (a millisecond timestamp would otherwise collide); 0 means
 	// 2 ms.
 	Pause time.Duration
+	// FastTime bounds how long the within-a-millisecond check writes when
+	// too few of its writes come within a millisecond of each other to
+	// decide; 0 means 10 s.
+	FastTime time.Duration
 }
 
 // ToolLister is a target that lists its tools over the wire, as
@@ -103,6 +107,9 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 	if opts.Pause <= 0 {
 		opts.Pause = 2 * time.Millisecond
 	}
+	if opts.FastTime <= 0 {
+		opts.FastTime = 10 * time.Second
+	}
 	rep := Report{Target: opts.Name, Describe: target.Describe()}
 	if rep.Target == "" {
 		rep.Target = rep.Describe
@@ -120,7 +127,7 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 		return rep, err
 	}
 	defer s.Close()
-	r := &runner{ctx: ctx, b: b, s: s, opts: opts}
+	r := &runner{ctx: ctx, b: b, s: s, opts: opts, now: time.Now}
 	rep.Checks = append(rep.Checks, checkTools(target))
 	for _, check := range []func() (Check, error){
 		r.staleVersion, r.missingVersion, r.sameKeyResend, r.lostReplyCreate, r.versionsIncrease,
@@ -185,6 +192,8 @@ type runner struct {
 	opts Options
 	keys int
 	log  []Exchange // the exchanges of the check running
+	// now tells the time of a reply: time.Now, or a test's clock.
+	now func() time.Time
 }
 
 // reply is any result object, read for what the checks look at.

@@ -3,7 +3,9 @@ package conform
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
@@ -108,7 +110,10 @@ func TestOverMCP(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { tg.Close() })
-			rep, err := Run(ctx, tg, Options{Name: "in-memory"})
+			// The clause of writes within a millisecond is the embedded
+			// tests' to judge: over MCP under the race detector no two
+			// writes come that close, and it would write for 10 s to say so.
+			rep, err := Run(ctx, tg, Options{Name: "in-memory", FastTime: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,5 +127,87 @@ func TestOverMCP(t *testing.T) {
 				t.Fatalf("failed %q, want %q; %+v", got, tc.fails, rep.Checks[0])
 			}
 		})
+	}
+}
+
+// stepClock is the time for the store's commits and for conform's replies
+// alike: every commit moves it on by step, but commit number short, which
+// moves it by 0.2 ms, into the millisecond of the commit before when step is
+// 1.5 ms (commits then start on a millisecond, so no other two share one).
+type stepClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	step    time.Duration
+	commits int
+	short   int
+}
+
+func newStepClock(step time.Duration, short int) *stepClock {
+	return &stepClock{now: time.Date(2026, 11, 6, 9, 0, 0, 0, time.UTC), step: step, short: short}
+}
+
+// Now is the store's: the time of the next commit.
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.commits++
+	step := c.step
+	if c.commits == c.short {
+		step = 200 * time.Microsecond
+	}
+	c.now = c.now.Add(step)
+	return c.now
+}
+
+// read is conform's: the time a reply came, which moves nothing.
+func (c *stepClock) read() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// fastCheck runs the within-a-millisecond check alone against the embedded
+// store with the version format f, on clock.
+func fastCheck(t *testing.T, f contract.VersionFormat, clock *stepClock) Check {
+	t.Helper()
+	st, err := store.Open(store.InMemory, store.Options{VersionFormat: f, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.CreateNote(ctx, noteID); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	r := &runner{ctx: ctx, b: st, s: s, opts: Options{Writers: 8, Pause: time.Millisecond, FastTime: 20 * time.Second}, now: clock.read}
+	c, err := r.versionsWithinMillisecond()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The within-a-millisecond check keeps writing until it sees the repeat, when
+// round trips seldom come within a millisecond (as on a loaded machine): here
+// only the 1,500th write shares its millisecond with the write before, past
+// where the check used to stop and call the clause untested.
+func TestWithinMillisecondWritesUntilAVersionRepeats(t *testing.T) {
+	c := fastCheck(t, contract.FormatMS, newStepClock(1500*time.Microsecond, 1+1500)) // commit 1 made the Note
+	if c.Outcome != Fail || !strings.HasPrefix(c.Detail, "write 1500 got version ") || len(c.Evidence) == 0 {
+		t.Fatalf("%s: %s (%d exchanges of evidence); want a failure at write 1500", c.Outcome, c.Detail, len(c.Evidence))
+	}
+}
+
+// Versions that never repeat pass once enough writes came close enough that
+// millisecond versions would have repeated: each commit 0.2 ms after the one
+// before, here.
+func TestWithinMillisecondPassesDistinctVersions(t *testing.T) {
+	c := fastCheck(t, contract.FormatCounter, newStepClock(200*time.Microsecond, 0))
+	if c.Outcome != Pass || !strings.HasPrefix(c.Detail, "19 back-to-back writes") {
+		t.Fatalf("%s: %s; want a pass after 19 writes", c.Outcome, c.Detail)
 	}
 }

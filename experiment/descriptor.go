@@ -66,8 +66,9 @@ type Descriptor interface {
 	published() *results.Experiment
 	// rowNames returns the key fields and figures its rows are read by.
 	rowNames() (keys, figures []string)
-	// invariants returns what must hold of its rows on any clock.
-	invariants() []results.Invariant
+	// Invariants returns what must hold of its rows on any clock, the checks
+	// a real-clock run makes against a baseline.
+	Invariants() []results.Invariant
 	// merge puts shards of a run of the experiment together.
 	merge(s *Shards, version string) (*Outcome, error)
 }
@@ -241,7 +242,7 @@ func Define[C sim.Experiment[Row, Run], Row results.Row, Run any](d Def[C, Row, 
 
 func (d *descriptor[C, Row, Run]) Info() Info                      { return d.def.Info }
 func (d *descriptor[C, Row, Run]) published() *results.Experiment  { return d.pub }
-func (d *descriptor[C, Row, Run]) invariants() []results.Invariant { return d.def.Invariants }
+func (d *descriptor[C, Row, Run]) Invariants() []results.Invariant { return d.def.Invariants }
 
 func (d *descriptor[C, Row, Run]) rowNames() (keys, figures []string) {
 	var r Row

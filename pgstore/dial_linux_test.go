@@ -2,11 +2,16 @@ package pgstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +57,61 @@ func readBlocked(c net.Conn) <-chan error {
 		done <- err
 	}()
 	return done
+}
+
+// waitInPoll waits until a thread of the process is blocked in poll(2) on c:
+// a system call whose first two arguments are a pollfd array of two entries
+// that names c's socket and c's wake-up pipe. The kernel shows each thread's
+// system call and its arguments in /proc/self/task/*/syscall, and the array
+// is read from /proc/self/mem. It fails the test after 30 s.
+func waitInPoll(t *testing.T, c *waitingConn) {
+	t.Helper()
+	mem, err := os.Open("/proc/self/mem")
+	if err != nil {
+		t.Fatalf("cannot see whether a read blocks: %v", err)
+	}
+	defer mem.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		if blockedInPoll(t, mem, c) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no thread blocked in poll(2) on the connection within 30 s")
+		}
+	}
+}
+
+// blockedInPoll reports whether a thread is in a system call on c's pollfd
+// array.
+func blockedInPoll(t *testing.T, mem *os.File, c *waitingConn) bool {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/syscall")
+		if err != nil {
+			continue // the thread ended
+		}
+		f := strings.Fields(string(b)) // "running", or the number and the arguments in hex
+		if len(f) < 3 || f[0] == "running" {
+			continue
+		}
+		fds, err1 := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 64)
+		n, err2 := strconv.ParseUint(strings.TrimPrefix(f[2], "0x"), 16, 64)
+		if err1 != nil || err2 != nil || n != 2 || fds == 0 || fds > math.MaxInt64 {
+			continue
+		}
+		var pfd [16]byte // two struct pollfd: int fd, short events, short revents
+		if _, err := mem.ReadAt(pfd[:], int64(fds)); err != nil {
+			continue
+		}
+		if int32(binary.NativeEndian.Uint32(pfd[0:])) == int32(c.fd) && int32(binary.NativeEndian.Uint32(pfd[8:])) == int32(c.wakeR) {
+			return true
+		}
+	}
+	return false
 }
 
 func waitErr(t *testing.T, done <-chan error) error {
@@ -102,7 +162,7 @@ func TestWaitingConnDeadlines(t *testing.T) {
 		c, _ := dialLoopback(t)
 		defer c.Close()
 		done := readBlocked(c)
-		time.Sleep(20 * time.Millisecond) // let the read block, most likely
+		waitInPoll(t, c)
 		c.SetDeadline(time.Now())
 		err := waitErr(t, done)
 		var ne net.Error
@@ -131,10 +191,18 @@ func TestWaitingConnDeadlines(t *testing.T) {
 	t.Run("cleared", func(t *testing.T) {
 		c, server := dialLoopback(t)
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(50 * time.Millisecond))
+		was := time.Now().Add(50 * time.Millisecond)
+		c.SetDeadline(was)
 		c.SetDeadline(time.Time{})
+		c.mu.Lock()
+		armed := c.timer != nil
+		c.mu.Unlock()
+		if armed {
+			t.Fatal("clearing the deadline left its timer armed")
+		}
 		done := readBlocked(c)
-		time.Sleep(150 * time.Millisecond)
+		waitInPoll(t, c)
+		time.Sleep(time.Until(was.Add(100 * time.Millisecond))) // past the deadline that was cleared
 		if _, err := server.Write([]byte("late")); err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +217,7 @@ func TestWaitingConnDeadlines(t *testing.T) {
 func TestWaitingConnClose(t *testing.T) {
 	c, _ := dialLoopback(t)
 	done := readBlocked(c)
-	time.Sleep(20 * time.Millisecond)
+	waitInPoll(t, c)
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -202,29 +270,49 @@ func TestContextEndsAWriteWaitingForTheServer(t *testing.T) {
 // A call whose context ends just as the call completes leaves its session
 // usable: pgconn reports no error and keeps the connection, so the next
 // call, with a live context, succeeds. (A deadline that shut the socket down
-// for good failed this within a few hundred calls.)
+// for good failed this within a few hundred calls.) The timeouts spread
+// evenly on a log scale from a sixteenth of the time a read takes here,
+// measured first, to 54 times it, so that on a loaded machine too some reads
+// are interrupted and some finish as their context ends; the calls go on, up
+// to 4,000, until both have happened.
 func TestLateCancelLeavesTheSessionUsable(t *testing.T) {
 	s, c := openNote(t, newTarget(t), contract.RunSpec{})
+	took := make([]time.Duration, 21)
+	for i := range took {
+		start := time.Now()
+		if _, err := c.ReadNoteTab(ctx, note, "markdown"); err != nil {
+			t.Fatal(err)
+		}
+		took[i] = time.Since(start)
+	}
+	slices.Sort(took)
+	read := took[len(took)/2]
 	v := contract.Version("1")
-	reads := 0
-	for i := 0; i < 400; i++ {
-		cctx, cancel := context.WithTimeout(ctx, time.Duration(20+i%40*15)*time.Microsecond)
+	reads, interrupted, calls := 0, 0, 0
+	for ; calls < 4000 && (calls < 400 || reads == 0 || interrupted == 0); calls++ {
+		cctx, cancel := context.WithTimeout(ctx, time.Duration(float64(read)*math.Exp2(float64(calls%40)/4-4)))
 		_, err := c.ReadNoteTab(cctx, note, "markdown")
 		cancel()
 		if err != nil { // interrupted: pgconn closed the connection
+			interrupted++
 			c.Close()
 			c = mustConn(t, s)
+			// The first call of a connection connects and prepares: not the
+			// call a timeout is meant for.
+			if _, err := c.ReadNoteTab(ctx, note, "markdown"); err != nil {
+				t.Fatal(err)
+			}
 			continue
 		}
 		reads++
-		r, err := replaceText(c, v, fmt.Sprint("k", i), "x")
+		r, err := replaceText(c, v, fmt.Sprint("k", calls), "x")
 		if err != nil {
-			t.Fatalf("call %d: the read succeeded, the next write failed: %v", i, err)
+			t.Fatalf("call %d: the read succeeded, the next write failed: %v", calls, err)
 		}
 		v = r.Version
 	}
-	if reads == 0 {
-		t.Fatal("no read finished within its timeout: the test proved nothing")
+	t.Logf("a read takes %v here; of %d reads with timeouts %d finished, %d were interrupted", read, calls, reads, interrupted)
+	if reads == 0 || interrupted == 0 {
+		t.Fatal("the reads did not both finish and get interrupted: the test proved nothing")
 	}
-	t.Logf("%d of 400 reads finished within their timeouts", reads)
 }

@@ -11,17 +11,18 @@ import (
 var ctx = context.Background()
 
 // TestContract runs the contract's suite against the SQLite store: WAL files
-// and in-memory databases.
+// and in-memory databases, each editor on a connection of its own as the
+// published setup has it, and WAL files with the writes queued, as serve opens
+// its store.
 func TestContract(t *testing.T) {
-	for _, mem := range []bool{false, true} {
-		name := "file"
-		if mem {
-			name = "memory"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		mem, queueing bool
+	}{{"file", false, false}, {"memory", true, false}, {"file queued", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			contracttest.Run(t, contracttest.Config{FixedClock: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
-				tg := &Target{Dir: t.TempDir(), InMemory: mem}
+				tg := &Target{Dir: t.TempDir(), InMemory: tc.mem, QueueWrites: tc.queueing}
 				t.Cleanup(func() { tg.Close() })
 				b, err := tg.Open(ctx, run)
 				if err != nil {

@@ -2,13 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/results"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -212,6 +219,32 @@ func TestBaselineGate(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, append(real, "--baseline", realBase)...); code != 0 {
 		t.Fatalf("real clock against a baseline: exit %d: %s", code, stderr)
+	}
+	recorded, err := os.ReadFile(realBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored struct {
+		Rows []results.RaceRow `json:"rows"`
+	}
+	if err := json.Unmarshal(recorded, &stored); err != nil {
+		t.Fatal(err)
+	}
+	reapply := slices.IndexFunc(stored.Rows, func(r results.RaceRow) bool { return r.Policy == "reapply" })
+	if reapply < 0 {
+		t.Fatalf("the baseline has no reapply row: %+v", stored.Rows)
+	}
+	stored.Rows[reapply].Lost = 1
+	race, _ := experiment.Lookup(experiment.All(), "race")
+	out := &experiment.Outcome{Report: results.Report{Experiment: "race", Rows: stored.Rows}, Invariants: race.Invariants()}
+	for _, r := range stored.Rows {
+		out.Rows = append(out.Rows, r)
+	}
+	err = checkRealBaseline(io.Discard, realBase, recorded, out)
+	var reg *regressionError
+	if !errors.As(err, &reg) || !strings.Contains(err.Error(), fmt.Sprintf("rows[%d].lost", reapply)) ||
+		!strings.Contains(err.Error(), "re-applying after a conflict never loses a line") {
+		t.Fatalf("a reapply row that lost a line, on the real clock: %v; want a regression naming the invariant", err)
 	}
 	// A baseline of other parameters is bad usage, not a regression.
 	if code, _, stderr := runCLI(t, append(real, "--baseline", base)...); code != 2 || !strings.Contains(stderr, "was recorded with other parameters") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,8 @@ func TestReproduceBadInput(t *testing.T) {
 }
 
 // REPRODUCED.md is deterministic for virtual-clock content: the same command
-// writes the same file twice (its machine lines aside), and it is a golden file.
+// writes the same file twice (its machine lines aside). The committed one is
+// held to the code by TestCommittedReproductionIsReproduced.
 func TestReproduceWritesDeterministicReport(t *testing.T) {
 	var mds []string
 	for i := 0; i < 2; i++ {
@@ -162,4 +164,129 @@ func TestReproduceAgainst(t *testing.T) {
 	if !strings.Contains(stdout, line+".") {
 		t.Errorf("stdout lacks %q", line)
 	}
+}
+
+// committed reads the committed reproduction: reproduction/reproduced.json and
+// the summary lines of reproduction/REPRODUCED.md.
+func committed(t *testing.T) (results.Reproduction, []string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "reproduction", "reproduced.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js results.Reproduction
+	if err := json.Unmarshal(b, &js); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join("..", "..", "reproduction", "REPRODUCED.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js, summaryLines(string(md))
+}
+
+// summaryLines returns a REPRODUCED.md's summary sentences: the bold line
+// and the published-fit one, up to its first full stop.
+func summaryLines(md string) []string {
+	var out []string
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(line, "**") && strings.Contains(line, "published figures consistent with ours"):
+			out = append(out, strings.Trim(line, "*"))
+		case strings.HasPrefix(line, "Under the published-fit timing"):
+			if i := strings.Index(line, ". "); i >= 0 {
+				line = line[:i+1]
+			}
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// The README quotes the committed reproduction's summary, which is what its
+// JSON counts: the figures consistent of those judged, and under the
+// published-fit timing the race and tabs figures under both models.
+func TestCommittedReproductionSummary(t *testing.T) {
+	js, lines := committed(t)
+	tm := js.Timing
+	if tm == nil {
+		t.Fatal("reproduced.json has no timing models")
+	}
+	want := []string{
+		fmt.Sprintf("%d of %d published figures consistent with ours (central 99 %% range; timings compared as ratios only).", js.Consistent, js.Judged),
+		fmt.Sprintf("Under the published-fit timing (inferred from the published figures, not stated in the write-up), %d of %d race and tabs figures consistent with ours; under the default timing %d of %d.",
+			tm.Consistent, tm.Judged, tm.DefaultConsistent, tm.DefaultJudged),
+	}
+	if !slices.Equal(lines, want) {
+		t.Fatalf("REPRODUCED.md's summary:\n%s\nreproduced.json counts:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range want {
+		if !strings.Contains(string(readme), "\n> "+l+"\n") {
+			t.Errorf("the README does not quote the committed summary %q", l)
+		}
+	}
+}
+
+// timedSections are the headings of REPRODUCED.md's sections whose figures
+// are timings of this machine, which no two runs share.
+var timedSections = []string{"### Time per edit_note_tab write", "### Ours against the published figures (ratios"}
+
+// withoutTimings drops from a REPRODUCED.md the lines that describe the
+// machine and the version, and the sections of timings.
+func withoutTimings(md string) string {
+	var keep []string
+	timed := false
+	for _, line := range strings.Split(stripMachine(md), "\n") {
+		if strings.HasPrefix(line, "#") {
+			timed = slices.ContainsFunc(timedSections, func(h string) bool { return strings.HasPrefix(line, h) })
+		}
+		if !timed {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// The committed reproduction is what the code makes: the command it names,
+// run again, writes the same REPRODUCED.md, every table, verdict and summary,
+// timings of this machine aside. It runs every experiment at the published
+// parameters with 100 replications (1.5 to 2 minutes here, idle): make
+// test-full runs it, -short and the race detector leave it out.
+func TestCommittedReproductionIsReproduced(t *testing.T) {
+	if testing.Short() || raceDetector {
+		t.Skip("reruns the committed reproduction: every experiment, 100 replications")
+	}
+	js, _ := committed(t)
+	args := strings.Fields(js.Command)
+	if len(args) < 2 || args[0] != "notesbench" || args[1] != "reproduce" || slices.Contains(args, "--out") {
+		t.Fatalf("reproduced.json names the command %q", js.Command)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI(t, append(args[1:], "--out", dir)...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", js.Command, code, stderr)
+	}
+	fresh, err := os.ReadFile(filepath.Join(dir, "REPRODUCED.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(filepath.Join("..", "..", "reproduction", "REPRODUCED.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := withoutTimings(string(fresh)), withoutTimings(string(old))
+	if got == want {
+		return
+	}
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			t.Fatalf("%s no longer makes the committed reproduction (make reproduce, and review the diff): line %d of REPRODUCED.md, timings aside:\ncommitted: %s\nnow:       %s", js.Command, i+1, wl[i], gl[i])
+		}
+	}
+	t.Fatalf("%s no longer makes the committed reproduction (make reproduce, and review the diff): %d lines of REPRODUCED.md, committed %d", js.Command, len(gl), len(wl))
 }

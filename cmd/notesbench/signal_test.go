@@ -5,11 +5,14 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,8 +41,10 @@ func buildNotesbench(t *testing.T, dir string) string {
 // Ctrl-C stops every command mid-run: exit 130 (SIGTERM: 143), "interrupted"
 // on stderr, and nothing left behind — no --out file, no reproduction folder,
 // no temporary database. Each command runs as a child process with its
-// temporary folder in a folder of its own, gets the signal half a second into
-// a run that takes many seconds, and must be gone soon after.
+// temporary folder in a folder of its own, gets the signal once it handles
+// signals and, for a command that keeps its databases in a temporary folder,
+// once that folder exists, in a run that takes many seconds, and must be gone
+// soon after.
 func TestSignalStopsEveryCommand(t *testing.T) {
 	bin := buildNotesbench(t, t.TempDir())
 	for _, tc := range []struct {
@@ -48,23 +53,29 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 		sig  syscall.Signal
 		code int
 		last string // the last line on stderr; "": notesbench: interrupted
+		// temp says the command keeps its databases in a temporary folder:
+		// the signal waits until the folder exists.
+		temp bool
+		// started, when set, is what stderr says once the command runs: the
+		// signal waits for it.
+		started string
 	}{
-		{"race", []string{"race", "--seeds", "1-2", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"race SIGTERM", []string{"race", "--seeds", "1-2", "--replications", "0", "--out", "OUT"}, syscall.SIGTERM, 143, ""},
-		{"tabs", []string{"tabs", "--seeds", "1", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"fast", []string{"fast", "--clock", "virtual", "--seeds", "1-5", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"create", []string{"create", "--tabs", "1000", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"sources", []string{"sources", "--sessions", "5000", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"refs", []string{"refs", "--trials", "100000", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"outline", []string{"outline", "--replications", "10000", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"validate", []string{"validate", "create_note_tab", "-", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"bench", []string{"bench", "--writes", "100000", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"reproduce", []string{"reproduce", "--only", "race,tabs", "--out", "OUT"}, syscall.SIGINT, 130, ""},
-		{"crash", []string{"crash", "--kills", "5000", "--history", "OUT"}, syscall.SIGINT, 130, ""},
+		{"race", []string{"race", "--seeds", "1-2", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, "", true, ""},
+		{"race SIGTERM", []string{"race", "--seeds", "1-2", "--replications", "0", "--out", "OUT"}, syscall.SIGTERM, 143, "", true, ""},
+		{"tabs", []string{"tabs", "--seeds", "1", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, "", true, ""},
+		{"fast", []string{"fast", "--clock", "virtual", "--seeds", "1-5", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, "", true, ""},
+		{"create", []string{"create", "--tabs", "1000", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, "", false, ""},
+		{"sources", []string{"sources", "--sessions", "5000", "--replications", "0", "--out", "OUT"}, syscall.SIGINT, 130, "", false, ""},
+		{"refs", []string{"refs", "--trials", "100000", "--out", "OUT"}, syscall.SIGINT, 130, "", false, ""},
+		{"outline", []string{"outline", "--replications", "10000", "--out", "OUT"}, syscall.SIGINT, 130, "", false, ""},
+		{"validate", []string{"validate", "create_note_tab", "-", "--out", "OUT"}, syscall.SIGINT, 130, "", false, ""},
+		{"bench", []string{"bench", "--writes", "100000", "--out", "OUT"}, syscall.SIGINT, 130, "", true, ""},
+		{"reproduce", []string{"reproduce", "--only", "race,tabs", "--out", "OUT"}, syscall.SIGINT, 130, "", true, ""},
+		{"crash", []string{"crash", "--kills", "5000", "--history", "OUT"}, syscall.SIGINT, 130, "", true, ""},
 		// conform waits on a server that never answers.
-		{"conform", []string{"conform", "--target", "stdio:sleep 600"}, syscall.SIGINT, 130, ""},
+		{"conform", []string{"conform", "--target", "stdio:sleep 600"}, syscall.SIGINT, 130, "", false, ""},
 		// serve stops gracefully on a signal, as it documents, and exits 0.
-		{"serve", []string{"serve", "--memory"}, syscall.SIGINT, 0, "notesbench serve: stopped; database closed"},
+		{"serve", []string{"serve", "--memory"}, syscall.SIGINT, 0, "notesbench serve: stopped; database closed", false, "notesbench serve: MCP over stdio"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -74,10 +85,14 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 			for i, a := range tc.args {
 				args[i] = strings.ReplaceAll(a, "OUT", out)
 			}
-			cmd := exec.Command(bin, args...)
+			// Started with SIGINT ignored, as a shell starts a command in the
+			// background: Go then leaves SIGINT alone until notesbench asks
+			// for it, so that /proc shows when it handles signals.
+			cmd := exec.Command("sh", append([]string{"-c", `trap '' INT; exec "$0" "$@"`, bin}, args...)...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "TMPDIR="+dir)
-			var stdout, stderr bytes.Buffer
+			var stdout bytes.Buffer
+			var stderr lockedBuffer // read while the command writes it
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			// A pipe that stays open and empty: validate waits on it.
 			stdin, err := cmd.StdinPipe()
@@ -97,10 +112,23 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 				}
 			})
 
-			select {
-			case err := <-done:
-				t.Fatalf("finished before the signal (%v): make its run longer\n%s", err, stderr.String())
-			case <-time.After(500 * time.Millisecond):
+			running := func() bool {
+				if tc.started != "" && !strings.Contains(stderr.String(), tc.started) {
+					return false
+				}
+				if !tc.temp {
+					return true
+				}
+				entries, _ := os.ReadDir(dir)
+				for _, e := range entries {
+					if strings.HasPrefix(e.Name(), "notesbench-") {
+						return true
+					}
+				}
+				return false
+			}
+			if err := waitRunning(cmd.Process.Pid, bin, running, done); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
 			}
 			sent := time.Now()
 			if err := cmd.Process.Signal(tc.sig); err != nil {
@@ -138,4 +166,72 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitRunning waits until the process pid runs bin and handles SIGINT, and
+// running says it is under way; it fails when the process ends first or after
+// 30 s. Linux shows the signals a process catches in /proc/PID/status
+// (SigCgt); elsewhere it waits half a second instead of the first two.
+func waitRunning(pid int, bin string, running func() bool, done <-chan error) error {
+	status := fmt.Sprintf("/proc/%d/status", pid)
+	_, err := os.Stat(status)
+	procfs := err == nil
+	ready := func() bool {
+		if !procfs {
+			return running()
+		}
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil || exe != bin {
+			return false // still the shell
+		}
+		b, err := os.ReadFile(status)
+		return err == nil && catches(string(b), syscall.SIGINT) && running()
+	}
+	if !procfs {
+		select {
+		case err := <-done:
+			return fmt.Errorf("finished before the signal (%v): make its run longer", err)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	deadline := time.After(30 * time.Second)
+	for !ready() {
+		select {
+		case err := <-done:
+			return fmt.Errorf("finished before the signal (%v): make its run longer", err)
+		case <-deadline:
+			return errors.New("not under way with SIGINT handled 30 s after it started")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// catches reports whether a /proc/PID/status text lists sig among the
+// signals the process catches.
+func catches(status string, sig syscall.Signal) bool {
+	for _, line := range strings.Split(status, "\n") {
+		if hex, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a command writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

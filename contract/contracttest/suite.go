@@ -34,6 +34,11 @@ func Run(t *testing.T, cfg Config) {
 		{"MicrosecondSuffixVersionsDoNotCollide", testMicrosecondSuffixVersionsDoNotCollide},
 		{"IdempotencyOrder", testIdempotencyOrder},
 		{"KeyScopedPerNoteAndTool", testKeyScopedPerNoteAndTool},
+		{"StaleVersionIsAConflict", testStaleVersionIsAConflict},
+		{"ReplayReturnsTheFirstResult", testReplayReturnsTheFirstResult},
+		{"LostReplyIsWrittenOnce", testLostReplyIsWrittenOnce},
+		{"KeyAcrossTools", testKeyAcrossTools},
+		{"VersionFormats", testVersionFormats},
 		{"ConcurrentReapplyLosesNothing", testConcurrentReapplyLosesNothing},
 		{"ConcurrentWritersOneWins", testConcurrentWritersOneWins},
 		{"CallBadInputChangesNothing", testCallBadInputChangesNothing},
@@ -422,7 +427,7 @@ func testConcurrentReapplyLosesNothing(t *testing.T, cfg Config) {
 		sessions[e] = h.session()
 	}
 	for e, s := range sessions {
-		wg.Go(func() { errs <- appendLines(s, e, edits) })
+		wg.Go(func() { errs <- appendLines(s, e, edits, editors*edits) })
 	}
 	wg.Wait()
 	close(errs)
@@ -448,9 +453,16 @@ func testConcurrentReapplyLosesNothing(t *testing.T, cfg Config) {
 	}
 }
 
-func appendLines(s contract.Session, e, edits int) error {
+// appendLines makes edits edits of editor e, re-reading and re-applying on a
+// conflict. A conflict means another editor's write landed since the read, so
+// no edit needs more tries than there are writes in all (maxTries): a loop
+// beyond that is an implementation whose versions never match, and fails.
+func appendLines(s contract.Session, e, edits, maxTries int) error {
 	for i := 0; i < edits; i++ {
 		for try := 0; ; try++ {
+			if try == maxTries {
+				return fmt.Errorf("editor %d edit %d: %d conflicts in a row, more than there are writes", e, i, try)
+			}
 			cur, err := s.ReadNoteTab(ctx, note, "markdown")
 			if err != nil {
 				return err

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/store"
@@ -41,10 +43,14 @@ type ChildConfig struct {
 	DB          string
 	Synchronous contract.Synchronous
 
-	// lie, set by this package's tests only, answers a call in the store's
-	// place when it returns true: a store that acknowledges what it never
-	// wrote, which the test must catch.
-	lie func(tool string, args json.RawMessage) (json.RawMessage, bool)
+	// replyBeforeCommit, set by this package's tests only, makes a child that
+	// answers an edit before its COMMIT: once the edit's transaction has
+	// passed the contract's checks, the child sends the result the edit will
+	// commit, calls replyBeforeCommit (which holds the transaction open) and
+	// only then goes on to COMMIT. Nothing is lost unless the child dies in
+	// between; a kill then loses a write the editor was told had committed,
+	// which the test must catch.
+	replyBeforeCommit func()
 }
 
 // Serve runs a child: it opens the store, answers requests from in on out until
@@ -63,7 +69,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg ChildConfig) er
 		_, err = out.Write(append(b, '\n'))
 		return err
 	}
-	st, err := store.Open(cfg.DB, store.Options{Synchronous: cfg.Synchronous})
+	var early *earlyReplies
+	opts := store.Options{Synchronous: cfg.Synchronous}
+	if cfg.replyBeforeCommit != nil {
+		early = &earlyReplies{hold: cfg.replyBeforeCommit}
+		opts.Clock = early
+	}
+	st, err := store.Open(cfg.DB, opts)
 	if err != nil {
 		send(reply{Fatal: err.Error()})
 		return err
@@ -101,16 +113,16 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg ChildConfig) er
 		case req.Op != "":
 			err = fmt.Errorf("unknown op %q", req.Op)
 		default:
-			if cfg.lie != nil {
-				var lied bool
-				if res, lied = cfg.lie(req.Tool, req.Args); lied {
-					break
-				}
-			}
 			if s.conn == nil {
 				if s.conn, err = st.Conn(ctx); err != nil {
 					break
 				}
+			}
+			if early != nil && early.writes(req) {
+				if early.call(func() { res, err = contract.Call(ctx, s.conn, req.Tool, req.Args) }, req, send) {
+					return // answered before the commit
+				}
+				break
 			}
 			res, err = contract.Call(ctx, s.conn, req.Tool, req.Args)
 		}
@@ -162,4 +174,86 @@ func warmUp(ctx context.Context, st *store.Store) error {
 		err = nil
 	}
 	return err
+}
+
+// earlyReplies is the clock of a child that answers edits before their COMMIT
+// (ChildConfig.replyBeforeCommit). The store asks its clock for the time of a
+// write's new version inside the write's transaction, after the contract's
+// checks and before the COMMIT: there the clock sends the edit's result and
+// holds the transaction open. The child runs one write at a time, so the
+// write in the store is the one the clock answers for.
+type earlyReplies struct {
+	hold func()
+
+	one sync.Mutex // held by the write in the store
+	mu  sync.Mutex // guards the fields below
+	req request
+	// send answers req; nil once it has been answered.
+	send func(reply) error
+}
+
+// writes reports whether req is a write, which runs one at a time (only an
+// edit is answered early).
+func (e *earlyReplies) writes(req request) bool {
+	switch req.Tool {
+	case contract.ToolEditNoteTab, contract.ToolCreateNoteTab, contract.ToolAddNoteSource:
+		return true
+	}
+	return false
+}
+
+// call runs the write req with call, answering it early through send when it
+// is an edit and the store reaches its version; it reports whether it did, and
+// the caller must then not answer again.
+func (e *earlyReplies) call(call func(), req request, send func(reply) error) (answered bool) {
+	e.one.Lock()
+	defer e.one.Unlock()
+	e.mu.Lock()
+	e.req, e.send = req, send
+	e.mu.Unlock()
+	call()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	answered = e.send == nil
+	e.send = nil
+	return answered
+}
+
+// Now answers the write in the store with the result it will commit, the
+// first time the store asks, then holds the transaction open.
+func (e *earlyReplies) Now() time.Time {
+	e.mu.Lock()
+	send, req := e.send, e.req
+	e.send = nil
+	e.mu.Unlock()
+	if send != nil {
+		if res, ok := predictEdit(req.Args); ok {
+			send(reply{ID: req.ID, Result: res})
+			e.hold()
+		} else {
+			e.mu.Lock()
+			e.send = send // not an edit: answered once it has committed, as usual
+			e.mu.Unlock()
+		}
+	}
+	return time.Now()
+}
+
+// predictEdit is the result an edit with counter versions commits once it has
+// passed the version check: its expected version plus one.
+func predictEdit(args json.RawMessage) (json.RawMessage, bool) {
+	var req contract.EditRequest
+	if err := json.Unmarshal(args, &req); err != nil {
+		return nil, false
+	}
+	n, err := strconv.ParseInt(string(req.ExpectedVersion), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	_, changed, err := contract.ApplyEdit(contract.TypeMarkdown, "", req)
+	if err != nil || req.Operation != contract.OpReplaceText {
+		return nil, false
+	}
+	res, err := json.Marshal(contract.EditResult{NoteID: req.NoteID, TabID: req.TabID, Version: contract.Version(strconv.FormatInt(n+1, 10)), Changed: changed})
+	return res, err == nil
 }
