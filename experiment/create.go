@@ -29,6 +29,7 @@ Duplicates are counted in the store.`,
 			"notesbench create --target http://127.0.0.1:8765/mcp --order key-first",
 		},
 		Target: true, InMemory: true, History: true, Replications: 100, Baseline: true,
+		Needs: []contract.Capability{contract.CapCreate, contract.CapList},
 	},
 	Default: sim.DefaultCreate,
 	Params: func(c *sim.Create) []Param {

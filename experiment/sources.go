@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -24,6 +25,7 @@ a hash of the URL as written, and a hash of the Note ID and the normalized URL.`
 			"notesbench sources --history s.jsonl && notesbench check s.jsonl",
 		},
 		Target: true, InMemory: true, History: true, Replications: 20, Baseline: true,
+		Needs: []contract.Capability{contract.CapAddSource, contract.CapList, contract.CapListSources},
 	},
 	Default: sim.DefaultSources,
 	Params: func(c *sim.Sources) []Param {

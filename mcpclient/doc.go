@@ -9,12 +9,15 @@
 //	stdio:COMMAND [ARGS]     spawn COMMAND, speak MCP on its stdin and stdout
 //	http://HOST:PORT/PATH    streamable HTTP
 //
-// Dial connects one control session, reads tools/list and checks that it
-// holds the seven tools with the contract's required fields (expected_version
-// and idempotency_key on the writes, and every other one); a missing tool or a
-// schema that differs is one error naming the target and the tool. Every error
-// names the target: unreachable, no MCP handshake, a tool missing, a server
-// that died (with its exit status and the last line of its stderr).
+// Dial connects one control session, reads tools/list and checks that the
+// contract's tools it lists have the contract's required fields
+// (expected_version and idempotency_key on the writes, and every other one); a
+// schema that differs is one error naming the target and the tool. Each
+// experiment asks for the capabilities it uses (Require, contract.Capable): a
+// server that lacks a tool one of them calls is one error naming the tools
+// missing and the tools it lists. Every error names the target: unreachable,
+// no MCP handshake, a tool missing, a server that died (with its exit status
+// and the last line of its stderr).
 //
 // # Sessions
 //
@@ -48,8 +51,8 @@
 // extension when it offers one; a server without it can serve one run on a
 // fresh Note the user names (Options.Note). The person's actions
 // (contract.Person) are offered on a Session when the server lists the
-// notesbench_ person tools; Target.RequirePerson names the missing tool for an
-// experiment that needs them. The extension tools' names and requests are
+// notesbench_ person tools; Require names them when an experiment needs them
+// (contract.CapPerson). The extension tools' names and requests are
 // contract/ext's, and every session declares ext.Capability in its
 // initialize, which a notesbench server lists them for.
 //

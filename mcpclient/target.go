@@ -211,7 +211,9 @@ func (c *conn) callJSON(ctx context.Context, tool string, args json.RawMessage) 
 	return nil, false, fmt.Errorf("target %s: %s: result that is no JSON object: %q", c.t.name, tool, text)
 }
 
-// listTools reads tools/list and checks the seven tools.
+// listTools reads tools/list and checks the schemas of the contract's tools
+// it lists. A tool it does not list is no error here: each experiment asks for
+// the tools it uses (Require).
 func (t *Target) listTools(ctx context.Context) error {
 	t.tools = map[string]*mcp.Tool{}
 	for tool, err := range t.control.cs.Tools(ctx, nil) {
@@ -220,27 +222,79 @@ func (t *Target) listTools(ctx context.Context) error {
 		}
 		t.tools[tool.Name] = tool
 	}
-	var missing []string
 	for _, ct := range contract.Tools() {
 		lt, ok := t.tools[ct.Name]
 		if !ok {
-			missing = append(missing, ct.Name)
 			continue
 		}
 		for _, p := range schemaDiff(ct.InputSchema, lt.InputSchema) {
 			t.problems = append(t.problems, ct.Name+": "+p)
 		}
 	}
-	switch {
-	case len(missing) == 1:
-		return fmt.Errorf("target %s lacks the tool %s", t.name, missing[0])
-	case len(missing) > 1:
-		return fmt.Errorf("target %s lacks the tools %s", t.name, strings.Join(missing, ", "))
-	case len(t.problems) > 0 && !t.opts.LenientSchemas:
+	if len(t.problems) > 0 && !t.opts.LenientSchemas {
 		tool, problem, _ := strings.Cut(t.problems[0], ": ")
 		return fmt.Errorf("target %s: tool %s differs from the contract's: %s", t.name, tool, problem)
 	}
 	return nil
+}
+
+// capabilityTools are the tools of the contract each capability calls.
+var capabilityTools = map[contract.Capability][]string{
+	contract.CapRead:        {contract.ToolReadNoteTab},
+	contract.CapWrite:       {contract.ToolEditNoteTab},
+	contract.CapCreate:      {contract.ToolCreateNoteTab},
+	contract.CapList:        {contract.ToolListNoteTabs},
+	contract.CapAddSource:   {contract.ToolAddNoteSource},
+	contract.CapListSources: {contract.ToolListNoteAttachments},
+	contract.CapEditTabs:    {contract.ToolEditNoteTab, contract.ToolReadNoteTab},
+	contract.CapPerson:      ext.PersonTools,
+}
+
+// Require returns an error naming the tools of caps the server does not
+// list, and the tools it lists, for the experiment why names; nil when it
+// lists them all.
+func (t *Target) Require(why string, caps ...contract.Capability) error {
+	var missing []string
+	for _, c := range caps {
+		tools, ok := capabilityTools[c]
+		if !ok {
+			return fmt.Errorf("target %s: unknown capability %q", t.name, c)
+		}
+		for _, tool := range tools {
+			if !t.Offers(tool) && !slices.Contains(missing, tool) {
+				missing = append(missing, tool)
+			}
+		}
+	}
+	return LacksError(t.name, why, missing, t.listed())
+}
+
+// listed returns the names of the tools the server lists, sorted.
+func (t *Target) listed() []string {
+	names := make([]string, 0, len(t.tools))
+	for name := range t.tools {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LacksError is the one line for a server that lacks tools an experiment
+// needs: the target, the tools missing, what needs them, and the tools it
+// lists. It is nil when nothing is missing.
+func LacksError(target, why string, missing, listed []string) error {
+	if len(missing) == 0 {
+		return nil
+	}
+	what := "the tool " + missing[0]
+	if len(missing) > 1 {
+		what = "the tools " + strings.Join(missing, ", ")
+	}
+	lists := "no tools"
+	if len(listed) > 0 {
+		lists = strings.Join(listed, ", ")
+	}
+	return fmt.Errorf("target %s lacks %s, which %s needs; it lists %s", target, what, why, lists)
 }
 
 // schemaDiff lists how a listed input schema differs from the contract's in
@@ -296,17 +350,6 @@ func (t *Target) Offers(tool string) bool {
 	return ok
 }
 
-// require returns an error naming the target and the first tool it does not
-// list, for an experiment that needs them; why says what needs them.
-func (t *Target) require(why string, tools ...string) error {
-	for _, tool := range tools {
-		if !t.Offers(tool) {
-			return fmt.Errorf("target %s lacks %s, which %s needs", t.name, tool, why)
-		}
-	}
-	return nil
-}
-
 // offersPerson reports whether the server lists every tool of the person's
 // actions (contract.Person).
 func (t *Target) offersPerson() bool {
@@ -318,12 +361,7 @@ func (t *Target) offersPerson() bool {
 	return true
 }
 
-// RequirePerson is require for the person's actions (contract.Person).
-func (t *Target) RequirePerson(why string) error {
-	return t.require(why+" (the person's actions)", ext.PersonTools...)
-}
-
-var _ contract.PersonOffer = (*Target)(nil)
+var _ contract.Capable = (*Target)(nil)
 
 // SchemaProblems lists how the listed schemas differ from the contract's, as
 // "edit_note_tab: expected_version is not required"; empty when they do not.

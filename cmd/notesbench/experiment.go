@@ -152,11 +152,9 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	case info.InMemory:
 		rt.Target = backend.Memory()
 	}
-	if info.Person {
-		if p, ok := rt.Target.(contract.PersonOffer); ok {
-			if err := p.RequirePerson(info.Name); err != nil {
-				return reachError{err}
-			}
+	if c, ok := rt.Target.(contract.Capable); ok && len(info.Needs) > 0 {
+		if err := c.Require(info.Name, info.Needs...); err != nil {
+			return reachError{err}
 		}
 	}
 	if info.History {
