@@ -19,6 +19,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
+	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
 // ProtocolVersion is the MCP protocol version a session asks for: the last one
@@ -42,6 +43,9 @@ type Options struct {
 	LenientSchemas bool
 	// Version is the client's version in the handshake.
 	Version string
+	// Profile, when set, maps the contract onto the server's own tools
+	// (package profile); nil means the contract's own tools.
+	Profile *profile.Profile
 }
 
 // Target is the contract over MCP: a contract.Target whose Backends are one
@@ -57,6 +61,7 @@ type Target struct {
 	tools    map[string]*mcp.Tool
 	problems []string
 	served   *ext.Describe // nil when the server does not say
+	prof     *profiled     // nil without a profile
 
 	mu        sync.Mutex
 	conns     map[*conn]bool
@@ -97,6 +102,13 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options) (*Targ
 	if err := t.listTools(ctx); err != nil {
 		t.Close()
 		return nil, err
+	}
+	if opts.Profile != nil {
+		if err := t.prepare(ctx, opts.Profile); err != nil {
+			t.Close()
+			return nil, err
+		}
+		return t, nil
 	}
 	if t.Offers(ext.ToolDescribe) {
 		var d ext.Describe
@@ -254,6 +266,9 @@ var capabilityTools = map[contract.Capability][]string{
 // list, and the tools it lists, for the experiment why names; nil when it
 // lists them all.
 func (t *Target) Require(why string, caps ...contract.Capability) error {
+	if t.prof != nil {
+		return t.requireProfiled(why, caps...)
+	}
 	var missing []string
 	for _, c := range caps {
 		tools, ok := capabilityTools[c]
@@ -394,6 +409,9 @@ func (t *Target) ListedTools() []contract.Tool {
 // Served returns the contract variant the server says it serves, and false
 // when it does not say (it offers no notesbench_describe).
 func (t *Target) Served() (contract.Variant, bool) {
+	if t.prof != nil {
+		return t.servedProfiled(), true
+	}
 	if t.served == nil {
 		return contract.Variant{}, false
 	}
@@ -403,6 +421,9 @@ func (t *Target) Served() (contract.Variant, bool) {
 // Describe says what the runs go to: the target, and what the server says it
 // is, or "as served" when it says nothing.
 func (t *Target) Describe() string {
+	if t.prof != nil {
+		return t.describeProfiled()
+	}
 	if t.served == nil {
 		return fmt.Sprintf("MCP server %s, contract variant as served", t.name)
 	}
@@ -444,20 +465,14 @@ func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backe
 			return nil, &VariantError{Target: t.name, Want: want, Served: &served}
 		}
 	}
+	if t.prof != nil {
+		return t.openProfiled(run)
+	}
 	var nonce [4]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return nil, err
 	}
-	name := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
-			return r
-		}
-		return '-'
-	}, run.Name)
-	if name == "" {
-		name = "run"
-	}
-	return &backend{t: t, prefix: name + "." + hex.EncodeToString(nonce[:]) + ".",
+	return &backend{t: t, prefix: runName(run.Name) + "." + hex.EncodeToString(nonce[:]) + ".",
 		toServer: map[string]string{}, toClient: map[string]string{}, sessions: map[*session]bool{}}, nil
 }
 
