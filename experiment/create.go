@@ -37,6 +37,7 @@ Duplicates are counted in the store.`,
 			Seeds(&c.Seeds),
 			Int("tabs", &c.Tabs, "Sheet tabs the client means to create per run").AsPublished(),
 			Float("drop", &c.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)").AsPublished(),
+			Int("parallel", &c.Parallel, "seeds run at once (0: one per CPU); the results do not depend on it, but a server that loses concurrent writes may need 1"),
 			String("table", &c.Table, "which table to run: a, b or both").
 				Completing(false, results.CreateTableA, results.CreateTableB, sim.CreateBothTables),
 			Custom("order", "string", "only the rows of this server order: key-first or version-first (a server checks in one; default: what it says it serves)",

@@ -15,11 +15,12 @@ import (
 
 // conformOptions holds the conform command's flags.
 type conformOptions struct {
-	app    *app
-	target string
-	format string
-	note   string
-	flags  *pflag.FlagSet
+	app     *app
+	target  string
+	format  string
+	note    string
+	profile string
+	flags   *pflag.FlagSet
 }
 
 func newConformCmd(a *app, runF func(context.Context, *conformOptions) error) *cobra.Command {
@@ -68,6 +69,7 @@ when any check fails.`,
 	fs.StringVar(&opts.target, "target", "", "the server: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")
 	fs.StringVar(&opts.format, "format", "", "output format: table, markdown or json (default table on a terminal, markdown otherwise)")
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
+	registerProfile(fs, &opts.profile)
 	completeFlag(cmd, "format", false, "table", "markdown", "json")
 	return cmd
 }
@@ -93,9 +95,12 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		if o.note != "" {
 			return usagef("--note", "names a Note on a server, not on the embedded store")
 		}
+		if o.profile != "" {
+			return usagef("--profile", "maps a server's own tools, not the embedded store's")
+		}
 		target = backend.Memory()
 	} else {
-		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion()}
+		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion(), Profile: o.profile}
 		if target, err = openTarget(ctx, o.flags, spec); err != nil {
 			return err
 		}

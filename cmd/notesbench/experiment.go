@@ -147,7 +147,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 		}
 		rt.Store = o.target.storeName
 		if o.target.remote() {
-			rt.TargetName = o.target.target
+			rt.TargetName = o.target.name()
 		}
 	case info.InMemory:
 		rt.Target = backend.Memory()
