@@ -155,6 +155,17 @@ func (t *Target) requireProfiled(why string, caps ...contract.Capability) error 
 	return LacksError(t.name, why, missing, t.listed())
 }
 
+// ProfileMapping names the profile the Target maps the contract through (""
+// for none) and says whether its write sends a version the server checks
+// and an idempotency key (conform.Mapped).
+func (t *Target) ProfileMapping() (name string, versionCheck, key bool) {
+	if t.prof == nil {
+		return "", false, false
+	}
+	w := t.prof.p.Write
+	return t.prof.p.Name, w.VersionCheck, w.Args().Uses("idempotency_key")
+}
+
 // servedProfiled is the variant of a Target with a profile: a guard on the
 // Note when its write checks the version, none otherwise.
 func (t *Target) servedProfiled() contract.Variant {
@@ -297,6 +308,7 @@ type psession struct {
 	mu    sync.Mutex
 	texts map[contract.Version]string // the content read or written at a version, for a patch's base
 	order []contract.Version
+	trace func(tool string, args json.RawMessage, reply string)
 }
 
 // maxTexts bounds the contents a session keeps for patches: the base of a
@@ -343,12 +355,50 @@ func (s *psession) call(ctx context.Context, field string, call *profile.Call, v
 	if err != nil {
 		return nil, fmt.Errorf("target %s: profile %s: %s: %v", s.b.t.name, s.prof().Name, field, err)
 	}
-	return s.c.reply(ctx, call.Tool, args)
+	r, err := s.c.reply(ctx, call.Tool, args)
+	s.mu.Lock()
+	trace := s.trace
+	s.mu.Unlock()
+	if trace != nil {
+		reply := ""
+		if r != nil {
+			reply = r.Text
+			if r.IsError {
+				reply = "isError: " + reply
+			}
+		} else if err != nil {
+			reply = err.Error()
+		}
+		trace(call.Tool, args, reply)
+	}
+	return r, err
 }
+
+// Trace has every call of the session reported to f: the tool, the
+// arguments sent and the reply's text (conform's evidence).
+func (s *psession) Trace(f func(tool string, args json.RawMessage, reply string)) {
+	s.mu.Lock()
+	s.trace = f
+	s.mu.Unlock()
+}
+
+// RefusedError is an error result the server answered a call through a
+// profile with, which the profile does not recognize as a conflict.
+type RefusedError struct {
+	Target, Profile, Field, Tool string
+	Reply                        string // cut short
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("target %s: profile %s: %s (%s): error result %s", e.Target, e.Profile, e.Field, e.Tool, e.Reply)
+}
+
+// Refusal says what the server answered.
+func (e *RefusedError) Refusal() string { return e.Tool + " answered an error result " + e.Reply }
 
 // failed is an error result a profile does not recognize as a conflict.
 func (s *psession) failed(field, tool string, r *profile.Reply) error {
-	return fmt.Errorf("target %s: profile %s: %s (%s): error result %s", s.b.t.name, s.prof().Name, field, tool, r.Short())
+	return &RefusedError{Target: s.b.t.name, Profile: s.prof().Name, Field: field, Tool: tool, Reply: r.Short()}
 }
 
 // conflict returns the conflict the reply is, or nil.

@@ -111,7 +111,7 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		return err
 	}
 	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note}, rep, notesbenchVersion()))
+		err = report.WriteJSON(a.stdout, report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note, Profile: o.profile}, rep, notesbenchVersion()))
 	} else {
 		err = report.RenderWidth(a.stdout, format, a.width, report.ConformTables(rep)...)
 	}
