@@ -492,7 +492,9 @@ func (r *mrunner) concurrentWriters(c Check) (Check, error) {
 	return pass(c, "one won; %d conflicts", n-1)
 }
 
-func (r *mrunner) keyFor(i int) string { return fmt.Sprintf("conform-racer-%d-%d", time.Now().UnixNano(), i) }
+func (r *mrunner) keyFor(i int) string {
+	return fmt.Sprintf("conform-racer-%d-%d", time.Now().UnixNano(), i)
+}
 
 func (r *mrunner) sameKeyOtherArgs(c Check) (Check, error) {
 	if !r.key {
