@@ -8,12 +8,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/ghshape"
 	"github.com/notesbench/notesbench/internal/pgtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
+	// Run with ghshape.Env set, the test binary is a GitHub-shaped server
+	// (the github example profile's tests spawn it over stdio).
+	if os.Getenv(ghshape.Env) != "" {
+		os.Exit(ghshape.Main())
+	}
 	// The tests name their store: a PostgreSQL server in the environment must
 	// not become every command's default. The PostgreSQL tests get theirs from
 	// internal/pgtest, which stops the cluster it starts.
