@@ -381,6 +381,9 @@ func (p *Profile) compile() error {
 	if p.Setup.document, err = compileString("setup.document", p.Setup.Document, varsOf("setup.document", known)); err != nil {
 		return err
 	}
+	if !p.Setup.document.Uses("run") || !p.Setup.document.Uses("note") {
+		return &Error{Field: "setup.document", Err: errors.New("must name {run} and {note}, so that every Note of every run has a document of its own")}
+	}
 	for i, st := range p.Setup.Create {
 		f := fmt.Sprintf("setup.create[%d]", i)
 		if err := st.compile(f, "setup.create", known); err != nil {

@@ -73,6 +73,8 @@ func TestBadProfiles(t *testing.T) {
 		}, "profile p.json: write.version_check: true, but write.arguments names no {expected_version}"},
 		{"a bad pattern", func(m map[string]any) { section(m, "conflict")["pattern"] = "(" },
 			"profile p.json: conflict.pattern: not a regular expression: error parsing regexp: missing closing ): `(`"},
+		{"one document for every Note", func(m map[string]any) { section(m, "setup")["document"] = "{run}" },
+			"profile p.json: setup.document: must name {run} and {note}, so that every Note of every run has a document of its own"},
 		{"no read", func(m map[string]any) { delete(m, "read") },
 			"profile p.json: read: required"},
 	} {
