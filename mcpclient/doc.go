@@ -56,6 +56,20 @@
 // contract/ext's, and every session declares ext.Capability in its
 // initialize, which a notesbench server lists them for.
 //
+// # Profiles
+//
+// With Options.Profile a Target maps the contract onto a server's own tools
+// (package profile): each of a run's Notes is a document the profile's set-up
+// makes, its text is the document's content, a write is the profile's write
+// (the whole content, a patch or an append, with the version and key where the
+// tool takes them), and a reply the profile's conflict recognizes is a
+// *contract.ConflictError. A server without versions gets the start of the
+// content's SHA-256 as the version. Require asks for the profile's sections and
+// their tools; the variant served is guard note when the profile's write
+// checks the version, none otherwise. An extraction that finds nothing in a
+// reply is a *profile.ExtractError; an error result the profile does not
+// recognize is a *RefusedError.
+//
 // # What the server decides
 //
 // A Target cannot choose the contract variant: the server serves the one it

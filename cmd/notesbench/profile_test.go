@@ -69,6 +69,19 @@ func TestProfileFlag(t *testing.T) {
 		t.Errorf("race through the github profile: %s", stdout)
 	}
 
+	// A profiled run's history checks like any other: the versions are the
+	// server's shas; refresh's lost lines are lost updates.
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	if code, _, stderr := runCLI(t, "race", "--target", target, "--profile", "github", "--seeds", "1", "--edits", "15",
+		"--pause", "0", "--history", hist, "--format", "json"); code != 0 {
+		t.Fatalf("race --history: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "check", hist, "--format", "markdown")
+	if !strings.Contains(stdout, "| linearizability | ok |") || !strings.Contains(stdout, "| versions | ok |") ||
+		!strings.Contains(stdout, "github") && !strings.Contains(stdout, "race-note-refresh-seed1") {
+		t.Errorf("check of a profiled run: exit %d\n%s%s", code, stdout, stderr)
+	}
+
 	code, stdout, stderr = runCLI(t, "conform", "--target", target, "--profile", "github", "--format", "json")
 	var crep struct {
 		Rows []conform.Check `json:"rows"`
