@@ -16,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/store"
 )
@@ -53,6 +54,10 @@ type Spec struct {
 	// LenientSchemas, with Target, connects to a server whose tool schemas
 	// differ from the contract's (see mcpclient.Options.LenientSchemas).
 	LenientSchemas bool
+	// Profile, with Target, maps the contract onto the server's own tools: a
+	// built-in profile's name or a profile file (package profile); "" means
+	// the contract's own tools.
+	Profile string
 }
 
 // Remote reports whether the spec names a server rather than the embedded store.
@@ -157,6 +162,14 @@ func (s Spec) Check() error {
 			return field.Errorf("db", "%s is not a folder", s.DBDir)
 		}
 	}
+	if s.Profile != "" && !s.Remote() {
+		return field.Errorf("profile", "maps a server's own tools: give --target too")
+	}
+	if s.Profile != "" {
+		if _, err := loadProfile(s.Profile); err != nil {
+			return err
+		}
+	}
 	if s.Remote() {
 		if _, err := mcpclient.Parse(s.Target); err != nil {
 			return field.Wrap("target", err)
@@ -199,7 +212,14 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	}
 	if s.Remote() {
 		spec, _ := mcpclient.Parse(s.Target)
-		return mcpclient.Dial(ctx, spec, mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion})
+		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion}
+		if s.Profile != "" {
+			var err error
+			if opts.Profile, err = loadProfile(s.Profile); err != nil {
+				return nil, err
+			}
+		}
+		return mcpclient.Dial(ctx, spec, opts)
 	}
 	return &store.Target{Dir: s.DBDir, TempParent: s.TempDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}, nil
 }
@@ -246,6 +266,21 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 		return nil, err
 	}
 	return st, nil
+}
+
+// loadProfile loads the profile a Spec names; a profile that cannot be used
+// is a field error naming "profile", and, in its text, the profile field.
+func loadProfile(nameOrFile string) (*profile.Profile, error) {
+	p, err := profile.Load(nameOrFile)
+	var pe *profile.Error
+	if errors.As(err, &pe) {
+		msg := pe.Source + ": " + pe.Err.Error()
+		if pe.Field != "" {
+			msg = pe.Source + ": " + pe.Field + ": " + pe.Err.Error()
+		}
+		return nil, field.Errorf("profile", "%s", msg)
+	}
+	return p, err
 }
 
 // checkTimeout bounds the connection Open makes to a PostgreSQL server when

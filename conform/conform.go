@@ -20,6 +20,10 @@ const (
 	Pass Outcome = "pass"
 	Fail Outcome = "fail"
 	Info Outcome = "info"
+	// NotApplicable is a clause the target cannot be held to: it lacks what
+	// the clause is about (a version parameter, an idempotency key, a tool),
+	// as Detail says.
+	NotApplicable Outcome = "n/a"
 )
 
 // Exchange is one call as it went: the tool, the arguments sent and the result
@@ -50,6 +54,8 @@ type Report struct {
 	Passed   int     `json:"passed"`
 	Failed   int     `json:"failed"`
 	Info     int     `json:"info"`
+	// NotApplicable counts the clauses the target cannot be held to.
+	NotApplicable int `json:"not_applicable"`
 }
 
 // Options configure a run.
@@ -114,6 +120,25 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 	if rep.Target == "" {
 		rep.Target = rep.Describe
 	}
+	if c, ok := target.(contract.Capable); ok {
+		// Without a read and a write there is nothing to hold the server
+		// to: the tools/list clause fails, naming what it lacks.
+		if err := c.Require("conform", contract.CapRead, contract.CapWrite); err != nil {
+			rep.Checks = append(rep.Checks, Check{Name: "tools/list", Clause: toolsClause(target), Outcome: Fail, Detail: err.Error()})
+			for _, name := range clauseNames {
+				rep.Checks = append(rep.Checks, Check{Name: name[0], Clause: name[1], Outcome: NotApplicable, Detail: "not run: the server lacks the tools to read and write"})
+			}
+			rep.count()
+			return rep, nil
+		}
+	}
+	if m, ok := isMapped(target); ok {
+		if err := runMapped(ctx, target, m, opts, &rep); err != nil {
+			return rep, err
+		}
+		rep.count()
+		return rep, nil
+	}
 	b, err := target.Open(ctx, contract.RunSpec{Name: "conform", Variant: opts.Variant})
 	if err != nil {
 		return rep, err
@@ -129,28 +154,82 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 	defer s.Close()
 	r := &runner{ctx: ctx, b: b, s: s, opts: opts, now: time.Now}
 	rep.Checks = append(rep.Checks, checkTools(target))
-	for _, check := range []func() (Check, error){
+	capable, _ := target.(contract.Capable)
+	for i, check := range []func() (Check, error){
 		r.staleVersion, r.missingVersion, r.sameKeyResend, r.lostReplyCreate, r.versionsIncrease,
 		r.versionsWithinMillisecond, r.perTabVersions, r.concurrentWriters,
 		r.sameKeyOtherArgs, r.sameKeyOtherTool, r.staleResendOrder,
 	} {
+		if capable != nil {
+			if err := capable.Require("the clause", clauseNeeds[i]...); err != nil {
+				rep.Checks = append(rep.Checks, Check{Name: clauseNames[i][0], Clause: clauseNames[i][1], Outcome: NotApplicable, Detail: "not run: " + err.Error()})
+				continue
+			}
+		}
 		c, err := check()
 		if err != nil {
 			return rep, err
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
+	rep.count()
+	return rep, nil
+}
+
+// count counts the outcomes of the checks.
+func (rep *Report) count() {
 	for _, c := range rep.Checks {
 		switch c.Outcome {
 		case Pass:
 			rep.Passed++
 		case Fail:
 			rep.Failed++
+		case NotApplicable:
+			rep.NotApplicable++
 		default:
 			rep.Info++
 		}
 	}
-	return rep, nil
+}
+
+// clauseNames are the name and clause of each check after tools/list, in
+// order; the checks fill in the clause where it depends on the options.
+var clauseNames = [][2]string{
+	{"stale version", "a write with a stale expected_version is refused with a conflict that reports the current version, and changes nothing"},
+	{"no expected_version", "a write without expected_version is refused by the schema and changes nothing"},
+	{"same-key resend", "a resend with the same idempotency key returns the first result and writes once"},
+	{"lost reply, create", "a create whose reply was lost, resent with the same key, creates one tab, not two"},
+	{"versions increase", "versions strictly increase across writes"},
+	{"writes within a millisecond", "two writes committed within the same millisecond get distinct versions"},
+	{"per-tab versions", "when versions are per tab, a write to one tab does not conflict with a reader of another"},
+	{"concurrent writers", "writers with the same expected version at once: exactly one wins, the others conflict naming its version"},
+	{"same key, other arguments", "a key sent again with other arguments (the write-ups leave it open)"},
+	{"same key, other tool", "a key used by one tool, sent to another (the write-ups leave it open)"},
+	{"resend after the version moved", "a resend whose expected version went stale meanwhile: key checked first, or version first (the write-ups differ)"},
+}
+
+// clauseNeeds are the capabilities each check of clauseNames calls.
+var clauseNeeds = [][]contract.Capability{
+	{contract.CapRead, contract.CapWrite},
+	{contract.CapRead, contract.CapWrite},
+	{contract.CapRead, contract.CapWrite},
+	{contract.CapCreate, contract.CapList},
+	{contract.CapRead, contract.CapWrite},
+	{contract.CapRead, contract.CapWrite},
+	{contract.CapCreate, contract.CapList, contract.CapEditTabs},
+	{contract.CapRead, contract.CapWrite},
+	{contract.CapRead, contract.CapWrite},
+	{contract.CapRead, contract.CapWrite, contract.CapAddSource},
+	{contract.CapCreate, contract.CapList},
+}
+
+// toolsClause is the tools/list clause for target.
+func toolsClause(target contract.Target) string {
+	if m, ok := isMapped(target); ok {
+		name, _, _ := m.ProfileMapping()
+		return "tools/list carries the tools profile " + name + " calls"
+	}
+	return "tools/list carries the seven tools, with expected_version and idempotency_key required on the three writes"
 }
 
 // checkTools checks the seven tools and their required fields.

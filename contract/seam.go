@@ -99,13 +99,6 @@ type Target interface {
 	Close() error
 }
 
-// PersonOffer is a Target that knows before any run whether its Sessions
-// offer the person's actions (Person): RequirePerson names what it lacks, for
-// the experiment why names. A Target without it offers them on every Session.
-type PersonOffer interface {
-	RequirePerson(why string) error
-}
-
 // Served is a Target whose runs cannot choose the contract variant: a server
 // serves one, whatever a run asks. Served reports it, and false when the
 // server does not say. Runs on such a Target open with the zero Variant (as

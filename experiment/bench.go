@@ -30,6 +30,7 @@ lines for benchstat.`,
 			"notesbench bench --format gobench > new.txt && benchstat old.txt new.txt",
 		},
 		Target: true, Replications: NoReplications, GoBench: true,
+		Needs: []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
 	Default: sim.DefaultBench,
 	Params: func(c *sim.Bench) []Param {

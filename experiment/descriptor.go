@@ -39,8 +39,10 @@ type Info struct {
 	Baseline bool
 	// GoBench: the experiment prints Go benchmark lines (--format gobench).
 	GoBench bool
-	// Person: the runs need the person's actions (contract.Person).
-	Person bool
+	// Needs are the operations the runs call beyond opening a run on a fresh
+	// Note: a target that lacks one is refused before anything runs
+	// (contract.Capable).
+	Needs []contract.Capability
 }
 
 // NoReplications is Info.Replications of an experiment judged without

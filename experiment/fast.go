@@ -26,6 +26,7 @@ behaviour moves millisecond collisions; neither is the published setup.`,
 		},
 		// Each replication is 20,000 edits per format.
 		Target: true, History: true, Replications: 5, Baseline: true,
+		Needs: []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
 	Default: sim.DefaultFast,
 	Params: func(c *sim.Fast) []Param {

@@ -31,6 +31,7 @@ stated in the write-up. --pause and --oversleep set the two rules one by one.`,
 			"notesbench race --target 'stdio:notesbench serve --db race.db' --modes note/reapply",
 		},
 		Target: true, History: true, Replications: results.MinReplications, Baseline: true,
+		Needs: []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
 	Default: sim.DefaultRace,
 	Params: func(c *sim.Race) []Param {

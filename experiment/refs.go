@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/notesbench/notesbench/contract"
 	"strconv"
 
 	"github.com/notesbench/notesbench/report"
@@ -25,7 +26,8 @@ the version check let through.`,
 			"notesbench refs --k 3 --trials 2000 --mix move=0.6,rename=0.2,add=0.2",
 		},
 		// Each fraction is judged against its sampling spread over the trials.
-		Target: true, InMemory: true, Replications: NoReplications, Baseline: true, Person: true,
+		Target: true, InMemory: true, Replications: NoReplications, Baseline: true,
+		Needs: []contract.Capability{contract.CapList, contract.CapEditTabs, contract.CapPerson},
 	},
 	Default: sim.DefaultRefs,
 	Params: func(c *sim.Refs) []Param {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -24,6 +25,7 @@ a hash of the URL as written, and a hash of the Note ID and the normalized URL.`
 			"notesbench sources --history s.jsonl && notesbench check s.jsonl",
 		},
 		Target: true, InMemory: true, History: true, Replications: 20, Baseline: true,
+		Needs: []contract.Capability{contract.CapAddSource, contract.CapList, contract.CapListSources},
 	},
 	Default: sim.DefaultSources,
 	Params: func(c *sim.Sources) []Param {
@@ -34,6 +36,7 @@ a hash of the URL as written, and a hash of the Note ID and the normalized URL.`
 			Int("pages", &c.Pages, "pages a session draws its citations from").AsPublished(),
 			Int("cites", &c.Cites, "pages cited per turn, without replacement").AsPublished(),
 			Float("drop", &c.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)").AsPublished(),
+			Int("parallel", &c.Parallel, "seeds run at once (0: one per CPU; 1: everything one at a time); the results do not depend on it, but a server that loses concurrent writes may need 1"),
 		}
 	},
 	Tables: one(report.SourcesTable),

@@ -23,6 +23,7 @@ measures what a Note-wide version costs against per-tab versions. --timing,
 			"notesbench tabs --scopes tab --edits 50",
 		},
 		Target: true, History: true, Replications: results.MinReplications, Baseline: true,
+		Needs: []contract.Capability{contract.CapRead, contract.CapWrite, contract.CapList, contract.CapCreate, contract.CapEditTabs},
 	},
 	Default: sim.DefaultTabs,
 	Params: func(c *sim.Tabs) []Param {

@@ -147,7 +147,12 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 		// A server that keeps its Notes in the memory of one process shows
 		// another process none of them: say so rather than count them lost.
 		var nf *contract.NotFoundError
-		_, err := s.ListNoteTabs(ctx, b.client(first))
+		var err error
+		if b.t.Offers(contract.ToolListNoteTabs) {
+			_, err = s.ListNoteTabs(ctx, b.client(first))
+		} else {
+			_, err = s.ReadNoteTab(ctx, b.client(first), "markdown")
+		}
 		if errors.As(err, &nf) && nf.Field == "note_id" {
 			s.Close()
 			return nil, fmt.Errorf("target %s: a new session does not see the Notes made in another: the server must keep its Notes where every session sees them (over stdio each session is a process of its own: e.g. notesbench serve --db FILE)", b.t.name)

@@ -9,12 +9,15 @@
 //	stdio:COMMAND [ARGS]     spawn COMMAND, speak MCP on its stdin and stdout
 //	http://HOST:PORT/PATH    streamable HTTP
 //
-// Dial connects one control session, reads tools/list and checks that it
-// holds the seven tools with the contract's required fields (expected_version
-// and idempotency_key on the writes, and every other one); a missing tool or a
-// schema that differs is one error naming the target and the tool. Every error
-// names the target: unreachable, no MCP handshake, a tool missing, a server
-// that died (with its exit status and the last line of its stderr).
+// Dial connects one control session, reads tools/list and checks that the
+// contract's tools it lists have the contract's required fields
+// (expected_version and idempotency_key on the writes, and every other one); a
+// schema that differs is one error naming the target and the tool. Each
+// experiment asks for the capabilities it uses (Require, contract.Capable): a
+// server that lacks a tool one of them calls is one error naming the tools
+// missing and the tools it lists. Every error names the target: unreachable,
+// no MCP handshake, a tool missing, a server that died (with its exit status
+// and the last line of its stderr).
 //
 // # Sessions
 //
@@ -48,10 +51,24 @@
 // extension when it offers one; a server without it can serve one run on a
 // fresh Note the user names (Options.Note). The person's actions
 // (contract.Person) are offered on a Session when the server lists the
-// notesbench_ person tools; Target.RequirePerson names the missing tool for an
-// experiment that needs them. The extension tools' names and requests are
+// notesbench_ person tools; Require names them when an experiment needs them
+// (contract.CapPerson). The extension tools' names and requests are
 // contract/ext's, and every session declares ext.Capability in its
 // initialize, which a notesbench server lists them for.
+//
+// # Profiles
+//
+// With Options.Profile a Target maps the contract onto a server's own tools
+// (package profile): each of a run's Notes is a document the profile's set-up
+// makes, its text is the document's content, a write is the profile's write
+// (the whole content, a patch or an append, with the version and key where the
+// tool takes them), and a reply the profile's conflict recognizes is a
+// *contract.ConflictError. A server without versions gets the start of the
+// content's SHA-256 as the version. Require asks for the profile's sections and
+// their tools; the variant served is guard note when the profile's write
+// checks the version, none otherwise. An extraction that finds nothing in a
+// reply is a *profile.ExtractError; an error result the profile does not
+// recognize is a *RefusedError.
 //
 // # What the server decides
 //

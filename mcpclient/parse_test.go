@@ -68,9 +68,21 @@ func serverOf(t *testing.T, edit func([]contract.Tool) []contract.Tool) Dialer {
 }
 
 func TestToolsCheck(t *testing.T) {
-	lacks := serverOf(t, func(ts []contract.Tool) []contract.Tool { return ts[:6] })
-	if _, err := New(ctx, "other", lacks, Options{}); err == nil || err.Error() != "target other lacks the tool add_note_source" {
-		t.Fatalf("%v", err)
+	// A server with only the read and the write: race may run on it, create
+	// may not, and the refusal names the tools missing and the tools listed.
+	lacks, err := New(ctx, "other", serverOf(t, func(ts []contract.Tool) []contract.Tool {
+		return []contract.Tool{ts[1], ts[4]}
+	}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lacks.Close()
+	if err := lacks.Require("race", contract.CapRead, contract.CapWrite); err != nil {
+		t.Errorf("race on a server with read_note_tab and edit_note_tab: %v", err)
+	}
+	if err := lacks.Require("create", contract.CapCreate, contract.CapList); err == nil ||
+		err.Error() != "target other lacks the tools create_note_tab, list_note_tabs, which create needs; it lists edit_note_tab, read_note_tab" {
+		t.Errorf("%v", err)
 	}
 	optional := serverOf(t, func(ts []contract.Tool) []contract.Tool {
 		var schema map[string]any
@@ -91,7 +103,7 @@ func TestToolsCheck(t *testing.T) {
 	if got := strings.Join(tg.SchemaProblems(), "; "); got != "edit_note_tab: expected_version is not required; edit_note_tab: idempotency_key is not required" {
 		t.Fatalf("problems %s", got)
 	}
-	if err := tg.RequirePerson("refs"); err == nil || err.Error() != "target other lacks notesbench_move_tab, which refs (the person's actions) needs" {
+	if err := tg.Require("refs", contract.CapPerson); err == nil || !strings.HasPrefix(err.Error(), "target other lacks the tools notesbench_move_tab, notesbench_rename_tab, notesbench_add_tab, notesbench_set_cells, notesbench_set_text, which refs needs; it lists add_note_source, create_note_tab,") {
 		t.Fatalf("%v", err)
 	}
 	b, err := tg.Open(ctx, contract.RunSpec{})

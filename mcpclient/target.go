@@ -19,6 +19,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
+	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
 // ProtocolVersion is the MCP protocol version a session asks for: the last one
@@ -42,6 +43,9 @@ type Options struct {
 	LenientSchemas bool
 	// Version is the client's version in the handshake.
 	Version string
+	// Profile, when set, maps the contract onto the server's own tools
+	// (package profile); nil means the contract's own tools.
+	Profile *profile.Profile
 }
 
 // Target is the contract over MCP: a contract.Target whose Backends are one
@@ -57,6 +61,7 @@ type Target struct {
 	tools    map[string]*mcp.Tool
 	problems []string
 	served   *ext.Describe // nil when the server does not say
+	prof     *profiled     // nil without a profile
 
 	mu        sync.Mutex
 	conns     map[*conn]bool
@@ -97,6 +102,13 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options) (*Targ
 	if err := t.listTools(ctx); err != nil {
 		t.Close()
 		return nil, err
+	}
+	if opts.Profile != nil {
+		if err := t.prepare(ctx, opts.Profile); err != nil {
+			t.Close()
+			return nil, err
+		}
+		return t, nil
 	}
 	if t.Offers(ext.ToolDescribe) {
 		var d ext.Describe
@@ -211,7 +223,9 @@ func (c *conn) callJSON(ctx context.Context, tool string, args json.RawMessage) 
 	return nil, false, fmt.Errorf("target %s: %s: result that is no JSON object: %q", c.t.name, tool, text)
 }
 
-// listTools reads tools/list and checks the seven tools.
+// listTools reads tools/list and checks the schemas of the contract's tools
+// it lists. A tool it does not list is no error here: each experiment asks for
+// the tools it uses (Require).
 func (t *Target) listTools(ctx context.Context) error {
 	t.tools = map[string]*mcp.Tool{}
 	for tool, err := range t.control.cs.Tools(ctx, nil) {
@@ -220,27 +234,82 @@ func (t *Target) listTools(ctx context.Context) error {
 		}
 		t.tools[tool.Name] = tool
 	}
-	var missing []string
 	for _, ct := range contract.Tools() {
 		lt, ok := t.tools[ct.Name]
 		if !ok {
-			missing = append(missing, ct.Name)
 			continue
 		}
 		for _, p := range schemaDiff(ct.InputSchema, lt.InputSchema) {
 			t.problems = append(t.problems, ct.Name+": "+p)
 		}
 	}
-	switch {
-	case len(missing) == 1:
-		return fmt.Errorf("target %s lacks the tool %s", t.name, missing[0])
-	case len(missing) > 1:
-		return fmt.Errorf("target %s lacks the tools %s", t.name, strings.Join(missing, ", "))
-	case len(t.problems) > 0 && !t.opts.LenientSchemas:
+	if len(t.problems) > 0 && !t.opts.LenientSchemas {
 		tool, problem, _ := strings.Cut(t.problems[0], ": ")
 		return fmt.Errorf("target %s: tool %s differs from the contract's: %s", t.name, tool, problem)
 	}
 	return nil
+}
+
+// capabilityTools are the tools of the contract each capability calls.
+var capabilityTools = map[contract.Capability][]string{
+	contract.CapRead:        {contract.ToolReadNoteTab},
+	contract.CapWrite:       {contract.ToolEditNoteTab},
+	contract.CapCreate:      {contract.ToolCreateNoteTab},
+	contract.CapList:        {contract.ToolListNoteTabs},
+	contract.CapAddSource:   {contract.ToolAddNoteSource},
+	contract.CapListSources: {contract.ToolListNoteAttachments},
+	contract.CapEditTabs:    {contract.ToolEditNoteTab, contract.ToolReadNoteTab},
+	contract.CapPerson:      ext.PersonTools,
+}
+
+// Require returns an error naming the tools of caps the server does not
+// list, and the tools it lists, for the experiment why names; nil when it
+// lists them all.
+func (t *Target) Require(why string, caps ...contract.Capability) error {
+	if t.prof != nil {
+		return t.requireProfiled(why, caps...)
+	}
+	var missing []string
+	for _, c := range caps {
+		tools, ok := capabilityTools[c]
+		if !ok {
+			return fmt.Errorf("target %s: unknown capability %q", t.name, c)
+		}
+		for _, tool := range tools {
+			if !t.Offers(tool) && !slices.Contains(missing, tool) {
+				missing = append(missing, tool)
+			}
+		}
+	}
+	return LacksError(t.name, why, missing, t.listed())
+}
+
+// listed returns the names of the tools the server lists, sorted.
+func (t *Target) listed() []string {
+	names := make([]string, 0, len(t.tools))
+	for name := range t.tools {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LacksError is the one line for a server that lacks tools an experiment
+// needs: the target, the tools missing, what needs them, and the tools it
+// lists. It is nil when nothing is missing.
+func LacksError(target, why string, missing, listed []string) error {
+	if len(missing) == 0 {
+		return nil
+	}
+	what := "the tool " + missing[0]
+	if len(missing) > 1 {
+		what = "the tools " + strings.Join(missing, ", ")
+	}
+	lists := "no tools"
+	if len(listed) > 0 {
+		lists = strings.Join(listed, ", ")
+	}
+	return fmt.Errorf("target %s lacks %s, which %s needs; it lists %s", target, what, why, lists)
 }
 
 // schemaDiff lists how a listed input schema differs from the contract's in
@@ -296,17 +365,6 @@ func (t *Target) Offers(tool string) bool {
 	return ok
 }
 
-// require returns an error naming the target and the first tool it does not
-// list, for an experiment that needs them; why says what needs them.
-func (t *Target) require(why string, tools ...string) error {
-	for _, tool := range tools {
-		if !t.Offers(tool) {
-			return fmt.Errorf("target %s lacks %s, which %s needs", t.name, tool, why)
-		}
-	}
-	return nil
-}
-
 // offersPerson reports whether the server lists every tool of the person's
 // actions (contract.Person).
 func (t *Target) offersPerson() bool {
@@ -318,12 +376,7 @@ func (t *Target) offersPerson() bool {
 	return true
 }
 
-// RequirePerson is require for the person's actions (contract.Person).
-func (t *Target) RequirePerson(why string) error {
-	return t.require(why+" (the person's actions)", ext.PersonTools...)
-}
-
-var _ contract.PersonOffer = (*Target)(nil)
+var _ contract.Capable = (*Target)(nil)
 
 // SchemaProblems lists how the listed schemas differ from the contract's, as
 // "edit_note_tab: expected_version is not required"; empty when they do not.
@@ -356,6 +409,9 @@ func (t *Target) ListedTools() []contract.Tool {
 // Served returns the contract variant the server says it serves, and false
 // when it does not say (it offers no notesbench_describe).
 func (t *Target) Served() (contract.Variant, bool) {
+	if t.prof != nil {
+		return t.servedProfiled(), true
+	}
 	if t.served == nil {
 		return contract.Variant{}, false
 	}
@@ -365,6 +421,9 @@ func (t *Target) Served() (contract.Variant, bool) {
 // Describe says what the runs go to: the target, and what the server says it
 // is, or "as served" when it says nothing.
 func (t *Target) Describe() string {
+	if t.prof != nil {
+		return t.describeProfiled()
+	}
 	if t.served == nil {
 		return fmt.Sprintf("MCP server %s, contract variant as served", t.name)
 	}
@@ -406,20 +465,14 @@ func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backe
 			return nil, &VariantError{Target: t.name, Want: want, Served: &served}
 		}
 	}
+	if t.prof != nil {
+		return t.openProfiled(run)
+	}
 	var nonce [4]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return nil, err
 	}
-	name := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
-			return r
-		}
-		return '-'
-	}, run.Name)
-	if name == "" {
-		name = "run"
-	}
-	return &backend{t: t, prefix: name + "." + hex.EncodeToString(nonce[:]) + ".",
+	return &backend{t: t, prefix: runName(run.Name) + "." + hex.EncodeToString(nonce[:]) + ".",
 		toServer: map[string]string{}, toClient: map[string]string{}, sessions: map[*session]bool{}}, nil
 }
 

@@ -18,6 +18,9 @@ func ConformTables(rep conform.Report) []Table {
 			fmt.Sprintf("%d passed, %d failed, %d for information (clauses the write-ups leave open)", rep.Passed, rep.Failed, rep.Info),
 		},
 	}
+	if rep.NotApplicable > 0 {
+		verdicts.Notes[1] += fmt.Sprintf(", %d not applicable (what the server lacks)", rep.NotApplicable)
+	}
 	evidence := Table{Title: "Evidence of the failures", Header: []string{"Check", "Tool", "Request", "Reply"}}
 	for _, c := range rep.Checks {
 		verdicts.Rows = append(verdicts.Rows, []string{c.Name, string(c.Outcome), c.Detail})

@@ -76,20 +76,25 @@ type ConformRecord struct {
 	Passed     int             `json:"passed"`
 	Failed     int             `json:"failed"`
 	Info       int             `json:"info"`
-	Warnings   []string        `json:"warnings"`
-	Version    string          `json:"notesbench_version"`
+	// NotApplicable counts the clauses the target cannot be held to.
+	NotApplicable int      `json:"not_applicable"`
+	Warnings      []string `json:"warnings"`
+	Version       string   `json:"notesbench_version"`
 }
 
 // ConformConfig is what conform checked.
 type ConformConfig struct {
 	Target string `json:"target"`
 	Note   string `json:"note"`
+	// Profile names the profile the server's tools were mapped through; ""
+	// for the contract's own tools.
+	Profile string `json:"profile"`
 }
 
 // NewConformRecord returns the JSON result of a conform run.
 func NewConformRecord(cfg ConformConfig, rep conform.Report, version string) ConformRecord {
 	return ConformRecord{Experiment: "conform", Config: cfg, Rows: nonNil(rep.Checks), Describe: rep.Describe,
-		Passed: rep.Passed, Failed: rep.Failed, Info: rep.Info, Warnings: []string{}, Version: version}
+		Passed: rep.Passed, Failed: rep.Failed, Info: rep.Info, NotApplicable: rep.NotApplicable, Warnings: []string{}, Version: version}
 }
 
 // PayloadRecord is validate's JSON result for a payload of the user's: a

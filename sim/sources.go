@@ -41,8 +41,10 @@ type Sources struct {
 	// ServiceTime is how far the virtual clock advances per store call. It shows
 	// only in creation times: the experiment always runs on the virtual clock.
 	ServiceTime time.Duration `json:"service_time_ns"`
-	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
-	// does not change any figure, so it is not part of the JSON form.
+	// Parallel is how many seeds run at once; 0 or less means one per CPU,
+	// and 1 also runs a seed's key policies one at a time (they run at once
+	// otherwise). It does not change any figure, so it is not part of the
+	// JSON form.
 	Parallel int `json:"-"`
 
 	Runtime
@@ -173,9 +175,14 @@ func (cfg Sources) Run(ctx context.Context, seeds []uint64) (Result[results.Sour
 	}
 	perSeed, err := runSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
 		// The policies share the script, read only, and nothing else: each has
-		// its own store and streams, so they run at once.
+		// its own store and streams, so they run at once, unless Parallel is
+		// 1: then everything runs one at a time.
 		script := sourcesScript(cfg, seed)
-		return runAll(ctx, len(sourcesPolicies), len(sourcesPolicies), func(i int) string { return "key policy " + sourcesPolicies[i] },
+		width := len(sourcesPolicies)
+		if cfg.Parallel == 1 {
+			width = 1
+		}
+		return runAll(ctx, len(sourcesPolicies), width, func(i int) string { return "key policy " + sourcesPolicies[i] },
 			func(ctx context.Context, i int) (results.SourcesRun, error) {
 				return sourcesRun(ctx, cfg, script, sourcesPolicies[i], seed)
 			})

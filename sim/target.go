@@ -18,9 +18,11 @@ func openRun(ctx context.Context, t contract.Target, run contract.RunSpec) (cont
 }
 
 // checkServed returns a field error naming name when target is a server that
-// says what it serves and one of want is not it. A server that does not say
-// is taken at the word of the configuration: its rows are labelled with the
-// variants the user declared.
+// says what it serves and one of want asks for another: each want names the
+// fields its runs depend on (create its order, race its guard and version
+// format), and the fields it leaves zero may be anything. A server that does
+// not say is taken at the word of the configuration: its rows are labelled
+// with the variants the user declared.
 func checkServed(target contract.Target, name string, want ...contract.Variant) error {
 	s, ok := target.(contract.Served)
 	if !ok {
@@ -31,8 +33,18 @@ func checkServed(target contract.Target, name string, want ...contract.Variant) 
 		return nil
 	}
 	for _, w := range want {
-		if w = w.WithDefaults(); w != served {
-			return fieldErr(name, "the target serves %s, not %s", served, w)
+		asked := served
+		if w.Guard != "" {
+			asked.Guard = w.Guard
+		}
+		if w.VersionFormat != "" {
+			asked.VersionFormat = w.VersionFormat
+		}
+		if w.Order != "" {
+			asked.Order = w.Order
+		}
+		if asked != served {
+			return fieldErr(name, "the target serves %s, not %s", served, asked)
 		}
 	}
 	return nil

@@ -15,11 +15,12 @@ import (
 
 // conformOptions holds the conform command's flags.
 type conformOptions struct {
-	app    *app
-	target string
-	format formatFlag
-	note   string
-	flags  *pflag.FlagSet
+	app     *app
+	target  string
+	format  formatFlag
+	note    string
+	profile string
+	flags   *pflag.FlagSet
 }
 
 func newConformCmd(a *app, runF func(context.Context, *conformOptions) error) *cobra.Command {
@@ -68,6 +69,7 @@ when any check fails.`,
 	fs.StringVar(&opts.target, "target", "", "the server: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")
 	opts.format.register(cmd, tablesOrJSON...)
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
+	registerProfile(fs, &opts.profile)
 	return cmd
 }
 
@@ -92,9 +94,12 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		if o.note != "" {
 			return usagef("--note", "names a Note on a server, not on the embedded store")
 		}
+		if o.profile != "" {
+			return usagef("--profile", "maps a server's own tools, not the embedded store's")
+		}
 		target = backend.Memory()
 	} else {
-		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion()}
+		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion(), Profile: o.profile}
 		if target, err = openTarget(ctx, o.flags, spec); err != nil {
 			return err
 		}
@@ -105,7 +110,7 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		return err
 	}
 	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note}, rep, notesbenchVersion()))
+		err = report.WriteJSON(a.stdout, report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note, Profile: o.profile}, rep, notesbenchVersion()))
 	} else {
 		err = report.RenderWidth(a.stdout, format, a.width, report.ConformTables(rep)...)
 	}

@@ -151,16 +151,14 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 		}
 		rt.Store = o.target.storeName
 		if o.target.remote() {
-			rt.TargetName = o.target.target
+			rt.TargetName = o.target.name()
 		}
 	case info.InMemory:
 		rt.Target = backend.Memory()
 	}
-	if info.Person {
-		if p, ok := rt.Target.(contract.PersonOffer); ok {
-			if err := p.RequirePerson(info.Name); err != nil {
-				return reachError{err}
-			}
+	if c, ok := rt.Target.(contract.Capable); ok && len(info.Needs) > 0 {
+		if err := c.Require(info.Name, info.Needs...); err != nil {
+			return reachError{err}
 		}
 	}
 	if info.History {

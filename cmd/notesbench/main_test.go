@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/ghshape"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/results"
 )
@@ -21,6 +22,11 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
+	// Run with ghshape.Env set, the test binary is a GitHub-shaped server
+	// (the github example profile's tests spawn it over stdio).
+	if os.Getenv(ghshape.Env) != "" {
+		os.Exit(ghshape.Main())
+	}
 	// The tests name their store: a PostgreSQL server in the environment must
 	// not become every command's default. The PostgreSQL tests get theirs from
 	// internal/pgtest, which stops the cluster it starts.

@@ -4,20 +4,23 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
 // targetFlags choose what serves the contract: the embedded store, or any MCP
 // server.
 type targetFlags struct {
-	store  string
-	keep   bool
-	target string
-	note   string
+	store   string
+	keep    bool
+	target  string
+	note    string
+	profile string
 
 	opened    contract.Target // made by open; close releases it
 	storeName string          // the PostgreSQL store, without its password
@@ -30,6 +33,12 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.keep, "keep", false, "with a PostgreSQL store: leave each run's schema for inspection, and print its name")
 	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server) or http://HOST:PORT/PATH (streamable HTTP)")
 	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
+	registerProfile(fs, &t.profile)
+}
+
+// registerProfile adds the --profile flag to fs.
+func registerProfile(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "profile", "", "with --target: map the experiments onto the server's own tools, by a profile file or a built-in profile ("+strings.Join(profile.Builtins(), ", ")+"); default the Notes contract's tools")
 }
 
 // defaultStore is the store when --store is not given: the PostgreSQL server
@@ -39,6 +48,15 @@ func defaultStore() string {
 		return u
 	}
 	return "sqlite"
+}
+
+// name names the target for the record: the server, and the profile its
+// tools are mapped through.
+func (t *targetFlags) name() string {
+	if t.profile == "" {
+		return t.target
+	}
+	return t.target + " (profile " + t.profile + ")"
 }
 
 // remote reports whether the flags name a server.
@@ -52,8 +70,11 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec, inMemory bool
 	if t.note != "" && !t.remote() {
 		return nil, usagef("--note", "names a Note on a server: give --target too")
 	}
+	if t.profile != "" && !t.remote() {
+		return nil, usagef("--profile", "maps a server's own tools: give --target too")
+	}
 	spec.Store, spec.Keep = t.store, t.keep
-	spec.Target, spec.Note, spec.ClientVersion = t.target, t.note, notesbenchVersion()
+	spec.Target, spec.Note, spec.ClientVersion, spec.Profile = t.target, t.note, notesbenchVersion(), t.profile
 	t.storeName = spec.StoreName()
 	if inMemory && !t.remote() && !spec.Postgres() && !t.keep {
 		t.opened = backend.Memory()

@@ -1,0 +1,57 @@
+// Package npmtest installs real MCP servers from the npm registry, at pinned
+// versions, into a test's temporary folder, for the tests that hold
+// notesbench's built-in profiles to the servers they are written for.
+// Without node and npm a test skips with one line saying why, unless
+// NOTESBENCH_REQUIRE_NODE=1 (set by .ci/run), when it fails.
+package npmtest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// EnvRequire names the variable that makes a missing node or npm a failure.
+const EnvRequire = "NOTESBENCH_REQUIRE_NODE"
+
+// The servers the built-in profiles are written for, at the versions their
+// tests install.
+const (
+	Filesystem = "@modelcontextprotocol/server-filesystem@2026.8.31"
+	Memory     = "@modelcontextprotocol/server-memory@2026.8.31"
+)
+
+// installTimeout bounds an install.
+const installTimeout = 5 * time.Minute
+
+// Install installs the packages into a temporary folder of t and returns
+// the folder of their executables (node_modules/.bin). It skips t when node
+// or npm is missing, or fails it under NOTESBENCH_REQUIRE_NODE=1; an install
+// that fails fails t.
+func Install(t testing.TB, packages ...string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("installs MCP servers from the npm registry (not with -short)")
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv(EnvRequire) == "1" {
+				t.Fatalf("%s not found, and %s=1 requires it: %v", tool, EnvRequire, err)
+			}
+			t.Skipf("%s not found: the real MCP servers need node and npm (%s=1 makes this a failure)", tool, EnvRequire)
+		}
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+	defer cancel()
+	args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir}, packages...)
+	cmd := exec.CommandContext(ctx, "npm", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm install %v: %v\n%s", packages, err, out)
+	}
+	return filepath.Join(dir, "node_modules", ".bin")
+}

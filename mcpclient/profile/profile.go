@@ -1,0 +1,623 @@
+package profile
+
+import (
+	"bytes"
+	"embed"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/notesbench/notesbench/contract"
+)
+
+// FormatVersion is the one format_version a profile may have.
+const FormatVersion = 1
+
+//go:embed schema.json
+var schemaJSON []byte
+
+// Schema returns the profile format's JSON Schema.
+func Schema() []byte { return slices.Clone(schemaJSON) }
+
+//go:embed builtin/*.json
+var builtinFS embed.FS
+
+// Profile is a profile as its file declares it, checked and compiled. Build
+// one with Parse or Load.
+type Profile struct {
+	FormatVersion int               `json:"format_version"`
+	Name          string            `json:"name"`
+	Description   string            `json:"description,omitempty"`
+	Server        string            `json:"server,omitempty"`
+	Caveat        string            `json:"caveat,omitempty"`
+	Variables     map[string]string `json:"variables,omitempty"`
+	Setup         Setup             `json:"setup"`
+	Read          *Read             `json:"read"`
+	Write         *Write            `json:"write"`
+	Conflict      *Conflict         `json:"conflict,omitempty"`
+	Create        *Create           `json:"create,omitempty"`
+	List          *List             `json:"list,omitempty"`
+	AddSource     *AddSource        `json:"add_source,omitempty"`
+	ListSources   *ListSources      `json:"list_sources,omitempty"`
+
+	// Source names where the profile came from: its file, or "built-in".
+	Source string `json:"-"`
+}
+
+// Call is a tool and its arguments, a template.
+type Call struct {
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	args      *Template
+}
+
+// Args returns the compiled template of the call's arguments.
+func (c *Call) Args() *Template { return c.args }
+
+// Step is a set-up call, and the variables it takes from its reply.
+type Step struct {
+	Call
+	Bind map[string]*Extract `json:"bind,omitempty"`
+}
+
+// Setup is how a run gets a fresh document.
+type Setup struct {
+	Once     []*Step `json:"once,omitempty"`
+	Document string  `json:"document"`
+	Create   []*Step `json:"create,omitempty"`
+	document *Template
+}
+
+// DocumentName renders the name of a document.
+func (s *Setup) DocumentName(vars Vars) (string, error) { return s.document.String(vars) }
+
+// Read is how the document is read.
+type Read struct {
+	Call
+	Content *Extract `json:"content"`
+	Version *Extract `json:"version,omitempty"`
+}
+
+// Write is how the document is written.
+type Write struct {
+	Call
+	VersionCheck bool     `json:"version_check"`
+	Version      *Extract `json:"version,omitempty"`
+	Replayed     *Extract `json:"replayed,omitempty"`
+	mode         WriteMode
+}
+
+// Mode returns how the write states the change.
+func (w *Write) Mode() WriteMode { return w.mode }
+
+// WriteMode is how a write states the change: the whole content, a patch, or
+// the text added at the end.
+type WriteMode string
+
+// The write modes, by the variable the write's arguments name.
+const (
+	ModeContent WriteMode = "content"
+	ModePatch   WriteMode = "patch"
+	ModeAppend  WriteMode = "append"
+)
+
+// Conflict is how a refusal for a stale version is recognized.
+type Conflict struct {
+	IsError        *bool    `json:"is_error,omitempty"`
+	Pointer        string   `json:"pointer,omitempty"`
+	Equals         string   `json:"equals,omitempty"`
+	Pattern        string   `json:"pattern,omitempty"`
+	CurrentVersion *Extract `json:"current_version,omitempty"`
+	pattern        *regexpCache
+	pointer        *Extract
+}
+
+// Create is how an item is created with a key.
+type Create struct {
+	Call
+	ID       *Extract `json:"id,omitempty"`
+	Version  *Extract `json:"version,omitempty"`
+	Replayed *Extract `json:"replayed,omitempty"`
+}
+
+// List is how the items created are listed.
+type List struct {
+	Call
+	Items   *Extract `json:"items"`
+	Label   *Extract `json:"label"`
+	ID      *Extract `json:"id,omitempty"`
+	Type    *Extract `json:"type,omitempty"`
+	Version *Extract `json:"version,omitempty"`
+}
+
+// AddSource is how a source is added with a key.
+type AddSource struct {
+	Call
+	ID       *Extract `json:"id,omitempty"`
+	Version  *Extract `json:"version,omitempty"`
+	Replayed *Extract `json:"replayed,omitempty"`
+}
+
+// ListSources is how the sources are listed.
+type ListSources struct {
+	Call
+	Items      *Extract `json:"items"`
+	URL        *Extract `json:"url"`
+	Title      *Extract `json:"title,omitempty"`
+	ID         *Extract `json:"id,omitempty"`
+	NextCursor *Extract `json:"next_cursor,omitempty"`
+}
+
+// Error is a profile that cannot be used: the file (or built-in name), the
+// profile field at fault, as a path such as write.arguments.content, and
+// what is wrong with it.
+type Error struct {
+	Source string
+	Field  string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("profile %s: %v", e.Source, e.Err)
+	}
+	return fmt.Sprintf("profile %s: %s: %v", e.Source, e.Field, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// The variables each call may name beyond the common ones (document, run,
+// note, and those the profile defines or binds).
+var callVars = map[string][]string{
+	"setup.document": {"run", "note"},
+	"setup.create":   {"document", "run", "note"},
+	"setup.once":     {},
+	"read":           {"document", "run", "note"},
+	"write":          {"document", "run", "note", "content", "old", "new", "append", "expected_version", "idempotency_key"},
+	"create":         {"document", "run", "note", "label", "tab_type", "expected_version", "idempotency_key"},
+	"list":           {"document", "run", "note"},
+	"add_source":     {"document", "run", "note", "url", "title", "expected_version", "idempotency_key"},
+	"list_sources":   {"document", "run", "note", "limit", "cursor"},
+}
+
+// maxProfileSize bounds a profile file.
+const maxProfileSize = 1 << 20
+
+// Builtins returns the names of the built-in profiles, sorted.
+func Builtins() []string {
+	entries, _ := builtinFS.ReadDir("builtin")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".json"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Builtin returns the built-in profile called name.
+func Builtin(name string) (*Profile, error) {
+	data, err := builtinFS.ReadFile(path.Join("builtin", name+".json"))
+	if err != nil {
+		return nil, &Error{Source: name, Err: fmt.Errorf("no such built-in profile (built-in: %s)", strings.Join(Builtins(), ", "))}
+	}
+	p, err := Parse(data, name)
+	if err != nil {
+		return nil, err
+	}
+	p.Source = "built-in " + name
+	return p, nil
+}
+
+// Load returns the profile nameOrFile names: a built-in profile's name, or a
+// file (a name with a slash or ending in .json is always a file).
+func Load(nameOrFile string) (*Profile, error) {
+	if !strings.ContainsAny(nameOrFile, `/\`) && !strings.HasSuffix(nameOrFile, ".json") {
+		if slices.Contains(Builtins(), nameOrFile) {
+			return Builtin(nameOrFile)
+		}
+		if _, err := os.Stat(nameOrFile); err != nil {
+			return Builtin(nameOrFile) // says which built-ins there are
+		}
+	}
+	st, err := os.Stat(nameOrFile)
+	if err != nil {
+		return nil, &Error{Source: nameOrFile, Err: errors.Unwrap(err)}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{Source: nameOrFile, Err: errors.New("not a regular file")}
+	}
+	if st.Size() > maxProfileSize {
+		return nil, &Error{Source: nameOrFile, Err: fmt.Errorf("%d bytes: a profile is at most %d", st.Size(), maxProfileSize)}
+	}
+	data, err := os.ReadFile(nameOrFile)
+	if err != nil {
+		return nil, &Error{Source: nameOrFile, Err: errors.Unwrap(err)}
+	}
+	return Parse(data, nameOrFile)
+}
+
+var compiled = sync.OnceValues(func() (*contract.Schema, error) {
+	return contract.CompileSchema("profile", schemaJSON)
+})
+
+// Parse reads a profile from data, named source in errors: it must be valid
+// against the format's JSON Schema (no member the format does not name), and
+// every template must name only variables its call has. Its errors are
+// *Error, naming the field.
+func Parse(data []byte, source string) (*Profile, error) {
+	s, err := compiled()
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		return nil, &Error{Source: source, Err: fmt.Errorf("not JSON: %v", err)}
+	}
+	var head struct {
+		FormatVersion *int `json:"format_version"`
+	}
+	if json.Unmarshal(data, &head) == nil && head.FormatVersion != nil && *head.FormatVersion != FormatVersion {
+		return nil, &Error{Source: source, Field: "format_version", Err: fmt.Errorf("%d is not a format this notesbench reads (want %d)", *head.FormatVersion, FormatVersion)}
+	}
+	violations, err := s.Validate(data)
+	if err != nil {
+		return nil, &Error{Source: source, Err: err}
+	}
+	if len(violations) > 0 {
+		return nil, violationError(source, violations)
+	}
+	p := &Profile{Source: source}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(p); err != nil {
+		return nil, &Error{Source: source, Err: err}
+	}
+	if err := p.compile(); err != nil {
+		var pe *Error
+		if errors.As(err, &pe) {
+			pe.Source = source
+			return nil, pe
+		}
+		return nil, &Error{Source: source, Err: err}
+	}
+	return p, nil
+}
+
+// violationError names the first violation's field as a dotted path; an
+// unknown member comes first, since it says most.
+func violationError(source string, vs []contract.Violation) error {
+	v := vs[0]
+	for _, w := range vs {
+		if w.Keyword == "additionalProperties" {
+			v = w
+			break
+		}
+	}
+	var msg string
+	switch v.Keyword {
+	case "additionalProperties":
+		msg = "unknown field"
+	case "required":
+		msg = "required"
+	case "type":
+		msg = "must be " + v.Message
+	case "enum":
+		msg = "not one of the values allowed " + v.Message
+	default:
+		msg = strings.TrimSpace(v.Keyword + " " + v.Message)
+	}
+	return &Error{Source: source, Field: dotted(v.Path), Err: errors.New(msg)}
+}
+
+// dotted turns a JSON Pointer into a field path: /read/arguments/0 is
+// read.arguments[0].
+func dotted(ptr string) string {
+	if ptr == "" || ptr == "/" {
+		return ""
+	}
+	var b strings.Builder
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if isIndex(tok) {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// compile checks what the schema cannot and compiles the templates and
+// extractions.
+func (p *Profile) compile() error {
+	known := map[string]bool{}
+	for name := range p.Variables {
+		if _, ok := reserved[name]; ok {
+			return &Error{Field: "variables." + name, Err: fmt.Errorf("%q is a variable notesbench sets", name)}
+		}
+		known[name] = true
+	}
+	for i, st := range p.Setup.Once {
+		f := fmt.Sprintf("setup.once[%d]", i)
+		if err := st.compile(f, "setup.once", known); err != nil {
+			return err
+		}
+		for name, ex := range st.Bind {
+			if _, ok := reserved[name]; ok {
+				return &Error{Field: f + ".bind." + name, Err: fmt.Errorf("%q is a variable notesbench sets", name)}
+			}
+			if err := ex.compile(f + ".bind." + name); err != nil {
+				return err
+			}
+		}
+		for name := range st.Bind {
+			known[name] = true
+		}
+	}
+	var err error
+	if p.Setup.document, err = compileString("setup.document", p.Setup.Document, varsOf("setup.document", known)); err != nil {
+		return err
+	}
+	if !p.Setup.document.Uses("run") || !p.Setup.document.Uses("note") {
+		return &Error{Field: "setup.document", Err: errors.New("must name {run} and {note}, so that every Note of every run has a document of its own")}
+	}
+	for i, st := range p.Setup.Create {
+		f := fmt.Sprintf("setup.create[%d]", i)
+		if err := st.compile(f, "setup.create", known); err != nil {
+			return err
+		}
+		if len(st.Bind) > 0 {
+			return &Error{Field: f + ".bind", Err: errors.New("only setup.once binds variables")}
+		}
+	}
+	if err := p.Read.Call.compile("read", "read", known); err != nil {
+		return err
+	}
+	if err := compileExtracts("read", map[string]*Extract{"content": p.Read.Content, "version": p.Read.Version}); err != nil {
+		return err
+	}
+	w := p.Write
+	if err := w.Call.compile("write", "write", known); err != nil {
+		return err
+	}
+	if err := compileExtracts("write", map[string]*Extract{"version": w.Version, "replayed": w.Replayed}); err != nil {
+		return err
+	}
+	uses := w.args.Uses
+	switch n := boolCount(uses("content"), uses("old") || uses("new"), uses("append")); {
+	case n == 0:
+		return &Error{Field: "write.arguments", Err: errors.New("names none of {content}, {old}/{new} and {append}: the write would not carry the change")}
+	case n > 1:
+		return &Error{Field: "write.arguments", Err: errors.New("names more than one of {content}, {old}/{new} and {append}")}
+	case uses("content"):
+		w.mode = ModeContent
+	case uses("append"):
+		w.mode = ModeAppend
+	default:
+		if !uses("old") || !uses("new") {
+			return &Error{Field: "write.arguments", Err: errors.New("a patch names both {old} and {new}")}
+		}
+		w.mode = ModePatch
+	}
+	if w.VersionCheck && !uses("expected_version") {
+		return &Error{Field: "write.version_check", Err: errors.New("true, but write.arguments names no {expected_version}")}
+	}
+	if w.VersionCheck && p.Read.Version == nil {
+		return &Error{Field: "read.version", Err: errors.New("required when write.version_check is true: a write must send the version it read")}
+	}
+	if w.VersionCheck && w.Version == nil {
+		return &Error{Field: "write.version", Err: errors.New("required when write.version_check is true: the next write must know the version this one made")}
+	}
+	if c := p.Conflict; c != nil {
+		if c.Pointer == "" && c.Pattern == "" && (c.IsError == nil || !*c.IsError) {
+			return &Error{Field: "conflict", Err: errors.New("recognizes nothing: give is_error, a pointer with equals, or a pattern")}
+		}
+		if (c.Pointer == "") != (c.Equals == "") {
+			return &Error{Field: "conflict.pointer", Err: errors.New("pointer and equals go together")}
+		}
+		if c.Pointer != "" {
+			c.pointer = &Extract{Pointer: c.Pointer}
+			if err := c.pointer.compile("conflict.pointer"); err != nil {
+				return err
+			}
+		}
+		if c.Pattern != "" {
+			if c.pattern, err = compileRegexp("conflict.pattern", c.Pattern); err != nil {
+				return err
+			}
+		}
+		if err := compileExtracts("conflict", map[string]*Extract{"current_version": c.CurrentVersion}); err != nil {
+			return err
+		}
+	}
+	if c := p.Create; c != nil {
+		if err := c.Call.compile("create", "create", known); err != nil {
+			return err
+		}
+		if err := compileExtracts("create", map[string]*Extract{"id": c.ID, "version": c.Version, "replayed": c.Replayed}); err != nil {
+			return err
+		}
+	}
+	if l := p.List; l != nil {
+		if err := l.Call.compile("list", "list", known); err != nil {
+			return err
+		}
+		if err := compileExtracts("list", map[string]*Extract{"items": l.Items, "label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version}); err != nil {
+			return err
+		}
+	}
+	if a := p.AddSource; a != nil {
+		if err := a.Call.compile("add_source", "add_source", known); err != nil {
+			return err
+		}
+		if err := compileExtracts("add_source", map[string]*Extract{"id": a.ID, "version": a.Version, "replayed": a.Replayed}); err != nil {
+			return err
+		}
+	}
+	if l := p.ListSources; l != nil {
+		if err := l.Call.compile("list_sources", "list_sources", known); err != nil {
+			return err
+		}
+		if err := compileExtracts("list_sources", map[string]*Extract{"items": l.Items, "url": l.URL, "title": l.Title, "id": l.ID, "next_cursor": l.NextCursor}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func boolCount(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// reserved are the variables notesbench sets, in every call that has them.
+var reserved = map[string]bool{}
+
+func init() {
+	for _, vs := range callVars {
+		for _, v := range vs {
+			reserved[v] = true
+		}
+	}
+}
+
+// varsOf returns the variables the call called kind may name.
+func varsOf(kind string, known map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for k := range known {
+		out[k] = true
+	}
+	for _, v := range callVars[kind] {
+		out[v] = true
+	}
+	return out
+}
+
+func (c *Call) compile(field, kind string, known map[string]bool) error {
+	t, err := compileTemplate(field+".arguments", c.Arguments, varsOf(kind, known))
+	if err != nil {
+		return err
+	}
+	c.args = t
+	return nil
+}
+
+func compileExtracts(field string, exs map[string]*Extract) error {
+	names := make([]string, 0, len(exs))
+	for n := range exs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if ex := exs[n]; ex != nil {
+			if err := ex.compile(field + "." + n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Tools returns the tools the profile calls, each once, in the order of
+// the file: set-up first.
+func (p *Profile) Tools() []string {
+	var out []string
+	add := func(t string) {
+		if t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, s := range p.Setup.Once {
+		add(s.Tool)
+	}
+	for _, s := range p.Setup.Create {
+		add(s.Tool)
+	}
+	for _, c := range p.calls() {
+		add(c.Tool)
+	}
+	return out
+}
+
+func (p *Profile) calls() []*Call {
+	var out []*Call
+	if p.Read != nil {
+		out = append(out, &p.Read.Call)
+	}
+	if p.Write != nil {
+		out = append(out, &p.Write.Call)
+	}
+	if p.Create != nil {
+		out = append(out, &p.Create.Call)
+	}
+	if p.List != nil {
+		out = append(out, &p.List.Call)
+	}
+	if p.AddSource != nil {
+		out = append(out, &p.AddSource.Call)
+	}
+	if p.ListSources != nil {
+		out = append(out, &p.ListSources.Call)
+	}
+	return out
+}
+
+// Capability returns the section of the profile a capability needs, and
+// its tools; no section means the profile does not map it.
+func (p *Profile) Capability(c contract.Capability) (section string, tools []string) {
+	switch c {
+	case contract.CapRead:
+		return "read", []string{p.Read.Tool}
+	case contract.CapWrite:
+		return "write", []string{p.Write.Tool}
+	case contract.CapCreate:
+		if p.Create != nil {
+			return "create", []string{p.Create.Tool}
+		}
+		return "create", nil
+	case contract.CapList:
+		if p.List != nil {
+			return "list", []string{p.List.Tool}
+		}
+		return "list", nil
+	case contract.CapAddSource:
+		if p.AddSource != nil {
+			return "add_source", []string{p.AddSource.Tool}
+		}
+		return "add_source", nil
+	case contract.CapListSources:
+		if p.ListSources != nil {
+			return "list_sources", []string{p.ListSources.Tool}
+		}
+		return "list_sources", nil
+	}
+	return string(c), nil
+}

@@ -1,0 +1,120 @@
+package profile
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every built-in profile parses, and its write mode is the one it means.
+func TestBuiltins(t *testing.T) {
+	want := map[string]WriteMode{"filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "memory": ModeAppend, "notes": ModeContent}
+	got := Builtins()
+	if strings.Join(got, ",") != "filesystem,filesystem-edit,github,memory,notes" {
+		t.Fatalf("built-ins %v", got)
+	}
+	for _, name := range got {
+		p, err := Builtin(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Write.Mode() != want[name] {
+			t.Errorf("%s: write mode %s, want %s", name, p.Write.Mode(), want[name])
+		}
+	}
+}
+
+// mutate returns the notes profile as JSON with edit applied to its decoded
+// form.
+func mutate(t *testing.T, edit func(m map[string]any)) []byte {
+	t.Helper()
+	data, err := builtinFS.ReadFile("builtin/notes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	out, _ := json.Marshal(m)
+	return out
+}
+
+func section(m map[string]any, name string) map[string]any { return m[name].(map[string]any) }
+
+// A bad profile is one line naming the profile field.
+func TestBadProfiles(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		{"unknown field", func(m map[string]any) { section(m, "read")["argumentz"] = map[string]any{} },
+			"profile p.json: read.argumentz: unknown field"},
+		{"unknown top-level field", func(m map[string]any) { m["writes"] = true },
+			"profile p.json: writes: unknown field"},
+		{"unknown variable", func(m map[string]any) {
+			section(m, "write")["arguments"].(map[string]any)["text"] = "{contents}"
+		}, "profile p.json: write.arguments.text: {contents} is no variable here (want {append}, {content}, {document}, {expected_version}, {idempotency_key}, {new}, {note}, {old}, {run})"},
+		{"a variable of another call", func(m map[string]any) {
+			section(m, "read")["arguments"].(map[string]any)["tab_id"] = "{label}"
+		}, "profile p.json: read.arguments.tab_id: {label} is no variable here (want {document}, {note}, {run})"},
+		{"future format", func(m map[string]any) { m["format_version"] = 2 },
+			"profile p.json: format_version: 2 is not a format this notesbench reads (want 1)"},
+		{"no change in the write", func(m map[string]any) {
+			delete(section(m, "write")["arguments"].(map[string]any), "text")
+		}, "profile p.json: write.arguments: names none of {content}, {old}/{new} and {append}: the write would not carry the change"},
+		{"a version check without a version", func(m map[string]any) {
+			delete(section(m, "write")["arguments"].(map[string]any), "expected_version")
+		}, "profile p.json: write.version_check: true, but write.arguments names no {expected_version}"},
+		{"a bad pattern", func(m map[string]any) { section(m, "conflict")["pattern"] = "(" },
+			"profile p.json: conflict.pattern: not a regular expression: error parsing regexp: missing closing ): `(`"},
+		{"one document for every Note", func(m map[string]any) { section(m, "setup")["document"] = "{run}" },
+			"profile p.json: setup.document: must name {run} and {note}, so that every Note of every run has a document of its own"},
+		{"no read", func(m map[string]any) { delete(m, "read") },
+			"profile p.json: read: required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(mutate(t, tc.edit), "p.json")
+			var pe *Error
+			if !errors.As(err, &pe) || err.Error() != tc.want {
+				t.Errorf("got  %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+	if _, err := Parse([]byte("{"), "p.json"); err == nil || !strings.HasPrefix(err.Error(), "profile p.json: not JSON") {
+		t.Errorf("%v", err)
+	}
+	if _, err := Load("nosuch"); err == nil || err.Error() != "profile nosuch: no such built-in profile (built-in: filesystem, filesystem-edit, github, memory, notes)" {
+		t.Errorf("%v", err)
+	}
+	dir := t.TempDir()
+	if _, err := Load(filepath.Join(dir, "none.json")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("%v", err)
+	}
+	f := filepath.Join(dir, "mine.json")
+	os.WriteFile(f, mutate(t, func(m map[string]any) { m["name"] = "mine" }), 0o644)
+	if p, err := Load(f); err != nil || p.Name != "mine" {
+		t.Errorf("%v", err)
+	}
+}
+
+// Templates render typed values, drop absent ones, and escape.
+func TestRender(t *testing.T) {
+	tpl, err := compileTemplate("t", json.RawMessage(`{"a":"{v}","b":"x {s} y","c":["{gone}", 1, "{{lit}}"],"d":"{gone}"}`),
+		map[string]bool{"v": true, "s": true, "gone": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tpl.Render(Vars{"v": Raw("7", []byte("7")), "s": Text(`q"uote`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `{"a":7,"b":"x q\"uote y","c":[1,"{lit}"]}` {
+		t.Errorf("rendered %s", out)
+	}
+}
