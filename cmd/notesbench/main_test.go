@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 	// not become every command's default. The PostgreSQL tests get theirs from
 	// internal/pgtest, which stops the cluster it starts.
 	os.Unsetenv("NOTESBENCH_POSTGRES_URL")
-	os.Exit(pgtest.Run(m)) // and checks that no goroutine outlived the tests
+	code := pgtest.Run(m) // and checks that no goroutine outlived the tests
+	removeBuilds()
+	os.Exit(code)
 }
 
 // runCLI runs notesbench with args and returns its exit code and output.

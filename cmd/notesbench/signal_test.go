@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,26 +16,6 @@ import (
 	"testing"
 	"time"
 )
-
-// buildNotesbench builds the notesbench binary into dir, with the race
-// detector when the tests run under it (its packages are then built already).
-func buildNotesbench(t *testing.T, dir string) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(dir, "notesbench")
-	args := []string{"build", "-o", bin}
-	if raceDetector {
-		args = append(args, "-race")
-	}
-	build := exec.Command(gobin, append(args, ".")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building notesbench: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // Ctrl-C stops every command mid-run: exit 130 (SIGTERM: 143), "interrupted"
 // on stderr, and nothing left behind — no --out file, no reproduction folder,
@@ -46,7 +25,7 @@ func buildNotesbench(t *testing.T, dir string) string {
 // once that folder exists, in a run that takes many seconds, and must be gone
 // soon after.
 func TestSignalStopsEveryCommand(t *testing.T) {
-	bin := buildNotesbench(t, t.TempDir())
+	bin := buildNotesbench(t, true)
 	for _, tc := range []struct {
 		name string
 		args []string

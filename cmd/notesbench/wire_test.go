@@ -27,14 +27,9 @@ func TestWire(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "notesbench")
 	// Built without the race detector, as make build builds it: a server
 	// several times slower would not commit two writes within a millisecond.
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildNotesbench(t, false)
 
 	t.Run("conform over stdio", func(t *testing.T) {
 		for _, tc := range []struct {
