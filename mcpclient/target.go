@@ -34,7 +34,9 @@ type Options struct {
 	// Stderr gets the stderr of spawned servers; nil keeps only its last
 	// lines, for error messages.
 	Stderr io.Writer
-	// ConnectTimeout bounds the MCP handshake; 0 means 10 s.
+	// ConnectTimeout bounds the MCP handshake; 0 means 10 s, and for the
+	// first handshake of a spawned server 2 minutes: a command such as
+	// npx -y installs the server on its first run.
 	ConnectTimeout time.Duration
 	// LenientSchemas lets Dial connect to a server whose tool schemas differ
 	// from the contract's, reporting the differences in SchemaProblems instead
@@ -63,6 +65,9 @@ type Target struct {
 	served   *ext.Describe // nil when the server does not say
 	prof     *profiled     // nil without a profile
 
+	// firstTimeout bounds the first handshake when ConnectTimeout is 0.
+	firstTimeout time.Duration
+
 	mu        sync.Mutex
 	conns     map[*conn]bool
 	namedUsed bool
@@ -73,24 +78,27 @@ type Target struct {
 // tools of the contract with the contract's required fields. Close the Target
 // when done: it ends every process it spawned. Cancelling ctx kills them too.
 func Dial(ctx context.Context, spec Spec, opts Options) (*Target, error) {
-	d := httpDialer(spec.URL)
+	d, first := httpDialer(spec.URL), time.Duration(0)
 	if spec.Stdio() {
-		d = stdioDialer(spec.Command, opts.Stderr)
+		d, first = stdioDialer(spec.Command, opts.Stderr), firstStdioHandshake
 	}
-	return dialTarget(ctx, spec.Raw, d, opts)
+	return dialTarget(ctx, spec.Raw, d, opts, first)
 }
+
+// firstStdioHandshake bounds the first handshake of a spawned server.
+const firstStdioHandshake = 2 * time.Minute
 
 // New is Dial for a server reached through dial, named name in errors.
 func New(ctx context.Context, name string, dial Dialer, opts Options) (*Target, error) {
-	return dialTarget(ctx, name, dial.dialer(), opts)
+	return dialTarget(ctx, name, dial.dialer(), opts, 0)
 }
 
-func dialTarget(ctx context.Context, name string, d dialer, opts Options) (*Target, error) {
+func dialTarget(ctx context.Context, name string, d dialer, opts Options, first time.Duration) (*Target, error) {
 	version := opts.Version
 	if version == "" {
 		version = "devel"
 	}
-	t := &Target{name: name, dial: d, opts: opts, conns: map[*conn]bool{},
+	t := &Target{name: name, dial: d, opts: opts, firstTimeout: first, conns: map[*conn]bool{},
 		client: mcp.NewClient(&mcp.Implementation{Name: "notesbench", Version: version},
 			// The extension tools are listed to a client that asks for them.
 			&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{ext.Capability: map[string]any{}}}})}
@@ -141,6 +149,9 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 	timeout := t.opts.ConnectTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
+		if t.control == nil && t.firstTimeout > 0 {
+			timeout = t.firstTimeout
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
