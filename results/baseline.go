@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // A Diff is one difference between a baseline JSON result and the current one.
@@ -271,4 +273,29 @@ func CheckReal[R Row](baseline []byte, exp *Experiment, invariants []Invariant, 
 		note = "invariants, and " + ranges.Summary()
 	}
 	return diffs, note, nil
+}
+
+// Regression is a run that differs from its baseline at Path: the figures
+// that differ, and what the check was when it was not exact (Note: the
+// real-clock gate's intervals and false-alarm rate).
+type Regression struct {
+	Path  string
+	Diffs []Diff
+	Note  string
+}
+
+func (e *Regression) Error() string {
+	verb := "differ"
+	if len(e.Diffs) == 1 {
+		verb = "differs"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "regression: %s %s from %s", plural.Count(len(e.Diffs), "figure"), verb, e.Path)
+	for _, d := range e.Diffs {
+		b.WriteString("\n  " + d.String())
+	}
+	if e.Note != "" {
+		b.WriteString("\n  (" + e.Note + ")")
+	}
+	return b.String()
 }

@@ -6,34 +6,8 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/experiment"
-	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
-
-// regressionError is a run that differs from its baseline: exit code 1.
-type regressionError struct {
-	path  string
-	diffs []results.Diff
-	// note, when set, says what the check was (the real-clock gate's
-	// intervals and false-alarm rate).
-	note string
-}
-
-func (e *regressionError) Error() string {
-	var b strings.Builder
-	verb := "differ"
-	if len(e.diffs) == 1 {
-		verb = "differs"
-	}
-	fmt.Fprintf(&b, "regression: %s %s from %s", report.Count(len(e.diffs), "figure"), verb, e.path)
-	for _, d := range e.diffs {
-		b.WriteString("\n  " + d.String())
-	}
-	if e.note != "" {
-		b.WriteString("\n  (" + e.note + ")")
-	}
-	return b.String()
-}
 
 // compareBaseline compares the deterministic part of a result with a stored
 // baseline recorded with the same parameters.
@@ -43,7 +17,7 @@ func compareBaseline(path string, baseline []byte, rep results.Report) error {
 		return usagef("--baseline", "%s: %v", path, err)
 	}
 	if len(diffs) > 0 {
-		return &regressionError{path: path, diffs: diffs}
+		return &results.Regression{Path: path, Diffs: diffs}
 	}
 	return nil
 }
@@ -77,7 +51,7 @@ func checkRealBaseline(stderr io.Writer, path string, baseline []byte, out *expe
 		note = "real clock against " + path + ": " + note
 	}
 	if len(diffs) > 0 {
-		return &regressionError{path: path, diffs: diffs, note: note}
+		return &results.Regression{Path: path, Diffs: diffs, Note: note}
 	}
 	if note != "" {
 		fmt.Fprintln(stderr, "notesbench: baseline: "+note)

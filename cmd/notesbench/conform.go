@@ -44,14 +44,16 @@ TARGET is stdio:COMMAND [ARGS] (spawned, one process per session),
 http://HOST:PORT/PATH (streamable HTTP) or embedded (the built-in SQLite
 contract). conform writes to a fresh Note of its own, made with the server's
 notesbench_create_note; on a server without it, --note names an existing,
-fresh Note to use.
+fresh Note to use. --profile maps a server's own tools (a read and a write, a
+create and a listing) onto the clauses; a clause about what the server lacks is
+n/a.
 
 A failed check prints the requests and replies that show it. conform exits 1
 when any check fails.`,
 		Example: examples([]string{
 			"notesbench conform --target 'stdio:notesbench serve --db c.db'",
 			"notesbench conform --target http://127.0.0.1:8765/mcp --format json",
-			"notesbench conform --target embedded",
+			"notesbench conform --target 'stdio:npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp/nb' --profile filesystem",
 		}),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

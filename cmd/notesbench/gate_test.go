@@ -63,7 +63,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	var checked results.RangeCheck
 	for i, rows := range runs.Reps[recorded:] {
 		err := check(rows)
-		var reg *regressionError
+		var reg *results.Regression
 		switch {
 		case errors.As(err, &reg):
 			failed++
@@ -101,7 +101,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, rows := range other.Reps {
-		var reg *regressionError
+		var reg *results.Regression
 		if err := check(rows); !errors.As(err, &reg) {
 			t.Errorf("a changed build, seed %d: %v, want a regression", i+1, err)
 		}

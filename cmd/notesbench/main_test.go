@@ -249,7 +249,7 @@ func TestBaselineGate(t *testing.T) {
 		out.Rows = append(out.Rows, r)
 	}
 	err = checkRealBaseline(io.Discard, realBase, recorded, out)
-	var reg *regressionError
+	var reg *results.Regression
 	if !errors.As(err, &reg) || !strings.Contains(err.Error(), fmt.Sprintf("rows[%d].lost", reapply)) ||
 		!strings.Contains(err.Error(), "re-applying after a conflict never loses a line") {
 		t.Fatalf("a reapply row that lost a line, on the real clock: %v; want a regression naming the invariant", err)
