@@ -231,19 +231,27 @@ func TestCommittedReproductionSummary(t *testing.T) {
 }
 
 // timedSections are the headings of REPRODUCED.md's sections whose figures
-// are timings of this machine, which no two runs share.
-var timedSections = []string{"### Time per edit_note_tab write", "### Ours against the published figures (ratios"}
+// are timings of this machine, which no two runs share, and of the
+// comparison with another reproduction (make reproduce's --against its quick
+// run), which the committed command does not name.
+var timedSections = []string{"### Time per edit_note_tab write", "### Ours against the published figures (ratios", "### Verdicts judged apart by "}
 
 // withoutTimings drops from a REPRODUCED.md the lines that describe the
-// machine and the version, and the sections of timings.
+// machine and the version, the sections of timings, and the comparison with
+// another reproduction.
 func withoutTimings(md string) string {
 	var keep []string
-	timed := false
+	timed, against := false, false
 	for _, line := range strings.Split(stripMachine(md), "\n") {
 		if strings.HasPrefix(line, "#") {
 			timed = slices.ContainsFunc(timedSections, func(h string) bool { return strings.HasPrefix(line, h) })
 		}
-		if !timed {
+		switch {
+		case strings.HasPrefix(line, "Against `"):
+			against = true // the line, and the blank line after it
+		case against && line == "":
+			against = false
+		case !timed:
 			keep = append(keep, line)
 		}
 	}
