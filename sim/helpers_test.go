@@ -19,53 +19,25 @@ func fileTarget(t testing.TB, dir string) *store.Target {
 	return tg
 }
 
-func testRace() Race {
-	c := DefaultRace()
-	c.Target = memTarget
+// onMemory returns c, an experiment's default configuration, set to run on
+// memTarget.
+func onMemory[C any, P interface {
+	*C
+	hasRuntime
+}](c C) C {
+	P(&c).runtime().Target = memTarget
 	return c
 }
 
-func testTabs() Tabs {
-	c := DefaultTabs()
-	c.Target = memTarget
-	return c
-}
-
-func testFast() Fast {
-	c := DefaultFast()
-	c.Target = memTarget
-	return c
-}
-
-func testCreate() Create {
-	c := DefaultCreate()
-	c.Target = memTarget
-	return c
-}
-
-func testSources() Sources {
-	c := DefaultSources()
-	c.Target = memTarget
-	return c
-}
-
-func testRefs() Refs {
-	c := DefaultRefs()
-	c.Target = memTarget
-	return c
-}
-
-func testOutline() Outline {
-	c := DefaultOutline()
-	c.Target = memTarget
-	return c
-}
-
-func testBench() Bench {
-	c := DefaultBench()
-	c.Target = memTarget
-	return c
-}
+// test<Experiment> is the experiment's default configuration on memTarget.
+func testRace() Race       { return onMemory(DefaultRace()) }
+func testTabs() Tabs       { return onMemory(DefaultTabs()) }
+func testFast() Fast       { return onMemory(DefaultFast()) }
+func testCreate() Create   { return onMemory(DefaultCreate()) }
+func testSources() Sources { return onMemory(DefaultSources()) }
+func testRefs() Refs       { return onMemory(DefaultRefs()) }
+func testOutline() Outline { return onMemory(DefaultOutline()) }
+func testBench() Bench     { return onMemory(DefaultBench()) }
 
 // runOwn runs exp on the seeds its configuration names, as its command does.
 func runOwn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) (Result[Row, Run], error) {
