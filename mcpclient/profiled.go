@@ -391,6 +391,18 @@ func (s *psession) failed(field, tool string, r *profile.Reply) error {
 	return &RefusedError{Target: s.b.t.name, Profile: s.prof().Name, Field: field, Tool: tool, Reply: r.Short()}
 }
 
+// writeVars returns the variables of a write on the Note noteID that expects
+// version v and sends key.
+func (s *psession) writeVars(noteID string, v contract.Version, key string) (profile.Vars, error) {
+	vars, err := s.vars(noteID)
+	if err != nil {
+		return nil, err
+	}
+	vars["expected_version"] = versionValue(v)
+	vars["idempotency_key"] = profile.Text(key)
+	return vars, nil
+}
+
 // write makes a call that writes and returns its reply; a reply that is a
 // conflict, or any other error result, is returned as an error.
 func (s *psession) write(ctx context.Context, field string, call *profile.Call, vars profile.Vars) (*profile.Reply, error) {
@@ -476,7 +488,7 @@ func (s *psession) ReadNoteTab(ctx context.Context, noteID, tabID string) (contr
 }
 
 func (s *psession) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
-	vars, err := s.vars(req.NoteID)
+	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
 	if err != nil {
 		return contract.EditResult{}, err
 	}
@@ -485,8 +497,6 @@ func (s *psession) EditNoteTab(ctx context.Context, req contract.EditRequest) (c
 		return contract.EditResult{}, contract.Invalid("operation", "profile %s writes the text (replace_text on the markdown tab) only", p.Name)
 	}
 	w := p.Write
-	vars["expected_version"] = versionValue(req.ExpectedVersion)
-	vars["idempotency_key"] = profile.Text(req.IdempotencyKey)
 	switch w.Mode() {
 	case profile.ModeContent:
 		vars["content"] = profile.Text(req.Text)
@@ -634,14 +644,12 @@ func (s *psession) CreateNoteTab(ctx context.Context, req contract.CreateRequest
 	if c == nil {
 		return contract.CreateResult{}, contract.Invalid("tab_type", "profile %s maps no create", p.Name)
 	}
-	vars, err := s.vars(req.NoteID)
+	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
 	if err != nil {
 		return contract.CreateResult{}, err
 	}
 	vars["label"] = profile.Text(req.Label)
 	vars["tab_type"] = profile.Text(string(req.TabType))
-	vars["expected_version"] = versionValue(req.ExpectedVersion)
-	vars["idempotency_key"] = profile.Text(req.IdempotencyKey)
 	r, err := s.write(ctx, "create", &c.Call, vars)
 	if err != nil {
 		return contract.CreateResult{}, err
@@ -657,14 +665,12 @@ func (s *psession) AddNoteSource(ctx context.Context, req contract.SourceRequest
 	if a == nil {
 		return contract.SourceResult{}, contract.Invalid("url", "profile %s maps no add_source", p.Name)
 	}
-	vars, err := s.vars(req.NoteID)
+	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
 	if err != nil {
 		return contract.SourceResult{}, err
 	}
 	vars["url"] = profile.Text(req.URL)
 	vars["title"] = profile.Text(req.Title)
-	vars["expected_version"] = versionValue(req.ExpectedVersion)
-	vars["idempotency_key"] = profile.Text(req.IdempotencyKey)
 	r, err := s.write(ctx, "add_source", &a.Call, vars)
 	if err != nil {
 		return contract.SourceResult{}, err
