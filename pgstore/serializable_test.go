@@ -39,13 +39,7 @@ func TestContractSerializable(t *testing.T) {
 	if err := tg.Parse(); err != nil || tg.Isolation() != Serializable {
 		t.Fatalf("isolation %q (%v)", tg.Isolation(), err)
 	}
-	contracttest.Run(t, contracttest.Config{FixedClock: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
-		b, err := tg.Open(ctx, run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}})
+	runSuite(t, tg)
 }
 
 // The parameter is read from a URL or a keyword/value string and taken out of
