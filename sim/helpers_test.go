@@ -2,8 +2,10 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/store"
 )
@@ -38,6 +40,54 @@ func testSources() Sources { return onMemory(DefaultSources()) }
 func testRefs() Refs       { return onMemory(DefaultRefs()) }
 func testOutline() Outline { return onMemory(DefaultOutline()) }
 func testBench() Bench     { return onMemory(DefaultBench()) }
+
+// mustRun runs exp on the seeds its configuration names; an error fails the
+// test.
+func mustRun[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run]) Result[Row, Run] {
+	t.Helper()
+	res, err := runOwn(context.Background(), exp)
+	if err != nil {
+		t.Fatalf("%T(%+v): %v", exp, exp, err)
+	}
+	return res
+}
+
+// mustGet returns what get returns; its error fails the test.
+func mustGet[T any](t *testing.T, get func() (T, error)) T {
+	t.Helper()
+	v, err := get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// badConfig is an edit that makes an experiment's configuration invalid, and
+// the error Validate must give for it.
+type badConfig[C any] struct {
+	edit func(*C)
+	want string
+}
+
+// expectInvalid checks each bad edit of the configuration base returns: its
+// Validate gives the error wanted, and running it gives a validation error
+// (a *field.Error) before anything runs. base itself must be valid.
+func expectInvalid[C Experiment[Row, Run], Row results.Row, Run any](t *testing.T, base func() C, bad []badConfig[C]) {
+	t.Helper()
+	for _, b := range bad {
+		cfg := base()
+		b.edit(&cfg)
+		if err := cfg.Validate(); err == nil || err.Error() != b.want {
+			t.Errorf("Validate() = %v, want %q", err, b.want)
+		}
+		if _, err := runOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
+			t.Errorf("%T with a bad config returned %v, want the validation error", cfg, err)
+		}
+	}
+	if err := base().Validate(); err != nil {
+		t.Errorf("the default config is invalid: %v", err)
+	}
+}
 
 // runOwn runs exp on the seeds its configuration names, as its command does.
 func runOwn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) (Result[Row, Run], error) {
