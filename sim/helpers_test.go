@@ -70,8 +70,8 @@ type badConfig[C any] struct {
 }
 
 // expectInvalid checks each bad edit of the configuration base returns: its
-// Validate gives the error wanted, and running it gives a validation error
-// (a *field.Error) before anything runs. base itself must be valid.
+// Validate gives the error wanted, and running it gives the same error, a
+// *field.Error, before anything runs. base itself must be valid.
 func expectInvalid[C Experiment[Row, Run], Row results.Row, Run any](t *testing.T, base func() C, bad []badConfig[C]) {
 	t.Helper()
 	for _, b := range bad {
@@ -80,7 +80,7 @@ func expectInvalid[C Experiment[Row, Run], Row results.Row, Run any](t *testing.
 		if err := cfg.Validate(); err == nil || err.Error() != b.want {
 			t.Errorf("Validate() = %v, want %q", err, b.want)
 		}
-		if _, err := runOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
+		if _, err := runOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) || err.Error() != b.want {
 			t.Errorf("%T with a bad config returned %v, want the validation error", cfg, err)
 		}
 	}
