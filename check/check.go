@@ -216,6 +216,27 @@ func (res *Result) violation(rd *runData, format string, args ...any) {
 	res.violations(1, rd, format, args...)
 }
 
+// unjudged counts n things res could not judge in rd and, when it has no
+// reason yet, keeps this one.
+func (res *Result) unjudged(n int, rd *runData, format string, args ...any) {
+	res.Unjudged += n
+	if res.Reason == "" {
+		res.Reason = rd.where() + ": " + fmt.Sprintf(format, args...)
+	}
+}
+
+// eachRun calls judge on each run in turn; once ctx is done, every run left
+// counts as unjudged instead.
+func eachRun(ctx context.Context, runs []*runData, res *Result, judge func(rd *runData)) {
+	for _, rd := range runs {
+		if ctx.Err() != nil {
+			res.Unjudged++
+			continue
+		}
+		judge(rd)
+	}
+}
+
 // violations counts n violations described by one message.
 func (res *Result) violations(n int, rd *runData, format string, args ...any) {
 	res.Violations += n

@@ -35,6 +35,16 @@ func counts(t *testing.T, rep *Report, name string, judged, violations int) {
 	}
 }
 
+// runCounts is counts, and checks that the run's own figure for the check,
+// read by figure, is its number of violations.
+func runCounts(t *testing.T, rep *Report, name string, figure func(RunResult) int, judged, violations int) {
+	t.Helper()
+	counts(t, rep, name, judged, violations)
+	if got := figure(rep.Runs[0]); got != violations {
+		t.Errorf("%s: the run counts %d, want %d", name, got, violations)
+	}
+}
+
 // chain adds, one after the other, a read and a write of each line by its
 // editor (claude-* lines by claude, the others by human), each read seeing the
 // version the write before made: no write races another. It returns the last
@@ -115,10 +125,7 @@ func TestDuplicateLinesCounted(t *testing.T) {
 	b.final(fmt.Sprint(v), "claude-0", "human-0", "", "claude-0", "human-0", "claude-1", "", "human-0")
 	rep := b.check(t, Options{})
 	expect(t, rep, Duplicates)
-	if d := rep.Runs[0].Duplicates; d != 3 {
-		t.Errorf("duplicates %d, want 3", d)
-	}
-	counts(t, rep, Duplicates, 3, 3)
+	runCounts(t, rep, Duplicates, func(r RunResult) int { return r.Duplicates }, 3, 3)
 }
 
 // Tabs and sources beyond one per intent are duplicates, each one counted: an
@@ -146,10 +153,7 @@ func TestDuplicateTabsAndSourcesCounted(t *testing.T) {
 	b.finalBar("8", tabs, sources...)
 	rep := b.check(t, Options{})
 	expect(t, rep, Duplicates)
-	if d := rep.Runs[0].Duplicates; d != 4 {
-		t.Errorf("duplicates %d, want 4 (two tabs, two sources)", d)
-	}
-	counts(t, rep, Duplicates, 3, 4)
+	runCounts(t, rep, Duplicates, func(r RunResult) int { return r.Duplicates }, 3, 4) // two tabs, two sources
 }
 
 // Every write that replaced content another acknowledged write changed after
@@ -169,10 +173,7 @@ func TestStaleOverwritesCounted(t *testing.T) {
 	b.edit("claude", "5", "claude-2", history.OK, "6") // read the latest: not stale
 	b.final("6", "human-1", "claude-2")
 	rep := b.check(t, Options{})
-	if s := rep.Runs[0].StaleOverwrites; s != 3 {
-		t.Errorf("stale overwrites %d, want 3", s)
-	}
-	counts(t, rep, StaleOverwrites, 5, 3)
+	runCounts(t, rep, StaleOverwrites, func(r RunResult) int { return r.StaleOverwrites }, 5, 3)
 }
 
 // Every committed write that made a version another committed write of the
@@ -193,8 +194,5 @@ func TestVersionCollisionsCounted(t *testing.T) {
 	b.edit("human", "t2", "human-1", history.OK, "t4")
 	b.final("t4", "claude-0", "claude-1", "claude-2", "human-0", "human-1")
 	rep := b.check(t, Options{})
-	if c := rep.Runs[0].VersionCollisions; c != 2 {
-		t.Errorf("version collisions %d, want 2", c)
-	}
-	counts(t, rep, Versions, 5, 2)
+	runCounts(t, rep, Versions, func(r RunResult) int { return r.VersionCollisions }, 5, 2)
 }

@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -18,11 +17,7 @@ import (
 // a group beyond one per intent is a duplicate. It also checks that a replayed
 // key returned the key's first result.
 func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
-	for _, rd := range runs {
-		if ctx.Err() != nil {
-			res.Unjudged++
-			continue
-		}
+	eachRun(ctx, runs, res, func(rd *runData) {
 		notes := map[string]*noteCreations{}
 		var order []string
 		for i := range rd.run.Calls {
@@ -43,10 +38,7 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 			f := rd.finals[note]
 			if f == nil {
 				if nc.intents() > 0 {
-					res.Unjudged += nc.intents()
-					if res.Reason == "" {
-						res.Reason = fmt.Sprintf("%s: no final state of note %s", rd.where(), note)
-					}
+					res.unjudged(nc.intents(), rd, "no final state of note %s", note)
 				}
 				continue
 			}
@@ -80,7 +72,7 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 			}
 		}
 		checkReplays(rd, res)
-	}
+	})
 }
 
 // noteCreations is what a Note's write calls meant to create.

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
@@ -16,11 +17,7 @@ import (
 // one intent.
 func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
 	type intent struct{ editor, note, id string }
-	for _, rd := range runs {
-		if ctx.Err() != nil {
-			res.Unjudged++
-			continue
-		}
+	eachRun(ctx, runs, res, func(rd *runData) {
 		editors := map[string]*EditorResult{}
 		var order []string
 		seen := map[intent]bool{}
@@ -40,10 +37,7 @@ func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *
 			}
 			seen[intent{c.Editor, c.Note, id}] = true
 			if !judged {
-				res.Unjudged++
-				if res.Reason == "" {
-					res.Reason = fmt.Sprintf("%s: no final state holds what %s added", rd.where(), c)
-				}
+				res.unjudged(1, rd, "no final state holds what %s added", c)
 				continue
 			}
 			res.Judged++
@@ -58,7 +52,7 @@ func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *
 		for _, name := range order {
 			rd.res.Editors = append(rd.res.Editors, *editors[name])
 		}
-	}
+	})
 }
 
 // holds returns what an acknowledged write added (its identity within the
@@ -68,25 +62,11 @@ func (rd *runData) holds(c *history.Call, lines map[string]map[string]bool) (id 
 	f := rd.finals[c.Note]
 	switch c.Tool {
 	case contract.ToolCreateNoteTab:
-		if f == nil {
-			return "tab " + c.TabID, false, false
-		}
-		for _, t := range f.Tabs {
-			if t.TabID == c.TabID {
-				return "tab " + c.TabID, true, true
-			}
-		}
-		return "tab " + c.TabID, false, true
+		has := f != nil && slices.ContainsFunc(f.Tabs, func(t history.FinalTab) bool { return t.TabID == c.TabID })
+		return "tab " + c.TabID, has, f != nil
 	case contract.ToolAddNoteSource:
-		if f == nil {
-			return "source " + c.SourceID, false, false
-		}
-		for _, s := range f.Sources {
-			if s.ID == c.SourceID {
-				return "source " + c.SourceID, true, true
-			}
-		}
-		return "source " + c.SourceID, false, true
+		has := f != nil && slices.ContainsFunc(f.Sources, func(s contract.Attachment) bool { return s.ID == c.SourceID })
+		return "source " + c.SourceID, has, f != nil
 	}
 	if c.Intent == "" {
 		return "", false, false

@@ -98,10 +98,7 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 		w := c
 		base, ok := latest[reader{w.Editor, w.Session, t, w.Base()}]
 		if !ok {
-			res.Unjudged++
-			if res.Reason == "" {
-				res.Reason = fmt.Sprintf("%s: no read gave the content of %s", rd.where(), w)
-			}
+			res.unjudged(1, rd, "no read gave the content of %s", w)
 			continue
 		}
 		res.Judged++

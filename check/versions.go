@@ -13,11 +13,7 @@ import (
 // that does not change on a write is what lets a stale write through: the
 // contract's versions must tell every state apart.
 func checkVersions(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
-	for _, rd := range runs {
-		if ctx.Err() != nil {
-			res.Unjudged++
-			continue
-		}
+	eachRun(ctx, runs, res, func(rd *runData) {
 		guarded := rd.run.Header.Variant.Guard != contract.GuardNone
 		for _, p := range rd.parts {
 			made := map[string]int{} // version → the call that committed it
@@ -39,5 +35,5 @@ func checkVersions(ctx context.Context, runs []*runData, res *Result, _ Options,
 				}
 			}
 		}
-	}
+	})
 }

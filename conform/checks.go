@@ -24,11 +24,7 @@ func (r *runner) staleVersion() (Check, error) {
 	if err != nil {
 		return c, err
 	}
-	stale, err := r.writeText(r.s, base.Version, r.key("stale"), "conform: stale write")
-	if err != nil {
-		return c, err
-	}
-	after, err := r.readText(r.s)
+	stale, after, err := r.thenRead(r.writeText(r.s, base.Version, r.key("stale"), "conform: stale write"))
 	if err != nil {
 		return c, err
 	}
@@ -49,12 +45,8 @@ func (r *runner) missingVersion() (Check, error) {
 	if err != nil {
 		return c, err
 	}
-	got, err := r.call(r.s, contract.ToolEditNoteTab, map[string]any{"note_id": noteID, "tab_id": "markdown",
-		"idempotency_key": r.key("noversion"), "operation": "replace_text", "text": "conform: no version"})
-	if err != nil {
-		return c, err
-	}
-	after, err := r.readText(r.s)
+	got, after, err := r.thenRead(r.call(r.s, contract.ToolEditNoteTab, map[string]any{"note_id": noteID, "tab_id": "markdown",
+		"idempotency_key": r.key("noversion"), "operation": "replace_text", "text": "conform: no version"}))
 	if err != nil {
 		return c, err
 	}
@@ -87,11 +79,7 @@ func (r *runner) sameKeyResend() (Check, error) {
 		return r.fail(c, "the first write was refused: %s", first)
 	}
 	r.pause()
-	again, err := r.writeText(r.s, base.Version, key, text)
-	if err != nil {
-		return c, err
-	}
-	after, err := r.readText(r.s)
+	again, after, err := r.thenRead(r.writeText(r.s, base.Version, key, text))
 	if err != nil {
 		return c, err
 	}
@@ -384,11 +372,7 @@ func (r *runner) sameKeyOtherArgs() (Check, error) {
 		return r.fail(c, "the first write was refused: %s", first)
 	}
 	r.pause()
-	second, err := r.writeText(r.s, first.Version, key, "conform: other arguments")
-	if err != nil {
-		return c, err
-	}
-	after, err := r.readText(r.s)
+	second, after, err := r.thenRead(r.writeText(r.s, first.Version, key, "conform: other arguments"))
 	if err != nil {
 		return c, err
 	}

@@ -347,6 +347,16 @@ func (r *runner) readText(s contract.Session) (reply, error) {
 	return r.call(s, contract.ToolReadNoteTab, map[string]any{"note_id": noteID, "tab_id": "markdown"})
 }
 
+// thenRead passes on a call's reply and error and, when the call did not
+// fail, reads the markdown tab after it.
+func (r *runner) thenRead(got reply, err error) (reply, reply, error) {
+	if err != nil {
+		return got, reply{}, err
+	}
+	after, err := r.readText(r.s)
+	return got, after, err
+}
+
 func (r *runner) list() (reply, error) {
 	return r.call(r.s, contract.ToolListNoteTabs, map[string]any{"note_id": noteID})
 }

@@ -88,21 +88,19 @@ func runMapped(ctx context.Context, target contract.Target, m Mapped, opts Optio
 		return err
 	}
 	defer r.s.Close()
-	creates := len(lacks) == 0
+	noVersion := "no version: the server keeps none"
 	for i, check := range []func(c Check) (Check, error){
-		r.staleVersion, r.missingVersion, r.sameKeyResend,
-		func(c Check) (Check, error) { return r.lostReplyCreate(c, creates) },
-		r.versionsIncrease, r.versionsWithinMillisecond,
-		func(c Check) (Check, error) {
-			return na(c, "a profile's document is one text: there are no tabs to version apart")
-		},
-		r.concurrentWriters, r.sameKeyOtherArgs,
-		func(c Check) (Check, error) {
-			return na(c, "a profile maps one write per kind: no key is shared between two tools")
-		},
-		func(c Check) (Check, error) {
-			return na(c, "not checked through a profile")
-		},
+		r.staleVersion,
+		needs(versionCheck, "no version parameter: the profile's write sends no version to leave out", r.missingVersion),
+		needs(key, "no idempotency key parameter: a resend is a new write", r.sameKeyResend),
+		needs(len(lacks) == 0, "the profile maps no create and list (or the server lacks their tools)", r.lostReplyCreate),
+		needs(versionCheck, noVersion, r.versionsIncrease),
+		needs(versionCheck, noVersion, r.versionsWithinMillisecond),
+		needs(false, "a profile's document is one text: there are no tabs to version apart", nil),
+		r.concurrentWriters,
+		needs(key, "no idempotency key parameter", r.sameKeyOtherArgs),
+		needs(false, "a profile maps one write per kind: no key is shared between two tools", nil),
+		needs(false, "not checked through a profile", nil),
 	} {
 		r.mu.Lock()
 		r.log = nil
@@ -141,9 +139,16 @@ func quoteIfNeeded(reply string) string {
 	return string(b)
 }
 
-func na(c Check, format string, args ...any) (Check, error) {
-	c.Outcome, c.Detail = NotApplicable, fmt.Sprintf(format, args...)
-	return c, nil
+// needs returns check when have is true, and else a check that finds its
+// clause not applicable, saying why.
+func needs(have bool, why string, check func(Check) (Check, error)) func(Check) (Check, error) {
+	if have {
+		return check
+	}
+	return func(c Check) (Check, error) {
+		c.Outcome, c.Detail = NotApplicable, why
+		return c, nil
+	}
 }
 
 func (r *mrunner) fail(c Check, format string, args ...any) (Check, error) {
@@ -211,6 +216,17 @@ func (r *mrunner) write(s contract.Session, v contract.Version, key, text string
 	return outcome{res: res}, nil
 }
 
+// writeRead writes text with version v and key on the runner's session, and
+// reads the text back after it.
+func (r *mrunner) writeRead(v contract.Version, key, text string) (outcome, contract.TabContent, error) {
+	w, err := r.write(r.s, v, key, text)
+	if err != nil {
+		return w, contract.TabContent{}, err
+	}
+	after, err := r.read(r.s)
+	return w, after, err
+}
+
 func (r *mrunner) staleVersion(c Check) (Check, error) {
 	base, err := r.read(r.s)
 	if err != nil {
@@ -229,11 +245,7 @@ func (r *mrunner) staleVersion(c Check) (Check, error) {
 	if err != nil {
 		return c, err
 	}
-	stale, err := r.write(r.s, base.Version, r.key1(), base.Text+"\nconform: stale write")
-	if err != nil {
-		return c, err
-	}
-	after, err := r.read(r.s)
+	stale, after, err := r.writeRead(base.Version, r.key1(), base.Text+"\nconform: stale write")
 	if err != nil {
 		return c, err
 	}
@@ -259,18 +271,11 @@ func (r *mrunner) staleVersion(c Check) (Check, error) {
 }
 
 func (r *mrunner) missingVersion(c Check) (Check, error) {
-	if !r.versionCheck {
-		return na(c, "no version parameter: the profile's write sends no version to leave out")
-	}
 	before, err := r.read(r.s)
 	if err != nil {
 		return c, err
 	}
-	got, err := r.write(r.s, "", r.key1(), before.Text+"\nconform: no version")
-	if err != nil {
-		return c, err
-	}
-	after, err := r.read(r.s)
+	got, after, err := r.writeRead("", r.key1(), before.Text+"\nconform: no version")
 	if err != nil {
 		return c, err
 	}
@@ -284,9 +289,6 @@ func (r *mrunner) missingVersion(c Check) (Check, error) {
 }
 
 func (r *mrunner) sameKeyResend(c Check) (Check, error) {
-	if !r.key {
-		return na(c, "no idempotency key parameter: a resend is a new write")
-	}
 	base, err := r.read(r.s)
 	if err != nil {
 		return c, err
@@ -300,11 +302,7 @@ func (r *mrunner) sameKeyResend(c Check) (Check, error) {
 		return r.fail(c, "the first write was %s", first)
 	}
 	r.pause()
-	again, err := r.write(r.s, base.Version, key, text)
-	if err != nil {
-		return c, err
-	}
-	after, err := r.read(r.s)
+	again, after, err := r.writeRead(base.Version, key, text)
 	if err != nil {
 		return c, err
 	}
@@ -319,10 +317,7 @@ func (r *mrunner) sameKeyResend(c Check) (Check, error) {
 	return pass(c, "the first result (version %s); written once", again.res.Version)
 }
 
-func (r *mrunner) lostReplyCreate(c Check, creates bool) (Check, error) {
-	if !creates {
-		return na(c, "the profile maps no create and list (or the server lacks their tools)")
-	}
+func (r *mrunner) lostReplyCreate(c Check) (Check, error) {
 	l, err := r.s.ListNoteTabs(r.ctx, noteID)
 	if err != nil {
 		return c, err
@@ -355,9 +350,6 @@ func (r *mrunner) lostReplyCreate(c Check, creates bool) (Check, error) {
 }
 
 func (r *mrunner) versionsIncrease(c Check) (Check, error) {
-	if !r.versionCheck {
-		return na(c, "no version: the server keeps none")
-	}
 	cur, err := r.read(r.s)
 	if err != nil {
 		return c, err
@@ -387,9 +379,6 @@ func (r *mrunner) versionsIncrease(c Check) (Check, error) {
 }
 
 func (r *mrunner) versionsWithinMillisecond(c Check) (Check, error) {
-	if !r.versionCheck {
-		return na(c, "no version: the server keeps none")
-	}
 	cur, err := r.read(r.s)
 	if err != nil {
 		return c, err
@@ -497,9 +486,6 @@ func (r *mrunner) keyFor(i int) string {
 }
 
 func (r *mrunner) sameKeyOtherArgs(c Check) (Check, error) {
-	if !r.key {
-		return na(c, "no idempotency key parameter")
-	}
 	base, err := r.read(r.s)
 	if err != nil {
 		return c, err
@@ -513,11 +499,7 @@ func (r *mrunner) sameKeyOtherArgs(c Check) (Check, error) {
 		return r.fail(c, "the first write was %s", first)
 	}
 	r.pause()
-	second, err := r.write(r.s, first.res.Version, key, "conform: other arguments")
-	if err != nil {
-		return c, err
-	}
-	after, err := r.read(r.s)
+	second, after, err := r.writeRead(first.res.Version, key, "conform: other arguments")
 	if err != nil {
 		return c, err
 	}

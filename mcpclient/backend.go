@@ -12,6 +12,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
+	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
 // backend is one run over a Target. A run names its Notes as it likes
@@ -170,17 +171,7 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 
 // Close closes the sessions of the run still open.
 func (b *backend) Close() error {
-	b.mu.Lock()
-	var open []*session
-	for s := range b.sessions {
-		open = append(open, s)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, s := range open {
-		errs = append(errs, s.Close())
-	}
-	return errors.Join(errs...)
+	return closeAll(&b.mu, b.sessions, (*session).Close)
 }
 
 // exchange is the one way a run's call reaches the server: the request's
@@ -239,7 +230,7 @@ func rewrite(obj json.RawMessage, mapID func(string) string, result bool) json.R
 		if mapped == id {
 			return
 		}
-		edits = append(edits, edit{m, appendJSONString(nil, mapped)})
+		edits = append(edits, edit{m, profile.AppendString(nil, mapped)})
 		swaps = append(swaps, [2]string{id, mapped})
 	}
 	notFoundNote := false
@@ -295,19 +286,6 @@ func jsonString(raw []byte) (string, bool) {
 	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil
-}
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			b, _ := json.Marshal(s)
-			return append(dst, b...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
 }
 
 // member is one top-level member of a JSON object: where its key's text and

@@ -35,11 +35,7 @@ func newServer(t testing.TB, v contract.Variant) *serve.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Errorf("closing the server: %v", err)
-		}
-	})
+	closeAtEnd(t, "server", srv)
 	return srv
 }
 
@@ -59,11 +55,7 @@ func inMemory(t testing.TB, v contract.Variant) *Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := tg.Close(); err != nil {
-			t.Errorf("closing the target: %v", err)
-		}
-	})
+	closeAtEnd(t, "target", tg)
 	return tg
 }
 

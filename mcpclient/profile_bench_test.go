@@ -1,16 +1,11 @@
 package mcpclient
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/notesbench/notesbench/contract"
 )
 
 // BenchmarkProfile measures, in one run, what mapping a write through a
@@ -23,18 +18,10 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkProfile -benchtime 3000x -count 5 ./mcpclient
 func BenchmarkProfile(b *testing.B) {
-	if _, ok := os.LookupEnv("GOGC"); !ok {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		b.Setenv("GOGC", "400")
-	}
+	wireGOGC(b)
 	spec := helperTarget(b, filepath.Join(b.TempDir(), "profile.db"))
 	text := strings.Repeat("x", 200)
-	type client struct {
-		name string
-		s    contract.Session
-		v    contract.Version
-	}
-	var clients []*client
+	var clients []*benchClient
 	for _, c := range []struct {
 		name string
 		opts Options
@@ -44,33 +31,18 @@ func BenchmarkProfile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		clients = append(clients, &client{name: c.name, s: s, v: read.Version})
+		clients = append(clients, &benchClient{name: c.name, s: s, v: read.Version})
 	}
-	write := func(c *client, i int) time.Duration {
-		start := time.Now()
-		r, err := c.s.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: c.v,
-			IdempotencyKey: fmt.Sprintf("w%d", i), Operation: contract.OpReplaceText, Text: text})
-		d := time.Since(start)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c.v = r.Version
-		return d
-	}
-	for i := range 200 { // warm-up
-		for _, c := range clients {
-			write(c, -1-i)
-		}
-	}
+	warmUp(b, clients, text)
 	samples := map[string][]time.Duration{}
 	b.ResetTimer()
 	for i := range b.N {
 		order := clients
 		if i%2 == 1 {
-			order = []*client{clients[1], clients[0]}
+			order = []*benchClient{clients[1], clients[0]}
 		}
 		for _, c := range order {
-			samples[c.name] = append(samples[c.name], write(c, i))
+			samples[c.name] = append(samples[c.name], c.write(b, i, text))
 		}
 	}
 	b.StopTimer()

@@ -286,17 +286,7 @@ func (b *pbackend) Session(ctx context.Context) (contract.Session, error) {
 
 // Close closes the sessions of the run still open.
 func (b *pbackend) Close() error {
-	b.mu.Lock()
-	var open []*psession
-	for s := range b.sessions {
-		open = append(open, s)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, s := range open {
-		errs = append(errs, s.Close())
-	}
-	return errors.Join(errs...)
+	return closeAll(&b.mu, b.sessions, (*psession).Close)
 }
 
 // psession is one MCP session through a profile: a contract.Session whose
@@ -401,6 +391,34 @@ func (s *psession) failed(field, tool string, r *profile.Reply) error {
 	return &RefusedError{Target: s.b.t.name, Profile: s.prof().Name, Field: field, Tool: tool, Reply: r.Short()}
 }
 
+// writeVars returns the variables of a write on the Note noteID that expects
+// version v and sends key.
+func (s *psession) writeVars(noteID string, v contract.Version, key string) (profile.Vars, error) {
+	vars, err := s.vars(noteID)
+	if err != nil {
+		return nil, err
+	}
+	vars["expected_version"] = versionValue(v)
+	vars["idempotency_key"] = profile.Text(key)
+	return vars, nil
+}
+
+// write makes a call that writes and returns its reply; a reply that is a
+// conflict, or any other error result, is returned as an error.
+func (s *psession) write(ctx context.Context, field string, call *profile.Call, vars profile.Vars) (*profile.Reply, error) {
+	r, err := s.call(ctx, field, call, vars)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.conflict(r); err != nil {
+		return nil, err
+	}
+	if r.IsError {
+		return nil, s.failed(field, call.Tool, r)
+	}
+	return r, nil
+}
+
 // conflict returns the conflict the reply is, or nil.
 func (s *psession) conflict(r *profile.Reply) error {
 	c := s.prof().Conflict
@@ -470,7 +488,7 @@ func (s *psession) ReadNoteTab(ctx context.Context, noteID, tabID string) (contr
 }
 
 func (s *psession) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
-	vars, err := s.vars(req.NoteID)
+	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
 	if err != nil {
 		return contract.EditResult{}, err
 	}
@@ -479,8 +497,6 @@ func (s *psession) EditNoteTab(ctx context.Context, req contract.EditRequest) (c
 		return contract.EditResult{}, contract.Invalid("operation", "profile %s writes the text (replace_text on the markdown tab) only", p.Name)
 	}
 	w := p.Write
-	vars["expected_version"] = versionValue(req.ExpectedVersion)
-	vars["idempotency_key"] = profile.Text(req.IdempotencyKey)
 	switch w.Mode() {
 	case profile.ModeContent:
 		vars["content"] = profile.Text(req.Text)
@@ -503,15 +519,9 @@ func (s *psession) EditNoteTab(ctx context.Context, req contract.EditRequest) (c
 			vars["old"], vars["new"] = profile.Text(old), profile.Text(repl)
 		}
 	}
-	r, err := s.call(ctx, "write", &w.Call, vars)
+	r, err := s.write(ctx, "write", &w.Call, vars)
 	if err != nil {
 		return contract.EditResult{}, err
-	}
-	if err := s.conflict(r); err != nil {
-		return contract.EditResult{}, err
-	}
-	if r.IsError {
-		return contract.EditResult{}, s.failed("write", w.Tool, r)
 	}
 	v := digest(req.Text)
 	if w.Version != nil {
@@ -634,39 +644,19 @@ func (s *psession) CreateNoteTab(ctx context.Context, req contract.CreateRequest
 	if c == nil {
 		return contract.CreateResult{}, contract.Invalid("tab_type", "profile %s maps no create", p.Name)
 	}
-	vars, err := s.vars(req.NoteID)
+	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
 	if err != nil {
 		return contract.CreateResult{}, err
 	}
 	vars["label"] = profile.Text(req.Label)
 	vars["tab_type"] = profile.Text(string(req.TabType))
-	vars["expected_version"] = versionValue(req.ExpectedVersion)
-	vars["idempotency_key"] = profile.Text(req.IdempotencyKey)
-	r, err := s.call(ctx, "create", &c.Call, vars)
+	r, err := s.write(ctx, "create", &c.Call, vars)
 	if err != nil {
 		return contract.CreateResult{}, err
 	}
-	if err := s.conflict(r); err != nil {
-		return contract.CreateResult{}, err
-	}
-	if r.IsError {
-		return contract.CreateResult{}, s.failed("create", c.Tool, r)
-	}
 	res := contract.CreateResult{NoteID: req.NoteID, TabID: req.Label, Type: req.TabType, Label: req.Label}
-	if c.ID != nil {
-		if res.TabID, err = c.ID.String(p.Name, r); err != nil {
-			return res, err
-		}
-	}
-	if c.Version != nil {
-		if res.Version, err = c.Version.Version(p.Name, r); err != nil {
-			return res, err
-		}
-	}
-	if c.Replayed != nil {
-		res.Replayed = c.Replayed.Bool(r)
-	}
-	return res, nil
+	err = s.created(c, r, &res.TabID, &res.Version, &res.Replayed)
+	return res, err
 }
 
 func (s *psession) AddNoteSource(ctx context.Context, req contract.SourceRequest) (contract.SourceResult, error) {
@@ -675,39 +665,40 @@ func (s *psession) AddNoteSource(ctx context.Context, req contract.SourceRequest
 	if a == nil {
 		return contract.SourceResult{}, contract.Invalid("url", "profile %s maps no add_source", p.Name)
 	}
-	vars, err := s.vars(req.NoteID)
+	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
 	if err != nil {
 		return contract.SourceResult{}, err
 	}
 	vars["url"] = profile.Text(req.URL)
 	vars["title"] = profile.Text(req.Title)
-	vars["expected_version"] = versionValue(req.ExpectedVersion)
-	vars["idempotency_key"] = profile.Text(req.IdempotencyKey)
-	r, err := s.call(ctx, "add_source", &a.Call, vars)
+	r, err := s.write(ctx, "add_source", &a.Call, vars)
 	if err != nil {
 		return contract.SourceResult{}, err
 	}
-	if err := s.conflict(r); err != nil {
-		return contract.SourceResult{}, err
-	}
-	if r.IsError {
-		return contract.SourceResult{}, s.failed("add_source", a.Tool, r)
-	}
 	res := contract.SourceResult{NoteID: req.NoteID, SourceID: req.URL}
-	if a.ID != nil {
-		if res.SourceID, err = a.ID.String(p.Name, r); err != nil {
-			return res, err
+	err = s.created(a, r, &res.SourceID, &res.Version, &res.Replayed)
+	return res, err
+}
+
+// created reads the reply r to c, a create with a key, into id, version and
+// replayed, each only where the profile extracts it; it stops at the first
+// extract that fails, with what it read before it left in place.
+func (s *psession) created(c *profile.Create, r *profile.Reply, id *string, version *contract.Version, replayed *bool) error {
+	var err error
+	if c.ID != nil {
+		if *id, err = c.ID.String(s.prof().Name, r); err != nil {
+			return err
 		}
 	}
-	if a.Version != nil {
-		if res.Version, err = a.Version.Version(p.Name, r); err != nil {
-			return res, err
+	if c.Version != nil {
+		if *version, err = c.Version.Version(s.prof().Name, r); err != nil {
+			return err
 		}
 	}
-	if a.Replayed != nil {
-		res.Replayed = a.Replayed.Bool(r)
+	if c.Replayed != nil {
+		*replayed = c.Replayed.Bool(r)
 	}
-	return res, nil
+	return nil
 }
 
 func (s *psession) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (contract.AttachmentPage, error) {

@@ -69,6 +69,13 @@ func (s *session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	return body, nil
 }
 
+// callAs makes the typed call of tool on s and returns its result as a T.
+func callAs[T any](ctx context.Context, s *session, tool string, req any) (T, error) {
+	var out T
+	err := s.call(ctx, tool, req, &out)
+	return out, err
+}
+
 // call makes a typed call: the request as JSON arguments, sent as a raw call
 // is (the run's Note IDs mapped on the way out and back), the result object
 // decoded into out, and a contract outcome turned back into its typed error.
@@ -97,45 +104,31 @@ func (s *session) call(ctx context.Context, tool string, req, out any) error {
 }
 
 func (s *session) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {
-	var out contract.TabList
-	err := s.call(ctx, contract.ToolListNoteTabs, map[string]string{"note_id": noteID}, &out)
-	return out, err
+	return callAs[contract.TabList](ctx, s, contract.ToolListNoteTabs, map[string]string{"note_id": noteID})
 }
 
 func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.TabContent, error) {
-	var out contract.TabContent
-	err := s.call(ctx, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID}, &out)
-	return out, err
+	return callAs[contract.TabContent](ctx, s, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID})
 }
 
 func (s *session) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {
-	var out contract.SheetRange
-	err := s.call(ctx, contract.ToolReadSheetRange, req, &out)
-	return out, err
+	return callAs[contract.SheetRange](ctx, s, contract.ToolReadSheetRange, req)
 }
 
 func (s *session) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (contract.AttachmentPage, error) {
-	var out contract.AttachmentPage
-	err := s.call(ctx, contract.ToolListNoteAttachments, req, &out)
-	return out, err
+	return callAs[contract.AttachmentPage](ctx, s, contract.ToolListNoteAttachments, req)
 }
 
 func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
-	var out contract.EditResult
-	err := s.call(ctx, contract.ToolEditNoteTab, req, &out)
-	return out, err
+	return callAs[contract.EditResult](ctx, s, contract.ToolEditNoteTab, req)
 }
 
 func (s *session) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
-	var out contract.CreateResult
-	err := s.call(ctx, contract.ToolCreateNoteTab, req, &out)
-	return out, err
+	return callAs[contract.CreateResult](ctx, s, contract.ToolCreateNoteTab, req)
 }
 
 func (s *session) AddNoteSource(ctx context.Context, req contract.SourceRequest) (contract.SourceResult, error) {
-	var out contract.SourceResult
-	err := s.call(ctx, contract.ToolAddNoteSource, req, &out)
-	return out, err
+	return callAs[contract.SourceResult](ctx, s, contract.ToolAddNoteSource, req)
 }
 
 // Close ends the MCP session; over stdio, its server process.

@@ -491,14 +491,23 @@ func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backe
 func (t *Target) Close() error {
 	t.mu.Lock()
 	t.closed = true
-	conns := make([]*conn, 0, len(t.conns))
-	for c := range t.conns {
-		conns = append(conns, c)
-	}
 	t.mu.Unlock()
+	return closeAll(&t.mu, t.conns, (*conn).close)
+}
+
+// closeAll closes every member of open, a set guarded by mu, all of them
+// even when one fails, and returns their errors joined. It holds mu only to
+// take the members, since closing one deletes it from the set.
+func closeAll[T comparable](mu *sync.Mutex, open map[T]bool, close func(T) error) error {
+	mu.Lock()
+	members := make([]T, 0, len(open))
+	for x := range open {
+		members = append(members, x)
+	}
+	mu.Unlock()
 	var errs []error
-	for _, c := range conns {
-		errs = append(errs, c.close())
+	for _, x := range members {
+		errs = append(errs, close(x))
 	}
 	return errors.Join(errs...)
 }

@@ -49,6 +49,48 @@ func startHTTPHelper(b *testing.B, db string) string {
 	return strings.TrimSpace(url)
 }
 
+// wireGOGC runs the benchmark with GOGC=400, as the notesbench binary runs
+// over the wire, here and in the servers, which inherit the environment (see
+// cmd/notesbench's wireGCPercent), unless GOGC is set.
+func wireGOGC(b *testing.B) {
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		old := debug.SetGCPercent(400)
+		b.Cleanup(func() { debug.SetGCPercent(old) })
+		b.Setenv("GOGC", "400")
+	}
+}
+
+// benchClient is a session a benchmark writes through, and the version its
+// next write expects.
+type benchClient struct {
+	name string
+	s    contract.Session
+	v    contract.Version
+}
+
+// write replaces the text of note-1's markdown tab with text, with key w<i>
+// and c's version, which it moves on; it returns how long the call took.
+func (c *benchClient) write(b *testing.B, i int, text string) time.Duration {
+	start := time.Now()
+	r, err := c.s.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: c.v,
+		IdempotencyKey: fmt.Sprintf("w%d", i), Operation: contract.OpReplaceText, Text: text})
+	d := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.v = r.Version
+	return d
+}
+
+// warmUp makes 200 untimed writes of text through each client, in turn.
+func warmUp(b *testing.B, clients []*benchClient, text string) {
+	for i := range 200 {
+		for _, c := range clients {
+			c.write(b, -1-i, text)
+		}
+	}
+}
+
 // BenchmarkWire measures, in one run, the latency of one edit_note_tab
 // replace_text write (200 characters, a file database in WAL mode) embedded,
 // over stdio and over streamable HTTP, and of an MCP ping over each
@@ -61,13 +103,7 @@ func startHTTPHelper(b *testing.B, db string) string {
 //
 //	go test -run '^$' -bench BenchmarkWire -benchtime 2000x ./mcpclient
 func BenchmarkWire(b *testing.B) {
-	// As the notesbench binary runs over the wire, here and in the servers,
-	// which inherit the environment (see cmd/notesbench's wireGCPercent),
-	// unless GOGC is set.
-	if _, ok := os.LookupEnv("GOGC"); !ok {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		b.Setenv("GOGC", "400")
-	}
+	wireGOGC(b)
 	dir := b.TempDir()
 	text := strings.Repeat("x", 200)
 
@@ -77,12 +113,7 @@ func BenchmarkWire(b *testing.B) {
 	}
 	defer st.Close()
 
-	type client struct {
-		name string
-		s    contract.Session
-		v    contract.Version
-	}
-	var clients []*client
+	var clients []*benchClient
 	emb, err := st.Session(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -91,7 +122,7 @@ func BenchmarkWire(b *testing.B) {
 	if err := st.CreateNote(ctx, "note-1"); err != nil {
 		b.Fatal(err)
 	}
-	clients = append(clients, &client{name: "embedded", s: emb, v: "1"})
+	clients = append(clients, &benchClient{name: "embedded", s: emb, v: "1"})
 
 	httpSpec, err := Parse(startHTTPHelper(b, filepath.Join(dir, "http.db")))
 	if err != nil {
@@ -102,37 +133,22 @@ func BenchmarkWire(b *testing.B) {
 		spec Spec
 	}{{"stdio", helperTarget(b, filepath.Join(dir, "stdio.db"))}, {"http", httpSpec}} {
 		s := sessionT(b, openNote(b, dialT(b, spec.spec, Options{}), "wire"))
-		clients = append(clients, &client{name: spec.name, s: s, v: "1"})
+		clients = append(clients, &benchClient{name: spec.name, s: s, v: "1"})
 	}
 
-	write := func(c *client, i int) time.Duration {
-		start := time.Now()
-		r, err := c.s.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: c.v,
-			IdempotencyKey: fmt.Sprintf("w%d", i), Operation: contract.OpReplaceText, Text: text})
-		d := time.Since(start)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c.v = r.Version
-		return d
-	}
-	ping := func(c *client) time.Duration {
+	ping := func(c *benchClient) time.Duration {
 		start := time.Now()
 		if err := c.s.(Pinger).Ping(ctx); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start)
 	}
-	for i := range 200 { // warm-up
-		for _, c := range clients {
-			write(c, -1-i)
-		}
-	}
+	warmUp(b, clients, text)
 	samples := map[string][]time.Duration{}
 	b.ResetTimer()
 	for i := range b.N {
 		for _, c := range clients {
-			samples[c.name+"-write"] = append(samples[c.name+"-write"], write(c, i))
+			samples[c.name+"-write"] = append(samples[c.name+"-write"], c.write(b, i, text))
 			if c.name != "embedded" {
 				samples[c.name+"-ping"] = append(samples[c.name+"-ping"], ping(c))
 				start := time.Now()

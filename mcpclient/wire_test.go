@@ -134,12 +134,18 @@ func dialT(t testing.TB, spec Spec, opts Options) *Target {
 	if err != nil {
 		t.Fatal(err)
 	}
+	closeAtEnd(t, "target", tg)
+	return tg
+}
+
+// closeAtEnd closes c, the thing named what, when the test ends; a failure
+// to close fails the test.
+func closeAtEnd(t testing.TB, what string, c interface{ Close() error }) {
 	t.Cleanup(func() {
-		if err := tg.Close(); err != nil {
-			t.Errorf("closing the target: %v", err)
+		if err := c.Close(); err != nil {
+			t.Errorf("closing the %s: %v", what, err)
 		}
 	})
-	return tg
 }
 
 // openNote opens a run called name on tg and creates its Note note-1; the

@@ -34,10 +34,9 @@ func open(t testing.TB, tg *Target, run contract.RunSpec) *Store {
 	return s
 }
 
-// TestContract runs the contract's suite against PostgreSQL, every variant,
-// on the suite's fixed clock.
-func TestContract(t *testing.T) {
-	tg := newTarget(t)
+// runSuite runs the contract's suite against tg, every variant, on the
+// suite's fixed clock.
+func runSuite(t *testing.T, tg *Target) {
 	contracttest.Run(t, contracttest.Config{FixedClock: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
 		b, err := tg.Open(ctx, run)
 		if err != nil {
@@ -45,6 +44,13 @@ func TestContract(t *testing.T) {
 		}
 		return b
 	}})
+}
+
+// TestContract runs the contract's suite against PostgreSQL, every variant,
+// on the suite's fixed clock.
+func TestContract(t *testing.T) {
+	tg := newTarget(t)
+	runSuite(t, tg)
 }
 
 // TestContractUnnamedStatements runs the suite with a query exec mode that
@@ -56,13 +62,7 @@ func TestContractUnnamedStatements(t *testing.T) {
 		t.Skip("the suite runs once in -short")
 	}
 	tg := &Target{URL: withSetting(t, pgtest.URL(t), "default_query_exec_mode", "exec")}
-	contracttest.Run(t, contracttest.Config{FixedClock: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
-		b, err := tg.Open(ctx, run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}})
+	runSuite(t, tg)
 	describe := &Target{URL: withSetting(t, pgtest.URL(t), "default_query_exec_mode", "cache_describe")}
 	for _, tc := range []struct {
 		target   *Target

@@ -172,6 +172,46 @@ func TestParallelRunsNeverMeet(t *testing.T) {
 	}
 }
 
+// landsOnce writes "landed" with the key once at version 1 on c, with hook
+// before each commit (calls counts them), and checks that the write took
+// tries tries, counted one retry fewer, and landed once: with the hook gone,
+// the key's resend replays its one result.
+func landsOnce(t *testing.T, s *Store, c *Session, hook func(context.Context, *pgx.Conn) error, calls *int, tries int) {
+	t.Helper()
+	s.beforeCommit = hook
+	r, err := replaceText(c, "1", "once", "landed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *calls != tries || r.Version != "2" || r.Replayed || c.Retries() != int64(tries-1) {
+		t.Fatalf("%d tries, %d retries counted, result %+v", *calls, c.Retries(), r)
+	}
+	s.beforeCommit = nil
+	again, err := replaceText(c, "1", "once", "landed")
+	if err != nil || !again.Replayed || again.Version != "2" {
+		t.Fatalf("resend %+v %v", again, err)
+	}
+	if got := mustRead(t, c, "markdown"); got.Text != "landed" || got.Version != "2" {
+		t.Fatalf("read %+v", got)
+	}
+}
+
+// writeFive writes five times in a row on c, from version v, and returns the
+// versions the writes made.
+func writeFive(t *testing.T, c contract.Session, v contract.Version) []contract.Version {
+	t.Helper()
+	var out []contract.Version
+	for i := range 5 {
+		r, err := replaceText(c, v, fmt.Sprint(i), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v = r.Version
+		out = append(out, v)
+	}
+	return out
+}
+
 // raise is a beforeCommit hook that makes the server fail the transaction with
 // SQLSTATE code, the first n times (n < 0: always).
 func raise(code string, n int) (func(context.Context, *pgx.Conn) error, *int) {
@@ -196,22 +236,7 @@ func TestSerializationFailureAndDeadlockAreRetried(t *testing.T) {
 		t.Run(tc.code+"/"+string(tc.iso), func(t *testing.T) {
 			s, c := openNote(t, isolationTarget(t, tc.iso), contract.RunSpec{})
 			hook, calls := raise(tc.code, 2)
-			s.beforeCommit = hook
-			r, err := replaceText(c, "1", "once", "landed")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if *calls != 3 || r.Version != "2" || r.Replayed || c.Retries() != 2 {
-				t.Fatalf("%d tries, %d retries counted, result %+v", *calls, c.Retries(), r)
-			}
-			s.beforeCommit = nil
-			again, err := replaceText(c, "1", "once", "landed")
-			if err != nil || !again.Replayed || again.Version != "2" {
-				t.Fatalf("resend %+v %v", again, err)
-			}
-			if got := mustRead(t, c, "markdown"); got.Text != "landed" || got.Version != "2" {
-				t.Fatalf("read %+v", got)
-			}
+			landsOnce(t, s, c, hook, calls, 3)
 		})
 	}
 }
@@ -343,17 +368,7 @@ func TestSuffixesFollowTheSeed(t *testing.T) {
 	versions := func(seed uint64) []contract.Version {
 		_, c := openNote(t, tg, contract.RunSpec{Variant: contract.Variant{VersionFormat: contract.FormatUSSuffix},
 			Clock: contracttest.NewClock(), Seed: seed})
-		var out []contract.Version
-		v := mustRead(t, c, "markdown").Version
-		for i := range 5 {
-			r, err := replaceText(c, v, fmt.Sprint(i), "x")
-			if err != nil {
-				t.Fatal(err)
-			}
-			v = r.Version
-			out = append(out, v)
-		}
-		return out
+		return writeFive(t, c, mustRead(t, c, "markdown").Version)
 	}
 	a, b, other := versions(9), versions(9), versions(10)
 	if fmt.Sprint(a) != fmt.Sprint(b) {

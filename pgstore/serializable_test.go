@@ -39,13 +39,7 @@ func TestContractSerializable(t *testing.T) {
 	if err := tg.Parse(); err != nil || tg.Isolation() != Serializable {
 		t.Fatalf("isolation %q (%v)", tg.Isolation(), err)
 	}
-	contracttest.Run(t, contracttest.Config{FixedClock: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
-		b, err := tg.Open(ctx, run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}})
+	runSuite(t, tg)
 }
 
 // The parameter is read from a URL or a keyword/value string and taken out of
@@ -191,22 +185,7 @@ func updateNoteBehind(t *testing.T, s *Store, n int) (func(context.Context, *pgx
 func TestSerializationFailuresAreRetried(t *testing.T) {
 	s, c := openNote(t, isolationTarget(t, Serializable), contract.RunSpec{})
 	hook, calls := updateNoteBehind(t, s, 3)
-	s.beforeCommit = hook
-	r, err := replaceText(c, "1", "once", "landed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *calls != 4 || r.Version != "2" || r.Replayed || c.Retries() != 3 {
-		t.Fatalf("%d tries, %d retries counted, result %+v", *calls, c.Retries(), r)
-	}
-	s.beforeCommit = nil
-	again, err := replaceText(c, "1", "once", "landed")
-	if err != nil || !again.Replayed || again.Version != "2" {
-		t.Fatalf("resend %+v %v", again, err)
-	}
-	if got := mustRead(t, c, "markdown"); got.Text != "landed" || got.Version != "2" {
-		t.Fatalf("read %+v", got)
-	}
+	landsOnce(t, s, c, hook, calls, 4)
 	if c.Retries() != 3 {
 		t.Fatalf("%d retries after a replay", c.Retries())
 	}
@@ -319,17 +298,7 @@ func TestRetriesDrawTheSameVersions(t *testing.T) {
 				return nil
 			}
 		}
-		var out []contract.Version
-		v := mustRead(t, c, "markdown").Version
-		for i := range 5 {
-			r, err := replaceText(c, v, fmt.Sprint(i), "x")
-			if err != nil {
-				t.Fatal(err)
-			}
-			v = r.Version
-			out = append(out, v)
-		}
-		return out, c.Retries()
+		return writeFive(t, c, mustRead(t, c, "markdown").Version), c.Retries()
 	}
 	clean, none := versions(false)
 	retried, retries := versions(true)

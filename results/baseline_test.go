@@ -29,6 +29,15 @@ func diffStrings(t *testing.T, baseline, current string, ignore func(string) boo
 	return out
 }
 
+// expectDiffs compares current with baseline, ignore leaving keys out, and
+// checks that the differences are want, in order.
+func expectDiffs(t *testing.T, baseline, current string, ignore func(string) bool, want ...string) {
+	t.Helper()
+	if got := diffStrings(t, baseline, current, ignore); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diffs =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestCompareJSONSame(t *testing.T) {
 	if got := diffStrings(t, baselineRace, baselineRace, TimingKey); len(got) != 0 {
 		t.Errorf("identical results differ: %q", got)
@@ -37,11 +46,7 @@ func TestCompareJSONSame(t *testing.T) {
 
 func TestCompareJSONCountChanged(t *testing.T) {
 	current := strings.Replace(baselineRace, `"lost": 0`, `"lost": 3`, 1)
-	got := diffStrings(t, baselineRace, current, TimingKey)
-	want := []string{"rows[1].lost: baseline 0, now 3"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("diffs = %q, want %q", got, want)
-	}
+	expectDiffs(t, baselineRace, current, TimingKey, "rows[1].lost: baseline 0, now 3")
 }
 
 func TestCompareJSONIgnoresTiming(t *testing.T) {
@@ -50,51 +55,31 @@ func TestCompareJSONIgnoresTiming(t *testing.T) {
 		t.Errorf("timing changes were reported: %q", got)
 	}
 	// Without the filter the same change is two diffs, in sorted key order.
-	got := diffStrings(t, baselineRace, current, nil)
-	want := []string{`notesbench_version: baseline "v0.1.0", now "v0.2.0"`, "rows[0].wall_s: baseline 0.41, now 9.9"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("diffs = %q, want %q", got, want)
-	}
+	expectDiffs(t, baselineRace, current, nil, `notesbench_version: baseline "v0.1.0", now "v0.2.0"`, "rows[0].wall_s: baseline 0.41, now 9.9")
 }
 
 func TestCompareJSONNumbersAsWritten(t *testing.T) {
 	current := strings.Replace(baselineRace, `"mean_tries_claude": 1.0`, `"mean_tries_claude": 1`, 1)
-	got := diffStrings(t, baselineRace, current, TimingKey)
-	want := []string{"rows[0].mean_tries_claude: baseline 1.0, now 1"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("diffs = %q, want %q", got, want)
-	}
+	expectDiffs(t, baselineRace, current, TimingKey, "rows[0].mean_tries_claude: baseline 1.0, now 1")
 }
 
 func TestCompareJSONArrayLength(t *testing.T) {
 	base := `{"rows": [{"lost": 1}, {"lost": 2}]}`
 	longer := `{"rows": [{"lost": 1}, {"lost": 2}, {"lost": 3, "wall_s": 1}]}`
-	got := diffStrings(t, base, longer, TimingKey)
-	want := []string{`rows[2]: baseline absent, now {"lost":3,"wall_s":1}`}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("longer: diffs = %q, want %q", got, want)
-	}
-	got = diffStrings(t, longer, base, TimingKey)
-	want = []string{`rows[2]: baseline {"lost":3,"wall_s":1}, now absent`}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("shorter: diffs = %q, want %q", got, want)
-	}
+	expectDiffs(t, base, longer, TimingKey, `rows[2]: baseline absent, now {"lost":3,"wall_s":1}`)
+	expectDiffs(t, longer, base, TimingKey, `rows[2]: baseline {"lost":3,"wall_s":1}, now absent`)
 }
 
 func TestCompareJSONKeysAndTypes(t *testing.T) {
 	base := `{"a": 1, "b": {"x": [1, 2]}, "c": "s", "odd.key": 1}`
 	cur := `{"a": "1", "b": {"x": {"0": 1}}, "d": null, "odd.key": 2}`
-	got := diffStrings(t, base, cur, nil)
-	want := []string{
+	expectDiffs(t, base, cur, nil,
 		`a: baseline 1, now "1"`,
 		`b.x: baseline [1,2], now {"0":1}`,
 		`c: baseline "s", now absent`,
 		`d: baseline absent, now null`,
 		`["odd.key"]: baseline 1, now 2`,
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("diffs =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	)
 	if got := diffStrings(t, `1`, `2`, nil); len(got) != 1 || got[0] != "(top level): baseline 1, now 2" {
 		t.Errorf("top-level diff = %q", got)
 	}

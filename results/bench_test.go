@@ -124,10 +124,7 @@ func TestBenchWarnings(t *testing.T) {
 // ratio only. note's published median is 57.0–58.8 (midpoint 57.9), the p99
 // 420–1330 (midpoint 875).
 func TestBenchVerdicts(t *testing.T) {
-	exp, ok := Lookup("bench")
-	if !ok {
-		t.Fatal("no published bench")
-	}
+	exp := mustLookup(t, "bench")
 	rows := []BenchRow{
 		{Guard: "note", Writers: 1, RepMediansUS: []float64{50, 57.9 * 2, 60}, RepP99sUS: []float64{875, 875, 875}},
 		{Guard: "note", Writers: 2, RepMediansUS: []float64{1}, RepP99sUS: []float64{1}},

@@ -13,10 +13,7 @@ func TestOutlineRowJSON(t *testing.T) {
 }
 
 func TestOutlineRowKeysMatchPublished(t *testing.T) {
-	exp, ok := Lookup("outline")
-	if !ok {
-		t.Fatal("no published outline table")
-	}
+	exp := mustLookup(t, "outline")
 	for _, a := range []string{ApproachOutline, ApproachSlideAdd} {
 		if p, ok := exp.Match(RowKey(exp, OutlineRow{Approach: a})); !ok || p.Key["approach"] != a {
 			t.Errorf("approach %s: matched published row %v (found %v)", a, p.Key, ok)

@@ -7,6 +7,17 @@ import (
 	"testing"
 )
 
+// mustLookup returns the published experiment name; a missing one fails the
+// test.
+func mustLookup(t *testing.T, name string) *Experiment {
+	t.Helper()
+	exp, ok := Lookup(name)
+	if !ok {
+		t.Fatalf("no published %s table", name)
+	}
+	return exp
+}
+
 // objectKeysInOrder returns the keys of the JSON object v marshals to, in order.
 func objectKeysInOrder(t *testing.T, v any) []string {
 	t.Helper()
@@ -41,10 +52,7 @@ func TestRefsRowJSON(t *testing.T) {
 }
 
 func TestRefsRowKeysMatchPublished(t *testing.T) {
-	exp, ok := Lookup("refs")
-	if !ok {
-		t.Fatal("no published refs table")
-	}
+	exp := mustLookup(t, "refs")
 	for _, k := range []int{2, 5} {
 		for _, ref := range RefKinds() {
 			row := RefsRow{K: k, Ref: ref}

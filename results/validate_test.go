@@ -28,10 +28,7 @@ func TestValidateRowJSON(t *testing.T) {
 }
 
 func TestValidateRowKeysMatchPublished(t *testing.T) {
-	exp, ok := Lookup("validate")
-	if !ok {
-		t.Fatal("no published validate table")
-	}
+	exp := mustLookup(t, "validate")
 	for _, p := range exp.Tables[0].Rows {
 		row := ValidateRow{Tool: p.Key["tool"], Payload: p.Key["payload"]}
 		if got, ok := exp.Match(RowKey(exp, row)); !ok || got.Key["payload"] != row.Payload {

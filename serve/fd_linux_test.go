@@ -2,14 +2,12 @@ package serve
 
 import (
 	"bufio"
-	"bytes"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,24 +23,6 @@ func setNoFile(n uint64) error {
 	}
 	lim.Cur = n
 	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-}
-
-// lockedBuffer is a buffer safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // A server whose process may open 64 files at most: 100 clients that each
@@ -68,7 +48,7 @@ func TestOutOfFileDescriptors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,8 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-// syncBuffer is a buffer safe for concurrent writes.
+// syncBuffer is a buffer safe for concurrent writes and reads, such as a
+// server process's stderr read while it runs.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -30,12 +28,7 @@ func smallCreateConfig(seeds []uint64, drop float64, table string) Create {
 }
 
 func mustCreate(t *testing.T, cfg Create) Result[results.CreateRow, results.CreateRun] {
-	t.Helper()
-	res, err := runOwn(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Create(%+v): %v", cfg, err)
-	}
-	return res
+	return mustRun[results.CreateRow, results.CreateRun](t, cfg)
 }
 
 // runsOf returns the runs of one row, in seed order.
@@ -70,21 +63,12 @@ type createSwept struct {
 	res  Result[results.CreateRow, results.CreateRun]
 }
 
-func mustSweep(t *testing.T) []createSwept {
-	t.Helper()
-	sweep, err := createSweep()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sweep
-}
-
 // TestCreateSameKeyUnderKeyFirstCreatesIntended: with the key checked first, a
 // client that keeps its key creates exactly the tabs it meant to, whatever the
 // seed and drop rate; so does one that renews its key only after a conflict,
 // since under key-first a resend never conflicts.
 func TestCreateSameKeyUnderKeyFirstCreatesIntended(t *testing.T) {
-	for _, sw := range mustSweep(t) {
+	for _, sw := range mustGet(t, createSweep) {
 		drop, res := sw.drop, sw.res
 		lost := 0
 		for _, r := range res.Runs {
@@ -106,7 +90,7 @@ func TestCreateSameKeyUnderKeyFirstCreatesIntended(t *testing.T) {
 // TestCreateNewKeyCreatesOneTabPerLostReply: a client that takes a new key on its
 // resend creates one extra tab for every lost reply, under either order.
 func TestCreateNewKeyCreatesOneTabPerLostReply(t *testing.T) {
-	for _, sw := range mustSweep(t) {
+	for _, sw := range mustGet(t, createSweep) {
 		drop, res := sw.drop, sw.res
 		lost := 0
 		for _, r := range res.Runs {
@@ -129,7 +113,7 @@ func TestCreateNewKeyCreatesOneTabPerLostReply(t *testing.T) {
 // stale resend of a lost commit conflicts, and a client that then takes a new key
 // creates the tab a second time. Under key-first the same client creates none.
 func TestCreateVersionFirstNewKeyAfterConflictDuplicates(t *testing.T) {
-	res := mustSweep(t)[1].res
+	res := mustGet(t, createSweep)[1].res
 	for _, r := range runsOf(res, results.CreateTableB, contract.OrderVersionFirst, results.CreateKeyAfterConflict) {
 		if r.Duplicates == 0 || r.Duplicates != r.Conflicts {
 			t.Errorf("seed %d: %d duplicates after %d conflicts, want one per conflict and some", r.Seed, r.Duplicates, r.Conflicts)
@@ -155,7 +139,7 @@ func TestCreateVersionFirstNewKeyAfterConflictDuplicates(t *testing.T) {
 // not, is a tab in the Note at the end, and every tab the client believes it
 // created exists.
 func TestCreateLostReplyNeverLosesACommit(t *testing.T) {
-	for _, sw := range mustSweep(t) {
+	for _, sw := range mustGet(t, createSweep) {
 		drop, res := sw.drop, sw.res
 		for _, r := range res.Runs {
 			if r.TabsCreated != r.Commits || r.Missing != 0 {
@@ -173,7 +157,7 @@ func TestCreateLostReplyNeverLosesACommit(t *testing.T) {
 // TestCreateStreamsAlignAcrossPolicies: every row of a seed loses the same
 // replies, so table A's two rows send the same calls, as published.
 func TestCreateStreamsAlignAcrossPolicies(t *testing.T) {
-	res := mustSweep(t)[1].res
+	res := mustGet(t, createSweep)[1].res
 	none := runsOf(res, results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyNone)
 	retry := runsOf(res, results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyRetry)
 	for i := range none {
@@ -256,10 +240,7 @@ func TestCreateTableSelection(t *testing.T) {
 }
 
 func TestCreateConfigValidate(t *testing.T) {
-	tests := []struct {
-		edit func(*Create)
-		want string
-	}{
+	expectInvalid[Create, results.CreateRow, results.CreateRun](t, testCreate, []badConfig[Create]{
 		{func(c *Create) { c.Drop = 1.5 }, "drop: 1.5 is not a probability (want 0 to 1)"},
 		{func(c *Create) { c.Drop = -0.1 }, "drop: -0.1 is not a probability (want 0 to 1)"},
 		{func(c *Create) { c.Drop = 1 }, "drop: 1 loses every reply, so the client would resend for ever (want below 1)"},
@@ -267,21 +248,7 @@ func TestCreateConfigValidate(t *testing.T) {
 		{func(c *Create) { c.Table = "c" }, `table: "c" is not one of a, b, both`},
 		{func(c *Create) { c.Seeds = nil }, "seeds: no seeds given"},
 		{func(c *Create) { c.ServiceTime = -1 }, "service_time_ns: -1ns is negative"},
-	}
-	for _, tt := range tests {
-		cfg := testCreate()
-		tt.edit(&cfg)
-		err := cfg.Validate()
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("Validate() = %v, want %q", err, tt.want)
-		}
-		if _, err := runOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
-			t.Errorf("Create with a bad config returned %v, want the validation error", err)
-		}
-	}
-	if err := testCreate().Validate(); err != nil {
-		t.Errorf("the default config is invalid: %v", err)
-	}
+	})
 }
 
 func TestCreateConfigJSON(t *testing.T) {

@@ -212,13 +212,7 @@ func TestOutlineSlides(t *testing.T) {
 }
 
 func TestOutlineConfigValidate(t *testing.T) {
-	if err := testOutline().Validate(); err != nil {
-		t.Fatalf("default config: %v", err)
-	}
-	for _, tc := range []struct {
-		change func(*Outline)
-		want   string
-	}{
+	expectInvalid[Outline, results.OutlineRow, struct{}](t, testOutline, []badConfig[Outline]{
 		{func(c *Outline) { c.Slides = 0 }, "slides: must be at least 1"},
 		{func(c *Outline) { c.Slides = 1001 }, "slides: must be at most 1000"},
 		{func(c *Outline) { c.WindowS = 0 }, "window_s: must be positive"},
@@ -228,16 +222,7 @@ func TestOutlineConfigValidate(t *testing.T) {
 		{func(c *Outline) { c.SavesPerMinute = -1 }, "saves_per_minute: must be 0 or more"},
 		{func(c *Outline) { c.SavesPerMinute = math.Inf(1) }, "saves_per_minute: must be finite"},
 		{func(c *Outline) { c.Decks = 0 }, "decks: must be at least 1"},
-	} {
-		c := testOutline()
-		tc.change(&c)
-		if err := c.Validate(); err == nil || err.Error() != tc.want {
-			t.Errorf("Validate() = %v, want %q", err, tc.want)
-		}
-		if _, err := ownRows(context.Background(), c); err == nil || err.Error() != tc.want {
-			t.Errorf("ownRows() = %v, want %q", err, tc.want)
-		}
-	}
+	})
 }
 
 func TestOutlineCancelled(t *testing.T) {

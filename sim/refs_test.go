@@ -189,13 +189,7 @@ func TestResolveRef(t *testing.T) {
 }
 
 func TestRefsConfigValidate(t *testing.T) {
-	if err := testRefs().Validate(); err != nil {
-		t.Fatalf("default config: %v", err)
-	}
-	for _, tc := range []struct {
-		change func(*Refs)
-		want   string
-	}{
+	expectInvalid[Refs, results.RefsRow, struct{}](t, testRefs, []badConfig[Refs]{
 		{func(c *Refs) { c.K = nil }, "k: no values given"},
 		{func(c *Refs) { c.K = []int{2, 0} }, "k: must be at least 1"},
 		{func(c *Refs) { c.K = []int{6} }, "k: must be at most 5, the size of the label pool"},
@@ -206,17 +200,7 @@ func TestRefsConfigValidate(t *testing.T) {
 		{func(c *Refs) { c.Mix.Move = 0.5 }, "mix: shares sum to 1.10, want 1"},
 		{func(c *Refs) { c.Mix = RefsMix{Move: 1.2, Rename: -0.2} }, "mix: rename share is negative"},
 		{func(c *Refs) { c.Mix.Add = math.NaN() }, "mix: add share is not a number"},
-	} {
-		c := testRefs()
-		tc.change(&c)
-		err := c.Validate()
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("Validate() = %v, want %q", err, tc.want)
-		}
-		if _, err := ownRows(context.Background(), c); err == nil || err.Error() != tc.want {
-			t.Errorf("ownRows() = %v, want %q", err, tc.want)
-		}
-	}
+	})
 }
 
 func TestParseMix(t *testing.T) {

@@ -3,13 +3,11 @@ package sim
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"regexp"
 	"sync"
 	"testing"
 
-	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -22,12 +20,7 @@ func smallSourcesConfig(seeds ...uint64) Sources {
 }
 
 func mustSources(t *testing.T, cfg Sources) Result[results.SourcesRow, results.SourcesRun] {
-	t.Helper()
-	res, err := runOwn(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Sources(%+v): %v", cfg, err)
-	}
-	return res
+	return mustRun[results.SourcesRow, results.SourcesRun](t, cfg)
 }
 
 func sourcesRunOf(t *testing.T, res Result[results.SourcesRow, results.SourcesRun], policy string, seed uint64) results.SourcesRun {
@@ -71,20 +64,11 @@ func sweepSourcesConfig() Sources {
 	return cfg
 }
 
-func mustSourcesSweep(t *testing.T) Result[results.SourcesRow, results.SourcesRun] {
-	t.Helper()
-	res, err := sourcesSweep()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // TestSourcesExactCounts checks every key policy against counts taken from the
 // script alone: uuid saves every citation, raw one source per distinct spelling,
 // normalized one per distinct page; duplicates are what exceeds the pages.
 func TestSourcesExactCounts(t *testing.T) {
-	cfg, res := sweepSourcesConfig(), mustSourcesSweep(t)
+	cfg, res := sweepSourcesConfig(), mustGet(t, sourcesSweep)
 	citations := cfg.Sessions * cfg.Turns * cfg.Cites
 	for _, seed := range cfg.Seeds {
 		pages, written := scriptCounts(cfg, seed)
@@ -121,7 +105,7 @@ func TestSourcesExactCounts(t *testing.T) {
 // TestSourcesRows checks the rows: sums over seeds, per session, and a browser
 // figure on the uuid row alone.
 func TestSourcesRows(t *testing.T) {
-	res := mustSourcesSweep(t)
+	res := mustGet(t, sourcesSweep)
 	if len(res.Rows) != 3 {
 		t.Fatalf("%d rows, want 3", len(res.Rows))
 	}
@@ -170,7 +154,7 @@ func TestSourcesIsDeterministic(t *testing.T) {
 // TestSourcesLossesAlign: every key policy of a seed loses the same replies,
 // since each citation ends at its first reply that arrives.
 func TestSourcesLossesAlign(t *testing.T) {
-	res := mustSourcesSweep(t)
+	res := mustGet(t, sourcesSweep)
 	for _, seed := range sourcesSeeds {
 		uuid := sourcesRunOf(t, res, results.SourceKeyUUID, seed)
 		for _, policy := range sourcesPolicies[1:] {
@@ -229,10 +213,7 @@ func TestRandomUUID(t *testing.T) {
 }
 
 func TestSourcesConfigValidate(t *testing.T) {
-	tests := []struct {
-		edit func(*Sources)
-		want string
-	}{
+	expectInvalid[Sources, results.SourcesRow, results.SourcesRun](t, testSources, []badConfig[Sources]{
 		{func(c *Sources) { c.Cites = 9 }, "cites: 9 is more than the 8 pages"},
 		{func(c *Sources) { c.Sessions = 0 }, "sessions: must be at least 1"},
 		{func(c *Sources) { c.Turns = -1 }, "turns: must be at least 1"},
@@ -242,21 +223,7 @@ func TestSourcesConfigValidate(t *testing.T) {
 		{func(c *Sources) { c.ListSources = -1 }, "list_sources: must be 0 or more"},
 		{func(c *Sources) { c.ListLimit = 100 }, "list_limit: 100 is not 1 to 50"},
 		{func(c *Sources) { c.Seeds = []uint64{} }, "seeds: no seeds given"},
-	}
-	for _, tt := range tests {
-		cfg := testSources()
-		tt.edit(&cfg)
-		err := cfg.Validate()
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("Validate() = %v, want %q", err, tt.want)
-		}
-		if _, err := runOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) {
-			t.Errorf("Sources with a bad config returned %v, want the validation error", err)
-		}
-	}
-	if err := testSources().Validate(); err != nil {
-		t.Errorf("the default config is invalid: %v", err)
-	}
+	})
 }
 
 func TestSourcesConfigJSON(t *testing.T) {

@@ -188,20 +188,27 @@ func TestQueueWritesCommitInGroups(t *testing.T) {
 	}
 }
 
+// onSecondCommit makes the second commit from now on run second instead of
+// the hook s has, which the others still run. The hook runs on the writer,
+// one write at a time, and only for the writes queued from now on: a held
+// write is inside the hook already.
+func onSecondCommit(s *Store, second func() error) {
+	hold, calls := s.beforeCommit, 0
+	s.beforeCommit = func() error {
+		if calls++; calls == 2 {
+			return second()
+		}
+		return hold()
+	}
+}
+
 // In a group, a write that fails after applying its change (here in the
 // commit hook) is rolled back to its savepoint; the writes around it commit.
 func TestQueueWritesGroupRollsBackOneWrite(t *testing.T) {
 	s, holder := openTest(t, Options{Guard: contract.GuardNone, QueueWrites: true})
 	_, wait := holdWrite(t, s, holder, "1")
-	// The hook runs on the writer, one write at a time, and from here on only
-	// for the queued writes: the held one is inside the hook already.
-	hold, calls, boom := s.beforeCommit, 0, errors.New("boom")
-	s.beforeCommit = func() error {
-		if calls++; calls == 2 {
-			return boom
-		}
-		return hold()
-	}
+	boom := errors.New("boom")
+	onSecondCommit(s, func() error { return boom })
 	results := queueInOrder(t, s, editReq("1", "a"), editReq("1", "b"), editReq("1", "c"))
 	groups := s.queue.groups.Load()
 	if _, err := wait(); err != nil {
@@ -228,18 +235,15 @@ func TestQueueWritesGroupRollsBackOneWrite(t *testing.T) {
 func TestQueueWritesFailedGroupKeepsNothing(t *testing.T) {
 	s, holder := openTest(t, Options{Guard: contract.GuardNone, QueueWrites: true})
 	_, wait := holdWrite(t, s, holder, "1")
-	hold, calls, full := s.beforeCommit, 0, errors.New("disk full")
-	// On the writer, for the queued writes that apply a change (a replay
-	// does not reach the hook): the second is the last write of the group.
-	s.beforeCommit = func() error {
-		if calls++; calls == 2 {
-			if err := s.queue.sc.execHot(hotRollback); err != nil {
-				return err
-			}
-			return full
+	// Of the queued writes, those that apply a change reach the hook (a
+	// replay does not): the second is the last write of the group.
+	full := errors.New("disk full")
+	onSecondCommit(s, func() error {
+		if err := s.queue.sc.execHot(hotRollback); err != nil {
+			return err
 		}
-		return hold()
-	}
+		return full
+	})
 	req := editReq("2", "lost")
 	req.IdempotencyKey = "same-key"
 	other := req

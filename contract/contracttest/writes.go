@@ -219,17 +219,25 @@ func testReplayReturnsTheFirstResult(t *testing.T, cfg Config) {
 					conflictNaming(t, w.name+" resent under version-first", err, h.guarded(h.c, v, w))
 					again, err = w.send(h.c, versionOf(t, first), key, i)
 				}
-				if err != nil {
-					t.Fatalf("%s resent with its key: %v", w.name, err)
-				}
-				if got, replayed := resultJSON(t, again); got != want || !replayed {
-					t.Fatalf("%s resent with its key: %s (replayed %v), want the first result %s, replayed", w.name, got, replayed, want)
-				}
-				if after := h.snapshot(h.c); after != before {
-					t.Fatalf("a resend of %s changed the Note:\nbefore\n%s\nafter\n%s", w.name, before, after)
-				}
+				h.replays(w.name+" resent with its key", again, err, want, before)
 			}
 		})
+	}
+}
+
+// replays fails the test unless a resend (what) answered again, err with
+// want, the first result, marked replayed, and left the Note as it was
+// before: the resend was not written a second time.
+func (h *harness) replays(what string, again any, err error, want, before string) {
+	h.t.Helper()
+	if err != nil {
+		h.t.Fatalf("%s: %v", what, err)
+	}
+	if got, replayed := resultJSON(h.t, again); got != want || !replayed {
+		h.t.Fatalf("%s: %s (replayed %v), want the first result %s, replayed", what, got, replayed, want)
+	}
+	if after := h.snapshot(h.c); after != before {
+		h.t.Fatalf("%s, and was written again:\nbefore\n%s\nafter\n%s", what, before, after)
 	}
 }
 
@@ -258,15 +266,7 @@ func testLostReplyIsWrittenOnce(t *testing.T, cfg Config) {
 					conflictNaming(t, w.name+" resent with its stale version under version-first", err, h.guarded(h.c, v, w))
 					again, err = w.send(h.c, h.guarded(h.c, v, w), key, 3*i)
 				}
-				if err != nil {
-					t.Fatalf("%s resent after a lost reply: %v", w.name, err)
-				}
-				if got, replayed := resultJSON(t, again); got != want || !replayed {
-					t.Fatalf("%s resent after a lost reply: %s (replayed %v), want the first result %s, replayed", w.name, got, replayed, want)
-				}
-				if after := h.snapshot(h.c); after != written {
-					t.Fatalf("%s resent after a lost reply was written twice:\nbefore\n%s\nafter\n%s", w.name, written, after)
-				}
+				h.replays(w.name+" resent after a lost reply", again, err, want, written)
 			}
 		})
 	}

@@ -108,14 +108,24 @@ func jsonResult(v any) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 }
 
-func (r *repo) get(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// target decodes the arguments of a call on one file and returns them with
+// the file's path, or the API error the call is answered with instead.
+func (r *repo) target(req *mcp.CallToolRequest) (fileArgs, string, *mcp.CallToolResult) {
 	var a fileArgs
 	if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
-		return apiError(422, "%v", err), nil
+		return a, "", apiError(422, "%v", err)
 	}
 	path, ok := r.file(a)
 	if !ok {
-		return apiError(404, "Not Found"), nil
+		return a, "", apiError(404, "Not Found")
+	}
+	return a, path, nil
+}
+
+func (r *repo) get(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, path, refused := r.target(req)
+	if refused != nil {
+		return refused, nil
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -136,13 +146,9 @@ func (r *repo) get(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRe
 }
 
 func (r *repo) put(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a fileArgs
-	if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
-		return apiError(422, "%v", err), nil
-	}
-	path, ok := r.file(a)
-	if !ok {
-		return apiError(404, "Not Found"), nil
+	a, path, refused := r.target(req)
+	if refused != nil {
+		return refused, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err

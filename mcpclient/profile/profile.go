@@ -119,7 +119,9 @@ type Conflict struct {
 	pointer        *Extract
 }
 
-// Create is how an item is created with a key.
+// Create is how an item is created with a key: the call, and where its
+// reply holds the item's id, the version after it, and whether the reply
+// was a replay of an earlier one.
 type Create struct {
 	Call
 	ID       *Extract `json:"id,omitempty"`
@@ -137,13 +139,9 @@ type List struct {
 	Version *Extract `json:"version,omitempty"`
 }
 
-// AddSource is how a source is added with a key.
-type AddSource struct {
-	Call
-	ID       *Extract `json:"id,omitempty"`
-	Version  *Extract `json:"version,omitempty"`
-	Replayed *Extract `json:"replayed,omitempty"`
-}
+// AddSource is how a source is added with a key: a Create whose item is a
+// source.
+type AddSource = Create
 
 // ListSources is how the sources are listed.
 type ListSources struct {
@@ -453,35 +451,30 @@ func (p *Profile) compile() error {
 			return err
 		}
 	}
+	// The calls beside read and write: each compiled with its extracts.
+	type call struct {
+		field    string
+		call     *Call
+		extracts map[string]*Extract
+	}
+	var calls []call
 	if c := p.Create; c != nil {
-		if err := c.Call.compile("create", "create", known); err != nil {
-			return err
-		}
-		if err := compileExtracts("create", map[string]*Extract{"id": c.ID, "version": c.Version, "replayed": c.Replayed}); err != nil {
-			return err
-		}
+		calls = append(calls, call{"create", &c.Call, map[string]*Extract{"id": c.ID, "version": c.Version, "replayed": c.Replayed}})
 	}
 	if l := p.List; l != nil {
-		if err := l.Call.compile("list", "list", known); err != nil {
-			return err
-		}
-		if err := compileExtracts("list", map[string]*Extract{"items": l.Items, "label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version}); err != nil {
-			return err
-		}
+		calls = append(calls, call{"list", &l.Call, map[string]*Extract{"items": l.Items, "label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version}})
 	}
 	if a := p.AddSource; a != nil {
-		if err := a.Call.compile("add_source", "add_source", known); err != nil {
-			return err
-		}
-		if err := compileExtracts("add_source", map[string]*Extract{"id": a.ID, "version": a.Version, "replayed": a.Replayed}); err != nil {
-			return err
-		}
+		calls = append(calls, call{"add_source", &a.Call, map[string]*Extract{"id": a.ID, "version": a.Version, "replayed": a.Replayed}})
 	}
 	if l := p.ListSources; l != nil {
-		if err := l.Call.compile("list_sources", "list_sources", known); err != nil {
+		calls = append(calls, call{"list_sources", &l.Call, map[string]*Extract{"items": l.Items, "url": l.URL, "title": l.Title, "id": l.ID, "next_cursor": l.NextCursor}})
+	}
+	for _, c := range calls {
+		if err := c.call.compile(c.field, c.field, known); err != nil {
 			return err
 		}
-		if err := compileExtracts("list_sources", map[string]*Extract{"items": l.Items, "url": l.URL, "title": l.Title, "id": l.ID, "next_cursor": l.NextCursor}); err != nil {
+		if err := compileExtracts(c.field, c.extracts); err != nil {
 			return err
 		}
 	}

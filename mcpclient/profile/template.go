@@ -205,8 +205,13 @@ func compileString(field, s string, vars map[string]bool) (*Template, error) {
 
 // String renders a text template; every variable it names must be set.
 func (t *Template) String(vars Vars) (string, error) {
+	return t.root.text(vars)
+}
+
+// text renders the parts of a text node; every variable it names must be set.
+func (n *node) text(vars Vars) (string, error) {
 	var b strings.Builder
-	for _, p := range t.root.parts {
+	for _, p := range n.parts {
 		if p.name == "" {
 			b.WriteString(p.text)
 			continue
@@ -240,49 +245,28 @@ func render(out []byte, n *node, vars Vars) (_ []byte, dropped bool, err error) 
 		if v.JSON != nil {
 			return append(out, v.JSON...), false, nil
 		}
-		return appendString(out, v.Text), false, nil
+		return AppendString(out, v.Text), false, nil
 	case 's':
-		var b strings.Builder
-		for _, p := range n.parts {
-			if p.name == "" {
-				b.WriteString(p.text)
-				continue
-			}
-			v, ok := vars[p.name]
-			if !ok || !v.Set {
-				return out, false, fmt.Errorf("{%s} has no value", p.name)
-			}
-			b.WriteString(v.Text)
+		text, err := n.text(vars)
+		if err != nil {
+			return out, false, err
 		}
-		return appendString(out, b.String()), false, nil
-	case 'o':
-		out = append(out, '{')
+		return AppendString(out, text), false, nil
+	case 'o', 'a':
+		open, end := byte('{'), byte('}')
+		if n.kind == 'a' {
+			open, end = '[', ']'
+		}
+		out = append(out, open)
 		first := true
 		for i := range n.members {
 			mark := len(out)
 			if !first {
 				out = append(out, ',')
 			}
-			out = append(out, n.keys[i]...)
-			out = append(out, ':')
-			var drop bool
-			if out, drop, err = render(out, &n.members[i], vars); err != nil {
-				return out, false, err
-			}
-			if drop {
-				out = out[:mark]
-				continue
-			}
-			first = false
-		}
-		return append(out, '}'), false, nil
-	case 'a':
-		out = append(out, '[')
-		first := true
-		for i := range n.members {
-			mark := len(out)
-			if !first {
-				out = append(out, ',')
+			if n.kind == 'o' {
+				out = append(out, n.keys[i]...)
+				out = append(out, ':')
 			}
 			var drop bool
 			if out, drop, err = render(out, &n.members[i], vars); err != nil {
@@ -294,13 +278,13 @@ func render(out []byte, n *node, vars Vars) (_ []byte, dropped bool, err error) 
 			}
 			first = false
 		}
-		return append(out, ']'), false, nil
+		return append(out, end), false, nil
 	}
 	return out, false, io.ErrUnexpectedEOF
 }
 
-// appendString appends s as a JSON string.
-func appendString(dst []byte, s string) []byte {
+// AppendString appends s to dst as a JSON string.
+func AppendString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
 			b, _ := json.Marshal(s)
