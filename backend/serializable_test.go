@@ -29,6 +29,9 @@ func serializableURL(t *testing.T) string {
 // refused, and nothing else of a run depends on the mode. (The default counts
 // what SQLite counts: TestSQLiteAndPostgresCountTheSame.)
 func TestSerializableCountsAsTheLockingMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every experiment on PostgreSQL twice")
+	}
 	locking := &pgstore.Target{URL: pgtest.URL(t)}
 	serializable := &pgstore.Target{URL: serializableURL(t)}
 	if locking.Isolation() != pgstore.ReadCommitted || serializable.Isolation() != pgstore.Serializable {

@@ -13,6 +13,9 @@ import (
 // PostgreSQL; --keep leaves each run's schema and names it; a server that
 // refuses the login is one line without the password.
 func TestPostgresStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the experiments on PostgreSQL")
+	}
 	url := pgtest.URL(t)
 	counts := func(args ...string) string {
 		t.Helper()

@@ -25,6 +25,9 @@ import (
 // once that folder exists, in a run that takes many seconds, and must be gone
 // soon after.
 func TestSignalStopsEveryCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
 	bin := buildNotesbench(t, true)
 	for _, tc := range []struct {
 		name string

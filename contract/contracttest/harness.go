@@ -36,8 +36,8 @@ type Config struct {
 	Variants []contract.Variant
 	// Light runs the concurrent re-apply clause with 4 editors of 25 edits
 	// instead of 8 of 100, for an implementation whose every call is a round
-	// trip (an MCP client): the clause is the same, its cost grows with the
-	// square of the editors.
+	// trip (an MCP client), or in a -short run: the clause is the same, its
+	// cost grows with the square of the editors.
 	Light bool
 }
 
