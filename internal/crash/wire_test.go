@@ -479,7 +479,7 @@ func TestKillServeOverHTTP(t *testing.T) {
 	bin := buildNotesbench(t)
 	db := filepath.Join(t.TempDir(), "wire.db")
 	w := history.NewWriter(history.Header{Experiment: "crash"})
-	const kills = 50
+	kills := wireKills()
 	res, err := runWire(context.Background(), wireConfig{name: "crash-wire-sqlite", bin: bin, args: []string{"--db", db},
 		db: db, kills: kills, seed: 1, minLife: 5 * time.Millisecond, maxLife: 40 * time.Millisecond}, w)
 	if err != nil {
@@ -543,7 +543,7 @@ func TestTerminatePostgresBackends(t *testing.T) {
 		return n, rows.Err()
 	}
 	w := history.NewWriter(history.Header{Experiment: "crash"})
-	const kills = 50
+	kills := wireKills()
 	res, err := runWire(ctx, wireConfig{name: "crash-wire-postgres", bin: bin, args: []string{"--store", u.String()},
 		kills: kills, seed: 2, minLife: 2 * time.Millisecond, maxLife: 20 * time.Millisecond, fault: fault}, w)
 	if err != nil {
@@ -554,4 +554,14 @@ func TestTerminatePostgresBackends(t *testing.T) {
 		t.Errorf("the faults cut %d connections and %d calls: no write was cut off", res.cut, res.CutOff)
 	}
 	judge(t, w, res, kills)
+}
+
+// wireKills is how many times the wire tests kill their server or cut its
+// connections: 50, as the README cites (make test-full), and 10 under the race
+// detector (make test), whose editors run ten times slower.
+func wireKills() int {
+	if raceDetector {
+		return 10
+	}
+	return 50
 }
