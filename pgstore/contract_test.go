@@ -37,7 +37,7 @@ func open(t testing.TB, tg *Target, run contract.RunSpec) *Store {
 // runSuite runs the contract's suite against tg, every variant, on the
 // suite's fixed clock.
 func runSuite(t *testing.T, tg *Target) {
-	contracttest.Run(t, contracttest.Config{FixedClock: true, Light: testing.Short(), Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
+	contracttest.Run(t, contracttest.Config{FixedClock: true, Light: testing.Short() || raceDetector, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
 		b, err := tg.Open(ctx, run)
 		if err != nil {
 			t.Fatal(err)

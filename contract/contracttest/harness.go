@@ -36,7 +36,7 @@ type Config struct {
 	Variants []contract.Variant
 	// Light runs the concurrent re-apply clause with 4 editors of 25 edits
 	// instead of 8 of 100, for an implementation whose every call is a round
-	// trip (an MCP client), or in a -short run: the clause is the same, its
+	// trip (an MCP client), or in a -short run or under the race detector: the clause is the same, its
 	// cost grows with the square of the editors.
 	Light bool
 }
