@@ -82,12 +82,18 @@ func TestProfileFlag(t *testing.T) {
 		t.Errorf("check of a profiled run: exit %d\n%s%s", code, stdout, stderr)
 	}
 
-	code, stdout, stderr = runCLI(t, "conform", "--target", target, "--profile", "github", "--format", "json")
 	var crep struct {
 		Rows []conform.Check `json:"rows"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &crep); code != 0 || err != nil || len(crep.Rows) != 12 {
-		t.Errorf("conform: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	// conform through the profile: its within-a-millisecond clause writes for
+	// 10 s where the race detector slows the server (this test binary) to
+	// a few writes a millisecond apart; mcpclient's TestConformThroughProfiles
+	// holds the clauses, make test-full this command.
+	if !raceDetector {
+		code, stdout, stderr = runCLI(t, "conform", "--target", target, "--profile", "github", "--format", "json")
+		if err := json.Unmarshal([]byte(stdout), &crep); code != 0 || err != nil || len(crep.Rows) != 12 {
+			t.Errorf("conform: exit %d, %v\n%s%s", code, err, stdout, stderr)
+		}
 	}
 
 	for _, tc := range []struct {
