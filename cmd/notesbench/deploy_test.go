@@ -138,7 +138,7 @@ func TestKubernetesDeploy(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	bin := buildNotesbench(t, false)
+	bin := buildNotesbench(t)
 	results := filepath.Join(dir, "results")
 	os.Mkdir(results, 0o755)
 	// The pods' commands, on a few seeds so that the test stays short.
@@ -179,7 +179,7 @@ func TestGitHubActionsDeploy(t *testing.T) {
 		t.Fatalf("workflow: %+v", wf)
 	}
 	dir := t.TempDir()
-	bin := buildNotesbench(t, false)
+	bin := buildNotesbench(t)
 	command := "race --clock virtual --seeds 1-5 --edits 8 --replications 0"
 	shards := "3"
 	baseline := filepath.Join(dir, "baseline.json")

@@ -28,7 +28,7 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildNotesbench(t, true)
+	bin := buildNotesbench(t)
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -27,9 +27,9 @@ func TestWire(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	// Built without the race detector, as make build builds it: a server
-	// several times slower would not commit two writes within a millisecond.
-	bin := buildNotesbench(t, false)
+	// Without the race detector, as make build builds it: a server several
+	// times slower would not commit two writes within a millisecond.
+	bin := buildNotesbench(t)
 
 	t.Run("conform over stdio", func(t *testing.T) {
 		for _, tc := range []struct {
