@@ -59,7 +59,9 @@ type buildError struct {
 	out []byte
 }
 
-func (e *buildError) Error() string { return "building notesbench: " + e.err.Error() + "\n" + string(e.out) }
+func (e *buildError) Error() string {
+	return "building notesbench: " + e.err.Error() + "\n" + string(e.out)
+}
 
 // removeBuilds removes what buildNotesbench built.
 func removeBuilds() {
