@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/pgtest"
@@ -35,11 +33,7 @@ func TestConformOverServeOnPostgres(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	tg, err := mcpclient.New(ctx, "in-memory", func(ctx context.Context) (mcp.Transport, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		_, err := srv.MCP().Connect(ctx, st, nil)
-		return ct, err
-	}, mcpclient.Options{})
+	tg, err := mcpclient.New(ctx, "in-memory", srv.InMemory, mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

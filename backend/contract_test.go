@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/contracttest"
 	"github.com/notesbench/notesbench/mcpclient"
@@ -34,13 +32,7 @@ func TestContractAsServed(t *testing.T) {
 				t.Errorf("closing the server: %v", err)
 			}
 		})
-		tg, err := mcpclient.New(ctx, "in-memory", func(ctx context.Context) (mcp.Transport, error) {
-			st, ct := mcp.NewInMemoryTransports()
-			if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
-				return nil, err
-			}
-			return ct, nil
-		}, mcpclient.Options{})
+		tg, err := mcpclient.New(ctx, "in-memory", srv.InMemory, mcpclient.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

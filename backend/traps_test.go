@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/mcpclient"
@@ -123,11 +121,7 @@ func serveCaller(t *testing.T, tg contract.Target) jsonCaller {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	client, err := mcpclient.New(ctx, "in-memory", func(ctx context.Context) (mcp.Transport, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		_, err := srv.MCP().Connect(ctx, st, nil)
-		return ct, err
-	}, mcpclient.Options{})
+	client, err := mcpclient.New(ctx, "in-memory", srv.InMemory, mcpclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

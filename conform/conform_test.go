@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
 	"github.com/notesbench/notesbench/contract"
@@ -101,11 +100,7 @@ func TestOverMCP(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { srv.Close() })
-			tg, err := mcpclient.New(ctx, "in-memory", func(ctx context.Context) (mcp.Transport, error) {
-				st, ct := mcp.NewInMemoryTransports()
-				_, err := srv.MCP().Connect(ctx, st, nil)
-				return ct, err
-			}, mcpclient.Options{})
+			tg, err := mcpclient.New(ctx, "in-memory", srv.InMemory, mcpclient.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
 	"github.com/notesbench/notesbench/contract"
@@ -45,13 +44,7 @@ func newServer(t testing.TB, v contract.Variant) *serve.Server {
 func inMemory(t testing.TB, v contract.Variant) *Target {
 	t.Helper()
 	srv := newServer(t, v)
-	tg, err := New(ctx, "in-memory", func(ctx context.Context) (mcp.Transport, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}, Options{})
+	tg, err := New(ctx, "in-memory", srv.InMemory, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -162,6 +162,17 @@ func (s *Server) instructions() string {
 // MCP returns the SDK server, to connect it to a transport of one's own.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
+// InMemory connects a new session to the server in this process, without a
+// transport between them, and returns the client's end: a dialer for
+// mcpclient.New, which opens a session per call.
+func (s *Server) InMemory(ctx context.Context) (mcp.Transport, error) {
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.mcp.Connect(ctx, st, nil); err != nil {
+		return nil, err
+	}
+	return ct, nil
+}
+
 // toolsList is a tools/list result as it goes out: the tools exactly as
 // listed, not as the SDK's Tool type would write them (it adds
 // idempotentHint: false to every tool, and has no field for the published
