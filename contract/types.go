@@ -13,11 +13,19 @@ import (
 type Version string
 
 // MarshalJSON writes a counter version as a number and any other as a string.
+// A counter is what a JSON integer can spell: digits without a leading zero
+// ("0", "7", "1733000000000000123"); "007" is a string, sent back as it came.
 func (v Version) MarshalJSON() ([]byte, error) {
-	if isDigits(string(v)) {
+	if IsCounter(string(v)) {
 		return []byte(v), nil
 	}
 	return json.Marshal(string(v))
+}
+
+// IsCounter reports whether s is a counter version as JSON spells one: digits
+// with no leading zero.
+func IsCounter(s string) bool {
+	return isDigits(s) && (s == "0" || s[0] != '0')
 }
 
 // UnmarshalJSON accepts a JSON integer or string.

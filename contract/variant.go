@@ -32,7 +32,25 @@ const (
 	// FormatUSSuffix is the commit time in microseconds plus a random 6-hex-digit
 	// suffix, which makes collisions vanishingly rare.
 	FormatUSSuffix VersionFormat = "us-suffix"
+	// FormatDigest is a version notesbench makes for a server that has none:
+	// the start of the SHA-256 of the content read or written. A digest has no
+	// order, and two states with the same content share it.
+	FormatDigest VersionFormat = "digest"
+	// FormatOpaque is a server's own version whose make is unknown: an etag,
+	// a revision id. It can be compared for equality only.
+	FormatOpaque VersionFormat = "opaque"
 )
+
+// Ordered reports whether versions of the format increase with every write,
+// so that their order can be checked: counters and timestamps do; digests
+// and opaque versions have no order.
+func (f VersionFormat) Ordered() bool {
+	switch f {
+	case FormatDigest, FormatOpaque:
+		return false
+	}
+	return true
+}
 
 // Order is which check a write makes first.
 type Order string
@@ -69,7 +87,18 @@ func (v Variant) WithDefaults() Variant {
 	return v
 }
 
-// Validate checks every field that is set.
+// ValidateServed is Validate for the variant a server serves, whose versions
+// may also be digests or opaque (ServedFormats).
+func (v Variant) ValidateServed() error {
+	f := v.VersionFormat
+	if _, err := ServedFormats.Parse(string(f)); f != "" && err != nil {
+		return err
+	}
+	v.VersionFormat = ""
+	return v.Validate()
+}
+
+// Validate checks every field that is set, for a variant a store makes.
 func (v Variant) Validate() error {
 	if v.Guard != "" {
 		if _, err := Guards.Parse(string(v.Guard)); err != nil {
@@ -98,5 +127,9 @@ func (v Variant) String() string {
 var (
 	Guards         = NewEnum("guard", GuardNone, GuardNote, GuardTab)
 	VersionFormats = NewEnum("version format", FormatMS, FormatUSSuffix, FormatCounter)
-	Orders         = NewEnum("order", OrderKeyFirst, OrderVersionFirst)
+	// ServedFormats are the formats a server's versions may be in: those a
+	// store makes (VersionFormats), and the digests and opaque versions of a
+	// server reached through a profile.
+	ServedFormats = NewEnum("version format", FormatMS, FormatUSSuffix, FormatCounter, FormatDigest, FormatOpaque)
+	Orders        = NewEnum("order", OrderKeyFirst, OrderVersionFirst)
 )

@@ -1,0 +1,147 @@
+package contract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Outcome is what a client learned of a call, in Jepsen's three: it happened,
+// it definitely did not, or nobody can tell. Every call an editor or a clause
+// makes ends in one of them, and a run goes on after Fail and Info.
+type Outcome string
+
+// The outcomes.
+const (
+	// OK: the call happened; a write committed, or replayed its key's first
+	// result.
+	OK Outcome = "ok"
+	// Fail: the call definitely did not happen; the server refused it and
+	// changed nothing (a version conflict, an unknown Note or tab, invalid
+	// arguments, a reply a profile classifies as a refusal).
+	Fail Outcome = "fail"
+	// Info: the call may or may not have happened: its reply was lost, it
+	// timed out, the server died or restarted, or it answered something no
+	// profile recognizes. A write with this outcome may have landed.
+	Info Outcome = "info"
+)
+
+// The kinds of failure behind a Fail or an Info outcome, as a history records
+// them beside the outcome.
+const (
+	// Fail kinds.
+	KindConflict = "conflict"
+	KindNotFound = ErrNotFound
+	KindInvalid  = ErrInvalidArgument
+	KindSchema   = "schema"
+	KindRefused  = "refused"
+	// Info kinds.
+	KindReplyLost  = "reply_lost"
+	KindTimeout    = "timeout"
+	KindDied       = "server_died"
+	KindBusy       = "busy"
+	KindUnreadable = "unreadable"
+	KindFailure    = "failure"
+)
+
+// OutcomeOf classifies the error a call returned. nil is OK. A contract
+// outcome (a *ConflictError, *NotFoundError, *InvalidArgumentError or
+// *SchemaError) and a *RefusedError are Fail. Anything else — a transport
+// failure, a timeout, a server that died, a reply nobody can read, an
+// *IndeterminateError — is Info: the call may have happened.
+//
+// A cancelled or expired ctx of the caller's own is not an outcome of the
+// server's: callers check their ctx before classifying.
+func OutcomeOf(err error) Outcome {
+	switch KindOf(err) {
+	case "":
+		return OK
+	case KindConflict, KindNotFound, KindInvalid, KindSchema, KindRefused:
+		return Fail
+	}
+	return Info
+}
+
+// KindOf names the kind of failure err is (one of the Kind constants), or ""
+// for nil.
+func KindOf(err error) string {
+	var (
+		conflict *ConflictError
+		notFound *NotFoundError
+		schema   *SchemaError
+		invalid  *InvalidArgumentError
+		refused  *RefusedError
+		unknown  *IndeterminateError
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &conflict):
+		return KindConflict
+	case errors.As(err, &notFound):
+		return KindNotFound
+	case errors.As(err, &schema):
+		return KindSchema
+	case errors.As(err, &invalid):
+		return KindInvalid
+	case errors.As(err, &refused):
+		return KindRefused
+	case errors.As(err, &unknown):
+		if unknown.Kind != "" {
+			return unknown.Kind
+		}
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	}
+	return KindFailure
+}
+
+// RefusedError is a refusal by the server that is not one of the contract's
+// own outcomes: an error reply a profile classifies as refused (the server
+// says nothing changed, as `task_not_found` does). It is a Fail outcome.
+type RefusedError struct {
+	// Tool is the tool that refused, Reply what it answered, cut short.
+	Tool  string
+	Reply string
+	// Target names the server, Field the profile field whose call it was;
+	// either may be empty.
+	Target, Field string
+}
+
+func (e *RefusedError) Error() string {
+	s := e.Tool + " refused: " + e.Reply
+	if e.Field != "" {
+		s = e.Field + " (" + s + ")"
+	}
+	if e.Target != "" {
+		s = "target " + e.Target + ": " + s
+	}
+	return s
+}
+
+// IndeterminateError is an Info outcome with its cause named: the call may
+// or may not have happened. Kind is one of the Info kinds (KindReplyLost,
+// KindTimeout, KindDied, KindBusy, KindUnreadable, KindFailure).
+type IndeterminateError struct {
+	Kind string
+	Err  error
+}
+
+func (e *IndeterminateError) Error() string {
+	if e.Err == nil {
+		return "outcome unknown (" + e.Kind + ")"
+	}
+	return e.Err.Error()
+}
+
+func (e *IndeterminateError) Unwrap() error { return e.Err }
+
+// Indeterminate wraps err as an Info outcome of kind.
+func Indeterminate(kind string, err error) error {
+	return &IndeterminateError{Kind: kind, Err: err}
+}
+
+// Indeterminatef is Indeterminate with a formatted message.
+func Indeterminatef(kind, format string, args ...any) error {
+	return &IndeterminateError{Kind: kind, Err: fmt.Errorf(format, args...)}
+}
