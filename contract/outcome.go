@@ -145,3 +145,20 @@ func Indeterminate(kind string, err error) error {
 func Indeterminatef(kind, format string, args ...any) error {
 	return &IndeterminateError{Kind: kind, Err: fmt.Errorf(format, args...)}
 }
+
+// ClientError is a fault of the client's own, not an outcome of the
+// server's: a profile that cannot read what the server answers, a request
+// the client cannot build. It ends the run it happens in, where an outcome
+// of the server's is counted and the run goes on.
+type ClientError struct{ Err error }
+
+func (e *ClientError) Error() string { return e.Err.Error() }
+
+func (e *ClientError) Unwrap() error { return e.Err }
+
+// Stops reports whether err must end the run it happened in rather than be
+// counted as an outcome: a *ClientError.
+func Stops(err error) bool {
+	var ce *ClientError
+	return errors.As(err, &ce)
+}

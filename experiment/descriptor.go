@@ -167,6 +167,10 @@ type Outcome struct {
 	Latency []report.LatencySeries
 	// GoBench holds Go benchmark lines (bench).
 	GoBench []report.Benchmark
+	// Ended says, for each run that ended before it was done (its calls
+	// ended in server errors as often as its limit allows), why; the
+	// command fails once it has written what the runs measured.
+	Ended []string
 }
 
 // Def is how an experiment is declared: a value of it, passed to Define, is
@@ -400,7 +404,8 @@ func (d *descriptor[C, Row, Run]) replication(c C, opts Options) (n, perRep int,
 func (d *descriptor[C, Row, Run]) outcome(c C, config any, res sim.Result[Row, Run], reps *results.Replications[Row], setup string, differences []string, opts Options) *Outcome {
 	def := d.def
 	cmp := results.Compare(d.pub, def.Rule, differences, res.Rows, reps)
-	o := &Outcome{Invariants: def.Invariants}
+	o := &Outcome{Invariants: def.Invariants, Ended: ended(res.Runs)}
+	cmp.Warnings = append(cmp.Warnings, o.Ended...)
 	o.Report = results.Report{
 		Experiment:   def.Name,
 		Config:       config,
@@ -457,6 +462,17 @@ func (d *descriptor[C, Row, Run]) anyPublished(rows []Row) bool {
 		_, ok := d.pub.Match(results.RowKey(d.pub, r))
 		return ok
 	})
+}
+
+// ended returns why each run of runs that ended early did (results.Ender).
+func ended[Run any](runs []Run) []string {
+	var out []string
+	for _, r := range runs {
+		if e, ok := any(r).(results.Ender); ok && e.EndedEarly() != "" {
+			out = append(out, e.EndedEarly())
+		}
+	}
+	return out
 }
 
 // nonNil makes a nil slice empty, so that JSON shows [] not null.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/notesbench/notesbench/results"
@@ -30,19 +31,35 @@ func CreateTables(rows []results.CreateRow, exp *results.Experiment) []MainTable
 		Keys:   2,
 		Header: append([]string{"Server checks", "Client key policy"}, headers(show, "Tabs created (calls sent)")...),
 	}
+	errs := slices.ContainsFunc(rows, func(r results.CreateRow) bool {
+		return slices.ContainsFunc(r.Errors, func(n int) bool { return n > 0 })
+	})
+	if errs {
+		a.Header = append(a.Header, headers(show, "Errors")...)
+		b.Header = append(b.Header, headers(show, "Errors")...)
+	}
 	for _, r := range rows {
 		pub := lookupPub(exp, map[string]string{"table": r.Table, "order": r.Order, "key_policy": r.KeyPolicy})
+		var cells []string
 		if r.Table == results.CreateTableA {
-			a.Rows = append(a.Rows, append([]string{r.KeyPolicy}, withPublished(show,
+			cells = append([]string{r.KeyPolicy}, withPublished(show,
 				[2]string{perSeed(r.CallsSent), pub.cell(nil, "calls_sent")},
 				[2]string{perSeed(r.TabsCreated), pub.cell(nil, "tabs_created")},
 				[2]string{perSeed(r.Duplicates), pub.cell(nil, "duplicates")},
-			)...))
-			continue
+			)...)
+		} else {
+			cells = append([]string{r.Order, r.KeyPolicy}, withPublished(show,
+				[2]string{tabsWithCalls(r.TabsCreated, r.CallsSent), pub.seedsWithCalls()},
+			)...)
 		}
-		b.Rows = append(b.Rows, append([]string{r.Order, r.KeyPolicy}, withPublished(show,
-			[2]string{tabsWithCalls(r.TabsCreated, r.CallsSent), pub.seedsWithCalls()},
-		)...))
+		if errs {
+			cells = append(cells, withPublished(show, [2]string{perSeed(r.Errors), NotPublished})...)
+		}
+		if r.Table == results.CreateTableA {
+			a.Rows = append(a.Rows, cells)
+		} else {
+			b.Rows = append(b.Rows, cells)
+		}
 	}
 	var out []MainTable
 	for _, t := range []MainTable{{a, results.CreateTableA}, {b, results.CreateTableB}} {
@@ -88,18 +105,26 @@ func SourcesTable(rows []results.SourcesRow, exp *results.Experiment) Table {
 		Title:  "Which key to put on add_note_source",
 		Header: append([]string{"Key"}, headers(show, "Sources saved", "Duplicates", "Per session", "Browser check flags")...),
 	}
+	errs := slices.ContainsFunc(rows, func(r results.SourcesRow) bool { return r.Errors > 0 })
+	if errs {
+		t.Header = append(t.Header, headers(show, "Errors")...)
+	}
 	for _, r := range rows {
 		pub := lookupPub(exp, map[string]string{"key_policy": r.KeyPolicy})
 		flagged := NotPublished
 		if r.BrowserFlagged != nil {
 			flagged = Of(int64(*r.BrowserFlagged), int64(r.Duplicates))
 		}
-		t.Rows = append(t.Rows, append([]string{r.KeyPolicy}, withPublished(show,
+		cells := append([]string{r.KeyPolicy}, withPublished(show,
 			[2]string{Int(int64(r.Saved)), pub.cell(nil, "saved")},
 			[2]string{Int(int64(r.Duplicates)), pub.cell(nil, "duplicates")},
 			[2]string{Fixed(r.PerSession, 2), pub.cell(nil, "per_session")},
 			[2]string{flagged, pub.cell(nil, "browser_flagged")},
-		)...))
+		)...)
+		if errs {
+			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Errors)), NotPublished})...)
+		}
+		t.Rows = append(t.Rows, cells)
 	}
 	return t
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/notesbench/notesbench/results"
@@ -69,11 +70,15 @@ func int2(a, b int) string { return Int(int64(a)) + " / " + Int(int64(b)) }
 // beside it.
 func RaceTable(rows []results.RaceRow, exp *results.Experiment) Table {
 	show := exp != nil
+	errs := slices.ContainsFunc(rows, func(r results.RaceRow) bool { return r.ErrorsClaude+r.ErrorsHuman > 0 })
 	t := Table{
 		Title: "Lost updates by write guard and conflict policy",
 		Keys:  2,
 		Header: append([]string{"Guard", "On conflict"}, headers(show, "Lost", "Lost claude / human",
 			"Conflicts claude / human", "Max tries", "Mean tries claude / human", "Wall s per run")...),
+	}
+	if errs {
+		t.Header = append(t.Header, headers(show, errorsHeader)...)
 	}
 	for _, r := range rows {
 		pub := lookupPub(exp, map[string]string{"guard": r.Guard, "policy": r.Policy})
@@ -81,32 +86,49 @@ func RaceTable(rows []results.RaceRow, exp *results.Experiment) Table {
 		if policy == "" {
 			policy = NotPublished
 		}
-		t.Rows = append(t.Rows, append([]string{r.Guard, policy}, withPublished(show,
+		cells := append([]string{r.Guard, policy}, withPublished(show,
 			[2]string{Of(int64(r.Lost), int64(r.Intended)), pub.cell(nil, "lost")},
 			[2]string{int2(r.LostClaude, r.LostHuman), pub.cell(nil, "lost_claude", "lost_human")},
 			[2]string{int2(r.ConflictsClaude, r.ConflictsHuman), pub.cell(nil, "conflicts_claude", "conflicts_human")},
 			[2]string{Int(int64(r.MaxTries)), pub.cell(nil, "max_tries")},
 			[2]string{Fixed(r.MeanTriesClaude, 2) + " / " + Fixed(r.MeanTriesHuman, 2), pub.cell(nil, "mean_tries_claude", "mean_tries_human")},
 			[2]string{Fixed(r.WallS, 2), pub.cell(nil, "wall_s")},
-		)...))
+		)...)
+		if errs {
+			cells = append(cells, withPublished(show, [2]string{int2(r.ErrorsClaude, r.ErrorsHuman), NotPublished})...)
+		}
+		t.Rows = append(t.Rows, cells)
 	}
 	return t
 }
 
+// errorsHeader heads the column of the calls that ended in a server error,
+// shown when any row has one.
+const errorsHeader = "Errors claude / human"
+
 // TabsTable renders tabs rows, published values beside ours when exp is set.
 func TabsTable(rows []results.TabsRow, exp *results.Experiment) Table {
 	show := exp != nil
+	errs := slices.ContainsFunc(rows, func(r results.TabsRow) bool { return r.ErrorsClaude+r.ErrorsHuman > 0 })
 	t := Table{
 		Title:  "False conflicts by version scope",
 		Header: append([]string{"Version scope"}, headers(show, "Claude conflicts", "Person conflicts", "Lost")...),
 	}
+	if errs {
+		t.Header = append(t.Header, headers(show, errorsHeader)...)
+	}
 	for _, r := range rows {
 		pub := lookupPub(exp, map[string]string{"guard": r.Guard})
-		t.Rows = append(t.Rows, append([]string{r.Guard}, withPublished(show,
+		cells := []string{r.Guard}
+		cells = append(cells, withPublished(show,
 			[2]string{Of(int64(r.ConflictsClaude), int64(r.WritesClaude)), pub.cell(nil, "conflicts_claude")},
 			[2]string{Of(int64(r.ConflictsHuman), int64(r.WritesHuman)), pub.cell(nil, "conflicts_human")},
 			[2]string{Int(int64(r.Lost)), pub.cell(nil, "lost")},
-		)...))
+		)...)
+		if errs {
+			cells = append(cells, withPublished(show, [2]string{int2(r.ErrorsClaude, r.ErrorsHuman), NotPublished})...)
+		}
+		t.Rows = append(t.Rows, cells)
 	}
 	return t
 }
@@ -114,16 +136,24 @@ func TabsTable(rows []results.TabsRow, exp *results.Experiment) Table {
 // FastTable renders fast rows, published values beside ours when exp is set.
 func FastTable(rows []results.FastRow, exp *results.Experiment) Table {
 	show := exp != nil
+	errs := slices.ContainsFunc(rows, func(r results.FastRow) bool { return r.Errors > 0 })
 	t := Table{
 		Title:  "Lost updates by version format, no think time",
 		Header: append([]string{"Version format"}, headers(show, "Lost lines", "Runs with a loss")...),
 	}
+	if errs {
+		t.Header = append(t.Header, headers(show, "Errors")...)
+	}
 	for _, r := range rows {
 		pub := lookupPub(exp, map[string]string{"version_format": r.VersionFormat})
-		t.Rows = append(t.Rows, append([]string{r.VersionFormat}, withPublished(show,
+		cells := append([]string{r.VersionFormat}, withPublished(show,
 			[2]string{Of(int64(r.Lost), int64(r.Intended)), pub.cell(nil, "lost")},
 			[2]string{Int(int64(r.RunsWithLoss)) + " of " + Int(int64(r.Runs)), pub.cell(nil, "runs_with_loss")},
-		)...))
+		)...)
+		if errs {
+			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Errors)), NotPublished})...)
+		}
+		t.Rows = append(t.Rows, cells)
 	}
 	return t
 }

@@ -63,7 +63,16 @@ type CreateRun struct {
 	// Missing counts tabs the client believes it created (from a reply it
 	// received) that do not exist in the Note. Anything but 0 is a bug.
 	Missing int `json:"missing"`
+	// Errors counts the calls that ended in a server error: a refusal other
+	// than a version conflict, or an outcome nobody knows.
+	Errors int `json:"errors"`
+	// Stopped says why the run ended before the client was done, "" when it
+	// ran to the end (see RaceRun.Stopped).
+	Stopped string `json:"stopped"`
 }
+
+// EndedEarly implements Ender.
+func (r CreateRun) EndedEarly() string { return r.Stopped }
 
 // CreateRow is one row of a create table: the figures of one server order and
 // client key policy, one entry per seed in seed order.
@@ -74,6 +83,8 @@ type CreateRow struct {
 	CallsSent   []int  `json:"calls_sent"`
 	TabsCreated []int  `json:"tabs_created"`
 	Duplicates  []int  `json:"duplicates"`
+	// Errors counts each seed's calls that ended in a server error.
+	Errors []int `json:"errors"`
 }
 
 // CreateResult is what the create experiment returns: the seeds it ran, one row per
@@ -111,6 +122,7 @@ func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateResult, error) {
 			row.CallsSent = append(row.CallsSent, r.CallsSent)
 			row.TabsCreated = append(row.TabsCreated, r.TabsCreated)
 			row.Duplicates = append(row.Duplicates, r.Duplicates)
+			row.Errors = append(row.Errors, r.Errors)
 		}
 		if n := len(byKey[k]); n != len(seeds) {
 			return CreateResult{}, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))

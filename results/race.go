@@ -16,6 +16,10 @@ type EditorRun struct {
 	MaxTries int `json:"max_tries"`
 	// Retried is how many edits needed more than one call.
 	Retried int `json:"retried"`
+	// Errors is how many of its calls ended in a server error: a refusal
+	// other than a version conflict, or an outcome nobody knows (a timeout,
+	// a server that died, a reply nobody could read). Each ended its edit.
+	Errors int `json:"errors"`
 }
 
 // MeanTries is the mean number of calls per edit.
@@ -38,7 +42,18 @@ type RaceRun struct {
 	// WallS is the run's duration in seconds: wall time on the real clock,
 	// virtual time on the virtual one.
 	WallS float64 `json:"wall_s"`
+	// Stopped says why the run ended before its editors were done (its
+	// calls ended in errors as often as --max-errors allows), "" when it ran
+	// to the end. Its counts are what it measured until then.
+	Stopped string `json:"stopped"`
+	// Unreadable says why the final state could not be read (the document
+	// was gone, or answered as no document), "" when it could: every
+	// acknowledged edit then counts as lost.
+	Unreadable string `json:"unreadable"`
 }
+
+// EndedEarly implements Ender.
+func (r RaceRun) EndedEarly() string { return r.Stopped }
 
 // Lost is every acknowledged line or cell missing at the end of the run.
 func (r RaceRun) Lost() int { return r.Claude.Lost + r.Human.Lost }
@@ -62,6 +77,10 @@ type RaceRow struct {
 	MeanTriesHuman  float64 `json:"mean_tries_human"`
 	// RetriedClaude is the share of claude's edits that needed a second call.
 	RetriedClaude float64 `json:"retried_claude"`
+	// ErrorsClaude and ErrorsHuman count the calls that ended in a server
+	// error (EditorRun.Errors), summed over the runs.
+	ErrorsClaude int `json:"errors_claude"`
+	ErrorsHuman  int `json:"errors_human"`
 	// WallS is the mean duration of one run, in seconds.
 	WallS float64 `json:"wall_s"`
 	Runs  int     `json:"runs"`
@@ -78,6 +97,8 @@ func SummarizeRace(runs []RaceRun) RaceRow {
 		row.Intended += r.Intended()
 		row.ConflictsClaude += r.Claude.Conflicts
 		row.ConflictsHuman += r.Human.Conflicts
+		row.ErrorsClaude += r.Claude.Errors
+		row.ErrorsHuman += r.Human.Errors
 		row.MaxTries = max(row.MaxTries, r.Claude.MaxTries, r.Human.MaxTries)
 		row.WallS += r.WallS
 		claude = addEditor(claude, r.Claude)
@@ -104,6 +125,7 @@ func addEditor(a, b EditorRun) EditorRun {
 		Lost:      a.Lost + b.Lost,
 		MaxTries:  max(a.MaxTries, b.MaxTries),
 		Retried:   a.Retried + b.Retried,
+		Errors:    a.Errors + b.Errors,
 	}
 }
 
@@ -116,7 +138,11 @@ type TabsRow struct {
 	ConflictsHuman  int    `json:"conflicts_human"`
 	WritesHuman     int    `json:"writes_human"`
 	Lost            int    `json:"lost"`
-	Runs            int    `json:"runs"`
+	// ErrorsClaude and ErrorsHuman count the calls that ended in a server
+	// error (EditorRun.Errors), summed over the runs.
+	ErrorsClaude int `json:"errors_claude"`
+	ErrorsHuman  int `json:"errors_human"`
+	Runs         int `json:"runs"`
 }
 
 // SummarizeTabs folds runs of one scope into a tabs row.
@@ -129,6 +155,8 @@ func SummarizeTabs(runs []RaceRun) TabsRow {
 		row.ConflictsHuman += r.Human.Conflicts
 		row.WritesHuman += r.Human.Edits
 		row.Lost += r.Lost()
+		row.ErrorsClaude += r.Claude.Errors
+		row.ErrorsHuman += r.Human.Errors
 	}
 	row.Runs = len(runs)
 	return row
@@ -140,7 +168,10 @@ type FastRow struct {
 	Lost          int    `json:"lost"`
 	Intended      int    `json:"intended"`
 	RunsWithLoss  int    `json:"runs_with_loss"`
-	Runs          int    `json:"runs"`
+	// Errors counts the calls of both editors that ended in a server error
+	// (EditorRun.Errors), summed over the runs.
+	Errors int `json:"errors"`
+	Runs   int `json:"runs"`
 }
 
 // SummarizeFast folds runs of one version format into a fast row.
@@ -153,6 +184,7 @@ func SummarizeFast(runs []RaceRun) FastRow {
 		if r.Lost() > 0 {
 			row.RunsWithLoss++
 		}
+		row.Errors += r.Claude.Errors + r.Human.Errors
 	}
 	row.Runs = len(runs)
 	return row

@@ -37,3 +37,10 @@ func (r Report) Complete() Report {
 	}
 	return r
 }
+
+// Ender is a run that may have ended before it was done: its calls ended in
+// server errors as often as its limit allows. EndedEarly says why, "" for a
+// run that ran to the end.
+type Ender interface {
+	EndedEarly() string
+}

@@ -51,7 +51,16 @@ type SourcesRun struct {
 	// BrowserFlagged counts the duplicates whose URL a browser-style href
 	// comparison finds among the sources saved before it in the Note.
 	BrowserFlagged int `json:"browser_flagged"`
+	// Errors counts the calls that ended in a server error: a refusal other
+	// than a version conflict, or an outcome nobody knows.
+	Errors int `json:"errors"`
+	// Stopped says why the run ended before the sessions were done, "" when
+	// it ran to the end (see RaceRun.Stopped).
+	Stopped string `json:"stopped"`
 }
+
+// EndedEarly implements Ender.
+func (r SourcesRun) EndedEarly() string { return r.Stopped }
 
 // SourcesRow is one row of the sources table: one key policy, counts summed over
 // the seeds. PerSession is Duplicates per session run (sessions × seeds), rounded
@@ -63,6 +72,9 @@ type SourcesRow struct {
 	Duplicates     int     `json:"duplicates"`
 	PerSession     float64 `json:"per_session"`
 	BrowserFlagged *int    `json:"browser_flagged,omitempty"`
+	// Errors counts the calls that ended in a server error, summed over the
+	// seeds.
+	Errors int `json:"errors"`
 }
 
 // SourcesPaging is the paging figure: how many list_note_attachments calls at a
@@ -111,6 +123,7 @@ func SummarizeSources(seeds []uint64, runs []SourcesRun, paging SourcesPaging) (
 				n++
 				row.Saved += r.Saved
 				row.Duplicates += r.Duplicates
+				row.Errors += r.Errors
 				sessions += r.Sessions
 				flagged += r.BrowserFlagged
 			}

@@ -240,6 +240,7 @@ type creator struct {
 	c      createCase
 	run    *results.CreateRun
 	keySeq int
+	errors *errorBudget
 }
 
 // createRun runs one row of the create tables for one seed against a fresh store,
@@ -267,9 +268,12 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (run 
 	if err != nil {
 		return run, nil, err
 	}
-	cl := &creator{conn: recorded(rec, conn, "client"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop), c: c, run: &run}
+	cl := &creator{conn: recorded(rec, conn, "client"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop), c: c, run: &run,
+		errors: newErrorBudget(cfg.MaxErrors)}
 	believed, err := cl.createAll(ctx, cfg.Tabs)
-	if err != nil {
+	if limit, stopped := stoppedBy(err); stopped {
+		run.Stopped = name + ": " + limit.Error()
+	} else if err != nil {
 		return run, nil, err
 	}
 	if err := endRecord(ctx, rec, conn, createNoteID); err != nil {
@@ -301,6 +305,14 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (run 
 
 // createAll creates n tabs as the client of cl.c would and returns the IDs of the
 // tabs it believes it created, from the replies it received.
+//
+// A call whose outcome nobody knows (a timeout, a server that died) is
+// resent as a lost reply is: it may have committed. A call refused for
+// another reason than a conflict did not happen and will not on a resend:
+// the client gives that tab up and goes on with the next. Either counts as
+// an error; so does a tab given up after maxCallsPerIntent calls. The run
+// ends early only on ctx, a fault of the client's own, or its error limit,
+// with the tabs believed so far.
 func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 	version, err := cl.list(ctx)
 	if err != nil {
@@ -316,9 +328,13 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 			Label:           "Sheet " + strconv.Itoa(i+1),
 		}
 		history.Intend(cl.conn, history.Intent{Mark: req.Label})
+	calls:
 		for calls := 0; ; calls++ {
 			if calls == maxCallsPerIntent {
-				return nil, fmt.Errorf("tab %d: no reply after %d calls", i+1, calls)
+				if err := cl.failed(ctx, fmt.Errorf("tab %d: no reply after %d calls", i+1, calls)); err != nil {
+					return believed, err
+				}
+				break
 			}
 			res, err := cl.send(ctx, req)
 			var conflict *contract.ConflictError
@@ -326,14 +342,23 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 			case errors.As(err, &conflict):
 				cl.run.Conflicts++
 				if req.ExpectedVersion, err = cl.list(ctx); err != nil {
-					return nil, err
+					return believed, err
 				}
 				if cl.c.policy != results.CreateKeyRetry {
 					req.IdempotencyKey = cl.newKey()
 				}
 				continue
 			case err != nil:
-				return nil, err
+				if err := cl.failed(ctx, err); err != nil {
+					return believed, err
+				}
+				if contract.OutcomeOf(err) == contract.Fail {
+					break calls // refused: this tab is given up
+				}
+				if err := cl.resend(ctx, &req); err != nil {
+					return believed, err
+				}
+				continue
 			}
 			if res.Replayed {
 				cl.run.Replays++
@@ -343,13 +368,8 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 			if cl.loss.Lost() {
 				history.LoseReply(cl.conn)
 				cl.run.RepliesLost++
-				if cl.c.table == results.CreateTableA {
-					if req.ExpectedVersion, err = cl.list(ctx); err != nil {
-						return nil, err
-					}
-				}
-				if cl.c.policy == results.CreateKeyNone || cl.c.policy == results.CreateKeyFresh {
-					req.IdempotencyKey = cl.newKey()
+				if err := cl.resend(ctx, &req); err != nil {
+					return believed, err
 				}
 				continue
 			}
@@ -361,6 +381,33 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 	return believed, nil
 }
 
+// resend readies req to be sent again after a reply that never came: in
+// table A with the version of a fresh re-list, in table B with the version
+// sent before; with a new key under none and fresh, the same key otherwise.
+func (cl *creator) resend(ctx context.Context, req *contract.CreateRequest) error {
+	if cl.c.table == results.CreateTableA {
+		v, err := cl.list(ctx)
+		if err != nil {
+			return err
+		}
+		req.ExpectedVersion = v
+	}
+	if cl.c.policy == results.CreateKeyNone || cl.c.policy == results.CreateKeyFresh {
+		req.IdempotencyKey = cl.newKey()
+	}
+	return nil
+}
+
+// failed counts a call that ended in a server error, and returns the error
+// that ends the run instead, if any (see editor.failed).
+func (cl *creator) failed(ctx context.Context, err error) error {
+	if stop := stopping(ctx, err); stop != nil {
+		return stop
+	}
+	cl.run.Errors++
+	return cl.errors.add(err)
+}
+
 // send makes one create_note_tab call, one service time on the clock.
 func (cl *creator) send(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
 	if err := cl.clock.Busy(ctx); err != nil {
@@ -370,14 +417,23 @@ func (cl *creator) send(ctx context.Context, req contract.CreateRequest) (contra
 	return cl.conn.CreateNoteTab(ctx, req)
 }
 
-// list makes one list_note_tabs call and returns the Note version.
+// list makes list_note_tabs calls until one answers, and returns the Note
+// version; each call that ends in a server error counts as one, until the
+// run's error limit ends it.
 func (cl *creator) list(ctx context.Context) (contract.Version, error) {
-	if err := cl.clock.Busy(ctx); err != nil {
-		return "", err
+	for {
+		if err := cl.clock.Busy(ctx); err != nil {
+			return "", err
+		}
+		cl.run.Lists++
+		l, err := cl.conn.ListNoteTabs(ctx, createNoteID)
+		if err == nil {
+			return l.Version, nil
+		}
+		if err := cl.failed(ctx, err); err != nil {
+			return "", err
+		}
 	}
-	cl.run.Lists++
-	l, err := cl.conn.ListNoteTabs(ctx, createNoteID)
-	return l.Version, err
 }
 
 // newKey returns an idempotency key never used before in the run. Keys need to be

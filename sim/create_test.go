@@ -256,7 +256,7 @@ func TestCreateConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"seeds":[1,2,3],"tabs":50,"drop":0.3,"table":"both","order":"","service_time_ns":60000,"store":"","target":""}`; string(b) != want {
+	if want := `{"seeds":[1,2,3],"tabs":50,"drop":0.3,"table":"both","order":"","service_time_ns":60000,"store":"","target":"","max_errors":0}`; string(b) != want {
 		t.Errorf("config JSON\n got %s\nwant %s", b, want)
 	}
 }

@@ -55,6 +55,9 @@ type editor struct {
 	rand   *rand.Rand
 	timing Timing
 	policy Policy
+	// errors counts the run's calls that ended in a server error, for every
+	// editor of the run.
+	errors *errorBudget
 	stats  results.EditorRun
 	// acked lists the edits the store acknowledged, by index.
 	acked []int
@@ -62,7 +65,16 @@ type editor struct {
 
 // run performs n edits, each made by next(i): pause, read, think, write, and on a
 // version conflict re-read and write again at once under the editor's policy,
-// with a fresh idempotency key per call.
+// with a fresh idempotency key per call, at most maxTries calls an edit.
+//
+// Every call ends ok, fail or info (contract.OutcomeOf), and the run goes on
+// after each: a read that fails leaves the edit without a base, so the edit
+// is given up; a write refused for any other reason than a conflict did not
+// happen, and one whose outcome is unknown may have (its line is not
+// acknowledged, so it is never counted lost); either way the editor goes on
+// with its next edit, which reads afresh. Each such call counts as an error.
+// The run ends early only on the caller's ctx, on a fault of the client's own
+// (contract.Stops), or when the run's errors reach their limit.
 func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int) edit) error {
 	e.stats.Edits = n
 	for i := 0; i < n; i++ {
@@ -72,48 +84,77 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 		ed := next(i)
 		read, err := e.read(ctx, noteID, ed.tab)
 		if err != nil {
-			return err
+			if err := e.failed(ctx, err); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := e.sleep(ctx, e.timing.Think); err != nil {
 			return err
 		}
-		req := ed.build(read)
-		history.Intend(e.conn, history.Intent{Mark: ed.mark, Base: read.Version})
-		tries := 0
-		for {
-			tries++
-			req.IdempotencyKey = fmt.Sprintf("%s-%d-%d", e.name, i, tries)
-			if err := e.clock.BusyWrite(ctx); err != nil {
-				return err
-			}
-			_, err := e.conn.EditNoteTab(ctx, req)
-			e.stats.Writes++
-			if err == nil {
-				e.acked = append(e.acked, i)
-				break
-			}
-			var conflict *contract.ConflictError
-			if !errors.As(err, &conflict) {
-				return fmt.Errorf("%s edit %d: %w", e.name, i, err)
-			}
-			e.stats.Conflicts++
-			fresh, err := e.read(ctx, noteID, ed.tab)
-			if err != nil {
-				return err
-			}
-			if e.policy == Reapply {
-				req = ed.build(fresh)
-				history.Intend(e.conn, history.Intent{Mark: ed.mark, Base: fresh.Version})
-			} else {
-				req.ExpectedVersion = fresh.Version
-			}
+		if err := e.write(ctx, noteID, i, ed, read); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// write makes edit i from what was read: it writes, and on a version
+// conflict re-reads and writes again under the editor's policy, until the
+// write lands, fails for another reason, or has taken maxTries calls. It
+// returns only the errors that end the run.
+func (e *editor) write(ctx context.Context, noteID string, i int, ed edit, read contract.TabContent) error {
+	req := ed.build(read)
+	history.Intend(e.conn, history.Intent{Mark: ed.mark, Base: read.Version})
+	tries := 0
+	defer func() {
 		e.stats.MaxTries = max(e.stats.MaxTries, tries)
 		if tries > 1 {
 			e.stats.Retried++
 		}
+	}()
+	for {
+		if tries == maxTries {
+			return e.failed(ctx, fmt.Errorf("%s edit %d: still in conflict after %d tries", e.name, i, tries))
+		}
+		tries++
+		req.IdempotencyKey = fmt.Sprintf("%s-%d-%d", e.name, i, tries)
+		if err := e.clock.BusyWrite(ctx); err != nil {
+			return err
+		}
+		_, err := e.conn.EditNoteTab(ctx, req)
+		e.stats.Writes++
+		var conflict *contract.ConflictError
+		switch {
+		case err == nil:
+			e.acked = append(e.acked, i)
+			return nil
+		case !errors.As(err, &conflict):
+			return e.failed(ctx, fmt.Errorf("%s edit %d: %w", e.name, i, err))
+		}
+		e.stats.Conflicts++
+		fresh, err := e.read(ctx, noteID, ed.tab)
+		if err != nil {
+			return e.failed(ctx, err)
+		}
+		if e.policy == Reapply {
+			req = ed.build(fresh)
+			history.Intend(e.conn, history.Intent{Mark: ed.mark, Base: fresh.Version})
+		} else {
+			req.ExpectedVersion = fresh.Version
+		}
 	}
-	return nil
+}
+
+// failed counts a call that ended in a server error, and returns the error
+// that ends the run instead, if any: the caller's ctx, a fault of the
+// client's own, or the run's error limit reached.
+func (e *editor) failed(ctx context.Context, err error) error {
+	if stop := stopping(ctx, err); stop != nil {
+		return stop
+	}
+	e.stats.Errors++
+	return e.errors.add(err)
 }
 
 // sleep draws a duration from d (one value from the editor's stream, always)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -502,8 +503,9 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 	if err != nil {
 		return run, err
 	}
-	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy}
-	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy}
+	budget := newErrorBudget(env.MaxErrors)
+	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy, errors: budget}
+	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy, errors: budget}
 	humanEdit := func(i int) edit { return appendLine(noteID, lineName("human", i)) }
 	if spec.onSheet {
 		humanEdit = func(i int) edit { return setCell(noteID, sheetID, i, lineName("human", i)) }
@@ -515,32 +517,41 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 		},
 		func(ctx context.Context) error { return human.run(ctx, noteID, spec.edits, humanEdit) },
 	)
-	if err != nil {
+	limit, stopped := stoppedBy(err)
+	if err != nil && !stopped {
 		return run, err
 	}
 	wall := clock.Now().Sub(start)
-	if err := endRecord(ctx, rec, check, noteID); err != nil {
-		return run, err
-	}
-
-	text, err := check.ReadNoteTab(ctx, noteID, "markdown")
+	text, unreadable, err := readFinal(ctx, clock, check, noteID, "markdown")
 	if err != nil {
 		return run, err
 	}
 	claude.stats.Lost = countLostLines(text.Text, "claude", claude.acked)
 	if spec.onSheet {
-		sheet, err := check.ReadNoteTab(ctx, noteID, sheetID)
+		sheet, why, err := readFinal(ctx, clock, check, noteID, sheetID)
 		if err != nil {
 			return run, err
 		}
-		human.stats.Lost = countLostCells(sheet.Sheets[0].Cells, human.acked)
+		var cells [][]any
+		if len(sheet.Sheets) > 0 {
+			cells = sheet.Sheets[0].Cells
+		}
+		human.stats.Lost = countLostCells(cells, human.acked)
+		unreadable = cmp.Or(unreadable, why)
 	} else {
 		human.stats.Lost = countLostLines(text.Text, "human", human.acked)
 	}
-	return results.RaceRun{
+	if err := endRun(ctx, rec, check, unreadable, noteID); err != nil {
+		return run, err
+	}
+	run = results.RaceRun{
 		Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat),
-		Claude: claude.stats, Human: human.stats, WallS: wall.Seconds(),
-	}, nil
+		Claude: claude.stats, Human: human.stats, WallS: wall.Seconds(), Unreadable: unreadable,
+	}
+	if stopped {
+		run.Stopped = spec.name + ": " + limit.Error()
+	}
+	return run, nil
 }
 
 // countLostCells counts the person's acknowledged cells (row i, column 0 holding

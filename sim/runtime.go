@@ -24,6 +24,10 @@ type Runtime struct {
 	// History, when set, records every run's calls and final state for
 	// notesbench check; nil records nothing.
 	History *history.Writer `json:"-"`
+	// MaxErrors ends a run once this many of its calls ended in a server
+	// error (a refusal other than a conflict, or an outcome nobody knows);
+	// 0 means DefaultMaxErrors. What the run measured until then is kept.
+	MaxErrors int `json:"max_errors"`
 }
 
 // runtime returns r itself: through it, Replica, OnClock and Departures

@@ -317,6 +317,7 @@ type citer struct {
 	uuids  *rand.Rand
 	policy string
 	run    *results.SourcesRun
+	errors *errorBudget
 }
 
 // sourcesRun plays the script under one key policy against a fresh store and counts
@@ -341,13 +342,15 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 		return run, err
 	}
 	cl := &citer{conn: recorded(rec, conn, "agent"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop),
-		uuids: Stream(seed, "uuid"), policy: policy, run: &run}
+		uuids: Stream(seed, "uuid"), policy: policy, run: &run, errors: newErrorBudget(cfg.MaxErrors)}
 	for i := range script {
 		s := &script[i]
 		if err := st.CreateNote(ctx, s.noteID); err != nil {
 			return run, err
 		}
-		if err := cl.play(ctx, s); err != nil {
+		err := cl.play(ctx, s)
+		limit, stopped := stoppedBy(err)
+		if err != nil && !stopped {
 			return run, fmt.Errorf("%s: %w", s.noteID, err)
 		}
 		if err := countSources(ctx, conn, s.noteID, &run); err != nil {
@@ -355,6 +358,10 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 		}
 		if err := finalState(ctx, rec, conn, s.noteID); err != nil {
 			return run, err
+		}
+		if stopped {
+			run.Stopped = fmt.Sprintf("%s: %s: %v", name, s.noteID, limit)
+			break
 		}
 	}
 	return run, endRecord(ctx, rec, conn)
@@ -390,13 +397,16 @@ func (cl *citer) play(ctx context.Context, s *researchSession) error {
 }
 
 // cite sends one citation until a successful reply arrives, and returns the version
-// that reply carries.
+// that reply carries. A call whose outcome nobody knows is resent as a lost reply
+// is, with the same key; a call refused for another reason than a conflict did not
+// happen, and the citation is given up (the version stays as it was). Either
+// counts as an error, as does a citation given up after maxCallsPerIntent calls.
 func (cl *citer) cite(ctx context.Context, req contract.SourceRequest) (contract.Version, error) {
 	cl.run.Citations++
 	commits := 0
 	for calls := 0; ; calls++ {
 		if calls == maxCallsPerIntent {
-			return "", fmt.Errorf("citation %s: no reply after %d calls", req.URL, calls)
+			return req.ExpectedVersion, cl.failed(ctx, fmt.Errorf("citation %s: no reply after %d calls", req.URL, calls))
 		}
 		if err := cl.clock.Busy(ctx); err != nil {
 			return "", err
@@ -412,7 +422,13 @@ func (cl *citer) cite(ctx context.Context, req contract.SourceRequest) (contract
 			}
 			continue
 		case err != nil:
-			return "", err
+			if err := cl.failed(ctx, err); err != nil {
+				return "", err
+			}
+			if contract.OutcomeOf(err) == contract.Fail {
+				return req.ExpectedVersion, nil // refused: the citation is given up
+			}
+			continue // it may have landed: resent, as after a lost reply
 		}
 		if res.Replayed {
 			cl.run.Replays++
@@ -429,6 +445,16 @@ func (cl *citer) cite(ctx context.Context, req contract.SourceRequest) (contract
 		}
 		return res.Version, nil
 	}
+}
+
+// failed counts a call that ended in a server error, and returns the error
+// that ends the run instead, if any (see editor.failed).
+func (cl *citer) failed(ctx context.Context, err error) error {
+	if stop := stopping(ctx, err); stop != nil {
+		return stop
+	}
+	cl.run.Errors++
+	return cl.errors.add(err)
 }
 
 // key returns the idempotency key of a citation under the client's policy.
@@ -452,14 +478,23 @@ func keyHash(s string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// list makes one list_note_tabs call and returns the Note version.
+// list makes list_note_tabs calls until one answers, and returns the Note
+// version; each call that ends in a server error counts as one, until the
+// run's error limit ends it.
 func (cl *citer) list(ctx context.Context, noteID string) (contract.Version, error) {
-	if err := cl.clock.Busy(ctx); err != nil {
-		return "", err
+	for {
+		if err := cl.clock.Busy(ctx); err != nil {
+			return "", err
+		}
+		cl.run.Lists++
+		l, err := cl.conn.ListNoteTabs(ctx, noteID)
+		if err == nil {
+			return l.Version, nil
+		}
+		if err := cl.failed(ctx, err); err != nil {
+			return "", err
+		}
 	}
-	cl.run.Lists++
-	l, err := cl.conn.ListNoteTabs(ctx, noteID)
-	return l.Version, err
 }
 
 // countSources lists every source of a Note and adds to run what it holds: sources

@@ -231,7 +231,7 @@ func TestSourcesConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"seeds":[1],"sessions":300,"turns":3,"pages":8,"cites":6,"drop":0.2,"list_sources":120,"list_limit":50,"service_time_ns":60000,"store":"","target":""}`
+	want := `{"seeds":[1],"sessions":300,"turns":3,"pages":8,"cites":6,"drop":0.2,"list_sources":120,"list_limit":50,"service_time_ns":60000,"store":"","target":"","max_errors":0}`
 	if string(b) != want {
 		t.Errorf("config JSON\n got %s\nwant %s", b, want)
 	}

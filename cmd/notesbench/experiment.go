@@ -16,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -146,6 +147,10 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 
 	switch {
 	case info.Target:
+		if err := o.target.checkMaxErrors(); err != nil {
+			return err
+		}
+		rt.MaxErrors = o.target.maxErrors
 		if rt.Target, err = o.target.open(ctx, spec, info.InMemory); err != nil {
 			return err
 		}
@@ -236,7 +241,23 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	if err := o.history.finish(); err != nil {
 		return err
 	}
-	return o.out.emit(o.app, format, outcome)
+	if err := o.out.emit(o.app, format, outcome); err != nil {
+		return err
+	}
+	return endedError(outcome.Ended)
+}
+
+// endedError is the failure of a command some of whose runs ended before
+// they were done, once what they measured is written: the first reason,
+// and how many more runs ended so.
+func endedError(ended []string) error {
+	switch len(ended) {
+	case 0:
+		return nil
+	case 1:
+		return errors.New(ended[0])
+	}
+	return fmt.Errorf("%s (and %s)", ended[0], plural.Count(len(ended)-1, "more run"))
 }
 
 // flagError turns a field error into a usage error naming the flag of the

@@ -11,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // targetFlags choose what serves the contract: the embedded store, or any MCP
@@ -21,6 +22,8 @@ type targetFlags struct {
 	target  string
 	note    string
 	profile string
+	// maxErrors is --max-errors: the server errors a run may have.
+	maxErrors int
 
 	opened    contract.Target // made by open; close releases it
 	storeName string          // the PostgreSQL store, without its password
@@ -34,6 +37,15 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server) or http://HOST:PORT/PATH (streamable HTTP)")
 	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
 	registerProfile(fs, &t.profile)
+	fs.IntVar(&t.maxErrors, "max-errors", sim.DefaultMaxErrors, "end a run once this many of its calls ended in a server error (a refusal other than a version conflict, or an outcome nobody knows), keeping what it measured; the command then exits 1")
+}
+
+// checkMaxErrors checks --max-errors.
+func (t *targetFlags) checkMaxErrors() error {
+	if t.maxErrors < 1 {
+		return usagef("--max-errors", "must be at least 1 (a run ends once this many of its calls ended in an error)")
+	}
+	return nil
 }
 
 // registerProfile adds the --profile flag to fs.

@@ -1,0 +1,144 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/plural"
+)
+
+// DefaultMaxErrors is how many calls of one run may end in a server error
+// (a refusal other than a version conflict, or an outcome nobody knows)
+// before the run is ended: a healthy server makes none, and the published
+// setup makes some 600 calls a run.
+const DefaultMaxErrors = 1000
+
+// maxTries bounds the calls one edit may take: a version conflict sends the
+// editor back to read and try again, and an edit that has conflicted this
+// often will not land (a server whose versions never match, a writer
+// starved by the others). The published setup needs at most 3.
+const maxTries = 100
+
+// ErrorLimitError ends a run whose calls ended in server errors as often as
+// its limit allows: the server is clearly broken. What the run measured
+// until then is kept.
+type ErrorLimitError struct {
+	Errors int
+	// Last is the server's last error.
+	Last error
+}
+
+func (e *ErrorLimitError) Error() string {
+	return fmt.Sprintf("ended after %s %s that ended in an error; the server's last: %v", plural.Int(int64(e.Errors)), plural.Noun(e.Errors, "call"), e.Last)
+}
+
+// errorBudget counts the calls of one run that ended in a server error, for
+// every editor of the run, and ends the run at its limit.
+type errorBudget struct {
+	max  int // 0: no limit
+	mu   sync.Mutex
+	n    int
+	last error
+}
+
+// newErrorBudget returns the budget of a run that may have max errors; 0
+// or less means DefaultMaxErrors.
+func newErrorBudget(max int) *errorBudget {
+	if max <= 0 {
+		max = DefaultMaxErrors
+	}
+	return &errorBudget{max: max}
+}
+
+// add counts err, and returns an *ErrorLimitError once the run has had as
+// many as its limit.
+func (b *errorBudget) add(err error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n++
+	b.last = err
+	if b.n >= b.max {
+		return &ErrorLimitError{Errors: b.n, Last: err}
+	}
+	return nil
+}
+
+// stopping returns the error that must end the caller's run instead of being
+// counted: the caller's own ctx ending, or a fault of notesbench's own (a
+// profile that cannot read the server's replies). Nil means err is an
+// outcome of the server's, to count.
+func stopping(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			return cause
+		}
+		return ctxErr
+	}
+	if contract.Stops(err) {
+		return err
+	}
+	return nil
+}
+
+// stoppedBy reports whether err is the error limit of a run: the run ended,
+// but what it measured counts.
+func stoppedBy(err error) (*ErrorLimitError, bool) {
+	var limit *ErrorLimitError
+	if errors.As(err, &limit) {
+		return limit, true
+	}
+	return nil, false
+}
+
+// finalTries bounds the reads of a final state whose outcome is unknown.
+const finalTries = 3
+
+// readFinal reads tab of a run's final state, for counting what the editors
+// left. A read the server refused, or answered with something that is no
+// document, leaves nothing to find: the content is empty and unreadable says
+// why, so every acknowledged edit counts as lost. A read whose outcome is
+// unknown (a timeout, a dead connection) is made again, up to finalTries
+// times, then it is the run's error: nothing can be counted.
+func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab string) (content contract.TabContent, unreadable string, err error) {
+	for try := 1; ; try++ {
+		content, err = s.ReadNoteTab(ctx, noteID, tab)
+		if err == nil {
+			return content, "", nil
+		}
+		if stop := stopping(ctx, err); stop != nil {
+			return content, "", stop
+		}
+		if contract.OutcomeOf(err) == contract.Fail || contract.KindOf(err) == contract.KindUnreadable {
+			return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: %v", tab, err), nil
+		}
+		if try == finalTries {
+			return content, "", fmt.Errorf("reading the final state of %s: %w", tab, err)
+		}
+		if err := clock.Sleep(ctx, finalRetryPause); err != nil {
+			return content, "", err
+		}
+	}
+}
+
+// finalRetryPause is the pause between reads of a final state.
+const finalRetryPause = 100 * time.Millisecond
+
+// endRun reads the final state of notes through s into rec and ends the
+// run's record, nothing when rec is nil; a final state that could not be
+// read (unreadable is why) is left out, and the record ends without it.
+func endRun(ctx context.Context, rec *history.Recorder, s contract.Session, unreadable string, notes ...string) error {
+	if rec == nil {
+		return nil
+	}
+	if unreadable == "" {
+		if err := finalState(ctx, rec, s, notes...); err != nil {
+			return err
+		}
+	}
+	return rec.End()
+}

@@ -1,0 +1,303 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
+)
+
+// fault says what a faulty session of the run called run does with its n-th
+// call (from 1) of tool: nothing (nil), or fail the call with err, before
+// the call reaches the store or (after) once the store applied it.
+type fault func(run string, session, n int, tool string) (err error, after bool)
+
+// faultyTarget wraps a target so that every session it opens (numbered
+// from 0 in the order a run opens them) fails calls as f says, and counts
+// the faults that reached the caller, per run and session.
+type faultyTarget struct {
+	contract.Target
+	f fault
+
+	mu       sync.Mutex
+	injected map[string]map[int]int
+}
+
+func newFaulty(f fault) *faultyTarget {
+	return &faultyTarget{Target: memTarget, f: f, injected: map[string]map[int]int{}}
+}
+
+// count returns the faults that reached session of run.
+func (t *faultyTarget) count(run string, session int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.injected[run][session]
+}
+
+func (t *faultyTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	b, err := t.Target.Open(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return &faultyBackend{Backend: b, t: t, run: run.Name}, nil
+}
+
+type faultyBackend struct {
+	contract.Backend
+	t        *faultyTarget
+	run      string
+	mu       sync.Mutex
+	sessions int
+}
+
+func (b *faultyBackend) Session(ctx context.Context) (contract.Session, error) {
+	s, err := b.Backend.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sessions++
+	return &faultySession{Session: s, b: b, id: b.sessions - 1, calls: map[string]int{}}, nil
+}
+
+type faultySession struct {
+	contract.Session
+	b     *faultyBackend
+	id    int
+	calls map[string]int
+}
+
+// around makes one call of tool through do, failing it as the fault says.
+func (s *faultySession) around(tool string, do func() error) error {
+	s.calls[tool]++
+	t := s.b.t
+	err, after := t.f(s.b.run, s.id, s.calls[tool], tool)
+	if err == nil {
+		return do()
+	}
+	if after {
+		if derr := do(); derr != nil {
+			return derr
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.injected[s.b.run] == nil {
+		t.injected[s.b.run] = map[int]int{}
+	}
+	t.injected[s.b.run][s.id]++
+	return err
+}
+
+func (s *faultySession) ReadNoteTab(ctx context.Context, noteID, tabID string) (out contract.TabContent, err error) {
+	err = s.around(contract.ToolReadNoteTab, func() error {
+		out, err = s.Session.ReadNoteTab(ctx, noteID, tabID)
+		return err
+	})
+	return out, err
+}
+
+func (s *faultySession) EditNoteTab(ctx context.Context, req contract.EditRequest) (out contract.EditResult, err error) {
+	err = s.around(contract.ToolEditNoteTab, func() error {
+		out, err = s.Session.EditNoteTab(ctx, req)
+		return err
+	})
+	return out, err
+}
+
+func (s *faultySession) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (out contract.CreateResult, err error) {
+	err = s.around(contract.ToolCreateNoteTab, func() error {
+		out, err = s.Session.CreateNoteTab(ctx, req)
+		return err
+	})
+	return out, err
+}
+
+func (s *faultySession) AddNoteSource(ctx context.Context, req contract.SourceRequest) (out contract.SourceResult, err error) {
+	err = s.around(contract.ToolAddNoteSource, func() error {
+		out, err = s.Session.AddNoteSource(ctx, req)
+		return err
+	})
+	return out, err
+}
+
+var (
+	errTimeout = contract.Indeterminate(contract.KindTimeout, errors.New("the call timed out"))
+	errRefused = &contract.RefusedError{Tool: "edit_note_tab", Reply: `"task_not_found"`}
+)
+
+// A server error is a measurement, not the end of the run: writes that time
+// out after they committed, writes refused and reads that fail are counted
+// per editor, the run goes on to the end, and under note/reapply nothing the
+// server acknowledged is lost (a write whose outcome is unknown is never
+// counted as acknowledged). The counts are exact on the virtual clock.
+func TestRaceCountsServerErrors(t *testing.T) {
+	// claude (session 0): every 4th write times out after it committed;
+	// the person (session 1): every 5th read is refused, every 6th write
+	// refused before it reaches the store.
+	f := func(_ string, session, n int, tool string) (error, bool) {
+		switch {
+		case session == 0 && tool == contract.ToolEditNoteTab && n%4 == 0:
+			return errTimeout, true
+		case session == 1 && tool == contract.ToolReadNoteTab && n%5 == 0:
+			return &contract.NotFoundError{Field: "note_id", ID: "note-1"}, false
+		case session == 1 && tool == contract.ToolEditNoteTab && n%6 == 0:
+			return errRefused, false
+		}
+		return nil, false
+	}
+	faulty := newFaulty(f)
+	c := testRace()
+	c.Target = faulty
+	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 40
+	c.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardNone, Reapply}}
+	res := mustRun(t, c)
+	for i, r := range res.Runs {
+		name := []string{"race-note-reapply-seed1", "race-none-seed1"}[i]
+		if r.Stopped != "" || r.Unreadable != "" {
+			t.Errorf("%s: stopped %q, unreadable %q", r.Guard, r.Stopped, r.Unreadable)
+		}
+		if r.Claude.Errors == 0 || r.Human.Errors == 0 {
+			t.Errorf("%s: errors claude %d, human %d: want both above 0", r.Guard, r.Claude.Errors, r.Human.Errors)
+		}
+		// Each editor's errors are exactly the faults it met.
+		if want := faulty.count(name, 0); r.Claude.Errors != want {
+			t.Errorf("%s: claude errors %d, want the %d faults injected", r.Guard, r.Claude.Errors, want)
+		}
+		if want := faulty.count(name, 1); r.Human.Errors != want {
+			t.Errorf("%s: human errors %d, want the %d faults injected", r.Guard, r.Human.Errors, want)
+		}
+	}
+	note := res.Rows[0]
+	if note.Lost != 0 {
+		t.Errorf("note/reapply lost %d acknowledged lines: a server error must not be counted as an acknowledgement", note.Lost)
+	}
+	if note.ErrorsClaude != res.Runs[0].Claude.Errors || note.ErrorsHuman != res.Runs[0].Human.Errors {
+		t.Errorf("row errors %d / %d, runs %d / %d", note.ErrorsClaude, note.ErrorsHuman, res.Runs[0].Claude.Errors, res.Runs[0].Human.Errors)
+	}
+	// The same seed and flags give the same counts.
+	c.Target = newFaulty(f)
+	again := mustRun(t, c)
+	if !equalRuns(res.Runs, again.Runs) {
+		t.Errorf("two runs of the same seed differ:\n%+v\n%+v", res.Runs, again.Runs)
+	}
+}
+
+// equalRuns compares race runs, wall times aside.
+func equalRuns(a, b []results.RaceRun) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.WallS, y.WallS = 0, 0
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// A run whose calls keep failing ends at --max-errors, with what it
+// measured kept and the reason, the server's last error, in its run.
+func TestMaxErrorsEndsARunAndKeepsItsCounts(t *testing.T) {
+	f := func(_ string, session, n int, tool string) (error, bool) {
+		if session < 2 && tool == contract.ToolEditNoteTab && n > 3 {
+			return errTimeout, false
+		}
+		return nil, false
+	}
+	c := testRace()
+	c.Target = newFaulty(f)
+	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 100
+	c.Modes = []Mode{{contract.GuardNote, Reapply}}
+	c.MaxErrors = 25
+	res := mustRun(t, c)
+	r := res.Runs[0]
+	if got := r.Claude.Errors + r.Human.Errors; got != 25 {
+		t.Errorf("%d errors counted, want the limit, 25", got)
+	}
+	if !strings.Contains(r.Stopped, "ended after 25 calls that ended in an error") || !strings.Contains(r.Stopped, "the call timed out") {
+		t.Errorf("stopped %q: want the count and the server's last error", r.Stopped)
+	}
+	if acked := r.Claude.Edits + r.Human.Edits; r.Lost() != 0 || acked == 0 {
+		t.Errorf("lost %d of what was acknowledged", r.Lost())
+	}
+	if len(res.Rows) != 1 || res.Rows[0].ErrorsClaude+res.Rows[0].ErrorsHuman != 25 {
+		t.Errorf("rows %+v: want the run's counts", res.Rows)
+	}
+}
+
+// A document that no longer reads at the end (the server lost it) counts
+// every acknowledged line as lost and says why.
+func TestRaceUnreadableFinalState(t *testing.T) {
+	f := func(_ string, session, n int, tool string) (error, bool) {
+		if session == 2 && tool == contract.ToolReadNoteTab {
+			return &contract.NotFoundError{Field: "note_id", ID: "note-1"}, false
+		}
+		return nil, false
+	}
+	c := testRace()
+	c.Target = newFaulty(f)
+	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 10
+	c.Modes = []Mode{{contract.GuardNote, Reapply}}
+	r := mustRun(t, c).Runs[0]
+	if r.Lost() != 20 || !strings.Contains(r.Unreadable, "could not be read") {
+		t.Errorf("lost %d of 20, unreadable %q", r.Lost(), r.Unreadable)
+	}
+}
+
+// create resends a call whose outcome nobody knows as it resends a lost
+// reply: with the key kept, one tab per intent; with a fresh key, the
+// commits it did not hear of are duplicates, counted from the store.
+func TestCreateResendsAfterAnUnknownOutcome(t *testing.T) {
+	f := func(_ string, session, n int, tool string) (error, bool) {
+		if tool == contract.ToolCreateNoteTab && n%3 == 0 {
+			return errTimeout, true
+		}
+		return nil, false
+	}
+	c := testCreate()
+	c.Target = newFaulty(f)
+	c.Seeds, c.Tabs, c.Drop, c.Table = []uint64{1}, 20, 0, results.CreateTableA
+	res := mustRun(t, c)
+	for _, r := range res.Runs {
+		if r.Errors == 0 || r.Stopped != "" {
+			t.Errorf("%s: errors %d, stopped %q", r.KeyPolicy, r.Errors, r.Stopped)
+		}
+		switch r.KeyPolicy {
+		case results.CreateKeyRetry:
+			if r.Duplicates != 0 {
+				t.Errorf("same key on resend: %d duplicates, want 0", r.Duplicates)
+			}
+		case results.CreateKeyNone:
+			if r.Duplicates != r.Errors {
+				t.Errorf("a fresh key on every resend: %d duplicates, want one per timeout after a commit (%d)", r.Duplicates, r.Errors)
+			}
+		}
+	}
+}
+
+// A refused citation is given up and counted; the sessions go on.
+func TestSourcesCountsRefusals(t *testing.T) {
+	f := func(run string, session, n int, tool string) (error, bool) {
+		if run != "sources-paging" && tool == contract.ToolAddNoteSource && n%10 == 0 {
+			return &contract.RefusedError{Tool: tool, Reply: "quota"}, false
+		}
+		return nil, false
+	}
+	c := testSources()
+	c.Target = newFaulty(f)
+	c.Seeds, c.Sessions = []uint64{1}, 5
+	res := mustRun(t, c)
+	for _, r := range res.Runs {
+		if r.Errors == 0 || r.Errors != r.CallsSent/10 || r.Stopped != "" {
+			t.Errorf("%s: errors %d of %d calls, stopped %q", r.KeyPolicy, r.Errors, r.CallsSent, r.Stopped)
+		}
+	}
+}
