@@ -46,9 +46,11 @@ const (
 
 // OutcomeOf classifies the error a call returned. nil is OK. A contract
 // outcome (a *ConflictError, *NotFoundError, *InvalidArgumentError or
-// *SchemaError) and a *RefusedError are Fail. Anything else — a transport
-// failure, a timeout, a server that died, a reply nobody can read, an
-// *IndeterminateError — is Info: the call may have happened.
+// *SchemaError) and a *RefusedError are Fail. An error with an
+// OutcomeKind() string method says its kind itself (a JSON-RPC error, by its
+// code). Anything else — a transport failure, a timeout, a server that
+// died, a reply nobody can read, an *IndeterminateError — is Info: the call
+// may have happened.
 //
 // A cancelled or expired ctx of the caller's own is not an outcome of the
 // server's: callers check their ctx before classifying.
@@ -72,6 +74,7 @@ func KindOf(err error) string {
 		invalid  *InvalidArgumentError
 		refused  *RefusedError
 		unknown  *IndeterminateError
+		kinded   interface{ OutcomeKind() string }
 	)
 	switch {
 	case err == nil:
@@ -86,6 +89,8 @@ func KindOf(err error) string {
 		return KindInvalid
 	case errors.As(err, &refused):
 		return KindRefused
+	case errors.As(err, &kinded):
+		return kinded.OutcomeKind()
 	case errors.As(err, &unknown):
 		if unknown.Kind != "" {
 			return unknown.Kind
@@ -162,3 +167,6 @@ func Stops(err error) bool {
 	var ce *ClientError
 	return errors.As(err, &ce)
 }
+
+// Refusal says what the server answered, for evidence.
+func (e *RefusedError) Refusal() string { return e.Tool + " answered an error result " + e.Reply }

@@ -8,14 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/contract/ext"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
@@ -24,26 +23,36 @@ import (
 type profiled struct {
 	p    *profile.Profile
 	vars profile.Vars
+	// contract: no profile was given. The target's Notes are made and named
+	// as the built-in notes profile says, and every call is the contract's
+	// own, its typed request sent whole and its result object read as the
+	// contract defines it (passthrough), through the one path of every
+	// call (session.send): the Notes contract over MCP is this, not a
+	// second client.
+	contract bool
 }
 
 // prepare checks that the server lists the profile's set-up tools and makes
 // the profile's once-only set-up calls, binding their variables.
-func (t *Target) prepare(ctx context.Context, p *profile.Profile) error {
+func (t *Target) prepare(ctx context.Context, p *profile.Profile, contract bool) error {
 	var missing []string
-	for _, steps := range [][]*profile.Step{p.Setup.Once, p.Setup.Create} {
-		for _, s := range steps {
-			if !t.Offers(s.Tool) && !contains(missing, s.Tool) {
-				missing = append(missing, s.Tool)
-			}
+	steps := p.Setup.Once
+	if t.opts.Note == "" && !contract { // a document named needs no create; a server of the contract is asked at CreateNote
+		steps = append(slices.Clip(steps), p.Setup.Create...)
+	}
+	for _, s := range steps {
+		if !t.Offers(s.Tool) && !slices.Contains(missing, s.Tool) {
+			missing = append(missing, s.Tool)
 		}
 	}
 	if err := LacksError(t.name, "profile "+p.Name+"'s set-up", missing, t.listed()); err != nil {
 		return err
 	}
-	pr := &profiled{p: p, vars: profile.Vars{}}
+	pr := &profiled{p: p, vars: profile.Vars{}, contract: contract}
 	for name, v := range p.Variables {
 		pr.vars[name] = profile.Text(v)
 	}
+	t.prof = pr
 	for i, st := range p.Setup.Once {
 		field := fmt.Sprintf("setup.once[%d]", i)
 		r, err := t.callStep(ctx, t.control, field, &st.Call, pr.vars)
@@ -58,17 +67,7 @@ func (t *Target) prepare(ctx context.Context, p *profile.Profile) error {
 			pr.vars[name] = profile.Text(v)
 		}
 	}
-	t.prof = pr
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }
 
 // callStep makes a set-up call; an error result is an error naming the
@@ -76,75 +75,46 @@ func contains(list []string, s string) bool {
 func (t *Target) callStep(ctx context.Context, c *conn, field string, call *profile.Call, vars profile.Vars) (*profile.Reply, error) {
 	args, err := call.Args().Render(vars)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: profile %s: %s: %v", t.name, t.profName(), field, err)
+		return nil, fmt.Errorf("target %s: profile %s: %s: %v", t.name, t.prof.p.Name, field, err)
 	}
 	r, err := c.reply(ctx, call.Tool, args)
 	if err != nil {
 		return nil, err
 	}
 	if r.IsError {
-		return nil, fmt.Errorf("target %s: profile %s: %s (%s): error result %s", t.name, t.profName(), field, call.Tool, r.Short())
-	}
-	return r, nil
-}
-
-func (t *Target) profName() string {
-	if t.prof == nil {
-		return t.opts.Profile.Name
-	}
-	return t.prof.p.Name
-}
-
-// Profile returns the profile the Target maps the contract through, nil
-// for the contract's own tools.
-func (t *Target) Profile() *profile.Profile {
-	if t.prof == nil {
-		return nil
-	}
-	return t.prof.p
-}
-
-// reply calls a tool with JSON arguments and returns its result as a
-// profile reads it. A JSON-RPC error is a *ProtocolError.
-func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*profile.Reply, error) {
-	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var je *jsonrpc.Error
-		if errors.As(err, &je) {
-			return nil, &ProtocolError{Target: c.t.name, Tool: tool, Code: je.Code, Message: je.Message}
-		}
-		return nil, c.fail(tool, err)
-	}
-	r := &profile.Reply{IsError: res.IsError, Structured: res.StructuredContent}
-	for i, ct := range res.Content {
-		if tc, ok := ct.(*mcp.TextContent); ok {
-			if i > 0 {
-				r.Text += "\n"
+		if t.prof.contract {
+			if cerr := contract.ErrorOf(r.JSON()); cerr != nil {
+				return nil, fmt.Errorf("target %s: %s: %w", t.name, call.Tool, cerr)
 			}
-			r.Text += tc.Text
 		}
+		return nil, fmt.Errorf("target %s: profile %s: %s (%s): error result %s", t.name, t.prof.p.Name, field, call.Tool, r.Short())
 	}
 	return r, nil
 }
 
-// requireProfiled is Require for a Target with a profile: each capability
-// needs a section of the profile and the tool it calls.
+// Profile returns the profile the Target maps the contract through: the
+// one given, or, without one, the built-in notes profile.
+func (t *Target) Profile() *profile.Profile { return t.prof.p }
+
+// requireProfiled is Require through the profile: each capability needs a
+// section of the profile and the tool it calls, or, for a profile of a
+// server that speaks the contract, the contract's own tools.
 func (t *Target) requireProfiled(why string, caps ...contract.Capability) error {
 	p := t.prof.p
 	var unmapped, missing []string
 	for _, c := range caps {
 		section, tools := p.Capability(c)
+		if t.prof.contract {
+			tools = capabilityTools[c]
+		}
 		if tools == nil {
-			if !contains(unmapped, section) {
+			if !slices.Contains(unmapped, section) {
 				unmapped = append(unmapped, section)
 			}
 			continue
 		}
 		for _, tool := range tools {
-			if !t.Offers(tool) && !contains(missing, tool) {
+			if !t.Offers(tool) && !slices.Contains(missing, tool) {
 				missing = append(missing, tool)
 			}
 		}
@@ -155,21 +125,49 @@ func (t *Target) requireProfiled(why string, caps ...contract.Capability) error 
 	return LacksError(t.name, why, missing, t.listed())
 }
 
-// ProfileMapping names the profile the Target maps the contract through (""
-// for none) and says whether its write sends a version the server checks
-// and an idempotency key (conform.Mapped).
+// Mapping says what conform may hold the server to through the profile.
+type Mapping struct {
+	// Profile is the profile's name, "" for the contract's own tools.
+	Profile string
+	// VersionCheck: the write sends a version the server checks.
+	VersionCheck bool
+	// Key: the write sends an idempotency key.
+	Key bool
+	// OmitsVersion: the write can be sent without its version (the
+	// version is a member's whole value, which an absent value drops).
+	OmitsVersion bool
+	// Versions is what the server's versions are.
+	Versions contract.VersionFormat
+}
+
+// ProfileMapping says what the profile maps: its name ("" without one: the
+// contract's own tools), and whether its write sends a version the server
+// checks and an idempotency key.
 func (t *Target) ProfileMapping() (name string, versionCheck, key bool) {
-	if t.prof == nil {
-		return "", false, false
+	m := t.Mapping()
+	return m.Profile, m.VersionCheck, m.Key
+}
+
+// Mapping says what the target's write sends and what its versions are.
+func (t *Target) Mapping() Mapping {
+	p := t.prof.p
+	w := p.Write
+	m := Mapping{VersionCheck: w.VersionCheck, Key: w.Args().Uses("idempotency_key"),
+		OmitsVersion: w.Args().Drops("expected_version"), Versions: p.VersionFormat()}
+	if !t.prof.contract {
+		m.Profile = p.Name
 	}
-	w := t.prof.p.Write
-	return t.prof.p.Name, w.VersionCheck, w.Args().Uses("idempotency_key")
+	if v, ok := t.Served(); ok {
+		m.Versions = v.VersionFormat
+	}
+	return m
 }
 
 // servedProfiled is the variant of a Target with a profile: a guard on the
-// Note when its write checks the version, none otherwise.
+// Note when its write checks the version, none otherwise; the versions the
+// profile says the server has.
 func (t *Target) servedProfiled() contract.Variant {
-	v := contract.Variant{Guard: contract.GuardNone}
+	v := contract.Variant{Guard: contract.GuardNone, VersionFormat: t.prof.p.VersionFormat()}
 	if t.prof.p.Write.VersionCheck {
 		v.Guard = contract.GuardNote
 	}
@@ -196,7 +194,7 @@ func (t *Target) openProfiled(run contract.RunSpec) (contract.Backend, error) {
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return nil, err
 	}
-	return &pbackend{t: t, run: runName(run.Name) + "." + hex.EncodeToString(nonce[:]), docs: map[string]string{}, sessions: map[*psession]bool{}}, nil
+	return &backend{t: t, run: runName(run.Name) + "." + hex.EncodeToString(nonce[:]), docs: map[string]string{}, sessions: map[*session]bool{}}, nil
 }
 
 // runName makes a run's name safe in a path or an ID.
@@ -213,19 +211,19 @@ func runName(name string) string {
 	return name
 }
 
-// pbackend is one run through a profile: each of the run's Notes is a
+// backend is one run through a profile: each of the run's Notes is a
 // document on the server, named by the profile's set-up.
-type pbackend struct {
+type backend struct {
 	t   *Target
 	run string
 
 	mu       sync.Mutex
 	docs     map[string]string // the run's Note ID → the document
-	sessions map[*psession]bool
+	sessions map[*session]bool
 }
 
 // vars returns the variables every call of the run's Note noteID has.
-func (b *pbackend) vars(noteID, doc string) profile.Vars {
+func (b *backend) vars(noteID, doc string) profile.Vars {
 	vars := make(profile.Vars, len(b.t.prof.vars)+10)
 	for k, v := range b.t.prof.vars {
 		vars[k] = v
@@ -238,9 +236,30 @@ func (b *pbackend) vars(noteID, doc string) profile.Vars {
 	return vars
 }
 
+// document returns the document of the run's Note noteID.
+func (b *backend) document(noteID string) (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	doc, ok := b.docs[noteID]
+	return doc, ok
+}
+
+// noteOf returns the run's Note whose document is doc, and doc itself for
+// a document of no Note of the run's.
+func (b *backend) noteOf(doc string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for note, d := range b.docs {
+		if d == doc {
+			return note
+		}
+	}
+	return doc
+}
+
 // CreateNote makes a fresh document for the Note: the profile's set-up, or
 // the document the user named.
-func (b *pbackend) CreateNote(ctx context.Context, noteID string) error {
+func (b *backend) CreateNote(ctx context.Context, noteID string) error {
 	t := b.t
 	p := t.prof.p
 	var doc string
@@ -250,10 +269,21 @@ func (b *pbackend) CreateNote(ctx context.Context, noteID string) error {
 		t.namedUsed = true
 		t.mu.Unlock()
 		if used {
+			if t.prof.contract {
+				return fmt.Errorf("target %s offers no %s, and the Note named (%s) serves one run only", t.name, ext.ToolCreateNote, t.opts.Note)
+			}
 			return fmt.Errorf("target %s: the document named (%s) serves one run only", t.name, t.opts.Note)
 		}
 		doc = t.opts.Note
+		if t.prof.contract {
+			if err := b.checkFresh(ctx, noteID, doc); err != nil {
+				return err
+			}
+		}
 	} else {
+		if t.prof.contract && !t.Offers(ext.ToolCreateNote) {
+			return fmt.Errorf("target %s offers no %s: name an existing, fresh Note to run on", t.name, ext.ToolCreateNote)
+		}
 		var err error
 		if doc, err = p.Setup.DocumentName(b.vars(noteID, "")); err != nil {
 			return fmt.Errorf("target %s: profile %s: setup.document: %v", t.name, p.Name, err)
@@ -261,6 +291,9 @@ func (b *pbackend) CreateNote(ctx context.Context, noteID string) error {
 		vars := b.vars(noteID, doc)
 		for i, st := range p.Setup.Create {
 			if _, err := t.callStep(ctx, t.control, fmt.Sprintf("setup.create[%d]", i), &st.Call, vars); err != nil {
+				if t.prof.contract {
+					return fmt.Errorf("target %s: creating Note %s: %w", t.name, noteID, errors.Unwrap(err))
+				}
 				return err
 			}
 		}
@@ -271,28 +304,86 @@ func (b *pbackend) CreateNote(ctx context.Context, noteID string) error {
 	return nil
 }
 
-// Session opens an MCP session of its own.
-func (b *pbackend) Session(ctx context.Context) (contract.Session, error) {
+// checkFresh makes sure the document named is as a new Note is: the three
+// fixed tabs, no text, no sources.
+func (b *backend) checkFresh(ctx context.Context, noteID, doc string) error {
+	b.mu.Lock()
+	b.docs[noteID] = doc
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.docs, noteID)
+		b.mu.Unlock()
+	}()
+	s := &session{b: b, c: b.t.control, texts: map[contract.Version]string{}}
+	named := func(err error) error { return fmt.Errorf("target %s: the Note named, %s: %w", b.t.name, doc, err) }
+	l, err := s.ListNoteTabs(ctx, noteID)
+	if err != nil {
+		return named(err)
+	}
+	text, err := s.ReadNoteTab(ctx, noteID, "markdown")
+	if err != nil {
+		return named(err)
+	}
+	src, err := s.ListNoteAttachments(ctx, contract.AttachmentsRequest{NoteID: noteID, Kind: "sources", Limit: 1})
+	if err != nil {
+		return named(err)
+	}
+	if len(l.Tabs) != len(contract.FixedTabs) || text.Text != "" || len(src.Items) > 0 {
+		return fmt.Errorf("target %s: the Note named, %s, is not fresh (%d tabs, %d characters of text, sources %d+): a run needs a new Note",
+			b.t.name, doc, len(l.Tabs), len(text.Text), len(src.Items))
+	}
+	return nil
+}
+
+// Session opens an MCP session of its own: over stdio a new server process,
+// over HTTP a new session on a connection of its own.
+func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 	c, err := b.t.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &psession{b: b, c: c, texts: map[contract.Version]string{}}
+	s := &session{b: b, c: c, texts: map[contract.Version]string{}}
 	b.mu.Lock()
 	b.sessions[s] = true
+	var first string // a Note of the run
+	for note := range b.docs {
+		if first == "" || note < first {
+			first = note
+		}
+	}
 	b.mu.Unlock()
+	if b.t.prof.contract && first != "" {
+		// A server that keeps its Notes in the memory of one process shows
+		// another process none of them: say so rather than count them lost.
+		_, err := s.ReadNoteTab(ctx, first, "markdown")
+		var nf *contract.NotFoundError
+		if errors.As(err, &nf) && nf.Field == "note_id" {
+			s.Close()
+			return nil, fmt.Errorf("target %s: a new session does not see the Notes made in another: the server must keep its Notes where every session sees them (over stdio each session is a process of its own: e.g. notesbench serve --db FILE)", b.t.name)
+		}
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if b.t.prof.contract && b.t.offersPerson() {
+		return &personSession{s}, nil
+	}
 	return s, nil
 }
 
 // Close closes the sessions of the run still open.
-func (b *pbackend) Close() error {
-	return closeAll(&b.mu, b.sessions, (*psession).Close)
+func (b *backend) Close() error {
+	return closeAll(&b.mu, b.sessions, (*session).Close)
 }
 
-// psession is one MCP session through a profile: a contract.Session whose
-// Note is a document and whose text tab is the document's content.
-type psession struct {
-	b *pbackend
+// session is one MCP session through a profile: a contract.Session whose
+// Note is a document and whose text tab is the document's content. Every
+// call goes through do, which classifies its reply once, as the profile
+// says. It is safe for concurrent use.
+type session struct {
+	b *backend
 	c *conn
 
 	mu    sync.Mutex
@@ -305,7 +396,7 @@ type psession struct {
 // write is one of the last few it read or wrote.
 const maxTexts = 8
 
-func (s *psession) remember(v contract.Version, text string) {
+func (s *session) remember(v contract.Version, text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.texts[v]; !ok {
@@ -318,7 +409,7 @@ func (s *psession) remember(v contract.Version, text string) {
 	s.texts[v] = text
 }
 
-func (s *psession) base(v contract.Version) (string, bool) {
+func (s *session) base(v contract.Version) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.texts[v]
@@ -326,114 +417,205 @@ func (s *psession) base(v contract.Version) (string, bool) {
 }
 
 // prof returns the profile.
-func (s *psession) prof() *profile.Profile { return s.b.t.prof.p }
+func (s *session) prof() *profile.Profile { return s.b.t.prof.p }
 
-// vars returns the variables of a call on the Note noteID.
-func (s *psession) vars(noteID string) (profile.Vars, error) {
-	s.b.mu.Lock()
-	doc, ok := s.b.docs[noteID]
-	s.b.mu.Unlock()
+// vars returns the variables of a call on the Note noteID. An empty
+// noteID, on a server of the contract, is sent as it is, for the server to
+// refuse.
+func (s *session) vars(noteID string) (profile.Vars, error) {
+	doc, ok := s.b.document(noteID)
 	if !ok {
+		if noteID == "" && s.contract() {
+			vars := s.b.vars(noteID, "")
+			vars["document"] = profile.Text("")
+			return vars, nil
+		}
 		return nil, &contract.NotFoundError{Field: "note_id", ID: noteID}
 	}
 	return s.b.vars(noteID, doc), nil
 }
 
-// call renders the call's arguments and makes it.
-func (s *psession) call(ctx context.Context, field string, call *profile.Call, vars profile.Vars) (*profile.Reply, error) {
-	args, err := call.Args().Render(vars)
-	if err != nil {
-		return nil, fmt.Errorf("target %s: profile %s: %s: %v", s.b.t.name, s.prof().Name, field, err)
-	}
-	r, err := s.c.reply(ctx, call.Tool, args)
-	s.mu.Lock()
-	trace := s.trace
-	s.mu.Unlock()
-	if trace != nil {
-		reply := ""
-		if r != nil {
-			reply = r.Text
-			if r.IsError {
-				reply = "isError: " + reply
-			}
-		} else if err != nil {
-			reply = err.Error()
-		}
-		trace(call.Tool, args, reply)
-	}
-	return r, err
-}
-
 // Trace has every call of the session reported to f: the tool, the
 // arguments sent and the reply's text (conform's evidence).
-func (s *psession) Trace(f func(tool string, args json.RawMessage, reply string)) {
+func (s *session) Trace(f func(tool string, args json.RawMessage, reply string)) {
 	s.mu.Lock()
 	s.trace = f
 	s.mu.Unlock()
 }
 
-// RefusedError is an error result the server answered a call through a
-// profile with, which the profile does not recognize as a conflict.
-type RefusedError struct {
-	Target, Profile, Field, Tool string
-	Reply                        string // cut short
+// traced reports one call to the session's trace, if any.
+func (s *session) traced(tool string, args json.RawMessage, r *profile.Reply, err error) {
+	s.mu.Lock()
+	trace := s.trace
+	s.mu.Unlock()
+	if trace == nil {
+		return
+	}
+	reply := ""
+	switch {
+	case r != nil && r.IsError:
+		reply = "isError: " + r.Text
+	case r != nil:
+		reply = r.Text
+	case err != nil:
+		reply = err.Error()
+	}
+	trace(tool, args, reply)
 }
 
-func (e *RefusedError) Error() string {
-	return fmt.Sprintf("target %s: profile %s: %s (%s): error result %s", e.Target, e.Profile, e.Field, e.Tool, e.Reply)
-}
+// A call's kind: what its reply may be besides an ok.
+type callKind int
 
-// Refusal says what the server answered.
-func (e *RefusedError) Refusal() string { return e.Tool + " answered an error result " + e.Reply }
+const (
+	// reading: an error reply is a refusal or an outcome nobody knows.
+	reading callKind = iota
+	// writing: a reply may also be a conflict.
+	writing
+)
 
-// failed is an error result a profile does not recognize as a conflict.
-func (s *psession) failed(field, tool string, r *profile.Reply) error {
-	return &RefusedError{Target: s.b.t.name, Profile: s.prof().Name, Field: field, Tool: tool, Reply: r.Short()}
-}
-
-// writeVars returns the variables of a write on the Note noteID that expects
-// version v and sends key.
-func (s *psession) writeVars(noteID string, v contract.Version, key string) (profile.Vars, error) {
-	vars, err := s.vars(noteID)
+// do renders the call's arguments, makes it, and classifies the reply: the
+// one place a reply's meaning is decided. It returns the reply of an ok,
+// and otherwise the error of the outcome: a *contract.ConflictError (a
+// write's conflict, with the current version where the profile finds it),
+// the contract's own errors (a server of the contract), a
+// *contract.RefusedError (an error class refused), a transient error tried
+// again up to transientTries times, or an outcome nobody knows; a fault of
+// the profile's is a *contract.ClientError.
+func (s *session) do(ctx context.Context, kind callKind, field string, call *profile.Call, vars profile.Vars) (*profile.Reply, error) {
+	args, err := call.Args().Render(vars)
 	if err != nil {
-		return nil, err
+		return nil, &contract.ClientError{Err: fmt.Errorf("target %s: profile %s: %s: %v", s.b.t.name, s.prof().Name, field, err)}
 	}
-	vars["expected_version"] = versionValue(v)
-	vars["idempotency_key"] = profile.Text(key)
-	return vars, nil
+	return s.send(ctx, kind, field, call.Tool, args)
 }
 
-// write makes a call that writes and returns its reply; a reply that is a
-// conflict, or any other error result, is returned as an error.
-func (s *psession) write(ctx context.Context, field string, call *profile.Call, vars profile.Vars) (*profile.Reply, error) {
-	r, err := s.call(ctx, field, call, vars)
-	if err != nil {
-		return nil, err
+// send makes a call of tool with args and classifies the reply (see do).
+func (s *session) send(ctx context.Context, kind callKind, field, tool string, args json.RawMessage) (*profile.Reply, error) {
+	pause := transientPause
+	for try := 1; ; try++ {
+		r, err := s.c.reply(ctx, tool, args)
+		s.traced(tool, args, r, err)
+		if err != nil {
+			return nil, err
+		}
+		err = s.classify(kind, field, tool, r)
+		var tr *transientError
+		if !errors.As(err, &tr) {
+			return r, err
+		}
+		if try == transientTries {
+			return nil, contract.Indeterminatef(contract.KindBusy, "target %s: %s (%s): still %s after %d tries", s.b.t.name, field, tool, r.Short(), try)
+		}
+		if err := sleepCtx(ctx, pause); err != nil {
+			return nil, err
+		}
+		pause *= 2
 	}
-	if err := s.conflict(r); err != nil {
-		return nil, err
-	}
-	if r.IsError {
-		return nil, s.failed(field, call.Tool, r)
-	}
-	return r, nil
 }
 
-// conflict returns the conflict the reply is, or nil.
-func (s *psession) conflict(r *profile.Reply) error {
-	c := s.prof().Conflict
-	if !c.Matches(r) {
+// transientError is a reply an error class calls transient.
+type transientError struct{ reply string }
+
+func (e *transientError) Error() string { return "transient: " + e.reply }
+
+// classify returns the error of the outcome reply r is, nil for an ok.
+func (s *session) classify(kind callKind, field, tool string, r *profile.Reply) error {
+	p := s.prof()
+	if s.b.t.prof.contract && r.IsError {
+		if err := contract.ErrorOf(r.JSON()); err != nil {
+			return s.b.unmapError(err)
+		}
+	}
+	if kind == writing {
+		ok, err := p.Conflict.Matches(p.Name, r)
+		if err != nil {
+			return &contract.ClientError{Err: err}
+		}
+		if ok {
+			return s.conflict(r)
+		}
+	}
+	if !r.IsError {
 		return nil
 	}
+	class, err := p.Classify(r)
+	if err != nil {
+		return &contract.ClientError{Err: err}
+	}
+	switch class {
+	case profile.ClassRefused:
+		return &contract.RefusedError{Target: s.b.t.name, Field: field, Tool: tool, Reply: r.Short()}
+	case profile.ClassTransient:
+		return &transientError{reply: r.Short()}
+	}
+	return contract.Indeterminatef(contract.KindFailure, "target %s: profile %s: %s (%s): error result %s", s.b.t.name, p.Name, field, tool, r.Short())
+}
+
+// conflict is the conflict reply r is, with the current version where the
+// profile finds it.
+func (s *session) conflict(r *profile.Reply) error {
+	c := s.prof().Conflict
 	var cur contract.Version
 	if c.CurrentVersion != nil {
-		v, err := c.CurrentVersion.Version(s.prof().Name, r)
+		v, err := s.version(c.CurrentVersion, r)
 		if err != nil {
 			return err
 		}
 		cur = v
 	}
 	return &contract.ConflictError{Current: cur}
+}
+
+// extracted turns a failed extraction from a real reply into its outcome:
+// a fault of the profile's (it cannot read the server's replies) until the
+// field has once been read from one, and after that a reply nobody can read
+// (the server lost the document, or answered half of it). ok marks the
+// field read.
+func (s *session) extracted(ex *profile.Extract, err error) error {
+	t := s.b.t
+	if err == nil {
+		if _, seen := t.readable.Load(ex.Field()); !seen {
+			t.readable.Store(ex.Field(), true)
+		}
+		return nil
+	}
+	var xe *profile.ExtractError
+	if !errors.As(err, &xe) {
+		return &contract.ClientError{Err: err}
+	}
+	if _, seen := t.readable.Load(ex.Field()); seen {
+		return contract.Indeterminate(contract.KindUnreadable, fmt.Errorf("target %s: %w", t.name, err))
+	}
+	return &contract.ClientError{Err: fmt.Errorf("target %s: %w", t.name, err)}
+}
+
+func (s *session) str(ex *profile.Extract, r *profile.Reply) (string, error) {
+	v, err := ex.String(s.prof().Name, r)
+	return v, s.extracted(ex, err)
+}
+
+func (s *session) version(ex *profile.Extract, r *profile.Reply) (contract.Version, error) {
+	v, err := ex.Version(s.prof().Name, r)
+	return v, s.extracted(ex, err)
+}
+
+func (s *session) items(ex *profile.Extract, r *profile.Reply) ([]any, error) {
+	v, err := ex.Items(s.prof().Name, r)
+	return v, s.extracted(ex, err)
+}
+
+// writeVars returns the variables of a write on the Note noteID that expects
+// version v and sends key.
+func (s *session) writeVars(noteID string, v contract.Version, key string) (profile.Vars, error) {
+	vars, err := s.vars(noteID)
+	if err != nil {
+		return nil, err
+	}
+	if val := versionValue(v); val.Set {
+		vars["expected_version"] = val
+	}
+	vars["idempotency_key"] = profile.Text(key)
+	return vars, nil
 }
 
 // digest is the version of a content on a server without versions: the
@@ -444,40 +626,44 @@ func digest(text string) contract.Version {
 }
 
 // versionValue is a version as a template variable: a counter stays a
-// number.
+// number, as its text; an empty version has no value, so a member that is
+// the version alone is left out.
 func versionValue(v contract.Version) profile.Value {
 	if v == "" {
 		return profile.Value{}
 	}
-	if _, err := strconv.ParseUint(string(v), 10, 64); err == nil {
+	if contract.IsCounter(string(v)) {
 		return profile.Raw(string(v), []byte(v))
 	}
 	return profile.Text(string(v))
 }
 
-func (s *psession) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.TabContent, error) {
+// contract reports whether the session's calls are the contract's own.
+func (s *session) contract() bool { return s.b.t.prof.contract }
+
+func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.TabContent, error) {
+	if s.contract() {
+		return passthrough[contract.TabContent](ctx, s, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID}, noteID)
+	}
 	vars, err := s.vars(noteID)
 	if err != nil {
 		return contract.TabContent{}, err
 	}
+	p := s.prof()
 	if tabID != "markdown" {
 		return contract.TabContent{}, &contract.NotFoundError{Field: "tab_id", ID: tabID}
 	}
-	p := s.prof()
-	r, err := s.call(ctx, "read", &p.Read.Call, vars)
+	r, err := s.do(ctx, reading, "read", &p.Read.Call, vars)
 	if err != nil {
 		return contract.TabContent{}, err
 	}
-	if r.IsError {
-		return contract.TabContent{}, s.failed("read", p.Read.Tool, r)
-	}
-	text, err := p.Read.Content.String(p.Name, r)
+	text, err := s.str(p.Read.Content, r)
 	if err != nil {
 		return contract.TabContent{}, err
 	}
 	v := digest(text)
 	if p.Read.Version != nil {
-		if v, err = p.Read.Version.Version(p.Name, r); err != nil {
+		if v, err = s.version(p.Read.Version, r); err != nil {
 			return contract.TabContent{}, err
 		}
 	}
@@ -487,14 +673,17 @@ func (s *psession) ReadNoteTab(ctx context.Context, noteID, tabID string) (contr
 	return contract.TabContent{NoteID: noteID, TabID: "markdown", Type: contract.TypeMarkdown, Label: "Text", Version: v, Text: text}, nil
 }
 
-func (s *psession) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
-	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
-	if err != nil {
-		return contract.EditResult{}, err
+func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	if s.contract() {
+		return passthrough[contract.EditResult](ctx, s, contract.ToolEditNoteTab, req, req.NoteID)
 	}
 	p := s.prof()
 	if req.TabID != "markdown" || req.Operation != contract.OpReplaceText {
 		return contract.EditResult{}, contract.Invalid("operation", "profile %s writes the text (replace_text on the markdown tab) only", p.Name)
+	}
+	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
+	if err != nil {
+		return contract.EditResult{}, err
 	}
 	w := p.Write
 	switch w.Mode() {
@@ -519,13 +708,13 @@ func (s *psession) EditNoteTab(ctx context.Context, req contract.EditRequest) (c
 			vars["old"], vars["new"] = profile.Text(old), profile.Text(repl)
 		}
 	}
-	r, err := s.write(ctx, "write", &w.Call, vars)
+	r, err := s.do(ctx, writing, "write", &w.Call, vars)
 	if err != nil {
 		return contract.EditResult{}, err
 	}
 	v := digest(req.Text)
 	if w.Version != nil {
-		if v, err = w.Version.Version(p.Name, r); err != nil {
+		if v, err = s.version(w.Version, r); err != nil {
 			return contract.EditResult{}, err
 		}
 	}
@@ -541,8 +730,10 @@ func (s *psession) EditNoteTab(ctx context.Context, req contract.EditRequest) (c
 
 // patch returns the smallest find-and-replace in whole lines of base that
 // makes text: the lines of base the change touches (at least one, the line
-// before an insertion) and what they become. False when base has no line to
-// anchor on.
+// before an insertion) and what they become, grown by whole lines until the
+// old text occurs once in base, so that a tool that replaces the first
+// match replaces this one. False when base has no line to anchor on, or no
+// span of its lines around the change occurs in it once.
 func patch(base, text string) (old, repl string, ok bool) {
 	p := 0
 	for p < len(base) && p < len(text) && base[p] == text[p] {
@@ -566,6 +757,21 @@ func patch(base, text string) (old, repl string, ok bool) {
 	if start == end {
 		return "", "", false
 	}
+	// Grow the span by a line before, then after, until it is unique.
+	for strings.Count(base, base[start:end]) > 1 {
+		switch {
+		case start > 0:
+			start = strings.LastIndexByte(base[:start-1], '\n') + 1
+		case end < len(base):
+			if i := strings.IndexByte(base[end+1:], '\n'); i >= 0 {
+				end += 1 + i
+			} else {
+				end = len(base)
+			}
+		default:
+			return "", "", false
+		}
+	}
 	keep := len(base) - end
 	return base[start:end], text[start : len(text)-keep], true
 }
@@ -579,7 +785,10 @@ func fixedTabs() []contract.TabInfo {
 	return out
 }
 
-func (s *psession) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {
+func (s *session) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {
+	if s.contract() {
+		return passthrough[contract.TabList](ctx, s, contract.ToolListNoteTabs, map[string]string{"note_id": noteID}, noteID)
+	}
 	p := s.prof()
 	l := p.List
 	if l == nil {
@@ -594,18 +803,15 @@ func (s *psession) ListNoteTabs(ctx context.Context, noteID string) (contract.Ta
 	if err != nil {
 		return contract.TabList{}, err
 	}
-	r, err := s.call(ctx, "list", &l.Call, vars)
+	r, err := s.do(ctx, reading, "list", &l.Call, vars)
 	if err != nil {
 		return contract.TabList{}, err
 	}
-	if r.IsError {
-		return contract.TabList{}, s.failed("list", l.Tool, r)
-	}
-	items, err := l.Items.Items(p.Name, r)
+	items, err := s.items(l.Items, r)
 	if err != nil {
 		return contract.TabList{}, err
 	}
-	var tabs []contract.TabInfo
+	tabs := []contract.TabInfo{}
 	if l.Type == nil {
 		tabs = fixedTabs()
 	}
@@ -626,19 +832,29 @@ func (s *psession) ListNoteTabs(ctx context.Context, noteID string) (contract.Ta
 				tab.Type = contract.TabType(typ)
 			}
 		}
+		if l.Position != nil {
+			if pos, ok := l.Position.ItemString(it); ok {
+				if n, err := strconv.Atoi(pos); err == nil {
+					tab.Position = n
+				}
+			}
+		}
 		tabs = append(tabs, tab)
 		labels = append(labels, label)
 	}
 	v := digest(strings.Join(labels, "\n"))
 	if l.Version != nil {
-		if v, err = l.Version.Version(p.Name, r); err != nil {
+		if v, err = s.version(l.Version, r); err != nil {
 			return contract.TabList{}, err
 		}
 	}
 	return contract.TabList{NoteID: noteID, Version: v, Tabs: tabs}, nil
 }
 
-func (s *psession) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
+func (s *session) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
+	if s.contract() {
+		return passthrough[contract.CreateResult](ctx, s, contract.ToolCreateNoteTab, req, req.NoteID)
+	}
 	p := s.prof()
 	c := p.Create
 	if c == nil {
@@ -648,18 +864,23 @@ func (s *psession) CreateNoteTab(ctx context.Context, req contract.CreateRequest
 	if err != nil {
 		return contract.CreateResult{}, err
 	}
-	vars["label"] = profile.Text(req.Label)
+	if req.Label != "" {
+		vars["label"] = profile.Text(req.Label)
+	}
 	vars["tab_type"] = profile.Text(string(req.TabType))
-	r, err := s.write(ctx, "create", &c.Call, vars)
+	r, err := s.do(ctx, writing, "create", &c.Call, vars)
 	if err != nil {
 		return contract.CreateResult{}, err
 	}
-	res := contract.CreateResult{NoteID: req.NoteID, TabID: req.Label, Type: req.TabType, Label: req.Label}
+	res := contract.CreateResult{NoteID: req.NoteID, TabID: req.Label, Type: req.TabType, Label: req.LabelOrDefault()}
 	err = s.created(c, r, &res.TabID, &res.Version, &res.Replayed)
 	return res, err
 }
 
-func (s *psession) AddNoteSource(ctx context.Context, req contract.SourceRequest) (contract.SourceResult, error) {
+func (s *session) AddNoteSource(ctx context.Context, req contract.SourceRequest) (contract.SourceResult, error) {
+	if s.contract() {
+		return passthrough[contract.SourceResult](ctx, s, contract.ToolAddNoteSource, req, req.NoteID)
+	}
 	p := s.prof()
 	a := p.AddSource
 	if a == nil {
@@ -671,7 +892,7 @@ func (s *psession) AddNoteSource(ctx context.Context, req contract.SourceRequest
 	}
 	vars["url"] = profile.Text(req.URL)
 	vars["title"] = profile.Text(req.Title)
-	r, err := s.write(ctx, "add_source", &a.Call, vars)
+	r, err := s.do(ctx, writing, "add_source", &a.Call, vars)
 	if err != nil {
 		return contract.SourceResult{}, err
 	}
@@ -683,15 +904,15 @@ func (s *psession) AddNoteSource(ctx context.Context, req contract.SourceRequest
 // created reads the reply r to c, a create with a key, into id, version and
 // replayed, each only where the profile extracts it; it stops at the first
 // extract that fails, with what it read before it left in place.
-func (s *psession) created(c *profile.Create, r *profile.Reply, id *string, version *contract.Version, replayed *bool) error {
+func (s *session) created(c *profile.Create, r *profile.Reply, id *string, version *contract.Version, replayed *bool) error {
 	var err error
 	if c.ID != nil {
-		if *id, err = c.ID.String(s.prof().Name, r); err != nil {
+		if *id, err = s.str(c.ID, r); err != nil {
 			return err
 		}
 	}
 	if c.Version != nil {
-		if *version, err = c.Version.Version(s.prof().Name, r); err != nil {
+		if *version, err = s.version(c.Version, r); err != nil {
 			return err
 		}
 	}
@@ -701,7 +922,10 @@ func (s *psession) created(c *profile.Create, r *profile.Reply, id *string, vers
 	return nil
 }
 
-func (s *psession) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (contract.AttachmentPage, error) {
+func (s *session) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (contract.AttachmentPage, error) {
+	if s.contract() {
+		return passthrough[contract.AttachmentPage](ctx, s, contract.ToolListNoteAttachments, req, req.NoteID)
+	}
 	page := contract.AttachmentPage{NoteID: req.NoteID, Kind: req.Kind, Items: []contract.Attachment{}}
 	if page.Kind == "" {
 		page.Kind = "sources"
@@ -723,14 +947,11 @@ func (s *psession) ListNoteAttachments(ctx context.Context, req contract.Attachm
 	if req.Cursor != "" {
 		vars["cursor"] = profile.Text(req.Cursor)
 	}
-	r, err := s.call(ctx, "list_sources", &l.Call, vars)
+	r, err := s.do(ctx, reading, "list_sources", &l.Call, vars)
 	if err != nil {
 		return page, err
 	}
-	if r.IsError {
-		return page, s.failed("list_sources", l.Tool, r)
-	}
-	items, err := l.Items.Items(p.Name, r)
+	items, err := s.items(l.Items, r)
 	if err != nil {
 		return page, err
 	}
@@ -758,31 +979,43 @@ func (s *psession) ListNoteAttachments(ctx context.Context, req contract.Attachm
 	return page, nil
 }
 
-func (s *psession) ReadSheetRange(context.Context, contract.RangeRequest) (contract.SheetRange, error) {
+func (s *session) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {
+	if s.b.t.prof.contract {
+		return passthrough[contract.SheetRange](ctx, s, contract.ToolReadSheetRange, req, req.NoteID)
+	}
 	return contract.SheetRange{}, contract.Invalid("tab_id", "profile %s maps no sheets", s.prof().Name)
 }
 
+// Pinger is what a Session over MCP adds for the transport's floor: an MCP
+// ping, a round trip that touches no tool.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // Ping sends an MCP ping.
-func (s *psession) Ping(ctx context.Context) error {
+func (s *session) Ping(ctx context.Context) error {
 	if err := s.c.cs.Ping(ctx, nil); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return s.c.fail("ping", err)
 	}
 	return nil
 }
 
 // Close ends the MCP session; over stdio, its server process.
-func (s *psession) Close() error {
+func (s *session) Close() error {
 	s.b.mu.Lock()
 	open := s.b.sessions[s]
 	delete(s.b.sessions, s)
 	s.b.mu.Unlock()
-	if !open {
+	if !open || s.c == s.b.t.control {
 		return nil
 	}
 	return s.c.close()
 }
 
 var (
-	_ contract.Session = (*psession)(nil)
-	_ Pinger           = (*psession)(nil)
+	_ contract.Session = (*session)(nil)
+	_ Pinger           = (*session)(nil)
 )

@@ -102,11 +102,12 @@ func ghshapeTarget(t testing.TB) *Target {
 // the version and resending the old text loses lines anyway.
 func TestGitHubShapedProfile(t *testing.T) {
 	tg := ghshapeTarget(t)
-	if v, ok := tg.Served(); !ok || v.Guard != contract.GuardNote {
-		t.Fatalf("served %v %v", v, ok)
+	v, ok := tg.Served()
+	if !ok || v.Guard != contract.GuardNote || v.VersionFormat != contract.FormatOpaque {
+		t.Fatalf("served %v %v: want guard note and opaque versions (a blob's sha)", v, ok)
 	}
 	cfg := sim.DefaultRace()
-	cfg.Target, cfg.Seeds, cfg.Edits = tg, []uint64{1, 2}, 40
+	cfg.Target, cfg.Seeds, cfg.Edits, cfg.VersionFormat = tg, []uint64{1, 2}, 40, v.VersionFormat
 	cfg.Modes = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 3 * time.Millisecond}, sim.Dist{Max: 3 * time.Millisecond}, "0"
 	res, err := cfg.Run(ctx, cfg.Seeds)

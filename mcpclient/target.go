@@ -2,8 +2,6 @@ package mcpclient
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +23,10 @@ import (
 // ProtocolVersion is the MCP protocol version a session asks for: the last one
 // with sessions and ping, which every current server speaks.
 const ProtocolVersion = "2025-11-25"
+
+// notesProfile is the profile of a Target given none: the Notes contract's
+// own tools, the built-in notes profile.
+var notesProfile = sync.OnceValues(func() (*profile.Profile, error) { return profile.Builtin("notes") })
 
 // Options configure a Target. The zero value is ready to use.
 type Options struct {
@@ -63,7 +65,11 @@ type Target struct {
 	tools    map[string]*mcp.Tool
 	problems []string
 	served   *ext.Describe // nil when the server does not say
-	prof     *profiled     // nil without a profile
+	prof     *profiled     // the profile given, or the notes profile
+	// readable holds the profile fields (extractions) that have been read
+	// from a real reply of this server's: one that then finds nothing is
+	// the server's doing, not the profile's.
+	readable sync.Map
 
 	// firstTimeout bounds the first handshake when ConnectTimeout is 0.
 	firstTimeout time.Duration
@@ -111,17 +117,21 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options, first 
 		t.Close()
 		return nil, err
 	}
-	if opts.Profile != nil {
-		if err := t.prepare(ctx, opts.Profile); err != nil {
+	p, own := opts.Profile, opts.Profile == nil
+	if own {
+		if p, err = notesProfile(); err != nil {
 			t.Close()
 			return nil, err
 		}
-		return t, nil
 	}
-	if t.Offers(ext.ToolDescribe) {
+	if err := t.prepare(ctx, p, own); err != nil {
+		t.Close()
+		return nil, err
+	}
+	if own && t.Offers(ext.ToolDescribe) {
 		var d ext.Describe
-		body, isErr, err := c.callJSON(ctx, ext.ToolDescribe, json.RawMessage(`{}`))
-		if err == nil && !isErr && json.Unmarshal(body, &d) == nil {
+		r, err := c.reply(ctx, ext.ToolDescribe, json.RawMessage(`{}`))
+		if err == nil && !r.IsError && json.Unmarshal(r.JSON(), &d) == nil {
 			t.served = &d
 		}
 	}
@@ -176,62 +186,16 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 	return c, nil
 }
 
+// close ends the session and what its link holds. Ending a session is best
+// effort: a server that died or went away has nothing left to end, and
+// saying so would only repeat the error the calls already met.
 func (c *conn) close() error {
-	err := c.cs.Close()
+	c.cs.Close()
 	c.link.end()
 	c.t.mu.Lock()
 	delete(c.t.conns, c)
 	c.t.mu.Unlock()
-	if err != nil && c.link.died() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return fmt.Errorf("target %s: closing a session: %w", c.t.name, err)
-	}
 	return nil
-}
-
-// fail names the target and the tool in a transport error, and says how the
-// server died when it did.
-func (c *conn) fail(tool string, err error) error {
-	if died := c.link.died(); died != nil {
-		return fmt.Errorf("target %s: %s: %v", c.t.name, tool, died)
-	}
-	return fmt.Errorf("target %s: %s: %w", c.t.name, tool, err)
-}
-
-// callJSON calls a tool with JSON arguments and returns the result object:
-// the structured content, or else the first text content when it holds JSON.
-func (c *conn) callJSON(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
-	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
-		}
-		return nil, false, c.fail(tool, err)
-	}
-	// The result object travels twice, as structured content and, as the
-	// specification recommends, as JSON text: the text is taken when it is a
-	// JSON object, which spares re-encoding what the SDK decoded.
-	for _, ct := range res.Content {
-		if text, ok := ct.(*mcp.TextContent); ok && strings.HasPrefix(text.Text, "{") && json.Valid([]byte(text.Text)) {
-			return json.RawMessage(text.Text), res.IsError, nil
-		}
-	}
-	if res.StructuredContent != nil {
-		body, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			return nil, false, fmt.Errorf("target %s: %s: structured content: %w", c.t.name, tool, err)
-		}
-		return body, res.IsError, nil
-	}
-	text := ""
-	if len(res.Content) > 0 {
-		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-			text = tc.Text
-		}
-	}
-	if res.IsError {
-		return nil, true, fmt.Errorf("target %s: %s: error result that is no result object: %q", c.t.name, tool, text)
-	}
-	return nil, false, fmt.Errorf("target %s: %s: result that is no JSON object: %q", c.t.name, tool, text)
 }
 
 // listTools reads tools/list and checks the schemas of the contract's tools
@@ -277,22 +241,7 @@ var capabilityTools = map[contract.Capability][]string{
 // list, and the tools it lists, for the experiment why names; nil when it
 // lists them all.
 func (t *Target) Require(why string, caps ...contract.Capability) error {
-	if t.prof != nil {
-		return t.requireProfiled(why, caps...)
-	}
-	var missing []string
-	for _, c := range caps {
-		tools, ok := capabilityTools[c]
-		if !ok {
-			return fmt.Errorf("target %s: unknown capability %q", t.name, c)
-		}
-		for _, tool := range tools {
-			if !t.Offers(tool) && !slices.Contains(missing, tool) {
-				missing = append(missing, tool)
-			}
-		}
-	}
-	return LacksError(t.name, why, missing, t.listed())
+	return t.requireProfiled(why, caps...)
 }
 
 // listed returns the names of the tools the server lists, sorted.
@@ -420,7 +369,7 @@ func (t *Target) ListedTools() []contract.Tool {
 // Served returns the contract variant the server says it serves, and false
 // when it does not say (it offers no notesbench_describe).
 func (t *Target) Served() (contract.Variant, bool) {
-	if t.prof != nil {
+	if !t.prof.contract {
 		return t.servedProfiled(), true
 	}
 	if t.served == nil {
@@ -432,7 +381,7 @@ func (t *Target) Served() (contract.Variant, bool) {
 // Describe says what the runs go to: the target, and what the server says it
 // is, or "as served" when it says nothing.
 func (t *Target) Describe() string {
-	if t.prof != nil {
+	if !t.prof.contract {
 		return t.describeProfiled()
 	}
 	if t.served == nil {
@@ -476,15 +425,7 @@ func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backe
 			return nil, &VariantError{Target: t.name, Want: want, Served: &served}
 		}
 	}
-	if t.prof != nil {
-		return t.openProfiled(run)
-	}
-	var nonce [4]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		return nil, err
-	}
-	return &backend{t: t, prefix: runName(run.Name) + "." + hex.EncodeToString(nonce[:]) + ".",
-		toServer: map[string]string{}, toClient: map[string]string{}, sessions: map[*session]bool{}}, nil
+	return t.openProfiled(run)
 }
 
 // Close ends every session and process the Target still holds.

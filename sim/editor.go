@@ -58,6 +58,8 @@ type editor struct {
 	// errors counts the run's calls that ended in a server error, for every
 	// editor of the run.
 	errors *errorBudget
+	// maxTries bounds the calls of one edit (triesBound).
+	maxTries int
 	stats  results.EditorRun
 	// acked lists the edits the store acknowledged, by index.
 	acked []int
@@ -65,7 +67,7 @@ type editor struct {
 
 // run performs n edits, each made by next(i): pause, read, think, write, and on a
 // version conflict re-read and write again at once under the editor's policy,
-// with a fresh idempotency key per call, at most maxTries calls an edit.
+// with a fresh idempotency key per call, at most e.maxTries calls an edit.
 //
 // Every call ends ok, fail or info (contract.OutcomeOf), and the run goes on
 // after each: a read that fails leaves the edit without a base, so the edit
@@ -101,7 +103,7 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 
 // write makes edit i from what was read: it writes, and on a version
 // conflict re-reads and writes again under the editor's policy, until the
-// write lands, fails for another reason, or has taken maxTries calls. It
+// write lands, fails for another reason, or has taken e.maxTries calls. It
 // returns only the errors that end the run.
 func (e *editor) write(ctx context.Context, noteID string, i int, ed edit, read contract.TabContent) error {
 	req := ed.build(read)
@@ -114,7 +116,7 @@ func (e *editor) write(ctx context.Context, noteID string, i int, ed edit, read 
 		}
 	}()
 	for {
-		if tries == maxTries {
+		if tries == e.maxTries {
 			return e.failed(ctx, fmt.Errorf("%s edit %d: still in conflict after %d tries", e.name, i, tries))
 		}
 		tries++

@@ -18,11 +18,14 @@ import (
 // setup makes some 600 calls a run.
 const DefaultMaxErrors = 1000
 
-// maxTries bounds the calls one edit may take: a version conflict sends the
-// editor back to read and try again, and an edit that has conflicted this
-// often will not land (a server whose versions never match, a writer
-// starved by the others). The published setup needs at most 3.
-const maxTries = 100
+// triesBound bounds the calls one edit of a run may take, when its editors
+// make edits edits in all. On a server that keeps the contract every
+// conflict means another editor's write landed since the read, so an edit
+// conflicts at most as often as the others write: twice that, and some,
+// is never reached by a run that measures anything, and ends the loop of
+// a server whose versions never match (the published setup needs at most 3
+// tries; a starved writer, as many as the others' edits).
+func triesBound(edits int) int { return 2*edits + 10 }
 
 // ErrorLimitError ends a run whose calls ended in server errors as often as
 // its limit allows: the server is clearly broken. What the run measured

@@ -503,9 +503,9 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 	if err != nil {
 		return run, err
 	}
-	budget := newErrorBudget(env.MaxErrors)
-	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy, errors: budget}
-	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy, errors: budget}
+	budget, tries := newErrorBudget(env.MaxErrors), triesBound(2*spec.edits)
+	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy, errors: budget, maxTries: tries}
+	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy, errors: budget, maxTries: tries}
 	humanEdit := func(i int) edit { return appendLine(noteID, lineName("human", i)) }
 	if spec.onSheet {
 		humanEdit = func(i int) edit { return setCell(noteID, sheetID, i, lineName("human", i)) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,8 +33,10 @@ func (r *Reply) textJSON() any {
 		if t == "" || (t[0] != '{' && t[0] != '[') {
 			return
 		}
+		dec := json.NewDecoder(strings.NewReader(t))
+		dec.UseNumber() // a number keeps its digits: a version of 19 digits stays itself
 		var v any
-		if json.Unmarshal([]byte(t), &v) == nil {
+		if dec.Decode(&v) == nil && !dec.More() {
 			r.asJSON = v
 		}
 	})
@@ -105,17 +108,25 @@ func (e *Extract) compile(field string) error {
 // Field returns the profile field the extraction is.
 func (e *Extract) Field() string { return e.field }
 
-// ExtractError is an extraction that found nothing in a real reply: the
-// profile field, what it looked for and the reply, cut short.
+// ExtractError is an extraction that found nothing in a real reply, or
+// found a value of another kind: the profile field, what it looked for,
+// what it found, and the reply, cut short.
 type ExtractError struct {
 	Profile string
 	Field   string
 	Want    string
-	Reply   string
+	// Why says what it found instead: "found nothing", "found the number
+	// 3, not a string".
+	Why   string
+	Reply string
 }
 
 func (e *ExtractError) Error() string {
-	return fmt.Sprintf("profile %s: %s: %s found nothing in the reply %s", e.Profile, e.Field, e.Want, e.Reply)
+	why := e.Why
+	if why == "" {
+		why = "found nothing"
+	}
+	return fmt.Sprintf("profile %s: %s: %s %s in the reply %s", e.Profile, e.Field, e.Want, why, e.Reply)
 }
 
 // what says what the extraction looks for.
@@ -136,6 +147,13 @@ func (e *Extract) what() string {
 // Value returns the value the extraction finds in r, and false when it
 // finds none.
 func (e *Extract) Value(r *Reply) (any, bool) {
+	v, why := e.find(r)
+	return v, why == ""
+}
+
+// find returns the value the extraction finds in r, or why it finds none:
+// "" when it finds one.
+func (e *Extract) find(r *Reply) (any, string) {
 	var doc any
 	switch e.From {
 	case "structured":
@@ -154,42 +172,42 @@ func (e *Extract) Value(r *Reply) (any, bool) {
 		}
 	}
 	if doc == nil {
-		return nil, false
+		return nil, "found nothing"
 	}
 	return e.apply(doc)
 }
 
 // apply finds the value in doc: the pointer, the lines, the decoding and
-// the pattern.
-func (e *Extract) apply(doc any) (any, bool) {
+// the pattern; or why it finds none.
+func (e *Extract) apply(doc any) (any, string) {
 	v := doc
 	for _, tok := range e.tokens {
 		switch c := v.(type) {
 		case map[string]any:
 			var ok bool
 			if v, ok = c[tok]; !ok {
-				return nil, false
+				return nil, "found nothing"
 			}
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
+				return nil, "found nothing"
 			}
 			v = c[i]
 		default:
-			return nil, false
+			return nil, "found nothing"
 		}
 	}
 	if e.Lines {
 		items, ok := v.([]any)
 		if !ok {
-			return nil, false
+			return nil, "found " + describeValue(v) + ", not an array of lines"
 		}
 		lines := make([]string, len(items))
 		for i, it := range items {
 			s, ok := it.(string)
 			if !ok {
-				return nil, false
+				return nil, fmt.Sprintf("found an array whose element %d is %s, not a line", i, describeValue(it))
 			}
 			lines[i] = s
 		}
@@ -198,7 +216,7 @@ func (e *Extract) apply(doc any) (any, bool) {
 	if e.Decode == "base64" {
 		s, ok := v.(string)
 		if !ok {
-			return nil, false
+			return nil, "found " + describeValue(v) + ", not a base64 string"
 		}
 		b, err := base64.StdEncoding.DecodeString(strings.Map(func(r rune) rune {
 			if r == '\n' || r == '\r' {
@@ -207,46 +225,72 @@ func (e *Extract) apply(doc any) (any, bool) {
 			return r
 		}, s))
 		if err != nil {
-			return nil, false
+			return nil, "found a string that is no base64 (" + err.Error() + ")"
 		}
 		v = string(b)
 	}
 	if e.pattern != nil {
 		s, ok := v.(string)
 		if !ok {
-			return nil, false
+			return nil, "found " + describeValue(v) + ", not a string for the pattern"
 		}
 		m := e.pattern.re.FindStringSubmatch(s)
 		if m == nil {
-			return nil, false
+			return nil, "found nothing"
 		}
 		if len(m) > 1 {
-			return m[1], true
+			return m[1], ""
 		}
-		return m[0], true
+		return m[0], ""
 	}
-	return v, v != nil
+	if v == nil {
+		return nil, "found nothing"
+	}
+	return v, ""
 }
 
 // String returns the string the extraction finds in r.
 func (e *Extract) String(profile string, r *Reply) (string, error) {
-	v, ok := e.Value(r)
-	if s, isStr := v.(string); ok && isStr {
+	v, why := e.find(r)
+	if s, isStr := v.(string); why == "" && isStr {
 		return s, nil
 	}
-	return "", e.fail(profile, "a string at "+e.what(), r)
+	return "", e.fail(profile, "a string at "+e.what(), wrongKind(v, why, "a string"), r)
+}
+
+// wrongKind is why an extraction that found v did not find what it wants.
+func wrongKind(v any, why, want string) string {
+	if why != "" {
+		return why
+	}
+	return "found " + describeValue(v) + ", not " + want
 }
 
 // Version returns the version the extraction finds in r: a string, or a
-// number (a counter).
+// number (a counter), which keeps its JSON text. A number only the
+// structured content holds arrives decoded to a float64, which keeps an
+// integer exact up to 2^53; the same number in the reply's text is taken
+// as written. One beyond, in the structured content alone, cannot be
+// known to its last digit and is an error rather than a wrong version.
 func (e *Extract) Version(profile string, r *Reply) (contract.Version, error) {
-	v, ok := e.Value(r)
-	if ok {
+	v, why := e.find(r)
+	if f, ok := v.(float64); ok && why == "" && e.From != "structured" {
+		if t, twhy := (&Extract{From: "text_json", tokens: e.tokens, Lines: e.Lines, Decode: e.Decode, pattern: e.pattern}).find(r); twhy == "" {
+			if n, ok := t.(json.Number); ok {
+				return contract.Version(n.String()), nil
+			}
+		}
+		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return "", &ExtractError{Profile: profile, Field: e.field, Want: "a version at " + e.what(),
+				Why: fmt.Sprintf("found the number %s in the structured content alone, which cannot hold it to its last digit", strconv.FormatFloat(f, 'g', -1, 64)), Reply: r.Short()}
+		}
+	}
+	if why == "" {
 		if vv, ok := versionOf(v); ok {
 			return vv, nil
 		}
 	}
-	return "", e.fail(profile, "a version at "+e.what(), r)
+	return "", e.fail(profile, "a version at "+e.what(), wrongKind(v, why, "a string or an integer"), r)
 }
 
 func versionOf(v any) (contract.Version, bool) {
@@ -254,6 +298,9 @@ func versionOf(v any) (contract.Version, bool) {
 	case string:
 		return contract.Version(x), x != ""
 	case float64:
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return "", false
+		}
 		return contract.Version(strconv.FormatFloat(x, 'f', -1, 64)), true
 	case json.Number:
 		return contract.Version(x.String()), true
@@ -270,18 +317,18 @@ func (e *Extract) Bool(r *Reply) bool {
 
 // Items returns the array the extraction finds in r.
 func (e *Extract) Items(profile string, r *Reply) ([]any, error) {
-	v, ok := e.Value(r)
-	if items, isArr := v.([]any); ok && isArr {
+	v, why := e.find(r)
+	if items, isArr := v.([]any); why == "" && isArr {
 		return items, nil
 	}
-	return nil, e.fail(profile, "an array at "+e.what(), r)
+	return nil, e.fail(profile, "an array at "+e.what(), wrongKind(v, why, "an array"), r)
 }
 
 // ItemString returns the string the extraction finds in one item of a
 // list; false when it finds none.
 func (e *Extract) ItemString(item any) (string, bool) {
-	v, ok := e.apply(item)
-	if !ok {
+	v, why := e.apply(item)
+	if why != "" {
 		return "", false
 	}
 	switch x := v.(type) {
@@ -294,33 +341,21 @@ func (e *Extract) ItemString(item any) (string, bool) {
 	return "", false
 }
 
-func (e *Extract) fail(profile, want string, r *Reply) error {
-	return &ExtractError{Profile: profile, Field: e.field, Want: want, Reply: r.Short()}
+func (e *Extract) fail(profile, want, why string, r *Reply) error {
+	return &ExtractError{Profile: profile, Field: e.field, Want: want, Why: why, Reply: r.Short()}
 }
 
-// Matches reports whether a reply is a conflict as c recognizes it.
-func (c *Conflict) Matches(r *Reply) bool {
-	if c == nil {
-		return false
+// JSON returns the reply's result object as JSON: its text when that is a
+// JSON object (as a server of the contract sends it), else its structured
+// content; nil when it has neither.
+func (r *Reply) JSON() json.RawMessage {
+	if t := strings.TrimSpace(r.Text); strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+		return json.RawMessage(t)
 	}
-	if (c.IsError == nil || *c.IsError) && !r.IsError {
-		return false
-	}
-	if c.pointer != nil {
-		v, ok := c.pointer.Value(r)
-		if s, isStr := v.(string); !ok || !isStr || s != c.Equals {
-			return false
+	if r.Structured != nil {
+		if b, err := json.Marshal(r.Structured); err == nil {
+			return b
 		}
 	}
-	if c.pattern != nil {
-		text := r.Text
-		if text == "" && r.Structured != nil {
-			b, _ := json.Marshal(r.Structured)
-			text = string(b)
-		}
-		if !c.pattern.re.MatchString(text) {
-			return false
-		}
-	}
-	return true
+	return nil
 }

@@ -17,8 +17,10 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-// FormatVersion is the one format_version a profile may have.
-const FormatVersion = 1
+// FormatVersion is the newest format_version this notesbench reads; every
+// older one reads too. A profile that uses a member of a newer format than
+// the one it declares is refused, naming the member.
+const FormatVersion = 2
 
 //go:embed schema.json
 var schemaJSON []byte
@@ -46,6 +48,16 @@ type Profile struct {
 	List          *List             `json:"list,omitempty"`
 	AddSource     *AddSource        `json:"add_source,omitempty"`
 	ListSources   *ListSources      `json:"list_sources,omitempty"`
+
+	// Errors classify the error replies that are no conflict (format 2): a
+	// refusal (the server changed nothing) or a transient error (try the
+	// same call again); an error reply none of them matches has an outcome
+	// nobody knows.
+	Errors []*ErrorClass `json:"errors,omitempty"`
+	// Versions says what the server's versions are (format 2): counter, ms,
+	// us-suffix or opaque (an etag, a revision). Empty: opaque when the
+	// read extracts a version, digest (notesbench's own) when it does not.
+	Versions contract.VersionFormat `json:"version_format,omitempty"`
 
 	// Source names where the profile came from: its file, or "built-in".
 	Source string `json:"-"`
@@ -108,15 +120,44 @@ const (
 	ModeAppend  WriteMode = "append"
 )
 
-// Conflict is how a refusal for a stale version is recognized.
+// Conflict is how a refusal for a stale version is recognized: one
+// matcher, or (format 2) any of several, and where the reply says the
+// current version.
 type Conflict struct {
-	IsError        *bool    `json:"is_error,omitempty"`
-	Pointer        string   `json:"pointer,omitempty"`
-	Equals         string   `json:"equals,omitempty"`
-	Pattern        string   `json:"pattern,omitempty"`
-	CurrentVersion *Extract `json:"current_version,omitempty"`
-	pattern        *regexpCache
-	pointer        *Extract
+	Matcher
+	AnyOf          []*Matcher `json:"any_of,omitempty"`
+	CurrentVersion *Extract   `json:"current_version,omitempty"`
+}
+
+// Matcher recognizes a kind of reply: is_error (default true), a pointer
+// whose value equals a JSON value, and a pattern the reply's text matches;
+// every one given must hold.
+type Matcher struct {
+	IsError *bool           `json:"is_error,omitempty"`
+	Pointer string          `json:"pointer,omitempty"`
+	Equals  json.RawMessage `json:"equals,omitempty"`
+	Pattern string          `json:"pattern,omitempty"`
+
+	field   string
+	want    any // Equals, decoded (numbers as json.Number)
+	pattern *regexpCache
+	pointer *Extract
+}
+
+// The classes of an error reply that is no conflict.
+const (
+	// ClassRefused: the server refused and changed nothing; a Fail.
+	ClassRefused = "refused"
+	// ClassTransient: the server could not take the call now and changed
+	// nothing (database is locked); the same call is tried again, a few
+	// times.
+	ClassTransient = "transient"
+)
+
+// ErrorClass is a matcher of error replies and what they mean.
+type ErrorClass struct {
+	Matcher
+	Class string `json:"class"`
 }
 
 // Create is how an item is created with a key: the call, and where its
@@ -137,6 +178,9 @@ type List struct {
 	ID      *Extract `json:"id,omitempty"`
 	Type    *Extract `json:"type,omitempty"`
 	Version *Extract `json:"version,omitempty"`
+	// Position is where an item stands in the listing (format 2); empty:
+	// its place in the array.
+	Position *Extract `json:"position,omitempty"`
 }
 
 // AddSource is how a source is added with a key: a Create whose item is a
@@ -262,8 +306,8 @@ func Parse(data []byte, source string) (*Profile, error) {
 	var head struct {
 		FormatVersion *int `json:"format_version"`
 	}
-	if json.Unmarshal(data, &head) == nil && head.FormatVersion != nil && *head.FormatVersion != FormatVersion {
-		return nil, &Error{Source: source, Field: "format_version", Err: fmt.Errorf("%d is not a format this notesbench reads (want %d)", *head.FormatVersion, FormatVersion)}
+	if json.Unmarshal(data, &head) == nil && head.FormatVersion != nil && (*head.FormatVersion < 1 || *head.FormatVersion > FormatVersion) {
+		return nil, &Error{Source: source, Field: "format_version", Err: fmt.Errorf("%d is not a format this notesbench reads (want 1 to %d)", *head.FormatVersion, FormatVersion)}
 	}
 	violations, err := s.Validate(data)
 	if err != nil {
@@ -351,6 +395,9 @@ func isIndex(s string) bool {
 // compile checks what the schema cannot and compiles the templates and
 // extractions.
 func (p *Profile) compile() error {
+	if err := p.checkFormat(); err != nil {
+		return err
+	}
 	known := map[string]bool{}
 	for name := range p.Variables {
 		if _, ok := reserved[name]; ok {
@@ -429,27 +476,8 @@ func (p *Profile) compile() error {
 	if w.VersionCheck && w.Version == nil {
 		return &Error{Field: "write.version", Err: errors.New("required when write.version_check is true: the next write must know the version this one made")}
 	}
-	if c := p.Conflict; c != nil {
-		if c.Pointer == "" && c.Pattern == "" && (c.IsError == nil || !*c.IsError) {
-			return &Error{Field: "conflict", Err: errors.New("recognizes nothing: give is_error, a pointer with equals, or a pattern")}
-		}
-		if (c.Pointer == "") != (c.Equals == "") {
-			return &Error{Field: "conflict.pointer", Err: errors.New("pointer and equals go together")}
-		}
-		if c.Pointer != "" {
-			c.pointer = &Extract{Pointer: c.Pointer}
-			if err := c.pointer.compile("conflict.pointer"); err != nil {
-				return err
-			}
-		}
-		if c.Pattern != "" {
-			if c.pattern, err = compileRegexp("conflict.pattern", c.Pattern); err != nil {
-				return err
-			}
-		}
-		if err := compileExtracts("conflict", map[string]*Extract{"current_version": c.CurrentVersion}); err != nil {
-			return err
-		}
+	if err := p.compileMatchers(); err != nil {
+		return err
 	}
 	// The calls beside read and write: each compiled with its extracts.
 	type call struct {
@@ -462,7 +490,7 @@ func (p *Profile) compile() error {
 		calls = append(calls, call{"create", &c.Call, map[string]*Extract{"id": c.ID, "version": c.Version, "replayed": c.Replayed}})
 	}
 	if l := p.List; l != nil {
-		calls = append(calls, call{"list", &l.Call, map[string]*Extract{"items": l.Items, "label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version}})
+		calls = append(calls, call{"list", &l.Call, map[string]*Extract{"items": l.Items, "label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version, "position": l.Position}})
 	}
 	if a := p.AddSource; a != nil {
 		calls = append(calls, call{"add_source", &a.Call, map[string]*Extract{"id": a.ID, "version": a.Version, "replayed": a.Replayed}})

@@ -63,8 +63,8 @@ func TestBadProfiles(t *testing.T) {
 		{"a variable of another call", func(m map[string]any) {
 			section(m, "read")["arguments"].(map[string]any)["tab_id"] = "{label}"
 		}, "profile p.json: read.arguments.tab_id: {label} is no variable here (want {document}, {note}, {run})"},
-		{"future format", func(m map[string]any) { m["format_version"] = 2 },
-			"profile p.json: format_version: 2 is not a format this notesbench reads (want 1)"},
+		{"future format", func(m map[string]any) { m["format_version"] = 3 },
+			"profile p.json: format_version: 3 is not a format this notesbench reads (want 1 to 2)"},
 		{"no change in the write", func(m map[string]any) {
 			delete(section(m, "write")["arguments"].(map[string]any), "text")
 		}, "profile p.json: write.arguments: names none of {content}, {old}/{new} and {append}: the write would not carry the change"},

@@ -33,10 +33,19 @@ type Vars map[string]Value
 type Template struct {
 	root node
 	uses map[string]bool
+	// inText holds the variables named inside a longer string, where an
+	// absent value cannot drop anything.
+	inText map[string]bool
 }
 
 // Uses reports whether the template names the variable.
 func (t *Template) Uses(name string) bool { return t.uses[name] }
+
+// Drops reports whether the call can be sent without the variable: the
+// template names it only as whole member values, which an absent value
+// leaves out ("expected_version": "{expected_version}"), never inside a
+// string ("… WHERE version = {expected_version}"), where it must have one.
+func (t *Template) Drops(name string) bool { return t.uses[name] && !t.inText[name] }
 
 // node is one JSON value of a template.
 type node struct {
@@ -62,7 +71,7 @@ func compileTemplate(field string, raw json.RawMessage, vars map[string]bool) (*
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	t := &Template{uses: map[string]bool{}}
+	t := &Template{uses: map[string]bool{}, inText: map[string]bool{}}
 	n, err := t.value(dec, field, vars)
 	if err != nil {
 		return nil, err
@@ -120,6 +129,13 @@ func (t *Template) value(dec *json.Decoder, field string, vars map[string]bool) 
 		for _, p := range parts {
 			if p.name != "" {
 				t.uses[p.name] = true
+			}
+		}
+		if len(parts) > 1 {
+			for _, p := range parts {
+				if p.name != "" {
+					t.inText[p.name] = true
+				}
 			}
 		}
 		switch {
@@ -194,10 +210,10 @@ func compileString(field, s string, vars map[string]bool) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Template{root: node{kind: 's', parts: parts}, uses: map[string]bool{}}
+	t := &Template{root: node{kind: 's', parts: parts}, uses: map[string]bool{}, inText: map[string]bool{}}
 	for _, p := range parts {
 		if p.name != "" {
-			t.uses[p.name] = true
+			t.uses[p.name], t.inText[p.name] = true, true
 		}
 	}
 	return t, nil

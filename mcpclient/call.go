@@ -1,0 +1,125 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/mcpclient/profile"
+)
+
+// ProtocolError is a JSON-RPC error the server answered a call with.
+type ProtocolError struct {
+	Target, Tool string
+	Code         int64
+	Message      string
+}
+
+// JSONRPCCode returns the error's code: what marks a refusal by the server
+// as a JSON-RPC error, to a caller that does not import this package.
+func (e *ProtocolError) JSONRPCCode() int64 { return e.Code }
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("target %s: %s: JSON-RPC error %d: %s", e.Target, e.Tool, e.Code, e.Message)
+}
+
+// OutcomeKind classes the error by its code: a request the server could not
+// parse, a method or tool it does not have, or arguments it refuses are
+// refusals (nothing happened); any other JSON-RPC error (an internal error of
+// the server's) says nothing of whether the call happened.
+func (e *ProtocolError) OutcomeKind() string {
+	switch e.Code {
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams:
+		return contract.KindRefused
+	}
+	return contract.KindFailure
+}
+
+// reply calls a tool with JSON arguments and returns its result as a
+// profile reads it: the one way a call reaches the server. A JSON-RPC error
+// is a *ProtocolError; a transport failure is an outcome nobody knows
+// (contract.IndeterminateError), in one line naming the target and the tool;
+// the caller's ctx ending is its error.
+func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*profile.Reply, error) {
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			return nil, &ProtocolError{Target: c.t.name, Tool: tool, Code: je.Code, Message: je.Message}
+		}
+		return nil, c.fail(tool, err)
+	}
+	r := &profile.Reply{IsError: res.IsError, Structured: res.StructuredContent}
+	for i, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			if i > 0 {
+				r.Text += "\n"
+			}
+			r.Text += tc.Text
+		}
+	}
+	return r, nil
+}
+
+// fail is a transport failure of a call of tool: an outcome nobody knows,
+// in one line naming the target and the tool, with how the server died
+// when it did, and otherwise the failure at the bottom of the SDK's
+// wrapping ("connection reset by peer", not three layers of "calling",
+// "sending" and "rejected by transport").
+func (c *conn) fail(tool string, err error) error {
+	if died := c.link.died(); died != nil {
+		return contract.Indeterminate(contract.KindDied, fmt.Errorf("target %s: %s: %v", c.t.name, tool, died))
+	}
+	kind := contract.KindFailure
+	if errors.Is(err, context.DeadlineExceeded) {
+		kind = contract.KindTimeout
+	}
+	return contract.Indeterminate(kind, fmt.Errorf("target %s: %s: %s", c.t.name, tool, rootCause(err)))
+}
+
+// rootCause is what an error chain says at its bottom, where the SDK's
+// layers of wrapping end: "connection reset by peer".
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			break
+		}
+		err = next
+	}
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, mcp.ErrConnectionClosed):
+		return "the connection closed"
+	}
+	return strings.TrimSpace(err.Error())
+}
+
+// transientTries bounds the calls of a transient error: the first and its
+// retries, waiting transientPause, doubled each time, in between.
+const (
+	transientTries = 5
+	transientPause = 10 * time.Millisecond
+)
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
