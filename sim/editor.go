@@ -60,7 +60,7 @@ type editor struct {
 	errors *errorBudget
 	// maxTries bounds the calls of one edit (triesBound).
 	maxTries int
-	stats  results.EditorRun
+	stats    results.EditorRun
 	// acked lists the edits the store acknowledged, by index.
 	acked []int
 }
