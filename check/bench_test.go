@@ -55,7 +55,7 @@ func raceRun(seed uint64, guard contract.Guard, policy string, edits int) *histo
 		t := e.at
 		if e.reading {
 			add(history.Call{Run: run.Header.Run, Editor: e.name, Session: 1, Tool: contract.ToolReadNoteTab, Note: "note-1", Tab: "markdown",
-				Invoke: t, Return: t + call, Outcome: history.OK, Version: fmt.Sprint(version)})
+				Invoke: t, Return: t + call, Outcome: contract.OK, Version: fmt.Sprint(version)})
 			if !e.reapplying || policy == "reapply" {
 				e.base, e.content = version, append([]string(nil), text...)
 			}
@@ -76,12 +76,12 @@ func raceRun(seed uint64, guard contract.Guard, policy string, edits int) *histo
 			c.BaseVersion = fmt.Sprint(e.base)
 		}
 		if guard != contract.GuardNone && e.expected != version {
-			c.Outcome, c.Version = history.Conflict, fmt.Sprint(version)
+			c.Outcome, c.ErrorKind, c.Version = contract.Fail, contract.KindConflict, fmt.Sprint(version)
 			e.reading, e.reapplying = true, true
 		} else {
 			version++
 			text = append(e.content, line)
-			c.Outcome, c.Version = history.OK, fmt.Sprint(version)
+			c.Outcome, c.Version = contract.OK, fmt.Sprint(version)
 			e.edit, e.tries, e.reading, e.reapplying = e.edit+1, 0, true, false
 			e.at = t + call + think(e)
 		}

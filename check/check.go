@@ -3,6 +3,8 @@ package check
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
@@ -31,8 +33,14 @@ const (
 	// Violated: the check found at least one violation.
 	Violated Verdict = "violated"
 	// Unknown: no violation found, but part of the histories could not be
-	// judged (the check timed out, or lacked what it needed).
+	// judged (the check timed out, or lacked what it needed, or a history
+	// was cut short), or there was nothing to judge.
 	Unknown Verdict = "unknown"
+	// NotApplicable: the check is no rule of the runs it was given (the
+	// versions check on digest or opaque versions, which need not change
+	// with every commit). It is neither ok nor unknown: nothing was judged,
+	// and nothing needed to be.
+	NotApplicable Verdict = "n/a"
 )
 
 // Options tune Run. The zero Options are the defaults.
@@ -50,12 +58,20 @@ type Report struct {
 	Checks []Result    `json:"checks"`
 	Runs   []RunResult `json:"runs"`
 	// Visualization is porcupine's HTML page of the first linearizability
-	// violation, when Options.Visualize asked for it and there is one.
+	// violation, when Options.Visualize asked for it and there is one, with
+	// the faults of its run marked on the timeline.
 	Visualization []byte `json:"-"`
+	// Empty says the histories hold no run: nothing was judged, and every
+	// check is Unknown.
+	Empty bool `json:"-"`
+	// Cut names the histories that were cut short (history.History.Cut),
+	// each with the line it ends after: "h.jsonl after line 12". Their
+	// verdicts are at best Unknown.
+	Cut []string `json:"-"`
 }
 
 // Failed returns the checks that found a violation, and those that could
-// not judge everything.
+// not judge everything. A NotApplicable check is neither.
 func (r *Report) Failed() (violated, unknown []string) {
 	for _, c := range r.Checks {
 		switch c.Verdict {
@@ -81,9 +97,12 @@ type Result struct {
 	// First describes the first violations, at most MaxShown, each naming its
 	// file, run and operations.
 	First []string `json:"first"`
-	// Unjudged counts what the check could not judge, and Reason says why.
+	// Unjudged counts what the check could not judge, and Reason says why
+	// (or, for a check that is ok or n/a, which runs it did not apply to).
 	Unjudged int    `json:"unjudged"`
 	Reason   string `json:"reason,omitempty"`
+	// NotApplicable counts the runs the check is no rule of.
+	NotApplicable int `json:"not_applicable,omitempty"`
 }
 
 // MaxShown is how many violations a Result describes.
@@ -101,9 +120,12 @@ type RunResult struct {
 	// Linearizable the verdict over all of them.
 	Registers    int     `json:"registers"`
 	Linearizable Verdict `json:"linearizable"`
-	// VersionCollisions counts committed writes whose version another
-	// committed write of the register had made, or that left it unchanged.
-	VersionCollisions int `json:"version_collisions"`
+	// Versions is the versions check's verdict on the run: NotApplicable for
+	// digest and opaque versions. VersionCollisions counts committed writes
+	// whose version another committed write of the register had made, or
+	// that left it unchanged.
+	Versions          Verdict `json:"versions"`
+	VersionCollisions int     `json:"version_collisions"`
 	// Editors holds the acknowledged and lost intents per editor, in order of
 	// first call; Lost is their sum.
 	Editors []EditorResult `json:"editors"`
@@ -113,6 +135,8 @@ type RunResult struct {
 	Duplicates       int `json:"duplicates"`
 	ReplayMismatches int `json:"replay_mismatches"`
 	StaleOverwrites  int `json:"stale_overwrites"`
+	// Faults counts the faults injected into the run.
+	Faults int `json:"faults"`
 }
 
 // EditorResult is one editor's acknowledged intents and how many of them the
@@ -124,18 +148,25 @@ type EditorResult struct {
 }
 
 // Run judges every run of the histories. It returns an error only when ctx ends;
-// what the histories hold decides the verdicts.
+// what the histories hold decides the verdicts. Histories without a run leave
+// nothing to judge: every check is Unknown. A history cut short is judged on
+// what it holds, and no check says OK of it: a check that found no violation
+// is Unknown.
 func Run(ctx context.Context, hs []*history.History, opts Options) (*Report, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	rep := &Report{}
 	var runs []*runData
 	for _, h := range hs {
+		if h.Cut {
+			rep.Cut = append(rep.Cut, fmt.Sprintf("%s after line %d", h.File, h.Lines))
+		}
 		for _, r := range h.Runs {
 			runs = append(runs, newRunData(h.File, r))
 		}
 	}
-	rep := &Report{}
+	rep.Empty = len(runs) == 0
 	checks := []struct {
 		name string
 		fn   func(context.Context, []*runData, *Result, Options, *Report)
@@ -155,20 +186,31 @@ func Run(ctx context.Context, hs []*history.History, opts Options) (*Report, err
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		var why []string // why the verdict is no better than unknown
 		if timedOut {
-			reason := fmt.Sprintf("timed out after %s", opts.Timeout)
-			if res.Reason != "" {
-				reason += "; " + res.Reason
-			}
-			res.Reason = reason
+			why = append(why, fmt.Sprintf("timed out after %s", opts.Timeout))
+		}
+		if rep.Empty {
+			why = append(why, "nothing to judge: the histories hold no run")
+		}
+		if len(rep.Cut) > 0 {
+			why = append(why, "cut short (no end line): "+strings.Join(rep.Cut, ", ")+"; what it lacks was not judged")
 		}
 		res.Verdict = OK
 		switch {
 		case res.Violations > 0:
 			res.Verdict = Violated
-		case res.Unjudged > 0 || timedOut:
+		case res.Unjudged > 0 || timedOut || rep.Empty:
+			res.Verdict = Unknown
+		case res.Judged == 0 && res.NotApplicable > 0:
+			res.Verdict = NotApplicable
+		case len(rep.Cut) > 0:
 			res.Verdict = Unknown
 		}
+		if res.Reason != "" {
+			why = append(why, res.Reason)
+		}
+		res.Reason = strings.Join(why, "; ")
 		rep.Checks = append(rep.Checks, res)
 	}
 	for _, rd := range runs {
@@ -185,7 +227,8 @@ type runData struct {
 	res   *RunResult
 	parts []*partition
 	// end is later than every event of the run: where calls whose outcome is
-	// unknown may take effect until.
+	// unknown (Info) may take effect until, and where the final state was
+	// read.
 	end    int64
 	finals map[string]*history.Final
 }
@@ -193,12 +236,16 @@ type runData struct {
 func newRunData(file string, r *history.Run) *runData {
 	h := r.Header
 	rd := &runData{file: file, run: r, finals: map[string]*history.Final{},
-		res: &RunResult{File: file, Run: h.Run, Seed: h.Seed, Variant: h.Variant, Policy: h.Policy, Calls: len(r.Calls), Editors: []EditorResult{}}}
+		res: &RunResult{File: file, Run: h.Run, Seed: h.Seed, Variant: h.Variant, Policy: h.Policy, Calls: len(r.Calls),
+			Versions: Unknown, Editors: []EditorResult{}, Faults: len(r.Faults)}}
 	for i := range r.Finals {
 		rd.finals[r.Finals[i].Note] = &r.Finals[i]
 	}
 	for _, c := range r.Calls {
 		rd.end = max(rd.end, c.Return+1)
+	}
+	for _, f := range r.Faults {
+		rd.end = max(rd.end, f.End+1)
 	}
 	rd.parts = partitions(r)
 	rd.res.Registers = len(rd.parts)
@@ -211,9 +258,10 @@ func (rd *runData) where() string {
 }
 
 // violation counts one violation on res and keeps its description among the
-// first ones.
-func (res *Result) violation(rd *runData, format string, args ...any) {
-	res.violations(1, rd, format, args...)
+// first ones, with the faults of the run that came before at, the time of
+// the violation on the run's clock.
+func (res *Result) violation(rd *runData, at int64, format string, args ...any) {
+	res.violations(1, rd, math.MinInt64, at, format, args...)
 }
 
 // unjudged counts n things res could not judge in rd and, when it has no
@@ -222,6 +270,15 @@ func (res *Result) unjudged(n int, rd *runData, format string, args ...any) {
 	res.Unjudged += n
 	if res.Reason == "" {
 		res.Reason = rd.where() + ": " + fmt.Sprintf(format, args...)
+	}
+}
+
+// notApplicable counts rd as a run the check is no rule of and, when res has
+// no reason yet, keeps this one.
+func (res *Result) notApplicable(rd *runData, format string, args ...any) {
+	res.NotApplicable++
+	if res.Reason == "" {
+		res.Reason = "not applicable to " + rd.where() + ": " + fmt.Sprintf(format, args...)
 	}
 }
 
@@ -237,10 +294,42 @@ func eachRun(ctx context.Context, runs []*runData, res *Result, judge func(rd *r
 	}
 }
 
-// violations counts n violations described by one message.
-func (res *Result) violations(n int, rd *runData, format string, args ...any) {
+// violations counts n violations described by one message, which names the
+// faults of the run that began in [from, to).
+func (res *Result) violations(n int, rd *runData, from, to int64, format string, args ...any) {
 	res.Violations += n
 	if len(res.First) < MaxShown {
-		res.First = append(res.First, rd.where()+": "+fmt.Sprintf(format, args...))
+		res.First = append(res.First, rd.where()+": "+fmt.Sprintf(format, args...)+rd.faultsIn(from, to))
 	}
+}
+
+// maxFaultsShown is how many faults a violation's description names.
+const maxFaultsShown = 3
+
+// faultsIn describes the faults of the run that began in [from, to), the
+// last maxFaultsShown of them: "; after kill at 1.20 s (pid 4711)", "" when
+// there is none.
+func (rd *runData) faultsIn(from, to int64) string {
+	var in []string
+	for _, f := range rd.run.Faults {
+		if f.Start >= from && f.Start < to {
+			in = append(in, f.String())
+		}
+	}
+	switch n := len(in); {
+	case n == 0:
+		return ""
+	case n > maxFaultsShown:
+		return fmt.Sprintf("; after %d faults, the last %s", n, and(in[n-maxFaultsShown:]))
+	default:
+		return "; after " + and(in)
+	}
+}
+
+// and joins a list for a sentence: "a", "a and b", "a, b and c".
+func and(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

@@ -56,24 +56,36 @@ func twoEditors(guard contract.Guard) *builder {
 	b := newRun(guard, "", "")
 	b.read("claude", "1")
 	b.read("human", "1")
-	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.edit("claude", "1", "claude-0", "ok", "2")
 	return b
 }
 
 // list adds a list_note_tabs call that saw version.
 func (b *builder) list(editor, version string) {
-	b.add(history.Call{Editor: editor, Tool: contract.ToolListNoteTabs, Outcome: history.OK, Version: version})
+	b.add(history.Call{Editor: editor, Tool: contract.ToolListNoteTabs, Outcome: contract.OK, Version: version})
 }
 
 func (b *builder) read(editor, version string) {
-	b.add(history.Call{Editor: editor, Tool: contract.ToolReadNoteTab, Tab: "markdown", Outcome: history.OK, Version: version})
+	b.add(history.Call{Editor: editor, Tool: contract.ToolReadNoteTab, Tab: "markdown", Outcome: contract.OK, Version: version})
 }
 
 // edit adds a replace_text call adding line; outcome and version are what the
-// client saw.
-func (b *builder) edit(editor, expected, line string, outcome history.Outcome, version string) *history.Call {
-	return b.add(history.Call{Editor: editor, Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text",
-		ExpectedVersion: expected, Intent: line, Outcome: outcome, Version: version})
+// client saw: "ok", "conflict" (version the current one the reply named, ""
+// for none) or "info" (the reply was lost).
+func (b *builder) edit(editor, expected, line, outcome, version string) *history.Call {
+	c := history.Call{Editor: editor, Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text",
+		ExpectedVersion: expected, Intent: line, Version: version}
+	switch outcome {
+	case "ok":
+		c.Outcome = contract.OK
+	case "conflict":
+		c.Outcome, c.ErrorKind = contract.Fail, contract.KindConflict
+	case "info":
+		c.Outcome, c.ErrorKind = contract.Info, contract.KindReplyLost
+	default:
+		panic("edit: outcome " + outcome)
+	}
+	return b.add(c)
 }
 
 // final records the Note's end state with text made of lines.
@@ -119,9 +131,9 @@ func expect(t *testing.T, rep *Report, violated ...string) {
 // check passes.
 func TestLinearizableRace(t *testing.T) {
 	b := twoEditors(contract.GuardNote)
-	b.edit("human", "1", "human-0", history.Conflict, "2")
+	b.edit("human", "1", "human-0", "conflict", "2")
 	b.read("human", "2")
-	b.edit("human", "2", "human-0", history.OK, "3")
+	b.edit("human", "2", "human-0", "ok", "3")
 	b.final("3", "claude-0", "human-0")
 	rep := b.check(t, Options{})
 	expect(t, rep)
@@ -139,7 +151,7 @@ func TestLinearizableRace(t *testing.T) {
 // linearizable: unconditional writes may land anywhere.
 func TestStaleOverwriteWithoutGuard(t *testing.T) {
 	b := twoEditors(contract.GuardNone)
-	b.edit("human", "1", "human-0", history.OK, "3")
+	b.edit("human", "1", "human-0", "ok", "3")
 	b.final("3", "human-0")
 	rep := b.check(t, Options{})
 	expect(t, rep, StaleOverwrites, LostUpdates)
@@ -156,9 +168,9 @@ func TestStaleOverwriteWithoutGuard(t *testing.T) {
 // the base version gives it away.
 func TestStaleOverwriteRefresh(t *testing.T) {
 	b := twoEditors(contract.GuardNote)
-	b.edit("human", "1", "human-0", history.Conflict, "2")
+	b.edit("human", "1", "human-0", "conflict", "2")
 	b.read("human", "2")
-	w := b.edit("human", "2", "human-0", history.OK, "3")
+	w := b.edit("human", "2", "human-0", "ok", "3")
 	w.BaseVersion = "1"
 	b.final("3", "human-0")
 	rep := b.check(t, Options{})
@@ -170,9 +182,9 @@ func TestStaleOverwriteRefresh(t *testing.T) {
 func TestLostAcknowledgedWrite(t *testing.T) {
 	b := newRun(contract.GuardNote, "", "")
 	b.read("claude", "1")
-	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.edit("claude", "1", "claude-0", "ok", "2")
 	b.read("claude", "2")
-	b.edit("claude", "2", "claude-1", history.OK, "3")
+	b.edit("claude", "2", "claude-1", "ok", "3")
 	b.final("3", "claude-1")
 	rep := b.check(t, Options{})
 	expect(t, rep, LostUpdates)
@@ -192,11 +204,11 @@ func TestDuplicateCreate(t *testing.T) {
 			b := newRun(contract.GuardNote, "", "")
 			b.list("agent", "1")
 			create := history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "first",
-				TabType: "sheet", Label: "Sheet 1", Intent: "tab 1", Outcome: history.Unknown, ErrorKind: history.ErrorReplyLost}
+				TabType: "sheet", Label: "Sheet 1", Intent: "tab 1", Outcome: contract.Info, ErrorKind: contract.KindReplyLost}
 			b.add(create)
 			b.list("agent", "2")
 			resend := create
-			resend.ExpectedVersion, resend.Outcome, resend.ErrorKind = "2", history.OK, ""
+			resend.ExpectedVersion, resend.Outcome, resend.ErrorKind = "2", "ok", ""
 			resend.Version, resend.TabID = "3", "sheet-5-b"
 			tabs := []history.FinalTab{{TabID: "markdown", Type: "markdown", Label: "Text"}, {TabID: "sheet-4-a", Type: "sheet", Label: "Sheet 1"}}
 			if tc.sameKey {
@@ -223,9 +235,9 @@ func TestDuplicateCreate(t *testing.T) {
 // sources; a replay that returns another source than the key's first is caught.
 func TestDuplicateSourceAndReplayMismatch(t *testing.T) {
 	b := newRun(contract.GuardNote, "", "")
-	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "1", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "2", SourceID: "source-1"})
-	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "2", Key: "b", URL: "https://www.x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "3", SourceID: "source-2"})
-	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "3", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: history.OK, Version: "3", SourceID: "source-2", Replayed: true})
+	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "1", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: contract.OK, Version: "2", SourceID: "source-1"})
+	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "2", Key: "b", URL: "https://www.x.example/p", Intent: "x.example/p", Outcome: contract.OK, Version: "3", SourceID: "source-2"})
+	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "3", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: contract.OK, Version: "3", SourceID: "source-2", Replayed: true})
 	b.finalBar("3", []history.FinalTab{}, contract.Attachment{ID: "source-1", URL: "https://x.example/p"}, contract.Attachment{ID: "source-2", URL: "https://www.x.example/p"})
 	rep := b.check(t, Options{})
 	expect(t, rep, Duplicates)
@@ -240,8 +252,8 @@ func TestDuplicateSourceAndReplayMismatch(t *testing.T) {
 func TestConflictWithWrongCurrentVersion(t *testing.T) {
 	b := newRun(contract.GuardNote, "", "")
 	b.read("claude", "1")
-	b.edit("claude", "1", "claude-0", history.OK, "2")
-	b.edit("human", "1", "human-0", history.Conflict, "7")
+	b.edit("claude", "1", "claude-0", "ok", "2")
+	b.edit("human", "1", "human-0", "conflict", "7")
 	b.final("2", "claude-0")
 	rep := b.check(t, Options{Visualize: true})
 	for i, want := range []Verdict{Violated, OK, OK, OK, Unknown} {
@@ -269,7 +281,7 @@ func TestConflictWithWrongCurrentVersion(t *testing.T) {
 func TestConflictWithoutGuard(t *testing.T) {
 	b := newRun(contract.GuardNone, "", "")
 	b.read("claude", "1")
-	b.edit("claude", "1", "claude-0", history.Conflict, "2")
+	b.edit("claude", "1", "claude-0", "conflict", "2")
 	b.final("1")
 	rep := b.check(t, Options{})
 	if rep.Checks[0].Verdict != Violated {
@@ -283,18 +295,18 @@ func TestUnknownOutcomes(t *testing.T) {
 	t.Run("applied", func(t *testing.T) {
 		b := newRun(contract.GuardNote, "", "")
 		b.read("claude", "1")
-		b.edit("claude", "1", "claude-0", history.Unknown, "")
+		b.edit("claude", "1", "claude-0", "info", "")
 		b.read("human", "2")
-		b.edit("human", "2", "human-0", history.OK, "3")
+		b.edit("human", "2", "human-0", "ok", "3")
 		b.final("3", "claude-0", "human-0")
 		expect(t, b.check(t, Options{}))
 	})
 	t.Run("not applied", func(t *testing.T) {
 		b := newRun(contract.GuardNote, "", "")
 		b.read("claude", "1")
-		b.edit("claude", "1", "claude-0", history.Unknown, "")
+		b.edit("claude", "1", "claude-0", "info", "")
 		b.read("human", "1")
-		b.edit("human", "1", "human-0", history.OK, "2")
+		b.edit("human", "1", "human-0", "ok", "2")
 		b.read("human", "2")
 		b.final("2", "human-0")
 		expect(t, b.check(t, Options{}))
@@ -304,7 +316,7 @@ func TestUnknownOutcomes(t *testing.T) {
 		// have made the 9 a read then sees.
 		b := newRun(contract.GuardNote, "", "")
 		b.read("claude", "1")
-		b.edit("claude", "5", "claude-0", history.Unknown, "")
+		b.edit("claude", "5", "claude-0", "info", "")
 		b.read("human", "9")
 		b.final("9")
 		expect(t, b.check(t, Options{}), Linearizability)
@@ -315,7 +327,7 @@ func TestUnknownOutcomes(t *testing.T) {
 		// one does not fit.
 		b := newRun(contract.GuardNote, "", "")
 		b.read("claude", "1")
-		b.edit("claude", "1", "claude-0", history.Unknown, "")
+		b.edit("claude", "1", "claude-0", "info", "")
 		b.read("human", "1")
 		b.read("human", "4")
 		b.read("human", "1")
@@ -331,9 +343,9 @@ func TestMillisecondVersionCollision(t *testing.T) {
 	b := newRun(contract.GuardNote, contract.FormatMS, "")
 	b.read("claude", "t1")
 	b.read("human", "t1")
-	b.edit("human", "t1", "human-0", history.OK, "t2")
+	b.edit("human", "t1", "human-0", "ok", "t2")
 	b.read("claude", "t2") // not claude's base: its content came from t1
-	w := b.edit("claude", "t2", "claude-0", history.OK, "t2")
+	w := b.edit("claude", "t2", "claude-0", "ok", "t2")
 	w.BaseVersion = "t1"
 	b.final("t2", "claude-0")
 	rep := b.check(t, Options{})
@@ -346,11 +358,11 @@ func TestMillisecondVersionCollision(t *testing.T) {
 	// person's write, which kept t2; claude's write passes the check.
 	b = newRun(contract.GuardNote, contract.FormatMS, "")
 	b.read("human", "t1")
-	b.edit("human", "t1", "human-0", history.OK, "t2")
+	b.edit("human", "t1", "human-0", "ok", "t2")
 	b.read("claude", "t2")
 	b.read("human", "t2")
-	b.edit("human", "t2", "human-1", history.OK, "t2")
-	b.edit("claude", "t2", "claude-0", history.OK, "t3")
+	b.edit("human", "t2", "human-1", "ok", "t2")
+	b.edit("claude", "t2", "claude-0", "ok", "t3")
 	b.final("t3", "human-0", "claude-0")
 	rep = b.check(t, Options{})
 	expect(t, rep, Versions, LostUpdates, StaleOverwrites)
@@ -361,13 +373,13 @@ func TestMillisecondVersionCollision(t *testing.T) {
 	// Under us-suffix versions the same interleaving conflicts instead.
 	b = newRun(contract.GuardNote, contract.FormatUSSuffix, "")
 	b.read("human", "a")
-	b.edit("human", "a", "human-0", history.OK, "b")
+	b.edit("human", "a", "human-0", "ok", "b")
 	b.read("claude", "b")
 	b.read("human", "b")
-	b.edit("human", "b", "human-1", history.OK, "c")
-	b.edit("claude", "b", "claude-0", history.Conflict, "c")
+	b.edit("human", "b", "human-1", "ok", "c")
+	b.edit("claude", "b", "claude-0", "conflict", "c")
 	b.read("claude", "c")
-	b.edit("claude", "c", "claude-0", history.OK, "d")
+	b.edit("claude", "c", "claude-0", "ok", "d")
 	b.final("d", "human-0", "human-1", "claude-0")
 	expect(t, b.check(t, Options{}))
 }
@@ -378,8 +390,8 @@ func TestReplayOrder(t *testing.T) {
 	for _, order := range []contract.Order{contract.OrderKeyFirst, contract.OrderVersionFirst} {
 		b := newRun(contract.GuardNote, "", order)
 		b.list("agent", "1")
-		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "a", TabType: "sheet", Label: "S", Outcome: history.OK, Version: "2", TabID: "sheet-4-a"})
-		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "a", TabType: "sheet", Label: "S", Outcome: history.OK, Version: "2", TabID: "sheet-4-a", Replayed: true})
+		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "a", TabType: "sheet", Label: "S", Outcome: contract.OK, Version: "2", TabID: "sheet-4-a"})
+		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", Key: "a", TabType: "sheet", Label: "S", Outcome: contract.OK, Version: "2", TabID: "sheet-4-a", Replayed: true})
 		b.finalBar("2", []history.FinalTab{{TabID: "sheet-4-a", Type: "sheet", Label: "S"}})
 		rep := b.check(t, Options{})
 		if order == contract.OrderVersionFirst {
@@ -395,10 +407,10 @@ func TestReplayOrder(t *testing.T) {
 func TestTabRegisters(t *testing.T) {
 	b := newRun(contract.GuardTab, "", "")
 	b.read("claude", "1")
-	b.add(history.Call{Editor: "human", Tool: contract.ToolReadNoteTab, Tab: "sheet-4-a", Outcome: history.OK, Version: "1"})
-	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.add(history.Call{Editor: "human", Tool: contract.ToolReadNoteTab, Tab: "sheet-4-a", Outcome: contract.OK, Version: "1"})
+	b.edit("claude", "1", "claude-0", "ok", "2")
 	b.add(history.Call{Editor: "human", Tool: contract.ToolEditNoteTab, Tab: "sheet-4-a", Operation: "sheet_set_range", ExpectedVersion: "1",
-		At: &history.Cell{Row: 0}, Intent: "human-0", Outcome: history.OK, Version: "2"})
+		At: &history.Cell{Row: 0}, Intent: "human-0", Outcome: contract.OK, Version: "2"})
 	b.final("1", "claude-0")
 	f := &b.run.Finals[0]
 	f.Tabs = append(f.Tabs, history.FinalTab{TabID: "sheet-4-a", Type: "sheet", Label: "Data"})
@@ -417,7 +429,7 @@ func TestTabRegisters(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	b := newRun(contract.GuardNote, "", "")
 	b.read("claude", "1")
-	b.edit("claude", "1", "claude-0", history.OK, "2")
+	b.edit("claude", "1", "claude-0", "ok", "2")
 	b.final("2", "claude-0")
 	rep := b.check(t, Options{Timeout: time.Nanosecond})
 	for _, r := range rep.Checks {
@@ -447,4 +459,202 @@ func lostBy(r RunResult, editor string) int {
 		}
 	}
 	return 0
+}
+
+// conflict adds a write of line by editor that conflicted; current is the
+// version the reply named, "" for none.
+func (b *builder) conflict(editor, expected, line, current string) *history.Call {
+	return b.edit(editor, expected, line, "conflict", current)
+}
+
+// A conflict whose reply names no current version (a vault's
+// REVISION_CONFLICT, an SQL UPDATE … WHERE version = ? that matched no row)
+// is legal when the register's version differs from the one expected, and
+// binds nothing; it is not legal while the version is the expected one, nor
+// without a guard.
+func TestConflictWithoutCurrentVersion(t *testing.T) {
+	t.Run("legal", func(t *testing.T) {
+		b := twoEditors(contract.GuardNote)
+		b.conflict("human", "1", "human-0", "")
+		b.read("human", "2")
+		b.edit("human", "2", "human-0", "ok", "3")
+		b.final("3", "claude-0", "human-0")
+		expect(t, b.check(t, Options{}))
+	})
+	t.Run("binds nothing", func(t *testing.T) {
+		// An info write may have moved the version: the conflict says it
+		// differs from 1, not what it is; a read then sees the 2 it made.
+		b := newRun(contract.GuardNote, "", "")
+		b.read("claude", "1")
+		b.edit("claude", "1", "claude-0", "info", "")
+		b.conflict("human", "1", "human-0", "")
+		b.read("human", "2")
+		b.final("2", "claude-0")
+		expect(t, b.check(t, Options{}))
+	})
+	t.Run("the version was the expected one", func(t *testing.T) {
+		b := newRun(contract.GuardNote, "", "")
+		b.read("claude", "1")
+		b.conflict("human", "1", "human-0", "")
+		b.final("1")
+		rep := b.check(t, Options{})
+		expect(t, rep, Linearizability)
+		if got := rep.Checks[0].First[0]; !strings.Contains(got, "it cannot take: human#1 edit_note_tab n/markdown adding \"human-0\" expected 1 → conflict (no current version named)") {
+			t.Errorf("violation described as %q", got)
+		}
+	})
+	t.Run("no guard", func(t *testing.T) {
+		b := newRun(contract.GuardNone, "", "")
+		b.read("claude", "1")
+		b.conflict("claude", "1", "claude-0", "")
+		b.final("1")
+		expect(t, b.check(t, Options{}), Linearizability)
+	})
+}
+
+// An info read observes nothing: whatever version it carries binds nothing.
+// An info write of any kind (exhausted retries, busy, among them) may have
+// applied.
+func TestInfoOutcomes(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.read("claude", "1")
+	b.add(history.Call{Editor: "human", Tool: contract.ToolReadNoteTab, Tab: "markdown", Outcome: contract.Info, ErrorKind: contract.KindTimeout, Version: "9"})
+	b.add(history.Call{Editor: "claude", Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text", ExpectedVersion: "1",
+		Intent: "claude-0", Outcome: contract.Info, ErrorKind: contract.KindBusy})
+	b.read("human", "2")
+	b.edit("human", "2", "human-0", "ok", "3")
+	b.final("3", "claude-0", "human-0")
+	expect(t, b.check(t, Options{}))
+}
+
+// Digest and opaque versions have no order: the versions check does not
+// apply to their runs. Alone, such runs make it n/a, with the reason, which
+// is neither ok nor unknown; beside a run of counter versions it judges that
+// one, and says which it did not apply to.
+func TestVersionsNotApplicable(t *testing.T) {
+	digest := func(format contract.VersionFormat) *history.Run {
+		// Two commits of the same content share a digest.
+		b := newRun(contract.GuardNote, format, "")
+		b.read("claude", "sha256:aa")
+		b.edit("claude", "sha256:aa", "claude-0", "ok", "sha256:bb")
+		b.read("claude", "sha256:bb")
+		b.edit("claude", "sha256:bb", "claude-0", "ok", "sha256:aa")
+		b.final("sha256:aa", "claude-0")
+		return b.run
+	}
+	for _, format := range []contract.VersionFormat{contract.FormatDigest, contract.FormatOpaque} {
+		rep, err := Run(context.Background(), []*history.History{{File: "h.jsonl", Runs: []*history.Run{digest(format)}}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := result(t, rep, Versions)
+		if v.Verdict != NotApplicable || v.Judged != 0 || v.NotApplicable != 1 || v.Violations != 0 ||
+			!strings.HasPrefix(v.Reason, "not applicable to h.jsonl, run r: "+string(format)+" versions ") {
+			t.Errorf("%s: versions %+v", format, v)
+		}
+		if r := rep.Runs[0]; r.Versions != NotApplicable || r.VersionCollisions != 0 {
+			t.Errorf("%s: run %+v", format, r)
+		}
+		if violated, unknown := rep.Failed(); len(violated)+len(unknown) != 0 {
+			t.Errorf("%s: failed %v, unknown %v", format, violated, unknown)
+		}
+	}
+	counter := twoEditors(contract.GuardNote)
+	counter.run.Header.Run = "c"
+	counter.final("2", "claude-0")
+	rep, err := Run(context.Background(), []*history.History{{File: "h.jsonl", Runs: []*history.Run{digest(contract.FormatDigest), counter.run}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := result(t, rep, Versions); v.Verdict != OK || v.Judged != 1 || v.NotApplicable != 1 || !strings.Contains(v.Reason, "digest versions are the same for the same content") {
+		t.Errorf("versions over a digest and a counter run: %+v", v)
+	}
+	if rep.Runs[0].Versions != NotApplicable || rep.Runs[1].Versions != OK {
+		t.Errorf("runs: %s, %s", rep.Runs[0].Versions, rep.Runs[1].Versions)
+	}
+}
+
+// Histories without a run leave nothing to judge: every check unknown, none
+// ok. A history cut short is judged on what it holds: a violation in it
+// stands, every other check is unknown.
+func TestNothingToJudgeAndCutShort(t *testing.T) {
+	rep, err := Run(context.Background(), []*history.History{{File: "h.jsonl"}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Empty {
+		t.Error("no run, and not empty")
+	}
+	for _, r := range rep.Checks {
+		if r.Verdict != Unknown || r.Reason != "nothing to judge: the histories hold no run" {
+			t.Errorf("%s: %s (%s), want unknown, nothing to judge", r.Check, r.Verdict, r.Reason)
+		}
+	}
+
+	b := twoEditors(contract.GuardNone)
+	b.edit("human", "1", "human-0", "ok", "3")
+	b.final("3", "human-0")
+	rep, err = Run(context.Background(), []*history.History{{File: "h.jsonl", Runs: []*history.Run{b.run}, Cut: true, Lines: 9}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cut) != 1 || rep.Cut[0] != "h.jsonl after line 9" {
+		t.Errorf("cut %q", rep.Cut)
+	}
+	for _, r := range rep.Checks {
+		want := Unknown
+		if r.Check == LostUpdates || r.Check == StaleOverwrites {
+			want = Violated
+		}
+		if r.Verdict != want || !strings.Contains(r.Reason, "cut short (no end line): h.jsonl after line 9; what it lacks was not judged") {
+			t.Errorf("%s: %s (%s), want %s, cut short", r.Check, r.Verdict, r.Reason, want)
+		}
+	}
+}
+
+// A violation is described with the faults of its run that came before it:
+// for a lost write, those from the write on, as the final state was read
+// after them all; the run counts its faults; porcupine's page marks them.
+func TestFaultsBeforeViolations(t *testing.T) {
+	b := twoEditors(contract.GuardNone) // claude's write returns at 35
+	b.run.Faults = []history.Fault{
+		{Run: "r", Kind: history.FaultPause, Start: 1, End: 2},
+		{Run: "r", Kind: history.FaultKill, Start: 1_200_000_000, End: 1_200_000_000, PID: 4711},
+	}
+	b.add(history.Call{Editor: "human", Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text", ExpectedVersion: "1",
+		Intent: "human-0", Outcome: contract.OK, Version: "3", Invoke: 1_300_000_000, Return: 1_300_000_005})
+	b.final("3", "human-0")
+	rep := b.check(t, Options{})
+	expect(t, rep, LostUpdates, StaleOverwrites)
+	if got := result(t, rep, LostUpdates).First[0]; !strings.HasSuffix(got, `adding "claude-0" expected 1 → ok 2; after kill at 1.20 s (pid 4711)`) {
+		t.Errorf("lost update described as %q", got)
+	}
+	if got := result(t, rep, StaleOverwrites).First[0]; !strings.HasSuffix(got, "; after pause from 0.00 s to 0.00 s and kill at 1.20 s (pid 4711)") {
+		t.Errorf("stale overwrite described as %q", got)
+	}
+	if rep.Runs[0].Faults != 2 {
+		t.Errorf("faults %d, want 2", rep.Runs[0].Faults)
+	}
+
+	// More faults than a description names: the last three, and how many.
+	for i := range 3 {
+		b.run.Faults = append(b.run.Faults, history.Fault{Run: "r", Kind: history.FaultLoseReplies, Start: int64(1_210_000_000 + i)})
+	}
+	if got := b.check(t, Options{}).Checks[2].First[0]; !strings.HasSuffix(got, "; after 4 faults, the last lose-replies at 1.21 s, lose-replies at 1.21 s and lose-replies at 1.21 s") {
+		t.Errorf("lost update described as %q", got)
+	}
+
+	// A linearizability violation after a kill: the page marks it.
+	l := newRun(contract.GuardNote, "", "")
+	l.read("claude", "1")
+	l.run.Faults = []history.Fault{{Run: "r", Kind: history.FaultKill, Start: 17, End: 17, PID: 4711}}
+	l.conflict("human", "1", "human-0", "")
+	l.final("1")
+	rep = l.check(t, Options{Visualize: true})
+	if got := rep.Checks[0].First[0]; !strings.HasSuffix(got, "; after kill at 0.00 s (pid 4711)") {
+		t.Errorf("linearizability violation described as %q", got)
+	}
+	if html := string(rep.Visualization); !strings.Contains(html, "kill at 0.00 s (pid 4711)") {
+		t.Errorf("the page does not mark the fault: %d bytes", len(html))
+	}
 }

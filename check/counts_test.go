@@ -57,7 +57,7 @@ func (b *builder) chain(from int, lines ...string) int {
 			editor = "claude"
 		}
 		b.read(editor, fmt.Sprint(v))
-		b.edit(editor, fmt.Sprint(v), l, history.OK, fmt.Sprint(v+1))
+		b.edit(editor, fmt.Sprint(v), l, "ok", fmt.Sprint(v+1))
 		v++
 	}
 	return v
@@ -93,17 +93,17 @@ func TestLostTabsSourcesAndCells(t *testing.T) {
 	b := newRun(contract.GuardNone, "", "")
 	tab := func(n int, id string) {
 		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", TabType: "sheet",
-			Label: fmt.Sprintf("Tab %d", n), Intent: fmt.Sprintf("tab %d", n), Outcome: history.OK, Version: fmt.Sprint(n + 1), TabID: id})
+			Label: fmt.Sprintf("Tab %d", n), Intent: fmt.Sprintf("tab %d", n), Outcome: contract.OK, Version: fmt.Sprint(n + 1), TabID: id})
 	}
 	tab(1, "sheet-4-a")
 	tab(2, "sheet-5-b")
 	for n := 1; n <= 3; n++ {
 		b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "1", URL: fmt.Sprintf("https://x.example/%d", n),
-			Intent: fmt.Sprintf("page %d", n), Outcome: history.OK, Version: fmt.Sprint(n + 3), SourceID: fmt.Sprintf("source-%d", n)})
+			Intent: fmt.Sprintf("page %d", n), Outcome: contract.OK, Version: fmt.Sprint(n + 3), SourceID: fmt.Sprintf("source-%d", n)})
 	}
 	for row := 0; row < 2; row++ {
 		b.add(history.Call{Editor: "human", Tool: contract.ToolEditNoteTab, Tab: "sheet-4-a", Operation: "sheet_set_range", ExpectedVersion: "1",
-			At: &history.Cell{Row: row}, Intent: fmt.Sprintf("human-%d", row), Outcome: history.OK, Version: fmt.Sprint(row + 7)})
+			At: &history.Cell{Row: row}, Intent: fmt.Sprintf("human-%d", row), Outcome: contract.OK, Version: fmt.Sprint(row + 7)})
 	}
 	b.finalBar("8", []history.FinalTab{{TabID: "markdown", Type: "markdown", Label: "Text"}, {TabID: "sheet-4-a", Type: "sheet", Label: "Tab 1"}},
 		contract.Attachment{ID: "source-2", URL: "https://x.example/2"})
@@ -137,17 +137,17 @@ func TestDuplicateTabsAndSourcesCounted(t *testing.T) {
 	tabs := []history.FinalTab{{TabID: "markdown", Type: "markdown", Label: "Text"}}
 	for i, id := range []string{"sheet-4-a", "sheet-5-b", "sheet-6-c"} {
 		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", TabType: "sheet", Label: "Plan",
-			Intent: "tab plan", Outcome: history.OK, Version: fmt.Sprint(i + 2), TabID: id})
+			Intent: "tab plan", Outcome: contract.OK, Version: fmt.Sprint(i + 2), TabID: id})
 		tabs = append(tabs, history.FinalTab{TabID: id, Type: "sheet", Label: "Plan"})
 	}
 	b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, ExpectedVersion: "1", TabType: "slides", Label: "Deck",
-		Intent: "tab deck", Outcome: history.OK, Version: "5", TabID: "slides-7-d"})
+		Intent: "tab deck", Outcome: contract.OK, Version: "5", TabID: "slides-7-d"})
 	tabs = append(tabs, history.FinalTab{TabID: "slides-7-d", Type: "slides", Label: "Deck"})
 	var sources []contract.Attachment
 	for i, u := range []string{"https://x.example/p", "https://www.x.example/p", "http://x.example/p"} {
 		id := fmt.Sprintf("source-%d", i+1)
 		b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "1", URL: u, Intent: "x.example/p",
-			Outcome: history.OK, Version: fmt.Sprint(i + 6), SourceID: id})
+			Outcome: contract.OK, Version: fmt.Sprint(i + 6), SourceID: id})
 		sources = append(sources, contract.Attachment{ID: id, URL: u})
 	}
 	b.finalBar("8", tabs, sources...)
@@ -164,13 +164,13 @@ func TestStaleOverwritesCounted(t *testing.T) {
 	b := newRun(contract.GuardNone, "", "")
 	b.read("claude", "1")
 	b.read("human", "1")
-	b.edit("claude", "1", "claude-0", history.OK, "2")
-	b.edit("human", "1", "human-0", history.OK, "3") // stale: read 1, claude wrote 2
+	b.edit("claude", "1", "claude-0", "ok", "2")
+	b.edit("human", "1", "human-0", "ok", "3") // stale: read 1, claude wrote 2
 	b.read("human", "3")
-	b.edit("claude", "1", "claude-1", history.OK, "4") // stale: read 1, two writes since
-	b.edit("human", "3", "human-1", history.OK, "5")   // stale: read 3, claude wrote 4
+	b.edit("claude", "1", "claude-1", "ok", "4") // stale: read 1, two writes since
+	b.edit("human", "3", "human-1", "ok", "5")   // stale: read 3, claude wrote 4
 	b.read("claude", "5")
-	b.edit("claude", "5", "claude-2", history.OK, "6") // read the latest: not stale
+	b.edit("claude", "5", "claude-2", "ok", "6") // read the latest: not stale
 	b.final("6", "human-1", "claude-2")
 	rep := b.check(t, Options{})
 	runCounts(t, rep, StaleOverwrites, func(r RunResult) int { return r.StaleOverwrites }, 5, 3)
@@ -183,15 +183,15 @@ func TestStaleOverwritesCounted(t *testing.T) {
 func TestVersionCollisionsCounted(t *testing.T) {
 	b := newRun(contract.GuardNote, contract.FormatMS, "")
 	b.read("claude", "t1")
-	b.edit("claude", "t1", "claude-0", history.OK, "t1") // kept the version it expected
+	b.edit("claude", "t1", "claude-0", "ok", "t1") // kept the version it expected
 	b.read("claude", "t1")
-	b.edit("claude", "t1", "claude-1", history.OK, "t2")
+	b.edit("claude", "t1", "claude-1", "ok", "t2")
 	b.read("claude", "t2")
-	b.edit("claude", "t2", "claude-2", history.OK, "t3")
+	b.edit("claude", "t2", "claude-2", "ok", "t3")
 	b.read("human", "t3")
-	b.edit("human", "t3", "human-0", history.OK, "t2") // t2 again
+	b.edit("human", "t3", "human-0", "ok", "t2") // t2 again
 	b.read("human", "t2")
-	b.edit("human", "t2", "human-1", history.OK, "t4")
+	b.edit("human", "t2", "human-1", "ok", "t4")
 	b.final("t4", "claude-0", "claude-1", "claude-2", "human-0", "human-1")
 	rep := b.check(t, Options{})
 	runCounts(t, rep, Versions, func(r RunResult) int { return r.VersionCollisions }, 5, 2)

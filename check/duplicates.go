@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -52,11 +53,11 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 			}
 			for _, d := range nc.tabs.duplicates(tabs) {
 				rd.res.Duplicates += d.extra
-				res.violations(d.extra, rd, "note %s: %d tabs for %s", note, d.made, d.what)
+				res.violations(d.extra, rd, math.MinInt64, rd.end, "note %s: %d tabs for %s", note, d.made, d.what)
 			}
 			for _, d := range nc.sources.duplicates(sources) {
 				rd.res.Duplicates += d.extra
-				res.violations(d.extra, rd, "note %s: %d sources for %s", note, d.made, d.what)
+				res.violations(d.extra, rd, math.MinInt64, rd.end, "note %s: %d sources for %s", note, d.made, d.what)
 			}
 			count := map[string]int{}
 			for _, l := range strings.Split(f.Text, "\n") {
@@ -67,7 +68,7 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 			for _, l := range slices.Sorted(maps.Keys(count)) {
 				if n := count[l]; n > 1 {
 					rd.res.Duplicates += n - 1
-					res.violations(n-1, rd, "note %s: the line %q is in the text %d times", note, l, n)
+					res.violations(n-1, rd, math.MinInt64, rd.end, "note %s: the line %q is in the text %d times", note, l, n)
 				}
 			}
 		}
@@ -192,7 +193,7 @@ func checkReplays(rd *runData, res *Result) {
 	first := map[[3]string]result{}
 	for i := range rd.run.Calls {
 		c := &rd.run.Calls[i]
-		if !c.IsWrite() || c.Outcome != history.OK || c.Replayed {
+		if !c.IsWrite() || c.Outcome != contract.OK || c.Replayed {
 			continue
 		}
 		k := [3]string{c.Note, c.Key, c.Tool}
@@ -202,7 +203,7 @@ func checkReplays(rd *runData, res *Result) {
 	}
 	for i := range rd.run.Calls {
 		c := &rd.run.Calls[i]
-		if !c.IsWrite() || c.Outcome != history.OK || !c.Replayed {
+		if !c.IsWrite() || c.Outcome != contract.OK || !c.Replayed {
 			continue
 		}
 		k := [3]string{c.Note, c.Key, c.Tool}
@@ -214,7 +215,7 @@ func checkReplays(rd *runData, res *Result) {
 		}
 		if got.version != want.version || got.tabID != want.tabID || got.sourceID != want.sourceID {
 			rd.res.ReplayMismatches++
-			res.violation(rd, "a replay differs from its key's first result: %s, first %s", c, rd.run.Calls[want.call])
+			res.violation(rd, c.Return, "a replay differs from its key's first result: %s, first %s", c, rd.run.Calls[want.call])
 		}
 	}
 }

@@ -29,16 +29,15 @@ type partition struct {
 }
 
 // registerOf returns the register a call reads or writes, or "" for a call that
-// touches no version (an error, a read whose outcome is unknown, a listing of
-// attachments).
+// touches no version: a fail other than a conflict (it definitely did
+// nothing and saw no version), a read whose outcome is info (it observed
+// nothing), a listing of attachments.
 func registerOf(c *history.Call, guard contract.Guard) string {
-	switch c.Outcome {
-	case history.Error:
+	switch {
+	case c.Outcome == contract.Fail && !c.IsConflict():
 		return ""
-	case history.Unknown:
-		if !c.IsWrite() {
-			return ""
-		}
+	case c.Outcome == contract.Info && !c.IsWrite():
+		return ""
 	}
 	switch c.Tool {
 	case contract.ToolEditNoteTab, contract.ToolReadNoteTab, contract.ToolReadSheetRange:
@@ -86,9 +85,12 @@ type opInput struct {
 	sameAllowed bool
 }
 
-// opOutput is what the client saw.
+// opOutput is what the client saw: an ok call (version, replayed), a
+// conflict (version the current one the reply named, "" when it named none)
+// or an info write.
 type opOutput struct {
-	outcome  history.Outcome
+	outcome  contract.Outcome
+	conflict bool
 	version  string
 	replayed bool
 }
@@ -124,8 +126,10 @@ func bind(st regState, v string, in opInput) (regState, bool) {
 //   - a replayed write changes nothing and, under version-first, requires the
 //     version to equal expected_version (the compare came first);
 //   - a conflict requires the version to differ from expected_version and to
-//     equal the current version it reported;
-//   - a write whose outcome is unknown either applied or did not. Not applying
+//     equal the current version it reported; a conflict that names no
+//     current version (a server's refusal that says none) only requires the
+//     version to differ, and binds nothing;
+//   - a write whose outcome is info either applied or did not. Not applying
 //     is the same as taking effect after everything else (its return is open),
 //     so here it applies when its compare passes, leaving a version nobody saw,
 //     which the next observation fixes. On a version already unknown both
@@ -135,8 +139,8 @@ func step(st regState, in opInput, out opOutput) (bool, regState) {
 		ns, ok := bind(st, out.version, in)
 		return ok, ns
 	}
-	switch out.outcome {
-	case history.OK:
+	switch {
+	case out.outcome == contract.OK:
 		if out.replayed {
 			if in.conditional && in.versionFirst {
 				ns, ok := bind(st, in.expected, in)
@@ -150,13 +154,16 @@ func step(st regState, in opInput, out opOutput) (bool, regState) {
 			}
 		}
 		return true, regState{known: true, version: out.version}
-	case history.Conflict:
+	case out.conflict:
 		if !in.conditional || out.version == in.expected {
 			return false, st
 		}
+		if out.version == "" {
+			return !st.known || st.version != in.expected, st
+		}
 		ns, ok := bind(st, out.version, in)
 		return ok, ns
-	case history.Unknown:
+	case out.outcome == contract.Info:
 		if !st.known {
 			return true, regState{}
 		}
@@ -225,21 +232,25 @@ func describeOp(in opInput, out opOutput) string {
 	if !in.write {
 		return fmt.Sprintf("%s → %s", in.tool, out.version)
 	}
-	s := fmt.Sprintf("%s expected %s → %s", in.tool, in.expected, out.outcome)
-	switch out.outcome {
-	case history.OK:
-		s += " " + out.version
+	s := fmt.Sprintf("%s expected %s → ", in.tool, in.expected)
+	switch {
+	case out.outcome == contract.OK:
+		s += "ok " + out.version
 		if out.replayed {
 			s += " (replayed)"
 		}
-	case history.Conflict:
-		s += ", current " + out.version
+	case out.conflict && out.version != "":
+		s += "conflict, current " + out.version
+	case out.conflict:
+		s += "conflict (no current version named)"
+	default:
+		s += string(out.outcome)
 	}
 	return s
 }
 
 // operations turns a partition's calls into porcupine operations. A write
-// whose outcome is unknown stays open until the end of the run.
+// whose outcome is info stays open until the end of the run.
 func (rd *runData) operations(p *partition) []porcupine.Operation {
 	v := rd.run.Header.Variant
 	type client struct {
@@ -257,7 +268,7 @@ func (rd *runData) operations(p *partition) []porcupine.Operation {
 			clients[who] = id
 		}
 		ret := c.Return
-		if c.Outcome == history.Unknown {
+		if c.Outcome == contract.Info {
 			ret = rd.end
 		}
 		ops[j] = porcupine.Operation{
@@ -265,7 +276,7 @@ func (rd *runData) operations(p *partition) []porcupine.Operation {
 			Input: opInput{tool: c.Tool, write: c.IsWrite(), expected: c.ExpectedVersion,
 				conditional: v.Guard != contract.GuardNone, versionFirst: v.Order == contract.OrderVersionFirst,
 				sameAllowed: v.VersionFormat == contract.FormatMS},
-			Output:   opOutput{outcome: c.Outcome, version: c.Version, replayed: c.Replayed},
+			Output:   opOutput{outcome: c.Outcome, conflict: c.IsConflict(), version: c.Version, replayed: c.Replayed},
 			Call:     c.Invoke,
 			Return:   ret,
 			Metadata: c,
@@ -281,6 +292,7 @@ type linJob struct {
 	// set by the worker
 	info    porcupine.LinearizationInfo
 	illegal string // what does not fit, for an illegal partition
+	at      int64  // when the call it cannot take returned
 }
 
 // checkLinearizability checks every register of every run with porcupine,
@@ -317,9 +329,10 @@ func checkLinearizability(ctx context.Context, runs []*runData, res *Result, opt
 			res.Judged++
 		case Violated:
 			res.Judged++
-			res.violation(j.rd, "register %s: %s", j.p.key, j.illegal)
+			res.violation(j.rd, j.at, "register %s: %s", j.p.key, j.illegal)
 			j.rd.res.Linearizable = Violated
 			if opts.Visualize && rep.Visualization == nil {
+				j.info.AddAnnotations(j.rd.annotations())
 				var buf bytes.Buffer
 				if err := porcupine.Visualize(model(context.Background()), j.info, &buf); err == nil {
 					rep.Visualization = buf.Bytes()
@@ -383,9 +396,27 @@ func (j *linJob) misfit(ops []porcupine.Operation, partials [][][]int) string {
 	}
 	s := fmt.Sprintf("no linearization of its %d operations; the longest linearizable prefix holds %d", len(ops), len(prefix))
 	if first >= 0 {
-		s += "; it cannot take: " + j.rd.run.Calls[j.p.calls[first]].String()
+		c := &j.rd.run.Calls[j.p.calls[first]]
+		s += "; it cannot take: " + c.String()
+		j.at = c.Return
+		if c.Outcome == contract.Info {
+			j.at = j.rd.end
+		}
+	} else {
+		j.at = j.rd.end
 	}
 	return s
+}
+
+// annotations marks the faults of the run on porcupine's timeline, on a row
+// of their own.
+func (rd *runData) annotations() []porcupine.Annotation {
+	var out []porcupine.Annotation
+	for _, f := range rd.run.Faults {
+		out = append(out, porcupine.Annotation{Tag: "faults", Start: f.Start, End: f.End,
+			Description: f.Kind, Details: f.String(), BackgroundColor: "#f4c7c3"})
+	}
+	return out
 }
 
 // longest returns the longest of the partial linearizations porcupine found for

@@ -28,7 +28,7 @@ func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *
 				editors[c.Editor] = &EditorResult{Editor: c.Editor}
 				order = append(order, c.Editor)
 			}
-			if c.Outcome != history.OK || !c.IsWrite() {
+			if c.Outcome != contract.OK || !c.IsWrite() {
 				continue
 			}
 			id, present, judged := rd.holds(c, lines)
@@ -46,7 +46,8 @@ func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *
 			if !present {
 				e.Lost++
 				rd.res.Lost++
-				res.violation(rd, "acknowledged, missing from the final state: %s", c)
+				// Lost after it was made: the faults since then may be why.
+				res.violations(1, rd, c.Invoke, rd.end, "acknowledged, missing from the final state: %s", c)
 			}
 		}
 		for _, name := range order {

@@ -50,7 +50,7 @@ func checkStale(ctx context.Context, runs []*runData, res *Result, _ Options, _ 
 // isContentWrite reports whether c is a committed edit, the writes this check
 // judges.
 func isContentWrite(c *history.Call) bool {
-	return c.Tool == contract.ToolEditNoteTab && c.Outcome == history.OK && !c.Replayed
+	return c.Tool == contract.ToolEditNoteTab && c.Outcome == contract.OK && !c.Replayed
 }
 
 // staleIn judges the committed edits of one register along its linearization.
@@ -88,7 +88,7 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 	for _, i := range byInvoke {
 		c := &calls[i]
 		t := tabKey{c.Note, c.Tab}
-		if (c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange) && c.Outcome == history.OK {
+		if (c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange) && c.Outcome == contract.OK {
 			latest[reader{c.Editor, c.Session, t, c.Version}] = i
 			continue
 		}
@@ -112,6 +112,6 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 			between = &calls[ws[k]]
 		}
 		rd.res.StaleOverwrites++
-		res.violation(rd, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base])
+		res.violation(rd, w.Return, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base])
 	}
 }

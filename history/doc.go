@@ -6,16 +6,31 @@
 // experiment and how it was made); then, for every run, a run header (the run's
 // name, seed, clock and the contract variant it was served), one call record per
 // tool call (who called, the arguments that matter, invoke and return times and
-// the outcome) and one final-state record per Note (the Note as read back through
-// the tools at the end of the run). Every line carries format_version; this
-// package writes and reads FormatVersion 1.
+// the outcome), one fault record per fault injected into the run, among the
+// calls in time order, and one final-state record per Note (the Note as read
+// back through the tools at the end of the run); its last line is the end line,
+// which counts the runs, calls and faults before it. Every line carries
+// format_version.
+//
+// This package writes FormatVersion 2. A call's outcome is one of Jepsen's
+// three, contract.Outcome: ok, fail (it definitely did not happen) or info (it
+// may have happened); error_kind names the kind of a fail or an info
+// (contract.KindOf) and error its message. A conflict is a fail of kind
+// conflict whose version is the current version the reply named, empty when
+// the server's refusal named none. A format-2 history without its end line was
+// cut short (the process writing it was killed): Read returns what it holds and
+// says so (History.Cut). The reader also reads format 1, which has no end line
+// and four outcomes of its own: ok, conflict (a fail of kind conflict), error
+// (a fail of its kind) and unknown (an info of its kind).
 //
 // Recording: a Writer collects runs; Writer.Run starts the Recorder of one run;
 // Recorder.Session wraps a contract.Session so that every typed call is
-// recorded; Intend and LoseReply let the caller say what a call means to add and
-// that its reply never reached the client; Recorder.Final reads a Note's final
-// state back; Recorder.End hands the run to the Writer, which writes the file
-// whole or not at all (WriteFile).
+// recorded, its outcome classified by contract.OutcomeOf and contract.KindOf;
+// Intend and LoseReply let the caller say what a call means to add and that its
+// reply never reached the client; Recorder.Fault records a fault, timed with
+// Recorder.Now; Recorder.Final reads a Note's final state back; Recorder.End
+// hands the run to the Writer, which writes the file whole or not at all
+// (WriteFile).
 //
 // The package knows the contract's types and tools. It knows nothing of
 // experiments, editors, clocks or stores, and it judges nothing: deciding what a

@@ -55,6 +55,7 @@ func Merge(ctx context.Context, w io.Writer, files []string, data [][]byte) erro
 		if i > 0 {
 			b = b[bytes.IndexByte(b, '\n')+1:] // every line but the header
 		}
+		b = b[:bytes.LastIndexByte(b, '\n')+1] // a line cut in the middle goes, as Read drops it
 		rename := map[string]string{}
 		for _, r := range hs[i].Runs {
 			if i > 0 && count[r.Header.Run] > 1 {

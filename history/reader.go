@@ -20,15 +20,27 @@ type History struct {
 	// File is the name the history was read under, for messages.
 	File   string
 	Header Header
+	// FormatVersion is the format of the history header: 1 or 2.
+	FormatVersion int
 	// Runs are in the order of their run headers.
 	Runs []*Run
+	// Cut says the history was cut short: it is of format 2 and does not end
+	// with its end line (the process writing it was killed, or the file was
+	// cut), or, in a merged history, a part before an end line lacks its own.
+	// What it holds was read; nobody can say what it lacks. A history of
+	// format 1 has no end line and is never cut.
+	Cut bool
+	// Lines is how many lines were read: all of them, or those before the
+	// cut, when the cut fell in the middle of a line.
+	Lines int
 }
 
-// Run is one run of a history: its header, its calls in file order and the
-// final state of its Notes.
+// Run is one run of a history: its header, its calls in file order, the
+// faults injected into it and the final state of its Notes.
 type Run struct {
 	Header RunHeader
 	Calls  []Call
+	Faults []Fault
 	Finals []Final
 	// Line is the line of the run header, for messages.
 	Line int
@@ -74,13 +86,20 @@ func ReadFile(ctx context.Context, path string) (*History, error) {
 }
 
 // Read reads a history from r; name is the file name messages give. It stops
-// when ctx ends, between two reads of r, with ctx's error. Every problem is
-// an *InputError naming the line: an empty file, a line longer than MaxLine,
-// a line that is not a JSON object of a known kind, a truncated last line, a
-// format_version other than FormatVersion, a missing history header, a
-// second history header (two histories run together), a run declared twice
-// or a record of a run not declared before it, a call whose fields
-// contradict each other, a second final state of one Note.
+// when ctx ends, between two reads of r, with ctx's error. It reads format 2
+// and format 1, whose outcomes it maps to format 2's (conflict to fail of kind
+// conflict, error to fail of its kind, unknown to info of its kind).
+//
+// A history of format 2 that does not end with its end line was cut short:
+// Read returns what it holds with Cut set, dropping a last line cut in the
+// middle. Every other problem is an *InputError naming the line: an empty
+// file, a line longer than MaxLine, a line that is not a JSON object of a
+// known kind, a truncated last line of format 1, a format_version other than
+// 1 and 2, a missing history header, a second history header (two histories
+// run together), a run declared twice or a record of a run not declared
+// before it, a call or a fault whose fields contradict each other, a second
+// final state of one Note, an end line that counts more than the lines before
+// it hold.
 func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 	h := &History{File: name}
 	runs := map[string]*Run{}
@@ -89,10 +108,25 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 	fail := func(line int, format string, args ...any) error {
 		return &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
-	line := 0
+	var (
+		line int
+		// seen counts the runs, calls and faults since the last end line;
+		// open says those lines include one of format 2, which an end line
+		// must close.
+		seen End
+		open bool
+		// format is the format of the last line read.
+		format int
+	)
 	for {
 		b, err := readLine(br)
 		if err == io.EOF && len(b) == 0 {
+			break
+		}
+		if err == io.EOF && format == 2 && !json.Valid(b) {
+			// Format 2 ends with its end line: a file that stops in the
+			// middle of a line was cut short there.
+			open = true
 			break
 		}
 		line++
@@ -101,11 +135,12 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 			return nil, ctx.Err()
 		case err == errLongLine:
 			return nil, fail(line, "a line longer than %d MiB: not a history", MaxLine>>20)
-		case err == io.EOF:
+		case err == io.EOF && format != 2:
 			return nil, fail(line, "truncated record: the file ends in the middle of a line")
-		case err != nil:
+		case err != nil && err != io.EOF:
 			return nil, &InputError{File: name, Line: line, Msg: err.Error()}
 		}
+		h.Lines = line
 		if len(bytes.TrimSpace(b)) == 0 {
 			return nil, fail(line, "empty line")
 		}
@@ -117,11 +152,15 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 		if l.FormatVersion == nil {
 			return nil, fail(line, "format_version missing")
 		}
-		if *l.FormatVersion != FormatVersion {
-			return nil, fail(line, "format_version %d is not supported (this notesbench reads %d)", *l.FormatVersion, FormatVersion)
+		format = *l.FormatVersion
+		if format != 1 && format != FormatVersion {
+			return nil, fail(line, "format_version %d is not supported (this notesbench reads 1 and %d)", format, FormatVersion)
 		}
 		if line == 1 && l.Kind != KindHistory {
 			return nil, fail(line, "not a history: the first line must be the history header, not %q", l.Kind)
+		}
+		if format == 2 && l.Kind != KindEnd {
+			open = true
 		}
 		switch l.Kind {
 		case KindHistory:
@@ -129,6 +168,7 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 				return nil, fail(line, "a second history header: two histories are mixed in one file")
 			}
 			h.Header = Header{Experiment: l.Experiment, Command: l.Command}
+			h.FormatVersion = format
 			if h.Header.Experiment == "" {
 				return nil, fail(line, "history header: experiment missing")
 			}
@@ -143,16 +183,36 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 			run := &Run{Header: rh, Line: line}
 			runs[rh.Run] = run
 			h.Runs = append(h.Runs, run)
+			seen.Runs++
 		case KindCall:
 			c := l.Call
 			run, ok := runs[c.Run]
 			if !ok {
 				return nil, fail(line, "call of run %q, which no run header declared before it", c.Run)
 			}
+			if format == 1 {
+				if err := fromFormat1(&c); err != nil {
+					return nil, fail(line, "call: %v", err)
+				}
+			} else if err := checkOutcome(c); err != nil {
+				return nil, fail(line, "call: %v", err)
+			}
 			if err := checkCall(c); err != nil {
 				return nil, fail(line, "call: %v", err)
 			}
 			run.Calls = append(run.Calls, c)
+			seen.Calls++
+		case KindFault:
+			f := Fault{Run: l.Run, Kind: l.Fault, Start: l.Start, End: l.EndNS, PID: l.PID, Detail: l.Detail}
+			run, ok := runs[f.Run]
+			if !ok {
+				return nil, fail(line, "fault in run %q, which no run header declared before it", f.Run)
+			}
+			if err := checkFault(f); err != nil {
+				return nil, fail(line, "fault: %v", err)
+			}
+			run.Faults = append(run.Faults, f)
+			seen.Faults++
 		case KindFinal:
 			f := Final{Run: l.Run, Note: l.Note, Version: l.Version, Tabs: l.Tabs, Text: l.Text, Sheets: l.Sheets, Sources: l.Sources}
 			run, ok := runs[f.Run]
@@ -167,14 +227,29 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 			}
 			finals[[2]string{f.Run, f.Note}] = true
 			run.Finals = append(run.Finals, f)
+		case KindEnd:
+			end := End{Runs: l.Runs, Calls: l.Calls, Faults: l.Faults}
+			if end.Runs > seen.Runs || end.Calls > seen.Calls || end.Faults > seen.Faults {
+				return nil, fail(line, "end: it counts %s, the lines before it hold %s: lines are missing", end, seen)
+			}
+			// An end line that counts less closes a merged history's part
+			// whose own end line is missing: that part was cut short.
+			h.Cut = h.Cut || end != seen
+			seen, open = End{}, false
 		default:
-			return nil, fail(line, "unknown kind %q (want history, run, call or final)", l.Kind)
+			return nil, fail(line, "unknown kind %q (want history, run, call, fault, final or end)", l.Kind)
 		}
 	}
 	if line == 0 {
 		return nil, fail(1, "empty file: no history header")
 	}
+	h.Cut = h.Cut || open
 	return h, nil
+}
+
+// String is what an End counts: "2 runs, 340 calls and 0 faults".
+func (e End) String() string {
+	return fmt.Sprintf("%d runs, %d calls and %d faults", e.Runs, e.Calls, e.Faults)
 }
 
 // ctxReader is a reader that stops when its ctx ends: between two reads of
@@ -261,6 +336,16 @@ type envelope struct {
 type anyLine struct {
 	envelope
 	Call
+	// A Fault's fields beside those it shares with a Call (run).
+	Fault  string `json:"fault"`
+	Start  int64  `json:"start_ns"`
+	EndNS  int64  `json:"end_ns"`
+	PID    int    `json:"pid"`
+	Detail string `json:"detail"`
+	// An End's.
+	Runs       int                         `json:"runs"`
+	Calls      int                         `json:"calls"`
+	Faults     int                         `json:"faults"`
 	Experiment string                      `json:"experiment"`
 	Command    string                      `json:"command"`
 	Seed       uint64                      `json:"seed"`
@@ -284,7 +369,7 @@ func checkRunHeader(h RunHeader) error {
 	case h.Variant.Order == "":
 		return errors.New("variant.order: missing")
 	}
-	if err := h.Variant.Validate(); err != nil {
+	if err := h.Variant.ValidateServed(); err != nil {
 		return fmt.Errorf("variant: %w", err)
 	}
 	return nil
@@ -296,6 +381,55 @@ var tools = map[string]bool{
 	contract.ToolAddNoteSource: true,
 }
 
+// fromFormat1 maps a call's format-1 outcome to format 2's: conflict is a
+// fail of kind conflict, error a fail of its kind, unknown an info of its
+// kind (failure when it names none).
+func fromFormat1(c *Call) error {
+	switch c.Outcome {
+	case contract.OK:
+	case "conflict":
+		c.Outcome, c.ErrorKind = contract.Fail, contract.KindConflict
+	case "error":
+		if c.ErrorKind == "" {
+			return errors.New("error_kind: missing on an error")
+		}
+		c.Outcome = contract.Fail
+	case "unknown":
+		c.Outcome = contract.Info
+		if c.ErrorKind == "" {
+			c.ErrorKind = contract.KindFailure
+		}
+	default:
+		return fmt.Errorf("outcome: %q is not ok, conflict, error or unknown", c.Outcome)
+	}
+	return nil
+}
+
+// failKinds are the kinds of a Fail outcome (contract.OutcomeOf).
+var failKinds = map[string]bool{
+	contract.KindConflict: true, contract.KindNotFound: true, contract.KindInvalid: true,
+	contract.KindSchema: true, contract.KindRefused: true,
+}
+
+// checkOutcome checks a format-2 call's outcome against its kind. Info kinds
+// are open: a kind this notesbench does not know is kept.
+func checkOutcome(c Call) error {
+	switch {
+	case c.Outcome != contract.OK && c.Outcome != contract.Fail && c.Outcome != contract.Info:
+		return fmt.Errorf("outcome: %q is not ok, fail or info", c.Outcome)
+	case c.Outcome == contract.OK && c.ErrorKind != "":
+		return fmt.Errorf("error_kind: %q on an ok call", c.ErrorKind)
+	case c.Outcome != contract.OK && c.ErrorKind == "":
+		return fmt.Errorf("error_kind: missing on a call whose outcome is %s", c.Outcome)
+	case c.Outcome == contract.Fail && !failKinds[c.ErrorKind]:
+		return fmt.Errorf("error_kind: %q is no kind of fail (want conflict, not_found, invalid_argument, schema or refused)", c.ErrorKind)
+	case c.Outcome == contract.Info && failKinds[c.ErrorKind]:
+		return fmt.Errorf("error_kind: %s is a kind of fail, not of info: the call definitely did not happen", c.ErrorKind)
+	}
+	return nil
+}
+
+// checkCall checks the fields of a call, its outcome in format 2's terms.
 func checkCall(c Call) error {
 	switch {
 	case c.Editor == "":
@@ -304,28 +438,34 @@ func checkCall(c Call) error {
 		return fmt.Errorf("tool: unknown tool %q", c.Tool)
 	case c.Note == "":
 		return errors.New("note: missing")
-	case !c.Outcome.valid():
-		return fmt.Errorf("outcome: %q is not ok, conflict, error or unknown", c.Outcome)
 	case c.Return < c.Invoke:
 		return fmt.Errorf("return_ns: %d is before invoke_ns %d", c.Return, c.Invoke)
 	case c.IsWrite() && c.ExpectedVersion == "":
 		return errors.New("expected_version: missing on a write")
 	case c.IsWrite() && c.Key == "":
 		return errors.New("idempotency_key: missing on a write")
-	case c.Outcome == Conflict && c.Version == "":
-		return errors.New("version: a conflict must report the current version")
-	case c.Outcome == Conflict && !c.IsWrite():
+	case c.IsConflict() && !c.IsWrite():
 		return fmt.Errorf("outcome: a %s call cannot conflict", c.Tool)
-	case c.Outcome == OK && c.Version == "" && c.Tool != contract.ToolListNoteAttachments:
+	case c.Outcome == contract.OK && c.Version == "" && c.Tool != contract.ToolListNoteAttachments:
 		return errors.New("version: missing on a successful call")
-	case c.Outcome == OK && c.Tool == contract.ToolCreateNoteTab && c.TabID == "":
+	case c.Outcome == contract.OK && c.Tool == contract.ToolCreateNoteTab && c.TabID == "":
 		return errors.New("tab_id: missing on a successful create_note_tab")
-	case c.Outcome == OK && c.Tool == contract.ToolAddNoteSource && c.SourceID == "":
+	case c.Outcome == contract.OK && c.Tool == contract.ToolAddNoteSource && c.SourceID == "":
 		return errors.New("source_id: missing on a successful add_note_source")
-	case c.Outcome == Error && c.ErrorKind == "":
-		return errors.New("error_kind: missing on an error")
 	case (c.Tool == contract.ToolEditNoteTab || c.Tool == contract.ToolReadNoteTab) && c.Tab == "":
 		return errors.New("tab: missing")
+	}
+	return nil
+}
+
+func checkFault(f Fault) error {
+	switch {
+	case f.Kind == "":
+		return errors.New("fault: missing (the kind of fault: kill, pause, lose-replies, duplicate)")
+	case f.End < f.Start:
+		return fmt.Errorf("end_ns: %d is before start_ns %d", f.End, f.Start)
+	case f.PID < 0:
+		return fmt.Errorf("pid: %d is not a process", f.PID)
 	}
 	return nil
 }

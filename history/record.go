@@ -6,10 +6,11 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-// FormatVersion is the version of the history format this package writes and
-// reads. A reader refuses any other: a field whose meaning changes gets a new
+// FormatVersion is the version of the history format this package writes.
+// The reader reads it and format 1 (before the three outcomes and the end
+// line), and refuses any other: a field whose meaning changes gets a new
 // version, while new optional fields may be added without one.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Kind is what a line of a history holds.
 type Kind string
@@ -22,8 +23,13 @@ const (
 	KindRun Kind = "run"
 	// KindCall is one tool call: a Call.
 	KindCall Kind = "call"
+	// KindFault is one fault injected into a run: a Fault.
+	KindFault Kind = "fault"
 	// KindFinal is the final state of one Note of a run: a Final.
 	KindFinal Kind = "final"
+	// KindEnd is the last line of a file the Writer wrote whole: an End. A
+	// history of format 2 without it was cut short.
+	KindEnd Kind = "end"
 )
 
 // Header is the first line of a history file.
@@ -48,47 +54,6 @@ type RunHeader struct {
 	// retry). It is for readers: check judges the calls, not the policy.
 	Policy string `json:"policy,omitempty"`
 }
-
-// Outcome is what the client learned of a call.
-type Outcome string
-
-// The outcomes.
-const (
-	// OK: the call succeeded; a write committed (or replayed its key's first
-	// result, with Replayed set). Version is the new version (a read's version
-	// for a read).
-	OK Outcome = "ok"
-	// Conflict: a version conflict; nothing was written. Version is the current
-	// version the reply reported.
-	Conflict Outcome = "conflict"
-	// Error: a contract error (not_found, invalid_argument, schema); nothing was
-	// written. ErrorKind says which.
-	Error Outcome = "error"
-	// Unknown: the client does not know what happened: the reply was lost, or
-	// the call failed in a way that says nothing of the write (a dead server, a
-	// broken database). A write may or may not have been applied.
-	Unknown Outcome = "unknown"
-)
-
-func (o Outcome) valid() bool {
-	switch o {
-	case OK, Conflict, Error, Unknown:
-		return true
-	}
-	return false
-}
-
-// The error kinds of an Error outcome, and of the failure behind an Unknown one.
-const (
-	ErrorNotFound = contract.ErrNotFound
-	ErrorInvalid  = contract.ErrInvalidArgument
-	ErrorSchema   = "schema"
-	// ErrorFailure is a failure of the implementation: the outcome is Unknown.
-	ErrorFailure = "failure"
-	// ErrorReplyLost is a reply that never reached the client: the outcome is
-	// Unknown.
-	ErrorReplyLost = "reply_lost"
-)
 
 // Cell is where a sheet_set_range call starts writing.
 type Cell struct {
@@ -130,15 +95,26 @@ type Call struct {
 	Invoke int64 `json:"invoke_ns"`
 	Return int64 `json:"return_ns"`
 
-	Outcome  Outcome `json:"outcome"`
-	Version  string  `json:"version,omitempty"`
-	Replayed bool    `json:"replayed,omitempty"`
-	TabID    string  `json:"tab_id,omitempty"`
-	SourceID string  `json:"source_id,omitempty"`
-	// ErrorKind and Error describe an Error outcome, or the failure behind an
-	// Unknown one.
+	// Outcome is what the client learned: contract.OK (Version is the new
+	// version, a read's version for a read; Replayed says a write replayed
+	// its key's first result), contract.Fail (the call definitely did not
+	// happen) or contract.Info (it may have happened).
+	Outcome  contract.Outcome `json:"outcome"`
+	Version  string           `json:"version,omitempty"`
+	Replayed bool             `json:"replayed,omitempty"`
+	TabID    string           `json:"tab_id,omitempty"`
+	SourceID string           `json:"source_id,omitempty"`
+	// ErrorKind names the kind of a Fail or Info outcome (contract.KindOf:
+	// conflict, not_found, reply_lost, timeout…), Error its message. A
+	// conflict is a Fail of kind conflict whose Version is the current
+	// version the reply reported: empty when the server's refusal named none.
 	ErrorKind string `json:"error_kind,omitempty"`
 	Error     string `json:"error,omitempty"`
+}
+
+// IsConflict reports whether the call ended in a version conflict.
+func (c Call) IsConflict() bool {
+	return c.Outcome == contract.Fail && c.ErrorKind == contract.KindConflict
 }
 
 // IsWrite reports whether the call is one of the three write tools.
@@ -160,7 +136,8 @@ func (c Call) Base() string {
 }
 
 // String describes the call in one line for a reader: "claude#1 edit_note_tab
-// note-1/markdown expected 41 → ok 42".
+// note-1/markdown expected 41 → ok 42", "… → conflict, current 43",
+// "… → info (reply_lost)".
 func (c Call) String() string {
 	s := fmt.Sprintf("%s#%d %s %s", c.Editor, c.Session, c.Tool, c.Note)
 	if c.Tab != "" {
@@ -175,18 +152,22 @@ func (c Call) String() string {
 	if c.BaseVersion != "" {
 		s += " (content from " + c.BaseVersion + ")"
 	}
-	s += " → " + string(c.Outcome)
-	switch c.Outcome {
-	case OK:
+	s += " → "
+	switch {
+	case c.Outcome == contract.OK:
+		s += "ok"
 		if c.Version != "" {
 			s += " " + c.Version
 		}
 		if c.Replayed {
 			s += " (replayed)"
 		}
-	case Conflict:
-		s += ", current " + c.Version
-	case Error, Unknown:
+	case c.IsConflict() && c.Version != "":
+		s += "conflict, current " + c.Version
+	case c.IsConflict():
+		s += "conflict (no current version named)"
+	default:
+		s += string(c.Outcome)
 		if c.ErrorKind != "" {
 			s += " (" + c.ErrorKind + ")"
 		}
@@ -212,4 +193,59 @@ type Final struct {
 	Text    string                      `json:"text"`
 	Sheets  map[string][]contract.Sheet `json:"sheets,omitempty"`
 	Sources []contract.Attachment       `json:"sources"`
+}
+
+// The kinds of fault a nemesis injects. Kind is a string: a reader keeps
+// kinds it does not know.
+const (
+	// FaultKill: the server's process was killed (SIGKILL) and started again.
+	FaultKill = "kill"
+	// FaultPause: the server's process was stopped (SIGSTOP), then continued.
+	FaultPause = "pause"
+	// FaultLoseReplies: replies the server sent were dropped on the wire.
+	FaultLoseReplies = "lose-replies"
+	// FaultDuplicate: a call was sent twice at once.
+	FaultDuplicate = "duplicate"
+)
+
+// Fault is one fault injected into a run: what, when on the run's clock
+// (Start and End in nanoseconds, as a Call's times; End equals Start for a
+// fault of one instant), which process it hit (PID, 0 when none) and what
+// else its injector says of it.
+type Fault struct {
+	Run    string `json:"run"`
+	Kind   string `json:"fault"`
+	Start  int64  `json:"start_ns"`
+	End    int64  `json:"end_ns"`
+	PID    int    `json:"pid"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// String describes the fault for a reader: "kill at 1.20 s (pid 4711)".
+func (f Fault) String() string {
+	s := f.Kind + " at " + seconds(f.Start)
+	if f.End > f.Start {
+		s = f.Kind + " from " + seconds(f.Start) + " to " + seconds(f.End)
+	}
+	if f.PID != 0 {
+		s += fmt.Sprintf(" (pid %d)", f.PID)
+	}
+	if f.Detail != "" {
+		s += ": " + f.Detail
+	}
+	return s
+}
+
+// seconds writes nanoseconds on a run's clock as seconds: "1.20 s".
+func seconds(ns int64) string {
+	return fmt.Sprintf("%.2f s", float64(ns)/1e9)
+}
+
+// End is the last line of a history the Writer wrote whole: how many runs,
+// calls and faults the lines before it (since the history header, or since
+// the end line before it in a merged history) hold.
+type End struct {
+	Runs   int `json:"runs"`
+	Calls  int `json:"calls"`
+	Faults int `json:"faults"`
 }

@@ -2,9 +2,11 @@ package history
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/notesbench/notesbench/contract"
@@ -21,6 +23,7 @@ type Recorder struct {
 	last     int64 // the last time handed out, once started
 	started  bool
 	calls    []Call
+	faults   []Fault
 	finals   []Final
 	sessions int
 	ended    bool
@@ -84,7 +87,7 @@ func (r *Recorder) loseReply(i int) {
 		return
 	}
 	c := &r.calls[i]
-	c.Outcome, c.ErrorKind, c.Error = Unknown, ErrorReplyLost, "the reply was lost"
+	c.Outcome, c.ErrorKind, c.Error = contract.Info, contract.KindReplyLost, "the reply was lost"
 	c.Version, c.Replayed, c.TabID, c.SourceID = "", false, "", ""
 }
 
@@ -146,9 +149,31 @@ func (r *Recorder) Final(ctx context.Context, s contract.Session, noteID string)
 	return nil
 }
 
+// Now reads the run's clock as the recorder does for calls: a time later
+// than every time it handed out before. A nemesis times its faults with it.
+func (r *Recorder) Now() int64 { return r.now() }
+
+// Fault records a fault injected into the run: f.Run is set to the run's
+// name; Start and End are on the run's clock (Now), End no earlier than
+// Start. A fault recorded after End is not recorded, as calls made after End
+// are not.
+func (r *Recorder) Fault(f Fault) error {
+	f.Run = r.header.Run
+	if err := checkFault(f); err != nil {
+		return fmt.Errorf("history: run %q: %w", r.header.Run, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.ended {
+		r.faults = append(r.faults, f)
+	}
+	return nil
+}
+
 // End hands the run to its Writer: the run header, every call in the order the
-// recorder learned its outcome, then the final states. Calls made after End are
-// not recorded.
+// recorder learned its outcome with each fault before the first call that
+// returned after the fault began, then the final states. Calls made after End
+// are not recorded.
 func (r *Recorder) End() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -156,10 +181,19 @@ func (r *Recorder) End() error {
 		return fmt.Errorf("history: run %q already ended", r.header.Run)
 	}
 	r.ended = true
+	faults := slices.Clone(r.faults)
+	slices.SortStableFunc(faults, func(a, b Fault) int { return cmp.Compare(a.Start, b.Start) })
 	var buf bytes.Buffer
 	err := encodeLine(&buf, KindRun, r.header)
 	for i := range r.calls {
+		for len(faults) > 0 && faults[0].Start < r.calls[i].Return {
+			err = errors.Join(err, encodeLine(&buf, KindFault, faults[0]))
+			faults = faults[1:]
+		}
 		err = errors.Join(err, encodeLine(&buf, KindCall, r.calls[i]))
+	}
+	for i := range faults {
+		err = errors.Join(err, encodeLine(&buf, KindFault, faults[i]))
 	}
 	for i := range r.finals {
 		err = errors.Join(err, encodeLine(&buf, KindFinal, r.finals[i]))
@@ -167,7 +201,7 @@ func (r *Recorder) End() error {
 	if err != nil {
 		return fmt.Errorf("history: run %q: %w", r.header.Run, err)
 	}
-	r.calls, r.finals = nil, nil
-	r.w.finish(r.header.Run, buf.Bytes())
+	r.w.finish(r.header.Run, ended{lines: buf.Bytes(), calls: len(r.calls), faults: len(r.faults)})
+	r.calls, r.faults, r.finals = nil, nil, nil
 	return nil
 }

@@ -33,7 +33,7 @@ func Intend(s contract.Session, in Intent) {
 }
 
 // LoseReply records that the reply to the last call s made never reached the
-// client: the call's outcome becomes Unknown and what the reply said is
+// client: the call's outcome becomes Info (reply_lost) and what the reply said is
 // forgotten. Call it when an experiment drops a reply after the call returned.
 // It does nothing when s is not a recorded session.
 func LoseReply(s contract.Session) {
@@ -68,28 +68,20 @@ func (s *session) intend(c *Call) {
 	}
 }
 
-// end completes the record of a call with its outcome and stores it.
+// end completes the record of a call with its outcome and stores it: the
+// outcome and kind are the contract's (contract.OutcomeOf, contract.KindOf);
+// a conflict keeps the current version its reply named, if any.
 func (s *session) end(c Call, version contract.Version, err error) {
 	c.Return = s.r.now()
-	var (
-		conflict *contract.ConflictError
-		notFound *contract.NotFoundError
-		invalid  *contract.InvalidArgumentError
-		schema   *contract.SchemaError
-	)
+	c.Outcome, c.ErrorKind = contract.OutcomeOf(err), contract.KindOf(err)
+	var conflict *contract.ConflictError
 	switch {
 	case err == nil:
-		c.Outcome, c.Version = OK, string(version)
+		c.Version = string(version)
 	case errors.As(err, &conflict):
-		c.Outcome, c.Version = Conflict, string(conflict.Current)
-	case errors.As(err, &notFound):
-		c.Outcome, c.ErrorKind, c.Error = Error, ErrorNotFound, err.Error()
-	case errors.As(err, &schema):
-		c.Outcome, c.ErrorKind, c.Error = Error, ErrorSchema, err.Error()
-	case errors.As(err, &invalid):
-		c.Outcome, c.ErrorKind, c.Error = Error, ErrorInvalid, err.Error()
+		c.Version = string(conflict.Current)
 	default:
-		c.Outcome, c.ErrorKind, c.Error = Unknown, ErrorFailure, err.Error()
+		c.Error = err.Error()
 	}
 	if err != nil {
 		c.Replayed, c.TabID, c.SourceID = false, "", ""

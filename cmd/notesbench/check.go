@@ -43,9 +43,19 @@ final state recorded at its end, never from an experiment's counts:
   stale-overwrites  no write replaced content changed by another acknowledged
                     write after the read its content came from
 
-It prints one verdict per check (ok, violated with the first offending
-operations, or unknown when a check ran out of time) and the figures of every
-run. It exits 1 when any check is violated, else 3 when any is unknown.`,
+Calls that ended info (a lost reply, a timeout, a dead server) may or may not
+have taken effect, and are judged so; a conflict whose reply named no current
+version only says the version differed. Each violation named is followed by
+the faults injected into its run before it.
+
+It prints one verdict per check (ok; violated, with the first offending
+operations; unknown, when a check ran out of time or lacked what it needed;
+n/a, when the check is no rule of the runs, as versions is not of digest and
+opaque versions) and the figures of every run. It exits 1 when any check is
+violated, else 3 when any is unknown, as every check is when the histories
+hold no run (nothing to judge) or one was cut short (it lacks its end line; a
+violation in what it holds is still one). n/a is not unknown: it leaves the
+exit code as it is.`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --history r.jsonl && notesbench check r.jsonl",
 			"notesbench check --html first-violation.html r.jsonl",
@@ -68,17 +78,34 @@ run. It exits 1 when any check is violated, else 3 when any is unknown.`,
 	fs := cmd.Flags()
 	opts.format.register(cmd, withCSV...)
 	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
-	fs.StringVar(&opts.html, "html", "", "write porcupine's page of the first linearizability violation to this file (nothing when there is none)")
+	fs.StringVar(&opts.html, "html", "", "write porcupine's page of the first linearizability violation to this file, with the faults of its run on the timeline (nothing when there is none)")
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check may take; a check out of time says unknown")
 	return cmd
 }
 
-// checkViolation is a check that found a violation: exit code 1.
-type checkViolation struct{ checks []string }
+// checkViolation is a check that found a violation: exit code 1. cut names
+// the histories cut short, whose violations are real but whose other
+// verdicts are unknown.
+type checkViolation struct {
+	checks []string
+	cut    []string
+}
 
 func (e checkViolation) Error() string {
-	return "violated: " + strings.Join(e.checks, ", ")
+	s := "violated: " + strings.Join(e.checks, ", ")
+	if len(e.cut) > 0 {
+		s += " (in what was read of histories cut short, with no end line: " + strings.Join(e.cut, ", ") + ")"
+	}
+	return s
 }
+
+// incompleteError is histories that leave every verdict unknown, whatever the
+// checks found: they hold no run, or one was cut short. Exit code 3, as
+// unknownError.
+type incompleteError struct{ msg string }
+
+func (e incompleteError) Error() string { return e.msg }
+func (e incompleteError) Unwrap() error { return unknownError{} }
 
 // unknownError is a check that could not judge everything and found no
 // violation in what it judged: exit code 3, so that a CI job does not take
@@ -146,16 +173,36 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err := writeResult(o.out, result); err != nil {
 		return err
 	}
-	return checkOutcome(rep)
+	return checkOutcome(rep, hs)
 }
 
 // checkOutcome is the error a check's verdicts end a command with: the
-// violated checks, or else those that could not judge everything.
-func checkOutcome(rep *check.Report) error {
+// violated checks; else nothing to judge, or histories cut short; else the
+// checks that could not judge everything.
+func checkOutcome(rep *check.Report, hs []*history.History) error {
 	violated, unknown := rep.Failed()
+	cut := ""
+	if len(rep.Cut) > 0 {
+		cut = "cut short (no end line): " + strings.Join(rep.Cut, ", ")
+	}
 	switch {
 	case len(violated) > 0:
-		return checkViolation{violated}
+		return checkViolation{violated, rep.Cut}
+	case rep.Empty:
+		var files []string
+		for _, h := range hs {
+			files = append(files, h.File)
+		}
+		msg := "nothing to judge: " + strings.Join(files, ", ") + " hold no run"
+		if len(files) == 1 {
+			msg = "nothing to judge: " + files[0] + " holds no run"
+		}
+		if cut != "" {
+			msg += " (" + cut + ")"
+		}
+		return incompleteError{msg}
+	case cut != "":
+		return incompleteError{"unknown: " + cut + ": what it holds was judged, what it lacks cannot be"}
 	case len(unknown) > 0:
 		return unknownError{unknown}
 	}

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/report"
@@ -18,9 +20,25 @@ import (
 
 // recordRace records two editors racing on the embedded store under guard: each
 // reads, then both write one line with the version they read; under a guard the
-// second conflicts, re-reads and writes again.
+// second conflicts, re-reads and writes again. Calls take 100 ms on the
+// recorder's clock.
 func recordRace(t *testing.T, guard contract.Guard) string {
 	t.Helper()
+	return recordRaceWith(t, raceRecording{guard: guard})
+}
+
+// raceRecording is how recordRaceWith records the race: the guard, the
+// version format the run header names (the store's versions are counters
+// whatever it says), and what happens between the two writes.
+type raceRecording struct {
+	guard   contract.Guard
+	format  contract.VersionFormat
+	between func(*history.Recorder)
+}
+
+func recordRaceWith(t *testing.T, o raceRecording) string {
+	t.Helper()
+	guard := o.guard
 	ctx := context.Background()
 	target := backend.Memory()
 	defer target.Close()
@@ -34,8 +52,8 @@ func recordRace(t *testing.T, guard contract.Guard) string {
 	}
 	w := history.NewWriter(history.Header{Experiment: "test"})
 	var now int64
-	rec, err := w.Run(history.RunHeader{Run: "race-" + string(guard), Seed: 1, Variant: contract.Variant{Guard: guard}, Policy: "reapply"},
-		func() int64 { now += 1000; return now })
+	rec, err := w.Run(history.RunHeader{Run: "race-" + string(guard), Seed: 1, Variant: contract.Variant{Guard: guard, VersionFormat: o.format}, Policy: "reapply"},
+		func() int64 { now += 100_000_000; return now })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +75,9 @@ func recordRace(t *testing.T, guard contract.Guard) string {
 	}
 	if err := write(claude, rc, "claude-0"); err != nil {
 		t.Fatal(err)
+	}
+	if o.between != nil {
+		o.between(rec)
 	}
 	if err := write(human, rh, "human-0"); err != nil {
 		rh, _ = human.ReadNoteTab(ctx, "note-1", "markdown")
@@ -115,7 +136,7 @@ func TestCheckHTML(t *testing.T) {
 	lines := strings.Split(string(b), "\n")
 	edited := false
 	for i, l := range lines {
-		if strings.Contains(l, `"outcome":"conflict"`) {
+		if strings.Contains(l, `"error_kind":"conflict"`) {
 			lines[i] = strings.Replace(l, `"version":"2"`, `"version":"9"`, 1)
 			edited = true
 		}
@@ -154,6 +175,11 @@ func TestCheckBadInput(t *testing.T) {
 	b, _ := os.ReadFile(good)
 	text := string(b)
 	lines := strings.SplitAfter(text, "\n")
+	b, err := os.ReadFile(filepath.Join("testdata", "format1-race.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	format1 := string(b)
 	dir := t.TempDir()
 	file := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -168,9 +194,10 @@ func TestCheckBadInput(t *testing.T) {
 	}{
 		{[]string{"check"}, "notesbench: check needs at least one history file"},
 		{[]string{"check", file("empty.jsonl", "")}, "notesbench: " + dir + "/empty.jsonl:1: empty file: no history header"},
-		{[]string{"check", file("cut.jsonl", text[:len(text)-20])}, "notesbench: " + dir + "/cut.jsonl:" + strconv.Itoa(len(lines)-1) + ": truncated record"},
+		{[]string{"check", file("cut1.jsonl", format1[:len(format1)-20])}, "notesbench: " + dir + "/cut1.jsonl:59: truncated record"},
 		{[]string{"check", file("bad.jsonl", lines[0]+lines[1]+"{\"format_version\":1,\n")}, "notesbench: " + dir + "/bad.jsonl:3: malformed record"},
-		{[]string{"check", file("v2.jsonl", strings.Replace(text, `"format_version":1`, `"format_version":2`, 1))}, "notesbench: " + dir + "/v2.jsonl:1: format_version 2 is not supported"},
+		{[]string{"check", file("v3.jsonl", strings.Replace(text, `"format_version":2`, `"format_version":3`, 1))}, "notesbench: " + dir + "/v3.jsonl:1: format_version 3 is not supported (this notesbench reads 1 and 2)"},
+		{[]string{"check", file("busy.jsonl", strings.Replace(text, `"outcome":"ok"`, `"outcome":"fail","error_kind":"busy"`, 1))}, "notesbench: " + dir + "/busy.jsonl:3: call: error_kind: \"busy\" is no kind of fail"},
 		{[]string{"check", file("mixed.jsonl", text+text)}, "notesbench: " + dir + "/mixed.jsonl:" + strconv.Itoa(len(lines)) + ": a second history header"},
 		{[]string{"check", filepath.Join(dir, "missing.jsonl")}, "notesbench: " + dir + "/missing.jsonl: no such file or directory"},
 		{[]string{"check", good, "--timeout", "0s", "--html", page}, "notesbench: --timeout: must be more than 0"},
@@ -192,5 +219,214 @@ func TestCheckBadInput(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(precious); string(b) != "not a page" {
 		t.Error("--html overwrote a file that was not a page")
+	}
+}
+
+// Histories of format 1 read and judge as they did: the output of check on
+// them is what the notesbench that wrote them printed (the goldens were made
+// by it).
+func TestCheckFormat1Histories(t *testing.T) {
+	for _, name := range []string{"format1-race", "format1-create"} {
+		code, stdout, stderr := runCLI(t, "check", "--format", "markdown", filepath.Join("testdata", name+".jsonl"))
+		if code != 1 || !strings.HasPrefix(stderr, "notesbench: violated: ") {
+			t.Errorf("%s: exit %d, %q; want 1, violated", name, code, stderr)
+		}
+		checkGolden(t, "check-"+name, stdout)
+	}
+}
+
+// A history with no run is nothing to judge: every check unknown, exit 3,
+// one line saying so; a history of format 1 alike.
+func TestCheckNothingToJudge(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := history.NewWriter(history.Header{Experiment: "race"}).WriteFile(empty); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "old.jsonl")
+	os.WriteFile(old, []byte(`{"format_version":1,"kind":"history","experiment":"race"}`+"\n"), 0o644)
+	for _, tc := range []struct{ file, stderr string }{
+		{empty, "notesbench: nothing to judge: " + empty + " holds no run\n"},
+		{old, "notesbench: nothing to judge: " + old + " holds no run\n"},
+	} {
+		code, stdout, stderr := runCLI(t, "check", "--format", "markdown", tc.file)
+		if code != exitUnknown || stderr != tc.stderr {
+			t.Errorf("%s: exit %d, %q; want 3, %q", tc.file, code, stderr, tc.stderr)
+		}
+		if strings.Contains(stdout, "| ok |") || strings.Count(stdout, "| unknown | 0 | 0 | 0 |") != 5 {
+			t.Errorf("%s: not every check unknown:\n%s", tc.file, stdout)
+		}
+	}
+}
+
+// A history cut before its end line is judged on what it holds: its verdict
+// is at best unknown (exit 3), and check says it was cut short; a
+// violation in what it holds is still one (exit 1).
+func TestCheckCutShort(t *testing.T) {
+	clean := readText(t, recordRace(t, contract.GuardNote))
+	lossy := readText(t, recordRace(t, contract.GuardNone))
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	withoutEnd := func(s string) string {
+		return s[:strings.LastIndex(strings.TrimSuffix(s, "\n"), "\n")+1]
+	}
+	noEnd := file("no-end.jsonl", withoutEnd(clean))
+	inLine := file("in-line.jsonl", clean[:len(clean)-20])
+	lines := strings.Count(clean, "\n")
+	for _, tc := range []struct{ file, stderr string }{
+		{noEnd, "notesbench: unknown: cut short (no end line): " + noEnd + " after line " + strconv.Itoa(lines-1) + ": what it holds was judged, what it lacks cannot be\n"},
+		{inLine, "notesbench: unknown: cut short (no end line): " + inLine + " after line " + strconv.Itoa(lines-1) + ": what it holds was judged, what it lacks cannot be\n"},
+	} {
+		code, stdout, stderr := runCLI(t, "check", "--format", "markdown", tc.file)
+		if code != exitUnknown || stderr != tc.stderr {
+			t.Errorf("exit %d, %q; want 3, %q", code, stderr, tc.stderr)
+		}
+		if !strings.Contains(stdout, "| lost-updates | unknown | 2 | 0 | 0 |") || !strings.Contains(stdout, "lost-updates unknown: cut short (no end line): "+tc.file) {
+			t.Errorf("output:\n%s", stdout)
+		}
+	}
+	cutLossy := file("lossy.jsonl", withoutEnd(lossy))
+	code, _, stderr := runCLI(t, "check", cutLossy)
+	if want := "notesbench: violated: lost-updates, stale-overwrites (in what was read of histories cut short, with no end line: " + cutLossy + " after line "; code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("a lossy history cut short: exit %d, %q; want 1, %q", code, stderr, want)
+	}
+}
+
+// readText returns the text of the file at path.
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A conflict whose reply named no current version judges like any other
+// (exit 0, never 2); digest versions make the versions check n/a, which is
+// not unknown (exit 0).
+func TestCheckConflictWithoutVersionAndDigests(t *testing.T) {
+	text := readText(t, recordRace(t, contract.GuardNote))
+	conflict := regexp.MustCompile(`("error_kind":"conflict"),"version":"2"|"version":"2",(.*"error_kind":"conflict")`)
+	if !conflict.MatchString(text) {
+		t.Fatalf("no conflict naming version 2 in the race:\n%s", text)
+	}
+	bare := filepath.Join(t.TempDir(), "bare.jsonl")
+	os.WriteFile(bare, []byte(conflict.ReplaceAllString(text, "$1$2")), 0o644)
+	code, stdout, stderr := runCLI(t, "check", "--format", "markdown", bare)
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "| linearizability | ok | 1 | 0 | 0 |") {
+		t.Errorf("conflicts without a current version: exit %d, %q\n%s", code, stderr, stdout)
+	}
+
+	digests := recordRaceWith(t, raceRecording{guard: contract.GuardNote, format: contract.FormatDigest})
+	code, stdout, stderr = runCLI(t, "check", "--format", "markdown", digests)
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "| versions | n/a | 0 | 0 | 0 |") ||
+		!strings.Contains(stdout, "- versions n/a: not applicable to "+digests+", run race-note: digest versions are the same for the same content") {
+		t.Errorf("digest versions: exit %d, %q\n%s", code, stderr, stdout)
+	}
+}
+
+// A fault recorded in a run is printed with the violations after it, and
+// marked on porcupine's page.
+func TestCheckFaults(t *testing.T) {
+	kill := func(rec *history.Recorder) {
+		at := rec.Now()
+		if err := rec.Fault(history.Fault{Kind: history.FaultKill, Start: at, End: at, PID: 4711}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lossy := recordRaceWith(t, raceRecording{guard: contract.GuardNone, between: kill})
+	if text := readText(t, lossy); !strings.Contains(text, `"kind":"fault","run":"race-none","fault":"kill","start_ns":700000000,"end_ns":700000000,"pid":4711}`) ||
+		!strings.HasSuffix(text, `{"format_version":2,"kind":"end","runs":1,"calls":4,"faults":1}`+"\n") {
+		t.Fatalf("history:\n%s", text)
+	}
+	code, stdout, _ := runCLI(t, "check", "--format", "markdown", lossy)
+	if code != 1 || !strings.Contains(stdout, `- lost-updates: `+lossy+`, run race-none: acknowledged, missing from the final state: claude#1 edit_note_tab note-1/markdown adding "claude-0" expected 1 → ok 2; after kill at 0.70 s (pid 4711)`) ||
+		!strings.Contains(stdout, "(human#2 read_note_tab note-1/markdown → ok 1); after kill at 0.70 s (pid 4711)") {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+
+	// The conflict of a guarded race made to name a version nobody made:
+	// a linearizability violation after the kill.
+	lines := strings.Split(readText(t, recordRaceWith(t, raceRecording{guard: contract.GuardNote, between: kill})), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, `"error_kind":"conflict"`) {
+			lines[i] = strings.Replace(l, `"version":"2"`, `"version":"9"`, 1)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644)
+	page := filepath.Join(t.TempDir(), "page.html")
+	code, stdout, _ = runCLI(t, "check", "--format", "markdown", "--html", page, bad)
+	if code != 1 || !strings.Contains(stdout, "current 9; after kill at 0.70 s (pid 4711)") {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+	if html := readText(t, page); !strings.Contains(html, "kill at 0.70 s (pid 4711)") {
+		t.Errorf("the page does not mark the kill (%d bytes)", len(html))
+	}
+}
+
+// race --history then check through a profile, as for any target: check
+// reads the history (exit 0 or 1, never 2) and counts the lines the race
+// lost, run by run. Through the github profile, and through it with its
+// conflicts naming no current version (as a vault's REVISION_CONFLICT or an
+// SQL UPDATE … WHERE version = ? that matched no row).
+func TestCheckProfiledRaceCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns servers")
+	}
+	versionless := writeProfile(t, func(s string) string {
+		const current = `,
+    "current_version": {"from": "text", "pattern": "is at ([0-9a-f]{40})"}`
+		if !strings.Contains(s, current) {
+			t.Fatal("the github profile's conflict names no current_version to take away")
+		}
+		return strings.Replace(s, current, "", 1)
+	})
+	for _, profile := range []string{"github", versionless} {
+		hist := filepath.Join(t.TempDir(), "h.jsonl")
+		code, stdout, stderr := runCLI(t, "race", "--target", ghshapeTarget(t), "--profile", profile, "--seeds", "1", "--edits", "15",
+			"--pause", "0", "--history", hist, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: race: exit %d\n%s", profile, code, stderr)
+		}
+		var race struct {
+			Rows []struct {
+				Guard  string `json:"guard"`
+				Policy string `json:"policy"`
+				Lost   int    `json:"lost"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &race); err != nil || len(race.Rows) == 0 {
+			t.Fatalf("%s: race: %v\n%s", profile, err, stdout)
+		}
+		text := readText(t, hist)
+		if conflicts := strings.Count(text, `"error_kind":"conflict"`); conflicts == 0 ||
+			profile == versionless && strings.Count(text, `"error_kind":"conflict","error"`)+strings.Count(text, `"error_kind":"conflict"}`) != conflicts {
+			t.Errorf("%s: %d conflicts in the history, or some name a version", profile, conflicts)
+		}
+		code, stdout, stderr = runCLI(t, "check", "--format", "json", hist)
+		if code != 0 && code != 1 {
+			t.Fatalf("%s: check: exit %d, %s", profile, code, stderr)
+		}
+		var rep report.CheckRecord
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range race.Rows {
+			name := "race-" + row.Guard + "-" + row.Policy + "-seed1"
+			i := slices.IndexFunc(rep.Runs, func(r check.RunResult) bool { return r.Run == name })
+			if i < 0 {
+				t.Errorf("%s: check has no run %s", profile, name)
+				continue
+			}
+			if r := rep.Runs[i]; r.Lost != row.Lost || r.Linearizable != check.OK {
+				t.Errorf("%s: %s: check counts %d lost (linearizable %s), the race %d", profile, name, r.Lost, r.Linearizable, row.Lost)
+			}
+		}
 	}
 }
