@@ -58,7 +58,8 @@ type editor struct {
 	// errors counts the run's calls that ended in a server error, for every
 	// editor of the run.
 	errors *errorBudget
-	// maxTries bounds the calls of one edit (triesBound).
+	// maxTries bounds the calls of one edit (triesBound); 0 means the
+	// bound of the most edits a run can have.
 	maxTries int
 	stats    results.EditorRun
 	// acked lists the edits the store acknowledged, by index.
@@ -108,7 +109,10 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 func (e *editor) write(ctx context.Context, noteID string, i int, ed edit, read contract.TabContent) error {
 	req := ed.build(read)
 	history.Intend(e.conn, history.Intent{Mark: ed.mark, Base: read.Version})
-	tries := 0
+	tries, limit := 0, e.maxTries
+	if limit <= 0 {
+		limit = triesBound(2 * maxEdits)
+	}
 	defer func() {
 		e.stats.MaxTries = max(e.stats.MaxTries, tries)
 		if tries > 1 {
@@ -116,7 +120,7 @@ func (e *editor) write(ctx context.Context, noteID string, i int, ed edit, read 
 		}
 	}()
 	for {
-		if tries == e.maxTries {
+		if tries == limit {
 			return e.failed(ctx, fmt.Errorf("%s edit %d: still in conflict after %d tries", e.name, i, tries))
 		}
 		tries++

@@ -79,11 +79,14 @@ func validateParallel(n int) error {
 }
 
 // validateEdits checks the edits per editor of a run.
+// maxEdits bounds the edits of one editor.
+const maxEdits = 10_000
+
 func validateEdits(n int) error {
 	if n < 1 {
 		return fieldErr("edits", "must be at least 1")
 	}
-	return field.AtMost("edits", n, 10_000, "each write carries the whole text, which grows by a line per edit: time grows with the square of the edits")
+	return field.AtMost("edits", n, maxEdits, "each write carries the whole text, which grows by a line per edit: time grows with the square of the edits")
 }
 
 // SeedList implements Experiment for the experiments that run on an Env: the

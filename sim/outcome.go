@@ -59,8 +59,11 @@ func newErrorBudget(max int) *errorBudget {
 }
 
 // add counts err, and returns an *ErrorLimitError once the run has had as
-// many as its limit.
+// many as its limit. A nil budget counts nothing and has no limit.
 func (b *errorBudget) add(err error) error {
+	if b == nil {
+		return nil
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.n++
