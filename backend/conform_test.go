@@ -51,7 +51,16 @@ func TestConformOverServeOnPostgres(t *testing.T) {
 			fails = append(fails, c.Name+": "+c.Detail)
 		}
 	}
-	if len(fails) > 0 || rep.Passed == 0 {
-		t.Fatalf("conform on PostgreSQL: %d passed, failed %s", rep.Passed, strings.Join(fails, "; "))
+	if len(fails) > 0 || rep.Passed == 0 || rep.NotApplicable != 0 {
+		t.Fatalf("conform on PostgreSQL: %d passed, %d n/a, failed %s", rep.Passed, rep.NotApplicable, strings.Join(fails, "; "))
+	}
+	// The server says which versions it makes: counters, named as such.
+	if rep.VersionFormat != contract.FormatCounter {
+		t.Errorf("versions %q", rep.VersionFormat)
+	}
+	for _, c := range rep.Checks {
+		if c.Name == "versions increase" && !strings.HasSuffix(c.Detail, ": counter versions, each greater") {
+			t.Errorf("%s: %s", c.Name, c.Detail)
+		}
 	}
 }

@@ -1,8 +1,9 @@
 package conform
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -10,121 +11,206 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-func (r *runner) staleVersion() (Check, error) {
-	c := r.start("stale version", "a write with a stale expected_version is refused with a conflict that reports the current version, and changes nothing")
-	base, first, err := r.writeCurrent(r.key("stale"), "conform: first write")
-	if err != nil {
-		return c, err
+// The checks of the clauses, in the order of clauses. Each writes by adding
+// a line to the text it read or wrote last, which every profile's write can
+// express (a whole content, a patch or an append), and returns an error for
+// a call that ended in an outcome it does not expect (see runner.check).
+
+// tools checks the tools the target lists: the seven tools and their
+// required fields, or, through a profile, the tools it calls.
+func (r *runner) tools(c Check) (Check, error) {
+	c.Outcome, c.Detail = r.listing()
+	if c.Outcome == Fail {
+		if lister, ok := r.target.(ToolLister); ok {
+			bad, _, _ := strings.Cut(c.Detail, ":")
+			for _, t := range lister.ListedTools() {
+				if t.Name == bad {
+					c.Evidence = []Exchange{{Tool: "tools/list", Request: json.RawMessage(`{}`), Reply: t.InputSchema}}
+				}
+			}
+		}
 	}
-	if !first.ok() {
-		return r.fail(c, "a write with the current version was refused: %s", first)
+	return c, nil
+}
+
+// listing is the verdict of the tools/list clause and what was seen.
+func (r *runner) listing() (Outcome, string) {
+	capable, m := r.capable, r.m
+	if capable != nil {
+		if err := capable.Require("conform", contract.CapRead, contract.CapWrite); err != nil {
+			return Fail, err.Error()
+		}
+	}
+	if !m.native() {
+		detail := "the tools of profile " + m.Profile + "'s read and write are listed"
+		var lacks []string
+		for _, cp := range []contract.Capability{contract.CapCreate, contract.CapList} {
+			if capable != nil && capable.Require("", cp) != nil {
+				lacks = append(lacks, string(cp))
+			}
+		}
+		if len(lacks) > 0 {
+			detail += "; it maps no " + strings.Join(lacks, " or ") + " (or the server lacks its tool)"
+		}
+		return Pass, detail
+	}
+	lister, ok := r.target.(ToolLister)
+	if !ok {
+		return Pass, "the embedded contract's own tools/list: the seven tools as published"
+	}
+	listed := lister.ListedTools()
+	problems := lister.SchemaProblems()
+	var names []string
+	for _, t := range listed {
+		names = append(names, t.Name)
+	}
+	if len(listed) < len(contract.Tools()) {
+		problems = append(problems, fmt.Sprintf("%d of the seven tools listed: %s", len(listed), strings.Join(names, ", ")))
+	}
+	if len(problems) == 0 {
+		return Pass, "the seven tools, each with the contract's required fields"
+	}
+	return Fail, strings.Join(problems, "; ")
+}
+
+func (r *runner) staleVersion(c Check) (Check, error) {
+	base, err := r.read(r.s)
+	if err != nil {
+		return c, ended("the first read", err)
 	}
 	r.pause()
-	before, err := r.readText(r.s)
-	if err != nil {
-		return c, err
+	if _, err := r.write(r.s, base.Version, r.key("stale"), extend(base.Text, "conform: first write")); err != nil {
+		return r.fail(c, "a write with the current version got %s", describe(err))
 	}
-	stale, after, err := r.thenRead(r.writeText(r.s, base.Version, r.key("stale"), "conform: stale write"))
+	r.pause()
+	before, err := r.read(r.s)
 	if err != nil {
-		return c, err
+		return c, ended("the read after the first write", err)
 	}
+	_, stale := r.write(r.s, base.Version, r.key("stale"), extend(base.Text, "conform: stale write"))
+	after, err := r.read(r.s)
+	if err != nil {
+		return c, ended("the read after the stale write", err)
+	}
+	why := ""
+	if !r.m.VersionCheck {
+		why = ": the profile's write sends no version the server checks, so a stale write cannot be refused"
+	}
+	conflict, isConflict := conflictOf(stale)
 	switch {
-	case stale.Error != contract.ErrVersionConflict:
-		return r.fail(c, "the write with stale version %s got %s", base.Version, stale)
-	case stale.CurrentVersion != before.Version:
-		return r.fail(c, "the conflict reports version %s; the current version is %s", stale.CurrentVersion, before.Version)
-	case after.Version != before.Version || textOf(after) != textOf(before):
+	case stale == nil && !strings.Contains(after.Text, "conform: first write"):
+		return r.fail(c, "the write with stale version %s got ok and replaced the line the first write added%s", base.Version, why)
+	case stale == nil:
+		return r.fail(c, "the write with stale version %s got ok%s", base.Version, why)
+	case !isConflict:
+		return r.fail(c, "the write with stale version %s got %s, not a conflict%s", base.Version, describe(stale), why)
+	case changed(before, after):
 		return r.fail(c, "the refused write changed the Note (version %s to %s)", before.Version, after.Version)
+	case conflict.Current == "" && !r.m.native():
+		return pass(c, "version_conflict naming no current version (the target's conflicts name none); text and version unchanged")
+	case conflict.Current == "":
+		return r.fail(c, "the conflict reports no current version; the current version is %s", before.Version)
+	case conflict.Current != before.Version:
+		return r.fail(c, "the conflict reports version %s; the current version is %s", conflict.Current, before.Version)
 	}
-	return r.pass(c, "version_conflict with current_version %s; text and version unchanged", stale.CurrentVersion)
+	return pass(c, "version_conflict with current_version %s; text and version unchanged", conflict.Current)
 }
 
-func (r *runner) missingVersion() (Check, error) {
-	c := r.start("no expected_version", "a write without expected_version is refused by the schema and changes nothing")
-	before, err := r.readText(r.s)
+func (r *runner) missingVersion(c Check) (Check, error) {
+	before, err := r.read(r.s)
 	if err != nil {
-		return c, err
+		return c, ended("the first read", err)
 	}
-	got, after, err := r.thenRead(r.call(r.s, contract.ToolEditNoteTab, map[string]any{"note_id": noteID, "tab_id": "markdown",
-		"idempotency_key": r.key("noversion"), "operation": "replace_text", "text": "conform: no version"}))
+	sent := r.s.sent.Load()
+	_, got := r.write(r.s, "", r.key("noversion"), extend(before.Text, "conform: no version"))
+	reached := !r.s.traced || r.s.sent.Load() > sent
+	after, err := r.read(r.s)
 	if err != nil {
-		return c, err
+		return c, ended("the read after the write", err)
 	}
+	kind := contract.KindOf(got)
+	var refused refusal
+	rpc := errors.As(got, &refused)
 	switch {
-	case after.Version != before.Version || textOf(after) != textOf(before):
-		return r.fail(c, "the write without expected_version was applied (%s)", got)
-	case got.ok():
+	case changed(before, after):
+		return r.fail(c, "the write without expected_version was applied (%s)", describe(got))
+	case got == nil:
 		return r.fail(c, "the write without expected_version was answered as a success")
-	case got.refused != "":
-		return r.pass(c, "refused with a %s, not a tool result; nothing changed", got.refused)
-	case got.Error != contract.ErrInvalidArgument:
-		return r.fail(c, "refused with %s, not invalid_argument", got)
+	case !reached:
+		return r.fail(c, "the write without expected_version never reached the server: %v", got)
+	case !answered(got):
+		return r.fail(c, "the write without expected_version got no answer: %s", describe(got))
+	case rpc:
+		return pass(c, "refused with %s, not a tool result; nothing changed", describe(got))
+	case r.m.native() && kind != contract.KindInvalid && kind != contract.KindSchema:
+		return r.fail(c, "refused with %s, not invalid_argument", describe(got))
 	}
-	return r.pass(c, "refused: %s; nothing changed", got)
+	return pass(c, "refused: %s; nothing changed", describe(got))
 }
 
-func (r *runner) sameKeyResend() (Check, error) {
-	c := r.start("same-key resend", "a resend with the same idempotency key returns the first result and writes once")
-	base, err := r.readText(r.s)
+func (r *runner) sameKeyResend(c Check) (Check, error) {
+	base, err := r.read(r.s)
 	if err != nil {
-		return c, err
+		return c, ended("the first read", err)
 	}
 	r.pause()
-	key, text := r.key("resend"), textOf(base)+"\nconform: written once"
-	first, err := r.writeText(r.s, base.Version, key, text)
+	key, text := r.key("resend"), extend(base.Text, "conform: written once")
+	first, err := r.write(r.s, base.Version, key, text)
 	if err != nil {
-		return c, err
-	}
-	if !first.ok() {
-		return r.fail(c, "the first write was refused: %s", first)
+		return r.fail(c, "the first write got %s", describe(err))
 	}
 	r.pause()
-	again, after, err := r.thenRead(r.writeText(r.s, base.Version, key, text))
+	again, err := r.write(r.s, base.Version, key, text)
 	if err != nil {
-		return c, err
+		return r.fail(c, "the resend (same key, same arguments) got %s instead of the first result", describe(err))
+	}
+	after, err := r.read(r.s)
+	if err != nil {
+		return c, ended("the read after the resend", err)
 	}
 	switch {
-	case !again.ok():
-		return r.fail(c, "the resend (same key, same arguments) got %s instead of the first result", again)
 	case again.Version != first.Version:
 		return r.fail(c, "the resend returned version %s; the first write returned %s", again.Version, first.Version)
-	case after.Version != first.Version || textOf(after) != text:
+	case after.Version != first.Version || after.Text != text:
 		return r.fail(c, "the resend wrote again: version %s after it, %s after the first", after.Version, first.Version)
 	}
 	replayed := "without"
 	if again.Replayed {
 		replayed = "with"
 	}
-	return r.pass(c, "the first result (version %s), %s \"replayed\": true; written once", again.Version, replayed)
+	return pass(c, "the first result (version %s), %s \"replayed\": true; written once", again.Version, replayed)
 }
 
-func (r *runner) lostReplyCreate() (Check, error) {
-	c := r.start("lost reply, create", "a create whose reply was lost, resent with the same key, creates one tab, not two")
+// maxCreateResends bounds the resends of a create that met a conflict: a
+// client re-lists and sends again, with the same key, this many times.
+const maxCreateResends = 1
+
+func (r *runner) lostReplyCreate(c Check) (Check, error) {
 	label := r.key("lost")
 	// The first reply is lost: the client reads none of it.
-	req, first, again, err := r.createTwice(label, "sheet", label)
-	switch {
-	case err != nil:
-		return c, err
-	case !first.ok():
-		return r.fail(c, "the create was refused: %s", first)
-	}
-	path := "the resend: " + again.String()
-	if again.Error == contract.ErrVersionConflict {
-		// A client that meets a conflict re-lists and sends again, same key.
-		l, err := r.list()
-		if err != nil {
-			return c, err
-		}
-		req["expected_version"] = l.Version
-		if again, err = r.call(r.s, contract.ToolCreateNoteTab, req); err != nil {
-			return c, err
-		}
-		path += "; after a re-list, same key: " + again.String()
-	}
-	l, err := r.list()
+	req, first, err := r.createOnce(label, contract.TypeSheet, label)
 	if err != nil {
 		return c, err
+	}
+	if first.err != nil {
+		return r.fail(c, "the create was refused: %s", describe(first.err))
+	}
+	r.pause()
+	again := r.resend(req)
+	path := "the resend: " + again.String()
+	for i := 0; i < maxCreateResends && isConflict(again.err); i++ {
+		// A client that meets a conflict re-lists and sends again, same key.
+		l, err := r.list(r.s)
+		if err != nil {
+			return c, ended("the re-list", err)
+		}
+		req.ExpectedVersion = l.Version
+		again = r.resend(req)
+		path += "; after a re-list, same key: " + again.String()
+	}
+	l, err := r.list(r.s)
+	if err != nil {
+		return c, ended("the listing after the resend", err)
 	}
 	n := 0
 	for _, t := range l.Tabs {
@@ -135,51 +221,107 @@ func (r *runner) lostReplyCreate() (Check, error) {
 	switch {
 	case n != 1:
 		return r.fail(c, "%d tabs created for one intent (%s)", n, path)
-	case again.TabID != first.TabID:
-		return r.fail(c, "the resend returned tab %s, the lost reply was for %s", again.TabID, first.TabID)
+	case again.err != nil && r.m.Key:
+		return r.fail(c, "one tab, but the resend with the same key got %s, not the first result", describe(again.err))
+	case again.err == nil && again.res.TabID != "" && first.res.TabID != "" && again.res.TabID != first.res.TabID:
+		return r.fail(c, "the resend returned tab %s, the lost reply was for %s", again.res.TabID, first.res.TabID)
+	case first.res.TabID == "":
+		return pass(c, "one tab (%s)", path)
 	}
-	return r.pass(c, "one tab, %s (%s)", first.TabID, path)
+	return pass(c, "one tab, %s (%s)", first.res.TabID, path)
 }
 
-func (r *runner) versionsIncrease() (Check, error) {
-	c := r.start("versions increase", "versions strictly increase across writes (commits "+r.opts.Pause.String()+" apart)")
-	cur, err := r.readText(r.s)
+// created is what a create ended in.
+type created struct {
+	res contract.CreateResult
+	err error
+}
+
+func (p created) String() string { return replied(p.err, p.res.Replayed) }
+
+func isConflict(err error) bool {
+	_, ok := conflictOf(err)
+	return ok
+}
+
+// createOnce lists the Note and, a pause later, creates a tab of typ with the
+// version listed and key: the request and what it ended in. The error is
+// the listing's.
+func (r *runner) createOnce(key string, typ contract.TabType, label string) (contract.CreateRequest, created, error) {
+	l, err := r.list(r.s)
 	if err != nil {
-		return c, err
+		return contract.CreateRequest{}, created{}, ended("the listing", err)
 	}
-	seen := []contract.Version{cur.Version}
-	v := cur.Version
+	req := contract.CreateRequest{NoteID: noteID, ExpectedVersion: l.Version, IdempotencyKey: key, TabType: typ, Label: label}
+	r.pause()
+	return req, r.resend(req), nil
+}
+
+func (r *runner) resend(req contract.CreateRequest) created {
+	res, err := r.create(r.s, req)
+	return created{res, err}
+}
+
+func (r *runner) versionsIncrease(c Check) (Check, error) {
+	cur, err := r.read(r.s)
+	if err != nil {
+		return c, ended("the first read", err)
+	}
+	f := r.m.VersionFormat
+	seen := map[contract.Version]bool{cur.Version: true}
+	v, text := cur.Version, cur.Text
+	compared := true
 	for i := range 5 {
 		r.pause()
-		w, err := r.writeText(r.s, v, r.key("increase"), fmt.Sprintf("conform: increase %d", i))
+		text = extend(text, fmt.Sprintf("conform: increase %d", i))
+		w, err := r.write(r.s, v, r.key("increase"), text)
 		if err != nil {
-			return c, err
+			return r.fail(c, "write %d with the current version got %s", i+1, describe(err))
 		}
-		if !w.ok() {
-			return r.fail(c, "write %d with the current version was refused: %s", i+1, w)
+		if seen[w.Version] {
+			return r.fail(c, "write %d got version %s, which an earlier state had", i+1, w.Version)
 		}
-		for _, old := range seen {
-			if w.Version == old {
-				return r.fail(c, "write %d got version %s, which an earlier state had", i+1, w.Version)
-			}
-		}
-		if a, b, ok := integers(v, w.Version); ok && b <= a {
+		after, known := later(f, v, w.Version)
+		if known && !after {
 			return r.fail(c, "write %d went from version %s to %s", i+1, v, w.Version)
 		}
-		seen = append(seen, w.Version)
+		compared = compared && known
+		seen[w.Version] = true
 		v = w.Version
 	}
 	kind := "strings, each new"
-	if _, _, ok := integers(seen[0], v); ok {
+	switch {
+	case f == "" && compared:
 		kind = "integers, each greater"
+	case f == contract.FormatCounter && compared:
+		kind = "counter versions, each greater"
+	case compared:
+		kind = string(f) + " versions, each later"
+	case f != "":
+		kind = string(f) + " versions, each new"
 	}
-	return r.pass(c, "%s to %s over 5 writes: %s", seen[0], v, kind)
+	return pass(c, "%s to %s over 5 writes: %s", cur.Version, v, kind)
 }
 
-func integers(a, b contract.Version) (int64, int64, bool) {
-	x, err1 := strconv.ParseInt(string(a), 10, 64)
-	y, err2 := strconv.ParseInt(string(b), 10, 64)
-	return x, y, err1 == nil && err2 == nil
+// later reports whether version b comes after a in format f; known is
+// false when the versions do not show it (not integers, where f is a
+// counter or unnamed).
+func later(f contract.VersionFormat, a, b contract.Version) (after, known bool) {
+	switch f {
+	case contract.FormatCounter, "":
+		if !contract.IsCounter(string(a)) || !contract.IsCounter(string(b)) {
+			return false, false
+		}
+		// Integers without leading zeros: the longer is the greater.
+		if len(a) != len(b) {
+			return len(a) < len(b), true
+		}
+		return a < b, true
+	case contract.FormatMS, contract.FormatUSSuffix:
+		// Timestamps of one width: their text sorts as their time.
+		return a < b, true
+	}
+	return false, false
 }
 
 // The within-a-millisecond check writes back to back until a version repeats
@@ -197,29 +339,24 @@ const (
 	wantShared = 14.0
 )
 
-func (r *runner) versionsWithinMillisecond() (Check, error) {
-	c := r.start("writes within a millisecond", "two writes committed within the same millisecond get distinct versions")
-	cur, err := r.readText(r.s)
+func (r *runner) versionsWithinMillisecond(c Check) (Check, error) {
+	cur, err := r.read(r.s)
 	if err != nil {
-		return c, err
+		return c, ended("the first read", err)
 	}
-	v := cur.Version
+	v, text := cur.Version, cur.Text
 	shared := 0.0 // expected commits sharing a millisecond with the one before
 	began := r.now()
 	last := began
 	writes := 0
 	for ; writes < maxFastWrites && last.Sub(began) < r.opts.FastTime && shared < wantShared; writes++ {
-		if len(r.log) > 1 {
-			r.log = r.log[len(r.log)-1:] // the evidence is the last two writes
-		}
-		w, err := r.writeText(r.s, v, r.key("fast"), fmt.Sprintf("conform: fast %d", writes))
+		r.keepLast(1) // the evidence is the last two writes
+		text = extend(text, "f")
+		w, err := r.write(r.s, v, r.key("fast"), text)
 		if err != nil {
-			return c, err
+			return r.fail(c, "write %d with the current version got %s", writes+1, describe(err))
 		}
 		now := r.now()
-		if !w.ok() {
-			return r.fail(c, "write %d with the current version was refused: %s", writes+1, w)
-		}
 		if w.Version == v {
 			return r.fail(c, "write %d got version %s, the version it replaced: two commits %v apart share a version", writes+1, v, now.Sub(last).Round(time.Microsecond))
 		}
@@ -231,201 +368,205 @@ func (r *runner) versionsWithinMillisecond() (Check, error) {
 		v, last = w.Version, now
 	}
 	if shared < wantShared {
-		return r.info(c, "not tested: %d writes in %.1fs, too few of them within a millisecond of the one before (%.1f such pairs expected, %.0f needed)",
+		return info(c, "not tested: %d writes in %.1fs, too few of them within a millisecond of the one before (%.1f such pairs expected, %.0f needed)",
 			writes, last.Sub(began).Seconds(), shared, wantShared)
 	}
-	return r.pass(c, "%d back-to-back writes, close enough that millisecond versions would have repeated (all but certainly): no version repeated", writes)
+	return pass(c, "%d back-to-back writes, close enough that millisecond versions would have repeated (all but certainly): no version repeated", writes)
 }
 
-func (r *runner) perTabVersions() (Check, error) {
-	c := r.start("per-tab versions", "when versions are per tab, a write to one tab does not conflict with a reader of another")
-	l, err := r.list()
+func (r *runner) perTabVersions(c Check) (Check, error) {
+	l, err := r.list(r.s)
 	if err != nil {
-		return c, err
+		return c, ended("the listing", err)
 	}
 	r.pause()
-	sheet, err := r.call(r.s, contract.ToolCreateNoteTab, map[string]any{"note_id": noteID, "expected_version": l.Version,
-		"idempotency_key": r.key("tab"), "tab_type": "sheet", "label": "conform per-tab"})
+	sheet, err := r.create(r.s, contract.CreateRequest{NoteID: noteID, ExpectedVersion: l.Version, IdempotencyKey: r.key("tab"),
+		TabType: contract.TypeSheet, Label: "conform per-tab"})
 	if err != nil {
-		return c, err
-	}
-	if !sheet.ok() {
-		return r.fail(c, "creating a Sheet tab was refused: %s", sheet)
+		return r.fail(c, "creating a Sheet tab was refused: %s", describe(err))
 	}
 	r.pause()
-	text, err := r.readText(r.s) // the reader of the markdown tab
+	text, err := r.read(r.s) // the reader of the markdown tab
 	if err != nil {
-		return c, err
+		return c, ended("the read of the text", err)
 	}
-	st, err := r.call(r.s, contract.ToolReadNoteTab, map[string]any{"note_id": noteID, "tab_id": sheet.TabID})
+	st, err := r.readTab(r.s, sheet.TabID)
 	if err != nil {
-		return c, err
+		return c, ended("the read of the Sheet tab", err)
 	}
 	r.pause()
-	cells, err := r.call(r.s, contract.ToolEditNoteTab, map[string]any{"note_id": noteID, "tab_id": sheet.TabID,
-		"expected_version": st.Version, "idempotency_key": r.key("tab"), "operation": "sheet_set_range", "values": [][]any{{"x"}}})
-	if err != nil {
-		return c, err
+	if _, err := r.edit(r.s, contract.EditRequest{NoteID: noteID, TabID: sheet.TabID, ExpectedVersion: st.Version,
+		IdempotencyKey: r.key("tab"), Operation: contract.OpSheetSetRange, Values: [][]any{{"x"}}}); err != nil {
+		return r.fail(c, "a write to the Sheet tab with its version was refused: %s", describe(err))
 	}
-	if !cells.ok() {
-		return r.fail(c, "a write to the Sheet tab with its version was refused: %s", cells)
-	}
-	now, err := r.readText(r.s)
+	now, err := r.read(r.s)
 	if err != nil {
-		return c, err
+		return c, ended("the read after the Sheet write", err)
 	}
 	if now.Version != text.Version {
-		return r.info(c, "versions are per Note: a write to the Sheet tab moved the markdown tab's version from %s to %s", text.Version, now.Version)
+		return info(c, "versions are per Note: a write to the Sheet tab moved the markdown tab's version from %s to %s", text.Version, now.Version)
 	}
 	r.pause()
-	w, err := r.writeText(r.s, text.Version, r.key("tab"), textOf(text)+"\nconform: per tab")
-	if err != nil {
-		return c, err
+	if _, err := r.write(r.s, text.Version, r.key("tab"), extend(text.Text, "conform: per tab")); err != nil {
+		return r.fail(c, "versions are per tab, yet the markdown write after a Sheet write got %s", describe(err))
 	}
-	if !w.ok() {
-		return r.fail(c, "versions are per tab, yet the markdown write after a Sheet write got %s", w)
-	}
-	return r.pass(c, "a Sheet write left the markdown tab at version %s; the markdown write with it landed", text.Version)
+	return pass(c, "a Sheet write left the markdown tab at version %s; the markdown write with it landed", text.Version)
 }
 
-func (r *runner) concurrentWriters() (Check, error) {
+func (r *runner) concurrentWriters(c Check) (Check, error) {
 	n := r.opts.Writers
-	c := r.start("concurrent writers", fmt.Sprintf("%d writers with the same expected version at once: exactly one wins, the others conflict naming its version", n))
-	sessions := make([]contract.Session, n)
-	defer func() {
-		for _, s := range sessions {
-			if s != nil {
-				s.Close()
-			}
-		}
-	}()
+	sessions := make([]*session, n)
+	defer r.release(sessions)
+	base := make([]contract.TabContent, n)
 	for i := range sessions {
-		s, err := r.b.Session(r.ctx)
+		s, err := r.session()
 		if err != nil {
-			return c, err
+			return c, ended(fmt.Sprintf("opening writer %d's session", i+1), err)
 		}
 		sessions[i] = s
+		// Each writer reads, as a client must before it writes; nobody
+		// writes between the reads, so all read the same version.
+		if base[i], err = r.read(s); err != nil {
+			return c, ended(fmt.Sprintf("writer %d's read", i+1), err)
+		}
 	}
 	r.pause()
-	base, err := r.readText(r.s)
-	if err != nil {
-		return c, err
-	}
-	r.pause()
-	replies := make([]reply, n)
+	results := make([]contract.EditResult, n)
 	errs := make([]error, n)
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = r.key("racer")
 	}
-	var mu sync.Mutex // guards r.log
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, s := range sessions {
 		wg.Go(func() {
 			<-start
-			sub := &runner{ctx: r.ctx, opts: r.opts}
-			replies[i], errs[i] = sub.writeText(s, base.Version, keys[i], fmt.Sprintf("conform: racer %d", i))
-			mu.Lock()
-			r.log = append(r.log, sub.log...)
-			mu.Unlock()
+			results[i], errs[i] = r.write(s, base[i].Version, keys[i], extend(base[i].Text, racer(i)))
 		})
 	}
 	close(start)
 	wg.Wait()
-	winners, won := 0, contract.Version("")
-	var others []string
-	for i, err := range errs {
-		if err != nil {
-			return c, err
-		}
-		if replies[i].ok() {
-			winners++
-			won = replies[i].Version
+	final, err := r.read(r.s)
+	if err != nil {
+		return c, ended("the read after the writers", err)
+	}
+	kept := 0
+	for i := range n {
+		if strings.Contains(final.Text, racer(i)) {
+			kept++
 		}
 	}
-	for _, p := range replies {
-		if p.ok() {
-			continue
+	winners, won := 0, contract.Version("")
+	for i, err := range errs {
+		if err == nil {
+			winners++
+			won = results[i].Version
 		}
-		if p.Error != contract.ErrVersionConflict || p.CurrentVersion != won {
-			others = append(others, p.String())
+	}
+	if winners != 1 {
+		return r.fail(c, "%d of %d writers won with expected version %s; the text kept %d of their lines", winners, n, base[0].Version, kept)
+	}
+	// A conflict names the winner's version: the one its write returned,
+	// or the one read after it (a profile's write may return none of the
+	// server's own).
+	var others []string
+	named, unnamed := 0, 0
+	for _, err := range errs {
+		conflict, ok := conflictOf(err)
+		switch {
+		case err == nil:
+		case ok && conflict.Current == "" && !r.m.native():
+			unnamed++
+		case ok && (conflict.Current == won || conflict.Current == final.Version):
+			named++
+		default:
+			others = append(others, describe(err))
 		}
 	}
 	switch {
-	case winners != 1:
-		return r.fail(c, "%d of %d writers won with expected version %s", winners, n, base.Version)
 	case len(others) > 0:
 		return r.fail(c, "one won (version %s); the others got %s", won, strings.Join(others, ", "))
+	case unnamed == 0:
+		return pass(c, "one won (version %s); %d conflicts reporting it", won, named)
+	case named == 0:
+		return pass(c, "one won (version %s); %d conflicts, which name no current version (the target's conflicts name none)", won, unnamed)
 	}
-	return r.pass(c, "one won (version %s); %d conflicts reporting it", won, n-1)
+	return pass(c, "one won (version %s); %d conflicts, %d reporting it, %d naming no current version", won, named+unnamed, named, unnamed)
 }
 
-func (r *runner) sameKeyOtherArgs() (Check, error) {
-	c := r.start("same key, other arguments", "a key sent again with other arguments (the write-ups leave it open)")
+func racer(i int) string { return fmt.Sprintf("conform: racer %d", i) }
+
+func (r *runner) sameKeyOtherArgs(c Check) (Check, error) {
 	key := r.key("args")
-	_, first, err := r.writeCurrent(key, "conform: first arguments")
+	base, err := r.read(r.s)
 	if err != nil {
-		return c, err
-	}
-	if !first.ok() {
-		return r.fail(c, "the first write was refused: %s", first)
+		return c, ended("the first read", err)
 	}
 	r.pause()
-	second, after, err := r.thenRead(r.writeText(r.s, first.Version, key, "conform: other arguments"))
+	firstText := extend(base.Text, "conform: first arguments")
+	first, err := r.write(r.s, base.Version, key, firstText)
 	if err != nil {
-		return c, err
-	}
-	switch {
-	case second.ok() && second.Replayed && textOf(after) == "conform: first arguments":
-		return r.info(c, "the first result replayed; the other arguments ignored")
-	case second.ok() && textOf(after) == "conform: other arguments":
-		return r.info(c, "the other arguments were applied as a new write (version %s)", second.Version)
-	case second.ok():
-		return r.info(c, "answered as a success (version %s), text %q", second.Version, textOf(after))
-	}
-	return r.info(c, "refused: %s", second)
-}
-
-func (r *runner) sameKeyOtherTool() (Check, error) {
-	c := r.start("same key, other tool", "a key used by one tool, sent to another (the write-ups leave it open)")
-	key := r.key("tool")
-	_, first, err := r.writeCurrent(key, "conform: key for two tools")
-	if err != nil {
-		return c, err
-	}
-	if !first.ok() {
-		return r.fail(c, "the write was refused: %s", first)
+		return r.fail(c, "the first write got %s", describe(err))
 	}
 	r.pause()
-	src, err := r.call(r.s, contract.ToolAddNoteSource, map[string]any{"note_id": noteID, "expected_version": first.Version,
-		"idempotency_key": key, "title": "conform", "url": "https://example.org/conform"})
-	if err != nil {
-		return c, err
+	otherText := extend(firstText, "conform: other arguments")
+	second, err := r.write(r.s, first.Version, key, otherText)
+	after, rerr := r.read(r.s)
+	if rerr != nil {
+		return c, ended("the read after the second write", rerr)
 	}
-	switch {
-	case src.ok() && src.Replayed:
-		return r.info(c, "add_note_source replayed edit_note_tab's result")
-	case src.ok():
-		return r.info(c, "add_note_source ran as a new write: keys are scoped per tool")
-	}
-	return r.info(c, "add_note_source refused: %s", src)
-}
-
-func (r *runner) staleResendOrder() (Check, error) {
-	c := r.start("resend after the version moved", "a resend whose expected version went stale meanwhile: key checked first, or version first (the write-ups differ)")
-	_, first, again, err := r.createTwice(r.key("order"), "slides", "conform order")
 	switch {
 	case err != nil:
-		return c, err
-	case !first.ok():
-		return r.fail(c, "the create was refused: %s", first)
+		return info(c, "refused: %s", describe(err))
+	case after.Text == firstText:
+		return info(c, "the first result replayed; the other arguments ignored")
+	case after.Text == otherText:
+		return info(c, "the other arguments were applied as a new write (version %s)", second.Version)
 	}
+	return info(c, "answered as a success (version %s), text %q", second.Version, after.Text)
+}
+
+func (r *runner) sameKeyOtherTool(c Check) (Check, error) {
+	key := r.key("tool")
+	base, err := r.read(r.s)
+	if err != nil {
+		return c, ended("the first read", err)
+	}
+	r.pause()
+	first, err := r.write(r.s, base.Version, key, extend(base.Text, "conform: key for two tools"))
+	if err != nil {
+		return r.fail(c, "the write got %s", describe(err))
+	}
+	r.pause()
+	src, err := r.addSource(r.s, contract.SourceRequest{NoteID: noteID, ExpectedVersion: first.Version, IdempotencyKey: key,
+		Title: "conform", URL: "https://example.org/conform"})
 	switch {
-	case again.ok() && again.TabID == first.TabID:
-		return r.info(c, "key first: the first result (tab %s), though its version is stale", first.TabID)
-	case again.Error == contract.ErrVersionConflict:
-		return r.info(c, "version first: version_conflict (current %s); a client must re-list and resend with the same key", again.CurrentVersion)
+	case err != nil:
+		return info(c, "add_note_source refused: %s", describe(err))
+	case src.Replayed:
+		return info(c, "add_note_source replayed edit_note_tab's result")
 	}
-	return r.info(c, "answered %s", again)
+	return info(c, "add_note_source ran as a new write: keys are scoped per tool")
+}
+
+func (r *runner) staleResendOrder(c Check) (Check, error) {
+	req, first, err := r.createOnce(r.key("order"), contract.TypeSlides, "conform order")
+	if err != nil {
+		return c, err
+	}
+	if first.err != nil {
+		return r.fail(c, "the create was refused: %s", describe(first.err))
+	}
+	// The create moved the version: the resend's expected version is stale.
+	r.pause()
+	again := r.resend(req)
+	conflict, isConflict := conflictOf(again.err)
+	switch {
+	case again.err == nil && again.res.TabID == first.res.TabID:
+		return info(c, "key first: the first result (tab %s), though its version is stale", first.res.TabID)
+	case isConflict:
+		return info(c, "version first: version_conflict (current %s); a client must re-list and resend with the same key", conflict.Current)
+	}
+	return info(c, "answered %s", again)
 }

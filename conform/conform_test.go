@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -39,43 +40,77 @@ func verdicts(t *testing.T, v contract.Variant) (Report, map[string]Outcome) {
 	return rep, out
 }
 
-// Each variant fails exactly the clauses it breaks.
+// published are the verdicts of the embedded store serving the published
+// connector, clause by clause: the README's conform table, default column.
+var published = map[string]Outcome{
+	"tools/list": Pass, "stale version": Pass, "no expected_version": Pass, "same-key resend": Pass,
+	"lost reply, create": Pass, "versions increase": Pass, "writes within a millisecond": Pass,
+	"per-tab versions": Info, "concurrent writers": Pass, "same key, other arguments": Info,
+	"same key, other tool": Info, "resend after the version moved": Info,
+}
+
+// with is the published verdicts with changes.
+func with(changes map[string]Outcome) map[string]Outcome {
+	out := maps.Clone(published)
+	maps.Copy(out, changes)
+	return out
+}
+
+// Every clause on the embedded store, in the README's four configurations
+// and two more: each variant fails exactly the clauses it breaks, and every
+// other clause keeps its verdict.
 func TestVariants(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		variant contract.Variant
-		fails   []string
+		want    map[string]Outcome
+		details map[string]string // what a clause's detail says
 	}{
-		{"default", contract.Variant{}, nil},
-		{"guard tab", contract.Variant{Guard: contract.GuardTab}, nil},
-		{"us-suffix", contract.Variant{VersionFormat: contract.FormatUSSuffix}, nil},
-		{"guard none", contract.Variant{Guard: contract.GuardNone}, []string{"stale version", "concurrent writers"}},
-		{"version-first", contract.Variant{Order: contract.OrderVersionFirst}, []string{"same-key resend"}},
-		{"ms", contract.Variant{VersionFormat: contract.FormatMS}, []string{"writes within a millisecond"}},
+		{"default", contract.Variant{}, published, map[string]string{
+			"no expected_version":            "refused: invalid_argument expected_version; nothing changed",
+			"versions increase":              "4 to 9 over 5 writes: counter versions, each greater",
+			"concurrent writers":             "one won (version ",
+			"same key, other tool":           "add_note_source refused: invalid_argument idempotency_key",
+			"resend after the version moved": "key first: the first result",
+		}},
+		{"guard none", contract.Variant{Guard: contract.GuardNone}, with(map[string]Outcome{"stale version": Fail, "concurrent writers": Fail}),
+			map[string]string{
+				"stale version":      "the write with stale version 1 got ok",
+				"concurrent writers": "8 of 8 writers won with expected version ",
+			}},
+		{"version-first", contract.Variant{Order: contract.OrderVersionFirst}, with(map[string]Outcome{"same-key resend": Fail}),
+			map[string]string{
+				"same-key resend":                "the resend (same key, same arguments) got version_conflict (current 3) instead of the first result",
+				"lost reply, create":             "one tab, ",
+				"resend after the version moved": "version first: version_conflict (current ",
+			}},
+		{"ms", contract.Variant{VersionFormat: contract.FormatMS}, with(map[string]Outcome{"writes within a millisecond": Fail}),
+			map[string]string{"versions increase": ": ms versions, each later", "writes within a millisecond": " the version it replaced: two commits "}},
+		{"guard tab", contract.Variant{Guard: contract.GuardTab}, with(map[string]Outcome{"per-tab versions": Pass}), nil},
+		{"us-suffix", contract.Variant{VersionFormat: contract.FormatUSSuffix}, published, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, got := verdicts(t, tc.variant)
-			var fails []string
-			for _, c := range rep.Checks {
-				if c.Outcome == Fail {
-					fails = append(fails, c.Name)
-				}
-			}
-			if strings.Join(fails, ", ") != strings.Join(tc.fails, ", ") {
+			if !maps.Equal(got, tc.want) || len(rep.Checks) != len(tc.want) {
 				for _, c := range rep.Checks {
 					t.Logf("%-30s %-4s %s", c.Name, c.Outcome, c.Detail)
 				}
-				t.Fatalf("failed %v, want %v", fails, tc.fails)
+				t.Fatalf("verdicts %v, want %v", got, tc.want)
 			}
-			if rep.Failed != len(tc.fails) || rep.Passed+rep.Failed+rep.Info != len(rep.Checks) {
+			fails := 0
+			for _, o := range tc.want {
+				if o == Fail {
+					fails++
+				}
+			}
+			if rep.Failed != fails || rep.NotApplicable != 0 || rep.Passed+rep.Failed+rep.Info != len(rep.Checks) ||
+				rep.VersionFormat != tc.variant.WithDefaults().VersionFormat {
 				t.Fatalf("counts %+v", rep)
 			}
-			wantPerTab := Info
-			if tc.variant.Guard == contract.GuardTab {
-				wantPerTab = Pass
-			}
-			if got["per-tab versions"] != wantPerTab {
-				t.Fatalf("per-tab versions: %s, want %s", got["per-tab versions"], wantPerTab)
+			for _, c := range rep.Checks {
+				if want, ok := tc.details[c.Name]; ok && !strings.Contains(c.Detail, want) {
+					t.Errorf("%s: %q, want it to say %q", c.Name, c.Detail, want)
+				}
 			}
 		})
 	}
@@ -178,8 +213,9 @@ func fastCheck(t *testing.T, f contract.VersionFormat, clock *stepClock) Check {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	r := &runner{ctx: ctx, b: st, s: s, opts: Options{Writers: 8, Pause: time.Millisecond, FastTime: 20 * time.Second}, now: clock.read}
-	c, err := r.versionsWithinMillisecond()
+	r := &runner{ctx: ctx, b: st, s: &session{Session: s}, opts: Options{Writers: 8, Pause: time.Millisecond, FastTime: 20 * time.Second},
+		m: Mapping{VersionFormat: f}, now: clock.read}
+	c, err := r.versionsWithinMillisecond(Check{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,24 @@
 // Package conform checks a target clause by clause against the Notes write
 // contract and returns what it found as plain data: one Check per clause, with
-// its outcome (pass, fail, or info where the write-ups leave the clause open)
-// and, for a failure, the evidence: the requests sent and the replies received.
+// its outcome (pass, fail, info where the write-ups leave the clause open, or
+// n/a where the target cannot be held to it) and, for a failure, the
+// evidence: the requests sent and the replies received.
 //
-// It runs on any contract.Target: one over MCP (package mcpclient), whose
-// tools/list it checks and to which it sends JSON arguments as they are, or an
-// embedded one, called through contract.Call, the JSON layer an embedded
-// server applies. It writes to one Note of its own, through the tools alone,
-// and judges from the replies and from what the tools read back.
+// Each clause is declared once (clauses.go): its name, its text, the
+// capabilities it calls and why a target may not be held to it. One runner
+// checks them over typed contract.Sessions on every target alike: the
+// embedded store, an MCP server with the contract's own tools, and a server
+// reached through a profile, which says what its writes carry (Mapped). It
+// writes to one Note of its own, through the tools alone, and judges from
+// the replies and from what the tools read back. A session that traces its
+// calls gives the wire's exchanges as evidence; for any other the runner
+// records the typed request and what the call ended in.
+//
+// A call that ends otherwise than its clause expects (contract.OutcomeOf:
+// a refusal, or an outcome nobody can tell) is evidence, not the end of the
+// run: the clause fails with it, and the next clause runs. Only
+// notesbench's own faults end a run: ctx ended, or the target could not
+// open a run, its Note or a first session.
 //
 // Writes whose versions must come from distinct commit instants are made a
 // couple of milliseconds apart, so that a millisecond timestamp version fails
