@@ -41,7 +41,7 @@ func (r *runner) listing() (Outcome, string) {
 			return Fail, err.Error()
 		}
 	}
-	if !m.native() {
+	if !m.Native() {
 		detail := "the tools of profile " + m.Profile + "'s read and write are listed"
 		var lacks []string
 		for _, cp := range []contract.Capability{contract.CapCreate, contract.CapList} {
@@ -106,7 +106,7 @@ func (r *runner) staleVersion(c Check) (Check, error) {
 		return r.fail(c, "the write with stale version %s got %s, not a conflict%s", base.Version, describe(stale), why)
 	case changed(before, after):
 		return r.fail(c, "the refused write changed the Note (version %s to %s)", before.Version, after.Version)
-	case conflict.Current == "" && !r.m.native():
+	case conflict.Current == "" && !r.m.Native():
 		return pass(c, "version_conflict naming no current version (the target's conflicts name none); text and version unchanged")
 	case conflict.Current == "":
 		return r.fail(c, "the conflict reports no current version; the current version is %s", before.Version)
@@ -142,7 +142,7 @@ func (r *runner) missingVersion(c Check) (Check, error) {
 		return r.fail(c, "the write without expected_version got no answer: %s", describe(got))
 	case rpc:
 		return pass(c, "refused with %s, not a tool result; nothing changed", describe(got))
-	case r.m.native() && kind != contract.KindInvalid && kind != contract.KindSchema:
+	case r.m.Native() && kind != contract.KindInvalid && kind != contract.KindSchema:
 		return r.fail(c, "refused with %s, not invalid_argument", describe(got))
 	}
 	return pass(c, "refused: %s; nothing changed", describe(got))
@@ -476,7 +476,7 @@ func (r *runner) concurrentWriters(c Check) (Check, error) {
 		conflict, ok := conflictOf(err)
 		switch {
 		case err == nil:
-		case ok && conflict.Current == "" && !r.m.native():
+		case ok && conflict.Current == "" && !r.m.Native():
 			unnamed++
 		case ok && (conflict.Current == won || conflict.Current == final.Version):
 			named++

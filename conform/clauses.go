@@ -183,7 +183,7 @@ func versionsName(f contract.VersionFormat) string {
 
 // listedTools is what the tools/list clause holds the target to.
 func listedTools(m Mapping) string {
-	if !m.native() {
+	if !m.Native() {
 		return "the tools profile " + m.Profile + " calls"
 	}
 	return "the seven tools, with expected_version and idempotency_key required on the three writes"

@@ -103,62 +103,16 @@ type ToolLister interface {
 	SchemaProblems() []string
 }
 
-// Mapped is a target that maps the contract onto a server's own tools
-// through a profile, as mcpclient does with one, and says what its writes
-// can be held to. A target whose Mapping names no profile, and a target
-// without Mapped, is held to the contract's own tools.
-type Mapped interface {
-	ProfileMapping() Mapping
-}
-
-// Mapping is what a target's writes carry, as far as conform's clauses go.
-type Mapping struct {
-	// Profile names the profile; "" means the contract's own tools, whose
-	// writes carry everything below (the other fields but VersionFormat are
-	// then ignored).
-	Profile string
-	// VersionCheck says the write sends a version the server checks.
-	VersionCheck bool
-	// Key says the write sends an idempotency key.
-	Key bool
-	// VersionOmittable says a write can be sent without its version: the
-	// version variable is the whole value of a member, which a write without
-	// one drops. It is false where the variable sits inside a string (an SQL
-	// template), which cannot leave it out.
-	VersionOmittable bool
-	// VersionFormat is what the versions the target reports are: a counter,
-	// a timestamp (ms, us-suffix), notesbench's own digest of the content
-	// for a server without versions, or the server's opaque etag or
-	// revision. Empty means the target does not say.
-	VersionFormat contract.VersionFormat
-}
-
-// native is whether m is the contract's own tools.
-func (m Mapping) native() bool { return m.Profile == "" }
-
-// legacyMapped is the three-valued ProfileMapping a target gave before
-// Mapping: it is read as a Mapping until mcpclient gives one.
-type legacyMapped interface {
-	ProfileMapping() (name string, versionCheck, key bool)
-}
-
 // mappingOf is what target's writes can be held to. For the contract's own
 // tools, the version format is what the Mapping says, else what the server
 // says it serves (contract.Served), else, on a target that serves the
 // variant asked for (an embedded one), that variant's.
 func mappingOf(target contract.Target, opts Options) Mapping {
 	var m Mapping
-	switch t := target.(type) {
-	case Mapped:
-		m = t.ProfileMapping()
-	case legacyMapped:
-		name, versionCheck, key := t.ProfileMapping()
-		m = Mapping{Profile: name, VersionCheck: versionCheck, Key: key, VersionOmittable: versionCheck}
-		if name != "" && !versionCheck {
-			m.VersionFormat = contract.FormatDigest
-		}
+	if t, ok := target.(contract.Mapped); ok {
+		m = t.Mapping()
 	}
-	if !m.native() {
+	if !m.Native() {
 		return m
 	}
 	m = Mapping{VersionCheck: true, Key: true, VersionOmittable: true, VersionFormat: m.VersionFormat}
@@ -174,6 +128,9 @@ func mappingOf(target contract.Target, opts Options) Mapping {
 	m.VersionFormat = opts.Variant.WithDefaults().VersionFormat
 	return m
 }
+
+// Mapping is what a target's writes carry (contract.Mapping).
+type Mapping = contract.Mapping
 
 // noteID is the Note conform writes to, as the run names it.
 const noteID = "conform"

@@ -36,7 +36,7 @@ type profiled struct {
 	mapping Mapping
 }
 
-func (p *profiled) ProfileMapping() Mapping { return p.mapping }
+func (p *profiled) Mapping() Mapping { return p.mapping }
 
 func (f *fake) Describe() string { return "a fake over the embedded store" }
 func (f *fake) Close() error     { return nil }

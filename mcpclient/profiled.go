@@ -125,42 +125,21 @@ func (t *Target) requireProfiled(why string, caps ...contract.Capability) error 
 	return LacksError(t.name, why, missing, t.listed())
 }
 
-// Mapping says what conform may hold the server to through the profile.
-type Mapping struct {
-	// Profile is the profile's name, "" for the contract's own tools.
-	Profile string
-	// VersionCheck: the write sends a version the server checks.
-	VersionCheck bool
-	// Key: the write sends an idempotency key.
-	Key bool
-	// OmitsVersion: the write can be sent without its version (the
-	// version is a member's whole value, which an absent value drops).
-	OmitsVersion bool
-	// Versions is what the server's versions are.
-	Versions contract.VersionFormat
-}
-
-// ProfileMapping says what the profile maps: its name ("" without one: the
-// contract's own tools), and whether its write sends a version the server
-// checks and an idempotency key.
-func (t *Target) ProfileMapping() (name string, versionCheck, key bool) {
-	m := t.Mapping()
-	return m.Profile, m.VersionCheck, m.Key
-}
-
-// Mapping says what the target's write sends and what its versions are.
-func (t *Target) Mapping() Mapping {
+// Mapping says what the target's write sends and what its versions are
+// (contract.Mapped): through a profile, what its write maps; without one,
+// the contract's own tools, which carry everything.
+func (t *Target) Mapping() contract.Mapping {
+	if t.prof.contract {
+		m := contract.Mapping{}
+		if v, ok := t.Served(); ok {
+			m.VersionFormat = v.VersionFormat
+		}
+		return m
+	}
 	p := t.prof.p
 	w := p.Write
-	m := Mapping{VersionCheck: w.VersionCheck, Key: w.Args().Uses("idempotency_key"),
-		OmitsVersion: w.Args().Drops("expected_version"), Versions: p.VersionFormat()}
-	if !t.prof.contract {
-		m.Profile = p.Name
-	}
-	if v, ok := t.Served(); ok {
-		m.Versions = v.VersionFormat
-	}
-	return m
+	return contract.Mapping{Profile: p.Name, VersionCheck: w.VersionCheck, Key: w.Args().Uses("idempotency_key"),
+		VersionOmittable: w.Args().Drops("expected_version"), VersionFormat: p.VersionFormat()}
 }
 
 // servedProfiled is the variant of a Target with a profile: a guard on the
