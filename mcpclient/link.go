@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,6 +26,9 @@ type link struct {
 	end, abort func()
 	// died says how the server died, or nil while it is not known to have.
 	died func() error
+	// stray says what the server wrote where MCP messages go that is none,
+	// "" when nothing such is known.
+	stray func() string
 }
 
 // dialer opens a link.
@@ -41,7 +45,7 @@ func (d Dialer) dialer() dialer {
 		if err != nil {
 			return nil, err
 		}
-		return &link{transport: t, end: func() {}, abort: func() {}, died: func() error { return nil }}, nil
+		return &link{transport: t, end: func() {}, abort: func() {}, died: func() error { return nil }, stray: func() string { return "" }}, nil
 	}
 }
 
@@ -55,6 +59,7 @@ func httpDialer(url string) dialer {
 			end:       tr.CloseIdleConnections,
 			abort:     tr.CloseIdleConnections,
 			died:      func() error { return nil },
+			stray:     func() string { return "" },
 		}, nil
 	}
 }
@@ -67,7 +72,7 @@ func stdioDialer(argv []string, stderr io.Writer) dialer {
 		if err != nil {
 			return nil, err
 		}
-		return &link{transport: &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}, end: p.stop, abort: p.kill, died: p.died}, nil
+		return &link{transport: &mcp.IOTransport{Reader: p.head.reader(p.stdout), Writer: p.stdin}, end: p.stop, abort: p.kill, died: p.died, stray: p.head.stray}, nil
 	}
 }
 
@@ -77,9 +82,17 @@ type process struct {
 	stdin  *os.File // our ends of its stdin and stdout
 	stdout *os.File
 	tail   *tail
+	// head keeps the first bytes the server wrote on stdout, to name a
+	// server that writes something else than MCP messages there.
+	head   *head
 	exited chan struct{}
 	err    error // Wait's error, once exited is closed
 	unbind func() bool
+
+	// mu guards reaped: once the leader is reaped its process ID, the
+	// group's, may be another's, and no signal may go to the group.
+	mu     sync.Mutex
+	reaped bool
 }
 
 // How long a server has to exit after its stdin closed, and after SIGTERM.
@@ -104,7 +117,7 @@ func startProcess(ctx context.Context, argv []string, stderr io.Writer) (*proces
 		inW.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, tail: &tail{tee: stderr}, exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, tail: &tail{tee: stderr}, head: &head{}, exited: make(chan struct{})}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.tail
 	cmd.WaitDelay = time.Second
 	err = cmd.Start()
@@ -113,14 +126,43 @@ func startProcess(ctx context.Context, argv []string, stderr io.Writer) (*proces
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, notFound(argv[0])
+		}
 		return nil, err
 	}
 	go func() {
+		// The leader's exit ends its group: whatever it left running is
+		// killed while the leader, a zombie, still holds the group's ID,
+		// and only then is it reaped.
+		awaitExit(cmd)
+		p.mu.Lock()
+		signalGroup(cmd, syscall.SIGKILL)
 		p.err = cmd.Wait()
+		p.reaped = true
+		p.mu.Unlock()
 		close(p.exited)
 	}()
-	p.unbind = context.AfterFunc(ctx, func() { signalGroup(cmd, syscall.SIGKILL) })
+	p.unbind = context.AfterFunc(ctx, func() { p.signal(syscall.SIGKILL) })
 	return p, nil
+}
+
+// notFound is the error of a command that is not on $PATH: which name was
+// looked for, and what to give instead.
+func notFound(name string) error {
+	if !strings.ContainsRune(name, '/') && name == "notesbench" {
+		return fmt.Errorf("%s: not found on $PATH: after go build -o notesbench, give ./notesbench; go install github.com/notesbench/notesbench/cmd/notesbench@latest puts notesbench on $PATH", name)
+	}
+	return fmt.Errorf("%s: not found on $PATH (give its path, or a command that is on $PATH)", name)
+}
+
+// signal sends sig to the process's group, unless its leader was reaped.
+func (p *process) signal(sig syscall.Signal) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.reaped {
+		signalGroup(p.cmd, sig)
+	}
 }
 
 // stop ends the server as the MCP specification asks: its stdin closes, then
@@ -129,20 +171,19 @@ func (p *process) stop() {
 	p.unbind()
 	p.stdin.Close()
 	if !p.wait(exitWait) {
-		signalGroup(p.cmd, syscall.SIGTERM)
+		p.signal(syscall.SIGTERM)
 		if !p.wait(termWait) {
-			signalGroup(p.cmd, syscall.SIGKILL)
+			p.signal(syscall.SIGKILL)
 			<-p.exited
 		}
 	}
-	signalGroup(p.cmd, syscall.SIGKILL)
 	p.stdout.Close()
 }
 
 // kill ends the server's process group at once: for a server that failed.
 func (p *process) kill() {
 	p.unbind()
-	signalGroup(p.cmd, syscall.SIGKILL)
+	p.signal(syscall.SIGKILL)
 	<-p.exited
 	p.stdin.Close()
 	p.stdout.Close()
@@ -159,9 +200,10 @@ func (p *process) wait(d time.Duration) bool {
 	}
 }
 
-// died says how the server exited, with the last line of its stderr, or nil
-// while it runs. A connection that broke is often seen before the exit is, so
-// it waits a moment for it.
+// died says how the server exited, with the last lines of its stderr and
+// what it wrote on stdout that is no MCP message, or nil while it runs. A
+// connection that broke is often seen before the exit is, so it waits a
+// moment for it.
 func (p *process) died() error {
 	if !p.wait(200 * time.Millisecond) {
 		return nil
@@ -170,11 +212,19 @@ func (p *process) died() error {
 	if p.err != nil {
 		status = p.err.Error()
 	}
-	if last := p.tail.lastLine(); last != "" {
-		return fmt.Errorf("the server exited (%s): %s", status, last)
+	msg := "the server exited (" + status + ")"
+	if last := p.tail.lastLines(tailLines); last != "" {
+		msg += ": " + last
 	}
-	return fmt.Errorf("the server exited (%s)", status)
+	if stray := p.head.stray(); stray != "" {
+		msg += "; " + stray
+	}
+	return errors.New(msg)
 }
+
+// tailLines is how many of the last lines of a dead server's stderr an
+// error shows.
+const tailLines = 5
 
 // tail keeps the end of a process's stderr.
 type tail struct {
@@ -198,9 +248,63 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tail) lastLine() string {
+// lastLines returns the last n lines of the stderr kept, joined by " | ".
+func (t *tail) lastLines(n int) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
-	return strings.TrimSpace(string(lines[len(lines)-1]))
+	var lines []string
+	for _, l := range bytes.Split(bytes.TrimSpace(t.buf), []byte("\n")) {
+		if l := strings.TrimSpace(string(l)); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// head keeps the first bytes a server writes on stdout.
+type head struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+// headSize is how much of a server's stdout head keeps.
+const headSize = 120
+
+// reader returns r, with what is read from it kept in h up to headSize.
+func (h *head) reader(r io.ReadCloser) io.ReadCloser { return headReader{r, h} }
+
+type headReader struct {
+	r io.ReadCloser
+	h *head
+}
+
+func (hr headReader) Close() error { return hr.r.Close() }
+
+func (hr headReader) Read(p []byte) (int, error) {
+	n, err := hr.r.Read(p)
+	if n > 0 {
+		hr.h.mu.Lock()
+		if room := headSize - len(hr.h.buf); room > 0 {
+			hr.h.buf = append(hr.h.buf, p[:min(n, room)]...)
+		}
+		hr.h.mu.Unlock()
+	}
+	return n, err
+}
+
+// stray says what the server wrote on stdout when its first bytes are no
+// JSON-RPC message, "" otherwise: a log line there breaks the stream of
+// messages, and the client sees only a parse error.
+func (h *head) stray() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b := bytes.TrimLeft(h.buf, " \t\r\n")
+	if len(b) == 0 || b[0] == '{' {
+		return ""
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	return fmt.Sprintf("the server wrote %q on stdout, where MCP messages go (its logs belong on stderr)", strings.TrimSpace(string(line)))
 }

@@ -167,9 +167,11 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 	defer cancel()
 	cs, err := t.client.Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
-		died := l.died()
+		died, stray := l.died(), l.stray()
 		l.abort()
 		switch {
+		case died == nil && stray != "":
+			return nil, fmt.Errorf("target %s: no MCP handshake: %s", t.name, stray)
 		case died != nil:
 			return nil, fmt.Errorf("target %s: no MCP handshake: %v", t.name, died)
 		case errors.Is(err, syscall.ECONNREFUSED):
