@@ -232,3 +232,44 @@ func TestGitHubActionsDeploy(t *testing.T) {
 		t.Error("the step summary does not hold the merged table")
 	}
 }
+
+// gitFiles returns the files git tracks in the repository, or skips the test
+// where there is no git or no repository.
+func gitFiles(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", "../..", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("no git repository to list: %v", err)
+	}
+	return strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+}
+
+// No build output is committed, and .gitignore covers every go build the
+// README and the Makefile run: a clone carries sources only.
+func TestNoBuildOutputsCommitted(t *testing.T) {
+	for _, f := range gitFiles(t) {
+		b := make([]byte, 4)
+		fd, err := os.Open(filepath.Join("../..", f))
+		if err != nil {
+			continue // deleted in the work tree, not yet in the index
+		}
+		n, _ := fd.Read(b)
+		fd.Close()
+		if magic := string(b[:n]); magic == "\x7fELF" || magic == "\xcf\xfa\xed\xfe" || strings.HasPrefix(magic, "MZ") {
+			t.Errorf("%s is a committed binary", f)
+		}
+	}
+	// go build -o notesbench ./cmd/notesbench and go build ./cmd/notesbench at
+	// the root, go build in cmd/notesbench, make build, go test -c.
+	outputs := []string{"notesbench", "cmd/notesbench/notesbench", "bin/notesbench", "cmd/notesbench/notesbench.test", "cpu.prof"}
+	out, err := exec.Command("git", append([]string{"-C", "../..", "check-ignore", "--no-index", "-v", "-n"}, outputs...)...).Output()
+	if err != nil && len(out) == 0 {
+		t.Fatalf("git check-ignore: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// -n prints "::<tab>path" for a path no pattern ignores.
+		if rule, path, _ := strings.Cut(line, "\t"); rule == "::" {
+			t.Errorf(".gitignore does not cover %s", path)
+		}
+	}
+}
