@@ -37,7 +37,9 @@ same experiment, parameters and notesbench version); how each ran (--parallel,
 --db, the machine) may differ.
 
 Given histories (written with --history) instead, it writes them as one history,
-for notesbench check: each run recorded whole by one process, no run in two.`,
+for notesbench check: each run recorded whole by one process, no run in two.
+
+See docs/ci.md (shards and merge).`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --shard 1/2 --out s1.json   # on one machine",
 			"notesbench race --clock virtual --shard 2/2 --out s2.json   # on another",
