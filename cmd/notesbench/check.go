@@ -45,7 +45,9 @@ final state recorded at its end, never from an experiment's counts:
 
 It prints one verdict per check (ok, violated with the first offending
 operations, or unknown when a check ran out of time) and the figures of every
-run. It exits 1 when any check is violated, else 3 when any is unknown.`,
+run. It exits 1 when any check is violated, else 3 when any is unknown.
+
+See docs/histories.md.`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --history r.jsonl && notesbench check r.jsonl",
 			"notesbench check --html first-violation.html r.jsonl",

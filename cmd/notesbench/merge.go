@@ -43,7 +43,9 @@ for notesbench check: each run recorded whole by one process, no run in two.
 
 A folder stands for the .json and .jsonl files in it, as a Job's pods leave
 their shards on a shared volume: not its hidden files, its folders, nor the
-file --out or --update-baseline writes.`,
+file --out or --update-baseline writes.
+
+See docs/ci.md (shards and merge).`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --shard 1/2 --out s1.json   # on one machine",
 			"notesbench race --clock virtual --shard 2/2 --out s2.json   # on another",

@@ -43,7 +43,9 @@ each table with the published figures beside ours, then a verdict per figure and
 summary line. The race-engine experiments run on the virtual clock, so the output is
 the same on any machine; --clock real also runs them once on the wall clock, beside.
 With --out DIR it writes REPRODUCED.md and reproduced.json there, each whole or not
-at all.`,
+at all.
+
+See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 		Example: examples([]string{
 			"notesbench reproduce --quick                  # every experiment, 20 replications",
 			"notesbench reproduce --out my-reproduction/   # REPRODUCED.md, reproduced.json, plots/",
