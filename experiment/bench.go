@@ -23,7 +23,9 @@ per-repetition medians and over every write, α = 0.05). With --writers 1,2,4
 each count of writers runs at once, each on its own connection and Note.
 The defaults are the published setup; timings depend on the machine, so the
 published figures are compared as ratios. --format gobench prints Go benchmark
-lines for benchstat.`,
+lines for benchstat.
+
+See docs/development.md (speed), docs/postgres.md, docs/serve.md (the wire).`,
 		Examples: []string{
 			"notesbench bench --reps 5",
 			"notesbench bench --writers 1,2,4 --guards note",

@@ -22,7 +22,9 @@ and the client re-lists for the fresh version before resending, with a new key o
 the same one. Table B: the server checks the key first or the version first, and
 the resend carries the version from before the lost commit; the client takes a new
 key every call, keeps it on a resend, or keeps it until a conflict makes it re-list.
-Duplicates are counted in the store.`,
+Duplicates are counted in the store.
+
+See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		Examples: []string{
 			"notesbench create                      # tables A and B at the published setup",
 			"notesbench create --table b --drop 0.5",

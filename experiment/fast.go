@@ -18,7 +18,9 @@ as the store takes their writes, and compares version formats: a commit time cut
 milliseconds (two commits in one millisecond share a version, and a stale write
 passes), microseconds plus a random suffix, and a counter. --pause gives both
 editors a pause before each read and --oversleep lengthens it, to see how timer
-behaviour moves millisecond collisions; neither is the published setup.`,
+behaviour moves millisecond collisions; neither is the published setup.
+
+See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		Examples: []string{
 			"notesbench fast                                  # the wall clock: ms collisions as the OS interleaves",
 			"notesbench fast --clock virtual --service-time 200us",

@@ -19,7 +19,9 @@ sends it to the store, and counts writes and request bytes (the JSON arguments a
 sent; they depend on our slide texts). Conflicts per deck come from a model: each write
 comes --window after the agent's read, and the person saves anywhere in the Note as a
 Poisson process; the exact expectation writes × (1 − e^(−window·rate)) is printed
-beside the simulated mean. Decks over 20 slides take several outline calls.`,
+beside the simulated mean. Decks over 20 slides take several outline calls.
+
+See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		Examples: []string{
 			"notesbench outline",
 			"notesbench outline --slides 25          # a deck over 20 slides takes several outline calls",

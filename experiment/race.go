@@ -24,7 +24,9 @@ The write-up states no pause between edits. By default each editor pauses for a
 draw from its own think range, read from the published wall time (--timing
 default). --timing published-fit pauses U(0, the think maximum) and lengthens every
 pause and think by min(d/4, 5ms): a model inferred from the published figures, not
-stated in the write-up. --pause and --oversleep set the two rules one by one.`,
+stated in the write-up. --pause and --oversleep set the two rules one by one.
+
+See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 		Examples: []string{
 			"notesbench race                        # the published setup on the wall clock, then verdicts",
 			"notesbench race --clock virtual        # the same, deterministic, without sleeping",

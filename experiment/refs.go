@@ -20,7 +20,9 @@ the tabs, picks a deck and keeps a reference to it (its position in the bar, its
 its label or its ID); the person then moves, renames or adds tabs; the agent lists
 again, resolves its reference and writes to what it found with the fresh version.
 It counts correct, wrong-deck and not-found resolutions, and how many of those writes
-the version check let through.`,
+the version check let through.
+
+See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		Examples: []string{
 			"notesbench refs",
 			"notesbench refs --k 3 --trials 2000 --mix move=0.6,rename=0.2,add=0.2",

@@ -18,7 +18,9 @@ session's pages, each URL spelled one of seven ways (canonical, trailing slash, 
 ?utm_source=…, #fragment, http://, no scheme), and a share of the replies is lost
 and resent with the same key. It counts saved sources and duplicates (a source whose
 normalized URL the Note already holds) for three keys: a fresh UUID per citation,
-a hash of the URL as written, and a hash of the Note ID and the normalized URL.`,
+a hash of the URL as written, and a hash of the Note ID and the normalized URL.
+
+See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		Examples: []string{
 			"notesbench sources",
 			"notesbench sources --sessions 100 --drop 0.5",

@@ -16,7 +16,9 @@ var Tabs = Define(Def[sim.Tabs, results.TabsRow, results.RaceRun]{
 cell per edit in a Sheet tab, with the same pause/read/think/write loop and re-apply on
 conflict. The two never touch the same tab, so every conflict is a false one: it
 measures what a Note-wide version costs against per-tab versions. --timing,
---pause and --oversleep are race's.`,
+--pause and --oversleep are race's.
+
+See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 		Examples: []string{
 			"notesbench tabs --clock virtual",
 			"notesbench tabs --clock virtual --timing published-fit",

@@ -18,7 +18,9 @@ maxItems only) and with the full JSON Schema validator, and prints both verdicts
 
 With a tool name and a file (or - for standard input), it checks that payload against
 the tool's full input schema and prints every violation, path and keyword; it exits 1
-when the payload is invalid.`,
+when the payload is invalid.
+
+See docs/usage.md (checking a payload of your own).`,
 		Examples: []string{
 			"notesbench validate                               # the eight published payloads",
 			"notesbench validate create_note_tab payload.json  # any payload: every violation, exit 1 when invalid",

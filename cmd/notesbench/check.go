@@ -55,7 +55,9 @@ opaque versions) and the figures of every run. It exits 1 when any check is
 violated, else 3 when any is unknown, as every check is when the histories
 hold no run (nothing to judge) or one was cut short (it lacks its end line; a
 violation in what it holds is still one). n/a is not unknown: it leaves the
-exit code as it is.`,
+exit code as it is.
+
+See docs/histories.md.`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --history r.jsonl && notesbench check r.jsonl",
 			"notesbench check --html first-violation.html r.jsonl",

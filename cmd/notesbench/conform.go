@@ -49,7 +49,9 @@ create and a listing) onto the clauses; a clause about what the server lacks is
 n/a.
 
 A failed check prints the requests and replies that show it. conform exits 1
-when any check fails.`,
+when any check fails.
+
+See docs/serve.md (conform) and docs/profiles.md (through a profile).`,
 		Example: examples([]string{
 			"notesbench conform --target 'stdio:notesbench serve --db c.db'",
 			"notesbench conform --target http://127.0.0.1:8765/mcp --format json",

@@ -57,7 +57,9 @@ recorded history with the checks of notesbench check.
 
 It exits 1 when an acknowledged write is missing, the integrity check fails or a
 check is violated. A kill ends a process, not the machine: what the operating
-system has been handed survives it under either synchronous setting.`,
+system has been handed survives it under either synchronous setting.
+
+See docs/faults.md.`,
 		Example: examples([]string{
 			"notesbench crash --seed 1",
 			"notesbench crash --kills 200 --synchronous full --history c.jsonl",

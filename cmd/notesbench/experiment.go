@@ -84,7 +84,7 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 	if info.History {
 		opts.history.register(fs)
 	}
-	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N, such as 2/4) of the work, for notesbench merge to put together")
+	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N, such as 2/4) of the work, for notesbench merge to put together"+shardIndexUsage)
 	fs.StringVar(&opts.startAt, "start-at", "", "start the runs at this time (RFC 3339, such as 2026-12-01T14:30:00Z), once everything is ready: a barrier for processes on several hosts")
 	return cmd
 }
@@ -224,7 +224,7 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	opts := experiment.Options{Replications: o.out.replications, Version: notesbenchVersion(), Start: start,
 		Progress: func(what string) func(done, total int) { return progress(o.app, what) }}
 	if o.shard != "" {
-		if opts.Shard, err = experiment.ParseShard(o.shard); err != nil {
+		if opts.Shard, err = parseShard(o.shard); err != nil {
 			return usageErr("--shard", err)
 		}
 		opts.Params = map[string]string{}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,14 +12,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
-	"github.com/spf13/cobra"
 )
 
 // An experiment is added as the README's "Adding an experiment" says, and
@@ -296,42 +293,6 @@ func TestRunawaysAreBounded(t *testing.T) {
 		{[]string{"fast", "--pause", "0-2h"}, "notesbench: --pause: must be at most 1m0s"},
 	} {
 		expectUsageError(t, tc.args, tc.want)
-	}
-}
-
-// Every command's help fits an 80-column terminal, and every command but
-// cobra's own shows examples.
-func TestHelpFits(t *testing.T) {
-	var walk func(c *cobra.Command)
-	var names []string
-	walk = func(c *cobra.Command) {
-		if c.IsAvailableCommand() || !c.HasParent() {
-			names = append(names, strings.TrimSpace(strings.TrimPrefix(c.CommandPath(), "notesbench")))
-		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(newRootCmdWith(&app{stdout: io.Discard, stderr: io.Discard}, experiment.All()))
-	if len(names) < 15 {
-		t.Fatalf("only %d commands: %q", len(names), names)
-	}
-	t.Setenv("COLUMNS", "80")
-	for _, name := range names {
-		args := append(strings.Fields(name), "--help")
-		code, stdout, stderr := runCLI(t, args...)
-		if code != 0 {
-			t.Errorf("%s --help: exit %d: %s", name, code, stderr)
-			continue
-		}
-		for _, line := range strings.Split(stdout, "\n") {
-			if n := utf8.RuneCountInString(line); n > 80 {
-				t.Errorf("%s --help: a line of %d columns: %s", name, n, line)
-			}
-		}
-		if !strings.HasPrefix(name, "completion") && !strings.Contains(stdout, "\nExamples:\n") {
-			t.Errorf("%s --help has no examples", name)
-		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +29,7 @@ type mergeOptions struct {
 func newMergeCmd(a *app, experiments []experiment.Descriptor, runF func(context.Context, *mergeOptions) error) *cobra.Command {
 	opts := &mergeOptions{app: a, experiments: experiments}
 	cmd := &cobra.Command{
-		Use:   "merge FILE...",
+		Use:   "merge FILE|FOLDER...",
 		Short: "Put the shards of a run (--shard K/N) together into the result of the whole run",
 		Long: `merge reads the results of every shard of one run (each written with --shard K/N
 and --out or --format json) and prints the result of the whole run: the same rows,
@@ -37,12 +39,19 @@ same experiment, parameters and notesbench version); how each ran (--parallel,
 --db, the machine) may differ.
 
 Given histories (written with --history) instead, it writes them as one history,
-for notesbench check: each run recorded whole by one process, no run in two.`,
+for notesbench check: each run recorded whole by one process, no run in two.
+
+A folder stands for the .json and .jsonl files in it, as a Job's pods leave
+their shards on a shared volume: not its hidden files, its folders, nor the
+file --out or --update-baseline writes.
+
+See docs/ci.md (shards and merge).`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --shard 1/2 --out s1.json   # on one machine",
 			"notesbench race --clock virtual --shard 2/2 --out s2.json   # on another",
 			"notesbench merge s1.json s2.json --baseline ci/race.json",
 			"notesbench merge --out all.jsonl h1.jsonl h2.jsonl && notesbench check all.jsonl",
+			"notesbench merge --out /results/merged.json /results   # every shard in /results",
 		}),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -64,6 +73,11 @@ for notesbench check: each run recorded whole by one process, no run in two.`,
 
 func runMerge(ctx context.Context, o *mergeOptions) error {
 	a := o.app
+	files, err := mergeInputs(o.files, o.out.out, o.out.updateBaseline)
+	if err != nil {
+		return err
+	}
+	o.files = files
 	var data [][]byte
 	histories := 0
 	for _, f := range o.files {
@@ -162,4 +176,47 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 		return usageError{err}
 	}
 	return emitReproduction(a, format, rep, nil, o.out.out)
+}
+
+// mergeInputs returns the files merge reads for args: each file as given,
+// and for each folder the .json and .jsonl files in it, by name, leaving
+// out hidden files (a shard still being written is one), folders and the
+// files outputs name (a merge run again over the folder it wrote into).
+func mergeInputs(args []string, outputs ...string) ([]string, error) {
+	var files []string
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil || !st.IsDir() {
+			files = append(files, arg) // reading it says what is wrong
+			continue
+		}
+		entries, err := os.ReadDir(arg)
+		if err != nil {
+			return nil, usageErr(arg, err)
+		}
+		n := len(files)
+	entry:
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || !e.Type().IsRegular() || (!strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, ".jsonl")) {
+				continue
+			}
+			path := filepath.Join(arg, name)
+			for _, out := range outputs {
+				if out == "" {
+					continue
+				}
+				if ost, err := os.Stat(out); err == nil {
+					if fst, err := os.Stat(path); err == nil && os.SameFile(ost, fst) {
+						continue entry
+					}
+				}
+			}
+			files = append(files, path)
+		}
+		if len(files) == n {
+			return nil, usagef(arg, "a folder with no .json or .jsonl file to merge")
+		}
+	}
+	return files, nil
 }

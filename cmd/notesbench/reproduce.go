@@ -43,7 +43,9 @@ each table with the published figures beside ours, then a verdict per figure and
 summary line. The race-engine experiments run on the virtual clock, so the output is
 the same on any machine; --clock real also runs them once on the wall clock, beside.
 With --out DIR it writes REPRODUCED.md and reproduced.json there, each whole or not
-at all.`,
+at all.
+
+See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 		Example: examples([]string{
 			"notesbench reproduce --quick                  # every experiment, 20 replications",
 			"notesbench reproduce --out my-reproduction/   # REPRODUCED.md, reproduced.json, plots/",
@@ -68,7 +70,7 @@ at all.`,
 	fs.StringVar(&opts.out, "out", "", "write REPRODUCED.md and reproduced.json into this folder")
 	opts.format.register(cmd, tablesOrJSON...)
 	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
-	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge")
+	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge"+shardIndexUsage)
 	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart")
 	completeFlag(cmd, "clock", false, sim.Clocks.Strings()...)
 	completeFlag(cmd, "only", true, experiment.Names(experiment.All())...)
@@ -175,7 +177,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		r.Step = func(name string) { fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", name) }
 	}
 	if o.shard != "" {
-		if r.Options.Shard, err = experiment.ParseShard(o.shard); err != nil {
+		if r.Options.Shard, err = parseShard(o.shard); err != nil {
 			return usageErr("--shard", err)
 		}
 	}

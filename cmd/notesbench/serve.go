@@ -101,7 +101,9 @@ serves. They are listed to a client that asks for them in its initialize
 with --extensions=none.
 
 SIGINT or SIGTERM stops it gracefully: calls in flight finish, the database is
-checkpointed and closed, and it exits 0.`,
+checkpointed and closed, and it exits 0.
+
+See docs/serve.md.`,
 		Example: examples([]string{
 			"notesbench serve                          # stdio; the database is ./notesbench.db",
 			"notesbench serve --http 127.0.0.1:8765    # streamable HTTP at /mcp, on loopback",
