@@ -117,9 +117,10 @@ func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error)
 		return res, nil
 	}
 	if errors.Is(err, errRetriesExhausted) {
-		if cur, cerr := c.currentVersion(ctx, w.noteID, w.tabID); cerr == nil {
-			return *new(R), &contract.ConflictError{Current: cur}
-		}
+		// Each try was rolled back, but the write names no conflict: the
+		// version it expected may well be current. What the client learns
+		// is that the server could not decide, an outcome of kind busy.
+		return *new(R), contract.Indeterminate(contract.KindBusy, err)
 	}
 	if err != nil {
 		return *new(R), err
@@ -296,17 +297,4 @@ func (l *loaded) readLoad(row []any, tab bool) error {
 	}
 	l.t.now = server
 	return nil
-}
-
-// currentVersion reads the version a write to tabID ("" for the Note) is
-// checked against.
-func (c *Session) currentVersion(ctx context.Context, noteID, tabID string) (contract.Version, error) {
-	var v any
-	var err error
-	if c.s.variant.TabScoped(tabID) {
-		err = c.conn.QueryRow(ctx, `SELECT version FROM tabs WHERE note_id = $1 AND tab_id = $2`, lookup(noteID), lookup(tabID)).Scan(&v)
-	} else {
-		err = c.conn.QueryRow(ctx, `SELECT version FROM notes WHERE id = $1`, lookup(noteID)).Scan(&v)
-	}
-	return toVersion(v), err
 }
