@@ -226,10 +226,15 @@ func kindOf(v any) string {
 
 func scalar(kind string) bool { return kind == "string" || kind == "number" || kind == "boolean" }
 
-// describeValue writes a value for an error message: its kind and JSON.
+// describeValue writes a value for an error message: its kind and JSON,
+// cut short.
 func describeValue(v any) string {
 	b, _ := json.Marshal(v)
-	return fmt.Sprintf("the %s %s", kindOf(v), Cut(string(b), 40))
+	js := string(b)
+	if len(js) > 40 {
+		js = js[:40] + "…"
+	}
+	return fmt.Sprintf("the %s %s", kindOf(v), js)
 }
 
 // sameJSON reports whether two decoded JSON values are equal as JSON

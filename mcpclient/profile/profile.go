@@ -350,13 +350,23 @@ func violationError(source string, vs []contract.Violation) error {
 	case "required":
 		msg = "required"
 	case "type":
-		msg = "must be " + v.Message
+		msg = "must be " + wantOf(v)
 	case "enum":
-		msg = "not one of the values allowed " + v.Message
+		msg = "not one of the values it takes " + wantOf(v)
 	default:
-		msg = strings.TrimSpace(v.Keyword + " " + v.Message)
+		msg = strings.TrimSpace(v.Keyword + " " + wantOf(v))
 	}
 	return &Error{Source: source, Field: dotted(v.Path), Err: errors.New(msg)}
+}
+
+// wantOf is what a violation wants, in the profile's words: its Want,
+// without the brackets and "want" of an enum's.
+func wantOf(v contract.Violation) string {
+	w := v.Want
+	if strings.HasPrefix(w, "(") && strings.HasSuffix(w, ")") {
+		w = w[1 : len(w)-1]
+	}
+	return strings.TrimPrefix(w, "want ")
 }
 
 // dotted turns a JSON Pointer into a field path: /read/arguments/0 is

@@ -118,3 +118,85 @@ func TestRender(t *testing.T) {
 		t.Errorf("rendered %s", out)
 	}
 }
+
+// The members of format 2 need format_version 2; a format-1 profile that
+// uses one is refused naming it, and the new members are checked.
+func TestFormat2Members(t *testing.T) {
+	v1 := func(edit func(m map[string]any)) func(m map[string]any) {
+		return func(m map[string]any) {
+			m["format_version"] = 1
+			delete(m, "errors")
+			delete(m, "version_format")
+			delete(section(m, "list"), "position")
+			edit(m)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		{"any_of in format 1", v1(func(m map[string]any) {
+			c := section(m, "conflict")
+			delete(c, "pointer")
+			delete(c, "equals")
+			c["any_of"] = []any{map[string]any{"pattern": "stale"}}
+		}), "profile p.json: conflict.any_of: needs format_version 2 (this profile says 1)"},
+		{"a number to equal in format 1", v1(func(m map[string]any) { section(m, "conflict")["equals"] = 0 }),
+			"profile p.json: conflict.equals: needs format_version 2 (this profile says 1)"},
+		{"errors in format 1", v1(func(m map[string]any) { m["errors"] = []any{map[string]any{"pattern": "x", "class": "refused"}} }),
+			"profile p.json: errors: needs format_version 2 (this profile says 1)"},
+		{"one matcher and any_of", func(m map[string]any) { section(m, "conflict")["any_of"] = []any{map[string]any{"pattern": "x"}} },
+			"profile p.json: conflict: give one matcher or any_of, not both"},
+		{"a class that is none", func(m map[string]any) { m["errors"].([]any)[0].(map[string]any)["class"] = "fatal" },
+			"profile p.json: errors[0].class: not one of the values it takes refused, transient"},
+		{"a matcher of nothing", func(m map[string]any) {
+			m["errors"] = []any{map[string]any{"is_error": false, "class": "refused"}}
+		}, "profile p.json: errors[0]: recognizes nothing: give is_error, a pointer with equals, or a pattern"},
+		{"versions without a version read", func(m map[string]any) {
+			delete(section(m, "read"), "version")
+			section(m, "write")["version_check"] = false
+		},
+			"profile p.json: version_format: says what the server's versions are, but read.version takes none from the reply"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(mutate(t, tc.edit), "p.json")
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got  %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// equals compares JSON values: the number 0 matches 0 and 0.0, not "0";
+// a string "0" where the reply holds a number is a *MismatchError.
+func TestEqualsComparesJSONValues(t *testing.T) {
+	m := &Matcher{Pointer: "/changes", Equals: json.RawMessage(`0`), IsError: new(bool)}
+	if err := m.compile("conflict"); err != nil {
+		t.Fatal(err)
+	}
+	for reply, want := range map[string]bool{`{"changes":0}`: true, `{"changes":0.0}`: true, `{"changes":1}`: false, `{}`: false} {
+		got, err := m.Match("p", &Reply{Text: reply})
+		if err != nil || got != want {
+			t.Errorf("%s: %v, %v; want %v", reply, got, err, want)
+		}
+	}
+	s := &Matcher{Pointer: "/changes", Equals: json.RawMessage(`"0"`), IsError: new(bool)}
+	if err := s.compile("conflict"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Match("p", &Reply{Text: `{"changes":0}`})
+	var me *MismatchError
+	if !errors.As(err, &me) || me.Field != "conflict" {
+		t.Errorf("a string matched against a number: %v", err)
+	}
+}
+
+// A schema violation is said once, in the profile's words: the field and
+// what it must be, not the validator's sentence about the same path again.
+func TestSchemaViolationWords(t *testing.T) {
+	_, err := Parse(mutate(t, func(m map[string]any) { section(m, "read")["arguments"] = "x" }), "p.json")
+	if err == nil || err.Error() != "profile p.json: read.arguments: must be object (got string)" {
+		t.Errorf("%v", err)
+	}
+}
