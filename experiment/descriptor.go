@@ -405,7 +405,7 @@ func (d *descriptor[C, Row, Run]) outcome(c C, config any, res sim.Result[Row, R
 	def := d.def
 	cmp := results.Compare(d.pub, def.Rule, differences, res.Rows, reps)
 	o := &Outcome{Invariants: def.Invariants, Ended: ended(res.Runs)}
-	cmp.Warnings = append(cmp.Warnings, o.Ended...)
+	cmp.Warnings = append(append(cmp.Warnings, o.Ended...), unread(res.Runs)...)
 	o.Report = results.Report{
 		Experiment:   def.Name,
 		Config:       config,
@@ -470,6 +470,18 @@ func ended[Run any](runs []Run) []string {
 	for _, r := range runs {
 		if e, ok := any(r).(results.Ender); ok && e.EndedEarly() != "" {
 			out = append(out, e.EndedEarly())
+		}
+	}
+	return out
+}
+
+// unread returns why each run of runs whose final state did not read could
+// not read it (results.Unreader).
+func unread[Run any](runs []Run) []string {
+	var out []string
+	for _, r := range runs {
+		if u, ok := any(r).(results.Unreader); ok && u.Unread() != "" {
+			out = append(out, u.Unread()+": every acknowledged edit counts as lost")
 		}
 	}
 	return out

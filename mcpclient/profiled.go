@@ -508,7 +508,7 @@ func (s *session) classify(kind callKind, field, tool string, r *profile.Reply) 
 	if kind == writing {
 		ok, err := p.Conflict.Matches(p.Name, r)
 		if err != nil {
-			return &contract.ClientError{Err: err}
+			return &contract.ClientError{Err: fmt.Errorf("target %s: %w", s.b.t.name, err)}
 		}
 		if ok {
 			return s.conflict(r)
@@ -519,7 +519,7 @@ func (s *session) classify(kind callKind, field, tool string, r *profile.Reply) 
 	}
 	class, err := p.Classify(r)
 	if err != nil {
-		return &contract.ClientError{Err: err}
+		return &contract.ClientError{Err: fmt.Errorf("target %s: %w", s.b.t.name, err)}
 	}
 	switch class {
 	case profile.ClassRefused:
@@ -546,41 +546,79 @@ func (s *session) conflict(r *profile.Reply) error {
 }
 
 // extracted turns a failed extraction from a real reply into its outcome:
-// a fault of the profile's (it cannot read the server's replies) until the
-// field has once been read from one, and after that a reply nobody can read
-// (the server lost the document, or answered half of it). ok marks the
-// field read.
-func (s *session) extracted(ex *profile.Extract, err error) error {
-	t := s.b.t
+// a reply nobody can read as the profile says (the server lost the document,
+// or answered half of it), an outcome nobody knows. Whether the profile can
+// read the server's replies at all was tried before any run (probe).
+func (s *session) extracted(err error) error {
 	if err == nil {
-		if _, seen := t.readable.Load(ex.Field()); !seen {
-			t.readable.Store(ex.Field(), true)
-		}
 		return nil
 	}
 	var xe *profile.ExtractError
 	if !errors.As(err, &xe) {
 		return &contract.ClientError{Err: err}
 	}
-	if _, seen := t.readable.Load(ex.Field()); seen {
-		return contract.Indeterminate(contract.KindUnreadable, fmt.Errorf("target %s: %w", t.name, err))
-	}
-	return &contract.ClientError{Err: fmt.Errorf("target %s: %w", t.name, err)}
+	return contract.Indeterminate(contract.KindUnreadable, fmt.Errorf("target %s: %w", s.b.t.name, err))
 }
 
 func (s *session) str(ex *profile.Extract, r *profile.Reply) (string, error) {
 	v, err := ex.String(s.prof().Name, r)
-	return v, s.extracted(ex, err)
+	return v, s.extracted(err)
 }
 
 func (s *session) version(ex *profile.Extract, r *profile.Reply) (contract.Version, error) {
 	v, err := ex.Version(s.prof().Name, r)
-	return v, s.extracted(ex, err)
+	return v, s.extracted(err)
 }
 
 func (s *session) items(ex *profile.Extract, r *profile.Reply) ([]any, error) {
 	v, err := ex.Items(s.prof().Name, r)
-	return v, s.extracted(ex, err)
+	return v, s.extracted(err)
+}
+
+// probe tries the profile on a fresh document of its own before any run:
+// its set-up, its read and, for a write of the whole content, a write of
+// what was read. A profile that cannot read the server's replies, or whose
+// calls the server refuses, is one error naming the field, before anything
+// is measured; during a run the same failure is the server's doing (it lost
+// the document, or answered half of it), counted as an unreadable reply.
+func (t *Target) probe(ctx context.Context) error {
+	b, err := t.openProfiled(contract.RunSpec{Name: "notesbench-probe"})
+	if err != nil {
+		return err
+	}
+	s := &session{b: b.(*backend), c: t.control, texts: map[contract.Version]string{}}
+	trying := func(err error) error {
+		if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("%w (tried on a fresh document before any run)", unwrapOutcome(err))
+	}
+	if err := b.CreateNote(ctx, "probe"); err != nil {
+		return trying(err)
+	}
+	read, err := s.ReadNoteTab(ctx, "probe", "markdown")
+	if err != nil {
+		return trying(err)
+	}
+	if t.prof.p.Write.Mode() != profile.ModeContent {
+		return nil
+	}
+	_, err = s.EditNoteTab(ctx, contract.EditRequest{NoteID: "probe", TabID: "markdown", ExpectedVersion: read.Version,
+		IdempotencyKey: "notesbench-probe", Operation: contract.OpReplaceText, Text: read.Text})
+	if err != nil {
+		return trying(err)
+	}
+	return nil
+}
+
+// unwrapOutcome returns the error an outcome's wrapping carries, for a
+// message that is the server's or the profile's words alone.
+func unwrapOutcome(err error) error {
+	var ie *contract.IndeterminateError
+	if errors.As(err, &ie) && ie.Err != nil {
+		return ie.Err
+	}
+	return err
 }
 
 // writeVars returns the variables of a write on the Note noteID that expects

@@ -66,10 +66,6 @@ type Target struct {
 	problems []string
 	served   *ext.Describe // nil when the server does not say
 	prof     *profiled     // the profile given, or the notes profile
-	// readable holds the profile fields (extractions) that have been read
-	// from a real reply of this server's: one that then finds nothing is
-	// the server's doing, not the profile's.
-	readable sync.Map
 
 	// firstTimeout bounds the first handshake when ConnectTimeout is 0.
 	firstTimeout time.Duration
@@ -127,6 +123,12 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options, first 
 	if err := t.prepare(ctx, p, own); err != nil {
 		t.Close()
 		return nil, err
+	}
+	if !own && opts.Note == "" {
+		if err := t.probe(ctx); err != nil {
+			t.Close()
+			return nil, err
+		}
 	}
 	if own && t.Offers(ext.ToolDescribe) {
 		var d ext.Describe

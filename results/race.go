@@ -47,13 +47,16 @@ type RaceRun struct {
 	// to the end. Its counts are what it measured until then.
 	Stopped string `json:"stopped"`
 	// Unreadable says why the final state could not be read (the document
-	// was gone, or answered as no document), "" when it could: every
-	// acknowledged edit then counts as lost.
+	// was gone, or answered as no document), the run's name first, "" when
+	// it could: every acknowledged edit then counts as lost.
 	Unreadable string `json:"unreadable"`
 }
 
 // EndedEarly implements Ender.
 func (r RaceRun) EndedEarly() string { return r.Stopped }
+
+// Unread implements Unreader.
+func (r RaceRun) Unread() string { return r.Unreadable }
 
 // Lost is every acknowledged line or cell missing at the end of the run.
 func (r RaceRun) Lost() int { return r.Claude.Lost + r.Human.Lost }

@@ -44,3 +44,9 @@ func (r Report) Complete() Report {
 type Ender interface {
 	EndedEarly() string
 }
+
+// Unreader is a run whose final state may not have read: Unread says why,
+// "" for a run whose final state read.
+type Unreader interface {
+	Unread() string
+}

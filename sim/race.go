@@ -544,6 +544,9 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 	if err := endRun(ctx, rec, check, unreadable, noteID); err != nil {
 		return run, err
 	}
+	if unreadable != "" {
+		unreadable = spec.name + ": " + unreadable
+	}
 	run = results.RaceRun{
 		Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat),
 		Claude: claude.stats, Human: human.stats, WallS: wall.Seconds(), Unreadable: unreadable,
