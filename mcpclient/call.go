@@ -55,7 +55,7 @@ func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*p
 			return nil, ctx.Err()
 		}
 		var je *jsonrpc.Error
-		if errors.As(err, &je) {
+		if errors.As(err, &je) && !localCode(je.Code) {
 			return nil, &ProtocolError{Target: c.t.name, Tool: tool, Code: je.Code, Message: je.Message}
 		}
 		return nil, c.fail(tool, err)
@@ -70,6 +70,18 @@ func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*p
 		}
 	}
 	return r, nil
+}
+
+// localCode reports whether a JSON-RPC error code is one the SDK gives a
+// call that never got an answer: the transport rejected it (a POST that
+// failed, a stream closed) or the client was closing. Such an error is the
+// transport's, not the server's answer.
+func localCode(code int64) bool {
+	const (
+		codeClientClosing = -32003
+		codeRejected      = -32005
+	)
+	return code == codeClientClosing || code == codeRejected
 }
 
 // fail is a transport failure of a call of tool: an outcome nobody knows,
@@ -92,7 +104,20 @@ func (c *conn) fail(tool string, err error) error {
 // layers of wrapping end: "connection reset by peer".
 func rootCause(err error) string {
 	for {
-		next := errors.Unwrap(err)
+		var next error
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			next = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			// The SDK joins its marker of a rejected call with the cause:
+			// the cause is the last error that is no JSON-RPC error.
+			for _, e := range u.Unwrap() {
+				var je *jsonrpc.Error
+				if !errors.As(e, &je) {
+					next = e
+				}
+			}
+		}
 		if next == nil {
 			break
 		}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/notesbench/notesbench/contract"
@@ -271,5 +273,20 @@ func TestPatchIsUnique(t *testing.T) {
 		if !ok || old != tc.old || repl != tc.repl || strings.Count(tc.base, old) != 1 {
 			t.Errorf("patch(%q, %q) = %q, %q, %v; want %q, %q", tc.base, tc.text, old, repl, ok, tc.old, tc.repl)
 		}
+	}
+}
+
+// A transport failure is said by its cause, not by the SDK's layers of
+// wrapping around it, and a call the transport rejected is no answer of the
+// server's.
+func TestTransportFailureInOneLine(t *testing.T) {
+	cause := errors.New("connect: connection refused")
+	rejected := &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}
+	err := fmt.Errorf("calling %q: %w", "tools/call", fmt.Errorf("sending %q: %w: %w", "tools/call", rejected, cause))
+	if got := rootCause(err); got != "connect: connection refused" {
+		t.Errorf("rootCause = %q", got)
+	}
+	if !localCode(rejected.Code) || localCode(jsonrpc.CodeInvalidParams) {
+		t.Error("the transport's own codes are not told from a server's")
 	}
 }

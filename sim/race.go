@@ -523,6 +523,9 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 	}
 	wall := clock.Now().Sub(start)
 	text, unreadable, err := readFinal(ctx, clock, check, noteID, "markdown")
+	if err != nil && stopped {
+		return run, fmt.Errorf("%s; its final state could not be read either", limit.Error())
+	}
 	if err != nil {
 		return run, err
 	}
