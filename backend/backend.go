@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
@@ -124,7 +125,8 @@ func (s Spec) Postgres() bool {
 	return strings.HasPrefix(s.Store, "postgres://") || strings.HasPrefix(s.Store, "postgresql://")
 }
 
-// Check validates the spec without opening anything; its errors are
+// Check validates the spec without opening anything (a database file's
+// folder is probed with a file made and removed); its errors are
 // *field.Error naming the Spec field ("store", "keep", "db", "synchronous").
 // A URL is named without its password.
 func (s Spec) Check() error {
@@ -192,6 +194,15 @@ func (s Spec) Check() error {
 			return field.Errorf("db", "%s is a folder, not a database file", s.File)
 		} else if err == nil && !st.Mode().IsRegular() {
 			return field.Errorf("db", "%s is not a regular file", s.File)
+		}
+		// SQLite makes the file, and beside it its WAL and shared-memory
+		// files: the folder must be there and take new files.
+		dir := filepath.Dir(s.File)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return field.Errorf("db", "cannot create %s: %s is not a folder", s.File, dir)
+		}
+		if err := atomicfile.ProbeFolder(dir); err != nil {
+			return field.Errorf("db", "cannot create %s: %v", s.File, err)
 		}
 	}
 	return nil
