@@ -232,7 +232,23 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 		}
 		return mcpclient.Dial(ctx, spec, opts)
 	}
-	return &store.Target{Dir: s.DBDir, TempParent: s.TempDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}, nil
+	return &sqliteTarget{&store.Target{Dir: s.DBDir, TempParent: s.TempDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}}, nil
+}
+
+// sqliteTarget is the embedded store's Target, whose runs' files go in the
+// folder --db names: a file there the store did not create, named as a
+// run's database, is a field error naming "db" (the user named the wrong
+// folder, or keeps a file of their own there), as OpenBackend's --db file
+// is.
+type sqliteTarget struct{ *store.Target }
+
+func (t *sqliteTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	b, err := t.Target.Open(ctx, run)
+	var foreign *store.ForeignError
+	if errors.As(err, &foreign) {
+		return nil, field.Wrap("db", foreign)
+	}
+	return b, err
 }
 
 // OpenBackend opens one Backend serving variant v, for as long as it is open:
