@@ -263,7 +263,7 @@ func sameRun(a, b ShardRecord, ac, bc json.RawMessage) error {
 	}
 	diffs, err := results.ParameterDiffs(mustJSON(struct {
 		Config json.RawMessage `json:"config"`
-	}{ac}), json.RawMessage(bc), false)
+	}{ac}), json.RawMessage(bc), false, sim.FormatSeeds)
 	if err != nil {
 		return err
 	}
