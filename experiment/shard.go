@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -253,9 +254,9 @@ func sameRun(a, b ShardRecord, ac, bc json.RawMessage) error {
 	case a.Version != b.Version:
 		return fmt.Errorf("notesbench %s, not %s", b.Version, a.Version)
 	case a.Shard.Count != b.Shard.Count:
-		return fmt.Errorf("one of %d shards, not %d", b.Shard.Count, a.Shard.Count)
+		return fmt.Errorf("one shard of %d, not of %d", b.Shard.Count, a.Shard.Count)
 	case a.Units != b.Units:
-		return fmt.Errorf("%d units, not %d", b.Units, a.Units)
+		return fmt.Errorf("%s, not %d", plural.Count(b.Units, "unit"), a.Units)
 	case !maps.Equal(a.Params, b.Params):
 		return fmt.Errorf("parameters %v, not %v", b.Params, a.Params)
 	case a.Setup != b.Setup || !slices.Equal(a.Differences, b.Differences):
@@ -348,7 +349,7 @@ func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, er
 	j := d.newJob(cfg, Options{Replications: first.Replications, Version: version})
 	j.config, j.setup, j.differences = s.config, first.Setup, first.Differences
 	if j.units() != first.Units {
-		return nil, mergeErrf(s.files[0], "%d units, where its parameters make %d", first.Units, j.units())
+		return nil, mergeErrf(s.files[0], "%s, where its parameters make %d", plural.Count(first.Units, "unit"), j.units())
 	}
 	parts, err := s.parts(func(r ShardRecord) []Part { return r.Parts }, first.Units)
 	if err != nil {

@@ -20,6 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // HTTPPath is the path of the MCP endpoint under streamable HTTP.
@@ -303,7 +305,7 @@ func (g *guard) open(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Retry-After", "60")
 		writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError,
-			fmt.Sprintf("Service Unavailable: %d sessions are open, the most this server serves at once: end one (DELETE with its Mcp-Session-Id), or wait until one has been idle for %v", cap(g.slots), g.idle))
+			fmt.Sprintf("Service Unavailable: %s open, the most this server serves at once: end one (DELETE with its Mcp-Session-Id), or wait until one has been idle for %v", plural.Count(cap(g.slots), "session"), g.idle))
 		return
 	}
 	release := sync.OnceFunc(func() { <-g.slots })

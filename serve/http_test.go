@@ -259,7 +259,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 		ids = append(ids, r.header.Get("Mcp-Session-Id"))
 	}
 	r := post(t, url, initBody)
-	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "3 sessions are open") {
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "3 sessions open, the most this server serves at once") {
 		t.Fatalf("a fourth session: %d %s", r.status, r.body)
 	}
 	if r := do(t, http.MethodDelete, url, "", "Mcp-Session-Id", ids[0]); r.status != http.StatusNoContent {
@@ -446,5 +446,19 @@ func TestHTTPEventStreamOutlivesReadTimeout(t *testing.T) {
 	}
 	if r := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", sid); r.status != http.StatusOK {
 		t.Fatalf("ping: %d %s", r.status, r.body)
+	}
+}
+
+// The refusal of a session beyond the last counts in words: "1 session",
+// never "1 sessions".
+func TestHTTPMaxSessionsOne(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{MaxSessions: 1}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	if r := post(t, url, initBody); r.status != http.StatusOK {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if r := post(t, url, initBody); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "Service Unavailable: 1 session open, the most") {
+		t.Fatalf("a second session: %d %s", r.status, r.body)
 	}
 }
