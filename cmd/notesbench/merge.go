@@ -38,7 +38,12 @@ same experiment, parameters and notesbench version); how each ran (--parallel,
 --db, the machine) may differ.
 
 Given histories (written with --history) instead, it writes them as one history,
-for notesbench check: each run recorded whole by one process, no run in two.`,
+for notesbench check: each history once, each run recorded whole by one process,
+no run in two.
+
+Input that cannot be merged (a file that is no shard or history, a shard
+missing or given twice, shards of different runs) is exit 2; a merge that
+fails otherwise is exit 1.`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --shard 1/2 --out s1.json   # on one machine",
 			"notesbench race --clock virtual --shard 2/2 --out s2.json   # on another",

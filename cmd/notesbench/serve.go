@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -86,8 +87,10 @@ It speaks MCP on stdin and stdout, one message a line: a line that is no
 message is answered with a JSON-RPC error and the server goes on; at the end of
 the input it finishes the calls it read, then exits 0. With --http it serves
 streamable HTTP at /mcp. ADDR without a host listens on 127.0.0.1 only; any
-address beyond loopback needs a bearer token (--token-file, or $` + tokenEnv + `)
-that every request must carry. Requests from a browser origin other than the
+address beyond loopback needs a bearer token (--token-file, a regular file of at
+most ` + strconv.Itoa(maxTokenBytes>>10) + ` KiB, or $` + tokenEnv + `) that every request must carry; a request without
+it is refused from its headers, its body unread. A request's headers and body
+must arrive within ` + serve.DefaultReadTimeout.String() + `. Requests from a browser origin other than the
 server's own are refused unless --allow-origin names it, and requests naming a
 Host other than a loopback name or the server's address unless --allow-host
 names it. At most --max-sessions sessions are open at once; a session idle for
