@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
@@ -124,7 +125,8 @@ func (s Spec) Postgres() bool {
 	return strings.HasPrefix(s.Store, "postgres://") || strings.HasPrefix(s.Store, "postgresql://")
 }
 
-// Check validates the spec without opening anything; its errors are
+// Check validates the spec without opening anything (a database file's
+// folder is probed with a file made and removed); its errors are
 // *field.Error naming the Spec field ("store", "keep", "db", "synchronous").
 // A URL is named without its password.
 func (s Spec) Check() error {
@@ -193,6 +195,15 @@ func (s Spec) Check() error {
 		} else if err == nil && !st.Mode().IsRegular() {
 			return field.Errorf("db", "%s is not a regular file", s.File)
 		}
+		// SQLite makes the file, and beside it its WAL and shared-memory
+		// files: the folder must be there and take new files.
+		dir := filepath.Dir(s.File)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return field.Errorf("db", "cannot create %s: %s is not a folder", s.File, dir)
+		}
+		if err := atomicfile.ProbeFolder(dir); err != nil {
+			return field.Errorf("db", "cannot create %s: %v", s.File, err)
+		}
 	}
 	return nil
 }
@@ -221,7 +232,23 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 		}
 		return mcpclient.Dial(ctx, spec, opts)
 	}
-	return &store.Target{Dir: s.DBDir, TempParent: s.TempDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}, nil
+	return &sqliteTarget{&store.Target{Dir: s.DBDir, TempParent: s.TempDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}}, nil
+}
+
+// sqliteTarget is the embedded store's Target, whose runs' files go in the
+// folder --db names: a file there the store did not create, named as a
+// run's database, is a field error naming "db" (the user named the wrong
+// folder, or keeps a file of their own there), as OpenBackend's --db file
+// is.
+type sqliteTarget struct{ *store.Target }
+
+func (t *sqliteTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	b, err := t.Target.Open(ctx, run)
+	var foreign *store.ForeignError
+	if errors.As(err, &foreign) {
+		return nil, field.Wrap("db", foreign)
+	}
+	return b, err
 }
 
 // OpenBackend opens one Backend serving variant v, for as long as it is open:

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -49,6 +52,34 @@ func ParseShard(s string) (Shard, error) {
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
+// check says what is wrong with a shard read from a file, as ParseShard
+// would of K/N.
+func (s Shard) check() error {
+	switch {
+	case s.Count < 1 || s.Count > MaxShards:
+		return fmt.Errorf("shard %s: N must be 1 to %d", s, MaxShards)
+	case s.Index < 1 || s.Index > s.Count:
+		return fmt.Errorf("shard %s: K must be 1 to %d", s, s.Count)
+	}
+	return nil
+}
+
+// jsonProblem says what is wrong with data, a file that did not decode with
+// err, in the file's words rather than Go's: empty, cut short, not JSON, or
+// a value of the wrong kind (history.JSONProblem).
+func jsonProblem(data []byte, err error) string {
+	var syn *json.SyntaxError
+	switch {
+	case len(bytes.TrimSpace(data)) == 0:
+		return "the file is empty"
+	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
+		return "the JSON ends early: the file is cut short"
+	case errors.As(err, &syn):
+		return "not JSON (" + syn.Error() + ")"
+	}
+	return history.JSONProblem(err)
+}
+
 // owns reports whether unit u is the shard's.
 func (s Shard) owns(u int) bool { return u%s.Count == s.Index-1 }
 
@@ -66,13 +97,18 @@ type Part struct {
 // ShardRecord is the JSON result of one shard: the envelope every result
 // has, which shard of how many and how many units the whole run has, what
 // notesbench merge needs to put the run together again — the parameters
-// given, how ours ran, how it departs from the published setup — and the
-// parts the shard ran.
+// given, the values of those the run took from elsewhere (Derived), how ours
+// ran, how it departs from the published setup — and the parts the shard
+// ran.
 type ShardRecord struct {
 	results.Report
-	Shard       Shard             `json:"shard"`
-	Units       int               `json:"units"`
-	Params      map[string]string `json:"params"`
+	Shard  Shard             `json:"shard"`
+	Units  int               `json:"units"`
+	Params map[string]string `json:"params"`
+	// Derived holds, written as their flags take them, the parameters not
+	// given whose values are not what the given ones make: a run against a
+	// server takes the rows the server serves (race's modes from its guard).
+	Derived     map[string]string `json:"derived,omitempty"`
 	Setup       string            `json:"setup"`
 	Differences []string          `json:"differences"`
 	Parts       []Part            `json:"parts"`
@@ -92,6 +128,9 @@ func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, c C, opts Option
 		Differences: nonNil(nonEmpty(j.differences)), Parts: parts}
 	if rec.Params == nil {
 		rec.Params = map[string]string{}
+	}
+	if rec.Derived, err = d.derived(c, rec.Params); err != nil {
+		return nil, err
 	}
 	rec.Report = results.Report{Experiment: d.def.Name, Config: c, Rows: []Row{}, Runs: []Run{}, Version: opts.Version}.Complete()
 	if j.plan.replications {
@@ -163,14 +202,17 @@ func ReadShards(files []string, data [][]byte) (*Shards, error) {
 			Shard      *Shard          `json:"shard"`
 		}
 		if err := json.Unmarshal(b, &head); err != nil {
-			return nil, mergeErrf(files[i], "not a notesbench result (%v): truncated, or not JSON", err)
+			return nil, mergeErrf(files[i], "not a notesbench shard or history: %s", jsonProblem(b, err))
 		}
 		if head.Shard == nil || head.Shard.Count == 0 {
 			return nil, mergeErrf(files[i], "not a shard: a result of notesbench --shard K/N")
 		}
 		var rec ShardRecord
 		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, mergeErrf(files[i], "not a shard of notesbench: %v", err)
+			return nil, mergeErrf(files[i], "not a notesbench shard: %s", jsonProblem(b, err))
+		}
+		if err := rec.Shard.check(); err != nil {
+			return nil, &MergeError{File: files[i], Err: err}
 		}
 		if prev, ok := byIndex[rec.Shard.Index]; ok {
 			return nil, mergeErrf(files[i], "shard %s is given twice (also %s)", rec.Shard, prev)
@@ -212,9 +254,9 @@ func sameRun(a, b ShardRecord, ac, bc json.RawMessage) error {
 	case a.Version != b.Version:
 		return fmt.Errorf("notesbench %s, not %s", b.Version, a.Version)
 	case a.Shard.Count != b.Shard.Count:
-		return fmt.Errorf("one of %d shards, not %d", b.Shard.Count, a.Shard.Count)
+		return fmt.Errorf("one shard of %d, not of %d", b.Shard.Count, a.Shard.Count)
 	case a.Units != b.Units:
-		return fmt.Errorf("%d units, not %d", b.Units, a.Units)
+		return fmt.Errorf("%s, not %d", plural.Count(b.Units, "unit"), a.Units)
 	case !maps.Equal(a.Params, b.Params):
 		return fmt.Errorf("parameters %v, not %v", b.Params, a.Params)
 	case a.Setup != b.Setup || !slices.Equal(a.Differences, b.Differences):
@@ -222,7 +264,7 @@ func sameRun(a, b ShardRecord, ac, bc json.RawMessage) error {
 	}
 	diffs, err := results.ParameterDiffs(mustJSON(struct {
 		Config json.RawMessage `json:"config"`
-	}{ac}), json.RawMessage(bc), false)
+	}{ac}), json.RawMessage(bc), false, sim.FormatSeeds)
 	if err != nil {
 		return err
 	}
@@ -249,24 +291,65 @@ func Merge(ds []Descriptor, s *Shards, version string) (*Outcome, error) {
 	return d.merge(s, version)
 }
 
-func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, error) {
-	first := s.records[0]
+// rebuild makes a run's configuration again as the command made it: the
+// published setup with the parameters given set and finished, then the
+// derived ones set, as a server's variant set them. Its errors are about the
+// values.
+func (d *descriptor[C, Row, Run]) rebuild(given, derived map[string]string) (C, error) {
 	in := d.New().(*instance[C, Row, Run])
-	given := func(name string) bool { _, ok := first.Params[name]; return ok }
-	for _, p := range in.params {
-		if raw, ok := first.Params[p.Name]; ok {
-			if err := p.Set(raw); err != nil {
-				return nil, mergeErrf(s.files[0], "parameter %s: %v", p.Name, err)
+	set := func(vals map[string]string) error {
+		for _, p := range in.params {
+			if raw, ok := vals[p.Name]; ok {
+				if err := p.Set(raw); err != nil {
+					return fmt.Errorf("parameter %s: %v", p.Name, err)
+				}
 			}
 		}
+		return nil
 	}
-	if err := in.Finish(given); err != nil {
+	if err := set(given); err != nil {
+		return in.cfg, err
+	}
+	if err := in.Finish(func(name string) bool { _, ok := given[name]; return ok }); err != nil {
+		return in.cfg, err
+	}
+	return in.cfg, set(derived)
+}
+
+// derived returns the parameters of c, a run's configuration, whose values
+// are not those the parameters given make (see ShardRecord.Derived).
+func (d *descriptor[C, Row, Run]) derived(c C, given map[string]string) (map[string]string, error) {
+	base, err := d.rebuild(given, nil)
+	if err != nil {
+		return nil, err
+	}
+	ours, made := d.def.Params(&c), d.def.Params(&base)
+	var out map[string]string
+	for i, p := range ours {
+		if _, ok := given[p.Name]; ok || p.String() == made[i].String() {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[p.Name] = p.String()
+	}
+	return out, nil
+}
+
+func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, error) {
+	first := s.records[0]
+	cfg, err := d.rebuild(first.Params, first.Derived)
+	if err != nil {
 		return nil, mergeErrf(s.files[0], "%v", err)
 	}
-	j := d.newJob(in.cfg, Options{Replications: first.Replications, Version: version})
+	if err := d.sameConfig(cfg, s.config); err != nil {
+		return nil, err
+	}
+	j := d.newJob(cfg, Options{Replications: first.Replications, Version: version})
 	j.config, j.setup, j.differences = s.config, first.Setup, first.Differences
 	if j.units() != first.Units {
-		return nil, mergeErrf(s.files[0], "%d units, where its parameters make %d", first.Units, j.units())
+		return nil, mergeErrf(s.files[0], "%s, where its parameters make %d", plural.Count(first.Units, "unit"), j.units())
 	}
 	parts, err := s.parts(func(r ShardRecord) []Part { return r.Parts }, first.Units)
 	if err != nil {
@@ -274,9 +357,48 @@ func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, er
 	}
 	res, err := j.assemble(parts)
 	if err != nil {
-		return nil, mergeErrf("", "%v", err)
+		return nil, fmt.Errorf("merging the shards: %w", err)
 	}
 	return res.outcome, nil
+}
+
+// sameConfig makes sure cfg, the configuration merge made again, sets every
+// parameter's field as the shards recorded it (recorded): the rows are put
+// together by it. A difference is a failure of the merge, not of its input.
+func (d *descriptor[C, Row, Run]) sameConfig(cfg C, recorded json.RawMessage) error {
+	var ours, theirs map[string]json.RawMessage
+	if err := json.Unmarshal(mustJSON(cfg), &ours); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(recorded, &theirs); err != nil {
+		return &MergeError{Err: fmt.Errorf("the configuration recorded: %v", err)}
+	}
+	var diffs []string
+	for _, p := range d.def.Params(&cfg) {
+		a, b := canonical(theirs[p.field()]), canonical(ours[p.field()])
+		if a != b {
+			diffs = append(diffs, fmt.Sprintf("%s %s, made again %s", p.field(), a, b))
+		}
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("the shards' configuration cannot be made again from what they recorded: %s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// canonical writes a JSON value without spaces and with its objects' keys
+// sorted, or "absent".
+func canonical(v json.RawMessage) string {
+	if v == nil {
+		return "absent"
+	}
+	var x any
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber() // seeds beyond 2^53 stay whole
+	if err := dec.Decode(&x); err != nil {
+		return string(v)
+	}
+	return string(mustJSON(x))
 }
 
 // parts collects the parts of every shard, each in its place, checking that

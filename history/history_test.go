@@ -382,7 +382,7 @@ func TestMergeHistories(t *testing.T) {
 		return buf.Bytes()
 	}
 	var out bytes.Buffer
-	if err := Merge(context.Background(), &out, []string{"a/h1.jsonl", "b/h2.jsonl"}, [][]byte{one("notesbench race"), one("notesbench race")}); err != nil {
+	if err := Merge(context.Background(), &out, []string{"a/h1.jsonl", "b/h2.jsonl"}, [][]byte{one("notesbench race"), one("notesbench race --parallel 1")}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := Read(context.Background(), &out, "merged")
@@ -392,9 +392,16 @@ func TestMergeHistories(t *testing.T) {
 	if len(h.Runs) != 2 || h.Runs[0].Header.Run != "race-none-seed1" || h.Runs[1].Header.Run != "h2/race-none-seed1" {
 		t.Fatalf("runs %+v", h.Runs)
 	}
-	err = Merge(context.Background(), io.Discard, []string{"h1", "h2"}, [][]byte{one("notesbench race --target http://x --note n1"), one("notesbench race --target http://x --note n1")})
+	err = Merge(context.Background(), io.Discard, []string{"h1", "h2"}, [][]byte{one("notesbench race --target http://x --note n1"), one("notesbench race --target http://x --note n1 --seeds 2")})
 	if err == nil || !strings.Contains(err.Error(), "which h1's runs wrote too") {
 		t.Errorf("one Note from two processes: %v", err)
+	}
+	// The same history twice, as one file or a copy, would have every run
+	// checked twice: refused, naming the second.
+	err = Merge(context.Background(), io.Discard, []string{"h1", "h1", "h2"}, [][]byte{one("notesbench race"), one("notesbench race"), one("notesbench race --seeds 2")})
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.File != "h1" || ie.Msg != "the same history as h1: given twice, every run of it would be checked twice" {
+		t.Errorf("the same history twice: %v", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,7 +23,8 @@ import (
 // judged alone, which holds when its Notes are its own (a run over MCP maps
 // its Note IDs to IDs of its own on the server). A run named in several
 // histories — two hosts ran the same seed — is kept as two runs, the later
-// ones named after their file ("h2/race-none-seed1"). Histories of runs on
+// ones named after their file ("h2/race-none-seed1"); the same history given
+// twice (the same file, or a copy of it) is refused. Histories of runs on
 // one Note the user named (--note), from several processes, share the
 // Note's version across clocks that cannot be compared: they are refused.
 func Merge(ctx context.Context, w io.Writer, files []string, data [][]byte) error {
@@ -32,11 +34,17 @@ func Merge(ctx context.Context, w io.Writer, files []string, data [][]byte) erro
 	hs := make([]*History, len(data))
 	count := map[string]int{} // run → histories that hold it
 	notes := map[string]string{}
+	seen := map[[sha256.Size]byte]string{} // a history's bytes → its file
 	for i, b := range data {
 		h, err := Read(ctx, bytes.NewReader(b), files[i])
 		if err != nil {
 			return err
 		}
+		sum := sha256.Sum256(b)
+		if prev, ok := seen[sum]; ok {
+			return &InputError{File: files[i], Msg: fmt.Sprintf("the same history as %s: given twice, every run of it would be checked twice", prev)}
+		}
+		seen[sum] = files[i]
 		if i > 0 && h.Header.Experiment != hs[0].Header.Experiment {
 			return &InputError{File: files[i], Msg: fmt.Sprintf("a history of %s, not of %s like %s", h.Header.Experiment, hs[0].Header.Experiment, files[0])}
 		}
@@ -74,6 +82,12 @@ func Merge(ctx context.Context, w io.Writer, files []string, data [][]byte) erro
 	}
 	return nil
 }
+
+// JSONProblem says what is wrong with a JSON document that did not decode
+// with err in a user's words, as a history's messages do: the field and what
+// it holds ("experiment: a JSON number where a string is wanted"), not the
+// Go type that could not take it.
+func JSONProblem(err error) string { return jsonProblem(err) }
 
 // namedNote returns the Note a command named with --note, "" when none.
 func namedNote(command string) string {

@@ -38,16 +38,20 @@ func dialWaiting(ctx context.Context, network, addr string) (net.Conn, error) {
 	if err := raw.Control(func(s uintptr) { fd, dupErr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || dupErr != nil {
 		return c, nil
 	}
-	var wake [2]int
-	if err := unix.Pipe2(wake[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+	wc := &waitingConn{fd: fd, network: network, local: c.LocalAddr(), remote: c.RemoteAddr()}
+	if err := wc.rd.open(); err != nil {
 		unix.Close(fd)
 		return c, nil
 	}
-	local, remote := c.LocalAddr(), c.RemoteAddr()
+	if err := wc.wd.open(); err != nil {
+		wc.rd.close()
+		unix.Close(fd)
+		return c, nil
+	}
 	// The duplicate shares the socket, non-blocking as Go left it: closing
 	// the poller's descriptor leaves the socket open.
 	_ = c.Close()
-	return &waitingConn{fd: fd, wakeR: wake[0], wakeW: wake[1], network: network, local: local, remote: remote}, nil
+	return wc, nil
 }
 
 // waitingConn is a connection that waits for its socket in poll(2), a
@@ -60,17 +64,18 @@ func dialWaiting(ctx context.Context, network, addr string) (net.Conn, error) {
 // two-core virtual machine cost a write on PostgreSQL a sixth of its time
 // (README, PostgreSQL). The price is a thread per connection while it waits.
 //
-// Deadlines behave as a net.Conn's: a deadline that passes fails the calls
-// waiting and those that follow with os.ErrDeadlineExceeded, until it is
-// moved or cleared, and the connection stays usable. poll waits on the
-// socket and on a pipe of the connection's own, to which a passing deadline
-// and Close write a byte.
+// Deadlines behave as a net.Conn's: reads and writes each have their own
+// (SetReadDeadline leaves the write deadline as it was, and the reverse); a
+// deadline that passes fails the calls of its direction waiting and those
+// that follow with os.ErrDeadlineExceeded, until it is moved or cleared, and
+// the connection stays usable. A read waits in poll on the socket and on the
+// read deadline's pipe, a write on the socket and on the write deadline's:
+// a deadline that passes writes a byte to its own pipe, and Close to both.
 type waitingConn struct {
-	fd           int // the socket, non-blocking
-	wakeR, wakeW int // the pipe that wakes calls waiting in poll
-	network      string
-	local        net.Addr
-	remote       net.Addr
+	fd      int // the socket, non-blocking
+	network string
+	local   net.Addr
+	remote  net.Addr
 
 	// io is held shared by every read and write, and exclusively by Close to
 	// release the descriptors, so that no call ever uses a descriptor number
@@ -78,19 +83,67 @@ type waitingConn struct {
 	io     sync.RWMutex
 	closed atomic.Bool
 
-	mu      sync.Mutex // guards timer, gen and the pipe's contents
-	expired atomic.Bool
-	timer   *time.Timer
+	mu sync.Mutex // guards the deadlines' timers and generations, and their pipes' contents
+	rd deadline   // of reads
+	wd deadline   // of writes
+}
+
+// deadline is one direction's deadline: whether it passed, the timer that
+// makes it pass, and the pipe that wakes the calls of that direction waiting
+// in poll.
+type deadline struct {
+	wakeR, wakeW int
+	expired      atomic.Bool
+	timer        *time.Timer
 	// gen counts the deadlines set, so that a timer that fired as its
 	// deadline was replaced does nothing.
 	gen uint64
+}
+
+// open makes the deadline's pipe.
+func (d *deadline) open() error {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		return err
+	}
+	d.wakeR, d.wakeW = p[0], p[1]
+	return nil
+}
+
+// close releases the deadline's pipe.
+func (d *deadline) close() {
+	unix.Close(d.wakeR)
+	unix.Close(d.wakeW)
+}
+
+// stop disarms the deadline's timer.
+func (d *deadline) stop() {
+	if d.timer != nil {
+		d.timer.Stop()
+		d.timer = nil
+	}
+}
+
+// wake wakes every call waiting on the deadline's pipe, until it is drained.
+func (d *deadline) wake() {
+	_, _ = unix.Write(d.wakeW, []byte{0}) // a full pipe wakes them as well
+}
+
+// drain empties the pipe, once no call needs waking.
+func (d *deadline) drain() {
+	var buf [64]byte
+	for {
+		if n, err := unix.Read(d.wakeR, buf[:]); n <= 0 || err != nil {
+			return
+		}
+	}
 }
 
 func (c *waitingConn) Read(p []byte) (int, error) {
 	c.io.RLock()
 	defer c.io.RUnlock()
 	for {
-		if err := c.check(); err != nil {
+		if err := c.check(&c.rd); err != nil {
 			return 0, c.opError("read", err)
 		}
 		if len(p) == 0 {
@@ -101,7 +154,7 @@ func (c *waitingConn) Read(p []byte) (int, error) {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			if err := c.wait(unix.POLLIN); err != nil {
+			if err := c.wait(unix.POLLIN, &c.rd); err != nil {
 				return 0, c.opError("read", err)
 			}
 			continue
@@ -119,7 +172,7 @@ func (c *waitingConn) Write(p []byte) (int, error) {
 	defer c.io.RUnlock()
 	written := 0
 	for written < len(p) {
-		if err := c.check(); err != nil {
+		if err := c.check(&c.wd); err != nil {
 			return written, c.opError("write", err)
 		}
 		n, err := unix.Write(c.fd, p[written:])
@@ -127,7 +180,7 @@ func (c *waitingConn) Write(p []byte) (int, error) {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			if err := c.wait(unix.POLLOUT); err != nil {
+			if err := c.wait(unix.POLLOUT, &c.wd); err != nil {
 				return written, c.opError("write", err)
 			}
 			continue
@@ -139,43 +192,28 @@ func (c *waitingConn) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// check reports why no call may go on: the connection closed, or its
-// deadline passed.
-func (c *waitingConn) check() error {
+// check reports why no call of d's direction may go on: the connection
+// closed, or d passed.
+func (c *waitingConn) check(d *deadline) error {
 	switch {
 	case c.closed.Load():
 		return net.ErrClosed
-	case c.expired.Load():
+	case d.expired.Load():
 		return os.ErrDeadlineExceeded
 	}
 	return nil
 }
 
-// wait blocks until the socket is ready for events, or the pipe wakes it;
+// wait blocks until the socket is ready for events, or d's pipe wakes it;
 // the caller then checks why.
-func (c *waitingConn) wait(events int16) error {
-	fds := []unix.PollFd{{Fd: int32(c.fd), Events: events}, {Fd: int32(c.wakeR), Events: unix.POLLIN}}
+func (c *waitingConn) wait(events int16, d *deadline) error {
+	fds := []unix.PollFd{{Fd: int32(c.fd), Events: events}, {Fd: int32(d.wakeR), Events: unix.POLLIN}}
 	for {
 		_, err := unix.Poll(fds, -1)
 		if err == unix.EINTR {
 			continue
 		}
 		return err
-	}
-}
-
-// wake wakes every call waiting in poll, until the pipe is drained.
-func (c *waitingConn) wake() {
-	_, _ = unix.Write(c.wakeW, []byte{0}) // a full pipe wakes them as well
-}
-
-// drain empties the pipe, once no call needs waking.
-func (c *waitingConn) drain() {
-	var buf [64]byte
-	for {
-		if n, err := unix.Read(c.wakeR, buf[:]); n <= 0 || err != nil {
-			return
-		}
 	}
 }
 
@@ -190,17 +228,16 @@ func (c *waitingConn) Close() error {
 		return c.opError("close", net.ErrClosed)
 	}
 	c.mu.Lock()
-	if c.timer != nil {
-		c.timer.Stop()
-		c.timer = nil
+	for _, d := range []*deadline{&c.rd, &c.wd} {
+		d.stop()
+		d.wake()
 	}
-	c.wake()
 	c.mu.Unlock()
 	c.io.Lock()
 	defer c.io.Unlock()
 	err := unix.Close(c.fd)
-	unix.Close(c.wakeR)
-	unix.Close(c.wakeW)
+	c.rd.close()
+	c.wd.close()
 	if err != nil {
 		return c.opError("close", err)
 	}
@@ -210,42 +247,53 @@ func (c *waitingConn) Close() error {
 func (c *waitingConn) LocalAddr() net.Addr  { return c.local }
 func (c *waitingConn) RemoteAddr() net.Addr { return c.remote }
 
-// SetDeadline sets when the connection's calls fail: at once for a time past,
-// never for the zero time.
+// SetDeadline sets when the connection's reads and writes fail: at once for
+// a time past, never for the zero time.
 func (c *waitingConn) SetDeadline(t time.Time) error {
+	return c.setDeadline("set deadline", t, &c.rd, &c.wd)
+}
+
+// SetReadDeadline sets when reads fail, leaving the write deadline as it is.
+func (c *waitingConn) SetReadDeadline(t time.Time) error {
+	return c.setDeadline("set read deadline", t, &c.rd)
+}
+
+// SetWriteDeadline sets when writes fail, leaving the read deadline as it is.
+func (c *waitingConn) SetWriteDeadline(t time.Time) error {
+	return c.setDeadline("set write deadline", t, &c.wd)
+}
+
+// setDeadline sets each of ds to t.
+func (c *waitingConn) setDeadline(op string, t time.Time, ds ...*deadline) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed.Load() {
-		return c.opError("set deadline", net.ErrClosed)
+		return c.opError(op, net.ErrClosed)
 	}
-	if c.timer != nil {
-		c.timer.Stop()
-		c.timer = nil
-	}
-	c.gen++
-	if !t.IsZero() && !time.Now().Before(t) {
-		c.expired.Store(true)
-		c.wake()
-		return nil
-	}
-	c.expired.Store(false)
-	c.drain()
-	if !t.IsZero() {
-		gen := c.gen
-		c.timer = time.AfterFunc(time.Until(t), func() { c.expire(gen) })
+	for _, d := range ds {
+		d.stop()
+		d.gen++
+		if !t.IsZero() && !time.Now().Before(t) {
+			d.expired.Store(true)
+			d.wake()
+			continue
+		}
+		d.expired.Store(false)
+		d.drain()
+		if !t.IsZero() {
+			d, gen := d, d.gen
+			d.timer = time.AfterFunc(time.Until(t), func() { c.expire(d, gen) })
+		}
 	}
 	return nil
 }
 
-// expire is the deadline of generation gen passing.
-func (c *waitingConn) expire(gen uint64) {
+// expire is the deadline d of generation gen passing.
+func (c *waitingConn) expire(d *deadline, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen == c.gen && !c.closed.Load() {
-		c.expired.Store(true)
-		c.wake()
+	if gen == d.gen && !c.closed.Load() {
+		d.expired.Store(true)
+		d.wake()
 	}
 }
-
-func (c *waitingConn) SetReadDeadline(t time.Time) error  { return c.SetDeadline(t) }
-func (c *waitingConn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }

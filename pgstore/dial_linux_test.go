@@ -61,7 +61,7 @@ func readBlocked(c net.Conn) <-chan error {
 
 // waitInPoll waits until a thread of the process is blocked in poll(2) on c:
 // a system call whose first two arguments are a pollfd array of two entries
-// that names c's socket and c's wake-up pipe. The kernel shows each thread's
+// that names c's socket and the wake-up pipe of c's reads. The kernel shows each thread's
 // system call and its arguments in /proc/self/task/*/syscall, and the array
 // is read from /proc/self/mem. It fails the test after 30 s.
 func waitInPoll(t *testing.T, c *waitingConn) {
@@ -107,7 +107,7 @@ func blockedInPoll(t *testing.T, mem *os.File, c *waitingConn) bool {
 		if _, err := mem.ReadAt(pfd[:], int64(fds)); err != nil {
 			continue
 		}
-		if int32(binary.NativeEndian.Uint32(pfd[0:])) == int32(c.fd) && int32(binary.NativeEndian.Uint32(pfd[8:])) == int32(c.wakeR) {
+		if int32(binary.NativeEndian.Uint32(pfd[0:])) == int32(c.fd) && int32(binary.NativeEndian.Uint32(pfd[8:])) == int32(c.rd.wakeR) {
 			return true
 		}
 	}
@@ -195,7 +195,7 @@ func TestWaitingConnDeadlines(t *testing.T) {
 		c.SetDeadline(was)
 		c.SetDeadline(time.Time{})
 		c.mu.Lock()
-		armed := c.timer != nil
+		armed := c.rd.timer != nil || c.wd.timer != nil
 		c.mu.Unlock()
 		if armed {
 			t.Fatal("clearing the deadline left its timer armed")
@@ -208,6 +208,56 @@ func TestWaitingConnDeadlines(t *testing.T) {
 		}
 		if err := waitErr(t, done); err != nil {
 			t.Fatalf("a cleared deadline still fired: %v", err)
+		}
+	})
+}
+
+// Reads and writes have deadlines of their own, as net.Conn promises: a read
+// deadline that passed fails reads and leaves writes alone, and the reverse;
+// a read waiting in the kernel is not woken by a write deadline passing, and
+// reads the reply that comes after it.
+func TestWaitingConnDeadlinesOfEachDirection(t *testing.T) {
+	t.Run("read", func(t *testing.T) {
+		c, server := dialLoopback(t)
+		defer c.Close()
+		c.SetReadDeadline(time.Now())
+		if _, err := c.Read(make([]byte, 4)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("read after the read deadline: %v, want a timeout", err)
+		}
+		if _, err := c.Write([]byte("ping")); err != nil {
+			t.Fatalf("write after the read deadline passed: %v", err)
+		}
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(server, buf); err != nil || string(buf) != "ping" {
+			t.Fatalf("server read %q %v", buf, err)
+		}
+	})
+	t.Run("write", func(t *testing.T) {
+		c, server := dialLoopback(t)
+		defer c.Close()
+		done := make(chan []byte, 1)
+		go func() {
+			buf := make([]byte, 4)
+			if _, err := io.ReadFull(c, buf); err != nil {
+				buf = []byte(err.Error())
+			}
+			done <- buf
+		}()
+		waitInPoll(t, c)
+		c.SetWriteDeadline(time.Now())
+		if _, err := c.Write([]byte("x")); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("write after the write deadline: %v, want a timeout", err)
+		}
+		if _, err := server.Write([]byte("pong")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-done:
+			if string(got) != "pong" {
+				t.Fatalf("the read waiting as the write deadline passed got %q, want pong", got)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("a blocked read did not return")
 		}
 	})
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -37,6 +39,17 @@ func Plottable(v results.Verdict) bool {
 // dashed lines, in format (svg or png). coverage is the coverage the verdict
 // asked; the plot draws the verdict's own.
 func VerdictPlot(w io.Writer, format, title string, v results.Verdict, coverage float64) error {
+	p, err := verdictPlot(title, v)
+	if err != nil {
+		return err
+	}
+	return writePlot(w, p, format)
+}
+
+// verdictPlot is the plot VerdictPlot draws. Its y axis counts replications
+// and its x axis, when every sample is a whole number (lines, conflicts),
+// holds whole numbers: both are ticked at whole numbers only.
+func verdictPlot(title string, v results.Verdict) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = v.Figure
@@ -44,7 +57,11 @@ func VerdictPlot(w io.Writer, format, title string, v results.Verdict, coverage 
 	xs := v.Samples()
 	h, err := plotter.NewHist(plotter.Values(xs), bins(len(xs)))
 	if err != nil {
-		return err
+		return nil, err
+	}
+	p.Y.Tick.Marker = wholeTicks{}
+	if slices.IndexFunc(xs, func(x float64) bool { return x != math.Trunc(x) }) < 0 {
+		p.X.Tick.Marker = wholeTicks{}
 	}
 	h.FillColor = color.RGBA{R: 120, G: 150, B: 200, A: 255}
 	p.Add(h)
@@ -59,12 +76,12 @@ func VerdictPlot(w io.Writer, format, title string, v results.Verdict, coverage 
 	}
 	for _, x := range marks {
 		if err := vline(p, x, top, publishedColor, false); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, x := range []float64{v.OursLow, v.OursHigh} {
 		if err := vline(p, x, top, rangeColor, true); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	p.Legend.Add(fmt.Sprintf("published %s", v.Published))
@@ -72,7 +89,51 @@ func VerdictPlot(w io.Writer, format, title string, v results.Verdict, coverage 
 	p.X.Max = max(p.X.Max, hi)
 	pad := (p.X.Max - p.X.Min) * 0.04
 	p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
-	return writePlot(w, p, format)
+	return p, nil
+}
+
+// wholeTicks ticks an axis of whole numbers: at whole numbers only, at the
+// step of plot's default ticks when it is whole and at the nearest finer
+// whole step of 1, 2 or 5 times a power of ten when it is not, labelled
+// without decimals ("250", not "250.00"; no "2.50" replications).
+type wholeTicks struct{}
+
+func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := 0.0
+	var labelled []float64
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Label != "" {
+			labelled = append(labelled, t.Value)
+		}
+	}
+	if len(labelled) >= 2 {
+		step = labelled[1] - labelled[0]
+	}
+	step = wholeStep(step)
+	var out []plot.Tick
+	for i := math.Ceil(lo / step); i*step <= hi; i++ {
+		v := i*step + 0 // +0: never "-0"
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	return out
+}
+
+// wholeStep returns step when it is a whole number of at least 1, else the
+// greatest of 1, 2 or 5 times a power of ten below it, at least 1.
+func wholeStep(step float64) float64 {
+	switch {
+	case step <= 1 || math.IsNaN(step) || math.IsInf(step, 0):
+		return 1
+	case step == math.Trunc(step):
+		return step
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(step)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*mag <= step {
+			return m * mag
+		}
+	}
+	return 1
 }
 
 func vline(p *plot.Plot, x, top float64, c color.Color, dashed bool) error {

@@ -209,8 +209,10 @@ func CompareBaseline(baseline []byte, rep Report) ([]Diff, error) {
 // configuration a baseline was recorded with: its figures cannot be compared
 // then. How runs execute (RunSetting) never counts; neither does the clock
 // when realClock, since a real-clock run is checked against invariants and
-// recorded ranges whatever clock the baseline ran on.
-func ParameterDiffs(baseline []byte, config any, realClock bool) ([]string, error) {
+// recorded ranges whatever clock the baseline ran on. Each difference is
+// "key baseline vs ours", in JSON, but for lists of seeds, which seeds
+// writes (as --seeds takes them, "1-5" rather than [1,2,3,4,5]; nil: JSON).
+func ParameterDiffs(baseline []byte, config any, realClock bool, seeds func([]uint64) string) ([]string, error) {
 	var stored struct {
 		Config map[string]json.RawMessage `json:"config"`
 	}
@@ -236,10 +238,26 @@ func ParameterDiffs(baseline []byte, config any, realClock bool) ([]string, erro
 			continue
 		}
 		if a, b := compactRaw(stored.Config[key]), compactRaw(ours[key]); a != b {
+			if key == SeedsKey && seeds != nil {
+				a, b = seedList(stored.Config[key], a, seeds), seedList(ours[key], b, seeds)
+			}
 			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", key, a, b))
 		}
 	}
 	return diffs, nil
+}
+
+// SeedsKey is the configuration field of a run's seeds.
+const SeedsKey = "seeds"
+
+// seedList writes v, a JSON list of seeds, with seeds; raw, v as JSON, when
+// it is no such list.
+func seedList(v json.RawMessage, raw string, seeds func([]uint64) string) string {
+	var list []uint64
+	if v == nil || json.Unmarshal(v, &list) != nil || len(list) == 0 {
+		return raw
+	}
+	return seeds(list)
 }
 
 // compactRaw writes a JSON value without spaces, or "absent".

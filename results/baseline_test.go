@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,20 @@ func TestTimingKey(t *testing.T) {
 		if got := TimingKey(key); got != want {
 			t.Errorf("TimingKey(%q) = %v, want %v", key, got, want)
 		}
+	}
+}
+
+// A baseline of other seeds names them as the formatter writes them, not as
+// JSON lists of every seed; other keys stay JSON.
+func TestParameterDiffsWritesSeeds(t *testing.T) {
+	baseline := []byte(`{"config": {"seeds": [1, 2, 3, 4, 5], "edits": 100}}`)
+	config := map[string]any{"seeds": []uint64{1, 2, 3}, "edits": 10}
+	ends := func(s []uint64) string { return fmt.Sprintf("%d..%d", s[0], s[len(s)-1]) }
+	diffs, err := ParameterDiffs(baseline, config, false, ends)
+	if err != nil || strings.Join(diffs, "; ") != "edits 100 vs 10; seeds 1..5 vs 1..3" {
+		t.Fatalf("%q %v", diffs, err)
+	}
+	if diffs, _ := ParameterDiffs(baseline, config, false, nil); strings.Join(diffs, "; ") != "edits 100 vs 10; seeds [1,2,3,4,5] vs [1,2,3]" {
+		t.Fatalf("without a formatter: %q", diffs)
 	}
 }

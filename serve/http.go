@@ -20,6 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // HTTPPath is the path of the MCP endpoint under streamable HTTP.
@@ -48,12 +50,21 @@ type HTTPOptions struct {
 	// IdleTimeout ends a session no request has touched for this long; 0
 	// means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// ReadTimeout bounds how long a request may take to arrive, its headers
+	// and its body; a connection slower than that is closed. 0 means
+	// DefaultReadTimeout. It bounds the request only: a response that
+	// streams (a GET's event stream, a long tool call) is not cut by it, as
+	// the HTTP server stops the clock once the body has been read.
+	ReadTimeout time.Duration
 }
 
 // The HTTP defaults.
 const (
 	DefaultMaxSessions = 256
 	DefaultIdleTimeout = 5 * time.Minute
+	DefaultReadTimeout = 30 * time.Second
+	// headerTimeout bounds the headers of a request, within ReadTimeout.
+	headerTimeout = 10 * time.Second
 )
 
 // ErrNoToken is ServeListener's refusal to serve an address beyond loopback
@@ -78,7 +89,16 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, g)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	read := o.ReadTimeout
+	if read <= 0 {
+		read = DefaultReadTimeout
+	}
+	// ReadTimeout runs from the start of a request until its body is read:
+	// net/http clears the connection's read deadline when the handler has
+	// read the body to its end (or at once for a request without one, such
+	// as the GET of an event stream), so that what the handler then streams
+	// is not cut.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: min(headerTimeout, read), ReadTimeout: read, IdleTimeout: 2 * time.Minute,
 		ErrorLog:    log.New(s.warnWriter(), "notesbench serve: ", 0),
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	fl := &fdListener{Listener: ln, warn: s.warnf, closed: make(chan struct{})}
@@ -174,16 +194,16 @@ func normalOrigin(raw string) (string, error) {
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !g.hostOK(r) {
-		http.Error(w, fmt.Sprintf("Forbidden: the Host %q is not served here", r.Host), http.StatusForbidden)
+		refuse(w, http.StatusForbidden, fmt.Sprintf("Forbidden: the Host %q is not served here", r.Host))
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !g.originOK(origin, r.Host) {
-		http.Error(w, fmt.Sprintf("Forbidden: the Origin %q is not allowed", origin), http.StatusForbidden)
+		refuse(w, http.StatusForbidden, fmt.Sprintf("Forbidden: the Origin %q is not allowed", origin))
 		return
 	}
 	if g.auth && !g.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="notesbench serve"`)
-		http.Error(w, "Unauthorized: send the server's token as Authorization: Bearer TOKEN", http.StatusUnauthorized)
+		refuse(w, http.StatusUnauthorized, "Unauthorized: send the server's token as Authorization: Bearer TOKEN")
 		return
 	}
 	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
@@ -191,6 +211,18 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.h.ServeHTTP(w, r)
+}
+
+// refuse answers a request the guard turns away, from its headers alone, and
+// closes the connection without reading its body: net/http would otherwise
+// read up to 256 KiB of it, before the reply and after, at whatever pace the
+// client sends it, so that a client trickling a body held the connection for
+// ever without ever seeing the refusal.
+func refuse(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Connection", "close")
+	// A deadline already passed fails the read that looks for the body's end.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	http.Error(w, msg, status)
 }
 
 // hostOK reports whether the request's Host is one the server answers to: a
@@ -273,7 +305,7 @@ func (g *guard) open(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Retry-After", "60")
 		writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError,
-			fmt.Sprintf("Service Unavailable: %d sessions are open, the most this server serves at once: end one (DELETE with its Mcp-Session-Id), or wait until one has been idle for %v", cap(g.slots), g.idle))
+			fmt.Sprintf("Service Unavailable: %s open, the most this server serves at once: end one (DELETE with its Mcp-Session-Id), or wait until one has been idle for %v", plural.Count(cap(g.slots), "session"), g.idle))
 		return
 	}
 	release := sync.OnceFunc(func() { <-g.slots })

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -258,7 +259,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 		ids = append(ids, r.header.Get("Mcp-Session-Id"))
 	}
 	r := post(t, url, initBody)
-	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "3 sessions are open") {
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "3 sessions open, the most this server serves at once") {
 		t.Fatalf("a fourth session: %d %s", r.status, r.body)
 	}
 	if r := do(t, http.MethodDelete, url, "", "Mcp-Session-Id", ids[0]); r.status != http.StatusNoContent {
@@ -296,5 +297,168 @@ func TestHTTPIdleTimeout(t *testing.T) {
 	waitForSlot(t, url)
 	if r := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", first.header.Get("Mcp-Session-Id")); r.status != http.StatusNotFound {
 		t.Fatalf("the idle session still answers: %d %s", r.status, r.body)
+	}
+}
+
+// slowClient opens a connection to url and sends a POST's headers (extra
+// header lines included) announcing a body of size bytes, then the body a
+// byte at a time, every 20 ms, until the connection fails or the test ends.
+// It returns the connection, from which the test reads what the server
+// answers.
+func slowClient(t *testing.T, url string, size int, extra ...string) net.Conn {
+	t.Helper()
+	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), HTTPPath)
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	head := "POST " + HTTPPath + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\n" +
+		"Accept: application/json, text/event-stream\r\n"
+	for _, h := range extra {
+		head += h + "\r\n"
+	}
+	head += "Content-Length: " + strconv.Itoa(size) + "\r\n\r\n"
+	if _, err := io.WriteString(c, head); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for range size {
+			if _, err := c.Write([]byte{' '}); err != nil {
+				return
+			}
+			select {
+			case <-tick.C:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return c
+}
+
+// cut reads what the server sends on c until it closes the connection, and
+// returns it; the test fails if the server has not closed it within 20 s,
+// a bound far above what the server is asked to take.
+func cut(t *testing.T, c net.Conn) string {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	b, err := io.ReadAll(c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the server still holds the connection after 20 s; it sent %q", b)
+	}
+	return string(b)
+}
+
+// A request without the right token is refused from its headers: 401 at
+// once, and the connection closed, however slowly its body comes; the body
+// is never waited for. (20 such connections trickling a byte a second to a
+// token-protected server were all still open after 45 s, none answered.)
+func TestHTTPSlowBodyWithoutToken(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{Token: "s3cret", ReadTimeout: time.Hour}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	var conns []net.Conn
+	for i := range 20 {
+		auth := []string{}
+		if i%2 == 1 {
+			auth = append(auth, "Authorization: Bearer wrong")
+		}
+		conns = append(conns, slowClient(t, url, 10_000, auth...))
+	}
+	for i, c := range conns {
+		if got := cut(t, c); !strings.HasPrefix(got, "HTTP/1.1 401 ") {
+			t.Errorf("connection %d: %q, want 401", i, got)
+		}
+	}
+}
+
+// A request whose body does not arrive within ReadTimeout is cut: the
+// connection is closed, whether it opens a session or calls in one.
+func TestHTTPSlowBodyIsCut(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{Token: "s3cret", ReadTimeout: 200 * time.Millisecond}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	r := post(t, url, initBody, "Authorization", "Bearer s3cret")
+	if r.status != http.StatusOK {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	auth := "Authorization: Bearer s3cret"
+	for name, extra := range map[string][]string{
+		"initialize":   {auth},
+		"in a session": {auth, "Mcp-Session-Id: " + r.header.Get("Mcp-Session-Id")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := cut(t, slowClient(t, url, 10_000, extra...))
+			if got != "" && !strings.HasPrefix(got, "HTTP/1.1 4") {
+				t.Errorf("the server answered %q", got)
+			}
+		})
+	}
+}
+
+// ReadTimeout bounds requests, not the event stream a GET opens: the stream
+// stays open past it, and the session answers afterwards.
+func TestHTTPEventStreamOutlivesReadTimeout(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{ReadTimeout: timeout}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	r := post(t, url, initBody)
+	if r.status != http.StatusOK {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	sid := r.header.Get("Mcp-Session-Id")
+	if r := post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", sid); r.status != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", r.status, r.body)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(sctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %d", resp.StatusCode)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, resp.Body)
+		ended <- err
+	}()
+	time.Sleep(5 * timeout)
+	select {
+	case err := <-ended:
+		t.Fatalf("the event stream ended after the read timeout: %v", err)
+	default:
+	}
+	if r := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Mcp-Session-Id", sid); r.status != http.StatusOK {
+		t.Fatalf("ping: %d %s", r.status, r.body)
+	}
+}
+
+// The refusal of a session beyond the last counts in words: "1 session",
+// never "1 sessions".
+func TestHTTPMaxSessionsOne(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{MaxSessions: 1}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	if r := post(t, url, initBody); r.status != http.StatusOK {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if r := post(t, url, initBody); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "Service Unavailable: 1 session open, the most") {
+		t.Fatalf("a second session: %d %s", r.status, r.body)
 	}
 }

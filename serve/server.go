@@ -418,22 +418,40 @@ func (s *Server) logf(sess *session, tool string, start time.Time, outcome strin
 }
 
 // EnsureNote makes sure the Note exists and reports whether it created it.
-// Another process that creates it at the same moment is no error.
+// Another process that creates it at the same moment is no error: a
+// creation refused as an invalid argument (the contract's refusal of a Note
+// that exists, in whatever words the store puts it) is no error when the
+// Note exists afterwards.
 func EnsureNote(ctx context.Context, b contract.Backend, noteID string) (bool, error) {
-	s, err := b.Session(ctx)
-	if err != nil {
-		return false, err
-	}
-	_, err = s.ListNoteTabs(ctx, noteID)
-	s.Close()
-	var nf *contract.NotFoundError
-	if err == nil || !errors.As(err, &nf) {
+	exists, err := noteExists(ctx, b, noteID)
+	if err != nil || exists {
 		return false, err
 	}
 	err = b.CreateNote(ctx, noteID)
 	var bad *contract.InvalidArgumentError
-	if errors.As(err, &bad) && strings.Contains(bad.Message, "exists") {
-		return false, nil
+	if errors.As(err, &bad) {
+		if exists, xerr := noteExists(ctx, b, noteID); xerr == nil && exists {
+			return false, nil
+		}
 	}
 	return err == nil, err
+}
+
+// noteExists reports whether b holds the Note: it lists its tabs, which a
+// missing Note refuses with a *contract.NotFoundError.
+func noteExists(ctx context.Context, b contract.Backend, noteID string) (bool, error) {
+	s, err := b.Session(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer s.Close()
+	_, err = s.ListNoteTabs(ctx, noteID)
+	var nf *contract.NotFoundError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &nf):
+		return false, nil
+	}
+	return false, err
 }

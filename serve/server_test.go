@@ -374,3 +374,60 @@ func TestListenAddr(t *testing.T) {
 		}
 	}
 }
+
+// creatingBackend is a store whose CreateNote is refused with err, after
+// creating the Note when created is set: another process that created the
+// Note first, and said so in words of its own.
+type creatingBackend struct {
+	*store.Store
+	created bool
+	err     error
+}
+
+func (b *creatingBackend) CreateNote(ctx context.Context, noteID string) error {
+	if b.created {
+		if err := b.Store.CreateNote(ctx, noteID); err != nil {
+			return err
+		}
+	}
+	return b.err
+}
+
+// EnsureNote knows a Note exists by the store's typed answers, not by the
+// words of its refusal: a creation refused because another process created
+// the Note first is no error, whatever the refusal says, and a refusal that
+// happens to say "exists" while the Note does not is an error.
+func TestEnsureNoteByTypedErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		created bool
+		err     error
+		wantErr bool
+	}{
+		{"created by another, in other words", true, contract.Invalid("note_id", "note %q is already there", "n"), false},
+		{"refused, the word exists in the reason", false, contract.Invalid("note_id", "a Note ID that exists nowhere else is wanted"), true},
+		{"refused otherwise", false, errors.New("disk full"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := store.Open(store.InMemory, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			created, err := EnsureNote(ctx, &creatingBackend{Store: st, created: tc.created, err: tc.err}, "n")
+			if created || (err != nil) != tc.wantErr {
+				t.Fatalf("created %v, err %v; want an error: %v", created, err, tc.wantErr)
+			}
+		})
+	}
+	st, err := store.Open(store.InMemory, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, want := range []bool{true, false} {
+		if created, err := EnsureNote(ctx, st, "n"); err != nil || created != want {
+			t.Fatalf("call %d: created %v, err %v; want %v", i+1, created, err, want)
+		}
+	}
+}

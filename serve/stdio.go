@@ -35,6 +35,9 @@ const MaxMessageBytes = contract.MaxArgsBytes + 64<<10
 //     one, else null); the server goes on with the next line;
 //   - a line longer than MaxLine is refused (-32600, id null) as it is read,
 //     not buffered: what is past the limit is skipped up to the next newline;
+//   - an error reply the SDK makes without a code (a call before
+//     initialize, initialize params it cannot decode) gets the JSON-RPC
+//     code of what it is rather than 0 (see wireError);
 //   - at the end of the input the calls already read are finished and
 //     answered, then the connection ends.
 //
@@ -60,6 +63,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		drained:  make(chan struct{}),
 		closed:   make(chan struct{}),
 		pending:  map[jsonrpc.ID]bool{},
+		inits:    map[jsonrpc.ID]bool{},
 	}
 	go c.readLines(bufio.NewReaderSize(t.Reader, 64<<10), limit)
 	return c, nil
@@ -80,6 +84,11 @@ type stdioConn struct {
 	pending map[jsonrpc.ID]bool // calls read and not yet answered
 	drained chan struct{}       // closed once the input ended and no call is pending
 	done    bool                // drained is closed
+	// inits are the IDs of the initialize calls read and not yet answered,
+	// and initialized says one was answered with a result: until then an
+	// error the SDK gives without a code is about a call made too early.
+	inits       map[jsonrpc.ID]bool
+	initialized bool
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -136,6 +145,9 @@ func (c *stdioConn) handle(line []byte) bool {
 			// without that ID: it is not awaited.
 		} else {
 			c.pending[req.ID] = true
+			if req.Method == "initialize" {
+				c.inits[req.ID] = true
+			}
 		}
 		c.mu.Unlock()
 	}
@@ -221,6 +233,13 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 func (c *stdioConn) write(msg jsonrpc.Message) error {
+	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp && resp.Error != nil {
+		c.mu.Lock()
+		early := !c.initialized
+		c.mu.Unlock()
+		msg = &jsonrpc.Response{ID: resp.ID, Error: wireError(resp.Error, early)}
+	}
 	b, err := encodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
@@ -228,8 +247,12 @@ func (c *stdioConn) write(msg jsonrpc.Message) error {
 	c.wmu.Lock()
 	_, err = c.w.Write(append(b, '\n'))
 	c.wmu.Unlock()
-	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
+	if isResp && resp.ID.IsValid() {
 		c.mu.Lock()
+		if c.inits[resp.ID] {
+			delete(c.inits, resp.ID)
+			c.initialized = c.initialized || resp.Error == nil
+		}
 		delete(c.pending, resp.ID)
 		if len(c.pending) == 0 && !c.done && isClosed(c.ended) {
 			c.done = true
@@ -238,6 +261,41 @@ func (c *stdioConn) write(msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	return err
+}
+
+// wireError is the JSON-RPC error an error reply carries: the error's own,
+// or its message with the code of a wire error it wraps. The SDK answers
+// some calls with an error that has no code, which it sends as code 0, a
+// code JSON-RPC does not define: initialize params it cannot decode, and,
+// before the session is initialized (early), any call but initialize and
+// ping. They get the code of what they are: invalid params for params that
+// could not be decoded, invalid request for a call made before initialize,
+// internal error for anything else.
+func wireError(err error, early bool) *jsonrpc.Error {
+	var e jsonrpc.Error
+	if own, ok := err.(*jsonrpc.Error); ok {
+		e = *own
+	} else {
+		e.Message = err.Error()
+		var wrapped *jsonrpc.Error
+		if errors.As(err, &wrapped) {
+			e.Code = wrapped.Code
+		}
+	}
+	if e.Code != 0 {
+		return &e
+	}
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ) || errors.As(err, &syn):
+		e.Code = jsonrpc.CodeInvalidParams
+	case early:
+		e.Code = jsonrpc.CodeInvalidRequest
+	default:
+		e.Code = jsonrpc.CodeInternalError
+	}
+	return &e
 }
 
 // encodeMessage encodes a message as the SDK does, except that a response

@@ -201,3 +201,37 @@ func TestStdioEOFFinishesCalls(t *testing.T) {
 		t.Fatalf("the write read before the end of the input: %+v %v", r, err)
 	}
 }
+
+// The errors of the session's start carry the JSON-RPC code of what they
+// are, never 0 (a code JSON-RPC does not define, which the SDK sends for
+// these): a call before initialize is an invalid request, initialize params
+// that cannot be decoded invalid params; once initialized, the session
+// answers as before.
+func TestStdioInitializationErrorCodes(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	c := rawStdio(t, srv, 0)
+	for _, tc := range []struct {
+		line string
+		code float64
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, -32600},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_note_tab"}}`, -32600},
+		{`{"jsonrpc":"2.0","id":3,"method":"bogus"}`, -32600},
+		{`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":5}}`, -32602},
+		{`{"jsonrpc":"2.0","id":5,"method":"initialize","params":"x"}`, -32602},
+	} {
+		c.send(tc.line)
+		r := c.recv()
+		e, _ := r["error"].(map[string]any)
+		if e == nil || e["code"] != tc.code || e["message"] == "" {
+			t.Errorf("%s: %v, want an error of code %v", tc.line, r, tc.code)
+		}
+	}
+	c.initialize(`{}`)
+	c.ping("after")
+	c.send(`{"jsonrpc":"2.0","id":6,"method":"tools/list"}`)
+	if r := c.recv(); r["result"] == nil {
+		t.Fatalf("tools/list once initialized: %v", r)
+	}
+}

@@ -37,15 +37,31 @@ func (e *ForeignError) Error() string {
 // file with the store's ID, or an older one of the store's with exactly its
 // tables and no ID, is the store's; any other is a *ForeignError.
 func claim(path, uri string) error {
+	fresh, err := owned(path, uri)
+	if err != nil || !fresh {
+		return err
+	}
+	return create(uri)
+}
+
+// owned checks, changing nothing, that the file at path may be the store's:
+// fresh when it is missing or empty (the store may create it), nil when it
+// is a database of the store's, and a *ForeignError for any other file.
+func owned(path, uri string) (fresh bool, err error) {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || (err == nil && st.Size() == 0):
-		return create(uri)
+		return true, nil
 	case err != nil:
-		return err
+		return false, err
 	case !st.Mode().IsRegular():
-		return &ForeignError{Path: path, Reason: "not a regular file"}
+		return false, &ForeignError{Path: path, Reason: "not a regular file"}
 	}
+	return false, ownedDB(path, uri)
+}
+
+// ownedDB is owned for a regular file that is not empty.
+func ownedDB(path, uri string) error {
 	// Read-write, so that a WAL file is read as its writers left it; nothing
 	// is written.
 	db, err := sqlite.OpenConn(uri, sqlite.OpenReadWrite|sqlite.OpenURI|sqlite.OpenNoMutex)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"zombiezen.com/go/sqlite"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // A file the store did not create is refused, byte for byte untouched: another
@@ -91,6 +93,45 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 		db.Close()
 		if err != nil || id != ApplicationID {
 			t.Errorf("%s: application_id %#x, %v", filepath.Base(path), id, err)
+		}
+	}
+}
+
+// A run's database replaces the file an earlier run of the same name left in
+// Target.Dir, and only such a file: one of the user's that happens to bear
+// the name is refused, byte for byte untouched (a text file
+// race-none-seed1.db became an SQLite database).
+func TestTargetRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	tg := &Target{Dir: dir}
+	run := contract.RunSpec{Name: "race-none-seed1"}
+	path := filepath.Join(dir, run.Name+".db")
+	mine := []byte("my notes, not a database\n")
+	if err := os.WriteFile(path, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := tg.Open(ctx, run)
+	var fe *ForeignError
+	if !errors.As(err, &fe) || fe.Path != path {
+		if b != nil {
+			b.Close()
+		}
+		t.Fatalf("%v; want a foreign file %s", err, path)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, mine) {
+		t.Fatalf("the user's file was changed: %.60q", after)
+	}
+	// An empty file, then the earlier run's own database, are replaced.
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		b, err := tg.Open(ctx, run)
+		if err != nil {
+			t.Fatalf("open %d: %v", i+1, err)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -56,7 +56,8 @@ func (t *Target) Describe() string {
 }
 
 // Open opens the database of one run, replacing a file an earlier run with the
-// same name left behind.
+// same name left behind. A file of that name the store did not create is
+// refused with a *ForeignError and left as it is.
 func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
 	opts := Options{Guard: run.Variant.Guard, VersionFormat: run.Variant.VersionFormat, Order: run.Variant.Order,
 		Synchronous: t.Synchronous, Clock: run.Clock, Seed: run.Seed, QueueWrites: t.QueueWrites || run.OneServer}
@@ -68,6 +69,9 @@ func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backe
 		return nil, err
 	}
 	path := filepath.Join(dir, run.Name+".db")
+	if _, err := owned(path, uri(path)); err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err

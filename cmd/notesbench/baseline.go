@@ -7,6 +7,7 @@ import (
 
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // compareBaseline compares the deterministic part of a result with a stored
@@ -29,7 +30,7 @@ func (o *outFlags) checkParameters(config any) error {
 	if o.baselineJSON == nil {
 		return nil
 	}
-	diffs, err := results.ParameterDiffs(o.baselineJSON, config, o.realClock)
+	diffs, err := results.ParameterDiffs(o.baselineJSON, config, o.realClock, sim.FormatSeeds)
 	if err != nil {
 		return usagef("--baseline", "%s: %v", o.baseline, err)
 	}

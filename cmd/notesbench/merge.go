@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,11 +40,16 @@ same experiment, parameters and notesbench version); how each ran (--parallel,
 --db, the machine) may differ.
 
 Given histories (written with --history) instead, it writes them as one history,
-for notesbench check: each run recorded whole by one process, no run in two.
+for notesbench check: each history once, each run recorded whole by one process,
+no run in two.
 
 A folder stands for the .json and .jsonl files in it, as a Job's pods leave
 their shards on a shared volume: not its hidden files, its folders, nor the
 file --out or --update-baseline writes.
+
+Input that cannot be merged (a file that is no shard or history, a shard
+missing or given twice, shards of different runs) is exit 2; a merge that
+fails otherwise is exit 1.
 
 See docs/ci.md (shards and merge).`,
 		Example: examples([]string{
@@ -82,8 +88,12 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	histories := 0
 	for _, f := range o.files {
 		b, err := results.ReadFile(f)
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return usageError{pathError(f, err)}
+		}
 		if err != nil {
-			return usageErr(f, err)
+			return usageError{err}
 		}
 		if history.IsHistoryFile(f) {
 			histories++
@@ -108,6 +118,11 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
+	// The formats the experiment prints: gobench only for one that prints
+	// Go benchmark lines, as its own command has it.
+	if d, err := experiment.Lookup(o.experiments, shards.Experiment()); err == nil && !d.Info().GoBench {
+		o.out.format.formats = slices.DeleteFunc(slices.Clone(o.out.format.formats), func(f string) bool { return f == string(report.FormatGoBench) })
+	}
 	format, err := o.out.check(a, shards.Experiment())
 	if err != nil {
 		return err
@@ -117,7 +132,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	}
 	out, err := experiment.Merge(o.experiments, shards, notesbenchVersion())
 	if err != nil {
-		return usageError{err}
+		return mergeError(err)
 	}
 	var clock struct {
 		Config struct {
@@ -138,19 +153,31 @@ func mergeHistories(ctx context.Context, o *mergeOptions, data [][]byte) error {
 		return usagef("--format", "histories merge into one history: only --out applies")
 	}
 	if o.out.out == "" {
-		if err := history.Merge(ctx, o.app.stdout, o.files, data); err != nil {
-			return usageError{err}
-		}
-		return nil
+		return historyError(history.Merge(ctx, o.app.stdout, o.files, data))
 	}
 	if err := checkHistoryWritable(o.out.out); err != nil {
 		return usageErr("--out", err)
 	}
-	err := atomicfile.Write(o.out.out, 0o644, func(w io.Writer) error { return history.Merge(ctx, w, o.files, data) })
+	return historyError(atomicfile.Write(o.out.out, 0o644, func(w io.Writer) error { return history.Merge(ctx, w, o.files, data) }))
+}
+
+// mergeError is an error of experiment.Merge: bad input (a
+// *experiment.MergeError: a file that is no shard, a shard missing, shards of
+// different runs) is a usage error; anything else is the merge failing.
+func mergeError(err error) error {
+	var me *experiment.MergeError
+	if errors.As(err, &me) {
+		return usageError{err}
+	}
+	return err
+}
+
+// historyError is mergeError for history.Merge, whose bad input is a
+// *history.InputError, said as it is (not as a failure to write --out).
+func historyError(err error) error {
 	var ie *history.InputError
 	if errors.As(err, &ie) {
-		os.Remove(o.out.out)
-		return usageError{err}
+		return usageError{ie}
 	}
 	return err
 }
@@ -173,7 +200,7 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 	}
 	rep, err := experiment.MergeReproduction(o.experiments, o.files, data, notesbenchVersion())
 	if err != nil {
-		return usageError{err}
+		return mergeError(err)
 	}
 	return emitReproduction(a, format, rep, nil, o.out.out)
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -247,7 +250,76 @@ func emitReproduction(a *app, format report.Format, rep *experiment.Reproduced, 
 	if err != nil || out == "" {
 		return err
 	}
-	return report.WriteReproductionFolder(out, all, tables, report.ReproductionPlots(all.Reports, rep.Latency))
+	plots := report.ReproductionPlots(all.Reports, rep.Latency)
+	return writeWhole(out, func(dir string) error { return report.WriteReproductionFolder(dir, all, tables, plots) })
+}
+
+// writeWhole writes a folder of files at out with write, every file or none:
+// write writes into a staging folder, whose files take their places in out
+// once all are written. A new folder is staged beside out and renamed to
+// it; an existing one (a reproduction written before, CheckReproductionFolder
+// made sure) is staged inside it, and its files are replaced one by one, the
+// plots first and REPRODUCED.md last. When write fails (a full disk), the
+// staging folder is removed, and out is as it was: no empty plots/ left.
+func writeWhole(out string, write func(dir string) error) (err error) {
+	out = filepath.Clean(out)
+	_, statErr := os.Stat(out)
+	exists := statErr == nil
+	parent := filepath.Dir(out)
+	if exists {
+		parent = out
+	}
+	stage, err := os.MkdirTemp(parent, ".notesbench-staging-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := os.RemoveAll(stage); rerr != nil && err == nil && exists {
+			err = rerr
+		}
+	}()
+	if err := write(stage); err != nil {
+		return err
+	}
+	if !exists {
+		if err := os.Chmod(stage, 0o755); err != nil {
+			return err
+		}
+		return os.Rename(stage, out)
+	}
+	return moveInto(stage, out)
+}
+
+// moveInto moves the files under stage to the same places under dir, making
+// the folders they need: the files of folders first, then those at the top,
+// REPRODUCED.md, which links the rest, last.
+func moveInto(stage, dir string) error {
+	entries, err := os.ReadDir(stage)
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			files = append(files, e.Name())
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(dir, e.Name()), 0o755); err != nil {
+			return err
+		}
+		if err := moveInto(filepath.Join(stage, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	if i := slices.Index(files, report.ReproducedMD); i >= 0 {
+		files = append(slices.Delete(files, i, i+1), report.ReproducedMD)
+	}
+	for _, name := range files {
+		if err := os.Rename(filepath.Join(stage, name), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reproduceArgs writes the flags that shape the output, for the record; the

@@ -9,7 +9,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +19,8 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/serve"
 )
 
@@ -83,8 +87,10 @@ It speaks MCP on stdin and stdout, one message a line: a line that is no
 message is answered with a JSON-RPC error and the server goes on; at the end of
 the input it finishes the calls it read, then exits 0. With --http it serves
 streamable HTTP at /mcp. ADDR without a host listens on 127.0.0.1 only; any
-address beyond loopback needs a bearer token (--token-file, or $` + tokenEnv + `)
-that every request must carry. Requests from a browser origin other than the
+address beyond loopback needs a bearer token (--token-file, a regular file of at
+most ` + strconv.Itoa(maxTokenBytes>>10) + ` KiB, or $` + tokenEnv + `) that every request must carry; a request without
+it is refused from its headers, its body unread. A request's headers and body
+must arrive within ` + serve.DefaultReadTimeout.String() + `. Requests from a browser origin other than the
 server's own are refused unless --allow-origin names it, and requests naming a
 Host other than a loopback name or the server's address unless --allow-host
 names it. At most --max-sessions sessions are open at once; a session idle for
@@ -110,7 +116,18 @@ See docs/serve.md.`,
 			"notesbench serve --guard tab --version-format us-suffix --log",
 			"notesbench serve --http 0.0.0.0:8765 --token-file token.txt --allow-host notes.example.com",
 		}),
-		Args: noArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			// --extensions takes its value after "=" (alone it means all):
+			// "--extensions none" leaves "none" as an argument, which can
+			// only have been meant as the flag's value.
+			if len(args) > 0 && followsBare(a.args, "--extensions", args[0]) {
+				if _, err := extensionSettings.Parse(args[0]); err != nil {
+					return usageErr("--extensions", err)
+				}
+				opts.extensions, args = args[0], args[1:]
+			}
+			return noArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("db") && opts.memory {
 				return usagef("--memory", "cannot be used with --db")
@@ -188,12 +205,8 @@ func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
 	ho.MaxSessions, ho.AllowOrigins, ho.AllowHosts = o.maxSessions, o.allowOrigins, o.allowHosts
 	switch {
 	case o.tokenFile != "":
-		b, err := os.ReadFile(o.tokenFile)
-		if err != nil {
+		if ho.Token, err = readToken(o.tokenFile); err != nil {
 			return "", ho, usageErr("--token-file", err)
-		}
-		if ho.Token = strings.TrimSpace(string(b)); ho.Token == "" {
-			return "", ho, usagef("--token-file", "%s holds no token", o.tokenFile)
 		}
 	default:
 		ho.Token = strings.TrimSpace(os.Getenv(tokenEnv))
@@ -207,6 +220,69 @@ func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
 		}
 	}
 	return addr, ho, nil
+}
+
+// maxTokenBytes bounds a token file: a bearer token is some dozens of bytes.
+const maxTokenBytes = 4 << 10
+
+// readToken reads the bearer token the file at path holds, bounded before
+// anything is read: a regular file (a device such as /dev/zero never ends,
+// and a named pipe without a writer never starts), of at most maxTokenBytes,
+// opened without blocking, holding a token once blanks are trimmed.
+func readToken(path string) (string, error) {
+	regular := func(st os.FileInfo) error {
+		switch {
+		case st.IsDir():
+			return fmt.Errorf("%s is a folder", path)
+		case !st.Mode().IsRegular():
+			return atomicfile.Regular(path, st)
+		case st.Size() > maxTokenBytes:
+			return fmt.Errorf("%s is %s, more than a token file holds (%d KiB)", path, report.Count(int(st.Size()), "byte"), maxTokenBytes>>10)
+		}
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", pathError(path, err)
+	}
+	if err := regular(st); err != nil {
+		return "", err
+	}
+	// Non-blocking, so that a file swapped for a named pipe since the stat
+	// cannot hang the open; the file is checked again once open.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", pathError(path, err)
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return "", pathError(path, err)
+	}
+	if err := regular(st); err != nil {
+		return "", err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenBytes+1))
+	switch {
+	case err != nil:
+		return "", pathError(path, err)
+	case len(b) > maxTokenBytes:
+		return "", fmt.Errorf("%s holds more than a token file holds (%d KiB)", path, maxTokenBytes>>10)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("%s holds no token", path)
+	}
+	return token, nil
+}
+
+// pathError is err about the file at path, said once: "x: no such file or
+// directory", not "open x: no such file or directory".
+func pathError(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
@@ -293,6 +369,20 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		fmt.Fprintln(a.stderr, "notesbench serve: stopped; database closed")
 	}
 	return err
+}
+
+// followsBare reports whether arg comes right after flag, given without a
+// value, in the command line args.
+func followsBare(args []string, flag, arg string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--" {
+			return false
+		}
+		if args[i] == flag && args[i+1] == arg {
+			return true
+		}
+	}
+	return false
 }
 
 func readCloser(r io.Reader) io.ReadCloser {

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"zombiezen.com/go/sqlite"
@@ -47,13 +50,15 @@ func TestServeBadInput(t *testing.T) {
 	}{
 		{[]string{"serve", "--http", "0.0.0.0:0"}, "notesbench: --http: 0.0.0.0:0 serves beyond this machine: name a bearer token with --token-file FILE or $NOTESBENCH_TOKEN"},
 		{[]string{"serve", "--http", "[::]:0", "--token-file", empty}, "notesbench: --token-file: " + empty + " holds no token"},
-		{[]string{"serve", "--http", "127.0.0.1:0", "--token-file", filepath.Join(dir, "missing")}, "notesbench: --token-file: open "},
+		{[]string{"serve", "--http", "127.0.0.1:0", "--token-file", filepath.Join(dir, "missing")}, "notesbench: --token-file: " + filepath.Join(dir, "missing") + ": no such file or directory"},
 		{[]string{"serve", "--token-file", token}, "notesbench: --token-file: applies to --http only"},
 		{[]string{"serve", "--allow-origin", "http://localhost:6274"}, "notesbench: --allow-origin: applies to --http only"},
 		{[]string{"serve", "--max-sessions", "9"}, "notesbench: --max-sessions: applies to --http only"},
 		{[]string{"serve", "--http", ":0", "--max-sessions", "0"}, "notesbench: --max-sessions: must be 1 to 100000"},
 		{[]string{"serve", "--http", ":0", "--allow-origin", "localhost:6274"}, `notesbench: --allow-origin: "localhost:6274" is not an origin`},
 		{[]string{"serve", "--extensions=yes"}, `notesbench: --extensions: unknown extensions setting "yes" (want on-request, all or none)`},
+		{[]string{"serve", "--extensions", "bogus"}, `notesbench: --extensions: unknown extensions setting "bogus" (want on-request, all or none)`},
+		{[]string{"serve", "--db", "/nonexistent/dir/x.db"}, "notesbench: --db: cannot create /nonexistent/dir/x.db: /nonexistent/dir is not a folder"},
 		{[]string{"serve", "--db", "/dev/full"}, "notesbench: --db: /dev/full is not a regular file"},
 		{[]string{"serve", "--db", dir}, "notesbench: --db: " + dir + " is a folder, not a database file"},
 		{[]string{"serve", "--db", foreign}, "notesbench: --db: " + foreign + " is not a notesbench database (SQLite tables users): it is left as it is"},
@@ -68,6 +73,55 @@ func TestServeBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(foreign + "-wal"); !os.IsNotExist(err) {
 		t.Fatal("serve switched another program's database to WAL")
+	}
+}
+
+// A token file is read bounded before it is read: anything but a small
+// regular file is one line naming --token-file, exit 2, at once — a device
+// that never ends (/dev/zero grew serve to 24 GB), a named pipe that no one
+// writes to (the open waited for ever), a folder, a file larger than a token.
+func TestServeTokenFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("t"), maxTokenBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"/dev/zero", "/dev/zero is not a regular file (a device); name a file"},
+		{"/dev/urandom", "/dev/urandom is not a regular file (a device); name a file"},
+		{fifo, fifo + " is not a regular file (a named pipe); name a file"},
+		{dir, dir + " is a folder"},
+		{big, big + " is 4,097 bytes, more than a token file holds (4 KiB)"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			expectUsageError(t, []string{"serve", "--http", "127.0.0.1:0", "--token-file", tc.file}, "notesbench: --token-file: "+tc.want)
+		})
+	}
+	// A token of the largest size is read.
+	exact := filepath.Join(dir, "exact")
+	if err := os.WriteFile(exact, bytes.Repeat([]byte("t"), maxTokenBytes), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if token, err := readToken(exact); err != nil || len(token) != maxTokenBytes {
+		t.Fatalf("a token of %d bytes: %d bytes read, %v", maxTokenBytes, len(token), err)
+	}
+}
+
+// --extensions alone means all; a value after it without "=" is taken as its
+// value, there being no argument it could be instead.
+func TestServeExtensionsValueAfterASpace(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--extensions", "none"}, {"serve", "--extensions=none"}} {
+		var got string
+		a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, args: args}
+		cmd := newServeCmd(a, func(_ context.Context, o *serveOptions) error { got = o.extensions; return nil })
+		cmd.SetArgs(args[1:])
+		if err := cmd.Execute(); err != nil || got != "none" {
+			t.Errorf("%v: extensions %q, err %v; want none", args, got, err)
+		}
 	}
 }
 

@@ -176,7 +176,7 @@ func TestBadMerges(t *testing.T) {
 		{[]string{s1, other}, "notesbench: " + other + ": not a shard of the same run as " + s1 + ": parameters"},
 		{[]string{s1, tabs}, "notesbench: " + tabs + ": not a shard of the same run as " + s1 + ": experiment tabs, not race"},
 		{[]string{s1, version}, "notesbench: " + version + ": not a shard of the same run as " + s1 + ": notesbench v0.0.0-elsewhere"},
-		{[]string{s1, truncated}, "notesbench: " + truncated + ": not a notesbench result"},
+		{[]string{s1, truncated}, "notesbench: " + truncated + ": not a notesbench shard or history: the JSON ends early: the file is cut short"},
 		{[]string{s1, whole}, "notesbench: " + whole + ": not a shard"},
 	} {
 		expectUsageError(t, append([]string{"merge"}, tc.files...), tc.want)

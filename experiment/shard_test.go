@@ -1,0 +1,111 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// servedTarget is the embedded in-memory store as a server would be: it says
+// which variant it serves and serves it to every run, whatever the run asks.
+type servedTarget struct {
+	contract.Target
+	v contract.Variant
+}
+
+func (t servedTarget) Served() (contract.Variant, bool) { return t.v, true }
+
+func (t servedTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	run.Variant = t.v
+	return t.Target.Open(ctx, run)
+}
+
+// configured returns race at params (name, value, …) against target, as the
+// command configures it, and the parameters given.
+func configured(t *testing.T, target contract.Target, params ...string) (Instance, map[string]string) {
+	t.Helper()
+	in := Race.New()
+	given := map[string]string{}
+	for i := 0; i < len(params); i += 2 {
+		given[params[i]] = params[i+1]
+		for _, p := range in.Params() {
+			if p.Name == params[i] {
+				if err := p.Set(params[i+1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	isGiven := func(name string) bool { _, ok := given[name]; return ok }
+	if err := in.Finish(isGiven); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Use(sim.Runtime{Target: target, TargetName: "served"}, isGiven); err != nil {
+		t.Fatal(err)
+	}
+	return in, given
+}
+
+// The shards of a run against a server merge into the run: the rows the
+// server chose (race's modes follow its guard when --modes is not given)
+// are the rows merged, not the published setup's (the merge rebuilt the
+// configuration from the flags given alone, and failed with "no runs of none
+// to fold").
+func TestShardsAgainstAServerMerge(t *testing.T) {
+	target := servedTarget{backend.Memory(), contract.Variant{Guard: contract.GuardTab, VersionFormat: contract.FormatCounter, Order: contract.OrderKeyFirst}}
+	params := []string{"clock", "virtual", "seeds", "1-3", "edits", "6"}
+	in, _ := configured(t, target, params...)
+	whole, err := in.Run(context.Background(), Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	var data [][]byte
+	for k := 1; k <= 2; k++ {
+		in, given := configured(t, target, params...)
+		out, err := in.Run(context.Background(), Options{Version: "test", Shard: Shard{Index: k, Count: 2}, Params: given})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, data = append(files, fmt.Sprintf("shard-%d.json", k)), append(data, mustJSON(out.JSON))
+	}
+	shards, err := ReadShards(files, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := Merge(All(), shards, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := mustJSON(merged.Report), mustJSON(whole.Report)
+	if string(got) != string(want) {
+		t.Fatalf("merged\n%s\nnot\n%s", got, want)
+	}
+	var rows []struct{ Guard string }
+	json.Unmarshal(mustJSON(merged.Report.Rows), &rows)
+	if len(rows) != 2 || rows[0].Guard != "tab" {
+		t.Fatalf("rows %+v, want the two of guard tab", rows)
+	}
+}
+
+// Shards of different runs say how they differ, a count of one in the
+// singular.
+func TestSameRunSaysHow(t *testing.T) {
+	a := ShardRecord{Shard: Shard{Index: 1, Count: 2}, Units: 3}
+	for _, tc := range []struct {
+		b    ShardRecord
+		want string
+	}{
+		{ShardRecord{Shard: Shard{Index: 1, Count: 1}, Units: 3}, "one shard of 1, not of 2"},
+		{ShardRecord{Shard: Shard{Index: 2, Count: 2}, Units: 1}, "1 unit, not 3"},
+	} {
+		if err := sameRun(a, tc.b, nil, nil); err == nil || err.Error() != tc.want {
+			t.Errorf("%+v: %v, want %s", tc.b, err, tc.want)
+		}
+	}
+}
