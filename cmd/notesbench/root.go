@@ -106,7 +106,11 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experimen
 	if code, ok := in.ExitCode(); ok {
 		// Whatever the error says, the signal caused it: an interrupted run is
 		// not a failure, and nothing it would have written was.
-		fmt.Fprintln(stderr, "notesbench: interrupted")
+		what := "interrupted"
+		if code == interrupt.ExitTerminate {
+			what = "terminated"
+		}
+		fmt.Fprintln(stderr, "notesbench: "+what)
 		return code
 	}
 	fmt.Fprintf(stderr, "notesbench: %v\n", err)

@@ -17,8 +17,8 @@ import (
 	"time"
 )
 
-// Ctrl-C stops every command mid-run: exit 130 (SIGTERM: 143), "interrupted"
-// on stderr, and nothing left behind — no --out file, no reproduction folder,
+// Ctrl-C stops every command mid-run: exit 130, "interrupted" on stderr
+// (SIGTERM: 143, "terminated"), and nothing left behind — no --out file, no reproduction folder,
 // no temporary database. Each command runs as a child process with its
 // temporary folder in a folder of its own, gets the signal once it handles
 // signals and, for a command that keeps its databases in a temporary folder,
@@ -34,7 +34,7 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 		args []string
 		sig  syscall.Signal
 		code int
-		last string // the last line on stderr; "": notesbench: interrupted
+		last string // the last line on stderr; "": notesbench: interrupted (terminated for SIGTERM)
 		// temp says the command keeps its databases in a temporary folder:
 		// the signal waits until the folder exists.
 		temp bool
@@ -133,7 +133,11 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 				t.Errorf("after %v: %v, want exit code %d; stderr %q", tc.sig, waitErr, tc.code, stderr.String())
 			}
 			last := tc.last
-			if last == "" {
+			switch {
+			case last != "":
+			case tc.sig == syscall.SIGTERM:
+				last = "notesbench: terminated"
+			default:
 				last = "notesbench: interrupted"
 			}
 			if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); lines[len(lines)-1] != last {
