@@ -15,6 +15,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // partition is one versioned register of a run: the Note's version, or under
@@ -346,7 +347,7 @@ func checkLinearizability(ctx context.Context, runs []*runData, res *Result, opt
 		}
 	}
 	if res.Unjudged > 0 && res.Reason == "" {
-		res.Reason = fmt.Sprintf("%d registers not judged in time", res.Unjudged)
+		res.Reason = plural.Count(res.Unjudged, "register") + " not judged in time"
 	}
 }
 
@@ -394,7 +395,7 @@ func (j *linJob) misfit(ops []porcupine.Operation, partials [][][]int) string {
 			first = id
 		}
 	}
-	s := fmt.Sprintf("no linearization of its %d operations; the longest linearizable prefix holds %d", len(ops), len(prefix))
+	s := fmt.Sprintf("no linearization of its %s; the longest linearizable prefix holds %d", plural.Count(len(ops), "operation"), len(prefix))
 	if first >= 0 {
 		c := &j.rd.run.Calls[j.p.calls[first]]
 		s += "; it cannot take: " + c.String()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // The checks of the clauses, in the order of clauses. Each writes by adding
@@ -220,7 +221,7 @@ func (r *runner) lostReplyCreate(c Check) (Check, error) {
 	}
 	switch {
 	case n != 1:
-		return r.fail(c, "%d tabs created for one intent (%s)", n, path)
+		return r.fail(c, "%s created for one intent (%s)", plural.Count(n, "tab"), path)
 	case again.err != nil && r.m.Key:
 		return r.fail(c, "one tab, but the resend with the same key got %s, not the first result", describe(again.err))
 	case again.err == nil && again.res.TabID != "" && first.res.TabID != "" && again.res.TabID != first.res.TabID:
@@ -488,11 +489,11 @@ func (r *runner) concurrentWriters(c Check) (Check, error) {
 	case len(others) > 0:
 		return r.fail(c, "one won (version %s); the others got %s", won, strings.Join(others, ", "))
 	case unnamed == 0:
-		return pass(c, "one won (version %s); %d conflicts reporting it", won, named)
+		return pass(c, "one won (version %s); %s reporting it", won, plural.Count(named, "conflict"))
 	case named == 0:
-		return pass(c, "one won (version %s); %d conflicts, which name no current version (the target's conflicts name none)", won, unnamed)
+		return pass(c, "one won (version %s); %s, which name no current version (the target's conflicts name none)", won, plural.Count(unnamed, "conflict"))
 	}
-	return pass(c, "one won (version %s); %d conflicts, %d reporting it, %d naming no current version", won, named+unnamed, named, unnamed)
+	return pass(c, "one won (version %s); %s, %d reporting it, %d naming no current version", won, plural.Count(named+unnamed, "conflict"), named, unnamed)
 }
 
 func racer(i int) string { return fmt.Sprintf("conform: racer %d", i) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
@@ -309,8 +310,8 @@ func (b *backend) checkFresh(ctx context.Context, noteID, doc string) error {
 		return named(err)
 	}
 	if len(l.Tabs) != len(contract.FixedTabs) || text.Text != "" || len(src.Items) > 0 {
-		return fmt.Errorf("target %s: the Note named, %s, is not fresh (%d tabs, %d characters of text, sources %d+): a run needs a new Note",
-			b.t.name, doc, len(l.Tabs), len(text.Text), len(src.Items))
+		return fmt.Errorf("target %s: the Note named, %s, is not fresh (%s, %s of text, sources %d+): a run needs a new Note",
+			b.t.name, doc, plural.Count(len(l.Tabs), "tab"), plural.Count(len(text.Text), "character"), len(src.Items))
 	}
 	return nil
 }

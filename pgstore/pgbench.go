@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // PgbenchOptions configure a pgbench peer run.
@@ -101,7 +102,7 @@ func (t *Target) Pgbench(ctx context.Context, opts PgbenchOptions) ([]float64, e
 		return nil, err
 	}
 	if len(samples) != opts.Warmup+opts.Writes {
-		return nil, fmt.Errorf("pgbench logged %d transactions, want %d: %s", len(samples), opts.Warmup+opts.Writes, lastLines(out.String(), 3))
+		return nil, fmt.Errorf("pgbench logged %s, want %d: %s", plural.Count(len(samples), "transaction"), opts.Warmup+opts.Writes, lastLines(out.String(), 3))
 	}
 	if err := s.Close(); err != nil {
 		return nil, err

@@ -95,7 +95,11 @@ func AblationTable(title string, a results.Ablation, coverage float64, notes ...
 	}
 	t.Notes = append(t.Notes, legend)
 	if left := len(a.Figures) - len(notable); left > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d further figures are one constant under every model, never judged as differing (%s), and are left out; the last row counts them", left, constants(a)))
+		if left == 1 {
+			t.Notes = append(t.Notes, fmt.Sprintf("1 further figure is one constant under every model, never judged as differing (%s), and is left out; the last row counts it", constants(a)))
+		} else {
+			t.Notes = append(t.Notes, fmt.Sprintf("%d further figures are one constant under every model, never judged as differing (%s), and are left out; the last row counts them", left, constants(a)))
+		}
 	}
 	t.Notes = append(t.Notes, notes...)
 	return t

@@ -108,8 +108,8 @@ func (c Create) Validate() error {
 // Describe implements Experiment.
 func (c Create) Describe() string {
 	where := storeNote(c.Store, c.Target, ", in-memory store")
-	return fmt.Sprintf("%s, seeds %s, %s per run, %s of successful replies lost%s",
-		clockOf(c.Target), FormatSeeds(c.Seeds), plural.Count(c.Tabs, "tab"), percent(c.Drop), where)
+	return fmt.Sprintf("%s, %s, %s per run, %s of successful replies lost%s",
+		clockOf(c.Target), seedsText(c.Seeds), plural.Count(c.Tabs, "tab"), percent(c.Drop), where)
 }
 
 // Fold groups runs into rows, one per table row, each entry a seed in order of

@@ -169,8 +169,17 @@ func (c Outline) window() time.Duration { return time.Duration(c.WindowS * float
 
 // Describe implements Experiment.
 func (c Outline) Describe() string {
-	return fmt.Sprintf("seed %d, %d-slide deck, %s, %s between read and write, %s person saves per minute; request bytes are those of our slide texts",
-		c.Seed, c.Slides, plural.Count(c.Decks, "deck"), c.window(), strconv.FormatFloat(c.SavesPerMinute, 'f', -1, 64))
+	return fmt.Sprintf("seed %d, %d-slide deck, %s, %s between read and write, the person saves %s; request bytes are those of our slide texts",
+		c.Seed, c.Slides, plural.Count(c.Decks, "deck"), c.window(), perMinute(c.SavesPerMinute))
+}
+
+// perMinute says how often something happens a minute: "once a minute",
+// "0.5 times a minute".
+func perMinute(x float64) string {
+	if x == 1 {
+		return "once a minute"
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64) + " times a minute"
 }
 
 // conflictChance is the probability that at least one save lands in a window:

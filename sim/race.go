@@ -135,8 +135,8 @@ func boundSleep(name string, d time.Duration) error {
 // editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", then the
 // oversleep and the timing profile when there are any.
 func (e Editing) describe(env Env) string {
-	s := fmt.Sprintf("%s, seeds %s, %s per editor, claude think %s, human think %s, pause %s",
-		env.describe(), FormatSeeds(env.Seeds), plural.Count(e.Edits, "edit"), e.ClaudeThink, e.HumanThink, e.Pause)
+	s := fmt.Sprintf("%s, %s, %s per editor, claude think %s, human think %s, pause %s",
+		env.describe(), seedsText(env.Seeds), plural.Count(e.Edits, "edit"), e.ClaudeThink, e.HumanThink, e.Pause)
 	if e.Pause == PauseUniform0 {
 		s += " (U(0, each editor's think maximum))"
 	}
@@ -431,8 +431,8 @@ func (c Fast) Describe() string {
 	if t, err := c.timing(); err == nil && t.Pause != (Dist{}) {
 		pause = "pause " + t.Pause.String()
 	}
-	return fmt.Sprintf("%s, seeds %s, %s per editor, no think time, %s%s, guard note, reapply",
-		c.Env.describe(), FormatSeeds(c.Seeds), plural.Count(c.Edits, "edit"), pause, describeOversleep(c.Oversleep, c.Env))
+	return fmt.Sprintf("%s, %s, %s per editor, no think time, %s%s, guard note, reapply",
+		c.Env.describe(), seedsText(c.Seeds), plural.Count(c.Edits, "edit"), pause, describeOversleep(c.Oversleep, c.Env))
 }
 
 // keepPublishedRows keeps the formats a published row stands for: a

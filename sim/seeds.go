@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/notesbench/notesbench/internal/plural"
 )
 
 // maxSeeds bounds a seed list, so that a typo such as 1-1000000000 fails at once
@@ -66,6 +68,11 @@ func parseSeedItem(item string) (lo, hi uint64, err error) {
 		return 0, 0, fmt.Errorf("range %d-%d is empty", lo, hi)
 	}
 	return lo, hi, nil
+}
+
+// seedsText writes seeds for a description: "seed 3", "seeds 1-5".
+func seedsText(seeds []uint64) string {
+	return plural.Noun(len(seeds), "seed") + " " + FormatSeeds(seeds)
 }
 
 // FormatSeeds writes seeds in the compact form ParseSeeds reads, joining runs of

@@ -129,8 +129,8 @@ func (c Sources) Validate() error {
 
 // Describe implements Experiment.
 func (c Sources) Describe() string {
-	return fmt.Sprintf("%s, seeds %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
-		clockOf(c.Target), FormatSeeds(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, c.Target, ""))
+	return fmt.Sprintf("%s, %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
+		clockOf(c.Target), seedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, c.Target, ""))
 }
 
 // Fold groups runs into one row per key policy, counts summed over the seeds.
@@ -201,7 +201,7 @@ func (cfg Sources) Run(ctx context.Context, seeds []uint64) (Result[results.Sour
 	}
 	sum, err := results.SummarizeSources(seeds, res.Runs, paging)
 	res.Rows = sum.Rows
-	res.Facts = []string{fmt.Sprintf("listing %d sources at limit %d took %d calls", paging.Sources, paging.Limit, paging.PagesCalls)}
+	res.Facts = []string{fmt.Sprintf("listing %d sources at limit %d took %s", paging.Sources, paging.Limit, plural.Count(paging.PagesCalls, "call"))}
 	return res, err
 }
 
