@@ -378,12 +378,16 @@ func checkRunHeader(h RunHeader) error {
 
 // tools are the tools a call may name: the seven, and the person's actions
 // (ext.PersonTools), which a served history records.
-var tools = map[string]bool{
-	contract.ToolListNoteTabs: true, contract.ToolReadNoteTab: true, contract.ToolReadSheetRange: true,
-	contract.ToolListNoteAttachments: true, contract.ToolEditNoteTab: true, contract.ToolCreateNoteTab: true,
-	contract.ToolAddNoteSource: true,
-	ext.ToolMoveTab: true, ext.ToolRenameTab: true, ext.ToolAddTab: true, ext.ToolSetCells: true, ext.ToolSetText: true,
-}
+var tools = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range contract.Tools() {
+		m[t.Name] = true
+	}
+	for _, t := range ext.PersonTools {
+		m[t] = true
+	}
+	return m
+}()
 
 // fromFormat1 maps a call's format-1 outcome to format 2's: conflict is a
 // fail of kind conflict, error a fail of its kind, unknown an info of its

@@ -63,6 +63,7 @@ type serveOptions struct {
 	allowOrigins  []string
 	allowHosts    []string
 	maxSessions   int
+	agent         agentFlags // --person, --seed, --history (serve_person.go)
 
 	flags *pflag.FlagSet // for flagError
 }
@@ -140,6 +141,7 @@ See docs/serve.md.`,
 	fs.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "with --http: browser origins to serve beside the server's own, e.g. http://localhost:6274 (comma-separated or repeated)")
 	fs.StringSliceVar(&opts.allowHosts, "allow-host", nil, "with --http: Host names to serve beside loopback names and the address listened on, e.g. notes.example.com (comma-separated or repeated)")
 	fs.IntVar(&opts.maxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most sessions open at once; an initialize beyond gets HTTP 503")
+	opts.agent.register(fs)
 	completeFlag(cmd, "guard", false, contract.Guards.Strings()...)
 	completeFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
 	completeFlag(cmd, "order", false, contract.Orders.Strings()...)
@@ -225,6 +227,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.agent.check(o); err != nil {
+		return err
+	}
 	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous}
 	if !spec.Postgres() && !o.memory {
 		if spec.File, err = filepath.Abs(o.db); err != nil {
@@ -269,10 +274,21 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		logw = a.stderr
 	}
 	where, describe, redact := spec.Describe(b)
-	srv, err := serve.New(ctx, b, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v,
-		Extensions: ext, Note: o.note, Redact: redact, Log: logw, Warn: a.stderr, HTTP: httpOpts})
+	hist, err := o.agent.open(a, v)
 	if err != nil {
 		b.Close()
+		return err
+	}
+	srv, err := serve.New(ctx, b, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v,
+		Extensions: ext, Note: o.note, Redact: redact, Log: logw, Warn: a.stderr, HTTP: httpOpts, History: hist})
+	if err != nil {
+		o.agent.abandon()
+		b.Close()
+		return err
+	}
+	if err := o.agent.start(ctx, a, srv); err != nil {
+		srv.Close()
+		o.agent.abandon()
 		return err
 	}
 	if ln == nil {
@@ -286,9 +302,11 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		fmt.Fprintf(a.stderr, "notesbench serve: listening on %s; database %s; %s\n", url, where, v)
 		err = srv.ServeListener(ctx, ln)
 	}
+	o.agent.finish(a)
 	if cerr := srv.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the database %s: %w", where, cerr))
 	}
+	o.agent.said(a)
 	if err == nil && ctx.Err() != nil {
 		fmt.Fprintln(a.stderr, "notesbench serve: stopped; database closed")
 	}
