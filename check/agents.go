@@ -313,11 +313,22 @@ func (a *agentRun) summarize() {
 			if n < 2 || f == nil {
 				continue
 			}
-			if copies := strings.Count("\n"+f.Text+"\n", "\n"+k[1]+"\n"); copies > 1 {
+			if copies := countLine(f.Text, k[1]); copies > 1 {
 				ar.Duplicates += min(copies, n) - 1
 			}
 		}
 	}
+}
+
+// countLine returns how many lines of text are line.
+func countLine(text, line string) int {
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		if l == line {
+			n++
+		}
+	}
+	return n
 }
 
 // distinct returns the lines of ls, each once.

@@ -20,6 +20,11 @@ import (
 // base_version the editor recorded). A write with no such view is not
 // judged; a register with no linearization leaves its writes unjudged.
 //
+// In a served history (notesbench serve --history), whose clients are not
+// notesbench's editors, only the edits that replace a tab's whole content
+// are judged: an agent may add a slide or set cells without reading first,
+// and overwrites nothing it did not see.
+//
 // Without a guard every write that races another one is stale. Under a guard a
 // stale write can only pass when the editor sends a version fresher than its
 // content (the refresh policy), or when a write leaves the version unchanged
@@ -51,6 +56,12 @@ func checkStale(ctx context.Context, runs []*runData, res *Result, _ Options, _ 
 // judges.
 func isContentWrite(c *history.Call) bool {
 	return c.Tool == contract.ToolEditNoteTab && c.Outcome == contract.OK && !c.Replayed
+}
+
+// replacesWhole reports whether c replaces the whole content of its tab
+// (replace_text, replace_tab_data), rather than adding to it.
+func replacesWhole(c *history.Call) bool {
+	return c.Operation == string(contract.OpReplaceText) || c.Operation == string(contract.OpReplaceTabData)
 }
 
 // staleIn judges the committed edits of one register along its linearization.
@@ -101,6 +112,9 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 		w := c
 		base, ok := latest[reader{w.Editor, w.Session, t, w.Base()}]
 		latest[reader{w.Editor, w.Session, t, w.Version}] = seen{i, at[i] + 1, pos[i] + 1}
+		if rd.served && !replacesWhole(w) {
+			continue // an agent's partial edit (a slide, cells) needs no read
+		}
 		if !ok {
 			res.unjudged(1, rd, "no read gave the content of %s", w)
 			continue
