@@ -59,11 +59,28 @@ hold no run (nothing to judge) or one was cut short (it lacks its end line; a
 violation in what it holds is still one). n/a is not unknown: it leaves the
 exit code as it is.
 
-See docs/histories.md.`,
+On a history notesbench serve --history recorded, it also judges every
+client, named by its MCP clientInfo, from what the server saw:
+
+  person-lines      every line the person (serve --person) appended is in
+                    the final text; each one missing is named with the
+                    client write that dropped it
+  stale-writes      no client committed a text built on an older version
+                    than the one it sent (the fresh version, the old text)
+  key-changes       no client resent a write under a new idempotency key
+                    after a reply that said it committed, or said nothing
+  tab-references    no client named a tab by label or position
+
+and prints a table of the agents (conflicts seen, re-reads, re-applies,
+refreshes, same-key resends), each careful or careless; a careless one is
+named in the verdict, exit 1.
+
+See docs/histories.md and docs/agents.md.`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --history r.jsonl && notesbench check r.jsonl",
 			"notesbench check --html first-violation.html r.jsonl",
 			"notesbench crash --history c.jsonl; notesbench check --format json --out verdicts.json c.jsonl",
+			"notesbench serve --http 127.0.0.1:8765 --person every=2s --history h.jsonl   # stop it, then: notesbench check h.jsonl",
 		}),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {

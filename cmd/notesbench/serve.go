@@ -101,6 +101,10 @@ serves. They are listed to a client that asks for them in its initialize
 (notesbench's own client does), to every client with --extensions, and to none
 with --extensions=none.
 
+To judge a client rather than the server, --person has a scripted person
+edit the Note beside it and --history records every call of every session
+for notesbench check (docs/agents.md).
+
 SIGINT or SIGTERM stops it gracefully: calls in flight finish, the database is
 checkpointed and closed, and it exits 0.
 
