@@ -343,9 +343,12 @@ func distinct(ls []string) []string {
 }
 
 // agentResults returns the agents of every served run, each with its
-// verdict.
+// verdict: nil when no run is served, empty when no client called.
 func agentResults(runs []*runData) []AgentResult {
-	var out []AgentResult
+	if len(served(runs)) == 0 {
+		return nil
+	}
+	out := []AgentResult{}
 	for _, rd := range served(runs) {
 		for _, ar := range rd.agentsOf().agents {
 			r := *ar
