@@ -152,16 +152,15 @@ func checkTabReferences(ctx context.Context, runs []*runData, res *Result, _ Opt
 	})
 }
 
-// listingBefore returns the latest of listings that returned before c was
-// made, -1 when none did.
+// listingBefore returns the last of listings (a session's, in the order it
+// made them) that returned before c was made, -1 when none did.
 func listingBefore(calls []history.Call, listings []int, c *history.Call) int {
-	best := -1
-	for _, l := range listings {
-		if calls[l].Return < c.Invoke && (best < 0 || calls[l].Return > calls[best].Return) {
-			best = l
+	for k := len(listings) - 1; k >= 0; k-- {
+		if calls[listings[k]].Return < c.Invoke {
+			return listings[k]
 		}
 	}
-	return best
+	return -1
 }
 
 // byWhat says whether tabID names a tab of bar by what is not its ID: its
