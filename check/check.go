@@ -68,6 +68,9 @@ type Report struct {
 	// each with the line it ends after: "h.jsonl after line 12". Their
 	// verdicts are at best Unknown.
 	Cut []string `json:"-"`
+	// Agents holds, for served histories (history.ExperimentServe), each
+	// client of each run and the verdict on it (see agents.go).
+	Agents []AgentResult `json:"agents,omitempty"`
 }
 
 // Failed returns the checks that found a violation, and those that could
@@ -163,7 +166,9 @@ func Run(ctx context.Context, hs []*history.History, opts Options) (*Report, err
 			rep.Cut = append(rep.Cut, fmt.Sprintf("%s after line %d", h.File, h.Lines))
 		}
 		for _, r := range h.Runs {
-			runs = append(runs, newRunData(h.File, r))
+			rd := newRunData(h.File, r)
+			rd.served = h.Header.Experiment == history.ExperimentServe
+			runs = append(runs, rd)
 		}
 	}
 	rep.Empty = len(runs) == 0
@@ -176,6 +181,9 @@ func Run(ctx context.Context, hs []*history.History, opts Options) (*Report, err
 		{LostUpdates, checkLost},
 		{Duplicates, checkDuplicates},
 		{StaleOverwrites, checkStale},
+	}
+	if len(served(runs)) > 0 {
+		checks = append(checks, agentChecks...)
 	}
 	for _, c := range checks {
 		res := Result{Check: c.name, First: []string{}}
@@ -216,6 +224,7 @@ func Run(ctx context.Context, hs []*history.History, opts Options) (*Report, err
 	for _, rd := range runs {
 		rep.Runs = append(rep.Runs, *rd.res)
 	}
+	rep.Agents = agentResults(runs)
 	return rep, nil
 }
 
@@ -231,6 +240,10 @@ type runData struct {
 	// read.
 	end    int64
 	finals map[string]*history.Final
+	// served says the run is of a served history, which the agent checks
+	// judge; agents is what they learned of it, once.
+	served bool
+	agents *agentRun
 }
 
 func newRunData(file string, r *history.Run) *runData {

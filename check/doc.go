@@ -40,6 +40,16 @@
 // (for a lost write, those since the write); RunResult.Faults counts them, and
 // porcupine's page marks them on its timeline.
 //
+// A served history (history.ExperimentServe: what notesbench serve
+// recorded of every call of its clients, and of the person who edited
+// beside them) gets four checks more, of its clients (agents.go): the
+// person's lines lost, each with the client write that dropped it
+// (person-lines); texts committed on an older version than the one sent
+// (stale-writes); resends under a new idempotency key (key-changes); tabs
+// named by label or position (tab-references). Report.Agents holds each
+// client, named by its MCP clientInfo, with what it did after each conflict
+// and a verdict: careful or careless.
+//
 // The package must stay independent of what made the histories: it imports
 // neither sim nor any store, only the history format and the contract's types
 // (and porcupine), so that its verdicts are an opinion of their own.

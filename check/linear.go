@@ -40,6 +40,13 @@ func registerOf(c *history.Call, guard contract.Guard) string {
 	case c.Outcome == contract.Info && !c.IsWrite():
 		return ""
 	}
+	switch {
+	case c.IsPersonAction():
+		if guard == contract.GuardTab && c.EditsTab() {
+			return c.Note + "/" + c.Tab
+		}
+		return c.Note
+	}
 	switch c.Tool {
 	case contract.ToolEditNoteTab, contract.ToolReadNoteTab, contract.ToolReadSheetRange:
 		if guard == contract.GuardTab {
@@ -84,6 +91,9 @@ type opInput struct {
 	versionFirst bool
 	// sameAllowed: a write may commit the version it replaces (ms versions).
 	sameAllowed bool
+	// unversioned: a person's action, which writes without a compare and
+	// makes a version nobody is told.
+	unversioned bool
 }
 
 // opOutput is what the client saw: an ok call (version, replayed), a
@@ -130,6 +140,9 @@ func bind(st regState, v string, in opInput) (regState, bool) {
 //     equal the current version it reported; a conflict that names no
 //     current version (a server's refusal that says none) only requires the
 //     version to differ, and binds nothing;
+//   - a person's action (no compare, no version returned) sets a version
+//     nobody saw, which the next observation fixes, other than the one it
+//     replaced unless versions may repeat (ms);
 //   - a write whose outcome is info either applied or did not. Not applying
 //     is the same as taking effect after everything else (its return is open),
 //     so here it applies when its compare passes, leaving a version nobody saw,
@@ -141,6 +154,11 @@ func step(st regState, in opInput, out opOutput) (bool, regState) {
 		return ok, ns
 	}
 	switch {
+	case out.outcome == contract.OK && in.unversioned:
+		if !st.known || in.sameAllowed {
+			return true, regState{}
+		}
+		return true, regState{hasFrom: true, from: st.version}
 	case out.outcome == contract.OK:
 		if out.replayed {
 			if in.conditional && in.versionFirst {
@@ -233,6 +251,9 @@ func describeOp(in opInput, out opOutput) string {
 	if !in.write {
 		return fmt.Sprintf("%s → %s", in.tool, out.version)
 	}
+	if in.unversioned {
+		return fmt.Sprintf("%s → %s", in.tool, out.outcome)
+	}
 	s := fmt.Sprintf("%s expected %s → ", in.tool, in.expected)
 	switch {
 	case out.outcome == contract.OK:
@@ -274,9 +295,9 @@ func (rd *runData) operations(p *partition) []porcupine.Operation {
 		}
 		ops[j] = porcupine.Operation{
 			ClientId: id,
-			Input: opInput{tool: c.Tool, write: c.IsWrite(), expected: c.ExpectedVersion,
-				conditional: v.Guard != contract.GuardNone, versionFirst: v.Order == contract.OrderVersionFirst,
-				sameAllowed: v.VersionFormat == contract.FormatMS},
+			Input: opInput{tool: c.Tool, write: c.IsWrite() || c.IsPersonAction(), expected: c.ExpectedVersion,
+				conditional: v.Guard != contract.GuardNone && !c.IsPersonAction(), versionFirst: v.Order == contract.OrderVersionFirst,
+				sameAllowed: v.VersionFormat == contract.FormatMS, unversioned: c.IsPersonAction()},
 			Output:   opOutput{outcome: c.Outcome, conflict: c.IsConflict(), version: c.Version, replayed: c.Replayed},
 			Call:     c.Invoke,
 			Return:   ret,

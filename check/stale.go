@@ -13,12 +13,17 @@ import (
 // checkStale finds stale overwrites: a committed edit whose content came from a
 // read of its tab after which another acknowledged write to that tab took
 // effect, so that the edit replaced content it never saw. It walks each
-// register's linearization (from the linearizability check): the read a
-// write's content came from is the latest read of the tab by the same session,
-// before the write, that returned the write's base version (its
-// expected_version, or the base_version the editor recorded). A write with no
-// such read is not judged; a register with no linearization leaves its writes
-// unjudged.
+// register's linearization (from the linearizability check): the view a
+// write's content came from is the latest read of the tab by the same
+// session, or committed edit of it by that session, before the write, that
+// returned the write's base version (its expected_version, or the
+// base_version the editor recorded). A write with no such view is not
+// judged; a register with no linearization leaves its writes unjudged.
+//
+// In a served history (notesbench serve --history), whose clients are not
+// notesbench's editors, only the edits that replace a tab's whole content
+// are judged: an agent may add a slide or set cells without reading first,
+// and overwrites nothing it did not see.
 //
 // Without a guard every write that races another one is stale. Under a guard a
 // stale write can only pass when the editor sends a version fresher than its
@@ -53,6 +58,12 @@ func isContentWrite(c *history.Call) bool {
 	return c.Tool == contract.ToolEditNoteTab && c.Outcome == contract.OK && !c.Replayed
 }
 
+// replacesWhole reports whether c replaces the whole content of its tab
+// (replace_text, replace_tab_data), rather than adding to it.
+func replacesWhole(c *history.Call) bool {
+	return c.Operation == string(contract.OpReplaceText) || c.Operation == string(contract.OpReplaceTabData)
+}
+
 // staleIn judges the committed edits of one register along its linearization.
 func (rd *runData) staleIn(p *partition, res *Result) {
 	calls := rd.run.Calls
@@ -84,12 +95,15 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 	}
 	byInvoke := slices.Clone(p.calls)
 	slices.SortStableFunc(byInvoke, func(a, b int) int { return cmp.Compare(calls[a].Invoke, calls[b].Invoke) })
-	latest := map[reader]int{}
+	// A session's own committed edit tells it the content at the version it
+	// made, as a read would: a base after it in the order, its epoch one up.
+	type seen struct{ call, epoch, pos int }
+	latest := map[reader]seen{}
 	for _, i := range byInvoke {
 		c := &calls[i]
 		t := tabKey{c.Note, c.Tab}
 		if (c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange) && c.Outcome == contract.OK {
-			latest[reader{c.Editor, c.Session, t, c.Version}] = i
+			latest[reader{c.Editor, c.Session, t, c.Version}] = seen{i, at[i], pos[i]}
 			continue
 		}
 		if !isContentWrite(c) {
@@ -97,21 +111,25 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 		}
 		w := c
 		base, ok := latest[reader{w.Editor, w.Session, t, w.Base()}]
+		latest[reader{w.Editor, w.Session, t, w.Version}] = seen{i, at[i] + 1, pos[i] + 1}
+		if rd.served && !replacesWhole(w) {
+			continue // an agent's partial edit (a slide, cells) needs no read
+		}
 		if !ok {
 			res.unjudged(1, rd, "no read gave the content of %s", w)
 			continue
 		}
 		res.Judged++
-		if at[i] == at[base] {
+		if at[i] == base.epoch {
 			continue
 		}
 		// The first acknowledged write to the tab between the read and w.
 		var between *history.Call
 		ws := writers[t]
-		if k, _ := slices.BinarySearchFunc(ws, pos[base], func(x, p int) int { return cmp.Compare(pos[x], p) }); k < len(ws) && pos[ws[k]] < pos[i] {
+		if k, _ := slices.BinarySearchFunc(ws, base.pos, func(x, p int) int { return cmp.Compare(pos[x], p) }); k < len(ws) && pos[ws[k]] < pos[i] {
 			between = &calls[ws[k]]
 		}
 		rd.res.StaleOverwrites++
-		res.violation(rd, w.Return, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base])
+		res.violation(rd, w.Return, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base.call])
 	}
 }

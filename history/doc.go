@@ -32,6 +32,16 @@
 // hands the run to the Writer, which writes the file whole or not at all
 // (WriteFile).
 //
+// A served history (ExperimentServe) is recorded on a server's side of the
+// wire, as its calls return: a Log writes each call as one line, and its
+// final states and end line on Close; a Client records one client session's
+// calls (or the scripted person's, session PersonSession), with what a
+// server can tell of each write from what that session had read: the lines
+// it adds to and drops from the session's last view of the tab, and the
+// older view its content came from (Call.ReadVersion, Adds, Drops,
+// BaseVersion). The person's actions in the app are calls of the extension
+// tools that name them (Call.IsPersonAction).
+//
 // The package knows the contract's types and tools. It knows nothing of
 // experiments, editors, clocks or stores, and it judges nothing: deciding what a
 // history means is package check's job.

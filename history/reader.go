@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/contract/ext"
 )
 
 // History is one history file, read and checked line by line.
@@ -375,11 +376,18 @@ func checkRunHeader(h RunHeader) error {
 	return nil
 }
 
-var tools = map[string]bool{
-	contract.ToolListNoteTabs: true, contract.ToolReadNoteTab: true, contract.ToolReadSheetRange: true,
-	contract.ToolListNoteAttachments: true, contract.ToolEditNoteTab: true, contract.ToolCreateNoteTab: true,
-	contract.ToolAddNoteSource: true,
-}
+// tools are the tools a call may name: the seven, and the person's actions
+// (ext.PersonTools), which a served history records.
+var tools = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range contract.Tools() {
+		m[t.Name] = true
+	}
+	for _, t := range ext.PersonTools {
+		m[t] = true
+	}
+	return m
+}()
 
 // fromFormat1 maps a call's format-1 outcome to format 2's: conflict is a
 // fail of kind conflict, error a fail of its kind, unknown an info of its
@@ -446,7 +454,7 @@ func checkCall(c Call) error {
 		return errors.New("idempotency_key: missing on a write")
 	case c.IsConflict() && !c.IsWrite():
 		return fmt.Errorf("outcome: a %s call cannot conflict", c.Tool)
-	case c.Outcome == contract.OK && c.Version == "" && c.Tool != contract.ToolListNoteAttachments:
+	case c.Outcome == contract.OK && c.Version == "" && c.Tool != contract.ToolListNoteAttachments && !c.IsPersonAction():
 		return errors.New("version: missing on a successful call")
 	case c.Outcome == contract.OK && c.Tool == contract.ToolCreateNoteTab && c.TabID == "":
 		return errors.New("tab_id: missing on a successful create_note_tab")

@@ -2,8 +2,10 @@ package history
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/contract/ext"
 )
 
 // FormatVersion is the version of the history format this package writes.
@@ -110,6 +112,31 @@ type Call struct {
 	// version the reply reported: empty when the server's refusal named none.
 	ErrorKind string `json:"error_kind,omitempty"`
 	Error     string `json:"error,omitempty"`
+
+	// The fields below are those of a served history (ExperimentServe),
+	// which notesbench serve records on the server's side of the wire.
+
+	// ClientVersion is the version the session's MCP clientInfo gave;
+	// Editor is its name.
+	ClientVersion string `json:"client_version,omitempty"`
+	// Position is where a person's move_tab put the tab.
+	Position *int `json:"position,omitempty"`
+	// Listed is the tab bar a successful list_note_tabs returned, in bar
+	// order.
+	Listed []FinalTab `json:"listed,omitempty"`
+	// ReadVersion, Adds and Drops say what a write of a markdown tab's whole
+	// text (replace_text, the person's set_text) did to the text its
+	// session last saw of the tab: its last view, the latest successful
+	// read_note_tab of the tab, or replace_text of it that committed, by
+	// the same session, that returned before this call was made. ReadVersion
+	// is that view's version, empty when the session had none (Adds then
+	// hold every line of the text); Adds are the lines the write's text has
+	// beyond the view's, Drops the lines of the view's it lacks, each line
+	// as often as it is beyond (a multiset difference), blank lines left
+	// out. The text the write sent is the view's, less Drops, plus Adds.
+	ReadVersion string   `json:"read_version,omitempty"`
+	Adds        []string `json:"adds,omitempty"`
+	Drops       []string `json:"drops,omitempty"`
 }
 
 // IsConflict reports whether the call ended in a version conflict.
@@ -124,6 +151,21 @@ func (c Call) IsWrite() bool {
 		return true
 	}
 	return false
+}
+
+// IsPersonAction reports whether the call is one of the person's actions in
+// the app (contract.Person, the extension tools ext.PersonTools): a write
+// with no expected version and no key, which changes the version to one
+// nobody is told.
+func (c Call) IsPersonAction() bool {
+	return slices.Contains(ext.PersonTools, c.Tool)
+}
+
+// EditsTab reports whether the call is a person's action on the content of
+// one tab (its cells, its text), which under guard tab bumps that tab's
+// version, rather than on the tab bar, which bumps the Note's.
+func (c Call) EditsTab() bool {
+	return c.Tool == ext.ToolSetCells || c.Tool == ext.ToolSetText
 }
 
 // Base returns the version the call's content was computed from: BaseVersion,

@@ -100,27 +100,44 @@ func (r *Recorder) Final(ctx context.Context, s contract.Session, noteID string)
 	if rs, ok := s.(*session); ok {
 		s = rs.inner
 	}
-	list, err := s.ListNoteTabs(ctx, noteID)
-	if err != nil {
-		return fmt.Errorf("history: final state of %s: %w", noteID, err)
-	}
-	f := Final{Run: r.header.Run, Note: noteID, Version: string(list.Version), Tabs: make([]FinalTab, len(list.Tabs)), Sources: []contract.Attachment{}}
 	r.mu.Lock()
 	edited := r.edited[noteID]
 	r.mu.Unlock()
+	f, err := readFinal(ctx, s, r.header.Run, noteID, edited)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return fmt.Errorf("history: run %q already ended", r.header.Run)
+	}
+	r.finals = append(r.finals, f)
+	return nil
+}
+
+// readFinal reads the final state of Note noteID of run through s: the tab
+// bar and Note version, the markdown tab's text, the sheets of the tabs in
+// edited, and every source.
+func readFinal(ctx context.Context, s contract.Session, run, noteID string, edited map[string]bool) (Final, error) {
+	list, err := s.ListNoteTabs(ctx, noteID)
+	if err != nil {
+		return Final{}, fmt.Errorf("history: final state of %s: %w", noteID, err)
+	}
+	f := Final{Run: run, Note: noteID, Version: string(list.Version), Tabs: make([]FinalTab, len(list.Tabs)), Sources: []contract.Attachment{}}
 	for i, t := range list.Tabs {
 		f.Tabs[i] = FinalTab{TabID: t.TabID, Type: t.Type, Label: t.Label}
 		switch {
 		case t.Type == contract.TypeMarkdown:
 			tab, err := s.ReadNoteTab(ctx, noteID, t.TabID)
 			if err != nil {
-				return fmt.Errorf("history: final state of %s: %w", noteID, err)
+				return Final{}, fmt.Errorf("history: final state of %s: %w", noteID, err)
 			}
 			f.Text = tab.Text
 		case t.Type == contract.TypeSheet && edited[t.TabID]:
 			tab, err := s.ReadNoteTab(ctx, noteID, t.TabID)
 			if err != nil {
-				return fmt.Errorf("history: final state of %s: %w", noteID, err)
+				return Final{}, fmt.Errorf("history: final state of %s: %w", noteID, err)
 			}
 			if f.Sheets == nil {
 				f.Sheets = map[string][]contract.Sheet{}
@@ -132,7 +149,7 @@ func (r *Recorder) Final(ctx context.Context, s contract.Session, noteID string)
 	for {
 		page, err := s.ListNoteAttachments(ctx, req)
 		if err != nil {
-			return fmt.Errorf("history: final state of %s: %w", noteID, err)
+			return Final{}, fmt.Errorf("history: final state of %s: %w", noteID, err)
 		}
 		f.Sources = append(f.Sources, page.Items...)
 		if page.NextCursor == "" || page.NextCursor == req.Cursor {
@@ -140,13 +157,7 @@ func (r *Recorder) Final(ctx context.Context, s contract.Session, noteID string)
 		}
 		req.Cursor = page.NextCursor
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ended {
-		return fmt.Errorf("history: run %q already ended", r.header.Run)
-	}
-	r.finals = append(r.finals, f)
-	return nil
+	return f, nil
 }
 
 // Now reads the run's clock as the recorder does for calls: a time later

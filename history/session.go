@@ -25,10 +25,14 @@ type Intent struct {
 
 // Intend sets the intent of the write calls s makes from now on, until the next
 // Intend; Intent{} clears it. It does nothing when s is not a recorded session,
-// so an experiment can call it whether or not it records.
+// so an experiment can call it whether or not it records. On a session of a
+// Log's Client it sets the mark alone: the base is what the server sees.
 func Intend(s contract.Session, in Intent) {
-	if rs, ok := s.(*session); ok {
+	switch rs := s.(type) {
+	case *session:
 		rs.intent = in
+	case *clientSession:
+		rs.intent = in.Mark
 	}
 }
 
@@ -73,6 +77,15 @@ func (s *session) intend(c *Call) {
 // a conflict keeps the current version its reply named, if any.
 func (s *session) end(c Call, version contract.Version, err error) {
 	c.Return = s.r.now()
+	setOutcome(&c, version, err)
+	s.last = s.r.append(c)
+}
+
+// setOutcome fills in a call's outcome from what the call returned: the
+// outcome and kind are the contract's (contract.OutcomeOf, contract.KindOf);
+// a conflict keeps the current version its reply named, if any; a call that
+// failed keeps no result.
+func setOutcome(c *Call, version contract.Version, err error) {
 	c.Outcome, c.ErrorKind = contract.OutcomeOf(err), contract.KindOf(err)
 	var conflict *contract.ConflictError
 	switch {
@@ -86,7 +99,6 @@ func (s *session) end(c Call, version contract.Version, err error) {
 	if err != nil {
 		c.Replayed, c.TabID, c.SourceID = false, "", ""
 	}
-	s.last = s.r.append(c)
 }
 
 func (s *session) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {

@@ -65,6 +65,16 @@
 // most HTTPOptions.MaxSessions sessions and an idle timeout; running out of
 // file descriptors is told once (Options.Warn).
 //
+// # A person and a history
+//
+// StartPerson starts a scripted person who edits a Note beside the clients
+// on a seeded schedule (Person): each edit is one step on the current Note,
+// taken while the clients' calls wait, so the person never overwrites a
+// client. Options.History records every call of every MCP session, named by
+// its clientInfo, and every edit of the person, in a history.Log, which
+// Close ends with the final state of every Note a call named: what
+// notesbench check judges the clients by.
+//
 // # Shutdown
 //
 // Serve and ServeListener return when their context is done, after a graceful
@@ -72,6 +82,8 @@
 // and are answered, the MCP sessions are closed. Close then closes the
 // contract sessions and the Backend (for SQLite, a checkpoint).
 //
-// serve adds transport, nothing else: it implements no rule of the contract and
-// knows no implementation of it, no editors and no experiments.
+// serve adds transport, and the person beside its clients: it implements no
+// rule of the contract and knows no implementation of it, no experiments and
+// no editor but the person, whose edits go through the contract like any
+// client's.
 package serve

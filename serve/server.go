@@ -16,6 +16,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
+	"github.com/notesbench/notesbench/history"
 )
 
 // Extensions says to which clients a Server lists the extension tools.
@@ -67,6 +68,10 @@ type Options struct {
 
 	// HTTP is how ServeListener serves.
 	HTTP HTTPOptions
+
+	// History, when set, records every call of every session, and every
+	// edit of the person (StartPerson); Close ends it (see record.go).
+	History *history.Log
 }
 
 // DefaultMaxConns is the number of contract sessions a Server keeps open at
@@ -94,6 +99,8 @@ type Server struct {
 	watchers sync.WaitGroup
 
 	logMu sync.Mutex
+
+	rec recorder // the history and the person (record.go, person.go)
 }
 
 // session is what the Server keeps of one MCP session: its number in the log
@@ -284,7 +291,9 @@ func (s *Server) handler(tool string, readOnly bool, call callFunc) mcp.ToolHand
 			s.logf(sess, tool, start, "protocol error: arguments are not a JSON object")
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: arguments must be a JSON object", tool)}
 		}
-		out, err := s.pool.call(ctx, readOnly, func(cs contract.Session) (json.RawMessage, error) { return call(ctx, cs, args) })
+		out, err := s.pool.call(ctx, readOnly, func(cs contract.Session) (json.RawMessage, error) {
+			return call(ctx, s.recorded(req, sess, cs), args)
+		})
 		if err != nil {
 			s.logf(sess, tool, start, "failure: "+err.Error())
 			if ctx.Err() != nil {
@@ -366,6 +375,7 @@ func (s *Server) trackLocked(ss *mcp.ServerSession, release func()) *session {
 		delete(s.sessions, ss)
 		release := sess.release
 		s.mu.Unlock()
+		s.forget(sess)
 		if release != nil {
 			release()
 		}
@@ -402,7 +412,7 @@ func (s *Server) Close() error {
 		ss.Close()
 	}
 	s.watchers.Wait()
-	return errors.Join(s.pool.close(), s.b.Close())
+	return errors.Join(s.closeHistory(), s.pool.close(), s.b.Close())
 }
 
 // logf writes one line for a call: time, session, tool, duration, outcome.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,11 +59,28 @@ hold no run (nothing to judge) or one was cut short (it lacks its end line; a
 violation in what it holds is still one). n/a is not unknown: it leaves the
 exit code as it is.
 
-See docs/histories.md.`,
+On a history notesbench serve --history recorded, it also judges every
+client, named by its MCP clientInfo, from what the server saw:
+
+  person-lines      every line the person (serve --person) appended is in
+                    the final text; each one missing is named with the
+                    client write that dropped it
+  stale-writes      no client committed a text built on an older version
+                    than the one it sent (the fresh version, the old text)
+  key-changes       no client resent a write under a new idempotency key
+                    after a reply that said it committed, or said nothing
+  tab-references    no client named a tab by label or position
+
+and prints a table of the agents (conflicts seen, re-reads, re-applies,
+refreshes, same-key resends), each careful or careless; a careless one is
+named in the verdict, exit 1.
+
+See docs/histories.md and docs/agents.md.`,
 		Example: examples([]string{
 			"notesbench race --clock virtual --history r.jsonl && notesbench check r.jsonl",
 			"notesbench check --html first-violation.html r.jsonl",
 			"notesbench crash --history c.jsonl; notesbench check --format json --out verdicts.json c.jsonl",
+			"notesbench serve --http 127.0.0.1:8765 --person every=2s --history h.jsonl   # stop it, then: notesbench check h.jsonl",
 		}),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -91,10 +110,16 @@ See docs/histories.md.`,
 type checkViolation struct {
 	checks []string
 	cut    []string
+	// careless names the agents of served histories that the agent checks
+	// found careless.
+	careless []string
 }
 
 func (e checkViolation) Error() string {
 	s := "violated: " + strings.Join(e.checks, ", ")
+	if len(e.careless) > 0 {
+		s += "; careless: " + strings.Join(e.careless, ", ")
+	}
 	if len(e.cut) > 0 {
 		s += " (in what was read of histories cut short, with no end line: " + strings.Join(e.cut, ", ") + ")"
 	}
@@ -155,7 +180,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	tables := report.CheckTables(rep, "Checks of "+strings.Join(o.files, ", "), len(o.files) > 1, o.html)
+	tables := append(report.CheckTables(rep, "Checks of "+strings.Join(o.files, ", "), len(o.files) > 1, o.html), agentTables(rep, len(o.files) > 1)...)
 	html := "" // the page's file, once written
 	if o.html != "" && rep.Visualization != nil {
 		err := atomicfile.Write(o.html, 0o644, func(w io.Writer) error {
@@ -167,8 +192,11 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 		html = o.html
 	}
-	result := report.NewCheckRecord(report.CheckConfig{Histories: o.files, TimeoutS: o.timeout.Seconds(), HTML: html}, rep, notesbenchVersion())
-	err = printResult(a, format, result, report.Section{Main: tables, Records: report.CheckRecords(rep)})
+	var result any = report.NewCheckRecord(report.CheckConfig{Histories: o.files, TimeoutS: o.timeout.Seconds(), HTML: html}, rep, notesbenchVersion())
+	if rep.Agents != nil {
+		result = agentCheckRecord{result.(report.CheckRecord), rep.Agents}
+	}
+	err = printResult(a, format, result, report.Section{Main: tables, Records: append(report.CheckRecords(rep), agentRecords(rep)...)})
 	if err != nil {
 		return err
 	}
@@ -189,7 +217,7 @@ func checkOutcome(rep *check.Report, hs []*history.History) error {
 	}
 	switch {
 	case len(violated) > 0:
-		return checkViolation{violated, rep.Cut}
+		return checkViolation{violated, rep.Cut, carelessAgents(rep)}
 	case rep.Empty:
 		var files []string
 		for _, h := range hs {
@@ -249,4 +277,84 @@ func unlessDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
 	case r := <-done:
 		return r.v, r.err
 	}
+}
+
+// agentCheckRecord is check's JSON result on served histories: the record
+// of any history, and the agents with their verdicts.
+type agentCheckRecord struct {
+	report.CheckRecord
+	Agents []check.AgentResult `json:"agents"`
+}
+
+// agentTables is the table of the agents of served histories, one row per
+// agent (none when the histories are not served ones); files says to name
+// each agent's file.
+func agentTables(rep *check.Report, files bool) []report.Table {
+	if rep.Agents == nil {
+		return nil
+	}
+	t := report.Table{
+		Title: "Agents",
+		Header: []string{"Agent", "Verdict", "Sessions", "Writes", "Conflicts", "Re-reads", "Re-applies", "Refreshes",
+			"Same-key resends", "Key changes", "Duplicates", "Person's lines dropped", "Stale writes", "Tab references"},
+	}
+	for _, ag := range rep.Agents {
+		name := ag.Agent
+		if files {
+			name = ag.File + ": " + name
+		}
+		sessions := make([]string, len(ag.Sessions))
+		for i, s := range ag.Sessions {
+			sessions[i] = strconv.Itoa(s)
+		}
+		n := func(v int) string { return report.Int(int64(v)) }
+		t.Rows = append(t.Rows, []string{name, ag.Verdict, strings.Join(sessions, " "), n(ag.Writes), n(ag.Conflicts), n(ag.ReReads),
+			n(ag.ReApplies), n(ag.Refreshes), n(ag.SameKeyResends), n(ag.KeyChanges), n(ag.Duplicates), n(ag.PersonLinesDropped),
+			n(ag.StaleWrites), n(ag.TabReferences)})
+		if len(ag.Why) > 0 {
+			t.Notes = append(t.Notes, name+": "+ag.Verdict+": "+strings.Join(ag.Why, "; "))
+		}
+	}
+	if len(rep.Agents) == 0 {
+		t.Notes = append(t.Notes, "no client called the server")
+	}
+	t.Notes = append(t.Notes, "an agent is a client's MCP clientInfo name and version; after a conflict, a re-apply builds its next write on what it read since, a refresh sends the fresh version with the text it built before",
+		"judged: the person's lines (person-lines), committed texts (stale-writes), writes whose aim the server can tell (key-changes), calls that name a tab (tab-references)")
+	return []report.Table{t}
+}
+
+// agentRecords are the agents' figures as tidy CSV records, table
+// "check_agents", one per figure of each agent, named by their JSON keys.
+func agentRecords(rep *check.Report) []report.Record {
+	var out []report.Record
+	for _, ag := range rep.Agents {
+		row := ag.File + " " + ag.Run + " " + ag.Agent
+		add := func(figure string, v int) {
+			out = append(out, report.Record{Table: "check_agents", Row: row, Figure: figure, Ours: strconv.Itoa(v)})
+		}
+		out = append(out, report.Record{Table: "check_agents", Row: row, Figure: "verdict", Ours: ag.Verdict})
+		add("writes", ag.Writes)
+		add("conflicts", ag.Conflicts)
+		add("rereads", ag.ReReads)
+		add("reapplies", ag.ReApplies)
+		add("refreshes", ag.Refreshes)
+		add("same_key_resends", ag.SameKeyResends)
+		add("key_changes", ag.KeyChanges)
+		add("duplicates", ag.Duplicates)
+		add("person_lines_dropped", ag.PersonLinesDropped)
+		add("stale_writes", ag.StaleWrites)
+		add("tab_references", ag.TabReferences)
+	}
+	return out
+}
+
+// carelessAgents names the agents found careless.
+func carelessAgents(rep *check.Report) []string {
+	var out []string
+	for _, ag := range rep.Agents {
+		if ag.Verdict == check.Careless && !slices.Contains(out, ag.Agent) {
+			out = append(out, ag.Agent)
+		}
+	}
+	return out
 }

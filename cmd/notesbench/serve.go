@@ -67,6 +67,7 @@ type serveOptions struct {
 	allowOrigins  []string
 	allowHosts    []string
 	maxSessions   int
+	agent         agentFlags // --person, --seed, --history (serve_person.go)
 
 	flags *pflag.FlagSet // for flagError
 }
@@ -105,6 +106,10 @@ actions (which write with no version check) and a description of what it
 serves. They are listed to a client that asks for them in its initialize
 (notesbench's own client does), to every client with --extensions, and to none
 with --extensions=none.
+
+To judge a client rather than the server, --person has a scripted person
+edit the Note beside it and --history records every call of every session
+for notesbench check (docs/agents.md).
 
 SIGINT or SIGTERM stops it gracefully: calls in flight finish, the database is
 checkpointed and closed, and it exits 0.
@@ -157,6 +162,7 @@ See docs/serve.md.`,
 	fs.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "with --http: browser origins to serve beside the server's own, e.g. http://localhost:6274 (comma-separated or repeated)")
 	fs.StringSliceVar(&opts.allowHosts, "allow-host", nil, "with --http: Host names to serve beside loopback names and the address listened on, e.g. notes.example.com (comma-separated or repeated)")
 	fs.IntVar(&opts.maxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most sessions open at once; an initialize beyond gets HTTP 503")
+	opts.agent.register(fs)
 	completeFlag(cmd, "guard", false, contract.Guards.Strings()...)
 	completeFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
 	completeFlag(cmd, "order", false, contract.Orders.Strings()...)
@@ -301,6 +307,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.agent.check(o); err != nil {
+		return err
+	}
 	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous}
 	if !spec.Postgres() && !o.memory {
 		if spec.File, err = filepath.Abs(o.db); err != nil {
@@ -345,10 +354,21 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		logw = a.stderr
 	}
 	where, describe, redact := spec.Describe(b)
-	srv, err := serve.New(ctx, b, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v,
-		Extensions: ext, Note: o.note, Redact: redact, Log: logw, Warn: a.stderr, HTTP: httpOpts})
+	hist, err := o.agent.open(a, v)
 	if err != nil {
 		b.Close()
+		return err
+	}
+	srv, err := serve.New(ctx, b, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v,
+		Extensions: ext, Note: o.note, Redact: redact, Log: logw, Warn: a.stderr, HTTP: httpOpts, History: hist})
+	if err != nil {
+		o.agent.abandon()
+		b.Close()
+		return err
+	}
+	if err := o.agent.start(ctx, a, srv); err != nil {
+		srv.Close()
+		o.agent.abandon()
 		return err
 	}
 	if ln == nil {
@@ -362,9 +382,11 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		fmt.Fprintf(a.stderr, "notesbench serve: listening on %s; database %s; %s\n", url, where, v)
 		err = srv.ServeListener(ctx, ln)
 	}
+	o.agent.finish(a)
 	if cerr := srv.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the database %s: %w", where, cerr))
 	}
+	o.agent.said(a)
 	if err == nil && ctx.Err() != nil {
 		fmt.Fprintln(a.stderr, "notesbench serve: stopped; database closed")
 	}
