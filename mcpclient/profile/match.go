@@ -22,10 +22,21 @@ func (p *Profile) checkFormat() error {
 	switch {
 	case len(p.Errors) > 0:
 		return newer("errors")
+	case len(p.Setup.Session) > 0:
+		return newer("setup.session")
+	case len(p.Teardown) > 0:
+		return newer("teardown")
+	case p.Write != nil && p.Write.Empty != nil:
+		return newer("write.empty")
 	case p.Versions != "":
 		return newer("version_format")
 	case p.List != nil && p.List.Position != nil:
 		return newer("list.position")
+	}
+	for i, st := range p.Setup.Create {
+		if len(st.Bind) > 0 {
+			return newer(fmt.Sprintf("setup.create[%d].bind", i))
+		}
 	}
 	if c := p.Conflict; c != nil {
 		if len(c.AnyOf) > 0 {

@@ -59,7 +59,7 @@ func TestBadProfiles(t *testing.T) {
 			"profile p.json: writes: unknown field"},
 		{"unknown variable", func(m map[string]any) {
 			section(m, "write")["arguments"].(map[string]any)["text"] = "{contents}"
-		}, "profile p.json: write.arguments.text: {contents} is no variable here (want {append}, {content}, {document}, {expected_version}, {idempotency_key}, {new}, {note}, {old}, {run})"},
+		}, "profile p.json: write.arguments.text: {contents} is no variable here (want {append}, {content_lines}, {content}, {document}, {expected_version}, {idempotency_key}, {new}, {note}, {old}, {run})"},
 		{"a variable of another call", func(m map[string]any) {
 			section(m, "read")["arguments"].(map[string]any)["tab_id"] = "{label}"
 		}, "profile p.json: read.arguments.tab_id: {label} is no variable here (want {document}, {note}, {run})"},
@@ -67,7 +67,7 @@ func TestBadProfiles(t *testing.T) {
 			"profile p.json: format_version: 3 is not a format this notesbench reads (want 1 to 2)"},
 		{"no change in the write", func(m map[string]any) {
 			delete(section(m, "write")["arguments"].(map[string]any), "text")
-		}, "profile p.json: write.arguments: names none of {content}, {old}/{new} and {append}: the write would not carry the change"},
+		}, "profile p.json: write.arguments: names none of {content} (or {content_lines}), {old}/{new} and {append}: the write would not carry the change"},
 		{"a version check without a version", func(m map[string]any) {
 			delete(section(m, "write")["arguments"].(map[string]any), "expected_version")
 		}, "profile p.json: write.version_check: true, but write.arguments names no {expected_version}"},
