@@ -269,6 +269,16 @@ func Builtins() []string {
 	return names
 }
 
+// BuiltinJSON returns the file of the built-in profile called name, as it
+// is embedded: a start for a profile of one's own.
+func BuiltinJSON(name string) ([]byte, error) {
+	data, err := builtinFS.ReadFile(path.Join("builtin", name+".json"))
+	if err != nil || strings.ContainsAny(name, `/\`) {
+		return nil, &Error{Source: name, Err: fmt.Errorf("no such built-in profile (built-in: %s)", strings.Join(Builtins(), ", "))}
+	}
+	return data, nil
+}
+
 // Builtin returns the built-in profile called name.
 func Builtin(name string) (*Profile, error) {
 	data, err := builtinFS.ReadFile(path.Join("builtin", name+".json"))

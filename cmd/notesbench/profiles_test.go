@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/notesbench/notesbench/mcpclient/profile"
+)
+
+// profiles lists every built-in profile with the server and version it was
+// written for, its write and its guard; profiles show prints one as it is
+// built in, which reads back as that profile.
+func TestProfilesCommand(t *testing.T) {
+	code, out, stderr := runCLI(t, "profiles")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(profile.Builtins())+1 || !strings.HasPrefix(lines[0], "NAME ") {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	for i, name := range profile.Builtins() {
+		p, err := profile.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(lines[i+1])
+		if f[0] != name || !strings.Contains(lines[i+1], p.Server) || !strings.Contains(lines[i+1], p.Write.Tool+" ("+string(p.Write.Mode())+")") {
+			t.Errorf("line for %s: %q", name, lines[i+1])
+		}
+	}
+	if !strings.Contains(out, "\nfilesystem       @modelcontextprotocol/server-filesystem 2026.8.31") {
+		t.Errorf("no filesystem row with its server's version:\n%s", out)
+	}
+
+	code, out, stderr = runCLI(t, "profiles", "show", "memory")
+	want, _ := profile.BuiltinJSON("memory")
+	if code != 0 || stderr != "" || out != string(want) {
+		t.Errorf("show memory: exit %d, %s\n%s", code, stderr, out)
+	}
+	if p, err := profile.Parse([]byte(out), "shown"); err != nil || p.Name != "memory" {
+		t.Errorf("what show prints does not read back: %v", err)
+	}
+	all := strings.Join(profile.Builtins(), ", ")
+	expectUsageError(t, []string{"profiles", "show", "nosuch"}, "notesbench: profiles show: nosuch: no such built-in profile (built-in: "+all+")")
+	expectUsageError(t, []string{"profiles", "show", "../profile/schema"}, "notesbench: profiles show: ../profile/schema: no such built-in profile")
+	expectUsageError(t, []string{"profiles", "show"}, "notesbench: profiles show takes one built-in profile's name, 0 given (built-in: "+all+")")
+	expectUsageError(t, []string{"profiles", "list"}, `notesbench: unknown command "list" for "notesbench profiles"`)
+}
+
+// --profile ” is refused, never read as no profile (a variable of a
+// script that was never set).
+func TestEmptyProfileFlag(t *testing.T) {
+	expectUsageError(t, []string{"race", "--target", "stdio:nosuch", "--profile", ""}, `notesbench: --profile: "" is not a valid value`)
+	expectUsageError(t, []string{"conform", "--target", "stdio:nosuch", "--profile="}, `notesbench: --profile: "" is not a valid value`)
+}
