@@ -642,14 +642,20 @@ func (s *session) classify(kind callKind, field, tool string, r *profile.Reply) 
 			return s.conflict(r)
 		}
 	}
-	if !r.IsError {
+	if !r.IsError && !p.ClassifiesOK() {
 		return nil
 	}
+	// An error class that says is_error false classes replies that are
+	// not marked as errors too (a status "error" in a reply of text).
 	class, err := p.Classify(r)
 	if err != nil {
 		return &contract.ClientError{Err: err}
 	}
 	switch class {
+	case "":
+		if !r.IsError {
+			return nil
+		}
 	case profile.ClassRefused:
 		return &contract.RefusedError{Target: s.b.t.name, Field: field, Tool: tool, Reply: r.Short()}
 	case profile.ClassTransient:

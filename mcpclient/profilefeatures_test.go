@@ -113,6 +113,9 @@ func (d *docStore) create(docArgs) (string, bool) {
 
 func (d *docStore) get(a docArgs) (string, bool) {
 	doc, ok := d.docs[a.ID]
+	if !ok && a.ID == "soft" {
+		return `{"status":"missing"}`, false // a refusal in a reply not marked as an error
+	}
 	if !ok {
 		return "no document " + a.ID, true
 	}
@@ -326,5 +329,28 @@ func TestBindsNeedCreate(t *testing.T) {
 	_, err := New(ctx, "docstore", d.dialer(t), Options{Profile: parseProfile(t, docStoreProfile), Note: "mine"})
 	if err == nil || err.Error() != "target docstore: profile docstore: setup.create[0] binds variables of each document's, and the document named (mine) is not created" {
 		t.Errorf("%v", err)
+	}
+}
+
+// An error class with is_error false classes replies not marked as errors
+// too: a status "missing" in a reply of text is a refusal, not a document
+// whose content cannot be found.
+func TestErrorClassOfAnOKReply(t *testing.T) {
+	data := strings.Replace(docStoreProfile, `"version_format": "counter",`, `"version_format": "counter",
+  "errors": [{"is_error": false, "pointer": "/status", "equals": "missing", "class": "refused"}],`, 1)
+	data = strings.Replace(data, `"read": {"tool": "get", "arguments": {"id": "{id}"}`, `"read": {"tool": "get", "arguments": {"id": "soft"}`, 1)
+	d := newDocStore()
+	tg, err := New(ctx, "docstore", d.dialer(t), Options{Profile: parseProfile(t, data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	b, s := openRun(t, tg)
+	defer b.Close()
+	defer s.Close()
+	_, err = s.ReadNoteTab(ctx, "n", "markdown")
+	var re *contract.RefusedError
+	if !errors.As(err, &re) || contract.OutcomeOf(err) != contract.Fail {
+		t.Errorf("%v (%T)", err, err)
 	}
 }

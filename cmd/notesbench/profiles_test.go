@@ -29,7 +29,7 @@ func TestProfilesCommand(t *testing.T) {
 			t.Errorf("line for %s: %q", name, lines[i+1])
 		}
 	}
-	if !strings.Contains(out, "\nfilesystem       @modelcontextprotocol/server-filesystem 2026.8.31") {
+	if f := strings.Fields(lines[1]); f[0] != "filesystem" || f[1] != "@modelcontextprotocol/server-filesystem" || f[2] != "2026.8.31" {
 		t.Errorf("no filesystem row with its server's version:\n%s", out)
 	}
 

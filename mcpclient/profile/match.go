@@ -89,6 +89,9 @@ func (p *Profile) compileMatchers() error {
 		if err := e.Matcher.compile(field); err != nil {
 			return err
 		}
+		if e.IsError != nil && !*e.IsError {
+			p.classifiesOK = true
+		}
 	}
 	return nil
 }
@@ -194,6 +197,10 @@ func (p *Profile) Classify(r *Reply) (string, error) {
 	}
 	return "", nil
 }
+
+// ClassifiesOK reports whether an error class matches replies that are
+// not marked as errors (is_error false).
+func (p *Profile) ClassifiesOK() bool { return p.classifiesOK }
 
 // VersionFormat says what the server's versions are: what the profile
 // declares, else opaque when the read takes a version from the reply and

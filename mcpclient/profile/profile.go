@@ -67,7 +67,8 @@ type Profile struct {
 	// Source names where the profile came from: its file, or "built-in".
 	Source string `json:"-"`
 
-	consts Vars // the variables' values
+	consts       Vars // the variables' values
+	classifiesOK bool // an error class matches replies not marked as errors
 }
 
 // Call is a tool and its arguments, a template.

@@ -11,9 +11,10 @@ import (
 
 // Every built-in profile parses, and its write mode is the one it means.
 func TestBuiltins(t *testing.T) {
-	want := map[string]WriteMode{"filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "memory": ModeAppend, "notes": ModeContent}
+	want := map[string]WriteMode{"filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "knowledge-graph": ModeContent, "memory": ModeAppend, "memory-keeper": ModeContent,
+		"notes": ModeContent, "obsidian": ModeContent, "obsidian-unguarded": ModeContent, "sqlite": ModeContent, "sqlite-npx": ModeContent, "taskmanager": ModeContent}
 	got := Builtins()
-	if strings.Join(got, ",") != "filesystem,filesystem-edit,github,memory,notes" {
+	if strings.Join(got, ",") != "filesystem,filesystem-edit,github,knowledge-graph,memory,memory-keeper,notes,obsidian,obsidian-unguarded,sqlite,sqlite-npx,taskmanager" {
 		t.Fatalf("built-ins %v", got)
 	}
 	for _, name := range got {
@@ -89,7 +90,7 @@ func TestBadProfiles(t *testing.T) {
 	if _, err := Parse([]byte("{"), "p.json"); err == nil || !strings.HasPrefix(err.Error(), "profile p.json: not JSON") {
 		t.Errorf("%v", err)
 	}
-	if _, err := Load("nosuch"); err == nil || err.Error() != "profile nosuch: no such built-in profile (built-in: filesystem, filesystem-edit, github, memory, notes)" {
+	if _, err := Load("nosuch"); err == nil || err.Error() != "profile nosuch: no such built-in profile (built-in: filesystem, filesystem-edit, github, knowledge-graph, memory, memory-keeper, notes, obsidian, obsidian-unguarded, sqlite, sqlite-npx, taskmanager)" {
 		t.Errorf("%v", err)
 	}
 	dir := t.TempDir()

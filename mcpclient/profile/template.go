@@ -85,7 +85,8 @@ func (t *Template) Uses(name string) bool { return t.uses[name] }
 // Drops reports whether the call can be sent without the variable: the
 // template names it only as whole member values, which an absent value
 // leaves out ("expected_version": "{expected_version}"), never inside a
-// string ("… WHERE version = {expected_version}"), where it must have one.
+// string ("… WHERE version = {expected_version}") or as an element of an
+// array (an SQL statement's values), where it must have one.
 func (t *Template) Drops(name string) bool { return t.uses[name] && !t.inText[name] }
 
 // node is one JSON value of a template.
@@ -174,6 +175,11 @@ func (t *Template) value(dec *json.Decoder, field string, vars map[string]bool) 
 				m, err := t.value(dec, fmt.Sprintf("%s[%d]", field, i), vars)
 				if err != nil {
 					return node{}, err
+				}
+				if m.kind == 'v' {
+					// Leaving an element out moves the ones after it (an
+					// SQL statement's bound values): no call without it.
+					t.inText[m.name.name] = true
 				}
 				n.members = append(n.members, m)
 			}
