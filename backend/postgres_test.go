@@ -49,7 +49,7 @@ func TestCheckStore(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.spec, msg, tc.want)
 		}
 	}
-	for _, s := range []Spec{{}, {Store: "sqlite"}, {Store: "postgres://u:secret@h/db", Keep: true, Synchronous: "full"}} {
+	for _, s := range []Spec{{}, {Store: "sqlite"}, {Store: "postgres://u:secret@h/db", Keep: true, Synchronous: "full"}, {Target: "stdio:srv", Keep: true}} {
 		if err := s.Check(); err != nil {
 			t.Errorf("%+v: %v", s, err)
 		}

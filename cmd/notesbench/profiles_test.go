@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -53,4 +54,28 @@ func TestProfilesCommand(t *testing.T) {
 func TestEmptyProfileFlag(t *testing.T) {
 	expectUsageError(t, []string{"race", "--target", "stdio:nosuch", "--profile", ""}, `notesbench: --profile: "" is not a valid value`)
 	expectUsageError(t, []string{"conform", "--target", "stdio:nosuch", "--profile="}, `notesbench: --profile: "" is not a valid value`)
+}
+
+// --keep with --target skips the profile's teardown and names each
+// document it left; without it the teardown runs and nothing is named.
+func TestKeepOnATarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns servers")
+	}
+	prof := writeProfile(t, func(s string) string {
+		return strings.Replace(s, `"errors": [`, `"teardown": [{"tool": "get_file_contents", "arguments": {"owner": "{owner}", "repo": "{repo}", "branch": "{branch}", "path": "{document}"}}],
+  "errors": [`, 1)
+	})
+	target := ghshapeTarget(t)
+	for _, keep := range []bool{false, true} {
+		args := []string{"race", "--target", target, "--profile", prof, "--seeds", "1", "--edits", "2", "--pause", "0", "--modes", "note/reapply"}
+		if keep {
+			args = append(args, "--keep")
+		}
+		code, _, stderr := runCLI(t, args...)
+		kept := regexp.MustCompile(`(?m)^notesbench: kept document notesbench/race-note-reapply-seed1\.[0-9a-f]{8}/note-1\.md on stdio:`)
+		if code != 0 || kept.MatchString(stderr) != keep {
+			t.Errorf("keep %v: exit %d, stderr %q", keep, code, stderr)
+		}
+	}
 }

@@ -194,3 +194,27 @@ func TestRenderBound(t *testing.T) {
 		t.Errorf("%s %v", out, err)
 	}
 }
+
+// A version that is a member's whole value can be left out; one inside a
+// string or as an element of an array (an SQL statement's bound values,
+// where leaving it out would move the others) cannot.
+func TestDrops(t *testing.T) {
+	tpl, err := compileTemplate("t", json.RawMessage(`{"a":"{m}","b":["{e}"],"c":"x {s}"}`), map[string]bool{"m": true, "e": true, "s": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tpl.Drops("m") || tpl.Drops("e") || tpl.Drops("s") {
+		t.Errorf("drops m %v, e %v, s %v", tpl.Drops("m"), tpl.Drops("e"), tpl.Drops("s"))
+	}
+}
+
+// from: text without a pattern takes the whole text.
+func TestFromTextWhole(t *testing.T) {
+	ex := &Extract{From: "text"}
+	if err := ex.compile("read.content"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ex.String("p", &Reply{Text: "a\nb", Structured: map[string]any{"x": 1}}); err != nil || got != "a\nb" {
+		t.Errorf("%q %v", got, err)
+	}
+}
