@@ -393,11 +393,11 @@ func violationError(source string, vs []contract.Violation) error {
 	case "required":
 		msg = "required"
 	case "type":
-		msg = "must be " + v.Message
+		msg = "must be " + v.Want
 	case "enum":
-		msg = "not one of the values allowed " + v.Message
+		msg = "not one of the values allowed " + v.Want
 	default:
-		msg = strings.TrimSpace(v.Keyword + " " + v.Message)
+		msg = strings.TrimSpace(v.Keyword + " " + v.Want)
 	}
 	return &Error{Source: source, Field: dotted(v.Path), Err: errors.New(msg)}
 }

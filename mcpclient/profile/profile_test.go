@@ -78,6 +78,10 @@ func TestBadProfiles(t *testing.T) {
 			"profile p.json: setup.document: must name {run} and {note}, so that every Note of every run has a document of its own"},
 		{"no read", func(m map[string]any) { delete(m, "read") },
 			"profile p.json: read: required"},
+		{"a wrong type", func(m map[string]any) { section(m, "write")["version_check"] = "no" },
+			"profile p.json: write.version_check: must be boolean (got string)"},
+		{"a value not allowed", func(m map[string]any) { section(m, "read")["content"] = map[string]any{"from": "html"} },
+			"profile p.json: read.content.from: not one of the values allowed (want any, structured, text_json, text)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(mutate(t, tc.edit), "p.json")
