@@ -39,6 +39,9 @@ func raceMode(t *testing.T, tg *Target, mode sim.Mode, edits int) sim.Result[res
 	t.Helper()
 	cfg := sim.DefaultRace()
 	cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = tg, []uint64{1}, []sim.Mode{mode}, edits
+	if v, ok := tg.Served(); ok {
+		cfg.VersionFormat = v.VersionFormat // digests, a counter, an etag: what the profile says
+	}
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 15 * time.Millisecond}, sim.Dist{Max: 15 * time.Millisecond}, "0"
 	res, err := cfg.Run(ctx, cfg.Seeds)
 	if err != nil {
@@ -210,21 +213,68 @@ func TestRealServers(t *testing.T) {
 	// Whole-content writes to stores that keep one file or database for
 	// every document: a knowledge graph whose observations are the lines
 	// ({content_lines}), a context store, a task store whose ids the create
-	// answers ({task}, {request}, bound per document).
+	// answers ({task}, {request}, bound per document). One session's write
+	// reads back as written and the teardown removes the document; then two
+	// editors race. These stores rewrite their one file on every call, and
+	// under two writers they lose more than lines: the task store drops the
+	// run's task (its calls then refused, the final state unreadable), the
+	// knowledge graph's file can end up holding two writes at once, which it
+	// then cannot parse (a JSON-RPC internal error on every read): the race
+	// must reach its end, or end on that error, as the server decides.
 	graph := filepath.Join(root, "graph.jsonl")
+	tasks := filepath.Join(root, "tasks.json")
+	keeper := stdioSpec(t, "env", "DATA_DIR="+filepath.Join(root, "keeper"), filepath.Join(bin, "mcp-memory-keeper"))
 	for _, tc := range []struct {
 		name string
 		spec Spec
+		gone func(t *testing.T, tg *Target, doc string) bool
 	}{
-		{"knowledge-graph", stdioSpec(t, filepath.Join(bin, "mcp-knowledge-graph"), "--memory-path", graph)},
-		{"memory-keeper", stdioSpec(t, "env", "DATA_DIR="+filepath.Join(root, "keeper"), filepath.Join(bin, "mcp-memory-keeper"))},
-		{"taskmanager", stdioSpec(t, "env", "TASK_MANAGER_FILE_PATH="+filepath.Join(root, "tasks.json"), filepath.Join(bin, "mcp-taskmanager"))},
+		{"knowledge-graph", stdioSpec(t, filepath.Join(bin, "mcp-knowledge-graph"), "--memory-path", graph), func(t *testing.T, _ *Target, doc string) bool {
+			data, err := os.ReadFile(graph)
+			return err == nil && !strings.Contains(string(data), doc)
+		}},
+		{"memory-keeper", keeper, func(t *testing.T, tg *Target, doc string) bool {
+			r, err := tg.control.reply(ctx, "context_get", json.RawMessage(`{"key":"`+doc+`"}`))
+			return err == nil && r.Text == "No matching context found"
+		}},
+		{"taskmanager", stdioSpec(t, "env", "TASK_MANAGER_FILE_PATH="+tasks, filepath.Join(bin, "mcp-taskmanager")), func(t *testing.T, _ *Target, doc string) bool {
+			data, err := os.ReadFile(tasks)
+			return err == nil && !strings.Contains(string(data), `"title": "`+doc+`"`)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := dialT(t, tc.spec, Options{Profile: builtin(t, tc.name)})
-			res := raceNone(t, tg, 20)
-			if r := res.Runs[0]; r.Claude.Edits != 20 || r.Stopped != "" || r.Claude.Writes+r.Human.Writes < 20 {
-				t.Errorf("%s: %+v", tc.name, r)
+			b, s := openRun(t, tg)
+			write(t, s, "one")
+			write(t, s, "one\ntwo")
+			if read, err := s.ReadNoteTab(ctx, "n", "markdown"); err != nil || read.Text != "one\ntwo" {
+				t.Errorf("read back %q, %v", read.Text, err)
+			}
+			doc, _ := b.(*backend).document("n")
+			s.Close()
+			if err := b.Close(); err != nil || !tc.gone(t, tg, doc) {
+				t.Errorf("the teardown left %s (%v)", doc, err)
+			}
+
+			cfg := sim.DefaultRace()
+			cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = tg, []uint64{1}, []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}, 20
+			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, cfg.VersionFormat = sim.Dist{Max: 15 * time.Millisecond}, sim.Dist{Max: 15 * time.Millisecond}, "0", contract.FormatDigest
+			res, err := cfg.Run(ctx, cfg.Seeds)
+			var pe *ProtocolError
+			switch {
+			case err != nil && tc.name == "knowledge-graph" && errors.As(err, &pe) && pe.Code == -32603:
+				// Every later call fails alike: conform cannot even create
+				// its document.
+				t.Logf("the graph's file became unreadable to the server: %v", err)
+				return
+			case err != nil:
+				t.Fatal(err)
+			default:
+				r := res.Runs[0]
+				if r.Claude.Edits != 20 || r.Stopped != "" || r.Claude.Writes+r.Claude.Errors == 0 || r.Human.Writes+r.Human.Errors == 0 {
+					t.Errorf("%s: %+v", tc.name, r)
+				}
+				t.Logf("%s: lost %d of %d, errors %d / %d, %s", tc.name, r.Lost(), r.Intended(), r.Claude.Errors, r.Human.Errors, r.Unreadable)
 			}
 			rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
 			if err != nil {
@@ -234,9 +284,6 @@ func TestRealServers(t *testing.T) {
 				t.Errorf("conform: %+v", rep.Checks)
 			}
 		})
-	}
-	if data, err := os.ReadFile(graph); err != nil || strings.Contains(string(data), "notesbench-") {
-		t.Errorf("the knowledge graph's teardown left %q (%v)", data, err)
 	}
 
 	t.Run("an extraction that finds nothing", func(t *testing.T) {
@@ -262,7 +309,7 @@ func TestRealServers(t *testing.T) {
 		defer s.Close()
 		_, err = s.ReadNoteTab(ctx, "n", "markdown")
 		var ee *profile.ExtractError
-		if !errors.As(err, &ee) || err.Error() != `profile filesystem: read.content: a string at pointer /text found nothing in the reply "{\"content\":\"\"}"` {
+		if !errors.As(err, &ee) || !strings.HasSuffix(err.Error(), `: profile filesystem: read.content: a string at pointer /text found nothing in the reply "{\"content\":\"\"}"`) {
 			t.Errorf("%v", err)
 		}
 	})
