@@ -28,7 +28,9 @@ type Spec struct {
 	// store, a postgres:// or postgresql:// URL for a PostgreSQL server (each
 	// run in a schema of its own).
 	Store string
-	// Keep leaves each run's PostgreSQL schema in place for inspection.
+	// Keep leaves each run's PostgreSQL schema in place for inspection;
+	// with Target, each run's documents, which the profile's teardown
+	// would remove.
 	Keep bool
 	// DBDir keeps every run's SQLite database in this folder; empty means a
 	// temporary folder, made in TempDir (the system's temporary folder when
@@ -120,6 +122,16 @@ func Kept(t contract.Target) []string {
 	return nil
 }
 
+// KeptDocuments lists the documents on a server a Target left in place
+// (Spec.Keep), which its profile's teardown would have removed; none for
+// any other Target.
+func KeptDocuments(t contract.Target) []string {
+	if mt, ok := t.(*mcpclient.Target); ok {
+		return mt.Kept()
+	}
+	return nil
+}
+
 // Postgres reports whether the spec names a PostgreSQL server.
 func (s Spec) Postgres() bool {
 	return strings.HasPrefix(s.Store, "postgres://") || strings.HasPrefix(s.Store, "postgresql://")
@@ -147,8 +159,8 @@ func (s Spec) Check() error {
 		if s.Store != "" && s.Store != "sqlite" {
 			return field.Errorf("store", "%q is not sqlite or a postgres:// URL", pgstore.Redact(s.Store))
 		}
-		if s.Keep {
-			return field.Errorf("keep", "applies to a PostgreSQL store only")
+		if s.Keep && !s.Remote() {
+			return field.Errorf("keep", "applies to a PostgreSQL store or a server target only")
 		}
 	}
 	if s.Synchronous != "" {
@@ -223,7 +235,7 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	}
 	if s.Remote() {
 		spec, _ := mcpclient.Parse(s.Target)
-		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion}
+		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion, Keep: s.Keep}
 		if s.Profile != "" {
 			var err error
 			if opts.Profile, err = loadProfile(s.Profile); err != nil {

@@ -42,14 +42,14 @@ func TestCheckStore(t *testing.T) {
 		{Spec{Store: "postgres://u:secret@h/db", Target: "http://127.0.0.1:1/mcp"}, "store", "store: postgres://u@h/db and a server target exclude each other"},
 		{Spec{Store: "postgresql://u:secret@h:port/db"}, "store", "store: postgresql://u@h:port/db: parsing the URL: invalid port"},
 		{Spec{Store: "postgres://u:secret@h/db", Synchronous: "extra"}, "synchronous", `synchronous: unknown synchronous setting "extra" (want normal or full)`},
-		{Spec{Keep: true}, "keep", "keep: applies to a PostgreSQL store only"},
+		{Spec{Keep: true}, "keep", "keep: applies to a PostgreSQL store or a server target only"},
 	} {
 		msg := fieldError(t, tc.spec.Check(), tc.field)
 		if !strings.HasPrefix(msg, tc.want) || strings.Contains(msg, "secret") {
 			t.Errorf("%+v: %q, want %q", tc.spec, msg, tc.want)
 		}
 	}
-	for _, s := range []Spec{{}, {Store: "sqlite"}, {Store: "postgres://u:secret@h/db", Keep: true, Synchronous: "full"}} {
+	for _, s := range []Spec{{}, {Store: "sqlite"}, {Store: "postgres://u:secret@h/db", Keep: true, Synchronous: "full"}, {Target: "stdio:srv", Keep: true}} {
 		if err := s.Check(); err != nil {
 			t.Errorf("%+v: %v", s, err)
 		}

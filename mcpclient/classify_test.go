@@ -66,7 +66,7 @@ func args(req *mcp.CallToolRequest) map[string]any {
 	return a
 }
 
-func textResult(isErr bool, js string) *mcp.CallToolResult {
+func rowResult(isErr bool, js string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: isErr, Content: []mcp.Content{&mcp.TextContent{Text: js}}}
 }
 
@@ -77,7 +77,7 @@ func (s *rowServer) create(_ context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		s.rows = map[string]*row{}
 	}
 	s.rows[args(req)["id"].(string)] = &row{version: s.version}
-	return textResult(false, `{"changes":1}`), nil
+	return rowResult(false, `{"changes":1}`), nil
 }
 
 func (s *rowServer) selectRow(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -85,7 +85,7 @@ func (s *rowServer) selectRow(_ context.Context, req *mcp.CallToolRequest) (*mcp
 	defer s.mu.Unlock()
 	r, ok := s.rows[args(req)["id"].(string)]
 	if !ok {
-		return textResult(true, "no such row"), nil
+		return rowResult(true, "no such row"), nil
 	}
 	b, _ := json.Marshal(map[string]any{"rows": []any{map[string]any{"content": r.content, "version": r.version}}})
 	if s.structuredOnly {
@@ -93,7 +93,7 @@ func (s *rowServer) selectRow(_ context.Context, req *mcp.CallToolRequest) (*mcp
 		_ = json.Unmarshal(b, &v) // as a client SDK decodes it: numbers to float64
 		return &mcp.CallToolResult{StructuredContent: v, Content: []mcp.Content{}}, nil
 	}
-	return textResult(false, string(b)), nil
+	return rowResult(false, string(b)), nil
 }
 
 func (s *rowServer) update(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -101,21 +101,21 @@ func (s *rowServer) update(_ context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	defer s.mu.Unlock()
 	a := args(req)
 	if s.refuse && a["content"] != "" {
-		return textResult(true, "SQLITE_ERROR: no such table: docs"), nil
+		return rowResult(true, "SQLITE_ERROR: no such table: docs"), nil
 	}
 	if s.locked > 0 && a["content"] != "" {
 		s.locked--
-		return textResult(true, "SQLITE_BUSY: database is locked"), nil
+		return rowResult(true, "SQLITE_BUSY: database is locked"), nil
 	}
 	r := s.rows[a["id"].(string)]
 	// The version arrives in the SQL text: "… WHERE version = N".
 	sql := a["sql"].(string)
 	want := sql[strings.LastIndex(sql, " ")+1:]
 	if r == nil || want != jsonInt(r.version) {
-		return textResult(false, `{"changes":0}`), nil
+		return rowResult(false, `{"changes":0}`), nil
 	}
 	r.content, r.version = a["content"].(string), r.version+1
-	return textResult(false, `{"changes":1}`), nil
+	return rowResult(false, `{"changes":1}`), nil
 }
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }

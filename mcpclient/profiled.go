@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
@@ -49,6 +50,13 @@ func (t *Target) prepare(ctx context.Context, p *profile.Profile, contract bool)
 	if err := LacksError(t.name, "profile "+p.Name+"'s set-up", missing, t.listed()); err != nil {
 		return err
 	}
+	if t.opts.Note != "" && !contract {
+		for i, st := range p.Setup.Create {
+			if len(st.Bind) > 0 {
+				return fmt.Errorf("target %s: profile %s: setup.create[%d] binds variables of each document's, and the document named (%s) is not created", t.name, p.Name, i, t.opts.Note)
+			}
+		}
+	}
 	pr := &profiled{p: p, vars: profile.Vars{}, contract: contract}
 	for name, v := range p.Variables {
 		pr.vars[name] = profile.Text(v)
@@ -60,12 +68,42 @@ func (t *Target) prepare(ctx context.Context, p *profile.Profile, contract bool)
 		if err != nil {
 			return err
 		}
-		for name, ex := range st.Bind {
-			v, err := ex.String(p.Name, r)
-			if err != nil {
-				return err
-			}
-			pr.vars[name] = profile.Text(v)
+		if err := bind(p.Name, st, r, pr.vars); err != nil {
+			return fmt.Errorf("target %s: %w", t.name, err)
+		}
+	}
+	return t.sessionSetup(ctx, t.control)
+}
+
+// bind sets in vars the variables st binds from its reply r: a string, or
+// a number, which keeps its JSON.
+func bind(profileName string, st *profile.Step, r *profile.Reply, vars profile.Vars) error {
+	for name, ex := range st.Bind {
+		v, ok := ex.Value(r)
+		if n, isNum := v.(json.Number); ok && isNum {
+			vars[name] = profile.Raw(n.String(), []byte(n.String()))
+			continue
+		}
+		if f, isNum := v.(float64); ok && isNum {
+			n := strconv.FormatFloat(f, 'f', -1, 64)
+			vars[name] = profile.Raw(n, []byte(n))
+			continue
+		}
+		s, err := ex.String(profileName, r)
+		if err != nil {
+			return err
+		}
+		vars[name] = profile.Text(s)
+	}
+	return nil
+}
+
+// sessionSetup makes the calls of the profile's setup.session on c, which
+// each session makes before its first call.
+func (t *Target) sessionSetup(ctx context.Context, c *conn) error {
+	for i, st := range t.prof.p.Setup.Session {
+		if _, err := t.callStep(ctx, c, fmt.Sprintf("setup.session[%d]", i), &st.Call, t.prof.vars); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -174,7 +212,7 @@ func (t *Target) openProfiled(run contract.RunSpec) (contract.Backend, error) {
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return nil, err
 	}
-	return &backend{t: t, run: runName(run.Name) + "." + hex.EncodeToString(nonce[:]), docs: map[string]string{}, sessions: map[*session]bool{}}, nil
+	return &backend{t: t, run: runName(run.Name) + "." + hex.EncodeToString(nonce[:]), docs: map[string]string{}, bound: map[string]profile.Vars{}, sessions: map[*session]bool{}}, nil
 }
 
 // runName makes a run's name safe in a path or an ID.
@@ -198,7 +236,8 @@ type backend struct {
 	run string
 
 	mu       sync.Mutex
-	docs     map[string]string // the run's Note ID → the document
+	docs     map[string]string       // the run's Note ID → the document
+	bound    map[string]profile.Vars // the run's Note ID → the variables its setup.create bound
 	sessions map[*session]bool
 }
 
@@ -213,6 +252,11 @@ func (b *backend) vars(noteID, doc string) profile.Vars {
 	if doc != "" {
 		vars["document"] = profile.Text(doc)
 	}
+	b.mu.Lock()
+	for k, v := range b.bound[noteID] {
+		vars[k] = v
+	}
+	b.mu.Unlock()
 	return vars
 }
 
@@ -269,12 +313,33 @@ func (b *backend) CreateNote(ctx context.Context, noteID string) error {
 			return fmt.Errorf("target %s: profile %s: setup.document: %v", t.name, p.Name, err)
 		}
 		vars := b.vars(noteID, doc)
+		bound := profile.Vars{}
 		for i, st := range p.Setup.Create {
-			if _, err := t.callStep(ctx, t.control, fmt.Sprintf("setup.create[%d]", i), &st.Call, vars); err != nil {
+			field := fmt.Sprintf("setup.create[%d]", i)
+			r, err := t.callStep(ctx, t.control, field, &st.Call, vars)
+			if err == nil && len(st.Bind) > 0 {
+				b.mu.Lock()
+				if err = bind(p.Name, st, r, bound); err != nil {
+					err = fmt.Errorf("target %s: %w", t.name, err)
+				}
+				b.mu.Unlock()
+				for k, v := range bound {
+					vars[k] = v
+				}
+			}
+			if err != nil {
 				if t.prof.contract {
 					return fmt.Errorf("target %s: creating Note %s: %w", t.name, noteID, errors.Unwrap(err))
 				}
 				return err
+			}
+			if i == 0 {
+				// The document exists from its first create on: a later
+				// step that fails leaves it to the teardown, with what
+				// the steps before it bound.
+				b.mu.Lock()
+				b.docs[noteID], b.bound[noteID] = doc, bound
+				b.mu.Unlock()
 			}
 		}
 	}
@@ -323,6 +388,10 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := b.t.sessionSetup(ctx, c); err != nil {
+		c.close()
+		return nil, err
+	}
 	s := &session{b: b, c: c, texts: map[contract.Version]string{}}
 	b.mu.Lock()
 	b.sessions[s] = true
@@ -353,9 +422,68 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 	return s, nil
 }
 
-// Close closes the sessions of the run still open.
+// Close closes the sessions of the run still open, then makes the
+// profile's teardown calls for each document of the run, unless the
+// Target keeps them (Options.Keep).
 func (b *backend) Close() error {
-	return closeAll(&b.mu, b.sessions, (*session).Close)
+	err := closeAll(&b.mu, b.sessions, (*session).Close)
+	return errors.Join(err, b.teardown(b.t.opts.Keep))
+}
+
+// teardownTimeout bounds the teardown of one run's documents.
+const teardownTimeout = time.Minute
+
+// teardown makes the profile's teardown calls for each document of the
+// run, in the order of their Notes, or, with keep, lists the documents as
+// kept. An error reply is no error: the document may be gone already (a
+// server that lost it); a call that cannot be made is.
+func (b *backend) teardown(keep bool) error {
+	t := b.t
+	steps := t.prof.p.Teardown
+	if len(steps) == 0 || t.prof.contract || t.opts.Note != "" {
+		return nil // a document named is the user's, never removed
+	}
+	b.mu.Lock()
+	notes := make([]string, 0, len(b.docs))
+	for note := range b.docs {
+		notes = append(notes, note)
+	}
+	b.mu.Unlock()
+	slices.Sort(notes)
+	if keep {
+		t.mu.Lock()
+		for _, note := range notes {
+			doc, _ := b.document(note)
+			t.kept = append(t.kept, doc)
+		}
+		t.mu.Unlock()
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+	defer cancel()
+	for _, note := range notes {
+		doc, _ := b.document(note)
+		vars := b.vars(note, doc)
+		for i, st := range steps {
+			args, err := st.Args().Render(vars)
+			if err != nil {
+				return fmt.Errorf("target %s: profile %s: teardown[%d]: %v", t.name, t.prof.p.Name, i, err)
+			}
+			if _, err := t.control.reply(ctx, st.Tool, args); err != nil {
+				return fmt.Errorf("target %s: profile %s: teardown[%d] (%s) of %s: %w", t.name, t.prof.p.Name, i, st.Tool, doc, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Kept returns the documents the Target's runs left in place because it
+// keeps them (Options.Keep), which the profile's teardown would have
+// removed, in the order the runs ended.
+func (t *Target) Kept() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.kept)
 }
 
 // session is one MCP session through a profile: a contract.Session whose
@@ -515,14 +643,20 @@ func (s *session) classify(kind callKind, field, tool string, r *profile.Reply) 
 			return s.conflict(r)
 		}
 	}
-	if !r.IsError {
+	if !r.IsError && !p.ClassifiesOK() {
 		return nil
 	}
+	// An error class that says is_error false classes replies that are
+	// not marked as errors too (a status "error" in a reply of text).
 	class, err := p.Classify(r)
 	if err != nil {
 		return &contract.ClientError{Err: fmt.Errorf("target %s: %w", s.b.t.name, err)}
 	}
 	switch class {
+	case "":
+		if !r.IsError {
+			return nil
+		}
 	case profile.ClassRefused:
 		return &contract.RefusedError{Target: s.b.t.name, Field: field, Tool: tool, Reply: r.Short()}
 	case profile.ClassTransient:
@@ -587,7 +721,11 @@ func (t *Target) probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s := &session{b: b.(*backend), c: t.control, texts: map[contract.Version]string{}}
+	pb := b.(*backend)
+	// The trial's document is notesbench's, not a run's: it goes, --keep
+	// or not.
+	defer pb.teardown(false)
+	s := &session{b: pb, c: t.control, texts: map[contract.Version]string{}}
 	trying := func(err error) error {
 		if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
 			return err
@@ -704,9 +842,10 @@ func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 		return contract.EditResult{}, err
 	}
 	w := p.Write
+	call, field, versionAt := &w.Call, "write", w.Version
 	switch w.Mode() {
 	case profile.ModeContent:
-		vars["content"] = profile.Text(req.Text)
+		setContent(vars, w.Args(), req.Text)
 	case profile.ModePatch, profile.ModeAppend:
 		base, ok := s.base(req.ExpectedVersion)
 		if !ok {
@@ -718,6 +857,17 @@ func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 				return contract.EditResult{}, contract.Invalid("text", "profile %s writes appends only, and the text does not start with the content read", p.Name)
 			}
 			vars["append"] = profile.Text(strings.TrimPrefix(added, "\n"))
+		} else if base == "" && w.Empty != nil {
+			// An empty document has no line to anchor a patch on: the
+			// profile's write of a whole text.
+			call, field = &w.Empty.Call, "write.empty"
+			if w.Empty.Version != nil {
+				versionAt = w.Empty.Version
+			}
+			setContent(vars, w.Empty.Args(), req.Text)
+		} else if base == "" {
+			// The same, with the patch itself: nothing becomes the text.
+			vars["old"], vars["new"] = profile.Text(""), profile.Text(req.Text)
 		} else {
 			old, repl, ok := patch(base, req.Text)
 			if !ok {
@@ -726,13 +876,13 @@ func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 			vars["old"], vars["new"] = profile.Text(old), profile.Text(repl)
 		}
 	}
-	r, err := s.do(ctx, writing, "write", &w.Call, vars)
+	r, err := s.do(ctx, writing, field, call, vars)
 	if err != nil {
 		return contract.EditResult{}, err
 	}
 	v := digest(req.Text)
-	if w.Version != nil {
-		if v, err = s.version(w.Version, r); err != nil {
+	if versionAt != nil {
+		if v, err = s.version(versionAt, r); err != nil {
 			return contract.EditResult{}, err
 		}
 	}
@@ -792,6 +942,22 @@ func patch(base, text string) (old, repl string, ok bool) {
 	}
 	keep := len(base) - end
 	return base[start:end], text[start : len(text)-keep], true
+}
+
+// setContent sets the variables of a whole text: {content}, and, where the
+// template names it, {content_lines}, the text's lines as a JSON array (none
+// for an empty text).
+func setContent(vars profile.Vars, t *profile.Template, text string) {
+	vars["content"] = profile.Text(text)
+	if !t.Uses("content_lines") {
+		return
+	}
+	lines := []string{}
+	if text != "" {
+		lines = strings.Split(text, "\n")
+	}
+	js, _ := json.Marshal(lines)
+	vars["content_lines"] = profile.Raw(string(js), js)
 }
 
 // fixedTabs are the tabs every Note has, as list_note_tabs shows them.

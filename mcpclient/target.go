@@ -50,6 +50,9 @@ type Options struct {
 	// Profile, when set, maps the contract onto the server's own tools
 	// (package profile); nil means the contract's own tools.
 	Profile *profile.Profile
+	// Keep skips the profile's teardown: each run's documents stay on the
+	// server, for inspection (Target.Kept lists them).
+	Keep bool
 }
 
 // Target is the contract over MCP: a contract.Target whose Backends are one
@@ -74,6 +77,7 @@ type Target struct {
 	conns     map[*conn]bool
 	namedUsed bool
 	closed    bool
+	kept      []string // the documents Keep left in place
 }
 
 // Dial connects to the target spec names and checks that it lists the seven

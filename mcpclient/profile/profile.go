@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -49,6 +50,10 @@ type Profile struct {
 	AddSource     *AddSource        `json:"add_source,omitempty"`
 	ListSources   *ListSources      `json:"list_sources,omitempty"`
 
+	// Teardown are the calls made for each document after its run (format
+	// 2): delete the file, the row, the entity. --keep skips them.
+	Teardown []*Step `json:"teardown,omitempty"`
+
 	// Errors classify the error replies that are no conflict (format 2): a
 	// refusal (the server changed nothing) or a transient error (try the
 	// same call again); an error reply none of them matches has an outcome
@@ -61,6 +66,9 @@ type Profile struct {
 
 	// Source names where the profile came from: its file, or "built-in".
 	Source string `json:"-"`
+
+	consts       Vars // the variables' values
+	classifiesOK bool // an error class matches replies not marked as errors
 }
 
 // Call is a tool and its arguments, a template.
@@ -79,9 +87,14 @@ type Step struct {
 	Bind map[string]*Extract `json:"bind,omitempty"`
 }
 
-// Setup is how a run gets a fresh document.
+// Setup is how a run gets a fresh document: the calls made once, before
+// any run, the document's name, the calls that make each document fresh
+// (which, in format 2, may bind variables of that document's), and (format
+// 2) the calls each session makes once before its first (an SQL server's
+// PRAGMA busy_timeout).
 type Setup struct {
 	Once     []*Step `json:"once,omitempty"`
+	Session  []*Step `json:"session,omitempty"`
 	Document string  `json:"document"`
 	Create   []*Step `json:"create,omitempty"`
 	document *Template
@@ -103,7 +116,18 @@ type Write struct {
 	VersionCheck bool     `json:"version_check"`
 	Version      *Extract `json:"version,omitempty"`
 	Replayed     *Extract `json:"replayed,omitempty"`
-	mode         WriteMode
+	// Empty is the call a patch write makes to an empty document, which
+	// has no line to anchor a patch on (format 2): it names {content}, the
+	// whole text. Without it the patch is sent with {old} empty.
+	Empty *WriteEmpty `json:"empty,omitempty"`
+	mode  WriteMode
+}
+
+// WriteEmpty is the write of a whole text to an empty document, and where
+// its reply holds the version after it (default: where the write's does).
+type WriteEmpty struct {
+	Call
+	Version *Extract `json:"version,omitempty"`
 }
 
 // Mode returns how the write states the change.
@@ -221,8 +245,11 @@ var callVars = map[string][]string{
 	"setup.document": {"run", "note"},
 	"setup.create":   {"document", "run", "note"},
 	"setup.once":     {},
+	"setup.session":  {},
+	"teardown":       {"document", "run", "note"},
 	"read":           {"document", "run", "note"},
-	"write":          {"document", "run", "note", "content", "old", "new", "append", "expected_version", "idempotency_key"},
+	"write":          {"document", "run", "note", "content", "content_lines", "old", "new", "append", "expected_version", "idempotency_key"},
+	"write.empty":    {"document", "run", "note", "content", "content_lines", "expected_version", "idempotency_key"},
 	"create":         {"document", "run", "note", "label", "tab_type", "expected_version", "idempotency_key"},
 	"list":           {"document", "run", "note"},
 	"add_source":     {"document", "run", "note", "url", "title", "expected_version", "idempotency_key"},
@@ -243,6 +270,16 @@ func Builtins() []string {
 	return names
 }
 
+// BuiltinJSON returns the file of the built-in profile called name, as it
+// is embedded: a start for a profile of one's own.
+func BuiltinJSON(name string) ([]byte, error) {
+	data, err := builtinFS.ReadFile(path.Join("builtin", name+".json"))
+	if err != nil || strings.ContainsAny(name, `/\`) {
+		return nil, &Error{Source: name, Err: fmt.Errorf("no such built-in profile (built-in: %s)", strings.Join(Builtins(), ", "))}
+	}
+	return data, nil
+}
+
 // Builtin returns the built-in profile called name.
 func Builtin(name string) (*Profile, error) {
 	data, err := builtinFS.ReadFile(path.Join("builtin", name+".json"))
@@ -260,6 +297,9 @@ func Builtin(name string) (*Profile, error) {
 // Load returns the profile nameOrFile names: a built-in profile's name, or a
 // file (a name with a slash or ending in .json is always a file).
 func Load(nameOrFile string) (*Profile, error) {
+	if nameOrFile == "" {
+		return nil, &Error{Source: `""`, Err: fmt.Errorf("an empty name: give a profile file or a built-in profile (%s)", strings.Join(Builtins(), ", "))}
+	}
 	if !strings.ContainsAny(nameOrFile, `/\`) && !strings.HasSuffix(nameOrFile, ".json") {
 		if slices.Contains(Builtins(), nameOrFile) {
 			return Builtin(nameOrFile)
@@ -308,6 +348,9 @@ func Parse(data []byte, source string) (*Profile, error) {
 	}
 	if json.Unmarshal(data, &head) == nil && head.FormatVersion != nil && (*head.FormatVersion < 1 || *head.FormatVersion > FormatVersion) {
 		return nil, &Error{Source: source, Field: "format_version", Err: fmt.Errorf("%d is not a format this notesbench reads (want 1 to %d)", *head.FormatVersion, FormatVersion)}
+	}
+	if err := duplicateKey(data); err != nil {
+		return nil, &Error{Source: source, Field: err.Field, Err: err.Err}
 	}
 	violations, err := s.Validate(data)
 	if err != nil {
@@ -409,31 +452,42 @@ func (p *Profile) compile() error {
 		return err
 	}
 	known := map[string]bool{}
+	consts := Vars{}
+	names := make([]string, 0, len(p.Variables))
 	for name := range p.Variables {
-		if _, ok := reserved[name]; ok {
-			return &Error{Field: "variables." + name, Err: fmt.Errorf("%q is a variable notesbench sets", name)}
-		}
-		known[name] = true
+		names = append(names, name)
 	}
-	for i, st := range p.Setup.Once {
-		f := fmt.Sprintf("setup.once[%d]", i)
-		if err := st.compile(f, "setup.once", known); err != nil {
+	sort.Strings(names)
+	for _, name := range names {
+		if err := p.define("variables."+name, name, known); err != nil {
 			return err
 		}
-		for name, ex := range st.Bind {
-			if _, ok := reserved[name]; ok {
-				return &Error{Field: f + ".bind." + name, Err: fmt.Errorf("%q is a variable notesbench sets", name)}
-			}
-			if err := ex.compile(f + ".bind." + name); err != nil {
-				return err
-			}
+		consts[name] = Text(p.Variables[name])
+	}
+	p.consts = consts
+	for i, st := range p.Setup.Once {
+		f := fmt.Sprintf("setup.once[%d]", i)
+		if err := p.compileStep(f, "setup.once", st, known); err != nil {
+			return err
 		}
-		for name := range st.Bind {
-			known[name] = true
+		if err := p.compileBinds(f, st, known); err != nil {
+			return err
+		}
+	}
+	for i, st := range p.Setup.Session {
+		f := fmt.Sprintf("setup.session[%d]", i)
+		if err := p.compileStep(f, "setup.session", st, known); err != nil {
+			return err
+		}
+		if len(st.Bind) > 0 {
+			return &Error{Field: f + ".bind", Err: errors.New("only setup.once and setup.create bind variables")}
 		}
 	}
 	var err error
 	if p.Setup.document, err = compileString("setup.document", p.Setup.Document, varsOf("setup.document", known)); err != nil {
+		return err
+	}
+	if err := p.checkTemplate("setup.document", p.Setup.document); err != nil {
 		return err
 	}
 	if !p.Setup.document.Uses("run") || !p.Setup.document.Uses("note") {
@@ -441,33 +495,34 @@ func (p *Profile) compile() error {
 	}
 	for i, st := range p.Setup.Create {
 		f := fmt.Sprintf("setup.create[%d]", i)
-		if err := st.compile(f, "setup.create", known); err != nil {
+		if err := p.compileStep(f, "setup.create", st, known); err != nil {
 			return err
 		}
-		if len(st.Bind) > 0 {
-			return &Error{Field: f + ".bind", Err: errors.New("only setup.once binds variables")}
+		if err := p.compileBinds(f, st, known); err != nil {
+			return err
 		}
 	}
-	if err := p.Read.Call.compile("read", "read", known); err != nil {
+	if err := p.compileCall("read", "read", &p.Read.Call, known); err != nil {
 		return err
 	}
 	if err := compileExtracts("read", map[string]*Extract{"content": p.Read.Content, "version": p.Read.Version}); err != nil {
 		return err
 	}
 	w := p.Write
-	if err := w.Call.compile("write", "write", known); err != nil {
+	if err := p.compileCall("write", "write", &w.Call, known); err != nil {
 		return err
 	}
 	if err := compileExtracts("write", map[string]*Extract{"version": w.Version, "replayed": w.Replayed}); err != nil {
 		return err
 	}
 	uses := w.args.Uses
-	switch n := boolCount(uses("content"), uses("old") || uses("new"), uses("append")); {
+	whole := uses("content") || uses("content_lines")
+	switch n := boolCount(whole, uses("old") || uses("new"), uses("append")); {
 	case n == 0:
-		return &Error{Field: "write.arguments", Err: errors.New("names none of {content}, {old}/{new} and {append}: the write would not carry the change")}
+		return &Error{Field: "write.arguments", Err: errors.New("names none of {content} (or {content_lines}), {old}/{new} and {append}: the write would not carry the change")}
 	case n > 1:
-		return &Error{Field: "write.arguments", Err: errors.New("names more than one of {content}, {old}/{new} and {append}")}
-	case uses("content"):
+		return &Error{Field: "write.arguments", Err: errors.New("names more than one of {content} (or {content_lines}), {old}/{new} and {append}")}
+	case whole:
 		w.mode = ModeContent
 	case uses("append"):
 		w.mode = ModeAppend
@@ -476,6 +531,20 @@ func (p *Profile) compile() error {
 			return &Error{Field: "write.arguments", Err: errors.New("a patch names both {old} and {new}")}
 		}
 		w.mode = ModePatch
+	}
+	if e := w.Empty; e != nil {
+		if w.mode != ModePatch {
+			return &Error{Field: "write.empty", Err: errors.New("is the write of a patch to an empty document, and this write is no patch")}
+		}
+		if err := p.compileCall("write.empty", "write.empty", &e.Call, known); err != nil {
+			return err
+		}
+		if !e.args.Uses("content") && !e.args.Uses("content_lines") {
+			return &Error{Field: "write.empty.arguments", Err: errors.New("names neither {content} nor {content_lines}: the write would not carry the text")}
+		}
+		if err := compileExtracts("write.empty", map[string]*Extract{"version": e.Version}); err != nil {
+			return err
+		}
 	}
 	if w.VersionCheck && !uses("expected_version") {
 		return &Error{Field: "write.version_check", Err: errors.New("true, but write.arguments names no {expected_version}")}
@@ -509,12 +578,94 @@ func (p *Profile) compile() error {
 		calls = append(calls, call{"list_sources", &l.Call, map[string]*Extract{"items": l.Items, "url": l.URL, "title": l.Title, "id": l.ID, "next_cursor": l.NextCursor}})
 	}
 	for _, c := range calls {
-		if err := c.call.compile(c.field, c.field, known); err != nil {
+		if err := p.compileCall(c.field, c.field, c.call, known); err != nil {
 			return err
 		}
 		if err := compileExtracts(c.field, c.extracts); err != nil {
 			return err
 		}
+	}
+	for i, st := range p.Teardown {
+		f := fmt.Sprintf("teardown[%d]", i)
+		if err := p.compileStep(f, "teardown", st, known); err != nil {
+			return err
+		}
+		if len(st.Bind) > 0 {
+			return &Error{Field: f + ".bind", Err: errors.New("only setup.once and setup.create bind variables")}
+		}
+	}
+	return nil
+}
+
+// variableName is what a variable's name may be: what a template can name
+// between braces.
+var variableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// define adds the variable name, declared at field, to known.
+func (p *Profile) define(field, name string, known map[string]bool) error {
+	switch {
+	case reserved[name]:
+		return &Error{Field: field, Err: fmt.Errorf("%q is a variable notesbench sets", name)}
+	case !variableName.MatchString(name):
+		return &Error{Field: field, Err: fmt.Errorf("%q: no template can name it (a variable's name is letters, digits and _, not starting with a digit)", name)}
+	case known[name]:
+		return &Error{Field: field, Err: fmt.Errorf("%q is a variable already", name)}
+	}
+	known[name] = true
+	return nil
+}
+
+// compileStep compiles a set-up or teardown step.
+func (p *Profile) compileStep(field, kind string, st *Step, known map[string]bool) error {
+	return p.compileCall(field, kind, &st.Call, known)
+}
+
+// compileBinds compiles the variables the step at field binds and adds
+// them to known: in format 2 in setup.create too, where each document
+// binds its own.
+func (p *Profile) compileBinds(field string, st *Step, known map[string]bool) error {
+	names := make([]string, 0, len(st.Bind))
+	for name := range st.Bind {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := st.Bind[name].compile(field + ".bind." + name); err != nil {
+			return err
+		}
+	}
+	for _, name := range names {
+		if err := p.define(field+".bind."+name, name, known); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compileCall compiles the arguments of the call at field, of kind kind,
+// and checks what they need of the profile's format and what they render
+// at the least.
+func (p *Profile) compileCall(field, kind string, c *Call, known map[string]bool) error {
+	if err := c.compile(field, kind, known); err != nil {
+		return err
+	}
+	return p.checkTemplate(field+".arguments", c.args)
+}
+
+// checkTemplate checks that the template at field needs no member of a
+// newer format than the profile's, and that its constants leave it within
+// MaxCallBytes.
+func (p *Profile) checkTemplate(field string, t *Template) error {
+	if p.FormatVersion < 2 {
+		switch {
+		case t.filtered != "":
+			return &Error{Field: t.filtered, Err: fmt.Errorf("a filter ({NAME|…}) needs format_version 2 (this profile says %d)", p.FormatVersion)}
+		case t.lines != "":
+			return &Error{Field: t.lines, Err: fmt.Errorf("{content_lines} needs format_version 2 (this profile says %d)", p.FormatVersion)}
+		}
+	}
+	if n := t.MinSize(p.consts); n > MaxCallBytes {
+		return &Error{Field: field, Err: fmt.Errorf("renders at least %d bytes with its variables' values, more than the %d a call may carry", n, MaxCallBytes)}
 	}
 	return nil
 }
@@ -589,11 +740,20 @@ func (p *Profile) Tools() []string {
 	for _, s := range p.Setup.Once {
 		add(s.Tool)
 	}
+	for _, s := range p.Setup.Session {
+		add(s.Tool)
+	}
 	for _, s := range p.Setup.Create {
 		add(s.Tool)
 	}
 	for _, c := range p.calls() {
 		add(c.Tool)
+	}
+	if p.Write != nil && p.Write.Empty != nil {
+		add(p.Write.Empty.Tool)
+	}
+	for _, s := range p.Teardown {
+		add(s.Tool)
 	}
 	return out
 }

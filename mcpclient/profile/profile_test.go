@@ -11,9 +11,10 @@ import (
 
 // Every built-in profile parses, and its write mode is the one it means.
 func TestBuiltins(t *testing.T) {
-	want := map[string]WriteMode{"filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "memory": ModeAppend, "notes": ModeContent}
+	want := map[string]WriteMode{"filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "knowledge-graph": ModeContent, "memory": ModeAppend, "memory-keeper": ModeContent,
+		"notes": ModeContent, "obsidian": ModeContent, "obsidian-unguarded": ModeContent, "sqlite": ModeContent, "sqlite-npx": ModeContent, "taskmanager": ModeContent}
 	got := Builtins()
-	if strings.Join(got, ",") != "filesystem,filesystem-edit,github,memory,notes" {
+	if strings.Join(got, ",") != "filesystem,filesystem-edit,github,knowledge-graph,memory,memory-keeper,notes,obsidian,obsidian-unguarded,sqlite,sqlite-npx,taskmanager" {
 		t.Fatalf("built-ins %v", got)
 	}
 	for _, name := range got {
@@ -59,7 +60,7 @@ func TestBadProfiles(t *testing.T) {
 			"profile p.json: writes: unknown field"},
 		{"unknown variable", func(m map[string]any) {
 			section(m, "write")["arguments"].(map[string]any)["text"] = "{contents}"
-		}, "profile p.json: write.arguments.text: {contents} is no variable here (want {append}, {content}, {document}, {expected_version}, {idempotency_key}, {new}, {note}, {old}, {run})"},
+		}, "profile p.json: write.arguments.text: {contents} is no variable here (want {append}, {content_lines}, {content}, {document}, {expected_version}, {idempotency_key}, {new}, {note}, {old}, {run})"},
 		{"a variable of another call", func(m map[string]any) {
 			section(m, "read")["arguments"].(map[string]any)["tab_id"] = "{label}"
 		}, "profile p.json: read.arguments.tab_id: {label} is no variable here (want {document}, {note}, {run})"},
@@ -67,7 +68,7 @@ func TestBadProfiles(t *testing.T) {
 			"profile p.json: format_version: 3 is not a format this notesbench reads (want 1 to 2)"},
 		{"no change in the write", func(m map[string]any) {
 			delete(section(m, "write")["arguments"].(map[string]any), "text")
-		}, "profile p.json: write.arguments: names none of {content}, {old}/{new} and {append}: the write would not carry the change"},
+		}, "profile p.json: write.arguments: names none of {content} (or {content_lines}), {old}/{new} and {append}: the write would not carry the change"},
 		{"a version check without a version", func(m map[string]any) {
 			delete(section(m, "write")["arguments"].(map[string]any), "expected_version")
 		}, "profile p.json: write.version_check: true, but write.arguments names no {expected_version}"},
@@ -77,6 +78,10 @@ func TestBadProfiles(t *testing.T) {
 			"profile p.json: setup.document: must name {run} and {note}, so that every Note of every run has a document of its own"},
 		{"no read", func(m map[string]any) { delete(m, "read") },
 			"profile p.json: read: required"},
+		{"a wrong type", func(m map[string]any) { section(m, "write")["version_check"] = "no" },
+			"profile p.json: write.version_check: must be boolean (got string)"},
+		{"a value not allowed", func(m map[string]any) { section(m, "read")["content"] = map[string]any{"from": "html"} },
+			"profile p.json: read.content.from: not one of the values it takes any, structured, text_json, text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(mutate(t, tc.edit), "p.json")
@@ -89,7 +94,7 @@ func TestBadProfiles(t *testing.T) {
 	if _, err := Parse([]byte("{"), "p.json"); err == nil || !strings.HasPrefix(err.Error(), "profile p.json: not JSON") {
 		t.Errorf("%v", err)
 	}
-	if _, err := Load("nosuch"); err == nil || err.Error() != "profile nosuch: no such built-in profile (built-in: filesystem, filesystem-edit, github, memory, notes)" {
+	if _, err := Load("nosuch"); err == nil || err.Error() != "profile nosuch: no such built-in profile (built-in: filesystem, filesystem-edit, github, knowledge-graph, memory, memory-keeper, notes, obsidian, obsidian-unguarded, sqlite, sqlite-npx, taskmanager)" {
 		t.Errorf("%v", err)
 	}
 	dir := t.TempDir()
@@ -121,7 +126,7 @@ func TestRender(t *testing.T) {
 
 // The members of format 2 need format_version 2; a format-1 profile that
 // uses one is refused naming it, and the new members are checked.
-func TestFormat2Members(t *testing.T) {
+func TestFormat2MatcherMembers(t *testing.T) {
 	v1 := func(edit func(m map[string]any)) func(m map[string]any) {
 		return func(m map[string]any) {
 			m["format_version"] = 1

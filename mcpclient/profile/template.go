@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"sort"
 	"strings"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // Value is a template variable's value: text, and, for a value that is no
@@ -36,7 +39,45 @@ type Template struct {
 	// inText holds the variables named inside a longer string, where an
 	// absent value cannot drop anything.
 	inText map[string]bool
+	// filtered is the field of the first variable named with a filter
+	// ({content|sql}), a member of format 2; lines the field of the first
+	// {content_lines}.
+	filtered, lines string
 }
+
+// MaxCallBytes is the most a call's rendered arguments may be: the 4 MiB a
+// tool call may carry (contract.MaxArgsBytes). A template that would render
+// more is refused when the profile is read, where its constants say so, and
+// otherwise when it is rendered, before the call is sent.
+const MaxCallBytes = contract.MaxArgsBytes
+
+// errTooLarge is a rendering that passed MaxCallBytes.
+var errTooLarge = fmt.Errorf("renders more than the %d bytes a call may carry", MaxCallBytes)
+
+// The filters a variable may be named with, applied left to right:
+// {NAME|json} is its text escaped for inside a JSON string, without the
+// quotes; {NAME|sql} is its text with each single quote doubled, for
+// inside an SQL string literal; {NAME|inc} is the integer it is, plus one.
+var filters = map[string]func(Value) (Value, error){
+	"json": func(v Value) (Value, error) {
+		b := AppendString(nil, v.Text)
+		return Text(string(b[1 : len(b)-1])), nil
+	},
+	"sql": func(v Value) (Value, error) {
+		return Text(strings.ReplaceAll(v.Text, "'", "''")), nil
+	},
+	"inc": func(v Value) (Value, error) {
+		n, ok := new(big.Int).SetString(v.Text, 10)
+		if !ok {
+			return Value{}, fmt.Errorf("%s is not an integer", Cut(v.Text, 40))
+		}
+		s := n.Add(n, big.NewInt(1)).String()
+		return Raw(s, []byte(s)), nil
+	},
+}
+
+// filterNames lists the filters, for an error message.
+const filterNames = "json, sql, inc"
 
 // Uses reports whether the template names the variable.
 func (t *Template) Uses(name string) bool { return t.uses[name] }
@@ -44,7 +85,8 @@ func (t *Template) Uses(name string) bool { return t.uses[name] }
 // Drops reports whether the call can be sent without the variable: the
 // template names it only as whole member values, which an absent value
 // leaves out ("expected_version": "{expected_version}"), never inside a
-// string ("… WHERE version = {expected_version}"), where it must have one.
+// string ("… WHERE version = {expected_version}") or as an element of an
+// array (an SQL statement's values), where it must have one.
 func (t *Template) Drops(name string) bool { return t.uses[name] && !t.inText[name] }
 
 // node is one JSON value of a template.
@@ -52,15 +94,33 @@ type node struct {
 	kind    byte   // 'l' literal, 's' string with variables, 'v' one variable, 'o' object, 'a' array
 	raw     []byte // literal JSON
 	parts   []part // 's'
-	name    string // 'v'
+	name    part   // 'v'
 	keys    [][]byte
 	members []node // 'o' values, 'a' elements
 }
 
-// part is a piece of a string: literal text, or a variable.
+// part is a piece of a string: literal text, or a variable and the filters
+// it is named with.
 type part struct {
-	text string
-	name string
+	text    string
+	name    string
+	filters []string
+}
+
+// value returns the value of the variable p names, its filters applied;
+// an absent variable stays absent.
+func (p *part) value(vars Vars) (Value, error) {
+	v, ok := vars[p.name]
+	if !ok || !v.Set {
+		return Value{}, nil
+	}
+	for _, f := range p.filters {
+		var err error
+		if v, err = filters[f](v); err != nil {
+			return Value{}, fmt.Errorf("{%s|%s}: %v", p.name, strings.Join(p.filters, "|"), err)
+		}
+	}
+	return v, nil
 }
 
 // compileTemplate compiles the arguments of a call; field names it in
@@ -116,6 +176,11 @@ func (t *Template) value(dec *json.Decoder, field string, vars map[string]bool) 
 				if err != nil {
 					return node{}, err
 				}
+				if m.kind == 'v' {
+					// Leaving an element out moves the ones after it (an
+					// SQL statement's bound values): no call without it.
+					t.inText[m.name.name] = true
+				}
 				n.members = append(n.members, m)
 			}
 			_, err := dec.Token()
@@ -126,11 +191,7 @@ func (t *Template) value(dec *json.Decoder, field string, vars map[string]bool) 
 		if err != nil {
 			return node{}, err
 		}
-		for _, p := range parts {
-			if p.name != "" {
-				t.uses[p.name] = true
-			}
-		}
+		t.note(field, parts)
 		if len(parts) > 1 {
 			for _, p := range parts {
 				if p.name != "" {
@@ -140,7 +201,7 @@ func (t *Template) value(dec *json.Decoder, field string, vars map[string]bool) 
 		}
 		switch {
 		case len(parts) == 1 && parts[0].name != "":
-			return node{kind: 'v', name: parts[0].name}, nil
+			return node{kind: 'v', name: parts[0]}, nil
 		case len(parts) == 0 || len(parts) == 1 && parts[0].name == "":
 			s := ""
 			if len(parts) == 1 {
@@ -155,7 +216,24 @@ func (t *Template) value(dec *json.Decoder, field string, vars map[string]bool) 
 	return node{kind: 'l', raw: b}, nil
 }
 
-// parseParts splits s into text and {variables}; {{ and }} are braces.
+// note records the variables parts, the string at field, name.
+func (t *Template) note(field string, parts []part) {
+	for _, p := range parts {
+		if p.name == "" {
+			continue
+		}
+		t.uses[p.name] = true
+		if len(p.filters) > 0 && t.filtered == "" {
+			t.filtered = field
+		}
+		if p.name == "content_lines" && t.lines == "" {
+			t.lines = field
+		}
+	}
+}
+
+// parseParts splits s into text and {variables}, each with its filters
+// ({name|sql}); {{ and }} are braces.
 func parseParts(field, s string, vars map[string]bool) ([]part, error) {
 	var parts []part
 	var text strings.Builder
@@ -173,15 +251,25 @@ func parseParts(field, s string, vars map[string]bool) ([]part, error) {
 			if end < 0 {
 				return nil, &Error{Field: field, Err: fmt.Errorf("%q: a { without its } (write {{ for a brace)", s)}
 			}
-			name := s[i+1 : i+end]
+			ref := s[i+1 : i+end]
+			name, rest, _ := strings.Cut(ref, "|")
 			if !vars[name] {
 				return nil, &Error{Field: field, Err: fmt.Errorf("{%s} is no variable here (want %s)", name, list(vars))}
+			}
+			var fs []string
+			if rest != "" || strings.Contains(ref, "|") {
+				fs = strings.Split(rest, "|")
+				for _, f := range fs {
+					if filters[f] == nil {
+						return nil, &Error{Field: field, Err: fmt.Errorf("{%s}: %q is no filter (want %s)", ref, f, filterNames)}
+					}
+				}
 			}
 			if text.Len() > 0 {
 				parts = append(parts, part{text: text.String()})
 				text.Reset()
 			}
-			parts = append(parts, part{name: name})
+			parts = append(parts, part{name: name, filters: fs})
 			i += end
 		case c == '}':
 			return nil, &Error{Field: field, Err: fmt.Errorf("%q: a } without its { (write }} for a brace)", s)}
@@ -211,9 +299,10 @@ func compileString(field, s string, vars map[string]bool) (*Template, error) {
 		return nil, err
 	}
 	t := &Template{root: node{kind: 's', parts: parts}, uses: map[string]bool{}, inText: map[string]bool{}}
+	t.note(field, parts)
 	for _, p := range parts {
 		if p.name != "" {
-			t.uses[p.name], t.inText[p.name] = true, true
+			t.inText[p.name] = true
 		}
 	}
 	return t, nil
@@ -224,39 +313,99 @@ func (t *Template) String(vars Vars) (string, error) {
 	return t.root.text(vars)
 }
 
-// text renders the parts of a text node; every variable it names must be set.
+// text renders the parts of a text node; every variable it names must be
+// set. It stops once the text passes MaxCallBytes.
 func (n *node) text(vars Vars) (string, error) {
 	var b strings.Builder
-	for _, p := range n.parts {
+	for i := range n.parts {
+		p := &n.parts[i]
 		if p.name == "" {
 			b.WriteString(p.text)
-			continue
+		} else {
+			v, err := p.value(vars)
+			if err != nil {
+				return "", err
+			}
+			if !v.Set {
+				return "", fmt.Errorf("{%s} has no value", p.name)
+			}
+			b.WriteString(v.Text)
 		}
-		v, ok := vars[p.name]
-		if !ok || !v.Set {
-			return "", fmt.Errorf("{%s} has no value", p.name)
+		if b.Len() > MaxCallBytes {
+			return "", errTooLarge
 		}
-		b.WriteString(v.Text)
 	}
 	return b.String(), nil
 }
 
-// Render returns the arguments with the variables' values in them.
+// Render returns the arguments with the variables' values in them; a
+// rendering that would pass MaxCallBytes stops there, an error.
 func (t *Template) Render(vars Vars) (json.RawMessage, error) {
 	out := make([]byte, 0, 256)
 	out, _, err := render(out, &t.root, vars)
+	if err == nil && len(out) > MaxCallBytes {
+		err = errTooLarge
+	}
 	return out, err
+}
+
+// MinSize returns the fewest bytes the template renders to when the
+// variables in consts have their values and every other one is as short as
+// a value can be: its literal text, and each constant as often as it is
+// named. A profile whose constants alone take a call past MaxCallBytes can
+// never make it.
+func (t *Template) MinSize(consts Vars) int64 {
+	var size func(n *node) int64
+	size = func(n *node) int64 {
+		switch n.kind {
+		case 'l':
+			return int64(len(n.raw))
+		case 'v':
+			if v, ok := consts[n.name.name]; ok && len(n.name.filters) == 0 {
+				return int64(len(v.Text)) + 2
+			}
+			return 0
+		case 's':
+			total := int64(2)
+			for _, p := range n.parts {
+				if p.name == "" {
+					total += int64(len(p.text))
+				} else if v, ok := consts[p.name]; ok {
+					total += int64(len(v.Text))
+				}
+			}
+			return total
+		}
+		total := int64(2)
+		for i := range n.members {
+			total += size(&n.members[i]) + 1
+			if n.kind == 'o' {
+				total += int64(len(n.keys[i])) + 1
+			}
+		}
+		return total
+	}
+	return size(&t.root)
 }
 
 // render appends n to out; dropped reports a variable alone that is absent.
 func render(out []byte, n *node, vars Vars) (_ []byte, dropped bool, err error) {
 	switch n.kind {
 	case 'l':
+		if len(out)+len(n.raw) > MaxCallBytes {
+			return out, false, errTooLarge
+		}
 		return append(out, n.raw...), false, nil
 	case 'v':
-		v, ok := vars[n.name]
-		if !ok || !v.Set {
+		v, err := n.name.value(vars)
+		if err != nil {
+			return out, false, err
+		}
+		if !v.Set {
 			return out, true, nil
+		}
+		if len(out)+len(v.Text)+len(v.JSON) > MaxCallBytes {
+			return out, false, errTooLarge
 		}
 		if v.JSON != nil {
 			return append(out, v.JSON...), false, nil
@@ -266,6 +415,9 @@ func render(out []byte, n *node, vars Vars) (_ []byte, dropped bool, err error) 
 		text, err := n.text(vars)
 		if err != nil {
 			return out, false, err
+		}
+		if len(out)+len(text) > MaxCallBytes {
+			return out, false, errTooLarge
 		}
 		return AppendString(out, text), false, nil
 	case 'o', 'a':

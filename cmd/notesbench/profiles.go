@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/notesbench/notesbench/mcpclient/profile"
+)
+
+// profilesOptions holds the profiles command's arguments: show names one.
+type profilesOptions struct {
+	app  *app
+	show string
+}
+
+func newProfilesCmd(a *app, runF func(context.Context, *profilesOptions) error) *cobra.Command {
+	opts := &profilesOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "profiles",
+		Short: "List the built-in profiles: the server and version each was written for, its write and its guard",
+		Long: `profiles lists the built-in profiles, which map the experiments onto a
+server's own tools (--profile NAME with --target): each one's name, the server
+and version it was written for and tested against, the tool it writes with and
+how (the whole text, a patch, an append), and whether that write is checked
+against a version. profiles show NAME prints one, as it is built in: a start for
+a profile of one's own (--profile FILE).
+
+See docs/profiles.md.`,
+		Example: examples([]string{
+			"notesbench profiles",
+			"notesbench profiles show filesystem > my-server.json",
+		}),
+		Args: noArgs,
+		RunE: runner(opts, runF, runProfiles),
+	}
+	show := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print a built-in profile, to start a profile of one's own from",
+		Long: `profiles show NAME prints the built-in profile NAME as it is built in, a JSON
+file of the profile format: a start for a profile of one's own, given with
+--profile FILE. See docs/profiles.md for the format.`,
+		Example: examples([]string{
+			"notesbench profiles show filesystem-edit",
+			"notesbench profiles show memory > my-graph.json",
+		}),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("profiles show takes one built-in profile's name, %d given (built-in: %s)", len(args), builtinList())}
+			}
+			opts.show = args[0]
+			return nil
+		},
+		RunE: runner(opts, runF, runProfiles),
+	}
+	cmd.AddCommand(show)
+	return cmd
+}
+
+func builtinList() string { return strings.Join(profile.Builtins(), ", ") }
+
+// runProfiles prints the list of the built-in profiles, or the one named.
+func runProfiles(_ context.Context, o *profilesOptions) error {
+	w := o.app.stdout
+	if o.show != "" {
+		data, err := profile.BuiltinJSON(o.show)
+		var pe *profile.Error
+		if errors.As(err, &pe) {
+			return usageError{fmt.Errorf("profiles show: %s: %v", o.show, pe.Err)}
+		}
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSERVER\tWRITE\tVERSION CHECK")
+	for _, name := range profile.Builtins() {
+		p, err := profile.Builtin(name)
+		if err != nil {
+			return err // a built-in profile that does not load is a defect of the build
+		}
+		check := "no"
+		if p.Write.VersionCheck {
+			check = "yes"
+		}
+		server := p.Server
+		if server == "" {
+			server = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s (%s)\t%s\n", name, server, p.Write.Tool, p.Write.Mode(), check)
+	}
+	return tw.Flush()
+}
