@@ -41,7 +41,12 @@ const (
 	KindDied       = "server_died"
 	KindBusy       = "busy"
 	KindUnreadable = "unreadable"
-	KindFailure    = "failure"
+	// KindServerError: the server answered, with an error it did not
+	// explain (an error result no profile classes, a JSON-RPC internal
+	// error).
+	KindServerError = "server_error"
+	// KindFailure: anything else, as a broken connection.
+	KindFailure = "failure"
 )
 
 // OutcomeOf classifies the error a call returned. nil is OK. A contract
@@ -126,7 +131,8 @@ func (e *RefusedError) Error() string {
 
 // IndeterminateError is an Info outcome with its cause named: the call may
 // or may not have happened. Kind is one of the Info kinds (KindReplyLost,
-// KindTimeout, KindDied, KindBusy, KindUnreadable, KindFailure).
+// KindTimeout, KindDied, KindBusy, KindUnreadable, KindServerError,
+// KindFailure).
 type IndeterminateError struct {
 	Kind string
 	Err  error

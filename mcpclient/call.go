@@ -40,7 +40,7 @@ func (e *ProtocolError) OutcomeKind() string {
 	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams:
 		return contract.KindRefused
 	}
-	return contract.KindFailure
+	return contract.KindServerError
 }
 
 // reply calls a tool with JSON arguments and returns its result as a

@@ -236,7 +236,7 @@ func TestErrorClasses(t *testing.T) {
 		{"transient, then it lands", func() *rowServer { return &rowServer{version: 1, locked: 2} }, classes, ""},
 		{"transient for good", func() *rowServer { return &rowServer{version: 1, locked: 100} }, classes, contract.KindBusy},
 		{"refused", func() *rowServer { return &rowServer{version: 1, refuse: true} }, classes, contract.KindRefused},
-		{"unclassified", func() *rowServer { return &rowServer{version: 1, refuse: true} }, "", contract.KindFailure},
+		{"unclassified", func() *rowServer { return &rowServer{version: 1, refuse: true} }, "", contract.KindServerError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := rowTarget(t, tc.server(), rowProfile(t, `0`, tc.classes))

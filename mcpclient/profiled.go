@@ -662,7 +662,7 @@ func (s *session) classify(kind callKind, field, tool string, r *profile.Reply) 
 	case profile.ClassTransient:
 		return &transientError{reply: r.Short()}
 	}
-	return contract.Indeterminatef(contract.KindFailure, "target %s: profile %s: %s (%s): error result %s", s.b.t.name, p.Name, field, tool, r.Short())
+	return contract.Indeterminatef(contract.KindServerError, "target %s: profile %s: %s (%s): error result %s", s.b.t.name, p.Name, field, tool, r.Short())
 }
 
 // conflict is the conflict reply r is, with the current version where the

@@ -109,7 +109,9 @@ const finalTries = 3
 // document, leaves nothing to find: the content is empty and unreadable says
 // why, so every acknowledged edit counts as lost. A read whose outcome is
 // unknown (a timeout, a dead connection) is made again, up to finalTries
-// times, then it is the run's error: nothing can be counted.
+// times; then a server that kept answering an error (KindServerError) has a
+// document that cannot be read, and any other failure (no answer at all) is
+// the run's error: nothing can be counted.
 func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab string) (content contract.TabContent, unreadable string, err error) {
 	for try := 1; ; try++ {
 		content, err = s.ReadNoteTab(ctx, noteID, tab)
@@ -123,6 +125,11 @@ func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab
 			return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: %v", tab, err), nil
 		}
 		if try == finalTries {
+			if contract.KindOf(err) == contract.KindServerError {
+				// The server answers, and keeps answering an error: its
+				// document cannot be read (a file it wrote half of).
+				return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: %v", tab, err), nil
+			}
 			return content, "", fmt.Errorf("reading the final state of %s: %w", tab, err)
 		}
 		if err := clock.Sleep(ctx, finalRetryPause); err != nil {

@@ -301,3 +301,40 @@ func TestSourcesCountsRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A final read the server keeps answering with an error (a document it
+// can no longer parse) counts the document unreadable, every acknowledged
+// line lost; one that gets no answer at all is the run's error.
+func TestRaceFinalReadServerErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		ok   bool
+	}{
+		{"an error answered", contract.Indeterminate(contract.KindServerError, errors.New("JSON-RPC error -32603: Unexpected end of JSON input")), true},
+		{"no answer", contract.Indeterminate(contract.KindDied, errors.New("the server exited")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := func(_ string, session, n int, tool string) (error, bool) {
+				if session == 2 && tool == contract.ToolReadNoteTab {
+					return tc.err, false
+				}
+				return nil, false
+			}
+			c := testRace()
+			c.Target = newFaulty(f)
+			c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 5
+			c.Modes = []Mode{{contract.GuardNote, Reapply}}
+			res, err := runOwn(context.Background(), c)
+			if !tc.ok {
+				if err == nil || !strings.Contains(err.Error(), "the server exited") {
+					t.Fatalf("%v", err)
+				}
+				return
+			}
+			if err != nil || res.Runs[0].Lost() != 10 || !strings.Contains(res.Runs[0].Unreadable, "-32603") {
+				t.Fatalf("%v %+v", err, res.Runs)
+			}
+		})
+	}
+}
