@@ -52,8 +52,8 @@ func TestProfilesCommand(t *testing.T) {
 // --profile ” is refused, never read as no profile (a variable of a
 // script that was never set).
 func TestEmptyProfileFlag(t *testing.T) {
-	expectUsageError(t, []string{"race", "--target", "stdio:nosuch", "--profile", ""}, `notesbench: --profile: "" is not a valid value`)
-	expectUsageError(t, []string{"conform", "--target", "stdio:nosuch", "--profile="}, `notesbench: --profile: "" is not a valid value`)
+	expectUsageError(t, []string{"race", "--target", "stdio:nosuch", "--profile", ""}, `notesbench: --profile: empty: give a profile file or a built-in profile's name`)
+	expectUsageError(t, []string{"conform", "--target", "stdio:nosuch", "--profile="}, `notesbench: --profile: empty: give a profile file or a built-in profile's name`)
 }
 
 // --keep with --target skips the profile's teardown and names each

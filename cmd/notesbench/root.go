@@ -276,6 +276,12 @@ func flagValueError(err error) error {
 	}
 	f, v := iv.GetFlag(), iv.GetValue()
 	what := "a valid value"
+	if f.Value.Type() == "string" {
+		// A string flag refuses a value for a reason of its own: say it.
+		if cause := errors.Unwrap(err); cause != nil && !errors.Is(cause, iv) {
+			return fmt.Errorf("--%s: %v", f.Name, cause)
+		}
+	}
 	switch f.Value.Type() {
 	case "int", "int64", "uint64", "uint", "int32":
 		what = "a whole number"
