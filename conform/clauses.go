@@ -131,7 +131,7 @@ func versionNotOmittable(m Mapping) string {
 		return ""
 	}
 	return "the version cannot be left out: profile " + m.Profile + "'s write has {expected_version} inside a string " +
-		"(as an SQL template does), not as the whole value of a member to drop"
+		"(as an SQL template does) or as an element of a list (bound values), not as the whole value of a member to drop"
 }
 
 // noKey is the reason of a clause about the idempotency key, with what

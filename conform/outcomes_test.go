@@ -100,7 +100,7 @@ func TestVersionInsideString(t *testing.T) {
 		"resend after the version moved": NotApplicable,
 	}, map[string]string{
 		"no expected_version": "the version cannot be left out: profile sql's write has {expected_version} inside a string " +
-			"(as an SQL template does), not as the whole value of a member to drop",
+			"(as an SQL template does) or as an element of a list (bound values), not as the whole value of a member to drop",
 		"stale version":      "version_conflict naming no current version (the target's conflicts name none); text and version unchanged",
 		"concurrent writers": "7 conflicts, which name no current version (the target's conflicts name none)",
 		"versions increase":  "over 5 writes: counter versions, each greater",
