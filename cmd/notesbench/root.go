@@ -249,6 +249,7 @@ by clause, and check judges a recorded history.`,
 		newConformCmd(a, nil),
 		newCheckCmd(a, nil),
 		newCrashCmd(a, nil),
+		newAuditCmd(a, nil),
 	)
 	return root
 }
