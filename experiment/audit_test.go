@@ -29,7 +29,9 @@ var testBudget = AuditBudget{
 // and checks none: the embedded store under guard none, as served.
 type uncheckedTarget struct{ contract.Target }
 
-func (uncheckedTarget) Served() (contract.Variant, bool) { return contract.Variant{}.WithDefaults(), true }
+func (uncheckedTarget) Served() (contract.Variant, bool) {
+	return contract.Variant{}.WithDefaults(), true
+}
 
 func (u uncheckedTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
 	run.Variant = contract.Variant{Guard: contract.GuardNone}.WithDefaults()
