@@ -56,8 +56,8 @@ func MatrixTable(a results.Audit) Table {
 		Title:  fmt.Sprintf("Anomalies found (budget %s)", a.Budget),
 		Header: append([]string{"Anomaly", "Count", "Mark"}, a.Modes...),
 	}
-	type reason struct{ mode, why string }
-	var reasons []reason
+	var reasons []string           // why modes did not run, in order
+	modesOf := map[string][]string{} // the modes each reason is of
 	for _, r := range a.Matrix {
 		row := []string{r.Title, countCell(r.Count), string(r.Mark)}
 		for _, m := range a.Modes {
@@ -67,11 +67,14 @@ func MatrixTable(a results.Audit) Table {
 				row = append(row, "")
 			case c.Count == nil:
 				row = append(row, "not run")
-				if rs := (reason{m, c.NotRun}); !slices.Contains(reasons, rs) {
-					reasons = append(reasons, rs)
+				if !slices.Contains(reasons, c.NotRun) {
+					reasons = append(reasons, c.NotRun)
+				}
+				if !slices.Contains(modesOf[c.NotRun], m) {
+					modesOf[c.NotRun] = append(modesOf[c.NotRun], m)
 				}
 			case c.Of > 0:
-				row = append(row, Of(int64(*c.Count), int64(c.Of)))
+				row = append(row, Int(int64(*c.Count))+" of "+Int(int64(c.Of)))
 			default:
 				row = append(row, Int(int64(*c.Count)))
 			}
@@ -79,8 +82,8 @@ func MatrixTable(a results.Audit) Table {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = append(t.Notes, "verdict: "+AuditVerdict(a))
-	for _, rs := range reasons {
-		t.Notes = append(t.Notes, "not run, "+rs.mode+": "+rs.why)
+	for _, why := range reasons {
+		t.Notes = append(t.Notes, "not run, "+strings.Join(modesOf[why], ", ")+": "+why)
 	}
 	for _, an := range results.Anomalies {
 		t.Notes = append(t.Notes, an.Title+" ("+an.Name+"): "+an.About)
@@ -179,6 +182,9 @@ func ClientCostTable(a results.Audit) Table {
 		Header: []string{"Mode", "Policy", "What", "Count"},
 		Keys:   2,
 		Notes:  []string{"never a mark: a client that re-applies its line, keeps its key on a resend and normalizes the URL it cites costs nothing here"},
+	}
+	if len(a.ClientCosts) == 0 {
+		t.Notes = append(t.Notes, "nothing to show: no mode that tells client policies apart ran (race under a guard, create, sources)")
 	}
 	for _, c := range a.ClientCosts {
 		n := Int(int64(c.Count))
@@ -315,37 +321,32 @@ func AuditLine(a results.Audit) string {
 	return strings.Join(parts, "; ")
 }
 
+// AuditEntry is one audit in a summary: the server as the summary names
+// it, its version, and the section to link it to ("" for none).
+type AuditEntry struct {
+	Server, Version, Link string
+	Audit                 results.Audit
+}
+
 // AuditSummary is the table of several audits, a row each: the server and
-// its version, its write style and guard, and the matrix in one line.
-// links, when it holds an entry per audit, names the section of each.
-func AuditSummary(audits []results.Audit, links []string) Table {
+// its version, its profile, its write style and guard, and the matrix in
+// one line.
+func AuditSummary(entries []AuditEntry) Table {
 	t := Table{
 		Title:  "The servers audited",
 		Header: []string{"Server", "Version", "Profile", "Write style", "Guard", "The matrix"},
 	}
-	for i, a := range audits {
-		s := a.Subject
-		name, version := serverName(s.Server)
-		if name == "" {
-			name = s.Target
-		}
-		if i < len(links) && links[i] != "" {
-			name = "[" + name + "](" + links[i] + ")"
+	for _, e := range entries {
+		s := e.Audit.Subject
+		name := cmpOr(e.Server, s.Target)
+		if e.Link != "" {
+			name = "[" + name + "](" + e.Link + ")"
 		}
 		guard := cmpOr(s.Guard, "not said")
 		if !s.VersionCheck {
 			guard += " (no version check)"
 		}
-		t.Rows = append(t.Rows, []string{name, version, cmpOr(s.Profile, "—"), s.WriteStyle, guard, AuditLine(a)})
+		t.Rows = append(t.Rows, []string{name, e.Version, cmpOr(s.Profile, "—"), s.WriteStyle, guard, AuditLine(e.Audit)})
 	}
 	return t
-}
-
-// serverName splits "name version" into the name and the version.
-func serverName(s string) (name, version string) {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, ' '); i > 0 {
-		return s[:i], s[i+1:]
-	}
-	return s, ""
 }

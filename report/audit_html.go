@@ -149,7 +149,7 @@ iframe { width: 100%; height: 40em; border: 1px solid #ccc; }
 </section>
 {{if .Plots}}<section id="plots">
 <h2>Plots</h2>
-{{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}}</figcaption></figure>
+{{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"></figure>
 {{end}}</section>{{end}}
 {{range .Parts}}<section class="part">
 <h2>{{.Name}}</h2>

@@ -37,7 +37,8 @@ func AuditPlot(w io.Writer, format string, p results.AuditPlot) error {
 		pl.Add(bars)
 		pl.Legend.Add(s.Label, bars)
 	}
-	pl.Legend.Top = true
+	pl.Legend.Top, pl.Legend.Left = true, true
+	pl.Legend.XOffs = vg.Points(8)
 	pl.NominalX(p.Runs...)
 	top := 0.0
 	for _, s := range p.Series {
@@ -45,7 +46,8 @@ func AuditPlot(w io.Writer, format string, p results.AuditPlot) error {
 			top = max(top, v)
 		}
 	}
-	// Room above the bars for the legend; an axis of zeros still shows 0–1.
-	pl.Y.Max = max(1, top*1.25)
+	// Room above the bars for the legend, a line per series; an axis of
+	// zeros still shows 0–1.
+	pl.Y.Max = max(1, top) * (1.15 + 0.1*float64(len(p.Series)))
 	return writePlot(w, pl, format)
 }
