@@ -56,7 +56,7 @@ func MatrixTable(a results.Audit) Table {
 		Title:  fmt.Sprintf("Anomalies found (budget %s)", a.Budget),
 		Header: append([]string{"Anomaly", "Count", "Mark"}, a.Modes...),
 	}
-	var reasons []string           // why modes did not run, in order
+	var reasons []string             // why modes did not run, in order
 	modesOf := map[string][]string{} // the modes each reason is of
 	for _, r := range a.Matrix {
 		row := []string{r.Title, countCell(r.Count), string(r.Mark)}

@@ -23,7 +23,7 @@ func sampleAudit() AuditDoc {
 	a := results.Audit{
 		Experiment: results.AuditExperiment,
 		Subject: results.AuditSubject{Target: "stdio:server /tmp/docs", Profile: "filesystem", Server: "@example/server-files 1.2.3",
-			Describe: "MCP server stdio:server /tmp/docs through profile filesystem (write_file with no version check)",
+			Describe:   "MCP server stdio:server /tmp/docs through profile filesystem (write_file with no version check)",
 			WriteStyle: "whole text (write_file)", Guard: "none", VersionFormat: "digest"},
 		Budget: "quick", Seconds: 42.5, Version: "v0.9.0",
 		ClientCosts: []results.ClientCost{{Mode: "race note/refresh", Policy: "refresh", What: "acknowledged lines lost resending the old text", Count: 306, Of: 1000}},
@@ -36,8 +36,8 @@ func sampleAudit() AuditDoc {
 		Warnings: []string{"race: a warning of the run"},
 	}
 	cells := map[string][]results.AuditCell{
-		results.AnomalyLostUpdate: {results.Counted("race none", "acknowledged lines lost", 314, 1000)},
-		results.AnomalyStaleWrite: {results.Counted("race none", "stale overwrites (check)", 374, 0), results.Counted("conform", "the stale-version clause", 1, 1)},
+		results.AnomalyLostUpdate:       {results.Counted("race none", "acknowledged lines lost", 314, 1000)},
+		results.AnomalyStaleWrite:       {results.Counted("race none", "stale overwrites (check)", 374, 0), results.Counted("conform", "the stale-version clause", 1, 1)},
 		results.AnomalyUnversionedWrite: {results.NotRunCell("conform", "the no-expected_version clause", "n/a: no version parameter")},
 		results.AnomalyDuplicate: {results.NotRunCell("create a", "", "create not run: profile filesystem maps no create"),
 			results.NotRunCell("create b", "", "create not run: profile filesystem maps no create")},
