@@ -223,11 +223,9 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 // written for, and how a write states its change.
 func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject {
 	s := results.AuditSubject{Target: o.target.target, Profile: o.target.profile, WriteStyle: "whole text (edit_note_tab replace_text)"}
-	if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil {
+	if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil && o.target.profile != "" {
 		prof := p.Profile()
-		if o.target.profile != "" {
-			s.Server = prof.Server
-		}
+		s.Server = prof.Server
 		style := map[profile.WriteMode]string{profile.ModeContent: "whole text", profile.ModePatch: "patch", profile.ModeAppend: "append"}[prof.Write.Mode()]
 		s.WriteStyle = cmpOr(style, string(prof.Write.Mode())) + " (" + prof.Write.Tool + ")"
 	}
