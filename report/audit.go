@@ -313,7 +313,7 @@ func AuditLine(a results.Audit) string {
 		parts = append(parts, "**"+strings.Join(found, "; ")+"**")
 	}
 	if len(clean) > 0 {
-		parts = append(parts, "none of: "+strings.Join(clean, ", "))
+		parts = append(parts, "not found: "+strings.Join(clean, ", "))
 	}
 	if len(notRun) > 0 {
 		parts = append(parts, "not run: "+strings.Join(notRun, ", "))

@@ -127,7 +127,7 @@ iframe { width: 100%; height: 40em; border: 1px solid #ccc; }
 <p class="verdict {{if .Passed}}passed{{else}}failed{{end}}">{{.Verdict}}</p>
 {{define "table"}}<table>
 <caption>{{.Title}}</caption>
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+{{if index .Header 0}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>{{end}}
 <tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</tbody>
 </table>
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
@@ -141,7 +141,7 @@ iframe { width: 100%; height: 40em; border: 1px solid #ccc; }
 <ul class="notes">{{range .Matrix.Notes}}<li>{{.}}</li>{{end}}</ul>
 </section>
 <section id="subject">
-<h2>What was audited</h2>
+<h2>What was audited, and what ran</h2>
 {{template "table" .Subject}}
 {{template "table" .Costs}}
 {{with .Regressions}}{{template "table" .}}{{end}}

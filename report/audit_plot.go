@@ -40,6 +40,7 @@ func AuditPlot(w io.Writer, format string, p results.AuditPlot) error {
 	pl.Legend.Top, pl.Legend.Left = true, true
 	pl.Legend.XOffs = vg.Points(8)
 	pl.NominalX(p.Runs...)
+	pl.X.Min, pl.X.Max = -0.6, float64(len(p.Runs))-0.4
 	top := 0.0
 	for _, s := range p.Series {
 		for _, v := range s.Values {

@@ -71,7 +71,7 @@ func TestAuditMarkdownGolden(t *testing.T) {
 func TestAuditSummary(t *testing.T) {
 	d := sampleAudit()
 	got := AuditLine(d.Audit)
-	want := "**lost update 314; stale write accepted 375 (allowed)**; none of: acknowledged write lost under kill -9, document unreadable after a fault, calls that ended in server errors; not run: write without a version accepted, duplicate after a lost reply"
+	want := "**lost update 314; stale write accepted 375 (allowed)**; not found: acknowledged write lost under kill -9, document unreadable after a fault, calls that ended in server errors; not run: write without a version accepted, duplicate after a lost reply"
 	if got != want {
 		t.Errorf("line\n%s\nwant\n%s", got, want)
 	}

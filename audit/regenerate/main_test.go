@@ -112,7 +112,7 @@ func TestRegenerate(t *testing.T) {
 	}
 	readme, _ := os.ReadFile(filepath.Join(out, "README.md"))
 	for _, want := range []string{
-		"| [notesbench](servers/notesbench/audit.md) | notesbench devel | — | whole text (edit_note_tab replace_text) | note | none of: lost update,",
+		"| [notesbench](servers/notesbench/audit.md) | notesbench devel | — | whole text (edit_note_tab replace_text) | note | not found: lost update,",
 		"| [other](servers/other/audit.md) | notesbench devel | — | whole text (edit_note_tab replace_text) | none (no version check) | **lost update ",
 		"notesbench audit --target 'stdio:notesbench serve --db $WORK/notes.db' --budget smoke --out audit/servers/notesbench",
 	} {

@@ -48,7 +48,7 @@ func newAuditCmd(a *app, runF func(context.Context, *auditOptions) error) *cobra
 	opts := &auditOptions{app: a}
 	var budgets []string
 	for _, b := range experiment.AuditBudgets {
-		budgets = append(budgets, "  "+b.Name+": "+b.About)
+		budgets = append(budgets, "  - "+b.Name+": "+b.About)
 	}
 	cmd := &cobra.Command{
 		Use:   "audit --target TARGET",
@@ -59,19 +59,15 @@ conflict, where it reports conflicts; no guard where it has none), its history
 judged by notesbench check; create and sources where the server maps a create
 and a listing; conform; and kill -9 (crash) where notesbench owns the store's
 process. Each row of the matrix is an anomaly, with its count over the modes
-that looked for it and a mark; each column is a mode:
+that looked for it and a mark; each column is a mode. The rows:
 
-  lost update                           lines lost although the client re-applied
-                                        its line after each conflict (without a
-                                        version check: every line lost)
-  stale write accepted                  conform's stale-version clause, and the
-                                        stale overwrites check finds
-  write without a version accepted      conform's no-expected_version clause
-  duplicate after a lost reply          a resend that kept its key made a second
-                                        tab or source
-  acknowledged write lost under kill -9
-  document unreadable after a fault
-  calls that ended in server errors
+  - lost update: lines lost although the client re-applied after a conflict
+  - stale write accepted: conform's stale-version clause; check's overwrites
+  - write without a version accepted: conform's no-expected_version clause
+  - duplicate after a lost reply: a resend that kept its key made two
+  - acknowledged write lost under kill -9
+  - document unreadable after a fault
+  - calls that ended in server errors
 
 What the client policy costs (refresh's losses, a fresh key on each resend, a
 key made from the URL as written) is shown apart: it is the client's, not the
@@ -83,6 +79,7 @@ otherwise. --out DIR writes audit.md, audit.json and audit.html (one
 self-contained page with the plots and the checker's timeline).
 
 Budgets (--budget):
+
 ` + strings.Join(budgets, "\n") + `
 
 See docs/audit.md.`,
