@@ -314,9 +314,9 @@ func createPlot(runs []results.CreateRun) results.AuditPlot {
 }
 
 // sources runs the sources experiment where the target maps a source and
-// its listing: a resend that kept its key and saved its source again is the
-// server's duplicate; duplicates of the spellings of a URL are the key
-// policy's, the client's.
+// its listing: a duplicate under the normalized key, one key per page on
+// every call and resend, is the server's; what a key from the URL's
+// spelling adds beyond it is the key policy's, the client's.
 func (a *auditRun) sources(ctx context.Context) error {
 	settings := a.settings(a.cfg.Budget.Sources)
 	p := results.AuditPart{Name: "sources", Command: a.command("sources", settings, "--replications", "0")}
@@ -346,25 +346,35 @@ func (a *auditRun) sources(ctx context.Context) error {
 	a.part(p, out.Section.Tables())
 	a.warnings = append(a.warnings, prefixed("sources: ", out.Report.Warnings)...)
 	a.column(modeSources)
-	resend, saved, errs := 0, 0, 0
-	byPolicy := map[string][2]int{} // spelling duplicates, saved
+	// Counted in the final state, by key policy: under the normalized key
+	// every spelling of a page and every resend of it carries one key, so
+	// a duplicate there is one the server made although the client kept
+	// its key; what another policy adds beyond it is the policy's.
+	errs := 0
+	byPolicy := map[string][2]int{} // duplicates, saved
 	var policies []string
 	for _, r := range runs {
-		resend += r.ResendDuplicates
-		saved += r.Saved
 		errs += r.Errors
 		if !slices.Contains(policies, r.KeyPolicy) {
 			policies = append(policies, r.KeyPolicy)
 		}
 		c := byPolicy[r.KeyPolicy]
-		byPolicy[r.KeyPolicy] = [2]int{c[0] + r.Duplicates - r.ResendDuplicates, c[1] + r.Saved}
+		byPolicy[r.KeyPolicy] = [2]int{c[0] + r.Duplicates, c[1] + r.Saved}
 	}
-	a.add(results.AnomalyDuplicate, results.Counted(modeSources, "sources saved again by a resend with its key", resend, saved))
+	server, ok := byPolicy[results.SourceKeyNormalized]
+	if ok {
+		a.add(results.AnomalyDuplicate, results.Counted(modeSources, "duplicate sources saved under one key per page (key normalized)", server[0], server[1]))
+	} else {
+		a.add(results.AnomalyDuplicate, results.NotRunCell(modeSources, "", "sources ran no normalized key, the one key per page"))
+	}
 	a.add(results.AnomalyServerErrors, results.Counted(modeSources, "calls ended in a server error", errs, 0))
 	for _, pol := range policies {
+		if pol == results.SourceKeyNormalized {
+			continue
+		}
 		c := byPolicy[pol]
 		a.costs = append(a.costs, results.ClientCost{Mode: modeSources, Policy: pol,
-			What: "duplicate sources from the spellings of a URL, key " + pol, Count: c[0], Of: c[1]})
+			What: "duplicate sources a key from the URL's spelling adds, beyond the normalized key's", Count: max(0, c[0]-server[0]), Of: c[1]})
 	}
 	a.plots = append(a.plots, seriesBySeed(
 		results.AuditPlot{Name: "sources-duplicates", Title: "Duplicate sources per sources run", YLabel: "duplicate sources"},

@@ -41,7 +41,7 @@ var Anomalies = []Anomaly{
 	{AnomalyUnversionedWrite, "write without a version accepted",
 		"conform: the no-expected_version clause failed (a write that sent no version was taken)"},
 	{AnomalyDuplicate, "duplicate after a lost reply",
-		"tabs or sources made twice by a resend that kept its key after a lost reply (a resend with a fresh key is the client's: see what the client policy costs)"},
+		"tabs or sources made twice although the client kept one key for them on every resend after a lost reply: create's same-key rows, sources under the normalized key (a fresh key, or one from the URL's spelling, is the client's: see what the client policy costs)"},
 	{AnomalyLostAcknowledged, "acknowledged write lost under kill -9",
 		"acknowledged writes missing from the final state after the server was killed and restarted"},
 	{AnomalyUnreadable, "document unreadable after a fault",
