@@ -1,7 +1,7 @@
 GO ?= go
 NOTESBENCH = $(GO) run ./cmd/notesbench
 
-.PHONY: build test test-full mutants lint bench bench-peers fuzz conformance regress update-baselines reproduce
+.PHONY: build test test-full mutants lint bench bench-peers fuzz conformance regress update-baselines reproduce audit
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
@@ -99,3 +99,13 @@ reproduce:
 	@quick=$$(mktemp) && trap 'rm -f "$$quick"' EXIT && \
 	$(NOTESBENCH) reproduce --quick --format json > "$$quick" && \
 	$(NOTESBENCH) reproduce --out reproduction --against "$$quick" > /dev/null
+
+# audit regenerates the public audit, audit/: every server audit/servers.txt
+# lists (one line each: adding a server is adding a line), installed from
+# the npm registry at its pinned version into a temporary folder, judged by
+# notesbench audit at budget quick (within 5 minutes a server here), its
+# section written to audit/servers/NAME/ and the summary to audit/README.md.
+# ONLY=NAME,... audits those servers alone; the others' sections stay.
+ONLY ?=
+audit: build
+	$(GO) run ./audit/regenerate -notesbench bin/notesbench -list audit/servers.txt -out audit -only '$(ONLY)'

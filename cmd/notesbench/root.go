@@ -250,6 +250,7 @@ by clause, and check judges a recorded history.`,
 		newCheckCmd(a, nil),
 		newCrashCmd(a, nil),
 		newProfilesCmd(a, nil),
+		newAuditCmd(a, nil),
 	)
 	return root
 }

@@ -28,13 +28,13 @@ var rules = []rule{
 		}
 		return pick(imports, "store", "pgstore")
 	}},
-	{"check imports only contract, history, the standard library and its checker", func(pkg string, imports []string) []string {
+	{"check imports only contract, history, the counted nouns, the standard library and its checker", func(pkg string, imports []string) []string {
 		if pkg != "check" {
 			return nil
 		}
 		var out []string
 		for _, imp := range imports {
-			if !std(imp) && imp != "contract" && imp != "history" && imp != "github.com/anishathalye/porcupine" {
+			if !std(imp) && imp != "contract" && imp != "history" && imp != "internal/plural" && imp != "github.com/anishathalye/porcupine" {
 				out = append(out, imp)
 			}
 		}

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/crash"
+	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// auditOptions holds the audit command's flags.
+type auditOptions struct {
+	app      *app
+	target   targetFlags
+	format   formatFlag
+	out      string
+	allow    string
+	baseline string
+	budget   string
+	parallel int
+
+	// budgetValue is the budget --budget names, set by runAudit; a test may
+	// set one of its own with budgetSet.
+	budgetValue experiment.AuditBudget
+	budgetSet   bool
+	// childEnv is added to the environment of the crash children, for tests
+	// that re-execute their own binary as notesbench.
+	childEnv []string
+}
+
+// auditFormats are the formats of audit's --format.
+var auditFormats = []string{"table", "markdown", "json", "html"}
+
+func newAuditCmd(a *app, runF func(context.Context, *auditOptions) error) *cobra.Command {
+	opts := &auditOptions{app: a}
+	var budgets []string
+	for _, b := range experiment.AuditBudgets {
+		budgets = append(budgets, "  - "+b.Name+": "+b.About)
+	}
+	cmd := &cobra.Command{
+		Use:   "audit --target TARGET",
+		Short: "Judge a server in one run: race, create, sources, conform, the checks and the faults, folded into one matrix of anomalies",
+		Long: `audit runs what the target supports and folds what it found into one matrix:
+race under the guard the server serves (re-applying and refreshing after a
+conflict, where it reports conflicts; no guard where it has none), its history
+judged by notesbench check; create and sources where the server maps a create
+and a listing; conform; and kill -9 (crash) where notesbench owns the store's
+process. Each row of the matrix is an anomaly, with its count over the modes
+that looked for it and a mark; each column is a mode. The rows:
+
+  - lost update: lines lost although the client re-applied after a conflict
+  - stale write accepted: conform's stale-version clause; check's overwrites
+  - write without a version accepted: conform's no-expected_version clause
+  - duplicate after a lost reply: a resend that kept its key made two
+  - acknowledged write lost under kill -9
+  - document unreadable after a fault
+  - calls that ended in server errors
+
+What the client policy costs (refresh's losses, a fresh key on each resend, a
+key made from the URL as written) is shown apart: it is the client's, not the
+server's. A mode that did not run says "not run" and why, never 0.
+
+audit exits 1 when an anomaly is found that --allow does not name, a part ended
+in an error, or, with --baseline, a count is worse than the baseline's; 0
+otherwise. --out DIR writes audit.md, audit.json and audit.html (one
+self-contained page with the plots and the checker's timeline).
+
+Budgets (--budget):
+
+` + strings.Join(budgets, "\n") + `
+
+See docs/audit.md.`,
+		Example: examples([]string{
+			"notesbench audit --target 'stdio:notesbench serve --db audit.db'",
+			"notesbench audit --target 'stdio:npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp/nb' --profile filesystem --allow lost-update,stale-write",
+			"notesbench audit --target embedded --budget full --out audit-report/",
+		}),
+		Args: noArgs,
+		RunE: runner(opts, runF, runAudit),
+	}
+	fs := cmd.Flags()
+	opts.target.register(fs)
+	opts.format.register(cmd, auditFormats...)
+	fs.StringVar(&opts.out, "out", "", "also write audit.md, audit.json and audit.html into this folder (each whole or not at all)")
+	fs.StringVar(&opts.allow, "allow", "", "anomalies that do not fail the audit, comma-separated: "+strings.Join(results.AnomalyNames(), ", "))
+	fs.StringVar(&opts.baseline, "baseline", "", "an earlier audit's JSON (audit.json): exit 1 when any count is worse than its")
+	fs.StringVar(&opts.budget, "budget", "quick", "how much to run: "+contract.Choice(experiment.BudgetNames()))
+	fs.IntVar(&opts.parallel, "parallel", 0, "runs each experiment makes at once (0: each one's default); a server that loses concurrent writes to different documents shows it at the default")
+	completeFlag(cmd, "budget", false, experiment.BudgetNames()...)
+	completeFlag(cmd, "allow", true, results.AnomalyNames()...)
+	return cmd
+}
+
+// auditFailed is an audit that found an anomaly not allowed, a part that
+// ended in an error, or a count worse than the baseline's: exit code 1.
+type auditFailed struct{ a results.Audit }
+
+func (e auditFailed) Error() string {
+	msg := "audit of " + e.a.Subject.Target + " " + report.AuditVerdict(e.a)
+	if len(e.a.Regressions) > 0 {
+		msg += ":\n  " + strings.Join(e.a.Regressions, "\n  ")
+	}
+	return msg
+}
+
+// check checks the flags before anything runs, and reads the baseline.
+func (o *auditOptions) check() (report.Format, *results.Audit, []string, error) {
+	f, err := o.format.parse(o.app)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if !o.budgetSet {
+		if o.budgetValue, err = experiment.LookupBudget(o.budget); err != nil {
+			return "", nil, nil, usageErr("--budget", err)
+		}
+	}
+	allow, err := results.ParseAllow(o.allow)
+	if err != nil {
+		return "", nil, nil, usageErr("--allow", err)
+	}
+	if o.parallel < 0 {
+		return "", nil, nil, usagef("--parallel", "must be 0 or more")
+	}
+	if o.target.note != "" {
+		return "", nil, nil, usagef("--note", "names one fresh Note, which serves one run: an audit makes many (use a server that creates its Notes)")
+	}
+	if err := o.target.checkMaxErrors(); err != nil {
+		return "", nil, nil, err
+	}
+	if o.out != "" {
+		if err := report.CheckAuditFolder(o.out); err != nil {
+			return "", nil, nil, usageErr("--out", err)
+		}
+	}
+	var base *results.Audit
+	if o.baseline != "" {
+		b, err := results.ReadFile(o.baseline)
+		if err != nil {
+			return "", nil, nil, usageErr("--baseline", err)
+		}
+		if base, err = results.ParseAudit(b, o.baseline); err != nil {
+			return "", nil, nil, usageErr("--baseline", err)
+		}
+		if base.Budget != o.budgetValue.Name {
+			return "", nil, nil, usagef("--baseline", "%s is an audit at budget %s, this one runs %s: counts of different budgets cannot be compared", o.baseline, base.Budget, o.budgetValue.Name)
+		}
+	}
+	return f, base, allow, nil
+}
+
+func runAudit(ctx context.Context, o *auditOptions) error {
+	a := o.app
+	format, base, allow, err := o.check()
+	if err != nil {
+		return err
+	}
+	tmp, err := a.scratch.Path()
+	if err != nil {
+		return err
+	}
+	defer o.target.close(a)
+	// conform holds a server to the contract's schemas clause by clause; the
+	// runs go on whatever they say, as conform's do.
+	target, err := o.target.open(ctx, backend.Spec{TempDir: tmp, LenientSchemas: true}, false)
+	if err != nil {
+		return err
+	}
+	cfg := experiment.AuditConfig{
+		Profile: o.target.profile, Subject: auditSubject(o, target),
+		Budget: o.budgetValue, Parallel: o.parallel, MaxErrors: o.target.maxErrors,
+		Allow: allow, Baseline: base, BaselineFile: o.baseline, Version: notesbenchVersion(),
+	}
+	if o.target.remote() {
+		cfg.Target, cfg.TargetName = o.target.target, o.target.name()
+	}
+	if o.target.flags.Changed("store") {
+		cfg.Store = o.target.storeName
+	}
+	out, err := cfg.Run(ctx, target, o.faults(tmp), func(what string) func(done, total int) { return progress(a, "audit: "+what) })
+	if err != nil {
+		return err
+	}
+	switch format {
+	case report.FormatJSON:
+		err = report.WriteJSON(a.stdout, out.Audit)
+	case "html":
+		err = report.WriteAuditHTML(a.stdout, out.Doc)
+	default:
+		err = report.WriteAudit(a.stdout, format, a.width, out.Doc)
+	}
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := writeWhole(o.out, func(dir string) error { return report.WriteAuditFolder(dir, out.Doc) }); err != nil {
+			return err
+		}
+	}
+	if !out.Audit.Passed() {
+		return auditFailed{out.Audit}
+	}
+	return nil
+}
+
+// auditSubject is what the command knows of the target beside what it
+// says of itself: the profile it was given, the server that profile was
+// written for, and how a write states its change.
+func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject {
+	s := results.AuditSubject{Target: o.target.target, Profile: o.target.profile, WriteStyle: "whole text (edit_note_tab replace_text)"}
+	if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil && o.target.profile != "" {
+		prof := p.Profile()
+		s.Server = prof.Server
+		style := map[profile.WriteMode]string{profile.ModeContent: "whole text", profile.ModePatch: "patch", profile.ModeAppend: "append"}[prof.Write.Mode()]
+		s.WriteStyle = cmpOr(style, string(prof.Write.Mode())) + " (" + prof.Write.Tool + ")"
+	}
+	if !o.target.remote() {
+		s.Server = "notesbench " + notesbenchVersion() + " (the embedded store)"
+	}
+	return s
+}
+
+// cmpOr returns s, or def when s is empty.
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// faults are the audit's fault modes, a column each: the kill -9 test of
+// the embedded SQLite store, which notesbench runs in a process of its
+// own, and the nemeses against a server notesbench spawned. This is the
+// one place a fault mode is added: a mode that cannot run against this
+// target says why, and its cells say "not run" with the reason.
+func (o *auditOptions) faults(tmp string) []experiment.AuditFault {
+	kill := experiment.AuditFault{Mode: "crash"}
+	switch {
+	case o.target.remote():
+		kill.NotRun = "the kill -9 test runs the embedded store in a process of notesbench's own; killing a server notesbench spawned comes with the kill nemesis, not in this build"
+	case o.target.storeName != "":
+		kill.NotRun = "the kill -9 test runs the embedded SQLite store; a PostgreSQL server is not notesbench's process"
+	default:
+		kill.Run = func(ctx context.Context, b experiment.AuditBudget) (experiment.FaultOutcome, error) {
+			return o.crashFault(ctx, b, tmp)
+		}
+	}
+	nemesis := experiment.AuditFault{Mode: "nemesis",
+		NotRun: "the nemeses (kill, pause, lose-replies, duplicate against the server's process and pipe) are not in this build"}
+	return []experiment.AuditFault{kill, nemesis}
+}
+
+// crashFault is the kill -9 test of the embedded store at budget b, as
+// notesbench crash runs it.
+func (o *auditOptions) crashFault(ctx context.Context, b experiment.AuditBudget, tmp string) (experiment.FaultOutcome, error) {
+	def := crash.DefaultConfig()
+	syncs, err := contract.ParseList(b.Synchronous, contract.SynchronousSettings.Parse)
+	if err != nil {
+		return experiment.FaultOutcome{}, err
+	}
+	settings := crash.Settings{Kills: b.Kills, Synchronous: syncs, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
+	life := sim.Dist{Min: def.MinLife, Max: def.MaxLife}.String()
+	argv := []string{"notesbench", "crash", "--kills", strconv.Itoa(b.Kills), "--synchronous", b.Synchronous,
+		"--seed", strconv.FormatUint(def.Seed, 10), "--life", life}
+	dir, err := os.MkdirTemp(tmp, "audit-crash-")
+	if err != nil {
+		return experiment.FaultOutcome{}, err
+	}
+	defer os.RemoveAll(dir)
+	exe, err := os.Executable()
+	if err != nil {
+		return experiment.FaultOutcome{}, fmt.Errorf("finding notesbench to start the store process: %w", err)
+	}
+	w := history.NewWriter(history.Header{Experiment: "crash", Command: report.CommandLine(argv)})
+	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: b.CheckTimeout, History: w,
+		Command: func(c crash.ChildConfig) *exec.Cmd {
+			cmd := exec.Command(exe, "crash", "child", "--db", c.DB, "--synchronous", string(c.Synchronous))
+			cmd.Env = append(os.Environ(), o.childEnv...)
+			return cmd
+		}}.Run(ctx)
+	if err != nil {
+		return experiment.FaultOutcome{}, err
+	}
+	v, rep := tested.Verdict, tested.Checks
+	fo := experiment.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
+		Part:   results.AuditPart{Name: "crash", Command: argv, Result: report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
+		Tables: report.CrashTables(settings, life, v.Runs, rep)}
+	lost, judged := 0, true
+	for _, r := range v.Runs {
+		if r.Integrity != "ok" {
+			fo.Unreadable++
+		}
+		if r.LostAcknowledged == nil {
+			judged = false
+			continue
+		}
+		lost += *r.LostAcknowledged
+	}
+	if judged {
+		fo.LostAcknowledged = &lost
+	}
+	return fo, nil
+}
+
+// prefixedLines returns each of lines with prefix before it.
+func prefixedLines(prefix string, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = prefix + l
+	}
+	return out
+}

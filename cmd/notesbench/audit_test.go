@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/npmtest"
+	"github.com/notesbench/notesbench/internal/scratch"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+)
+
+// auditTestBudget is small enough for a test: one race seed of a few
+// fast edits, a few tabs, two sessions of sources, one kill.
+var auditTestBudget = experiment.AuditBudget{
+	Name:         "test",
+	Race:         []experiment.Setting{{Name: "seeds", Value: "1"}, {Name: "edits", Value: "15"}, {Name: "claude-think", Value: "1ms-6ms"}, {Name: "human-think", Value: "1ms-4ms"}},
+	Create:       []experiment.Setting{{Name: "seeds", Value: "1"}, {Name: "tabs", Value: "8"}},
+	Sources:      []experiment.Setting{{Name: "seeds", Value: "1"}, {Name: "sessions", Value: "2"}},
+	Kills:        2,
+	Synchronous:  "normal",
+	CheckTimeout: time.Minute,
+}
+
+// scratchFolder is a scratch folder removed when t ends.
+func scratchFolder(t *testing.T) *scratch.Folder {
+	f := &scratch.Folder{}
+	t.Cleanup(f.Remove)
+	return f
+}
+
+// auditCLI returns the options of audit args, parsed as the command parses
+// them, at the test budget, with its output in stdout and stderr.
+func auditCLI(t *testing.T, args ...string) (*auditOptions, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, scratch: scratchFolder(t), width: 200}
+	var got *auditOptions
+	cmd := newAuditCmd(a, func(_ context.Context, o *auditOptions) error { got = o; return nil })
+	cmd.SetArgs(args)
+	cmd.SetOut(&stdout)
+	cmd.SetErr(&stderr)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	got.budgetValue, got.budgetSet = auditTestBudget, true
+	got.childEnv = []string{asNotesbench + "=1"}
+	return got, &stdout, &stderr
+}
+
+// The embedded store, audited through the command: its matrix names no
+// anomaly of the store's, the kill -9 test ran as its fault mode, the
+// nemesis column says why it did not, --out holds the three files, and a
+// second audit against the first's JSON as its baseline passes.
+func TestAuditCommandEmbedded(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report")
+	o, stdout, stderr := auditCLI(t, "--format", "json", "--out", out)
+	if err := runAudit(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var a results.Audit
+	if err := json.Unmarshal(stdout.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range a.Matrix {
+		if r.Mark != results.MarkOK {
+			t.Errorf("row %s: %s %+v", r.Anomaly, r.Mark, r.Cells)
+		}
+	}
+	row, _ := a.Row(results.AnomalyLostAcknowledged)
+	if c, ok := row.Cell("crash"); !ok || c.Count == nil || *c.Count != 0 {
+		t.Errorf("crash cell %+v", row.Cells)
+	}
+	if c, ok := row.Cell("nemesis"); !ok || c.Count != nil || !strings.Contains(c.NotRun, "not in this build") {
+		t.Errorf("nemesis cell %+v", row.Cells)
+	}
+	i := slices.IndexFunc(a.Parts, func(p results.AuditPart) bool { return p.Name == "crash" })
+	if i < 0 || strings.Join(a.Parts[i].Command, " ") != "notesbench crash --kills 2 --synchronous normal --seed 1 --life 5ms-40ms" {
+		t.Errorf("crash part %+v", a.Parts)
+	}
+	if a.Subject.Server != "notesbench devel (the embedded store)" || a.Subject.Guard != "note" || !a.Subject.VersionCheck {
+		t.Errorf("subject %+v", a.Subject)
+	}
+	for _, f := range []string{report.AuditJSON, report.AuditMD, report.AuditHTML} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("--out: %s: %v", f, err)
+		}
+	}
+	saved, _ := os.ReadFile(filepath.Join(out, report.AuditJSON))
+	if !bytes.Equal(saved, stdout.Bytes()) {
+		t.Error("audit.json is not what --format json printed")
+	}
+
+	o, stdout, stderr = auditCLI(t, "--baseline", filepath.Join(out, report.AuditJSON), "--out", out)
+	if err := runAudit(context.Background(), o); err != nil {
+		t.Fatalf("against its own baseline: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout.String(), "### Against the baseline ") || !strings.Contains(stdout.String(), "no count is worse than the baseline's") {
+		t.Errorf("markdown without the baseline's table:\n%s", stdout)
+	}
+}
+
+// notesbench serve with and without a version check, audited over stdio:
+// the first passes with no server anomaly; the second loses updates and
+// takes stale writes, and fails naming them, with exit code 1.
+func TestAuditCommandServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns notesbench serve")
+	}
+	bin := buildNotesbench(t)
+	db := filepath.Join(t.TempDir(), "audit.db")
+	target := "stdio:" + shellQuote(bin) + " serve --db " + shellQuote(db)
+	o, stdout, stderr := auditCLI(t, "--target", target)
+	if err := runAudit(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	md := stdout.String()
+	for _, want := range []string{"| lost update | 0 | ok | 0 of 30 |", "| stale write accepted | 0 | ok | 0 |  | 0 of 1 |",
+		"| acknowledged write lost under kill -9 | not run | not run |", "- verdict: passed: no anomaly found that --allow does not name"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+
+	target = "stdio:" + shellQuote(bin) + " serve --guard none --db " + shellQuote(filepath.Join(t.TempDir(), "none.db"))
+	o, _, _ = auditCLI(t, "--target", target, "--format", "json")
+	err := runAudit(context.Background(), o)
+	var failed auditFailed
+	if !errors.As(err, &failed) || !slices.Contains(failed.a.Failed, results.AnomalyLostUpdate) || !slices.Contains(failed.a.Failed, results.AnomalyStaleWrite) {
+		t.Fatalf("guard none: %v", err)
+	}
+	if exitCode(err) != 1 || !strings.HasPrefix(err.Error(), "audit of "+target+" failed: found lost-update, stale-write") {
+		t.Errorf("exit %d: %v", exitCode(err), err)
+	}
+}
+
+// The official filesystem server through its profile: lost updates and
+// stale writes accepted, the audit fails; create and sources say why they
+// did not run.
+func TestAuditFilesystemServer(t *testing.T) {
+	if raceDetector {
+		t.Skip("installs and runs the npm server: make test-full runs it")
+	}
+	bin := npmtest.Install(t, npmtest.Filesystem)
+	target := "stdio:" + shellQuote(filepath.Join(bin, "mcp-server-filesystem")) + " " + shellQuote(t.TempDir())
+	o, _, stderr := auditCLI(t, "--target", target, "--profile", "filesystem", "--format", "json")
+	err := runAudit(context.Background(), o)
+	var failed auditFailed
+	if !errors.As(err, &failed) {
+		t.Fatalf("the filesystem server passed: %v\n%s", err, stderr)
+	}
+	a := failed.a
+	if !slices.Equal(a.Failed, []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}) {
+		t.Errorf("failed %v", a.Failed)
+	}
+	row, _ := a.Row(results.AnomalyStaleWrite)
+	if c, ok := row.Cell("conform"); !ok || c.Count == nil || *c.Count != 1 {
+		t.Errorf("the stale-version clause: %+v", row.Cells)
+	}
+	row, _ = a.Row(results.AnomalyDuplicate)
+	if row.Mark != results.MarkNotRun || len(row.Cells) != 3 || !strings.Contains(row.Cells[0].NotRun, "profile filesystem maps no create") {
+		t.Errorf("duplicates: %+v", row)
+	}
+	if a.Subject.Server != "@modelcontextprotocol/server-filesystem 2026.8.31" || a.Subject.WriteStyle != "whole text (write_file)" || a.Subject.VersionCheck {
+		t.Errorf("subject %+v", a.Subject)
+	}
+}
+
+// Bad input: one line naming the flag, exit 2, nothing run, no folder
+// written.
+func TestAuditBadInput(t *testing.T) {
+	dir := t.TempDir()
+	race := filepath.Join(dir, "race.json")
+	if code, _, stderr := runCLI(t, "race", "--clock", "virtual", "--edits", "3", "--seeds", "1", "--replications", "0", "--out", race); code != 0 {
+		t.Fatal(stderr)
+	}
+	quick := filepath.Join(dir, "quick.json")
+	b, _ := json.Marshal(results.Audit{Experiment: "audit", Budget: "quick", Matrix: []results.AuditRow{{Anomaly: "lost-update"}}, Version: "v1"})
+	os.WriteFile(quick, b, 0o644)
+	file := filepath.Join(dir, "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--budget", "huge"}, `--budget: unknown budget "huge" (want smoke, quick or full)`},
+		{[]string{"--allow", "lost-update,typo"}, `--allow: unknown anomaly "typo" (want lost-update, stale-write, unversioned-write, duplicate, lost-acknowledged, unreadable, server-errors)`},
+		{[]string{"--allow", "duplicate,duplicate"}, `--allow: "duplicate" is listed twice`},
+		{[]string{"--parallel", "-1"}, "--parallel: must be 0 or more"},
+		{[]string{"--format", "csv"}, `--format: unknown format "csv" (want table, markdown, json or html)`},
+		{[]string{"--target", "stdio:x", "--note", "n1"}, "--note: names one fresh Note, which serves one run: an audit makes many (use a server that creates its Notes)"},
+		{[]string{"--max-errors", "0"}, "--max-errors: must be at least 1 (a run ends once this many of its calls ended in an error)"},
+		{[]string{"--baseline", filepath.Join(dir, "missing.json")}, "--baseline: stat " + filepath.Join(dir, "missing.json") + ": no such file or directory"},
+		{[]string{"--baseline", race}, `--baseline: ` + race + ` holds "race", not an audit`},
+		{[]string{"--baseline", quick, "--budget", "smoke"}, "--baseline: " + quick + " is an audit at budget quick, this one runs smoke: counts of different budgets cannot be compared"},
+		{[]string{"--out", file}, "--out: " + file + " is a file, not a folder"},
+		{[]string{"--profile", "filesystem"}, "--profile: maps a server's own tools: give --target too"},
+		{[]string{"stray"}, `unknown command "stray" for "notesbench audit"`},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"audit", "--out", out}, tc.args...)...)
+		if code != 2 || stdout != "" || stderr != "notesbench: "+tc.want+"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, stdout, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil && !slices.Contains(tc.args, out) {
+			t.Fatalf("%v: --out folder written", tc.args)
+		}
+	}
+}

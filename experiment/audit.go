@@ -1,0 +1,431 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// An audit is a composition, not an engine of its own: it runs race,
+// create, sources and conform on the target it is handed, through the
+// descriptors every command uses, checks the race's history with package
+// check, runs the fault modes its caller hands it, and folds what they
+// found into one matrix of anomalies (results.Audit), built whole.
+
+// Setting is one parameter of an experiment, as its flag takes it.
+type Setting struct{ Name, Value string }
+
+// AuditBudget is how much of each experiment an audit runs: the parameters
+// it gives each one, as their flags take them, and how much the fault modes
+// and the checks do. It is declared once per name (AuditBudgets).
+type AuditBudget struct {
+	Name string
+	// About says in a line what the budget is for, for the help; the
+	// figures are in docs/audit.md.
+	About string
+	// Race, Create and Sources are the parameters each experiment gets,
+	// beside the modes and order the target serves.
+	Race, Create, Sources []Setting
+	// Kills is how many times a fault mode kills the server (crash: per
+	// synchronous setting); Synchronous the SQLite settings crash runs
+	// under, as its flag takes them.
+	Kills       int
+	Synchronous string
+	// CheckTimeout bounds each check of the race's history.
+	CheckTimeout time.Duration
+}
+
+// AuditBudgets are the budgets an audit runs at, smallest first; what each
+// takes on this project's 2-core machine is in docs/audit.md.
+var AuditBudgets = []AuditBudget{{
+	Name:         "smoke",
+	About:        "seconds: whether the audit runs at all, not how a server fares",
+	Race:         []Setting{{"seeds", "1-2"}, {"edits", "20"}},
+	Create:       []Setting{{"seeds", "1"}, {"tabs", "10"}},
+	Sources:      []Setting{{"seeds", "1"}, {"sessions", "3"}},
+	Kills:        5,
+	Synchronous:  "normal",
+	CheckTimeout: 30 * time.Second,
+}, {
+	Name:         "quick",
+	About:        "race and create at their published setups, within 5 minutes a server",
+	Race:         []Setting{{"seeds", "1-5"}},
+	Create:       []Setting{{"seeds", "1-3"}},
+	Sources:      []Setting{{"seeds", "1-3"}, {"sessions", "20"}},
+	Kills:        20,
+	Synchronous:  "normal,full",
+	CheckTimeout: time.Minute,
+}, {
+	Name:         "full",
+	About:        "4 times quick's race seeds, sources at its published size",
+	Race:         []Setting{{"seeds", "1-20"}},
+	Create:       []Setting{{"seeds", "1-10"}},
+	Sources:      []Setting{{"seeds", "1-3"}},
+	Kills:        200,
+	Synchronous:  "normal,full",
+	CheckTimeout: 5 * time.Minute,
+}}
+
+// LookupBudget returns the budget called name.
+func LookupBudget(name string) (AuditBudget, error) {
+	for _, b := range AuditBudgets {
+		if b.Name == name {
+			return b, nil
+		}
+	}
+	return AuditBudget{}, fmt.Errorf("unknown budget %q (want %s)", name, contract.Choice(BudgetNames()))
+}
+
+// BudgetNames returns the names of the budgets, smallest first.
+func BudgetNames() []string {
+	out := make([]string, len(AuditBudgets))
+	for i, b := range AuditBudgets {
+		out[i] = b.Name
+	}
+	return out
+}
+
+// AuditConfig is what an audit runs and how it is judged. The target, the
+// fault modes and the progress line are arguments of Run, not part of it.
+type AuditConfig struct {
+	// Target, Profile and Store are the --target, --profile and --store
+	// flags the audit was given ("" for those that were not), for the
+	// commands it lists; TargetName names the target in the records of the
+	// runs ("" for the embedded store).
+	Target, Profile, Store string
+	TargetName             string
+	// Subject is what the caller knows of the target (its profile's server,
+	// its write style); Run adds what the target says of itself.
+	Subject results.AuditSubject
+	Budget  AuditBudget
+	// Parallel, when above 0, is the runs each experiment makes at once.
+	Parallel int
+	// MaxErrors ends a run once this many of its calls ended in a server
+	// error (sim.Runtime.MaxErrors); 0 is the default.
+	MaxErrors int
+	// Allow names the anomalies that do not fail the audit.
+	Allow []string
+	// Baseline, when set, is an earlier audit whose counts this one's must
+	// not exceed; BaselineFile names it.
+	Baseline     *results.Audit
+	BaselineFile string
+	// Version is notesbench's version, for the records.
+	Version string
+}
+
+// An AuditFault is one fault mode of an audit, a column of its matrix: the
+// kill -9 test of the embedded store (crash), a nemesis against a server.
+// The caller hands them to Run, since only it knows which processes
+// notesbench owns and how to start them; a mode it cannot run here says
+// why in NotRun, and its cells say "not run" with that reason, never 0.
+type AuditFault struct {
+	Mode   string
+	NotRun string
+	Run    func(ctx context.Context, b AuditBudget) (FaultOutcome, error)
+}
+
+// FaultOutcome is what a fault mode found.
+type FaultOutcome struct {
+	// LostAcknowledged counts acknowledged writes missing from the final
+	// state; nil when it could not be judged (a check ran out of time).
+	LostAcknowledged *int
+	// Unreadable counts the runs whose document or database did not read
+	// back whole, of Runs.
+	Unreadable, Runs int
+	// Errors counts the calls that ended in a server error, nil when the
+	// mode does not count them.
+	Errors *int
+	// Part is the fault run's record; Tables its tables; Warnings what the
+	// audit should say of it.
+	Part     results.AuditPart
+	Tables   []report.Table
+	Warnings []string
+}
+
+// AuditOutcome is an audit run through: its record and what the renderers
+// show of it.
+type AuditOutcome struct {
+	Audit results.Audit
+	Doc   report.AuditDoc
+}
+
+// The columns of the matrix beside the race's modes and the faults'.
+const (
+	modeConform = "conform"
+	modeSources = "sources"
+)
+
+// Run runs the audit against target: race under the guard it serves (both
+// policies where it reports conflicts) with its history checked, conform,
+// create and sources where it maps a create and a listing, then each of
+// faults; and returns its record, built whole, with its matrix judged. A
+// part the target cannot run says why; a part that ends in an error is
+// recorded, and the audit goes on. Only ctx ending, or a configuration of
+// notesbench's own that does not hold, is an error.
+func (c AuditConfig) Run(ctx context.Context, target contract.Target, faults []AuditFault, progress func(what string) func(done, total int)) (*AuditOutcome, error) {
+	start := time.Now()
+	a := &auditRun{cfg: c, target: target, progress: progress, cells: map[string][]results.AuditCell{}}
+	a.subject()
+	steps := []func(context.Context) error{a.race, a.conform, a.create, a.sources}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range faults {
+		if err := a.fault(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	rec := results.Audit{
+		Experiment:  results.AuditExperiment,
+		Subject:     a.subj,
+		Budget:      c.Budget.Name,
+		ClientCosts: a.costs,
+		Errors:      a.errors,
+		Baseline:    c.BaselineFile,
+		Parts:       a.parts,
+		Plots:       a.plots,
+		Warnings:    a.warnings,
+		Version:     c.Version,
+	}
+	rec.Judge(a.modes, a.cells, c.Allow)
+	if c.Baseline != nil {
+		rec.Regressions = results.Regressions(c.Baseline, &rec)
+	}
+	rec.Seconds = roundSeconds(time.Since(start))
+	rec = rec.Complete()
+	return &AuditOutcome{Audit: rec, Doc: report.AuditDoc{Audit: rec, Tables: a.tables, Timeline: a.timeline}}, nil
+}
+
+// auditRun is one audit being run: what its parts found so far.
+type auditRun struct {
+	cfg      AuditConfig
+	target   contract.Target
+	progress func(what string) func(done, total int)
+
+	subj results.AuditSubject
+	// variant is what the target serves; known says it said so (an
+	// embedded store serves the default variant the audit asks for).
+	variant contract.Variant
+	known   bool
+
+	modes    []string
+	cells    map[string][]results.AuditCell
+	costs    []results.ClientCost
+	parts    []results.AuditPart
+	tables   [][]report.Table
+	plots    []results.AuditPlot
+	warnings []string
+	errors   []string
+	timeline []byte
+}
+
+// subject completes what the audit says of its target: the variant it
+// serves, what its writes carry and how it describes itself.
+func (a *auditRun) subject() {
+	a.subj = a.cfg.Subject
+	a.subj.Describe = a.target.Describe()
+	a.variant = contract.Variant{}.WithDefaults()
+	if s, ok := a.target.(contract.Served); ok {
+		if v, known := s.Served(); known {
+			a.variant, a.known = v.WithDefaults(), true
+		} else {
+			a.warnings = append(a.warnings, "the server does not say which contract variant it serves: its runs are labelled as the contract's (guard note, key first)")
+		}
+	} else {
+		// The embedded store serves whatever a run asks: the audit asks for
+		// the published connector's variant.
+		a.known = true
+	}
+	a.subj.Guard, a.subj.VersionFormat = string(a.variant.Guard), string(a.variant.VersionFormat)
+	m := contract.Mapping{}
+	if t, ok := a.target.(contract.Mapped); ok {
+		m = t.Mapping()
+	}
+	if m.Native() {
+		a.subj.VersionCheck, a.subj.Key = a.variant.Guard != contract.GuardNone, true
+	} else {
+		a.subj.VersionCheck, a.subj.Key = m.VersionCheck, m.Key
+		if m.VersionFormat != "" {
+			a.subj.VersionFormat = string(m.VersionFormat)
+		}
+	}
+}
+
+// require returns why the target cannot run the experiment d, "" when it
+// can.
+func (a *auditRun) require(d Descriptor) string {
+	info := d.Info()
+	if c, ok := a.target.(contract.Capable); ok && len(info.Needs) > 0 {
+		if err := c.Require(info.Name, info.Needs...); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}
+
+// targetArgs are the flags that name the target to an experiment command.
+func (a *auditRun) targetArgs() []string {
+	var out []string
+	if a.cfg.Target != "" {
+		out = append(out, "--target", a.cfg.Target)
+	}
+	if a.cfg.Profile != "" {
+		out = append(out, "--profile", a.cfg.Profile)
+	}
+	if a.cfg.Store != "" {
+		out = append(out, "--store", a.cfg.Store)
+	}
+	if a.cfg.MaxErrors > 0 && a.cfg.MaxErrors != sim.DefaultMaxErrors {
+		out = append(out, "--max-errors", strconv.Itoa(a.cfg.MaxErrors))
+	}
+	return out
+}
+
+// settings returns the budget's settings with those the audit adds: the
+// variant's, when the target does not choose it itself, and --parallel.
+func (a *auditRun) settings(budget []Setting, variant ...Setting) []Setting {
+	out := slices.Clone(budget)
+	if _, served := a.target.(contract.Served); !served || !a.known {
+		out = append(out, variant...)
+	}
+	if a.cfg.Parallel > 0 {
+		out = append(out, Setting{"parallel", strconv.Itoa(a.cfg.Parallel)})
+	}
+	return out
+}
+
+// command is the command line of experiment name with settings.
+func (a *auditRun) command(name string, settings []Setting, extra ...string) []string {
+	out := append([]string{"notesbench", name}, a.targetArgs()...)
+	for _, s := range settings {
+		out = append(out, "--"+s.Name, s.Value)
+	}
+	return append(out, extra...)
+}
+
+// runExperiment configures the experiment d with settings, against the
+// target, and runs it. Its error is ctx's, or a configuration of the
+// audit's own that does not hold (a bug); an error of the run itself is
+// returned as runErr, to be recorded.
+func (a *auditRun) runExperiment(ctx context.Context, d Descriptor, settings []Setting, rt sim.Runtime) (out *Outcome, runErr, err error) {
+	inst := d.New()
+	given := map[string]bool{}
+	for _, s := range settings {
+		i := slices.IndexFunc(inst.Params(), func(p Param) bool { return p.Name == s.Name })
+		if i < 0 {
+			return nil, nil, fmt.Errorf("audit: %s has no parameter %s", d.Info().Name, s.Name)
+		}
+		if err := inst.Params()[i].Set(s.Value); err != nil {
+			return nil, nil, fmt.Errorf("audit: %s --%s %s: %w", d.Info().Name, s.Name, s.Value, err)
+		}
+		given[s.Name] = true
+	}
+	isGiven := func(name string) bool { return given[name] }
+	rt.Target, rt.TargetName, rt.MaxErrors = a.target, a.cfg.TargetName, a.cfg.MaxErrors
+	if a.progress != nil {
+		rt.Progress = a.progress(d.Info().Name)
+	}
+	if err := inst.Finish(isGiven); err != nil {
+		return nil, nil, fmt.Errorf("audit: %s: %w", d.Info().Name, err)
+	}
+	if err := inst.Use(rt, isGiven); err != nil {
+		return nil, err, nil
+	}
+	out, err = inst.Run(ctx, Options{Version: a.cfg.Version})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, err, nil
+	}
+	return out, nil, nil
+}
+
+// part records a part that ran (or did not), with its tables.
+func (a *auditRun) part(p results.AuditPart, tables []report.Table) {
+	if p.Error != "" {
+		a.errors = append(a.errors, p.Name+": "+p.Error)
+	}
+	a.parts = append(a.parts, p)
+	a.tables = append(a.tables, tables)
+}
+
+// add adds a cell to the row of anomaly.
+func (a *auditRun) add(anomaly string, c results.AuditCell) {
+	a.cells[anomaly] = append(a.cells[anomaly], c)
+}
+
+// column adds mode to the matrix's columns.
+func (a *auditRun) column(mode string) {
+	if !slices.Contains(a.modes, mode) {
+		a.modes = append(a.modes, mode)
+	}
+}
+
+// notRun adds a cell that says why mode did not count it to each of
+// anomalies' rows.
+func (a *auditRun) notRun(mode, why string, anomalies ...string) {
+	a.column(mode)
+	for _, an := range anomalies {
+		a.add(an, results.NotRunCell(mode, "", why))
+	}
+}
+
+// endedIn returns why an experiment's run ended in err, for its cells.
+func endedIn(name string, err error) string {
+	return name + " ended in an error: " + err.Error()
+}
+
+// conform runs conform on the target: the stale-version and
+// no-expected_version clauses are the matrix's.
+func (a *auditRun) conform(ctx context.Context) error {
+	p := results.AuditPart{Name: "conform", Command: []string{"notesbench", "conform", "--target", cmpOr(a.cfg.Target, "embedded")}}
+	if a.cfg.Profile != "" {
+		p.Command = append(p.Command, "--profile", a.cfg.Profile)
+	}
+	start := time.Now()
+	rep, tables, err := runConform(ctx, a.target, a.cfg.TargetName)
+	p.Seconds = roundSeconds(time.Since(start))
+	a.column(modeConform)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		p.Error = err.Error()
+		a.part(p, nil)
+		a.notRun(modeConform, endedIn("conform", err), results.AnomalyStaleWrite, results.AnomalyUnversionedWrite)
+		return nil
+	}
+	p.Result = report.NewConformRecord(report.ConformConfig{Target: cmpOr(a.cfg.Target, "embedded"), Profile: a.cfg.Profile}, rep, a.cfg.Version)
+	a.part(p, tables)
+	a.add(results.AnomalyStaleWrite, clauseCell(rep.Checks, clauseStaleVersion, "the stale-version clause"))
+	a.add(results.AnomalyUnversionedWrite, clauseCell(rep.Checks, clauseNoVersion, "the no-expected_version clause"))
+	return nil
+}
+
+// cmpOr returns s, or def when s is empty.
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// roundSeconds is d in seconds, to a tenth.
+func roundSeconds(d time.Duration) float64 {
+	return float64(d.Round(100*time.Millisecond)) / float64(time.Second)
+}
+
+// errNoRows is an experiment whose outcome holds rows of another type than
+// the audit reads: a bug.
+var errNoRows = errors.New("audit: an experiment's rows are not of the type the audit reads")

@@ -1,0 +1,470 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/conform"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// The conform clauses the matrix reads, by the names conform gives them.
+// A clause renamed there leaves its cell "not run" naming it, which the
+// audit's tests catch.
+const (
+	clauseStaleVersion = "stale version"
+	clauseNoVersion    = "no expected_version"
+)
+
+// raceHistory is the file the race part's command records its history in,
+// and the check part's command reads.
+const raceHistory = "race.jsonl"
+
+// raceModes returns the race's modes for the variant the target serves:
+// none alone without a version check, else both policies under its guard.
+func raceModes(v contract.Variant) []sim.Mode {
+	if v.Guard == contract.GuardNone {
+		return []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}
+	}
+	return []sim.Mode{{Guard: v.Guard, Policy: sim.Reapply}, {Guard: v.Guard, Policy: sim.Refresh}}
+}
+
+// raceColumn is the matrix's column of a race mode.
+func raceColumn(m sim.Mode) string { return "race " + m.String() }
+
+// modeOf is the race mode of a run, by its guard and policy.
+func modeOf(guard, policy string) sim.Mode {
+	m := sim.Mode{Guard: contract.Guard(guard), Policy: sim.Policy(policy)}
+	if m.Guard == contract.GuardNone {
+		m.Policy = sim.Reapply
+	}
+	return m
+}
+
+// race runs the race with its history recorded, then the checks of the
+// history: the lost updates of the re-applying mode (or of no version
+// check) are the server's, the refresh mode's the client's, and the
+// stale overwrites check finds under re-applying are the server's.
+func (a *auditRun) race(ctx context.Context) error {
+	modes := raceModes(a.variant)
+	var names []string
+	for _, m := range modes {
+		a.column(raceColumn(m))
+		names = append(names, m.String())
+	}
+	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", modeList(modes)})
+	p := results.AuditPart{Name: "race", Command: a.command("race", settings, "--replications", "0", "--history", raceHistory)}
+	checkPart := results.AuditPart{Name: "check", Command: []string{"notesbench", "check", raceHistory}}
+	server := modes[0]
+	cellsOf := []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}
+	skip := func(why string) {
+		a.notRun(raceColumn(server), why, cellsOf...)
+		for _, m := range modes {
+			a.notRun(raceColumn(m), why, results.AnomalyServerErrors)
+		}
+	}
+	if why := a.require(Race); why != "" {
+		p.NotRun, checkPart.NotRun = why, "no race ran"
+		a.part(p, nil)
+		a.part(checkPart, nil)
+		skip("race not run: " + why)
+		return nil
+	}
+	w := history.NewWriter(history.Header{Experiment: "race", Command: report.CommandLine(p.Command)})
+	start := time.Now()
+	out, runErr, err := a.runExperiment(ctx, Race, settings, sim.Runtime{History: w})
+	p.Seconds = roundSeconds(time.Since(start))
+	if err != nil {
+		return err
+	}
+	if runErr != nil {
+		p.Error, checkPart.NotRun = runErr.Error(), "the race ended in an error"
+		a.part(p, nil)
+		a.part(checkPart, nil)
+		skip(endedIn("race", runErr))
+		return nil
+	}
+	rows, ok1 := out.Report.Rows.([]results.RaceRow)
+	runs, ok2 := out.Report.Runs.([]results.RaceRun)
+	if !ok1 || !ok2 {
+		return errNoRows
+	}
+	p.Result = out.JSON
+	a.part(p, out.Section.Tables())
+	a.warnings = append(a.warnings, prefixed("race: ", out.Report.Warnings)...)
+	for _, row := range rows {
+		m := modeOf(row.Guard, row.Policy)
+		col := raceColumn(m)
+		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", row.ErrorsClaude+row.ErrorsHuman, 0))
+		switch {
+		case m == server:
+			a.add(results.AnomalyLostUpdate, results.Counted(col, "acknowledged lines lost", row.Lost, row.Intended))
+		default:
+			a.costs = append(a.costs, results.ClientCost{Mode: col, Policy: string(m.Policy),
+				What: "acknowledged lines lost resending the old text with the fresh version", Count: row.Lost, Of: row.Intended})
+		}
+	}
+	a.plots = append(a.plots, racePlot(modes, runs))
+
+	// The checks of the history, a second opinion from the calls alone.
+	start = time.Now()
+	rep, err := checkHistory(ctx, w, a.cfg.Budget.CheckTimeout)
+	checkPart.Seconds = roundSeconds(time.Since(start))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		checkPart.Error = err.Error()
+		a.part(checkPart, nil)
+		a.add(results.AnomalyStaleWrite, results.NotRunCell(raceColumn(server), "", endedIn("check", err)))
+		return nil
+	}
+	checkPart.Result = report.NewCheckRecord(report.CheckConfig{Histories: []string{raceHistory}, TimeoutS: a.cfg.Budget.CheckTimeout.Seconds()}, rep, a.cfg.Version)
+	a.part(checkPart, report.CheckTables(rep, "Checks of the race's history", false, ""))
+	a.timeline = rep.Visualization
+	a.add(results.AnomalyStaleWrite, staleCell(rep, server))
+	return nil
+}
+
+// checkHistory reads back what w recorded and checks it.
+func checkHistory(ctx context.Context, w *history.Writer, timeout time.Duration) (*check.Report, error) {
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	h, err := history.Read(ctx, &buf, raceHistory)
+	if err != nil {
+		return nil, err
+	}
+	return check.Run(ctx, []*history.History{h}, check.Options{Timeout: timeout, Visualize: true})
+}
+
+// staleCell is the stale overwrites check found in the runs of mode.
+func staleCell(rep *check.Report, mode sim.Mode) results.AuditCell {
+	col, source := raceColumn(mode), "stale overwrites (check)"
+	i := slices.IndexFunc(rep.Checks, func(r check.Result) bool { return r.Check == check.StaleOverwrites })
+	if i < 0 {
+		return results.NotRunCell(col, source, "check has no "+check.StaleOverwrites+" check")
+	}
+	n, judged, nonlinear := 0, 0, 0
+	for _, r := range rep.Runs {
+		if modeOf(string(r.Variant.Guard), r.Policy) == mode {
+			n += r.StaleOverwrites
+			judged++
+			if r.Linearizable == check.Violated {
+				nonlinear++
+			}
+		}
+	}
+	if c := rep.Checks[i]; c.Verdict == check.Unknown || c.Verdict == check.NotApplicable {
+		// Stale overwrites are judged on a linearization of the register's
+		// writes; a register whose writes fit no order under compare-and-set
+		// took a write with a stale version all the same.
+		if nonlinear > 0 {
+			return results.Counted(col, "runs whose writes fit no order of compare-and-set (check: linearizability)", nonlinear, judged)
+		}
+		return results.NotRunCell(col, source, "check "+string(c.Verdict)+": "+c.Reason)
+	}
+	if judged == 0 {
+		return results.NotRunCell(col, source, "the history holds no run of "+mode.String())
+	}
+	return results.Counted(col, source, n, 0)
+}
+
+// racePlot is the lines each race run lost, by mode, run by run.
+func racePlot(modes []sim.Mode, runs []results.RaceRun) results.AuditPlot {
+	p := results.AuditPlot{Name: "race-lost", Title: "Acknowledged lines lost per race run", YLabel: "lines lost"}
+	var seeds []uint64
+	for _, r := range runs {
+		if !slices.Contains(seeds, r.Seed) {
+			seeds = append(seeds, r.Seed)
+		}
+	}
+	slices.Sort(seeds)
+	for _, s := range seeds {
+		p.Runs = append(p.Runs, "seed "+strconv.FormatUint(s, 10))
+	}
+	for _, m := range modes {
+		series := results.PlotSeries{Label: m.String(), Values: make([]float64, len(seeds))}
+		for _, r := range runs {
+			if modeOf(r.Guard, r.Policy) == m {
+				series.Values[slices.Index(seeds, r.Seed)] = float64(r.Lost())
+			}
+		}
+		p.Series = append(p.Series, series)
+	}
+	return p
+}
+
+// runConform runs conform against target and returns its report and tables.
+func runConform(ctx context.Context, target contract.Target, name string) (conform.Report, []report.Table, error) {
+	rep, err := conform.Run(ctx, target, conform.Options{Name: name})
+	if err != nil {
+		return rep, nil, err
+	}
+	return rep, report.ConformTables(rep), nil
+}
+
+// clauseCell is the matrix's cell of conform's clause name: 1 when it
+// failed, 0 when it passed (or reported what the contract leaves open),
+// and not run when the target cannot be held to it.
+func clauseCell(checks []conform.Check, name, source string) results.AuditCell {
+	i := slices.IndexFunc(checks, func(c conform.Check) bool { return c.Name == name })
+	if i < 0 {
+		return results.NotRunCell(modeConform, source, "conform has no clause "+strconv.Quote(name))
+	}
+	switch c := checks[i]; c.Outcome {
+	case conform.Fail:
+		return results.Counted(modeConform, source, 1, 1)
+	case conform.NotApplicable:
+		return results.NotRunCell(modeConform, source, "n/a: "+c.Detail)
+	}
+	return results.Counted(modeConform, source, 0, 1)
+}
+
+// create runs the create experiment where the target maps a create and a
+// listing: duplicates of the rows that kept the key on every resend are
+// the server's, those of a fresh key the client's.
+func (a *auditRun) create(ctx context.Context) error {
+	settings := a.settings(a.cfg.Budget.Create, Setting{"order", string(a.variant.Order)})
+	p := results.AuditPart{Name: "create", Command: a.command("create", settings, "--replications", "0")}
+	tables := []string{results.CreateTableA, results.CreateTableB}
+	if a.variant.Order == contract.OrderVersionFirst {
+		tables = tables[1:] // table A is key-first
+	}
+	skip := func(why string) {
+		for _, t := range tables {
+			a.notRun("create "+t, why, results.AnomalyDuplicate, results.AnomalyServerErrors)
+		}
+	}
+	if why := a.require(Create); why != "" {
+		p.NotRun = why
+		a.part(p, nil)
+		skip("create not run: " + why)
+		return nil
+	}
+	start := time.Now()
+	out, runErr, err := a.runExperiment(ctx, Create, settings, sim.Runtime{})
+	p.Seconds = roundSeconds(time.Since(start))
+	if err != nil {
+		return err
+	}
+	if runErr != nil {
+		p.Error = runErr.Error()
+		a.part(p, nil)
+		skip(endedIn("create", runErr))
+		return nil
+	}
+	rows, ok1 := out.Report.Rows.([]results.CreateRow)
+	runs, ok2 := out.Report.Runs.([]results.CreateRun)
+	if !ok1 || !ok2 {
+		return errNoRows
+	}
+	p.Result = out.JSON
+	a.part(p, out.Section.Tables())
+	a.warnings = append(a.warnings, prefixed("create: ", out.Report.Warnings)...)
+	for _, t := range tables {
+		col := "create " + t
+		a.column(col)
+		dups, created, errs := 0, 0, 0
+		for _, row := range rows {
+			if row.Table != t {
+				continue
+			}
+			errs += sum(row.Errors)
+			if row.KeyPolicy == results.CreateKeyRetry {
+				dups += sum(row.Duplicates)
+				created += sum(row.TabsCreated)
+				continue
+			}
+			a.costs = append(a.costs, results.ClientCost{Mode: col, Policy: row.KeyPolicy,
+				What: createCost(row.KeyPolicy), Count: sum(row.Duplicates), Of: sum(row.TabsCreated)})
+		}
+		a.add(results.AnomalyDuplicate, results.Counted(col, "duplicate tabs, the key kept on every resend", dups, created))
+		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", errs, 0))
+	}
+	a.plots = append(a.plots, createPlot(runs))
+	return nil
+}
+
+// createCost says what a create row's duplicates come from.
+func createCost(policy string) string {
+	switch policy {
+	case results.CreateKeyAfterConflict:
+		return "duplicate tabs, a new key after a conflict"
+	}
+	return "duplicate tabs, a new key on every resend"
+}
+
+// createPlot is the duplicate tabs of each create run, by table and key
+// policy, run by run.
+func createPlot(runs []results.CreateRun) results.AuditPlot {
+	p := results.AuditPlot{Name: "create-duplicates", Title: "Duplicate tabs per create run", YLabel: "duplicate tabs"}
+	return seriesBySeed(p, runs, func(r results.CreateRun) (string, uint64, int) {
+		return r.Table + " " + r.Order + " " + r.KeyPolicy, r.Seed, r.Duplicates
+	})
+}
+
+// sources runs the sources experiment where the target maps a source and
+// its listing: a duplicate under the normalized key, one key per page on
+// every call and resend, is the server's; what a key from the URL's
+// spelling adds beyond it is the key policy's, the client's.
+func (a *auditRun) sources(ctx context.Context) error {
+	settings := a.settings(a.cfg.Budget.Sources)
+	p := results.AuditPart{Name: "sources", Command: a.command("sources", settings, "--replications", "0")}
+	if why := a.require(Sources); why != "" {
+		p.NotRun = why
+		a.part(p, nil)
+		a.notRun(modeSources, "sources not run: "+why, results.AnomalyDuplicate, results.AnomalyServerErrors)
+		return nil
+	}
+	start := time.Now()
+	out, runErr, err := a.runExperiment(ctx, Sources, settings, sim.Runtime{})
+	p.Seconds = roundSeconds(time.Since(start))
+	if err != nil {
+		return err
+	}
+	if runErr != nil {
+		p.Error = runErr.Error()
+		a.part(p, nil)
+		a.notRun(modeSources, endedIn("sources", runErr), results.AnomalyDuplicate, results.AnomalyServerErrors)
+		return nil
+	}
+	runs, ok := out.Report.Runs.([]results.SourcesRun)
+	if !ok {
+		return errNoRows
+	}
+	p.Result = out.JSON
+	a.part(p, out.Section.Tables())
+	a.warnings = append(a.warnings, prefixed("sources: ", out.Report.Warnings)...)
+	a.column(modeSources)
+	// Counted in the final state, by key policy: under the normalized key
+	// every spelling of a page and every resend of it carries one key, so
+	// a duplicate there is one the server made although the client kept
+	// its key; what another policy adds beyond it is the policy's.
+	errs := 0
+	byPolicy := map[string][2]int{} // duplicates, saved
+	var policies []string
+	for _, r := range runs {
+		errs += r.Errors
+		if !slices.Contains(policies, r.KeyPolicy) {
+			policies = append(policies, r.KeyPolicy)
+		}
+		c := byPolicy[r.KeyPolicy]
+		byPolicy[r.KeyPolicy] = [2]int{c[0] + r.Duplicates, c[1] + r.Saved}
+	}
+	server, ok := byPolicy[results.SourceKeyNormalized]
+	if ok {
+		a.add(results.AnomalyDuplicate, results.Counted(modeSources, "duplicate sources saved under one key per page (key normalized)", server[0], server[1]))
+	} else {
+		a.add(results.AnomalyDuplicate, results.NotRunCell(modeSources, "", "sources ran no normalized key, the one key per page"))
+	}
+	a.add(results.AnomalyServerErrors, results.Counted(modeSources, "calls ended in a server error", errs, 0))
+	for _, pol := range policies {
+		if pol == results.SourceKeyNormalized {
+			continue
+		}
+		c := byPolicy[pol]
+		a.costs = append(a.costs, results.ClientCost{Mode: modeSources, Policy: pol,
+			What: "duplicate sources a key from the URL's spelling adds, beyond the normalized key's", Count: max(0, c[0]-server[0]), Of: c[1]})
+	}
+	a.plots = append(a.plots, seriesBySeed(
+		results.AuditPlot{Name: "sources-duplicates", Title: "Duplicate sources per sources run", YLabel: "duplicate sources"},
+		runs, func(r results.SourcesRun) (string, uint64, int) { return r.KeyPolicy, r.Seed, r.Duplicates }))
+	return nil
+}
+
+// fault runs one fault mode, or records why it did not run.
+func (a *auditRun) fault(ctx context.Context, f AuditFault) error {
+	rows := []string{results.AnomalyLostAcknowledged, results.AnomalyUnreadable}
+	if f.NotRun != "" || f.Run == nil {
+		why := cmpOr(f.NotRun, "nothing runs it")
+		a.part(results.AuditPart{Name: f.Mode, NotRun: why}, nil)
+		a.notRun(f.Mode, why, rows...)
+		return nil
+	}
+	a.column(f.Mode)
+	start := time.Now()
+	fo, err := f.Run(ctx, a.cfg.Budget)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fo.Part.Name, fo.Part.Error = f.Mode, err.Error()
+		a.part(fo.Part, nil)
+		a.notRun(f.Mode, endedIn(f.Mode, err), rows...)
+		return nil
+	}
+	if fo.Part.Name == "" {
+		fo.Part.Name = f.Mode
+	}
+	fo.Part.Seconds = roundSeconds(time.Since(start))
+	a.part(fo.Part, fo.Tables)
+	a.warnings = append(a.warnings, prefixed(f.Mode+": ", fo.Warnings)...)
+	if fo.LostAcknowledged == nil {
+		a.add(results.AnomalyLostAcknowledged, results.NotRunCell(f.Mode, "acknowledged writes lost", "not judged: the lost-updates check could not judge everything"))
+	} else {
+		a.add(results.AnomalyLostAcknowledged, results.Counted(f.Mode, "acknowledged writes lost", *fo.LostAcknowledged, 0))
+	}
+	a.add(results.AnomalyUnreadable, results.Counted(f.Mode, "runs whose final state did not read back whole", fo.Unreadable, fo.Runs))
+	if fo.Errors != nil {
+		a.add(results.AnomalyServerErrors, results.Counted(f.Mode, "calls ended in a server error", *fo.Errors, 0))
+	}
+	return nil
+}
+
+// seriesBySeed is p with a bar per run of runs, a series per label, the
+// runs in seed order.
+func seriesBySeed[Run any](p results.AuditPlot, runs []Run, of func(Run) (label string, seed uint64, value int)) results.AuditPlot {
+	var seeds []uint64
+	var labels []string
+	for _, r := range runs {
+		label, seed, _ := of(r)
+		if !slices.Contains(seeds, seed) {
+			seeds = append(seeds, seed)
+		}
+		if !slices.Contains(labels, label) {
+			labels = append(labels, label)
+		}
+	}
+	slices.Sort(seeds)
+	for _, s := range seeds {
+		p.Runs = append(p.Runs, "seed "+strconv.FormatUint(s, 10))
+	}
+	for _, l := range labels {
+		series := results.PlotSeries{Label: l, Values: make([]float64, len(seeds))}
+		for _, r := range runs {
+			if label, seed, v := of(r); label == l {
+				series.Values[slices.Index(seeds, seed)] = float64(v)
+			}
+		}
+		p.Series = append(p.Series, series)
+	}
+	return p
+}
+
+// prefixed returns each of lines with prefix before it.
+func prefixed(prefix string, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = prefix + l
+	}
+	return out
+}
+
+// sum adds up xs.
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}

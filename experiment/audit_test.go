@@ -1,0 +1,278 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
+)
+
+// testBudget is a budget small enough for a unit test: one race seed of
+// a few fast edits, a few tabs and one session of sources.
+var testBudget = AuditBudget{
+	Name:         "test",
+	Race:         []Setting{{"seeds", "1"}, {"edits", "12"}, {"claude-think", "1ms-6ms"}, {"human-think", "1ms-4ms"}},
+	Create:       []Setting{{"seeds", "1"}, {"tabs", "8"}},
+	Sources:      []Setting{{"seeds", "1"}, {"sessions", "2"}},
+	Kills:        1,
+	Synchronous:  "normal",
+	CheckTimeout: time.Minute,
+}
+
+// uncheckedTarget is a server that says it checks the version on the Note
+// and checks none: the embedded store under guard none, as served.
+type uncheckedTarget struct{ contract.Target }
+
+func (uncheckedTarget) Served() (contract.Variant, bool) {
+	return contract.Variant{}.WithDefaults(), true
+}
+
+func (u uncheckedTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	run.Variant = contract.Variant{Guard: contract.GuardNone}.WithDefaults()
+	return u.Target.Open(ctx, run)
+}
+
+// cellOf returns the cell of mode in the row of anomaly.
+func cellOf(t *testing.T, a results.Audit, anomaly, mode string) results.AuditCell {
+	t.Helper()
+	row, ok := a.Row(anomaly)
+	if !ok {
+		t.Fatalf("no row %s", anomaly)
+	}
+	c, ok := row.Cell(mode)
+	if !ok {
+		t.Fatalf("row %s has no cell %s: %+v", anomaly, mode, row.Cells)
+	}
+	return c
+}
+
+// count returns a cell's count, failing when it has none.
+func count(t *testing.T, c results.AuditCell) int {
+	t.Helper()
+	if c.Count == nil {
+		t.Fatalf("cell %s not run: %s", c.Mode, c.NotRun)
+	}
+	return *c.Count
+}
+
+// The embedded store, audited: every row is there, every server anomaly is
+// 0 where it was looked for, the fault mode that ran fills its rows and
+// the one that did not says why; the client policy's losses stand apart.
+func TestAuditEmbedded(t *testing.T) {
+	target := backend.Memory()
+	defer target.Close()
+	lost := 0
+	faults := []AuditFault{
+		{Mode: "kill", Run: func(ctx context.Context, b AuditBudget) (FaultOutcome, error) {
+			if b.Name != "test" {
+				t.Errorf("the fault got budget %q", b.Name)
+			}
+			return FaultOutcome{LostAcknowledged: &lost, Runs: 2, Part: results.AuditPart{Command: []string{"notesbench", "kill"}}}, nil
+		}},
+		{Mode: "nemesis", NotRun: "not in this build"},
+	}
+	cfg := AuditConfig{Budget: testBudget, Version: "test"}
+	out, err := cfg.Run(context.Background(), target, faults, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Audit
+	wantModes := []string{"race note/reapply", "race note/refresh", "conform", "create a", "create b", "sources", "kill", "nemesis"}
+	if !slices.Equal(a.Modes, wantModes) {
+		t.Errorf("modes %q, want %q", a.Modes, wantModes)
+	}
+	if len(a.Matrix) != len(results.Anomalies) {
+		t.Fatalf("%d rows, want one per anomaly", len(a.Matrix))
+	}
+	for _, r := range a.Matrix {
+		want := results.MarkOK
+		if r.Mark != want || r.Count == nil || *r.Count != 0 {
+			t.Errorf("row %s: mark %s, count %v: %+v", r.Anomaly, r.Mark, r.Count, r.Cells)
+		}
+	}
+	if c := cellOf(t, a, results.AnomalyLostUpdate, "race note/reapply"); count(t, c) != 0 || c.Of != 2*12 {
+		t.Errorf("lost update cell %+v", c)
+	}
+	for _, an := range []string{results.AnomalyStaleWrite, results.AnomalyUnversionedWrite} {
+		if c := cellOf(t, a, an, "conform"); count(t, c) != 0 || c.Of != 1 {
+			t.Errorf("%s, conform: %+v", an, c)
+		}
+	}
+	if c := cellOf(t, a, results.AnomalyStaleWrite, "race note/reapply"); count(t, c) != 0 {
+		t.Errorf("stale overwrites under reapply: %+v", c)
+	}
+	for _, mode := range []string{"create a", "create b", "sources"} {
+		count(t, cellOf(t, a, results.AnomalyDuplicate, mode))
+	}
+	if c := cellOf(t, a, results.AnomalyLostAcknowledged, "kill"); count(t, c) != 0 {
+		t.Errorf("kill: %+v", c)
+	}
+	if c := cellOf(t, a, results.AnomalyUnreadable, "nemesis"); c.Count != nil || c.NotRun != "not in this build" {
+		t.Errorf("a fault mode not run: %+v", c)
+	}
+	if !a.Passed() || len(a.Failed) != 0 || len(a.Errors) != 0 {
+		t.Errorf("the audit failed: %v %v", a.Failed, a.Errors)
+	}
+	// refresh's losses are the client's: a cost, never a cell.
+	if _, ok := cellOf(t, a, results.AnomalyServerErrors, "race note/refresh"), true; !ok {
+		t.Error("no server errors cell for refresh")
+	}
+	row, _ := a.Row(results.AnomalyLostUpdate)
+	if _, ok := row.Cell("race note/refresh"); ok {
+		t.Error("refresh's losses are a cell of the lost-update row")
+	}
+	i := slices.IndexFunc(a.ClientCosts, func(c results.ClientCost) bool { return c.Mode == "race note/refresh" })
+	if i < 0 || a.ClientCosts[i].Of != 24 {
+		t.Errorf("client costs %+v", a.ClientCosts)
+	}
+	var names []string
+	for _, p := range a.Parts {
+		names = append(names, p.Name)
+		if p.Error != "" {
+			t.Errorf("part %s: %s", p.Name, p.Error)
+		}
+	}
+	if want := []string{"race", "check", "conform", "create", "sources", "kill", "nemesis"}; !slices.Equal(names, want) {
+		t.Errorf("parts %q, want %q", names, want)
+	}
+	if got := strings.Join(a.Parts[0].Command, " "); got != "notesbench race --seeds 1 --edits 12 --claude-think 1ms-6ms --human-think 1ms-4ms --modes note/reapply,note/refresh --replications 0 --history race.jsonl" {
+		t.Errorf("race command %q", got)
+	}
+	if len(out.Doc.Tables) != len(a.Parts) || len(out.Doc.Tables[0]) == 0 {
+		t.Errorf("tables of the parts: %d for %d parts", len(out.Doc.Tables), len(a.Parts))
+	}
+	if out.Doc.Timeline != nil {
+		t.Error("a timeline of a history without a violation")
+	}
+	if len(a.Plots) != 3 {
+		t.Errorf("plots %+v", a.Plots)
+	}
+}
+
+// A server that says it checks the version and does not: lost updates and
+// stale writes under re-applying, the stale-version clause failed, the
+// checker's timeline of the violation kept; failed unless allowed, and a
+// baseline with lower counts names each count that got worse.
+func TestAuditUncheckedServer(t *testing.T) {
+	target := uncheckedTarget{backend.Memory()}
+	defer target.Close()
+	cfg := AuditConfig{Budget: testBudget, Target: "unchecked", TargetName: "unchecked"}
+	out, err := cfg.Run(context.Background(), target, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Audit
+	if c := cellOf(t, a, results.AnomalyLostUpdate, "race note/reapply"); count(t, c) == 0 {
+		t.Errorf("no line lost without a version check: %+v", c)
+	}
+	if c := cellOf(t, a, results.AnomalyStaleWrite, "conform"); count(t, c) != 1 {
+		t.Errorf("the stale-version clause: %+v", c)
+	}
+	if c := cellOf(t, a, results.AnomalyStaleWrite, "race note/reapply"); count(t, c) == 0 {
+		t.Errorf("no stale overwrite found: %+v", c)
+	}
+	if !slices.Contains(a.Failed, results.AnomalyLostUpdate) || !slices.Contains(a.Failed, results.AnomalyStaleWrite) || a.Passed() {
+		t.Errorf("failed %v", a.Failed)
+	}
+	if out.Doc.Timeline == nil || !strings.Contains(string(out.Doc.Timeline), "<html") {
+		t.Error("no timeline of the linearizability violation")
+	}
+	for _, r := range a.Matrix {
+		if r.Anomaly == results.AnomalyLostAcknowledged && r.Mark != results.MarkNotRun {
+			t.Errorf("with no fault mode, %s is %s", r.Anomaly, r.Mark)
+		}
+	}
+
+	cfg.Allow = []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}
+	base := a
+	base.Matrix = slices.Clone(a.Matrix)
+	for i, r := range base.Matrix {
+		if r.Anomaly == results.AnomalyLostUpdate {
+			cells := slices.Clone(r.Cells)
+			zero := 0
+			cells[0].Count = &zero
+			base.Matrix[i].Cells = cells
+		}
+	}
+	cfg.Baseline, cfg.BaselineFile = &base, "base.json"
+	out, err = cfg.Run(context.Background(), target, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = out.Audit
+	if len(a.Failed) != 0 {
+		t.Errorf("allowed anomalies failed: %v", a.Failed)
+	}
+	if row, _ := a.Row(results.AnomalyLostUpdate); row.Mark != results.MarkAllowed {
+		t.Errorf("lost update marked %s", row.Mark)
+	}
+	if len(a.Regressions) != 1 || !strings.HasPrefix(a.Regressions[0], "lost update, race note/reapply: baseline 0, now ") || a.Passed() {
+		t.Errorf("regressions %q", a.Regressions)
+	}
+}
+
+// A target that maps no create and no sources: their cells say not run and
+// why, never 0; and a race that cannot open a run is recorded as an error
+// of its part, failing the audit, while the rest runs.
+func TestAuditNotRun(t *testing.T) {
+	target := lacking{backend.Memory()}
+	defer target.Close()
+	out, err := AuditConfig{Budget: testBudget}.Run(context.Background(), target, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Audit
+	for _, mode := range []string{"create a", "create b", "sources"} {
+		c := cellOf(t, a, results.AnomalyDuplicate, mode)
+		if c.Count != nil || !strings.Contains(c.NotRun, "lacks") {
+			t.Errorf("%s: %+v", mode, c)
+		}
+	}
+	if row, _ := a.Row(results.AnomalyDuplicate); row.Mark != results.MarkNotRun || row.Count != nil {
+		t.Errorf("duplicates: %+v", row)
+	}
+	if !a.Passed() {
+		t.Errorf("failed: %v %v", a.Failed, a.Errors)
+	}
+
+	broken := failingOpen{backend.Memory()}
+	out, err = AuditConfig{Budget: testBudget}.Run(context.Background(), broken, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = out.Audit
+	if len(a.Errors) == 0 || !strings.HasPrefix(a.Errors[0], "race: ") || a.Passed() {
+		t.Errorf("errors %q", a.Errors)
+	}
+	if c := cellOf(t, a, results.AnomalyLostUpdate, "race note/reapply"); c.Count != nil || !strings.Contains(c.NotRun, "race ended in an error") {
+		t.Errorf("lost update of a race that did not run: %+v", c)
+	}
+}
+
+// lacking is a target without the capabilities of create and sources.
+type lacking struct{ contract.Target }
+
+func (lacking) Require(why string, caps ...contract.Capability) error {
+	for _, c := range caps {
+		if c != contract.CapRead && c != contract.CapWrite {
+			return errors.New("the server lacks " + string(c) + ", which " + why + " needs")
+		}
+	}
+	return nil
+}
+
+// failingOpen is a target whose race runs cannot open.
+type failingOpen struct{ contract.Target }
+
+func (f failingOpen) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	if strings.HasPrefix(run.Name, "race") {
+		return nil, errors.New("no room for another run")
+	}
+	return f.Target.Open(ctx, run)
+}
