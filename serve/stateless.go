@@ -1,0 +1,100 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/notesbench/notesbench/internal/plural"
+)
+
+// StatelessVersion is the first MCP protocol version without sessions:
+// no initialize, no Mcp-Session-Id, the client's capabilities in every
+// request's _meta, server/discover in place of the handshake.
+const StatelessVersion = "2026-07-28"
+
+// DefaultMaxInflight bounds the stateless requests served at once when
+// HTTPOptions.MaxInflight is 0.
+const DefaultMaxInflight = 256
+
+// metaProtocolVersion is the _meta key a 2026-07-28 request names its
+// protocol version with.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// newStatelessHandler is the SDK's handler of stateless requests: each one
+// a session of its own, made for the request and closed after it, with the
+// same limits as the session handler's.
+func newStatelessHandler(s *Server) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:                  true,
+		JSONResponse:               true,
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        MaxMessageBytes,
+	})
+}
+
+// stateless reports whether a POST without a session ID speaks the stateless
+// protocol: its Mcp-Protocol-Version header names 2026-07-28 or later, or one
+// of its messages names a protocol version in _meta (the SDK's handler then
+// checks that the header agrees), or it is a server/discover. Such a request
+// needs no session; any other must be an initialize.
+func stateless(r *http.Request, body []byte) bool {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v >= StatelessVersion {
+		return true
+	}
+	type message struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	var msgs []message
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &msgs) != nil {
+			return false
+		}
+	} else {
+		var m message
+		if json.Unmarshal(body, &m) != nil {
+			return false
+		}
+		msgs = append(msgs, m)
+	}
+	for _, m := range msgs {
+		if _, ok := m.Params.Meta[metaProtocolVersion]; ok || m.Method == "server/discover" {
+			return true
+		}
+	}
+	return false
+}
+
+// serveStateless serves one stateless request, body read already, if one of
+// the MaxInflight slots is free, and otherwise answers 503 with Retry-After.
+func (g *guard) serveStateless(w http.ResponseWriter, r *http.Request, body []byte, id jsonrpc.ID) {
+	select {
+	case g.inflight <- struct{}{}:
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError,
+			fmt.Sprintf("Service Unavailable: %s in flight, the most this server serves at once: try again in a second",
+				plural.Count(cap(g.inflight), "stateless request")))
+		return
+	}
+	defer func() { <-g.inflight }()
+	r.Body = http.NoBody
+	if len(body) > 0 {
+		r.Body = readCloser{bytes.NewReader(body)}
+	}
+	r.ContentLength = int64(len(body))
+	g.stateless.ServeHTTP(w, r)
+}
+
+// readCloser is a body already read, handed on.
+type readCloser struct{ *bytes.Reader }
+
+func (readCloser) Close() error { return nil }
