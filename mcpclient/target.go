@@ -20,10 +20,6 @@ import (
 	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
-// ProtocolVersion is the MCP protocol version a session asks for: the last one
-// with sessions and ping, which every current server speaks.
-const ProtocolVersion = "2025-11-25"
-
 // notesProfile is the profile of a Target given none: the Notes contract's
 // own tools, the built-in notes profile.
 var notesProfile = sync.OnceValues(func() (*profile.Profile, error) { return profile.Builtin("notes") })
@@ -50,6 +46,17 @@ type Options struct {
 	// Profile, when set, maps the contract onto the server's own tools
 	// (package profile); nil means the contract's own tools.
 	Profile *profile.Profile
+	// Protocol pins the MCP protocol version every session asks for; a
+	// server that does not speak it is an *UnspokenError. "" negotiates the
+	// newest the server speaks: 2026-07-28 first (stateless), then
+	// 2025-11-25 and older.
+	Protocol string
+	// Sessions is the session mode; "" means contract.SessionsPerEditor.
+	Sessions contract.SessionMode
+	// Balance chooses each call's replica, for a target of several URLs;
+	// "" means contract.BalanceRandom, seeded with BalanceSeed.
+	Balance     contract.Balance
+	BalanceSeed uint64
 }
 
 // Target is the contract over MCP: a contract.Target whose Backends are one
@@ -66,6 +73,7 @@ type Target struct {
 	problems []string
 	served   *ext.Describe // nil when the server does not say
 	prof     *profiled     // the profile given, or the notes profile
+	replicas []string      // the URLs of a target of several, nil for one
 
 	// firstTimeout bounds the first handshake when ConnectTimeout is 0.
 	firstTimeout time.Duration
@@ -74,17 +82,34 @@ type Target struct {
 	conns     map[*conn]bool
 	namedUsed bool
 	closed    bool
+	protocol  string // the version the first session negotiated
 }
 
 // Dial connects to the target spec names and checks that it lists the seven
 // tools of the contract with the contract's required fields. Close the Target
 // when done: it ends every process it spawned. Cancelling ctx kills them too.
+//
+// A spec of several URLs is one server's replicas: each call goes to one of
+// them as opts.Balance chooses (replicas.go).
 func Dial(ctx context.Context, spec Spec, opts Options) (*Target, error) {
+	if err := CheckProtocol(opts.Protocol); err != nil {
+		return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
+	}
 	d, first := httpDialer(spec.URL), time.Duration(0)
 	if spec.Stdio() {
 		d, first = stdioDialer(spec.Command, opts.Stderr), firstStdioHandshake
 	}
-	return dialTarget(ctx, spec.Raw, d, opts, first)
+	if len(spec.URLs) > 1 {
+		var err error
+		if d, err = replicaDialer(spec.URLs, opts.Balance, opts.BalanceSeed); err != nil {
+			return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
+		}
+	}
+	t, err := dialTarget(ctx, spec.Raw, d, opts, first)
+	if err == nil && len(spec.URLs) > 1 {
+		t.replicas = spec.URLs
+	}
+	return t, err
 }
 
 // firstStdioHandshake bounds the first handshake of a spawned server.
@@ -148,6 +173,9 @@ type conn struct {
 }
 
 func (t *Target) connect(ctx context.Context) (*conn, error) {
+	if c := t.shared(ctx); c != nil {
+		return c, nil
+	}
 	t.mu.Lock()
 	closed := t.closed
 	t.mu.Unlock()
@@ -167,7 +195,14 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cs, err := t.client.Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	cs, err := t.client.Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: t.opts.Protocol})
+	if err == nil {
+		if err = t.negotiated(cs); err != nil {
+			cs.Close()
+			l.abort()
+			return nil, err
+		}
+	}
 	if err != nil {
 		died, stray := l.died(), l.stray()
 		l.abort()
@@ -386,12 +421,12 @@ func (t *Target) Served() (contract.Variant, bool) {
 // is, or "as served" when it says nothing.
 func (t *Target) Describe() string {
 	if !t.prof.contract {
-		return t.describeProfiled()
+		return t.describeProfiled() + t.describeWire()
 	}
 	if t.served == nil {
-		return fmt.Sprintf("MCP server %s, contract variant as served", t.name)
+		return fmt.Sprintf("MCP server %s, contract variant as served%s", t.name, t.describeWire())
 	}
-	return fmt.Sprintf("MCP server %s (%s; %s; %s)", t.name, t.served.Server, t.served.Backend, t.served.Variant.WithDefaults())
+	return fmt.Sprintf("MCP server %s (%s; %s; %s)%s", t.name, t.served.Server, t.served.Backend, t.served.Variant.WithDefaults(), t.describeWire())
 }
 
 // VariantError is a run that asks for a contract variant the server does not
