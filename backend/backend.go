@@ -59,6 +59,19 @@ type Spec struct {
 	// built-in profile's name or a profile file (package profile); "" means
 	// the contract's own tools.
 	Profile string
+	// Protocol, with Target, pins the MCP protocol version; "" negotiates
+	// the newest the server speaks.
+	Protocol string
+	// Sessions, with Target, is the session mode; "" is one per editor.
+	Sessions contract.SessionMode
+	// Balance, with a Target of several URLs (replicas), chooses each call's
+	// replica; "" is random.
+	Balance contract.Balance
+	// Schema, with a PostgreSQL Store, names the schema OpenBackend serves:
+	// created when missing, kept when closed, and shared with every process
+	// that names it. "" is a schema of the process's own, dropped when
+	// closed (unless Keep).
+	Schema string
 }
 
 // Remote reports whether the spec names a server rather than the embedded store.
@@ -167,6 +180,9 @@ func (s Spec) Check() error {
 	if s.Profile != "" && !s.Remote() {
 		return field.Errorf("profile", "maps a server's own tools: give --target too")
 	}
+	if err := s.checkWire(); err != nil {
+		return err
+	}
 	if s.Profile != "" {
 		if _, err := loadProfile(s.Profile); err != nil {
 			return err
@@ -223,7 +239,8 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	}
 	if s.Remote() {
 		spec, _ := mcpclient.Parse(s.Target)
-		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion}
+		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion,
+			Protocol: s.Protocol, Sessions: s.Sessions, Balance: s.Balance}
 		if s.Profile != "" {
 			var err error
 			if opts.Profile, err = loadProfile(s.Profile); err != nil {
