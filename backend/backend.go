@@ -289,7 +289,11 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 		if err != nil {
 			return nil, err
 		}
-		return t.Open(ctx, contract.RunSpec{Name: "serve", Variant: v, Seed: seed})
+		run := contract.RunSpec{Name: "serve", Variant: v, Seed: seed}
+		if s.Schema != "" {
+			return t.OpenSchema(ctx, run, s.Schema)
+		}
+		return t.Open(ctx, run)
 	}
 	path := s.File
 	switch {

@@ -4,6 +4,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/pgstore"
 )
 
 // checkWire checks the settings of how a server is reached: a protocol
@@ -33,8 +34,13 @@ func (s Spec) checkWire() error {
 			return field.Errorf("balance", "chooses among replicas: give --target several HTTP URLs, comma-separated")
 		}
 	}
-	if s.Schema != "" && !s.Postgres() {
-		return field.Errorf("schema", "names a PostgreSQL schema: give a postgres:// --store")
+	if s.Schema != "" {
+		if !s.Postgres() {
+			return field.Errorf("schema", "names a PostgreSQL schema: give a postgres:// --store")
+		}
+		if err := pgstore.CheckSchema(s.Schema); err != nil {
+			return field.Wrap("schema", err)
+		}
 	}
 	return nil
 }
