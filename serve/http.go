@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -307,8 +306,8 @@ func (g *guard) open(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
 		return
 	}
-	id, init := initializeOf(body)
-	if !init && stateless(r, body) {
+	id, init, meta := sessionless(body)
+	if !init && (meta || r.Header.Get("Mcp-Protocol-Version") >= StatelessVersion) {
 		g.serveStateless(w, r, body, id)
 		return
 	}
@@ -334,43 +333,6 @@ func (g *guard) open(w http.ResponseWriter, r *http.Request) {
 	if sid == "" || !g.s.adopt(sid, release) {
 		release()
 	}
-}
-
-// initializeOf reports whether a message (or batch) is an initialize
-// request, with its ID.
-func initializeOf(body []byte) (jsonrpc.ID, bool) {
-	type message struct {
-		Method string `json:"method"`
-		ID     any    `json:"id"`
-	}
-	var msgs []message
-	body = bytes.TrimSpace(body)
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &msgs) != nil {
-			return jsonrpc.ID{}, false
-		}
-	} else {
-		var m message
-		if json.Unmarshal(body, &m) != nil {
-			return jsonrpc.ID{}, false
-		}
-		msgs = append(msgs, m)
-	}
-	var first jsonrpc.ID
-	for i, m := range msgs {
-		id := jsonrpc.ID{}
-		switch m.ID.(type) {
-		case string, float64:
-			id, _ = jsonrpc.MakeID(m.ID)
-		}
-		if i == 0 {
-			first = id
-		}
-		if m.Method == "initialize" {
-			return id, true
-		}
-	}
-	return first, false
 }
 
 // writeError writes a JSON-RPC error response with an HTTP status.

@@ -37,17 +37,16 @@ func newStatelessHandler(s *Server) http.Handler {
 	})
 }
 
-// stateless reports whether a POST without a session ID speaks the stateless
-// protocol: its Mcp-Protocol-Version header names 2026-07-28 or later, or one
-// of its messages names a protocol version in _meta (the SDK's handler then
-// checks that the header agrees), or it is a server/discover. Such a request
-// needs no session; any other must be an initialize.
-func stateless(r *http.Request, body []byte) bool {
-	if v := r.Header.Get("Mcp-Protocol-Version"); v >= StatelessVersion {
-		return true
-	}
+// sessionless reads a POST without a session ID, a message or a batch, once:
+// the ID of its first message, whether one is an initialize (which opens a
+// session), and whether one speaks the stateless protocol by its body: it
+// names a protocol version in _meta (the SDK's handler then checks that the
+// Mcp-Protocol-Version header agrees), or it is a server/discover. A request
+// whose header names 2026-07-28 or later is stateless too.
+func sessionless(body []byte) (first jsonrpc.ID, initialize, stateless bool) {
 	type message struct {
 		Method string `json:"method"`
+		ID     any    `json:"id"`
 		Params struct {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
@@ -56,21 +55,32 @@ func stateless(r *http.Request, body []byte) bool {
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
 		if json.Unmarshal(body, &msgs) != nil {
-			return false
+			return jsonrpc.ID{}, false, false
 		}
 	} else {
 		var m message
 		if json.Unmarshal(body, &m) != nil {
-			return false
+			return jsonrpc.ID{}, false, false
 		}
 		msgs = append(msgs, m)
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
+		id := jsonrpc.ID{}
+		switch m.ID.(type) {
+		case string, float64:
+			id, _ = jsonrpc.MakeID(m.ID)
+		}
+		if i == 0 {
+			first = id
+		}
+		if m.Method == "initialize" {
+			return id, true, false
+		}
 		if _, ok := m.Params.Meta[metaProtocolVersion]; ok || m.Method == "server/discover" {
-			return true
+			stateless = true
 		}
 	}
-	return false
+	return first, false, stateless
 }
 
 // serveStateless serves one stateless request, body read already, if one of
