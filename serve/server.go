@@ -180,6 +180,8 @@ func (s *Server) InMemory(ctx context.Context) (mcp.Transport, error) {
 type toolsList struct {
 	mcp.ResultBase
 	Tools []json.RawMessage `json:"tools"`
+	// ResultType is "complete" on 2026-07-28 (forStateless), absent before.
+	ResultType string `json:"resultType,omitempty"`
 }
 
 func newToolsList(tools []any) (*toolsList, error) {
@@ -220,10 +222,11 @@ func (s *Server) listTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/list" {
 			return next(ctx, method, req)
 		}
+		l := s.listPlain
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && s.showsExtensions(ss) {
-			return s.listExt, nil
+			l = s.listExt
 		}
-		return s.listPlain, nil
+		return l.forStateless(req), nil
 	}
 }
 

@@ -108,3 +108,21 @@ func (g *guard) serveStateless(w http.ResponseWriter, r *http.Request, body []by
 type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// forStateless returns the list as a request's result: itself before
+// 2026-07-28, and on 2026-07-28 a copy of its own with resultType
+// "complete", which that version requires, and which the SDK then marks
+// with the server's identity in _meta (the list itself, shared by every
+// request, is never written to).
+func (l *toolsList) forStateless(req mcp.Request) mcp.Result {
+	p, ok := req.GetParams().(*mcp.ListToolsParams)
+	if !ok || p == nil {
+		return l
+	}
+	if v, _ := p.Meta[metaProtocolVersion].(string); v < StatelessVersion {
+		return l
+	}
+	out := *l
+	out.ResultType = "complete"
+	return &out
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -212,5 +213,40 @@ func TestStatelessMaxInflight(t *testing.T) {
 	}
 	if len(g.inflight) != 1 {
 		t.Errorf("%d slots held after the request", len(g.inflight))
+	}
+}
+
+// A stateless tools/list carries resultType "complete", which 2026-07-28
+// requires of every result, and the server's identity in _meta; the list of
+// a session, sent after many stateless ones at once, carries neither: each
+// stateless result is a copy of its own, the published list is never
+// written to.
+func TestStatelessListResult(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	type result struct {
+		ResultType string         `json:"resultType"`
+		Meta       map[string]any `json:"_meta"`
+		Tools      []any          `json:"tools"`
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			var got result
+			resultOf(t, post(t, url, statelessList, statelessHeaders...), &got)
+			if got.ResultType != "complete" || got.Meta["io.modelcontextprotocol/serverInfo"] == nil || len(got.Tools) != 7 {
+				t.Errorf("stateless tools/list: resultType %q, _meta %v, %d tools", got.ResultType, got.Meta, len(got.Tools))
+			}
+		})
+	}
+	wg.Wait()
+	init := post(t, url, initBody)
+	sid := init.header.Get("Mcp-Session-Id")
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", sid)
+	var got result
+	resultOf(t, post(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25"), &got)
+	if got.ResultType != "" || got.Meta != nil || len(got.Tools) != 7 {
+		t.Errorf("a session's tools/list after stateless ones: resultType %q, _meta %v, %d tools", got.ResultType, got.Meta, len(got.Tools))
 	}
 }
