@@ -180,8 +180,8 @@ func (s *Server) InMemory(ctx context.Context) (mcp.Transport, error) {
 type toolsList struct {
 	mcp.ResultBase
 	Tools []json.RawMessage `json:"tools"`
-	// ResultType is "complete" on 2026-07-28 (forStateless), absent before.
-	ResultType string `json:"resultType,omitempty"`
+	// What 2026-07-28 requires of a list result (forStateless), absent before.
+	stateless
 }
 
 func newToolsList(tools []any) (*toolsList, error) {

@@ -110,8 +110,8 @@ type readCloser struct{ *bytes.Reader }
 func (readCloser) Close() error { return nil }
 
 // forStateless returns the list as a request's result: itself before
-// 2026-07-28, and on 2026-07-28 a copy of its own with resultType
-// "complete", which that version requires, and which the SDK then marks
+// 2026-07-28, and on 2026-07-28 a copy of its own with the resultType and
+// cache fields that version requires, which the SDK then marks
 // with the server's identity in _meta (the list itself, shared by every
 // request, is never written to).
 func (l *toolsList) forStateless(req mcp.Request) mcp.Result {
@@ -123,6 +123,16 @@ func (l *toolsList) forStateless(req mcp.Request) mcp.Result {
 		return l
 	}
 	out := *l
-	out.ResultType = "complete"
+	out.stateless = stateless{ResultType: "complete", TTLMs: new(0), CacheScope: "public"}
 	return &out
+}
+
+// stateless is what a 2026-07-28 list result carries beside the list: it is
+// complete (no input required), and may be cached for ttlMs by any client
+// (0: the published list is served as it is, immediately stale, the SDK's
+// own default).
+type stateless struct {
+	ResultType string `json:"resultType,omitempty"`
+	TTLMs      *int   `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
 }

@@ -216,8 +216,9 @@ func TestStatelessMaxInflight(t *testing.T) {
 	}
 }
 
-// A stateless tools/list carries resultType "complete", which 2026-07-28
-// requires of every result, and the server's identity in _meta; the list of
+// A stateless tools/list carries what 2026-07-28 requires of a list result
+// (resultType "complete", ttlMs, cacheScope) and the server's identity in
+// _meta; the list of
 // a session, sent after many stateless ones at once, carries neither: each
 // stateless result is a copy of its own, the published list is never
 // written to.
@@ -227,6 +228,8 @@ func TestStatelessListResult(t *testing.T) {
 	url := serveHTTPT(t, srv)
 	type result struct {
 		ResultType string         `json:"resultType"`
+		TTLMs      *int           `json:"ttlMs"`
+		CacheScope string         `json:"cacheScope"`
 		Meta       map[string]any `json:"_meta"`
 		Tools      []any          `json:"tools"`
 	}
@@ -235,7 +238,7 @@ func TestStatelessListResult(t *testing.T) {
 		wg.Go(func() {
 			var got result
 			resultOf(t, post(t, url, statelessList, statelessHeaders...), &got)
-			if got.ResultType != "complete" || got.Meta["io.modelcontextprotocol/serverInfo"] == nil || len(got.Tools) != 7 {
+			if got.ResultType != "complete" || got.TTLMs == nil || got.CacheScope != "public" || got.Meta["io.modelcontextprotocol/serverInfo"] == nil || len(got.Tools) != 7 {
 				t.Errorf("stateless tools/list: resultType %q, _meta %v, %d tools", got.ResultType, got.Meta, len(got.Tools))
 			}
 		})
@@ -246,7 +249,7 @@ func TestStatelessListResult(t *testing.T) {
 	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", sid)
 	var got result
 	resultOf(t, post(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25"), &got)
-	if got.ResultType != "" || got.Meta != nil || len(got.Tools) != 7 {
+	if got.ResultType != "" || got.TTLMs != nil || got.CacheScope != "" || got.Meta != nil || len(got.Tools) != 7 {
 		t.Errorf("a session's tools/list after stateless ones: resultType %q, _meta %v, %d tools", got.ResultType, got.Meta, len(got.Tools))
 	}
 }
