@@ -24,6 +24,15 @@ const (
 	Memory     = "@modelcontextprotocol/server-memory@2026.8.31"
 )
 
+// The TypeScript MCP SDKs the peer tests run: the second major version
+// (client and server packages, 2026-07-28) and the first (one package,
+// 2025-11-25).
+const (
+	TSClient = "@modelcontextprotocol/client@2.4.0"
+	TSServer = "@modelcontextprotocol/server@2.4.0"
+	TSSDK1   = "@modelcontextprotocol/sdk@1.32.2"
+)
+
 // installTimeout bounds an install.
 const installTimeout = 5 * time.Minute
 
