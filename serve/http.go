@@ -291,7 +291,8 @@ func (g *guard) authorized(r *http.Request) bool {
 }
 
 // open serves a POST without a session ID: a request of the stateless
-// protocol (serveStateless), or an initialize, which opens a session if one
+// protocol (serveStateless; an initialize too, which that protocol answers
+// as a method it does not have), or an initialize, which opens a session if one
 // of the MaxSessions slots is free. The slot is given back when the session
 // ends: closed by the client, timed out idle, or shut down.
 func (g *guard) open(w http.ResponseWriter, r *http.Request) {
@@ -307,7 +308,7 @@ func (g *guard) open(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, init, meta := sessionless(body)
-	if !init && (meta || r.Header.Get("Mcp-Protocol-Version") >= StatelessVersion) {
+	if meta || r.Header.Get("Mcp-Protocol-Version") >= StatelessVersion {
 		g.serveStateless(w, r, body, id)
 		return
 	}

@@ -38,8 +38,9 @@ func newStatelessHandler(s *Server) http.Handler {
 }
 
 // sessionless reads a POST without a session ID, a message or a batch, once:
-// the ID of its first message, whether one is an initialize (which opens a
-// session), and whether one speaks the stateless protocol by its body: it
+// the ID of its initialize or else of its first message, whether one is an
+// initialize (which opens a session, unless the request speaks 2026-07-28,
+// which has none), and whether one speaks the stateless protocol by its body: it
 // names a protocol version in _meta (the SDK's handler then checks that the
 // Mcp-Protocol-Version header agrees), or it is a server/discover. A request
 // whose header names 2026-07-28 or later is stateless too.
@@ -70,17 +71,17 @@ func sessionless(body []byte) (first jsonrpc.ID, initialize, stateless bool) {
 		case string, float64:
 			id, _ = jsonrpc.MakeID(m.ID)
 		}
-		if i == 0 {
+		if i == 0 || m.Method == "initialize" && !initialize {
 			first = id
 		}
 		if m.Method == "initialize" {
-			return id, true, false
+			initialize = true
 		}
 		if _, ok := m.Params.Meta[metaProtocolVersion]; ok || m.Method == "server/discover" {
 			stateless = true
 		}
 	}
-	return first, false, stateless
+	return first, initialize, stateless
 }
 
 // serveStateless serves one stateless request, body read already, if one of

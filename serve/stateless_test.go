@@ -253,3 +253,19 @@ func TestStatelessListResult(t *testing.T) {
 		t.Errorf("a session's tools/list after stateless ones: resultType %q, _meta %v, %d tools", got.ResultType, got.Meta, len(got.Tools))
 	}
 }
+
+// An initialize that speaks 2026-07-28 is a method that version does not
+// have: 404 with method not found, and no session opened.
+func TestStatelessInitializeNotFound(t *testing.T) {
+	srv := newServer(t, contract.Variant{}, Options{HTTP: HTTPOptions{MaxSessions: 1}})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"raw","version":"1"},` + statelessMeta + `}}`
+	r := post(t, url, body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "initialize")
+	if r.status != http.StatusNotFound || !strings.Contains(r.body, `"code":-32601`) || r.header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("%d %v %s", r.status, r.header, r.body)
+	}
+	if r := post(t, url, initBody); r.status != http.StatusOK {
+		t.Fatalf("the one session slot was taken: %d %s", r.status, r.body)
+	}
+}
