@@ -67,6 +67,8 @@ type Spec struct {
 	// Balance, with a Target of several URLs (replicas), chooses each call's
 	// replica; "" is random.
 	Balance contract.Balance
+	// Token, with an HTTP Target, is the bearer token its requests carry.
+	Token string
 	// Schema, with a PostgreSQL Store, names the schema OpenBackend serves:
 	// created when missing, kept when closed, and shared with every process
 	// that names it. "" is a schema of the process's own, dropped when
@@ -240,7 +242,7 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	if s.Remote() {
 		spec, _ := mcpclient.Parse(s.Target)
 		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion,
-			Protocol: s.Protocol, Sessions: s.Sessions, Balance: s.Balance}
+			Protocol: s.Protocol, Sessions: s.Sessions, Balance: s.Balance, Token: s.Token}
 		if s.Profile != "" {
 			var err error
 			if opts.Profile, err = loadProfile(s.Profile); err != nil {

@@ -34,6 +34,11 @@ func (s Spec) checkWire() error {
 			return field.Errorf("balance", "chooses among replicas: give --target several HTTP URLs, comma-separated")
 		}
 	}
+	if s.Token != "" {
+		if spec, err := mcpclient.Parse(s.Target); err != nil || spec.Stdio() {
+			return field.Errorf("token_file", "names the bearer token of an HTTP server: give --target http://…")
+		}
+	}
 	if s.Schema != "" {
 		if !s.Postgres() {
 			return field.Errorf("schema", "names a PostgreSQL schema: give a postgres:// --store")

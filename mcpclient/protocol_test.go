@@ -2,9 +2,11 @@ package mcpclient
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -17,7 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
 )
 
 // recorder is an HTTP server of an MCP server in this process that records
@@ -312,4 +316,38 @@ func TestRaceAcrossReplicas(t *testing.T) {
 			t.Errorf("seed %d: %+v", r.Seed, r)
 		}
 	}
+}
+
+// A server that needs a bearer token refuses a target without it, and
+// serves one that sends it on every request (Options.Token).
+func TestBearerToken(t *testing.T) {
+	st, err := store.Open(store.InMemory, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serve.New(ctx, st, serve.Options{HTTP: serve.HTTPOptions{Token: "s3cret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAtEnd(t, "server", srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeListener(sctx, ln) }()
+	t.Cleanup(func() {
+		stop()
+		<-done
+	})
+	spec := specT(t, "http://"+ln.Addr().String()+serve.HTTPPath)
+	if _, err := Dial(ctx, spec, Options{ConnectTimeout: 5 * time.Second}); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("without the token: %v", err)
+	}
+	tg := dialT(t, spec, Options{Token: "s3cret"})
+	if tg.Protocol() != StatelessVersion || len(tg.Wire().Balance) != 0 {
+		t.Errorf("with the token: %+v", tg.Wire())
+	}
+	writeAndConflict(t, tg)
 }

@@ -53,7 +53,9 @@ type replicaKey struct{}
 // of its own choosing by policy: the n-th link's random stream is seeded
 // with (seed, n), and its round-robin starts at replica n. A link dialed
 // with a context of ReplicaSession's sends every request to its replica.
-func replicaDialer(urls []string, policy contract.Balance, seed uint64) (dialer, error) {
+// With a token every request carries it, as a bearer token; a target of
+// one URL and a token is a balancer of one replica.
+func replicaDialer(urls []string, policy contract.Balance, seed uint64, token string) (dialer, error) {
 	parsed := make([]*url.URL, len(urls))
 	for i, u := range urls {
 		var err error
@@ -65,7 +67,7 @@ func replicaDialer(urls []string, policy contract.Balance, seed uint64) (dialer,
 	return func(ctx context.Context) (*link, error) {
 		n := links.Add(1) - 1
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		b := &balancer{rt: tr, urls: parsed, policy: policy, pinned: -1, rng: rand.New(rand.NewPCG(seed, n)),
+		b := &balancer{rt: tr, urls: parsed, policy: policy, pinned: -1, token: token, rng: rand.New(rand.NewPCG(seed, n)),
 			next: int(n % uint64(len(parsed))), sticky: map[string]int{}}
 		if i, ok := ctx.Value(replicaKey{}).(int); ok {
 			b.pinned = i
@@ -86,7 +88,8 @@ type balancer struct {
 	rt     http.RoundTripper
 	urls   []*url.URL
 	policy contract.Balance
-	pinned int // the replica of every request, or -1
+	pinned int    // the replica of every request, or -1
+	token  string // the bearer token every request carries, or ""
 
 	mu     sync.Mutex
 	rng    *rand.Rand
@@ -120,6 +123,9 @@ func (b *balancer) RoundTrip(req *http.Request) (*http.Response, error) {
 	u := *b.urls[i]
 	u.RawQuery = req.URL.RawQuery
 	out.URL, out.Host = &u, ""
+	if b.token != "" {
+		out.Header.Set("Authorization", "Bearer "+b.token)
+	}
 	resp, err := b.rt.RoundTrip(out)
 	if err == nil {
 		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {

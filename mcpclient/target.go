@@ -57,6 +57,9 @@ type Options struct {
 	// "" means contract.BalanceRandom, seeded with BalanceSeed.
 	Balance     contract.Balance
 	BalanceSeed uint64
+	// Token, for an HTTP target, is the bearer token every request carries
+	// (Authorization: Bearer TOKEN), as a server that needs one asks.
+	Token string
 }
 
 // Target is the contract over MCP: a contract.Target whose Backends are one
@@ -99,9 +102,13 @@ func Dial(ctx context.Context, spec Spec, opts Options) (*Target, error) {
 	if spec.Stdio() {
 		d, first = stdioDialer(spec.Command, opts.Stderr), firstStdioHandshake
 	}
-	if len(spec.URLs) > 1 {
+	if len(spec.URLs) > 1 || !spec.Stdio() && opts.Token != "" {
+		urls := spec.URLs
+		if len(urls) == 0 {
+			urls = []string{spec.URL}
+		}
 		var err error
-		if d, err = replicaDialer(spec.URLs, opts.Balance, opts.BalanceSeed); err != nil {
+		if d, err = replicaDialer(urls, opts.Balance, opts.BalanceSeed, opts.Token); err != nil {
 			return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
 		}
 	}

@@ -20,9 +20,10 @@ type conformOptions struct {
 	format  formatFlag
 	note    string
 	profile string
-	// protocol and balance are --protocol and --balance.
-	protocol, balance string
-	flags             *pflag.FlagSet
+	// protocol, balance and tokenFile are --protocol, --balance and
+	// --token-file.
+	protocol, balance, tokenFile string
+	flags                        *pflag.FlagSet
 }
 
 func newConformCmd(a *app, runF func(context.Context, *conformOptions) error) *cobra.Command {
@@ -81,7 +82,7 @@ See docs/serve.md (conform) and docs/profiles.md (through a profile).`,
 	opts.format.register(cmd, tablesOrJSON...)
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
 	registerProfile(fs, &opts.profile)
-	registerWire(fs, &opts.protocol, &opts.balance)
+	registerWire(fs, &opts.protocol, &opts.balance, &opts.tokenFile)
 	return cmd
 }
 
@@ -109,7 +110,7 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		if o.profile != "" {
 			return usagef("--profile", "maps a server's own tools, not the embedded store's")
 		}
-		for _, f := range []struct{ name, value string }{{"--protocol", o.protocol}, {"--balance", o.balance}} {
+		for _, f := range []struct{ name, value string }{{"--protocol", o.protocol}, {"--balance", o.balance}, {"--token-file", o.tokenFile}} {
 			if f.value != "" {
 				return usagef(f.name, "says how a server is reached, not the embedded store")
 			}
@@ -118,6 +119,11 @@ func runConform(ctx context.Context, o *conformOptions) error {
 	} else {
 		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion(), Profile: o.profile,
 			Protocol: o.protocol, Balance: contract.Balance(o.balance)}
+		if o.tokenFile != "" {
+			if spec.Token, err = readToken(o.tokenFile); err != nil {
+				return usageErr("--token-file", err)
+			}
+		}
 		if target, err = openTarget(ctx, o.flags, spec); err != nil {
 			return err
 		}

@@ -37,6 +37,8 @@ func TestWireFlagsRefused(t *testing.T) {
 		{[]string{"sources", "--target", one, "--mcp-sessions", "pooled"}, `notesbench: --mcp-sessions: unknown sessions setting "pooled" (want per-editor or shared)`},
 		{[]string{"conform", "--target", "embedded", "--protocol", "2025-11-25"}, "notesbench: --protocol: says how a server is reached, not the embedded store"},
 		{[]string{"conform", "--target", two + ",", "--balance", "random"}, `notesbench: --target: malformed target`},
+		{[]string{"race", "--target", "stdio:x", "--token-file", "../../go.mod"}, "notesbench: --token-file: names the bearer token of an HTTP server: give --target http://…"},
+		{[]string{"race", "--target", one, "--token-file", "no-such-token"}, "notesbench: --token-file: no-such-token: no such file or directory"},
 	} {
 		expectUsageError(t, tc.args, tc.want)
 	}
@@ -132,5 +134,45 @@ func TestConformSaysItsProtocol(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(stdout), &rec); code != 0 || err != nil || rec.Config.Protocol != "2026-07-28" {
 		t.Errorf("exit %d, %v: %s\n%s", code, err, stdout, stderr)
+	}
+}
+
+// A client of a server beyond loopback sends its token: --token-file on
+// race and conform, refused without it.
+func TestTargetTokenFile(t *testing.T) {
+	v := contract.Variant{}.WithDefaults()
+	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, v, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	srv, err := serve.New(ctx, b, serve.Options{Version: "test", Variant: v, HTTP: serve.HTTPOptions{Token: "s3cret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeListener(ctx, ln) }()
+	t.Cleanup(func() {
+		stop()
+		<-served
+		srv.Close()
+	})
+	url := "http://" + ln.Addr().String() + serve.HTTPPath
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "race", "--target", url, "--seeds", "1", "--edits", "2"); code != 1 || !strings.Contains(stderr, "Unauthorized") {
+		t.Errorf("without the token: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "race", "--target", url, "--seeds", "1", "--edits", "2", "--modes", "note/reapply", "--token-file", token); code != 0 {
+		t.Errorf("race with the token: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "conform", "--target", url, "--token-file", token); code != 0 {
+		t.Errorf("conform with the token: exit %d: %s", code, stderr)
 	}
 }
