@@ -46,7 +46,8 @@ func replicaOutcomes(t *testing.T, urls ...string) map[string]string {
 
 // Two serve --http processes of one SQLite file, or of one PostgreSQL
 // schema, are replicas of one server: race with note/reapply across them
-// loses nothing, and conform's replica clauses pass.
+// loses nothing, create and sources keep their keys across them, and
+// conform's replica clauses pass.
 func TestServeReplicas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts serve processes and races across them")
@@ -65,6 +66,35 @@ func TestServeReplicas(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(stdout), &rec); code != 0 || err != nil || len(rec.Rows) != 1 || rec.Rows[0].Lost != 0 || rec.Rows[0].Intended != 100 {
 		t.Fatalf("race across two replicas of one file: exit %d, %v: %s\n%s", code, err, stdout, stderr)
+	}
+	// A resend of a create after a lost reply, to either replica, makes no
+	// second tab when it keeps its key; a normalized source key saves no
+	// duplicate.
+	code, stdout, stderr = runCLI(t, "create", "--target", u1+","+u2, "--seeds", "1", "--tabs", "8", "--order", "key-first", "--table", "b", "--format", "json")
+	var created struct {
+		Rows []struct {
+			KeyPolicy   string `json:"key_policy"`
+			TabsCreated []int  `json:"tabs_created"`
+			Duplicates  []int  `json:"duplicates"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &created); code != 0 || err != nil || len(created.Rows) != 3 {
+		t.Fatalf("create across two replicas: exit %d, %v: %s\n%s", code, err, stdout, stderr)
+	}
+	for _, r := range created.Rows {
+		if r.KeyPolicy != "fresh" && (r.TabsCreated[0] != 8 || r.Duplicates[0] != 0) {
+			t.Errorf("create across two replicas, key policy %s: %+v", r.KeyPolicy, r)
+		}
+	}
+	code, stdout, stderr = runCLI(t, "sources", "--target", u1+","+u2, "--seeds", "1", "--sessions", "5", "--format", "json")
+	var sources struct {
+		Rows []struct {
+			KeyPolicy  string `json:"key_policy"`
+			Duplicates int    `json:"duplicates"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sources); code != 0 || err != nil || len(sources.Rows) != 3 || sources.Rows[2].KeyPolicy != "normalized" || sources.Rows[2].Duplicates != 0 {
+		t.Errorf("sources across two replicas: exit %d, %v: %s\n%s", code, err, stdout, stderr)
 	}
 	want := map[string]string{"resend to another replica": "pass", "write seen by another replica": "pass"}
 	if got := replicaOutcomes(t, u1, u2); len(got) != 2 || got["resend to another replica"] != "pass" || got["write seen by another replica"] != "pass" {
