@@ -61,6 +61,21 @@ type Spec struct {
 	// built-in profile's name or a profile file (package profile); "" means
 	// the contract's own tools.
 	Profile string
+	// Protocol, with Target, pins the MCP protocol version; "" negotiates
+	// the newest the server speaks.
+	Protocol string
+	// Sessions, with Target, is the session mode; "" is one per editor.
+	Sessions contract.SessionMode
+	// Balance, with a Target of several URLs (replicas), chooses each call's
+	// replica; "" is random.
+	Balance contract.Balance
+	// Token, with an HTTP Target, is the bearer token its requests carry.
+	Token string
+	// Schema, with a PostgreSQL Store, names the schema OpenBackend serves:
+	// created when missing, kept when closed, and shared with every process
+	// that names it. "" is a schema of the process's own, dropped when
+	// closed (unless Keep).
+	Schema string
 }
 
 // Remote reports whether the spec names a server rather than the embedded store.
@@ -179,6 +194,9 @@ func (s Spec) Check() error {
 	if s.Profile != "" && !s.Remote() {
 		return field.Errorf("profile", "maps a server's own tools: give --target too")
 	}
+	if err := s.checkWire(); err != nil {
+		return err
+	}
 	if s.Profile != "" {
 		if _, err := loadProfile(s.Profile); err != nil {
 			return err
@@ -235,7 +253,8 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	}
 	if s.Remote() {
 		spec, _ := mcpclient.Parse(s.Target)
-		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion, Keep: s.Keep}
+		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion, Keep: s.Keep,
+			Protocol: s.Protocol, Sessions: s.Sessions, Balance: s.Balance, Token: s.Token}
 		if s.Profile != "" {
 			var err error
 			if opts.Profile, err = loadProfile(s.Profile); err != nil {
@@ -284,7 +303,11 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 		if err != nil {
 			return nil, err
 		}
-		return t.Open(ctx, contract.RunSpec{Name: "serve", Variant: v, Seed: seed})
+		run := contract.RunSpec{Name: "serve", Variant: v, Seed: seed}
+		if s.Schema != "" {
+			return t.OpenSchema(ctx, run, s.Schema)
+		}
+		return t.Open(ctx, run)
 	}
 	path := s.File
 	switch {

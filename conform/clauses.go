@@ -17,6 +17,10 @@ type clause struct {
 	// onTarget says the check reads the target alone, before any session:
 	// it runs even on a server that lacks a read and a write, to say so.
 	onTarget bool
+	// replicas says the clause is about a server run as several replicas
+	// (contract.Replicated): it runs, and is listed, only on a target of
+	// two or more.
+	replicas bool
 	run      func(r *runner, c Check) (Check, error)
 }
 
@@ -91,6 +95,19 @@ var clauses = []clause{{
 	needs:  []contract.Capability{contract.CapCreate, contract.CapList},
 	unless: noKey(""),
 	run:    (*runner).staleResendOrder,
+}, {
+	name:     "resend to another replica",
+	text:     "a resend to another replica returns the first result and writes once",
+	needs:    readWrite,
+	replicas: true,
+	unless:   noKey("a resend is a new write"),
+	run:      (*runner).replicaResend,
+}, {
+	name:     "write seen by another replica",
+	text:     "a write on one replica is seen by the next read on another, and a stale version is refused there",
+	needs:    readWrite,
+	replicas: true,
+	run:      (*runner).replicaReadWrite,
 }}
 
 // notApplicable says why the clause cannot be held against a target that

@@ -55,10 +55,14 @@ type Report struct {
 	// VersionFormat names the target's versions as what they are (counter,
 	// ms, us-suffix, digest, opaque); empty when the target does not say.
 	VersionFormat contract.VersionFormat `json:"version_format,omitempty"`
-	Checks        []Check                `json:"checks"`
-	Passed        int                    `json:"passed"`
-	Failed        int                    `json:"failed"`
-	Info          int                    `json:"info"`
+	// Protocol is the MCP protocol version the checks ran on, and Replicas
+	// how many replicas they reached; empty for an embedded target.
+	Protocol string  `json:"protocol,omitempty"`
+	Replicas int     `json:"replicas,omitempty"`
+	Checks   []Check `json:"checks"`
+	Passed   int     `json:"passed"`
+	Failed   int     `json:"failed"`
+	Info     int     `json:"info"`
 	// NotApplicable counts the clauses the target cannot be held to.
 	NotApplicable int `json:"not_applicable"`
 }
@@ -144,6 +148,10 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 	opts = opts.withDefaults()
 	m := mappingOf(target, opts)
 	rep := Report{Target: opts.Name, Describe: target.Describe(), VersionFormat: m.VersionFormat}
+	if w, ok := target.(contract.Wired); ok {
+		wire := w.Wire()
+		rep.Protocol, rep.Replicas = wire.Protocol, wire.Replicas
+	}
 	if rep.Target == "" {
 		rep.Target = rep.Describe
 	}
@@ -155,6 +163,9 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 	r := &runner{ctx: ctx, target: target, capable: capable, opts: opts, m: m, now: time.Now}
 	defer r.close()
 	for _, cl := range clauses {
+		if cl.replicas && rep.Replicas < 2 {
+			continue
+		}
 		c := Check{Name: cl.name, Clause: fill.Replace(cl.text)}
 		switch why := cl.notApplicable(capable, m); {
 		case cl.onTarget:

@@ -107,6 +107,11 @@ func (r *runner) session() (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.track(s), nil
+}
+
+// track returns s as a session of the run, whose calls go into the log.
+func (r *runner) track(s contract.Session) *session {
 	out := &session{Session: s}
 	if t, ok := s.(tracer); ok {
 		out.traced = true
@@ -118,7 +123,7 @@ func (r *runner) session() (*session, error) {
 	r.mu.Lock()
 	r.sessions = append(r.sessions, out)
 	r.mu.Unlock()
-	return out, nil
+	return out
 }
 
 // check runs one clause. An error from it is a call that ended in an

@@ -26,8 +26,24 @@
 // a session (Mcp-Session-Id) on an HTTP client of its own. So over stdio the
 // server must keep its Notes where all its processes see them (notesbench serve
 // --db FILE does; a server that keeps them in memory is caught on the first
-// session and refused). Sessions ask for protocol version 2025-11-25, the last
-// with sessions and MCP ping. A typed call marshals the request, calls the tool
+// session and refused). With Options.Sessions set to shared, every Session
+// goes over the Target's one MCP session instead, concurrently, as an agent's
+// parallel tool calls do.
+//
+// # Protocols and replicas
+//
+// Sessions negotiate the newest MCP protocol version the server speaks (the
+// SDK's negotiation): 2026-07-28 first, stateless (server/discover, no
+// initialize, no Mcp-Session-Id), then 2025-11-25 and older, with an
+// initialize and a session; Options.Protocol pins one, and a server that does
+// not speak it is an *UnspokenError. Wire (contract.Wired) says what ran.
+// Ping is the cheapest round trip of the version: an MCP ping, or on
+// 2026-07-28, which has none, a server/discover. An HTTP target of several
+// URLs is one server's replicas: each link has a load balancer of its own
+// (replicas.go) that sends each request to a replica by a seeded choice, so
+// that a resend may reach another replica, and a 2025-11-25 session's
+// requests to the replica that opened it; a run's Backend can open a session
+// on one replica (contract.Replicated). A typed call marshals the request, calls the tool
 // and turns an isError result back into the contract's typed error with
 // contract.ErrorOf. Sessions also offer Ping (Pinger), the transport's floor,
 // and a raw JSON call (Caller), for checks that must send what contract.Call

@@ -16,8 +16,11 @@ type Spec struct {
 	Raw string
 	// Command is the program and its arguments, for a stdio target.
 	Command []string
-	// URL is the endpoint, for an http or https target.
+	// URL is the endpoint, for an http or https target: the first of URLs.
 	URL string
+	// URLs are the endpoints of the replicas of an HTTP target written as
+	// several URLs, comma-separated; nil for one.
+	URLs []string
 }
 
 // String returns the target as the user wrote it.
@@ -55,26 +58,37 @@ func Parse(raw string) (Spec, error) {
 		}
 		return Spec{Raw: s, Command: words}, nil
 	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
-		u, err := url.Parse(s)
-		if err != nil {
-			return Spec{}, syntaxf(raw, "%v", errors.Unwrap(err))
+		if strings.Contains(s, ",") {
+			return parseReplicas(raw, s)
 		}
-		if u.Host == "" {
-			return Spec{}, syntaxf(raw, "no host")
-		}
-		if _, port, err := net.SplitHostPort(u.Host); err == nil {
-			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-				return Spec{}, syntaxf(raw, "port %q is not 1 to 65535", port)
-			}
-		}
-		if u.User != nil || u.Fragment != "" {
-			return Spec{}, syntaxf(raw, "no user or fragment allowed")
+		if err := checkURL(raw, s); err != nil {
+			return Spec{}, err
 		}
 		return Spec{Raw: s, URL: s}, nil
 	case s == "":
 		return Spec{}, syntaxf(raw, "empty")
 	}
 	return Spec{}, syntaxf(raw, "unknown kind")
+}
+
+// checkURL checks one endpoint of a target raw.
+func checkURL(raw, s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return syntaxf(raw, "%v", errors.Unwrap(err))
+	}
+	if u.Host == "" {
+		return syntaxf(raw, "no host")
+	}
+	if _, port, err := net.SplitHostPort(u.Host); err == nil {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return syntaxf(raw, "port %q is not 1 to 65535", port)
+		}
+	}
+	if u.User != nil || u.Fragment != "" {
+		return syntaxf(raw, "no user or fragment allowed")
+	}
+	return nil
 }
 
 // splitWords splits a command line as a shell would, without expansion.

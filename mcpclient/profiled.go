@@ -1170,19 +1170,20 @@ func (s *session) ReadSheetRange(ctx context.Context, req contract.RangeRequest)
 	return contract.SheetRange{}, contract.Invalid("tab_id", "profile %s maps no sheets", s.prof().Name)
 }
 
-// Pinger is what a Session over MCP adds for the transport's floor: an MCP
-// ping, a round trip that touches no tool.
+// Pinger is what a Session over MCP adds for the transport's floor: the
+// cheapest round trip its protocol has, one that touches no tool (an MCP
+// ping, or a server/discover on 2026-07-28, which has no ping).
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// Ping sends an MCP ping.
+// Ping makes the round trip of the transport's floor (conn.ping).
 func (s *session) Ping(ctx context.Context) error {
-	if err := s.c.cs.Ping(ctx, nil); err != nil {
+	if err := s.c.ping(ctx); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return s.c.fail("ping", err)
+		return s.c.fail(s.c.floorCall(), err)
 	}
 	return nil
 }

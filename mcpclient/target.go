@@ -20,10 +20,6 @@ import (
 	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
-// ProtocolVersion is the MCP protocol version a session asks for: the last one
-// with sessions and ping, which every current server speaks.
-const ProtocolVersion = "2025-11-25"
-
 // notesProfile is the profile of a Target given none: the Notes contract's
 // own tools, the built-in notes profile.
 var notesProfile = sync.OnceValues(func() (*profile.Profile, error) { return profile.Builtin("notes") })
@@ -53,6 +49,20 @@ type Options struct {
 	// Keep skips the profile's teardown: each run's documents stay on the
 	// server, for inspection (Target.Kept lists them).
 	Keep bool
+	// Protocol pins the MCP protocol version every session asks for; a
+	// server that does not speak it is an *UnspokenError. "" negotiates the
+	// newest the server speaks: 2026-07-28 first (stateless), then
+	// 2025-11-25 and older.
+	Protocol string
+	// Sessions is the session mode; "" means contract.SessionsPerEditor.
+	Sessions contract.SessionMode
+	// Balance chooses each call's replica, for a target of several URLs;
+	// "" means contract.BalanceRandom, seeded with BalanceSeed.
+	Balance     contract.Balance
+	BalanceSeed uint64
+	// Token, for an HTTP target, is the bearer token every request carries
+	// (Authorization: Bearer TOKEN), as a server that needs one asks.
+	Token string
 }
 
 // Target is the contract over MCP: a contract.Target whose Backends are one
@@ -69,6 +79,7 @@ type Target struct {
 	problems []string
 	served   *ext.Describe // nil when the server does not say
 	prof     *profiled     // the profile given, or the notes profile
+	replicas []string      // the URLs of a target of several, nil for one
 
 	// firstTimeout bounds the first handshake when ConnectTimeout is 0.
 	firstTimeout time.Duration
@@ -78,17 +89,38 @@ type Target struct {
 	namedUsed bool
 	closed    bool
 	kept      []string // the documents Keep left in place
+	protocol  string   // the version the first session negotiated
 }
 
 // Dial connects to the target spec names and checks that it lists the seven
 // tools of the contract with the contract's required fields. Close the Target
 // when done: it ends every process it spawned. Cancelling ctx kills them too.
+//
+// A spec of several URLs is one server's replicas: each call goes to one of
+// them as opts.Balance chooses (replicas.go).
 func Dial(ctx context.Context, spec Spec, opts Options) (*Target, error) {
+	if err := CheckProtocol(opts.Protocol); err != nil {
+		return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
+	}
 	d, first := httpDialer(spec.URL), time.Duration(0)
 	if spec.Stdio() {
 		d, first = stdioDialer(spec.Command, opts.Stderr), firstStdioHandshake
 	}
-	return dialTarget(ctx, spec.Raw, d, opts, first)
+	if len(spec.URLs) > 1 || !spec.Stdio() && opts.Token != "" {
+		urls := spec.URLs
+		if len(urls) == 0 {
+			urls = []string{spec.URL}
+		}
+		var err error
+		if d, err = replicaDialer(urls, opts.Balance, opts.BalanceSeed, opts.Token); err != nil {
+			return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
+		}
+	}
+	t, err := dialTarget(ctx, spec.Raw, d, opts, first)
+	if err == nil && len(spec.URLs) > 1 {
+		t.replicas = spec.URLs
+	}
+	return t, err
 }
 
 // firstStdioHandshake bounds the first handshake of a spawned server.
@@ -152,6 +184,9 @@ type conn struct {
 }
 
 func (t *Target) connect(ctx context.Context) (*conn, error) {
+	if c := t.shared(ctx); c != nil {
+		return c, nil
+	}
 	t.mu.Lock()
 	closed := t.closed
 	t.mu.Unlock()
@@ -171,7 +206,14 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cs, err := t.client.Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	cs, err := t.client.Connect(cctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: t.opts.Protocol})
+	if err == nil {
+		if err = t.negotiated(cs); err != nil {
+			cs.Close()
+			l.abort()
+			return nil, err
+		}
+	}
 	if err != nil {
 		died, stray := l.died(), l.stray()
 		l.abort()
@@ -390,12 +432,12 @@ func (t *Target) Served() (contract.Variant, bool) {
 // is, or "as served" when it says nothing.
 func (t *Target) Describe() string {
 	if !t.prof.contract {
-		return t.describeProfiled()
+		return t.describeProfiled() + t.describeWire()
 	}
 	if t.served == nil {
-		return fmt.Sprintf("MCP server %s, contract variant as served", t.name)
+		return fmt.Sprintf("MCP server %s, contract variant as served%s", t.name, t.describeWire())
 	}
-	return fmt.Sprintf("MCP server %s (%s; %s; %s)", t.name, t.served.Server, t.served.Backend, t.served.Variant.WithDefaults())
+	return fmt.Sprintf("MCP server %s (%s; %s; %s)%s", t.name, t.served.Server, t.served.Backend, t.served.Variant.WithDefaults(), t.describeWire())
 }
 
 // VariantError is a run that asks for a contract variant the server does not

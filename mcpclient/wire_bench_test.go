@@ -19,7 +19,7 @@ import (
 
 // startHTTPHelper starts the helper as an HTTP server of db in a process of
 // its own and returns its URL; the process ends with the benchmark.
-func startHTTPHelper(b *testing.B, db string) string {
+func startHTTPHelper(b testing.TB, db string) string {
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)

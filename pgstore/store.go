@@ -39,6 +39,8 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// shared marks a schema of OpenSchema's, which Close leaves in place.
+	shared bool
 
 	// beforeCommit, when set by a test, runs inside every write transaction
 	// after its checks and before its changes are sent with COMMIT; an error it
@@ -64,20 +66,25 @@ func (s *Store) Schema() string { return s.schema }
 // Variant is the contract variant the store serves, defaults filled in.
 func (s *Store) Variant() contract.Variant { return s.variant }
 
-// Close drops the run's schema, unless the Target keeps it, and closes the
-// pool. Sessions must be closed first: the pool waits for their connections.
+// Close drops the run's schema, unless the Target keeps it or it is a shared
+// one (OpenSchema), and closes the pool. Sessions must be closed first: the
+// pool waits for their connections.
 // When the server is gone the schema cannot be dropped; the error says so and
 // names it.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if s.t.Keep {
+		switch {
+		case s.shared:
+		case s.t.Keep:
 			s.t.mu.Lock()
 			s.t.kept = append(s.t.kept, s.schema)
 			s.t.mu.Unlock()
-		} else if _, err := s.pool.Exec(ctx, "DROP SCHEMA "+s.schema+" CASCADE"); err != nil {
-			s.closeErr = s.t.fail("dropping schema "+s.schema+" (it stays on the server)", err)
+		default:
+			if _, err := s.pool.Exec(ctx, "DROP SCHEMA "+s.schema+" CASCADE"); err != nil {
+				s.closeErr = s.t.fail("dropping schema "+s.schema+" (it stays on the server)", err)
+			}
 		}
 		s.pool.Close()
 	})

@@ -89,6 +89,9 @@ type ConformConfig struct {
 	// Profile names the profile the server's tools were mapped through; ""
 	// for the contract's own tools.
 	Profile string `json:"profile"`
+	// Wire says how the checks reached the server: the MCP protocol version
+	// (key protocol), the replicas.
+	contract.Wire
 }
 
 // NewConformRecord returns the JSON result of a conform run.

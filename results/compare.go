@@ -202,7 +202,8 @@ func ProportionVerdicts(exp *Experiment, rows []RefsRow) []Verdict {
 // never compares them, on either clock.
 func RunSetting(key string) bool {
 	switch key {
-	case "parallel", "db_dir", "in_memory", "synchronous", "store", "target", "progress", "format", "out", "keep", "max_errors":
+	case "parallel", "db_dir", "in_memory", "synchronous", "store", "target", "progress", "format", "out", "keep", "max_errors",
+		"protocol", "mcp_sessions", "replicas", "balance":
 		return true
 	}
 	return false

@@ -60,10 +60,13 @@
 // server goes on; a line longer than MaxMessageBytes is refused as it is read;
 // at the end of the input the calls read are answered before the connection
 // ends. Over streamable HTTP (ServeListener) a guard stands before the SDK's
-// handler: a bearer token beyond loopback (HTTPOptions.Token), the Origin and
-// Host checks, 400 for a request without a session that is no initialize, at
-// most HTTPOptions.MaxSessions sessions and an idle timeout; running out of
-// file descriptors is told once (Options.Warn).
+// handlers: a bearer token beyond loopback (HTTPOptions.Token), the Origin and
+// Host checks and the body limit, for both protocols; then a request of MCP
+// 2026-07-28 goes to the SDK's stateless handler (a session made for the
+// request; at most HTTPOptions.MaxInflight at once), an initialize opens a
+// session (at most HTTPOptions.MaxSessions, closed when idle), and any other
+// request without a session is 400. Running out of file descriptors is told
+// once (Options.Warn).
 //
 // # A person and a history
 //

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +46,10 @@ type HTTPOptions struct {
 	// MaxSessions bounds the MCP sessions open at once; 0 means
 	// DefaultMaxSessions. An initialize beyond it gets 503.
 	MaxSessions int
+	// MaxInflight bounds the stateless (2026-07-28) requests served at
+	// once, which hold no session; 0 means DefaultMaxInflight. A request
+	// beyond it gets 503 with Retry-After.
+	MaxInflight int
 	// IdleTimeout ends a session no request has touched for this long; 0
 	// means DefaultIdleTimeout.
 	IdleTimeout time.Duration
@@ -127,18 +130,21 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// guard is what stands before the SDK's handler: the Host, Origin and token
+// guard is what stands before the SDK's handlers: the Host, Origin and token
 // checks, and the session rules (a session-less request must be an
-// initialize, and a new session must find a free slot).
+// initialize, and a new session must find a free slot, or speak the
+// stateless protocol, and find a free slot among the requests in flight).
 type guard struct {
-	s       *Server
-	h       http.Handler
-	token   [sha256.Size]byte
-	auth    bool
-	origins map[string]bool
-	hosts   map[string]bool
-	slots   chan struct{} // one token per open session
-	idle    time.Duration
+	s         *Server
+	h         http.Handler  // sessions (2025-11-25 and before)
+	stateless http.Handler  // requests of their own (2026-07-28)
+	inflight  chan struct{} // one token per stateless request served
+	token     [sha256.Size]byte
+	auth      bool
+	origins   map[string]bool
+	hosts     map[string]bool
+	slots     chan struct{} // one token per open session
+	idle      time.Duration
 }
 
 func newGuard(s *Server, o HTTPOptions) (*guard, error) {
@@ -164,6 +170,12 @@ func newGuard(s *Server, o HTTPOptions) (*guard, error) {
 		maxSessions = DefaultMaxSessions
 	}
 	g.slots = make(chan struct{}, maxSessions)
+	maxInflight := o.MaxInflight
+	if maxInflight <= 0 {
+		maxInflight = DefaultMaxInflight
+	}
+	g.inflight = make(chan struct{}, maxInflight)
+	g.stateless = newStatelessHandler(s)
 	if g.idle <= 0 {
 		g.idle = DefaultIdleTimeout
 	}
@@ -278,10 +290,11 @@ func (g *guard) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(sum[:], g.token[:]) == 1
 }
 
-// open serves a POST without a session ID: it must be an initialize, which
-// opens a session if one of the MaxSessions slots is free. The slot is given
-// back when the session ends: closed by the client, timed out idle, or shut
-// down.
+// open serves a POST without a session ID: a request of the stateless
+// protocol (serveStateless; an initialize too, which that protocol answers
+// as a method it does not have), or an initialize, which opens a session if one
+// of the MaxSessions slots is free. The slot is given back when the session
+// ends: closed by the client, timed out idle, or shut down.
 func (g *guard) open(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
 	if err != nil {
@@ -294,10 +307,15 @@ func (g *guard) open(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
 		return
 	}
-	id, init := initializeOf(body)
+	id, init, meta := sessionless(body)
+	if meta || r.Header.Get("Mcp-Protocol-Version") >= StatelessVersion {
+		g.serveStateless(w, r, body, id)
+		return
+	}
 	if !init {
 		writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest,
-			"Bad Request: no Mcp-Session-Id header: open a session with initialize, then send its Mcp-Session-Id with every request")
+			"Bad Request: no Mcp-Session-Id header: open a session with initialize, then send its Mcp-Session-Id with every request, "+
+				"or speak protocol "+StatelessVersion+" (an Mcp-Protocol-Version header and _meta in every request), which needs no session")
 		return
 	}
 	select {
@@ -316,43 +334,6 @@ func (g *guard) open(w http.ResponseWriter, r *http.Request) {
 	if sid == "" || !g.s.adopt(sid, release) {
 		release()
 	}
-}
-
-// initializeOf reports whether a message (or batch) is an initialize
-// request, with its ID.
-func initializeOf(body []byte) (jsonrpc.ID, bool) {
-	type message struct {
-		Method string `json:"method"`
-		ID     any    `json:"id"`
-	}
-	var msgs []message
-	body = bytes.TrimSpace(body)
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &msgs) != nil {
-			return jsonrpc.ID{}, false
-		}
-	} else {
-		var m message
-		if json.Unmarshal(body, &m) != nil {
-			return jsonrpc.ID{}, false
-		}
-		msgs = append(msgs, m)
-	}
-	var first jsonrpc.ID
-	for i, m := range msgs {
-		id := jsonrpc.ID{}
-		switch m.ID.(type) {
-		case string, float64:
-			id, _ = jsonrpc.MakeID(m.ID)
-		}
-		if i == 0 {
-			first = id
-		}
-		if m.Method == "initialize" {
-			return id, true
-		}
-	}
-	return first, false
 }
 
 // writeError writes a JSON-RPC error response with an HTTP status.

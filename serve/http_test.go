@@ -18,7 +18,7 @@ import (
 
 // serveHTTPT serves srv over streamable HTTP on an ephemeral loopback port
 // until the test ends, and returns the endpoint's URL.
-func serveHTTPT(t *testing.T, srv *Server) string {
+func serveHTTPT(t testing.TB, srv *Server) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -27,7 +27,7 @@ func serveHTTPT(t *testing.T, srv *Server) string {
 	return serveOn(t, srv, ln)
 }
 
-func serveOn(t *testing.T, srv *Server, ln net.Listener) string {
+func serveOn(t testing.TB, srv *Server, ln net.Listener) string {
 	t.Helper()
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -187,6 +187,8 @@ func (s *Server) InMemory(ctx context.Context) (mcp.Transport, error) {
 type toolsList struct {
 	mcp.ResultBase
 	Tools []json.RawMessage `json:"tools"`
+	// What 2026-07-28 requires of a list result (forStateless), absent before.
+	stateless
 }
 
 func newToolsList(tools []any) (*toolsList, error) {
@@ -227,10 +229,11 @@ func (s *Server) listTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/list" {
 			return next(ctx, method, req)
 		}
+		l := s.listPlain
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && s.showsExtensions(ss) {
-			return s.listExt, nil
+			l = s.listExt
 		}
-		return s.listPlain, nil
+		return l.forStateless(req), nil
 	}
 }
 

@@ -16,6 +16,10 @@ type Runtime struct {
 	Store string `json:"store"`
 	// TargetName names the server the runs go to, when they go to one.
 	TargetName string `json:"target"`
+	// Wire says how the runs reached that server: the MCP protocol version,
+	// the session mode and the replicas (keys protocol, mcp_sessions,
+	// replicas and balance, each left out when empty).
+	contract.Wire
 	// Target opens the contract of each run.
 	Target contract.Target `json:"-"`
 	// Progress, when set, is called after each run with the runs done and

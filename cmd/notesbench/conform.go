@@ -20,7 +20,10 @@ type conformOptions struct {
 	format  formatFlag
 	note    string
 	profile string
-	flags   *pflag.FlagSet
+	// protocol, balance and tokenFile are --protocol, --balance and
+	// --token-file.
+	protocol, balance, tokenFile string
+	flags                        *pflag.FlagSet
 }
 
 func newConformCmd(a *app, runF func(context.Context, *conformOptions) error) *cobra.Command {
@@ -42,7 +45,12 @@ first) it reports what the server does, as info.
 
 TARGET is stdio:COMMAND [ARGS] (spawned, one process per session),
 http://HOST:PORT/PATH (streamable HTTP) or embedded (the built-in SQLite
-contract). conform writes to a fresh Note of its own, made with the server's
+contract). Given several HTTP URLs, comma-separated, the servers are taken for
+replicas of one behind a load balancer, and two more clauses run: a resend to
+another replica returns the first result, and a write on one replica is seen
+by the next read on another, which refuses a stale version. Sessions speak the
+newest MCP protocol the server does (2026-07-28, stateless, first), unless
+--protocol pins one; the report says which. conform writes to a fresh Note of its own, made with the server's
 notesbench_create_note; on a server without it, --note names an existing,
 fresh Note to use. --profile maps a server's own tools (a read and a write, a
 create and a listing) onto the clauses; a clause about what the server lacks is
@@ -74,6 +82,7 @@ See docs/serve.md (conform) and docs/profiles.md (through a profile).`,
 	opts.format.register(cmd, tablesOrJSON...)
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
 	registerProfile(fs, &opts.profile)
+	registerWire(fs, &opts.protocol, &opts.balance, &opts.tokenFile)
 	return cmd
 }
 
@@ -101,9 +110,20 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		if o.profile != "" {
 			return usagef("--profile", "maps a server's own tools, not the embedded store's")
 		}
+		for _, f := range []struct{ name, value string }{{"--protocol", o.protocol}, {"--balance", o.balance}, {"--token-file", o.tokenFile}} {
+			if f.value != "" {
+				return usagef(f.name, "says how a server is reached, not the embedded store")
+			}
+		}
 		target = backend.Memory()
 	} else {
-		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion(), Profile: o.profile}
+		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion(), Profile: o.profile,
+			Protocol: o.protocol, Balance: contract.Balance(o.balance)}
+		if o.tokenFile != "" {
+			if spec.Token, err = readToken(o.tokenFile); err != nil {
+				return usageErr("--token-file", err)
+			}
+		}
 		if target, err = openTarget(ctx, o.flags, spec); err != nil {
 			return err
 		}
@@ -114,7 +134,7 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		return err
 	}
 	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note, Profile: o.profile}, rep, notesbenchVersion()))
+		err = report.WriteJSON(a.stdout, report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note, Profile: o.profile, Wire: wireOf(target)}, rep, notesbenchVersion()))
 	} else {
 		err = report.RenderWidth(a.stdout, format, a.width, report.ConformTables(rep)...)
 	}

@@ -42,14 +42,51 @@ type k8sContainer struct {
 	Command []string `yaml:"command"`
 	Args    []string `yaml:"args"`
 	Env     []struct {
-		Name  string `yaml:"name"`
-		Value string `yaml:"value"`
+		Name      string `yaml:"name"`
+		Value     string `yaml:"value"`
+		ValueFrom struct {
+			SecretKeyRef struct {
+				Name string `yaml:"name"`
+				Key  string `yaml:"key"`
+			} `yaml:"secretKeyRef"`
+		} `yaml:"valueFrom"`
 	} `yaml:"env"`
+	Ports []struct {
+		Name          string `yaml:"name"`
+		ContainerPort int    `yaml:"containerPort"`
+	} `yaml:"ports"`
+	ReadinessProbe struct {
+		TCPSocket struct {
+			Port string `yaml:"port"`
+		} `yaml:"tcpSocket"`
+	} `yaml:"readinessProbe"`
 	VolumeMounts []struct {
 		Name      string `yaml:"name"`
 		MountPath string `yaml:"mountPath"`
+		ReadOnly  bool   `yaml:"readOnly"`
 	} `yaml:"volumeMounts"`
 	Resources map[string]map[string]string `yaml:"resources"`
+}
+
+// k8sPod is the part of a pod's spec the deploy files set.
+type k8sPod struct {
+	RestartPolicy   string `yaml:"restartPolicy"`
+	SecurityContext struct {
+		RunAsNonRoot bool `yaml:"runAsNonRoot"`
+		RunAsUser    *int `yaml:"runAsUser"`
+		RunAsGroup   *int `yaml:"runAsGroup"`
+		FSGroup      *int `yaml:"fsGroup"`
+	} `yaml:"securityContext"`
+	Containers []k8sContainer `yaml:"containers"`
+	Volumes    []struct {
+		Name                  string `yaml:"name"`
+		PersistentVolumeClaim struct {
+			ClaimName string `yaml:"claimName"`
+		} `yaml:"persistentVolumeClaim"`
+		Secret struct {
+			SecretName string `yaml:"secretName"`
+		} `yaml:"secret"`
+	} `yaml:"volumes"`
 }
 
 // k8sJob is the part of a Kubernetes Job the deploy files set.
@@ -65,22 +102,7 @@ type k8sJob struct {
 		Parallelism    int    `yaml:"parallelism"`
 		BackoffLimit   int    `yaml:"backoffLimit"`
 		Template       struct {
-			Spec struct {
-				RestartPolicy   string `yaml:"restartPolicy"`
-				SecurityContext struct {
-					RunAsNonRoot bool `yaml:"runAsNonRoot"`
-					RunAsUser    *int `yaml:"runAsUser"`
-					RunAsGroup   *int `yaml:"runAsGroup"`
-					FSGroup      *int `yaml:"fsGroup"`
-				} `yaml:"securityContext"`
-				Containers []k8sContainer `yaml:"containers"`
-				Volumes    []struct {
-					Name                  string `yaml:"name"`
-					PersistentVolumeClaim struct {
-						ClaimName string `yaml:"claimName"`
-					} `yaml:"persistentVolumeClaim"`
-				} `yaml:"volumes"`
-			} `yaml:"spec"`
+			Spec k8sPod `yaml:"spec"`
 		} `yaml:"template"`
 	} `yaml:"spec"`
 }
@@ -162,6 +184,11 @@ func readDockerfile(t *testing.T, path string) image {
 // can: what it calls exists there, and it runs as the image's user with the
 // volume writable to it.
 func checkRuns(job k8sJob, c k8sContainer, img image) string {
+	return checkPod(job.Metadata.Name, job.Spec.Template.Spec, c, img)
+}
+
+// checkPod is checkRuns for a container c of pod, named name.
+func checkPod(name string, pod k8sPod, c k8sContainer, img image) string {
 	exe := img.entrypoint
 	if len(c.Command) > 0 {
 		exe = c.Command
@@ -169,12 +196,16 @@ func checkRuns(job k8sJob, c k8sContainer, img image) string {
 	if len(exe) == 0 || !slices.Contains(img.executables, exe[0]) {
 		return fmt.Sprintf("container %s calls %q, which %s does not hold (it holds %q)", c.Name, exe, img.base, img.executables)
 	}
-	sc := job.Spec.Template.Spec.SecurityContext
+	sc := pod.SecurityContext
 	if !sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != img.uid {
-		return fmt.Sprintf("job %s does not run as the image's user %d (runAsNonRoot, runAsUser)", job.Metadata.Name, img.uid)
+		return fmt.Sprintf("job %s does not run as the image's user %d (runAsNonRoot, runAsUser)", name, img.uid)
 	}
-	if len(c.VolumeMounts) > 0 && (sc.FSGroup == nil || sc.RunAsGroup != nil && *sc.FSGroup != *sc.RunAsGroup) {
-		return fmt.Sprintf("job %s mounts a volume its user cannot write: no fsGroup of its group", job.Metadata.Name)
+	writable := false
+	for _, m := range c.VolumeMounts {
+		writable = writable || !m.ReadOnly
+	}
+	if writable && (sc.FSGroup == nil || sc.RunAsGroup != nil && *sc.FSGroup != *sc.RunAsGroup) {
+		return fmt.Sprintf("job %s mounts a volume its user cannot write: no fsGroup of its group", name)
 	}
 	return ""
 }
@@ -233,6 +264,21 @@ func TestKubeExpand(t *testing.T) {
 // run. It returns stdout, and fails the test on an error.
 func kubeRun(t *testing.T, c k8sContainer, img image, bin, volumes string, env map[string]string, edit func([]string) []string) string {
 	t.Helper()
+	argv := edit(kubeArgs(t, c, img, volumes, env))
+	cmd := exec.Command(bin, argv...)
+	cmd.Dir = t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("container %s: notesbench %q: %v\n%s", c.Name, argv, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// kubeArgs returns the arguments container c of a pod runs its executable
+// with, as the kubelet makes them (see kubeRun), without the executable.
+func kubeArgs(t *testing.T, c k8sContainer, img image, volumes string, env map[string]string) []string {
+	t.Helper()
 	argv := img.entrypoint
 	if len(c.Command) > 0 {
 		argv = c.Command
@@ -249,15 +295,7 @@ func kubeRun(t *testing.T, c k8sContainer, img image, bin, volumes string, env m
 			}
 		}
 	}
-	argv = edit(argv[1:])
-	cmd := exec.Command(bin, argv...)
-	cmd.Dir = t.TempDir()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("container %s: notesbench %q: %v\n%s", c.Name, argv, err, stderr.String())
-	}
-	return stdout.String()
+	return argv[1:]
 }
 
 // The image deploy/Dockerfile builds holds what the Kubernetes Jobs call and

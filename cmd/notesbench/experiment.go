@@ -156,7 +156,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 		}
 		rt.Store = o.target.storeName
 		if o.target.remote() {
-			rt.TargetName = o.target.name()
+			rt.TargetName, rt.Wire = o.target.name(), wireOf(rt.Target)
 		}
 	case info.InMemory:
 		rt.Target = backend.Memory()

@@ -68,6 +68,8 @@ type serveOptions struct {
 	allowHosts    []string
 	maxSessions   int
 	agent         agentFlags // --person, --seed, --history (serve_person.go)
+	maxInflight   int
+	schema        string
 
 	flags *pflag.FlagSet // for flagError
 }
@@ -87,7 +89,9 @@ and says its ID, so that a client can start with list_note_tabs.
 It speaks MCP on stdin and stdout, one message a line: a line that is no
 message is answered with a JSON-RPC error and the server goes on; at the end of
 the input it finishes the calls it read, then exits 0. With --http it serves
-streamable HTTP at /mcp. ADDR without a host listens on 127.0.0.1 only; any
+streamable HTTP at /mcp: MCP 2026-07-28 statelessly (no handshake, no session:
+each request carries its protocol version and capabilities) and 2025-11-25 and
+older with sessions, the SDK choosing per request. ADDR without a host listens on 127.0.0.1 only; any
 address beyond loopback needs a bearer token (--token-file, a regular file of at
 most ` + strconv.Itoa(maxTokenBytes>>10) + ` KiB, or $` + tokenEnv + `) that every request must carry; a request without
 it is refused from its headers, its body unread. A request's headers and body
@@ -95,10 +99,14 @@ must arrive within ` + serve.DefaultReadTimeout.String() + `. Requests from a br
 server's own are refused unless --allow-origin names it, and requests naming a
 Host other than a loopback name or the server's address unless --allow-host
 names it. At most --max-sessions sessions are open at once; a session idle for
-5 minutes is closed. The database is the file ` + defaultServeDB + ` in the working
+5 minutes is closed. At most --max-inflight stateless requests are served at
+once; one beyond gets HTTP 503 with Retry-After. The database is the file ` + defaultServeDB + ` in the working
 directory unless --db names another (kept, and shared with every serve process
 that opens it; a file notesbench did not create is refused) or --memory keeps it
-in memory.
+in memory. Several serve processes on one file, or on one PostgreSQL schema
+(--store postgres://… --schema NAME, created when missing and kept), are
+replicas of one server: a load balancer may send each request to any of them.
+See docs/serve.md for what SQLite guarantees across processes.
 
 Beside the seven tools it has extension tools, named notesbench_ and marked in
 _meta as not part of the contract: a fresh Note for each run, the person's app
@@ -120,6 +128,7 @@ See docs/serve.md.`,
 			"notesbench serve --http 127.0.0.1:8765    # streamable HTTP at /mcp, on loopback",
 			"notesbench serve --guard tab --version-format us-suffix --log",
 			"notesbench serve --http 0.0.0.0:8765 --token-file token.txt --allow-host notes.example.com",
+			"notesbench serve --http :8001 --store postgres://nb@db/notes --schema notes   # a replica; start more alike",
 		}),
 		Args: func(cmd *cobra.Command, args []string) error {
 			// --extensions takes its value after "=" (alone it means all):
@@ -161,7 +170,9 @@ See docs/serve.md.`,
 	fs.StringVar(&opts.tokenFile, "token-file", "", "with --http: every request must carry the token this file holds (Authorization: Bearer TOKEN); default $"+tokenEnv+"; needed beyond loopback")
 	fs.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "with --http: browser origins to serve beside the server's own, e.g. http://localhost:6274 (comma-separated or repeated)")
 	fs.StringSliceVar(&opts.allowHosts, "allow-host", nil, "with --http: Host names to serve beside loopback names and the address listened on, e.g. notes.example.com (comma-separated or repeated)")
-	fs.IntVar(&opts.maxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most sessions open at once; an initialize beyond gets HTTP 503")
+	fs.IntVar(&opts.maxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most sessions (2025-11-25 clients) open at once; an initialize beyond gets HTTP 503")
+	fs.IntVar(&opts.maxInflight, "max-inflight", serve.DefaultMaxInflight, "with --http: the most stateless (2026-07-28) requests served at once; one beyond gets HTTP 503 with Retry-After")
+	fs.StringVar(&opts.schema, "schema", "", "with a postgres:// --store: serve this schema, created when missing, kept when serve stops and shared with every serve that names it (default: a schema of this process's own)")
 	opts.agent.register(fs)
 	completeFlag(cmd, "guard", false, contract.Guards.Strings()...)
 	completeFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
@@ -194,7 +205,7 @@ func (o *serveOptions) variant() (contract.Variant, error) {
 func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
 	var ho serve.HTTPOptions
 	if o.http == "" {
-		for _, name := range []string{"token-file", "allow-origin", "allow-host", "max-sessions"} {
+		for _, name := range []string{"token-file", "allow-origin", "allow-host", "max-sessions", "max-inflight"} {
 			if o.flags.Changed(name) {
 				return "", ho, usagef("--"+name, "applies to --http only")
 			}
@@ -208,7 +219,10 @@ func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
 	if o.maxSessions < 1 || o.maxSessions > maxSessionsBound {
 		return "", ho, usagef("--max-sessions", "must be 1 to %d", maxSessionsBound)
 	}
-	ho.MaxSessions, ho.AllowOrigins, ho.AllowHosts = o.maxSessions, o.allowOrigins, o.allowHosts
+	if o.maxInflight < 1 || o.maxInflight > maxSessionsBound {
+		return "", ho, usagef("--max-inflight", "must be 1 to %d", maxSessionsBound)
+	}
+	ho.MaxSessions, ho.MaxInflight, ho.AllowOrigins, ho.AllowHosts = o.maxSessions, o.maxInflight, o.allowOrigins, o.allowHosts
 	switch {
 	case o.tokenFile != "":
 		if ho.Token, err = readToken(o.tokenFile); err != nil {
@@ -310,7 +324,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err := o.agent.check(o); err != nil {
 		return err
 	}
-	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous}
+	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous, Schema: o.schema}
 	if !spec.Postgres() && !o.memory {
 		if spec.File, err = filepath.Abs(o.db); err != nil {
 			return usageErr("--db", err)

@@ -25,6 +25,12 @@ type targetFlags struct {
 	profile string
 	// maxErrors is --max-errors: the server errors a run may have.
 	maxErrors int
+	// How the server is reached: --protocol, --sessions, --balance;
+	// sessionsName is the name of the session-mode flag (sessionsFlag).
+	protocol, sessions, balance, sessionsName string
+	// tokenFile is --token-file: the file of the bearer token an HTTP
+	// target needs.
+	tokenFile string
 
 	opened    contract.Target // made by open; close releases it
 	storeName string          // the PostgreSQL store, without its password
@@ -39,6 +45,36 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
 	registerProfile(fs, &t.profile)
 	fs.IntVar(&t.maxErrors, "max-errors", sim.DefaultMaxErrors, "end a run once this many of its calls ended in a server error (a refusal other than a version conflict, or an outcome nobody knows), keeping what it measured; the command then exits 1")
+	registerWire(fs, &t.protocol, &t.balance, &t.tokenFile)
+	t.sessionsName = t.sessionsFlag()
+	fs.StringVar(&t.sessions, t.sessionsName, "", "with --target: per-editor (every editor an MCP session of its own, the default) or shared (every editor's calls over one session, concurrently, as an agent's parallel tool calls)")
+}
+
+// sessionsFlag names the session-mode flag: --sessions, or --mcp-sessions on
+// a command whose --sessions is a parameter of its own (sources: how many
+// sessions a run has).
+func (t *targetFlags) sessionsFlag() string {
+	if t.flags.Lookup("sessions") != nil {
+		return "mcp-sessions"
+	}
+	return "sessions"
+}
+
+// registerWire adds the flags of how a server is reached to fs: the
+// protocol version, and the choice of a replica.
+func registerWire(fs *pflag.FlagSet, protocol, balance, tokenFile *string) {
+	fs.StringVar(tokenFile, "token-file", "", "with an HTTP --target: every request carries the bearer token this file holds (a server beyond loopback needs one: notesbench serve --token-file)")
+	fs.StringVar(protocol, "protocol", "", "with --target: the MCP protocol version to speak, one of "+strings.Join(backend.Protocols(), ", ")+" (default: the newest the server speaks)")
+	fs.StringVar(balance, "balance", "", "with a --target of several URLs (replicas, comma-separated): how each call's replica is chosen, random (seeded, the default) or round-robin")
+}
+
+// wireOf says how the runs on target reach its server; the zero Wire for an
+// embedded store.
+func wireOf(target contract.Target) contract.Wire {
+	if w, ok := target.(contract.Wired); ok {
+		return w.Wire()
+	}
+	return contract.Wire{}
 }
 
 // checkMaxErrors checks --max-errors.
@@ -100,8 +136,23 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec, inMemory bool
 	if t.profile != "" && !t.remote() {
 		return nil, usagef("--profile", "maps a server's own tools: give --target too")
 	}
+	if t.sessions != "" {
+		if _, err := contract.SessionModes.Parse(t.sessions); err != nil {
+			return nil, usageErr("--"+t.sessionsName, err)
+		}
+		if !t.remote() {
+			return nil, usagef("--"+t.sessionsName, "says how a server is reached: give --target too")
+		}
+	}
 	spec.Store, spec.Keep = t.store, t.keep
 	spec.Target, spec.Note, spec.ClientVersion, spec.Profile = t.target, t.note, notesbenchVersion(), t.profile
+	spec.Protocol, spec.Sessions, spec.Balance = t.protocol, contract.SessionMode(t.sessions), contract.Balance(t.balance)
+	if t.tokenFile != "" {
+		var err error
+		if spec.Token, err = readToken(t.tokenFile); err != nil {
+			return nil, usageErr("--token-file", err)
+		}
+	}
 	t.storeName = spec.StoreName()
 	if inMemory && !t.remote() && !spec.Postgres() && !t.keep {
 		t.opened = backend.Memory()

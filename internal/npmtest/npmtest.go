@@ -48,6 +48,18 @@ func WithNode(bin string, argv ...string) []string {
 // installTimeout bounds an install: the SQLite servers build their
 // native modules (sqlite3, better-sqlite3) from source, a few minutes on a
 // loaded machine.
+// The TypeScript MCP SDKs the peer tests run: the second major version
+// (client and server packages, 2026-07-28) and the first (one package,
+// 2025-11-25).
+const (
+	TSClient = "@modelcontextprotocol/client@2.4.0"
+	TSServer = "@modelcontextprotocol/server@2.4.0"
+	TSSDK1   = "@modelcontextprotocol/sdk@1.32.2"
+)
+
+// installTimeout bounds an install: the SQLite servers build their
+// native modules (sqlite3, better-sqlite3) from source, a few minutes on a
+// loaded machine.
 const installTimeout = 20 * time.Minute
 
 // Install installs the packages into a temporary folder of t and returns

