@@ -173,7 +173,7 @@ func (t *Target) openProfiled(run contract.RunSpec) (contract.Backend, error) {
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return nil, err
 	}
-	return &backend{t: t, run: runName(run.Name) + "." + hex.EncodeToString(nonce[:]), docs: map[string]string{}, sessions: map[*session]bool{}}, nil
+	return &backend{t: t, run: runName(run.Name) + "." + hex.EncodeToString(nonce[:]), docs: map[string]string{}, sessions: map[*session]bool{}, faults: t.newRunFaults(run.Seed)}, nil
 }
 
 // runName makes a run's name safe in a path or an ID.
@@ -199,6 +199,7 @@ type backend struct {
 	mu       sync.Mutex
 	docs     map[string]string // the run's Note ID → the document
 	sessions map[*session]bool
+	faults   *runFaults // the run's faults (faults.go), nil for none
 }
 
 // vars returns the variables every call of the run's Note noteID has.
@@ -318,7 +319,7 @@ func (b *backend) checkFresh(ctx context.Context, noteID, doc string) error {
 // Session opens an MCP session of its own: over stdio a new server process,
 // over HTTP a new session on a connection of its own.
 func (b *backend) Session(ctx context.Context) (contract.Session, error) {
-	c, err := b.t.connect(ctx)
+	c, err := b.t.connectFor(ctx, b.faults)
 	if err != nil {
 		return nil, err
 	}
@@ -354,6 +355,7 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 
 // Close closes the sessions of the run still open.
 func (b *backend) Close() error {
+	b.faults.halt()
 	return closeAll(&b.mu, b.sessions, (*session).Close)
 }
 
@@ -973,7 +975,7 @@ type Pinger interface {
 
 // Ping sends an MCP ping.
 func (s *session) Ping(ctx context.Context) error {
-	if err := s.c.cs.Ping(ctx, nil); err != nil {
+	if err := s.c.session().Ping(ctx, nil); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
