@@ -75,7 +75,9 @@ func (f *Faults) onProcess() bool { return f.has(history.FaultKill) || f.has(his
 
 // onWire reports whether f makes faults on the wire: lost replies or
 // duplicate sends.
-func (f *Faults) onWire() bool { return f.has(history.FaultLoseReplies) || f.has(history.FaultDuplicate) }
+func (f *Faults) onWire() bool {
+	return f.has(history.FaultLoseReplies) || f.has(history.FaultDuplicate)
+}
 
 // ErrNotSpawned is wrapped by the error of a kill or a pause asked of an
 // HTTP server notesbench does not start.

@@ -99,7 +99,7 @@ func stdioDialer(argv []string, stderr io.Writer) dialer {
 		if w != nil {
 			// The faults' filters sit on the pipes, after the server wrote
 			// and before it reads.
-			w.pid, w.onCut = p.cmd.Process.Pid, func() { go p.stop() }
+			w.pid, w.onCut = p.cmd.Process.Pid, func() { w.run.t.bg.Go(p.stop) }
 			l.transport = &mcp.IOTransport{Reader: readCloser{w.reader(p.head.reader(p.stdout)), p.stdout}, Writer: writeCloser{w.writer(p.stdin), p.stdin}}
 		}
 		return l, nil

@@ -39,6 +39,9 @@ func syntaxf(raw, format string, args ...any) error {
 //	stdio:COMMAND [ARGS]      spawn COMMAND and speak MCP on its stdin and stdout
 //	http://HOST:PORT/PATH     streamable HTTP (https too)
 //
+// The port of an HTTP target may be PortPlaceholder, for a server the
+// Target starts (Options.Spawn).
+//
 // The command line is split on spaces; single and double quotes group words
 // and a backslash escapes the next character, as in a shell, without any
 // expansion.
@@ -55,7 +58,9 @@ func Parse(raw string) (Spec, error) {
 		}
 		return Spec{Raw: s, Command: words}, nil
 	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
-		u, err := url.Parse(s)
+		// The port a spawned server is given (Options.Spawn) is checked as
+		// a port would be.
+		u, err := url.Parse(strings.Replace(s, ":"+PortPlaceholder, ":1", 1))
 		if err != nil {
 			return Spec{}, syntaxf(raw, "%v", errors.Unwrap(err))
 		}

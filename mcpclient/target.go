@@ -94,6 +94,9 @@ type Target struct {
 	proxy      *proxy
 	stdio      bool
 	writeTools map[string]bool
+	// bg holds what faults left to end in the background (sessions and
+	// processes they ended); Close waits for it.
+	bg sync.WaitGroup
 
 	mu        sync.Mutex
 	conns     map[*conn]bool
@@ -256,10 +259,10 @@ func (c *conn) ready(ctx context.Context) (*mcp.ClientSession, *link, error) {
 	old, oldLink := c.cs, c.link
 	c.cs, c.link = cs, l
 	c.run.remove(oldLink)
-	go func() {
+	c.t.bg.Go(func() {
 		old.Close()
 		oldLink.abort()
-	}()
+	})
 	return cs, l, nil
 }
 
@@ -591,6 +594,7 @@ func (t *Target) Close() error {
 	t.closed = true
 	t.mu.Unlock()
 	err := closeAll(&t.mu, t.conns, (*conn).close)
+	t.bg.Wait()
 	if t.proxy != nil {
 		t.proxy.close()
 	}

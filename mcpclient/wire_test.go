@@ -31,6 +31,10 @@ const (
 	helperEnv     = "MCPCLIENT_TEST_SERVE_DB"
 	dieEnv        = "MCPCLIENT_TEST_DIE_AT_EDIT"
 	httpHelperEnv = "MCPCLIENT_TEST_SERVE_HTTP"
+	// logEnv makes the helper log every tool call on stderr; addrEnv makes
+	// it listen on that address over HTTP.
+	logEnv  = "MCPCLIENT_TEST_LOG"
+	addrEnv = "MCPCLIENT_TEST_ADDR"
 )
 
 func helperServer() {
@@ -43,7 +47,11 @@ func helperServer() {
 	if n, err := strconv.Atoi(os.Getenv(dieEnv)); err == nil {
 		b = &dying{Backend: st, at: int64(n)}
 	}
-	srv, err := serve.New(context.Background(), b, serve.Options{})
+	var opts serve.Options
+	if os.Getenv(logEnv) != "" {
+		opts.Log = os.Stderr
+	}
+	srv, err := serve.New(context.Background(), b, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(1)
@@ -62,7 +70,11 @@ func helperServer() {
 
 // serveHTTPHelper serves srv over streamable HTTP until stdin closes.
 func serveHTTPHelper(srv *serve.Server) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := "127.0.0.1:0"
+	if a := os.Getenv(addrEnv); a != "" {
+		addr = a
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
