@@ -149,12 +149,12 @@ func SummarizeRace(runs []RaceRun) RaceRow {
 
 func addEditor(a, b EditorRun) EditorRun {
 	return EditorRun{
-		Edits:     a.Edits + b.Edits,
-		Writes:    a.Writes + b.Writes,
-		Conflicts: a.Conflicts + b.Conflicts,
-		Lost:      a.Lost + b.Lost,
-		MaxTries:  max(a.MaxTries, b.MaxTries),
-		Retried:   a.Retried + b.Retried,
+		Edits:      a.Edits + b.Edits,
+		Writes:     a.Writes + b.Writes,
+		Conflicts:  a.Conflicts + b.Conflicts,
+		Lost:       a.Lost + b.Lost,
+		MaxTries:   max(a.MaxTries, b.MaxTries),
+		Retried:    a.Retried + b.Retried,
 		Errors:     a.Errors + b.Errors,
 		Info:       a.Info + b.Info,
 		Unreadable: a.Unreadable + b.Unreadable,
