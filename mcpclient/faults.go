@@ -135,9 +135,12 @@ type runFaults struct {
 	// next write through any of the run's wires takes one.
 	lose, dup atomic.Int32
 	// writes counts the run's write calls in flight; busy is signalled when
-	// one starts.
-	writes atomic.Int32
-	busy   chan struct{}
+	// one starts, and settled when one returns that started after the last
+	// fault (gen counts the faults made).
+	writes  atomic.Int32
+	busy    chan struct{}
+	settled chan struct{}
+	gen     atomic.Int64
 
 	mu     sync.Mutex
 	links  map[*link]bool
@@ -153,7 +156,7 @@ func (t *Target) newRunFaults(seed uint64) *runFaults {
 	if t.faults == nil {
 		return nil
 	}
-	return &runFaults{t: t, seed: seed, busy: make(chan struct{}, 1), links: map[*link]bool{}}
+	return &runFaults{t: t, seed: seed, busy: make(chan struct{}, 1), settled: make(chan struct{}, 1), links: map[*link]bool{}}
 }
 
 // add and remove keep the run's links, those a fault hits.
@@ -178,11 +181,44 @@ func (r *runFaults) remove(l *link) {
 // writing counts a write call in flight until the func it returns is called.
 func (r *runFaults) writing() func() {
 	r.writes.Add(1)
+	r.signal()
+	gen := r.gen.Load()
+	return func() {
+		r.writes.Add(-1)
+		if r.gen.Load() == gen {
+			select {
+			case r.settled <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// recovered waits until a write of the run that started after the fault
+// just made has returned (whatever its outcome): the run is past the
+// fault, its sessions opened again. It reports false when the schedule
+// stopped first. Without it a gap shorter than a server's restart would
+// fault every resend, and the run would never get past one write.
+func (r *runFaults) recovered() bool {
+	r.gen.Add(1)
+	select {
+	case <-r.settled:
+	default:
+	}
+	select {
+	case <-r.settled:
+		return true
+	case <-r.stopc:
+		return false
+	}
+}
+
+// signal wakes the schedule when it waits for a write.
+func (r *runFaults) signal() {
 	select {
 	case r.busy <- struct{}{}:
 	default:
 	}
-	return func() { r.writes.Add(-1) }
 }
 
 // awaitWrite waits until a write of the run is in flight, and reports false
@@ -322,7 +358,10 @@ const nemesisStream = 0x6e656d65736973
 
 // schedule makes the run's faults until it is stopped: after a gap drawn
 // from an exponential distribution of mean f.Every, a kind drawn from
-// f.Kinds; a kill or a pause waits for a write in flight.
+// f.Kinds; a kill or a pause waits for a write in flight, a lost reply or
+// a duplicate for the write that takes it. So the run has at most one
+// fault at a time, and the next gap starts once a write made after it
+// returned (recovered).
 func (r *runFaults) schedule(f *Faults) {
 	defer close(r.done)
 	rng := rand.New(rand.NewPCG(r.seed, nemesisStream))
@@ -350,11 +389,33 @@ func (r *runFaults) schedule(f *Faults) {
 			}
 			r.pause(r.stopc)
 		case history.FaultLoseReplies:
-			r.lose.Add(1)
+			if !r.arm(&r.lose) {
+				return
+			}
 		case history.FaultDuplicate:
-			r.dup.Add(1)
+			if !r.arm(&r.dup) {
+				return
+			}
+		}
+		if !r.recovered() {
+			return
 		}
 	}
+}
+
+// arm arms one fault on the wire (n counts them) and waits until a write
+// takes it, so that the next gap starts from the fault; it reports false
+// when the schedule stopped first.
+func (r *runFaults) arm(n *atomic.Int32) bool {
+	n.Store(1)
+	for n.Load() > 0 {
+		select {
+		case <-r.busy:
+		case <-r.stopc:
+			return false
+		}
+	}
+	return true
 }
 
 // processes returns the live processes of the run's links.

@@ -66,6 +66,7 @@ func (w *wire) planFor(msg []byte) plan {
 		return plan{}
 	}
 	p := plan{id: string(h.ID), tool: h.Params.Name, pid: w.pid}
+	defer w.run.signal()
 	switch {
 	case take(&w.run.lose):
 		p.lose = true

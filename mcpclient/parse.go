@@ -82,6 +82,16 @@ func Parse(raw string) (Spec, error) {
 	return Spec{}, syntaxf(raw, "unknown kind")
 }
 
+// SplitCommand splits a command line as a stdio target's command is split
+// (see Parse): the words of Options.Spawn.
+func SplitCommand(s string) ([]string, error) {
+	words, err := splitWords(s)
+	if err == nil && len(words) == 0 {
+		err = errors.New("no command")
+	}
+	return words, err
+}
+
 // splitWords splits a command line as a shell would, without expansion.
 func splitWords(s string) ([]string, error) {
 	var words []string
