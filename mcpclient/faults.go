@@ -79,6 +79,10 @@ func (f *Faults) onWire() bool {
 	return f.has(history.FaultLoseReplies) || f.has(history.FaultDuplicate)
 }
 
+// ErrNothingToKill is wrapped by the error of a kill that found no server
+// process of the run running: its sessions are all starting theirs again.
+var ErrNothingToKill = errors.New("no server process of the run to kill")
+
 // ErrNotSpawned is wrapped by the error of a kill or a pause asked of an
 // HTTP server notesbench does not start.
 var ErrNotSpawned = errors.New("only a server notesbench starts can be killed or paused")
@@ -382,7 +386,7 @@ func (r *runFaults) schedule(f *Faults) {
 			if !r.awaitWrite(r.stopc) {
 				return
 			}
-			r.kill(ctx)
+			_ = r.kill(ctx) // a kill that found nothing to kill is no fault
 		case history.FaultPause:
 			if !r.awaitWrite(r.stopc) {
 				return
@@ -469,7 +473,7 @@ func (r *runFaults) kill(ctx context.Context) error {
 	if r.t.spawnsPerSession() {
 		procs := r.processes()
 		if len(procs) == 0 {
-			return nil
+			return fmt.Errorf("target %s: %w: its sessions have none running", r.t.name, ErrNothingToKill)
 		}
 		end := r.begin(history.FaultKill, procs[0].cmd.Process.Pid)
 		for _, p := range procs {
@@ -478,7 +482,7 @@ func (r *runFaults) kill(ctx context.Context) error {
 		for _, p := range procs {
 			<-p.exited
 		}
-		end(fmt.Sprintf("SIGKILL of %d server %s (pids %s); each session starts its server again on its next call", len(procs), plural(len(procs), "process", "processes"), pids(procs)))
+		end(fmt.Sprintf("SIGKILL of %d server %s (%s %s); each session starts its server again on its next call", len(procs), plural(len(procs), "process", "processes"), plural(len(procs), "pid", "pids"), pids(procs)))
 		return nil
 	}
 	return fmt.Errorf("target %s: %w", r.t.name, ErrNotSpawned)
@@ -508,7 +512,7 @@ func (r *runFaults) pause(stop <-chan struct{}) {
 	for _, p := range procs {
 		p.signal(syscall.SIGCONT)
 	}
-	end(fmt.Sprintf("SIGSTOP then SIGCONT of %d server %s (pids %s)", len(procs), plural(len(procs), "process", "processes"), pids(procs)))
+	end(fmt.Sprintf("SIGSTOP then SIGCONT of %d server %s (%s %s)", len(procs), plural(len(procs), "process", "processes"), plural(len(procs), "pid", "pids"), pids(procs)))
 }
 
 func plural(n int, one, many string) string {
