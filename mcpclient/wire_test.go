@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/sim"
@@ -35,15 +36,24 @@ const (
 	// it listen on that address over HTTP.
 	logEnv  = "MCPCLIENT_TEST_LOG"
 	addrEnv = "MCPCLIENT_TEST_ADDR"
+	// pgEnv makes the helper serve a schema of its own on the PostgreSQL
+	// server it names instead of a database file.
+	pgEnv = "MCPCLIENT_TEST_SERVE_PG"
 )
 
 func helperServer() {
-	st, err := store.Open(os.Getenv(helperEnv), store.Options{})
+	var b contract.Backend
+	var err error
+	if u := os.Getenv(pgEnv); u != "" {
+		b, err = (&pgstore.Target{URL: u}).Open(context.Background(), contract.RunSpec{Name: "helper", OneServer: true})
+	} else {
+		b, err = store.Open(os.Getenv(helperEnv), store.Options{})
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(1)
 	}
-	var b contract.Backend = st
+	st := b
 	if n, err := strconv.Atoi(os.Getenv(dieEnv)); err == nil {
 		b = &dying{Backend: st, at: int64(n)}
 	}
