@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/internal/crash"
@@ -14,7 +15,7 @@ func CrashTables(s crash.Settings, life string, runs []crash.RunVerdict, checks 
 	t := Table{
 		Title: fmt.Sprintf("Kill -9 test: %d SIGKILLs per run, each server serving %s, seed %d", s.Kills, life, s.Seed),
 		Header: []string{"Synchronous", "Kills survived", "Writes sent", "Acknowledged", "Cut off by a kill", "Of those committed",
-			"Lost acknowledged", "Reads of no document", "Final state", "Integrity check", "Seconds"},
+			"Lost acknowledged", "Applied twice", "Reads of no document", "Final state", "Integrity check", "Seconds"},
 		Notes: []string{
 			"the embedded store: notesbench serve over stdio on a WAL database; an acknowledgement is a write's reply, which it sends after COMMIT returned",
 			"cut off: writes in flight at a kill, resent with the same key after the restart; committed: their resend was a replay",
@@ -42,9 +43,16 @@ func CrashTables(s crash.Settings, life string, runs []crash.RunVerdict, checks 
 			integrity = NotChecked
 		}
 		t.Rows = append(t.Rows, []string{first, Int(int64(r.Kills)), Int(int64(r.Writes)), Int(int64(r.Acknowledged)),
-			Int(int64(r.CutOff)), Int(int64(r.CommittedBeforeKill)), Int(int64(r.LostAcknowledged)), Int(int64(r.UnreadableReads)), final, integrity, Fixed(r.Seconds, 1)})
+			Int(int64(r.CutOff)), Int(int64(r.CommittedBeforeKill)), Int(int64(r.LostAcknowledged)), Int(int64(r.Duplicates)), Int(int64(r.UnreadableReads)), final, integrity, Fixed(r.Seconds, 1)})
 		if r.Unreadable != "" {
 			t.Notes = append(t.Notes, r.Run+": "+r.Unreadable)
+		}
+		if len(r.NewFiles) > 0 {
+			shown := r.NewFiles
+			if len(shown) > 5 {
+				shown = append(shown[:5:5], "…")
+			}
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %d files appeared in %s: %s", r.Run, len(r.NewFiles), s.Watch, strings.Join(shown, ", ")))
 		}
 	}
 	return append([]Table{t}, CheckTables(checks, "Checks of the recorded history", false, "")...)
@@ -69,9 +77,11 @@ func CrashRecords(runs []crash.RunVerdict, checks *check.Report) []Record {
 		add("cut_off", strconv.Itoa(r.CutOff))
 		add("committed_before_kill", strconv.Itoa(r.CommittedBeforeKill))
 		add("lost_acknowledged", strconv.Itoa(r.LostAcknowledged))
+		add("duplicates", strconv.Itoa(r.Duplicates))
 		add("unreadable_reads", strconv.Itoa(r.UnreadableReads))
 		add("unreadable", r.Unreadable)
 		add("integrity", r.Integrity)
+		add("new_files", strconv.Itoa(len(r.NewFiles)))
 		add("seconds", plain(r.Seconds))
 	}
 	return append(out, CheckRecords(checks)...)

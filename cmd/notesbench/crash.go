@@ -38,6 +38,7 @@ type crashOptions struct {
 	profile     string
 	spawn       string
 	callTimeout time.Duration
+	watch       string
 
 	flags *pflag.FlagSet
 
@@ -103,6 +104,7 @@ See docs/faults.md.`,
 	registerProfile(fs, &opts.profile)
 	fs.StringVar(&opts.spawn, "spawn", "", "with an HTTP --target naming {port}: the command that starts the server, {port} in it replaced by a free loopback port")
 	fs.DurationVar(&opts.callTimeout, "call-timeout", 0, "a call without a reply by then ends in an info outcome and is resent; 0 means no bound")
+	fs.StringVar(&opts.watch, "watch", "", "with --target: a folder the server keeps its files in; the run lists the files that appeared there (the documents, and what the kills left beside them)")
 	completeFlag(cmd, "synchronous", true, contract.SynchronousSettings.Strings()...)
 	return cmd
 }
@@ -138,9 +140,9 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if err != nil {
 		return usageErr("--life", err)
 	}
-	settings := crash.Settings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile}
+	settings := crash.Settings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch}
 	if o.target == "" {
-		for _, name := range []string{"profile", "spawn", "call-timeout"} {
+		for _, name := range []string{"profile", "spawn", "call-timeout", "watch"} {
 			if o.given(name) {
 				return usagef("--"+name, "is about a server: give --target too")
 			}
@@ -157,6 +159,11 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	}
 	if err := settings.Validate(); err != nil {
 		return flagError(o.flags, err)
+	}
+	if o.watch != "" {
+		if st, err := os.Stat(o.watch); err != nil || !st.IsDir() {
+			return usagef("--watch", "%s is not a folder", o.watch)
+		}
 	}
 	open := func(ctx context.Context, target string) (contract.Target, error) {
 		spec := backend.Spec{Target: target, Profile: o.profile, Spawn: o.spawn, CallTimeout: o.callTimeout, ClientVersion: notesbenchVersion(),

@@ -94,6 +94,8 @@ func TestCrashBadInput(t *testing.T) {
 		{[]string{"crash", "--history", precious}, "notesbench: --history: " + precious + " exists and is not a notesbench history"},
 		{[]string{"crash", "--history", filepath.Join(dir, "no", "h.jsonl")}, "notesbench: --history: cannot write in"},
 		{[]string{"crash", "--profile", "filesystem"}, "notesbench: --profile: is about a server: give --target too"},
+		{[]string{"crash", "--watch", dir}, "notesbench: --watch: is about a server: give --target too"},
+		{[]string{"crash", "--target", "stdio:x", "--watch", precious}, "notesbench: --watch: " + precious + " is not a folder"},
 		{[]string{"crash", "--target", "stdio:x", "--synchronous", "full"}, "notesbench: --synchronous: is the embedded store's: the server of --target stdio:x keeps its own"},
 		{[]string{"crash", "--target", "http://127.0.0.1:1/mcp"}, "notesbench: --target: only a server notesbench starts can be killed or paused: target http://127.0.0.1:1/mcp is a server notesbench does not start; give the command that starts it (--spawn)"},
 		{[]string{"crash", "--target", "http://127.0.0.1:{port}/mcp"}, "notesbench: --target: http://127.0.0.1:{port}/mcp names {port}, the port of a server notesbench starts: give --spawn 'CMD' too"},

@@ -83,6 +83,14 @@ type Result struct {
 	// Unreadable says why the final state does not read (the document is
 	// gone, empty, or no reply reads), "" when it reads.
 	Unreadable string `json:"unreadable"`
+	// Duplicates counts the lines and sources the final state holds more
+	// than once: a write applied twice (a resend of a cut-off call the
+	// server did not know for the same).
+	Duplicates int `json:"duplicates"`
+	// NewFiles lists the files that appeared in the folder watched
+	// (Settings.Watch) during the run: the documents, and what the kills
+	// left beside them.
+	NewFiles []string `json:"new_files,omitempty"`
 	// LostAcknowledged counts the acknowledged lines and sources missing
 	// from the final state, as the run reads it: every one of them when it
 	// does not read.
@@ -97,10 +105,11 @@ type Result struct {
 const crashNote = "note-1"
 
 // Run opens a run of cfg.Target, creates its Note, lets editors write
-// through it and records their calls in w: claude (and human, when the
-// target checks versions; two unguarded writers would lose lines to each
-// other, not to the kills) append lines to the text, re-reading and
-// re-applying on a conflict; agent adds sources, when the target maps them.
+// through it and records their calls in w: claude and human append lines to
+// the text, re-reading and re-applying on a conflict, and agent adds
+// sources, when the target maps them; on a target that checks no version,
+// claude alone (two unguarded writers would lose lines to each other, not
+// to the kills).
 // The server is killed cfg.Kills times at moments drawn from cfg.Seed. An
 // editor whose call was cut off resends the same call with the same key on
 // the session started again, so an acknowledgement is never doubled by a
@@ -228,6 +237,11 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 	present, why := readFinal(ctx, final, len(sources) > 0)
 	res.Unreadable = why
 	res.LostAcknowledged = ed.lost(present)
+	for mark, n := range present {
+		if n > 1 && mark != "" {
+			res.Duplicates += n - 1
+		}
+	}
 	if why == "" {
 		if err := rec.Final(ctx, final, crashNote); err != nil {
 			res.Unreadable = err.Error()
@@ -243,16 +257,17 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 // maxMisses bounds the kills in a row that find no server running.
 const maxMisses = 100
 
-// editorsOf names the editors a target can take: two writers of lines when
-// it checks versions, one otherwise, and a writer of sources when it maps
-// them.
+// editorsOf names the editors a target can take: two writers of lines and
+// a writer of sources (when it maps them) on a target that checks
+// versions; one writer of lines on one that does not, where two writers
+// would lose each other's writes whatever the kills do.
 func editorsOf(t contract.Target) (texts, sources []string) {
-	texts = []string{"claude", "human"}
 	if m, ok := t.(contract.Mapped); ok {
 		if mp := m.Mapping(); !mp.Native() && !mp.VersionCheck {
-			texts = texts[:1]
+			return []string{"claude"}, nil
 		}
 	}
+	texts = []string{"claude", "human"}
 	if c, ok := t.(contract.Capable); !ok || c.Require("crash", contract.CapAddSource, contract.CapListSources, contract.CapList) == nil {
 		sources = []string{"agent"}
 	}
@@ -263,9 +278,9 @@ func editorsOf(t contract.Target) (texts, sources []string) {
 const finalTries = 5
 
 // readFinal reads the final text (and sources) and returns every mark it
-// holds, or why it does not read.
-func readFinal(ctx context.Context, s contract.Session, sources bool) (map[string]bool, string) {
-	present := map[string]bool{}
+// holds, each with how many times, or why it does not read.
+func readFinal(ctx context.Context, s contract.Session, sources bool) (map[string]int, string) {
+	present := map[string]int{}
 	var read contract.TabContent
 	var err error
 	for try := 0; try < finalTries; try++ {
@@ -277,7 +292,7 @@ func readFinal(ctx context.Context, s contract.Session, sources bool) (map[strin
 		return present, "the text does not read: " + err.Error()
 	}
 	for _, l := range strings.Split(read.Text, "\n") {
-		present[l] = true
+		present[l]++
 	}
 	if !sources {
 		return present, ""
@@ -295,7 +310,7 @@ func readFinal(ctx context.Context, s contract.Session, sources bool) (map[strin
 			return present, "the sources do not read: " + err.Error()
 		}
 		for _, it := range page.Items {
-			present[it.URL] = true
+			present[it.URL]++
 		}
 		if cursor = page.NextCursor; cursor == "" {
 			break
@@ -336,12 +351,12 @@ func (e *editors) ack(mark string) {
 }
 
 // lost counts the acknowledged marks present lacks.
-func (e *editors) lost(present map[string]bool) int {
+func (e *editors) lost(present map[string]int) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n := 0
 	for m := range e.acked {
-		if !present[m] {
+		if present[m] == 0 {
 			n++
 		}
 	}
