@@ -76,6 +76,15 @@ type Spec struct {
 	// that names it. "" is a schema of the process's own, dropped when
 	// closed (unless Keep).
 	Schema string
+	// Spawn, with an HTTP Target whose port is mcpclient.PortPlaceholder,
+	// is the command that starts the server, split as a stdio target's
+	// (mcpclient.Options.Spawn); CallTimeout bounds each call to a server
+	// (mcpclient.Options.CallTimeout).
+	Spawn       string
+	CallTimeout time.Duration
+	// Faults, with Target, are the faults made between notesbench and the
+	// server (mcpclient.Options.Faults); nil makes none.
+	Faults *mcpclient.Faults
 }
 
 // Remote reports whether the spec names a server rather than the embedded store.
@@ -202,9 +211,32 @@ func (s Spec) Check() error {
 			return err
 		}
 	}
+	if s.Faults != nil && !s.Remote() {
+		return field.Errorf("nemesis", "makes faults between notesbench and a server: give --target too")
+	}
+	if s.Spawn != "" && !s.Remote() {
+		return field.Errorf("spawn", "starts the server of an HTTP --target: give --target too")
+	}
 	if s.Remote() {
-		if _, err := mcpclient.Parse(s.Target); err != nil {
+		spec, err := mcpclient.Parse(s.Target)
+		if err != nil {
 			return field.Wrap("target", err)
+		}
+		opts, err := s.clientOptions()
+		if err != nil {
+			return err
+		}
+		if spec.Stdio() && s.Spawn != "" {
+			return field.Errorf("spawn", "target %s is spawned already: --spawn starts an HTTP server", s.Target)
+		}
+		if !spec.Stdio() && strings.Contains(s.Target, mcpclient.PortPlaceholder) != (s.Spawn != "") {
+			if s.Spawn == "" {
+				return field.Errorf("target", "%s names %s, the port of a server notesbench starts: give --spawn 'CMD' too", s.Target, mcpclient.PortPlaceholder)
+			}
+			return field.Errorf("target", "%s names no %s: a server notesbench starts (--spawn) listens on a port it chooses, which the URL and the command name as %s", s.Target, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder)
+		}
+		if err := mcpclient.CheckFaults(spec, opts); err != nil {
+			return field.Wrap("nemesis", err)
 		}
 		switch {
 		case s.DBDir != "" || s.File != "":
@@ -253,10 +285,11 @@ func Open(ctx context.Context, s Spec) (contract.Target, error) {
 	}
 	if s.Remote() {
 		spec, _ := mcpclient.Parse(s.Target)
-		opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion, Keep: s.Keep,
-			Protocol: s.Protocol, Sessions: s.Sessions, Balance: s.Balance, Token: s.Token}
+		opts, err := s.clientOptions()
+		if err != nil {
+			return nil, err
+		}
 		if s.Profile != "" {
-			var err error
 			if opts.Profile, err = loadProfile(s.Profile); err != nil {
 				return nil, err
 			}
@@ -328,6 +361,21 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 		return nil, err
 	}
 	return st, nil
+}
+
+// clientOptions are the options of the MCP client of s, but its profile.
+func (s Spec) clientOptions() (mcpclient.Options, error) {
+	opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion, Keep: s.Keep,
+		Protocol: s.Protocol, Sessions: s.Sessions, Balance: s.Balance, Token: s.Token,
+		CallTimeout: s.CallTimeout, Faults: s.Faults}
+	if s.Spawn != "" {
+		words, err := mcpclient.SplitCommand(s.Spawn)
+		if err != nil {
+			return opts, field.Errorf("spawn", "%q: %v", s.Spawn, err)
+		}
+		opts.Spawn = words
+	}
+	return opts, nil
 }
 
 // loadProfile loads the profile a Spec names; a profile that cannot be used

@@ -30,6 +30,9 @@ type Info struct {
 	InMemory bool
 	// History: the runs can be recorded for notesbench check (--history).
 	History bool
+	// Faults: the runs take faults between notesbench and a server
+	// (--nemesis), and count what they bring.
+	Faults bool
 	// Replications is the default number of replications behind the
 	// verdicts (--replications); NoReplications for an experiment judged
 	// without any.

@@ -45,20 +45,40 @@ func (e *ProtocolError) OutcomeKind() string {
 
 // reply calls a tool with JSON arguments and returns its result as a
 // profile reads it: the one way a call reaches the server. A JSON-RPC error
-// is a *ProtocolError; a transport failure is an outcome nobody knows
-// (contract.IndeterminateError), in one line naming the target and the tool;
-// the caller's ctx ending is its error.
+// is a *ProtocolError; a transport failure, or no reply within the call
+// timeout, is an outcome nobody knows (contract.IndeterminateError), in one
+// line naming the target and the tool; the caller's ctx ending is its
+// error. With faults, a session a fault ended is opened again first.
 func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*profile.Reply, error) {
-	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	cs, l := c.cs, c.link
+	if c.t.faults != nil {
+		var err error
+		if cs, l, err = c.ready(ctx); err != nil {
+			return nil, err
+		}
+		if c.run != nil && c.t.writeTools[tool] {
+			defer c.run.writing()()
+		}
+	}
+	callCtx := ctx
+	if d := c.t.opts.CallTimeout; d > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	res, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if callCtx.Err() != nil {
+			return nil, contract.Indeterminate(contract.KindTimeout, fmt.Errorf("target %s: %s: no reply within %v", c.t.name, tool, c.t.opts.CallTimeout))
 		}
 		var je *jsonrpc.Error
 		if errors.As(err, &je) && !localCode(je.Code) {
 			return nil, &ProtocolError{Target: c.t.name, Tool: tool, Code: je.Code, Message: je.Message}
 		}
-		return nil, c.fail(tool, err)
+		return nil, c.failOn(l, tool, err)
 	}
 	r := &profile.Reply{IsError: res.IsError, Structured: res.StructuredContent}
 	for i, ct := range res.Content {
@@ -90,7 +110,17 @@ func localCode(code int64) bool {
 // wrapping ("connection reset by peer", not three layers of "calling",
 // "sending" and "rejected by transport").
 func (c *conn) fail(tool string, err error) error {
-	if died := c.link.died(); died != nil {
+	_, l := c.current()
+	return c.failOn(l, tool, err)
+}
+
+// failOn is fail on the link l the call went over: a connection a lost
+// reply cut is said to be.
+func (c *conn) failOn(l *link, tool string, err error) error {
+	if l.wire != nil && l.wire.cut.Load() {
+		return contract.Indeterminate(contract.KindReplyLost, fmt.Errorf("target %s: %s: the connection was cut: a reply was lost on the wire (a fault notesbench made)", c.t.name, tool))
+	}
+	if died := l.died(); died != nil {
 		return contract.Indeterminate(contract.KindDied, fmt.Errorf("target %s: %s: %v", c.t.name, tool, died))
 	}
 	kind := contract.KindFailure

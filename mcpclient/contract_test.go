@@ -9,13 +9,17 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/contracttest"
+	"github.com/notesbench/notesbench/internal/brokenserver"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) != "" {
+	if os.Getenv(helperEnv) != "" || os.Getenv(pgEnv) != "" {
 		helperServer()
+	}
+	if os.Getenv(brokenserver.DirEnv) != "" {
+		os.Exit(brokenserver.Main())
 	}
 	goleak.VerifyTestMain(m)
 }

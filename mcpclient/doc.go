@@ -96,6 +96,22 @@
 // Target take the run's clock: the server commits on its own, so the caller
 // must refuse a run on the virtual clock; Open ignores run.Clock.
 //
+// # Faults
+//
+// With Options.Faults a Target makes faults between the client and the
+// server, on what it owns (faults.go): it SIGKILLs or SIGSTOPs the process
+// groups it spawned (a stdio server, or an HTTP one it starts with
+// Options.Spawn on a free loopback port, started again after a kill), drops
+// a write's reply in the pipe after the server wrote it (over HTTP, in a
+// loopback proxy it runs, which reads the server's whole response and
+// closes the client's connection), and sends a write twice at once. Each
+// run has faults of its own, on its sessions' processes and connections,
+// on a schedule drawn from its seed (InjectFaults) or when asked (Killer).
+// A session a fault ended opens again on its next call: a new process over
+// stdio, a new session over HTTP. A call cut off, or without a reply within
+// Options.CallTimeout, is an info outcome. Without faults none of this is
+// on the path of a call.
+//
 // mcpclient knows MCP and the contract; it knows no storage, no editors and
 // no experiments.
 package mcpclient

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,10 +30,20 @@ type link struct {
 	// stray says what the server wrote where MCP messages go that is none,
 	// "" when nothing such is known.
 	stray func() string
+
+	// What the fault layer knows of the link (faults.go): the process it
+	// spawned (nil over HTTP), its place on the wire (nil without faults),
+	// and the life of the spawned HTTP server it reaches (0: none).
+	proc  *process
+	wire  *wire
+	epoch int64
+	// gone is set once the link's MCP session has closed.
+	gone atomic.Bool
 }
 
-// dialer opens a link.
-type dialer func(ctx context.Context) (*link, error)
+// dialer opens a link; w, when not nil, is where the faults of the link's
+// run are made on its wire.
+type dialer func(ctx context.Context, w *wire) (*link, error)
 
 // Dialer opens one connection to a server for New: the transport of one MCP
 // session. It is for servers reached by other means than a target string,
@@ -40,7 +51,7 @@ type dialer func(ctx context.Context) (*link, error)
 type Dialer func(ctx context.Context) (mcp.Transport, error)
 
 func (d Dialer) dialer() dialer {
-	return func(ctx context.Context) (*link, error) {
+	return func(ctx context.Context, _ *wire) (*link, error) {
 		t, err := d(ctx)
 		if err != nil {
 			return nil, err
@@ -50,31 +61,66 @@ func (d Dialer) dialer() dialer {
 }
 
 // httpDialer opens a streamable HTTP session of its own, on an HTTP client of
-// its own: no two sessions share a connection.
-func httpDialer(url string) dialer {
-	return func(context.Context) (*link, error) {
+// its own: no two sessions share a connection. With a spawned server (srv
+// not nil) it first waits until the server listens; with a proxy (px not
+// nil) the requests go through it, named by the link's wire.
+func httpDialer(url string, srv *spawned, px *proxy) dialer {
+	return func(ctx context.Context, w *wire) (*link, error) {
+		l := &link{died: func() error { return nil }, stray: func() string { return "" }, wire: w}
+		if srv != nil {
+			epoch, err := srv.await(ctx)
+			if err != nil {
+				return nil, err
+			}
+			l.epoch, l.died = epoch, srv.died
+		}
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		return &link{
-			transport: &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: true},
-			end:       tr.CloseIdleConnections,
-			abort:     tr.CloseIdleConnections,
-			died:      func() error { return nil },
-			stray:     func() string { return "" },
-		}, nil
+		var rt http.RoundTripper = tr
+		endpoint := url
+		if px != nil && w != nil {
+			endpoint, rt = px.route(url, tr, w)
+		}
+		l.transport = &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: rt}, DisableStandaloneSSE: true}
+		l.end, l.abort = tr.CloseIdleConnections, tr.CloseIdleConnections
+		return l, nil
 	}
 }
 
 // stdioDialer spawns the command for every link: over stdio one process
 // serves one MCP session.
 func stdioDialer(argv []string, stderr io.Writer) dialer {
-	return func(ctx context.Context) (*link, error) {
+	return func(ctx context.Context, w *wire) (*link, error) {
 		p, err := startProcess(ctx, argv, stderr)
 		if err != nil {
 			return nil, err
 		}
-		return &link{transport: &mcp.IOTransport{Reader: p.head.reader(p.stdout), Writer: p.stdin}, end: p.stop, abort: p.kill, died: p.died, stray: p.head.stray}, nil
+		l := &link{transport: &mcp.IOTransport{Reader: p.head.reader(p.stdout), Writer: p.stdin},
+			end: p.stop, abort: p.kill, died: p.died, stray: p.head.stray, proc: p, wire: w}
+		if w != nil {
+			// The faults' filters sit on the pipes, after the server wrote
+			// and before it reads.
+			w.pid, w.onCut = p.cmd.Process.Pid, func() { w.run.t.bg.Go(p.stop) }
+			l.transport = &mcp.IOTransport{Reader: readCloser{w.reader(p.head.reader(p.stdout)), p.stdout}, Writer: writeCloser{w.writer(p.stdin), p.stdin}}
+		}
+		return l, nil
 	}
 }
+
+// readCloser and writeCloser put a filter of the wire before a pipe, which
+// they close.
+type (
+	readCloser struct {
+		io.Reader
+		c io.Closer
+	}
+	writeCloser struct {
+		io.Writer
+		c io.Closer
+	}
+)
+
+func (r readCloser) Close() error  { return r.c.Close() }
+func (w writeCloser) Close() error { return w.c.Close() }
 
 // process is one spawned server.
 type process struct {
@@ -93,6 +139,8 @@ type process struct {
 	// group's, may be another's, and no signal may go to the group.
 	mu     sync.Mutex
 	reaped bool
+	// stopped makes stop and kill end the process once.
+	stopped sync.Once
 }
 
 // How long a server has to exit after its stdin closed, and after SIGTERM.
@@ -168,25 +216,39 @@ func (p *process) signal(sig syscall.Signal) {
 // stop ends the server as the MCP specification asks: its stdin closes, then
 // SIGTERM, then SIGKILL; and then whatever is left of its process group.
 func (p *process) stop() {
-	p.unbind()
-	p.stdin.Close()
-	if !p.wait(exitWait) {
-		p.signal(syscall.SIGTERM)
-		if !p.wait(termWait) {
-			p.signal(syscall.SIGKILL)
-			<-p.exited
+	p.stopped.Do(func() {
+		p.unbind()
+		p.stdin.Close()
+		if !p.wait(exitWait) {
+			p.signal(syscall.SIGTERM)
+			if !p.wait(termWait) {
+				p.signal(syscall.SIGKILL)
+				<-p.exited
+			}
 		}
-	}
-	p.stdout.Close()
+		p.stdout.Close()
+	})
 }
 
 // kill ends the server's process group at once: for a server that failed.
 func (p *process) kill() {
-	p.unbind()
-	p.signal(syscall.SIGKILL)
-	<-p.exited
-	p.stdin.Close()
-	p.stdout.Close()
+	p.stopped.Do(func() {
+		p.unbind()
+		p.signal(syscall.SIGKILL)
+		<-p.exited
+		p.stdin.Close()
+		p.stdout.Close()
+	})
+}
+
+// hasExited reports whether the server has exited.
+func (p *process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 func (p *process) wait(d time.Duration) bool {

@@ -42,6 +42,9 @@ func syntaxf(raw, format string, args ...any) error {
 //	stdio:COMMAND [ARGS]      spawn COMMAND and speak MCP on its stdin and stdout
 //	http://HOST:PORT/PATH     streamable HTTP (https too)
 //
+// The port of an HTTP target may be PortPlaceholder, for a server the
+// Target starts (Options.Spawn).
+//
 // The command line is split on spaces; single and double quotes group words
 // and a backslash escapes the next character, as in a shell, without any
 // expansion.
@@ -73,7 +76,9 @@ func Parse(raw string) (Spec, error) {
 
 // checkURL checks one endpoint of a target raw.
 func checkURL(raw, s string) error {
-	u, err := url.Parse(s)
+	// The port a spawned server is given (Options.Spawn) is checked as a
+	// port would be.
+	u, err := url.Parse(strings.Replace(s, ":"+PortPlaceholder, ":1", 1))
 	if err != nil {
 		return syntaxf(raw, "%v", errors.Unwrap(err))
 	}
@@ -89,6 +94,16 @@ func checkURL(raw, s string) error {
 		return syntaxf(raw, "no user or fragment allowed")
 	}
 	return nil
+}
+
+// SplitCommand splits a command line as a stdio target's command is split
+// (see Parse): the words of Options.Spawn.
+func SplitCommand(s string) ([]string, error) {
+	words, err := splitWords(s)
+	if err == nil && len(words) == 0 {
+		err = errors.New("no command")
+	}
+	return words, err
 }
 
 // splitWords splits a command line as a shell would, without expansion.

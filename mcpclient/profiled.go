@@ -212,7 +212,8 @@ func (t *Target) openProfiled(run contract.RunSpec) (contract.Backend, error) {
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return nil, err
 	}
-	return &backend{t: t, run: runName(run.Name) + "." + hex.EncodeToString(nonce[:]), docs: map[string]string{}, bound: map[string]profile.Vars{}, sessions: map[*session]bool{}}, nil
+	return &backend{t: t, run: runName(run.Name) + "." + hex.EncodeToString(nonce[:]), docs: map[string]string{}, bound: map[string]profile.Vars{},
+		sessions: map[*session]bool{}, faults: t.newRunFaults(run.Seed)}, nil
 }
 
 // runName makes a run's name safe in a path or an ID.
@@ -239,6 +240,7 @@ type backend struct {
 	docs     map[string]string       // the run's Note ID → the document
 	bound    map[string]profile.Vars // the run's Note ID → the variables its setup.create bound
 	sessions map[*session]bool
+	faults   *runFaults // the run's faults (faults.go), nil for none
 }
 
 // vars returns the variables every call of the run's Note noteID has.
@@ -384,7 +386,7 @@ func (b *backend) checkFresh(ctx context.Context, noteID, doc string) error {
 // Session opens an MCP session of its own: over stdio a new server process,
 // over HTTP a new session on a connection of its own.
 func (b *backend) Session(ctx context.Context) (contract.Session, error) {
-	c, err := b.t.connect(ctx)
+	c, err := b.t.connectFor(ctx, b.faults)
 	if err != nil {
 		return nil, err
 	}
@@ -426,6 +428,7 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 // profile's teardown calls for each document of the run, unless the
 // Target keeps them (Options.Keep).
 func (b *backend) Close() error {
+	b.faults.halt()
 	err := closeAll(&b.mu, b.sessions, (*session).Close)
 	return errors.Join(err, b.teardown(b.t.opts.Keep))
 }

@@ -67,7 +67,7 @@ func (t *Target) Protocol() string {
 // stateless reports whether the session negotiated a protocol without
 // sessions.
 func (c *conn) stateless() bool {
-	r := c.cs.InitializeResult()
+	r := c.session().InitializeResult()
 	return r != nil && r.ProtocolVersion >= StatelessVersion
 }
 
@@ -76,10 +76,10 @@ func (c *conn) stateless() bool {
 // 2026-07-28, which has no ping.
 func (c *conn) ping(ctx context.Context) error {
 	if c.stateless() {
-		_, err := mcp.CallCustomMethod[*mcp.DiscoverParams, *mcp.DiscoverResult](ctx, c.cs, "server/discover", &mcp.DiscoverParams{})
+		_, err := mcp.CallCustomMethod[*mcp.DiscoverParams, *mcp.DiscoverResult](ctx, c.session(), "server/discover", &mcp.DiscoverParams{})
 		return err
 	}
-	return c.cs.Ping(ctx, nil)
+	return c.session().Ping(ctx, nil)
 }
 
 // floorCall names the round trip ping makes.

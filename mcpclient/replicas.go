@@ -64,7 +64,7 @@ func replicaDialer(urls []string, policy contract.Balance, seed uint64, token st
 		}
 	}
 	var links atomic.Uint64
-	return func(ctx context.Context) (*link, error) {
+	return func(ctx context.Context, _ *wire) (*link, error) {
 		n := links.Add(1) - 1
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		b := &balancer{rt: tr, urls: parsed, policy: policy, pinned: -1, token: token, rng: rand.New(rand.NewPCG(seed, n)),

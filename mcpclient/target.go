@@ -63,6 +63,18 @@ type Options struct {
 	// Token, for an HTTP target, is the bearer token every request carries
 	// (Authorization: Bearer TOKEN), as a server that needs one asks.
 	Token string
+	// CallTimeout bounds each tool call: a call without a reply by then
+	// ends in an info outcome (contract.KindTimeout), and the session goes
+	// on. 0 means no bound.
+	CallTimeout time.Duration
+	// Faults, when set, makes faults between notesbench and the server (see
+	// Faults and CheckFaults); nil makes none.
+	Faults *Faults
+	// Spawn, for an HTTP target whose URL names PortPlaceholder, is the
+	// command that starts the server, its words naming the port the same
+	// way: Dial starts it on a free loopback port and waits until it
+	// listens, a kill starts it again, and Close ends it.
+	Spawn []string
 }
 
 // Target is the contract over MCP: a contract.Target whose Backends are one
@@ -84,8 +96,21 @@ type Target struct {
 	// firstTimeout bounds the first handshake when ConnectTimeout is 0.
 	firstTimeout time.Duration
 
+	// The fault layer (faults.go): the faults made (nil: none), the server
+	// spawned for HTTP (nil: none), the proxy in front of it (nil: none),
+	// and the tools whose calls are writes, which faults on the wire take.
+	faults     *Faults
+	spawned    *spawned
+	proxy      *proxy
+	stdio      bool
+	writeTools map[string]bool
+	// bg holds what faults left to end in the background (sessions and
+	// processes they ended); Close waits for it.
+	bg sync.WaitGroup
+
 	mu        sync.Mutex
 	conns     map[*conn]bool
+	runs      map[*runFaults]bool // the runs whose faults someone hears of
 	namedUsed bool
 	closed    bool
 	kept      []string // the documents Keep left in place
@@ -97,51 +122,98 @@ type Target struct {
 // when done: it ends every process it spawned. Cancelling ctx kills them too.
 //
 // A spec of several URLs is one server's replicas: each call goes to one of
-// them as opts.Balance chooses (replicas.go).
+// them as opts.Balance chooses (replicas.go); faults are not made between
+// notesbench and replicas. With opts.Spawn it first starts the HTTP server
+// (see Options.Spawn); with opts.Faults it makes them (see Faults): a fault
+// that cannot be made on spec is an error (CheckFaults) before anything
+// starts.
 func Dial(ctx context.Context, spec Spec, opts Options) (*Target, error) {
 	if err := CheckProtocol(opts.Protocol); err != nil {
 		return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
 	}
-	d, first := httpDialer(spec.URL), time.Duration(0)
-	if spec.Stdio() {
-		d, first = stdioDialer(spec.Command, opts.Stderr), firstStdioHandshake
+	if err := CheckFaults(spec, opts); err != nil {
+		return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
 	}
-	if len(spec.URLs) > 1 || !spec.Stdio() && opts.Token != "" {
+	if spec.Stdio() {
+		if len(opts.Spawn) > 0 {
+			return nil, fmt.Errorf("target %s is spawned already: a command to start it is for an HTTP target", spec.Raw)
+		}
+		t := newTarget(spec.Raw, stdioDialer(spec.Command, opts.Stderr), opts, firstStdioHandshake)
+		t.stdio = true
+		return dialTarget(ctx, t)
+	}
+	if len(spec.URLs) > 1 || opts.Token != "" {
+		if len(spec.URLs) > 1 && (opts.Faults != nil || len(opts.Spawn) > 0) {
+			return nil, fmt.Errorf("target %s: faults and a command to start the server are for a target of one URL, not of replicas", spec.Raw)
+		}
 		urls := spec.URLs
 		if len(urls) == 0 {
 			urls = []string{spec.URL}
 		}
-		var err error
-		if d, err = replicaDialer(urls, opts.Balance, opts.BalanceSeed, opts.Token); err != nil {
+		if opts.Faults != nil || len(opts.Spawn) > 0 {
+			return nil, fmt.Errorf("target %s: faults and a command to start the server are not made on a target with a bearer token", spec.Raw)
+		}
+		d, err := replicaDialer(urls, opts.Balance, opts.BalanceSeed, opts.Token)
+		if err != nil {
 			return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
 		}
+		t, err := dialTarget(ctx, newTarget(spec.Raw, d, opts, 0))
+		if err == nil && len(spec.URLs) > 1 {
+			t.replicas = spec.URLs
+		}
+		return t, err
 	}
-	t, err := dialTarget(ctx, spec.Raw, d, opts, first)
-	if err == nil && len(spec.URLs) > 1 {
-		t.replicas = spec.URLs
+	var srv *spawned
+	switch {
+	case len(opts.Spawn) > 0:
+		var err error
+		if srv, spec, err = spawnServer(ctx, spec, opts); err != nil {
+			return nil, err
+		}
+	case strings.Contains(spec.URL, PortPlaceholder):
+		return nil, fmt.Errorf("target %s names %s: give the command that starts the server on it", spec.Raw, PortPlaceholder)
 	}
-	return t, err
+	var px *proxy
+	if opts.Faults.onWire() {
+		var err error
+		if px, err = newProxy(spec.URL); err != nil {
+			if srv != nil {
+				srv.stop()
+			}
+			return nil, err
+		}
+	}
+	t := newTarget(spec.Raw, httpDialer(spec.URL, srv, px), opts, 0)
+	t.spawned, t.proxy = srv, px
+	return dialTarget(ctx, t)
 }
 
 // firstStdioHandshake bounds the first handshake of a spawned server.
 const firstStdioHandshake = 2 * time.Minute
 
-// New is Dial for a server reached through dial, named name in errors.
+// New is Dial for a server reached through dial, named name in errors. It
+// makes no faults on the wire (opts.Faults may only ask for Kill, which a
+// server reached so cannot take).
 func New(ctx context.Context, name string, dial Dialer, opts Options) (*Target, error) {
-	return dialTarget(ctx, name, dial.dialer(), opts, 0)
+	return dialTarget(ctx, newTarget(name, dial.dialer(), opts, 0))
 }
 
-func dialTarget(ctx context.Context, name string, d dialer, opts Options, first time.Duration) (*Target, error) {
+// newTarget returns the Target of name, reached through d, not yet dialled.
+func newTarget(name string, d dialer, opts Options, first time.Duration) *Target {
 	version := opts.Version
 	if version == "" {
 		version = "devel"
 	}
-	t := &Target{name: name, dial: d, opts: opts, firstTimeout: first, conns: map[*conn]bool{},
+	return &Target{name: name, dial: d, opts: opts, firstTimeout: first, conns: map[*conn]bool{}, runs: map[*runFaults]bool{}, faults: opts.Faults,
 		client: mcp.NewClient(&mcp.Implementation{Name: "notesbench", Version: version},
 			// The extension tools are listed to a client that asks for them.
 			&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{ext.Capability: map[string]any{}}}})}
+}
+
+func dialTarget(ctx context.Context, t *Target) (*Target, error) {
 	c, err := t.connect(ctx)
 	if err != nil {
+		t.Close()
 		return nil, err
 	}
 	t.control = c
@@ -149,7 +221,7 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options, first 
 		t.Close()
 		return nil, err
 	}
-	p, own := opts.Profile, opts.Profile == nil
+	p, own := t.opts.Profile, t.opts.Profile == nil
 	if own {
 		if p, err = notesProfile(); err != nil {
 			t.Close()
@@ -160,7 +232,14 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options, first 
 		t.Close()
 		return nil, err
 	}
-	if !own && opts.Note == "" {
+	t.writeTools = map[string]bool{p.Write.Tool: true}
+	if p.Create != nil {
+		t.writeTools[p.Create.Tool] = true
+	}
+	if p.AddSource != nil {
+		t.writeTools[p.AddSource.Tool] = true
+	}
+	if !own && t.opts.Note == "" {
 		if err := t.probe(ctx); err != nil {
 			t.Close()
 			return nil, err
@@ -176,14 +255,76 @@ func dialTarget(ctx context.Context, name string, d dialer, opts Options, first 
 	return t, nil
 }
 
-// conn is one MCP client session on a link of its own.
+// conn is one MCP client session on a link of its own. With faults, a
+// fault may end what the link connects to (the process killed, the
+// connection cut, the server started again): the next call then opens the
+// session again, on a new link (ready), so cs and link change, under mu.
 type conn struct {
-	t    *Target
+	t *Target
+	// run is the run whose faults hit the conn; nil for the Target's own.
+	run *runFaults
+
+	mu   sync.Mutex // with faults, guards cs and link
 	cs   *mcp.ClientSession
 	link *link
 }
 
-func (t *Target) connect(ctx context.Context) (*conn, error) {
+// current returns the conn's session and link.
+func (c *conn) current() (*mcp.ClientSession, *link) {
+	if c.t.faults == nil {
+		return c.cs, c.link
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cs, c.link
+}
+
+// session returns the conn's MCP session.
+func (c *conn) session() *mcp.ClientSession {
+	cs, _ := c.current()
+	return cs
+}
+
+// ready returns the conn's session and link, opened again when a fault
+// ended them: a new process over stdio, a new session over HTTP. A session
+// that cannot be opened again is an info outcome of the call that needed it.
+func (c *conn) ready(ctx context.Context) (*mcp.ClientSession, *link, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.t.stale(c.link) {
+		return c.cs, c.link, nil
+	}
+	cs, l, err := c.t.handshake(ctx, c.run)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, contract.Indeterminate(contract.KindDied, fmt.Errorf("%w (connecting again after a fault)", err))
+	}
+	old, oldLink := c.cs, c.link
+	c.cs, c.link = cs, l
+	c.run.remove(oldLink)
+	c.t.bg.Go(func() {
+		old.Close()
+		oldLink.abort()
+	})
+	return cs, l, nil
+}
+
+// stale reports whether a fault ended what l connects to.
+func (t *Target) stale(l *link) bool {
+	return l.gone.Load() || (l.proc != nil && l.proc.hasExited()) || (l.wire != nil && l.wire.cut.Load()) ||
+		(t.spawned != nil && l.epoch != t.spawned.life())
+}
+
+// spawnsPerSession reports whether each session is a server process of its
+// own: a stdio target.
+func (t *Target) spawnsPerSession() bool { return t.stdio }
+
+func (t *Target) connect(ctx context.Context) (*conn, error) { return t.connectFor(ctx, nil) }
+
+// connectFor opens a conn whose faults are run's (nil: none).
+func (t *Target) connectFor(ctx context.Context, run *runFaults) (*conn, error) {
 	if c := t.shared(ctx); c != nil {
 		return c, nil
 	}
@@ -193,9 +334,27 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 	if closed {
 		return nil, fmt.Errorf("target %s: closed", t.name)
 	}
-	l, err := t.dial(ctx)
+	cs, l, err := t.handshake(ctx, run)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: starting the server: %w", t.name, err)
+		return nil, err
+	}
+	c := &conn{t: t, run: run, cs: cs, link: l}
+	t.mu.Lock()
+	t.conns[c] = true
+	t.mu.Unlock()
+	return c, nil
+}
+
+// handshake opens a link and an MCP session on it; with faults, the link's
+// wire is run's.
+func (t *Target) handshake(ctx context.Context, run *runFaults) (*mcp.ClientSession, *link, error) {
+	var w *wire
+	if run != nil {
+		w = &wire{run: run}
+	}
+	l, err := t.dial(ctx, w)
+	if err != nil {
+		return nil, nil, fmt.Errorf("target %s: starting the server: %w", t.name, err)
 	}
 	timeout := t.opts.ConnectTimeout
 	if timeout <= 0 {
@@ -211,7 +370,7 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 		if err = t.negotiated(cs); err != nil {
 			cs.Close()
 			l.abort()
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err != nil {
@@ -219,29 +378,34 @@ func (t *Target) connect(ctx context.Context) (*conn, error) {
 		l.abort()
 		switch {
 		case died == nil && stray != "":
-			return nil, fmt.Errorf("target %s: no MCP handshake: %s", t.name, stray)
+			return nil, nil, fmt.Errorf("target %s: no MCP handshake: %s", t.name, stray)
 		case died != nil:
-			return nil, fmt.Errorf("target %s: no MCP handshake: %v", t.name, died)
+			return nil, nil, fmt.Errorf("target %s: no MCP handshake: %v", t.name, died)
 		case errors.Is(err, syscall.ECONNREFUSED):
-			return nil, fmt.Errorf("target %s: unreachable: connection refused", t.name)
+			return nil, nil, fmt.Errorf("target %s: unreachable: connection refused", t.name)
 		case cctx.Err() != nil && ctx.Err() == nil:
-			return nil, fmt.Errorf("target %s: no MCP handshake within %v: is it an MCP server?", t.name, timeout)
+			return nil, nil, fmt.Errorf("target %s: no MCP handshake within %v: is it an MCP server?", t.name, timeout)
 		}
-		return nil, fmt.Errorf("target %s: no MCP handshake (is it an MCP server?): %v", t.name, err)
+		return nil, nil, fmt.Errorf("target %s: no MCP handshake (is it an MCP server?): %v", t.name, err)
 	}
-	c := &conn{t: t, cs: cs, link: l}
-	t.mu.Lock()
-	t.conns[c] = true
-	t.mu.Unlock()
-	return c, nil
+	if t.faults != nil {
+		run.add(l)
+		go func() {
+			cs.Wait()
+			l.gone.Store(true)
+		}()
+	}
+	return cs, l, nil
 }
 
 // close ends the session and what its link holds. Ending a session is best
 // effort: a server that died or went away has nothing left to end, and
 // saying so would only repeat the error the calls already met.
 func (c *conn) close() error {
-	c.cs.Close()
-	c.link.end()
+	cs, l := c.current()
+	cs.Close()
+	l.end()
+	c.run.remove(l)
 	c.t.mu.Lock()
 	delete(c.t.conns, c)
 	c.t.mu.Unlock()
@@ -253,7 +417,7 @@ func (c *conn) close() error {
 // the tools it uses (Require).
 func (t *Target) listTools(ctx context.Context) error {
 	t.tools = map[string]*mcp.Tool{}
-	for tool, err := range t.control.cs.Tools(ctx, nil) {
+	for tool, err := range t.control.session().Tools(ctx, nil) {
 		if err != nil {
 			return t.control.fail("tools/list", err)
 		}
@@ -435,9 +599,9 @@ func (t *Target) Describe() string {
 		return t.describeProfiled() + t.describeWire()
 	}
 	if t.served == nil {
-		return fmt.Sprintf("MCP server %s, contract variant as served%s", t.name, t.describeWire())
+		return fmt.Sprintf("MCP server %s, contract variant as served%s", t.name, t.describeWire()+t.describeFaults())
 	}
-	return fmt.Sprintf("MCP server %s (%s; %s; %s)%s", t.name, t.served.Server, t.served.Backend, t.served.Variant.WithDefaults(), t.describeWire())
+	return fmt.Sprintf("MCP server %s (%s; %s; %s)%s", t.name, t.served.Server, t.served.Backend, t.served.Variant.WithDefaults(), t.describeWire()+t.describeFaults())
 }
 
 // VariantError is a run that asks for a contract variant the server does not
@@ -478,12 +642,21 @@ func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backe
 	return t.openProfiled(run)
 }
 
-// Close ends every session and process the Target still holds.
+// Close ends every session and process the Target still holds, the server
+// it spawned and its proxy.
 func (t *Target) Close() error {
 	t.mu.Lock()
 	t.closed = true
 	t.mu.Unlock()
-	return closeAll(&t.mu, t.conns, (*conn).close)
+	err := closeAll(&t.mu, t.conns, (*conn).close)
+	t.bg.Wait()
+	if t.proxy != nil {
+		t.proxy.close()
+	}
+	if t.spawned != nil {
+		t.spawned.stop()
+	}
+	return err
 }
 
 // closeAll closes every member of open, a set guarded by mu, all of them

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/sim"
@@ -31,19 +32,36 @@ const (
 	helperEnv     = "MCPCLIENT_TEST_SERVE_DB"
 	dieEnv        = "MCPCLIENT_TEST_DIE_AT_EDIT"
 	httpHelperEnv = "MCPCLIENT_TEST_SERVE_HTTP"
+	// logEnv makes the helper log every tool call on stderr; addrEnv makes
+	// it listen on that address over HTTP.
+	logEnv  = "MCPCLIENT_TEST_LOG"
+	addrEnv = "MCPCLIENT_TEST_ADDR"
+	// pgEnv makes the helper serve a schema of its own on the PostgreSQL
+	// server it names instead of a database file.
+	pgEnv = "MCPCLIENT_TEST_SERVE_PG"
 )
 
 func helperServer() {
-	st, err := store.Open(os.Getenv(helperEnv), store.Options{})
+	var b contract.Backend
+	var err error
+	if u := os.Getenv(pgEnv); u != "" {
+		b, err = (&pgstore.Target{URL: u}).Open(context.Background(), contract.RunSpec{Name: "helper", OneServer: true})
+	} else {
+		b, err = store.Open(os.Getenv(helperEnv), store.Options{})
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(1)
 	}
-	var b contract.Backend = st
+	st := b
 	if n, err := strconv.Atoi(os.Getenv(dieEnv)); err == nil {
 		b = &dying{Backend: st, at: int64(n)}
 	}
-	srv, err := serve.New(context.Background(), b, serve.Options{})
+	var opts serve.Options
+	if os.Getenv(logEnv) != "" {
+		opts.Log = os.Stderr
+	}
+	srv, err := serve.New(context.Background(), b, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(1)
@@ -62,7 +80,11 @@ func helperServer() {
 
 // serveHTTPHelper serves srv over streamable HTTP until stdin closes.
 func serveHTTPHelper(srv *serve.Server) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := "127.0.0.1:0"
+	if a := os.Getenv(addrEnv); a != "" {
+		addr = a
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}

@@ -3,55 +3,85 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/internal/crash"
 )
 
 // CrashTables are the tables of a kill -9 test: its runs, then the checks of
-// the recorded history. life is how long each child serves, as written.
+// the recorded history. life is how long each server serves, as written.
 func CrashTables(s crash.Settings, life string, runs []crash.RunVerdict, checks *check.Report) []Table {
 	t := Table{
-		Title: fmt.Sprintf("Kill -9 test: %d SIGKILLs per setting, each child serving %s, seed %d", s.Kills, life, s.Seed),
+		Title: fmt.Sprintf("Kill -9 test: %d SIGKILLs per run, each server serving %s, seed %d", s.Kills, life, s.Seed),
 		Header: []string{"Synchronous", "Kills survived", "Writes sent", "Acknowledged", "Cut off by a kill", "Of those committed",
-			"Lost acknowledged", "Integrity check", "Seconds"},
+			"Lost acknowledged", "Applied twice", "Reads of no document", "Final state", "Integrity check", "Seconds"},
 		Notes: []string{
-			"WAL mode; an acknowledgement is an answer the child sent after COMMIT returned",
+			"the embedded store: notesbench serve over stdio on a WAL database; an acknowledgement is a write's reply, which it sends after COMMIT returned",
 			"cut off: writes in flight at a kill, resent with the same key after the restart; committed: their resend was a replay",
-			"lost acknowledged: acknowledged lines and sources missing from the database after the last kill, found by the checks below",
+			"lost acknowledged: acknowledged lines and sources missing from the final state, read through a server started again after the last kill",
 		},
 	}
-	for _, r := range runs {
-		lost := NotChecked
-		if r.LostAcknowledged != nil {
-			lost = Int(int64(*r.LostAcknowledged))
+	if s.Target != "" {
+		t.Header[0] = "Target"
+		t.Notes[0] = "an acknowledgement is a write the server answered as done"
+		if s.Profile != "" {
+			t.Notes[0] += "; the contract mapped through profile " + s.Profile
 		}
-		t.Rows = append(t.Rows, []string{string(r.Synchronous), Int(int64(r.Kills)), Int(int64(r.Writes)), Int(int64(r.Acknowledged)),
-			Int(int64(r.CutOff)), Int(int64(r.CommittedBeforeKill)), lost, r.Integrity, Fixed(r.Seconds, 1)})
+	}
+	for _, r := range runs {
+		first := string(r.Synchronous)
+		if r.Target != "" {
+			first = r.Target
+		}
+		final := "reads"
+		if r.Unreadable != "" {
+			final = "does not read"
+		}
+		integrity := r.Integrity
+		if integrity == "" {
+			integrity = NotChecked
+		}
+		t.Rows = append(t.Rows, []string{first, Int(int64(r.Kills)), Int(int64(r.Writes)), Int(int64(r.Acknowledged)),
+			Int(int64(r.CutOff)), Int(int64(r.CommittedBeforeKill)), Int(int64(r.LostAcknowledged)), Int(int64(r.Duplicates)), Int(int64(r.UnreadableReads)), final, integrity, Fixed(r.Seconds, 1)})
+		if r.Unreadable != "" {
+			t.Notes = append(t.Notes, r.Run+": "+r.Unreadable)
+		}
+		if len(r.NewFiles) > 0 {
+			shown := r.NewFiles
+			if len(shown) > 5 {
+				shown = append(shown[:5:5], "…")
+			}
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %d files appeared in %s: %s", r.Run, len(r.NewFiles), s.Watch, strings.Join(shown, ", ")))
+		}
 	}
 	return append([]Table{t}, CheckTables(checks, "Checks of the recorded history", false, "")...)
 }
 
 // CrashRecords are a kill -9 test's figures as tidy CSV records (see
-// CSVHeader): table "crash" one record per figure of each synchronous
-// setting's run, named by their JSON keys, then the checks' records.
+// CSVHeader): table "crash" one record per figure of each run, named by
+// their JSON keys, then the checks' records.
 func CrashRecords(runs []crash.RunVerdict, checks *check.Report) []Record {
 	var out []Record
 	for _, r := range runs {
-		add := func(figure, value string) {
-			out = append(out, Record{Table: "crash", Row: string(r.Synchronous), Figure: figure, Ours: value})
+		row := string(r.Synchronous)
+		if r.Target != "" {
+			row = r.Target
 		}
-		lost := ""
-		if r.LostAcknowledged != nil {
-			lost = strconv.Itoa(*r.LostAcknowledged)
+		add := func(figure, value string) {
+			out = append(out, Record{Table: "crash", Row: row, Figure: figure, Ours: value})
 		}
 		add("kills", strconv.Itoa(r.Kills))
 		add("writes", strconv.Itoa(r.Writes))
 		add("acknowledged", strconv.Itoa(r.Acknowledged))
 		add("cut_off", strconv.Itoa(r.CutOff))
 		add("committed_before_kill", strconv.Itoa(r.CommittedBeforeKill))
-		add("lost_acknowledged", lost)
+		add("lost_acknowledged", strconv.Itoa(r.LostAcknowledged))
+		add("duplicates", strconv.Itoa(r.Duplicates))
+		add("unreadable_reads", strconv.Itoa(r.UnreadableReads))
+		add("unreadable", r.Unreadable)
 		add("integrity", r.Integrity)
+		add("new_files", strconv.Itoa(len(r.NewFiles)))
 		add("seconds", plain(r.Seconds))
 	}
 	return append(out, CheckRecords(checks)...)

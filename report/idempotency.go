@@ -38,6 +38,19 @@ func CreateTables(rows []results.CreateRow, exp *results.Experiment) []MainTable
 		a.Header = append(a.Header, headers(show, "Errors")...)
 		b.Header = append(b.Header, headers(show, "Errors")...)
 	}
+	anyOf := func(get func(results.CreateRow) []int) bool {
+		return slices.ContainsFunc(rows, func(r results.CreateRow) bool { return slices.ContainsFunc(get(r), func(n int) bool { return n > 0 }) })
+	}
+	info := anyOf(func(r results.CreateRow) []int { return r.Info })
+	faults := anyOf(func(r results.CreateRow) []int { return r.Faults })
+	if info {
+		a.Header = append(a.Header, headers(show, "Info")...)
+		b.Header = append(b.Header, headers(show, "Info")...)
+	}
+	if faults {
+		a.Header = append(a.Header, headers(show, "Faults")...)
+		b.Header = append(b.Header, headers(show, "Faults")...)
+	}
 	for _, r := range rows {
 		pub := lookupPub(exp, map[string]string{"table": r.Table, "order": r.Order, "key_policy": r.KeyPolicy})
 		var cells []string
@@ -54,6 +67,12 @@ func CreateTables(rows []results.CreateRow, exp *results.Experiment) []MainTable
 		}
 		if errs {
 			cells = append(cells, withPublished(show, [2]string{perSeed(r.Errors), NotPublished})...)
+		}
+		if info {
+			cells = append(cells, withPublished(show, [2]string{perSeed(r.Info), NotPublished})...)
+		}
+		if faults {
+			cells = append(cells, withPublished(show, [2]string{perSeed(r.Faults), NotPublished})...)
 		}
 		if r.Table == results.CreateTableA {
 			a.Rows = append(a.Rows, cells)
@@ -109,6 +128,14 @@ func SourcesTable(rows []results.SourcesRow, exp *results.Experiment) Table {
 	if errs {
 		t.Header = append(t.Header, headers(show, "Errors")...)
 	}
+	info := slices.ContainsFunc(rows, func(r results.SourcesRow) bool { return r.Info > 0 })
+	faults := slices.ContainsFunc(rows, func(r results.SourcesRow) bool { return r.Faults > 0 })
+	if info {
+		t.Header = append(t.Header, headers(show, "Info")...)
+	}
+	if faults {
+		t.Header = append(t.Header, headers(show, "Faults")...)
+	}
 	for _, r := range rows {
 		pub := lookupPub(exp, map[string]string{"key_policy": r.KeyPolicy})
 		flagged := NotPublished
@@ -123,6 +150,12 @@ func SourcesTable(rows []results.SourcesRow, exp *results.Experiment) Table {
 		)...)
 		if errs {
 			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Errors)), NotPublished})...)
+		}
+		if info {
+			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Info)), NotPublished})...)
+		}
+		if faults {
+			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Faults)), NotPublished})...)
 		}
 		t.Rows = append(t.Rows, cells)
 	}

@@ -80,6 +80,10 @@ func RaceTable(rows []results.RaceRow, exp *results.Experiment) Table {
 	if errs {
 		t.Header = append(t.Header, headers(show, errorsHeader)...)
 	}
+	faults := faultColumns(rows)
+	for _, c := range faults {
+		t.Header = append(t.Header, headers(show, c.header)...)
+	}
 	for _, r := range rows {
 		pub := lookupPub(exp, map[string]string{"guard": r.Guard, "policy": r.Policy})
 		policy := r.Policy
@@ -97,9 +101,42 @@ func RaceTable(rows []results.RaceRow, exp *results.Experiment) Table {
 		if errs {
 			cells = append(cells, withPublished(show, [2]string{int2(r.ErrorsClaude, r.ErrorsHuman), NotPublished})...)
 		}
+		for _, c := range faults {
+			cells = append(cells, withPublished(show, [2]string{c.cell(r), NotPublished})...)
+		}
 		t.Rows = append(t.Rows, cells)
 	}
 	return t
+}
+
+// raceColumn is a column of the race table shown only when a row has a
+// figure in it: what faults (--nemesis) bring.
+type raceColumn struct {
+	header string
+	any    func(results.RaceRow) bool
+	cell   func(results.RaceRow) string
+}
+
+// raceFaultColumns are the race table's columns of faults.
+var raceFaultColumns = []raceColumn{
+	{"Faults", func(r results.RaceRow) bool { return r.Faults > 0 }, func(r results.RaceRow) string { return Int(int64(r.Faults)) }},
+	{"Info claude / human", func(r results.RaceRow) bool { return r.InfoClaude+r.InfoHuman > 0 },
+		func(r results.RaceRow) string { return int2(r.InfoClaude, r.InfoHuman) }},
+	{"Duplicates claude / human", func(r results.RaceRow) bool { return r.DuplicatesClaude+r.DuplicatesHuman > 0 },
+		func(r results.RaceRow) string { return int2(r.DuplicatesClaude, r.DuplicatesHuman) }},
+	{"Unreadable claude / human", func(r results.RaceRow) bool { return r.UnreadableClaude+r.UnreadableHuman > 0 },
+		func(r results.RaceRow) string { return int2(r.UnreadableClaude, r.UnreadableHuman) }},
+}
+
+// faultColumns returns the columns of faults some row has a figure in.
+func faultColumns(rows []results.RaceRow) []raceColumn {
+	var out []raceColumn
+	for _, c := range raceFaultColumns {
+		if slices.ContainsFunc(rows, c.any) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // errorsHeader heads the column of the calls that ended in a server error,

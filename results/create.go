@@ -66,6 +66,13 @@ type CreateRun struct {
 	// Errors counts the calls that ended in a server error: a refusal other
 	// than a version conflict, or an outcome nobody knows.
 	Errors int `json:"errors"`
+	// Info counts those that were outcomes nobody knows, Unreadable the
+	// replies nobody could read.
+	Info       int `json:"info"`
+	Unreadable int `json:"unreadable"`
+	// Faults is how many faults the run had between notesbench and the
+	// server (--nemesis).
+	Faults int `json:"faults"`
 	// Stopped says why the run ended before the client was done, "" when it
 	// ran to the end (see RaceRun.Stopped).
 	Stopped string `json:"stopped"`
@@ -83,8 +90,12 @@ type CreateRow struct {
 	CallsSent   []int  `json:"calls_sent"`
 	TabsCreated []int  `json:"tabs_created"`
 	Duplicates  []int  `json:"duplicates"`
-	// Errors counts each seed's calls that ended in a server error.
+	// Errors counts each seed's calls that ended in a server error, Info
+	// those of them that were outcomes nobody knows; Faults each seed's
+	// faults (--nemesis).
 	Errors []int `json:"errors"`
+	Info   []int `json:"info"`
+	Faults []int `json:"faults"`
 }
 
 // CreateResult is what the create experiment returns: the seeds it ran, one row per
@@ -123,6 +134,8 @@ func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateResult, error) {
 			row.TabsCreated = append(row.TabsCreated, r.TabsCreated)
 			row.Duplicates = append(row.Duplicates, r.Duplicates)
 			row.Errors = append(row.Errors, r.Errors)
+			row.Info = append(row.Info, r.Info)
+			row.Faults = append(row.Faults, r.Faults)
 		}
 		if n := len(byKey[k]); n != len(seeds) {
 			return CreateResult{}, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))

@@ -22,8 +22,8 @@ func TestSummarizeCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []CreateRow{
-		{Table: "a", Order: "key-first", KeyPolicy: "none", CallsSent: []int{71, 61}, TabsCreated: []int{71, 61}, Duplicates: []int{21, 11}, Errors: []int{0, 0}},
-		{Table: "a", Order: "key-first", KeyPolicy: "retry", CallsSent: []int{71, 61}, TabsCreated: []int{50, 50}, Duplicates: []int{0, 0}, Errors: []int{0, 0}},
+		{Table: "a", Order: "key-first", KeyPolicy: "none", CallsSent: []int{71, 61}, TabsCreated: []int{71, 61}, Duplicates: []int{21, 11}, Errors: []int{0, 0}, Info: []int{0, 0}, Faults: []int{0, 0}},
+		{Table: "a", Order: "key-first", KeyPolicy: "retry", CallsSent: []int{71, 61}, TabsCreated: []int{50, 50}, Duplicates: []int{0, 0}, Errors: []int{0, 0}, Info: []int{0, 0}, Faults: []int{0, 0}},
 	}
 	if !reflect.DeepEqual(got.Rows, want) {
 		t.Errorf("rows\n got %+v\nwant %+v", got.Rows, want)
@@ -42,12 +42,13 @@ func TestSummarizeCreate(t *testing.T) {
 
 func TestCreateRowJSON(t *testing.T) {
 	row := CreateRow{Table: "b", Order: "version-first", KeyPolicy: "after-conflict",
-		CallsSent: []int{94, 96, 72}, TabsCreated: []int{72, 73, 61}, Duplicates: []int{22, 23, 11}, Errors: []int{0, 1, 0}}
+		CallsSent: []int{94, 96, 72}, TabsCreated: []int{72, 73, 61}, Duplicates: []int{22, 23, 11}, Errors: []int{0, 1, 0},
+		Info: []int{0, 1, 0}, Faults: []int{2, 0, 1}}
 	b, err := json.Marshal(row)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"table":"b","order":"version-first","key_policy":"after-conflict","calls_sent":[94,96,72],"tabs_created":[72,73,61],"duplicates":[22,23,11],"errors":[0,1,0]}`
+	want := `{"table":"b","order":"version-first","key_policy":"after-conflict","calls_sent":[94,96,72],"tabs_created":[72,73,61],"duplicates":[22,23,11],"errors":[0,1,0],"info":[0,1,0],"faults":[2,0,1]}`
 	if string(b) != want {
 		t.Errorf("JSON\n got %s\nwant %s", b, want)
 	}

@@ -20,6 +20,14 @@ type EditorRun struct {
 	// other than a version conflict, or an outcome nobody knows (a timeout,
 	// a server that died, a reply nobody could read). Each ended its edit.
 	Errors int `json:"errors"`
+	// Info is how many of those were outcomes nobody knows (Jepsen's info:
+	// the call may have happened), Unreadable how many were reads that
+	// found no document to read.
+	Info       int `json:"info"`
+	Unreadable int `json:"unreadable"`
+	// Duplicates is how many of its lines or cells the final Note holds
+	// more than once.
+	Duplicates int `json:"duplicates"`
 }
 
 // MeanTries is the mean number of calls per edit.
@@ -50,6 +58,9 @@ type RaceRun struct {
 	// was gone, or answered as no document), the run's name first, "" when
 	// it could: every acknowledged edit then counts as lost.
 	Unreadable string `json:"unreadable"`
+	// Faults is how many faults the run had between notesbench and the
+	// server (--nemesis).
+	Faults int `json:"faults"`
 }
 
 // EndedEarly implements Ender.
@@ -84,6 +95,18 @@ type RaceRow struct {
 	// error (EditorRun.Errors), summed over the runs.
 	ErrorsClaude int `json:"errors_claude"`
 	ErrorsHuman  int `json:"errors_human"`
+	// Faults counts the faults the runs had (RaceRun.Faults); InfoClaude
+	// and InfoHuman the editors' info outcomes, DuplicatesClaude and
+	// DuplicatesHuman their lines the final Note holds more than once, and
+	// UnreadableClaude and UnreadableHuman their reads that found no
+	// document (EditorRun), summed over the runs.
+	Faults           int `json:"faults"`
+	InfoClaude       int `json:"info_claude"`
+	InfoHuman        int `json:"info_human"`
+	DuplicatesClaude int `json:"duplicates_claude"`
+	DuplicatesHuman  int `json:"duplicates_human"`
+	UnreadableClaude int `json:"unreadable_claude"`
+	UnreadableHuman  int `json:"unreadable_human"`
 	// WallS is the mean duration of one run, in seconds.
 	WallS float64 `json:"wall_s"`
 	Runs  int     `json:"runs"`
@@ -102,6 +125,13 @@ func SummarizeRace(runs []RaceRun) RaceRow {
 		row.ConflictsHuman += r.Human.Conflicts
 		row.ErrorsClaude += r.Claude.Errors
 		row.ErrorsHuman += r.Human.Errors
+		row.Faults += r.Faults
+		row.InfoClaude += r.Claude.Info
+		row.InfoHuman += r.Human.Info
+		row.DuplicatesClaude += r.Claude.Duplicates
+		row.DuplicatesHuman += r.Human.Duplicates
+		row.UnreadableClaude += r.Claude.Unreadable
+		row.UnreadableHuman += r.Human.Unreadable
 		row.MaxTries = max(row.MaxTries, r.Claude.MaxTries, r.Human.MaxTries)
 		row.WallS += r.WallS
 		claude = addEditor(claude, r.Claude)
@@ -122,13 +152,16 @@ func SummarizeRace(runs []RaceRun) RaceRow {
 
 func addEditor(a, b EditorRun) EditorRun {
 	return EditorRun{
-		Edits:     a.Edits + b.Edits,
-		Writes:    a.Writes + b.Writes,
-		Conflicts: a.Conflicts + b.Conflicts,
-		Lost:      a.Lost + b.Lost,
-		MaxTries:  max(a.MaxTries, b.MaxTries),
-		Retried:   a.Retried + b.Retried,
-		Errors:    a.Errors + b.Errors,
+		Edits:      a.Edits + b.Edits,
+		Writes:     a.Writes + b.Writes,
+		Conflicts:  a.Conflicts + b.Conflicts,
+		Lost:       a.Lost + b.Lost,
+		MaxTries:   max(a.MaxTries, b.MaxTries),
+		Retried:    a.Retried + b.Retried,
+		Errors:     a.Errors + b.Errors,
+		Info:       a.Info + b.Info,
+		Unreadable: a.Unreadable + b.Unreadable,
+		Duplicates: a.Duplicates + b.Duplicates,
 	}
 }
 

@@ -54,6 +54,13 @@ type SourcesRun struct {
 	// Errors counts the calls that ended in a server error: a refusal other
 	// than a version conflict, or an outcome nobody knows.
 	Errors int `json:"errors"`
+	// Info counts those that were outcomes nobody knows, Unreadable the
+	// replies nobody could read.
+	Info       int `json:"info"`
+	Unreadable int `json:"unreadable"`
+	// Faults is how many faults the run had between notesbench and the
+	// server (--nemesis).
+	Faults int `json:"faults"`
 	// Stopped says why the run ended before the sessions were done, "" when
 	// it ran to the end (see RaceRun.Stopped).
 	Stopped string `json:"stopped"`
@@ -73,8 +80,11 @@ type SourcesRow struct {
 	PerSession     float64 `json:"per_session"`
 	BrowserFlagged *int    `json:"browser_flagged,omitempty"`
 	// Errors counts the calls that ended in a server error, summed over the
-	// seeds.
+	// seeds; Info those of them that were outcomes nobody knows; Faults the
+	// faults the runs had (--nemesis).
 	Errors int `json:"errors"`
+	Info   int `json:"info"`
+	Faults int `json:"faults"`
 }
 
 // SourcesPaging is the paging figure: how many list_note_attachments calls at a
@@ -124,6 +134,8 @@ func SummarizeSources(seeds []uint64, runs []SourcesRun, paging SourcesPaging) (
 				row.Saved += r.Saved
 				row.Duplicates += r.Duplicates
 				row.Errors += r.Errors
+				row.Info += r.Info
+				row.Faults += r.Faults
 				sessions += r.Sessions
 				flagged += r.BrowserFlagged
 			}

@@ -25,9 +25,9 @@ func TestSummarizeSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	// per_session divides by sessions × seeds: 6038 / 600 and 4852 / 600.
-	want := `[{"key_policy":"uuid","saved":10800,"duplicates":6038,"per_session":10.0633,"browser_flagged":1425,"errors":0},` +
-		`{"key_policy":"raw","saved":9614,"duplicates":4852,"per_session":8.0867,"errors":0},` +
-		`{"key_policy":"normalized","saved":4762,"duplicates":0,"per_session":0,"errors":0}]`
+	want := `[{"key_policy":"uuid","saved":10800,"duplicates":6038,"per_session":10.0633,"browser_flagged":1425,"errors":0,"info":0,"faults":0},` +
+		`{"key_policy":"raw","saved":9614,"duplicates":4852,"per_session":8.0867,"errors":0,"info":0,"faults":0},` +
+		`{"key_policy":"normalized","saved":4762,"duplicates":0,"per_session":0,"errors":0,"info":0,"faults":0}]`
 	if string(b) != want {
 		t.Errorf("rows JSON\n got %s\nwant %s", b, want)
 	}

@@ -270,7 +270,9 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (run 
 	}
 	cl := &creator{conn: recorded(rec, conn, "client"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop), c: c, run: &run,
 		errors: newErrorBudget(cfg.MaxErrors)}
+	stopFaults := injectFaults(st, rec)
 	believed, err := cl.createAll(ctx, cfg.Tabs)
+	run.Faults = stopFaults()
 	if limit, stopped := stoppedBy(err); stopped {
 		run.Stopped = name + ": " + limit.Error()
 	} else if err != nil {
@@ -404,6 +406,9 @@ func (cl *creator) failed(ctx context.Context, err error) error {
 	if stop := stopping(ctx, err); stop != nil {
 		return stop
 	}
+	info, unreadable := outcomeCounts(err)
+	cl.run.Info += info
+	cl.run.Unreadable += unreadable
 	cl.run.Errors++
 	return cl.errors.add(err)
 }

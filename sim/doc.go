@@ -9,5 +9,11 @@
 // contract.Target given in their configuration: sim imports no store and does not
 // know which implementation serves the contract.
 //
+// Faults between notesbench and a server (kills, pauses, lost replies,
+// duplicate sends) are the target's, never an editor's: a run starts the
+// faults of its Backend once it is set up and stops them before it reads
+// its final state, and its editors meet them as the outcomes of their calls
+// (info: it may have happened), which they count and go on after.
+//
 // sim knows nothing of tables, output formats or flags: an experiment never prints.
 package sim

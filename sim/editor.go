@@ -87,7 +87,7 @@ func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int)
 		ed := next(i)
 		read, err := e.read(ctx, noteID, ed.tab)
 		if err != nil {
-			if err := e.failed(ctx, err); err != nil {
+			if err := e.callFailed(ctx, err); err != nil {
 				return err
 			}
 			continue
@@ -136,12 +136,12 @@ func (e *editor) write(ctx context.Context, noteID string, i int, ed edit, read 
 			e.acked = append(e.acked, i)
 			return nil
 		case !errors.As(err, &conflict):
-			return e.failed(ctx, fmt.Errorf("%s edit %d: %w", e.name, i, err))
+			return e.callFailed(ctx, fmt.Errorf("%s edit %d: %w", e.name, i, err))
 		}
 		e.stats.Conflicts++
 		fresh, err := e.read(ctx, noteID, ed.tab)
 		if err != nil {
-			return e.failed(ctx, err)
+			return e.callFailed(ctx, err)
 		}
 		if e.policy == Reapply {
 			req = ed.build(fresh)
@@ -161,6 +161,18 @@ func (e *editor) failed(ctx context.Context, err error) error {
 	}
 	e.stats.Errors++
 	return e.errors.add(err)
+}
+
+// callFailed is failed for the error of a call, whose outcome it counts
+// too: info, or a document that did not read.
+func (e *editor) callFailed(ctx context.Context, err error) error {
+	if stop := stopping(ctx, err); stop != nil {
+		return stop
+	}
+	info, unreadable := outcomeCounts(err)
+	e.stats.Info += info
+	e.stats.Unreadable += unreadable
+	return e.failed(ctx, err)
 }
 
 // sleep draws a duration from d (one value from the editor's stream, always)
@@ -215,6 +227,23 @@ func countLostLines(text, name string, acked []int) int {
 		}
 	}
 	return lost
+}
+
+// countDuplicateLines counts the lines of an editor that text holds more
+// than once: the line of one edit applied twice.
+func countDuplicateLines(text, name string) int {
+	seen := map[string]int{}
+	prefix := name + "-"
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			seen[l]++
+		}
+	}
+	dup := 0
+	for _, n := range seen {
+		dup += n - 1
+	}
+	return dup
 }
 
 func lineName(editor string, i int) string { return fmt.Sprintf("%s-%d", editor, i) }

@@ -510,6 +510,7 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 	if spec.onSheet {
 		humanEdit = func(i int) edit { return setCell(noteID, sheetID, i, lineName("human", i)) }
 	}
+	stopFaults := injectFaults(st, rec)
 	start := clock.Now()
 	err = clock.Run(ctx,
 		func(ctx context.Context) error {
@@ -517,6 +518,7 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 		},
 		func(ctx context.Context) error { return human.run(ctx, noteID, spec.edits, humanEdit) },
 	)
+	faults := stopFaults()
 	limit, stopped := stoppedBy(err)
 	if err != nil && !stopped {
 		return run, err
@@ -530,6 +532,7 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 		return run, err
 	}
 	claude.stats.Lost = countLostLines(text.Text, "claude", claude.acked)
+	claude.stats.Duplicates = countDuplicateLines(text.Text, "claude")
 	if spec.onSheet {
 		sheet, why, err := readFinal(ctx, clock, check, noteID, sheetID)
 		if err != nil {
@@ -543,6 +546,7 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 		unreadable = cmp.Or(unreadable, why)
 	} else {
 		human.stats.Lost = countLostLines(text.Text, "human", human.acked)
+		human.stats.Duplicates = countDuplicateLines(text.Text, "human")
 	}
 	if err := endRun(ctx, rec, check, unreadable, noteID); err != nil {
 		return run, err
@@ -552,7 +556,7 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 	}
 	run = results.RaceRun{
 		Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat),
-		Claude: claude.stats, Human: human.stats, WallS: wall.Seconds(), Unreadable: unreadable,
+		Claude: claude.stats, Human: human.stats, WallS: wall.Seconds(), Unreadable: unreadable, Faults: faults,
 	}
 	if stopped {
 		run.Stopped = spec.name + ": " + limit.Error()

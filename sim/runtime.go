@@ -20,6 +20,11 @@ type Runtime struct {
 	// the session mode and the replicas (keys protocol, mcp_sessions,
 	// replicas and balance, each left out when empty).
 	contract.Wire
+	// Nemesis says which faults the target makes between notesbench and
+	// the server, and how often ("kill,pause every 1s"), when it makes any.
+	// The target makes them (the faults sit between the client and the
+	// server); the runs start and stop them and count what they bring.
+	Nemesis string `json:"nemesis,omitempty"`
 	// Target opens the contract of each run.
 	Target contract.Target `json:"-"`
 	// Progress, when set, is called after each run with the runs done and

@@ -343,27 +343,39 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 	}
 	cl := &citer{conn: recorded(rec, conn, "agent"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop),
 		uuids: Stream(seed, "uuid"), policy: policy, run: &run, errors: newErrorBudget(cfg.MaxErrors)}
+	// The sessions play under the run's faults; their Notes are counted
+	// once the faults are over.
+	stopFaults := injectFaults(st, rec)
+	var played []string
+	var stoppedAt string
 	for i := range script {
 		s := &script[i]
 		if err := st.CreateNote(ctx, s.noteID); err != nil {
+			stopFaults()
 			return run, err
 		}
+		played = append(played, s.noteID)
 		err := cl.play(ctx, s)
 		limit, stopped := stoppedBy(err)
 		if err != nil && !stopped {
+			stopFaults()
 			return run, fmt.Errorf("%s: %w", s.noteID, err)
-		}
-		if err := countSources(ctx, conn, s.noteID, &run); err != nil {
-			return run, fmt.Errorf("%s: %w", s.noteID, err)
-		}
-		if err := finalState(ctx, rec, conn, s.noteID); err != nil {
-			return run, err
 		}
 		if stopped {
-			run.Stopped = fmt.Sprintf("%s: %s: %v", name, s.noteID, limit)
+			stoppedAt = fmt.Sprintf("%s: %s: %v", name, s.noteID, limit)
 			break
 		}
 	}
+	run.Faults = stopFaults()
+	for _, noteID := range played {
+		if err := countSources(ctx, conn, noteID, &run); err != nil {
+			return run, fmt.Errorf("%s: %w", noteID, err)
+		}
+		if err := finalState(ctx, rec, conn, noteID); err != nil {
+			return run, err
+		}
+	}
+	run.Stopped = stoppedAt
 	return run, endRecord(ctx, rec, conn)
 }
 
@@ -453,6 +465,9 @@ func (cl *citer) failed(ctx context.Context, err error) error {
 	if stop := stopping(ctx, err); stop != nil {
 		return stop
 	}
+	info, unreadable := outcomeCounts(err)
+	cl.run.Info += info
+	cl.run.Unreadable += unreadable
 	cl.run.Errors++
 	return cl.errors.add(err)
 }

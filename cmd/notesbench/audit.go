@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/crash"
+	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -92,7 +92,7 @@ See docs/audit.md.`,
 		RunE: runner(opts, runF, runAudit),
 	}
 	fs := cmd.Flags()
-	opts.target.register(fs)
+	opts.target.register(fs, false)
 	opts.format.register(cmd, auditFormats...)
 	fs.StringVar(&opts.out, "out", "", "also write audit.md, audit.json and audit.html into this folder (each whole or not at all)")
 	fs.StringVar(&opts.allow, "allow", "", "anomalies that do not fail the audit, comma-separated: "+strings.Join(results.AnomalyNames(), ", "))
@@ -240,16 +240,19 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// faults are the audit's fault modes, a column each: the kill -9 test of
-// the embedded SQLite store, which notesbench runs in a process of its
-// own, and the nemeses against a server notesbench spawned. This is the
-// one place a fault mode is added: a mode that cannot run against this
-// target says why, and its cells say "not run" with the reason.
+// faults are the audit's fault modes, a column each: the kill -9 test
+// (notesbench crash) of what notesbench runs in processes of its own — the
+// embedded SQLite store, or the server of a stdio target or of an HTTP
+// target it starts (--spawn) — and the nemeses against a server
+// notesbench spawned. This is the one place a fault mode is added: a mode
+// that cannot run against this target says why, and its cells say "not
+// run" with the reason.
 func (o *auditOptions) faults(tmp string) []experiment.AuditFault {
 	kill := experiment.AuditFault{Mode: "crash"}
+	spec, _ := mcpclient.Parse(o.target.target)
 	switch {
-	case o.target.remote():
-		kill.NotRun = "the kill -9 test runs the embedded store in a process of notesbench's own; killing a server notesbench spawned comes with the kill nemesis, not in this build"
+	case o.target.remote() && !spec.Stdio() && o.target.faults.spawn == "":
+		kill.NotRun = "notesbench does not start this HTTP server, so it cannot kill it: give --spawn with the command that starts it"
 	case o.target.storeName != "":
 		kill.NotRun = "the kill -9 test runs the embedded SQLite store; a PostgreSQL server is not notesbench's process"
 	default:
@@ -258,22 +261,34 @@ func (o *auditOptions) faults(tmp string) []experiment.AuditFault {
 		}
 	}
 	nemesis := experiment.AuditFault{Mode: "nemesis",
-		NotRun: "the nemeses (kill, pause, lose-replies, duplicate against the server's process and pipe) are not in this build"}
+		NotRun: "the pause, lose-replies and duplicate nemeses run from race, create and sources (--nemesis), not from the audit in this build"}
 	return []experiment.AuditFault{kill, nemesis}
 }
 
-// crashFault is the kill -9 test of the embedded store at budget b, as
-// notesbench crash runs it.
+// crashFault is the kill -9 test at budget b, as notesbench crash runs it:
+// of the embedded store without --target, of the target's server with one.
 func (o *auditOptions) crashFault(ctx context.Context, b experiment.AuditBudget, tmp string) (experiment.FaultOutcome, error) {
 	def := crash.DefaultConfig()
-	syncs, err := contract.ParseList(b.Synchronous, contract.SynchronousSettings.Parse)
-	if err != nil {
-		return experiment.FaultOutcome{}, err
-	}
-	settings := crash.Settings{Kills: b.Kills, Synchronous: syncs, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
+	settings := crash.Settings{Kills: b.Kills, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
 	life := sim.Dist{Min: def.MinLife, Max: def.MaxLife}.String()
-	argv := []string{"notesbench", "crash", "--kills", strconv.Itoa(b.Kills), "--synchronous", b.Synchronous,
-		"--seed", strconv.FormatUint(def.Seed, 10), "--life", life}
+	argv := []string{"notesbench", "crash", "--kills", strconv.Itoa(b.Kills), "--seed", strconv.FormatUint(def.Seed, 10), "--life", life}
+	if o.target.remote() {
+		settings.Target, settings.Profile = o.target.target, o.target.profile
+		argv = append(argv, "--target", o.target.target)
+		if o.target.profile != "" {
+			argv = append(argv, "--profile", o.target.profile)
+		}
+		if o.target.faults.spawn != "" {
+			argv = append(argv, "--spawn", o.target.faults.spawn)
+		}
+	} else {
+		syncs, err := contract.ParseList(b.Synchronous, contract.SynchronousSettings.Parse)
+		if err != nil {
+			return experiment.FaultOutcome{}, err
+		}
+		settings.Synchronous = syncs
+		argv = append(argv, "--synchronous", b.Synchronous)
+	}
 	dir, err := os.MkdirTemp(tmp, "audit-crash-")
 	if err != nil {
 		return experiment.FaultOutcome{}, err
@@ -281,15 +296,11 @@ func (o *auditOptions) crashFault(ctx context.Context, b experiment.AuditBudget,
 	defer os.RemoveAll(dir)
 	exe, err := os.Executable()
 	if err != nil {
-		return experiment.FaultOutcome{}, fmt.Errorf("finding notesbench to start the store process: %w", err)
+		return experiment.FaultOutcome{}, fmt.Errorf("finding notesbench to start the store's server: %w", err)
 	}
 	w := history.NewWriter(history.Header{Experiment: "crash", Command: report.CommandLine(argv)})
 	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: b.CheckTimeout, History: w,
-		Command: func(c crash.ChildConfig) *exec.Cmd {
-			cmd := exec.Command(exe, "crash", "child", "--db", c.DB, "--synchronous", string(c.Synchronous))
-			cmd.Env = append(os.Environ(), o.childEnv...)
-			return cmd
-		}}.Run(ctx)
+		Serve: crashServe(exe, o.childEnv), Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout)}.Run(ctx)
 	if err != nil {
 		return experiment.FaultOutcome{}, err
 	}
@@ -297,20 +308,14 @@ func (o *auditOptions) crashFault(ctx context.Context, b experiment.AuditBudget,
 	fo := experiment.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
 		Part:   results.AuditPart{Name: "crash", Command: argv, Result: report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
 		Tables: report.CrashTables(settings, life, v.Runs, rep)}
-	lost, judged := 0, true
+	lost := 0
 	for _, r := range v.Runs {
-		if r.Integrity != "ok" {
+		if (r.Integrity != "" && r.Integrity != "ok") || r.Unreadable != "" || r.UnreadableReads > 0 {
 			fo.Unreadable++
 		}
-		if r.LostAcknowledged == nil {
-			judged = false
-			continue
-		}
-		lost += *r.LostAcknowledged
+		lost += r.LostAcknowledged
 	}
-	if judged {
-		fo.LostAcknowledged = &lost
-	}
+	fo.LostAcknowledged = &lost
 	return fo, nil
 }
 

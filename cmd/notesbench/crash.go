@@ -2,19 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/crash"
+	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -31,11 +34,16 @@ type crashOptions struct {
 	out         string
 	format      formatFlag
 	timeout     time.Duration
+	target      string
+	profile     string
+	spawn       string
+	callTimeout time.Duration
+	watch       string
 
 	flags *pflag.FlagSet
 
-	// childEnv is added to the environment of every child, for tests that
-	// re-execute their own binary as notesbench.
+	// childEnv is set in the environment of every server of the embedded
+	// store, for tests that run their own binary as notesbench.
 	childEnv []string
 }
 
@@ -44,25 +52,34 @@ func newCrashCmd(a *app, runF func(context.Context, *crashOptions) error) *cobra
 	def := crash.DefaultConfig()
 	cmd := &cobra.Command{
 		Use:   "crash",
-		Short: "Kill -9 the store again and again while editors write through it; no acknowledged write may be lost",
-		Long: `crash runs the SQLite store in a child process (notesbench itself, in a hidden
-mode) on a WAL database. Three editors write through it: two append lines to the
-text, re-reading and re-applying on a conflict; one adds sources. The child answers
-a write only after COMMIT returned, so an answer is an acknowledgement. The child is
-killed with SIGKILL at seeded random moments (--kills times, each child serving for
-a time drawn from --life) and restarted; an editor whose call was cut off resends
-it, the same, with the same key. After the last kill notesbench opens the database
-itself, records the final state, runs PRAGMA integrity_check, and judges the
+		Short: "Kill -9 a server again and again while editors write through it; no acknowledged write may be lost",
+		Long: `crash has editors write through an MCP server while the server processes of their
+sessions are killed with SIGKILL at seeded random moments (--kills times, each life
+lasting a time drawn from --life, counted from the first write it answered), and
+started again with the same command: two editors append lines to the text,
+re-reading and re-applying on a conflict (one, when the server checks no version),
+and one adds sources (when the server has them). A call a kill cut off is resent,
+the same, with the same key, on the session started again. After the last kill
+crash reads the final state through a server started again and counts what is
+missing of what was acknowledged, whether the document still reads, and judges the
 recorded history with the checks of notesbench check.
 
-It exits 1 when an acknowledged write is missing, the integrity check fails or a
-check is violated. A kill ends a process, not the machine: what the operating
-system has been handed survives it under either synchronous setting.
+Without --target it measures the embedded store: notesbench serve over stdio on a
+WAL database of its own, per --synchronous setting, and runs PRAGMA integrity_check
+at the end. With --target it kills that server: a stdio command, or an HTTP server
+notesbench starts (--spawn 'CMD' with {port} in it and in the URL), through the
+contract's tools or a --profile.
+
+It exits 1 when an acknowledged write is missing, the document no longer reads, the
+integrity check fails or a check is violated. A kill ends a process, not the
+machine: what the operating system has been handed survives it.
 
 See docs/faults.md.`,
 		Example: examples([]string{
 			"notesbench crash --seed 1",
 			"notesbench crash --kills 200 --synchronous full --history c.jsonl",
+			"notesbench crash --target 'stdio:notesbench serve --db f.db --synchronous full' --kills 50",
+			"notesbench crash --target 'http://127.0.0.1:{port}/mcp' --spawn 'notesbench serve --http 127.0.0.1:{port} --db f.db'",
 		}),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -74,50 +91,38 @@ See docs/faults.md.`,
 	}
 	fs := cmd.Flags()
 	opts.flags = fs
-	fs.IntVar(&opts.kills, "kills", def.Kills, "SIGKILLs per synchronous setting")
-	fs.StringVar(&opts.synchronous, "synchronous", "normal,full", "SQLite synchronous settings to run, in WAL mode: normal, full or both")
+	fs.IntVar(&opts.kills, "kills", def.Kills, "SIGKILLs per run")
+	fs.StringVar(&opts.synchronous, "synchronous", "normal,full", "without --target: SQLite synchronous settings to run, in WAL mode: normal, full or both")
 	fs.Uint64Var(&opts.seed, "seed", def.Seed, "seed of the kill moments")
-	fs.StringVar(&opts.life, "life", "5ms-40ms", "how long each child serves before it is killed, from the moment it is ready: a uniform range")
-	fs.StringVar(&opts.db, "db", "", "keep the databases in this folder (default: a temporary folder, removed)")
+	fs.StringVar(&opts.life, "life", "5ms-40ms", "how long each server serves before it is killed, from the first write it answered: a uniform range")
+	fs.StringVar(&opts.db, "db", "", "without --target: keep the databases in this folder (default: a temporary folder, removed)")
 	fs.StringVar(&opts.history, "history", "", "also write the recorded history to this file (written whole or not at all)")
 	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	opts.format.register(cmd, withCSV...)
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check of the history may take")
+	fs.StringVar(&opts.target, "target", "", "the server to kill: stdio:COMMAND [ARGS], or http://HOST:{port}/PATH with --spawn (default: the embedded store, served by notesbench serve)")
+	registerProfile(fs, &opts.profile)
+	fs.StringVar(&opts.spawn, "spawn", "", "with an HTTP --target naming {port}: the command that starts the server, {port} in it replaced by a free loopback port")
+	fs.DurationVar(&opts.callTimeout, "call-timeout", 0, "a call without a reply by then ends in an info outcome and is resent; 0 means no bound")
+	fs.StringVar(&opts.watch, "watch", "", "with --target: a folder the server keeps its files in; the run lists the files that appeared there (the documents, and what the kills left beside them)")
 	completeFlag(cmd, "synchronous", true, contract.SynchronousSettings.Strings()...)
-	cmd.AddCommand(newCrashChildCmd(a))
-	return cmd
-}
-
-// newCrashChildCmd is the hidden child: the store served on standard input and
-// output, until its input ends.
-func newCrashChildCmd(a *app) *cobra.Command {
-	var db, sync string
-	cmd := &cobra.Command{
-		Use:    "child",
-		Short:  "Serve the store to a crash run (notesbench crash starts it)",
-		Hidden: true,
-		Args:   noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := contract.SynchronousSettings.Parse(sync)
-			if err != nil {
-				return usageErr("--synchronous", err)
-			}
-			if db == "" {
-				return usagef("--db", "no database file given")
-			}
-			return crash.Serve(cmd.Context(), a.stdin, a.stdout, crash.ChildConfig{DB: db, Synchronous: s})
-		},
-	}
-	cmd.Flags().StringVar(&db, "db", "", "the database file")
-	cmd.Flags().StringVar(&sync, "synchronous", "normal", "SQLite synchronous setting")
 	return cmd
 }
 
 // crashViolation is a crash run that lost an acknowledged write, broke the
-// database or a check: exit code 1.
+// document, the database or a check: exit code 1.
 type crashViolation struct{ problems []string }
 
 func (e crashViolation) Error() string { return strings.Join(e.problems, "; ") }
+
+// given reports whether the flag called name was given.
+func (o *crashOptions) given(name string) bool {
+	if o.flags == nil {
+		return false
+	}
+	f := o.flags.Lookup(name)
+	return f != nil && f.Changed
+}
 
 func runCrash(ctx context.Context, o *crashOptions) error {
 	a := o.app
@@ -128,17 +133,52 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if o.timeout <= 0 {
 		return usagef("--timeout", "must be more than 0")
 	}
+	if o.callTimeout < 0 {
+		return usagef("--call-timeout", "cannot be negative")
+	}
 	life, err := sim.ParseDist(o.life)
 	if err != nil {
 		return usageErr("--life", err)
 	}
-	syncs, err := contract.ParseList(o.synchronous, contract.SynchronousSettings.Parse)
-	if err != nil {
-		return usageErr("--synchronous", err)
+	settings := crash.Settings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch}
+	if o.target == "" {
+		for _, name := range []string{"profile", "spawn", "call-timeout", "watch"} {
+			if o.given(name) {
+				return usagef("--"+name, "is about a server: give --target too")
+			}
+		}
+		if settings.Synchronous, err = contract.ParseList(o.synchronous, contract.SynchronousSettings.Parse); err != nil {
+			return usageErr("--synchronous", err)
+		}
+	} else {
+		for _, name := range []string{"synchronous", "db"} {
+			if o.given(name) {
+				return usagef("--"+name, "is the embedded store's: the server of --target %s keeps its own", o.target)
+			}
+		}
 	}
-	settings := crash.Settings{Kills: o.kills, Synchronous: syncs, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max}
 	if err := settings.Validate(); err != nil {
 		return flagError(o.flags, err)
+	}
+	if o.watch != "" {
+		if st, err := os.Stat(o.watch); err != nil || !st.IsDir() {
+			return usagef("--watch", "%s is not a folder", o.watch)
+		}
+	}
+	open := crashOpen(o.flags, o.profile, o.spawn, o.callTimeout)
+	if o.target != "" {
+		// Bad flags are told before anything runs.
+		spec := backend.Spec{Target: o.target, Profile: o.profile, Spawn: o.spawn, Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
+		if err := spec.Check(); err != nil {
+			var fe *field.Error
+			if errors.As(err, &fe) && fe.Field == "nemesis" {
+				return usageErr("--target", fe.Err) // the kills are crash's own
+			}
+			if ferr := flagError(o.flags, err); ferr != err {
+				return ferr
+			}
+			return err
+		}
 	}
 	if o.history != "" {
 		if err := checkHistoryWritable(o.history); err != nil {
@@ -152,30 +192,28 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 		return err
 	}
 	dir := o.db
-	if dir == "" {
-		tmp, err := a.scratch.Path()
-		if err != nil {
-			return err
+	if o.target == "" {
+		if dir == "" {
+			tmp, err := a.scratch.Path()
+			if err != nil {
+				return err
+			}
+			if dir, err = os.MkdirTemp(tmp, "crash-"); err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+		} else if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErr("--db", err)
 		}
-		if dir, err = os.MkdirTemp(tmp, "crash-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageErr("--db", err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("finding notesbench to start the store process: %w", err)
+		return fmt.Errorf("finding notesbench to start the store's server: %w", err)
 	}
+	serve := crashServe(exe, o.childEnv)
 
 	w := history.NewWriter(history.Header{Experiment: "crash", Command: "notesbench crash " + crashArgs(o)})
-	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: o.timeout, History: w,
-		Command: func(c crash.ChildConfig) *exec.Cmd {
-			cmd := exec.Command(exe, "crash", "child", "--db", c.DB, "--synchronous", string(c.Synchronous))
-			cmd.Env = append(os.Environ(), o.childEnv...)
-			return cmd
-		}}.Run(ctx)
+	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: o.timeout, History: w, Serve: serve, Open: open}.Run(ctx)
 	if err != nil {
 		return err
 	}
@@ -202,7 +240,46 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	return nil
 }
 
+// crashOpen opens the target of a kill -9 test: a server notesbench starts
+// (stdio, or HTTP with spawn), whose processes the kills end, through the
+// profile named (none: the contract's own tools).
+func crashOpen(flags *pflag.FlagSet, profile, spawn string, callTimeout time.Duration) func(ctx context.Context, target string) (contract.Target, error) {
+	return func(ctx context.Context, target string) (contract.Target, error) {
+		spec := backend.Spec{Target: target, Profile: profile, Spawn: spawn, CallTimeout: callTimeout, ClientVersion: notesbenchVersion(),
+			Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
+		return openTarget(ctx, flags, spec)
+	}
+}
+
+// crashServe is how the kill -9 test runs the embedded store: notesbench
+// serve (exe, with env added to its environment) over stdio on the database
+// file db with synchronous setting s.
+func crashServe(exe string, env []string) func(db string, s contract.Synchronous) string {
+	return func(db string, s contract.Synchronous) string {
+		words := []string{"stdio:"}
+		if len(env) > 0 {
+			words = append(words, "env")
+			for _, e := range env {
+				words = append(words, shellQuote(e))
+			}
+		}
+		words = append(words, shellQuote(exe), "serve", "--db", shellQuote(db), "--synchronous", string(s))
+		return words[0] + strings.Join(words[1:], " ")
+	}
+}
+
 // crashArgs writes the flags of a crash run as a command line would.
 func crashArgs(o *crashOptions) string {
-	return fmt.Sprintf("--kills %d --synchronous %s --seed %d --life %s", o.kills, o.synchronous, o.seed, o.life)
+	s := fmt.Sprintf("--kills %d --seed %d --life %s", o.kills, o.seed, o.life)
+	if o.target == "" {
+		return s + " --synchronous " + o.synchronous
+	}
+	s += " --target " + shellQuote(o.target)
+	if o.profile != "" {
+		s += " --profile " + shellQuote(o.profile)
+	}
+	if o.spawn != "" {
+		s += " --spawn " + shellQuote(o.spawn)
+	}
+	return s
 }

@@ -95,7 +95,7 @@ func TestOneEnvelope(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
 	o := &crashOptions{app: a, kills: 1, synchronous: "normal", seed: 1, life: "5ms-10ms", timeout: time.Minute,
-		format: formatFlag{"json", withCSV}, db: t.TempDir(), childEnv: []string{asNotesbench + "=1"}}
+		format: formatFlag{"json", withCSV}, db: t.TempDir(), childEnv: childEnv}
 	if err := runCrash(context.Background(), o); err != nil {
 		t.Fatalf("crash: %v\n%s", err, stderr.String())
 	}

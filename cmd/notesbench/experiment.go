@@ -79,7 +79,7 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 	}
 	opts.out.register(cmd, info, formats)
 	if info.Target {
-		opts.target.register(fs)
+		opts.target.register(fs, info.Faults)
 	}
 	if info.History {
 		opts.history.register(fs)
@@ -157,6 +157,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 		rt.Store = o.target.storeName
 		if o.target.remote() {
 			rt.TargetName, rt.Wire = o.target.name(), wireOf(rt.Target)
+			rt.Nemesis = o.target.nemesis()
 		}
 	case info.InMemory:
 		rt.Target = backend.Memory()

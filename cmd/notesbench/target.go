@@ -31,14 +31,18 @@ type targetFlags struct {
 	// tokenFile is --token-file: the file of the bearer token an HTTP
 	// target needs.
 	tokenFile string
+	// faults are the server's faults and process (faults.go).
+	faults faultFlags
 
 	opened    contract.Target // made by open; close releases it
 	storeName string          // the PostgreSQL store, without its password
 	flags     *pflag.FlagSet
 }
 
-func (t *targetFlags) register(fs *pflag.FlagSet) {
+// register adds the flags to fs; nemesis adds those of faults a run takes.
+func (t *targetFlags) register(fs *pflag.FlagSet, nemesis bool) {
 	t.flags = fs
+	defer t.faults.register(fs, nemesis)
 	fs.StringVar(&t.store, "store", defaultStore(), "the embedded store: sqlite, or a postgres:// URL (each run in a schema of its own; default $NOTESBENCH_POSTGRES_URL when set)")
 	fs.BoolVar(&t.keep, "keep", false, "with a PostgreSQL store: leave each run's schema for inspection, and print its name; with --target: skip the profile's teardown, leaving each run's documents, and print their names")
 	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server) or http://HOST:PORT/PATH (streamable HTTP)")
@@ -122,6 +126,9 @@ func (t *targetFlags) name() string {
 	return t.target + " (profile " + t.profile + ")"
 }
 
+// nemesis says which faults the runs take, "" for none.
+func (t *targetFlags) nemesis() string { return t.faults.describe() }
+
 // remote reports whether the flags name a server.
 func (t *targetFlags) remote() bool { return t.target != "" && t.target != "embedded" }
 
@@ -152,6 +159,9 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec, inMemory bool
 		if spec.Token, err = readToken(t.tokenFile); err != nil {
 			return nil, usageErr("--token-file", err)
 		}
+	}
+	if err := t.faults.apply(&spec, t.remote()); err != nil {
+		return nil, err
 	}
 	t.storeName = spec.StoreName()
 	if inMemory && !t.remote() && !spec.Postgres() && !t.keep {

@@ -1,16 +1,12 @@
 package crash
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
+	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,252 +15,272 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/brokenserver"
+	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
 )
 
-// The test binary is also the child: started with the database in its
-// environment, it serves the store instead of running tests.
+// The test binary is also the server: started with serveDBEnv, it serves
+// that database as notesbench serve does (over stdio, or over HTTP on the
+// address serveHTTPEnv names); started with brokenserver.DirEnv, it is the
+// broken server.
 const (
-	childDBEnv   = "NOTESBENCH_CRASH_CHILD_DB"
-	childSyncEnv = "NOTESBENCH_CRASH_CHILD_SYNC"
-	// childEarlyEnv makes the child answer every edit before its COMMIT and
-	// hold the transaction open for the duration it names.
-	childEarlyEnv = "NOTESBENCH_CRASH_CHILD_EARLY"
+	serveDBEnv   = "NOTESBENCH_CRASH_SERVE_DB"
+	serveSyncEnv = "NOTESBENCH_CRASH_SERVE_SYNC"
+	serveHTTPEnv = "NOTESBENCH_CRASH_SERVE_HTTP"
 )
 
-// earlyHold is how long a child that answers before COMMIT holds each edit's
-// transaction open: far longer than a child lives after its first
-// acknowledgement (DefaultConfig: at most 40 ms), so that every edit it
-// answers is still uncommitted when the kill comes, however late the kill.
-const earlyHold = 2 * time.Second
-
 func TestMain(m *testing.M) {
-	if db := os.Getenv(childDBEnv); db != "" {
-		cfg := ChildConfig{DB: db, Synchronous: contract.Synchronous(os.Getenv(childSyncEnv))}
-		if hold, err := time.ParseDuration(os.Getenv(childEarlyEnv)); err == nil {
-			cfg.replyBeforeCommit = func() { time.Sleep(hold) }
-		}
-		err := Serve(context.Background(), os.Stdin, os.Stdout, cfg)
-		if err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		os.Exit(0)
+	switch {
+	case os.Getenv(serveDBEnv) != "":
+		os.Exit(serveStore())
+	case os.Getenv(brokenserver.DirEnv) != "":
+		os.Exit(brokenserver.Main())
 	}
 	goleak.VerifyTestMain(m)
 }
 
-func testCommand(cfg ChildConfig) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childDBEnv+"="+cfg.DB, childSyncEnv+"="+string(cfg.Synchronous))
-	return cmd
-}
-
-// earlyCommand starts a child that answers edits before their COMMIT.
-func earlyCommand(cfg ChildConfig) *exec.Cmd {
-	cmd := testCommand(cfg)
-	cmd.Env = append(cmd.Env, childEarlyEnv+"="+earlyHold.String())
-	return cmd
-}
-
-// crashRun runs kills kills under each synchronous mode with children that
-// command starts, and returns each run's result beside check's figures and
-// the report.
-func crashRun(t *testing.T, kills int, command func(ChildConfig) *exec.Cmd) ([]Result, map[string]check.RunResult, *check.Report) {
-	t.Helper()
-	ctx := context.Background()
-	w := history.NewWriter(history.Header{Experiment: "crash"})
-	var results []Result
-	for _, sync := range []contract.Synchronous{contract.SyncNormal, contract.SyncFull} {
-		cfg := DefaultConfig()
-		cfg.Dir, cfg.Synchronous, cfg.Kills, cfg.Command = t.TempDir(), sync, kills, command
-		res, err := Run(ctx, cfg, w)
-		if err != nil {
-			t.Fatalf("synchronous %s: %v", sync, err)
-		}
-		results = append(results, res)
+// serveStore serves the store of serveDBEnv as notesbench serve does.
+func serveStore() int {
+	st, err := store.Open(os.Getenv(serveDBEnv), store.Options{Synchronous: contract.Synchronous(os.Getenv(serveSyncEnv)), QueueWrites: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
 	}
-	rep, err := Check(ctx, w, time.Minute)
+	defer st.Close()
+	srv, err := serve.New(context.Background(), st, serve.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	defer srv.Close()
+	if addr := os.Getenv(serveHTTPEnv); addr != "" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "serve:", err)
+			return 1
+		}
+		err = srv.ServeListener(context.Background(), ln)
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	if err := srv.Serve(context.Background(), &serve.StdioTransport{Reader: os.Stdin, Writer: os.Stdout}); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// self is the test binary as a command, with env set, for a target.
+func self(t testing.TB, env ...string) string {
+	t.Helper()
+	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := map[string]check.RunResult{}
-	for _, r := range rep.Runs {
-		runs[r.Run] = r
+	// A race-detector binary sleeps a second at exit unless told not to.
+	words := []string{"env", "GORACE=atexit_sleep_ms=0"}
+	words = append(words, env...)
+	words = append(words, exe, "-test.run=^$")
+	for i, w := range words {
+		words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 	}
-	for _, res := range results {
-		run := runs[res.Run]
-		t.Logf("synchronous %s: %d kills survived, %d writes, %d acknowledged, %d cut off (%d had committed), %d lost; integrity %s; %.1fs",
-			res.Synchronous, res.Kills, res.Writes, res.Acknowledged, res.CutOff, res.CommittedBeforeKill, run.Lost, res.Integrity, res.Seconds)
-		if res.Kills != kills || res.Integrity != "ok" || res.Acknowledged == 0 {
-			t.Errorf("synchronous %s: %+v", res.Synchronous, res)
-		}
-	}
-	return results, runs, rep
+	return strings.Join(words, " ")
 }
 
-// crashClean runs kills kills under each synchronous mode and checks the
-// outcome: integrity ok, every acknowledged write in the final state, every
-// check clean.
-func crashClean(t *testing.T, kills int) {
-	results, runs, rep := crashRun(t, kills, testCommand)
-	for _, res := range results {
-		run := runs[res.Run]
-		acked := 0
-		for _, e := range run.Editors {
-			acked += e.Acknowledged
+// serveTarget is the stdio target of the store on db, synchronous s.
+func serveTarget(t testing.TB, db string, s contract.Synchronous) string {
+	return "stdio:" + self(t, serveDBEnv+"="+db, serveSyncEnv+"="+string(s))
+}
+
+// brokenTarget is the stdio target of the broken server of mode on dir.
+func brokenTarget(t testing.TB, dir, mode string) string {
+	return "stdio:" + self(t, brokenserver.DirEnv+"="+dir, brokenserver.ModeEnv+"="+mode)
+}
+
+// opener opens targets with kills, through the broken server's profile
+// when broken is set.
+func opener(t testing.TB, broken bool, opts mcpclient.Options) func(ctx context.Context, target string) (contract.Target, error) {
+	t.Helper()
+	if broken {
+		p, err := profile.Parse(brokenserver.Profile(), "broken.json")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if run.Lost != 0 || acked == 0 {
-			t.Errorf("synchronous %s: %d acknowledged intents judged, %d lost", res.Synchronous, acked, run.Lost)
+		opts.Profile = p
+	}
+	opts.Faults = &mcpclient.Faults{Kinds: []string{history.FaultKill}}
+	return func(ctx context.Context, target string) (contract.Target, error) {
+		spec, err := mcpclient.Parse(target)
+		if err != nil {
+			return nil, err
+		}
+		return mcpclient.Dial(ctx, spec, opts)
+	}
+}
+
+// crashTest runs a test of kills kills and returns what it found; the
+// caller judges.
+func crashTest(t *testing.T, test Test) Tested {
+	t.Helper()
+	test.History = history.NewWriter(history.Header{Experiment: "crash"})
+	test.Timeout = time.Minute
+	tested, err := test.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tested.Verdict.Runs {
+		t.Logf("%s: %d kills, %d writes, %d acknowledged, %d cut off (%d had committed), %d lost, %d reads of no document; final %q; integrity %q; %.1fs",
+			r.Run, r.Kills, r.Writes, r.Acknowledged, r.CutOff, r.CommittedBeforeKill, r.LostAcknowledged, r.UnreadableReads, r.Unreadable, r.Integrity, r.Seconds)
+		if r.Kills != test.Settings.Kills || r.Acknowledged == 0 {
+			t.Errorf("%s: %d kills, %d acknowledged", r.Run, r.Kills, r.Acknowledged)
 		}
 	}
-	for _, c := range rep.Checks {
+	return tested
+}
+
+// settings are the test's: kills kills, each server serving 5 to 40 ms.
+func settings(kills int) Settings {
+	def := DefaultConfig()
+	return Settings{Kills: kills, Seed: 1, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
+}
+
+// crashClean kills the store, served as notesbench serve serves it, kills
+// times under each synchronous setting: nothing acknowledged lost, the
+// document reads, the database intact, every check clean.
+func crashClean(t *testing.T, kills int) {
+	s := settings(kills)
+	s.Synchronous = []contract.Synchronous{contract.SyncNormal, contract.SyncFull}
+	tested := crashTest(t, Test{Settings: s, Dir: t.TempDir(), Open: opener(t, false, mcpclient.Options{}),
+		Serve: func(db string, s contract.Synchronous) string { return serveTarget(t, db, s) }})
+	if p := tested.Verdict.Problems; len(p) > 0 {
+		t.Errorf("problems: %q", p)
+	}
+	for _, r := range tested.Verdict.Runs {
+		if r.Integrity != "ok" || r.LostAcknowledged != 0 {
+			t.Errorf("%s: %+v", r.Run, r.Result)
+		}
+	}
+	for _, c := range tested.Checks.Checks {
 		if c.Verdict != check.OK {
 			t.Errorf("%s: %s %v %s", c.Check, c.Verdict, c.First, c.Reason)
 		}
 	}
 }
 
-// crashCaught runs kills kills under each synchronous mode against children
-// that answer edits before their COMMIT, and requires every run to be caught
-// as lost acknowledged writes: edits the kills cut between the answer and
-// the COMMIT, never a source (whose answers come after their COMMIT).
-func crashCaught(t *testing.T, kills int) {
-	results, runs, rep := crashRun(t, kills, earlyCommand)
-	for _, res := range results {
-		run := runs[res.Run]
-		edits := lostBy(run, "claude") + lostBy(run, "human")
-		if run.Lost == 0 || edits != run.Lost {
-			t.Errorf("synchronous %s: a store that answers before COMMIT lost %d acknowledged writes (%d edits) in %d kills; want edits lost, none else",
-				res.Synchronous, run.Lost, edits, res.Kills)
-		}
-	}
-	for _, c := range rep.Checks {
-		if c.Check == check.LostUpdates && c.Verdict != check.Violated {
-			t.Errorf("%s: %s, want violated", c.Check, c.Verdict)
-		}
-	}
+// crashBroken kills the broken server of mode kills times and returns the
+// run.
+func crashBroken(t *testing.T, mode string, kills int) RunVerdict {
+	s := settings(kills)
+	s.Target = brokenTarget(t, t.TempDir(), mode)
+	tested := crashTest(t, Test{Settings: s, Open: opener(t, true, mcpclient.Options{})})
+	return tested.Verdict.Runs[0]
 }
 
-// A few kills per mode: the short version, for every go test.
+// crashKills is how many kills the short tests make: a few, under the race
+// detector (make test) too.
+const crashKills = 5
+
 func TestCrashShort(t *testing.T) {
-	crashClean(t, 5)
+	crashClean(t, crashKills)
 }
 
-// A child that answers an edit before its COMMIT is caught in every run, as
-// lost acknowledged writes: each kill lands between an answer and its COMMIT.
-func TestCrashCatchesRepliesBeforeCommit(t *testing.T) {
-	crashCaught(t, 5)
+// A server that acknowledges a write before it persists it loses
+// acknowledged writes to the kills, in every run; the same server keeping
+// its promise (correct) loses none.
+func TestCrashCatchesAcknowledgementsBeforePersisting(t *testing.T) {
+	if r := crashBroken(t, brokenserver.ModeAckEarly, crashKills); r.LostAcknowledged == 0 {
+		t.Errorf("a server that acknowledges before it persists lost nothing in %d kills: %+v", r.Kills, r.Result)
+	}
+	if r := crashBroken(t, brokenserver.ModeCorrect, crashKills); r.LostAcknowledged != 0 || r.Unreadable != "" || r.UnreadableReads != 0 {
+		t.Errorf("the broken server keeping its promises: %+v", r.Result)
+	}
 }
 
-// The full kill -9 test: 50 kills per mode, of a child that answers after
-// COMMIT (nothing lost) and of one that answers before (caught). Under the
-// race detector, which slows every child tenfold (make test), the 5-kill tests
-// stand for it; make test-full and notesbench crash run it.
+// A server that truncates a document's file and then writes it leaves it
+// empty when a kill comes in between: every line written before is lost,
+// and readers find an emptied document.
+func TestCrashCatchesTruncateThenWrite(t *testing.T) {
+	r := crashBroken(t, brokenserver.ModeTruncate, crashKills)
+	if r.LostAcknowledged == 0 || r.UnreadableReads == 0 {
+		t.Errorf("a server that truncates then writes: %d lost, %d reads of no document in %d kills", r.LostAcknowledged, r.UnreadableReads, r.Kills)
+	}
+}
+
+// The full kill -9 test: 50 kills of the store per synchronous setting, and
+// of each broken server. Under the race detector (make test) the 5-kill
+// tests stand for it; make test-full runs it.
 func TestCrash(t *testing.T) {
 	if testing.Short() || raceDetector {
-		t.Skip("50 kills per synchronous mode; -short and -race run the 5-kill tests only")
+		t.Skip("50 kills per run; -short and -race run the 5-kill tests only")
 	}
-	t.Run("answers after COMMIT", func(t *testing.T) { crashClean(t, 50) })
-	t.Run("answers before COMMIT", func(t *testing.T) { crashCaught(t, 50) })
+	t.Run("store", func(t *testing.T) { crashClean(t, 50) })
+	for _, mode := range []string{brokenserver.ModeAckEarly, brokenserver.ModeTruncate} {
+		t.Run(mode, func(t *testing.T) {
+			if r := crashBroken(t, mode, 50); r.LostAcknowledged == 0 {
+				t.Errorf("%s: nothing lost in 50 kills", mode)
+			}
+		})
+	}
 }
 
-// Without a kill, a child that answers before its COMMIT loses nothing: its
-// edits commit once their transaction is let go. So what the kill tests catch
-// is the kills' doing. Each edit is answered while its transaction is still
-// open: a read from another session then sees the version before it.
-func TestRepliesBeforeCommitLoseNothingWithoutAKill(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "early.db")
-	release := make(chan struct{})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- Serve(context.Background(), inR, outW, ChildConfig{DB: db, Synchronous: contract.SyncNormal,
-			replyBeforeCommit: func() { <-release }})
-		outW.Close()
-	}()
-	// stop ends the child as a clean stop does: its input closes, and every
-	// transaction held open is let go.
-	stop := sync.OnceValue(func() error {
-		inW.Close()
-		close(release)
-		go io.Copy(io.Discard, outR)
-		return <-served
-	})
-	t.Cleanup(func() { stop() })
-	replies := bufio.NewScanner(outR)
-	var id int64
-	call := func(req request) reply {
-		t.Helper()
-		id++
-		req.ID = id
-		b, _ := json.Marshal(req)
-		if _, err := inW.Write(append(b, '\n')); err != nil {
-			t.Fatal(err)
-		}
-		if !replies.Scan() {
-			t.Fatalf("no reply to %s: %v", b, replies.Err())
-		}
-		var r reply
-		if err := json.Unmarshal(replies.Bytes(), &r); err != nil || r.ID != id || r.Failure != "" {
-			t.Fatalf("reply to %s: %s (%v)", b, replies.Bytes(), err)
-		}
-		return r
+// Without a kill, the server that acknowledges before it persists loses
+// nothing: a later call waits for the write in its lock. So what the kill
+// tests catch is the kills' doing.
+func TestAcknowledgingEarlyLosesNothingWithoutAKill(t *testing.T) {
+	tg, err := opener(t, true, mcpclient.Options{})(context.Background(), brokenTarget(t, t.TempDir(), brokenserver.ModeAckEarly))
+	if err != nil {
+		t.Fatal(err)
 	}
-	version := func(session int) int {
-		t.Helper()
-		var c struct{ Version int }
-		if err := json.Unmarshal(call(request{Session: session, Tool: contract.ToolReadNoteTab, Args: json.RawMessage(`{"note_id":"note-1","tab_id":"markdown"}`)}).Result, &c); err != nil {
-			t.Fatal(err)
-		}
-		return c.Version
+	defer tg.Close()
+	ctx := context.Background()
+	b, err := tg.Open(ctx, contract.RunSpec{Name: "early"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !replies.Scan() || !strings.Contains(replies.Text(), `"ready":true`) {
-		t.Fatalf("the child began with %q", replies.Text())
+	defer b.Close()
+	if err := b.CreateNote(ctx, "note-1"); err != nil {
+		t.Fatal(err)
 	}
-	call(request{Op: "create_note", Note: "note-1"})
+	w, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	text := ""
-	const edits = 3
-	for i := 0; i < edits; i++ {
-		v := version(1)
+	for i := range 3 {
+		read, err := r.ReadNoteTab(ctx, "note-1", "markdown")
+		if err != nil || read.Text != text {
+			t.Fatalf("before write %d another process read %q (%v), want %q", i, read.Text, err, text)
+		}
 		text += fmt.Sprintf("\nline-%d", i)
-		args, _ := json.Marshal(contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: contract.Version(fmt.Sprint(v)),
-			IdempotencyKey: fmt.Sprint("k", i), Operation: contract.OpReplaceText, Text: text})
-		var res contract.EditResult
-		if err := json.Unmarshal(call(request{Session: 1, Tool: contract.ToolEditNoteTab, Args: args}).Result, &res); err != nil || res.Version != contract.Version(fmt.Sprint(v+1)) {
-			t.Fatalf("edit %d: %+v %v", i, res, err)
+		if _, err := w.EditNoteTab(ctx, contract.EditRequest{NoteID: "note-1", TabID: "markdown", ExpectedVersion: read.Version,
+			IdempotencyKey: fmt.Sprint("k", i), Operation: contract.OpReplaceText, Text: text}); err != nil {
+			t.Fatal(err)
 		}
-		if got := version(2); got != v {
-			t.Fatalf("edit %d was answered as version %s; another session then read version %d, want the %d before it: the answer did not come before COMMIT", i, res.Version, got, v)
-		}
-		release <- struct{}{} // now it commits
 	}
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	conn, err := st.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	got, err := conn.ReadNoteTab(context.Background(), "note-1", "markdown")
-	if err != nil || got.Text != text || got.Version != contract.Version(fmt.Sprint(1+edits)) {
-		t.Fatalf("after a clean stop: %q version %s (%v); want %q version %d", got.Text, got.Version, err, text, 1+edits)
+	if read, err := r.ReadNoteTab(ctx, "note-1", "markdown"); err != nil || read.Text != text {
+		t.Fatalf("at the end: %q %v", read.Text, err)
 	}
 }
 
-// lostBy returns the intents of editor the final state lacks.
-func lostBy(r check.RunResult, editor string) int {
-	for _, e := range r.Editors {
-		if e.Editor == editor {
-			return e.Lost
-		}
+// A target opened without faults cannot be killed, and says so.
+func TestCrashNeedsAKillableServer(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "n.db")
+	spec, _ := mcpclient.Parse(serveTarget(t, db, contract.SyncNormal))
+	tg, err := mcpclient.Dial(context.Background(), spec, mcpclient.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return 0
+	defer tg.Close()
+	_, err = Run(context.Background(), Config{Name: "crash-x", Target: tg, Kills: 1}, history.NewWriter(history.Header{Experiment: "crash"}))
+	if err == nil || !strings.Contains(err.Error(), "only a server notesbench starts can be killed or paused: it was opened without faults") {
+		t.Fatalf("crash of a target without faults: %v", err)
+	}
 }

@@ -1,16 +1,18 @@
-// Package crash is the kill -9 test of the SQLite store: the store runs in a
-// child process, editors write through it and record a history, and the child
-// is killed with SIGKILL at seeded random moments and restarted, again and
-// again. At the end the database must pass PRAGMA integrity_check and package
-// check must find every acknowledged write in the final state.
+// Package crash is the kill -9 test of a server: editors write through it
+// and record a history while the server processes of their sessions are
+// killed with SIGKILL at seeded random moments, again and again; each
+// session starts its server again on its next call, with the same command.
+// After the last kill every acknowledged write must be in the final state,
+// the document must still read, and the checks of package check must find
+// nothing wrong with the history; for the embedded store the database must
+// also pass PRAGMA integrity_check.
 //
-// The child speaks a small JSON Lines protocol on its standard input and
-// output (Serve): one request per line, tagged with a session and an id; it
-// answers a write only after the store's COMMIT returned, so an answer is an
-// acknowledgement. The parent (Run) starts children with a command its caller
-// gives (notesbench re-executing itself, or a test binary), so that the
-// package needs no binary of its own.
+// The server is any MCP server notesbench starts (a stdio target, or an
+// HTTP one it spawns), reached through mcpclient with its faults, the
+// contract's own tools or a profile's; the embedded store is notesbench
+// serve over stdio on a database of the test's own. There is one wire
+// protocol: MCP. The caller opens the targets (Test.Open), so that the
+// package names no client.
 //
-// It knows the store and the contract's JSON layer; it is a test of the store,
-// not an experiment.
+// It is a test of a server's promises under kill -9, not an experiment.
 package crash

@@ -1,69 +1,102 @@
 package crash
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // the driver of the integrity check
-
-	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/store"
+	"github.com/notesbench/notesbench/mcpclient"
 )
 
-// Config is one kill -9 run.
+// Config is one kill -9 run: editors write through Target while the server
+// processes of their sessions are killed again and again.
 type Config struct {
-	// Dir is the folder the database file goes in.
-	Dir string
-	// Synchronous is SQLite's synchronous setting of the file (WAL mode).
-	Synchronous contract.Synchronous
-	// Kills is how many times the child is killed; it is restarted after each
-	// kill but the last, after which the parent opens the database itself.
+	// Name names the run in the history ("crash-full", "crash-target").
+	Name string
+	// Target is what the editors write through: a Target whose Backends can
+	// be killed (Killer: an MCP target notesbench starts, with faults). The
+	// caller opens and closes it.
+	Target contract.Target
+	// Kills is how many times the server is killed; each session starts its
+	// server again on its next call, the last time to read the final state.
 	Kills int
 	// Seed draws the moments of the kills.
 	Seed uint64
-	// MinLife and MaxLife bound how long a child serves before it is killed,
-	// uniform in between, counted from its first acknowledged write (so that
-	// every child does some work however slow the machine).
+	// MinLife and MaxLife bound how long the server serves before it is
+	// killed, uniform in between, counted from the first write answered
+	// after it started again (so that every life does some work however
+	// slow the machine).
 	MinLife, MaxLife time.Duration
-	// Command returns the command that starts a child serving cfg (see Serve):
-	// notesbench re-executing itself, or a test binary.
-	Command func(cfg ChildConfig) *exec.Cmd
+	// Fault, when set, is the fault made at each moment instead of a kill:
+	// the server runs on (a test ends its database connections); the
+	// Target's Backends then need not be Killers.
+	Fault func(ctx context.Context) error
 }
 
-// DefaultConfig is the run notesbench crash makes: 50 kills, each child
+// DefaultConfig is the run notesbench crash makes: 50 kills, each server
 // serving 5 to 40 ms.
 func DefaultConfig() Config {
-	return Config{Synchronous: contract.SyncNormal, Kills: 50, Seed: 1, MinLife: 5 * time.Millisecond, MaxLife: 40 * time.Millisecond}
+	return Config{Kills: 50, Seed: 1, MinLife: 5 * time.Millisecond, MaxLife: 40 * time.Millisecond}
+}
+
+// Killer is a Backend whose server processes can be killed: Kill SIGKILLs
+// them at once, and each session starts its server again on its next call
+// (mcpclient's Backends with faults). InjectFaults starts the Backend's
+// faults, each told to begin as it begins and to the func it returns as it
+// ends; stop ends them.
+type Killer interface {
+	Kill(ctx context.Context) error
+	InjectFaults(begin func(kind string, pid int) (end func(detail string))) (stop func() int)
 }
 
 // Result is what one run went through.
 type Result struct {
-	Run         string               `json:"run"`
+	Run string `json:"run"`
+	// Synchronous is the embedded store's synchronous setting; "" for a
+	// target's run, which Target names.
 	Synchronous contract.Synchronous `json:"synchronous"`
-	// Kills counts the SIGKILLs the store survived: each but the last was
-	// followed by a restart of the child, the last by the parent's own open.
+	Target      string               `json:"target,omitempty"`
+	// Kills counts the SIGKILLs the server took.
 	Kills int `json:"kills"`
-	// Writes counts the write calls sent; Acknowledged those the child
-	// answered as committed (or replayed); CutOff those a kill cut off, whose
-	// outcome the editor never learned, and CommittedBeforeKill how many of
-	// those had committed all the same: their resend was replayed.
+	// Writes counts the write calls sent; Acknowledged those that ended ok
+	// (committed, or replayed); CutOff those a kill cut off, whose outcome
+	// the editor never learned, and CommittedBeforeKill how many of those
+	// had committed all the same: their resend was replayed.
 	Writes              int `json:"writes"`
 	Acknowledged        int `json:"acknowledged"`
 	CutOff              int `json:"cut_off"`
 	CommittedBeforeKill int `json:"committed_before_kill"`
-	// Integrity is PRAGMA integrity_check's answer at the end: "ok", or its
-	// first complaint.
+	// Errors counts the calls the server refused for another reason than a
+	// version conflict.
+	Errors int `json:"errors"`
+	// UnreadableReads counts the reads during the run that found no
+	// document to read, or found the text empty although lines had been
+	// acknowledged: a document that no longer reads.
+	UnreadableReads int `json:"unreadable_reads"`
+	// Unreadable says why the final state does not read (the document is
+	// gone, empty, or no reply reads), "" when it reads.
+	Unreadable string `json:"unreadable"`
+	// Duplicates counts the lines and sources the final state holds more
+	// than once: a write applied twice (a resend of a cut-off call the
+	// server did not know for the same).
+	Duplicates int `json:"duplicates"`
+	// NewFiles lists the files that appeared in the folder watched
+	// (Settings.Watch) during the run: the documents, and what the kills
+	// left beside them.
+	NewFiles []string `json:"new_files,omitempty"`
+	// LostAcknowledged counts the acknowledged lines and sources missing
+	// from the final state, as the run reads it: every one of them when it
+	// does not read.
+	LostAcknowledged int `json:"lost_acknowledged"`
+	// Integrity is PRAGMA integrity_check's answer at the end, for the
+	// embedded store: "ok", or its first complaint; "" when not checked.
 	Integrity string  `json:"integrity"`
 	Seconds   float64 `json:"seconds"`
 }
@@ -71,79 +104,75 @@ type Result struct {
 // The Note the editors write.
 const crashNote = "note-1"
 
-// Run starts a child on a fresh database in cfg.Dir, lets three editors write
+// Run opens a run of cfg.Target, creates its Note, lets editors write
 // through it and records their calls in w: claude and human append lines to
-// the text (re-reading and re-applying on a conflict), agent adds sources. The
-// child is killed with SIGKILL cfg.Kills times at moments drawn from cfg.Seed,
-// and restarted after each kill but the last. An editor whose call was cut off
-// waits for the next child and resends the same call with the same key, so an
-// acknowledgement is never doubled by a resend. After the last kill the
-// parent opens the database, records the final state, and runs PRAGMA
-// integrity_check. Every child is killed and reaped before Run returns, also on
-// error.
+// the text, re-reading and re-applying on a conflict, and agent adds
+// sources, when the target maps them; on a target that checks no version,
+// claude alone (two unguarded writers would lose lines to each other, not
+// to the kills).
+// The server is killed cfg.Kills times at moments drawn from cfg.Seed. An
+// editor whose call was cut off resends the same call with the same key on
+// the session started again, so an acknowledgement is never doubled by a
+// resend. After the last kill it reads the final state through a session of
+// its own, records it, and counts what is missing of what was acknowledged.
 func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err error) {
-	switch {
-	case cfg.Kills < 1:
-		return res, errors.New("kills: must be at least 1")
-	case cfg.MinLife < 0 || cfg.MaxLife < cfg.MinLife:
-		return res, fmt.Errorf("life: %v to %v is not a range", cfg.MinLife, cfg.MaxLife)
-	case cfg.Command == nil:
-		return res, errors.New("no command to start the store process with")
-	}
-	if _, err := contract.SynchronousSettings.Parse(string(cfg.Synchronous)); err != nil {
+	start := time.Now()
+	res = Result{Run: cfg.Name}
+	b, err := cfg.Target.Open(ctx, contract.RunSpec{Name: cfg.Name, Seed: cfg.Seed})
+	if err != nil {
 		return res, err
 	}
-	start := time.Now()
-	res = Result{Run: "crash-" + string(cfg.Synchronous), Synchronous: cfg.Synchronous}
-	db := filepath.Join(cfg.Dir, res.Run+".db")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return res, err
-		}
+	defer func() { err = errors.Join(err, b.Close()) }()
+	k, ok := b.(Killer)
+	fault := cfg.Fault
+	switch {
+	case fault == nil && !ok:
+		return res, fmt.Errorf("%s cannot be killed: crash needs a server notesbench starts (stdio, or HTTP with --spawn)", cfg.Target.Describe())
+	case fault == nil:
+		fault = k.Kill
 	}
-	child := ChildConfig{DB: db, Synchronous: cfg.Synchronous}
-	rec, err := w.Run(history.RunHeader{Run: res.Run, Seed: cfg.Seed, Clock: "real", Policy: "reapply; the same call and key after a kill"},
+	if err := b.CreateNote(ctx, crashNote); err != nil {
+		return res, fmt.Errorf("creating the note: %w", err)
+	}
+	texts, sources := editorsOf(cfg.Target)
+	rec, err := w.Run(history.RunHeader{Run: cfg.Name, Seed: cfg.Seed, Clock: "real", Policy: "reapply; the same call and key after a kill"},
 		func() int64 { return int64(time.Since(start)) })
 	if err != nil {
 		return res, err
 	}
-
-	l := newLink()
-	var live *process // the child to kill on the way out
-	defer func() {
-		if live != nil {
-			live.kill()
-		}
-	}()
-	startChild := func() error {
-		p, err := startProcess(ctx, cfg.Command(child))
-		if err != nil {
-			return err
-		}
-		live = p
-		l.set(p)
-		return nil
+	stopFaults := func() int { return 0 }
+	if ok {
+		stopFaults = k.InjectFaults(func(kind string, pid int) func(string) {
+			begun := rec.Now()
+			return func(detail string) {
+				_ = rec.Fault(history.Fault{Kind: kind, Start: begun, End: max(begun, rec.Now()), PID: pid, Detail: detail})
+			}
+		})
 	}
-	if err := startChild(); err != nil {
-		return res, err
-	}
-	if _, err := live.call(ctx, request{Op: "create_note", Note: crashNote}); err != nil {
-		return res, fmt.Errorf("creating the note: %w", err)
-	}
+	defer stopFaults()
 
 	stop := make(chan struct{})
-	ed := &editors{l: l, stop: stop, ackCh: make(chan struct{}, 1)}
+	ed := &editors{stop: stop, answered: make(chan struct{}, 1), acked: map[string]bool{}}
 	editorCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	names := append(append([]string(nil), texts...), sources...)
+	sessions := make([]contract.Session, len(names))
+	for i, name := range names {
+		s, err := b.Session(ctx)
+		if err != nil {
+			return res, err
+		}
+		defer s.Close()
+		sessions[i] = rec.Session(s, name)
+	}
 	var wg sync.WaitGroup
-	errs := make([]error, 3)
-	for i, name := range []string{"claude", "human", "agent"} {
-		s := rec.Session(&remote{l: l, id: i + 1}, name)
+	errs := make([]error, len(names))
+	for i, name := range names {
 		wg.Go(func() {
-			if name == "agent" {
-				errs[i] = ed.addSources(editorCtx, s)
+			if i >= len(texts) {
+				errs[i] = ed.addSources(editorCtx, sessions[i])
 			} else {
-				errs[i] = ed.appendLines(editorCtx, s, name)
+				errs[i] = ed.appendLines(editorCtx, sessions[i], name)
 			}
 			if errs[i] != nil {
 				cancel()
@@ -153,76 +182,70 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6b696c6c))
 	var killErr error
-	for k := 1; k <= cfg.Kills; k++ {
+	misses := 0 // kills in a row that found nothing to kill
+	for n := 1; n <= cfg.Kills && killErr == nil; n++ {
 		life := cfg.MinLife + time.Duration(r.Int64N(int64(cfg.MaxLife-cfg.MinLife)+1))
-		select { // an acknowledgement the previous child sent does not count
-		case <-ed.ackCh:
+		select { // an answer to a write sent before the last kill does not count
+		case <-ed.answered:
 		default:
 		}
-		select { // the first acknowledgement of this child
-		case <-ed.ackCh:
+		select {
+		case <-ed.answered:
 		case <-editorCtx.Done():
 			killErr = editorCtx.Err()
-		}
-		if killErr != nil {
-			break
+			continue
 		}
 		select {
 		case <-time.After(life):
 		case <-editorCtx.Done():
 			killErr = editorCtx.Err()
+			continue
 		}
-		if killErr != nil {
-			break
-		}
-		if k == cfg.Kills {
-			close(stop)
-		}
-		p := live
-		l.set(nil)
-		p.kill()
-		live = nil
-		res.Kills++
-		if k < cfg.Kills {
-			if killErr = startChild(); killErr != nil {
-				break
-			}
+		killErr = fault(ctx)
+		// A write answered from here on was sent to the server started again.
+		ed.epoch.Add(1)
+		switch {
+		case errors.Is(killErr, mcpclient.ErrNothingToKill) && misses < maxMisses:
+			killErr = nil // every session was starting its server again: the next answer comes from one
+			misses++
+			n--
+		case killErr == nil:
+			misses = 0
+			res.Kills++
 		}
 	}
-	select {
-	case <-stop:
-	default:
-		close(stop) // the schedule broke off: the editors stop too
-	}
-	if live != nil {
-		live.kill()
-		live = nil
-	}
+	close(stop)
 	wg.Wait()
+	stopFaults()
 	if err := errors.Join(append(errs, killErr)...); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return res, ctxErr
 		}
 		return res, err
 	}
-	res.Writes, res.Acknowledged = int(ed.writes.Load()), int(ed.acked.Load())
+	res.Writes, res.Acknowledged = int(ed.writes.Load()), int(ed.acks.Load())
 	res.CutOff, res.CommittedBeforeKill = int(ed.cutOff.Load()), int(ed.replayed.Load())
+	res.Errors, res.UnreadableReads = int(ed.errors.Load()), int(ed.unreadable.Load())
 
-	// The final state, as the database holds it after the last kill.
-	st, err := store.Open(db, store.Options{Synchronous: cfg.Synchronous})
+	// The final state, through a session of its own: a server started again
+	// on what the kills left.
+	final, err := b.Session(ctx)
 	if err != nil {
-		return res, fmt.Errorf("opening the database after the last kill: %w", err)
+		return res, fmt.Errorf("reading the final state: %w", err)
 	}
-	conn, err := st.Conn(ctx)
-	if err == nil {
-		err = rec.Final(ctx, conn, crashNote)
-		if err == nil {
-			res.Integrity, err = conn.IntegrityCheck(ctx)
+	defer final.Close()
+	present, why := readFinal(ctx, final, len(sources) > 0)
+	res.Unreadable = why
+	res.LostAcknowledged = ed.lost(present)
+	for mark, n := range present {
+		if n > 1 && mark != "" {
+			res.Duplicates += n - 1
 		}
-		err = errors.Join(err, conn.Close())
 	}
-	if err = errors.Join(err, st.Close()); err != nil {
-		return res, err
+	if why == "" {
+		if err := rec.Final(ctx, final, crashNote); err != nil {
+			res.Unreadable = err.Error()
+		}
 	}
 	if err := rec.End(); err != nil {
 		return res, err
@@ -231,33 +254,83 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 	return res, nil
 }
 
-// epochs is how editors follow the store's restarts: which one a call made
-// now goes to, and waiting until one after it is up (false when stop closes
-// first). A link is one; a test over the wire has its own.
-type epochs interface {
-	now() int
-	await(epoch int, stop <-chan struct{}) bool
+// maxMisses bounds the kills in a row that find no server running.
+const maxMisses = 100
+
+// editorsOf names the editors a target can take: two writers of lines and
+// a writer of sources (when it maps them) on a target that checks
+// versions; one writer of lines on one that does not, where two writers
+// would lose each other's writes whatever the kills do.
+func editorsOf(t contract.Target) (texts, sources []string) {
+	if m, ok := t.(contract.Mapped); ok {
+		if mp := m.Mapping(); !mp.Native() && !mp.VersionCheck {
+			return []string{"claude"}, nil
+		}
+	}
+	texts = []string{"claude", "human"}
+	if c, ok := t.(contract.Capable); !ok || c.Require("crash", contract.CapAddSource, contract.CapListSources, contract.CapList) == nil {
+		sources = []string{"agent"}
+	}
+	return texts, sources
+}
+
+// finalTries bounds the reads of a final state whose outcome is unknown.
+const finalTries = 5
+
+// readFinal reads the final text (and sources) and returns every mark it
+// holds, each with how many times, or why it does not read.
+func readFinal(ctx context.Context, s contract.Session, sources bool) (map[string]int, string) {
+	present := map[string]int{}
+	var read contract.TabContent
+	var err error
+	for try := 0; try < finalTries; try++ {
+		if read, err = s.ReadNoteTab(ctx, crashNote, "markdown"); err == nil || contract.OutcomeOf(err) == contract.Fail {
+			break
+		}
+	}
+	if err != nil {
+		return present, "the text does not read: " + err.Error()
+	}
+	for _, l := range strings.Split(read.Text, "\n") {
+		present[l]++
+	}
+	if !sources {
+		return present, ""
+	}
+	cursor := ""
+	for pages := 0; pages < 1000; pages++ {
+		var page contract.AttachmentPage
+		for try := 0; try < finalTries; try++ {
+			page, err = s.ListNoteAttachments(ctx, contract.AttachmentsRequest{NoteID: crashNote, Kind: "sources", Limit: contract.MaxPageLimit, Cursor: cursor})
+			if err == nil || contract.OutcomeOf(err) == contract.Fail {
+				break
+			}
+		}
+		if err != nil {
+			return present, "the sources do not read: " + err.Error()
+		}
+		for _, it := range page.Items {
+			present[it.URL]++
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	return present, ""
 }
 
 // editors is what the editors of one run share.
 type editors struct {
-	l        epochs
-	stop     chan struct{}
-	writes   atomic.Int64
-	acked    atomic.Int64
-	cutOff   atomic.Int64
-	replayed atomic.Int64 // resends of a cut-off write that were replayed
-	// ackCh is signalled, without waiting, on every acknowledgement.
-	ackCh chan struct{}
-}
+	stop chan struct{}
+	// epoch counts the kills; answered is signalled, without waiting, when
+	// a write sent since the last kill is answered (whatever the answer).
+	epoch    atomic.Int64
+	answered chan struct{}
 
-// ack counts an acknowledgement and tells the killer.
-func (e *editors) ack() {
-	e.acked.Add(1)
-	select {
-	case e.ackCh <- struct{}{}:
-	default:
-	}
+	writes, acks, cutOff, replayed, errors, unreadable atomic.Int64
+
+	mu    sync.Mutex
+	acked map[string]bool // the marks acknowledged: lines and source URLs
 }
 
 func (e *editors) stopped() bool {
@@ -269,94 +342,149 @@ func (e *editors) stopped() bool {
 	}
 }
 
-// attempt makes one call; when a kill cut it off, or no child was up, it
-// waits for the next child and says so (again true), or says the run is over
-// (stop true).
-func (e *editors) attempt(write bool, call func() error) (again, stop bool, err error) {
-	epoch := e.l.now()
-	err = call()
-	if errors.Is(err, errNoChild) {
-		up := e.l.await(epoch, e.stop)
-		return up, !up, err
+// ack counts an acknowledged mark.
+func (e *editors) ack(mark string) {
+	e.acks.Add(1)
+	e.mu.Lock()
+	e.acked[mark] = true
+	e.mu.Unlock()
+}
+
+// lost counts the acknowledged marks present lacks.
+func (e *editors) lost(present map[string]int) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for m := range e.acked {
+		if present[m] == 0 {
+			n++
+		}
 	}
-	if write {
-		e.writes.Add(1)
+	return n
+}
+
+// ackedLines reports whether a line has been acknowledged.
+func (e *editors) ackedLines() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for m := range e.acked {
+		if !strings.HasPrefix(m, "https://") {
+			return true
+		}
 	}
-	if !errors.Is(err, errDown) {
-		return false, false, err
+	return false
+}
+
+// write sends one write and counts it; the server's answer tells the killer
+// the server serves.
+func (e *editors) write(call func() error) error {
+	epoch := e.epoch.Load()
+	err := call()
+	e.writes.Add(1)
+	if e.epoch.Load() == epoch {
+		select {
+		case e.answered <- struct{}{}:
+		default:
+		}
 	}
-	if write {
-		e.cutOff.Add(1)
+	return err
+}
+
+// outcome is what an editor does after a call: go on (ok), read again
+// (conflict), send the same call again (cut off: info) or give the intent
+// up (refused).
+type outcome int
+
+const (
+	done outcome = iota
+	again
+	resend
+	giveUp
+)
+
+// judge classifies a call's error for an editor and counts it; a read's
+// unreadable document counts too.
+func (e *editors) judge(err error) outcome {
+	var conflict *contract.ConflictError
+	switch {
+	case err == nil:
+		return done
+	case errors.As(err, &conflict):
+		return again
+	case contract.OutcomeOf(err) == contract.Info:
+		if contract.KindOf(err) == contract.KindUnreadable {
+			e.unreadable.Add(1)
+		}
+		return resend
 	}
-	if !e.l.await(epoch, e.stop) {
-		return false, true, err
-	}
-	return true, false, err
+	e.errors.Add(1)
+	return giveUp
 }
 
 // commit carries one intent to its acknowledgement: prepare reads what the
-// write needs and builds it, write sends it and says whether it was replayed.
-// A conflict prepares again; a call a kill cut off is made again, the same, so
-// a write cut off is resent with the same key. It reports false when the run
-// stopped first.
-func (e *editors) commit(prepare func() error, write func() (replayed bool, err error)) (bool, error) {
-	prepared := false
-	resent := false // the write was cut off by a kill and is being sent again
-	for {
-		if e.stopped() {
-			return false, nil
+// write needs and builds it, write sends it and says whether it was
+// replayed. A conflict prepares again; a call a kill cut off is sent again,
+// the same, with the same key; a refusal gives the intent up. It returns
+// the error that ends the run (its ctx), and nothing once the run stopped.
+func (e *editors) commit(ctx context.Context, mark string, prepare func() error, write func() (replayed bool, err error)) error {
+	prepared, cut := false, false
+	for !e.stopped() {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if !prepared {
-			again, stop, err := e.attempt(false, prepare)
-			switch {
-			case stop:
-				return false, nil
-			case again:
-				continue
-			case err != nil:
-				return false, err
+			switch e.judge(prepare()) {
+			case giveUp:
+				return nil
+			case done:
+				prepared, cut = true, false
 			}
-			prepared, resent = true, false
+			continue
 		}
 		var replayed bool
-		again, stop, err := e.attempt(true, func() (err error) {
+		err := e.write(func() (err error) {
 			replayed, err = write()
 			return err
 		})
-		var conflict *contract.ConflictError
-		switch {
-		case stop:
-			return false, nil
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch e.judge(err) {
+		case done:
+			e.ack(mark)
+			if cut && replayed {
+				e.replayed.Add(1)
+			}
+			return nil
 		case again:
-			resent = true
-			continue
-		case errors.As(err, &conflict):
 			prepared = false
-			continue
-		case err != nil:
-			return false, err
+		case resend:
+			e.cutOff.Add(1)
+			cut = true
+		case giveUp:
+			return nil
 		}
-		e.ack()
-		if resent && replayed {
-			e.replayed.Add(1)
-		}
-		return true, nil
 	}
+	return nil
 }
 
-// appendLines appends line after line to the text: read, write the text plus
-// the line with the version read, re-read and re-apply on a conflict; a call a
-// kill cut off is made again, the same, with the same key.
+// appendLines appends line after line to the text: read, write the text
+// plus the line with the version read, re-read and re-apply on a conflict;
+// a call a kill cut off is made again, the same, with the same key.
 func (e *editors) appendLines(ctx context.Context, s contract.Session, name string) error {
-	for i := 0; ; i++ {
+	for i := 0; !e.stopped(); i++ {
 		line := fmt.Sprintf("%s-%d", name, i)
 		history.Intend(s, history.Intent{Mark: line})
 		var req contract.EditRequest
 		tries := 0
-		ok, err := e.commit(func() error {
+		err := e.commit(ctx, line, func() error {
+			written := e.ackedLines() // before the read: a line acknowledged during it may come after it
 			read, err := s.ReadNoteTab(ctx, crashNote, "markdown")
 			if err != nil {
 				return err
+			}
+			if read.Text == "" && written {
+				e.unreadable.Add(1) // the document was emptied
 			}
 			tries++
 			req = contract.EditRequest{NoteID: crashNote, TabID: "markdown", ExpectedVersion: read.Version,
@@ -369,21 +497,19 @@ func (e *editors) appendLines(ctx context.Context, s contract.Session, name stri
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if !ok {
-			return nil
-		}
 	}
+	return nil
 }
 
 // addSources adds source after source, each with a key of its own, with the
 // Note version of a listing; on a conflict it re-lists and sends the same key
 // with the fresh version; a call a kill cut off is made again, the same.
 func (e *editors) addSources(ctx context.Context, s contract.Session) error {
-	for i := 0; ; i++ {
+	for i := 0; !e.stopped(); i++ {
 		url := fmt.Sprintf("https://pages.example.org/crash/%d", i)
 		history.Intend(s, history.Intent{Mark: url})
 		var req contract.SourceRequest
-		ok, err := e.commit(func() error {
+		err := e.commit(ctx, url, func() error {
 			list, err := s.ListNoteTabs(ctx, crashNote)
 			if err != nil {
 				return err
@@ -398,22 +524,6 @@ func (e *editors) addSources(ctx context.Context, s contract.Session) error {
 		if err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
-		if !ok {
-			return nil
-		}
 	}
-}
-
-// Check judges the runs w recorded, as notesbench check would judge the file:
-// it writes the history, reads it back and runs package check.
-func Check(ctx context.Context, w *history.Writer, timeout time.Duration) (*check.Report, error) {
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	h, err := history.Read(ctx, &buf, "crash history")
-	if err != nil {
-		return nil, err
-	}
-	return check.Run(ctx, []*history.History{h}, check.Options{Timeout: timeout})
+	return nil
 }

@@ -1,19 +1,26 @@
 package crash
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"os/exec"
+	"os"
+	"path/filepath"
+	"slices"
 	"time"
+
+	_ "modernc.org/sqlite" // the driver of the integrity check
 
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/store"
 )
 
-// MaxKills bounds Config.Kills: each kill starts a child again and recovers
-// its database.
+// MaxKills bounds Config.Kills: each kill starts the server again and
+// recovers its database.
 const MaxKills = 10_000
 
 // Validate checks the parts of c a user sets, before anything runs; its
@@ -28,56 +35,54 @@ func (c Config) Validate() error {
 	if c.MinLife < 0 || c.MaxLife < c.MinLife {
 		return field.Errorf("life", "%v to %v is not a range", c.MinLife, c.MaxLife)
 	}
-	_, err := contract.SynchronousSettings.Parse(string(c.Synchronous))
-	return field.Wrap("synchronous", err)
+	return nil
 }
 
-// RunVerdict is one synchronous setting's run, judged: what it went through
-// and how many acknowledged writes the checks found missing — nil when the
-// lost-updates check could not judge everything (it ran out of time).
+// RunVerdict is one run, judged. Its lost acknowledged writes are the run's
+// own count, from the final state it read; the checks of the history are a
+// second opinion (Verdict.Problems).
 type RunVerdict struct {
 	Result
-	LostAcknowledged *int `json:"lost_acknowledged"`
 }
 
 // Verdict is a crash test judged from its runs and the checks of its
 // recorded history: every run's outcome, the problems that fail it — an
-// acknowledged write missing, a failed integrity check, a violated check —
-// and the checks that could not judge everything.
+// acknowledged write missing, a document that no longer reads, a failed
+// integrity check, a violated check — and the checks that could not judge
+// everything.
 type Verdict struct {
 	Runs     []RunVerdict
 	Problems []string
 	Unknown  []string
 }
 
-// Judge judges runs by the checks of their history, rep.
+// Judge judges runs by their own counts and the checks of their history, rep.
 func Judge(runs []Result, rep *check.Report) Verdict {
-	lost := map[string]int{}
-	for _, r := range rep.Runs {
-		lost[r.Run] = r.Lost
-	}
 	var v Verdict
-	judged := true
 	for _, c := range rep.Checks {
 		if c.Verdict == check.Unknown {
 			v.Unknown = append(v.Unknown, c.Check)
-			judged = judged && c.Check != check.LostUpdates
 		}
 	}
 	for _, res := range runs {
-		rv := RunVerdict{Result: res}
-		if n, ok := lost[res.Run]; ok && judged {
-			rv.LostAcknowledged = &n
+		v.Runs = append(v.Runs, RunVerdict{Result: res})
+		what := res.Run
+		if res.Synchronous != "" {
+			what = "synchronous " + string(res.Synchronous)
 		}
-		v.Runs = append(v.Runs, rv)
-		if _, ok := lost[res.Run]; !ok {
-			v.Problems = append(v.Problems, fmt.Sprintf("synchronous %s: the history holds no run %s", res.Synchronous, res.Run))
+		if n := res.LostAcknowledged; n > 0 {
+			v.Problems = append(v.Problems, fmt.Sprintf("%s: %d acknowledged writes lost", what, n))
 		}
-		if n := lost[res.Run]; n > 0 {
-			v.Problems = append(v.Problems, fmt.Sprintf("synchronous %s: %d acknowledged writes lost", res.Synchronous, n))
+		if res.Unreadable != "" {
+			v.Problems = append(v.Problems, fmt.Sprintf("%s: the final state does not read: %s", what, res.Unreadable))
+		} else if res.UnreadableReads > 0 {
+			v.Problems = append(v.Problems, fmt.Sprintf("%s: %d reads found no document", what, res.UnreadableReads))
 		}
-		if res.Integrity != "ok" {
-			v.Problems = append(v.Problems, fmt.Sprintf("synchronous %s: integrity check: %s", res.Synchronous, res.Integrity))
+		if res.Duplicates > 0 {
+			v.Problems = append(v.Problems, fmt.Sprintf("%s: %d lines or sources applied twice", what, res.Duplicates))
+		}
+		if res.Integrity != "" && res.Integrity != "ok" {
+			v.Problems = append(v.Problems, fmt.Sprintf("%s: integrity check: %s", what, res.Integrity))
 		}
 	}
 	for _, c := range rep.Checks {
@@ -90,21 +95,37 @@ func Judge(runs []Result, rep *check.Report) Verdict {
 
 // Settings are a crash test's parameters, as its record holds them.
 type Settings struct {
-	Kills       int                    `json:"kills"`
+	Kills int `json:"kills"`
+	// Synchronous are the embedded store's settings, a run each; none for a
+	// target.
 	Synchronous []contract.Synchronous `json:"synchronous"`
 	Seed        uint64                 `json:"seed"`
 	LifeMinNS   time.Duration          `json:"life_min_ns"`
 	LifeMaxNS   time.Duration          `json:"life_max_ns"`
+	// Target is the server killed, "" for the embedded store (notesbench
+	// serve over stdio on a database of the test's own); Profile maps the
+	// contract onto its tools, "" for the contract's own.
+	Target  string `json:"target,omitempty"`
+	Profile string `json:"profile,omitempty"`
+	// Watch is a folder the target's server keeps its files in, whose new
+	// files each run lists (Result.NewFiles); "" for none.
+	Watch string `json:"watch,omitempty"`
 }
 
-// Test is a whole kill -9 test: a run per synchronous setting, their
-// history checked, the runs judged.
+// Test is a whole kill -9 test: a run per synchronous setting of the
+// embedded store, or one run against a target, their history checked, the
+// runs judged.
 type Test struct {
-	// Settings are the test's parameters; Dir the folder of the databases.
+	// Settings are the test's parameters; Dir the folder of the embedded
+	// store's databases.
 	Settings Settings
 	Dir      string
-	// Command starts a child serving a ChildConfig (see Config.Command).
-	Command func(cfg ChildConfig) *exec.Cmd
+	// Serve is the target of notesbench serve over stdio on the database
+	// file db with synchronous setting s: how the embedded store is run.
+	Serve func(db string, s contract.Synchronous) string
+	// Open opens a target as a contract.Target whose server can be killed
+	// (Killer).
+	Open func(ctx context.Context, target string) (contract.Target, error)
 	// Timeout bounds each check of the history.
 	Timeout time.Duration
 	// History records every run; the caller writes it where it likes.
@@ -118,14 +139,22 @@ type Tested struct {
 	Verdict Verdict
 }
 
-// Run runs the test: a run per synchronous setting, then the checks of
-// their history, and the runs judged by them.
+// Run runs the test, then the checks of its history, and judges the runs.
 func (t Test) Run(ctx context.Context) (Tested, error) {
 	var runs []Result
+	if t.Settings.Target != "" {
+		res, err := t.run(ctx, "crash-target", t.Settings.Target)
+		if err != nil {
+			return Tested{}, err
+		}
+		res.Target = t.Settings.Target
+		runs = append(runs, res)
+	}
 	for _, s := range t.Settings.Synchronous {
-		cfg := Config{Dir: t.Dir, Synchronous: s, Kills: t.Settings.Kills, Seed: t.Settings.Seed,
-			MinLife: t.Settings.LifeMinNS, MaxLife: t.Settings.LifeMaxNS, Command: t.Command}
-		res, err := Run(ctx, cfg, t.History)
+		if t.Settings.Target != "" {
+			break
+		}
+		res, err := t.embedded(ctx, s)
 		if err != nil {
 			return Tested{}, fmt.Errorf("synchronous %s: %w", s, err)
 		}
@@ -133,19 +162,107 @@ func (t Test) Run(ctx context.Context) (Tested, error) {
 	}
 	rep, err := Check(ctx, t.History, t.Timeout)
 	if err != nil {
-		return Tested{}, err
+		if ctx.Err() != nil {
+			return Tested{}, err
+		}
+		// The runs' own counts stand; the second opinion could not be had.
+		rep = &check.Report{Checks: []check.Result{{Check: "history", Verdict: check.Unknown, Reason: "the recorded history does not read: " + err.Error()}}}
 	}
 	return Tested{Checks: rep, Verdict: Judge(runs, rep)}, nil
+}
+
+// run runs one crash run against target.
+func (t Test) run(ctx context.Context, name, target string) (res Result, err error) {
+	tg, err := t.Open(ctx, target)
+	if err != nil {
+		return res, err
+	}
+	defer func() { err = errors.Join(err, tg.Close()) }()
+	s := t.Settings
+	before, err := files(s.Watch)
+	if err != nil {
+		return res, err
+	}
+	res, err = Run(ctx, Config{Name: name, Target: tg, Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}, t.History)
+	if err != nil || s.Watch == "" {
+		return res, err
+	}
+	after, err := files(s.Watch)
+	for _, f := range after {
+		if !slices.Contains(before, f) {
+			res.NewFiles = append(res.NewFiles, f)
+		}
+	}
+	return res, err
+}
+
+// files lists the names of the files in dir, none for "".
+func files(dir string) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("watching %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names, nil
+}
+
+// embedded runs the embedded store: notesbench serve over stdio on a fresh
+// database, whose integrity is checked once every server is gone.
+func (t Test) embedded(ctx context.Context, s contract.Synchronous) (Result, error) {
+	name := "crash-" + string(s)
+	db := filepath.Join(t.Dir, name+".db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return Result{}, err
+		}
+	}
+	res, err := t.run(ctx, name, t.Serve(db, s))
+	res.Synchronous = s
+	if err != nil {
+		return res, err
+	}
+	st, err := store.Open(db, store.Options{Synchronous: s})
+	if err != nil {
+		return res, fmt.Errorf("opening the database after the last kill: %w", err)
+	}
+	conn, err := st.Conn(ctx)
+	if err == nil {
+		res.Integrity, err = conn.IntegrityCheck(ctx)
+		err = errors.Join(err, conn.Close())
+	}
+	return res, errors.Join(err, st.Close())
 }
 
 // Validate checks the settings, before anything runs; its errors are
 // *field.Error.
 func (s Settings) Validate() error {
+	if err := (Config{Kills: s.Kills, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}).Validate(); err != nil {
+		return err
+	}
 	for _, sync := range s.Synchronous {
-		c := Config{Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS, Synchronous: sync}
-		if err := c.Validate(); err != nil {
-			return err
+		if _, err := contract.SynchronousSettings.Parse(string(sync)); err != nil {
+			return field.Wrap("synchronous", err)
 		}
 	}
 	return nil
+}
+
+// Check judges the runs w recorded, as notesbench check would judge the file:
+// it writes the history, reads it back and runs package check.
+func Check(ctx context.Context, w *history.Writer, timeout time.Duration) (*check.Report, error) {
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	h, err := history.Read(ctx, &buf, "crash history")
+	if err != nil {
+		return nil, err
+	}
+	return check.Run(ctx, []*history.History{h}, check.Options{Timeout: timeout})
 }

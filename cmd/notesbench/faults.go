@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/mcpclient"
+)
+
+// faultFlags are the flags of a server's faults and its process: the faults
+// made between notesbench and the server (--nemesis, --nemesis-every), the
+// bound on each call (--call-timeout), and the command that starts an HTTP
+// server notesbench then owns (--spawn).
+type faultFlags struct {
+	nemesis     string
+	every       time.Duration
+	callTimeout time.Duration
+	spawn       string
+
+	withNemesis bool
+	flags       *pflag.FlagSet
+}
+
+// defaultNemesisEvery is the mean time between two faults of a run.
+const defaultNemesisEvery = time.Second
+
+// defaultPauseTimeout is the call timeout a pause outlasts when none is given.
+const defaultPauseTimeout = time.Second
+
+// register adds the flags to fs: --call-timeout and --spawn, and, for an
+// experiment whose runs take faults, --nemesis and --nemesis-every.
+func (f *faultFlags) register(fs *pflag.FlagSet, nemesis bool) {
+	f.flags, f.withNemesis = fs, nemesis
+	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "with --target: a call without a reply by then ends in an info outcome (may have happened) and the run goes on; 0 means no bound ("+defaultPauseTimeout.String()+" with --nemesis pause)")
+	fs.StringVar(&f.spawn, "spawn", "", "with an HTTP --target naming {port}: the command that starts the server, {port} in it replaced by a free loopback port; notesbench starts it, starts it again after a kill, and stops it at the end")
+	if nemesis {
+		fs.StringVar(&f.nemesis, "nemesis", "", "with --target: faults between notesbench and the server, comma-separated: kill (SIGKILL, then start it again), pause (SIGSTOP past --call-timeout, then SIGCONT), lose-replies (drop a write's reply after the server sent it), duplicate (send a write twice at once); kill and pause need a server notesbench starts (stdio, or --spawn)")
+		fs.DurationVar(&f.every, "nemesis-every", defaultNemesisEvery, "with --nemesis: the mean time between two faults of a run, on a schedule drawn from the run's seed")
+	}
+}
+
+// given reports whether the flag called name was given.
+func (f *faultFlags) given(name string) bool {
+	fl := f.flags.Lookup(name)
+	return fl != nil && fl.Changed
+}
+
+// apply checks the flags and sets them into spec: every error is one line
+// naming its flag.
+func (f *faultFlags) apply(spec *backend.Spec, remote bool) error {
+	if f.callTimeout < 0 {
+		return usagef("--call-timeout", "cannot be negative")
+	}
+	for _, name := range []string{"nemesis", "spawn", "call-timeout"} {
+		if f.given(name) && !remote {
+			return usagef("--"+name, "is about a server: give --target too")
+		}
+	}
+	spec.CallTimeout, spec.Spawn = f.callTimeout, f.spawn
+	if !f.withNemesis || f.nemesis == "" {
+		if f.withNemesis && f.given("nemesis-every") {
+			return usagef("--nemesis-every", "spaces the faults of --nemesis: give --nemesis too")
+		}
+		return nil
+	}
+	kinds, err := mcpclient.ParseFaults(f.nemesis)
+	if err != nil {
+		return usageErr("--nemesis", err)
+	}
+	if f.every <= 0 {
+		return usagef("--nemesis-every", "must be more than 0")
+	}
+	if slices.Contains(kinds, history.FaultPause) && spec.CallTimeout == 0 {
+		spec.CallTimeout = defaultPauseTimeout
+	}
+	spec.Faults = &mcpclient.Faults{Kinds: kinds, Every: f.every}
+	return nil
+}
+
+// describe says which faults the flags make, for the record: "kill,pause
+// every 1s", "" for none.
+func (f *faultFlags) describe() string {
+	if !f.withNemesis || f.nemesis == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s every %s", strings.ReplaceAll(f.nemesis, " ", ""), f.every)
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Bad fault flags: one line naming the flag, exit 2, before anything
+// starts; a kill or a pause of an HTTP server notesbench does not start is
+// refused.
+func TestFaultFlagsBadInput(t *testing.T) {
+	const http = "http://127.0.0.1:1/mcp"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"race", "--nemesis", "kill"}, "notesbench: --nemesis: is about a server: give --target too"},
+		{[]string{"race", "--target", http, "--nemesis", "kill"}, "notesbench: --nemesis: only a server notesbench starts can be killed or paused: target " + http + " is a server notesbench does not start; give the command that starts it (--spawn), or fault it with lose-replies or duplicate only"},
+		{[]string{"create", "--target", http, "--nemesis", "pause,lose-replies"}, "notesbench: --nemesis: only a server notesbench starts can be killed or paused"},
+		{[]string{"race", "--target", http, "--nemesis", "crash"}, `notesbench: --nemesis: "crash" is not a fault: want kill, pause, lose-replies or duplicate, comma-separated`},
+		{[]string{"sources", "--target", http, "--nemesis", "duplicate,duplicate"}, `notesbench: --nemesis: "duplicate" is listed twice`},
+		{[]string{"create", "--target", http, "--nemesis-every", "1s"}, "notesbench: --nemesis-every: spaces the faults of --nemesis: give --nemesis too"},
+		{[]string{"race", "--target", http, "--nemesis", "duplicate", "--nemesis-every", "0s"}, "notesbench: --nemesis-every: must be more than 0"},
+		{[]string{"race", "--target", http, "--call-timeout", "-1s"}, "notesbench: --call-timeout: cannot be negative"},
+		{[]string{"race", "--target", "http://127.0.0.1:{port}/mcp"}, "notesbench: --target: http://127.0.0.1:{port}/mcp names {port}, the port of a server notesbench starts: give --spawn 'CMD' too"},
+		{[]string{"race", "--target", http, "--spawn", "x {port}"}, "notesbench: --target: " + http + " names no {port}"},
+		{[]string{"race", "--target", "stdio:x", "--spawn", "x"}, "notesbench: --spawn: target stdio:x is spawned already: --spawn starts an HTTP server"},
+		{[]string{"race", "--target", "http://127.0.0.1:{port}/mcp", "--spawn", "'x"}, `notesbench: --spawn: "'x": unterminated ' quote`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) { expectUsageError(t, tc.args, tc.want) })
+	}
+	// Experiments whose runs take no faults have no --nemesis.
+	if code, _, stderr := runCLI(t, "refs", "--target", http, "--nemesis", "kill"); code != 2 || !strings.Contains(stderr, "unknown flag: --nemesis") {
+		t.Errorf("refs --nemesis: exit %d, %q", code, stderr)
+	}
+}
