@@ -21,6 +21,11 @@ type recorder struct {
 
 	mu      sync.Mutex
 	clients map[*session]*history.Client
+	// agents records the stateless (2026-07-28) requests of each client,
+	// by its clientInfo: such a request is an MCP session of its own, so
+	// the client's reads and writes are one session of the history only
+	// when they are kept together by who sent them.
+	agents map[agent]*history.Client
 	person  *personRun // the person started, nil when none
 	// personLog records the person's calls, made on its first edit.
 	personLog *history.Client
@@ -44,21 +49,34 @@ func (s *Server) recorded(req *mcp.CallToolRequest, sess *session, cs contract.S
 }
 
 // client returns the recorder of an MCP session's calls, made on its first
-// call.
+// call. The stateless requests of one clientInfo are recorded as one session,
+// numbered as the first of them: each is an MCP session of its own, and an
+// agent's re-read after a conflict is judged within its session.
 func (s *Server) client(req *mcp.CallToolRequest, sess *session) *history.Client {
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
 	if c, ok := s.rec.clients[sess]; ok {
 		return c
 	}
-	name, version := "client", ""
+	a := agent{Name: "client"}
 	if info := req.ClientInfo(); info != nil {
 		if info.Name != "" {
-			name = info.Name
+			a.Name = info.Name
 		}
-		version = info.Version
+		a.Version = info.Version
 	}
-	c := s.opts.History.Client(name, version, sess.id)
+	if req.ProtocolVersion() >= StatelessVersion {
+		c, ok := s.rec.agents[a]
+		if !ok {
+			c = s.opts.History.Client(a.Name, a.Version, sess.id)
+			if s.rec.agents == nil {
+				s.rec.agents = map[agent]*history.Client{}
+			}
+			s.rec.agents[a] = c
+		}
+		return c
+	}
+	c := s.opts.History.Client(a.Name, a.Version, sess.id)
 	if s.rec.clients == nil {
 		s.rec.clients = map[*session]*history.Client{}
 	}
@@ -181,3 +199,6 @@ func (h *heldSession) SetText(ctx context.Context, noteID, text string) error {
 // Close closes the inner session. The pool owns it: the server never
 // closes the wrapper.
 func (h *heldSession) Close() error { return h.inner.Close() }
+
+// agent is a client as its clientInfo names it.
+type agent struct{ Name, Version string }

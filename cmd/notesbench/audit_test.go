@@ -80,11 +80,11 @@ func TestAuditCommandEmbedded(t *testing.T) {
 	if c, ok := row.Cell("crash"); !ok || c.Count == nil || *c.Count != 0 {
 		t.Errorf("crash cell %+v", row.Cells)
 	}
-	if c, ok := row.Cell("nemesis"); !ok || c.Count != nil || !strings.Contains(c.NotRun, "not in this build") {
+	if c, ok := row.Cell("nemesis"); !ok || c.Count != nil || !strings.Contains(c.NotRun, "not from the audit in this build") {
 		t.Errorf("nemesis cell %+v", row.Cells)
 	}
 	i := slices.IndexFunc(a.Parts, func(p results.AuditPart) bool { return p.Name == "crash" })
-	if i < 0 || strings.Join(a.Parts[i].Command, " ") != "notesbench crash --kills 2 --synchronous normal --seed 1 --life 5ms-40ms" {
+	if i < 0 || strings.Join(a.Parts[i].Command, " ") != "notesbench crash --kills 2 --seed 1 --life 5ms-40ms --synchronous normal" {
 		t.Errorf("crash part %+v", a.Parts)
 	}
 	if a.Subject.Server != "notesbench devel (the embedded store)" || a.Subject.Guard != "note" || !a.Subject.VersionCheck {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,6 +61,17 @@ func TestWire(t *testing.T) {
 			wantCode := 0
 			if tc.fails != "" {
 				wantCode = 1
+			}
+			if tc.fails == "writes within a millisecond" && code == 0 && untested(rep.Rows, tc.fails) {
+				// A loaded machine may bring too few round trips within a
+				// millisecond of each other for the clause to tell (conform
+				// says so, and the conform package fails ms versions on its
+				// own clock); that --version-format reached serve is then
+				// seen in how the versions are named.
+				if !named(rep.Rows, "versions increase", "ms versions") {
+					t.Errorf("serve %s: versions not named as ms versions\n%s", tc.flags, stdout)
+				}
+				continue
 			}
 			if got := strings.Join(fails, ", "); got != tc.fails || code != wantCode {
 				t.Errorf("serve %s: exit %d, failed %q; want exit %d, failed %q\n%s", tc.flags, code, got, wantCode, tc.fails, stderr)
@@ -296,4 +308,18 @@ func startServe(t *testing.T, bin string, args ...string) (string, func() (int, 
 		<-exited
 		return cmd.ProcessState.ExitCode(), lines.String()
 	}
+}
+
+// untested reports whether the named check ended info, not tested.
+func untested(rows []conform.Check, name string) bool {
+	return named(rows, name, "not tested") && slices.ContainsFunc(rows, func(c conform.Check) bool {
+		return c.Name == name && c.Outcome == conform.Info
+	})
+}
+
+// named reports whether the named check's detail holds text.
+func named(rows []conform.Check, name, text string) bool {
+	return slices.ContainsFunc(rows, func(c conform.Check) bool {
+		return c.Name == name && strings.Contains(c.Detail, text)
+	})
 }
