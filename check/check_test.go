@@ -658,3 +658,20 @@ func TestFaultsBeforeViolations(t *testing.T) {
 		t.Errorf("the page does not mark the fault: %d bytes", len(html))
 	}
 }
+
+// Creates whose server named no version (a profile that extracts none), two
+// of them: no version committed twice, the tabs judged by their IDs.
+func TestCreatesWithoutVersions(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	for _, label := range []string{"Sheet 1", "Sheet 2"} {
+		b.add(history.Call{Editor: "agent", Tool: contract.ToolCreateNoteTab, Key: label,
+			TabType: "sheet", Label: label, Intent: label, Outcome: contract.OK, TabID: label})
+	}
+	b.finalBar("1", []history.FinalTab{{TabID: "markdown", Type: "markdown", Label: "Text"},
+		{TabID: "Sheet 1", Type: "sheet", Label: "Sheet 1"}, {TabID: "Sheet 2", Type: "sheet", Label: "Sheet 2"}})
+	rep := b.check(t, Options{})
+	expect(t, rep)
+	if r := rep.Runs[0]; r.VersionCollisions != 0 || r.Duplicates != 0 {
+		t.Errorf("%+v", r)
+	}
+}

@@ -29,8 +29,8 @@ func checkVersions(ctx context.Context, runs []*runData, res *Result, _ Options,
 			made := map[string]int{} // version → the call that committed it
 			for _, i := range p.calls {
 				c := &rd.run.Calls[i]
-				if !c.IsWrite() || c.Outcome != contract.OK || c.Replayed {
-					continue
+				if !c.IsWrite() || c.Outcome != contract.OK || c.Replayed || c.Version == "" {
+					continue // a create whose server named no version made none to judge
 				}
 				res.Judged++
 				if first, ok := made[c.Version]; ok {

@@ -595,6 +595,8 @@ func TestReadFormat2BadInput(t *testing.T) {
 		{"end counts more", head + run + `{"format_version":2,"kind":"end","runs":1,"calls":3,"faults":0}` + "\n",
 			"h.jsonl:3: end: it counts 1 runs, 3 calls and 0 faults, the lines before it hold 1 runs, 0 calls and 0 faults: lines are missing"},
 		{"unknown kind", head + `{"format_version":2,"kind":"note"}` + "\n", `h.jsonl:2: unknown kind "note" (want history, run, call, fault, final or end)`},
+		{"edit without a version", head + run + edit + `"outcome":"ok"}` + "\n", "h.jsonl:3: call: version: missing on a successful call"},
+		{"edit without an expected version", head + run + strings.Replace(edit, `"expected_version":"1",`, "", 1) + `"outcome":"ok","version":"2"}` + "\n", "h.jsonl:3: call: expected_version: missing on a write"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Read(context.Background(), strings.NewReader(tc.input), "h.jsonl")
@@ -618,6 +620,14 @@ func TestReadFormat2BadInput(t *testing.T) {
 	}
 	if _, err := Read(context.Background(), strings.NewReader(strings.Replace(good, `"digest"`, `"opaque"`, 1)), "h.jsonl"); err != nil {
 		t.Errorf("opaque versions: %v", err)
+	}
+	// A server whose create and source replies name no version (a profile
+	// that extracts none): the calls read, sent with no expected version.
+	created := head + run +
+		`{"format_version":2,"kind":"call","run":"r","editor":"c","tool":"create_note_tab","note":"n","idempotency_key":"k1","tab_type":"sheet","label":"S","outcome":"ok","tab_id":"S"}` + "\n" +
+		`{"format_version":2,"kind":"call","run":"r","editor":"c","tool":"add_note_source","note":"n","idempotency_key":"k2","url":"https://a.example","outcome":"ok","source_id":"https://a.example"}` + "\n"
+	if h, err := Read(context.Background(), strings.NewReader(created), "h.jsonl"); err != nil || len(h.Runs[0].Calls) != 2 {
+		t.Errorf("creates without versions: %v", err)
 	}
 }
 

@@ -437,6 +437,17 @@ func checkOutcome(c Call) error {
 	return nil
 }
 
+// versionless are the tools whose successful calls may name no version: a
+// listing of attachments, and a create or a source whose server's reply
+// gives none (a profile need not extract one; the call is judged by the tab
+// or source it made). A create or a source may then be sent with no expected
+// version, there being none to send.
+var versionless = map[string]bool{
+	contract.ToolListNoteAttachments: true,
+	contract.ToolCreateNoteTab:       true,
+	contract.ToolAddNoteSource:       true,
+}
+
 // checkCall checks the fields of a call, its outcome in format 2's terms.
 func checkCall(c Call) error {
 	switch {
@@ -448,13 +459,13 @@ func checkCall(c Call) error {
 		return errors.New("note: missing")
 	case c.Return < c.Invoke:
 		return fmt.Errorf("return_ns: %d is before invoke_ns %d", c.Return, c.Invoke)
-	case c.IsWrite() && c.ExpectedVersion == "":
+	case c.IsWrite() && c.ExpectedVersion == "" && !versionless[c.Tool]:
 		return errors.New("expected_version: missing on a write")
 	case c.IsWrite() && c.Key == "":
 		return errors.New("idempotency_key: missing on a write")
 	case c.IsConflict() && !c.IsWrite():
 		return fmt.Errorf("outcome: a %s call cannot conflict", c.Tool)
-	case c.Outcome == contract.OK && c.Version == "" && c.Tool != contract.ToolListNoteAttachments && !c.IsPersonAction():
+	case c.Outcome == contract.OK && c.Version == "" && !versionless[c.Tool] && !c.IsPersonAction():
 		return errors.New("version: missing on a successful call")
 	case c.Outcome == contract.OK && c.Tool == contract.ToolCreateNoteTab && c.TabID == "":
 		return errors.New("tab_id: missing on a successful create_note_tab")

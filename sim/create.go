@@ -264,7 +264,7 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (run 
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
-	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: variant, Policy: c.policy}, clock)
+	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(cfg.Target, variant), Policy: c.policy}, clock)
 	if err != nil {
 		return run, nil, err
 	}

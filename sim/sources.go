@@ -337,7 +337,7 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
-	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Policy: policy}, clock)
+	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(cfg.Target, contract.Variant{}), Policy: policy}, clock)
 	if err != nil {
 		return run, err
 	}

@@ -50,6 +50,18 @@ func checkServed(target contract.Target, name string, want ...contract.Variant) 
 	return nil
 }
 
+// recordedVariant is the variant a history's run names: the server's, when
+// the target is a server that says what it serves (its versions may be
+// digests or its own, whatever the configuration's defaults say), else v.
+func recordedVariant(target contract.Target, v contract.Variant) contract.Variant {
+	if s, ok := target.(contract.Served); ok {
+		if served, known := s.Served(); known {
+			return served
+		}
+	}
+	return v
+}
+
 // onServer reports whether target is a server, whose variant runs cannot choose.
 func onServer(target contract.Target) bool {
 	_, ok := target.(contract.Served)
