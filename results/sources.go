@@ -64,10 +64,17 @@ type SourcesRun struct {
 	// Stopped says why the run ended before the sessions were done, "" when
 	// it ran to the end (see RaceRun.Stopped).
 	Stopped string `json:"stopped"`
+	// Unreadable says why the sources of a Note could not be listed at the
+	// end (the server lost the document, or kept answering an error): the
+	// sources it held count as none saved. "" when every listing read.
+	UnreadableFinal string `json:"unreadable_final,omitempty"`
 }
 
 // EndedEarly implements Ender.
 func (r SourcesRun) EndedEarly() string { return r.Stopped }
+
+// Unread implements Unreader.
+func (r SourcesRun) Unread() string { return r.UnreadableFinal }
 
 // SourcesRow is one row of the sources table: one key policy, counts summed over
 // the seeds. PerSession is Duplicates per session run (sessions × seeds), rounded

@@ -126,6 +126,14 @@ func (s *faultySession) AddNoteSource(ctx context.Context, req contract.SourceRe
 	return out, err
 }
 
+func (s *faultySession) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (out contract.AttachmentPage, err error) {
+	err = s.around(contract.ToolListNoteAttachments, func() error {
+		out, err = s.Session.ListNoteAttachments(ctx, req)
+		return err
+	})
+	return out, err
+}
+
 var (
 	errTimeout = contract.Indeterminate(contract.KindTimeout, errors.New("the call timed out"))
 	errRefused = &contract.RefusedError{Tool: "edit_note_tab", Reply: `"task_not_found"`}
@@ -298,6 +306,26 @@ func TestSourcesCountsRefusals(t *testing.T) {
 	for _, r := range res.Runs {
 		if r.Errors == 0 || r.Errors != r.CallsSent/10 || r.Stopped != "" {
 			t.Errorf("%s: errors %d of %d calls, stopped %q", r.KeyPolicy, r.Errors, r.CallsSent, r.Stopped)
+		}
+	}
+}
+
+// A Note whose sources the server no longer lists (it lost the document)
+// counts as none saved, and the run says why; it goes on to the end.
+func TestSourcesUnreadableFinalListing(t *testing.T) {
+	f := func(run string, session, n int, tool string) (error, bool) {
+		if run != "sources-paging" && tool == contract.ToolListNoteAttachments {
+			return &contract.NotFoundError{Field: "note_id", ID: "session-1"}, false
+		}
+		return nil, false
+	}
+	c := testSources()
+	c.Target = newFaulty(f)
+	c.Seeds, c.Sessions = []uint64{1}, 3
+	res := mustRun(t, c)
+	for _, r := range res.Runs {
+		if r.Saved != 0 || r.Stopped != "" || !strings.Contains(r.UnreadableFinal, "could not be listed") {
+			t.Errorf("%s: saved %d, stopped %q, unreadable %q", r.KeyPolicy, r.Saved, r.Stopped, r.UnreadableFinal)
 		}
 	}
 }

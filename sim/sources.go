@@ -368,8 +368,12 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 	}
 	run.Faults = stopFaults()
 	for _, noteID := range played {
-		if err := countSources(ctx, conn, noteID, &run); err != nil {
+		readable, err := countSources(ctx, clock, conn, noteID, &run)
+		if err != nil {
 			return run, fmt.Errorf("%s: %w", noteID, err)
+		}
+		if !readable {
+			continue // no final state to record: check judges its calls as unknown
 		}
 		if err := finalState(ctx, rec, conn, noteID); err != nil {
 			return run, err
@@ -515,21 +519,45 @@ func (cl *citer) list(ctx context.Context, noteID string) (contract.Version, err
 // countSources lists every source of a Note and adds to run what it holds: sources
 // saved, duplicates (a normalized URL already saved in the Note) and the duplicates a
 // browser-style href comparison with the sources before it would have flagged.
-func countSources(ctx context.Context, conn contract.Session, noteID string, run *results.SourcesRun) error {
-	items, _, err := listAllSources(ctx, conn, noteID, contract.MaxPageLimit)
-	if err != nil {
-		return err
+//
+// A listing the server refused, answered with no document, or kept answering
+// with an error counts as a Note with no sources, and the run says why
+// (UnreadableFinal), as a final state that does not read does in race.
+func countSources(ctx context.Context, clock Clock, conn contract.Session, noteID string, run *results.SourcesRun) (readable bool, err error) {
+	var items []contract.Attachment
+	for try := 1; ; try++ {
+		items, _, err = listAllSources(ctx, conn, noteID, contract.MaxPageLimit)
+		if err == nil {
+			break
+		}
+		if stop := stopping(ctx, err); stop != nil {
+			return false, stop
+		}
+		if unreadable := contract.OutcomeOf(err) == contract.Fail || contract.KindOf(err) == contract.KindUnreadable ||
+			try == finalTries && contract.KindOf(err) == contract.KindServerError; unreadable {
+			why := fmt.Sprintf("the sources of %s could not be listed: %v", noteID, err)
+			if run.UnreadableFinal == "" {
+				run.UnreadableFinal = why
+			}
+			return false, nil
+		}
+		if try == finalTries {
+			return false, fmt.Errorf("listing the sources: %w", err)
+		}
+		if err := clock.Sleep(ctx, finalRetryPause); err != nil {
+			return false, err
+		}
 	}
 	normals := map[string]bool{}
 	hrefs := map[string]bool{}
 	for _, it := range items {
 		norm, err := NormalizeURL(it.URL)
 		if err != nil {
-			return fmt.Errorf("source %s: %w", it.ID, err)
+			return false, fmt.Errorf("source %s: %w", it.ID, err)
 		}
 		href, err := BrowserHref(it.URL)
 		if err != nil {
-			return fmt.Errorf("source %s: %w", it.ID, err)
+			return false, fmt.Errorf("source %s: %w", it.ID, err)
 		}
 		run.Saved++
 		if normals[norm] {
@@ -541,7 +569,7 @@ func countSources(ctx context.Context, conn contract.Session, noteID string, run
 		normals[norm] = true
 		hrefs[href] = true
 	}
-	return nil
+	return true, nil
 }
 
 // listAllSources pages through a Note's sources with list_note_attachments at the
