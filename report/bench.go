@@ -38,7 +38,7 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 	}
 	if wire {
 		t.Header = append(t.Header, "Ping (median)", "Median − ping")
-		t.Notes = append(t.Notes, "over a server each timed write follows one MCP ping: the ping is the transport's floor, the median less the ping what the contract costs above it")
+		t.Notes = append(t.Notes, "over a server the cheapest round trip its protocol has (an MCP ping; a server/discover on 2026-07-28, which has no ping) is timed in a phase of its own, as many as the timed writes, under the same load: the transport's floor; the median less the ping is what the contract costs above it")
 	}
 	retried := slices.ContainsFunc(rows, func(r results.BenchRow) bool { return r.RetriesPerWrite != nil })
 	if retried {
