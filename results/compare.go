@@ -112,6 +112,11 @@ func Differ(name string, ours, theirs any) string {
 	if o == t {
 		return ""
 	}
+	if t == "" {
+		// A parameter the published setup leaves unset runs every value
+		// (create's order: both).
+		return fmt.Sprintf("%s %s (published: all)", name, o)
+	}
 	return fmt.Sprintf("%s %s (published %s)", name, o, t)
 }
 
