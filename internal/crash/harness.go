@@ -135,7 +135,11 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err er
 		return res, fmt.Errorf("creating the note: %w", err)
 	}
 	texts, sources := editorsOf(cfg.Target)
-	rec, err := w.Run(history.RunHeader{Run: cfg.Name, Seed: cfg.Seed, Clock: "real", Policy: "reapply; the same call and key after a kill"},
+	var variant contract.Variant // the embedded store's: the defaults
+	if s, ok := cfg.Target.(contract.Served); ok {
+		variant, _ = s.Served()
+	}
+	rec, err := w.Run(history.RunHeader{Run: cfg.Name, Seed: cfg.Seed, Clock: "real", Variant: variant, Policy: "reapply; the same call and key after a kill"},
 		func() int64 { return int64(time.Since(start)) })
 	if err != nil {
 		return res, err
@@ -265,6 +269,11 @@ func editorsOf(t contract.Target) (texts, sources []string) {
 	if m, ok := t.(contract.Mapped); ok {
 		if mp := m.Mapping(); !mp.Native() && !mp.VersionCheck {
 			return []string{"claude"}, nil
+		}
+	}
+	if s, ok := t.(contract.Served); ok {
+		if v, known := s.Served(); known && v.Guard == contract.GuardNone {
+			return []string{"claude"}, nil // the contract's tools, served without a guard
 		}
 	}
 	texts = []string{"claude", "human"}
