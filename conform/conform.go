@@ -82,9 +82,13 @@ type Options struct {
 	Pause time.Duration
 	// FastTime bounds how long the within-a-millisecond check writes when
 	// too few of its writes come within a millisecond of each other to
-	// decide; 0 means 10 s.
+	// decide; 0 means DefaultFastTime.
 	FastTime time.Duration
 }
+
+// DefaultFastTime is how long the within-a-millisecond check writes, at
+// most, when Options.FastTime is 0.
+const DefaultFastTime = 10 * time.Second
 
 func (o Options) withDefaults() Options {
 	if o.Writers <= 0 {
@@ -94,7 +98,7 @@ func (o Options) withDefaults() Options {
 		o.Pause = 2 * time.Millisecond
 	}
 	if o.FastTime <= 0 {
-		o.FastTime = 10 * time.Second
+		o.FastTime = DefaultFastTime
 	}
 	return o
 }

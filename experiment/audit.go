@@ -41,6 +41,9 @@ type AuditBudget struct {
 	Synchronous string
 	// CheckTimeout bounds each check of the race's history.
 	CheckTimeout time.Duration
+	// FastTime bounds conform's within-a-millisecond clause (conform
+	// --fast-time); 0 is conform's default.
+	FastTime time.Duration
 }
 
 // AuditBudgets are the budgets an audit runs at, smallest first; what each
@@ -54,6 +57,7 @@ var AuditBudgets = []AuditBudget{{
 	Kills:        5,
 	Synchronous:  "normal",
 	CheckTimeout: 30 * time.Second,
+	FastTime:     2 * time.Second,
 }, {
 	Name:         "quick",
 	About:        "race and create at their published setups, within 5 minutes a server",
@@ -393,8 +397,11 @@ func (a *auditRun) conform(ctx context.Context) error {
 	if a.cfg.Profile != "" {
 		p.Command = append(p.Command, "--profile", a.cfg.Profile)
 	}
+	if ft := a.cfg.Budget.FastTime; ft > 0 {
+		p.Command = append(p.Command, "--fast-time", ft.String())
+	}
 	start := time.Now()
-	rep, tables, err := runConform(ctx, a.target, a.cfg.TargetName)
+	rep, tables, err := runConform(ctx, a.target, a.cfg.TargetName, a.cfg.Budget.FastTime)
 	p.Seconds = roundSeconds(time.Since(start))
 	a.column(modeConform)
 	if err != nil {

@@ -205,8 +205,8 @@ func racePlot(modes []sim.Mode, runs []results.RaceRun) results.AuditPlot {
 }
 
 // runConform runs conform against target and returns its report and tables.
-func runConform(ctx context.Context, target contract.Target, name string) (conform.Report, []report.Table, error) {
-	rep, err := conform.Run(ctx, target, conform.Options{Name: name})
+func runConform(ctx context.Context, target contract.Target, name string, fastTime time.Duration) (conform.Report, []report.Table, error) {
+	rep, err := conform.Run(ctx, target, conform.Options{Name: name, FastTime: fastTime})
 	if err != nil {
 		return rep, nil, err
 	}

@@ -23,6 +23,7 @@ var testBudget = AuditBudget{
 	Kills:        1,
 	Synchronous:  "normal",
 	CheckTimeout: time.Minute,
+	FastTime:     time.Second,
 }
 
 // uncheckedTarget is a server that says it checks the version on the Note

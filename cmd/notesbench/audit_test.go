@@ -29,6 +29,7 @@ var auditTestBudget = experiment.AuditBudget{
 	Kills:        2,
 	Synchronous:  "normal",
 	CheckTimeout: time.Minute,
+	FastTime:     time.Second,
 }
 
 // scratchFolder is a scratch folder removed when t ends.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,7 +24,10 @@ type conformOptions struct {
 	// protocol, balance and tokenFile are --protocol, --balance and
 	// --token-file.
 	protocol, balance, tokenFile string
-	flags                        *pflag.FlagSet
+	// fastTime is --fast-time: how long the within-a-millisecond clause
+	// may write before it says it could not tell.
+	fastTime time.Duration
+	flags    *pflag.FlagSet
 }
 
 func newConformCmd(a *app, runF func(context.Context, *conformOptions) error) *cobra.Command {
@@ -83,8 +87,13 @@ See docs/serve.md (conform) and docs/profiles.md (through a profile).`,
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
 	registerProfile(fs, &opts.profile)
 	registerWire(fs, &opts.protocol, &opts.balance, &opts.tokenFile)
+	fs.DurationVar(&opts.fastTime, "fast-time", conform.DefaultFastTime,
+		"how long the within-a-millisecond clause may keep writing before it says it could not tell (on a loaded machine fewer writes come within a millisecond of each other)")
 	return cmd
 }
+
+// maxFastTime bounds --fast-time.
+const maxFastTime = 10 * time.Minute
 
 // checksFailedError is a conform run with failed checks: exit code 1.
 type checksFailedError struct {
@@ -101,6 +110,9 @@ func runConform(ctx context.Context, o *conformOptions) error {
 	format, err := o.format.parse(o.app)
 	if err != nil {
 		return err
+	}
+	if o.fastTime <= 0 || o.fastTime > maxFastTime {
+		return usagef("--fast-time", "must be above 0 and at most %v", maxFastTime)
 	}
 	var target contract.Target
 	if o.target == "embedded" {
@@ -129,7 +141,7 @@ func runConform(ctx context.Context, o *conformOptions) error {
 		}
 	}
 	defer target.Close()
-	rep, err := conform.Run(ctx, target, conform.Options{Name: o.target})
+	rep, err := conform.Run(ctx, target, conform.Options{Name: o.target, FastTime: o.fastTime})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func TestConformEmbedded(t *testing.T) {
 		{"writes within a millisecond", conform.Pass}, {"per-tab versions", conform.Info}, {"concurrent writers", conform.Pass},
 		{"same key, other arguments", conform.Info}, {"same key, other tool", conform.Info}, {"resend after the version moved", conform.Info},
 	}
-	code, stdout, stderr := runCLI(t, "conform", "--target", "embedded", "--format", "json")
+	code, stdout, stderr := conformCLI(t, "--target", "embedded", "--format", "json")
 	var rep struct {
 		Rows          []conform.Check `json:"rows"`
 		Failed        int             `json:"failed"`
@@ -40,7 +40,7 @@ func TestConformEmbedded(t *testing.T) {
 		}
 	}
 
-	code, stdout, _ = runCLI(t, "conform", "--target", "embedded", "--format", "markdown")
+	code, stdout, _ = conformCLI(t, "--target", "embedded", "--format", "markdown")
 	for _, row := range []string{
 		"| no expected_version | pass | refused: invalid_argument expected_version; nothing changed |",
 		"| versions increase | pass | 4 to 9 over 5 writes: counter versions, each greater |",

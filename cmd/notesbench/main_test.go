@@ -44,6 +44,19 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// conformCLI runs conform as runCLI does. Under the race detector its
+// within-a-millisecond clause writes for a second, not ten: the detector
+// slows the server so that no two writes come within a millisecond, and
+// the clause would write its whole time to say it could not tell.
+func conformCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	args = append([]string{"conform"}, args...)
+	if raceDetector {
+		args = append(args, "--fast-time", "1s")
+	}
+	return runCLI(t, args...)
+}
+
 // Bad input gets one line naming the flag, exit code 2, and no output file.
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -57,6 +70,8 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"race", "--seeds", "5-1"}, "notesbench: --seeds: range 5-1 is empty"},
+		{[]string{"conform", "--target", "embedded", "--fast-time", "0"}, "notesbench: --fast-time: must be above 0 and at most 10m0s"},
+		{[]string{"conform", "--target", "embedded", "--fast-time", "11m"}, "notesbench: --fast-time: must be above 0 and at most 10m0s"},
 		{[]string{"race", "--seeds", "x"}, `notesbench: --seeds: "x" is not a seed`},
 		{[]string{"race", "--edits", "-3"}, "notesbench: --edits: must be at least 1"},
 		{[]string{"race", "--claude-think", "80ms-20ms"}, "notesbench: --claude-think: 80ms-20ms: minimum above maximum"},

@@ -132,7 +132,7 @@ func TestProfileFlag(t *testing.T) {
 	if code != 1 || stdout != "" || stderr != "notesbench: target "+target+" lacks the tools read_note_tab, edit_note_tab, which race needs; it lists create_or_update_file, get_file_contents\n" {
 		t.Errorf("race on a server without the contract's tools: exit %d, %q", code, stderr)
 	}
-	code, stdout, _ = runCLI(t, "conform", "--target", target, "--format", "json")
+	code, stdout, _ = conformCLI(t, "--target", target, "--format", "json")
 	crep.Rows = nil
 	if err := json.Unmarshal([]byte(stdout), &crep); code != 1 || err != nil || len(crep.Rows) != 12 ||
 		crep.Rows[0].Name != "tools/list" || crep.Rows[0].Outcome != conform.Fail || crep.Rows[1].Outcome != conform.NotApplicable {

@@ -122,11 +122,11 @@ func TestConformSaysItsProtocol(t *testing.T) {
 		srv.Close()
 	})
 	url := "http://" + ln.Addr().String() + serve.HTTPPath
-	code, stdout, stderr := runCLI(t, "conform", "--target", url)
+	code, stdout, stderr := conformCLI(t, "--target", url)
 	if code != 0 || !strings.Contains(stdout, "; MCP 2026-07-28 (stateless), one MCP session per editor") {
 		t.Fatalf("exit %d: %s\n%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = runCLI(t, "conform", "--target", url, "--format", "json")
+	code, stdout, stderr = conformCLI(t, "--target", url, "--format", "json")
 	var rec struct {
 		Config struct {
 			Protocol string `json:"protocol"`
@@ -172,7 +172,7 @@ func TestTargetTokenFile(t *testing.T) {
 	if code, _, stderr := runCLI(t, "race", "--target", url, "--seeds", "1", "--edits", "2", "--modes", "note/reapply", "--token-file", token); code != 0 {
 		t.Errorf("race with the token: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, "conform", "--target", url, "--token-file", token); code != 0 {
+	if code, _, stderr := conformCLI(t, "--target", url, "--token-file", token); code != 0 {
 		t.Errorf("conform with the token: exit %d: %s", code, stderr)
 	}
 }

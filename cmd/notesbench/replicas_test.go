@@ -16,7 +16,7 @@ import (
 // the outcome and detail of the two replica clauses.
 func replicaOutcomes(t *testing.T, urls ...string) map[string]string {
 	t.Helper()
-	code, stdout, stderr := runCLI(t, "conform", "--target", strings.Join(urls, ","), "--format", "json", "--balance", "round-robin")
+	code, stdout, stderr := conformCLI(t, "--target", strings.Join(urls, ","), "--format", "json", "--balance", "round-robin")
 	var rec struct {
 		Config struct {
 			Protocol string `json:"protocol"`

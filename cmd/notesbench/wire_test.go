@@ -44,7 +44,7 @@ func TestWire(t *testing.T) {
 		} {
 			db := filepath.Join(t.TempDir(), "notes.db")
 			target := "stdio:'" + bin + "' serve --db '" + db + "' " + tc.flags
-			code, stdout, stderr := runCLI(t, "conform", "--target", target, "--format", "json")
+			code, stdout, stderr := conformCLI(t, "--target", target, "--format", "json")
 			// conform's JSON envelope: one row per check.
 			var rep struct {
 				Rows []conform.Check `json:"rows"`
@@ -88,7 +88,7 @@ func TestWire(t *testing.T) {
 		if !strings.HasPrefix(url, "http://127.0.0.1:") {
 			t.Fatalf("listening on %s", url)
 		}
-		if code, _, stderr := runCLI(t, "conform", "--target", url, "--format", "json"); code != 0 {
+		if code, _, stderr := conformCLI(t, "--target", url, "--format", "json"); code != 0 {
 			t.Fatalf("conform over HTTP: exit %d\n%s", code, stderr)
 		}
 		spec, err := mcpclient.Parse(url)
@@ -216,7 +216,7 @@ func TestWire(t *testing.T) {
 			{"stdio:false", 1, "notesbench: target stdio:false: no MCP handshake: the server exited (exit status 1)"},
 		} {
 			// One line: a server that cannot be reached is no run to replay.
-			code, stdout, stderr := runCLI(t, "conform", "--target", tc.target)
+			code, stdout, stderr := conformCLI(t, "--target", tc.target)
 			if code != tc.code || stderr != tc.want+"\n" || stdout != "" {
 				t.Errorf("%s: exit %d, %q; want exit %d, %q", tc.target, code, stderr, tc.code, tc.want)
 			}
