@@ -8,7 +8,8 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/notesbench ./cmd/notesbench
 
-# test is the README's test command: vet, then every test under the race detector.
+# test is the README's test command: vet, then every test under the race detector
+# but the end-to-end ones against child processes, which test-full runs.
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...

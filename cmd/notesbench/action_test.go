@@ -72,6 +72,7 @@ func actionWorkflow(t *testing.T, act ghAction) workflow {
 // pass; and a count worse than the baseline's fails the step, the matrix
 // still in the summary.
 func TestGitHubAction(t *testing.T) {
+	endToEnd(t)
 	var act ghAction
 	readYAML(t, actionPath, &act)
 	if act.Runs.Using != "composite" {

@@ -116,6 +116,7 @@ func TestAuditCommandEmbedded(t *testing.T) {
 // updates and takes stale writes, and fails naming them (and nothing else:
 // its kill -9 test takes one writer), with exit code 1.
 func TestAuditCommandServe(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("spawns notesbench serve")
 	}

@@ -69,3 +69,15 @@ func removeBuilds() {
 		os.RemoveAll(built.dir)
 	}
 }
+
+// endToEnd skips t under the race detector, for make test's time: t drives
+// whole commands against notesbench servers in child processes built
+// without the detector, which sees none of their work, and the client side
+// of such runs is held under the detector by mcpclient's and serve's own
+// tests. make test-full runs t.
+func endToEnd(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("end to end against child processes: make test-full runs it")
+	}
+}

@@ -87,6 +87,7 @@ func withArg(t *testing.T, args []string, flag, value string) []string {
 // nothing under note/reapply, merged by merge.yaml, on the stateless
 // protocol, across every replica.
 func TestKubernetesReplicas(t *testing.T) {
+	endToEnd(t)
 	var dep k8sDeployment
 	var svc k8sService
 	var shards, merge k8sJob

@@ -111,6 +111,7 @@ func TestMergeFailureIsNoUsageError(t *testing.T) {
 // counts of two runs differ: the merge holds every run the shards ran, as
 // they ran it.
 func TestMergeShardsOfATarget(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("builds the binary and runs against it on the real clock")
 	}

@@ -49,6 +49,7 @@ func replicaOutcomes(t *testing.T, urls ...string) map[string]string {
 // loses nothing, create and sources keep their keys across them, and
 // conform's replica clauses pass.
 func TestServeReplicas(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("starts serve processes and races across them")
 	}

@@ -25,6 +25,7 @@ import (
 // conform and typed writes over HTTP on an ephemeral loopback port, a graceful
 // stop, and the bad targets.
 func TestWire(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
