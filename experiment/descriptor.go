@@ -120,10 +120,9 @@ type Options struct {
 	// TitleSuffix is added to the titles of the main tables.
 	TitleSuffix string
 	// Shard, when its Count is above 0, runs one shard of the work, whose
-	// result notesbench merge combines with the others'; Params are the
-	// parameters given, which the merge makes the configuration of again.
-	Shard  Shard
-	Params map[string]string
+	// result notesbench merge combines with the others', reading the
+	// configuration back from its record.
+	Shard Shard
 	// Start, when not zero, is when the runs start, once everything is
 	// ready: a barrier for processes on several hosts (see ParseStart).
 	Start time.Time

@@ -249,8 +249,15 @@ func (cfg Bench) Run(ctx context.Context, _ []uint64) (Result[results.BenchRow, 
 			cfg.Progress(i+1, len(jobs))
 		}
 	}
-	res.Rows = results.SummarizeBench(res.Runs)
+	res.Rows, _ = cfg.Fold(res.Runs)
 	return res, nil
+}
+
+// Fold folds runs into one row per (writers, guard), as Run does: the rows
+// of a run put together from its runs alone (notesbench merge) keep what
+// their JSON leaves out, the repetitions' medians and p99s.
+func (Bench) Fold(runs []results.BenchRun) ([]results.BenchRow, error) {
+	return results.SummarizeBench(runs), nil
 }
 
 // benchWriter is one writer of a run, between its warm-up and its timed writes.

@@ -228,12 +228,6 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 		if opts.Shard, err = parseShard(o.shard); err != nil {
 			return usageErr("--shard", err)
 		}
-		opts.Params = map[string]string{}
-		for name, p := range o.params {
-			if o.given(name) {
-				opts.Params[name] = p.raw
-			}
-		}
 	}
 	outcome, err := o.inst.Run(ctx, opts)
 	if err != nil {
