@@ -112,6 +112,11 @@ type Options struct {
 	// Replications is how many replications of the published setup stand
 	// behind the verdicts (0: none).
 	Replications int
+	// Memory is where the replications run, an in-memory target the command
+	// picks (each run on a fresh database); in a reproduction, the
+	// experiments that run in memory (Info.InMemory) run on it too. It is
+	// needed only when replications run.
+	Memory contract.Target
 	// Progress, when set, returns the progress callback of one part of the
 	// work ("race replications").
 	Progress func(what string) func(done, total int)
@@ -193,9 +198,6 @@ type Def[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
 	// Serve adapts c to the variant a server says it serves, beside the
 	// parameters with Served (race takes its version format).
 	Serve func(c *C, v contract.Variant)
-	// Prepare readies c once its runtime is set (bench: the peer beside a
-	// PostgreSQL store).
-	Prepare func(c *C)
 
 	// Rule judges the rows against the published figures.
 	Rule results.Rule[Row]
@@ -304,9 +306,6 @@ func (in *instance[C, Row, Run]) Use(rt sim.Runtime, given func(string) bool) er
 			in.d.def.Serve(&in.cfg, v)
 		}
 	}
-	if in.d.def.Prepare != nil {
-		in.d.def.Prepare(&in.cfg)
-	}
 	return nil
 }
 
@@ -394,7 +393,7 @@ func (d *descriptor[C, Row, Run]) replication(c C, opts Options) (n, perRep int,
 			return 0, 0, replica, false
 		}
 	}
-	replica = sim.Replica(c, memoryTarget())
+	replica = sim.Replica(c, opts.Memory)
 	return opts.Replications, max(1, len(replica.SeedList())), replica, true
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -58,10 +59,11 @@ func (d *descriptor[C, Row, Run]) newJob(c C, opts Options) *runJob[C, Row, Run]
 	return &runJob[C, Row, Run]{d: d, c: c, opts: opts, plan: d.plan(c, opts), config: c, setup: c.Describe(), differences: d.differences(c)}
 }
 
-// replicasJob returns the job of c's replications alone: n of them.
-func (d *descriptor[C, Row, Run]) replicasJob(c C, n int) *runJob[C, Row, Run] {
-	replica := sim.Replica(c, memoryTarget())
-	return &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n},
+// replicasJob returns the job of c's replications alone: n of them, on
+// memory.
+func (d *descriptor[C, Row, Run]) replicasJob(c C, n int, memory contract.Target) *runJob[C, Row, Run] {
+	replica := sim.Replica(c, memory)
+	return &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n, Memory: memory},
 		plan: unitPlan[C]{n: n, perRep: max(1, len(replica.SeedList())), replica: replica, replications: true}}
 }
 

@@ -36,12 +36,9 @@ type Bench struct {
 	Synchronous contract.Synchronous `json:"synchronous"`
 	DBDir       string               `json:"db_dir"`
 
-	// Runtime's Target opens the database of each run.
+	// Runtime's Target opens the database of each run; its Peer, when set,
+	// times the same write beside every one-writer run.
 	Runtime
-	// Peer, when set, times the same write in another program (pgbench for a
-	// PostgreSQL store) beside every one-writer run, and returns one latency
-	// per timed write in µs.
-	Peer func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) `json:"-"`
 }
 
 // DefaultBench is the published bench setup: 2,000 writes of a 200-character
