@@ -3,7 +3,6 @@ package experiment
 import (
 	"strconv"
 
-	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -48,8 +47,7 @@ See docs/development.md (speed), docs/postgres.md, docs/serve.md (the wire).`,
 			DB(&c.DBDir),
 		}
 	},
-	Prepare: func(c *sim.Bench) { c.Peer = backend.Peer(c.Target) },
-	Rule:    results.Rule[results.BenchRow]{Judge: results.BenchVerdicts},
+	Rule: results.Rule[results.BenchRow]{Judge: results.BenchVerdicts},
 	Tables: func(rows []results.BenchRow, exp *results.Experiment) []report.MainTable {
 		return report.One(report.BenchTable(rows, exp, nil))
 	},

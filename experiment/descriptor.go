@@ -112,6 +112,11 @@ type Options struct {
 	// Replications is how many replications of the published setup stand
 	// behind the verdicts (0: none).
 	Replications int
+	// Memory is where the replications run, an in-memory target the command
+	// picks (each run on a fresh database); in a reproduction, the
+	// experiments that run in memory (Info.InMemory) run on it too. It is
+	// needed only when replications run.
+	Memory contract.Target
 	// Progress, when set, returns the progress callback of one part of the
 	// work ("race replications").
 	Progress func(what string) func(done, total int)
@@ -120,10 +125,9 @@ type Options struct {
 	// TitleSuffix is added to the titles of the main tables.
 	TitleSuffix string
 	// Shard, when its Count is above 0, runs one shard of the work, whose
-	// result notesbench merge combines with the others'; Params are the
-	// parameters given, which the merge makes the configuration of again.
-	Shard  Shard
-	Params map[string]string
+	// result notesbench merge combines with the others', reading the
+	// configuration back from its record.
+	Shard Shard
 	// Start, when not zero, is when the runs start, once everything is
 	// ready: a barrier for processes on several hosts (see ParseStart).
 	Start time.Time
@@ -194,9 +198,6 @@ type Def[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
 	// Serve adapts c to the variant a server says it serves, beside the
 	// parameters with Served (race takes its version format).
 	Serve func(c *C, v contract.Variant)
-	// Prepare readies c once its runtime is set (bench: the peer beside a
-	// PostgreSQL store).
-	Prepare func(c *C)
 
 	// Rule judges the rows against the published figures.
 	Rule results.Rule[Row]
@@ -305,9 +306,6 @@ func (in *instance[C, Row, Run]) Use(rt sim.Runtime, given func(string) bool) er
 			in.d.def.Serve(&in.cfg, v)
 		}
 	}
-	if in.d.def.Prepare != nil {
-		in.d.def.Prepare(&in.cfg)
-	}
 	return nil
 }
 
@@ -395,7 +393,7 @@ func (d *descriptor[C, Row, Run]) replication(c C, opts Options) (n, perRep int,
 			return 0, 0, replica, false
 		}
 	}
-	replica = sim.Replica(c, memoryTarget())
+	replica = sim.Replica(c, opts.Memory)
 	return opts.Replications, max(1, len(replica.SeedList())), replica, true
 }
 

@@ -13,5 +13,8 @@
 //
 // experiment knows sim (the runs), results (the data and the verdicts) and
 // report (the tables); it parses no flags, opens no files and prints nothing:
-// a command turns Params into flags and an Outcome into output.
+// a command turns Params into flags and an Outcome into output. It links no
+// implementation of the contract: the command picks every target the runs
+// go to — the one the user names, the in-memory one replications run on
+// (Options.Memory), bench's peer (sim.Runtime.Peer) — and passes it in.
 package experiment

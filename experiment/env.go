@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/sim"
 )
-
-// memoryTarget is where replications and in-memory experiments run.
-func memoryTarget() contract.Target { return backend.Memory() }
 
 // Seeds is the parameter of a list of seeds, as ranges and lists.
 func Seeds(p *[]uint64) Param {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -58,10 +59,11 @@ func (d *descriptor[C, Row, Run]) newJob(c C, opts Options) *runJob[C, Row, Run]
 	return &runJob[C, Row, Run]{d: d, c: c, opts: opts, plan: d.plan(c, opts), config: c, setup: c.Describe(), differences: d.differences(c)}
 }
 
-// replicasJob returns the job of c's replications alone: n of them.
-func (d *descriptor[C, Row, Run]) replicasJob(c C, n int) *runJob[C, Row, Run] {
-	replica := sim.Replica(c, memoryTarget())
-	return &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n},
+// replicasJob returns the job of c's replications alone: n of them, on
+// memory.
+func (d *descriptor[C, Row, Run]) replicasJob(c C, n int, memory contract.Target) *runJob[C, Row, Run] {
+	replica := sim.Replica(c, memory)
+	return &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n, Memory: memory},
 		plan: unitPlan[C]{n: n, perRep: max(1, len(replica.SeedList())), replica: replica, replications: true}}
 }
 
@@ -169,7 +171,11 @@ func (j *runJob[C, Row, Run]) assemble(parts []Part) (jobResult, error) {
 	}
 	var main, singles []sim.Result[Row, Run]
 	for u, p := range parts {
-		res, err := decodePart[Row, Run](p)
+		exp := j.plan.replica
+		if u < j.mainUnits() {
+			exp = j.c
+		}
+		res, err := decodePart(exp, p)
 		if err != nil {
 			return jobResult{}, fmt.Errorf("unit %d: %v", u, err)
 		}
@@ -232,14 +238,24 @@ func appendPart[Row results.Row, Run any](parts []Part, u int, replication bool,
 	return append(parts, Part{Unit: u, Replication: replication, Seeds: nonNil(seeds), Rows: rows, Runs: runs, Facts: nonNil(res.Facts)}), nil
 }
 
-// decodePart reads a part's rows and runs.
-func decodePart[Row results.Row, Run any](p Part) (sim.Result[Row, Run], error) {
+// decodePart reads a part's rows and runs, the part of a run of exp. When
+// exp folds runs into rows, its rows are folded again from its runs: a row's
+// JSON may leave out what its verdicts read (bench's repetitions), the runs
+// hold all of it.
+func decodePart[C sim.Experiment[Row, Run], Row results.Row, Run any](exp C, p Part) (sim.Result[Row, Run], error) {
 	var res sim.Result[Row, Run]
 	if err := json.Unmarshal(p.Rows, &res.Rows); err != nil {
 		return res, fmt.Errorf("rows: %v", err)
 	}
 	if err := json.Unmarshal(p.Runs, &res.Runs); err != nil {
 		return res, fmt.Errorf("runs: %v", err)
+	}
+	if f, ok := any(exp).(sim.Folder[Row, Run]); ok && len(res.Runs) > 0 {
+		rows, err := f.Fold(res.Runs)
+		if err != nil {
+			return res, fmt.Errorf("rows: %v", err)
+		}
+		res.Rows = rows
 	}
 	if len(p.Facts) > 0 {
 		res.Facts = p.Facts

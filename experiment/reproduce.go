@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -34,6 +33,10 @@ type Reproduce struct {
 	Target contract.Target
 	// Options are every run's options; their Replications are the plan's.
 	Options Options
+	// Engine is what the reproduction records of the embedded SQLite: its
+	// version and driver (Machine.SQLite, SQLiteDriver), as the command
+	// knows them; the rest of its machine it reads itself.
+	Engine results.Machine
 	// Step, when set, is told of each experiment as it starts.
 	Step func(name string)
 }
@@ -133,7 +136,7 @@ func (r Reproduce) compose(steps []step, jrs [][]jobResult, command string) (*Re
 	}
 	out.Record.Summarize()
 	out.Record.Version = r.Options.Version
-	out.Record.Machine = machine()
+	out.Record.Machine = machine(r.Engine)
 	return out, nil
 }
 
@@ -200,13 +203,10 @@ func (s reproSettings) options(replications int, titleSuffix string) Options {
 func (d *descriptor[C, Row, Run]) reproduceOne(s reproSettings, c C) ([]job, compose) {
 	target := s.Target
 	if d.def.InMemory {
-		target = memoryTarget()
+		target = s.Options.Memory
 	}
 	if rt := sim.RuntimeOf(&c); rt != nil {
 		rt.Target, rt.Progress = target, s.Options.progress(d.def.Name)
-	}
-	if d.def.Prepare != nil {
-		d.def.Prepare(&c)
 	}
 	n := 0
 	if d.def.Rule.Replicated() {
@@ -278,7 +278,7 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 			continue
 		}
 		ablation[ing.Name] = len(jobs)
-		j := d.replicasJob(sim.OnClock(edited(ing.Edit), sim.ClockVirtual, s.Target, nil), s.Replications)
+		j := d.replicasJob(sim.OnClock(edited(ing.Edit), sim.ClockVirtual, s.Target, nil), s.Replications, s.Options.Memory)
 		j.opts.Progress = s.Options.Progress
 		jobs = append(jobs, j)
 	}
@@ -388,8 +388,9 @@ func (r Reproduce) runShard(ctx context.Context, steps []step, shard Shard) (*Re
 // MergeReproduction puts the shards of a reproduction (in data, one file
 // each, named by files) together into the reproduction they make: the same
 // record and tables as the reproduction run whole. ds are the experiments
-// it may hold; command is recorded as the command that made it.
-func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version string) (*Reproduced, error) {
+// it may hold; the command the first shard recorded is recorded as the
+// command that made it, engine as the embedded SQLite (Reproduce.Engine).
+func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version string, engine results.Machine) (*Reproduced, error) {
 	var recs []ReproduceShard
 	byIndex := map[int]string{}
 	for i, b := range data {
@@ -423,7 +424,7 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 		}
 	}
 	first := recs[0]
-	r := Reproduce{Replications: first.Config.Replications, Real: first.Config.Real, Options: Options{Version: version}}
+	r := Reproduce{Replications: first.Config.Replications, Real: first.Config.Real, Options: Options{Version: version}, Engine: engine}
 	for _, name := range first.Config.Only {
 		d, err := Lookup(ds, name)
 		if err != nil {
@@ -468,10 +469,11 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 	return r.compose(steps, jrs, first.Command)
 }
 
-// machine describes the machine a reproduction runs on.
-func machine() results.Machine {
+// machine describes the machine a reproduction runs on, its SQLite as
+// engine says.
+func machine(engine results.Machine) results.Machine {
 	m := results.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
-		SQLiteDriver:   backend.EngineDriver,
+		SQLite: engine.SQLite, SQLiteDriver: engine.SQLiteDriver,
 		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -481,6 +483,5 @@ func machine() results.Machine {
 			}
 		}
 	}
-	m.SQLite = backend.EngineVersion()
 	return m
 }

@@ -95,23 +95,18 @@ type Part struct {
 }
 
 // ShardRecord is the JSON result of one shard: the envelope every result
-// has, which shard of how many and how many units the whole run has, what
-// notesbench merge needs to put the run together again — the parameters
-// given, the values of those the run took from elsewhere (Derived), how ours
-// ran, how it departs from the published setup — and the parts the shard
-// ran.
+// has — its configuration the one the run resolved, every parameter as it
+// ran, a server's choices included — which shard of how many and how many
+// units the whole run has, how ours ran, how it departs from the published
+// setup, and the parts the shard ran. notesbench merge reads the
+// configuration back from it.
 type ShardRecord struct {
 	results.Report
-	Shard  Shard             `json:"shard"`
-	Units  int               `json:"units"`
-	Params map[string]string `json:"params"`
-	// Derived holds, written as their flags take them, the parameters not
-	// given whose values are not what the given ones make: a run against a
-	// server takes the rows the server serves (race's modes from its guard).
-	Derived     map[string]string `json:"derived,omitempty"`
-	Setup       string            `json:"setup"`
-	Differences []string          `json:"differences"`
-	Parts       []Part            `json:"parts"`
+	Shard       Shard    `json:"shard"`
+	Units       int      `json:"units"`
+	Setup       string   `json:"setup"`
+	Differences []string `json:"differences"`
+	Parts       []Part   `json:"parts"`
 }
 
 // runShard runs the units of c that opts.Shard owns and returns its outcome:
@@ -124,14 +119,7 @@ func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, c C, opts Option
 	if err != nil {
 		return nil, err
 	}
-	rec := ShardRecord{Shard: shard, Units: j.units(), Params: opts.Params, Setup: j.setup,
-		Differences: nonNil(nonEmpty(j.differences)), Parts: parts}
-	if rec.Params == nil {
-		rec.Params = map[string]string{}
-	}
-	if rec.Derived, err = d.derived(c, rec.Params); err != nil {
-		return nil, err
-	}
+	rec := ShardRecord{Shard: shard, Units: j.units(), Setup: j.setup, Differences: nonNil(nonEmpty(j.differences)), Parts: parts}
 	rec.Report = results.Report{Experiment: d.def.Name, Config: c, Rows: []Row{}, Runs: []Run{}, Version: opts.Version}.Complete()
 	if j.plan.replications {
 		rec.Replications = j.plan.n
@@ -244,9 +232,9 @@ func ReadShards(files []string, data [][]byte) (*Shards, error) {
 func (s *Shards) Experiment() string { return s.records[0].Experiment }
 
 // sameRun says how two shards differ in what was run, nil when they do not:
-// the experiment, notesbench's version, the shard count, the parameters
-// given and the configuration — how each ran (results.RunSetting) may
-// differ.
+// the experiment, notesbench's version, the shard count, the configuration
+// and how it departs from the published setup — how each ran
+// (results.RunSetting) may differ.
 func sameRun(a, b ShardRecord, ac, bc json.RawMessage) error {
 	switch {
 	case a.Experiment != b.Experiment:
@@ -257,10 +245,6 @@ func sameRun(a, b ShardRecord, ac, bc json.RawMessage) error {
 		return fmt.Errorf("one shard of %d, not of %d", b.Shard.Count, a.Shard.Count)
 	case a.Units != b.Units:
 		return fmt.Errorf("%s, not %d", plural.Count(b.Units, "unit"), a.Units)
-	case !maps.Equal(a.Params, b.Params):
-		return fmt.Errorf("parameters %v, not %v", b.Params, a.Params)
-	case a.Setup != b.Setup || !slices.Equal(a.Differences, b.Differences):
-		return fmt.Errorf("ran as %q, not %q", b.Setup, a.Setup)
 	}
 	diffs, err := results.ParameterDiffs(mustJSON(struct {
 		Config json.RawMessage `json:"config"`
@@ -269,7 +253,10 @@ func sameRun(a, b ShardRecord, ac, bc json.RawMessage) error {
 		return err
 	}
 	if len(diffs) > 0 {
-		return fmt.Errorf("other parameters: %s", strings.Join(diffs, "; "))
+		return fmt.Errorf("parameters differ: %s", strings.Join(diffs, "; "))
+	}
+	if a.Setup != b.Setup || !slices.Equal(a.Differences, b.Differences) {
+		return fmt.Errorf("ran as %q, not %q", b.Setup, a.Setup)
 	}
 	return nil
 }
@@ -291,65 +278,16 @@ func Merge(ds []Descriptor, s *Shards, version string) (*Outcome, error) {
 	return d.merge(s, version)
 }
 
-// rebuild makes a run's configuration again as the command made it: the
-// published setup with the parameters given set and finished, then the
-// derived ones set, as a server's variant set them. Its errors are about the
-// values.
-func (d *descriptor[C, Row, Run]) rebuild(given, derived map[string]string) (C, error) {
-	in := d.New().(*instance[C, Row, Run])
-	set := func(vals map[string]string) error {
-		for _, p := range in.params {
-			if raw, ok := vals[p.Name]; ok {
-				if err := p.Set(raw); err != nil {
-					return fmt.Errorf("parameter %s: %v", p.Name, err)
-				}
-			}
-		}
-		return nil
-	}
-	if err := set(given); err != nil {
-		return in.cfg, err
-	}
-	if err := in.Finish(func(name string) bool { _, ok := given[name]; return ok }); err != nil {
-		return in.cfg, err
-	}
-	return in.cfg, set(derived)
-}
-
-// derived returns the parameters of c, a run's configuration, whose values
-// are not those the parameters given make (see ShardRecord.Derived).
-func (d *descriptor[C, Row, Run]) derived(c C, given map[string]string) (map[string]string, error) {
-	base, err := d.rebuild(given, nil)
-	if err != nil {
-		return nil, err
-	}
-	ours, made := d.def.Params(&c), d.def.Params(&base)
-	var out map[string]string
-	for i, p := range ours {
-		if _, ok := given[p.Name]; ok || p.String() == made[i].String() {
-			continue
-		}
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[p.Name] = p.String()
-	}
-	return out, nil
-}
-
 func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, error) {
 	first := s.records[0]
-	cfg, err := d.rebuild(first.Params, first.Derived)
+	cfg, err := d.readConfig(s.files[0], s.config)
 	if err != nil {
-		return nil, mergeErrf(s.files[0], "%v", err)
-	}
-	if err := d.sameConfig(cfg, s.config); err != nil {
 		return nil, err
 	}
 	j := d.newJob(cfg, Options{Replications: first.Replications, Version: version})
 	j.config, j.setup, j.differences = s.config, first.Setup, first.Differences
 	if j.units() != first.Units {
-		return nil, mergeErrf(s.files[0], "%s, where its parameters make %d", plural.Count(first.Units, "unit"), j.units())
+		return nil, mergeErrf(s.files[0], "%s, where its configuration makes %d", plural.Count(first.Units, "unit"), j.units())
 	}
 	parts, err := s.parts(func(r ShardRecord) []Part { return r.Parts }, first.Units)
 	if err != nil {
@@ -362,28 +300,31 @@ func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, er
 	return res.outcome, nil
 }
 
-// sameConfig makes sure cfg, the configuration merge made again, sets every
-// parameter's field as the shards recorded it (recorded): the rows are put
-// together by it. A difference is a failure of the merge, not of its input.
-func (d *descriptor[C, Row, Run]) sameConfig(cfg C, recorded json.RawMessage) error {
+// readConfig reads a run's configuration back from its record: the
+// published setup with every field the record holds set as it ran. A record
+// that does not read is bad input (*MergeError about file); one that reads into a
+// configuration whose record is another is a failure of the merge: the rows
+// are put together by it.
+func (d *descriptor[C, Row, Run]) readConfig(file string, recorded json.RawMessage) (C, error) {
+	cfg := d.def.Default()
+	if err := json.Unmarshal(recorded, &cfg); err != nil {
+		return cfg, mergeErrf(file, "the configuration recorded: %v", err)
+	}
 	var ours, theirs map[string]json.RawMessage
 	if err := json.Unmarshal(mustJSON(cfg), &ours); err != nil {
-		return err
+		return cfg, err
 	}
-	if err := json.Unmarshal(recorded, &theirs); err != nil {
-		return &MergeError{Err: fmt.Errorf("the configuration recorded: %v", err)}
-	}
+	json.Unmarshal(recorded, &theirs) // it read into cfg
 	var diffs []string
-	for _, p := range d.def.Params(&cfg) {
-		a, b := canonical(theirs[p.field()]), canonical(ours[p.field()])
-		if a != b {
-			diffs = append(diffs, fmt.Sprintf("%s %s, made again %s", p.field(), a, b))
+	for _, k := range slices.Sorted(maps.Keys(theirs)) {
+		if a, b := canonical(theirs[k]), canonical(ours[k]); a != b {
+			diffs = append(diffs, fmt.Sprintf("%s %s, read back %s", k, a, b))
 		}
 	}
 	if len(diffs) > 0 {
-		return fmt.Errorf("the shards' configuration cannot be made again from what they recorded: %s", strings.Join(diffs, "; "))
+		return cfg, fmt.Errorf("the shards' configuration does not read back as they recorded it: %s", strings.Join(diffs, "; "))
 	}
-	return nil
+	return cfg, nil
 }
 
 // canonical writes a JSON value without spaces and with its objects' keys

@@ -26,8 +26,8 @@ func (t servedTarget) Open(ctx context.Context, run contract.RunSpec) (contract.
 }
 
 // configured returns race at params (name, value, …) against target, as the
-// command configures it, and the parameters given.
-func configured(t *testing.T, target contract.Target, params ...string) (Instance, map[string]string) {
+// command configures it.
+func configured(t *testing.T, target contract.Target, params ...string) Instance {
 	t.Helper()
 	in := Race.New()
 	given := map[string]string{}
@@ -48,18 +48,19 @@ func configured(t *testing.T, target contract.Target, params ...string) (Instanc
 	if err := in.Use(sim.Runtime{Target: target, TargetName: "served"}, isGiven); err != nil {
 		t.Fatal(err)
 	}
-	return in, given
+	return in
 }
 
 // The shards of a run against a server merge into the run: the rows the
 // server chose (race's modes follow its guard when --modes is not given)
-// are the rows merged, not the published setup's (the merge rebuilt the
-// configuration from the flags given alone, and failed with "no runs of none
-// to fold").
+// and its version format (no parameter sets it) are those merged, not the
+// published setup's: the merge reads the configuration back from the
+// shards' record (it once rebuilt it from the flags given, and failed with
+// "no runs of none to fold").
 func TestShardsAgainstAServerMerge(t *testing.T) {
-	target := servedTarget{backend.Memory(), contract.Variant{Guard: contract.GuardTab, VersionFormat: contract.FormatCounter, Order: contract.OrderKeyFirst}}
+	target := servedTarget{backend.Memory(), contract.Variant{Guard: contract.GuardTab, VersionFormat: contract.FormatUSSuffix, Order: contract.OrderKeyFirst}}
 	params := []string{"clock", "virtual", "seeds", "1-3", "edits", "6"}
-	in, _ := configured(t, target, params...)
+	in := configured(t, target, params...)
 	whole, err := in.Run(context.Background(), Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -67,8 +68,8 @@ func TestShardsAgainstAServerMerge(t *testing.T) {
 	var files []string
 	var data [][]byte
 	for k := 1; k <= 2; k++ {
-		in, given := configured(t, target, params...)
-		out, err := in.Run(context.Background(), Options{Version: "test", Shard: Shard{Index: k, Count: 2}, Params: given})
+		in := configured(t, target, params...)
+		out, err := in.Run(context.Background(), Options{Version: "test", Shard: Shard{Index: k, Count: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,6 +92,13 @@ func TestShardsAgainstAServerMerge(t *testing.T) {
 	if len(rows) != 2 || rows[0].Guard != "tab" {
 		t.Fatalf("rows %+v, want the two of guard tab", rows)
 	}
+	var cfg struct {
+		VersionFormat string `json:"version_format"`
+	}
+	json.Unmarshal(mustJSON(merged.Report.Config), &cfg)
+	if cfg.VersionFormat != "us-suffix" {
+		t.Fatalf("merged version format %q, want the server's us-suffix", cfg.VersionFormat)
+	}
 }
 
 // Shards of different runs say how they differ, a count of one in the
@@ -108,4 +116,38 @@ func TestSameRunSaysHow(t *testing.T) {
 			t.Errorf("%+v: %v, want %s", tc.b, err, tc.want)
 		}
 	}
+}
+
+// Every experiment's configuration reads back from its JSON as it was
+// written, as merge reads a shard's: at the published setup and under the
+// published-fit timing, race's modes and tabs' profile included.
+func TestConfigsReadBack(t *testing.T) {
+	for _, d := range All() {
+		for _, timing := range []string{"", "published-fit"} {
+			in := d.New()
+			for _, p := range in.Params() {
+				if p.Name == "timing" && timing != "" {
+					if err := p.Set(timing); err != nil {
+						t.Fatal(err)
+					}
+					if err := in.Finish(func(name string) bool { return name == "timing" }); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			recorded := mustJSON(in.Config())
+			back, err := d.(interface {
+				readBack(json.RawMessage) ([]byte, error)
+			}).readBack(recorded)
+			if err != nil || string(back) != string(recorded) {
+				t.Errorf("%s %s: read back %s, %v; recorded %s", d.Info().Name, timing, back, err, recorded)
+			}
+		}
+	}
+}
+
+// readBack reads recorded back as merge does and writes it again.
+func (d *descriptor[C, Row, Run]) readBack(recorded json.RawMessage) ([]byte, error) {
+	c, err := d.readConfig("recorded", recorded)
+	return mustJSON(c), err
 }

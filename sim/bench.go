@@ -36,12 +36,9 @@ type Bench struct {
 	Synchronous contract.Synchronous `json:"synchronous"`
 	DBDir       string               `json:"db_dir"`
 
-	// Runtime's Target opens the database of each run.
+	// Runtime's Target opens the database of each run; its Peer, when set,
+	// times the same write beside every one-writer run.
 	Runtime
-	// Peer, when set, times the same write in another program (pgbench for a
-	// PostgreSQL store) beside every one-writer run, and returns one latency
-	// per timed write in µs.
-	Peer func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) `json:"-"`
 }
 
 // DefaultBench is the published bench setup: 2,000 writes of a 200-character
@@ -249,8 +246,15 @@ func (cfg Bench) Run(ctx context.Context, _ []uint64) (Result[results.BenchRow, 
 			cfg.Progress(i+1, len(jobs))
 		}
 	}
-	res.Rows = results.SummarizeBench(res.Runs)
+	res.Rows, _ = cfg.Fold(res.Runs)
 	return res, nil
+}
+
+// Fold folds runs into one row per (writers, guard), as Run does: the rows
+// of a run put together from its runs alone (notesbench merge) keep what
+// their JSON leaves out, the repetitions' medians and p99s.
+func (Bench) Fold(runs []results.BenchRun) ([]results.BenchRow, error) {
+	return results.SummarizeBench(runs), nil
 }
 
 // benchWriter is one writer of a run, between its warm-up and its timed writes.

@@ -34,6 +34,20 @@ func (m Mode) String() string {
 // MarshalText writes the mode as ParseModes reads it.
 func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
+// UnmarshalText reads a mode written by MarshalText: a configuration read
+// back from its record (notesbench merge) has the modes it ran.
+func (m *Mode) UnmarshalText(b []byte) error {
+	modes, err := ParseModes(string(b))
+	if err != nil {
+		return err
+	}
+	if len(modes) != 1 {
+		return fmt.Errorf("%q is not one mode", b)
+	}
+	*m = modes[0]
+	return nil
+}
+
 // ParseModes parses a comma-separated list of guard/policy pairs, such as
 // "none,note/reapply,note/refresh". A guard of none needs no policy, since
 // nothing ever conflicts.

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"context"
+
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 )
@@ -33,6 +35,10 @@ type Runtime struct {
 	// History, when set, records every run's calls and final state for
 	// notesbench check; nil records nothing.
 	History *history.Writer `json:"-"`
+	// Peer, when set, times the same write in another program beside each
+	// of bench's one-writer runs (pgbench beside a PostgreSQL store, as the
+	// command picks it), and returns one latency per timed write in µs.
+	Peer func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) `json:"-"`
 	// MaxErrors ends a run once this many of its calls ended in a server
 	// error (a refusal other than a conflict, or an outcome nobody knows);
 	// 0 means DefaultMaxErrors. What the run measured until then is kept.

@@ -232,6 +232,22 @@ func (p Profile) MarshalJSON() ([]byte, error) {
 	}{p.Name(), p.Basis()})
 }
 
+// UnmarshalJSON reads a profile written by MarshalJSON, by its name.
+func (p *Profile) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	q, err := ParseProfile(v.Name)
+	if err != nil {
+		return err
+	}
+	*p = q
+	return nil
+}
+
 // WithProfile returns the editing loop under profile p: its pause and
 // oversleep rules set, and p recorded.
 func (e Editing) WithProfile(p Profile) Editing {

@@ -155,6 +155,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 			return err
 		}
 		rt.Store = o.target.storeName
+		rt.Peer = backend.Peer(rt.Target)
 		if o.target.remote() {
 			rt.TargetName, rt.Wire = o.target.name(), wireOf(rt.Target)
 			rt.Nemesis = o.target.nemesis()
@@ -222,17 +223,11 @@ func runExperiment(ctx context.Context, o *experimentOptions) error {
 	if err := o.out.checkParameters(o.inst.Config()); err != nil {
 		return err
 	}
-	opts := experiment.Options{Replications: o.out.replications, Version: notesbenchVersion(), Start: start,
+	opts := experiment.Options{Replications: o.out.replications, Memory: backend.Memory(), Version: notesbenchVersion(), Start: start,
 		Progress: func(what string) func(done, total int) { return progress(o.app, what) }}
 	if o.shard != "" {
 		if opts.Shard, err = parseShard(o.shard); err != nil {
 			return usageErr("--shard", err)
-		}
-		opts.Params = map[string]string{}
-		for name, p := range o.params {
-			if o.given(name) {
-				opts.Params[name] = p.raw
-			}
 		}
 	}
 	outcome, err := o.inst.Run(ctx, opts)

@@ -198,7 +198,7 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 			return usageErr("--out", err)
 		}
 	}
-	rep, err := experiment.MergeReproduction(o.experiments, o.files, data, notesbenchVersion())
+	rep, err := experiment.MergeReproduction(o.experiments, o.files, data, notesbenchVersion(), sqliteEngine())
 	if err != nil {
 		return mergeError(err)
 	}

@@ -106,8 +106,9 @@ func TestMergeFailureIsNoUsageError(t *testing.T) {
 // The shards of a run against a server, notesbench serve built from this
 // tree, merge into a result of the rows and runs of the run unsharded: the
 // modes the server serves (note/reapply, note/refresh) rather than the
-// published setup's (the merge rebuilt those from the flags given, and
-// failed with "no runs of none to fold", exit 2). On the real clock the
+// published setup's, read back from the configuration the shards recorded
+// (the merge once rebuilt them from the flags given, and failed with "no
+// runs of none to fold", exit 2). On the real clock the
 // counts of two runs differ: the merge holds every run the shards ran, as
 // they ran it.
 func TestMergeShardsOfATarget(t *testing.T) {
@@ -183,21 +184,20 @@ func TestMergeShardsOfATarget(t *testing.T) {
 		t.Fatalf("merged runs %v, the run's %v; or not the runs the shards ran", mk, wk)
 	}
 
-	// Shards that do not record the modes the server chose (as an earlier
-	// notesbench wrote them) cannot be put together: the merge says so,
-	// exit 1, the input being no worse than what notesbench wrote.
+	// Shards whose configuration does not read back (modes no guard and
+	// policy make) cannot be put together: the merge names the file, exit 2.
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		var rec map[string]any
 		json.Unmarshal(b, &rec)
-		delete(rec, "derived")
+		rec["config"].(map[string]any)["modes"] = []string{"note/bogus"}
 		b, _ = json.Marshal(rec)
 		if err := os.WriteFile(f, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	code, _, stderr = runCLI(t, append([]string{"merge", "--format", "json"}, files...)...)
-	if want := `notesbench: the shards' configuration cannot be made again from what they recorded: modes ["note/reapply","note/refresh"], made again ["none","note/reapply","note/refresh"]`; code != 1 || !strings.HasPrefix(stderr, want+"\n") {
-		t.Fatalf("exit %d, %q; want 1 and %q", code, stderr, want)
+	if want := "notesbench: " + files[0] + `: the configuration recorded: "note/bogus": `; code != 2 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, %q; want 2 and %q", code, stderr, want)
 	}
 }

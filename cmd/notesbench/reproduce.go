@@ -174,7 +174,8 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		return err
 	}
 	defer r.Target.Close()
-	r.Options = experiment.Options{Version: notesbenchVersion(),
+	r.Engine = sqliteEngine()
+	r.Options = experiment.Options{Version: notesbenchVersion(), Memory: backend.Memory(),
 		Progress: func(what string) func(done, total int) { return progress(a, what) }}
 	if a.stderrTTY {
 		r.Step = func(name string) { fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", name) }
@@ -346,4 +347,9 @@ func fit(f report.Format, text string, width int) string {
 		return report.WrapText(text, width)
 	}
 	return text
+}
+
+// sqliteEngine is what a reproduction records of the embedded SQLite.
+func sqliteEngine() results.Machine {
+	return results.Machine{SQLite: backend.EngineVersion(), SQLiteDriver: backend.EngineDriver}
 }

@@ -184,3 +184,97 @@ func TestBadMerges(t *testing.T) {
 	expectUsageError(t, append(slices.Clone(race), "--shard", "3/2"), `notesbench: --shard: "3/2": K must be 1 to 2`)
 	expectUsageError(t, append(slices.Clone(race), "--shard", "1/2", "--baseline", whole), "notesbench: --baseline: a shard holds part of the run")
 }
+
+// A reproduction of bench merges from its shards with bench's comparison:
+// every published median and p99 judged as a ratio, as unsharded, never
+// "no data" (the shards' rows lost the repetitions' medians and p99s, which
+// their JSON leaves out). Bench's timings differ from run to run; what is
+// judged, and how, does not.
+func TestReproduceShardsMergeBench(t *testing.T) {
+	args := []string{"reproduce", "--quick", "--only", "bench"}
+	verdicts := func(data string) string {
+		t.Helper()
+		var rec struct {
+			Reports []struct {
+				Verdicts []struct {
+					Figure, Row, Verdict, Method string
+					N                            int
+					Ratio                        *float64
+				} `json:"verdicts"`
+			} `json:"reports"`
+			Judged, Consistent int
+		}
+		if err := json.Unmarshal([]byte(data), &rec); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rec.Reports {
+			for _, v := range r.Verdicts {
+				out = append(out, fmt.Sprintf("%s %s %s %s n=%d ratio=%t", v.Figure, v.Row, v.Verdict, v.Method, v.N, v.Ratio != nil))
+			}
+		}
+		return fmt.Sprintf("%s; judged %d, consistent %d", strings.Join(out, "; "), rec.Judged, rec.Consistent)
+	}
+	code, whole, stderr := runCLI(t, append(slices.Clone(args), "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := verdicts(whole)
+	if !strings.Contains(want, "median_us none ratio") || strings.Contains(want, "no data") {
+		t.Fatalf("the unsharded reproduction judges %s", want)
+	}
+	dir := t.TempDir()
+	var files []string
+	for k := 1; k <= 2; k++ {
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
+		if code, _, stderr := runCLI(t, append(slices.Clone(args), "--shard", fmt.Sprintf("%d/2", k), "--out", f)...); code != 0 {
+			t.Fatalf("shard %d/2: exit %d: %s", k, code, stderr)
+		}
+		files = append(files, f)
+	}
+	code, merged, stderr := runCLI(t, append([]string{"merge", "--format", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	if got := verdicts(merged); got != want {
+		t.Errorf("merged shards judge\n%s\nnot, as unsharded,\n%s", got, want)
+	}
+	_, md, _ := runCLI(t, append([]string{"merge", "--format", "markdown"}, files...)...)
+	if strings.Contains(md, "no data") || strings.Contains(md, "n/a") {
+		t.Errorf("merged bench section without its comparison:\n%s", md)
+	}
+}
+
+// Shards that ran with another --parallel merge: how each ran may differ
+// (the merge compared the flags given, and refused "parameters
+// map[…parallel:2…]").
+func TestShardsOfOtherParallelMerge(t *testing.T) {
+	race := []string{"race", "--clock", "virtual", "--seeds", "1-3", "--edits", "6", "--replications", "2"}
+	code, whole, stderr := runCLI(t, append(slices.Clone(race), "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dir := t.TempDir()
+	var files []string
+	for k, parallel := range []string{"1", "3"} {
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", k+1))
+		if code, _, stderr := runCLI(t, append(slices.Clone(race), "--parallel", parallel, "--shard", fmt.Sprintf("%d/2", k+1), "--out", f)...); code != 0 {
+			t.Fatalf("shard %d/2: exit %d: %s", k+1, code, stderr)
+		}
+		files = append(files, f)
+	}
+	code, merged, stderr := runCLI(t, append([]string{"merge", "--format", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	var w, m struct {
+		Rows     json.RawMessage `json:"rows"`
+		Runs     json.RawMessage `json:"runs"`
+		Verdicts json.RawMessage `json:"verdicts"`
+	}
+	json.Unmarshal([]byte(whole), &w)
+	json.Unmarshal([]byte(merged), &m)
+	if string(m.Rows) != string(w.Rows) || string(m.Runs) != string(w.Runs) || string(m.Verdicts) != string(w.Verdicts) {
+		t.Errorf("merged\n%s\nnot\n%s", merged, whole)
+	}
+}
