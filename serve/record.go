@@ -26,7 +26,7 @@ type recorder struct {
 	// the client's reads and writes are one session of the history only
 	// when they are kept together by who sent them.
 	agents map[agent]*history.Client
-	person  *personRun // the person started, nil when none
+	person *personRun // the person started, nil when none
 	// personLog records the person's calls, made on its first edit.
 	personLog *history.Client
 	closed    bool
