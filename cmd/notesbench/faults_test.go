@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,6 +32,29 @@ func TestFaultFlagsBadInput(t *testing.T) {
 		{[]string{"race", "--target", "http://127.0.0.1:{port}/mcp", "--spawn", "'x"}, `notesbench: --spawn: "'x": unterminated ' quote`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) { expectUsageError(t, tc.args, tc.want) })
+	}
+	// bench takes the same flags, refused in the same words, and writes no
+	// file of its output before it refuses.
+	out := filepath.Join(t.TempDir(), "bench.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--nemesis", "kill"}, "notesbench: --nemesis: is about a server: give --target too"},
+		{[]string{"bench", "--target", http, "--nemesis", "kill,lose-replies"}, "notesbench: --nemesis: only a server notesbench starts can be killed or paused: target " + http + " is a server notesbench does not start; give the command that starts it (--spawn), or fault it with lose-replies or duplicate only"},
+		{[]string{"bench", "--target", http, "--nemesis", "pause"}, "notesbench: --nemesis: only a server notesbench starts can be killed or paused"},
+		{[]string{"bench", "--target", http, "--nemesis", "lose-reply"}, `notesbench: --nemesis: "lose-reply" is not a fault: want kill, pause, lose-replies or duplicate, comma-separated`},
+		{[]string{"bench", "--target", http, "--nemesis-every", "1s"}, "notesbench: --nemesis-every: spaces the faults of --nemesis: give --nemesis too"},
+		{[]string{"bench", "--target", http, "--nemesis", "duplicate", "--nemesis-every", "-1s"}, "notesbench: --nemesis-every: must be more than 0"},
+		{[]string{"bench", "--call-timeout", "1s"}, "notesbench: --call-timeout: is about a server: give --target too"},
+	} {
+		args := append(tc.args, "--out", out)
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			expectUsageError(t, args, tc.want)
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("--out %s after the refusal: %v, want no file", out, err)
+			}
+		})
 	}
 	// Experiments whose runs take no faults have no --nemesis.
 	if code, _, stderr := runCLI(t, "refs", "--target", http, "--nemesis", "kill"); code != 2 || !strings.Contains(stderr, "unknown flag: --nemesis") {
