@@ -22,15 +22,19 @@ per-repetition medians and over every write, α = 0.05). With --writers 1,2,4
 each count of writers runs at once, each on its own connection and Note.
 The defaults are the published setup; timings depend on the machine, so the
 published figures are compared as ratios. --format gobench prints Go benchmark
-lines for benchstat.
+lines for benchstat. With --target and --nemesis the timed writes run under
+faults: a write a fault cut off is counted (errors, info), not timed, and the
+timings are of that run only, compared with nothing.
 
-See docs/development.md (speed), docs/postgres.md, docs/serve.md (the wire).`,
+See docs/development.md (speed), docs/postgres.md, docs/serve.md (the wire),
+docs/faults.md (faults).`,
 		Examples: []string{
 			"notesbench bench --reps 5",
 			"notesbench bench --writers 1,2,4 --guards note",
 			"notesbench bench --format gobench > new.txt && benchstat old.txt new.txt",
+			"notesbench bench --target 'stdio:notesbench serve --db f.db' --nemesis kill,lose-replies --reps 1",
 		},
-		Target: true, Replications: NoReplications, GoBench: true,
+		Target: true, Replications: NoReplications, GoBench: true, Faults: true,
 		Needs: []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
 	Default: sim.DefaultBench,

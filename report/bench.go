@@ -45,6 +45,11 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 		t.Header = append(t.Header, "Retries per write")
 		t.Notes = append(t.Notes, "retries per write: how many times a timed write ran its transaction again after the database refused it (a serialization failure, as SERIALIZABLE gives racing writers), over the timed writes")
 	}
+	faulted := slices.ContainsFunc(rows, results.BenchRow.Faulted)
+	if faulted {
+		t.Header = append(t.Header, "Errors", "Info", "Faults")
+		t.Notes = append(t.Notes, benchFaultNote)
+	}
 	for _, r := range rows {
 		pubMedian, pubP99 := NotPublished, NotPublished
 		if show && r.Writers == 1 {
@@ -81,6 +86,9 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 				row = append(row, NotPublished)
 			}
 		}
+		if faulted {
+			row = append(row, Int(int64(r.Errors)), Int(int64(r.Info)), Int(int64(r.Faults)))
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	for _, w := range warnings {
@@ -89,16 +97,29 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 	return t
 }
 
-// BenchRunsTable renders the figures of each repetition.
+// benchFaultNote says what the columns of faults hold, and what the
+// timings taken under them are.
+const benchFaultNote = "under faults (--nemesis): errors are the timed phase's calls that did not end ok (a timed write, or the read of its writer's version after it), info those of them whose outcome nobody knows, faults those the target made; a write that did not end ok is not timed and not sent again, so the timings are of acknowledged writes only, and writes/s is those writes over a wall time the faults are in: figures of this run, not to be compared with a run without faults or with the published ones"
+
+// BenchRunsTable renders the figures of each repetition, with, when any
+// repetition had faults or calls that did not end ok, their counts.
 func BenchRunsTable(runs []results.BenchRunSummary) Table {
 	t := Table{
 		Title:  "Per repetition (µs per write)",
 		Keys:   3,
 		Header: []string{"Guard", "Writers", "Rep", "Median", "p90", "p99", "p99.9", "Max", "Writes", "Writes/s"},
 	}
+	faulted := slices.ContainsFunc(runs, func(r results.BenchRunSummary) bool { return r.Faults > 0 || r.Errors > 0 })
+	if faulted {
+		t.Header = append(t.Header, "Errors", "Info", "Faults")
+	}
 	for _, r := range runs {
-		t.Rows = append(t.Rows, []string{r.Guard, Int(int64(r.Writers)), Int(int64(r.Rep)), us(r.MedianUS), us(r.P90US),
-			us(r.P99US), us(r.P999US), us(r.MaxUS), Int(int64(r.Writes)), Fixed(r.WritesPerS, 0)})
+		row := []string{r.Guard, Int(int64(r.Writers)), Int(int64(r.Rep)), us(r.MedianUS), us(r.P90US),
+			us(r.P99US), us(r.P999US), us(r.MaxUS), Int(int64(r.Writes)), Fixed(r.WritesPerS, 0)}
+		if faulted {
+			row = append(row, Int(int64(r.Errors)), Int(int64(r.Info)), Int(int64(r.Faults)))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -146,13 +167,22 @@ func BenchVerdictTable(verdicts []results.Verdict) Table {
 // "EditNoteTab/guard=note" (with "/writers=N" for more than one writer), with
 // N the writes of the repetition and ns/op its median latency per write (not
 // the mean go test reports), then p99 and p99.9 latencies and the throughput,
-// for benchstat.
+// for benchstat. When a repetition had faults or calls that did not end ok
+// (--nemesis), every name ends "/under=faults", so that benchstat never sets
+// them beside the lines of a run without faults.
 func BenchGoBench(runs []results.BenchRunSummary) []Benchmark {
 	out := make([]Benchmark, 0, len(runs))
+	faulted := slices.ContainsFunc(runs, func(r results.BenchRunSummary) bool { return r.Faults > 0 || r.Errors > 0 })
 	for _, r := range runs {
+		if r.Writes == 0 {
+			continue // faults left it no write to time
+		}
 		name := "EditNoteTab/guard=" + r.Guard
 		if r.Writers != 1 {
 			name += "/writers=" + strconv.Itoa(r.Writers)
+		}
+		if faulted {
+			name += "/under=faults"
 		}
 		out = append(out, Benchmark{Name: name, N: int64(r.Writes), Metrics: []Metric{
 			{Value: nsOf(r.MedianUS), Unit: "ns/op"},

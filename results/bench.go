@@ -37,6 +37,35 @@ type BenchRun struct {
 	// failure), when the store counts that (RetriesCounted: PostgreSQL).
 	Retries        int64 `json:"retries"`
 	RetriesCounted bool  `json:"retries_counted"`
+	// The run under faults (--nemesis), each left out of the JSON when 0 so
+	// that a run without faults reads as it always did. Faults is how many
+	// faults the timed phase had, FaultLog each of them; Errors counts the
+	// timed phase's calls that ended in an error (a timed write, or the read
+	// of its version after it), Info those of them whose outcome nobody
+	// knows. A timed write that did not end ok is not among SamplesUS.
+	Faults   int          `json:"faults,omitempty"`
+	FaultLog []BenchFault `json:"fault_log,omitempty"`
+	Errors   int          `json:"errors,omitempty"`
+	Info     int          `json:"info,omitempty"`
+	// Stopped says why the run ended before its writers were done (its
+	// calls ended in errors as often as --max-errors allows), "" when it
+	// ran to the end; SamplesUS holds what it timed until then.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// EndedEarly implements Ender.
+func (r BenchRun) EndedEarly() string { return r.Stopped }
+
+// BenchFault is one fault of a bench run's timed phase: its kind (kill,
+// pause, lose-replies, duplicate), when it began and ended in seconds from
+// the start of the timed phase, the pid of the process it hit (0 for none)
+// and what was done.
+type BenchFault struct {
+	Kind   string  `json:"kind"`
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+	PID    int     `json:"pid,omitempty"`
+	Detail string  `json:"detail,omitempty"`
 }
 
 // BenchStats summarizes latency samples. Quantiles are Quantile of the raw
@@ -91,6 +120,12 @@ type BenchRunSummary struct {
 	Rep     int    `json:"rep"`
 	BenchStats
 	WallS float64 `json:"wall_s"`
+	// Faults, FaultLog, Errors and Info are the run's (BenchRun's), left
+	// out when 0.
+	Faults   int          `json:"faults,omitempty"`
+	FaultLog []BenchFault `json:"fault_log,omitempty"`
+	Errors   int          `json:"errors,omitempty"`
+	Info     int          `json:"info,omitempty"`
 }
 
 // SummarizeRuns returns the statistics of each run, in order.
@@ -98,7 +133,8 @@ func SummarizeRuns(runs []BenchRun) []BenchRunSummary {
 	out := make([]BenchRunSummary, len(runs))
 	for i, r := range runs {
 		out[i] = BenchRunSummary{Guard: r.Guard, Writers: r.Writers, Rep: r.Rep,
-			BenchStats: Summarize(r.SamplesUS, r.WallS), WallS: round(r.WallS, 6)}
+			BenchStats: Summarize(r.SamplesUS, r.WallS), WallS: round(r.WallS, 6),
+			Faults: r.Faults, FaultLog: r.FaultLog, Errors: r.Errors, Info: r.Info}
 	}
 	return out
 }
@@ -135,7 +171,16 @@ type BenchRow struct {
 	RepMediansUS []float64 `json:"-"`
 	// RepP99sUS are the p99s of the repetitions, in order (in the runs too).
 	RepP99sUS []float64 `json:"-"`
+	// Faults, Errors and Info sum the repetitions' (BenchRun's): what faults
+	// (--nemesis) cost, left out of the JSON when 0.
+	Faults int `json:"faults,omitempty"`
+	Errors int `json:"errors,omitempty"`
+	Info   int `json:"info,omitempty"`
 }
+
+// Faulted reports whether a repetition of the row had a fault or a call
+// that did not end ok: its timings were taken under faults.
+func (r BenchRow) Faulted() bool { return r.Faults > 0 || r.Errors > 0 }
 
 // benchGroup is the runs of one guard at one writer count.
 type benchGroup struct {
@@ -229,6 +274,11 @@ func SummarizeBench(runs []BenchRun) []BenchRow {
 			row.PeerRatio = round(Quantile(ratios, 0.5), 3)
 		}
 		row.RetriesPerWrite = g.retriesPerWrite()
+		for _, r := range g.runs {
+			row.Faults += r.Faults
+			row.Errors += r.Errors
+			row.Info += r.Info
+		}
 		rows = append(rows, row)
 	}
 	return rows

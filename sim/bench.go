@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
@@ -193,6 +196,14 @@ func benchText(w, i, size int) string {
 // itself, so no write conflicts; with several writers, their writes share the
 // database as one server's sessions do (RunSpec.OneServer).
 //
+// Against a target that makes faults (--nemesis), the faults run during the
+// timed phase only, on a schedule seeded by the repetition (benchSeed). A
+// call that does not end ok is a measurement, not the end of the run: it is
+// counted (BenchRun's Errors and Info), the write is not timed and not sent
+// again, and its writer reads its version again before its next write. The
+// run ends early, keeping what it timed, once its calls ended in errors as
+// often as MaxErrors allows (BenchRun.Stopped).
+//
 // Time here is the wall clock, read with time.Now: this is the one place in
 // sim that reads it directly, because a benchmark measures real durations
 // and the Clock interface exists to replace real time.
@@ -266,6 +277,80 @@ type benchWriter struct {
 	// pings are the latencies of a transport round trip, as many as the
 	// timed writes, when the session has a transport to ping (a server's).
 	pings []float64
+	// errors counts the timed phase's calls that ended in an error, info
+	// those of them whose outcome nobody knows.
+	errors, info int
+}
+
+// failed counts a call of the timed phase that ended in err, and returns
+// the error that ends the run instead, if any: the caller's ctx, a fault of
+// notesbench's own, or the run's error limit reached (which a version
+// conflict, the writer's version moved by a fault, does not count towards).
+func (bw *benchWriter) failed(ctx context.Context, budget *errorBudget, err error) error {
+	if stop := stopping(ctx, err); stop != nil {
+		return stop
+	}
+	bw.errors++
+	info, _ := outcomeCounts(err)
+	bw.info += info
+	if contract.KindOf(err) == contract.KindConflict {
+		return nil
+	}
+	return budget.add(err)
+}
+
+// reread reads the writer's version again after a write that did not end
+// ok (it may have landed, or landed twice), until a read ends ok or the run
+// ends; each read that fails is counted as failed says.
+func (bw *benchWriter) reread(ctx context.Context, budget *errorBudget) error {
+	for {
+		tab, err := bw.conn.ReadNoteTab(ctx, bw.noteID, "markdown")
+		if err == nil {
+			bw.version = tab.Version
+			return nil
+		}
+		if err := bw.failed(ctx, budget, err); err != nil {
+			return err
+		}
+	}
+}
+
+// benchSeed is the seed of a run's faults: its repetition, so that every
+// guard and writer count of one repetition takes the same schedule.
+func benchSeed(j benchJob) uint64 { return uint64(j.rep) }
+
+// benchFaults starts the faults of b, if it makes any (a server given
+// --nemesis), for a timed phase that began at began; stop ends them and
+// returns how many there were and each one's kind, pid and times in seconds
+// from began, in the order they began.
+func benchFaults(b contract.Backend, began time.Time) (stop func() (int, []results.BenchFault)) {
+	fi, ok := b.(faultInjector)
+	if !ok {
+		return func() (int, []results.BenchFault) { return 0, nil }
+	}
+	var (
+		mu  sync.Mutex
+		log []results.BenchFault
+	)
+	seconds := func() float64 { return math.Round(time.Since(began).Seconds()*1e6) / 1e6 }
+	end := fi.InjectFaults(func(kind string, pid int) func(string) {
+		mu.Lock()
+		defer mu.Unlock()
+		at := seconds()
+		i := len(log)
+		log = append(log, results.BenchFault{Kind: kind, StartS: at, EndS: at, PID: pid})
+		return func(detail string) {
+			mu.Lock()
+			defer mu.Unlock()
+			log[i].EndS, log[i].Detail = max(at, seconds()), detail
+		}
+	})
+	return func() (int, []results.BenchFault) {
+		n := end()
+		mu.Lock()
+		defer mu.Unlock()
+		return n, slices.Clone(log)
+	}
 }
 
 // pinger is a session over a transport that answers a round trip doing no
@@ -298,7 +383,7 @@ func retries(writers []*benchWriter) (int64, bool) {
 // benchRun runs one repetition of one guard at one writer count.
 func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun, err error) {
 	s, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
-		OneServer: j.writers > 1})
+		OneServer: j.writers > 1, Seed: benchSeed(j)})
 	if err != nil {
 		return run, err
 	}
@@ -353,27 +438,47 @@ func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun,
 		}
 	}
 
-	// The timed phase: every writer starts at once; the first error cancels
-	// the others' calls.
+	// The timed phase: every writer starts at once, under the target's
+	// faults, if it makes any. A write that does not end ok is counted, not
+	// timed and not sent again: its writer reads its version again and goes
+	// on. The first error that ends the run (the caller's, notesbench's own,
+	// or the run's error limit) cancels the others' calls.
 	retriedBefore, _ := retries(writers)
+	budget := newErrorBudget(cfg.MaxErrors)
 	began := time.Now()
+	stopFaults := benchFaults(s, began)
 	_, err = runAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
 		bw := writers[w]
 		for i := cfg.Warmup; i < cfg.Warmup+cfg.Writes; i++ {
 			d, err := bw.write(ctx, w, i, cfg.TextSize)
-			if err != nil {
+			if err == nil {
+				bw.samples = append(bw.samples, float64(d.Nanoseconds())/1e3)
+				continue
+			}
+			if err := bw.failed(ctx, budget, err); err != nil {
 				return struct{}{}, fmt.Errorf("write %d: %w", i+1, err)
 			}
-			bw.samples = append(bw.samples, float64(d.Nanoseconds())/1e3)
+			if err := bw.reread(ctx, budget); err != nil {
+				return struct{}{}, fmt.Errorf("reading the version after write %d: %w", i+1, err)
+			}
 		}
 		return struct{}{}, nil
 	})
 	wall := time.Since(began)
-	if err != nil {
+	faults, faultLog := stopFaults()
+	limit, stopped := stoppedBy(err)
+	if err != nil && !stopped {
 		return run, err
 	}
 
-	run = results.BenchRun{Guard: string(j.guard), Writers: j.writers, Rep: j.rep, WallS: wall.Seconds()}
+	run = results.BenchRun{Guard: string(j.guard), Writers: j.writers, Rep: j.rep, WallS: wall.Seconds(), Faults: faults, FaultLog: faultLog}
+	if stopped {
+		run.Stopped = fmt.Sprintf("guard %s, %d writer(s), repetition %d: %s", j.guard, j.writers, j.rep, limit.Error())
+	}
+	for _, bw := range writers {
+		run.Errors += bw.errors
+		run.Info += bw.info
+	}
 	if retried, ok := retries(writers); ok {
 		run.Retries, run.RetriesCounted = retried-retriedBefore, true
 	}

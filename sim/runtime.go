@@ -100,15 +100,20 @@ func Clocked[C any](c C) (k ClockKind, ok bool) {
 // Departures lists how the way c runs departs from the published setup in a
 // way that changes counts, beside its parameters: the virtual clock's
 // service time and an in-memory database under the real clock (for c on an
-// Env), and a server's contract (for any c against a server).
+// Env), a server's contract (for any c against a server) and the faults
+// made between notesbench and it (Nemesis).
 func Departures[C any](c C) []string {
 	var out []string
 	if p, ok := any(&c).(hasEnv); ok {
 		out = append(out, p.environment().departures()...)
 	}
 	if p, ok := any(&c).(hasRuntime); ok {
-		if d := serverDifference(p.runtime().Target); d != "" {
+		rt := p.runtime()
+		if d := serverDifference(rt.Target); d != "" {
 			out = append(out, d)
+		}
+		if rt.Nemesis != "" {
+			out = append(out, "faults "+rt.Nemesis+" (published: none)")
 		}
 	}
 	return out
