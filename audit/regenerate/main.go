@@ -218,7 +218,7 @@ func auditServer(ctx context.Context, o options, nb string, s server, log io.Wri
 	}
 	env := os.Environ()
 	if len(s.Packages) > 0 {
-		ictx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		ictx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 		defer cancel()
 		install := exec.CommandContext(ictx, "npm", append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, s.Packages...)...)
 		install.Dir = tmp
