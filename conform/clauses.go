@@ -1,6 +1,9 @@
 package conform
 
-import "github.com/notesbench/notesbench/contract"
+import (
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
+)
 
 // clause is one clause of the contract, declared once: its name, its text
 // ({writers}, {pause} and {tools} filled in from the run), the capabilities
@@ -21,7 +24,7 @@ type clause struct {
 	// (contract.Replicated): it runs, and is listed, only on a target of
 	// two or more.
 	replicas bool
-	run      func(r *runner, c Check) (Check, error)
+	run      func(r *runner, c results.ConformCheck) (results.ConformCheck, error)
 }
 
 // readWrite is what most clauses call.

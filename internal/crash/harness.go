@@ -13,6 +13,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/results"
 )
 
 // Config is one kill -9 run: editors write through Target while the server
@@ -56,51 +57,6 @@ type Killer interface {
 	InjectFaults(begin func(kind string, pid int) (end func(detail string))) (stop func() int)
 }
 
-// Result is what one run went through.
-type Result struct {
-	Run string `json:"run"`
-	// Synchronous is the embedded store's synchronous setting; "" for a
-	// target's run, which Target names.
-	Synchronous contract.Synchronous `json:"synchronous"`
-	Target      string               `json:"target,omitempty"`
-	// Kills counts the SIGKILLs the server took.
-	Kills int `json:"kills"`
-	// Writes counts the write calls sent; Acknowledged those that ended ok
-	// (committed, or replayed); CutOff those a kill cut off, whose outcome
-	// the editor never learned, and CommittedBeforeKill how many of those
-	// had committed all the same: their resend was replayed.
-	Writes              int `json:"writes"`
-	Acknowledged        int `json:"acknowledged"`
-	CutOff              int `json:"cut_off"`
-	CommittedBeforeKill int `json:"committed_before_kill"`
-	// Errors counts the calls the server refused for another reason than a
-	// version conflict.
-	Errors int `json:"errors"`
-	// UnreadableReads counts the reads during the run that found no
-	// document to read, or found the text empty although lines had been
-	// acknowledged: a document that no longer reads.
-	UnreadableReads int `json:"unreadable_reads"`
-	// Unreadable says why the final state does not read (the document is
-	// gone, empty, or no reply reads), "" when it reads.
-	Unreadable string `json:"unreadable"`
-	// Duplicates counts the lines and sources the final state holds more
-	// than once: a write applied twice (a resend of a cut-off call the
-	// server did not know for the same).
-	Duplicates int `json:"duplicates"`
-	// NewFiles lists the files that appeared in the folder watched
-	// (Settings.Watch) during the run: the documents, and what the kills
-	// left beside them.
-	NewFiles []string `json:"new_files,omitempty"`
-	// LostAcknowledged counts the acknowledged lines and sources missing
-	// from the final state, as the run reads it: every one of them when it
-	// does not read.
-	LostAcknowledged int `json:"lost_acknowledged"`
-	// Integrity is PRAGMA integrity_check's answer at the end, for the
-	// embedded store: "ok", or its first complaint; "" when not checked.
-	Integrity string  `json:"integrity"`
-	Seconds   float64 `json:"seconds"`
-}
-
 // The Note the editors write.
 const crashNote = "note-1"
 
@@ -115,9 +71,9 @@ const crashNote = "note-1"
 // the session started again, so an acknowledgement is never doubled by a
 // resend. After the last kill it reads the final state through a session of
 // its own, records it, and counts what is missing of what was acknowledged.
-func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err error) {
+func Run(ctx context.Context, cfg Config, w *history.Writer) (res results.CrashRun, err error) {
 	start := time.Now()
-	res = Result{Run: cfg.Name}
+	res = results.CrashRun{Run: cfg.Name}
 	b, err := cfg.Target.Open(ctx, contract.RunSpec{Name: cfg.Name, Seed: cfg.Seed})
 	if err != nil {
 		return res, err
