@@ -54,15 +54,15 @@ type ToolLister interface {
 // tools, the version format is what the Mapping says, else what the server
 // says it serves (contract.Served), else, on a target that serves the
 // variant asked for (an embedded one), that variant's.
-func mappingOf(target contract.Target, opts Options) Mapping {
-	var m Mapping
+func mappingOf(target contract.Target, opts Options) contract.Mapping {
+	var m contract.Mapping
 	if t, ok := target.(contract.Mapped); ok {
 		m = t.Mapping()
 	}
 	if !m.Native() {
 		return m
 	}
-	m = Mapping{VersionCheck: true, Key: true, VersionOmittable: true, VersionFormat: m.VersionFormat}
+	m = contract.Mapping{VersionCheck: true, Key: true, VersionOmittable: true, VersionFormat: m.VersionFormat}
 	if m.VersionFormat != "" {
 		return m
 	}
@@ -75,9 +75,6 @@ func mappingOf(target contract.Target, opts Options) Mapping {
 	m.VersionFormat = opts.Variant.WithDefaults().VersionFormat
 	return m
 }
-
-// Mapping is what a target's writes carry (contract.Mapping).
-type Mapping = contract.Mapping
 
 // noteID is the Note conform writes to, as the run names it.
 const noteID = "conform"

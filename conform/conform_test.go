@@ -215,7 +215,7 @@ func fastCheck(t *testing.T, f contract.VersionFormat, clock *stepClock) results
 	}
 	t.Cleanup(func() { s.Close() })
 	r := &runner{ctx: ctx, b: st, s: &session{Session: s}, opts: Options{Writers: 8, Pause: time.Millisecond, FastTime: 20 * time.Second},
-		m: Mapping{VersionFormat: f}, now: clock.read}
+		m: contract.Mapping{VersionFormat: f}, now: clock.read}
 	c, err := r.versionsWithinMillisecond(results.ConformCheck{})
 	if err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func sqlLike(t *testing.T) (*profiled, *atomic.Int64) {
 			}
 			return res, err
 		}}
-	return &profiled{fake: f, mapping: Mapping{Profile: "sql", VersionCheck: true, VersionOmittable: false,
+	return &profiled{fake: f, mapping: contract.Mapping{Profile: "sql", VersionCheck: true, VersionOmittable: false,
 		VersionFormat: contract.FormatCounter}}, &unversioned
 }
 
@@ -124,7 +124,7 @@ func TestUnsupportedCall(t *testing.T) {
 		}
 		return write(req)
 	}}
-	rep, checks := run(t, &profiled{fake: f, mapping: Mapping{Profile: "p", VersionCheck: true, Key: true, VersionOmittable: true}})
+	rep, checks := run(t, &profiled{fake: f, mapping: contract.Mapping{Profile: "p", VersionCheck: true, Key: true, VersionOmittable: true}})
 	expect(t, checks, with(map[string]results.ConformOutcome{"tools/list": results.ConformPass, "no expected_version": results.ConformNotApplicable}), map[string]string{
 		"no expected_version": "not run: profile p cannot send its write without {expected_version}: unsupported operation",
 	})
@@ -139,7 +139,7 @@ func TestUnsupportedCall(t *testing.T) {
 func TestUnorderedVersions(t *testing.T) {
 	files := &profiled{fake: &fake{guard: contract.GuardNone, digests: true, trace: true,
 		lacks: []contract.Capability{contract.CapCreate, contract.CapList, contract.CapEditTabs}},
-		mapping: Mapping{Profile: "files", VersionFormat: contract.FormatDigest}}
+		mapping: contract.Mapping{Profile: "files", VersionFormat: contract.FormatDigest}}
 	rep, checks := run(t, files)
 	expect(t, checks, map[string]results.ConformOutcome{
 		"stale version": results.ConformFail, "no expected_version": results.ConformNotApplicable, "same-key resend": results.ConformNotApplicable,
@@ -156,7 +156,7 @@ func TestUnorderedVersions(t *testing.T) {
 		t.Errorf("version format %q", rep.VersionFormat)
 	}
 
-	etags := &profiled{fake: &fake{}, mapping: Mapping{Profile: "etags", VersionCheck: true, Key: true, VersionOmittable: true,
+	etags := &profiled{fake: &fake{}, mapping: contract.Mapping{Profile: "etags", VersionCheck: true, Key: true, VersionOmittable: true,
 		VersionFormat: contract.FormatOpaque}}
 	rep, checks = run(t, etags)
 	expect(t, checks, map[string]results.ConformOutcome{"stale version": results.ConformPass, "versions increase": results.ConformNotApplicable, "concurrent writers": results.ConformPass},
@@ -243,7 +243,7 @@ func TestConflictNamingWrongVersion(t *testing.T) {
 
 	// Through a profile, a conflict that names no version is no failure;
 	// one that names the wrong version still is.
-	_, checks = run(t, &profiled{fake: f, mapping: Mapping{Profile: "p", VersionCheck: true, Key: true, VersionOmittable: true}})
+	_, checks = run(t, &profiled{fake: f, mapping: contract.Mapping{Profile: "p", VersionCheck: true, Key: true, VersionOmittable: true}})
 	expect(t, checks, map[string]results.ConformOutcome{"concurrent writers": results.ConformFail}, nil)
 }
 

@@ -37,7 +37,7 @@ type runner struct {
 	target  contract.Target
 	capable contract.Capable // nil when the target has every capability
 	opts    Options
-	m       Mapping
+	m       contract.Mapping
 	// now tells the time of a reply: time.Now, or a test's clock.
 	now func() time.Time
 

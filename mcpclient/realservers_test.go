@@ -18,7 +18,7 @@ import (
 )
 
 // stdioSpec is a stdio target running argv.
-func stdioSpec(t testing.TB, argv ...string) Spec {
+func stdioSpec(t testing.TB, argv ...string) TargetSpec {
 	t.Helper()
 	spec, err := Parse("stdio:" + quoteAll(argv))
 	if err != nil {
@@ -226,7 +226,7 @@ func TestRealServers(t *testing.T) {
 	keeper := stdioSpec(t, "env", "DATA_DIR="+filepath.Join(root, "keeper"), filepath.Join(bin, "mcp-memory-keeper"))
 	for _, tc := range []struct {
 		name string
-		spec Spec
+		spec TargetSpec
 		gone func(t *testing.T, tg *Target, doc string) bool
 	}{
 		{"knowledge-graph", stdioSpec(t, filepath.Join(bin, "mcp-knowledge-graph"), "--memory-path", graph), func(t *testing.T, _ *Target, doc string) bool {

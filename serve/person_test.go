@@ -114,12 +114,12 @@ func TestPersonBesideAClient(t *testing.T) {
 			srv := newServer(t, v, Options{History: log})
 			cs := connect(t, srv)
 			call(t, cs, "create_note_tab", `{"note_id":"note-1","expected_version":1,"idempotency_key":"deck","tab_type":"slides","label":"Deck"}`)
-			stop, err := srv.StartPerson(ctx, Person{Note: "note-1", Every: 2 * time.Millisecond, Seed: 7,
+			stop, err := srv.StartPerson(ctx, PersonSchedule{Note: "note-1", Every: 2 * time.Millisecond, Seed: 7,
 				Actions: []PersonAction{PersonAppend, PersonRename, PersonMove, PersonSource}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := srv.StartPerson(ctx, Person{Note: "note-1", Every: time.Second}); err == nil || err.Error() != "a person was started already" {
+			if _, err := srv.StartPerson(ctx, PersonSchedule{Note: "note-1", Every: time.Second}); err == nil || err.Error() != "a person was started already" {
 				t.Errorf("a second person: %v", err)
 			}
 			mine := appendLines(t, cs, "client", 8)
@@ -186,14 +186,14 @@ func TestPersonBesideAClient(t *testing.T) {
 func TestStartPersonRefuses(t *testing.T) {
 	srv := newServer(t, contract.Variant{}, Options{})
 	closeOnCleanup(t, srv)
-	if _, err := srv.StartPerson(ctx, Person{Note: "nobody", Every: time.Second}); err == nil || err.Error() != `note nobody: note_id: "nobody" not found` {
+	if _, err := srv.StartPerson(ctx, PersonSchedule{Note: "nobody", Every: time.Second}); err == nil || err.Error() != `note nobody: note_id: "nobody" not found` {
 		t.Errorf("%v", err)
 	}
-	if _, err := srv.StartPerson(ctx, Person{Every: time.Second}); err == nil || err.Error() != "the person needs a Note to edit" {
+	if _, err := srv.StartPerson(ctx, PersonSchedule{Every: time.Second}); err == nil || err.Error() != "the person needs a Note to edit" {
 		t.Errorf("%v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	stop, err := srv.StartPerson(cctx, Person{Note: "note-1", Every: time.Hour})
+	stop, err := srv.StartPerson(cctx, PersonSchedule{Note: "note-1", Every: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestStartPersonRefuses(t *testing.T) {
 func TestClientsWaitForThePersonsEdit(t *testing.T) {
 	srv, cs := start(t, contract.Variant{}, Options{})
 	closeOnCleanup(t, srv)
-	stop, err := srv.StartPerson(ctx, Person{Note: "note-1", Every: time.Hour})
+	stop, err := srv.StartPerson(ctx, PersonSchedule{Note: "note-1", Every: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -226,7 +226,7 @@ func TestWire(t *testing.T) {
 
 // writeAndConflict drives writes through mcpclient: two sessions, one wins,
 // the other gets the typed conflict naming the winner's version.
-func writeAndConflict(t *testing.T, spec mcpclient.Spec) {
+func writeAndConflict(t *testing.T, spec mcpclient.TargetSpec) {
 	t.Helper()
 	ctx := context.Background()
 	tg, err := mcpclient.Dial(ctx, spec, mcpclient.Options{})

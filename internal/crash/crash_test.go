@@ -279,7 +279,7 @@ func TestCrashNeedsAKillableServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	_, err = Run(context.Background(), Config{Name: "crash-x", Target: tg, Kills: 1}, history.NewWriter(history.Header{Experiment: "crash"}))
+	_, err = Run(context.Background(), RunConfig{Name: "crash-x", Target: tg, Kills: 1}, history.NewWriter(history.Header{Experiment: "crash"}))
 	if err == nil || !strings.Contains(err.Error(), "only a server notesbench starts can be killed or paused: it was opened without faults") {
 		t.Fatalf("crash of a target without faults: %v", err)
 	}

@@ -16,14 +16,14 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// Config is one kill -9 run: editors write through Target while the server
+// RunConfig is one kill -9 run: editors write through Target while the server
 // processes of their sessions are killed again and again.
-type Config struct {
+type RunConfig struct {
 	// Name names the run in the history ("crash-full", "crash-target").
 	Name string
 	// Target is what the editors write through: a Target whose Backends can
-	// be killed (Killer: an MCP target notesbench starts, with faults). The
-	// caller opens and closes it.
+	// be killed (KillableBackend: an MCP target notesbench starts, with
+	// faults). The caller opens and closes it.
 	Target contract.Target
 	// Kills is how many times the server is killed; each session starts its
 	// server again on its next call, the last time to read the final state.
@@ -43,16 +43,16 @@ type Config struct {
 
 // DefaultConfig is the run notesbench crash makes: 50 kills, each server
 // serving 5 to 40 ms.
-func DefaultConfig() Config {
-	return Config{Kills: 50, Seed: 1, MinLife: 5 * time.Millisecond, MaxLife: 40 * time.Millisecond}
+func DefaultConfig() RunConfig {
+	return RunConfig{Kills: 50, Seed: 1, MinLife: 5 * time.Millisecond, MaxLife: 40 * time.Millisecond}
 }
 
-// Killer is a Backend whose server processes can be killed: Kill SIGKILLs
-// them at once, and each session starts its server again on its next call
+// KillableBackend is a Backend whose server processes can be killed: Kill
+// SIGKILLs them at once, and each session starts its server again on its next call
 // (mcpclient's Backends with faults). InjectFaults starts the Backend's
 // faults, each told to begin as it begins and to the func it returns as it
 // ends; stop ends them.
-type Killer interface {
+type KillableBackend interface {
 	Kill(ctx context.Context) error
 	InjectFaults(begin func(kind string, pid int) (end func(detail string))) (stop func() int)
 }
@@ -71,7 +71,7 @@ const crashNote = "note-1"
 // the session started again, so an acknowledgement is never doubled by a
 // resend. After the last kill it reads the final state through a session of
 // its own, records it, and counts what is missing of what was acknowledged.
-func Run(ctx context.Context, cfg Config, w *history.Writer) (res results.CrashRun, err error) {
+func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.CrashRun, err error) {
 	start := time.Now()
 	res = results.CrashRun{Run: cfg.Name}
 	b, err := cfg.Target.Open(ctx, contract.RunSpec{Name: cfg.Name, Seed: cfg.Seed})
@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg Config, w *history.Writer) (res results.CrashR
 		return res, err
 	}
 	defer func() { err = errors.Join(err, b.Close()) }()
-	k, ok := b.(Killer)
+	k, ok := b.(KillableBackend)
 	fault := cfg.Fault
 	switch {
 	case fault == nil && !ok:

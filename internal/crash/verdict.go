@@ -20,13 +20,13 @@ import (
 	"github.com/notesbench/notesbench/store"
 )
 
-// MaxKills bounds Config.Kills: each kill starts the server again and
+// MaxKills bounds RunConfig.Kills: each kill starts the server again and
 // recovers its database.
 const MaxKills = 10_000
 
 // Validate checks the parts of c a user sets, before anything runs; its
 // errors are *field.Error.
-func (c Config) Validate() error {
+func (c RunConfig) Validate() error {
 	if c.Kills < 1 {
 		return field.Errorf("kills", "must be at least 1")
 	}
@@ -99,7 +99,7 @@ type Test struct {
 	// file db with synchronous setting s: how the embedded store is run.
 	Serve func(db string, s contract.Synchronous) string
 	// Open opens a target as a contract.Target whose server can be killed
-	// (Killer).
+	// (KillableBackend).
 	Open func(ctx context.Context, target string) (contract.Target, error)
 	// Timeout bounds each check of the history.
 	Timeout time.Duration
@@ -158,7 +158,7 @@ func (t Test) run(ctx context.Context, name, target string) (res results.CrashRu
 	if err != nil {
 		return res, err
 	}
-	res, err = Run(ctx, Config{Name: name, Target: tg, Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}, t.History)
+	res, err = Run(ctx, RunConfig{Name: name, Target: tg, Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}, t.History)
 	if err != nil || s.Watch == "" {
 		return res, err
 	}
@@ -217,7 +217,7 @@ func (t Test) embedded(ctx context.Context, s contract.Synchronous) (results.Cra
 // Validate checks a crash test's settings, before anything runs; its errors
 // are *field.Error.
 func Validate(s results.CrashSettings) error {
-	if err := (Config{Kills: s.Kills, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}).Validate(); err != nil {
+	if err := (RunConfig{Kills: s.Kills, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}).Validate(); err != nil {
 		return err
 	}
 	for _, sync := range s.Synchronous {

@@ -111,7 +111,7 @@ func TestTerminatePostgresBackends(t *testing.T) {
 	s := settings(wireKills())
 	s.LifeMinNS, s.LifeMaxNS = 2*time.Millisecond, 20*time.Millisecond
 	w := newWriter()
-	res, err := Run(ctx, Config{Name: "crash-wire-postgres", Target: tg, Kills: s.Kills, Seed: 2, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS, Fault: fault}, w)
+	res, err := Run(ctx, RunConfig{Name: "crash-wire-postgres", Target: tg, Kills: s.Kills, Seed: 2, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS, Fault: fault}, w)
 	if err != nil {
 		t.Fatal(err)
 	}
