@@ -16,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/pgbench"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/pgstore"
@@ -125,7 +126,7 @@ func (s Spec) Describe(b contract.Backend) (where, describe string, redact []str
 }
 
 // Peer returns, for a PostgreSQL Target, pgbench running the same write
-// transaction at one client (see pgstore.Target.Pgbench), for bench to time
+// transaction at one client (see internal/pgbench), for bench to time
 // beside its own runs; nil for any other Target.
 func Peer(t contract.Target) func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) {
 	pg, ok := t.(*pgstore.Target)
@@ -133,7 +134,7 @@ func Peer(t contract.Target) func(ctx context.Context, guard contract.Guard, wri
 		return nil
 	}
 	return func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) {
-		return pg.Pgbench(ctx, pgstore.PgbenchOptions{Writes: writes, Warmup: warmup, TextSize: textSize, Guard: guard})
+		return pgbench.Peer{Writes: writes, Warmup: warmup, TextSize: textSize, Guard: guard}.Run(ctx, pg)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 )
 
@@ -47,7 +48,7 @@ func TestConformOverServeOnPostgres(t *testing.T) {
 	}
 	var fails []string
 	for _, c := range rep.Checks {
-		if c.Outcome == conform.Fail {
+		if c.Outcome == results.ConformFail {
 			fails = append(fails, c.Name+": "+c.Detail)
 		}
 	}

@@ -43,7 +43,7 @@ func TestSameCallsSameResults(t *testing.T) {
 type twin struct {
 	b        contract.Backend
 	sessions [2]contract.Session
-	clock    *contracttest.Clock
+	clock    *contracttest.SettableClock
 }
 
 func sameCalls(t *testing.T, targets []contract.Target, v contract.Variant, seed uint64, steps int) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 // identity is what a write means to make, as the server can tell it: the
@@ -35,7 +36,7 @@ func identity(c *history.Call) string {
 // conflict of the same thing may take a new key, since the conflict made
 // nothing; the resend that chose a new key first is the one counted. Judged: the clients' writes whose identity
 // the server can tell.
-func checkKeyChanges(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+func checkKeyChanges(ctx context.Context, runs []*runData, res *results.CheckResult, _ Options, _ *results.CheckReport) {
 	eachRun(ctx, served(runs), res, func(rd *runData) {
 		a := rd.agentsOf()
 		calls := rd.run.Calls
@@ -70,7 +71,7 @@ func checkKeyChanges(ctx context.Context, runs []*runData, res *Result, _ Option
 					m.keys[c.Key] = true
 					ar.KeyChanges++
 					first := &calls[m.first]
-					res.violation(rd, c.Return, "%s resent %s under a new key %q after %s had %s: %s", who(c), id, c.Key,
+					violation(res, rd, c.Return, "%s resent %s under a new key %q after %s had %s: %s", who(c), id, c.Key,
 						first, landed(first), c)
 				}
 				if c.Outcome == contract.OK || c.Outcome == contract.Info {
@@ -101,7 +102,7 @@ func landed(c *history.Call) string {
 // its label, while that tab is still there (the person moved or renamed
 // them): a reference kept by position or label, resolved afresh to the
 // wrong tab. Judged: the clients' calls that name a tab.
-func checkTabReferences(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+func checkTabReferences(ctx context.Context, runs []*runData, res *results.CheckResult, _ Options, _ *results.CheckReport) {
 	eachRun(ctx, served(runs), res, func(rd *runData) {
 		a := rd.agentsOf()
 		calls := rd.run.Calls
@@ -126,7 +127,7 @@ func checkTabReferences(ctx context.Context, runs []*runData, res *Result, _ Opt
 				if c.Outcome == contract.Fail && c.ErrorKind == contract.KindNotFound && now >= 0 {
 					if how := byWhat(calls[now].Listed, c.Tab); how != "" {
 						ar.TabReferences++
-						res.violation(rd, c.Return, "%s named a tab by its %s (tab_id %q), not by its ID: %s", who(c), how, c.Tab, c)
+						violation(res, rd, c.Return, "%s named a tab by its %s (tab_id %q), not by its ID: %s", who(c), how, c.Tab, c)
 						continue
 					}
 				}
@@ -144,7 +145,7 @@ func checkTabReferences(ctx context.Context, runs []*runData, res *Result, _ Opt
 				}
 				if how := tookPlace(calls[then].Listed, calls[now].Listed, calls[prev].Tab, c.Tab); how != "" {
 					ar.TabReferences++
-					res.violation(rd, c.Return, "%s wrote tab %s, which had taken the %s of tab %s, the one it was working on (%s): a reference by %s, not by ID: %s",
+					violation(res, rd, c.Return, "%s wrote tab %s, which had taken the %s of tab %s, the one it was working on (%s): a reference by %s, not by ID: %s",
 						who(c), c.Tab, how, calls[prev].Tab, &calls[prev], how, c)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 // checkPersonLines holds every line the person appended against the final
@@ -18,7 +19,7 @@ import (
 // write was against (Call.ReadVersion) and the write did not drop it, or the
 // write added it; the write after which it was in the text no more dropped
 // it. Judged: the person's acknowledged lines.
-func checkPersonLines(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+func checkPersonLines(ctx context.Context, runs []*runData, res *results.CheckResult, _ Options, _ *results.CheckReport) {
 	eachRun(ctx, served(runs), res, func(rd *runData) {
 		a := rd.agentsOf()
 		type line struct {
@@ -37,14 +38,14 @@ func checkPersonLines(ctx context.Context, runs []*runData, res *Result, _ Optio
 			lines = append(lines, line{c.Note, c.Tab, c.Intent, i})
 		}
 		if len(lines) == 0 {
-			res.notApplicable(rd, "the person appended no line (serve ran without --person, or its actions had no append)")
+			notApplicable(res, rd, "the person appended no line (serve ran without --person, or its actions had no append)")
 			return
 		}
 		finalLines := map[string]map[string]bool{}
 		for _, l := range lines {
 			f := rd.finals[l.note]
 			if f == nil {
-				res.unjudged(1, rd, "no final state of note %s holds the person's lines", l.note)
+				unjudged(res, 1, rd, "no final state of note %s holds the person's lines", l.note)
 				continue
 			}
 			if finalLines[l.note] == nil {
@@ -60,7 +61,7 @@ func checkPersonLines(ctx context.Context, runs []*runData, res *Result, _ Optio
 			added := &rd.run.Calls[l.call]
 			by, why := a.dropper(l.note, l.tab, l.text)
 			if by < 0 {
-				res.violation(rd, rd.end, "the person's line %q (%s) is not in the final text, and no recorded write dropped it: %s",
+				violation(res, rd, rd.end, "the person's line %q (%s) is not in the final text, and no recorded write dropped it: %s",
 					l.text, added, why)
 				continue
 			}
@@ -68,7 +69,7 @@ func checkPersonLines(ctx context.Context, runs []*runData, res *Result, _ Optio
 			if ar := a.agent(w); ar != nil {
 				ar.PersonLinesDropped++
 			}
-			res.violation(rd, w.Return, "the person's line %q (%s) is not in the final text: %s dropped it with %s: %s",
+			violation(res, rd, w.Return, "the person's line %q (%s) is not in the final text: %s dropped it with %s: %s",
 				l.text, added, who(w), w, why)
 		}
 	})
@@ -87,7 +88,7 @@ func (rd *runData) tabOrder(note, tab string) []int {
 			continue
 		}
 		order = p.order
-		if p.verdict != OK || order == nil {
+		if p.verdict != results.CheckOK || order == nil {
 			order = slices.Clone(p.calls)
 			slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(rd.run.Calls[x].Return, rd.run.Calls[y].Return) })
 		}
@@ -150,7 +151,7 @@ func (a *agentRun) dropper(note, tab, line string) (int, string) {
 // conflict and resends the text it built before. The version check cannot
 // stop it; only the client can. Judged: the clients' committed replace_text
 // calls.
-func checkStaleWrites(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+func checkStaleWrites(ctx context.Context, runs []*runData, res *results.CheckResult, _ Options, _ *results.CheckReport) {
 	eachRun(ctx, served(runs), res, func(rd *runData) {
 		a := rd.agentsOf()
 		for _, sk := range a.order {
@@ -176,7 +177,7 @@ func checkStaleWrites(ctx context.Context, runs []*runData, res *Result, _ Optio
 				if conflict != nil && conflict.Note == c.Note {
 					after = ", after the conflict of " + conflict.String()
 				}
-				res.violation(rd, c.Return, "%s committed a text built on version %s with expected_version %s%s: it took the fresh version and kept the old text (%s)",
+				violation(res, rd, c.Return, "%s committed a text built on version %s with expected_version %s%s: it took the fresh version and kept the old text (%s)",
 					who(c), c.BaseVersion, c.ExpectedVersion, after, c)
 			}
 		}

@@ -9,96 +9,19 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
-
-// The agent checks, which Run applies beside the five to a served history
-// (history.ExperimentServe): a history notesbench serve recorded of every
-// call its clients made, and of the person who edited beside them. They
-// judge the clients, each named by its MCP clientInfo, from what the server
-// saw: what each client had read, what its writes did to it, the keys it
-// sent.
-const (
-	// PersonLines: every line the person appended is in the final text; each
-	// one that is not is named with the client write that dropped it.
-	PersonLines = "person-lines"
-	// StaleWrites: no client committed a text built on a view older than
-	// the version it sent (took the fresh version after a conflict and kept
-	// the old text).
-	StaleWrites = "stale-writes"
-	// KeyChanges: no client resent a write under another idempotency key
-	// after a try of it whose reply said it committed, or said nothing
-	// (a reply lost, a failure): a resend the server cannot tell from a new
-	// write.
-	KeyChanges = "key-changes"
-	// TabReferences: no client named a tab by its label or position (a
-	// tab_id that is a label or a number), or wrote the tab that had taken
-	// the place or label of the one it had been working on, while tab IDs
-	// were there to name it by.
-	TabReferences = "tab-references"
-)
-
-// The verdicts of an agent.
-const (
-	// Careful: the agent lost nothing of anyone's and broke no rule of the
-	// agent checks.
-	Careful = "careful"
-	// Careless: it did at least one of what the agent checks find.
-	Careless = "careless"
-	// Idle: it made no write, so there was nothing to judge.
-	Idle = "no writes"
-)
-
-// AgentResult is what an agent (one MCP client name and version, over its
-// sessions) did in a served history, and the verdict on it.
-type AgentResult struct {
-	File string `json:"file"`
-	Run  string `json:"run"`
-	// Agent names it: its clientInfo name and version ("claude-code
-	// 2.1.3"); Name and Version are those.
-	Agent    string `json:"agent"`
-	Name     string `json:"name"`
-	Version  string `json:"version"`
-	Sessions []int  `json:"sessions"`
-	Calls    int    `json:"calls"`
-	// Writes counts its write calls, Committed those that committed.
-	Writes    int `json:"writes"`
-	Committed int `json:"committed"`
-	// Conflicts counts its writes refused for a stale version. After a
-	// conflict, ReReads counts the times it read the Note again before its
-	// next write there; that next write is a ReApply when it built on what
-	// the agent saw since, a Refresh when it sent a fresher version with
-	// content built before.
-	Conflicts int `json:"conflicts"`
-	ReReads   int `json:"rereads"`
-	ReApplies int `json:"reapplies"`
-	Refreshes int `json:"refreshes"`
-	// SameKeyResends counts writes under a key it had sent before (the
-	// server replays or refuses them; nothing is made twice).
-	SameKeyResends int `json:"same_key_resends"`
-	// What the agent checks found: KeyChanges (key-changes), Duplicates
-	// (the copies beyond one, in the final text, of lines it added more
-	// than once), PersonLinesDropped (person-lines), StaleWrites
-	// (stale-writes), TabReferences (tab-references).
-	KeyChanges         int `json:"key_changes"`
-	Duplicates         int `json:"duplicates"`
-	PersonLinesDropped int `json:"person_lines_dropped"`
-	StaleWrites        int `json:"stale_writes"`
-	TabReferences      int `json:"tab_references"`
-	// Verdict is Careful, Careless or Idle; Why says what made it careless.
-	Verdict string   `json:"verdict"`
-	Why     []string `json:"why"`
-}
 
 // agentChecks are the checks of served histories, in the order a Report
 // lists them after the five.
 var agentChecks = []struct {
 	name string
-	fn   func(context.Context, []*runData, *Result, Options, *Report)
+	fn   func(context.Context, []*runData, *results.CheckResult, Options, *results.CheckReport)
 }{
-	{PersonLines, checkPersonLines},
-	{StaleWrites, checkStaleWrites},
-	{KeyChanges, checkKeyChanges},
-	{TabReferences, checkTabReferences},
+	{results.CheckPersonLines, checkPersonLines},
+	{results.CheckStaleWrites, checkStaleWrites},
+	{results.CheckKeyChanges, checkKeyChanges},
+	{results.CheckTabReferences, checkTabReferences},
 }
 
 // served returns the runs of served histories.
@@ -130,8 +53,8 @@ func isPerson(c *history.Call) bool {
 // agentRun is what the agent checks learn of one served run, made once.
 type agentRun struct {
 	rd     *runData
-	agents []*AgentResult // in order of first call
-	of     map[agentKey]*AgentResult
+	agents []*results.AgentResult // in order of first call
+	of     map[agentKey]*results.AgentResult
 	// sessions holds each session's calls in the order it made them.
 	sessions map[sessionKey][]int
 	order    []sessionKey
@@ -156,7 +79,7 @@ func (rd *runData) agentsOf() *agentRun {
 	if rd.agents != nil {
 		return rd.agents
 	}
-	a := &agentRun{rd: rd, of: map[agentKey]*AgentResult{}, sessions: map[sessionKey][]int{}, views: map[viewKey][]int{}}
+	a := &agentRun{rd: rd, of: map[agentKey]*results.AgentResult{}, sessions: map[sessionKey][]int{}, views: map[viewKey][]int{}}
 	calls := rd.run.Calls
 	for i := range calls {
 		c := &calls[i]
@@ -175,7 +98,7 @@ func (rd *runData) agentsOf() *agentRun {
 		k := agentKey{c.Editor, c.ClientVersion}
 		ar := a.of[k]
 		if ar == nil {
-			ar = &AgentResult{File: rd.file, Run: rd.run.Header.Run, Agent: k.String(), Name: k.name, Version: k.version,
+			ar = &results.AgentResult{File: rd.file, Run: rd.run.Header.Run, Agent: k.String(), Name: k.name, Version: k.version,
 				Sessions: []int{}, Why: []string{}}
 			a.of[k] = ar
 			a.agents = append(a.agents, ar)
@@ -217,7 +140,7 @@ func isView(c *history.Call) bool {
 }
 
 // agent returns the agent of a call, nil for the person's.
-func (a *agentRun) agent(c *history.Call) *AgentResult {
+func (a *agentRun) agent(c *history.Call) *results.AgentResult {
 	if isPerson(c) {
 		return nil
 	}
@@ -344,11 +267,11 @@ func distinct(ls []string) []string {
 
 // agentResults returns the agents of every served run, each with its
 // verdict: nil when no run is served, empty when no client called.
-func agentResults(runs []*runData) []AgentResult {
+func agentResults(runs []*runData) []results.AgentResult {
 	if len(served(runs)) == 0 {
 		return nil
 	}
-	out := []AgentResult{}
+	out := []results.AgentResult{}
 	for _, rd := range served(runs) {
 		for _, ar := range rd.agentsOf().agents {
 			r := *ar
@@ -367,11 +290,11 @@ func agentResults(runs []*runData) []AgentResult {
 			r.Why = append([]string{}, why...)
 			switch {
 			case len(why) > 0:
-				r.Verdict = Careless
+				r.Verdict = results.AgentCareless
 			case r.Writes == 0:
-				r.Verdict = Idle
+				r.Verdict = results.AgentIdle
 			default:
-				r.Verdict = Careful
+				r.Verdict = results.AgentCareful
 			}
 			out = append(out, r)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 // raceRun simulates the race experiment's loop as a history, without a store:
@@ -121,7 +122,7 @@ func TestSimulatedRace(t *testing.T) {
 	}
 	for _, r := range rep.Runs {
 		lossy := r.Variant.Guard == contract.GuardNone || r.Policy == "refresh"
-		if r.Linearizable != OK || r.VersionCollisions != 0 || r.Duplicates != 0 || (r.Lost > 0) != lossy || (r.StaleOverwrites > 0) != lossy {
+		if r.Linearizable != results.CheckOK || r.VersionCollisions != 0 || r.Duplicates != 0 || (r.Lost > 0) != lossy || (r.StaleOverwrites > 0) != lossy {
 			t.Errorf("%s: %+v", r.Run, r)
 		}
 		// Every lost line was overwritten by a stale write.
@@ -139,7 +140,7 @@ func BenchmarkCheckRace(b *testing.B) {
 		b.Run(fmt.Sprintf("edits=%d/ops=%d", edits, ops), func(b *testing.B) {
 			for b.Loop() {
 				rep, err := Run(context.Background(), []*history.History{h}, Options{})
-				if err != nil || rep.Checks[0].Verdict != OK {
+				if err != nil || rep.Checks[0].Verdict != results.CheckOK {
 					b.Fatal(err, rep.Checks[0])
 				}
 			}

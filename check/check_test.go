@@ -11,6 +11,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 func TestMain(m *testing.M) {
@@ -101,7 +102,7 @@ func (b *builder) finalBar(version string, tabs []history.FinalTab, sources ...c
 		Tabs: tabs, Sources: append([]contract.Attachment{}, sources...)})
 }
 
-func (b *builder) check(t *testing.T, opts Options) *Report {
+func (b *builder) check(t *testing.T, opts Options) *results.CheckReport {
 	t.Helper()
 	rep, err := Run(context.Background(), []*history.History{{File: "h.jsonl", Header: history.Header{Experiment: "test"}, Runs: []*history.Run{b.run}}}, opts)
 	if err != nil {
@@ -112,13 +113,13 @@ func (b *builder) check(t *testing.T, opts Options) *Report {
 
 // expect compares every check's verdict with want: the checks named in
 // violated are violated, the others ok.
-func expect(t *testing.T, rep *Report, violated ...string) {
+func expect(t *testing.T, rep *results.CheckReport, violated ...string) {
 	t.Helper()
 	for _, r := range rep.Checks {
-		want := OK
+		want := results.CheckOK
 		for _, v := range violated {
 			if r.Check == v {
-				want = Violated
+				want = results.CheckViolated
 			}
 		}
 		if r.Verdict != want {
@@ -154,7 +155,7 @@ func TestStaleOverwriteWithoutGuard(t *testing.T) {
 	b.edit("human", "1", "human-0", "ok", "3")
 	b.final("3", "human-0")
 	rep := b.check(t, Options{})
-	expect(t, rep, StaleOverwrites, LostUpdates)
+	expect(t, rep, results.CheckStaleOverwrites, results.CheckLostUpdates)
 	r := rep.Runs[0]
 	if r.StaleOverwrites != 1 || lostBy(r, "claude") != 1 || lostBy(r, "human") != 0 {
 		t.Errorf("run figures %+v", r)
@@ -174,7 +175,7 @@ func TestStaleOverwriteRefresh(t *testing.T) {
 	w.BaseVersion = "1"
 	b.final("3", "human-0")
 	rep := b.check(t, Options{})
-	expect(t, rep, StaleOverwrites, LostUpdates)
+	expect(t, rep, results.CheckStaleOverwrites, results.CheckLostUpdates)
 }
 
 // An acknowledged line missing from the final text is lost, even when every
@@ -187,7 +188,7 @@ func TestLostAcknowledgedWrite(t *testing.T) {
 	b.edit("claude", "2", "claude-1", "ok", "3")
 	b.final("3", "claude-1")
 	rep := b.check(t, Options{})
-	expect(t, rep, LostUpdates)
+	expect(t, rep, results.CheckLostUpdates)
 	if got := rep.Checks[2].First[0]; !strings.Contains(got, `adding "claude-0"`) {
 		t.Errorf("lost update described as %q", got)
 	}
@@ -220,7 +221,7 @@ func TestDuplicateCreate(t *testing.T) {
 			b.finalBar("3", tabs)
 			rep := b.check(t, Options{})
 			if tc.dups > 0 {
-				expect(t, rep, Duplicates)
+				expect(t, rep, results.CheckDuplicates)
 			} else {
 				expect(t, rep)
 			}
@@ -240,7 +241,7 @@ func TestDuplicateSourceAndReplayMismatch(t *testing.T) {
 	b.add(history.Call{Editor: "agent", Tool: contract.ToolAddNoteSource, ExpectedVersion: "3", Key: "a", URL: "https://x.example/p", Intent: "x.example/p", Outcome: contract.OK, Version: "3", SourceID: "source-2", Replayed: true})
 	b.finalBar("3", []history.FinalTab{}, contract.Attachment{ID: "source-1", URL: "https://x.example/p"}, contract.Attachment{ID: "source-2", URL: "https://www.x.example/p"})
 	rep := b.check(t, Options{})
-	expect(t, rep, Duplicates)
+	expect(t, rep, results.CheckDuplicates)
 	r := rep.Runs[0]
 	if r.Duplicates != 1 || r.ReplayMismatches != 1 || rep.Checks[3].Violations != 2 {
 		t.Errorf("duplicates %d, replay mismatches %d, violations %d; want 1, 1, 2", r.Duplicates, r.ReplayMismatches, rep.Checks[3].Violations)
@@ -256,7 +257,7 @@ func TestConflictWithWrongCurrentVersion(t *testing.T) {
 	b.edit("human", "1", "human-0", "conflict", "7")
 	b.final("2", "claude-0")
 	rep := b.check(t, Options{Visualize: true})
-	for i, want := range []Verdict{Violated, OK, OK, OK, Unknown} {
+	for i, want := range []results.CheckVerdict{results.CheckViolated, results.CheckOK, results.CheckOK, results.CheckOK, results.CheckUnknown} {
 		if got := rep.Checks[i]; got.Verdict != want {
 			t.Errorf("%s: %s, want %s", got.Check, got.Verdict, want)
 		}
@@ -284,7 +285,7 @@ func TestConflictWithoutGuard(t *testing.T) {
 	b.edit("claude", "1", "claude-0", "conflict", "2")
 	b.final("1")
 	rep := b.check(t, Options{})
-	if rep.Checks[0].Verdict != Violated {
+	if rep.Checks[0].Verdict != results.CheckViolated {
 		t.Errorf("linearizability: %s, want violated", rep.Checks[0].Verdict)
 	}
 }
@@ -319,7 +320,7 @@ func TestUnknownOutcomes(t *testing.T) {
 		b.edit("claude", "5", "claude-0", "info", "")
 		b.read("human", "9")
 		b.final("9")
-		expect(t, b.check(t, Options{}), Linearizability)
+		expect(t, b.check(t, Options{}), results.CheckLinearizability)
 	})
 	t.Run("a version cannot come back", func(t *testing.T) {
 		// An unknown write applied leaves a version other than the one it
@@ -332,7 +333,7 @@ func TestUnknownOutcomes(t *testing.T) {
 		b.read("human", "4")
 		b.read("human", "1")
 		b.final("1")
-		expect(t, b.check(t, Options{}), Linearizability)
+		expect(t, b.check(t, Options{}), results.CheckLinearizability)
 	})
 }
 
@@ -349,7 +350,7 @@ func TestMillisecondVersionCollision(t *testing.T) {
 	w.BaseVersion = "t1"
 	b.final("t2", "claude-0")
 	rep := b.check(t, Options{})
-	expect(t, rep, Versions, LostUpdates, StaleOverwrites)
+	expect(t, rep, results.CheckVersions, results.CheckLostUpdates, results.CheckStaleOverwrites)
 	if rep.Runs[0].VersionCollisions != 1 {
 		t.Errorf("version collisions %d, want 1", rep.Runs[0].VersionCollisions)
 	}
@@ -365,7 +366,7 @@ func TestMillisecondVersionCollision(t *testing.T) {
 	b.edit("claude", "t2", "claude-0", "ok", "t3")
 	b.final("t3", "human-0", "claude-0")
 	rep = b.check(t, Options{})
-	expect(t, rep, Versions, LostUpdates, StaleOverwrites)
+	expect(t, rep, results.CheckVersions, results.CheckLostUpdates, results.CheckStaleOverwrites)
 	if r := rep.Runs[0]; lostBy(r, "human") != 1 || r.StaleOverwrites != 1 || r.VersionCollisions != 1 {
 		t.Errorf("run figures %+v", r)
 	}
@@ -395,7 +396,7 @@ func TestReplayOrder(t *testing.T) {
 		b.finalBar("2", []history.FinalTab{{TabID: "sheet-4-a", Type: "sheet", Label: "S"}})
 		rep := b.check(t, Options{})
 		if order == contract.OrderVersionFirst {
-			expect(t, rep, Linearizability)
+			expect(t, rep, results.CheckLinearizability)
 		} else {
 			expect(t, rep)
 		}
@@ -422,7 +423,7 @@ func TestTabRegisters(t *testing.T) {
 	}
 	// The cell overwritten by something else is lost.
 	f.Sheets["sheet-4-a"][0].Cells[0][0] = "other"
-	expect(t, b.check(t, Options{}), LostUpdates)
+	expect(t, b.check(t, Options{}), results.CheckLostUpdates)
 }
 
 // Out of time: every check says unknown, none says ok.
@@ -433,7 +434,7 @@ func TestTimeout(t *testing.T) {
 	b.final("2", "claude-0")
 	rep := b.check(t, Options{Timeout: time.Nanosecond})
 	for _, r := range rep.Checks {
-		if r.Verdict != Unknown || !strings.Contains(r.Reason, "timed out after 1ns") {
+		if r.Verdict != results.CheckUnknown || !strings.Contains(r.Reason, "timed out after 1ns") {
 			t.Errorf("%s: %s (%s), want unknown, timed out", r.Check, r.Verdict, r.Reason)
 		}
 	}
@@ -452,7 +453,7 @@ func TestCancelled(t *testing.T) {
 
 // lostBy returns the intents of editor the final state of r lacks, 0 when
 // the editor made no call.
-func lostBy(r RunResult, editor string) int {
+func lostBy(r results.CheckRun, editor string) int {
 	for _, e := range r.Editors {
 		if e.Editor == editor {
 			return e.Lost
@@ -498,7 +499,7 @@ func TestConflictWithoutCurrentVersion(t *testing.T) {
 		b.conflict("human", "1", "human-0", "")
 		b.final("1")
 		rep := b.check(t, Options{})
-		expect(t, rep, Linearizability)
+		expect(t, rep, results.CheckLinearizability)
 		if got := rep.Checks[0].First[0]; !strings.Contains(got, "it cannot take: human#1 edit_note_tab n/markdown adding \"human-0\" expected 1 → conflict (no current version named)") {
 			t.Errorf("violation described as %q", got)
 		}
@@ -508,7 +509,7 @@ func TestConflictWithoutCurrentVersion(t *testing.T) {
 		b.read("claude", "1")
 		b.conflict("claude", "1", "claude-0", "")
 		b.final("1")
-		expect(t, b.check(t, Options{}), Linearizability)
+		expect(t, b.check(t, Options{}), results.CheckLinearizability)
 	})
 }
 
@@ -547,12 +548,12 @@ func TestVersionsNotApplicable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := result(t, rep, Versions)
-		if v.Verdict != NotApplicable || v.Judged != 0 || v.NotApplicable != 1 || v.Violations != 0 ||
+		v := result(t, rep, results.CheckVersions)
+		if v.Verdict != results.CheckNotApplicable || v.Judged != 0 || v.NotApplicable != 1 || v.Violations != 0 ||
 			!strings.HasPrefix(v.Reason, "not applicable to h.jsonl, run r: "+string(format)+" versions ") {
 			t.Errorf("%s: versions %+v", format, v)
 		}
-		if r := rep.Runs[0]; r.Versions != NotApplicable || r.VersionCollisions != 0 {
+		if r := rep.Runs[0]; r.Versions != results.CheckNotApplicable || r.VersionCollisions != 0 {
 			t.Errorf("%s: run %+v", format, r)
 		}
 		if violated, unknown := rep.Failed(); len(violated)+len(unknown) != 0 {
@@ -566,10 +567,10 @@ func TestVersionsNotApplicable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := result(t, rep, Versions); v.Verdict != OK || v.Judged != 1 || v.NotApplicable != 1 || !strings.Contains(v.Reason, "digest versions are the same for the same content") {
+	if v := result(t, rep, results.CheckVersions); v.Verdict != results.CheckOK || v.Judged != 1 || v.NotApplicable != 1 || !strings.Contains(v.Reason, "digest versions are the same for the same content") {
 		t.Errorf("versions over a digest and a counter run: %+v", v)
 	}
-	if rep.Runs[0].Versions != NotApplicable || rep.Runs[1].Versions != OK {
+	if rep.Runs[0].Versions != results.CheckNotApplicable || rep.Runs[1].Versions != results.CheckOK {
 		t.Errorf("runs: %s, %s", rep.Runs[0].Versions, rep.Runs[1].Versions)
 	}
 }
@@ -586,7 +587,7 @@ func TestNothingToJudgeAndCutShort(t *testing.T) {
 		t.Error("no run, and not empty")
 	}
 	for _, r := range rep.Checks {
-		if r.Verdict != Unknown || r.Reason != "nothing to judge: the histories hold no run" {
+		if r.Verdict != results.CheckUnknown || r.Reason != "nothing to judge: the histories hold no run" {
 			t.Errorf("%s: %s (%s), want unknown, nothing to judge", r.Check, r.Verdict, r.Reason)
 		}
 	}
@@ -602,9 +603,9 @@ func TestNothingToJudgeAndCutShort(t *testing.T) {
 		t.Errorf("cut %q", rep.Cut)
 	}
 	for _, r := range rep.Checks {
-		want := Unknown
-		if r.Check == LostUpdates || r.Check == StaleOverwrites {
-			want = Violated
+		want := results.CheckUnknown
+		if r.Check == results.CheckLostUpdates || r.Check == results.CheckStaleOverwrites {
+			want = results.CheckViolated
 		}
 		if r.Verdict != want || !strings.Contains(r.Reason, "cut short (no end line): h.jsonl after line 9; what it lacks was not judged") {
 			t.Errorf("%s: %s (%s), want %s, cut short", r.Check, r.Verdict, r.Reason, want)
@@ -625,11 +626,11 @@ func TestFaultsBeforeViolations(t *testing.T) {
 		Intent: "human-0", Outcome: contract.OK, Version: "3", Invoke: 1_300_000_000, Return: 1_300_000_005})
 	b.final("3", "human-0")
 	rep := b.check(t, Options{})
-	expect(t, rep, LostUpdates, StaleOverwrites)
-	if got := result(t, rep, LostUpdates).First[0]; !strings.HasSuffix(got, `adding "claude-0" expected 1 → ok 2; after kill at 1.20 s (pid 4711)`) {
+	expect(t, rep, results.CheckLostUpdates, results.CheckStaleOverwrites)
+	if got := result(t, rep, results.CheckLostUpdates).First[0]; !strings.HasSuffix(got, `adding "claude-0" expected 1 → ok 2; after kill at 1.20 s (pid 4711)`) {
 		t.Errorf("lost update described as %q", got)
 	}
-	if got := result(t, rep, StaleOverwrites).First[0]; !strings.HasSuffix(got, "; after pause from 0.00 s to 0.00 s and kill at 1.20 s (pid 4711)") {
+	if got := result(t, rep, results.CheckStaleOverwrites).First[0]; !strings.HasSuffix(got, "; after pause from 0.00 s to 0.00 s and kill at 1.20 s (pid 4711)") {
 		t.Errorf("stale overwrite described as %q", got)
 	}
 	if rep.Runs[0].Faults != 2 {

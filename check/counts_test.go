@@ -6,6 +6,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 // Every count the checker makes has a test here with more than one of its
@@ -14,7 +15,7 @@ import (
 // (tabs, sources, lines), the stale overwrites and the version collisions.
 
 // result returns the Result of the named check.
-func result(t *testing.T, rep *Report, name string) Result {
+func result(t *testing.T, rep *results.CheckReport, name string) results.CheckResult {
 	t.Helper()
 	for _, r := range rep.Checks {
 		if r.Check == name {
@@ -22,12 +23,12 @@ func result(t *testing.T, rep *Report, name string) Result {
 		}
 	}
 	t.Fatalf("no %s check in the report", name)
-	return Result{}
+	return results.CheckResult{}
 }
 
 // counts fails unless the named check found violations violations in judged
 // items.
-func counts(t *testing.T, rep *Report, name string, judged, violations int) {
+func counts(t *testing.T, rep *results.CheckReport, name string, judged, violations int) {
 	t.Helper()
 	r := result(t, rep, name)
 	if r.Judged != judged || r.Violations != violations {
@@ -37,7 +38,7 @@ func counts(t *testing.T, rep *Report, name string, judged, violations int) {
 
 // runCounts is counts, and checks that the run's own figure for the check,
 // read by figure, is its number of violations.
-func runCounts(t *testing.T, rep *Report, name string, figure func(RunResult) int, judged, violations int) {
+func runCounts(t *testing.T, rep *results.CheckReport, name string, figure func(results.CheckRun) int, judged, violations int) {
 	t.Helper()
 	counts(t, rep, name, judged, violations)
 	if got := figure(rep.Runs[0]); got != violations {
@@ -76,7 +77,7 @@ func TestLostLinesCountedPerEditorAndIntent(t *testing.T) {
 	b.add(replay)
 	b.final(fmt.Sprint(v), "claude-0", "human-1", "claude-3")
 	rep := b.check(t, Options{})
-	expect(t, rep, LostUpdates)
+	expect(t, rep, results.CheckLostUpdates)
 	r := rep.Runs[0]
 	if lostBy(r, "claude") != 3 || lostBy(r, "human") != 1 || r.Lost != 4 {
 		t.Errorf("lost claude %d, human %d, all %d; want 3, 1, 4", lostBy(r, "claude"), lostBy(r, "human"), r.Lost)
@@ -84,7 +85,7 @@ func TestLostLinesCountedPerEditorAndIntent(t *testing.T) {
 	if r.Editors[0].Acknowledged != 5 || r.Editors[1].Acknowledged != 2 {
 		t.Errorf("acknowledged %+v; want claude 5, human 2", r.Editors)
 	}
-	counts(t, rep, LostUpdates, 7, 4)
+	counts(t, rep, results.CheckLostUpdates, 7, 4)
 }
 
 // Acknowledged tabs, sources and cells missing from the final state are lost
@@ -113,7 +114,7 @@ func TestLostTabsSourcesAndCells(t *testing.T) {
 	if lostBy(r, "agent") != 3 || lostBy(r, "human") != 1 || r.Lost != 4 {
 		t.Errorf("lost agent %d, human %d, all %d; want 3, 1, 4", lostBy(r, "agent"), lostBy(r, "human"), r.Lost)
 	}
-	counts(t, rep, LostUpdates, 7, 4)
+	counts(t, rep, results.CheckLostUpdates, 7, 4)
 }
 
 // A line of an intent that the final text holds more than once is a
@@ -124,8 +125,8 @@ func TestDuplicateLinesCounted(t *testing.T) {
 	v := b.chain(1, "claude-0", "human-0", "claude-1")
 	b.final(fmt.Sprint(v), "claude-0", "human-0", "", "claude-0", "human-0", "claude-1", "", "human-0")
 	rep := b.check(t, Options{})
-	expect(t, rep, Duplicates)
-	runCounts(t, rep, Duplicates, func(r RunResult) int { return r.Duplicates }, 3, 3)
+	expect(t, rep, results.CheckDuplicates)
+	runCounts(t, rep, results.CheckDuplicates, func(r results.CheckRun) int { return r.Duplicates }, 3, 3)
 }
 
 // Tabs and sources beyond one per intent are duplicates, each one counted: an
@@ -152,8 +153,8 @@ func TestDuplicateTabsAndSourcesCounted(t *testing.T) {
 	}
 	b.finalBar("8", tabs, sources...)
 	rep := b.check(t, Options{})
-	expect(t, rep, Duplicates)
-	runCounts(t, rep, Duplicates, func(r RunResult) int { return r.Duplicates }, 3, 4) // two tabs, two sources
+	expect(t, rep, results.CheckDuplicates)
+	runCounts(t, rep, results.CheckDuplicates, func(r results.CheckRun) int { return r.Duplicates }, 3, 4) // two tabs, two sources
 }
 
 // Every write that replaced content another acknowledged write changed after
@@ -173,7 +174,7 @@ func TestStaleOverwritesCounted(t *testing.T) {
 	b.edit("claude", "5", "claude-2", "ok", "6") // read the latest: not stale
 	b.final("6", "human-1", "claude-2")
 	rep := b.check(t, Options{})
-	runCounts(t, rep, StaleOverwrites, func(r RunResult) int { return r.StaleOverwrites }, 5, 3)
+	runCounts(t, rep, results.CheckStaleOverwrites, func(r results.CheckRun) int { return r.StaleOverwrites }, 5, 3)
 }
 
 // Every committed write that made a version another committed write of the
@@ -194,5 +195,5 @@ func TestVersionCollisionsCounted(t *testing.T) {
 	b.edit("human", "t2", "human-1", "ok", "t4")
 	b.final("t4", "claude-0", "claude-1", "claude-2", "human-0", "human-1")
 	rep := b.check(t, Options{})
-	runCounts(t, rep, Versions, func(r RunResult) int { return r.VersionCollisions }, 5, 2)
+	runCounts(t, rep, results.CheckVersions, func(r results.CheckRun) int { return r.VersionCollisions }, 5, 2)
 }

@@ -32,13 +32,13 @@
 // stands). N/a: the check is no rule of the runs it was given, and none could
 // be judged by it: the versions check on digest and opaque versions
 // (contract.VersionFormat.Ordered), which need not change with every commit.
-// N/a is neither ok nor unknown; the run's own verdict (RunResult.Versions)
-// says n/a for each such run, and a check that judged other runs says which it
-// did not apply to in its reason.
+// N/a is neither ok nor unknown; the run's own verdict
+// (results.CheckRun.Versions) says n/a for each such run, and a check that
+// judged other runs says which it did not apply to in its reason.
 //
 // Each violation described names the faults of its run that came before it
-// (for a lost write, those since the write); RunResult.Faults counts them, and
-// porcupine's page marks them on its timeline.
+// (for a lost write, those since the write); results.CheckRun.Faults counts
+// them, and porcupine's page marks them on its timeline.
 //
 // A served history (history.ExperimentServe: what notesbench serve
 // recorded of every call of its clients, and of the person who edited
@@ -46,11 +46,16 @@
 // person's lines lost, each with the client write that dropped it
 // (person-lines); texts committed on an older version than the one sent
 // (stale-writes); resends under a new idempotency key (key-changes); tabs
-// named by label or position (tab-references). Report.Agents holds each
-// client, named by its MCP clientInfo, with what it did after each conflict
-// and a verdict: careful or careless.
+// named by label or position (tab-references). results.CheckReport.Agents
+// holds each client, named by its MCP clientInfo, with what it did after
+// each conflict and a verdict: careful or careless.
+//
+// What Run returns is plain data of package results (results.CheckReport,
+// with the checks' names and verdicts), so that report renders it without
+// importing check.
 //
 // The package must stay independent of what made the histories: it imports
-// neither sim nor any store, only the history format and the contract's types
-// (and porcupine), so that its verdicts are an opinion of their own.
+// neither sim nor any store, only the history format, the contract's types,
+// the records of results (and porcupine), so that its verdicts are an
+// opinion of their own.
 package check

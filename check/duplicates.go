@@ -9,6 +9,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 // checkDuplicates finds what one intent made more than once, in the final
@@ -17,7 +18,7 @@ import (
 // intents and names that share a name form a group, and every tab or source of
 // a group beyond one per intent is a duplicate. It also checks that a replayed
 // key returned the key's first result.
-func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+func checkDuplicates(ctx context.Context, runs []*runData, res *results.CheckResult, _ Options, _ *results.CheckReport) {
 	eachRun(ctx, runs, res, func(rd *runData) {
 		notes := map[string]*noteCreations{}
 		var order []string
@@ -39,7 +40,7 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 			f := rd.finals[note]
 			if f == nil {
 				if nc.intents() > 0 {
-					res.unjudged(nc.intents(), rd, "no final state of note %s", note)
+					unjudged(res, nc.intents(), rd, "no final state of note %s", note)
 				}
 				continue
 			}
@@ -53,11 +54,11 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 			}
 			for _, d := range nc.tabs.duplicates(tabs) {
 				rd.res.Duplicates += d.extra
-				res.violations(d.extra, rd, math.MinInt64, rd.end, "note %s: %d tabs for %s", note, d.made, d.what)
+				violations(res, d.extra, rd, math.MinInt64, rd.end, "note %s: %d tabs for %s", note, d.made, d.what)
 			}
 			for _, d := range nc.sources.duplicates(sources) {
 				rd.res.Duplicates += d.extra
-				res.violations(d.extra, rd, math.MinInt64, rd.end, "note %s: %d sources for %s", note, d.made, d.what)
+				violations(res, d.extra, rd, math.MinInt64, rd.end, "note %s: %d sources for %s", note, d.made, d.what)
 			}
 			count := map[string]int{}
 			for _, l := range strings.Split(f.Text, "\n") {
@@ -68,7 +69,7 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *Result, _ Option
 			for _, l := range slices.Sorted(maps.Keys(count)) {
 				if n := count[l]; n > 1 {
 					rd.res.Duplicates += n - 1
-					res.violations(n-1, rd, math.MinInt64, rd.end, "note %s: the line %q is in the text %d times", note, l, n)
+					violations(res, n-1, rd, math.MinInt64, rd.end, "note %s: the line %q is in the text %d times", note, l, n)
 				}
 			}
 		}
@@ -185,7 +186,7 @@ func (g *groups) duplicates(items []string) []dup {
 // checkReplays checks that every replayed result of a key equals the key's
 // first result: the one its committing call returned, or, when that reply was
 // lost, the first replay.
-func checkReplays(rd *runData, res *Result) {
+func checkReplays(rd *runData, res *results.CheckResult) {
 	type result struct {
 		version, tabID, sourceID string
 		call                     int
@@ -215,7 +216,7 @@ func checkReplays(rd *runData, res *Result) {
 		}
 		if got.version != want.version || got.tabID != want.tabID || got.sourceID != want.sourceID {
 			rd.res.ReplayMismatches++
-			res.violation(rd, c.Return, "a replay differs from its key's first result: %s, first %s", c, rd.run.Calls[want.call])
+			violation(res, rd, c.Return, "a replay differs from its key's first result: %s, first %s", c, rd.run.Calls[want.call])
 		}
 	}
 }

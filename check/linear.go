@@ -16,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/results"
 )
 
 // partition is one versioned register of a run: the Note's version, or under
@@ -25,7 +26,7 @@ type partition struct {
 	calls []int // indices into the run's calls
 	// verdict is the register's linearizability; order, when it is OK, a
 	// linearization: indices into the run's calls.
-	verdict Verdict
+	verdict results.CheckVerdict
 	order   []int
 }
 
@@ -319,7 +320,7 @@ type linJob struct {
 
 // checkLinearizability checks every register of every run with porcupine,
 // partitions in parallel, each with what is left of the check's time.
-func checkLinearizability(ctx context.Context, runs []*runData, res *Result, opts Options, rep *Report) {
+func checkLinearizability(ctx context.Context, runs []*runData, res *results.CheckResult, opts Options, rep *results.CheckReport) {
 	var jobs []*linJob
 	for _, rd := range runs {
 		for _, p := range rd.parts {
@@ -343,16 +344,16 @@ func checkLinearizability(ctx context.Context, runs []*runData, res *Result, opt
 	wg.Wait()
 
 	for _, rd := range runs {
-		rd.res.Linearizable = OK
+		rd.res.Linearizable = results.CheckOK
 	}
 	for _, j := range jobs {
 		switch j.p.verdict {
-		case OK:
+		case results.CheckOK:
 			res.Judged++
-		case Violated:
+		case results.CheckViolated:
 			res.Judged++
-			res.violation(j.rd, j.at, "register %s: %s", j.p.key, j.illegal)
-			j.rd.res.Linearizable = Violated
+			violation(res, j.rd, j.at, "register %s: %s", j.p.key, j.illegal)
+			j.rd.res.Linearizable = results.CheckViolated
 			if opts.Visualize && rep.Visualization == nil {
 				j.info.AddAnnotations(j.rd.annotations())
 				var buf bytes.Buffer
@@ -362,8 +363,8 @@ func checkLinearizability(ctx context.Context, runs []*runData, res *Result, opt
 			}
 		default:
 			res.Unjudged++
-			if j.rd.res.Linearizable == OK {
-				j.rd.res.Linearizable = Unknown
+			if j.rd.res.Linearizable == results.CheckOK {
+				j.rd.res.Linearizable = results.CheckUnknown
 			}
 		}
 	}
@@ -375,7 +376,7 @@ func checkLinearizability(ctx context.Context, runs []*runData, res *Result, opt
 // check runs porcupine on one partition and keeps a linearization when there is
 // one, or what does not fit when there is none.
 func (j *linJob) check(ctx context.Context, left time.Duration) {
-	j.p.verdict = Unknown
+	j.p.verdict = results.CheckUnknown
 	if ctx.Err() != nil || left <= 0 {
 		return
 	}
@@ -387,7 +388,7 @@ func (j *linJob) check(ctx context.Context, left time.Duration) {
 	partials := info.PartialLinearizations()
 	switch result {
 	case porcupine.Ok:
-		j.p.verdict = OK
+		j.p.verdict = results.CheckOK
 		if lin := longest(partials); lin != nil {
 			j.p.order = make([]int, len(lin))
 			for k, id := range lin {
@@ -395,7 +396,7 @@ func (j *linJob) check(ctx context.Context, left time.Duration) {
 			}
 		}
 	case porcupine.Illegal:
-		j.p.verdict = Violated
+		j.p.verdict = results.CheckViolated
 		j.info = info
 		j.illegal = j.misfit(ops, partials)
 	}

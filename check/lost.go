@@ -8,6 +8,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 // checkLost holds every acknowledged intent against the final state: a line of
@@ -15,17 +16,17 @@ import (
 // tab must be in the tab bar, an added source among the sources. Counts are per
 // editor and per distinct intent: an intent acknowledged twice (a replay) is
 // one intent.
-func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+func checkLost(ctx context.Context, runs []*runData, res *results.CheckResult, _ Options, _ *results.CheckReport) {
 	type intent struct{ editor, note, id string }
 	eachRun(ctx, runs, res, func(rd *runData) {
-		editors := map[string]*EditorResult{}
+		editors := map[string]*results.CheckEditor{}
 		var order []string
 		seen := map[intent]bool{}
 		lines := map[string]map[string]bool{}
 		for i := range rd.run.Calls {
 			c := &rd.run.Calls[i]
 			if editors[c.Editor] == nil {
-				editors[c.Editor] = &EditorResult{Editor: c.Editor}
+				editors[c.Editor] = &results.CheckEditor{Editor: c.Editor}
 				order = append(order, c.Editor)
 			}
 			if c.Outcome != contract.OK || !c.IsWrite() {
@@ -37,7 +38,7 @@ func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *
 			}
 			seen[intent{c.Editor, c.Note, id}] = true
 			if !judged {
-				res.unjudged(1, rd, "no final state holds what %s added", c)
+				unjudged(res, 1, rd, "no final state holds what %s added", c)
 				continue
 			}
 			res.Judged++
@@ -47,7 +48,7 @@ func checkLost(ctx context.Context, runs []*runData, res *Result, _ Options, _ *
 				e.Lost++
 				rd.res.Lost++
 				// Lost after it was made: the faults since then may be why.
-				res.violations(1, rd, c.Invoke, rd.end, "acknowledged, missing from the final state: %s", c)
+				violations(res, 1, rd, c.Invoke, rd.end, "acknowledged, missing from the final state: %s", c)
 			}
 		}
 		for _, name := range order {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 // checkStale finds stale overwrites: a committed edit whose content came from a
@@ -29,14 +30,14 @@ import (
 // stale write can only pass when the editor sends a version fresher than its
 // content (the refresh policy), or when a write leaves the version unchanged
 // (ms versions), which this check catches with the time order of the calls.
-func checkStale(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+func checkStale(ctx context.Context, runs []*runData, res *results.CheckResult, _ Options, _ *results.CheckReport) {
 	for _, rd := range runs {
 		for _, p := range rd.parts {
 			if ctx.Err() != nil {
 				res.Unjudged++
 				continue
 			}
-			if p.verdict != OK || p.order == nil {
+			if p.verdict != results.CheckOK || p.order == nil {
 				for _, i := range p.calls {
 					if c := &rd.run.Calls[i]; isContentWrite(c) {
 						res.Unjudged++
@@ -65,7 +66,7 @@ func replacesWhole(c *history.Call) bool {
 }
 
 // staleIn judges the committed edits of one register along its linearization.
-func (rd *runData) staleIn(p *partition, res *Result) {
+func (rd *runData) staleIn(p *partition, res *results.CheckResult) {
 	calls := rd.run.Calls
 	type tabKey struct{ note, tab string }
 	epoch := map[tabKey]int{}     // acknowledged writes to a tab so far
@@ -116,7 +117,7 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 			continue // an agent's partial edit (a slide, cells) needs no read
 		}
 		if !ok {
-			res.unjudged(1, rd, "no read gave the content of %s", w)
+			unjudged(res, 1, rd, "no read gave the content of %s", w)
 			continue
 		}
 		res.Judged++
@@ -130,6 +131,6 @@ func (rd *runData) staleIn(p *partition, res *Result) {
 			between = &calls[ws[k]]
 		}
 		rd.res.StaleOverwrites++
-		res.violation(rd, w.Return, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base.call])
+		violation(res, rd, w.Return, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base.call])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
 )
 
 // checkVersions checks that every committed write of a register made a version
@@ -15,15 +16,15 @@ import (
 // It is no rule of versions without an order (contract.VersionFormat.Ordered):
 // a digest is the same for the same content, and an opaque version is the
 // server's own. Runs of those are not applicable, not passed.
-func checkVersions(ctx context.Context, runs []*runData, res *Result, _ Options, _ *Report) {
+func checkVersions(ctx context.Context, runs []*runData, res *results.CheckResult, _ Options, _ *results.CheckReport) {
 	eachRun(ctx, runs, res, func(rd *runData) {
 		v := rd.run.Header.Variant
 		if !v.VersionFormat.Ordered() {
-			rd.res.Versions = NotApplicable
-			res.notApplicable(rd, "%s", unordered(v.VersionFormat))
+			rd.res.Versions = results.CheckNotApplicable
+			notApplicable(res, rd, "%s", unordered(v.VersionFormat))
 			return
 		}
-		rd.res.Versions = OK
+		rd.res.Versions = results.CheckOK
 		guarded := v.Guard != contract.GuardNone
 		for _, p := range rd.parts {
 			made := map[string]int{} // version → the call that committed it
@@ -35,15 +36,15 @@ func checkVersions(ctx context.Context, runs []*runData, res *Result, _ Options,
 				res.Judged++
 				if first, ok := made[c.Version]; ok {
 					rd.res.VersionCollisions++
-					rd.res.Versions = Violated
-					res.violation(rd, c.Return, "register %s: version %s committed twice: by %s, then by %s", p.key, c.Version, rd.run.Calls[first], c)
+					rd.res.Versions = results.CheckViolated
+					violation(res, rd, c.Return, "register %s: version %s committed twice: by %s, then by %s", p.key, c.Version, rd.run.Calls[first], c)
 					continue
 				}
 				made[c.Version] = i
 				if guarded && c.Version == c.ExpectedVersion {
 					rd.res.VersionCollisions++
-					rd.res.Versions = Violated
-					res.violation(rd, c.Return, "register %s: a committed write left the version at %s: %s", p.key, c.Version, c)
+					rd.res.Versions = results.CheckViolated
+					violation(res, rd, c.Return, "register %s: a committed write left the version at %s: %s", p.key, c.Version, c)
 				}
 			}
 		}

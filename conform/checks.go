@@ -10,6 +10,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/results"
 )
 
 // The checks of the clauses, in the order of clauses. Each writes by adding
@@ -19,14 +20,14 @@ import (
 
 // tools checks the tools the target lists: the seven tools and their
 // required fields, or, through a profile, the tools it calls.
-func (r *runner) tools(c Check) (Check, error) {
+func (r *runner) tools(c results.ConformCheck) (results.ConformCheck, error) {
 	c.Outcome, c.Detail = r.listing()
-	if c.Outcome == Fail {
+	if c.Outcome == results.ConformFail {
 		if lister, ok := r.target.(ToolLister); ok {
 			bad, _, _ := strings.Cut(c.Detail, ":")
 			for _, t := range lister.ListedTools() {
 				if t.Name == bad {
-					c.Evidence = []Exchange{{Tool: "tools/list", Request: json.RawMessage(`{}`), Reply: t.InputSchema}}
+					c.Evidence = []results.ConformExchange{{Tool: "tools/list", Request: json.RawMessage(`{}`), Reply: t.InputSchema}}
 				}
 			}
 		}
@@ -35,11 +36,11 @@ func (r *runner) tools(c Check) (Check, error) {
 }
 
 // listing is the verdict of the tools/list clause and what was seen.
-func (r *runner) listing() (Outcome, string) {
+func (r *runner) listing() (results.ConformOutcome, string) {
 	capable, m := r.capable, r.m
 	if capable != nil {
 		if err := capable.Require("conform", contract.CapRead, contract.CapWrite); err != nil {
-			return Fail, err.Error()
+			return results.ConformFail, err.Error()
 		}
 	}
 	if !m.Native() {
@@ -53,11 +54,11 @@ func (r *runner) listing() (Outcome, string) {
 		if len(lacks) > 0 {
 			detail += "; it maps no " + strings.Join(lacks, " or ") + " (or the server lacks its tool)"
 		}
-		return Pass, detail
+		return results.ConformPass, detail
 	}
 	lister, ok := r.target.(ToolLister)
 	if !ok {
-		return Pass, "the embedded contract's own tools/list: the seven tools as published"
+		return results.ConformPass, "the embedded contract's own tools/list: the seven tools as published"
 	}
 	listed := lister.ListedTools()
 	problems := lister.SchemaProblems()
@@ -69,12 +70,12 @@ func (r *runner) listing() (Outcome, string) {
 		problems = append(problems, fmt.Sprintf("%d of the seven tools listed: %s", len(listed), strings.Join(names, ", ")))
 	}
 	if len(problems) == 0 {
-		return Pass, "the seven tools, each with the contract's required fields"
+		return results.ConformPass, "the seven tools, each with the contract's required fields"
 	}
-	return Fail, strings.Join(problems, "; ")
+	return results.ConformFail, strings.Join(problems, "; ")
 }
 
-func (r *runner) staleVersion(c Check) (Check, error) {
+func (r *runner) staleVersion(c results.ConformCheck) (results.ConformCheck, error) {
 	base, err := r.read(r.s)
 	if err != nil {
 		return c, ended("the first read", err)
@@ -117,7 +118,7 @@ func (r *runner) staleVersion(c Check) (Check, error) {
 	return pass(c, "version_conflict with current_version %s; text and version unchanged", conflict.Current)
 }
 
-func (r *runner) missingVersion(c Check) (Check, error) {
+func (r *runner) missingVersion(c results.ConformCheck) (results.ConformCheck, error) {
 	before, err := r.read(r.s)
 	if err != nil {
 		return c, ended("the first read", err)
@@ -149,7 +150,7 @@ func (r *runner) missingVersion(c Check) (Check, error) {
 	return pass(c, "refused: %s; nothing changed", describe(got))
 }
 
-func (r *runner) sameKeyResend(c Check) (Check, error) {
+func (r *runner) sameKeyResend(c results.ConformCheck) (results.ConformCheck, error) {
 	base, err := r.read(r.s)
 	if err != nil {
 		return c, ended("the first read", err)
@@ -186,7 +187,7 @@ func (r *runner) sameKeyResend(c Check) (Check, error) {
 // client re-lists and sends again, with the same key, this many times.
 const maxCreateResends = 1
 
-func (r *runner) lostReplyCreate(c Check) (Check, error) {
+func (r *runner) lostReplyCreate(c results.ConformCheck) (results.ConformCheck, error) {
 	label := r.key("lost")
 	// The first reply is lost: the client reads none of it.
 	req, first, err := r.createOnce(label, contract.TypeSheet, label)
@@ -263,7 +264,7 @@ func (r *runner) resend(req contract.CreateRequest) created {
 	return created{res, err}
 }
 
-func (r *runner) versionsIncrease(c Check) (Check, error) {
+func (r *runner) versionsIncrease(c results.ConformCheck) (results.ConformCheck, error) {
 	cur, err := r.read(r.s)
 	if err != nil {
 		return c, ended("the first read", err)
@@ -340,7 +341,7 @@ const (
 	wantShared = 14.0
 )
 
-func (r *runner) versionsWithinMillisecond(c Check) (Check, error) {
+func (r *runner) versionsWithinMillisecond(c results.ConformCheck) (results.ConformCheck, error) {
 	cur, err := r.read(r.s)
 	if err != nil {
 		return c, ended("the first read", err)
@@ -375,7 +376,7 @@ func (r *runner) versionsWithinMillisecond(c Check) (Check, error) {
 	return pass(c, "%d back-to-back writes, close enough that millisecond versions would have repeated (all but certainly): no version repeated", writes)
 }
 
-func (r *runner) perTabVersions(c Check) (Check, error) {
+func (r *runner) perTabVersions(c results.ConformCheck) (results.ConformCheck, error) {
 	l, err := r.list(r.s)
 	if err != nil {
 		return c, ended("the listing", err)
@@ -414,7 +415,7 @@ func (r *runner) perTabVersions(c Check) (Check, error) {
 	return pass(c, "a Sheet write left the markdown tab at version %s; the markdown write with it landed", text.Version)
 }
 
-func (r *runner) concurrentWriters(c Check) (Check, error) {
+func (r *runner) concurrentWriters(c results.ConformCheck) (results.ConformCheck, error) {
 	n := r.opts.Writers
 	sessions := make([]*session, n)
 	defer r.release(sessions)
@@ -498,7 +499,7 @@ func (r *runner) concurrentWriters(c Check) (Check, error) {
 
 func racer(i int) string { return fmt.Sprintf("conform: racer %d", i) }
 
-func (r *runner) sameKeyOtherArgs(c Check) (Check, error) {
+func (r *runner) sameKeyOtherArgs(c results.ConformCheck) (results.ConformCheck, error) {
 	key := r.key("args")
 	base, err := r.read(r.s)
 	if err != nil {
@@ -528,7 +529,7 @@ func (r *runner) sameKeyOtherArgs(c Check) (Check, error) {
 	return info(c, "answered as a success (version %s), text %q", second.Version, after.Text)
 }
 
-func (r *runner) sameKeyOtherTool(c Check) (Check, error) {
+func (r *runner) sameKeyOtherTool(c results.ConformCheck) (results.ConformCheck, error) {
 	key := r.key("tool")
 	base, err := r.read(r.s)
 	if err != nil {
@@ -551,7 +552,7 @@ func (r *runner) sameKeyOtherTool(c Check) (Check, error) {
 	return info(c, "add_note_source ran as a new write: keys are scoped per tool")
 }
 
-func (r *runner) staleResendOrder(c Check) (Check, error) {
+func (r *runner) staleResendOrder(c results.ConformCheck) (results.ConformCheck, error) {
 	req, first, err := r.createOnce(r.key("order"), contract.TypeSlides, "conform order")
 	if err != nil {
 		return c, err

@@ -1,6 +1,9 @@
 package conform
 
-import "github.com/notesbench/notesbench/contract"
+import (
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
+)
 
 // clause is one clause of the contract, declared once: its name, its text
 // ({writers}, {pause} and {tools} filled in from the run), the capabilities
@@ -13,7 +16,7 @@ type clause struct {
 	needs []contract.Capability
 	// unless says why a target whose writes carry m cannot be held to the
 	// clause, or "" when it can.
-	unless func(m Mapping) string
+	unless func(m contract.Mapping) string
 	// onTarget says the check reads the target alone, before any session:
 	// it runs even on a server that lacks a read and a write, to say so.
 	onTarget bool
@@ -21,7 +24,7 @@ type clause struct {
 	// (contract.Replicated): it runs, and is listed, only on a target of
 	// two or more.
 	replicas bool
-	run      func(r *runner, c Check) (Check, error)
+	run      func(r *runner, c results.ConformCheck) (results.ConformCheck, error)
 }
 
 // readWrite is what most clauses call.
@@ -112,7 +115,7 @@ var clauses = []clause{{
 
 // notApplicable says why the clause cannot be held against a target that
 // has capable's capabilities and whose writes carry m, or "".
-func (cl clause) notApplicable(capable contract.Capable, m Mapping) string {
+func (cl clause) notApplicable(capable contract.Capable, m contract.Mapping) string {
 	if capable != nil {
 		if err := capable.Require("the clause", cl.needs...); err != nil {
 			return "not run: " + err.Error()
@@ -125,8 +128,8 @@ func (cl clause) notApplicable(capable contract.Capable, m Mapping) string {
 }
 
 // all is the first reason of reasons that holds.
-func all(reasons ...func(Mapping) string) func(Mapping) string {
-	return func(m Mapping) string {
+func all(reasons ...func(contract.Mapping) string) func(contract.Mapping) string {
+	return func(m contract.Mapping) string {
 		for _, why := range reasons {
 			if s := why(m); s != "" {
 				return s
@@ -136,14 +139,14 @@ func all(reasons ...func(Mapping) string) func(Mapping) string {
 	}
 }
 
-func noVersionParameter(m Mapping) string {
+func noVersionParameter(m contract.Mapping) string {
 	if m.VersionCheck {
 		return ""
 	}
 	return "no version parameter: the profile's write sends no version to leave out"
 }
 
-func versionNotOmittable(m Mapping) string {
+func versionNotOmittable(m contract.Mapping) string {
 	if m.VersionOmittable {
 		return ""
 	}
@@ -153,8 +156,8 @@ func versionNotOmittable(m Mapping) string {
 
 // noKey is the reason of a clause about the idempotency key, with what
 // follows from its absence.
-func noKey(then string) func(Mapping) string {
-	return func(m Mapping) string {
+func noKey(then string) func(contract.Mapping) string {
+	return func(m contract.Mapping) string {
 		switch {
 		case m.Key:
 			return ""
@@ -165,14 +168,14 @@ func noKey(then string) func(Mapping) string {
 	}
 }
 
-func unordered(m Mapping) string {
+func unordered(m contract.Mapping) string {
 	if m.VersionFormat.Ordered() {
 		return ""
 	}
 	return versionsName(m.VersionFormat) + " have no order: they can be compared for equality only"
 }
 
-func noServerVersions(m Mapping) string {
+func noServerVersions(m contract.Mapping) string {
 	if m.VersionFormat != contract.FormatDigest {
 		return ""
 	}
@@ -199,7 +202,7 @@ func versionsName(f contract.VersionFormat) string {
 }
 
 // listedTools is what the tools/list clause holds the target to.
-func listedTools(m Mapping) string {
+func listedTools(m contract.Mapping) string {
 	if !m.Native() {
 		return "the tools profile " + m.Profile + " calls"
 	}

@@ -2,70 +2,13 @@ package conform
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
 )
-
-// Outcome is the verdict of one check.
-type Outcome string
-
-// The outcomes. Info reports what a target does where the contract leaves
-// the clause open: it is neither a pass nor a failure.
-const (
-	Pass Outcome = "pass"
-	Fail Outcome = "fail"
-	Info Outcome = "info"
-	// NotApplicable is a clause the target cannot be held to: it lacks what
-	// the clause is about (a version parameter, an idempotency key, a tool,
-	// versions with an order), as Detail says.
-	NotApplicable Outcome = "n/a"
-)
-
-// Exchange is one call as it went: the tool, the arguments sent and the reply
-// received, or the error the call ended in. For a session that traces its
-// calls (a profile's) these are the server's own tools and replies; for any
-// other they are the contract's tool, the typed request as JSON and the
-// result object (a contract outcome's as the tools report it).
-type Exchange struct {
-	Tool    string          `json:"tool"`
-	Request json.RawMessage `json:"request"`
-	Reply   json.RawMessage `json:"reply,omitempty"`
-	Error   string          `json:"error,omitempty"`
-}
-
-// Check is one clause checked.
-type Check struct {
-	Name    string  `json:"name"`
-	Clause  string  `json:"clause"`
-	Outcome Outcome `json:"outcome"`
-	// Detail says what was seen, in a sentence.
-	Detail string `json:"detail"`
-	// Evidence holds, for a failure, the exchanges that show it.
-	Evidence []Exchange `json:"evidence,omitempty"`
-}
-
-// Report is every check of one target, in order.
-type Report struct {
-	Target   string `json:"target"`
-	Describe string `json:"describe"`
-	// VersionFormat names the target's versions as what they are (counter,
-	// ms, us-suffix, digest, opaque); empty when the target does not say.
-	VersionFormat contract.VersionFormat `json:"version_format,omitempty"`
-	// Protocol is the MCP protocol version the checks ran on, and Replicas
-	// how many replicas they reached; empty for an embedded target.
-	Protocol string  `json:"protocol,omitempty"`
-	Replicas int     `json:"replicas,omitempty"`
-	Checks   []Check `json:"checks"`
-	Passed   int     `json:"passed"`
-	Failed   int     `json:"failed"`
-	Info     int     `json:"info"`
-	// NotApplicable counts the clauses the target cannot be held to.
-	NotApplicable int `json:"not_applicable"`
-}
 
 // Options configure a run.
 type Options struct {
@@ -115,15 +58,15 @@ type ToolLister interface {
 // tools, the version format is what the Mapping says, else what the server
 // says it serves (contract.Served), else, on a target that serves the
 // variant asked for (an embedded one), that variant's.
-func mappingOf(target contract.Target, opts Options) Mapping {
-	var m Mapping
+func mappingOf(target contract.Target, opts Options) contract.Mapping {
+	var m contract.Mapping
 	if t, ok := target.(contract.Mapped); ok {
 		m = t.Mapping()
 	}
 	if !m.Native() {
 		return m
 	}
-	m = Mapping{VersionCheck: true, Key: true, VersionOmittable: true, VersionFormat: m.VersionFormat}
+	m = contract.Mapping{VersionCheck: true, Key: true, VersionOmittable: true, VersionFormat: m.VersionFormat}
 	if m.VersionFormat != "" {
 		return m
 	}
@@ -137,9 +80,6 @@ func mappingOf(target contract.Target, opts Options) Mapping {
 	return m
 }
 
-// Mapping is what a target's writes carry (contract.Mapping).
-type Mapping = contract.Mapping
-
 // noteID is the Note conform writes to, as the run names it.
 const noteID = "conform"
 
@@ -148,10 +88,10 @@ const noteID = "conform"
 // replies as evidence, and the run goes on to the next. An error means
 // notesbench could not run at all: ctx ended, or the target could not open
 // a run, its Note or a first session.
-func Run(ctx context.Context, target contract.Target, opts Options) (Report, error) {
+func Run(ctx context.Context, target contract.Target, opts Options) (results.ConformReport, error) {
 	opts = opts.withDefaults()
 	m := mappingOf(target, opts)
-	rep := Report{Target: opts.Name, Describe: target.Describe(), VersionFormat: m.VersionFormat}
+	rep := results.ConformReport{Target: opts.Name, Describe: target.Describe(), VersionFormat: m.VersionFormat}
 	if w, ok := target.(contract.Wired); ok {
 		wire := w.Wire()
 		rep.Protocol, rep.Replicas = wire.Protocol, wire.Replicas
@@ -170,14 +110,14 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 		if cl.replicas && rep.Replicas < 2 {
 			continue
 		}
-		c := Check{Name: cl.name, Clause: fill.Replace(cl.text)}
+		c := results.ConformCheck{Name: cl.name, Clause: fill.Replace(cl.text)}
 		switch why := cl.notApplicable(capable, m); {
 		case cl.onTarget:
 		case lacking:
 			why = "not run: the server lacks the tools to read and write"
 			fallthrough
 		case why != "":
-			c.Outcome, c.Detail = NotApplicable, why
+			c.Outcome, c.Detail = results.ConformNotApplicable, why
 			rep.Checks = append(rep.Checks, c)
 			continue
 		default:
@@ -191,19 +131,19 @@ func Run(ctx context.Context, target contract.Target, opts Options) (Report, err
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
-	rep.count()
+	count(&rep)
 	return rep, nil
 }
 
-// count counts the outcomes of the checks.
-func (rep *Report) count() {
+// count counts the outcomes of the checks of rep.
+func count(rep *results.ConformReport) {
 	for _, c := range rep.Checks {
 		switch c.Outcome {
-		case Pass:
+		case results.ConformPass:
 			rep.Passed++
-		case Fail:
+		case results.ConformFail:
 			rep.Failed++
-		case NotApplicable:
+		case results.ConformNotApplicable:
 			rep.NotApplicable++
 		default:
 			rep.Info++

@@ -12,6 +12,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
 )
@@ -22,7 +23,7 @@ var ctx = context.Background()
 
 // verdicts runs conform on the embedded store serving v and returns each
 // check's outcome by name.
-func verdicts(t *testing.T, v contract.Variant) (Report, map[string]Outcome) {
+func verdicts(t *testing.T, v contract.Variant) (results.ConformReport, map[string]results.ConformOutcome) {
 	t.Helper()
 	tg := &store.Target{InMemory: true}
 	t.Cleanup(func() { tg.Close() })
@@ -30,10 +31,10 @@ func verdicts(t *testing.T, v contract.Variant) (Report, map[string]Outcome) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]Outcome{}
+	out := map[string]results.ConformOutcome{}
 	for _, c := range rep.Checks {
 		out[c.Name] = c.Outcome
-		if c.Outcome == Fail && len(c.Evidence) == 0 {
+		if c.Outcome == results.ConformFail && len(c.Evidence) == 0 {
 			t.Errorf("%s failed without evidence", c.Name)
 		}
 	}
@@ -42,15 +43,15 @@ func verdicts(t *testing.T, v contract.Variant) (Report, map[string]Outcome) {
 
 // published are the verdicts of the embedded store serving the published
 // connector, clause by clause: the README's conform table, default column.
-var published = map[string]Outcome{
-	"tools/list": Pass, "stale version": Pass, "no expected_version": Pass, "same-key resend": Pass,
-	"lost reply, create": Pass, "versions increase": Pass, "writes within a millisecond": Pass,
-	"per-tab versions": Info, "concurrent writers": Pass, "same key, other arguments": Info,
-	"same key, other tool": Info, "resend after the version moved": Info,
+var published = map[string]results.ConformOutcome{
+	"tools/list": results.ConformPass, "stale version": results.ConformPass, "no expected_version": results.ConformPass, "same-key resend": results.ConformPass,
+	"lost reply, create": results.ConformPass, "versions increase": results.ConformPass, "writes within a millisecond": results.ConformPass,
+	"per-tab versions": results.ConformInfo, "concurrent writers": results.ConformPass, "same key, other arguments": results.ConformInfo,
+	"same key, other tool": results.ConformInfo, "resend after the version moved": results.ConformInfo,
 }
 
 // with is the published verdicts with changes.
-func with(changes map[string]Outcome) map[string]Outcome {
+func with(changes map[string]results.ConformOutcome) map[string]results.ConformOutcome {
 	out := maps.Clone(published)
 	maps.Copy(out, changes)
 	return out
@@ -63,7 +64,7 @@ func TestVariants(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		variant contract.Variant
-		want    map[string]Outcome
+		want    map[string]results.ConformOutcome
 		details map[string]string // what a clause's detail says
 	}{
 		{"default", contract.Variant{}, published, map[string]string{
@@ -73,20 +74,20 @@ func TestVariants(t *testing.T) {
 			"same key, other tool":           "add_note_source refused: invalid_argument idempotency_key",
 			"resend after the version moved": "key first: the first result",
 		}},
-		{"guard none", contract.Variant{Guard: contract.GuardNone}, with(map[string]Outcome{"stale version": Fail, "concurrent writers": Fail}),
+		{"guard none", contract.Variant{Guard: contract.GuardNone}, with(map[string]results.ConformOutcome{"stale version": results.ConformFail, "concurrent writers": results.ConformFail}),
 			map[string]string{
 				"stale version":      "the write with stale version 1 got ok",
 				"concurrent writers": "8 of 8 writers won with expected version ",
 			}},
-		{"version-first", contract.Variant{Order: contract.OrderVersionFirst}, with(map[string]Outcome{"same-key resend": Fail}),
+		{"version-first", contract.Variant{Order: contract.OrderVersionFirst}, with(map[string]results.ConformOutcome{"same-key resend": results.ConformFail}),
 			map[string]string{
 				"same-key resend":                "the resend (same key, same arguments) got version_conflict (current 3) instead of the first result",
 				"lost reply, create":             "one tab, ",
 				"resend after the version moved": "version first: version_conflict (current ",
 			}},
-		{"ms", contract.Variant{VersionFormat: contract.FormatMS}, with(map[string]Outcome{"writes within a millisecond": Fail}),
+		{"ms", contract.Variant{VersionFormat: contract.FormatMS}, with(map[string]results.ConformOutcome{"writes within a millisecond": results.ConformFail}),
 			map[string]string{"versions increase": ": ms versions, each later", "writes within a millisecond": " the version it replaced: two commits "}},
-		{"guard tab", contract.Variant{Guard: contract.GuardTab}, with(map[string]Outcome{"per-tab versions": Pass}), nil},
+		{"guard tab", contract.Variant{Guard: contract.GuardTab}, with(map[string]results.ConformOutcome{"per-tab versions": results.ConformPass}), nil},
 		{"us-suffix", contract.Variant{VersionFormat: contract.FormatUSSuffix}, published, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,7 +100,7 @@ func TestVariants(t *testing.T) {
 			}
 			fails := 0
 			for _, o := range tc.want {
-				if o == Fail {
+				if o == results.ConformFail {
 					fails++
 				}
 			}
@@ -149,7 +150,7 @@ func TestOverMCP(t *testing.T) {
 			}
 			var fails []string
 			for _, c := range rep.Checks {
-				if c.Outcome == Fail {
+				if c.Outcome == results.ConformFail {
 					fails = append(fails, c.Name)
 				}
 			}
@@ -198,7 +199,7 @@ func (c *stepClock) read() time.Time {
 
 // fastCheck runs the within-a-millisecond check alone against the embedded
 // store with the version format f, on clock.
-func fastCheck(t *testing.T, f contract.VersionFormat, clock *stepClock) Check {
+func fastCheck(t *testing.T, f contract.VersionFormat, clock *stepClock) results.ConformCheck {
 	t.Helper()
 	st, err := store.Open(store.InMemory, store.Options{VersionFormat: f, Clock: clock})
 	if err != nil {
@@ -214,8 +215,8 @@ func fastCheck(t *testing.T, f contract.VersionFormat, clock *stepClock) Check {
 	}
 	t.Cleanup(func() { s.Close() })
 	r := &runner{ctx: ctx, b: st, s: &session{Session: s}, opts: Options{Writers: 8, Pause: time.Millisecond, FastTime: 20 * time.Second},
-		m: Mapping{VersionFormat: f}, now: clock.read}
-	c, err := r.versionsWithinMillisecond(Check{})
+		m: contract.Mapping{VersionFormat: f}, now: clock.read}
+	c, err := r.versionsWithinMillisecond(results.ConformCheck{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func fastCheck(t *testing.T, f contract.VersionFormat, clock *stepClock) Check {
 // where the check used to stop and call the clause untested.
 func TestWithinMillisecondWritesUntilAVersionRepeats(t *testing.T) {
 	c := fastCheck(t, contract.FormatMS, newStepClock(1500*time.Microsecond, 1+1500)) // commit 1 made the Note
-	if c.Outcome != Fail || !strings.HasPrefix(c.Detail, "write 1500 got version ") || len(c.Evidence) == 0 {
+	if c.Outcome != results.ConformFail || !strings.HasPrefix(c.Detail, "write 1500 got version ") || len(c.Evidence) == 0 {
 		t.Fatalf("%s: %s (%d exchanges of evidence); want a failure at write 1500", c.Outcome, c.Detail, len(c.Evidence))
 	}
 }
@@ -238,7 +239,7 @@ func TestWithinMillisecondWritesUntilAVersionRepeats(t *testing.T) {
 // before, here.
 func TestWithinMillisecondPassesDistinctVersions(t *testing.T) {
 	c := fastCheck(t, contract.FormatCounter, newStepClock(200*time.Microsecond, 0))
-	if c.Outcome != Pass || !strings.HasPrefix(c.Detail, "19 back-to-back writes") {
+	if c.Outcome != results.ConformPass || !strings.HasPrefix(c.Detail, "19 back-to-back writes") {
 		t.Fatalf("%s: %s; want a pass after 19 writes", c.Outcome, c.Detail)
 	}
 }

@@ -1,5 +1,6 @@
 // Package conform checks a target clause by clause against the Notes write
-// contract and returns what it found as plain data: one Check per clause, with
+// contract and returns what it found as plain data (results.ConformReport,
+// which report renders): one results.ConformCheck per clause, with
 // its outcome (pass, fail, info where the write-ups leave the clause open, or
 // n/a where the target cannot be held to it) and, for a failure, the
 // evidence: the requests sent and the replies received.

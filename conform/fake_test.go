@@ -33,10 +33,10 @@ type fake struct {
 // profiled is a fake reached through a profile.
 type profiled struct {
 	*fake
-	mapping Mapping
+	mapping contract.Mapping
 }
 
-func (p *profiled) Mapping() Mapping { return p.mapping }
+func (p *profiled) Mapping() contract.Mapping { return p.mapping }
 
 func (f *fake) Describe() string { return "a fake over the embedded store" }
 func (f *fake) Close() error     { return nil }

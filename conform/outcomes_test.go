@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
 )
 
 // run runs conform on target with a short within-a-millisecond clause,
 // and returns the report and each check by name.
-func run(t *testing.T, target contract.Target) (Report, map[string]Check) {
+func run(t *testing.T, target contract.Target) (results.ConformReport, map[string]results.ConformCheck) {
 	t.Helper()
 	rep, err := Run(ctx, target, Options{FastTime: time.Second})
 	if err != nil {
@@ -25,7 +26,7 @@ func run(t *testing.T, target contract.Target) (Report, map[string]Check) {
 
 // byName returns the checks of rep by name, after checking that rep has
 // every clause, in order, and that every failure has its evidence.
-func byName(t *testing.T, rep Report) map[string]Check {
+func byName(t *testing.T, rep results.ConformReport) map[string]results.ConformCheck {
 	t.Helper()
 	var names []string
 	for _, cl := range clauses {
@@ -33,12 +34,12 @@ func byName(t *testing.T, rep Report) map[string]Check {
 			names = append(names, cl.name)
 		}
 	}
-	out := map[string]Check{}
+	out := map[string]results.ConformCheck{}
 	for i, c := range rep.Checks {
 		if i >= len(names) || c.Name != names[i] {
 			t.Fatalf("check %d is %q; want the clauses %q in order", i, c.Name, names)
 		}
-		if c.Outcome == Fail && len(c.Evidence) == 0 {
+		if c.Outcome == results.ConformFail && len(c.Evidence) == 0 {
 			t.Errorf("%s failed without evidence", c.Name)
 		}
 		out[c.Name] = c
@@ -51,7 +52,7 @@ func byName(t *testing.T, rep Report) map[string]Check {
 
 // expect checks the outcome of each named check, and that its detail says
 // what is given.
-func expect(t *testing.T, checks map[string]Check, want map[string]Outcome, details map[string]string) {
+func expect(t *testing.T, checks map[string]results.ConformCheck, want map[string]results.ConformOutcome, details map[string]string) {
 	t.Helper()
 	for name, o := range want {
 		if checks[name].Outcome != o {
@@ -84,7 +85,7 @@ func sqlLike(t *testing.T) (*profiled, *atomic.Int64) {
 			}
 			return res, err
 		}}
-	return &profiled{fake: f, mapping: Mapping{Profile: "sql", VersionCheck: true, VersionOmittable: false,
+	return &profiled{fake: f, mapping: contract.Mapping{Profile: "sql", VersionCheck: true, VersionOmittable: false,
 		VersionFormat: contract.FormatCounter}}, &unversioned
 }
 
@@ -95,11 +96,11 @@ func sqlLike(t *testing.T) (*profiled, *atomic.Int64) {
 func TestVersionInsideString(t *testing.T) {
 	target, unversioned := sqlLike(t)
 	rep, checks := run(t, target)
-	expect(t, checks, map[string]Outcome{
-		"tools/list": Pass, "stale version": Pass, "no expected_version": NotApplicable, "same-key resend": NotApplicable,
-		"lost reply, create": NotApplicable, "versions increase": Pass, "per-tab versions": NotApplicable,
-		"concurrent writers": Pass, "same key, other arguments": NotApplicable, "same key, other tool": NotApplicable,
-		"resend after the version moved": NotApplicable,
+	expect(t, checks, map[string]results.ConformOutcome{
+		"tools/list": results.ConformPass, "stale version": results.ConformPass, "no expected_version": results.ConformNotApplicable, "same-key resend": results.ConformNotApplicable,
+		"lost reply, create": results.ConformNotApplicable, "versions increase": results.ConformPass, "per-tab versions": results.ConformNotApplicable,
+		"concurrent writers": results.ConformPass, "same key, other arguments": results.ConformNotApplicable, "same key, other tool": results.ConformNotApplicable,
+		"resend after the version moved": results.ConformNotApplicable,
 	}, map[string]string{
 		"no expected_version": "the version cannot be left out: profile sql's write has {expected_version} inside a string " +
 			"(as an SQL template does) or as an element of a list (bound values), not as the whole value of a member to drop",
@@ -123,8 +124,8 @@ func TestUnsupportedCall(t *testing.T) {
 		}
 		return write(req)
 	}}
-	rep, checks := run(t, &profiled{fake: f, mapping: Mapping{Profile: "p", VersionCheck: true, Key: true, VersionOmittable: true}})
-	expect(t, checks, with(map[string]Outcome{"tools/list": Pass, "no expected_version": NotApplicable}), map[string]string{
+	rep, checks := run(t, &profiled{fake: f, mapping: contract.Mapping{Profile: "p", VersionCheck: true, Key: true, VersionOmittable: true}})
+	expect(t, checks, with(map[string]results.ConformOutcome{"tools/list": results.ConformPass, "no expected_version": results.ConformNotApplicable}), map[string]string{
 		"no expected_version": "not run: profile p cannot send its write without {expected_version}: unsupported operation",
 	})
 	if rep.Failed != 0 {
@@ -138,11 +139,11 @@ func TestUnsupportedCall(t *testing.T) {
 func TestUnorderedVersions(t *testing.T) {
 	files := &profiled{fake: &fake{guard: contract.GuardNone, digests: true, trace: true,
 		lacks: []contract.Capability{contract.CapCreate, contract.CapList, contract.CapEditTabs}},
-		mapping: Mapping{Profile: "files", VersionFormat: contract.FormatDigest}}
+		mapping: contract.Mapping{Profile: "files", VersionFormat: contract.FormatDigest}}
 	rep, checks := run(t, files)
-	expect(t, checks, map[string]Outcome{
-		"stale version": Fail, "no expected_version": NotApplicable, "same-key resend": NotApplicable,
-		"versions increase": NotApplicable, "writes within a millisecond": NotApplicable, "concurrent writers": Fail,
+	expect(t, checks, map[string]results.ConformOutcome{
+		"stale version": results.ConformFail, "no expected_version": results.ConformNotApplicable, "same-key resend": results.ConformNotApplicable,
+		"versions increase": results.ConformNotApplicable, "writes within a millisecond": results.ConformNotApplicable, "concurrent writers": results.ConformFail,
 	}, map[string]string{
 		"stale version":               "the write with stale version sha256:",
 		"no expected_version":         "no version parameter: the profile's write sends no version to leave out",
@@ -155,12 +156,12 @@ func TestUnorderedVersions(t *testing.T) {
 		t.Errorf("version format %q", rep.VersionFormat)
 	}
 
-	etags := &profiled{fake: &fake{}, mapping: Mapping{Profile: "etags", VersionCheck: true, Key: true, VersionOmittable: true,
+	etags := &profiled{fake: &fake{}, mapping: contract.Mapping{Profile: "etags", VersionCheck: true, Key: true, VersionOmittable: true,
 		VersionFormat: contract.FormatOpaque}}
 	rep, checks = run(t, etags)
-	expect(t, checks, map[string]Outcome{"stale version": Pass, "versions increase": NotApplicable, "concurrent writers": Pass},
+	expect(t, checks, map[string]results.ConformOutcome{"stale version": results.ConformPass, "versions increase": results.ConformNotApplicable, "concurrent writers": results.ConformPass},
 		map[string]string{"versions increase": "opaque versions (the server's etag or revision) have no order: they can be compared for equality only"})
-	if rep.VersionFormat != contract.FormatOpaque || checks["writes within a millisecond"].Outcome == NotApplicable {
+	if rep.VersionFormat != contract.FormatOpaque || checks["writes within a millisecond"].Outcome == results.ConformNotApplicable {
 		t.Errorf("version format %q; %+v", rep.VersionFormat, checks["writes within a millisecond"])
 	}
 }
@@ -201,7 +202,7 @@ func TestServerErrorFailsOneClause(t *testing.T) {
 			f := tc.fake()
 			f.trace = traced
 			_, checks := run(t, f)
-			expect(t, checks, with(map[string]Outcome{tc.clause: Fail}), map[string]string{tc.clause: tc.detail})
+			expect(t, checks, with(map[string]results.ConformOutcome{tc.clause: results.ConformFail}), map[string]string{tc.clause: tc.detail})
 			ev := checks[tc.clause].Evidence
 			if len(ev) == 0 {
 				continue // expect said so
@@ -230,7 +231,7 @@ func TestConflictNamingWrongVersion(t *testing.T) {
 		return res, err
 	}}
 	_, checks := run(t, f)
-	expect(t, checks, map[string]Outcome{"stale version": Fail, "concurrent writers": Fail}, map[string]string{
+	expect(t, checks, map[string]results.ConformOutcome{"stale version": results.ConformFail, "concurrent writers": results.ConformFail}, map[string]string{
 		"stale version":      "the conflict reports version 1; the current version is 2",
 		"concurrent writers": "; the others got version_conflict (current ",
 	})
@@ -242,8 +243,8 @@ func TestConflictNamingWrongVersion(t *testing.T) {
 
 	// Through a profile, a conflict that names no version is no failure;
 	// one that names the wrong version still is.
-	_, checks = run(t, &profiled{fake: f, mapping: Mapping{Profile: "p", VersionCheck: true, Key: true, VersionOmittable: true}})
-	expect(t, checks, map[string]Outcome{"concurrent writers": Fail}, nil)
+	_, checks = run(t, &profiled{fake: f, mapping: contract.Mapping{Profile: "p", VersionCheck: true, Key: true, VersionOmittable: true}})
+	expect(t, checks, map[string]results.ConformOutcome{"concurrent writers": results.ConformFail}, nil)
 }
 
 // Only notesbench's own faults end a run: a ctx cancelled mid-run ends it

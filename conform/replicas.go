@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
 )
 
 // The clauses of a server run as several replicas behind a load balancer,
@@ -30,7 +31,7 @@ func (r *runner) replicaPair() (one, two *session, err error) {
 	return s[0], s[1], nil
 }
 
-func (r *runner) replicaResend(c Check) (Check, error) {
+func (r *runner) replicaResend(c results.ConformCheck) (results.ConformCheck, error) {
 	one, two, err := r.replicaPair()
 	if err != nil {
 		return c, err
@@ -68,7 +69,7 @@ func (r *runner) replicaResend(c Check) (Check, error) {
 	return pass(c, "replica 2 returned replica 1's first result (version %s), %s \"replayed\": true; written once", again.Version, replayed)
 }
 
-func (r *runner) replicaReadWrite(c Check) (Check, error) {
+func (r *runner) replicaReadWrite(c results.ConformCheck) (results.ConformCheck, error) {
 	one, two, err := r.replicaPair()
 	if err != nil {
 		return c, err

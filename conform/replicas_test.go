@@ -11,6 +11,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
 )
@@ -58,7 +59,7 @@ func replicasT(t *testing.T, db string, n int, wrap func(contract.Backend) contr
 }
 
 // conformOn runs conform against the target of the URLs, comma-separated.
-func conformOn(t *testing.T, urls []string) (Report, map[string]Check) {
+func conformOn(t *testing.T, urls []string) (results.ConformReport, map[string]results.ConformCheck) {
 	t.Helper()
 	spec, err := mcpclient.Parse(strings.Join(urls, ","))
 	if err != nil {
@@ -73,7 +74,7 @@ func conformOn(t *testing.T, urls []string) (Report, map[string]Check) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks := map[string]Check{}
+	checks := map[string]results.ConformCheck{}
 	for _, c := range rep.Checks {
 		checks[c.Name] = c
 	}
@@ -91,7 +92,7 @@ func TestReplicaClauses(t *testing.T) {
 	}
 	// Every clause of one server keeps its verdict (but the one about
 	// writes within a millisecond, which a loaded machine may not reach).
-	for name, want := range with(map[string]Outcome{"resend to another replica": Pass, "write seen by another replica": Pass}) {
+	for name, want := range with(map[string]results.ConformOutcome{"resend to another replica": results.ConformPass, "write seen by another replica": results.ConformPass}) {
 		if c := checks[name]; c.Outcome != want && name != "writes within a millisecond" {
 			t.Errorf("%s: %s (%s); want %s", name, c.Outcome, c.Detail, want)
 		}
@@ -115,16 +116,16 @@ func TestReplicaKeysInMemory(t *testing.T) {
 		return &memoryKeys{Backend: b, results: map[string]contract.EditResult{}}
 	})
 	_, single := conformOn(t, urls[:1])
-	if c := single["same-key resend"]; c.Outcome != Pass {
+	if c := single["same-key resend"]; c.Outcome != results.ConformPass {
 		t.Fatalf("one server with keys in memory: same-key resend %s (%s)", c.Outcome, c.Detail)
 	}
 	_, checks := conformOn(t, urls)
 	c := checks["resend to another replica"]
-	if c.Outcome != Fail || !strings.HasPrefix(c.Detail, "the resend to replica 2 (the same key and arguments) got version_conflict (current ") ||
+	if c.Outcome != results.ConformFail || !strings.HasPrefix(c.Detail, "the resend to replica 2 (the same key and arguments) got version_conflict (current ") ||
 		len(c.Evidence) == 0 {
 		t.Errorf("resend to another replica: %s (%s)", c.Outcome, c.Detail)
 	}
-	if c := checks["write seen by another replica"]; c.Outcome != Pass {
+	if c := checks["write seen by another replica"]; c.Outcome != results.ConformPass {
 		t.Errorf("write seen by another replica: %s (%s)", c.Outcome, c.Detail)
 	}
 }

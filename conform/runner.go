@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
 )
 
 // tracer is a Session that reports each call it makes to the server: the
@@ -36,7 +37,7 @@ type runner struct {
 	target  contract.Target
 	capable contract.Capable // nil when the target has every capability
 	opts    Options
-	m       Mapping
+	m       contract.Mapping
 	// now tells the time of a reply: time.Now, or a test's clock.
 	now func() time.Time
 
@@ -44,8 +45,8 @@ type runner struct {
 	s    *session // the runner's own session
 	keys atomic.Int64
 
-	mu  sync.Mutex // guards what follows
-	log []Exchange // the exchanges of the clause running
+	mu  sync.Mutex                // guards what follows
+	log []results.ConformExchange // the exchanges of the clause running
 	// unsupported is the first call of the clause running that the target
 	// could not make (errors.ErrUnsupported).
 	unsupported error
@@ -117,7 +118,7 @@ func (r *runner) track(s contract.Session) *session {
 		out.traced = true
 		t.Trace(func(tool string, args json.RawMessage, reply string) {
 			out.sent.Add(1)
-			r.record(Exchange{Tool: tool, Request: slices.Clone(args), Reply: quoteIfNeeded(reply)})
+			r.record(results.ConformExchange{Tool: tool, Request: slices.Clone(args), Reply: quoteIfNeeded(reply)})
 		})
 	}
 	r.mu.Lock()
@@ -131,7 +132,7 @@ func (r *runner) track(s contract.Session) *session {
 // as evidence. A clause with a call the target cannot make (one that ended
 // in errors.ErrUnsupported: a write its profile cannot express) is not
 // applicable, whatever it found. Only an ended ctx ends the run.
-func (r *runner) check(cl clause, c Check) (Check, error) {
+func (r *runner) check(cl clause, c results.ConformCheck) (results.ConformCheck, error) {
 	r.mu.Lock()
 	r.log, r.unsupported = nil, nil
 	r.mu.Unlock()
@@ -147,7 +148,7 @@ func (r *runner) check(cl clause, c Check) (Check, error) {
 	r.mu.Unlock()
 	switch {
 	case unsupported != nil:
-		c.Outcome, c.Detail, c.Evidence = NotApplicable, "not run: "+unsupported.Error(), nil
+		c.Outcome, c.Detail, c.Evidence = results.ConformNotApplicable, "not run: "+unsupported.Error(), nil
 		return c, nil
 	case err == nil:
 		return c, nil
@@ -156,7 +157,7 @@ func (r *runner) check(cl clause, c Check) (Check, error) {
 }
 
 // record adds ex to the evidence.
-func (r *runner) record(ex Exchange) {
+func (r *runner) record(ex results.ConformExchange) {
 	r.mu.Lock()
 	r.log = append(r.log, ex)
 	r.mu.Unlock()
@@ -196,7 +197,7 @@ func do[Res any](r *runner, s *session, tool string, req any, call func() (Res, 
 	if s.traced && s.sent.Load() > sent {
 		return res, err
 	}
-	ex := Exchange{Tool: tool}
+	ex := results.ConformExchange{Tool: tool}
 	ex.Request, _ = json.Marshal(req)
 	if err == nil {
 		ex.Reply, _ = json.Marshal(res)
@@ -250,20 +251,20 @@ func (r *runner) key(what string) string {
 func (r *runner) pause() { time.Sleep(r.opts.Pause) }
 
 // fail ends a check as failed, with the exchanges so far as evidence.
-func (r *runner) fail(c Check, format string, args ...any) (Check, error) {
+func (r *runner) fail(c results.ConformCheck, format string, args ...any) (results.ConformCheck, error) {
 	r.mu.Lock()
-	c.Outcome, c.Detail, c.Evidence = Fail, fmt.Sprintf(format, args...), slices.Clone(r.log)
+	c.Outcome, c.Detail, c.Evidence = results.ConformFail, fmt.Sprintf(format, args...), slices.Clone(r.log)
 	r.mu.Unlock()
 	return c, nil
 }
 
-func pass(c Check, format string, args ...any) (Check, error) {
-	c.Outcome, c.Detail = Pass, fmt.Sprintf(format, args...)
+func pass(c results.ConformCheck, format string, args ...any) (results.ConformCheck, error) {
+	c.Outcome, c.Detail = results.ConformPass, fmt.Sprintf(format, args...)
 	return c, nil
 }
 
-func info(c Check, format string, args ...any) (Check, error) {
-	c.Outcome, c.Detail = Info, fmt.Sprintf(format, args...)
+func info(c results.ConformCheck, format string, args ...any) (results.ConformCheck, error) {
+	c.Outcome, c.Detail = results.ConformInfo, fmt.Sprintf(format, args...)
 	return c, nil
 }
 

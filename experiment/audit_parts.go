@@ -135,7 +135,7 @@ func (a *auditRun) race(ctx context.Context) error {
 }
 
 // checkHistory reads back what w recorded and checks it.
-func checkHistory(ctx context.Context, w *history.Writer, timeout time.Duration) (*check.Report, error) {
+func checkHistory(ctx context.Context, w *history.Writer, timeout time.Duration) (*results.CheckReport, error) {
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {
 		return nil, err
@@ -148,23 +148,23 @@ func checkHistory(ctx context.Context, w *history.Writer, timeout time.Duration)
 }
 
 // staleCell is the stale overwrites check found in the runs of mode.
-func staleCell(rep *check.Report, mode sim.Mode) results.AuditCell {
+func staleCell(rep *results.CheckReport, mode sim.Mode) results.AuditCell {
 	col, source := raceColumn(mode), "stale overwrites (check)"
-	i := slices.IndexFunc(rep.Checks, func(r check.Result) bool { return r.Check == check.StaleOverwrites })
+	i := slices.IndexFunc(rep.Checks, func(r results.CheckResult) bool { return r.Check == results.CheckStaleOverwrites })
 	if i < 0 {
-		return results.NotRunCell(col, source, "check has no "+check.StaleOverwrites+" check")
+		return results.NotRunCell(col, source, "check has no "+results.CheckStaleOverwrites+" check")
 	}
 	n, judged, nonlinear := 0, 0, 0
 	for _, r := range rep.Runs {
 		if modeOf(string(r.Variant.Guard), r.Policy) == mode {
 			n += r.StaleOverwrites
 			judged++
-			if r.Linearizable == check.Violated {
+			if r.Linearizable == results.CheckViolated {
 				nonlinear++
 			}
 		}
 	}
-	if c := rep.Checks[i]; c.Verdict == check.Unknown || c.Verdict == check.NotApplicable {
+	if c := rep.Checks[i]; c.Verdict == results.CheckUnknown || c.Verdict == results.CheckNotApplicable {
 		// Stale overwrites are judged on a linearization of the register's
 		// writes; a register whose writes fit no order under compare-and-set
 		// took a write with a stale version all the same.
@@ -205,7 +205,7 @@ func racePlot(modes []sim.Mode, runs []results.RaceRun) results.AuditPlot {
 }
 
 // runConform runs conform against target and returns its report and tables.
-func runConform(ctx context.Context, target contract.Target, name string, fastTime time.Duration) (conform.Report, []report.Table, error) {
+func runConform(ctx context.Context, target contract.Target, name string, fastTime time.Duration) (results.ConformReport, []report.Table, error) {
 	rep, err := conform.Run(ctx, target, conform.Options{Name: name, FastTime: fastTime})
 	if err != nil {
 		return rep, nil, err
@@ -216,15 +216,15 @@ func runConform(ctx context.Context, target contract.Target, name string, fastTi
 // clauseCell is the matrix's cell of conform's clause name: 1 when it
 // failed, 0 when it passed (or reported what the contract leaves open),
 // and not run when the target cannot be held to it.
-func clauseCell(checks []conform.Check, name, source string) results.AuditCell {
-	i := slices.IndexFunc(checks, func(c conform.Check) bool { return c.Name == name })
+func clauseCell(checks []results.ConformCheck, name, source string) results.AuditCell {
+	i := slices.IndexFunc(checks, func(c results.ConformCheck) bool { return c.Name == name })
 	if i < 0 {
 		return results.NotRunCell(modeConform, source, "conform has no clause "+strconv.Quote(name))
 	}
 	switch c := checks[i]; c.Outcome {
-	case conform.Fail:
+	case results.ConformFail:
 		return results.Counted(modeConform, source, 1, 1)
-	case conform.NotApplicable:
+	case results.ConformNotApplicable:
 		return results.NotRunCell(modeConform, source, "n/a: "+c.Detail)
 	}
 	return results.Counted(modeConform, source, 0, 1)

@@ -92,7 +92,7 @@ var ErrNotSpawned = errors.New("only a server notesbench starts can be killed or
 // opts asks for, before anything starts: a kill or a pause needs a process
 // notesbench starts (a stdio target, or an HTTP one with Options.Spawn), a
 // pause a call timeout, and a schedule a gap.
-func CheckFaults(spec Spec, opts Options) error {
+func CheckFaults(spec TargetSpec, opts Options) error {
 	f := opts.Faults
 	if f == nil {
 		return nil

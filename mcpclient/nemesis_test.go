@@ -23,7 +23,7 @@ import (
 // the server's final state.
 
 // brokenSpec is the stdio target of the broken server of mode on dir.
-func brokenSpec(t *testing.T, dir, mode string) Spec {
+func brokenSpec(t *testing.T, dir, mode string) TargetSpec {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// Spec is a parsed target: a command to spawn, or the URL of a streamable HTTP
-// endpoint.
-type Spec struct {
+// TargetSpec is a parsed target: a command to spawn, or the URL of a
+// streamable HTTP endpoint.
+type TargetSpec struct {
 	// Raw is the target as the user wrote it; errors name it.
 	Raw string
 	// Command is the program and its arguments, for a stdio target.
@@ -24,10 +24,10 @@ type Spec struct {
 }
 
 // String returns the target as the user wrote it.
-func (s Spec) String() string { return s.Raw }
+func (s TargetSpec) String() string { return s.Raw }
 
 // Stdio reports whether the target spawns a server.
-func (s Spec) Stdio() bool { return len(s.Command) > 0 }
+func (s TargetSpec) Stdio() bool { return len(s.Command) > 0 }
 
 // ErrSyntax is wrapped by every error of Parse.
 var ErrSyntax = errors.New("malformed target")
@@ -48,30 +48,30 @@ func syntaxf(raw, format string, args ...any) error {
 // The command line is split on spaces; single and double quotes group words
 // and a backslash escapes the next character, as in a shell, without any
 // expansion.
-func Parse(raw string) (Spec, error) {
+func Parse(raw string) (TargetSpec, error) {
 	s := strings.TrimSpace(raw)
 	switch {
 	case strings.HasPrefix(s, "stdio:"):
 		words, err := splitWords(strings.TrimPrefix(s, "stdio:"))
 		if err != nil {
-			return Spec{}, syntaxf(raw, "%v", err)
+			return TargetSpec{}, syntaxf(raw, "%v", err)
 		}
 		if len(words) == 0 {
-			return Spec{}, syntaxf(raw, "no command after stdio:")
+			return TargetSpec{}, syntaxf(raw, "no command after stdio:")
 		}
-		return Spec{Raw: s, Command: words}, nil
+		return TargetSpec{Raw: s, Command: words}, nil
 	case strings.HasPrefix(s, "http://"), strings.HasPrefix(s, "https://"):
 		if strings.Contains(s, ",") {
 			return parseReplicas(raw, s)
 		}
 		if err := checkURL(raw, s); err != nil {
-			return Spec{}, err
+			return TargetSpec{}, err
 		}
-		return Spec{Raw: s, URL: s}, nil
+		return TargetSpec{Raw: s, URL: s}, nil
 	case s == "":
-		return Spec{}, syntaxf(raw, "empty")
+		return TargetSpec{}, syntaxf(raw, "empty")
 	}
-	return Spec{}, syntaxf(raw, "unknown kind")
+	return TargetSpec{}, syntaxf(raw, "unknown kind")
 }
 
 // checkURL checks one endpoint of a target raw.

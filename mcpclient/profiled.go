@@ -1091,7 +1091,7 @@ func (s *session) AddNoteSource(ctx context.Context, req contract.SourceRequest)
 // created reads the reply r to c, a create with a key, into id, version and
 // replayed, each only where the profile extracts it; it stops at the first
 // extract that fails, with what it read before it left in place.
-func (s *session) created(c *profile.Create, r *profile.Reply, id *string, version *contract.Version, replayed *bool) error {
+func (s *session) created(c *profile.CreateMapping, r *profile.Reply, id *string, version *contract.Version, replayed *bool) error {
 	var err error
 	if c.ID != nil {
 		if *id, err = s.str(c.ID, r); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/ghshape"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -124,8 +125,8 @@ func TestGitHubShapedProfile(t *testing.T) {
 }
 
 // outcomes returns each check's outcome by name.
-func outcomes(rep conform.Report) map[string]conform.Outcome {
-	out := map[string]conform.Outcome{}
+func outcomes(rep results.ConformReport) map[string]results.ConformOutcome {
+	out := map[string]results.ConformOutcome{}
 	for _, c := range rep.Checks {
 		out[c.Name] = c.Outcome
 	}
@@ -144,9 +145,9 @@ func TestConformThroughProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]conform.Outcome{"tools/list": conform.Pass, "stale version": conform.Pass, "no expected_version": conform.Pass,
-		"same-key resend": conform.NotApplicable, "lost reply, create": conform.NotApplicable, "versions increase": conform.NotApplicable,
-		"concurrent writers": conform.Pass, "per-tab versions": conform.NotApplicable}
+	want := map[string]results.ConformOutcome{"tools/list": results.ConformPass, "stale version": results.ConformPass, "no expected_version": results.ConformPass,
+		"same-key resend": results.ConformNotApplicable, "lost reply, create": results.ConformNotApplicable, "versions increase": results.ConformNotApplicable,
+		"concurrent writers": results.ConformPass, "per-tab versions": results.ConformNotApplicable}
 	got := outcomes(gh)
 	for name, o := range want {
 		if got[name] != o {
@@ -164,7 +165,7 @@ func TestConformThroughProfiles(t *testing.T) {
 	}
 	got = outcomes(notes)
 	for _, name := range []string{"tools/list", "stale version", "no expected_version", "same-key resend", "lost reply, create", "versions increase", "concurrent writers"} {
-		if got[name] != conform.Pass {
+		if got[name] != results.ConformPass {
 			t.Errorf("notes: %s: %s (%+v)", name, got[name], notes.Checks)
 		}
 	}
@@ -177,7 +178,7 @@ func TestConformThroughProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range none.Checks {
-		if c.Name == "stale version" && (c.Outcome != conform.Fail || len(c.Evidence) < 3 || c.Evidence[1].Tool != contract.ToolEditNoteTab) {
+		if c.Name == "stale version" && (c.Outcome != results.ConformFail || len(c.Evidence) < 3 || c.Evidence[1].Tool != contract.ToolEditNoteTab) {
 			t.Errorf("a server without a guard: %+v", c)
 		}
 	}
@@ -196,7 +197,7 @@ func TestConformLacksTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Failed != 1 || rep.Checks[0].Name != "tools/list" || rep.Checks[0].Outcome != conform.Fail ||
+	if rep.Failed != 1 || rep.Checks[0].Name != "tools/list" || rep.Checks[0].Outcome != results.ConformFail ||
 		rep.Checks[0].Detail != "target other lacks the tools read_note_tab, edit_note_tab, which conform needs; it lists list_note_tabs" ||
 		rep.NotApplicable != len(rep.Checks)-1 {
 		t.Errorf("%+v", rep)

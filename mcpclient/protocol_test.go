@@ -67,7 +67,7 @@ func (r *recorder) calls() []string {
 }
 
 // specT parses a target.
-func specT(t testing.TB, raw string) Spec {
+func specT(t testing.TB, raw string) TargetSpec {
 	t.Helper()
 	spec, err := Parse(raw)
 	if err != nil {
@@ -107,7 +107,7 @@ func TestProtocolNegotiated(t *testing.T) {
 	served := serveHTTP(t, contract.Variant{})
 	for _, tc := range []struct {
 		name  string
-		spec  Spec
+		spec  TargetSpec
 		pin   string
 		want  string
 		floor string

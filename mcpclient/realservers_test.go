@@ -18,7 +18,7 @@ import (
 )
 
 // stdioSpec is a stdio target running argv.
-func stdioSpec(t testing.TB, argv ...string) Spec {
+func stdioSpec(t testing.TB, argv ...string) TargetSpec {
 	t.Helper()
 	spec, err := Parse("stdio:" + quoteAll(argv))
 	if err != nil {
@@ -84,8 +84,8 @@ func TestRealServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := outcomes(rep)
-		if got["tools/list"] != conform.Pass || got["stale version"] != conform.Fail || got["concurrent writers"] != conform.Fail ||
-			got["same-key resend"] != conform.NotApplicable {
+		if got["tools/list"] != results.ConformPass || got["stale version"] != results.ConformFail || got["concurrent writers"] != results.ConformFail ||
+			got["same-key resend"] != results.ConformNotApplicable {
 			t.Errorf("conform: %+v", rep.Checks)
 		}
 	})
@@ -119,7 +119,7 @@ func TestRealServers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := outcomes(rep); got["stale version"] != conform.Fail || got["lost reply, create"] != conform.Pass {
+		if got := outcomes(rep); got["stale version"] != results.ConformFail || got["lost reply, create"] != results.ConformPass {
 			t.Errorf("conform: %+v", rep.Checks)
 		}
 	})
@@ -169,8 +169,8 @@ func TestRealServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := outcomes(rep); got["stale version"] != conform.Pass || got["concurrent writers"] != conform.Pass ||
-				got["no expected_version"] != conform.NotApplicable || got["versions increase"] != conform.Pass {
+			if got := outcomes(rep); got["stale version"] != results.ConformPass || got["concurrent writers"] != results.ConformPass ||
+				got["no expected_version"] != results.ConformNotApplicable || got["versions increase"] != results.ConformPass {
 				t.Errorf("conform: %+v", rep.Checks)
 			}
 		})
@@ -194,7 +194,7 @@ func TestRealServers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := outcomes(rep); got["stale version"] != conform.Pass || got["no expected_version"] != conform.Fail || got["concurrent writers"] != conform.Pass {
+		if got := outcomes(rep); got["stale version"] != results.ConformPass || got["no expected_version"] != results.ConformFail || got["concurrent writers"] != results.ConformPass {
 			t.Errorf("conform: %+v", rep.Checks)
 		}
 		entries, err := os.ReadDir(filepath.Join(vault, "notesbench"))
@@ -226,7 +226,7 @@ func TestRealServers(t *testing.T) {
 	keeper := stdioSpec(t, "env", "DATA_DIR="+filepath.Join(root, "keeper"), filepath.Join(bin, "mcp-memory-keeper"))
 	for _, tc := range []struct {
 		name string
-		spec Spec
+		spec TargetSpec
 		gone func(t *testing.T, tg *Target, doc string) bool
 	}{
 		{"knowledge-graph", stdioSpec(t, filepath.Join(bin, "mcp-knowledge-graph"), "--memory-path", graph), func(t *testing.T, _ *Target, doc string) bool {
@@ -280,7 +280,7 @@ func TestRealServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := outcomes(rep); got["stale version"] != conform.Fail || got["tools/list"] != conform.Pass {
+			if got := outcomes(rep); got["stale version"] != results.ConformFail || got["tools/list"] != results.ConformPass {
 				t.Errorf("conform: %+v", rep.Checks)
 			}
 		})

@@ -26,24 +26,24 @@ import (
 // a load balancer with sticky sessions does, since no other knows it.
 
 // parseReplicas parses a target of several HTTP URLs, comma-separated.
-func parseReplicas(raw, s string) (Spec, error) {
+func parseReplicas(raw, s string) (TargetSpec, error) {
 	var urls []string
 	for _, u := range strings.Split(s, ",") {
 		u = strings.TrimSpace(u)
 		switch {
 		case u == "":
-			return Spec{}, syntaxf(raw, "an empty URL in the list of replicas")
+			return TargetSpec{}, syntaxf(raw, "an empty URL in the list of replicas")
 		case !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://"):
-			return Spec{}, syntaxf(raw, "replica %q is not an http:// or https:// URL", u)
+			return TargetSpec{}, syntaxf(raw, "replica %q is not an http:// or https:// URL", u)
 		case slices.Contains(urls, u):
-			return Spec{}, syntaxf(raw, "replica %s is listed twice", u)
+			return TargetSpec{}, syntaxf(raw, "replica %s is listed twice", u)
 		}
 		if err := checkURL(raw, u); err != nil {
-			return Spec{}, err
+			return TargetSpec{}, err
 		}
 		urls = append(urls, u)
 	}
-	return Spec{Raw: s, URL: urls[0], URLs: urls}, nil
+	return TargetSpec{Raw: s, URL: urls[0], URLs: urls}, nil
 }
 
 // replicaKey marks a context whose link goes to one replica alone.

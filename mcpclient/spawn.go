@@ -40,7 +40,7 @@ const restartWait = 30 * time.Second
 // spawnServer starts the command of opts.Spawn with the placeholder
 // replaced by a free loopback port, as in spec's URL, and waits until it
 // listens there. It returns the server and the spec with the port.
-func spawnServer(ctx context.Context, spec Spec, opts Options) (*spawned, Spec, error) {
+func spawnServer(ctx context.Context, spec TargetSpec, opts Options) (*spawned, TargetSpec, error) {
 	if spec.Stdio() {
 		return nil, spec, fmt.Errorf("target %s: a stdio target is spawned already: give the command as the target, not to spawn", spec.Raw)
 	}

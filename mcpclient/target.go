@@ -127,7 +127,7 @@ type Target struct {
 // (see Options.Spawn); with opts.Faults it makes them (see Faults): a fault
 // that cannot be made on spec is an error (CheckFaults) before anything
 // starts.
-func Dial(ctx context.Context, spec Spec, opts Options) (*Target, error) {
+func Dial(ctx context.Context, spec TargetSpec, opts Options) (*Target, error) {
 	if err := CheckProtocol(opts.Protocol); err != nil {
 		return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
 	}

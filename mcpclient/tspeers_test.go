@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/npmtest"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
 )
@@ -179,8 +180,8 @@ func TestTypeScriptPeers(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := outcomes(rep)
-			if rep.Protocol != tc.protocol || rep.Failed != 0 || got["stale version"] != conform.Pass || got["same-key resend"] != conform.Pass ||
-				got["concurrent writers"] != conform.Pass || got["no expected_version"] != conform.Pass {
+			if rep.Protocol != tc.protocol || rep.Failed != 0 || got["stale version"] != results.ConformPass || got["same-key resend"] != results.ConformPass ||
+				got["concurrent writers"] != results.ConformPass || got["no expected_version"] != results.ConformPass {
 				t.Errorf("protocol %s, %d passed, %d failed: %+v", rep.Protocol, rep.Passed, rep.Failed, rep.Checks)
 			}
 		})

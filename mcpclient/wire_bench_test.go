@@ -130,7 +130,7 @@ func BenchmarkWire(b *testing.B) {
 	}
 	for _, spec := range []struct {
 		name string
-		spec Spec
+		spec TargetSpec
 	}{{"stdio", helperTarget(b, filepath.Join(dir, "stdio.db"))}, {"http", httpSpec}} {
 		s := sessionT(b, openNote(b, dialT(b, spec.spec, Options{}), "wire"))
 		clients = append(clients, &benchClient{name: spec.name, s: s, v: "1"})

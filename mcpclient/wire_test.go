@@ -124,7 +124,7 @@ func (s dyingSession) EditNoteTab(ctx context.Context, req contract.EditRequest)
 
 // helperTarget is a stdio target that spawns the test binary as a server of
 // db.
-func helperTarget(t testing.TB, db string, env ...string) Spec {
+func helperTarget(t testing.TB, db string, env ...string) TargetSpec {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -150,7 +150,7 @@ func quoteAll(args []string) string {
 	return strings.Join(q, " ")
 }
 
-func dialT(t testing.TB, spec Spec, opts Options) *Target {
+func dialT(t testing.TB, spec TargetSpec, opts Options) *Target {
 	t.Helper()
 	tg, err := Dial(ctx, spec, opts)
 	if err != nil {
@@ -311,7 +311,7 @@ func TestMemoryServerOverStdioIsRefused(t *testing.T) {
 
 // serveHTTP serves an in-memory store of variant v over streamable HTTP on an
 // ephemeral loopback port, for as long as the test runs.
-func serveHTTP(t *testing.T, v contract.Variant) Spec {
+func serveHTTP(t *testing.T, v contract.Variant) TargetSpec {
 	t.Helper()
 	srv := newServer(t, v)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/results"
 )
 
 // NotChecked stands in a table for a figure that was not judged: "—",
@@ -14,7 +14,7 @@ const NotChecked = "—"
 
 // CheckTables builds the verdict table and the table of runs; files says to
 // name each run's file, html is the --html flag.
-func CheckTables(rep *check.Report, title string, files bool, html string) []Table {
+func CheckTables(rep *results.CheckReport, title string, files bool, html string) []Table {
 	verdicts := Table{
 		Title:  title,
 		Header: []string{"Check", "Verdict", "Judged", "Violations", "Not judged"},
@@ -24,7 +24,7 @@ func CheckTables(rep *check.Report, title string, files bool, html string) []Tab
 		for _, f := range c.First {
 			verdicts.Notes = append(verdicts.Notes, c.Check+": "+f)
 		}
-		if c.Reason != "" && c.Verdict != check.Violated {
+		if c.Reason != "" && c.Verdict != results.CheckViolated {
 			verdicts.Notes = append(verdicts.Notes, c.Check+" "+string(c.Verdict)+": "+c.Reason)
 		}
 	}
@@ -45,7 +45,7 @@ func CheckTables(rep *check.Report, title string, files bool, html string) []Tab
 	// shows as NotChecked, never as a count that reads as none.
 	known := map[string]bool{}
 	for _, c := range rep.Checks {
-		known[c.Check] = c.Verdict != check.Unknown
+		known[c.Check] = c.Verdict != results.CheckUnknown
 	}
 	count := func(chk string, n int) string {
 		if !known[chk] {
@@ -57,7 +57,7 @@ func CheckTables(rep *check.Report, title string, files bool, html string) []Tab
 		var lost []string
 		for _, e := range r.Editors {
 			if e.Acknowledged > 0 {
-				lost = append(lost, fmt.Sprintf("%s %s of %s", e.Editor, count(check.LostUpdates, e.Lost), Int(int64(e.Acknowledged))))
+				lost = append(lost, fmt.Sprintf("%s %s of %s", e.Editor, count(results.CheckLostUpdates, e.Lost), Int(int64(e.Acknowledged))))
 			}
 		}
 		v := r.Variant
@@ -66,8 +66,8 @@ func CheckTables(rep *check.Report, title string, files bool, html string) []Tab
 			name = r.File + ": " + name
 		}
 		runs.Rows = append(runs.Rows, []string{name, fmt.Sprintf("%s, %s, %s", v.Guard, v.VersionFormat, v.Order), r.Policy,
-			Int(int64(r.Calls)), string(r.Linearizable), count(check.Versions, r.VersionCollisions), strings.Join(lost, ", "),
-			count(check.Duplicates, r.Duplicates), count(check.Duplicates, r.ReplayMismatches), count(check.StaleOverwrites, r.StaleOverwrites)})
+			Int(int64(r.Calls)), string(r.Linearizable), count(results.CheckVersions, r.VersionCollisions), strings.Join(lost, ", "),
+			count(results.CheckDuplicates, r.Duplicates), count(results.CheckDuplicates, r.ReplayMismatches), count(results.CheckStaleOverwrites, r.StaleOverwrites)})
 	}
 	return []Table{verdicts, runs}
 }
@@ -77,11 +77,11 @@ func CheckTables(rep *check.Report, title string, files bool, html string) []Tab
 // judged, violations, not judged), table "check_runs" one per figure of each
 // run, named by their JSON keys. A figure of a check that could not judge
 // everything is empty.
-func CheckRecords(rep *check.Report) []Record {
+func CheckRecords(rep *results.CheckReport) []Record {
 	var out []Record
 	known := map[string]bool{}
 	for _, c := range rep.Checks {
-		known[c.Check] = c.Verdict != check.Unknown
+		known[c.Check] = c.Verdict != results.CheckUnknown
 		row := c.Check
 		out = append(out,
 			Record{Table: "check", Row: row, Figure: "verdict", Ours: string(c.Verdict)},
@@ -102,11 +102,11 @@ func CheckRecords(rep *check.Report) []Record {
 		}
 		add("calls", strconv.Itoa(r.Calls))
 		add("linearizable", string(r.Linearizable))
-		add("version_collisions", count(check.Versions, r.VersionCollisions))
-		add("lost", count(check.LostUpdates, r.Lost))
-		add("duplicates", count(check.Duplicates, r.Duplicates))
-		add("replay_mismatches", count(check.Duplicates, r.ReplayMismatches))
-		add("stale_overwrites", count(check.StaleOverwrites, r.StaleOverwrites))
+		add("version_collisions", count(results.CheckVersions, r.VersionCollisions))
+		add("lost", count(results.CheckLostUpdates, r.Lost))
+		add("duplicates", count(results.CheckDuplicates, r.Duplicates))
+		add("replay_mismatches", count(results.CheckDuplicates, r.ReplayMismatches))
+		add("stale_overwrites", count(results.CheckStaleOverwrites, r.StaleOverwrites))
 	}
 	return out
 }

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/notesbench/notesbench/conform"
+	"github.com/notesbench/notesbench/results"
 )
 
 // ConformTables is the verdict table and, when a check failed, the evidence.
-func ConformTables(rep conform.Report) []Table {
+func ConformTables(rep results.ConformReport) []Table {
 	verdicts := Table{
 		Title:  "conform: " + rep.Target,
 		Header: []string{"Check", "Outcome", "What was seen"},

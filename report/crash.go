@@ -5,13 +5,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/notesbench/notesbench/check"
-	"github.com/notesbench/notesbench/internal/crash"
+	"github.com/notesbench/notesbench/results"
 )
 
 // CrashTables are the tables of a kill -9 test: its runs, then the checks of
 // the recorded history. life is how long each server serves, as written.
-func CrashTables(s crash.Settings, life string, runs []crash.RunVerdict, checks *check.Report) []Table {
+func CrashTables(s results.CrashSettings, life string, runs []results.CrashRun, checks *results.CheckReport) []Table {
 	t := Table{
 		Title: fmt.Sprintf("Kill -9 test: %d SIGKILLs per run, each server serving %s, seed %d", s.Kills, life, s.Seed),
 		Header: []string{"Synchronous", "Kills survived", "Writes sent", "Acknowledged", "Cut off by a kill", "Of those committed",
@@ -61,7 +60,7 @@ func CrashTables(s crash.Settings, life string, runs []crash.RunVerdict, checks 
 // CrashRecords are a kill -9 test's figures as tidy CSV records (see
 // CSVHeader): table "crash" one record per figure of each run, named by
 // their JSON keys, then the checks' records.
-func CrashRecords(runs []crash.RunVerdict, checks *check.Report) []Record {
+func CrashRecords(runs []results.CrashRun, checks *results.CheckReport) []Record {
 	var out []Record
 	for _, r := range runs {
 		row := string(r.Synchronous)

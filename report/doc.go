@@ -3,7 +3,12 @@
 // written to an io.Writer.
 //
 // It never runs an experiment, never touches a database and never computes a
-// statistic: what it shows was decided in package results.
+// statistic: what it shows was decided in package results. Among the
+// project's packages it imports results (and contract's types, and two
+// helpers under internal/) alone: the records of check, conform and the
+// kill -9 test live in results, so that report links no store, no MCP
+// client and no PostgreSQL driver (internal/layout's test holds it to that,
+// over every package it links).
 //
 // # Ours beside published
 //

@@ -98,9 +98,9 @@ type CreateRow struct {
 	Faults []int `json:"faults"`
 }
 
-// CreateResult is what the create experiment returns: the seeds it ran, one row per
+// CreateSummary is what the create experiment returns: the seeds it ran, one row per
 // (table, order, key policy) in the order the tables list them, and every run.
-type CreateResult struct {
+type CreateSummary struct {
 	Seeds []uint64    `json:"seeds"`
 	Rows  []CreateRow `json:"rows"`
 	Runs  []CreateRun `json:"runs"`
@@ -109,8 +109,8 @@ type CreateResult struct {
 // SummarizeCreate groups runs into rows: one row per distinct (table, order, key
 // policy), in order of first appearance, each holding its runs' figures in the order
 // of seeds. Every row must have exactly one run per seed; anything else is an error.
-func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateResult, error) {
-	res := CreateResult{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs)}
+func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateSummary, error) {
+	res := CreateSummary{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs)}
 	type rowKey struct{ table, order, policy string }
 	var keys []rowKey
 	byKey := map[rowKey][]*CreateRun{}
@@ -127,7 +127,7 @@ func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateResult, error) {
 		for _, seed := range seeds {
 			i := slices.IndexFunc(byKey[k], func(r *CreateRun) bool { return r.Seed == seed })
 			if i < 0 {
-				return CreateResult{}, fmt.Errorf("create: table %s, %s, %s: no run for seed %d", k.table, k.order, k.policy, seed)
+				return CreateSummary{}, fmt.Errorf("create: table %s, %s, %s: no run for seed %d", k.table, k.order, k.policy, seed)
 			}
 			r := byKey[k][i]
 			row.CallsSent = append(row.CallsSent, r.CallsSent)
@@ -138,7 +138,7 @@ func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateResult, error) {
 			row.Faults = append(row.Faults, r.Faults)
 		}
 		if n := len(byKey[k]); n != len(seeds) {
-			return CreateResult{}, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))
+			return CreateSummary{}, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))
 		}
 		res.Rows = append(res.Rows, row)
 	}

@@ -62,8 +62,8 @@ type PubTable struct {
 	Setup string `json:"setup"`
 	// Params are the published parameters, values as written ("1-5", "30 %").
 	// Names follow our flags and config keys where one exists.
-	Params []Param  `json:"params"`
-	Rows   []PubRow `json:"rows"`
+	Params []PublishedParam `json:"params"`
+	Rows   []PubRow         `json:"rows"`
 	// Facts are the figures the text gives in words beside the table.
 	Facts []string `json:"facts"`
 }
@@ -77,8 +77,8 @@ type Source struct {
 	Lang string `json:"lang"`
 }
 
-// A Param is one published parameter.
-type Param struct {
+// A PublishedParam is one published parameter.
+type PublishedParam struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }

@@ -10,7 +10,7 @@ import (
 
 // extension is one extension tool and how the server answers it.
 type extension struct {
-	tool ext.Tool
+	tool ext.ListedTool
 	call callFunc
 }
 

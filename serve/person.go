@@ -40,8 +40,8 @@ var PersonActions = contract.NewEnum("person action", PersonAppend, PersonRename
 // PersonLabels are the labels the person renames tabs to.
 var PersonLabels = []string{"Plan", "Draft", "Notes", "Summary", "Ideas"}
 
-// Person is the schedule of a person who edits a Note beside the clients,
-// as a person in the app would: on average every Every, at random times (a
+// PersonSchedule is the schedule of a person who edits a Note beside the
+// clients, as a person in the app would: on average every Every, at random times (a
 // Poisson process), one of Actions, each chosen at random, drawn from Seed.
 //
 // Each edit is one step on the current Note: the person reads what it
@@ -52,7 +52,7 @@ var PersonLabels = []string{"Plan", "Draft", "Notes", "Summary", "Ideas"}
 // write lost it. Appends and sources are writes of the contract's tools;
 // renames and moves are the person's actions (contract.Person), which take
 // no version and no key but bump the version, as a save in the app does.
-type Person struct {
+type PersonSchedule struct {
 	Note    string
 	Every   time.Duration
 	Actions []PersonAction
@@ -69,8 +69,8 @@ const (
 // every=DURATION[,actions=LIST], LIST naming PersonActions separated by
 // commas (append when none is named): "every=2s,actions=append,rename".
 // The error names the setting at fault. Note and Seed are the caller's.
-func ParsePerson(spec string) (Person, error) {
-	p := Person{}
+func ParsePerson(spec string) (PersonSchedule, error) {
+	p := PersonSchedule{}
 	var key string
 	var actions []string
 	seen := map[string]bool{}
@@ -79,40 +79,40 @@ func ParsePerson(spec string) (Person, error) {
 		k, v, ok := strings.Cut(item, "=")
 		if !ok {
 			if key != "actions" {
-				return Person{}, fmt.Errorf("%q is no setting (want every=DURATION or actions=LIST)", item)
+				return PersonSchedule{}, fmt.Errorf("%q is no setting (want every=DURATION or actions=LIST)", item)
 			}
 			actions = append(actions, item)
 			continue
 		}
 		key = strings.TrimSpace(k)
 		if seen[key] {
-			return Person{}, fmt.Errorf("%s is set twice", key)
+			return PersonSchedule{}, fmt.Errorf("%s is set twice", key)
 		}
 		seen[key] = true
 		switch key {
 		case "every":
 			d, err := time.ParseDuration(strings.TrimSpace(v))
 			if err != nil {
-				return Person{}, fmt.Errorf("every: %q is not a duration (e.g. 500ms, 2s)", strings.TrimSpace(v))
+				return PersonSchedule{}, fmt.Errorf("every: %q is not a duration (e.g. 500ms, 2s)", strings.TrimSpace(v))
 			}
 			if d < MinPersonEvery || d > MaxPersonEvery {
-				return Person{}, fmt.Errorf("every: %v is not between %v and %v", d, MinPersonEvery, MaxPersonEvery)
+				return PersonSchedule{}, fmt.Errorf("every: %v is not between %v and %v", d, MinPersonEvery, MaxPersonEvery)
 			}
 			p.Every = d
 		case "actions":
 			actions = append(actions, v)
 		default:
-			return Person{}, fmt.Errorf("unknown setting %q (want every or actions)", key)
+			return PersonSchedule{}, fmt.Errorf("unknown setting %q (want every or actions)", key)
 		}
 	}
 	if p.Every == 0 {
-		return Person{}, errors.New("every: missing (every=DURATION: the mean time between the person's edits)")
+		return PersonSchedule{}, errors.New("every: missing (every=DURATION: the mean time between the person's edits)")
 	}
 	p.Actions = []PersonAction{PersonAppend}
 	if seen["actions"] {
 		list, err := contract.ParseList(strings.Join(actions, ","), PersonActions.Parse)
 		if err != nil {
-			return Person{}, fmt.Errorf("actions: %w", err)
+			return PersonSchedule{}, fmt.Errorf("actions: %w", err)
 		}
 		p.Actions = list
 	}
@@ -120,7 +120,7 @@ func ParsePerson(spec string) (Person, error) {
 }
 
 // String spells the schedule as ParsePerson reads it.
-func (p Person) String() string {
+func (p PersonSchedule) String() string {
 	names := make([]string, len(p.Actions))
 	for i, a := range p.Actions {
 		names[i] = string(a)
@@ -179,7 +179,7 @@ const personTries = 5
 // append with its line as intent. The Note must exist; renames and moves
 // need a Backend that offers the person's actions. One person may be
 // started on a Server.
-func (s *Server) StartPerson(ctx context.Context, p Person) (stop func() PersonReport, err error) {
+func (s *Server) StartPerson(ctx context.Context, p PersonSchedule) (stop func() PersonReport, err error) {
 	if p.Note == "" {
 		return nil, errors.New("the person needs a Note to edit")
 	}
@@ -222,7 +222,7 @@ func (s *Server) StartPerson(ctx context.Context, p Person) (stop func() PersonR
 // editor is the person at work.
 type editor struct {
 	s   *Server
-	p   Person
+	p   PersonSchedule
 	run *personRun
 	rng *rand.Rand
 	tag string

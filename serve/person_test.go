@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/results"
 )
 
 func TestParsePerson(t *testing.T) {
@@ -113,12 +114,12 @@ func TestPersonBesideAClient(t *testing.T) {
 			srv := newServer(t, v, Options{History: log})
 			cs := connect(t, srv)
 			call(t, cs, "create_note_tab", `{"note_id":"note-1","expected_version":1,"idempotency_key":"deck","tab_type":"slides","label":"Deck"}`)
-			stop, err := srv.StartPerson(ctx, Person{Note: "note-1", Every: 2 * time.Millisecond, Seed: 7,
+			stop, err := srv.StartPerson(ctx, PersonSchedule{Note: "note-1", Every: 2 * time.Millisecond, Seed: 7,
 				Actions: []PersonAction{PersonAppend, PersonRename, PersonMove, PersonSource}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := srv.StartPerson(ctx, Person{Note: "note-1", Every: time.Second}); err == nil || err.Error() != "a person was started already" {
+			if _, err := srv.StartPerson(ctx, PersonSchedule{Note: "note-1", Every: time.Second}); err == nil || err.Error() != "a person was started already" {
 				t.Errorf("a second person: %v", err)
 			}
 			mine := appendLines(t, cs, "client", 8)
@@ -160,7 +161,7 @@ func TestPersonBesideAClient(t *testing.T) {
 			}
 			var got string
 			for _, c := range rep.Checks {
-				if c.Check == check.PersonLines {
+				if c.Check == results.CheckPersonLines {
 					got = fmt.Sprintf("%s, %d judged, %d violations", c.Verdict, c.Judged, c.Violations)
 				}
 			}
@@ -172,7 +173,7 @@ func TestPersonBesideAClient(t *testing.T) {
 				t.Errorf("check: cut %v, person-lines %s, want %s; agents %+v", h.Cut, got, want, rep.Agents)
 			}
 			if guard == contract.GuardNote {
-				if v, u := rep.Failed(); len(v) > 0 || len(u) > 0 || rep.Agents[0].Verdict != check.Careful {
+				if v, u := rep.Failed(); len(v) > 0 || len(u) > 0 || rep.Agents[0].Verdict != results.AgentCareful {
 					t.Errorf("a careful client: violated %v, unknown %v, %+v", v, u, rep.Agents[0])
 				}
 			}
@@ -185,14 +186,14 @@ func TestPersonBesideAClient(t *testing.T) {
 func TestStartPersonRefuses(t *testing.T) {
 	srv := newServer(t, contract.Variant{}, Options{})
 	closeOnCleanup(t, srv)
-	if _, err := srv.StartPerson(ctx, Person{Note: "nobody", Every: time.Second}); err == nil || err.Error() != `note nobody: note_id: "nobody" not found` {
+	if _, err := srv.StartPerson(ctx, PersonSchedule{Note: "nobody", Every: time.Second}); err == nil || err.Error() != `note nobody: note_id: "nobody" not found` {
 		t.Errorf("%v", err)
 	}
-	if _, err := srv.StartPerson(ctx, Person{Every: time.Second}); err == nil || err.Error() != "the person needs a Note to edit" {
+	if _, err := srv.StartPerson(ctx, PersonSchedule{Every: time.Second}); err == nil || err.Error() != "the person needs a Note to edit" {
 		t.Errorf("%v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	stop, err := srv.StartPerson(cctx, Person{Note: "note-1", Every: time.Hour})
+	stop, err := srv.StartPerson(cctx, PersonSchedule{Note: "note-1", Every: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestStartPersonRefuses(t *testing.T) {
 func TestClientsWaitForThePersonsEdit(t *testing.T) {
 	srv, cs := start(t, contract.Variant{}, Options{})
 	closeOnCleanup(t, srv)
-	stop, err := srv.StartPerson(ctx, Person{Note: "note-1", Every: time.Hour})
+	stop, err := srv.StartPerson(ctx, PersonSchedule{Note: "note-1", Every: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -205,7 +205,7 @@ func newToolsList(tools []any) (*toolsList, error) {
 
 // listedExtension is an extension tool as tools/list writes it: marked as an
 // extension in _meta.
-func listedExtension(t ext.Tool) any {
+func listedExtension(t ext.ListedTool) any {
 	return struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`

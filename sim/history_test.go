@@ -48,7 +48,7 @@ func seedCount(chunks [][]uint64) int {
 
 // judge writes w's history, reads it back as notesbench check would, judges it
 // and returns the runs by name.
-func judge(t *testing.T, w *history.Writer) map[string]check.RunResult {
+func judge(t *testing.T, w *history.Writer) map[string]results.CheckRun {
 	t.Helper()
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {
@@ -65,14 +65,14 @@ func judge(t *testing.T, w *history.Writer) map[string]check.RunResult {
 		t.Fatal(err)
 	}
 	calls := 0
-	runs := map[string]check.RunResult{}
+	runs := map[string]results.CheckRun{}
 	for _, r := range rep.Runs {
 		runs[r.Run] = r
 		calls += r.Calls
 	}
 	t.Logf("%d runs, %d calls, %.1f MB of history, checked in %.2fs", len(rep.Runs), calls, float64(size)/1e6, time.Since(start).Seconds())
 	for _, c := range rep.Checks {
-		if c.Verdict == check.Unknown {
+		if c.Verdict == results.CheckUnknown {
 			t.Errorf("%s: unknown: %s", c.Check, c.Reason)
 		}
 	}
@@ -80,8 +80,8 @@ func judge(t *testing.T, w *history.Writer) map[string]check.RunResult {
 }
 
 // clean reports whether a run shows no violation at all.
-func clean(r check.RunResult) bool {
-	return r.Linearizable == check.OK && r.VersionCollisions == 0 && r.Lost == 0 && r.Duplicates == 0 &&
+func clean(r results.CheckRun) bool {
+	return r.Linearizable == results.CheckOK && r.VersionCollisions == 0 && r.Lost == 0 && r.Duplicates == 0 &&
 		r.ReplayMismatches == 0 && r.StaleOverwrites == 0
 }
 
@@ -161,7 +161,7 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 		if lostBy(cr, "claude") != r.Claude.Lost || lostBy(cr, "human") != r.Human.Lost {
 			t.Errorf("%s: check finds %d / %d lost, the engine %d / %d", name, lostBy(cr, "claude"), lostBy(cr, "human"), r.Claude.Lost, r.Human.Lost)
 		}
-		if cr.Linearizable != check.OK || cr.Duplicates != 0 || cr.ReplayMismatches != 0 {
+		if cr.Linearizable != results.CheckOK || cr.Duplicates != 0 || cr.ReplayMismatches != 0 {
 			t.Errorf("%s: %+v", name, cr)
 		}
 		if cr.Lost > 0 {
@@ -226,7 +226,7 @@ func agreeWithCreateEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 		if cr.Duplicates != r.Duplicates || cr.Lost != r.Missing {
 			t.Errorf("%s: check finds %d duplicates and %d lost tabs, the engine %d and %d", name, cr.Duplicates, cr.Lost, r.Duplicates, r.Missing)
 		}
-		if cr.Linearizable != check.OK || cr.VersionCollisions != 0 || cr.ReplayMismatches != 0 || cr.StaleOverwrites != 0 {
+		if cr.Linearizable != results.CheckOK || cr.VersionCollisions != 0 || cr.ReplayMismatches != 0 || cr.StaleOverwrites != 0 {
 			t.Errorf("%s: %+v", name, cr)
 		}
 		row := name[:len(name)-len(fmt.Sprintf("-seed%d", r.Seed))]
@@ -275,7 +275,7 @@ func agreeWithSourcesEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 		if cr.Duplicates != r.Duplicates || cr.Lost != 0 {
 			t.Errorf("%s: check finds %d duplicates and %d lost sources, the engine %d and none", name, cr.Duplicates, cr.Lost, r.Duplicates)
 		}
-		if cr.Linearizable != check.OK || cr.VersionCollisions != 0 || cr.ReplayMismatches != 0 {
+		if cr.Linearizable != results.CheckOK || cr.VersionCollisions != 0 || cr.ReplayMismatches != 0 {
 			t.Errorf("%s: %+v", name, cr)
 		}
 		dups[r.KeyPolicy] += cr.Duplicates
@@ -312,7 +312,7 @@ func TestRunNamesFollowModes(t *testing.T) {
 
 // lostBy returns the intents of editor the checker finds missing from the
 // final state, 0 when the editor made no call.
-func lostBy(r check.RunResult, editor string) int {
+func lostBy(r results.CheckRun, editor string) int {
 	for _, e := range r.Editors {
 		if e.Editor == editor {
 			return e.Lost

@@ -269,7 +269,7 @@ func (o *auditOptions) faults(tmp string) []experiment.AuditFault {
 // of the embedded store without --target, of the target's server with one.
 func (o *auditOptions) crashFault(ctx context.Context, b experiment.AuditBudget, tmp string) (experiment.FaultOutcome, error) {
 	def := crash.DefaultConfig()
-	settings := crash.Settings{Kills: b.Kills, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
+	settings := results.CrashSettings{Kills: b.Kills, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
 	life := sim.Dist{Min: def.MinLife, Max: def.MaxLife}.String()
 	argv := []string{"notesbench", "crash", "--kills", strconv.Itoa(b.Kills), "--seed", strconv.FormatUint(def.Seed, 10), "--life", life}
 	if o.target.remote() {

@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 )
 
 // checkOptions holds the check command's flags and arguments.
@@ -209,7 +210,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 // checkOutcome is the error a check's verdicts end a command with: the
 // violated checks; else nothing to judge, or histories cut short; else the
 // checks that could not judge everything.
-func checkOutcome(rep *check.Report, hs []*history.History) error {
+func checkOutcome(rep *results.CheckReport, hs []*history.History) error {
 	violated, unknown := rep.Failed()
 	cut := ""
 	if len(rep.Cut) > 0 {
@@ -283,13 +284,13 @@ func unlessDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
 // of any history, and the agents with their verdicts.
 type agentCheckRecord struct {
 	report.CheckRecord
-	Agents []check.AgentResult `json:"agents"`
+	Agents []results.AgentResult `json:"agents"`
 }
 
 // agentTables is the table of the agents of served histories, one row per
 // agent (none when the histories are not served ones); files says to name
 // each agent's file.
-func agentTables(rep *check.Report, files bool) []report.Table {
+func agentTables(rep *results.CheckReport, files bool) []report.Table {
 	if rep.Agents == nil {
 		return nil
 	}
@@ -325,7 +326,7 @@ func agentTables(rep *check.Report, files bool) []report.Table {
 
 // agentRecords are the agents' figures as tidy CSV records, table
 // "check_agents", one per figure of each agent, named by their JSON keys.
-func agentRecords(rep *check.Report) []report.Record {
+func agentRecords(rep *results.CheckReport) []report.Record {
 	var out []report.Record
 	for _, ag := range rep.Agents {
 		row := ag.File + " " + ag.Run + " " + ag.Agent
@@ -349,10 +350,10 @@ func agentRecords(rep *check.Report) []report.Record {
 }
 
 // carelessAgents names the agents found careless.
-func carelessAgents(rep *check.Report) []string {
+func carelessAgents(rep *results.CheckReport) []string {
 	var out []string
 	for _, ag := range rep.Agents {
-		if ag.Verdict == check.Careless && !slices.Contains(out, ag.Agent) {
+		if ag.Verdict == results.AgentCareless && !slices.Contains(out, ag.Agent) {
 			out = append(out, ag.Agent)
 		}
 	}

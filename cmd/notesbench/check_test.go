@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/backend"
-	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 )
 
 // recordRace records two editors racing on the embedded store under guard: each
@@ -419,12 +419,12 @@ func TestCheckProfiledRaceCounts(t *testing.T) {
 		}
 		for _, row := range race.Rows {
 			name := "race-" + row.Guard + "-" + row.Policy + "-seed1"
-			i := slices.IndexFunc(rep.Runs, func(r check.RunResult) bool { return r.Run == name })
+			i := slices.IndexFunc(rep.Runs, func(r results.CheckRun) bool { return r.Run == name })
 			if i < 0 {
 				t.Errorf("%s: check has no run %s", profile, name)
 				continue
 			}
-			if r := rep.Runs[i]; r.Lost != row.Lost || r.Linearizable != check.OK {
+			if r := rep.Runs[i]; r.Lost != row.Lost || r.Linearizable != results.CheckOK {
 				t.Errorf("%s: %s: check counts %d lost (linearizable %s), the race %d", profile, name, r.Lost, r.Linearizable, row.Lost)
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notesbench/notesbench/conform"
+	"github.com/notesbench/notesbench/results"
 )
 
 // conform --target embedded prints every clause with the published
@@ -14,18 +14,18 @@ import (
 func TestConformEmbedded(t *testing.T) {
 	want := []struct {
 		name    string
-		outcome conform.Outcome
+		outcome results.ConformOutcome
 	}{
-		{"tools/list", conform.Pass}, {"stale version", conform.Pass}, {"no expected_version", conform.Pass},
-		{"same-key resend", conform.Pass}, {"lost reply, create", conform.Pass}, {"versions increase", conform.Pass},
-		{"writes within a millisecond", conform.Pass}, {"per-tab versions", conform.Info}, {"concurrent writers", conform.Pass},
-		{"same key, other arguments", conform.Info}, {"same key, other tool", conform.Info}, {"resend after the version moved", conform.Info},
+		{"tools/list", results.ConformPass}, {"stale version", results.ConformPass}, {"no expected_version", results.ConformPass},
+		{"same-key resend", results.ConformPass}, {"lost reply, create", results.ConformPass}, {"versions increase", results.ConformPass},
+		{"writes within a millisecond", results.ConformPass}, {"per-tab versions", results.ConformInfo}, {"concurrent writers", results.ConformPass},
+		{"same key, other arguments", results.ConformInfo}, {"same key, other tool", results.ConformInfo}, {"resend after the version moved", results.ConformInfo},
 	}
 	code, stdout, stderr := conformCLI(t, "--target", "embedded", "--format", "json")
 	var rep struct {
-		Rows          []conform.Check `json:"rows"`
-		Failed        int             `json:"failed"`
-		NotApplicable int             `json:"not_applicable"`
+		Rows          []results.ConformCheck `json:"rows"`
+		Failed        int                    `json:"failed"`
+		NotApplicable int                    `json:"not_applicable"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != 0 || len(rep.Rows) != len(want) || rep.Failed != 0 || rep.NotApplicable != 0 {
 		t.Fatalf("exit %d, %v\n%s%s", code, err, stdout, stderr)
@@ -35,7 +35,7 @@ func TestConformEmbedded(t *testing.T) {
 		// Under the race detector the embedded store may write too slowly
 		// for two writes to come within a millisecond: the clause then
 		// says it could not test.
-		if c.Name != w.name || c.Outcome != w.outcome && !(raceDetector && w.name == "writes within a millisecond" && c.Outcome == conform.Info) {
+		if c.Name != w.name || c.Outcome != w.outcome && !(raceDetector && w.name == "writes within a millisecond" && c.Outcome == results.ConformInfo) {
 			t.Errorf("row %d: %s %s (%s), want %s %s", i, c.Name, c.Outcome, c.Detail, w.name, w.outcome)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -140,7 +141,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if err != nil {
 		return usageErr("--life", err)
 	}
-	settings := crash.Settings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch}
+	settings := results.CrashSettings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch}
 	if o.target == "" {
 		for _, name := range []string{"profile", "spawn", "call-timeout", "watch"} {
 			if o.given(name) {
@@ -157,7 +158,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 			}
 		}
 	}
-	if err := settings.Validate(); err != nil {
+	if err := crash.Validate(settings); err != nil {
 		return flagError(o.flags, err)
 	}
 	if o.watch != "" {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/internal/ghshape"
+	"github.com/notesbench/notesbench/results"
 )
 
 // ghshapeTarget is a stdio target that spawns the test binary as a
@@ -84,7 +84,7 @@ func TestProfileFlag(t *testing.T) {
 	}
 
 	var crep struct {
-		Rows []conform.Check `json:"rows"`
+		Rows []results.ConformCheck `json:"rows"`
 	}
 	// conform through the profile: its within-a-millisecond clause writes for
 	// 10 s where the race detector slows the server (this test binary) to
@@ -135,7 +135,7 @@ func TestProfileFlag(t *testing.T) {
 	code, stdout, _ = conformCLI(t, "--target", target, "--format", "json")
 	crep.Rows = nil
 	if err := json.Unmarshal([]byte(stdout), &crep); code != 1 || err != nil || len(crep.Rows) != 12 ||
-		crep.Rows[0].Name != "tools/list" || crep.Rows[0].Outcome != conform.Fail || crep.Rows[1].Outcome != conform.NotApplicable {
+		crep.Rows[0].Name != "tools/list" || crep.Rows[0].Outcome != results.ConformFail || crep.Rows[1].Outcome != results.ConformNotApplicable {
 		t.Errorf("conform on a server without the contract's tools: exit %d, %v\n%s", code, err, stdout)
 	}
 }

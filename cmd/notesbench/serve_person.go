@@ -24,7 +24,7 @@ type agentFlags struct {
 	history string
 
 	flags    *pflag.FlagSet
-	schedule *serve.Person
+	schedule *serve.PersonSchedule
 	log      *history.Log
 	stop     func() serve.PersonReport
 }

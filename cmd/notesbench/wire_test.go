@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/results"
 )
 
 // TestWire builds notesbench once and runs it as a server: conform over stdio
@@ -48,14 +48,14 @@ func TestWire(t *testing.T) {
 			code, stdout, stderr := conformCLI(t, "--target", target, "--format", "json")
 			// conform's JSON envelope: one row per check.
 			var rep struct {
-				Rows []conform.Check `json:"rows"`
+				Rows []results.ConformCheck `json:"rows"`
 			}
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Rows) == 0 {
 				t.Fatalf("%s: %v\n%s%s", tc.flags, err, stdout, stderr)
 			}
 			var fails []string
 			for _, c := range rep.Rows {
-				if c.Outcome == conform.Fail {
+				if c.Outcome == results.ConformFail {
 					fails = append(fails, c.Name)
 				}
 			}
@@ -227,7 +227,7 @@ func TestWire(t *testing.T) {
 
 // writeAndConflict drives writes through mcpclient: two sessions, one wins,
 // the other gets the typed conflict naming the winner's version.
-func writeAndConflict(t *testing.T, spec mcpclient.Spec) {
+func writeAndConflict(t *testing.T, spec mcpclient.TargetSpec) {
 	t.Helper()
 	ctx := context.Background()
 	tg, err := mcpclient.Dial(ctx, spec, mcpclient.Options{})
@@ -312,15 +312,15 @@ func startServe(t *testing.T, bin string, args ...string) (string, func() (int, 
 }
 
 // untested reports whether the named check ended info, not tested.
-func untested(rows []conform.Check, name string) bool {
-	return named(rows, name, "not tested") && slices.ContainsFunc(rows, func(c conform.Check) bool {
-		return c.Name == name && c.Outcome == conform.Info
+func untested(rows []results.ConformCheck, name string) bool {
+	return named(rows, name, "not tested") && slices.ContainsFunc(rows, func(c results.ConformCheck) bool {
+		return c.Name == name && c.Outcome == results.ConformInfo
 	})
 }
 
 // named reports whether the named check's detail holds text.
-func named(rows []conform.Check, name, text string) bool {
-	return slices.ContainsFunc(rows, func(c conform.Check) bool {
+func named(rows []results.ConformCheck, name, text string) bool {
+	return slices.ContainsFunc(rows, func(c results.ConformCheck) bool {
 		return c.Name == name && strings.Contains(c.Detail, text)
 	})
 }

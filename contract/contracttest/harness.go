@@ -41,24 +41,26 @@ type Config struct {
 	Light bool
 }
 
-// Clock is a settable clock for the tests that need commits at chosen times.
-type Clock struct {
+// SettableClock is a clock for the tests that need commits at chosen times.
+type SettableClock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
 // NewClock returns a clock standing at a fixed instant.
-func NewClock() *Clock { return &Clock{now: time.Date(2026, 11, 6, 9, 0, 0, 0, time.UTC)} }
+func NewClock() *SettableClock {
+	return &SettableClock{now: time.Date(2026, 11, 6, 9, 0, 0, 0, time.UTC)}
+}
 
 // Now returns the clock's time.
-func (c *Clock) Now() time.Time {
+func (c *SettableClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
 // Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
+func (c *SettableClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
 	c.mu.Unlock()
@@ -75,7 +77,7 @@ type harness struct {
 	cfg   Config
 	b     contract.Backend
 	c     contract.Session
-	clock *Clock
+	clock *SettableClock
 	keys  int
 }
 

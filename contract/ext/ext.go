@@ -111,8 +111,8 @@ type Done struct {
 	Done   bool   `json:"done"`
 }
 
-// Tool is one extension tool as a server lists it.
-type Tool struct {
+// ListedTool is one extension tool as a server lists it.
+type ListedTool struct {
 	Name        string
 	Description string
 	ReadOnly    bool
@@ -125,7 +125,7 @@ type Tool struct {
 // NotContract ends the description of every extension tool.
 const NotContract = " A notesbench extension, not part of the Notes contract."
 
-var tools = []Tool{
+var tools = []ListedTool{
 	{Name: ToolDescribe, ReadOnly: true,
 		Description: "Say what serves the contract here: the backend and the contract variant (version scope, version format, order of the key and version checks).",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)},
@@ -152,8 +152,8 @@ var tools = []Tool{
 // Tools returns the extension tools, describe and create_note first, then the
 // person's actions in the order of PersonTools. Each description ends with
 // NotContract.
-func Tools() []Tool {
-	out := make([]Tool, len(tools))
+func Tools() []ListedTool {
+	out := make([]ListedTool, len(tools))
 	for i, t := range tools {
 		t.Description += NotContract
 		out[i] = t

@@ -12,12 +12,12 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/brokenserver"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
 )
@@ -141,9 +141,9 @@ func crashTest(t *testing.T, test Test) Tested {
 }
 
 // settings are the test's: kills kills, each server serving 5 to 40 ms.
-func settings(kills int) Settings {
+func settings(kills int) results.CrashSettings {
 	def := DefaultConfig()
-	return Settings{Kills: kills, Seed: 1, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
+	return results.CrashSettings{Kills: kills, Seed: 1, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
 }
 
 // crashClean kills the store, served as notesbench serve serves it, kills
@@ -159,11 +159,11 @@ func crashClean(t *testing.T, kills int) {
 	}
 	for _, r := range tested.Verdict.Runs {
 		if r.Integrity != "ok" || r.LostAcknowledged != 0 {
-			t.Errorf("%s: %+v", r.Run, r.Result)
+			t.Errorf("%s: %+v", r.Run, r)
 		}
 	}
 	for _, c := range tested.Checks.Checks {
-		if c.Verdict != check.OK {
+		if c.Verdict != results.CheckOK {
 			t.Errorf("%s: %s %v %s", c.Check, c.Verdict, c.First, c.Reason)
 		}
 	}
@@ -171,7 +171,7 @@ func crashClean(t *testing.T, kills int) {
 
 // crashBroken kills the broken server of mode kills times and returns the
 // run.
-func crashBroken(t *testing.T, mode string, kills int) RunVerdict {
+func crashBroken(t *testing.T, mode string, kills int) results.CrashRun {
 	s := settings(kills)
 	s.Target = brokenTarget(t, t.TempDir(), mode)
 	tested := crashTest(t, Test{Settings: s, Open: opener(t, true, mcpclient.Options{})})
@@ -191,10 +191,10 @@ func TestCrashShort(t *testing.T) {
 // its promise (correct) loses none.
 func TestCrashCatchesAcknowledgementsBeforePersisting(t *testing.T) {
 	if r := crashBroken(t, brokenserver.ModeAckEarly, crashKills); r.LostAcknowledged == 0 {
-		t.Errorf("a server that acknowledges before it persists lost nothing in %d kills: %+v", r.Kills, r.Result)
+		t.Errorf("a server that acknowledges before it persists lost nothing in %d kills: %+v", r.Kills, r)
 	}
 	if r := crashBroken(t, brokenserver.ModeCorrect, crashKills); r.LostAcknowledged != 0 || r.Unreadable != "" || r.UnreadableReads != 0 {
-		t.Errorf("the broken server keeping its promises: %+v", r.Result)
+		t.Errorf("the broken server keeping its promises: %+v", r)
 	}
 }
 
@@ -279,7 +279,7 @@ func TestCrashNeedsAKillableServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	_, err = Run(context.Background(), Config{Name: "crash-x", Target: tg, Kills: 1}, history.NewWriter(history.Header{Experiment: "crash"}))
+	_, err = Run(context.Background(), RunConfig{Name: "crash-x", Target: tg, Kills: 1}, history.NewWriter(history.Header{Experiment: "crash"}))
 	if err == nil || !strings.Contains(err.Error(), "only a server notesbench starts can be killed or paused: it was opened without faults") {
 		t.Fatalf("crash of a target without faults: %v", err)
 	}

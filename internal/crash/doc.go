@@ -14,5 +14,8 @@
 // protocol: MCP. The caller opens the targets (Test.Open), so that the
 // package names no client.
 //
+// Its settings and runs are records of package results (results.CrashSettings,
+// results.CrashRun), which report renders without importing this package.
+//
 // It is a test of a server's promises under kill -9, not an experiment.
 package crash

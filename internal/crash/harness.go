@@ -13,16 +13,17 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/results"
 )
 
-// Config is one kill -9 run: editors write through Target while the server
+// RunConfig is one kill -9 run: editors write through Target while the server
 // processes of their sessions are killed again and again.
-type Config struct {
+type RunConfig struct {
 	// Name names the run in the history ("crash-full", "crash-target").
 	Name string
 	// Target is what the editors write through: a Target whose Backends can
-	// be killed (Killer: an MCP target notesbench starts, with faults). The
-	// caller opens and closes it.
+	// be killed (KillableBackend: an MCP target notesbench starts, with
+	// faults). The caller opens and closes it.
 	Target contract.Target
 	// Kills is how many times the server is killed; each session starts its
 	// server again on its next call, the last time to read the final state.
@@ -42,63 +43,18 @@ type Config struct {
 
 // DefaultConfig is the run notesbench crash makes: 50 kills, each server
 // serving 5 to 40 ms.
-func DefaultConfig() Config {
-	return Config{Kills: 50, Seed: 1, MinLife: 5 * time.Millisecond, MaxLife: 40 * time.Millisecond}
+func DefaultConfig() RunConfig {
+	return RunConfig{Kills: 50, Seed: 1, MinLife: 5 * time.Millisecond, MaxLife: 40 * time.Millisecond}
 }
 
-// Killer is a Backend whose server processes can be killed: Kill SIGKILLs
-// them at once, and each session starts its server again on its next call
+// KillableBackend is a Backend whose server processes can be killed: Kill
+// SIGKILLs them at once, and each session starts its server again on its next call
 // (mcpclient's Backends with faults). InjectFaults starts the Backend's
 // faults, each told to begin as it begins and to the func it returns as it
 // ends; stop ends them.
-type Killer interface {
+type KillableBackend interface {
 	Kill(ctx context.Context) error
 	InjectFaults(begin func(kind string, pid int) (end func(detail string))) (stop func() int)
-}
-
-// Result is what one run went through.
-type Result struct {
-	Run string `json:"run"`
-	// Synchronous is the embedded store's synchronous setting; "" for a
-	// target's run, which Target names.
-	Synchronous contract.Synchronous `json:"synchronous"`
-	Target      string               `json:"target,omitempty"`
-	// Kills counts the SIGKILLs the server took.
-	Kills int `json:"kills"`
-	// Writes counts the write calls sent; Acknowledged those that ended ok
-	// (committed, or replayed); CutOff those a kill cut off, whose outcome
-	// the editor never learned, and CommittedBeforeKill how many of those
-	// had committed all the same: their resend was replayed.
-	Writes              int `json:"writes"`
-	Acknowledged        int `json:"acknowledged"`
-	CutOff              int `json:"cut_off"`
-	CommittedBeforeKill int `json:"committed_before_kill"`
-	// Errors counts the calls the server refused for another reason than a
-	// version conflict.
-	Errors int `json:"errors"`
-	// UnreadableReads counts the reads during the run that found no
-	// document to read, or found the text empty although lines had been
-	// acknowledged: a document that no longer reads.
-	UnreadableReads int `json:"unreadable_reads"`
-	// Unreadable says why the final state does not read (the document is
-	// gone, empty, or no reply reads), "" when it reads.
-	Unreadable string `json:"unreadable"`
-	// Duplicates counts the lines and sources the final state holds more
-	// than once: a write applied twice (a resend of a cut-off call the
-	// server did not know for the same).
-	Duplicates int `json:"duplicates"`
-	// NewFiles lists the files that appeared in the folder watched
-	// (Settings.Watch) during the run: the documents, and what the kills
-	// left beside them.
-	NewFiles []string `json:"new_files,omitempty"`
-	// LostAcknowledged counts the acknowledged lines and sources missing
-	// from the final state, as the run reads it: every one of them when it
-	// does not read.
-	LostAcknowledged int `json:"lost_acknowledged"`
-	// Integrity is PRAGMA integrity_check's answer at the end, for the
-	// embedded store: "ok", or its first complaint; "" when not checked.
-	Integrity string  `json:"integrity"`
-	Seconds   float64 `json:"seconds"`
 }
 
 // The Note the editors write.
@@ -115,15 +71,15 @@ const crashNote = "note-1"
 // the session started again, so an acknowledgement is never doubled by a
 // resend. After the last kill it reads the final state through a session of
 // its own, records it, and counts what is missing of what was acknowledged.
-func Run(ctx context.Context, cfg Config, w *history.Writer) (res Result, err error) {
+func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.CrashRun, err error) {
 	start := time.Now()
-	res = Result{Run: cfg.Name}
+	res = results.CrashRun{Run: cfg.Name}
 	b, err := cfg.Target.Open(ctx, contract.RunSpec{Name: cfg.Name, Seed: cfg.Seed})
 	if err != nil {
 		return res, err
 	}
 	defer func() { err = errors.Join(err, b.Close()) }()
-	k, ok := b.(Killer)
+	k, ok := b.(KillableBackend)
 	fault := cfg.Fault
 	switch {
 	case fault == nil && !ok:

@@ -16,16 +16,17 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/store"
 )
 
-// MaxKills bounds Config.Kills: each kill starts the server again and
+// MaxKills bounds RunConfig.Kills: each kill starts the server again and
 // recovers its database.
 const MaxKills = 10_000
 
 // Validate checks the parts of c a user sets, before anything runs; its
 // errors are *field.Error.
-func (c Config) Validate() error {
+func (c RunConfig) Validate() error {
 	if c.Kills < 1 {
 		return field.Errorf("kills", "must be at least 1")
 	}
@@ -38,34 +39,27 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// RunVerdict is one run, judged. Its lost acknowledged writes are the run's
-// own count, from the final state it read; the checks of the history are a
-// second opinion (Verdict.Problems).
-type RunVerdict struct {
-	Result
-}
-
-// Verdict is a crash test judged from its runs and the checks of its
+// Judgement is a crash test judged from its runs and the checks of its
 // recorded history: every run's outcome, the problems that fail it — an
 // acknowledged write missing, a document that no longer reads, a failed
 // integrity check, a violated check — and the checks that could not judge
 // everything.
-type Verdict struct {
-	Runs     []RunVerdict
+type Judgement struct {
+	Runs     []results.CrashRun
 	Problems []string
 	Unknown  []string
 }
 
 // Judge judges runs by their own counts and the checks of their history, rep.
-func Judge(runs []Result, rep *check.Report) Verdict {
-	var v Verdict
+func Judge(runs []results.CrashRun, rep *results.CheckReport) Judgement {
+	var v Judgement
 	for _, c := range rep.Checks {
-		if c.Verdict == check.Unknown {
+		if c.Verdict == results.CheckUnknown {
 			v.Unknown = append(v.Unknown, c.Check)
 		}
 	}
 	for _, res := range runs {
-		v.Runs = append(v.Runs, RunVerdict{Result: res})
+		v.Runs = append(v.Runs, res)
 		what := res.Run
 		if res.Synchronous != "" {
 			what = "synchronous " + string(res.Synchronous)
@@ -86,30 +80,11 @@ func Judge(runs []Result, rep *check.Report) Verdict {
 		}
 	}
 	for _, c := range rep.Checks {
-		if c.Verdict == check.Violated && c.Check != check.LostUpdates {
+		if c.Verdict == results.CheckViolated && c.Check != results.CheckLostUpdates {
 			v.Problems = append(v.Problems, c.Check+" violated")
 		}
 	}
 	return v
-}
-
-// Settings are a crash test's parameters, as its record holds them.
-type Settings struct {
-	Kills int `json:"kills"`
-	// Synchronous are the embedded store's settings, a run each; none for a
-	// target.
-	Synchronous []contract.Synchronous `json:"synchronous"`
-	Seed        uint64                 `json:"seed"`
-	LifeMinNS   time.Duration          `json:"life_min_ns"`
-	LifeMaxNS   time.Duration          `json:"life_max_ns"`
-	// Target is the server killed, "" for the embedded store (notesbench
-	// serve over stdio on a database of the test's own); Profile maps the
-	// contract onto its tools, "" for the contract's own.
-	Target  string `json:"target,omitempty"`
-	Profile string `json:"profile,omitempty"`
-	// Watch is a folder the target's server keeps its files in, whose new
-	// files each run lists (Result.NewFiles); "" for none.
-	Watch string `json:"watch,omitempty"`
 }
 
 // Test is a whole kill -9 test: a run per synchronous setting of the
@@ -118,13 +93,13 @@ type Settings struct {
 type Test struct {
 	// Settings are the test's parameters; Dir the folder of the embedded
 	// store's databases.
-	Settings Settings
+	Settings results.CrashSettings
 	Dir      string
 	// Serve is the target of notesbench serve over stdio on the database
 	// file db with synchronous setting s: how the embedded store is run.
 	Serve func(db string, s contract.Synchronous) string
 	// Open opens a target as a contract.Target whose server can be killed
-	// (Killer).
+	// (KillableBackend).
 	Open func(ctx context.Context, target string) (contract.Target, error)
 	// Timeout bounds each check of the history.
 	Timeout time.Duration
@@ -135,13 +110,13 @@ type Test struct {
 // Tested is what a Test found: the checks of the history and the runs
 // judged.
 type Tested struct {
-	Checks  *check.Report
-	Verdict Verdict
+	Checks  *results.CheckReport
+	Verdict Judgement
 }
 
 // Run runs the test, then the checks of its history, and judges the runs.
 func (t Test) Run(ctx context.Context) (Tested, error) {
-	var runs []Result
+	var runs []results.CrashRun
 	if t.Settings.Target != "" {
 		res, err := t.run(ctx, "crash-target", t.Settings.Target)
 		if err != nil {
@@ -166,13 +141,13 @@ func (t Test) Run(ctx context.Context) (Tested, error) {
 			return Tested{}, err
 		}
 		// The runs' own counts stand; the second opinion could not be had.
-		rep = &check.Report{Checks: []check.Result{{Check: "history", Verdict: check.Unknown, Reason: "the recorded history does not read: " + err.Error()}}}
+		rep = &results.CheckReport{Checks: []results.CheckResult{{Check: "history", Verdict: results.CheckUnknown, Reason: "the recorded history does not read: " + err.Error()}}}
 	}
 	return Tested{Checks: rep, Verdict: Judge(runs, rep)}, nil
 }
 
 // run runs one crash run against target.
-func (t Test) run(ctx context.Context, name, target string) (res Result, err error) {
+func (t Test) run(ctx context.Context, name, target string) (res results.CrashRun, err error) {
 	tg, err := t.Open(ctx, target)
 	if err != nil {
 		return res, err
@@ -183,7 +158,7 @@ func (t Test) run(ctx context.Context, name, target string) (res Result, err err
 	if err != nil {
 		return res, err
 	}
-	res, err = Run(ctx, Config{Name: name, Target: tg, Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}, t.History)
+	res, err = Run(ctx, RunConfig{Name: name, Target: tg, Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}, t.History)
 	if err != nil || s.Watch == "" {
 		return res, err
 	}
@@ -214,12 +189,12 @@ func files(dir string) ([]string, error) {
 
 // embedded runs the embedded store: notesbench serve over stdio on a fresh
 // database, whose integrity is checked once every server is gone.
-func (t Test) embedded(ctx context.Context, s contract.Synchronous) (Result, error) {
+func (t Test) embedded(ctx context.Context, s contract.Synchronous) (results.CrashRun, error) {
 	name := "crash-" + string(s)
 	db := filepath.Join(t.Dir, name+".db")
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if err := os.Remove(db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return Result{}, err
+			return results.CrashRun{}, err
 		}
 	}
 	res, err := t.run(ctx, name, t.Serve(db, s))
@@ -239,10 +214,10 @@ func (t Test) embedded(ctx context.Context, s contract.Synchronous) (Result, err
 	return res, errors.Join(err, st.Close())
 }
 
-// Validate checks the settings, before anything runs; its errors are
-// *field.Error.
-func (s Settings) Validate() error {
-	if err := (Config{Kills: s.Kills, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}).Validate(); err != nil {
+// Validate checks a crash test's settings, before anything runs; its errors
+// are *field.Error.
+func Validate(s results.CrashSettings) error {
+	if err := (RunConfig{Kills: s.Kills, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}).Validate(); err != nil {
 		return err
 	}
 	for _, sync := range s.Synchronous {
@@ -255,7 +230,7 @@ func (s Settings) Validate() error {
 
 // Check judges the runs w recorded, as notesbench check would judge the file:
 // it writes the history, reads it back and runs package check.
-func Check(ctx context.Context, w *history.Writer, timeout time.Duration) (*check.Report, error) {
+func Check(ctx context.Context, w *history.Writer, timeout time.Duration) (*results.CheckReport, error) {
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/results"
 )
 
 // The harness over HTTP: a server notesbench starts (Options.Spawn) is
@@ -110,7 +111,7 @@ func TestTerminatePostgresBackends(t *testing.T) {
 	s := settings(wireKills())
 	s.LifeMinNS, s.LifeMaxNS = 2*time.Millisecond, 20*time.Millisecond
 	w := newWriter()
-	res, err := Run(ctx, Config{Name: "crash-wire-postgres", Target: tg, Kills: s.Kills, Seed: 2, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS, Fault: fault}, w)
+	res, err := Run(ctx, RunConfig{Name: "crash-wire-postgres", Target: tg, Kills: s.Kills, Seed: 2, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS, Fault: fault}, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestTerminatePostgresBackends(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d faults (%d connections cut), %d writes, %d acknowledged, %d cut off, %d lost", res.Kills, cut, res.Writes, res.Acknowledged, res.CutOff, res.LostAcknowledged)
-	if v := Judge([]Result{res}, rep); len(v.Problems) > 0 || res.LostAcknowledged != 0 || cut < s.Kills || res.Acknowledged == 0 {
+	if v := Judge([]results.CrashRun{res}, rep); len(v.Problems) > 0 || res.LostAcknowledged != 0 || cut < s.Kills || res.Acknowledged == 0 {
 		t.Errorf("problems %q; %+v", v.Problems, res)
 	}
 }

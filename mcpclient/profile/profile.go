@@ -43,9 +43,9 @@ type Profile struct {
 	Variables     map[string]string `json:"variables,omitempty"`
 	Setup         Setup             `json:"setup"`
 	Read          *Read             `json:"read"`
-	Write         *Write            `json:"write"`
+	Write         *WriteMapping     `json:"write"`
 	Conflict      *Conflict         `json:"conflict,omitempty"`
-	Create        *Create           `json:"create,omitempty"`
+	Create        *CreateMapping    `json:"create,omitempty"`
 	List          *List             `json:"list,omitempty"`
 	AddSource     *AddSource        `json:"add_source,omitempty"`
 	ListSources   *ListSources      `json:"list_sources,omitempty"`
@@ -110,8 +110,8 @@ type Read struct {
 	Version *Extract `json:"version,omitempty"`
 }
 
-// Write is how the document is written.
-type Write struct {
+// WriteMapping is how the document is written.
+type WriteMapping struct {
 	Call
 	VersionCheck bool     `json:"version_check"`
 	Version      *Extract `json:"version,omitempty"`
@@ -131,7 +131,7 @@ type WriteEmpty struct {
 }
 
 // Mode returns how the write states the change.
-func (w *Write) Mode() WriteMode { return w.mode }
+func (w *WriteMapping) Mode() WriteMode { return w.mode }
 
 // WriteMode is how a write states the change: the whole content, a patch, or
 // the text added at the end.
@@ -184,10 +184,10 @@ type ErrorClass struct {
 	Class string `json:"class"`
 }
 
-// Create is how an item is created with a key: the call, and where its
+// CreateMapping is how an item is created with a key: the call, and where its
 // reply holds the item's id, the version after it, and whether the reply
 // was a replay of an earlier one.
-type Create struct {
+type CreateMapping struct {
 	Call
 	ID       *Extract `json:"id,omitempty"`
 	Version  *Extract `json:"version,omitempty"`
@@ -209,7 +209,7 @@ type List struct {
 
 // AddSource is how a source is added with a key: a Create whose item is a
 // source.
-type AddSource = Create
+type AddSource = CreateMapping
 
 // ListSources is how the sources are listed.
 type ListSources struct {

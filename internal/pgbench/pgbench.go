@@ -1,4 +1,4 @@
-package pgstore
+package pgbench
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +17,11 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/pgstore"
 )
 
-// PgbenchOptions configure a pgbench peer run.
-type PgbenchOptions struct {
+// Peer is a pgbench peer run: what it writes, and with which pgbench.
+type Peer struct {
 	// Writes is the number of timed transactions; Warmup the untimed ones
 	// before them, in the same pgbench run.
 	Writes int
@@ -35,9 +35,9 @@ type PgbenchOptions struct {
 	Pgbench string
 }
 
-// Pgbench runs pgbench at one client against a fresh run of t (a schema of its
+// Run runs pgbench at one client against a fresh run of t (a schema of its
 // own, one Note, dropped at the end) with a script whose transaction is one
-// edit_note_tab replace_text write as this package makes it: the same
+// edit_note_tab replace_text write as pgstore makes it: the same
 // statements, texts included, in the same two pipelined round trips, with
 // the same parameters and prepared statements. It returns the latency of each
 // timed transaction in microseconds, from pgbench's per-transaction log, in
@@ -49,11 +49,11 @@ type PgbenchOptions struct {
 // else writes to its Note. The difference in latency is what notesbench's Go
 // side costs: the driver, the contract's rules and the JSON of the stored
 // result.
-func (t *Target) Pgbench(ctx context.Context, opts PgbenchOptions) ([]float64, error) {
+func (opts Peer) Run(ctx context.Context, t *pgstore.Target) ([]float64, error) {
 	if opts.Writes < 1 {
 		return nil, errors.New("pgbench: writes must be at least 1")
 	}
-	bin, err := pgbenchPath(opts.Pgbench)
+	bin, err := Binary(opts.Pgbench)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (t *Target) Pgbench(ctx context.Context, opts PgbenchOptions) ([]float64, e
 	}
 	defer os.RemoveAll(dir)
 	script := filepath.Join(dir, "edit_note_tab.sql")
-	if err := os.WriteFile(script, []byte(pgbenchScript(guard, t.isolation)), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(writeScript(t, guard)), 0o644); err != nil {
 		return nil, err
 	}
 	text := strings.Repeat("x", opts.TextSize)
@@ -85,7 +85,7 @@ func (t *Target) Pgbench(ctx context.Context, opts PgbenchOptions) ([]float64, e
 	// the same width as the timed writes'.
 	result, _ := json.Marshal(contract.EditResult{NoteID: noteID, TabID: "markdown",
 		Version: contract.Version(strconv.Itoa(opts.Warmup + opts.Writes)), Changed: "text: " + strconv.Itoa(len(text)) + " characters"})
-	conn, env := t.pgbenchConn(s.Schema())
+	conn, env := t.LibpqConn(s.Schema())
 	args := []string{"-n", "-c", "1", "-j", "1", "-M", "prepared", "-t", strconv.Itoa(opts.Warmup + opts.Writes),
 		"-f", script, "-l", "--log-prefix", filepath.Join(dir, "log"),
 		"-D", "note=" + noteID, "-D", "tab=markdown", "-D", "ver=1", "-D", "tool=" + contract.ToolEditNoteTab,
@@ -95,9 +95,9 @@ func (t *Target) Pgbench(ctx context.Context, opts PgbenchOptions) ([]float64, e
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return nil, t.fail("running pgbench", fmt.Errorf("%v: %s", err, lastLines(out.String(), 3)))
+		return nil, t.Fail("running pgbench", fmt.Errorf("%v: %s", err, lastLines(out.String(), 3)))
 	}
-	samples, err := readPgbenchLogs(filepath.Join(dir, "log"))
+	samples, err := readLogs(filepath.Join(dir, "log"))
 	if err != nil {
 		return nil, err
 	}
@@ -110,50 +110,29 @@ func (t *Target) Pgbench(ctx context.Context, opts PgbenchOptions) ([]float64, e
 	return samples[opts.Warmup:], nil
 }
 
-// pgbenchScript is the script of one write under guard in isolation mode
-// iso: the statements of runWrite for replace_text on the markdown tab, in
-// its two batches. Each $n of a statement becomes the pgbench variable named
-// in vars, in order. (pgbench retries no failed transaction: a peer of the
-// Serializable mode runs alone on its Note, where none fails.)
-func pgbenchScript(guard contract.Guard, iso Isolation) string {
-	begin, note := iso.statements()
-	bump, bumpVars := sqlBumpNote, []string{"ver", "note"}
-	if guard == contract.GuardTab {
-		bump, bumpVars = sqlBumpTab, []string{"ver", "note", "tab"}
-	}
+// writeScript is the pgbench script of one write under guard on t: the statements
+// of pgstore's replace_text write on the markdown tab, in its two batches.
+// Each $n of a statement becomes the pgbench variable its parameter names.
+// (pgbench retries no failed transaction: a peer of the Serializable mode
+// runs alone on its Note, where none fails.)
+func writeScript(t *pgstore.Target, guard contract.Guard) string {
+	batches := t.WriteStatements(guard)
 	var b strings.Builder
 	b.WriteString("\\set k random(1, 9000000000000000000)\n\\set ver :ver + 1\n")
-	b.WriteString("\\startpipeline\n")
-	for _, st := range []struct {
-		sql  string
-		vars []string
-	}{
-		{begin, nil},
-		{note, []string{"note"}},
-		{sqlLoadTab, []string{"note", "tab", "k"}},
-	} {
-		b.WriteString(pgbenchStatement(st.sql, st.vars))
+	for _, batch := range batches {
+		b.WriteString("\\startpipeline\n")
+		for _, st := range batch {
+			b.WriteString(statement(st.SQL, st.Params))
+		}
+		b.WriteString("\\endpipeline\n")
 	}
-	b.WriteString("\\endpipeline\n\\startpipeline\n")
-	for _, st := range []struct {
-		sql  string
-		vars []string
-	}{
-		{bump, bumpVars},
-		{sqlSetData, []string{"text", "note", "tab"}},
-		{sqlStoreKey, []string{"note", "k", "tool", "result"}},
-		{"COMMIT", nil},
-	} {
-		b.WriteString(pgbenchStatement(st.sql, st.vars))
-	}
-	b.WriteString("\\endpipeline\n")
 	return b.String()
 }
 
 var placeholder = regexp.MustCompile(`\$(\d+)`)
 
-// pgbenchStatement writes sql on one line with its placeholders named.
-func pgbenchStatement(sql string, vars []string) string {
+// statement writes sql on one line with its placeholders named.
+func statement(sql string, vars []string) string {
 	sql = placeholder.ReplaceAllStringFunc(sql, func(p string) string {
 		n, _ := strconv.Atoi(p[1:])
 		return ":" + vars[n-1]
@@ -161,34 +140,10 @@ func pgbenchStatement(sql string, vars []string) string {
 	return strings.Join(strings.Fields(sql), " ") + ";\n"
 }
 
-// pgbenchConn is the connection string and environment pgbench gets: the URL
-// without its password (which goes in PGPASSWORD, off the command line), with
-// the run's schema and synchronous_commit as options.
-func (t *Target) pgbenchConn(schema string) (string, []string) {
-	opts := "-c search_path=" + schema + " -c synchronous_commit=" + synchronousCommit(t.sync())
-	env := []string{}
-	if pw := t.cfg.ConnConfig.Password; pw != "" {
-		env = append(env, "PGPASSWORD="+pw)
-	}
-	u, err := url.Parse(t.dsn)
-	if err != nil || !strings.Contains(t.dsn, "://") {
-		return t.safe, append(env, "PGOPTIONS="+opts)
-	}
-	if u.User != nil {
-		u.User = url.User(u.User.Username())
-	}
-	q := u.Query()
-	q.Del("password")
-	q.Set("options", strings.TrimSpace(q.Get("options")+" "+opts))
-	// libpq decodes %20, not +, as a space; a + of the values is %2B here.
-	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
-	return u.String(), env
-}
-
-// readPgbenchLogs reads the per-transaction logs pgbench wrote under prefix
+// readLogs reads the per-transaction logs pgbench wrote under prefix
 // (one file per thread) and returns each transaction's latency in
 // microseconds, in the order of their start.
-func readPgbenchLogs(prefix string) ([]float64, error) {
+func readLogs(prefix string) ([]float64, error) {
 	files, err := filepath.Glob(prefix + ".*")
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("pgbench wrote no log under %s", prefix)
@@ -228,8 +183,9 @@ func readPgbenchLogs(prefix string) ([]float64, error) {
 	return out, nil
 }
 
-// pgbenchPath finds the pgbench binary.
-func pgbenchPath(path string) (string, error) {
+// Binary finds the pgbench binary: path when it is set, else the newest in
+// /usr/lib/postgresql/*/bin, else the one on PATH.
+func Binary(path string) (string, error) {
 	if path != "" {
 		return path, nil
 	}
