@@ -438,8 +438,9 @@ const teardownTimeout = time.Minute
 
 // teardown makes the profile's teardown calls for each document of the
 // run, in the order of their Notes, or, with keep, lists the documents as
-// kept. An error reply is no error: the document may be gone already (a
-// server that lost it); a call that cannot be made is.
+// kept. An error reply, or a JSON-RPC error the server answers with, is no
+// error: the document may be gone already, or the whole store (a server that
+// can no longer parse its file); a call that cannot be made is.
 func (b *backend) teardown(keep bool) error {
 	t := b.t
 	steps := t.prof.p.Teardown
@@ -473,6 +474,9 @@ func (b *backend) teardown(keep bool) error {
 				return fmt.Errorf("target %s: profile %s: teardown[%d]: %v", t.name, t.prof.p.Name, i, err)
 			}
 			if _, err := t.control.reply(ctx, st.Tool, args); err != nil {
+				if pe := (*ProtocolError)(nil); errors.As(err, &pe) {
+					continue // the server answered, with an error: as an error reply
+				}
 				return fmt.Errorf("target %s: profile %s: teardown[%d] (%s) of %s: %w", t.name, t.prof.p.Name, i, st.Tool, doc, err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/notesbench/notesbench/contract"
@@ -31,6 +32,9 @@ type docStore struct {
 	patches []string // the old text of each patch
 	inits   int      // calls of init
 	deleted []string
+	// corrupt answers every delete with a JSON-RPC internal error, as a
+	// server that can no longer parse its file does.
+	corrupt bool
 }
 
 type storedDoc struct {
@@ -55,7 +59,13 @@ func (d *docStore) dialer(t testing.TB) Dialer {
 	srv.AddTool(&mcp.Tool{Name: "put", InputSchema: obj(`"id":{"type":"string"},"lines":{"type":"array"},"expected":{"type":"number"}`)}, d.tool(d.put))
 	srv.AddTool(&mcp.Tool{Name: "patch", InputSchema: obj(`"id":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"}`)}, d.tool(d.patch))
 	srv.AddTool(&mcp.Tool{Name: "init", InputSchema: obj(`"id":{"type":"string"},"text":{"type":"string"}`)}, d.tool(d.init))
-	srv.AddTool(&mcp.Tool{Name: "delete", InputSchema: obj(`"id":{"type":"string"}`)}, d.tool(d.delete))
+	del := d.tool(d.delete)
+	if d.corrupt {
+		del = func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, &jsonrpc.Error{Code: -32603, Message: "Unexpected non-whitespace character after JSON at position 312"}
+		}
+	}
+	srv.AddTool(&mcp.Tool{Name: "delete", InputSchema: obj(`"id":{"type":"string"}`)}, del)
 	return func(ctx context.Context) (mcp.Transport, error) {
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := srv.Connect(ctx, st, nil)
@@ -279,6 +289,24 @@ func TestProfileFeatures(t *testing.T) {
 				t.Errorf("teardown: deleted %v, %d documents left, Kept %v", d.deleted, len(d.docs), tg.Kept())
 			}
 		})
+	}
+}
+
+// A teardown the server answers with a JSON-RPC error (a store that can no
+// longer parse its file) does not fail the run: the run's own counts stand.
+func TestTeardownOnACorruptStore(t *testing.T) {
+	d := newDocStore()
+	d.corrupt = true
+	tg, err := New(ctx, "docstore", d.dialer(t), Options{Profile: parseProfile(t, docStoreProfile)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	b, s := openRun(t, tg)
+	write(t, s, "one")
+	s.Close()
+	if err := b.Close(); err != nil {
+		t.Errorf("closing the run: %v", err)
 	}
 }
 
