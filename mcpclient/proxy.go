@@ -30,6 +30,13 @@ type proxy struct {
 	mu    sync.Mutex
 	wires map[string]*wire
 	seq   int
+
+	// The copies of duplicated calls run on a context of the proxy's own,
+	// so that a copy reaches the server however soon the first is
+	// answered; close ends and waits for them.
+	dupCtx    context.Context
+	dupCancel context.CancelFunc
+	dups      sync.WaitGroup
 }
 
 // wireHeader names, on a request to the proxy, the wire of the link that
@@ -56,6 +63,7 @@ func newProxy(upstream string) (*proxy, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
 	px := &proxy{upstream: u, base: "http://" + ln.Addr().String(), client: &http.Client{Transport: tr}, tr: tr, wires: map[string]*wire{}}
+	px.dupCtx, px.dupCancel = context.WithCancel(context.Background())
 	px.srv = &http.Server{Handler: px, ReadHeaderTimeout: 10 * time.Second}
 	go px.srv.Serve(ln)
 	return px, nil
@@ -64,6 +72,8 @@ func newProxy(upstream string) (*proxy, error) {
 // close stops the proxy.
 func (px *proxy) close() {
 	px.srv.Close()
+	px.dupCancel()
+	px.dups.Wait()
 	px.tr.CloseIdleConnections()
 }
 
@@ -113,12 +123,18 @@ func (px *proxy) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		defer cancel()
 	}
 	if pl.dup != nil {
-		go func() {
-			if resp, err := px.forward(ctx, req, pl.dup); err == nil {
+		// The copy's context is the proxy's, not this handler's: the
+		// handler returns once the first is answered, and the copy must
+		// reach the server all the same.
+		dupCtx, cancel := context.WithTimeout(px.dupCtx, proxyWait)
+		dreq := req.Clone(dupCtx) // the handler's request is not to be used after it returns
+		px.dups.Go(func() {
+			defer cancel()
+			if resp, err := px.forward(dupCtx, dreq, pl.dup); err == nil {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 			}
-		}()
+		})
 		w.sentTwice(pl, "the proxy")
 	}
 	resp, err := px.forward(ctx, req, body)
