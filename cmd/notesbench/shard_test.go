@@ -191,6 +191,9 @@ func TestBadMerges(t *testing.T) {
 // their JSON leaves out). Bench's timings differ from run to run; what is
 // judged, and how, does not.
 func TestReproduceShardsMergeBench(t *testing.T) {
+	if testing.Short() || raceDetector {
+		t.Skip("times bench's reproduction whole and in shards, on the real clock: make test-full runs it")
+	}
 	args := []string{"reproduce", "--quick", "--only", "bench"}
 	verdicts := func(data string) string {
 		t.Helper()
