@@ -199,11 +199,12 @@ func TestCrashCatchesAcknowledgementsBeforePersisting(t *testing.T) {
 }
 
 // A server that truncates a document's file and then writes it leaves it
-// empty when a kill comes in between: every line written before is lost,
-// and readers find an emptied document.
+// empty when a kill comes in between: every line written before is lost.
+// A reader between the two finds an emptied document; whether one comes in
+// a few kills is chance, so the 50-kill test (TestCrash) asks for it.
 func TestCrashCatchesTruncateThenWrite(t *testing.T) {
 	r := crashBroken(t, brokenserver.ModeTruncate, crashKills)
-	if r.LostAcknowledged == 0 || r.UnreadableReads == 0 {
+	if r.LostAcknowledged == 0 {
 		t.Errorf("a server that truncates then writes: %d lost, %d reads of no document in %d kills", r.LostAcknowledged, r.UnreadableReads, r.Kills)
 	}
 }
@@ -218,8 +219,12 @@ func TestCrash(t *testing.T) {
 	t.Run("store", func(t *testing.T) { crashClean(t, 50) })
 	for _, mode := range []string{brokenserver.ModeAckEarly, brokenserver.ModeTruncate} {
 		t.Run(mode, func(t *testing.T) {
-			if r := crashBroken(t, mode, 50); r.LostAcknowledged == 0 {
+			r := crashBroken(t, mode, 50)
+			if r.LostAcknowledged == 0 {
 				t.Errorf("%s: nothing lost in 50 kills", mode)
+			}
+			if mode == brokenserver.ModeTruncate && r.UnreadableReads == 0 {
+				t.Errorf("%s: no read of an emptied document in 50 kills", mode)
 			}
 		})
 	}
