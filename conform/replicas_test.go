@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/mcpclient"
@@ -70,7 +71,7 @@ func conformOn(t *testing.T, urls []string) (results.ConformReport, map[string]r
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	rep, err := Run(ctx, tg, Options{Writers: 4})
+	rep, err := Run(ctx, tg, Options{Writers: 4, FastTime: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
