@@ -58,8 +58,8 @@ func TestContract(t *testing.T) {
 // transaction mode): the write path then sends its statements unnamed, and
 // prepares none.
 func TestContractUnnamedStatements(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the suite runs once in -short")
+	if testing.Short() || raceDetector {
+		t.Skip("the suite runs once in -short and under the race detector (make test's time); make test-full runs it again on unnamed statements")
 	}
 	tg := &Target{URL: withSetting(t, pgtest.URL(t), "default_query_exec_mode", "exec")}
 	runSuite(t, tg)

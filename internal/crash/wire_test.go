@@ -68,8 +68,8 @@ func buildNotesbench(t *testing.T) string {
 // cut-off calls are resent with their keys, and no acknowledged write is
 // lost.
 func TestTerminatePostgresBackends(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds notesbench and starts a PostgreSQL cluster of its own")
+	if testing.Short() || raceDetector {
+		t.Skip("builds notesbench and starts a PostgreSQL cluster of its own, whose work the race detector does not see: make test-full runs it")
 	}
 	bin := buildNotesbench(t)
 	cluster := pgtest.NewCluster(t) // its connections are cut: a cluster of its own
