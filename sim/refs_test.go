@@ -70,9 +70,6 @@ func refsRowFor(t *testing.T, rows []results.RefsRow, k int, ref string) results
 func TestRefsWithEdits(t *testing.T) {
 	c := testRefs()
 	c.K, c.Trials = []int{2, 3, 5}, 300
-	if raceDetector {
-		c.Trials = 100 // make test's time; the tolerance follows the trials
-	}
 	rows := runRefs(t, c)
 	checkRefsInvariants(t, rows)
 	for _, k := range c.K {
