@@ -139,8 +139,8 @@ func TestNemesesFindNothingWrongWithServe(t *testing.T) {
 // own, started by the Target (a pause needs the process), faulted through
 // the proxy and the process.
 func TestNemesesFindNothingWrongWithServeOnPostgres(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a PostgreSQL cluster of its own")
+	if testing.Short() || raceDetector {
+		t.Skip("starts a PostgreSQL cluster of its own: make test-full runs it (the nemeses against serve on SQLite run under the race detector)")
 	}
 	cluster := pgtest.NewCluster(t)
 	exe, err := os.Executable()

@@ -71,10 +71,10 @@ func removeBuilds() {
 }
 
 // endToEnd skips t under the race detector, for make test's time: t drives
-// whole commands against notesbench servers in child processes built
-// without the detector, which sees none of their work, and the client side
-// of such runs is held under the detector by mcpclient's and serve's own
-// tests. make test-full runs t.
+// whole commands against servers in child processes (most built without the
+// detector, which then sees none of their work) or PostgreSQL, and the
+// paths it crosses are held under the detector by the tests of mcpclient,
+// serve, internal/crash and pgstore. make test-full runs t.
 func endToEnd(t *testing.T) {
 	t.Helper()
 	if raceDetector {

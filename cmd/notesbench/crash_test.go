@@ -28,6 +28,7 @@ func init() {
 // test binary as notesbench): nothing lost, the database intact, the
 // history written, with its kills, and clean when checked again.
 func TestCrashCommand(t *testing.T) {
+	endToEnd(t)
 	var stdout, stderr bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
 	path := filepath.Join(t.TempDir(), "crash.jsonl")

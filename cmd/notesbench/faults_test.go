@@ -68,6 +68,7 @@ func TestFaultFlagsBadInput(t *testing.T) {
 // fault logged; the counts are the machine's, so the test holds to what
 // is true of every run.
 func TestBenchUnderFaults(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("builds the binary and runs bench through many faults")
 	}

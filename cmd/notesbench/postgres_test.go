@@ -13,6 +13,7 @@ import (
 // PostgreSQL; --keep leaves each run's schema and names it; a server that
 // refuses the login is one line without the password.
 func TestPostgresStore(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("runs the experiments on PostgreSQL")
 	}

@@ -42,6 +42,7 @@ func writeProfile(t *testing.T, edit func(string) string) string {
 // the server's reply is one line naming the field and the reply, exit 1; a
 // command that needs what the profile does not map is one line, exit 1.
 func TestProfileFlag(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("spawns servers")
 	}

@@ -59,6 +59,7 @@ func TestEmptyProfileFlag(t *testing.T) {
 // --keep with --target skips the profile's teardown and names each
 // document it left; without it the teardown runs and nothing is named.
 func TestKeepOnATarget(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("spawns servers")
 	}
