@@ -36,8 +36,8 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 	native := dialT(t, spec, Options{})
 	profiled := dialT(t, spec, Options{Profile: builtin(t, "notes")})
 	seeds := []uint64{1, 2, 3}
-	if raceDetector {
-		seeds = seeds[:1] // make test's time; make test-full runs all three
+	if raceDetector || testing.Short() {
+		seeds = seeds[:1] // make test's and -short's time; make test-full runs all three
 	}
 
 	create := func(tg *Target) any {

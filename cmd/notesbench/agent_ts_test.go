@@ -21,6 +21,9 @@ const tsSDK = "@modelcontextprotocol/sdk@1.32.2"
 // (testdata/agents/agent.mjs), each against serve --person --history over
 // HTTP, judged by check.
 func TestAgentsTypeScriptSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs and runs the TypeScript SDK")
+	}
 	if raceDetector {
 		// The clients are node processes: the race detector watches only
 		// serve, which the Go clients' test runs under it. make test-full,
