@@ -269,6 +269,7 @@ func writeAndConflict(t *testing.T, spec mcpclient.TargetSpec) {
 func startServe(t *testing.T, bin string, args ...string) (string, func() (int, string)) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	dieWithTest(cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
