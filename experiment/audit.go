@@ -364,6 +364,14 @@ func (a *auditRun) part(p results.AuditPart, tables []report.Table) {
 	a.tables = append(a.tables, tables)
 }
 
+// ran records the part p of an experiment that ran, out its outcome: its
+// JSON result, its tables and its warnings, named by the part.
+func (a *auditRun) ran(p results.AuditPart, out *Outcome) {
+	p.Result = out.JSON
+	a.part(p, out.Section.Tables())
+	a.warnings = append(a.warnings, prefixed(p.Name+": ", out.Report.Warnings)...)
+}
+
 // add adds a cell to the row of anomaly.
 func (a *auditRun) add(anomaly string, c results.AuditCell) {
 	a.cells[anomaly] = append(a.cells[anomaly], c)

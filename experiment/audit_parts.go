@@ -97,9 +97,7 @@ func (a *auditRun) race(ctx context.Context) error {
 	if !ok1 || !ok2 {
 		return errNoRows
 	}
-	p.Result = out.JSON
-	a.part(p, out.Section.Tables())
-	a.warnings = append(a.warnings, prefixed("race: ", out.Report.Warnings)...)
+	a.ran(p, out)
 	for _, row := range rows {
 		m := modeOf(row.Guard, row.Policy)
 		col := raceColumn(m)
@@ -268,9 +266,7 @@ func (a *auditRun) create(ctx context.Context) error {
 	if !ok1 || !ok2 {
 		return errNoRows
 	}
-	p.Result = out.JSON
-	a.part(p, out.Section.Tables())
-	a.warnings = append(a.warnings, prefixed("create: ", out.Report.Warnings)...)
+	a.ran(p, out)
 	for _, t := range tables {
 		col := "create " + t
 		a.column(col)
@@ -342,9 +338,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 	if !ok {
 		return errNoRows
 	}
-	p.Result = out.JSON
-	a.part(p, out.Section.Tables())
-	a.warnings = append(a.warnings, prefixed("sources: ", out.Report.Warnings)...)
+	a.ran(p, out)
 	a.column(modeSources)
 	// Counted in the final state, by key policy: under the normalized key
 	// every spelling of a page and every resend of it carries one key, so
