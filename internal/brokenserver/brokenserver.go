@@ -314,6 +314,15 @@ func (d *docs) createDoc(_ context.Context, req *mcp.CallToolRequest) (*mcp.Call
 }
 
 func (d *docs) readDoc(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return d.reading(req, func(_ args, st state) (*mcp.CallToolResult, error) {
+		return reply(map[string]any{"text": st.Text, "version": st.Version})
+	})
+}
+
+// reading answers a call that reads a document: its arguments decoded, the
+// document loaded under a shared lock and handed to answer; a refusal for
+// bad arguments or a document that does not load.
+func (d *docs) reading(req *mcp.CallToolRequest, answer func(a args, st state) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	a, err := decode(req)
 	if err != nil {
 		return refuse(map[string]string{"error": err.Error()})
@@ -331,34 +340,19 @@ func (d *docs) readDoc(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallTo
 	if err != nil {
 		return refuse(map[string]string{"error": err.Error()})
 	}
-	return reply(map[string]any{"text": st.Text, "version": st.Version})
+	return answer(a, st)
 }
 
 func (d *docs) listItems(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a, err := decode(req)
-	if err != nil {
-		return refuse(map[string]string{"error": err.Error()})
-	}
-	file, err := d.path(a.Doc)
-	if err != nil {
-		return refuse(map[string]string{"error": err.Error()})
-	}
-	unlock, err := d.lock(file, false)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	st, err := load(file)
-	if err != nil {
-		return refuse(map[string]string{"error": err.Error()})
-	}
-	items := []item{}
-	for _, it := range st.Items {
-		if it.Kind == a.Kind {
-			items = append(items, it)
+	return d.reading(req, func(a args, st state) (*mcp.CallToolResult, error) {
+		items := []item{}
+		for _, it := range st.Items {
+			if it.Kind == a.Kind {
+				items = append(items, it)
+			}
 		}
-	}
-	return reply(map[string]any{"items": items, "version": st.Version})
+		return reply(map[string]any{"items": items, "version": st.Version})
+	})
 }
 
 // known returns the result kept under key, as the mode keeps keys.
