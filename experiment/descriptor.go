@@ -357,27 +357,19 @@ func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Outcom
 	return in.d.run(ctx, in.cfg, opts)
 }
 
-// run runs c, and, when its parameters are the published ones and the rule
-// judges against replications, the virtual-clock replications behind its
-// verdicts; it returns the outcome, built whole. With a shard in opts it runs
-// that shard's units only (see runShard).
+// run runs c as one job, its units all here, or with a shard in opts that
+// shard's units alone (see runShard), and, when its parameters are the
+// published ones and the rule judges against replications, the
+// virtual-clock replications behind its verdicts.
 func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, opts Options) (*Outcome, error) {
-	if opts.Shard.Count > 0 {
-		return d.runShard(ctx, c, opts)
+	shard := opts.Shard
+	opts.Shard = Shard{}
+	j := d.newJob(c, opts)
+	if shard.Count > 0 {
+		return d.runShard(ctx, j, shard)
 	}
-	res, err := c.Run(ctx, c.SeedList())
-	if err != nil {
-		return nil, err
-	}
-	var reps *results.Replications[Row]
-	if n, perRep, replica, ok := d.replication(c, opts); ok && d.anyPublished(res.Rows) {
-		r, err := sim.Replicate(ctx, replica, n, perRep, opts.progress(d.def.Name+" replications"))
-		if err != nil {
-			return nil, err
-		}
-		reps = &r
-	}
-	return d.outcome(c, c, res, reps, c.Describe(), d.differences(c), opts), nil
+	res, err := runWhole(ctx, j)
+	return res.outcome, err
 }
 
 // replication returns the replications behind c's verdicts — how many, of
