@@ -103,6 +103,9 @@ type Instance interface {
 	// Config returns the configuration, whose JSON form is the record of
 	// what ran.
 	Config() any
+	// Storage returns where its embedded runs keep their databases, as its
+	// parameters set it.
+	Storage() Storage
 	// Run runs the experiment and its verdicts.
 	Run(ctx context.Context, opts Options) (*Outcome, error)
 }
@@ -275,6 +278,16 @@ type instance[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
 func (in *instance[C, Row, Run]) Info() Info      { return in.d.def.Info }
 func (in *instance[C, Row, Run]) Params() []Param { return in.params }
 func (in *instance[C, Row, Run]) Config() any     { return in.cfg }
+
+func (in *instance[C, Row, Run]) Storage() Storage {
+	var s Storage
+	for _, p := range in.params {
+		if p.store != nil {
+			p.store(&s)
+		}
+	}
+	return s
+}
 
 func (in *instance[C, Row, Run]) Clock() (sim.ClockKind, bool) { return sim.Clocked(in.cfg) }
 
