@@ -66,14 +66,6 @@ type Descriptor interface {
 	// reproduceJobs returns the jobs of the experiment's step of a
 	// reproduction, and how their results make its part.
 	reproduceJobs(s reproSettings) ([]job, compose)
-	// published returns the experiment's published figures, nil when it
-	// has none.
-	published() *results.Experiment
-	// rowNames returns the key fields and figures its rows are read by.
-	rowNames() (keys, figures []string)
-	// Invariants returns what must hold of its rows on any clock, the checks
-	// a real-clock run makes against a baseline.
-	Invariants() []results.Invariant
 	// merge puts shards of a run of the experiment together.
 	merge(s *Shards, version string) (*Outcome, error)
 }
@@ -253,14 +245,7 @@ func Define[C sim.Experiment[Row, Run], Row results.Row, Run any](d Def[C, Row, 
 	return &descriptor[C, Row, Run]{def: d, pub: pub}
 }
 
-func (d *descriptor[C, Row, Run]) Info() Info                      { return d.def.Info }
-func (d *descriptor[C, Row, Run]) published() *results.Experiment  { return d.pub }
-func (d *descriptor[C, Row, Run]) Invariants() []results.Invariant { return d.def.Invariants }
-
-func (d *descriptor[C, Row, Run]) rowNames() (keys, figures []string) {
-	var r Row
-	return r.Names()
-}
+func (d *descriptor[C, Row, Run]) Info() Info { return d.def.Info }
 
 func (d *descriptor[C, Row, Run]) New() Instance {
 	in := &instance[C, Row, Run]{d: d, cfg: d.def.Default()}
