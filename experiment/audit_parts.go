@@ -60,7 +60,7 @@ func (a *auditRun) race(ctx context.Context) error {
 		a.column(raceColumn(m))
 		names = append(names, m.String())
 	}
-	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", modeList(modes)})
+	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", sim.FormatModes(modes)})
 	p := results.AuditPart{Name: "race", Command: a.command("race", settings, "--replications", "0", "--history", raceHistory)}
 	checkPart := results.AuditPart{Name: "check", Command: []string{"notesbench", "check", raceHistory}}
 	server := modes[0]
