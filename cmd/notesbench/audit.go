@@ -41,9 +41,6 @@ type auditOptions struct {
 	childEnv []string
 }
 
-// auditFormats are the formats of audit's --format.
-var auditFormats = []string{"table", "markdown", "json", "html"}
-
 func newAuditCmd(a *app, runF func(context.Context, *auditOptions) error) *cobra.Command {
 	opts := &auditOptions{app: a}
 	var budgets []string
@@ -93,7 +90,7 @@ See docs/audit.md.`,
 	}
 	fs := cmd.Flags()
 	opts.target.register(fs, false)
-	opts.format.register(cmd, auditFormats...)
+	opts.format.register(cmd, tablesOrJSON|report.ContentPage)
 	fs.StringVar(&opts.out, "out", "", "also write audit.md, audit.json and audit.html into this folder (each whole or not at all)")
 	fs.StringVar(&opts.allow, "allow", "", "anomalies that do not fail the audit, comma-separated: "+strings.Join(results.AnomalyNames(), ", "))
 	fs.StringVar(&opts.baseline, "baseline", "", "an earlier audit's JSON (audit.json): exit 1 when any count is worse than its")
@@ -193,15 +190,7 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	switch format {
-	case report.FormatJSON:
-		err = report.WriteJSON(a.stdout, out.Audit)
-	case "html":
-		err = report.WriteAuditHTML(a.stdout, *out)
-	default:
-		err = report.WriteAudit(a.stdout, format, a.width, *out)
-	}
-	if err != nil {
+	if err := report.Write(a.stdout, format, a.width, report.AuditOutput(*out)); err != nil {
 		return err
 	}
 	if o.out != "" {
