@@ -22,4 +22,10 @@
 // implementation of the contract: the command picks every target the runs
 // go to — the one the user names, the in-memory one replications run on
 // (Options.Memory), bench's peer (sim.Runtime.Peer) — and passes it in.
+//
+// What composes experiments lives above this package and reaches them
+// through the API every command uses (Descriptor, Instance, Param, Options,
+// Outcome): the audit (internal/audit) runs race, create and sources beside
+// conform, check and the fault modes, and folds them into one matrix.
+// experiment knows nothing of it, nor of check or conform.
 package experiment

@@ -39,7 +39,7 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 	Params: func(c *sim.Race) []Param {
 		return append(envParams(&c.Env), append([]Param{
 			Custom("modes", "string", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)",
-				func() string { return modeList(c.Modes) },
+				func() string { return sim.FormatModes(c.Modes) },
 				func(s string) error {
 					m, err := sim.ParseModes(s)
 					if err != nil {
@@ -72,18 +72,6 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 // one makes a table builder of one table.
 func one[Row any](table func(rows []Row, exp *results.Experiment) report.Table) func([]Row, *results.Experiment) []report.MainTable {
 	return func(rows []Row, exp *results.Experiment) []report.MainTable { return report.One(table(rows, exp)) }
-}
-
-// modeList writes race's modes as --modes takes them.
-func modeList(modes []sim.Mode) string {
-	out := ""
-	for i, m := range modes {
-		if i > 0 {
-			out += ","
-		}
-		out += m.String()
-	}
-	return out
 }
 
 // modeValues are race's guard/policy pairs, for completion: none takes no

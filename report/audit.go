@@ -240,6 +240,17 @@ func AuditTables(a results.Audit) []Table {
 	return append(out, PartsTable(a))
 }
 
+// AuditOutput is an audit as a command prints it: its record as the result
+// (json), the document WriteAudit writes (table, markdown), and the page
+// WriteAuditHTML writes (html).
+func AuditOutput(d AuditDoc) Output {
+	return Output{
+		Result: d.Audit,
+		Text:   func(w io.Writer, f Format, width int) error { return WriteAudit(w, f, width, d) },
+		HTML:   func(w io.Writer) error { return WriteAuditHTML(w, d) },
+	}
+}
+
 // WriteAudit writes an audit in format f (table or markdown): its own
 // tables, then each part that ran under a heading, with its command and
 // its tables. width is as RenderWidth's.

@@ -1,6 +1,6 @@
 // Package report turns results into text and pictures: aligned tables laid out
-// for the terminal's width, markdown, CSV, JSON, Go benchmark lines and plots,
-// written to an io.Writer.
+// for the terminal's width, markdown, CSV, JSON, Go benchmark lines, HTML pages
+// and plots, written to an io.Writer.
 //
 // It never runs an experiment, never touches a database and never computes a
 // statistic: what it shows was decided in package results. Among the
@@ -9,6 +9,16 @@
 // kill -9 test live in results, so that report links no store, no MCP
 // client and no PostgreSQL driver (internal/layout's test holds it to that,
 // over every package it links).
+//
+// # Formats
+//
+// The output formats are declared once, in one table (formats.go): each
+// names what it renders of an Output — tables (table, markdown), CSV
+// records (csv), the result object (json, never tables), Go benchmark lines
+// (gobench), one HTML page (html) — and its renderer. Write writes an
+// Output in any of them; a command offers the formats of what its output
+// holds (FormatNames), so adding a format is adding its entry and its
+// renderer.
 //
 // # Ours beside published
 //

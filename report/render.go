@@ -2,12 +2,9 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/notesbench/notesbench/contract"
 )
 
 // A Table is one printed table: a title, a header, rows of already formatted
@@ -23,38 +20,14 @@ type Table struct {
 	Keys int `json:"-"`
 }
 
-// Format is an output format.
-type Format string
-
-// The output formats.
-const (
-	// FormatTable is a boxed text table for a terminal.
-	FormatTable Format = "table"
-	// FormatMarkdown is a GitHub pipe table under a "### Title" line.
-	FormatMarkdown Format = "markdown"
-	// FormatCSV is tidy CSV under one header, CSVHeader: a record per figure.
-	FormatCSV Format = "csv"
-	// FormatJSON is the tables as a JSON array; a command prints its result
-	// object with WriteJSON instead.
-	FormatJSON Format = "json"
-	// FormatGoBench is Go benchmark lines for benchstat, written by
-	// WriteGoBench: it holds benchmark results, not tables.
-	FormatGoBench Format = "gobench"
-)
-
-// Formats is the enum of the output formats.
-var Formats = contract.NewEnum("format", FormatTable, FormatMarkdown, FormatCSV, FormatJSON, FormatGoBench)
-
-// String returns the name of f.
-func (f Format) String() string { return string(f) }
-
 // Render writes tables to w in format f, separated by a blank line, with no
 // limit on the width: RenderWidth with width 0.
 func Render(w io.Writer, f Format, tables ...Table) error {
 	return RenderWidth(w, f, 0, tables...)
 }
 
-// RenderWidth writes tables to w in format f, separated by a blank line:
+// RenderWidth writes tables to w in format f, separated by a blank line, for
+// the formats that render tables (formats says which):
 //
 //   - table: the title on a line of its own, the table boxed by tablewriter with
 //     the header as given (not upper-cased) and numeric columns right-aligned,
@@ -67,36 +40,26 @@ func Render(w io.Writer, f Format, tables ...Table) error {
 //     breaks as <br>, numeric columns right-aligned), then the notes as a list;
 //   - csv: one header, CSVHeader, then a record per cell that is not a key
 //     column (the title as the table, the key cells as the row, the header as
-//     the figure, the cell as ours); notes are not written. An experiment's
-//     command writes its Section.Records instead, with plain numbers;
-//   - json: the tables as an array of {"title", "header", "rows", "notes"}.
+//     the figure, the cell as ours); notes are not written. A command writes
+//     its section's Records instead, with plain numbers (Write).
 //
-// FormatGoBench takes benchmark results (WriteGoBench), not tables, and is an
-// error here. A row whose width differs from its header's is an error, found
-// before anything is written.
+// json, gobench and html render a result, benchmark lines and a page, not
+// tables (Write), and are an error here. A row whose width differs from its
+// header's is an error, found before anything is written.
 func RenderWidth(w io.Writer, f Format, width int, tables ...Table) error {
 	for _, t := range tables {
 		if err := t.check(); err != nil {
 			return err
 		}
 	}
-	switch f {
-	case FormatTable:
-		return renderEach(w, tables, func(w io.Writer, t Table) error { return renderText(w, t, width) })
-	case FormatMarkdown:
-		return renderEach(w, tables, renderMarkdown)
-	case FormatCSV:
-		return renderCSV(w, tables)
-	case FormatJSON:
-		out := make([]Table, len(tables))
-		for i, t := range tables {
-			out[i] = t.nonNil()
-		}
-		return WriteJSON(w, out)
-	case FormatGoBench:
-		return errors.New("format gobench holds benchmark results, not tables")
+	spec, err := lookupFormat(f)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown format %q (want table, markdown, csv, json or gobench)", string(f))
+	if spec.tables == nil {
+		return fmt.Errorf("format %s holds %s, not tables", f, spec.renders)
+	}
+	return spec.tables(w, width, tables)
 }
 
 // WriteJSON writes v as JSON indented by two spaces, with a trailing newline and
@@ -134,17 +97,6 @@ func (t Table) check() error {
 		}
 	}
 	return nil
-}
-
-// nonNil returns t with nil slices made empty, so that JSON shows [] not null.
-func (t Table) nonNil() Table {
-	if t.Rows == nil {
-		t.Rows = [][]string{}
-	}
-	if t.Notes == nil {
-		t.Notes = []string{}
-	}
-	return t
 }
 
 // keyColumns is how many leading columns name a row: Keys, 1 when Keys is 0,

@@ -78,7 +78,6 @@ func TestRenderGolden(t *testing.T) {
 		{FormatTable, "race.txt"},
 		{FormatMarkdown, "race.md"},
 		{FormatCSV, "race.csv"},
-		{FormatJSON, "race.json"},
 	} {
 		var buf bytes.Buffer
 		if err := Render(&buf, tc.f, tables...); err != nil {
@@ -86,6 +85,12 @@ func TestRenderGolden(t *testing.T) {
 		}
 		golden(t, tc.file, buf.Bytes())
 	}
+	// json writes a result, never tables: here the tables stand for one.
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatJSON, 0, Output{Section: Section{Main: tables}, Result: tables}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "race.json", buf.Bytes())
 }
 
 func TestRenderCSVReadsBack(t *testing.T) {
@@ -105,17 +110,24 @@ func TestRenderCSVReadsBack(t *testing.T) {
 	}
 }
 
-func TestRenderJSONReadsBack(t *testing.T) {
+// json is the result object, indented, "<" not escaped, read back as it
+// was; it never renders the tables beside it.
+func TestWriteJSONResult(t *testing.T) {
+	type result struct {
+		Experiment string   `json:"experiment"`
+		Rows       []string `json:"rows"`
+	}
 	var buf bytes.Buffer
-	if err := Render(&buf, FormatJSON, Table{Title: "t <&>", Header: []string{"a"}}); err != nil {
+	tables := []Table{{Title: "not written", Header: []string{"a"}}}
+	if err := Write(&buf, FormatJSON, 80, Output{Section: Section{Main: tables}, Result: result{"t <&>", []string{}}}); err != nil {
 		t.Fatal(err)
 	}
-	want := "[\n  {\n    \"title\": \"t <&>\",\n    \"header\": [\n      \"a\"\n    ],\n    \"rows\": [],\n    \"notes\": []\n  }\n]\n"
+	want := "{\n  \"experiment\": \"t <&>\",\n  \"rows\": []\n}\n"
 	if buf.String() != want {
 		t.Errorf("JSON = %q, want %q", buf.String(), want)
 	}
-	var back []Table
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back[0].Title != "t <&>" {
+	var back result
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back.Experiment != "t <&>" {
 		t.Errorf("read back %+v, %v", back, err)
 	}
 }
@@ -130,7 +142,9 @@ func TestRenderErrors(t *testing.T) {
 		{FormatTable, []Table{ok, {Title: "bad", Header: []string{"a", "b"}, Rows: [][]string{{"1", "2"}, {"3"}}}}, `table "bad": row 2 has 1 cells, the header 2`},
 		{FormatMarkdown, []Table{{Title: "empty"}}, `table "empty" has no header`},
 		{FormatGoBench, []Table{ok}, "format gobench holds benchmark results, not tables"},
-		{Format("yaml"), []Table{ok}, `unknown format "yaml" (want table, markdown, csv, json or gobench)`},
+		{FormatJSON, []Table{ok}, "format json holds the JSON result, not tables"},
+		{FormatHTML, []Table{ok}, "format html holds an HTML page, not tables"},
+		{Format("yaml"), []Table{ok}, `unknown format "yaml" (want table, markdown, csv, json, gobench or html)`},
 	} {
 		var buf bytes.Buffer
 		err := Render(&buf, tc.f, tc.tables...)
@@ -145,19 +159,19 @@ func TestRenderErrors(t *testing.T) {
 
 func TestParseFormat(t *testing.T) {
 	var got []Format
-	for _, s := range []string{"table", "markdown", "csv", "json", "gobench"} {
+	for _, s := range []string{"table", "markdown", "csv", "json", "gobench", "html"} {
 		f, err := Formats.Parse(s)
 		if err != nil || f.String() != s {
 			t.Errorf("ParseFormat(%q) = %q, %v", s, f, err)
 		}
 		got = append(got, f)
 	}
-	if !slices.Equal(got, []Format{FormatTable, FormatMarkdown, FormatCSV, FormatJSON, FormatGoBench}) {
+	if !slices.Equal(got, []Format{FormatTable, FormatMarkdown, FormatCSV, FormatJSON, FormatGoBench, FormatHTML}) {
 		t.Errorf("formats = %v", got)
 	}
 	for _, s := range []string{"yaml", "", "Table"} {
 		_, err := Formats.Parse(s)
-		if want := `unknown format "` + s + `" (want table, markdown, csv, json or gobench)`; err == nil || err.Error() != want {
+		if want := `unknown format "` + s + `" (want table, markdown, csv, json, gobench or html)`; err == nil || err.Error() != want {
 			t.Errorf("ParseFormat(%q) error = %v, want %q", s, err, want)
 		}
 	}

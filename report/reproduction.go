@@ -133,6 +133,42 @@ same on any machine; the published figures came from %s.
 	return Render(w, FormatMarkdown, tables...)
 }
 
+// ReproductionOutput is a reproduction as a command prints it: its record as
+// the result (json); in table and markdown, its tables, then under a blank
+// line its summary, the timing profile's and the agreement with another
+// run's verdicts (when it was set beside one), a line each, wrapped to the
+// terminal in table format.
+func ReproductionOutput(r results.Reproduction, tables []Table) Output {
+	return Output{Result: r, Text: func(w io.Writer, f Format, width int) error {
+		if err := RenderWidth(w, f, width, tables...); err != nil {
+			return err
+		}
+		lines := []string{"\n" + fit(f, r.Summary(), width)}
+		if r.Timing != nil {
+			line := r.Timing.Summary()
+			lines = append(lines, fit(f, strings.ToUpper(line[:1])+line[1:], width))
+		}
+		if r.Against != nil {
+			lines = append(lines, fit(f, AgreementLine(*r.Against)+".", width))
+		}
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// fit wraps a line of text to width in the table format, the terminal's;
+// markdown keeps it whole.
+func fit(f Format, text string, width int) string {
+	if f == FormatTable {
+		return WrapText(text, width)
+	}
+	return text
+}
+
 func cpuSuffix(cpu string) string {
 	if cpu == "" {
 		return ""

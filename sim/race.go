@@ -81,6 +81,15 @@ func ParseModes(s string) ([]Mode, error) {
 	return modes, nil
 }
 
+// FormatModes writes modes as ParseModes reads them, comma-separated.
+func FormatModes(modes []Mode) string {
+	out := make([]string, len(modes))
+	for i, m := range modes {
+		out[i] = m.String()
+	}
+	return strings.Join(out, ",")
+}
+
 // Editing is the editing loop's parameters, shared by race and tabs.
 //
 // Pause is the pause rule: PauseThink (each editor draws from its own think

@@ -11,8 +11,8 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
@@ -34,20 +34,17 @@ type auditOptions struct {
 
 	// budgetValue is the budget --budget names, set by runAudit; a test may
 	// set one of its own with budgetSet.
-	budgetValue experiment.AuditBudget
+	budgetValue audit.Budget
 	budgetSet   bool
 	// childEnv is added to the environment of the crash children, for tests
 	// that re-execute their own binary as notesbench.
 	childEnv []string
 }
 
-// auditFormats are the formats of audit's --format.
-var auditFormats = []string{"table", "markdown", "json", "html"}
-
 func newAuditCmd(a *app, runF func(context.Context, *auditOptions) error) *cobra.Command {
 	opts := &auditOptions{app: a}
 	var budgets []string
-	for _, b := range experiment.AuditBudgets {
+	for _, b := range audit.Budgets {
 		budgets = append(budgets, "  - "+b.Name+": "+b.About)
 	}
 	cmd := &cobra.Command{
@@ -93,13 +90,13 @@ See docs/audit.md.`,
 	}
 	fs := cmd.Flags()
 	opts.target.register(fs, false)
-	opts.format.register(cmd, auditFormats...)
+	opts.format.register(cmd, tablesOrJSON|report.ContentPage)
 	fs.StringVar(&opts.out, "out", "", "also write audit.md, audit.json and audit.html into this folder (each whole or not at all)")
 	fs.StringVar(&opts.allow, "allow", "", "anomalies that do not fail the audit, comma-separated: "+strings.Join(results.AnomalyNames(), ", "))
 	fs.StringVar(&opts.baseline, "baseline", "", "an earlier audit's JSON (audit.json): exit 1 when any count is worse than its")
-	fs.StringVar(&opts.budget, "budget", "quick", "how much to run: "+contract.Choice(experiment.BudgetNames()))
+	fs.StringVar(&opts.budget, "budget", "quick", "how much to run: "+contract.Choice(audit.BudgetNames()))
 	fs.IntVar(&opts.parallel, "parallel", 0, "runs each experiment makes at once (0: each one's default); a server that loses concurrent writes to different documents shows it at the default")
-	completeFlag(cmd, "budget", false, experiment.BudgetNames()...)
+	completeFlag(cmd, "budget", false, audit.BudgetNames()...)
 	completeFlag(cmd, "allow", true, results.AnomalyNames()...)
 	return cmd
 }
@@ -123,7 +120,7 @@ func (o *auditOptions) check() (report.Format, *results.Audit, []string, error) 
 		return "", nil, nil, err
 	}
 	if !o.budgetSet {
-		if o.budgetValue, err = experiment.LookupBudget(o.budget); err != nil {
+		if o.budgetValue, err = audit.LookupBudget(o.budget); err != nil {
 			return "", nil, nil, usageErr("--budget", err)
 		}
 	}
@@ -178,34 +175,26 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := experiment.AuditConfig{
+	opts := audit.Options{
 		Profile: o.target.profile, Subject: auditSubject(o, target),
 		Budget: o.budgetValue, Parallel: o.parallel, MaxErrors: o.target.maxErrors,
 		Allow: allow, Baseline: base, BaselineFile: o.baseline, Version: notesbenchVersion(),
 	}
 	if o.target.remote() {
-		cfg.Target, cfg.TargetName = o.target.target, o.target.name()
+		opts.Target, opts.TargetName = o.target.target, o.target.name()
 	}
 	if o.target.flags.Changed("store") {
-		cfg.Store = o.target.storeName
+		opts.Store = o.target.storeName
 	}
-	out, err := cfg.Run(ctx, target, o.faults(tmp), func(what string) func(done, total int) { return progress(a, "audit: "+what) })
+	out, err := audit.Run(ctx, target, o.faults(tmp), func(what string) func(done, total int) { return progress(a, "audit: "+what) }, opts)
 	if err != nil {
 		return err
 	}
-	switch format {
-	case report.FormatJSON:
-		err = report.WriteJSON(a.stdout, out.Audit)
-	case "html":
-		err = report.WriteAuditHTML(a.stdout, out.Doc)
-	default:
-		err = report.WriteAudit(a.stdout, format, a.width, out.Doc)
-	}
-	if err != nil {
+	if err := report.Write(a.stdout, format, a.width, report.AuditOutput(*out)); err != nil {
 		return err
 	}
 	if o.out != "" {
-		if err := writeWhole(o.out, func(dir string) error { return report.WriteAuditFolder(dir, out.Doc) }); err != nil {
+		if err := writeWhole(o.out, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
 			return err
 		}
 	}
@@ -247,8 +236,8 @@ func cmpOr(s, def string) string {
 // notesbench spawned. This is the one place a fault mode is added: a mode
 // that cannot run against this target says why, and its cells say "not
 // run" with the reason.
-func (o *auditOptions) faults(tmp string) []experiment.AuditFault {
-	kill := experiment.AuditFault{Mode: "crash"}
+func (o *auditOptions) faults(tmp string) []audit.FaultMode {
+	kill := audit.FaultMode{Mode: "crash"}
 	spec, _ := mcpclient.Parse(o.target.target)
 	switch {
 	case o.target.remote() && !spec.Stdio() && o.target.faults.spawn == "":
@@ -256,18 +245,18 @@ func (o *auditOptions) faults(tmp string) []experiment.AuditFault {
 	case o.target.storeName != "":
 		kill.NotRun = "the kill -9 test runs the embedded SQLite store; a PostgreSQL server is not notesbench's process"
 	default:
-		kill.Run = func(ctx context.Context, b experiment.AuditBudget) (experiment.FaultOutcome, error) {
+		kill.Run = func(ctx context.Context, b audit.Budget) (audit.FaultOutcome, error) {
 			return o.crashFault(ctx, b, tmp)
 		}
 	}
-	nemesis := experiment.AuditFault{Mode: "nemesis",
+	nemesis := audit.FaultMode{Mode: "nemesis",
 		NotRun: "the pause, lose-replies and duplicate nemeses run from race, create and sources (--nemesis), not from the audit in this build"}
-	return []experiment.AuditFault{kill, nemesis}
+	return []audit.FaultMode{kill, nemesis}
 }
 
 // crashFault is the kill -9 test at budget b, as notesbench crash runs it:
 // of the embedded store without --target, of the target's server with one.
-func (o *auditOptions) crashFault(ctx context.Context, b experiment.AuditBudget, tmp string) (experiment.FaultOutcome, error) {
+func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp string) (audit.FaultOutcome, error) {
 	def := crash.DefaultConfig()
 	settings := results.CrashSettings{Kills: b.Kills, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
 	life := sim.Dist{Min: def.MinLife, Max: def.MaxLife}.String()
@@ -284,28 +273,28 @@ func (o *auditOptions) crashFault(ctx context.Context, b experiment.AuditBudget,
 	} else {
 		syncs, err := contract.ParseList(b.Synchronous, contract.SynchronousSettings.Parse)
 		if err != nil {
-			return experiment.FaultOutcome{}, err
+			return audit.FaultOutcome{}, err
 		}
 		settings.Synchronous = syncs
 		argv = append(argv, "--synchronous", b.Synchronous)
 	}
 	dir, err := os.MkdirTemp(tmp, "audit-crash-")
 	if err != nil {
-		return experiment.FaultOutcome{}, err
+		return audit.FaultOutcome{}, err
 	}
 	defer os.RemoveAll(dir)
 	exe, err := os.Executable()
 	if err != nil {
-		return experiment.FaultOutcome{}, fmt.Errorf("finding notesbench to start the store's server: %w", err)
+		return audit.FaultOutcome{}, fmt.Errorf("finding notesbench to start the store's server: %w", err)
 	}
 	w := history.NewWriter(history.Header{Experiment: "crash", Command: report.CommandLine(argv)})
 	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: b.CheckTimeout, History: w,
 		Serve: crashServe(exe, o.childEnv), Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout)}.Run(ctx)
 	if err != nil {
-		return experiment.FaultOutcome{}, err
+		return audit.FaultOutcome{}, err
 	}
 	v, rep := tested.Verdict, tested.Checks
-	fo := experiment.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
+	fo := audit.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
 		Part:   results.AuditPart{Name: "crash", Command: argv, Result: report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
 		Tables: report.CrashTables(settings, life, v.Runs, rep)}
 	lost := 0

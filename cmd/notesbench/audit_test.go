@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/scratch"
 	"github.com/notesbench/notesbench/report"
@@ -21,11 +21,11 @@ import (
 
 // auditTestBudget is small enough for a test: one race seed of a few
 // fast edits, a few tabs, two sessions of sources, one kill.
-var auditTestBudget = experiment.AuditBudget{
+var auditTestBudget = audit.Budget{
 	Name:         "test",
-	Race:         []experiment.Setting{{Name: "seeds", Value: "1"}, {Name: "edits", Value: "15"}, {Name: "claude-think", Value: "1ms-6ms"}, {Name: "human-think", Value: "1ms-4ms"}},
-	Create:       []experiment.Setting{{Name: "seeds", Value: "1"}, {Name: "tabs", Value: "8"}},
-	Sources:      []experiment.Setting{{Name: "seeds", Value: "1"}, {Name: "sessions", Value: "2"}},
+	Race:         []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "edits", Value: "15"}, {Name: "claude-think", Value: "1ms-6ms"}, {Name: "human-think", Value: "1ms-4ms"}},
+	Create:       []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "tabs", Value: "8"}},
+	Sources:      []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "sessions", Value: "2"}},
 	Kills:        2,
 	Synchronous:  "normal",
 	CheckTimeout: time.Minute,

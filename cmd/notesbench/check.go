@@ -98,7 +98,7 @@ See docs/histories.md and docs/agents.md.`,
 		},
 	}
 	fs := cmd.Flags()
-	opts.format.register(cmd, withCSV...)
+	opts.format.register(cmd, withCSV)
 	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	fs.StringVar(&opts.html, "html", "", "write porcupine's page of the first linearizability violation to this file, with the faults of its run on the timeline (nothing when there is none)")
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check may take; a check out of time says unknown")

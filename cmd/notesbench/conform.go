@@ -83,7 +83,7 @@ See docs/serve.md (conform) and docs/profiles.md (through a profile).`,
 	fs := cmd.Flags()
 	opts.flags = fs
 	fs.StringVar(&opts.target, "target", "", "the server: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")
-	opts.format.register(cmd, tablesOrJSON...)
+	opts.format.register(cmd, tablesOrJSON)
 	fs.StringVar(&opts.note, "note", "", "an existing, fresh Note to write to, for a server that cannot create one")
 	registerProfile(fs, &opts.profile)
 	registerWire(fs, &opts.protocol, &opts.balance, &opts.tokenFile)
@@ -145,12 +145,8 @@ func runConform(ctx context.Context, o *conformOptions) error {
 	if err != nil {
 		return err
 	}
-	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note, Profile: o.profile, Wire: wireOf(target)}, rep, notesbenchVersion()))
-	} else {
-		err = report.RenderWidth(a.stdout, format, a.width, report.ConformTables(rep)...)
-	}
-	if err != nil {
+	record := report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note, Profile: o.profile, Wire: wireOf(target)}, rep, notesbenchVersion())
+	if err := printResult(a, format, record, report.Section{Main: report.ConformTables(rep)}); err != nil {
 		return err
 	}
 	if rep.Failed > 0 {

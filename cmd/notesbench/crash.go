@@ -99,7 +99,7 @@ See docs/faults.md.`,
 	fs.StringVar(&opts.db, "db", "", "without --target: keep the databases in this folder (default: a temporary folder, removed)")
 	fs.StringVar(&opts.history, "history", "", "also write the recorded history to this file (written whole or not at all)")
 	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
-	opts.format.register(cmd, withCSV...)
+	opts.format.register(cmd, withCSV)
 	fs.DurationVar(&opts.timeout, "timeout", check.DefaultTimeout, "time each check of the history may take")
 	fs.StringVar(&opts.target, "target", "", "the server to kill: stdio:COMMAND [ARGS], or http://HOST:{port}/PATH with --spawn (default: the embedded store, served by notesbench serve)")
 	registerProfile(fs, &opts.profile)

@@ -17,6 +17,7 @@ import (
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -73,11 +74,11 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 			completeFlag(cmd, p.Name, p.List, p.Values...)
 		}
 	}
-	formats := withCSV
+	holds := withCSV
 	if info.GoBench {
-		formats = append(slices.Clip(formats), "gobench")
+		holds |= report.ContentGoBench
 	}
-	opts.out.register(cmd, info, formats)
+	opts.out.register(cmd, info, holds)
 	if info.Target {
 		opts.target.register(fs, info.Faults)
 	}

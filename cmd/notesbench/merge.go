@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,7 +72,7 @@ See docs/ci.md (shards and merge).`,
 			return runMerge(cmd.Context(), opts)
 		},
 	}
-	opts.out.register(cmd, experiment.Info{Replications: experiment.NoReplications, Baseline: true}, []string{"table", "markdown", "csv", "json", "gobench"})
+	opts.out.register(cmd, experiment.Info{Replications: experiment.NoReplications, Baseline: true}, withCSV|report.ContentGoBench)
 	return cmd
 }
 
@@ -121,7 +120,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	// The formats the experiment prints: gobench only for one that prints
 	// Go benchmark lines, as its own command has it.
 	if d, err := experiment.Lookup(o.experiments, shards.Experiment()); err == nil && !d.Info().GoBench {
-		o.out.format.formats = slices.DeleteFunc(slices.Clone(o.out.format.formats), func(f string) bool { return f == string(report.FormatGoBench) })
+		o.out.format.holds &^= report.ContentGoBench
 	}
 	format, err := o.out.check(a, shards.Experiment())
 	if err != nil {

@@ -34,10 +34,10 @@ type outFlags struct {
 // register registers the output flags an experiment's Info asks for: the
 // format and --out always, --replications when it has verdicts resting on
 // replications, the baseline flags when its result can be a baseline.
-func (o *outFlags) register(cmd *cobra.Command, info experiment.Info, formats []string) {
+func (o *outFlags) register(cmd *cobra.Command, info experiment.Info, holds report.Content) {
 	fs := cmd.Flags()
 	o.flags = fs
-	o.format.register(cmd, formats...)
+	o.format.register(cmd, holds)
 	fs.StringVar(&o.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
 	if info.Replications != experiment.NoReplications {
 		fs.IntVar(&o.replications, "replications", info.Replications,
@@ -86,23 +86,26 @@ func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
 	return f, nil
 }
 
-// formatFlag is --format: one of formats, or, when it names none, table on
-// a terminal and markdown otherwise.
+// formatFlag is --format: one of the formats of what the command's output
+// holds (report.FormatNames), or, when it names none, table on a terminal
+// and markdown otherwise.
 type formatFlag struct {
-	name    string
-	formats []string
+	name  string
+	holds report.Content
 }
 
-// The formats of --format: of the commands that print tables or JSON, and
-// of those that also print CSV records.
+// What the outputs of most commands hold, and so the formats their --format
+// offers: tables and the JSON result (table, markdown, json), and CSV
+// records besides (csv).
 var (
-	tablesOrJSON = []string{"table", "markdown", "json"}
-	withCSV      = []string{"table", "markdown", "csv", "json"}
+	tablesOrJSON = report.ContentTables | report.ContentResult
+	withCSV      = tablesOrJSON | report.ContentRecords
 )
 
-// register registers the flag on cmd, taking one of formats.
-func (f *formatFlag) register(cmd *cobra.Command, formats ...string) {
-	f.formats = formats
+// register registers the flag on cmd, taking one of the formats of holds.
+func (f *formatFlag) register(cmd *cobra.Command, holds report.Content) {
+	f.holds = holds
+	formats := report.FormatNames(holds)
 	cmd.Flags().StringVar(&f.name, "format", "", "output format: "+contract.Choice(formats)+" (default table on a terminal, markdown otherwise)")
 	completeFlag(cmd, "format", false, formats...)
 }
@@ -111,13 +114,13 @@ func (f *formatFlag) register(cmd *cobra.Command, formats ...string) {
 func (f formatFlag) parse(a *app) (report.Format, error) {
 	name := f.name
 	if name == "" {
-		name = "markdown"
+		name = string(report.FormatMarkdown)
 		if a.stdoutTTY {
-			name = "table"
+			name = string(report.FormatTable)
 		}
 	}
-	if !slices.Contains(f.formats, name) {
-		return "", usagef("--format", "unknown format %q (want %s)", name, contract.Choice(f.formats))
+	if formats := report.FormatNames(f.holds); !slices.Contains(formats, name) {
+		return "", usagef("--format", "unknown format %q (want %s)", name, contract.Choice(formats))
 	}
 	return report.Format(name), nil
 }
@@ -146,13 +149,7 @@ func writeResult(path string, result any) error {
 // emit prints an outcome in format f, writes the JSON files and checks the
 // baseline.
 func (o *outFlags) emit(a *app, f report.Format, out *experiment.Outcome) error {
-	var err error
-	if f == report.FormatGoBench {
-		err = report.WriteGoBench(a.stdout, out.GoBench...)
-	} else {
-		err = printResult(a, f, out.JSON, out.Section)
-	}
-	if err != nil {
+	if err := report.Write(a.stdout, f, a.width, report.Output{Section: out.Section, Result: out.JSON, GoBench: out.GoBench}); err != nil {
 		return err
 	}
 	if err := writeResult(o.out, out.JSON); err != nil {
@@ -173,13 +170,7 @@ func (o *outFlags) emit(a *app, f report.Format, out *experiment.Outcome) error 
 // printResult writes a result to stdout in format f: the JSON result, the CSV
 // records of its section, or its tables fitted to the terminal.
 func printResult(a *app, f report.Format, result any, section report.Section) error {
-	switch f {
-	case report.FormatJSON:
-		return report.WriteJSON(a.stdout, result)
-	case report.FormatCSV:
-		return report.WriteCSV(a.stdout, section.Records)
-	}
-	return report.RenderWidth(a.stdout, f, a.width, section.Tables()...)
+	return report.Write(a.stdout, f, a.width, report.Output{Section: section, Result: result})
 }
 
 // progress returns a progress callback that redraws one line on stderr when it

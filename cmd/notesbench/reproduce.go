@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,7 +72,7 @@ See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 	fs.StringVar(&opts.clock, "clock", "virtual", "virtual, or real to also run the race experiments once on the wall clock")
 	fs.IntVar(&opts.replications, "replications", 100, "replications behind the verdicts (20 with --quick unless given)")
 	fs.StringVar(&opts.out, "out", "", "write REPRODUCED.md and reproduced.json into this folder")
-	opts.format.register(cmd, tablesOrJSON...)
+	opts.format.register(cmd, tablesOrJSON)
 	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
 	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge"+shardIndexUsage)
 	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart")
@@ -201,19 +202,17 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 // emitReproduceShard prints a shard of a reproduction — its JSON, or a line
 // of what it ran — and writes its JSON to out.
 func emitReproduceShard(a *app, format report.Format, s *experiment.ReproduceShard, out string) error {
-	var err error
-	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, s)
-	} else {
+	line := func(w io.Writer, _ report.Format, _ int) error {
 		runs := 0
 		for _, st := range s.Rows {
 			for _, j := range st.Jobs {
 				runs += len(j)
 			}
 		}
-		_, err = fmt.Fprintf(a.stdout, "reproduce, shard %s: %s of %s; notesbench merge puts every shard together\n", s.Shard, report.Count(runs, "unit"), report.Int(int64(s.Units)))
+		_, err := fmt.Fprintf(w, "reproduce, shard %s: %s of %s; notesbench merge puts every shard together\n", s.Shard, report.Count(runs, "unit"), report.Int(int64(s.Units)))
+		return err
 	}
-	if err != nil {
+	if err := report.Write(a.stdout, format, a.width, report.Output{Result: s, Text: line}); err != nil {
 		return err
 	}
 	return writeResult(out, s)
@@ -222,7 +221,6 @@ func emitReproduceShard(a *app, format report.Format, s *experiment.ReproduceSha
 // emitReproduction prints a reproduction, set beside another's verdicts
 // (other, when not nil), and writes its folder when out names one.
 func emitReproduction(a *app, format report.Format, rep *experiment.Reproduced, other *results.Reproduction, out string) error {
-	var err error
 	all := rep.Record
 	tables := rep.Tables
 	if other != nil {
@@ -234,21 +232,7 @@ func emitReproduction(a *app, format report.Format, rep *experiment.Reproduced, 
 		}
 		tables = append(tables, report.AgreementTable(agreement, ours, theirs))
 	}
-	if format == report.FormatJSON {
-		err = report.WriteJSON(a.stdout, all)
-	} else {
-		err = report.RenderWidth(a.stdout, format, a.width, tables...)
-		if err == nil {
-			_, err = fmt.Fprintln(a.stdout, "\n"+fit(format, all.Summary(), a.width))
-		}
-		if err == nil && all.Timing != nil {
-			_, err = fmt.Fprintln(a.stdout, fit(format, strings.ToUpper(all.Timing.Summary()[:1])+all.Timing.Summary()[1:], a.width))
-		}
-		if err == nil && all.Against != nil {
-			_, err = fmt.Fprintln(a.stdout, fit(format, report.AgreementLine(*all.Against)+".", a.width))
-		}
-	}
-	if err != nil || out == "" {
+	if err := report.Write(a.stdout, format, a.width, report.ReproductionOutput(all, tables)); err != nil || out == "" {
 		return err
 	}
 	plots := report.ReproductionPlots(all.Reports, rep.Latency)
@@ -338,15 +322,6 @@ func reproduceArgs(o *reproduceOptions) string {
 		b.WriteString(" --only " + o.only)
 	}
 	return b.String()
-}
-
-// fit wraps a line of text to width in the table format, the terminal's;
-// markdown keeps it whole.
-func fit(f report.Format, text string, width int) string {
-	if f == report.FormatTable {
-		return report.WrapText(text, width)
-	}
-	return text
 }
 
 // sqliteEngine is what a reproduction records of the embedded SQLite.

@@ -62,11 +62,11 @@ var rules = []rule{
 		}
 		return append(pick(imports, implementations...), prefixed(imports, drivers...)...)
 	}},
-	{"report renders records it gets from results: it links neither check, conform, the crash harness nor sim", true, func(pkg string, imports []string) []string {
+	{"report renders records it gets from results: it links neither check, conform, the crash harness, sim nor the audit", true, func(pkg string, imports []string) []string {
 		if pkg != "report" {
 			return nil
 		}
-		return pick(imports, "check", "conform", "internal/crash", "sim", "experiment")
+		return pick(imports, "check", "conform", "internal/crash", "sim", "experiment", "internal/audit")
 	}},
 	{"check imports only contract, history, results, the counted nouns, the standard library and its checker", false, func(pkg string, imports []string) []string {
 		if pkg != "check" {
@@ -113,8 +113,8 @@ var rules = []rule{
 		}
 		return pick(imports, "sim", "results", "report", "experiment")
 	}},
-	{"experiment links no implementation of the contract", true, func(pkg string, imports []string) []string {
-		if pkg != "experiment" {
+	{"experiment and the audit link no implementation of the contract: cmd hands them every target", true, func(pkg string, imports []string) []string {
+		if pkg != "experiment" && pkg != "internal/audit" {
 			return nil
 		}
 		return pick(imports, implementations...)
@@ -336,6 +336,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{"contract", "pgstore"},
 		{"sim", "report"},
 		{"check", "experiment"},
+		// The audit composes experiments on the target cmd hands it.
+		{"internal/audit", "mcpclient"},
 		{"contract/ext", "serve"},
 	} {
 		planted := graph{imports: map[string][]string{}}

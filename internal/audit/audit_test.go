@@ -1,4 +1,4 @@
-package experiment
+package audit
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // testBudget is a budget small enough for a unit test: one race seed of
 // a few fast edits, a few tabs and one session of sources.
-var testBudget = AuditBudget{
+var testBudget = Budget{
 	Name:         "test",
 	Race:         []Setting{{"seeds", "1"}, {"edits", "12"}, {"claude-think", "1ms-6ms"}, {"human-think", "1ms-4ms"}},
 	Create:       []Setting{{"seeds", "1"}, {"tabs", "8"}},
@@ -69,8 +69,8 @@ func TestAuditEmbedded(t *testing.T) {
 	target := backend.Memory()
 	defer target.Close()
 	lost := 0
-	faults := []AuditFault{
-		{Mode: "kill", Run: func(ctx context.Context, b AuditBudget) (FaultOutcome, error) {
+	faults := []FaultMode{
+		{Mode: "kill", Run: func(ctx context.Context, b Budget) (FaultOutcome, error) {
 			if b.Name != "test" {
 				t.Errorf("the fault got budget %q", b.Name)
 			}
@@ -78,8 +78,8 @@ func TestAuditEmbedded(t *testing.T) {
 		}},
 		{Mode: "nemesis", NotRun: "not in this build"},
 	}
-	cfg := AuditConfig{Budget: testBudget, Version: "test"}
-	out, err := cfg.Run(context.Background(), target, faults, nil)
+	opts := Options{Budget: testBudget, Version: "test"}
+	out, err := Run(context.Background(), target, faults, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +145,10 @@ func TestAuditEmbedded(t *testing.T) {
 	if got := strings.Join(a.Parts[0].Command, " "); got != "notesbench race --seeds 1 --edits 12 --claude-think 1ms-6ms --human-think 1ms-4ms --modes note/reapply,note/refresh --replications 0 --history race.jsonl" {
 		t.Errorf("race command %q", got)
 	}
-	if len(out.Doc.Tables) != len(a.Parts) || len(out.Doc.Tables[0]) == 0 {
-		t.Errorf("tables of the parts: %d for %d parts", len(out.Doc.Tables), len(a.Parts))
+	if len(out.Tables) != len(a.Parts) || len(out.Tables[0]) == 0 {
+		t.Errorf("tables of the parts: %d for %d parts", len(out.Tables), len(a.Parts))
 	}
-	if out.Doc.Timeline != nil {
+	if out.Timeline != nil {
 		t.Error("a timeline of a history without a violation")
 	}
 	if len(a.Plots) != 3 {
@@ -163,8 +163,8 @@ func TestAuditEmbedded(t *testing.T) {
 func TestAuditUncheckedServer(t *testing.T) {
 	target := uncheckedTarget{backend.Memory()}
 	defer target.Close()
-	cfg := AuditConfig{Budget: testBudget, Target: "unchecked", TargetName: "unchecked"}
-	out, err := cfg.Run(context.Background(), target, nil, nil)
+	opts := Options{Budget: testBudget, Target: "unchecked", TargetName: "unchecked"}
+	out, err := Run(context.Background(), target, nil, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestAuditUncheckedServer(t *testing.T) {
 	if !slices.Contains(a.Failed, results.AnomalyLostUpdate) || !slices.Contains(a.Failed, results.AnomalyStaleWrite) || a.Passed() {
 		t.Errorf("failed %v", a.Failed)
 	}
-	if out.Doc.Timeline == nil || !strings.Contains(string(out.Doc.Timeline), "<html") {
+	if out.Timeline == nil || !strings.Contains(string(out.Timeline), "<html") {
 		t.Error("no timeline of the linearizability violation")
 	}
 	for _, r := range a.Matrix {
@@ -190,7 +190,7 @@ func TestAuditUncheckedServer(t *testing.T) {
 		}
 	}
 
-	cfg.Allow = []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}
+	opts.Allow = []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}
 	base := a
 	base.Matrix = slices.Clone(a.Matrix)
 	for i, r := range base.Matrix {
@@ -201,8 +201,8 @@ func TestAuditUncheckedServer(t *testing.T) {
 			base.Matrix[i].Cells = cells
 		}
 	}
-	cfg.Baseline, cfg.BaselineFile = &base, "base.json"
-	out, err = cfg.Run(context.Background(), target, nil, nil)
+	opts.Baseline, opts.BaselineFile = &base, "base.json"
+	out, err = Run(context.Background(), target, nil, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestAuditUncheckedServer(t *testing.T) {
 func TestAuditNotRun(t *testing.T) {
 	target := lacking{backend.Memory()}
 	defer target.Close()
-	out, err := AuditConfig{Budget: testBudget}.Run(context.Background(), target, nil, nil)
+	out, err := Run(context.Background(), target, nil, nil, Options{Budget: testBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestAuditNotRun(t *testing.T) {
 	}
 
 	broken := failingOpen{backend.Memory()}
-	out, err = AuditConfig{Budget: testBudget}.Run(context.Background(), broken, nil, nil)
+	out, err = Run(context.Background(), broken, nil, nil, Options{Budget: testBudget})
 	if err != nil {
 		t.Fatal(err)
 	}

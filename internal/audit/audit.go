@@ -1,4 +1,4 @@
-package experiment
+package audit
 
 import (
 	"context"
@@ -9,24 +9,19 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
-// An audit is a composition, not an engine of its own: it runs race,
-// create, sources and conform on the target it is handed, through the
-// descriptors every command uses, checks the race's history with package
-// check, runs the fault modes its caller hands it, and folds what they
-// found into one matrix of anomalies (results.Audit), built whole.
-
 // Setting is one parameter of an experiment, as its flag takes it.
 type Setting struct{ Name, Value string }
 
-// AuditBudget is how much of each experiment an audit runs: the parameters
-// it gives each one, as their flags take them, and how much the fault modes
-// and the checks do. It is declared once per name (AuditBudgets).
-type AuditBudget struct {
+// Budget is how much of each experiment an audit runs: the parameters it
+// gives each one, as their flags take them, and how much the fault modes and
+// the checks do. It is declared once per name (Budgets).
+type Budget struct {
 	Name string
 	// About says in a line what the budget is for, for the help; the
 	// figures are in docs/audit.md.
@@ -46,9 +41,9 @@ type AuditBudget struct {
 	FastTime time.Duration
 }
 
-// AuditBudgets are the budgets an audit runs at, smallest first; what each
-// takes on this project's 2-core machine is in docs/audit.md.
-var AuditBudgets = []AuditBudget{{
+// Budgets are the budgets an audit runs at, smallest first; what each takes
+// on this project's 2-core machine is in docs/audit.md.
+var Budgets = []Budget{{
 	Name:         "smoke",
 	About:        "seconds: whether the audit runs at all, not how a server fares",
 	Race:         []Setting{{"seeds", "1-2"}, {"edits", "20"}},
@@ -79,27 +74,27 @@ var AuditBudgets = []AuditBudget{{
 }}
 
 // LookupBudget returns the budget called name.
-func LookupBudget(name string) (AuditBudget, error) {
-	for _, b := range AuditBudgets {
+func LookupBudget(name string) (Budget, error) {
+	for _, b := range Budgets {
 		if b.Name == name {
 			return b, nil
 		}
 	}
-	return AuditBudget{}, fmt.Errorf("unknown budget %q (want %s)", name, contract.Choice(BudgetNames()))
+	return Budget{}, fmt.Errorf("unknown budget %q (want %s)", name, contract.Choice(BudgetNames()))
 }
 
 // BudgetNames returns the names of the budgets, smallest first.
 func BudgetNames() []string {
-	out := make([]string, len(AuditBudgets))
-	for i, b := range AuditBudgets {
+	out := make([]string, len(Budgets))
+	for i, b := range Budgets {
 		out[i] = b.Name
 	}
 	return out
 }
 
-// AuditConfig is what an audit runs and how it is judged. The target, the
-// fault modes and the progress line are arguments of Run, not part of it.
-type AuditConfig struct {
+// Options are what an audit runs and how it is judged. The target, the
+// fault modes and the progress line are arguments of Run, not part of them.
+type Options struct {
 	// Target, Profile and Store are the --target, --profile and --store
 	// flags the audit was given ("" for those that were not), for the
 	// commands it lists; TargetName names the target in the records of the
@@ -109,7 +104,7 @@ type AuditConfig struct {
 	// Subject is what the caller knows of the target (its profile's server,
 	// its write style); Run adds what the target says of itself.
 	Subject results.AuditSubject
-	Budget  AuditBudget
+	Budget  Budget
 	// Parallel, when above 0, is the runs each experiment makes at once.
 	Parallel int
 	// MaxErrors ends a run once this many of its calls ended in a server
@@ -125,15 +120,15 @@ type AuditConfig struct {
 	Version string
 }
 
-// An AuditFault is one fault mode of an audit, a column of its matrix: the
+// A FaultMode is one fault mode of an audit, a column of its matrix: the
 // kill -9 test of the embedded store (crash), a nemesis against a server.
 // The caller hands them to Run, since only it knows which processes
 // notesbench owns and how to start them; a mode it cannot run here says
 // why in NotRun, and its cells say "not run" with that reason, never 0.
-type AuditFault struct {
+type FaultMode struct {
 	Mode   string
 	NotRun string
-	Run    func(ctx context.Context, b AuditBudget) (FaultOutcome, error)
+	Run    func(ctx context.Context, b Budget) (FaultOutcome, error)
 }
 
 // FaultOutcome is what a fault mode found.
@@ -154,29 +149,24 @@ type FaultOutcome struct {
 	Warnings []string
 }
 
-// AuditOutcome is an audit run through: its record and what the renderers
-// show of it.
-type AuditOutcome struct {
-	Audit results.Audit
-	Doc   report.AuditDoc
-}
-
 // The columns of the matrix beside the race's modes and the faults'.
 const (
 	modeConform = "conform"
 	modeSources = "sources"
 )
 
-// Run runs the audit against target: race under the guard it serves (both
-// policies where it reports conflicts) with its history checked, conform,
-// create and sources where it maps a create and a listing, then each of
-// faults; and returns its record, built whole, with its matrix judged. A
-// part the target cannot run says why; a part that ends in an error is
-// recorded, and the audit goes on. Only ctx ending, or a configuration of
-// notesbench's own that does not hold, is an error.
-func (c AuditConfig) Run(ctx context.Context, target contract.Target, faults []AuditFault, progress func(what string) func(done, total int)) (*AuditOutcome, error) {
+// Run runs the audit opts describe against target: race under the guard it
+// serves (both policies where it reports conflicts) with its history
+// checked, conform, create and sources where it maps a create and a
+// listing, then each of faults; and returns its record, built whole, with
+// its matrix judged, beside the tables of its parts and the checker's
+// timeline (what the renderers show of it). A part the target cannot run
+// says why; a part that ends in an error is recorded, and the audit goes
+// on. Only ctx ending, or a configuration of notesbench's own that does not
+// hold, is an error.
+func Run(ctx context.Context, target contract.Target, faults []FaultMode, progress func(what string) func(done, total int), opts Options) (*report.AuditDoc, error) {
 	start := time.Now()
-	a := &auditRun{cfg: c, target: target, progress: progress, cells: map[string][]results.AuditCell{}}
+	a := &auditRun{cfg: opts, target: target, progress: progress, cells: map[string][]results.AuditCell{}}
 	a.subject()
 	steps := []func(context.Context) error{a.race, a.conform, a.create, a.sources}
 	for _, step := range steps {
@@ -192,27 +182,27 @@ func (c AuditConfig) Run(ctx context.Context, target contract.Target, faults []A
 	rec := results.Audit{
 		Experiment:  results.AuditExperiment,
 		Subject:     a.subj,
-		Budget:      c.Budget.Name,
+		Budget:      opts.Budget.Name,
 		ClientCosts: a.costs,
 		Errors:      a.errors,
-		Baseline:    c.BaselineFile,
+		Baseline:    opts.BaselineFile,
 		Parts:       a.parts,
 		Plots:       a.plots,
 		Warnings:    a.warnings,
-		Version:     c.Version,
+		Version:     opts.Version,
 	}
-	rec.Judge(a.modes, a.cells, c.Allow)
-	if c.Baseline != nil {
-		rec.Regressions = results.Regressions(c.Baseline, &rec)
+	rec.Judge(a.modes, a.cells, opts.Allow)
+	if opts.Baseline != nil {
+		rec.Regressions = results.Regressions(opts.Baseline, &rec)
 	}
 	rec.Seconds = roundSeconds(time.Since(start))
 	rec = rec.Complete()
-	return &AuditOutcome{Audit: rec, Doc: report.AuditDoc{Audit: rec, Tables: a.tables, Timeline: a.timeline}}, nil
+	return &report.AuditDoc{Audit: rec, Tables: a.tables, Timeline: a.timeline}, nil
 }
 
 // auditRun is one audit being run: what its parts found so far.
 type auditRun struct {
-	cfg      AuditConfig
+	cfg      Options
 	target   contract.Target
 	progress func(what string) func(done, total int)
 
@@ -267,7 +257,7 @@ func (a *auditRun) subject() {
 
 // require returns why the target cannot run the experiment d, "" when it
 // can.
-func (a *auditRun) require(d Descriptor) string {
+func (a *auditRun) require(d experiment.Descriptor) string {
 	info := d.Info()
 	if c, ok := a.target.(contract.Capable); ok && len(info.Needs) > 0 {
 		if err := c.Require(info.Name, info.Needs...); err != nil {
@@ -321,11 +311,11 @@ func (a *auditRun) command(name string, settings []Setting, extra ...string) []s
 // target, and runs it. Its error is ctx's, or a configuration of the
 // audit's own that does not hold (a bug); an error of the run itself is
 // returned as runErr, to be recorded.
-func (a *auditRun) runExperiment(ctx context.Context, d Descriptor, settings []Setting, rt sim.Runtime) (out *Outcome, runErr, err error) {
+func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, settings []Setting, rt sim.Runtime) (out *experiment.Outcome, runErr, err error) {
 	inst := d.New()
 	given := map[string]bool{}
 	for _, s := range settings {
-		i := slices.IndexFunc(inst.Params(), func(p Param) bool { return p.Name == s.Name })
+		i := slices.IndexFunc(inst.Params(), func(p experiment.Param) bool { return p.Name == s.Name })
 		if i < 0 {
 			return nil, nil, fmt.Errorf("audit: %s has no parameter %s", d.Info().Name, s.Name)
 		}
@@ -345,7 +335,7 @@ func (a *auditRun) runExperiment(ctx context.Context, d Descriptor, settings []S
 	if err := inst.Use(rt, isGiven); err != nil {
 		return nil, err, nil
 	}
-	out, err = inst.Run(ctx, Options{Version: a.cfg.Version})
+	out, err = inst.Run(ctx, experiment.Options{Version: a.cfg.Version})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -366,7 +356,7 @@ func (a *auditRun) part(p results.AuditPart, tables []report.Table) {
 
 // ran records the part p of an experiment that ran, out its outcome: its
 // JSON result, its tables and its warnings, named by the part.
-func (a *auditRun) ran(p results.AuditPart, out *Outcome) {
+func (a *auditRun) ran(p results.AuditPart, out *experiment.Outcome) {
 	p.Result = out.JSON
 	a.part(p, out.Section.Tables())
 	a.warnings = append(a.warnings, prefixed(p.Name+": ", out.Report.Warnings)...)

@@ -1,4 +1,4 @@
-package experiment
+package audit
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -60,7 +61,7 @@ func (a *auditRun) race(ctx context.Context) error {
 		a.column(raceColumn(m))
 		names = append(names, m.String())
 	}
-	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", modeList(modes)})
+	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", sim.FormatModes(modes)})
 	p := results.AuditPart{Name: "race", Command: a.command("race", settings, "--replications", "0", "--history", raceHistory)}
 	checkPart := results.AuditPart{Name: "check", Command: []string{"notesbench", "check", raceHistory}}
 	server := modes[0]
@@ -71,7 +72,7 @@ func (a *auditRun) race(ctx context.Context) error {
 			a.notRun(raceColumn(m), why, results.AnomalyServerErrors)
 		}
 	}
-	if why := a.require(Race); why != "" {
+	if why := a.require(experiment.Race); why != "" {
 		p.NotRun, checkPart.NotRun = why, "no race ran"
 		a.part(p, nil)
 		a.part(checkPart, nil)
@@ -80,7 +81,7 @@ func (a *auditRun) race(ctx context.Context) error {
 	}
 	w := history.NewWriter(history.Header{Experiment: "race", Command: report.CommandLine(p.Command)})
 	start := time.Now()
-	out, runErr, err := a.runExperiment(ctx, Race, settings, sim.Runtime{History: w})
+	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -243,14 +244,14 @@ func (a *auditRun) create(ctx context.Context) error {
 			a.notRun("create "+t, why, results.AnomalyDuplicate, results.AnomalyServerErrors)
 		}
 	}
-	if why := a.require(Create); why != "" {
+	if why := a.require(experiment.Create); why != "" {
 		p.NotRun = why
 		a.part(p, nil)
 		skip("create not run: " + why)
 		return nil
 	}
 	start := time.Now()
-	out, runErr, err := a.runExperiment(ctx, Create, settings, sim.Runtime{})
+	out, runErr, err := a.runExperiment(ctx, experiment.Create, settings, sim.Runtime{})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -316,14 +317,14 @@ func createPlot(runs []results.CreateRun) results.AuditPlot {
 func (a *auditRun) sources(ctx context.Context) error {
 	settings := a.settings(a.cfg.Budget.Sources)
 	p := results.AuditPart{Name: "sources", Command: a.command("sources", settings, "--replications", "0")}
-	if why := a.require(Sources); why != "" {
+	if why := a.require(experiment.Sources); why != "" {
 		p.NotRun = why
 		a.part(p, nil)
 		a.notRun(modeSources, "sources not run: "+why, results.AnomalyDuplicate, results.AnomalyServerErrors)
 		return nil
 	}
 	start := time.Now()
-	out, runErr, err := a.runExperiment(ctx, Sources, settings, sim.Runtime{})
+	out, runErr, err := a.runExperiment(ctx, experiment.Sources, settings, sim.Runtime{})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -377,7 +378,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 }
 
 // fault runs one fault mode, or records why it did not run.
-func (a *auditRun) fault(ctx context.Context, f AuditFault) error {
+func (a *auditRun) fault(ctx context.Context, f FaultMode) error {
 	rows := []string{results.AnomalyLostAcknowledged, results.AnomalyUnreadable}
 	if f.NotRun != "" || f.Run == nil {
 		why := cmpOr(f.NotRun, "nothing runs it")

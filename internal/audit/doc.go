@@ -1,0 +1,19 @@
+// Package audit judges a server in one run. An audit is a composition, not
+// an engine of its own: it runs race, create, sources and conform on the
+// target it is handed — the experiments through package experiment's
+// descriptors, configured and run as every command runs them
+// (Descriptor.New, Param.Set, Instance.Run) — checks the race's history
+// with package check, runs the fault modes its caller hands it, and folds
+// what they found into one matrix of anomalies (results.Audit), built
+// whole (Run). Its budgets, how much of each part it runs, are declared
+// once (Budgets).
+//
+// It sits above experiment, which knows nothing of it. Like experiment it
+// parses no flags, opens no files, prints nothing and links no
+// implementation of the contract: cmd/notesbench picks the target and the
+// fault modes (only it knows which processes notesbench owns), and renders
+// what Run returns with package report. It lives under internal/ because
+// only the command uses it; the top-level audit/ folder is the published
+// audit itself (its servers, their sections and the program that
+// regenerates them), not code of this package.
+package audit
