@@ -102,7 +102,7 @@ func TestBenchMaxErrorsEndsARun(t *testing.T) {
 		return nil, false
 	}
 	cfg := Bench{Writes: 50, Reps: 2, Warmup: 1, TextSize: 10, Writers: []int{1},
-		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal", Runtime: Runtime{Target: newFaulty(f), MaxErrors: 7}}
+		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal", Runtime: Runtime{Target: newFaulty(f), TargetSettings: TargetSettings{MaxErrors: 7}}}
 	res := mustRun(t, cfg)
 	if len(res.Runs) != 2 {
 		t.Fatalf("%d runs, want 2: a run ended early must not end the others", len(res.Runs))

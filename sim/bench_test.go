@@ -238,7 +238,7 @@ func (s slowWrites) EditNoteTab(ctx context.Context, req contract.EditRequest) (
 func TestBenchWriterErrorStopsTheOthers(t *testing.T) {
 	var slow atomic.Int64
 	cfg := Bench{Writes: 200, Reps: 1, Warmup: 1, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
-		Runtime: Runtime{MaxErrors: 3, Target: wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
+		Runtime: Runtime{TargetSettings: TargetSettings{MaxErrors: 3}, Target: wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
 			if n == 0 {
 				return &failingWrites{Session: s, after: 1}
 			}

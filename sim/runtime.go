@@ -10,9 +10,28 @@ import (
 // Runtime is what an experiment's runs go to and report to, beside what they
 // measure: what serves the contract, what records the calls, who hears of
 // progress. Every configuration embeds one; nothing in it changes a count.
-// Store and TargetName name where the runs went, for the record (the JSON
-// form of a configuration holds them when they are set).
+// Its TargetSettings name where the runs went, for the record (the JSON form
+// of a configuration holds them).
 type Runtime struct {
+	TargetSettings
+	// Target opens the contract of each run.
+	Target contract.Target `json:"-"`
+	// Progress, when set, is called after each run with the runs done and
+	// the total.
+	Progress func(done, total int) `json:"-"`
+	// History, when set, records every run's calls and final state for
+	// notesbench check; nil records nothing.
+	History *history.Writer `json:"-"`
+	// Peer, when set, times the same write in another program beside each
+	// of bench's one-writer runs (pgbench beside a PostgreSQL store, as the
+	// command picks it), and returns one latency per timed write in µs.
+	Peer func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) `json:"-"`
+}
+
+// TargetSettings is what a configuration records of the target its runs go
+// to, as the command names it: its JSON form holds them (store, target, the
+// wire's keys, nemesis, max_errors). The target itself is the Runtime's.
+type TargetSettings struct {
 	// Store names the PostgreSQL store the runs go to (without its
 	// password), when they go to one.
 	Store string `json:"store"`
@@ -27,18 +46,6 @@ type Runtime struct {
 	// The target makes them (the faults sit between the client and the
 	// server); the runs start and stop them and count what they bring.
 	Nemesis string `json:"nemesis,omitempty"`
-	// Target opens the contract of each run.
-	Target contract.Target `json:"-"`
-	// Progress, when set, is called after each run with the runs done and
-	// the total.
-	Progress func(done, total int) `json:"-"`
-	// History, when set, records every run's calls and final state for
-	// notesbench check; nil records nothing.
-	History *history.Writer `json:"-"`
-	// Peer, when set, times the same write in another program beside each
-	// of bench's one-writer runs (pgbench beside a PostgreSQL store, as the
-	// command picks it), and returns one latency per timed write in µs.
-	Peer func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error) `json:"-"`
 	// MaxErrors ends a run once this many of its calls ended in a server
 	// error (a refusal other than a conflict, or an outcome nobody knows);
 	// 0 means DefaultMaxErrors. What the run measured until then is kept.
