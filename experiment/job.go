@@ -36,10 +36,11 @@ type jobResult struct {
 	verdicts []results.Verdict
 }
 
-// runJob is the job of configuration c of descriptor d.
-type runJob[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
+// runJob is the job of configuration c of descriptor d, run against rt.
+type runJob[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	d    *descriptor[C, Row, Run]
 	c    C
+	rt   sim.Runtime
 	opts Options
 	plan unitPlan[C]
 	// replicasOnly: the job is its replications alone, judged with no
@@ -54,15 +55,16 @@ type runJob[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
 	differences []string
 }
 
-// newJob returns the job of c with opts.
-func (d *descriptor[C, Row, Run]) newJob(c C, opts Options) *runJob[C, Row, Run] {
-	return &runJob[C, Row, Run]{d: d, c: c, opts: opts, plan: d.plan(c, opts), config: c, setup: c.Describe(), differences: d.differences(c)}
+// newJob returns the job of c against rt with opts.
+func (d *descriptor[C, Row, Run]) newJob(c C, rt sim.Runtime, opts Options) *runJob[C, Row, Run] {
+	return &runJob[C, Row, Run]{d: d, c: c, rt: rt, opts: opts, plan: d.plan(c, rt.Target, opts), config: c,
+		setup: c.Describe(rt.Target), differences: d.differences(c, rt.Target)}
 }
 
 // replicasJob returns the job of c's replications alone: n of them, on
 // memory.
 func (d *descriptor[C, Row, Run]) replicasJob(c C, n int, memory contract.Target) *runJob[C, Row, Run] {
-	replica := sim.Replica(c, memory)
+	replica := c.Replica()
 	return &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n, Memory: memory},
 		plan: unitPlan[C]{n: n, perRep: max(1, len(replica.SeedList())), replica: replica, replications: true}}
 }
@@ -77,7 +79,7 @@ type unitPlan[C any] struct {
 	replications bool
 }
 
-func (d *descriptor[C, Row, Run]) plan(c C, opts Options) unitPlan[C] {
+func (d *descriptor[C, Row, Run]) plan(c C, target contract.Target, opts Options) unitPlan[C] {
 	var p unitPlan[C]
 	seeds := c.SeedList()
 	if _, folds := any(c).(sim.Folder[Row, Run]); folds && len(seeds) > 1 {
@@ -87,7 +89,7 @@ func (d *descriptor[C, Row, Run]) plan(c C, opts Options) unitPlan[C] {
 	} else {
 		p.main = [][]uint64{seeds}
 	}
-	p.n, p.perRep, p.replica, p.replications = d.replication(c, opts)
+	p.n, p.perRep, p.replica, p.replications = d.replication(c, target, opts)
 	return p
 }
 
@@ -112,10 +114,10 @@ func (j *runJob[C, Row, Run]) mainUnits() int {
 
 func (j *runJob[C, Row, Run]) run(ctx context.Context) (jobResult, error) {
 	if !j.replicasOnly {
-		o, err := j.d.run(ctx, j.c, j.opts)
+		o, err := j.d.run(ctx, j.c, j.rt, j.opts)
 		return jobResult{outcome: o}, err
 	}
-	reps, err := sim.Replicate(ctx, j.plan.replica, j.plan.n, j.plan.perRep, j.opts.progress(j.d.def.Name+" replications"))
+	reps, err := sim.Replicate(ctx, j.plan.replica, j.opts.Memory, j.plan.n, j.plan.perRep, j.opts.progress(j.d.def.Name+" replications"))
 	if err != nil {
 		return jobResult{}, err
 	}
@@ -132,10 +134,10 @@ func (j *runJob[C, Row, Run]) execute(ctx context.Context, own func(int) bool) (
 		}
 	}
 	parallel := len(seeds) // the real clock's runs mostly sleep
-	if k, ok := sim.Clocked(j.c); !ok || k == sim.ClockVirtual {
+	if k, ok := j.c.Clocked(); !ok || k == sim.ClockVirtual {
 		parallel = runtime.NumCPU()
 	}
-	main, err := runUnits(ctx, j.c, seeds, parallel, j.opts.progress(j.d.def.Name))
+	main, err := runUnits(ctx, j.c, j.rt, seeds, parallel, j.opts.progress(j.d.def.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +155,7 @@ func (j *runJob[C, Row, Run]) execute(ctx context.Context, own func(int) bool) (
 			units, seeds = append(units, u), append(seeds, []uint64{uint64(i + 1)})
 		}
 	}
-	reps, err := runUnits(ctx, j.plan.replica, seeds, runtime.NumCPU(), j.opts.progress(j.d.def.Name+" replications"))
+	reps, err := runUnits(ctx, j.plan.replica, sim.Runtime{Target: j.opts.Memory}, seeds, runtime.NumCPU(), j.opts.progress(j.d.def.Name+" replications"))
 	if err != nil {
 		return nil, err
 	}
@@ -209,20 +211,21 @@ func (j *runJob[C, Row, Run]) assemble(parts []Part) (jobResult, error) {
 	return jobResult{outcome: j.d.outcome(j.c, j.config, res, reps, j.setup, j.differences, j.opts)}, nil
 }
 
-// runUnits runs c once for each list of seeds, up to parallel at once.
-func runUnits[C sim.Experiment[Row, Run], Row results.Row, Run any](ctx context.Context, c C, seeds [][]uint64, parallel int, progress func(done, total int)) ([]sim.Result[Row, Run], error) {
+// runUnits runs c against rt once for each list of seeds, up to parallel at
+// once.
+func runUnits[C sim.Experiment[Row, Run], Row results.Row, Run any](ctx context.Context, c C, rt sim.Runtime, seeds [][]uint64, parallel int, progress func(done, total int)) ([]sim.Result[Row, Run], error) {
 	switch {
 	case len(seeds) == 0:
 		return nil, nil
 	case len(seeds) == 1 && len(seeds[0]) != 1:
-		res, err := c.Run(ctx, seeds[0]) // a whole main run, of no seed or several
+		res, err := c.Run(ctx, rt, seeds[0]) // a whole main run, of no seed or several
 		return []sim.Result[Row, Run]{res}, err
 	}
 	flat := make([]uint64, len(seeds))
 	for i, s := range seeds {
 		flat[i] = s[0]
 	}
-	return sim.RunEach(ctx, c, flat, parallel, progress)
+	return sim.RunEach(ctx, c, rt, flat, parallel, progress)
 }
 
 // appendPart appends the part of unit u to parts.

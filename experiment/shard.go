@@ -109,12 +109,12 @@ type ShardRecord struct {
 	Parts       []Part   `json:"parts"`
 }
 
-// runShard runs the units of c that opts.Shard owns and returns its outcome:
-// a ShardRecord as its JSON, and a table of the units it ran.
-func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, c C, opts Options) (*Outcome, error) {
+// runShard runs the units of c that opts.Shard owns against rt and returns
+// its outcome: a ShardRecord as its JSON, and a table of the units it ran.
+func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, c C, rt sim.Runtime, opts Options) (*Outcome, error) {
 	shard := opts.Shard
 	opts.Shard = Shard{}
-	j := d.newJob(c, opts)
+	j := d.newJob(c, rt, opts)
 	parts, err := j.execute(ctx, shard.owns)
 	if err != nil {
 		return nil, err
@@ -284,7 +284,7 @@ func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, er
 	if err != nil {
 		return nil, err
 	}
-	j := d.newJob(cfg, Options{Replications: first.Replications, Version: version})
+	j := d.newJob(cfg, sim.Runtime{}, Options{Replications: first.Replications, Version: version})
 	j.config, j.setup, j.differences = s.config, first.Setup, first.Differences
 	if j.units() != first.Units {
 		return nil, mergeErrf(s.files[0], "%s, where its configuration makes %d", plural.Count(first.Units, "unit"), j.units())
