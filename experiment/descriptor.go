@@ -66,14 +66,6 @@ type Descriptor interface {
 	// reproduceJobs returns the jobs of the experiment's step of a
 	// reproduction, and how their results make its part.
 	reproduceJobs(s reproSettings) ([]job, compose)
-	// published returns the experiment's published figures, nil when it
-	// has none.
-	published() *results.Experiment
-	// rowNames returns the key fields and figures its rows are read by.
-	rowNames() (keys, figures []string)
-	// Invariants returns what must hold of its rows on any clock, the checks
-	// a real-clock run makes against a baseline.
-	Invariants() []results.Invariant
 	// merge puts shards of a run of the experiment together.
 	merge(s *Shards, version string) (*Outcome, error)
 }
@@ -105,6 +97,9 @@ type Instance interface {
 	// Config returns the configuration, whose JSON form is the record of
 	// what ran.
 	Config() any
+	// Storage returns where its embedded runs keep their databases, as its
+	// parameters set it.
+	Storage() Storage
 	// Run runs the experiment and its verdicts.
 	Run(ctx context.Context, opts Options) (*Outcome, error)
 }
@@ -252,14 +247,7 @@ func Define[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Def[C,
 	return &descriptor[C, Row, Run]{def: d, pub: pub}
 }
 
-func (d *descriptor[C, Row, Run]) Info() Info                      { return d.def.Info }
-func (d *descriptor[C, Row, Run]) published() *results.Experiment  { return d.pub }
-func (d *descriptor[C, Row, Run]) Invariants() []results.Invariant { return d.def.Invariants }
-
-func (d *descriptor[C, Row, Run]) rowNames() (keys, figures []string) {
-	var r Row
-	return r.Names()
-}
+func (d *descriptor[C, Row, Run]) Info() Info { return d.def.Info }
 
 func (d *descriptor[C, Row, Run]) New() Instance {
 	in := &instance[C, Row, Run]{d: d, cfg: d.def.Default()}
@@ -279,6 +267,16 @@ type instance[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct
 func (in *instance[C, Row, Run]) Info() Info      { return in.d.def.Info }
 func (in *instance[C, Row, Run]) Params() []Param { return in.params }
 func (in *instance[C, Row, Run]) Config() any     { return in.cfg }
+
+func (in *instance[C, Row, Run]) Storage() Storage {
+	var s Storage
+	for _, p := range in.params {
+		if p.store != nil {
+			p.store(&s)
+		}
+	}
+	return s
+}
 
 func (in *instance[C, Row, Run]) Clock() (sim.ClockKind, bool) { return in.cfg.Clocked() }
 
@@ -359,27 +357,19 @@ func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Outcom
 	return in.d.run(ctx, in.cfg, in.rt, opts)
 }
 
-// run runs c against rt, and, when its parameters are the published ones and
-// the rule judges against replications, the virtual-clock replications
-// behind its verdicts; it returns the outcome, built whole. With a shard in
-// opts it runs that shard's units only (see runShard).
+// run runs c against rt as one job, its units all here, or with a shard in
+// opts that shard's units alone (see runShard), and, when its parameters are
+// the published ones and the rule judges against replications, the
+// virtual-clock replications behind its verdicts.
 func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, rt sim.Runtime, opts Options) (*Outcome, error) {
-	if opts.Shard.Count > 0 {
-		return d.runShard(ctx, c, rt, opts)
+	shard := opts.Shard
+	opts.Shard = Shard{}
+	j := d.newJob(c, rt, opts)
+	if shard.Count > 0 {
+		return d.runShard(ctx, j, shard)
 	}
-	res, err := c.Run(ctx, rt, c.SeedList())
-	if err != nil {
-		return nil, err
-	}
-	var reps *results.Replications[Row]
-	if n, perRep, replica, ok := d.replication(c, rt.Target, opts); ok && d.anyPublished(res.Rows) {
-		r, err := sim.Replicate(ctx, replica, opts.Memory, n, perRep, opts.progress(d.def.Name+" replications"))
-		if err != nil {
-			return nil, err
-		}
-		reps = &r
-	}
-	return d.outcome(c, c, res, reps, c.Describe(rt.Target), d.differences(c, rt.Target), opts), nil
+	res, err := runWhole(ctx, j)
+	return res.outcome, err
 }
 
 // replication returns the replications behind the verdicts of c run against

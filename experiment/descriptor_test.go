@@ -15,12 +15,12 @@ import (
 // verdict that quietly reads "no data".
 func TestAccessorsCoverPublished(t *testing.T) {
 	for _, d := range All() {
-		exp := d.published()
+		exp := inspect(d).published()
 		if exp == nil {
 			t.Errorf("%s: no published figures", d.Info().Name)
 			continue
 		}
-		keys, figures := d.rowNames()
+		keys, figures := inspect(d).rowNames()
 		for _, k := range exp.Key {
 			if !slices.Contains(keys, k) {
 				t.Errorf("%s: no accessor for key %q", exp.Name, k)
@@ -42,7 +42,7 @@ func TestInvariants(t *testing.T) {
 		{Guard: "note", Policy: "refresh", Lost: 250},
 		{Guard: "tab", Policy: "reapply", Lost: 3},
 	}
-	d := results.CheckInvariants(Race.Invariants(), race)
+	d := results.CheckInvariants(inspect(Race).invariants(), race)
 	if len(d) != 1 || d[0].Path != "rows[2].lost" || d[0].Current != "3" {
 		t.Fatalf("race: %v", d)
 	}
@@ -50,15 +50,15 @@ func TestInvariants(t *testing.T) {
 		{Guard: "note", ConflictsClaude: 117, ConflictsHuman: 69},
 		{Guard: "tab", ConflictsHuman: 2},
 	}
-	if d := results.CheckInvariants(Tabs.Invariants(), tabs); len(d) != 1 || d[0].Path != "rows[1].conflicts_human" {
+	if d := results.CheckInvariants(inspect(Tabs).invariants(), tabs); len(d) != 1 || d[0].Path != "rows[1].conflicts_human" {
 		t.Fatalf("tabs: %v", d)
 	}
 	fast := []results.FastRow{{VersionFormat: "ms", Lost: 40}, {VersionFormat: "counter"}}
-	if d := results.CheckInvariants(Fast.Invariants(), fast); len(d) != 0 {
+	if d := results.CheckInvariants(inspect(Fast).invariants(), fast); len(d) != 0 {
 		t.Fatalf("fast: %v", d)
 	}
 	fast[1].Lost = 1
-	if d := results.CheckInvariants(Fast.Invariants(), fast); len(d) != 1 || d[0].Path != "rows[1].lost" || d[0].Baseline != "0 (counter versions never collide)" {
+	if d := results.CheckInvariants(inspect(Fast).invariants(), fast); len(d) != 1 || d[0].Path != "rows[1].lost" || d[0].Baseline != "0 (counter versions never collide)" {
 		t.Fatalf("fast counter loss: %v", d)
 	}
 }

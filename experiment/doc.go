@@ -9,7 +9,12 @@
 // compare its rows with the published figures, replicate the published setup
 // on the virtual clock for the verdicts, and build the result and its section
 // whole (Instance.Run); and a reproduction of every experiment at its
-// published parameters, with the timing ablation (Reproduce).
+// published parameters, with the timing ablation (Reproduce). Every run goes
+// through one job cut into units (the main run of each seed, each seed of
+// the replications): one method executes the units that run here — all of
+// them for a whole run, a shard's share for --shard K/N, each step's for a
+// reproduction — and one assembles the result from all of them, whether they
+// ran here or a merge read them back from the shards.
 //
 // experiment knows sim (the runs), results (the data and the verdicts) and
 // report (the tables); it parses no flags, opens no files and prints nothing:

@@ -44,12 +44,33 @@ func OneSeed(name string, p *uint64) Param {
 // Synchronous is the parameter of SQLite's synchronous setting (on
 // PostgreSQL, synchronous_commit).
 func Synchronous(p *contract.Synchronous) Param {
-	return Enum("synchronous", p, contract.SynchronousSettings, "SQLite synchronous setting: normal or full (on PostgreSQL, synchronous_commit off or on)")
+	q := Enum("synchronous", p, contract.SynchronousSettings, "SQLite synchronous setting: normal or full (on PostgreSQL, synchronous_commit off or on)")
+	q.store = func(s *Storage) { s.Synchronous = *p }
+	return q
 }
 
 // DB is the parameter of the folder each run's database is kept in.
 func DB(p *string) Param {
-	return String("db", p, "keep each run's SQLite database in this folder (default: a temporary folder, removed)").ForField("db_dir")
+	q := String("db", p, "keep each run's SQLite database in this folder (default: a temporary folder, removed)").ForField("db_dir")
+	q.store = func(s *Storage) { s.DBDir = *p }
+	return q
+}
+
+// Memory is the parameter that keeps the databases in memory.
+func Memory(p *bool) Param {
+	q := Bool("memory", p, "keep the databases in memory instead of WAL files").ForField("in_memory")
+	q.store = func(s *Storage) { s.InMemory = *p }
+	return q
+}
+
+// Storage is where the embedded runs of an experiment keep their databases,
+// as its parameters say (Instance.Storage): a folder to keep them in (--db,
+// empty: a temporary one), in memory (--memory), and SQLite's synchronous
+// setting (--synchronous, empty: the store's default).
+type Storage struct {
+	DBDir       string
+	InMemory    bool
+	Synchronous contract.Synchronous
 }
 
 // envParams returns the parameters of the Env the race engine's
@@ -61,7 +82,7 @@ func envParams(e *sim.Env) []Param {
 		Seeds(&e.Seeds),
 		Int("parallel", &e.Parallel, "runs at once (0: every run under the real clock, one per CPU under the virtual clock)"),
 		DB(&e.DBDir),
-		Bool("memory", &e.InMemory, "keep the databases in memory instead of WAL files").ForField("in_memory"),
+		Memory(&e.InMemory),
 		Synchronous(&e.Synchronous),
 		Duration("service-time", &e.ServiceTime, "virtual time one store operation takes (virtual clock only)").ForField("service_time_ns"),
 	}

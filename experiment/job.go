@@ -14,19 +14,34 @@ import (
 // A job is one run of an experiment's configuration with its options, as a
 // command or a step of a reproduction makes it, cut into units: the main run
 // of one seed (or the whole main run, for an experiment of one seed or
-// none), then each seed of the replications behind its verdicts. It runs
-// whole, or a shard of its units runs and the parts of every shard are
-// assembled into the same result.
+// none), then each seed of the replications behind its verdicts. Every run
+// goes through one job: execute runs the units that are to run here — all of
+// them for a whole run, a shard's share for a shard — and assemble puts the
+// results of all of them together; a shard writes what it ran as parts, and
+// merge reads the parts of every shard back before it assembles.
 type job interface {
 	// units is how many units the job has.
 	units() int
-	// run runs the job whole.
-	run(ctx context.Context) (jobResult, error)
-	// execute runs the units own says are to run here, and returns their
-	// parts, in unit order.
-	execute(ctx context.Context, own func(unit int) bool) ([]Part, error)
-	// assemble returns the job's result from the parts of all its units.
-	assemble(parts []Part) (jobResult, error)
+	// execute runs the units own says are to run here and keeps their
+	// results; a nil own runs a whole run: every unit, but the
+	// replications no verdict reads.
+	execute(ctx context.Context, own func(unit int) bool) error
+	// parts returns the results kept, as the parts a shard records, in
+	// unit order.
+	parts() ([]Part, error)
+	// read keeps the results of parts, the parts of every unit a merge
+	// read back, in unit order.
+	read(parts []Part) error
+	// assemble returns the job's result from the results of all its units.
+	assemble() (jobResult, error)
+}
+
+// runWhole runs every unit of j and assembles them.
+func runWhole(ctx context.Context, j job) (jobResult, error) {
+	if err := j.execute(ctx, nil); err != nil {
+		return jobResult{}, err
+	}
+	return j.assemble()
 }
 
 // jobResult is what a job gives: the outcome of a run, or, for a job of
@@ -53,20 +68,32 @@ type runJob[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	config      any
 	setup       string
 	differences []string
+	// done holds the result of each unit run here or read back, by unit.
+	done []*unitResult[Row, Run]
+}
+
+// unitResult is what one unit gave.
+type unitResult[Row results.Row, Run any] struct {
+	seeds []uint64
+	res   sim.Result[Row, Run]
 }
 
 // newJob returns the job of c against rt with opts.
 func (d *descriptor[C, Row, Run]) newJob(c C, rt sim.Runtime, opts Options) *runJob[C, Row, Run] {
-	return &runJob[C, Row, Run]{d: d, c: c, rt: rt, opts: opts, plan: d.plan(c, rt.Target, opts), config: c,
+	j := &runJob[C, Row, Run]{d: d, c: c, rt: rt, opts: opts, plan: d.plan(c, rt.Target, opts), config: c,
 		setup: c.Describe(rt.Target), differences: d.differences(c, rt.Target)}
+	j.done = make([]*unitResult[Row, Run], j.units())
+	return j
 }
 
 // replicasJob returns the job of c's replications alone: n of them, on
 // memory.
 func (d *descriptor[C, Row, Run]) replicasJob(c C, n int, memory contract.Target) *runJob[C, Row, Run] {
 	replica := c.Replica()
-	return &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n, Memory: memory},
+	j := &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n, Memory: memory},
 		plan: unitPlan[C]{n: n, perRep: max(1, len(replica.SeedList())), replica: replica, replications: true}}
+	j.done = make([]*unitResult[Row, Run], j.units())
+	return j
 }
 
 // unitPlan is the units of a run of c: its main units — one per seed when
@@ -94,10 +121,7 @@ func (d *descriptor[C, Row, Run]) plan(c C, target contract.Target, opts Options
 }
 
 func (j *runJob[C, Row, Run]) units() int {
-	n := len(j.plan.main)
-	if j.replicasOnly {
-		n = 0
-	}
+	n := j.mainUnits()
 	if j.plan.replications {
 		n += j.plan.n * j.plan.perRep
 	}
@@ -112,83 +136,90 @@ func (j *runJob[C, Row, Run]) mainUnits() int {
 	return len(j.plan.main)
 }
 
-func (j *runJob[C, Row, Run]) run(ctx context.Context) (jobResult, error) {
-	if !j.replicasOnly {
-		o, err := j.d.run(ctx, j.c, j.rt, j.opts)
-		return jobResult{outcome: o}, err
+// execute runs the main units own gives here in one run of c, on their seeds,
+// as c runs several seeds at once (its parallelism, its progress, its
+// history), cut back into units; then the replication seeds own gives here,
+// one per CPU. In a whole run (own nil), when no published row stands for
+// the rows of the main run, the replications are left out: no verdict would
+// read them.
+func (j *runJob[C, Row, Run]) execute(ctx context.Context, own func(int) bool) error {
+	whole := own == nil
+	if whole {
+		own = func(int) bool { return true }
 	}
-	reps, err := sim.Replicate(ctx, j.plan.replica, j.opts.Memory, j.plan.n, j.plan.perRep, j.opts.progress(j.d.def.Name+" replications"))
-	if err != nil {
-		return jobResult{}, err
-	}
-	return jobResult{verdicts: results.Compare(j.d.pub, j.d.def.Rule, nil, []Row(nil), &reps).Verdicts}, nil
-}
-
-func (j *runJob[C, Row, Run]) execute(ctx context.Context, own func(int) bool) ([]Part, error) {
-	parts := []Part{}
 	var units []int
-	var seeds [][]uint64
+	var seeds []uint64
 	for u := range j.mainUnits() {
 		if own(u) {
-			units, seeds = append(units, u), append(seeds, j.plan.main[u])
+			units, seeds = append(units, u), append(seeds, j.plan.main[u]...)
 		}
 	}
-	parallel := len(seeds) // the real clock's runs mostly sleep
-	if k, ok := j.c.Clocked(); !ok || k == sim.ClockVirtual {
-		parallel = runtime.NumCPU()
-	}
-	main, err := runUnits(ctx, j.c, j.rt, seeds, parallel, j.opts.progress(j.d.def.Name))
-	if err != nil {
-		return nil, err
-	}
-	for i, res := range main {
-		if parts, err = appendPart(parts, units[i], false, seeds[i], res); err != nil {
-			return nil, err
+	if len(units) > 0 {
+		res, err := j.c.Run(ctx, j.rt, seeds)
+		if err != nil {
+			return err
+		}
+		perUnit := []sim.Result[Row, Run]{res}
+		if len(j.plan.main) > 1 { // a unit per seed
+			if perUnit, err = sim.Split(sim.Experiment[Row, Run](j.c), res, len(units)); err != nil {
+				return err
+			}
+		}
+		for i, u := range units {
+			j.done[u] = &unitResult[Row, Run]{seeds: j.plan.main[u], res: perUnit[i]}
 		}
 	}
-	if !j.plan.replications {
-		return parts, nil
+	if !j.plan.replications || (whole && !j.replicasOnly && !j.needsReplications()) {
+		return nil
 	}
 	units, seeds = nil, nil
 	for i := range j.plan.n * j.plan.perRep {
 		if u := j.mainUnits() + i; own(u) {
-			units, seeds = append(units, u), append(seeds, []uint64{uint64(i + 1)})
+			units, seeds = append(units, u), append(seeds, uint64(i+1))
 		}
 	}
-	reps, err := runUnits(ctx, j.plan.replica, sim.Runtime{Target: j.opts.Memory}, seeds, runtime.NumCPU(), j.opts.progress(j.d.def.Name+" replications"))
+	reps, err := sim.RunEach(ctx, j.plan.replica, sim.Runtime{Target: j.opts.Memory}, seeds, runtime.NumCPU(), j.opts.progress(j.d.def.Name+" replications"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for i, res := range reps {
-		if parts, err = appendPart(parts, units[i], true, seeds[i], res); err != nil {
-			return nil, err
-		}
+	for i, u := range units {
+		j.done[u] = &unitResult[Row, Run]{seeds: []uint64{seeds[i]}, res: reps[i]}
 	}
-	return parts, nil
+	return nil
 }
 
-func (j *runJob[C, Row, Run]) assemble(parts []Part) (jobResult, error) {
-	if len(parts) != j.units() {
-		return jobResult{}, fmt.Errorf("%d of %d units", len(parts), j.units())
+// needsReplications reports whether the verdicts of the main run read its
+// replications: a published row stands for one of its rows. Every main unit
+// must be done.
+func (j *runJob[C, Row, Run]) needsReplications() bool {
+	res, err := j.main()
+	return err != nil || j.d.anyPublished(res.Rows)
+}
+
+// main returns the main run, assembled from its units.
+func (j *runJob[C, Row, Run]) main() (sim.Result[Row, Run], error) {
+	perUnit := make([]sim.Result[Row, Run], j.mainUnits())
+	for u := range perUnit {
+		if j.done[u] == nil {
+			return sim.Result[Row, Run]{}, fmt.Errorf("unit %d did not run", u)
+		}
+		perUnit[u] = j.done[u].res
 	}
-	var main, singles []sim.Result[Row, Run]
-	for u, p := range parts {
-		exp := j.plan.replica
-		if u < j.mainUnits() {
-			exp = j.c
-		}
-		res, err := decodePart(exp, p)
-		if err != nil {
-			return jobResult{}, fmt.Errorf("unit %d: %v", u, err)
-		}
-		if u < j.mainUnits() {
-			main = append(main, res)
-		} else {
-			singles = append(singles, res)
+	return sim.Assemble(sim.Experiment[Row, Run](j.c), perUnit)
+}
+
+func (j *runJob[C, Row, Run]) assemble() (jobResult, error) {
+	var singles []sim.Result[Row, Run]
+	for u := j.mainUnits(); u < j.units(); u++ {
+		if j.done[u] != nil {
+			singles = append(singles, j.done[u].res)
 		}
 	}
 	var reps *results.Replications[Row]
 	foldReps := func() error {
+		if len(singles) != j.plan.n*j.plan.perRep {
+			return fmt.Errorf("%d of %d replication seeds ran", len(singles), j.plan.n*j.plan.perRep)
+		}
 		r, err := sim.FoldReplications(sim.Experiment[Row, Run](j.plan.replica), singles, j.plan.n, j.plan.perRep)
 		reps = &r
 		return err
@@ -199,11 +230,11 @@ func (j *runJob[C, Row, Run]) assemble(parts []Part) (jobResult, error) {
 		}
 		return jobResult{verdicts: results.Compare(j.d.pub, j.d.def.Rule, nil, []Row(nil), reps).Verdicts}, nil
 	}
-	res, err := sim.Assemble(sim.Experiment[Row, Run](j.c), main)
+	res, err := j.main()
 	if err != nil {
 		return jobResult{}, err
 	}
-	if len(singles) > 0 && j.d.anyPublished(res.Rows) {
+	if j.plan.replications && j.d.anyPublished(res.Rows) {
 		if err := foldReps(); err != nil {
 			return jobResult{}, err
 		}
@@ -211,57 +242,56 @@ func (j *runJob[C, Row, Run]) assemble(parts []Part) (jobResult, error) {
 	return jobResult{outcome: j.d.outcome(j.c, j.config, res, reps, j.setup, j.differences, j.opts)}, nil
 }
 
-// runUnits runs c against rt once for each list of seeds, up to parallel at
-// once.
-func runUnits[C sim.Experiment[Row, Run], Row results.Row, Run any](ctx context.Context, c C, rt sim.Runtime, seeds [][]uint64, parallel int, progress func(done, total int)) ([]sim.Result[Row, Run], error) {
-	switch {
-	case len(seeds) == 0:
-		return nil, nil
-	case len(seeds) == 1 && len(seeds[0]) != 1:
-		res, err := c.Run(ctx, rt, seeds[0]) // a whole main run, of no seed or several
-		return []sim.Result[Row, Run]{res}, err
-	}
-	flat := make([]uint64, len(seeds))
-	for i, s := range seeds {
-		flat[i] = s[0]
-	}
-	return sim.RunEach(ctx, c, rt, flat, parallel, progress)
-}
-
-// appendPart appends the part of unit u to parts.
-func appendPart[Row results.Row, Run any](parts []Part, u int, replication bool, seeds []uint64, res sim.Result[Row, Run]) ([]Part, error) {
-	rows, err := json.Marshal(nonNil(res.Rows))
-	if err != nil {
-		return nil, err
-	}
-	runs, err := json.Marshal(nonNil(res.Runs))
-	if err != nil {
-		return nil, err
-	}
-	return append(parts, Part{Unit: u, Replication: replication, Seeds: nonNil(seeds), Rows: rows, Runs: runs, Facts: nonNil(res.Facts)}), nil
-}
-
-// decodePart reads a part's rows and runs, the part of a run of exp. When
-// exp folds runs into rows, its rows are folded again from its runs: a row's
-// JSON may leave out what its verdicts read (bench's repetitions), the runs
-// hold all of it.
-func decodePart[C sim.Experiment[Row, Run], Row results.Row, Run any](exp C, p Part) (sim.Result[Row, Run], error) {
-	var res sim.Result[Row, Run]
-	if err := json.Unmarshal(p.Rows, &res.Rows); err != nil {
-		return res, fmt.Errorf("rows: %v", err)
-	}
-	if err := json.Unmarshal(p.Runs, &res.Runs); err != nil {
-		return res, fmt.Errorf("runs: %v", err)
-	}
-	if f, ok := any(exp).(sim.Folder[Row, Run]); ok && len(res.Runs) > 0 {
-		rows, err := f.Fold(res.Runs)
-		if err != nil {
-			return res, fmt.Errorf("rows: %v", err)
+func (j *runJob[C, Row, Run]) parts() ([]Part, error) {
+	out := []Part{}
+	for u, done := range j.done {
+		if done == nil {
+			continue
 		}
-		res.Rows = rows
+		rows, err := json.Marshal(nonNil(done.res.Rows))
+		if err != nil {
+			return nil, err
+		}
+		runs, err := json.Marshal(nonNil(done.res.Runs))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Part{Unit: u, Replication: u >= j.mainUnits(), Seeds: nonNil(done.seeds), Rows: rows, Runs: runs, Facts: nonNil(done.res.Facts)})
 	}
-	if len(p.Facts) > 0 {
-		res.Facts = p.Facts
+	return out, nil
+}
+
+// read reads each part's rows and runs, the part of a run of c or, for a
+// replication, of the replica. When the experiment folds runs into rows, its
+// rows are folded again from its runs: a row's JSON may leave out what its
+// verdicts read (bench's repetitions), the runs hold all of it.
+func (j *runJob[C, Row, Run]) read(parts []Part) error {
+	if len(parts) != j.units() {
+		return fmt.Errorf("%d of %d units", len(parts), j.units())
 	}
-	return res, nil
+	for u, p := range parts {
+		exp := j.plan.replica
+		if u < j.mainUnits() {
+			exp = j.c
+		}
+		var res sim.Result[Row, Run]
+		if err := json.Unmarshal(p.Rows, &res.Rows); err != nil {
+			return fmt.Errorf("unit %d: rows: %v", u, err)
+		}
+		if err := json.Unmarshal(p.Runs, &res.Runs); err != nil {
+			return fmt.Errorf("unit %d: runs: %v", u, err)
+		}
+		if f, ok := any(exp).(sim.Folder[Row, Run]); ok && len(res.Runs) > 0 {
+			rows, err := f.Fold(res.Runs)
+			if err != nil {
+				return fmt.Errorf("unit %d: rows: %v", u, err)
+			}
+			res.Rows = rows
+		}
+		if len(p.Facts) > 0 {
+			res.Facts = p.Facts
+		}
+		j.done[u] = &unitResult[Row, Run]{seeds: p.Seeds, res: res}
+	}
+	return nil
 }

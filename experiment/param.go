@@ -43,6 +43,8 @@ type Param struct {
 
 	get func() string
 	set func(string) error
+	// store, when set, is the part of Storage the parameter sets.
+	store func(*Storage)
 }
 
 // String returns the value the parameter holds, as it is written.

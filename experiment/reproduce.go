@@ -68,29 +68,43 @@ func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error)
 	shard := r.Options.Shard
 	r.Options.Shard = Shard{}
 	steps := r.steps()
-	if shard.Count > 0 {
-		rep, err := r.runShard(ctx, steps, shard)
-		if rep != nil {
-			rep.Shard.Command = command
-		}
-		return rep, err
-	}
-	var jrs [][]jobResult
+	rec := &ReproduceShard{Experiment: "reproduce", Shard: shard, Rows: []ShardStep{}, Command: command, Warnings: []string{}, Version: r.Options.Version,
+		Config: r.config()}
+	offset := 0 // the units of a reproduction are numbered across its steps
 	for _, st := range steps {
 		if r.Step != nil {
 			r.Step(st.name)
 		}
-		var rs []jobResult
+		ss := ShardStep{Experiment: st.name}
 		for _, j := range st.jobs {
-			res, err := j.run(ctx)
-			if err != nil {
+			var own func(int) bool // a whole reproduction: every unit
+			if base := offset; shard.Count > 0 {
+				own = func(u int) bool { return shard.owns(base + u) }
+			}
+			if err := j.execute(ctx, own); err != nil {
 				return nil, fmt.Errorf("%s: %w", st.name, err)
 			}
-			rs = append(rs, res)
+			offset += j.units()
+			if shard.Count > 0 {
+				parts, err := j.parts()
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", st.name, err)
+				}
+				ss.Jobs = append(ss.Jobs, parts)
+			}
 		}
-		jrs = append(jrs, rs)
+		rec.Rows = append(rec.Rows, ss)
 	}
-	return r.compose(steps, jrs, command)
+	if shard.Count > 0 {
+		rec.Units = offset
+		return &Reproduced{Shard: rec}, nil
+	}
+	return r.compose(steps, command)
+}
+
+// config is the reproduction's parameters, as its record holds them.
+func (r Reproduce) config() results.ReproduceConfig {
+	return results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: Names(r.Experiments)}
 }
 
 // step is one experiment of a reproduction: its jobs, and how their results
@@ -112,12 +126,20 @@ func (r Reproduce) steps() []step {
 	return out
 }
 
-// compose builds the reproduction from the results of every step's jobs.
-func (r Reproduce) compose(steps []step, jrs [][]jobResult, command string) (*Reproduced, error) {
-	out := &Reproduced{Record: results.Reproduction{Experiment: "reproduce", Command: command, Replications: r.Replications,
-		Config: results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: Names(r.Experiments)}}}
-	for i, st := range steps {
-		part, err := st.compose(jrs[i])
+// compose assembles every step's jobs, once all their units ran or were
+// read back, and builds the reproduction from their results.
+func (r Reproduce) compose(steps []step, command string) (*Reproduced, error) {
+	out := &Reproduced{Record: results.Reproduction{Experiment: "reproduce", Command: command, Replications: r.Replications, Config: r.config()}}
+	for _, st := range steps {
+		var rs []jobResult
+		for _, j := range st.jobs {
+			res, err := j.assemble()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", st.name, err)
+			}
+			rs = append(rs, res)
+		}
+		part, err := st.compose(rs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", st.name, err)
 		}
@@ -356,69 +378,33 @@ type ShardStep struct {
 	Jobs       [][]Part `json:"jobs"`
 }
 
-// runShard runs the units of every step's jobs that shard owns, numbered
-// across the whole reproduction.
-func (r Reproduce) runShard(ctx context.Context, steps []step, shard Shard) (*Reproduced, error) {
-	rec := &ReproduceShard{Experiment: "reproduce", Shard: shard, Rows: []ShardStep{}, Warnings: []string{}, Version: r.Options.Version,
-		Config: results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: Names(r.Experiments)}}
-	offset := 0
-	for _, st := range steps {
-		if r.Step != nil {
-			r.Step(st.name)
-		}
-		ss := ShardStep{Experiment: st.name}
-		for _, j := range st.jobs {
-			base := offset
-			parts, err := j.execute(ctx, func(u int) bool { return shard.owns(base + u) })
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", st.name, err)
-			}
-			ss.Jobs = append(ss.Jobs, parts)
-			offset += j.units()
-		}
-		rec.Rows = append(rec.Rows, ss)
-	}
-	rec.Units = offset
-	return &Reproduced{Shard: rec}, nil
-}
-
 // MergeReproduction puts the shards of a reproduction (in data, one file
 // each, named by files) together into the reproduction they make: the same
 // record and tables as the reproduction run whole. ds are the experiments
 // it may hold; the command the first shard recorded is recorded as the
 // command that made it, engine as the embedded SQLite (Reproduce.Engine).
 func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version string, engine results.Machine) (*Reproduced, error) {
-	var recs []ReproduceShard
-	byIndex := map[int]string{}
+	recs := make([]ReproduceShard, len(data))
+	shards := make([]Shard, len(data))
 	for i, b := range data {
-		var rec ReproduceShard
-		if err := json.Unmarshal(b, &rec); err != nil || rec.Experiment != "reproduce" || rec.Shard.Count == 0 {
+		if err := json.Unmarshal(b, &recs[i]); err != nil || recs[i].Experiment != "reproduce" || recs[i].Shard.Count == 0 {
 			return nil, mergeErrf(files[i], "not a shard of notesbench reproduce --shard K/N")
 		}
-		if prev, ok := byIndex[rec.Shard.Index]; ok {
-			return nil, mergeErrf(files[i], "shard %s is given twice (also %s)", rec.Shard, prev)
-		}
-		byIndex[rec.Shard.Index] = files[i]
-		if i > 0 {
-			a := recs[0]
-			switch {
-			case rec.Version != a.Version:
-				return nil, mergeErrf(files[i], "not a shard of the same run as %s: notesbench %s, not %s", files[0], rec.Version, a.Version)
-			case rec.Shard.Count != a.Shard.Count || rec.Units != a.Units:
-				return nil, mergeErrf(files[i], "not a shard of the same run as %s: one of %d shards of %d units, not %d of %d", files[0], rec.Shard.Count, rec.Units, a.Shard.Count, a.Units)
-			case rec.Config.Replications != a.Config.Replications || rec.Config.Real != a.Config.Real || !slices.Equal(rec.Config.Only, a.Config.Only):
-				return nil, mergeErrf(files[i], "not a shard of the same run as %s: other parameters", files[0])
-			}
-		}
-		recs = append(recs, rec)
+		shards[i] = recs[i].Shard
 	}
-	if len(recs) == 0 {
-		return nil, &MergeError{Err: errors.New("no shards to merge")}
-	}
-	for k := 1; k <= recs[0].Shard.Count; k++ {
-		if _, ok := byIndex[k]; !ok {
-			return nil, &MergeError{Err: fmt.Errorf("shard %d/%d missing: every shard of the run is needed", k, recs[0].Shard.Count)}
+	if err := checkShardSet(files, shards, func(i int) error {
+		a, rec := recs[0], recs[i]
+		switch {
+		case rec.Version != a.Version:
+			return fmt.Errorf("notesbench %s, not %s", rec.Version, a.Version)
+		case rec.Shard.Count != a.Shard.Count || rec.Units != a.Units:
+			return fmt.Errorf("one of %d shards of %d units, not %d of %d", rec.Shard.Count, rec.Units, a.Shard.Count, a.Units)
+		case rec.Config.Replications != a.Config.Replications || rec.Config.Real != a.Config.Real || !slices.Equal(rec.Config.Only, a.Config.Only):
+			return errors.New("other parameters")
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	first := recs[0]
 	r := Reproduce{Replications: first.Config.Replications, Real: first.Config.Real, Options: Options{Version: version}, Engine: engine}
@@ -431,39 +417,31 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 	}
 	steps := r.steps()
 	offset := 0
-	var jrs [][]jobResult
 	for si, st := range steps {
-		var rs []jobResult
 		for ji, j := range st.jobs {
-			parts := make([]Part, j.units())
-			seen := make([]bool, j.units())
+			parts := make([][]Part, len(recs))
 			for fi, rec := range recs {
 				if si >= len(rec.Rows) || ji >= len(rec.Rows[si].Jobs) {
 					return nil, mergeErrf(files[fi], "holds no job %d of %s: not a shard of this reproduction", ji+1, st.name)
 				}
-				for _, p := range rec.Rows[si].Jobs[ji] {
-					if p.Unit < 0 || p.Unit >= j.units() || seen[p.Unit] || !rec.Shard.owns(offset+p.Unit) {
-						return nil, mergeErrf(files[fi], "%s: unit %d is not this shard's, or is given twice", st.name, p.Unit)
-					}
-					parts[p.Unit], seen[p.Unit] = p, true
-				}
+				parts[fi] = rec.Rows[si].Jobs[ji]
 			}
-			if slices.Contains(seen, false) {
-				return nil, &MergeError{Err: fmt.Errorf("%s: a unit is in no shard: a shard was cut short", st.name)}
-			}
-			res, err := j.assemble(parts)
+			all, err := collectParts(files, shards, parts, offset, j.units())
 			if err != nil {
+				var me *MergeError
+				errors.As(err, &me)
+				return nil, &MergeError{File: me.File, Err: fmt.Errorf("%s: %w", st.name, me.Err)}
+			}
+			if err := j.read(all); err != nil {
 				return nil, &MergeError{Err: fmt.Errorf("%s: %v", st.name, err)}
 			}
-			rs = append(rs, res)
 			offset += j.units()
 		}
-		jrs = append(jrs, rs)
 	}
 	if offset != first.Units {
 		return nil, mergeErrf(files[0], "%d units, where its parameters make %d", first.Units, offset)
 	}
-	return r.compose(steps, jrs, first.Command)
+	return r.compose(steps, first.Command)
 }
 
 // machine describes the machine a reproduction runs on, its SQLite as

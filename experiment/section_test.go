@@ -264,7 +264,7 @@ func TestAblationGolden(t *testing.T) {
 	verdictsOf := func(shift int) []results.Verdict {
 		even, odd := raceReps(shift, 2), raceReps(shift+1, 2) // every shift from shift to shift+19
 		reps := results.Replications[results.RaceRow]{Reps: append(even.Reps, odd.Reps...), Singles: append(even.Singles, odd.Singles...)}
-		return results.Compare(Race.published(), results.Rule[results.RaceRow]{}, nil, nil, &reps).Verdicts
+		return results.Compare(inspect(Race).published(), results.Rule[results.RaceRow]{}, nil, nil, &reps).Verdicts
 	}
 	model := func(name string) results.AblationModel { return results.AblationModel{Name: name, Replications: 20} }
 	pair, err := results.NewAblation("race", []results.AblationModel{model("default"), model("fit")},

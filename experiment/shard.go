@@ -109,18 +109,18 @@ type ShardRecord struct {
 	Parts       []Part   `json:"parts"`
 }
 
-// runShard runs the units of c that opts.Shard owns against rt and returns
-// its outcome: a ShardRecord as its JSON, and a table of the units it ran.
-func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, c C, rt sim.Runtime, opts Options) (*Outcome, error) {
-	shard := opts.Shard
-	opts.Shard = Shard{}
-	j := d.newJob(c, rt, opts)
-	parts, err := j.execute(ctx, shard.owns)
+// runShard runs the units of j that shard owns and returns its outcome: a
+// ShardRecord as its JSON, and a table of the units it ran.
+func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, j *runJob[C, Row, Run], shard Shard) (*Outcome, error) {
+	if err := j.execute(ctx, shard.owns); err != nil {
+		return nil, err
+	}
+	parts, err := j.parts()
 	if err != nil {
 		return nil, err
 	}
 	rec := ShardRecord{Shard: shard, Units: j.units(), Setup: j.setup, Differences: nonNil(nonEmpty(j.differences)), Parts: parts}
-	rec.Report = results.Report{Experiment: d.def.Name, Config: c, Rows: []Row{}, Runs: []Run{}, Version: opts.Version}.Complete()
+	rec.Report = results.Report{Experiment: d.def.Name, Config: j.c, Rows: []Row{}, Runs: []Run{}, Version: j.opts.Version}.Complete()
 	if j.plan.replications {
 		rec.Replications = j.plan.n
 	}
@@ -182,7 +182,7 @@ type Shards struct {
 // errors), and checks they make one whole run.
 func ReadShards(files []string, data [][]byte) (*Shards, error) {
 	s := &Shards{files: files}
-	byIndex := map[int]string{}
+	var configs []json.RawMessage
 	for i, b := range data {
 		var head struct {
 			Experiment string          `json:"experiment"`
@@ -199,33 +199,75 @@ func ReadShards(files []string, data [][]byte) (*Shards, error) {
 		if err := json.Unmarshal(b, &rec); err != nil {
 			return nil, mergeErrf(files[i], "not a notesbench shard: %s", jsonProblem(b, err))
 		}
-		if err := rec.Shard.check(); err != nil {
-			return nil, &MergeError{File: files[i], Err: err}
-		}
-		if prev, ok := byIndex[rec.Shard.Index]; ok {
-			return nil, mergeErrf(files[i], "shard %s is given twice (also %s)", rec.Shard, prev)
-		}
-		byIndex[rec.Shard.Index] = files[i]
-		if i == 0 {
-			s.config = head.Config
-		} else if err := sameRun(s.records[0], rec, s.config, head.Config); err != nil {
-			return nil, &MergeError{File: files[i], Err: fmt.Errorf("not a shard of the same run as %s: %w", files[0], err)}
-		}
-		s.records = append(s.records, rec)
+		s.records, configs = append(s.records, rec), append(configs, head.Config)
 	}
-	if len(s.records) == 0 {
-		return nil, &MergeError{Err: errors.New("no shards to merge")}
+	shards := make([]Shard, len(s.records))
+	for i, rec := range s.records {
+		shards[i] = rec.Shard
+	}
+	if err := checkShardSet(files, shards, func(i int) error { return sameRun(s.records[0], s.records[i], configs[0], configs[i]) }); err != nil {
+		return nil, err
+	}
+	s.config = configs[0]
+	return s, nil
+}
+
+// checkShardSet checks that shards, one per file, are every shard of one run
+// once: each a sound K/N, none given twice, none missing. same says how the
+// shard of files[i] differs from the first in what was run (nil: it does
+// not).
+func checkShardSet(files []string, shards []Shard, same func(i int) error) error {
+	if len(shards) == 0 {
+		return &MergeError{Err: errors.New("no shards to merge")}
+	}
+	byIndex := map[int]string{}
+	for i, sh := range shards {
+		if err := sh.check(); err != nil {
+			return &MergeError{File: files[i], Err: err}
+		}
+		if prev, ok := byIndex[sh.Index]; ok {
+			return mergeErrf(files[i], "shard %s is given twice (also %s)", sh, prev)
+		}
+		byIndex[sh.Index] = files[i]
+		if i > 0 {
+			if err := same(i); err != nil {
+				return &MergeError{File: files[i], Err: fmt.Errorf("not a shard of the same run as %s: %w", files[0], err)}
+			}
+		}
 	}
 	var missing []string
-	for k := 1; k <= s.records[0].Shard.Count; k++ {
+	for k := 1; k <= shards[0].Count; k++ {
 		if _, ok := byIndex[k]; !ok {
-			missing = append(missing, fmt.Sprintf("%d/%d", k, s.records[0].Shard.Count))
+			missing = append(missing, Shard{Index: k, Count: shards[0].Count}.String())
 		}
 	}
 	if len(missing) > 0 {
-		return nil, &MergeError{Err: fmt.Errorf("shard %s missing: every shard of the run is needed", strings.Join(missing, ", "))}
+		return &MergeError{Err: fmt.Errorf("shard %s missing: every shard of the run is needed", strings.Join(missing, ", "))}
 	}
-	return s, nil
+	return nil
+}
+
+// collectParts puts together the parts of the units offset to offset+units−1
+// of a run, numbered from 0, each in its place: parts[i] are those the shard
+// of files[i], shards[i], recorded. Every unit must be there once, in the
+// shard that owns it.
+func collectParts(files []string, shards []Shard, parts [][]Part, offset, units int) ([]Part, error) {
+	out := make([]Part, units)
+	seen := make([]bool, units)
+	for i, ps := range parts {
+		for _, p := range ps {
+			if p.Unit < 0 || p.Unit >= units || seen[p.Unit] || !shards[i].owns(offset+p.Unit) {
+				return nil, mergeErrf(files[i], "unit %d is not this shard's, or is given twice", p.Unit)
+			}
+			out[p.Unit], seen[p.Unit] = p, true
+		}
+	}
+	for u, ok := range seen {
+		if !ok {
+			return nil, mergeErrf("", "unit %d of %d is in no shard: a shard was cut short", u, units)
+		}
+	}
+	return out, nil
 }
 
 // Experiment names the experiment the shards ran.
@@ -289,11 +331,18 @@ func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, er
 	if j.units() != first.Units {
 		return nil, mergeErrf(s.files[0], "%s, where its configuration makes %d", plural.Count(first.Units, "unit"), j.units())
 	}
-	parts, err := s.parts(func(r ShardRecord) []Part { return r.Parts }, first.Units)
+	shards, parts := make([]Shard, len(s.records)), make([][]Part, len(s.records))
+	for i, rec := range s.records {
+		shards[i], parts[i] = rec.Shard, rec.Parts
+	}
+	all, err := collectParts(s.files, shards, parts, 0, first.Units)
 	if err != nil {
 		return nil, err
 	}
-	res, err := j.assemble(parts)
+	if err := j.read(all); err != nil {
+		return nil, fmt.Errorf("merging the shards: %w", err)
+	}
+	res, err := j.assemble()
 	if err != nil {
 		return nil, fmt.Errorf("merging the shards: %w", err)
 	}
@@ -340,25 +389,4 @@ func canonical(v json.RawMessage) string {
 		return string(v)
 	}
 	return string(mustJSON(x))
-}
-
-// parts collects the parts of every shard, each in its place, checking that
-// every one of units is there once and in the shard that owns it.
-func (s *Shards) parts(of func(ShardRecord) []Part, units int) ([]Part, error) {
-	out := make([]Part, units)
-	seen := make([]bool, units)
-	for i, rec := range s.records {
-		for _, p := range of(rec) {
-			if p.Unit < 0 || p.Unit >= units || seen[p.Unit] || !rec.Shard.owns(p.Unit) {
-				return nil, mergeErrf(s.files[i], "unit %d is not this shard's, or is given twice", p.Unit)
-			}
-			out[p.Unit], seen[p.Unit] = p, true
-		}
-	}
-	for u, ok := range seen {
-		if !ok {
-			return nil, mergeErrf("", "unit %d of %d is in no shard: a shard was cut short", u, units)
-		}
-	}
-	return out, nil
 }

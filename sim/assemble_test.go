@@ -9,7 +9,8 @@ import (
 )
 
 // assembled runs exp on memTarget once for all seeds and once seed by seed,
-// assembled, and returns both as JSON.
+// assembled, and returns both as JSON. It also fails t unless the run of all
+// seeds, split, gives each seed's run alone.
 func assembled[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run], seeds []uint64) (whole, parts string) {
 	t.Helper()
 	ctx := context.Background()
@@ -25,9 +26,14 @@ func assembled[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run],
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := json.Marshal(one)
-	b, _ := json.Marshal(joined)
-	return string(a), string(b)
+	split, err := Split(exp, one, len(seeds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustMarshal(t, split), mustMarshal(t, each); a != b {
+		t.Errorf("%T: one run split\n%s\nthe seeds run alone\n%s", exp, a, b)
+	}
+	return mustMarshal(t, one), mustMarshal(t, joined)
 }
 
 // A run of several seeds equals the runs of each seed alone, assembled: what
@@ -61,3 +67,21 @@ func TestAssembleEqualsOneRun(t *testing.T) {
 }
 
 func pairOf(a, b string) [2]string { return [2]string{a, b} }
+
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A run splits into seeds only when its runs are the same number for each.
+func TestSplitRefusesUnevenRuns(t *testing.T) {
+	race := DefaultRace()
+	one := Result[results.RaceRow, results.RaceRun]{Runs: make([]results.RaceRun, 5)}
+	if _, err := Split(Experiment[results.RaceRow, results.RaceRun](race), one, 2); err == nil {
+		t.Fatal("5 runs split into 2 seeds")
+	}
+}

@@ -189,6 +189,35 @@ func Assemble[Row results.Row, Run any](exp Experiment[Row, Run], perSeed []Resu
 	return res, err
 }
 
+// Split cuts res, the result of a run of exp on n seeds, into the result of
+// each seed, in the order of the seeds: the inverse of Assemble, whose runs
+// of one seed stand every n-th, each seed's rows folded from its runs. A run
+// of one seed is its own.
+func Split[Row results.Row, Run any](exp Experiment[Row, Run], res Result[Row, Run], n int) ([]Result[Row, Run], error) {
+	if n == 1 {
+		return []Result[Row, Run]{res}, nil
+	}
+	folder, ok := exp.(Folder[Row, Run])
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%T runs of %d seeds cannot be split", exp, n)
+	case n < 1 || len(res.Runs)%n != 0:
+		return nil, fmt.Errorf("%d runs are not the same number for each of %d seeds", len(res.Runs), n)
+	}
+	out := make([]Result[Row, Run], n)
+	for i, r := range res.Runs {
+		out[i%n].Runs = append(out[i%n].Runs, r)
+	}
+	for s := range out {
+		out[s].Facts = res.Facts
+		var err error
+		if out[s].Rows, err = folder.Fold(out[s].Runs); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // progress reports finished runs to a callback from one goroutine, so that
 // the callback need not be safe for concurrent use.
 type progress struct {

@@ -127,22 +127,16 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := backend.Spec{TempDir: tmp}
-	if p, ok := o.params["db"]; ok && p.p.String() != "" {
-		if o.params["memory"] != nil && o.params["memory"].p.String() == "true" {
+	st := o.inst.Storage()
+	if st.DBDir != "" {
+		if st.InMemory {
 			return usagef("--db", "cannot keep databases with --memory")
 		}
-		if err := atomicfile.CheckFolder(p.p.String()); err != nil {
+		if err := atomicfile.CheckFolder(st.DBDir); err != nil {
 			return usageErr("--db", err)
 		}
-		spec.DBDir = p.p.String()
 	}
-	if p, ok := o.params["memory"]; ok {
-		spec.InMemory = p.p.String() == "true"
-	}
-	if p, ok := o.params["synchronous"]; ok {
-		spec.Synchronous = p.p.String()
-	}
+	spec := backend.Spec{TempDir: tmp, DBDir: st.DBDir, InMemory: st.InMemory, Synchronous: string(st.Synchronous)}
 	rt := sim.Runtime{Progress: progress(o.app, info.Name)}
 	var settings sim.TargetSettings
 
