@@ -47,23 +47,23 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 	}{
 		{"race", func(tg contract.Target) (any, error) {
 			c := sim.DefaultRace()
-			c.Env = virtualEnv(tg, 1, 2)
+			c.Env = virtualEnv(1, 2)
 			c.Modes = append(c.Modes, sim.Mode{Guard: contract.GuardTab, Policy: sim.Refresh})
 			c.Edits = 20
-			return c.Run(ctx, c.Seeds)
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},
 		{"tabs", func(tg contract.Target) (any, error) {
 			c := sim.DefaultTabs()
-			c.Env = virtualEnv(tg, 1)
+			c.Env = virtualEnv(1)
 			c.Edits = 20
-			return c.Run(ctx, c.Seeds)
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},
 		{"fast", func(tg contract.Target) (any, error) {
 			c := sim.DefaultFast()
-			c.Env = virtualEnv(tg, 1)
+			c.Env = virtualEnv(1)
 			c.ServiceTime = 200 * time.Microsecond
 			c.Edits = 40
-			return c.Run(ctx, c.Seeds)
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, func(t *testing.T, rendered string) {
 			var res struct{ Rows []results.FastRow }
 			if err := json.Unmarshal([]byte(rendered), &res); err != nil {
@@ -80,18 +80,18 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 		}},
 		{"create", func(tg contract.Target) (any, error) {
 			c := sim.DefaultCreate()
-			c.Seeds, c.Tabs, c.Parallel, c.Target = []uint64{1}, 10, 2, tg
-			return c.Run(ctx, c.Seeds)
+			c.Seeds, c.Tabs, c.Parallel = []uint64{1}, 10, 2
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},
 		{"sources", func(tg contract.Target) (any, error) {
 			c := sim.DefaultSources()
-			c.Seeds, c.Sessions, c.ListSources, c.ListLimit, c.Parallel, c.Target = []uint64{1}, 5, 40, 25, 2, tg
-			return c.Run(ctx, c.Seeds)
+			c.Seeds, c.Sessions, c.ListSources, c.ListLimit, c.Parallel = []uint64{1}, 5, 40, 25, 2
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},
 		{"refs", func(tg contract.Target) (any, error) {
 			c := sim.DefaultRefs()
-			c.Trials, c.Parallel, c.Target = 40, 2, tg
-			return c.Run(ctx, []uint64{c.Seed})
+			c.Trials, c.Parallel = 40, 2
+			return c.Run(ctx, sim.Runtime{Target: tg}, []uint64{c.Seed})
 		}, nil},
 	} {
 		t.Run(exp.name, func(t *testing.T) {
@@ -123,10 +123,10 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 // seconds, under the race detector on a loaded machine well under a minute.
 const identityDeadline = 3 * time.Minute
 
-// virtualEnv runs seeds on the virtual clock against tg, two at a time.
-func virtualEnv(tg contract.Target, seeds ...uint64) sim.Env {
+// virtualEnv runs seeds on the virtual clock, two at a time.
+func virtualEnv(seeds ...uint64) sim.Env {
 	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: sim.DefaultServiceTime, Seeds: seeds, Parallel: 2,
-		Synchronous: contract.SyncNormal, Runtime: sim.Runtime{Target: tg}}
+		Synchronous: contract.SyncNormal}
 }
 
 // withoutWallTimes renders v as indented JSON with every wall_s field left

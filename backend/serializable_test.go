@@ -44,37 +44,37 @@ func TestSerializableCountsAsTheLockingMode(t *testing.T) {
 	}{
 		{"race", func(tg contract.Target) (any, error) {
 			c := sim.DefaultRace()
-			c.Env = virtualEnv(tg, 2)
+			c.Env = virtualEnv(2)
 			c.Modes = append(c.Modes, sim.Mode{Guard: contract.GuardTab, Policy: sim.Reapply})
 			c.Edits = 20
-			return c.Run(ctx, c.Seeds)
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"tabs", func(tg contract.Target) (any, error) {
 			c := sim.DefaultTabs()
-			c.Env = virtualEnv(tg, 3)
+			c.Env = virtualEnv(3)
 			c.Edits = 20
-			return c.Run(ctx, c.Seeds)
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"fast", func(tg contract.Target) (any, error) {
 			c := sim.DefaultFast()
-			c.Env = virtualEnv(tg, 2)
+			c.Env = virtualEnv(2)
 			c.Edits = 40
-			return c.Run(ctx, c.Seeds)
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"create", func(tg contract.Target) (any, error) {
 			c := sim.DefaultCreate()
-			c.Seeds, c.Tabs, c.Parallel, c.Target = []uint64{2}, 6, 2, tg
-			return c.Run(ctx, c.Seeds)
+			c.Seeds, c.Tabs, c.Parallel = []uint64{2}, 6, 2
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"sources", func(tg contract.Target) (any, error) {
 			c := sim.DefaultSources()
-			c.Seeds, c.Sessions, c.ListSources, c.ListLimit, c.Parallel, c.Target = []uint64{2}, 5, 40, 25, 2, tg
-			return c.Run(ctx, c.Seeds)
+			c.Seeds, c.Sessions, c.ListSources, c.ListLimit, c.Parallel = []uint64{2}, 5, 40, 25, 2
+			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"refs", func(tg contract.Target) (any, error) {
 			c := sim.DefaultRefs()
-			c.Trials, c.Parallel, c.Target = 40, 2, tg
-			return c.Run(ctx, []uint64{c.Seed})
+			c.Trials, c.Parallel = 40, 2
+			return c.Run(ctx, sim.Runtime{Target: tg}, []uint64{c.Seed})
 		}},
 	} {
 		t.Run(exp.name, func(t *testing.T) {
@@ -113,8 +113,8 @@ func TestBenchShowsRetriesOnPostgres(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := sim.DefaultBench()
-			c.Writes, c.Warmup, c.Reps, c.Writers, c.Guards, c.Target = 30, 5, 1, []int{1, 4}, []contract.Guard{contract.GuardNote}, tc.target
-			res, err := c.Run(context.Background(), nil)
+			c.Writes, c.Warmup, c.Reps, c.Writers, c.Guards = 30, 5, 1, []int{1, 4}, []contract.Guard{contract.GuardNote}
+			res, err := c.Run(context.Background(), sim.Runtime{Target: tc.target}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -84,13 +84,15 @@ type Instance interface {
 	// Clock returns the clock the runs use, for an experiment that runs
 	// on either.
 	Clock() (sim.ClockKind, bool)
-	// Use sets what the runs go to and report to, and takes from a server
+	// Use sets what the runs go to and report to (rt, passed to every run)
+	// and what the configuration records of it (s), and takes from a server
 	// the rows it serves: a parameter with Served that was not given gets
 	// the server's value, and one a server leaves unsaid must be given.
 	// Its errors are *ParamError.
-	Use(rt sim.Runtime, given func(name string) bool) error
-	// Validate checks the configuration; a field a parameter sets is
-	// reported as that parameter (*ParamError).
+	Use(s sim.TargetSettings, rt sim.Runtime, given func(name string) bool) error
+	// Validate checks the configuration, and that the target Use set can
+	// run it; a field a parameter sets is reported as that parameter
+	// (*ParamError).
 	Validate() error
 	// Config returns the configuration, whose JSON form is the record of
 	// what ran.
@@ -178,7 +180,7 @@ type Outcome struct {
 // Def is how an experiment is declared: a value of it, passed to Define, is
 // the experiment's descriptor. C is its configuration (sim.Race, …), Row and
 // Run its row and run types.
-type Def[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
+type Def[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	Info
 	// Default returns the published setup.
 	Default func() C
@@ -230,14 +232,14 @@ type Plan[C any] struct {
 }
 
 // descriptor is a Def made a Descriptor.
-type descriptor[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
+type descriptor[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	def Def[C, Row, Run]
 	pub *results.Experiment
 }
 
 // Define returns the descriptor d declares. It panics on a declaration that
 // cannot work (no name, no default, no tables), a bug of the declaration.
-func Define[C sim.Experiment[Row, Run], Row results.Row, Run any](d Def[C, Row, Run]) Descriptor {
+func Define[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Def[C, Row, Run]) Descriptor {
 	if d.Name == "" || d.Default == nil || d.Params == nil || d.Tables == nil {
 		panic("experiment: a Def needs a name, a default, parameters and tables")
 	}
@@ -253,10 +255,12 @@ func (d *descriptor[C, Row, Run]) New() Instance {
 	return in
 }
 
-// instance is an Instance of a descriptor.
-type instance[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
+// instance is an Instance of a descriptor: its configuration, and what its
+// runs go to and report to.
+type instance[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	d      *descriptor[C, Row, Run]
 	cfg    C
+	rt     sim.Runtime
 	params []Param
 }
 
@@ -274,7 +278,7 @@ func (in *instance[C, Row, Run]) Storage() Storage {
 	return s
 }
 
-func (in *instance[C, Row, Run]) Clock() (sim.ClockKind, bool) { return sim.Clocked(in.cfg) }
+func (in *instance[C, Row, Run]) Clock() (sim.ClockKind, bool) { return in.cfg.Clocked() }
 
 func (in *instance[C, Row, Run]) Finish(given func(string) bool) error {
 	if in.d.def.Finish == nil {
@@ -283,10 +287,8 @@ func (in *instance[C, Row, Run]) Finish(given func(string) bool) error {
 	return in.d.def.Finish(&in.cfg, given)
 }
 
-func (in *instance[C, Row, Run]) Use(rt sim.Runtime, given func(string) bool) error {
-	if r := sim.RuntimeOf(&in.cfg); r != nil {
-		*r = rt
-	}
+func (in *instance[C, Row, Run]) Use(s sim.TargetSettings, rt sim.Runtime, given func(string) bool) error {
+	in.cfg, in.rt = in.cfg.WithTarget(s), rt
 	if s, ok := rt.Target.(contract.Served); ok {
 		v, known := s.Served()
 		for _, p := range in.params {
@@ -307,7 +309,7 @@ func (in *instance[C, Row, Run]) Use(rt sim.Runtime, given func(string) bool) er
 	return nil
 }
 
-func (in *instance[C, Row, Run]) Validate() error { return in.asParam(in.cfg.Validate()) }
+func (in *instance[C, Row, Run]) Validate() error { return in.asParam(in.cfg.Validate(in.rt.Target)) }
 
 // asParam reports a field error about a field a parameter sets as that
 // parameter's error; other errors pass unchanged.
@@ -324,15 +326,15 @@ func (in *instance[C, Row, Run]) asParam(err error) error {
 	return err
 }
 
-// Differences lists how c departs from the published setup: how its runs
-// depart (sim.Departures), then each published parameter whose value
-// differs from the published one, as "edits 50 (published 100)".
-func (d *descriptor[C, Row, Run]) differences(c C) []string {
+// Differences lists how c, run against target, departs from the published
+// setup: how its runs depart (Departures), then each published parameter
+// whose value differs from the published one, as "edits 50 (published 100)".
+func (d *descriptor[C, Row, Run]) differences(c C, target contract.Target) []string {
 	def := d.def.Default()
 	if d.def.Published != nil {
 		def = d.def.Published(c)
 	}
-	out := sim.Departures(c)
+	out := c.Departures(target)
 	ours, theirs := d.def.Params(&c), d.def.Params(&def)
 	for i, p := range ours {
 		if p.Published {
@@ -352,17 +354,17 @@ func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Outcom
 	if err := waitUntil(ctx, opts.Start); err != nil {
 		return nil, err
 	}
-	return in.d.run(ctx, in.cfg, opts)
+	return in.d.run(ctx, in.cfg, in.rt, opts)
 }
 
-// run runs c as one job, its units all here, or with a shard in opts that
-// shard's units alone (see runShard), and, when its parameters are the
-// published ones and the rule judges against replications, the
+// run runs c against rt as one job, its units all here, or with a shard in
+// opts that shard's units alone (see runShard), and, when its parameters are
+// the published ones and the rule judges against replications, the
 // virtual-clock replications behind its verdicts.
-func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, opts Options) (*Outcome, error) {
+func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, rt sim.Runtime, opts Options) (*Outcome, error) {
 	shard := opts.Shard
 	opts.Shard = Shard{}
-	j := d.newJob(c, opts)
+	j := d.newJob(c, rt, opts)
 	if shard.Count > 0 {
 		return d.runShard(ctx, j, shard)
 	}
@@ -370,20 +372,21 @@ func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, opts Options) (*
 	return res.outcome, err
 }
 
-// replication returns the replications behind c's verdicts — how many, of
-// how many seeds each, and the configuration they run — and false when c's
-// verdicts rest on none: its parameters are not the published ones, its
-// rule judges its rows alone, or none were asked for.
-func (d *descriptor[C, Row, Run]) replication(c C, opts Options) (n, perRep int, replica C, ok bool) {
+// replication returns the replications behind the verdicts of c run against
+// target — how many, of how many seeds each, and the configuration they run
+// (on opts.Memory) — and false when c's verdicts rest on none: its
+// parameters are not the published ones, its rule judges its rows alone, or
+// none were asked for.
+func (d *descriptor[C, Row, Run]) replication(c C, target contract.Target, opts Options) (n, perRep int, replica C, ok bool) {
 	if !d.def.Rule.Replicated() || opts.Replications <= 0 || d.pub == nil {
 		return 0, 0, replica, false
 	}
-	for _, diff := range d.differences(c) {
+	for _, diff := range d.differences(c, target) {
 		if diff != "" {
 			return 0, 0, replica, false
 		}
 	}
-	replica = sim.Replica(c, opts.Memory)
+	replica = c.Replica()
 	return opts.Replications, max(1, len(replica.SeedList())), replica, true
 }
 

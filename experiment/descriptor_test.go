@@ -83,7 +83,7 @@ func differencesOf(t *testing.T, params ...string) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, d := range in.d.differences(in.cfg) {
+	for _, d := range in.d.differences(in.cfg, in.rt.Target) {
 		if d != "" {
 			out = append(out, d)
 		}

@@ -51,10 +51,11 @@ type jobResult struct {
 	verdicts []results.Verdict
 }
 
-// runJob is the job of configuration c of descriptor d.
-type runJob[C sim.Experiment[Row, Run], Row results.Row, Run any] struct {
+// runJob is the job of configuration c of descriptor d, run against rt.
+type runJob[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	d    *descriptor[C, Row, Run]
 	c    C
+	rt   sim.Runtime
 	opts Options
 	plan unitPlan[C]
 	// replicasOnly: the job is its replications alone, judged with no
@@ -77,9 +78,10 @@ type unitResult[Row results.Row, Run any] struct {
 	res   sim.Result[Row, Run]
 }
 
-// newJob returns the job of c with opts.
-func (d *descriptor[C, Row, Run]) newJob(c C, opts Options) *runJob[C, Row, Run] {
-	j := &runJob[C, Row, Run]{d: d, c: c, opts: opts, plan: d.plan(c, opts), config: c, setup: c.Describe(), differences: d.differences(c)}
+// newJob returns the job of c against rt with opts.
+func (d *descriptor[C, Row, Run]) newJob(c C, rt sim.Runtime, opts Options) *runJob[C, Row, Run] {
+	j := &runJob[C, Row, Run]{d: d, c: c, rt: rt, opts: opts, plan: d.plan(c, rt.Target, opts), config: c,
+		setup: c.Describe(rt.Target), differences: d.differences(c, rt.Target)}
 	j.done = make([]*unitResult[Row, Run], j.units())
 	return j
 }
@@ -87,7 +89,7 @@ func (d *descriptor[C, Row, Run]) newJob(c C, opts Options) *runJob[C, Row, Run]
 // replicasJob returns the job of c's replications alone: n of them, on
 // memory.
 func (d *descriptor[C, Row, Run]) replicasJob(c C, n int, memory contract.Target) *runJob[C, Row, Run] {
-	replica := sim.Replica(c, memory)
+	replica := c.Replica()
 	j := &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n, Memory: memory},
 		plan: unitPlan[C]{n: n, perRep: max(1, len(replica.SeedList())), replica: replica, replications: true}}
 	j.done = make([]*unitResult[Row, Run], j.units())
@@ -104,7 +106,7 @@ type unitPlan[C any] struct {
 	replications bool
 }
 
-func (d *descriptor[C, Row, Run]) plan(c C, opts Options) unitPlan[C] {
+func (d *descriptor[C, Row, Run]) plan(c C, target contract.Target, opts Options) unitPlan[C] {
 	var p unitPlan[C]
 	seeds := c.SeedList()
 	if _, folds := any(c).(sim.Folder[Row, Run]); folds && len(seeds) > 1 {
@@ -114,7 +116,7 @@ func (d *descriptor[C, Row, Run]) plan(c C, opts Options) unitPlan[C] {
 	} else {
 		p.main = [][]uint64{seeds}
 	}
-	p.n, p.perRep, p.replica, p.replications = d.replication(c, opts)
+	p.n, p.perRep, p.replica, p.replications = d.replication(c, target, opts)
 	return p
 }
 
@@ -153,7 +155,7 @@ func (j *runJob[C, Row, Run]) execute(ctx context.Context, own func(int) bool) e
 		}
 	}
 	if len(units) > 0 {
-		res, err := j.c.Run(ctx, seeds)
+		res, err := j.c.Run(ctx, j.rt, seeds)
 		if err != nil {
 			return err
 		}
@@ -176,7 +178,7 @@ func (j *runJob[C, Row, Run]) execute(ctx context.Context, own func(int) bool) e
 			units, seeds = append(units, u), append(seeds, uint64(i+1))
 		}
 	}
-	reps, err := sim.RunEach(ctx, j.plan.replica, seeds, runtime.NumCPU(), j.opts.progress(j.d.def.Name+" replications"))
+	reps, err := sim.RunEach(ctx, j.plan.replica, sim.Runtime{Target: j.opts.Memory}, seeds, runtime.NumCPU(), j.opts.progress(j.d.def.Name+" replications"))
 	if err != nil {
 		return err
 	}

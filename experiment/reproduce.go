@@ -204,7 +204,7 @@ type compose func(results []jobResult) (reproPart, error)
 // verdicts.
 func (d *descriptor[C, Row, Run]) reproduceJobs(s reproSettings) ([]job, compose) {
 	c := d.def.Default()
-	if _, clocked := sim.Clocked(c); !clocked {
+	if _, clocked := c.Clocked(); !clocked {
 		return d.reproduceOne(s, c)
 	}
 	if d.def.Reproduce.Timings {
@@ -223,18 +223,15 @@ func (s reproSettings) options(replications int, titleSuffix string) Options {
 // reproduceOne is the step of an experiment that runs on one clock, on the
 // shared target or (InMemory) in memory.
 func (d *descriptor[C, Row, Run]) reproduceOne(s reproSettings, c C) ([]job, compose) {
-	target := s.Target
+	rt := sim.Runtime{Target: s.Target, Progress: s.Options.progress(d.def.Name)}
 	if d.def.InMemory {
-		target = s.Options.Memory
-	}
-	if rt := sim.RuntimeOf(&c); rt != nil {
-		rt.Target, rt.Progress = target, s.Options.progress(d.def.Name)
+		rt.Target = s.Options.Memory
 	}
 	n := 0
 	if d.def.Rule.Replicated() {
 		n = d.def.Reproduce.replications(s.Replications)
 	}
-	return []job{d.newJob(c, s.options(n, ""))}, func(rs []jobResult) (reproPart, error) {
+	return []job{d.newJob(c, rt, s.options(n, ""))}, func(rs []jobResult) (reproPart, error) {
 		o := rs[0].outcome
 		// A reproduction prints the main tables and the verdicts: the detail
 		// is the experiment's own command's (bench's repetitions).
@@ -247,10 +244,10 @@ func (d *descriptor[C, Row, Run]) reproduceOne(s reproSettings, c C) ([]job, com
 // virtual clock with its verdicts and, with Real, once more on the wall
 // clock, its table right beside the virtual one, before the verdicts.
 func (d *descriptor[C, Row, Run]) reproduceClocks(s reproSettings, c C) ([]job, compose) {
-	at := func(k sim.ClockKind) C { return sim.OnClock(c, k, s.Target, s.Options.progress(d.def.Name)) }
-	jobs := []job{d.newJob(at(sim.ClockVirtual), s.options(d.def.Reproduce.replications(s.Replications), ""))}
+	rt := sim.Runtime{Target: s.Target, Progress: s.Options.progress(d.def.Name)}
+	jobs := []job{d.newJob(c.OnClock(sim.ClockVirtual), rt, s.options(d.def.Reproduce.replications(s.Replications), ""))}
 	if s.Real {
-		jobs = append(jobs, d.newJob(at(sim.ClockReal), s.options(0, " (real clock)")))
+		jobs = append(jobs, d.newJob(c.OnClock(sim.ClockReal), rt, s.options(0, " (real clock)")))
 	}
 	return jobs, func(rs []jobResult) (reproPart, error) {
 		virtual := rs[0].outcome
@@ -286,10 +283,10 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 		if p != sim.ProfileDefault {
 			suffix, realSuffix = " (timing "+p.Name()+")", " (timing "+p.Name()+", real clock)"
 		}
-		at := func(k sim.ClockKind) C { return sim.OnClock(c, k, s.Target, s.Options.progress(name+" "+p.Name())) }
-		jobs = append(jobs, d.newJob(at(sim.ClockVirtual), s.options(s.Replications, suffix)))
+		rt := sim.Runtime{Target: s.Target, Progress: s.Options.progress(name + " " + p.Name())}
+		jobs = append(jobs, d.newJob(c.OnClock(sim.ClockVirtual), rt, s.options(s.Replications, suffix)))
 		if s.Real {
-			jobs = append(jobs, d.newJob(at(sim.ClockReal), s.options(0, realSuffix)))
+			jobs = append(jobs, d.newJob(c.OnClock(sim.ClockReal), rt, s.options(0, realSuffix)))
 		}
 	}
 	perProfile := len(jobs) / len(profiles)
@@ -300,7 +297,7 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 			continue
 		}
 		ablation[ing.Name] = len(jobs)
-		j := d.replicasJob(sim.OnClock(edited(ing.Edit), sim.ClockVirtual, s.Target, nil), s.Replications, s.Options.Memory)
+		j := d.replicasJob(edited(ing.Edit).OnClock(sim.ClockVirtual), s.Replications, s.Options.Memory)
 		j.opts.Progress = s.Options.Progress
 		jobs = append(jobs, j)
 	}

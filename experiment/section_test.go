@@ -32,7 +32,7 @@ func golden(t *testing.T, name string, got []byte) { goldenfile.Check(t, name, g
 // sectionOf builds the section d's command prints for rows, made up: setup
 // says how they ran, diffs how the parameters depart from the published
 // setup, reps are the replications behind the verdicts.
-func sectionOf[C sim.Experiment[Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Section {
+func sectionOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Section {
 	dd := d.(*descriptor[C, Row, Run])
 	cmp := results.Compare(dd.pub, dd.def.Rule, diffs, rows, reps)
 	return report.Build(dd.parts(rows, setup, facts, cmp, suffix))

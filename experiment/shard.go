@@ -326,7 +326,7 @@ func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, er
 	if err != nil {
 		return nil, err
 	}
-	j := d.newJob(cfg, Options{Replications: first.Replications, Version: version})
+	j := d.newJob(cfg, sim.Runtime{}, Options{Replications: first.Replications, Version: version})
 	j.config, j.setup, j.differences = s.config, first.Setup, first.Differences
 	if j.units() != first.Units {
 		return nil, mergeErrf(s.files[0], "%s, where its configuration makes %d", plural.Count(first.Units, "unit"), j.units())

@@ -45,7 +45,7 @@ func configured(t *testing.T, target contract.Target, params ...string) Instance
 	if err := in.Finish(isGiven); err != nil {
 		t.Fatal(err)
 	}
-	if err := in.Use(sim.Runtime{Target: target, TargetName: "served"}, isGiven); err != nil {
+	if err := in.Use(sim.TargetSettings{TargetName: "served"}, sim.Runtime{Target: target}, isGiven); err != nil {
 		t.Fatal(err)
 	}
 	return in

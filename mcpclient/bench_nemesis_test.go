@@ -24,8 +24,8 @@ func TestBenchUnderKillAndLoseReplies(t *testing.T) {
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{CallTimeout: 2 * time.Second, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultLoseReplies}, Every: 20 * time.Millisecond}})
 	cfg := sim.DefaultBench()
-	cfg.Target, cfg.Guards, cfg.Writes, cfg.Warmup, cfg.Reps, cfg.Writers = tg, []contract.Guard{contract.GuardNote}, 60, 5, 1, []int{1, 2}
-	res, err := cfg.Run(ctx, nil)
+	cfg.Guards, cfg.Writes, cfg.Warmup, cfg.Reps, cfg.Writers = []contract.Guard{contract.GuardNote}, 60, 5, 1, []int{1, 2}
+	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,7 @@ import (
 func TestBenchRefusesProcessMemoryServer(t *testing.T) {
 	cfg := sim.DefaultBench()
 	cfg.Writes, cfg.Reps, cfg.Warmup, cfg.Guards = 3, 1, 0, []contract.Guard{contract.GuardNote}
-	cfg.Target = dialT(t, helperTarget(t, store.InMemory), Options{})
-	_, err := cfg.Run(ctx, nil)
+	_, err := cfg.Run(ctx, sim.Runtime{Target: dialT(t, helperTarget(t, store.InMemory), Options{})}, nil)
 	if err == nil || !strings.Contains(err.Error(), "a new session does not see the Notes made in another") {
 		t.Fatalf("error %v, want the one saying why", err)
 	}

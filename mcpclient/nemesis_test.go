@@ -67,8 +67,8 @@ func nemesisTabs(broken bool) int {
 func createUnder(t *testing.T, tg *Target, tabs int) (dups, faults int) {
 	t.Helper()
 	cfg := sim.DefaultCreate()
-	cfg.Target, cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Drop = tg, []uint64{1}, tabs, "a", contract.OrderKeyFirst, 0
-	res, err := cfg.Run(ctx, cfg.Seeds)
+	cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Drop = []uint64{1}, tabs, "a", contract.OrderKeyFirst, 0
+	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,11 +171,10 @@ func TestRaceUnderKillAndPause(t *testing.T) {
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{CallTimeout: 200 * time.Millisecond, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultPause}, Every: 100 * time.Millisecond}})
 	cfg := sim.DefaultRace()
-	cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = tg, []uint64{1}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
+	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 5 * time.Millisecond}, sim.Dist{Max: 5 * time.Millisecond}, "0"
 	w := history.NewWriter(history.Header{Experiment: "race"})
-	cfg.History = w
-	res, err := cfg.Run(ctx, cfg.Seeds)
+	res, err := cfg.Run(ctx, sim.Runtime{Target: tg, History: w}, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}

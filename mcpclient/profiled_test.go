@@ -42,8 +42,8 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 
 	create := func(tg *Target) any {
 		cfg := sim.DefaultCreate()
-		cfg.Target, cfg.Seeds, cfg.Tabs, cfg.Order = tg, seeds, 15, contract.OrderKeyFirst
-		res, err := cfg.Run(ctx, seeds)
+		cfg.Seeds, cfg.Tabs, cfg.Order = seeds, 15, contract.OrderKeyFirst
+		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, seeds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,8 +51,8 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 	}
 	sources := func(tg *Target) any {
 		cfg := sim.DefaultSources()
-		cfg.Target, cfg.Seeds, cfg.Sessions, cfg.ListSources = tg, seeds, 5, 60
-		res, err := cfg.Run(ctx, seeds)
+		cfg.Seeds, cfg.Sessions, cfg.ListSources = seeds, 5, 60
+		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, seeds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,9 +69,9 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 	}
 
 	cfg := sim.DefaultRace()
-	cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = profiled, []uint64{1}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
+	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 2 * time.Millisecond}, sim.Dist{Max: 2 * time.Millisecond}, "0"
-	res, err := cfg.Run(ctx, cfg.Seeds)
+	res, err := cfg.Run(ctx, sim.Runtime{Target: profiled}, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,10 +111,10 @@ func TestGitHubShapedProfile(t *testing.T) {
 		t.Fatalf("served %v %v: want guard note and opaque versions (a blob's sha)", v, ok)
 	}
 	cfg := sim.DefaultRace()
-	cfg.Target, cfg.Seeds, cfg.Edits, cfg.VersionFormat = tg, []uint64{1, 2}, 40, v.VersionFormat
+	cfg.Seeds, cfg.Edits, cfg.VersionFormat = []uint64{1, 2}, 40, v.VersionFormat
 	cfg.Modes = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 3 * time.Millisecond}, sim.Dist{Max: 3 * time.Millisecond}, "0"
-	res, err := cfg.Run(ctx, cfg.Seeds)
+	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}

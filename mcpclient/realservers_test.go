@@ -38,12 +38,12 @@ func raceNone(t *testing.T, tg *Target, edits int) sim.Result[results.RaceRow, r
 func raceMode(t *testing.T, tg *Target, mode sim.Mode, edits int) sim.Result[results.RaceRow, results.RaceRun] {
 	t.Helper()
 	cfg := sim.DefaultRace()
-	cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = tg, []uint64{1}, []sim.Mode{mode}, edits
+	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{mode}, edits
 	if v, ok := tg.Served(); ok {
 		cfg.VersionFormat = v.VersionFormat // digests, a counter, an etag: what the profile says
 	}
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 15 * time.Millisecond}, sim.Dist{Max: 15 * time.Millisecond}, "0"
-	res, err := cfg.Run(ctx, cfg.Seeds)
+	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +103,8 @@ func TestRealServers(t *testing.T) {
 			t.Errorf("add_observations: %+v", r)
 		}
 		cfg := sim.DefaultCreate()
-		cfg.Target, cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Parallel = tg, []uint64{1}, 8, "a", contract.OrderKeyFirst, 1
-		cres, err := cfg.Run(ctx, cfg.Seeds)
+		cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Parallel = []uint64{1}, 8, "a", contract.OrderKeyFirst, 1
+		cres, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,9 +257,9 @@ func TestRealServers(t *testing.T) {
 			}
 
 			cfg := sim.DefaultRace()
-			cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = tg, []uint64{1}, []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}, 20
+			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}, 20
 			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, cfg.VersionFormat = sim.Dist{Max: 15 * time.Millisecond}, sim.Dist{Max: 15 * time.Millisecond}, "0", contract.FormatDigest
-			res, err := cfg.Run(ctx, cfg.Seeds)
+			res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 			var pe *ProtocolError
 			switch {
 			case err != nil && tc.name == "knowledge-graph" && errors.As(err, &pe) && pe.Code == -32603:

@@ -347,9 +347,9 @@ func TestRaceOverHTTP(t *testing.T) {
 		t.Run(string(tc.mode.Guard), func(t *testing.T) {
 			tg := dialT(t, serveHTTP(t, contract.Variant{Guard: tc.mode.Guard}), Options{})
 			cfg := sim.DefaultRace()
-			cfg.Target, cfg.Seeds, cfg.Modes, cfg.Edits = tg, []uint64{1, 2}, []sim.Mode{tc.mode}, 40
+			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1, 2}, []sim.Mode{tc.mode}, 40
 			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 2 * time.Millisecond}, sim.Dist{Max: 2 * time.Millisecond}, "0"
-			res, err := cfg.Run(ctx, cfg.Seeds)
+			res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -374,8 +374,8 @@ func TestRaceOverHTTP(t *testing.T) {
 func TestCreateOverHTTP(t *testing.T) {
 	tg := dialT(t, serveHTTP(t, contract.Variant{}), Options{})
 	cfg := sim.DefaultCreate()
-	cfg.Target, cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order = tg, []uint64{1, 2}, 20, "a", contract.OrderKeyFirst
-	res, err := cfg.Run(ctx, cfg.Seeds)
+	cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order = []uint64{1, 2}, 20, "a", contract.OrderKeyFirst
+	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,17 +8,17 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// assembled runs exp once for all seeds and once seed by seed, assembled, and
-// returns both as JSON. It also fails t unless the run of all seeds, split,
-// gives each seed's run alone.
+// assembled runs exp on memTarget once for all seeds and once seed by seed,
+// assembled, and returns both as JSON. It also fails t unless the run of all
+// seeds, split, gives each seed's run alone.
 func assembled[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run], seeds []uint64) (whole, parts string) {
 	t.Helper()
 	ctx := context.Background()
-	one, err := exp.Run(ctx, seeds)
+	one, err := exp.Run(ctx, onMemory, seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	each, err := RunEach(ctx, exp, seeds, 2, nil)
+	each, err := RunEach(ctx, exp, onMemory, seeds, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +50,9 @@ func TestAssembleEqualsOneRun(t *testing.T) {
 	fast.Env = virtualEnv(seeds)
 	fast.Edits = 30
 	create := DefaultCreate()
-	create.Seeds, create.Tabs, create.Target = seeds, 8, memTarget
+	create.Seeds, create.Tabs = seeds, 8
 	sources := DefaultSources()
-	sources.Seeds, sources.Sessions, sources.Target = seeds, 5, memTarget
+	sources.Seeds, sources.Sessions = seeds, 5
 	for name, pair := range map[string][2]string{
 		"race":    pairOf(assembled(t, Experiment[results.RaceRow, results.RaceRun](race), seeds)),
 		"tabs":    pairOf(assembled(t, Experiment[results.TabsRow, results.RaceRun](tabs), seeds)),

@@ -35,13 +35,13 @@ type Bench struct {
 	Writers []int `json:"writers"`
 	// Synchronous and DBDir record the embedded target's settings: SQLite's
 	// synchronous setting and the folder the databases are kept in (empty: a
-	// temporary folder). Target is what they configured.
+	// temporary folder). The Runtime's Target is what they configured: it
+	// opens the database of each run; its Peer, when set, times the same
+	// write beside every one-writer run.
 	Synchronous contract.Synchronous `json:"synchronous"`
 	DBDir       string               `json:"db_dir"`
 
-	// Runtime's Target opens the database of each run; its Peer, when set,
-	// times the same write beside every one-writer run.
-	Runtime
+	TargetSettings
 }
 
 // DefaultBench is the published bench setup: 2,000 writes of a 200-character
@@ -58,8 +58,9 @@ func DefaultBench() Bench {
 	}
 }
 
-// Validate checks the configuration; its errors are *field.Error.
-func (c Bench) Validate() error {
+// Validate checks the configuration, and that target serves each guard; its
+// errors are *field.Error.
+func (c Bench) Validate(target contract.Target) error {
 	switch {
 	case c.Writes < 1:
 		return fieldErr("writes", "must be at least 1")
@@ -88,7 +89,7 @@ func (c Bench) Validate() error {
 		if _, err := contract.Guards.Parse(string(g)); err != nil {
 			return field.Wrap("guards", err)
 		}
-		if err := checkServed(c.Target, "guards", contract.Variant{Guard: g}); err != nil {
+		if err := checkServed(target, "guards", contract.Variant{Guard: g}); err != nil {
 			return err
 		}
 	}
@@ -100,19 +101,31 @@ func (c Bench) Validate() error {
 			return fieldErr("writers", "%d is more than %d (each writer holds its own connection to the database)", w, maxWriters)
 		}
 	}
-	if c.Target == nil {
+	if target == nil {
 		return errNoTarget
 	}
 	return nil
 }
 
-var _ Experiment[results.BenchRow, results.BenchRun] = Bench{}
+var _ Configuration[Bench, results.BenchRow, results.BenchRun] = Bench{}
 
 // maxWriters is the most writers of one run.
 const maxWriters = 64
 
 // SeedList implements Experiment: the bench draws nothing at random.
 func (Bench) SeedList() []uint64 { return nil }
+
+// Clocked implements Experiment: the bench runs on the wall clock only.
+func (Bench) Clocked() (ClockKind, bool) { return "", false }
+
+// Replica implements Configuration.
+func (c Bench) Replica() Bench { c.TargetSettings = TargetSettings{}; return c }
+
+// OnClock implements Configuration: the bench runs on the wall clock only.
+func (c Bench) OnClock(ClockKind) Bench { return c }
+
+// WithTarget implements Configuration.
+func (c Bench) WithTarget(s TargetSettings) Bench { c.TargetSettings = s; return c }
 
 // writerList writes the writer counts joined by sep: with "," as the flag
 // takes them, "1,2,4".
@@ -125,11 +138,11 @@ func (c Bench) writerList(sep string) string {
 }
 
 // Describe implements Experiment.
-func (c Bench) Describe() string {
+func (c Bench) Describe(target contract.Target) string {
 	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
-	if c.Store != "" || onServer(c.Target) {
-		where = strings.TrimPrefix(storeNote(c.Store, c.Target, ""), ", ")
-		if !onServer(c.Target) {
+	if c.Store != "" || onServer(target) {
+		where = strings.TrimPrefix(storeNote(c.Store, target, ""), ", ")
+		if !onServer(target) {
 			where += ", synchronous " + string(c.Synchronous)
 		}
 	}
@@ -186,7 +199,7 @@ func benchText(w, i, size int) string {
 // always runs first. Runs go one at a time, never in parallel, since they
 // measure time.
 //
-// Each run opens a fresh backend from the target (for the embedded store, a
+// Each run opens a fresh backend from rt's target (for the embedded store, a
 // database file in WAL mode). Each of its writers takes
 // its own connection and its own Note, reads the text tab once for its
 // version, makes Warmup untimed writes, waits for the other writers, then
@@ -207,9 +220,9 @@ func benchText(w, i, size int) string {
 // Time here is the wall clock, read with time.Now: this is the one place in
 // sim that reads it directly, because a benchmark measures real durations
 // and the Clock interface exists to replace real time.
-func (cfg Bench) Run(ctx context.Context, _ []uint64) (Result[results.BenchRow, results.BenchRun], error) {
+func (cfg Bench) Run(ctx context.Context, rt Runtime, _ []uint64) (Result[results.BenchRow, results.BenchRun], error) {
 	var res Result[results.BenchRow, results.BenchRun]
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(rt.Target); err != nil {
 		return res, err
 	}
 	var jobs []benchJob
@@ -227,11 +240,11 @@ func (cfg Bench) Run(ctx context.Context, _ []uint64) (Result[results.BenchRow, 
 		// repetition, so that neither always has the warmer machine.
 		var peer []float64
 		peerRun := func() error {
-			if cfg.Peer == nil || j.writers != 1 {
+			if rt.Peer == nil || j.writers != 1 {
 				return nil
 			}
 			var err error
-			peer, err = cfg.Peer(ctx, j.guard, cfg.Writes, cfg.Warmup, cfg.TextSize)
+			peer, err = rt.Peer(ctx, j.guard, cfg.Writes, cfg.Warmup, cfg.TextSize)
 			if err != nil {
 				return fmt.Errorf("guard %s, repetition %d: the peer: %w", j.guard, j.rep, err)
 			}
@@ -242,7 +255,7 @@ func (cfg Bench) Run(ctx context.Context, _ []uint64) (Result[results.BenchRow, 
 				return res, err
 			}
 		}
-		run, err := benchRun(ctx, cfg, j)
+		run, err := benchRun(ctx, cfg, rt.Target, j)
 		if err != nil {
 			return res, fmt.Errorf("guard %s, %d writer(s), repetition %d: %w", j.guard, j.writers, j.rep, err)
 		}
@@ -253,8 +266,8 @@ func (cfg Bench) Run(ctx context.Context, _ []uint64) (Result[results.BenchRow, 
 		}
 		run.PeerUS = peer
 		res.Runs = append(res.Runs, run)
-		if cfg.Progress != nil {
-			cfg.Progress(i+1, len(jobs))
+		if rt.Progress != nil {
+			rt.Progress(i+1, len(jobs))
 		}
 	}
 	res.Rows, _ = cfg.Fold(res.Runs)
@@ -380,9 +393,9 @@ func retries(writers []*benchWriter) (int64, bool) {
 	return n, true
 }
 
-// benchRun runs one repetition of one guard at one writer count.
-func benchRun(ctx context.Context, cfg Bench, j benchJob) (run results.BenchRun, err error) {
-	s, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
+// benchRun runs one repetition of one guard at one writer count, on target.
+func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob) (run results.BenchRun, err error) {
+	s, err := openRun(ctx, target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
 		OneServer: j.writers > 1, Seed: benchSeed(j)})
 	if err != nil {
 		return run, err

@@ -59,8 +59,8 @@ func TestBenchCountsWhatFaultsCost(t *testing.T) {
 		return nil, false
 	}
 	cfg := Bench{Writes: writes, Reps: 2, Warmup: warmup, TextSize: 30, Writers: []int{1, 2},
-		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal", Runtime: Runtime{Target: &injectingTarget{faultyTarget: newFaulty(f), faults: 3}}}
-	res := mustRun(t, cfg)
+		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
+	res := mustRunOn(t, cfg, on(&injectingTarget{faultyTarget: newFaulty(f), faults: 3}))
 	if len(res.Runs) != 4 {
 		t.Fatalf("%d runs, want 4", len(res.Runs))
 	}
@@ -102,8 +102,8 @@ func TestBenchMaxErrorsEndsARun(t *testing.T) {
 		return nil, false
 	}
 	cfg := Bench{Writes: 50, Reps: 2, Warmup: 1, TextSize: 10, Writers: []int{1},
-		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal", Runtime: Runtime{Target: newFaulty(f), MaxErrors: 7}}
-	res := mustRun(t, cfg)
+		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal", TargetSettings: TargetSettings{MaxErrors: 7}}
+	res := mustRunOn(t, cfg, on(newFaulty(f)))
 	if len(res.Runs) != 2 {
 		t.Fatalf("%d runs, want 2: a run ended early must not end the others", len(res.Runs))
 	}
@@ -121,7 +121,7 @@ func TestBenchMaxErrorsEndsARun(t *testing.T) {
 // JSON of a run and a row reads as it always did.
 func TestBenchWithoutFaultsCountsNothing(t *testing.T) {
 	cfg := Bench{Writes: 5, Reps: 1, Warmup: 1, TextSize: 10, Writers: []int{1},
-		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal", Runtime: Runtime{Target: memTarget}}
+		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
 	res := mustRun(t, cfg)
 	r := res.Runs[0]
 	if r.Faults != 0 || r.FaultLog != nil || r.Errors != 0 || r.Info != 0 || r.Stopped != "" || len(r.SamplesUS) != 5 {

@@ -20,8 +20,8 @@ import (
 func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Bench{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
-		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir, Runtime: Runtime{Target: fileTarget(t, dir)}}
-	runs, err := ownRuns(context.Background(), cfg)
+		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir}
+	runs, err := runsOn(context.Background(), cfg, on(fileTarget(t, dir)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 // The guards' order rotates with the repetition, so no guard always runs first.
 func TestBenchRotatesGuardOrder(t *testing.T) {
 	cfg := Bench{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
-		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal", Runtime: Runtime{Target: memTarget}}
+		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal"}
 	runs, err := ownRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -93,9 +93,9 @@ func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
 		{func(c *Bench) { c.Guards = []contract.Guard{"sometimes"} }, `guards: unknown guard "sometimes" (want none, note or tab)`},
 		{func(c *Bench) { c.Writers = []int{1, 0} }, "writers: 0: must be at least 1"},
 	} {
-		cfg := testBench()
+		cfg := DefaultBench()
 		tc.edit(&cfg)
-		err := cfg.Validate()
+		err := cfg.Validate(memTarget)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
@@ -103,7 +103,7 @@ func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
 			t.Errorf("Bench ran with a bad config (%s)", tc.want)
 		}
 	}
-	if err := testBench().Validate(); err != nil {
+	if err := DefaultBench().Validate(memTarget); err != nil {
 		t.Fatalf("default config: %v", err)
 	}
 }
@@ -182,9 +182,9 @@ func (s slowPings) Ping(context.Context) error {
 // Over a transport, writes per second count the writes alone: the pings that
 // measure the transport's floor are kept out of the wall time.
 func TestBenchWritesPerSecondCountWritesOnly(t *testing.T) {
-	cfg := Bench{Writes: 40, Reps: 1, TextSize: 10, Writers: []int{1}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
-		Runtime: Runtime{Target: wrapTarget{memTarget, func(s contract.Session, _ int) contract.Session { return slowPings{s, 10 * time.Millisecond} }}}}
-	runs, err := ownRuns(context.Background(), cfg)
+	cfg := Bench{Writes: 40, Reps: 1, TextSize: 10, Writers: []int{1}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
+	target := wrapTarget{memTarget, func(s contract.Session, _ int) contract.Session { return slowPings{s, 10 * time.Millisecond} }}
+	runs, err := runsOn(context.Background(), cfg, on(target))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +238,14 @@ func (s slowWrites) EditNoteTab(ctx context.Context, req contract.EditRequest) (
 func TestBenchWriterErrorStopsTheOthers(t *testing.T) {
 	var slow atomic.Int64
 	cfg := Bench{Writes: 200, Reps: 1, Warmup: 1, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
-		Runtime: Runtime{MaxErrors: 3, Target: wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
-			if n == 0 {
-				return &failingWrites{Session: s, after: 1}
-			}
-			return slowWrites{s, &slow}
-		}}}}
-	runs, err := ownRuns(context.Background(), cfg)
+		TargetSettings: TargetSettings{MaxErrors: 3}}
+	target := wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
+		if n == 0 {
+			return &failingWrites{Session: s, after: 1}
+		}
+		return slowWrites{s, &slow}
+	}}
+	runs, err := runsOn(context.Background(), cfg, on(target))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,11 +277,11 @@ func (s countedRetries) Retries() int64 { return s.n.Load() }
 // A session that counts retries has the retries of its timed writes alone
 // carried into its run; one that does not, none.
 func TestBenchCountsRetriesOfTimedWrites(t *testing.T) {
-	cfg := Bench{Writes: 10, Reps: 1, Warmup: 5, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
-		Runtime: Runtime{Target: wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
-			return countedRetries{s, int64(n + 1), new(atomic.Int64)}
-		}}}}
-	runs, err := ownRuns(context.Background(), cfg)
+	cfg := Bench{Writes: 10, Reps: 1, Warmup: 5, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
+	target := wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
+		return countedRetries{s, int64(n + 1), new(atomic.Int64)}
+	}}
+	runs, err := runsOn(context.Background(), cfg, on(target))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,6 @@ func TestBenchCountsRetriesOfTimedWrites(t *testing.T) {
 	if r := runs[0]; !r.RetriesCounted || r.Retries != 30 {
 		t.Fatalf("retries %d (counted %v), want 30", r.Retries, r.RetriesCounted)
 	}
-	cfg.Target = memTarget
 	runs, err = ownRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

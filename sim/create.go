@@ -39,14 +39,14 @@ type Create struct {
 	// does not change any figure, so it is not part of the JSON form.
 	Parallel int `json:"-"`
 
-	Runtime
+	TargetSettings
 }
 
 // CreateBothTables is the Create.Table that runs table A and table B; the
 // other choices are results.CreateTableA and results.CreateTableB.
 const CreateBothTables = "both"
 
-var _ Experiment[results.CreateRow, results.CreateRun] = Create{}
+var _ Configuration[Create, results.CreateRow, results.CreateRun] = Create{}
 
 // DefaultCreate returns the published parameters: seeds 1-3, 50 tabs, 30 % of
 // successful replies lost, both tables.
@@ -63,8 +63,21 @@ func DefaultCreate() Create {
 // SeedList implements Experiment.
 func (c Create) SeedList() []uint64 { return c.Seeds }
 
-// Validate checks c; its errors are *field.Error.
-func (c Create) Validate() error {
+// Clocked implements Experiment: create runs on the virtual clock only.
+func (Create) Clocked() (ClockKind, bool) { return "", false }
+
+// Replica implements Configuration.
+func (c Create) Replica() Create { c.TargetSettings = TargetSettings{}; return c }
+
+// OnClock implements Configuration: create runs on the virtual clock only.
+func (c Create) OnClock(ClockKind) Create { return c }
+
+// WithTarget implements Configuration.
+func (c Create) WithTarget(s TargetSettings) Create { c.TargetSettings = s; return c }
+
+// Validate checks c, and that target can run it (a server names its order);
+// its errors are *field.Error.
+func (c Create) Validate(target contract.Target) error {
 	if len(c.Seeds) == 0 {
 		return fieldErr("seeds", "no seeds given")
 	}
@@ -85,7 +98,7 @@ func (c Create) Validate() error {
 	if c.ServiceTime < 0 {
 		return fieldErr("service_time_ns", "%v is negative", c.ServiceTime)
 	}
-	if c.Target == nil {
+	if target == nil {
 		return errNoTarget
 	}
 	if c.Order != "" {
@@ -96,20 +109,20 @@ func (c Create) Validate() error {
 			return fieldErr("order", "table %s has no rows with the %s order (table a is key-first)", c.Table, c.Order)
 		}
 	}
-	if onServer(c.Target) {
+	if onServer(target) {
 		if c.Order == "" {
 			return fieldErr("order", "a server checks in one order: name it (key-first or version-first)")
 		}
-		return checkServed(c.Target, "order", contract.Variant{Order: c.Order})
+		return checkServed(target, "order", contract.Variant{Order: c.Order})
 	}
 	return nil
 }
 
 // Describe implements Experiment.
-func (c Create) Describe() string {
-	where := storeNote(c.Store, c.Target, ", in-memory store")
+func (c Create) Describe(target contract.Target) string {
+	where := storeNote(c.Store, target, ", in-memory store")
 	return fmt.Sprintf("%s, %s, %s per run, %s of successful replies lost%s",
-		clockOf(c.Target), seedsText(c.Seeds), plural.Count(c.Tabs, "tab"), percent(c.Drop), where)
+		clockOf(target), seedsText(c.Seeds), plural.Count(c.Tabs, "tab"), percent(c.Drop), where)
 }
 
 // Fold groups runs into rows, one per table row, each entry a seed in order of
@@ -189,16 +202,16 @@ const maxCallsPerIntent = 10_000
 //
 // Every row of one seed draws its losses from the same stream, Stream(seed, "drop"),
 // one draw per successful reply, so rows differ by policy and order alone.
-func (cfg Create) Run(ctx context.Context, seeds []uint64) (Result[results.CreateRow, results.CreateRun], error) {
+func (cfg Create) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.CreateRow, results.CreateRun], error) {
 	var res Result[results.CreateRow, results.CreateRun]
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(rt.Target); err != nil {
 		return res, err
 	}
 	cases := cfg.createCases()
 	perSeed, err := runSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
 		runs := make([]results.CreateRun, 0, len(cases))
 		for _, c := range cases {
-			run, _, err := createRun(ctx, cfg, c, seed)
+			run, _, err := createRun(ctx, cfg, rt, c, seed)
 			if err != nil {
 				return nil, fmt.Errorf("table %s, %s, %s: %w", c.table, c.order, c.policy, err)
 			}
@@ -243,14 +256,15 @@ type creator struct {
 	errors *errorBudget
 }
 
-// createRun runs one row of the create tables for one seed against a fresh store,
-// and returns the run and the Sheet tabs of the Note at the end.
-func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (run results.CreateRun, _ []contract.TabInfo, err error) {
+// createRun runs one row of the create tables for one seed against a fresh store
+// of rt's target, recording in rt's history, and returns the run and the Sheet
+// tabs of the Note at the end.
+func createRun(ctx context.Context, cfg Create, rt Runtime, c createCase, seed uint64) (run results.CreateRun, _ []contract.TabInfo, err error) {
 	run = results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	name := fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed)
 	variant := contract.Variant{Order: c.order}
-	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: name, Variant: variant.WithDefaults(), Clock: clock, Seed: seed})
+	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: name, Variant: variant.WithDefaults(), Clock: clock, Seed: seed})
 	if err != nil {
 		return run, nil, err
 	}
@@ -264,7 +278,7 @@ func createRun(ctx context.Context, cfg Create, c createCase, seed uint64) (run 
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
-	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(cfg.Target, variant), Policy: c.policy}, clock)
+	rec, err := recorder(rt.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(rt.Target, variant), Policy: c.policy}, clock)
 	if err != nil {
 		return run, nil, err
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 func createConfig(seeds []uint64, drop float64, table string) Create {
-	cfg := testCreate()
+	cfg := DefaultCreate()
 	cfg.Seeds, cfg.Drop, cfg.Table = seeds, drop, table
 	return cfg
 }
@@ -201,11 +201,11 @@ func TestCreateIsDeterministic(t *testing.T) {
 func TestCreateTabIDsAreDeterministic(t *testing.T) {
 	cfg := createConfig([]uint64{3}, 0.3, results.CreateTableA)
 	c := createCase{results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyNone}
-	_, first, err := createRun(context.Background(), cfg, c, 3)
+	_, first, err := createRun(context.Background(), cfg, onMemory, c, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, again, err := createRun(context.Background(), cfg, c, 3)
+	_, again, err := createRun(context.Background(), cfg, onMemory, c, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestCreateTableSelection(t *testing.T) {
 }
 
 func TestCreateConfigValidate(t *testing.T) {
-	expectInvalid[Create, results.CreateRow, results.CreateRun](t, testCreate, []badConfig[Create]{
+	expectInvalid[Create, results.CreateRow, results.CreateRun](t, DefaultCreate, []badConfig[Create]{
 		{func(c *Create) { c.Drop = 1.5 }, "drop: 1.5 is not a probability (want 0 to 1)"},
 		{func(c *Create) { c.Drop = -0.1 }, "drop: -0.1 is not a probability (want 0 to 1)"},
 		{func(c *Create) { c.Drop = 1 }, "drop: 1 loses every reply, so the client would resend for ever (want below 1)"},
@@ -252,7 +252,7 @@ func TestCreateConfigValidate(t *testing.T) {
 }
 
 func TestCreateConfigJSON(t *testing.T) {
-	b, err := json.Marshal(testCreate())
+	b, err := json.Marshal(DefaultCreate())
 	if err != nil {
 		t.Fatal(err)
 	}

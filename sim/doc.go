@@ -6,8 +6,9 @@
 //
 // Experiments return the plain result types of package results (runs and rows
 // with their JSON keys). They reach the Notes only through the contract seam, a
-// contract.Target given in their configuration: sim imports no store and does not
-// know which implementation serves the contract.
+// contract.Target passed to their run (Runtime), never held in their
+// configuration: sim imports no store and does not know which implementation
+// serves the contract.
 //
 // Faults between notesbench and a server (kills, pauses, lost replies,
 // duplicate sends) are the target's, never an editor's: a run starts the

@@ -28,8 +28,9 @@ var Epoch = time.Date(2026, 11, 6, 9, 0, 0, 0, time.UTC)
 // DefaultServiceTime is how far one store operation advances the virtual clock.
 const DefaultServiceTime = 60 * time.Microsecond
 
-// Env is how runs are executed, shared by every experiment: which clock, which
-// seeds, how many at once, and what serves the contract.
+// Env is how runs are executed, shared by the experiments of the race
+// engine: which clock, which seeds, how many at once, and what the runs go to
+// (the target's settings; the target itself is the Runtime's).
 type Env struct {
 	Clock       ClockKind     `json:"clock"`
 	ServiceTime time.Duration `json:"service_time_ns"`
@@ -38,17 +39,18 @@ type Env struct {
 	Parallel int `json:"parallel"`
 	// DBDir, InMemory and Synchronous record the embedded target's settings: the
 	// folder every run's database is kept in (empty: a temporary folder), whether
-	// the databases are in memory, and SQLite's synchronous setting. Target is
-	// what they configured.
+	// the databases are in memory, and SQLite's synchronous setting. The
+	// Runtime's Target is what they configured.
 	DBDir       string               `json:"db_dir"`
 	InMemory    bool                 `json:"in_memory"`
 	Synchronous contract.Synchronous `json:"synchronous"`
 
-	Runtime
+	TargetSettings
 }
 
-// Validate checks the settings; its errors are *field.Error.
-func (e Env) Validate() error {
+// Validate checks the settings, and that there is a target to run on; its
+// errors are *field.Error.
+func (e Env) Validate(target contract.Target) error {
 	if _, err := Clocks.Parse(string(e.Clock)); err != nil {
 		return field.Wrap("clock", err)
 	}
@@ -64,7 +66,7 @@ func (e Env) Validate() error {
 	if err := validateParallel(e.Parallel); err != nil {
 		return err
 	}
-	if e.Target == nil {
+	if target == nil {
 		return errNoTarget
 	}
 	return nil
@@ -93,9 +95,19 @@ func validateEdits(n int) error {
 // seeds it names.
 func (e Env) SeedList() []uint64 { return e.Seeds }
 
-// describe says how the runs of e execute, in a few words: "real clock", or
-// "virtual clock, 60µs per store operation".
-func (e Env) describe() string {
+// Clocked implements Experiment for the experiments that run on an Env: they
+// run on either clock.
+func (e Env) Clocked() (ClockKind, bool) { return e.Clock, true }
+
+// Departures implements Experiment for the experiments that run on an Env:
+// the Env's own departures, then the target's (TargetSettings.Departures).
+func (e Env) Departures(target contract.Target) []string {
+	return append(e.departures(), e.TargetSettings.Departures(target)...)
+}
+
+// describe says how the runs of e against target execute, in a few words:
+// "real clock", or "virtual clock, 60µs per store operation".
+func (e Env) describe(target contract.Target) string {
 	s := string(e.Clock) + " clock"
 	if e.Clock == ClockVirtual {
 		s += fmt.Sprintf(", %s per store operation", e.ServiceTime)
@@ -106,7 +118,7 @@ func (e Env) describe() string {
 	if e.Store != "" {
 		s += ", on PostgreSQL " + e.Store
 	}
-	return s + servedNote(e.Target)
+	return s + servedNote(target)
 }
 
 // departures lists how the runs depart from the published setup in a way
@@ -124,11 +136,11 @@ func (e Env) departures() []string {
 }
 
 // replica returns the settings of a verdict replication: the virtual clock with
-// the same service time, on target, one run at a time (the driver runs the
-// seeds in parallel).
-func (e Env) replica(target contract.Target) Env {
+// the same service time, in memory, one run at a time (the driver runs the
+// seeds in parallel), with no target settings.
+func (e Env) replica() Env {
 	return Env{Clock: ClockVirtual, ServiceTime: e.ServiceTime, Seeds: e.Seeds, Parallel: 1, InMemory: true,
-		Synchronous: e.Synchronous, Runtime: Runtime{Target: target}}
+		Synchronous: e.Synchronous}
 }
 
 func (e Env) newClock() Clock {
@@ -162,15 +174,16 @@ type job[M any] struct {
 }
 
 // runJobs runs fn for every (mode, seed) pair, modes outer, with the Env's
-// parallelism, and returns the results in that order.
-func runJobs[M, T any](ctx context.Context, env Env, seeds []uint64, modes []M, fn func(ctx context.Context, mode M, seed uint64) (T, error)) ([]T, error) {
+// parallelism, reporting progress to rt, and returns the results in that
+// order.
+func runJobs[M, T any](ctx context.Context, env Env, rt Runtime, seeds []uint64, modes []M, fn func(ctx context.Context, mode M, seed uint64) (T, error)) ([]T, error) {
 	var jobs []job[M]
 	for _, m := range modes {
 		for _, s := range seeds {
 			jobs = append(jobs, job[M]{seed: s, mode: m})
 		}
 	}
-	ticks := newProgress(len(jobs), env.Progress)
+	ticks := newProgress(len(jobs), rt.Progress)
 	defer ticks.stop()
 	label := func(i int) string { return fmt.Sprintf("%v, seed %d", jobs[i].mode, jobs[i].seed) }
 	return runAll(ctx, len(jobs), env.parallel(len(jobs)), label, func(ctx context.Context, i int) (T, error) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 )
@@ -23,22 +24,51 @@ type Result[Row results.Row, Run any] struct {
 
 // Experiment is one experiment at one configuration. The configuration is the
 // value itself (sim.Race, sim.Create, …), and its JSON form is the config
-// block of a report. Every experiment runs for a list of seeds and returns its
-// rows and runs; one replication driver (Replicate) runs any of them for the
-// verdicts. What is the same for every experiment is shared code, not a
-// method: Replica and OnClock make a replication or a run on another clock of
-// any configuration, Departures says how its runs depart from the published
-// setup; its name, parameters and published setup are its descriptor's
-// (package experiment).
+// block of a report: it holds data only. What its runs go to and report to
+// (the target, the history, the progress line) is a Runtime, passed to Run;
+// what depends on the target (whether it can run the configuration, how the
+// runs are described, how they depart from the published setup) takes the
+// target as an argument. Every experiment runs for a list of seeds and
+// returns its rows and runs; one replication driver (Replicate) runs any of
+// them for the verdicts. Its name, parameters and published setup are its
+// descriptor's (package experiment).
 type Experiment[Row results.Row, Run any] interface {
 	// SeedList returns the seeds the configuration names.
 	SeedList() []uint64
-	// Validate checks the configuration; its errors are *field.Error.
-	Validate() error
-	// Run runs the experiment on seeds.
-	Run(ctx context.Context, seeds []uint64) (Result[Row, Run], error)
-	// Describe says in one line how ours runs: clock, seeds, parameters.
-	Describe() string
+	// Validate checks the configuration, and that target (nil: none) can
+	// run it; its errors are *field.Error.
+	Validate(target contract.Target) error
+	// Run runs the experiment on seeds, against rt.
+	Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[Row, Run], error)
+	// Describe says in one line how ours runs against target: clock,
+	// seeds, parameters.
+	Describe(target contract.Target) string
+	// Departures lists how the runs against target depart from the
+	// published setup in a way that changes counts, beside the parameters:
+	// the virtual clock's service time and an in-memory database under the
+	// real clock (for a configuration that runs on either clock), a
+	// server's contract, and the faults made between notesbench and it.
+	Departures(target contract.Target) []string
+	// Clocked reports whether the configuration runs on either clock, and
+	// on which.
+	Clocked() (k ClockKind, ok bool)
+}
+
+// Configuration is an experiment's configuration of type C: beside running,
+// it makes the other configurations a run of it needs, each a copy.
+type Configuration[C any, Row results.Row, Run any] interface {
+	Experiment[Row, Run]
+	// Replica returns the configuration as a verdict replication runs it:
+	// the same parameters, on the virtual clock with an in-memory database
+	// (for one that runs on either clock), with no target settings, and
+	// with only the rows a published figure stands for.
+	Replica() C
+	// OnClock returns the configuration on clock k, for one that runs on
+	// either clock; any other comes back as it is.
+	OnClock(k ClockKind) C
+	// WithTarget returns the configuration recording s as the target its
+	// runs go to; one that runs against no target comes back as it is.
+	WithTarget(s TargetSettings) C
 }
 
 // Folder is an experiment whose runs of several seeds fold into rows: the
@@ -55,10 +85,11 @@ func fieldErr(name, format string, args ...any) error { return field.Errorf(name
 var errNoTarget = field.Wrap("target", errors.New("no contract target to run against"))
 
 // Replicate runs exp for n replications of perRep seeds each, seeds 1 to
-// n·perRep, one seed per call of exp.Run, with one worker per CPU, and returns
-// the rows of each replication (the runs of its seeds folded together) and of
-// each single run. progress, when set, is called after each seed.
-func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], n, perRep int, progress func(done, total int)) (results.Replications[Row], error) {
+// n·perRep, one seed per call of exp.Run, with one worker per CPU, against
+// target, recording nothing, and returns the rows of each replication (the
+// runs of its seeds folded together) and of each single run. progress, when
+// set, is called after each seed.
+func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], target contract.Target, n, perRep int, progress func(done, total int)) (results.Replications[Row], error) {
 	if n < 1 || perRep < 1 {
 		return results.Replications[Row]{}, nil
 	}
@@ -66,24 +97,24 @@ func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row
 	for i := range seeds {
 		seeds[i] = uint64(i + 1)
 	}
-	singles, err := RunEach(ctx, exp, seeds, runtime.NumCPU(), progress)
+	singles, err := RunEach(ctx, exp, Runtime{Target: target}, seeds, runtime.NumCPU(), progress)
 	if err != nil {
 		return results.Replications[Row]{}, err
 	}
 	return FoldReplications(exp, singles, n, perRep)
 }
 
-// RunEach runs exp once for each of seeds, one seed per call of exp.Run, up
-// to parallel at once (0: one per CPU), and returns the results in the order
-// of seeds. progress, when set, is called after each seed.
-func RunEach[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], seeds []uint64, parallel int, progress func(done, total int)) ([]Result[Row, Run], error) {
+// RunEach runs exp against rt once for each of seeds, one seed per call of
+// exp.Run, up to parallel at once (0: one per CPU), and returns the results
+// in the order of seeds. progress, when set, is called after each seed.
+func RunEach[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], rt Runtime, seeds []uint64, parallel int, progress func(done, total int)) ([]Result[Row, Run], error) {
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
 	ticks := newProgress(len(seeds), progress)
 	defer ticks.stop()
 	return runSeeds(ctx, seeds, parallel, func(ctx context.Context, seed uint64) (Result[Row, Run], error) {
-		res, err := exp.Run(ctx, []uint64{seed})
+		res, err := exp.Run(ctx, rt, []uint64{seed})
 		if err == nil {
 			ticks.tick()
 		}

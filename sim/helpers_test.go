@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/store"
@@ -21,31 +22,25 @@ func fileTarget(t testing.TB, dir string) *store.Target {
 	return tg
 }
 
-// onMemory returns c, an experiment's default configuration, set to run on
-// memTarget.
-func onMemory[C any, P interface {
-	*C
-	hasRuntime
-}](c C) C {
-	P(&c).runtime().Target = memTarget
-	return c
-}
+// onMemory is the Runtime every test runs on unless it says otherwise: runs
+// go to memTarget, nothing is recorded.
+var onMemory = Runtime{Target: memTarget}
 
-// test<Experiment> is the experiment's default configuration on memTarget.
-func testRace() Race       { return onMemory(DefaultRace()) }
-func testTabs() Tabs       { return onMemory(DefaultTabs()) }
-func testFast() Fast       { return onMemory(DefaultFast()) }
-func testCreate() Create   { return onMemory(DefaultCreate()) }
-func testSources() Sources { return onMemory(DefaultSources()) }
-func testRefs() Refs       { return onMemory(DefaultRefs()) }
-func testOutline() Outline { return onMemory(DefaultOutline()) }
-func testBench() Bench     { return onMemory(DefaultBench()) }
+// on is the Runtime of runs that go to target.
+func on(target contract.Target) Runtime { return Runtime{Target: target} }
 
-// mustRun runs exp on the seeds its configuration names; an error fails the
-// test.
+// mustRun runs exp on memTarget on the seeds its configuration names; an
+// error fails the test.
 func mustRun[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run]) Result[Row, Run] {
 	t.Helper()
-	res, err := runOwn(context.Background(), exp)
+	return mustRunOn(t, exp, onMemory)
+}
+
+// mustRunOn runs exp against rt on the seeds its configuration names; an
+// error fails the test.
+func mustRunOn[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run], rt Runtime) Result[Row, Run] {
+	t.Helper()
+	res, err := runOn(context.Background(), exp, rt)
 	if err != nil {
 		t.Fatalf("%T(%+v): %v", exp, exp, err)
 	}
@@ -70,33 +65,46 @@ type badConfig[C any] struct {
 }
 
 // expectInvalid checks each bad edit of the configuration base returns: its
-// Validate gives the error wanted, and running it gives the same error, a
-// *field.Error, before anything runs. base itself must be valid.
+// Validate against memTarget gives the error wanted, and running it gives the
+// same error, a *field.Error, before anything runs. base itself must be
+// valid.
 func expectInvalid[C Experiment[Row, Run], Row results.Row, Run any](t *testing.T, base func() C, bad []badConfig[C]) {
 	t.Helper()
 	for _, b := range bad {
 		cfg := base()
 		b.edit(&cfg)
-		if err := cfg.Validate(); err == nil || err.Error() != b.want {
+		if err := cfg.Validate(memTarget); err == nil || err.Error() != b.want {
 			t.Errorf("Validate() = %v, want %q", err, b.want)
 		}
 		if _, err := runOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) || err.Error() != b.want {
 			t.Errorf("%T with a bad config returned %v, want the validation error", cfg, err)
 		}
 	}
-	if err := base().Validate(); err != nil {
+	if err := base().Validate(memTarget); err != nil {
 		t.Errorf("the default config is invalid: %v", err)
 	}
 }
 
-// runOwn runs exp on the seeds its configuration names, as its command does.
+// runOwn runs exp on memTarget on the seeds its configuration names, as its
+// command does.
 func runOwn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) (Result[Row, Run], error) {
-	return exp.Run(ctx, exp.SeedList())
+	return runOn(ctx, exp, onMemory)
+}
+
+// runOn runs exp against rt on the seeds its configuration names.
+func runOn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], rt Runtime) (Result[Row, Run], error) {
+	return exp.Run(ctx, rt, exp.SeedList())
 }
 
 // ownRuns returns the runs of runOwn.
 func ownRuns[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) ([]Run, error) {
 	res, err := runOwn(ctx, exp)
+	return res.Runs, err
+}
+
+// runsOn returns the runs of runOn.
+func runsOn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], rt Runtime) ([]Run, error) {
+	res, err := runOn(ctx, exp, rt)
 	return res.Runs, err
 }
 

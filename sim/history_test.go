@@ -113,12 +113,13 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 	t.Helper()
 	ctx := context.Background()
 	w := history.NewWriter(history.Header{Experiment: "race, tabs, fast"})
-	race := testRace()
-	race.Clock, race.Seeds, race.History = ClockVirtual, seeds, w
-	tabs := testTabs()
-	tabs.Clock, tabs.Seeds, tabs.History = ClockVirtual, seeds, w
-	fast := testFast()
-	fast.Clock, fast.Seeds, fast.History = ClockVirtual, seeds, w
+	race := DefaultRace()
+	race.Clock, race.Seeds = ClockVirtual, seeds
+	tabs := DefaultTabs()
+	tabs.Clock, tabs.Seeds = ClockVirtual, seeds
+	fast := DefaultFast()
+	fast.Clock, fast.Seeds = ClockVirtual, seeds
+	rt := Runtime{Target: memTarget, History: w}
 	fast.Edits = 200 // of 2,000 published: ms versions collide all the same
 	if raceDetector {
 		fast.Edits = 60
@@ -140,13 +141,13 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 			names = append(names, name(i/len(seeds), r.Seed))
 		}
 	}
-	raceRes, err := race.Run(ctx, seeds)
+	raceRes, err := race.Run(ctx, rt, seeds)
 	add(raceRes.Runs, err, func(m int, seed uint64) string {
 		return fmt.Sprintf("race-%s-seed%d", strings.ReplaceAll(race.Modes[m].String(), "/", "-"), seed)
 	})
-	tabsRes, err := tabs.Run(ctx, seeds)
+	tabsRes, err := tabs.Run(ctx, rt, seeds)
 	add(tabsRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("tabs-%s-seed%d", tabs.Scopes[m], seed) })
-	fastRes, err := fast.Run(ctx, seeds)
+	fastRes, err := fast.Run(ctx, rt, seeds)
 	add(fastRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("fast-%s-seed%d", fast.Formats[m], seed) })
 	runs := judge(t, w)
 
@@ -210,9 +211,9 @@ func TestCheckAgreesWithCreateEngine(t *testing.T) {
 func agreeWithCreateEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 	t.Helper()
 	w := history.NewWriter(history.Header{Experiment: "create"})
-	c := testCreate()
-	c.Seeds, c.History = seeds, w
-	res, err := c.Run(context.Background(), seeds)
+	c := DefaultCreate()
+	c.Seeds = seeds
+	res, err := c.Run(context.Background(), Runtime{Target: memTarget, History: w}, seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,12 +257,12 @@ func TestCheckAgreesWithSourcesEngine(t *testing.T) {
 func agreeWithSourcesEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 	t.Helper()
 	w := history.NewWriter(history.Header{Experiment: "sources"})
-	c := testSources()
-	c.Seeds, c.Sessions, c.History = seeds, 20, w
+	c := DefaultSources()
+	c.Seeds, c.Sessions = seeds, 20
 	if raceDetector {
 		c.Sessions = 5
 	}
-	res, err := c.Run(context.Background(), seeds)
+	res, err := c.Run(context.Background(), Runtime{Target: memTarget, History: w}, seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,9 +289,9 @@ func TestRunNamesFollowModes(t *testing.T) {
 	w := history.NewWriter(history.Header{Experiment: "race"})
 	race := DefaultRace()
 	race.Env = virtualEnv([]uint64{1})
-	race.Edits, race.History = 3, w
+	race.Edits = 3
 	race.Modes = []Mode{{Guard: contract.GuardNone, Policy: Reapply}, {Guard: contract.GuardNote, Policy: Refresh}}
-	if _, err := race.Run(context.Background(), race.Seeds); err != nil {
+	if _, err := race.Run(context.Background(), Runtime{Target: memTarget, History: w}, race.Seeds); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

@@ -160,11 +160,10 @@ func TestRaceCountsServerErrors(t *testing.T) {
 		return nil, false
 	}
 	faulty := newFaulty(f)
-	c := testRace()
-	c.Target = faulty
+	c := DefaultRace()
 	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 40
 	c.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardNone, Reapply}}
-	res := mustRun(t, c)
+	res := mustRunOn(t, c, on(faulty))
 	for i, r := range res.Runs {
 		name := []string{"race-note-reapply-seed1", "race-none-seed1"}[i]
 		if r.Stopped != "" || r.Unreadable != "" {
@@ -189,8 +188,7 @@ func TestRaceCountsServerErrors(t *testing.T) {
 		t.Errorf("row errors %d / %d, runs %d / %d", note.ErrorsClaude, note.ErrorsHuman, res.Runs[0].Claude.Errors, res.Runs[0].Human.Errors)
 	}
 	// The same seed and flags give the same counts.
-	c.Target = newFaulty(f)
-	again := mustRun(t, c)
+	again := mustRunOn(t, c, on(newFaulty(f)))
 	if !equalRuns(res.Runs, again.Runs) {
 		t.Errorf("two runs of the same seed differ:\n%+v\n%+v", res.Runs, again.Runs)
 	}
@@ -220,12 +218,11 @@ func TestMaxErrorsEndsARunAndKeepsItsCounts(t *testing.T) {
 		}
 		return nil, false
 	}
-	c := testRace()
-	c.Target = newFaulty(f)
+	c := DefaultRace()
 	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 100
 	c.Modes = []Mode{{contract.GuardNote, Reapply}}
 	c.MaxErrors = 25
-	res := mustRun(t, c)
+	res := mustRunOn(t, c, on(newFaulty(f)))
 	r := res.Runs[0]
 	if got := r.Claude.Errors + r.Human.Errors; got != 25 {
 		t.Errorf("%d errors counted, want the limit, 25", got)
@@ -250,11 +247,10 @@ func TestRaceUnreadableFinalState(t *testing.T) {
 		}
 		return nil, false
 	}
-	c := testRace()
-	c.Target = newFaulty(f)
+	c := DefaultRace()
 	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 10
 	c.Modes = []Mode{{contract.GuardNote, Reapply}}
-	r := mustRun(t, c).Runs[0]
+	r := mustRunOn(t, c, on(newFaulty(f))).Runs[0]
 	if r.Lost() != 20 || !strings.Contains(r.Unreadable, "could not be read") {
 		t.Errorf("lost %d of 20, unreadable %q", r.Lost(), r.Unreadable)
 	}
@@ -270,10 +266,9 @@ func TestCreateResendsAfterAnUnknownOutcome(t *testing.T) {
 		}
 		return nil, false
 	}
-	c := testCreate()
-	c.Target = newFaulty(f)
+	c := DefaultCreate()
 	c.Seeds, c.Tabs, c.Drop, c.Table = []uint64{1}, 20, 0, results.CreateTableA
-	res := mustRun(t, c)
+	res := mustRunOn(t, c, on(newFaulty(f)))
 	for _, r := range res.Runs {
 		if r.Errors == 0 || r.Stopped != "" {
 			t.Errorf("%s: errors %d, stopped %q", r.KeyPolicy, r.Errors, r.Stopped)
@@ -299,10 +294,9 @@ func TestSourcesCountsRefusals(t *testing.T) {
 		}
 		return nil, false
 	}
-	c := testSources()
-	c.Target = newFaulty(f)
+	c := DefaultSources()
 	c.Seeds, c.Sessions = []uint64{1}, 5
-	res := mustRun(t, c)
+	res := mustRunOn(t, c, on(newFaulty(f)))
 	for _, r := range res.Runs {
 		if r.Errors == 0 || r.Errors != r.CallsSent/10 || r.Stopped != "" {
 			t.Errorf("%s: errors %d of %d calls, stopped %q", r.KeyPolicy, r.Errors, r.CallsSent, r.Stopped)
@@ -319,10 +313,9 @@ func TestSourcesUnreadableFinalListing(t *testing.T) {
 		}
 		return nil, false
 	}
-	c := testSources()
-	c.Target = newFaulty(f)
+	c := DefaultSources()
 	c.Seeds, c.Sessions = []uint64{1}, 3
-	res := mustRun(t, c)
+	res := mustRunOn(t, c, on(newFaulty(f)))
 	for _, r := range res.Runs {
 		if r.Saved != 0 || r.Stopped != "" || !strings.Contains(r.UnreadableFinal, "could not be listed") {
 			t.Errorf("%s: saved %d, stopped %q, unreadable %q", r.KeyPolicy, r.Saved, r.Stopped, r.UnreadableFinal)
@@ -349,11 +342,10 @@ func TestRaceFinalReadServerErrors(t *testing.T) {
 				}
 				return nil, false
 			}
-			c := testRace()
-			c.Target = newFaulty(f)
+			c := DefaultRace()
 			c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 5
 			c.Modes = []Mode{{contract.GuardNote, Reapply}}
-			res, err := runOwn(context.Background(), c)
+			res, err := runOn(context.Background(), c, on(newFaulty(f)))
 			if !tc.ok {
 				if err == nil || !strings.Contains(err.Error(), "the server exited") {
 					t.Fatalf("%v", err)

@@ -43,11 +43,11 @@ type Outline struct {
 	// Seed seeds the simulated saves and the idempotency keys.
 	Seed uint64 `json:"seed"`
 
-	// Runtime's Target opens the contract each deck is built on.
-	Runtime
+	// The Runtime's Target opens the contract each deck is built on.
+	TargetSettings
 }
 
-var _ Experiment[results.OutlineRow, struct{}] = Outline{}
+var _ Configuration[Outline, results.OutlineRow, struct{}] = Outline{}
 
 // DefaultOutline returns the published parameters: a 12-slide deck, 4 s
 // between read and write, one save a minute, 2,000 decks, seed 1.
@@ -55,9 +55,9 @@ func DefaultOutline() Outline {
 	return Outline{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 2000, Seed: 1}
 }
 
-// Validate checks every parameter; its errors are *field.Error, e.g.
-// "window_s: must be positive".
-func (c Outline) Validate() error {
+// Validate checks every parameter, and that there is a target to run on; its
+// errors are *field.Error, e.g. "window_s: must be positive".
+func (c Outline) Validate(target contract.Target) error {
 	switch {
 	case c.Slides < 1:
 		return fieldErr("slides", "must be at least 1")
@@ -73,7 +73,7 @@ func (c Outline) Validate() error {
 		return fieldErr("saves_per_minute", "must be 0 or more")
 	case c.Decks < 1:
 		return fieldErr("decks", "must be at least 1")
-	case c.Target == nil:
+	case target == nil:
 		return errNoTarget
 	}
 	for _, err := range []error{
@@ -114,7 +114,7 @@ func outlineWrites(n int) int {
 // results.ApproachOutline, then results.ApproachSlideAdd.
 //
 // Each approach builds the deck once, for real, in a fresh backend opened from
-// the target: the agent lists the tabs for the Note version, then sends its
+// rt's target: the agent lists the tabs for the Note version, then sends its
 // writes through the session's JSON layer (contract.Call), each request's
 // arguments first checked with contract.ValidateArgs. The outline approach sends create_note_tab with the first
 // 20 slides and slides_add_outline for each further 20; the other sends an empty
@@ -131,18 +131,18 @@ func outlineWrites(n int) int {
 // approach. A write conflicts when at least one save lands in its window (a
 // retry is not modelled). ConflictsPerDeck is the mean over Decks simulated
 // decks, ExpectedConflicts the exact writes × (1 − e^(−window·rate)).
-func (c Outline) Run(ctx context.Context, seeds []uint64) (Result[results.OutlineRow, struct{}], error) {
+func (c Outline) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.OutlineRow, struct{}], error) {
 	var res Result[results.OutlineRow, struct{}]
 	if len(seeds) != 1 {
 		return res, fieldErr("seed", "outline takes one seed, not %d", len(seeds))
 	}
 	c.Seed = seeds[0]
-	if err := c.Validate(); err != nil {
+	if err := c.Validate(rt.Target); err != nil {
 		return res, err
 	}
 	slides := outlineSlides(c.Slides)
 	for _, approach := range []string{results.ApproachOutline, results.ApproachSlideAdd} {
-		build, err := buildDeck(ctx, c.Target, c.Seed, approach, slides, nil)
+		build, err := buildDeck(ctx, rt.Target, c.Seed, approach, slides, nil)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", approach, err)
 		}
@@ -164,11 +164,25 @@ func (c Outline) Run(ctx context.Context, seeds []uint64) (Result[results.Outlin
 // SeedList implements Experiment.
 func (c Outline) SeedList() []uint64 { return []uint64{c.Seed} }
 
+// Clocked implements Experiment: outline builds its decks on one clock only.
+func (Outline) Clocked() (ClockKind, bool) { return "", false }
+
+// Replica implements Configuration.
+func (c Outline) Replica() Outline { c.TargetSettings = TargetSettings{}; return c }
+
+// OnClock implements Configuration: outline builds its decks on one clock
+// only.
+func (c Outline) OnClock(ClockKind) Outline { return c }
+
+// WithTarget implements Configuration.
+func (c Outline) WithTarget(s TargetSettings) Outline { c.TargetSettings = s; return c }
+
 // window is the time between the agent's read and each write.
 func (c Outline) window() time.Duration { return time.Duration(c.WindowS * float64(time.Second)) }
 
-// Describe implements Experiment.
-func (c Outline) Describe() string {
+// Describe implements Experiment: the target does not show, it changes no
+// figure.
+func (c Outline) Describe(contract.Target) string {
 	return fmt.Sprintf("seed %d, %d-slide deck, %s, %s between read and write, the person saves %s; request bytes are those of our slide texts",
 		c.Seed, c.Slides, plural.Count(c.Decks, "deck"), c.window(), perMinute(c.SavesPerMinute))
 }

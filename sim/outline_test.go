@@ -53,7 +53,7 @@ func writeCalls(t *testing.T, calls []recordedCall) []recordedCall {
 }
 
 func TestOutlineRequestBytesAreWhatWasSent(t *testing.T) {
-	rows, err := ownRows(context.Background(), testOutline())
+	rows, err := ownRows(context.Background(), DefaultOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +129,10 @@ func TestOutlineSplitsLongDecks(t *testing.T) {
 
 func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 	for _, c := range []Outline{
-		testOutline(),
-		{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 100000, Seed: 2, Runtime: Runtime{Target: memTarget}},
-		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3, Runtime: Runtime{Target: memTarget}},
-		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4, Runtime: Runtime{Target: memTarget}},
+		DefaultOutline(),
+		{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 100000, Seed: 2},
+		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3},
+		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4},
 	} {
 		rows, err := ownRows(context.Background(), c)
 		if err != nil {
@@ -155,7 +155,7 @@ func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 }
 
 func TestOutlineNoSaves(t *testing.T) {
-	c := testOutline()
+	c := DefaultOutline()
 	c.SavesPerMinute = 0
 	rows, err := ownRows(context.Background(), c)
 	if err != nil {
@@ -169,18 +169,18 @@ func TestOutlineNoSaves(t *testing.T) {
 }
 
 func TestOutlineDeterministic(t *testing.T) {
-	a, err := ownRows(context.Background(), testOutline())
+	a, err := ownRows(context.Background(), DefaultOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ownRows(context.Background(), testOutline())
+	b, err := ownRows(context.Background(), DefaultOutline())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("two runs with seed 1:\n%+v\n%+v", a, b)
 	}
-	c := testOutline()
+	c := DefaultOutline()
 	c.Seed = 2
 	other, err := ownRows(context.Background(), c)
 	if err != nil {
@@ -212,7 +212,7 @@ func TestOutlineSlides(t *testing.T) {
 }
 
 func TestOutlineConfigValidate(t *testing.T) {
-	expectInvalid[Outline, results.OutlineRow, struct{}](t, testOutline, []badConfig[Outline]{
+	expectInvalid[Outline, results.OutlineRow, struct{}](t, DefaultOutline, []badConfig[Outline]{
 		{func(c *Outline) { c.Slides = 0 }, "slides: must be at least 1"},
 		{func(c *Outline) { c.Slides = 1001 }, "slides: must be at most 1000"},
 		{func(c *Outline) { c.WindowS = 0 }, "window_s: must be positive"},
@@ -228,7 +228,7 @@ func TestOutlineConfigValidate(t *testing.T) {
 func TestOutlineCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ownRows(ctx, testOutline()); !errors.Is(err, context.Canceled) {
+	if _, err := ownRows(ctx, DefaultOutline()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunOutline on a cancelled context = %v, want context.Canceled", err)
 	}
 }

@@ -154,12 +154,12 @@ func boundSleep(name string, d time.Duration) error {
 	return field.AtMostDuration(name, d, maxSleep, "every edit sleeps it: a run of 100 edits per editor would last hours on the real clock")
 }
 
-// describe says how the editing runs: "virtual clock, seeds 1-5, 100 edits per
-// editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", then the
-// oversleep and the timing profile when there are any.
-func (e Editing) describe(env Env) string {
+// describe says how the editing runs against target: "virtual clock, seeds
+// 1-5, 100 edits per editor, claude think 20ms-80ms, human think 5ms-40ms,
+// pause think", then the oversleep and the timing profile when there are any.
+func (e Editing) describe(env Env, target contract.Target) string {
 	s := fmt.Sprintf("%s, %s, %s per editor, claude think %s, human think %s, pause %s",
-		env.describe(), seedsText(env.Seeds), plural.Count(e.Edits, "edit"), e.ClaudeThink, e.HumanThink, e.Pause)
+		env.describe(target), seedsText(env.Seeds), plural.Count(e.Edits, "edit"), e.ClaudeThink, e.HumanThink, e.Pause)
 	if e.Pause == PauseUniform0 {
 		s += " (U(0, each editor's think maximum))"
 	}
@@ -195,7 +195,7 @@ type Race struct {
 	VersionFormat contract.VersionFormat `json:"version_format"`
 }
 
-var _ Experiment[results.RaceRow, results.RaceRun] = Race{}
+var _ Configuration[Race, results.RaceRow, results.RaceRun] = Race{}
 
 // DefaultRace is the published race setup.
 func DefaultRace() Race {
@@ -212,9 +212,10 @@ func (c Race) variant(m Mode) contract.Variant {
 	return contract.Variant{Guard: m.Guard, VersionFormat: c.VersionFormat}
 }
 
-// Validate checks the configuration; its errors are *field.Error.
-func (c Race) Validate() error {
-	if err := validateModes(c.Env, "modes", c.Modes, c.variant); err != nil {
+// Validate checks the configuration, and that target serves each mode's
+// variant; its errors are *field.Error.
+func (c Race) Validate(target contract.Target) error {
+	if err := validateModes(c.Env, target, "modes", c.Modes, c.variant); err != nil {
 		return err
 	}
 	return c.Editing.validate()
@@ -222,12 +223,12 @@ func (c Race) Validate() error {
 
 // Run runs every mode on every seed; the runs come back one per (mode, seed),
 // modes outer, in the order given.
-func (c Race) Run(ctx context.Context, seeds []uint64) (Result[results.RaceRow, results.RaceRun], error) {
-	if err := c.Validate(); err != nil {
+func (c Race) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.RaceRow, results.RaceRun], error) {
+	if err := c.Validate(rt.Target); err != nil {
 		return Result[results.RaceRow, results.RaceRun]{}, err
 	}
 	claude, human, _ := c.timings()
-	return runEngine(ctx, c.Env, seeds, c.Modes, func(m Mode, seed uint64) raceSpec {
+	return runEngine(ctx, c.Env, rt, seeds, c.Modes, func(m Mode, seed uint64) raceSpec {
 		return raceSpec{
 			name:    fmt.Sprintf("race-%s-seed%d", strings.ReplaceAll(m.String(), "/", "-"), seed),
 			variant: c.variant(m),
@@ -247,32 +248,42 @@ func (c Race) Fold(runs []results.RaceRun) ([]results.RaceRow, error) {
 }
 
 // Describe implements Experiment.
-func (c Race) Describe() string { return c.Editing.describe(c.Env) }
+func (c Race) Describe(target contract.Target) string { return c.Editing.describe(c.Env, target) }
 
-// validateModes checks env, that modes (the field called name) lists at least
-// one mode, and that the target serves the variant the runs of each ask for.
-func validateModes[M any](env Env, name string, modes []M, variant func(M) contract.Variant) error {
-	if err := env.Validate(); err != nil {
+// Replica implements Configuration.
+func (c Race) Replica() Race { c.Env = c.Env.replica(); return c }
+
+// OnClock implements Configuration.
+func (c Race) OnClock(k ClockKind) Race { c.Clock = k; return c }
+
+// WithTarget implements Configuration.
+func (c Race) WithTarget(s TargetSettings) Race { c.TargetSettings = s; return c }
+
+// validateModes checks env against target, that modes (the field called
+// name) lists at least one mode, and that target serves the variant the runs
+// of each ask for.
+func validateModes[M any](env Env, target contract.Target, name string, modes []M, variant func(M) contract.Variant) error {
+	if err := env.Validate(target); err != nil {
 		return err
 	}
 	if len(modes) == 0 {
 		return fieldErr(name, "no %s given", name)
 	}
 	for _, m := range modes {
-		if err := checkServed(env.Target, name, variant(m)); err != nil {
+		if err := checkServed(target, name, variant(m)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runEngine runs every mode on every seed with the race engine, modes outer,
-// spec making the run of one, and folds the runs into rows.
-func runEngine[M any, Row results.Row](ctx context.Context, env Env, seeds []uint64, modes []M,
+// runEngine runs every mode on every seed with the race engine against rt,
+// modes outer, spec making the run of one, and folds the runs into rows.
+func runEngine[M any, Row results.Row](ctx context.Context, env Env, rt Runtime, seeds []uint64, modes []M,
 	spec func(m M, seed uint64) raceSpec, fold func([]results.RaceRun) ([]Row, error)) (Result[Row, results.RaceRun], error) {
 	var res Result[Row, results.RaceRun]
-	runs, err := runJobs(ctx, env, seeds, modes, func(ctx context.Context, m M, seed uint64) (results.RaceRun, error) {
-		return runRace(ctx, env, seed, spec(m, seed))
+	runs, err := runJobs(ctx, env, rt, seeds, modes, func(ctx context.Context, m M, seed uint64) (results.RaceRun, error) {
+		return runRace(ctx, env, rt, seed, spec(m, seed))
 	})
 	if err != nil {
 		return res, err
@@ -309,7 +320,7 @@ type Tabs struct {
 	Editing
 }
 
-var _ Experiment[results.TabsRow, results.RaceRun] = Tabs{}
+var _ Configuration[Tabs, results.TabsRow, results.RaceRun] = Tabs{}
 
 // DefaultTabs is the published tabs setup.
 func DefaultTabs() Tabs {
@@ -321,21 +332,22 @@ func DefaultTabs() Tabs {
 // variant is the contract variant the runs of scope g ask for.
 func (Tabs) variant(g contract.Guard) contract.Variant { return contract.Variant{Guard: g} }
 
-// Validate checks the configuration; its errors are *field.Error.
-func (c Tabs) Validate() error {
-	if err := validateModes(c.Env, "scopes", c.Scopes, c.variant); err != nil {
+// Validate checks the configuration, and that target serves each scope's
+// variant; its errors are *field.Error.
+func (c Tabs) Validate(target contract.Target) error {
+	if err := validateModes(c.Env, target, "scopes", c.Scopes, c.variant); err != nil {
 		return err
 	}
 	return c.Editing.validate()
 }
 
 // Run runs every scope on every seed, scopes outer.
-func (c Tabs) Run(ctx context.Context, seeds []uint64) (Result[results.TabsRow, results.RaceRun], error) {
-	if err := c.Validate(); err != nil {
+func (c Tabs) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.TabsRow, results.RaceRun], error) {
+	if err := c.Validate(rt.Target); err != nil {
 		return Result[results.TabsRow, results.RaceRun]{}, err
 	}
 	claude, human, _ := c.timings()
-	return runEngine(ctx, c.Env, seeds, c.Scopes, func(g contract.Guard, seed uint64) raceSpec {
+	return runEngine(ctx, c.Env, rt, seeds, c.Scopes, func(g contract.Guard, seed uint64) raceSpec {
 		return raceSpec{
 			name:    fmt.Sprintf("tabs-%s-seed%d", g, seed),
 			variant: c.variant(g),
@@ -354,7 +366,16 @@ func (c Tabs) Fold(runs []results.RaceRun) ([]results.TabsRow, error) {
 }
 
 // Describe implements Experiment.
-func (c Tabs) Describe() string { return c.Editing.describe(c.Env) }
+func (c Tabs) Describe(target contract.Target) string { return c.Editing.describe(c.Env, target) }
+
+// Replica implements Configuration.
+func (c Tabs) Replica() Tabs { c.Env = c.Env.replica(); return c }
+
+// OnClock implements Configuration.
+func (c Tabs) OnClock(k ClockKind) Tabs { c.Clock = k; return c }
+
+// WithTarget implements Configuration.
+func (c Tabs) WithTarget(s TargetSettings) Tabs { c.TargetSettings = s; return c }
 
 // Fast is the fast experiment: no think time and, by default, no pause, so
 // commits come as fast as the store takes them, under each version format.
@@ -372,7 +393,7 @@ type Fast struct {
 	Oversleep Oversleep                `json:"oversleep"`
 }
 
-var _ Experiment[results.FastRow, results.RaceRun] = Fast{}
+var _ Configuration[Fast, results.FastRow, results.RaceRun] = Fast{}
 
 // DefaultFast is the published fast setup.
 func DefaultFast() Fast {
@@ -385,9 +406,10 @@ func (Fast) variant(f contract.VersionFormat) contract.Variant {
 	return contract.Variant{Guard: contract.GuardNote, VersionFormat: f}
 }
 
-// Validate checks the configuration; its errors are *field.Error.
-func (c Fast) Validate() error {
-	if err := validateModes(c.Env, "formats", c.Formats, c.variant); err != nil {
+// Validate checks the configuration, and that target serves each version
+// format's variant; its errors are *field.Error.
+func (c Fast) Validate(target contract.Target) error {
+	if err := validateModes(c.Env, target, "formats", c.Formats, c.variant); err != nil {
 		return err
 	}
 	if err := validateEdits(c.Edits); err != nil {
@@ -418,12 +440,12 @@ func (c Fast) timing() (Timing, error) {
 }
 
 // Run runs every version format on every seed, formats outer.
-func (c Fast) Run(ctx context.Context, seeds []uint64) (Result[results.FastRow, results.RaceRun], error) {
-	if err := c.Validate(); err != nil {
+func (c Fast) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.FastRow, results.RaceRun], error) {
+	if err := c.Validate(rt.Target); err != nil {
 		return Result[results.FastRow, results.RaceRun]{}, err
 	}
 	timing, _ := c.timing()
-	return runEngine(ctx, c.Env, seeds, c.Formats, func(f contract.VersionFormat, seed uint64) raceSpec {
+	return runEngine(ctx, c.Env, rt, seeds, c.Formats, func(f contract.VersionFormat, seed uint64) raceSpec {
 		return raceSpec{
 			name:    fmt.Sprintf("fast-%s-seed%d", f, seed),
 			variant: c.variant(f),
@@ -449,17 +471,31 @@ func (c Fast) pauseText() string {
 }
 
 // Describe implements Experiment.
-func (c Fast) Describe() string {
+func (c Fast) Describe(target contract.Target) string {
 	pause := "no pause"
 	if t, err := c.timing(); err == nil && t.Pause != (Dist{}) {
 		pause = "pause " + t.Pause.String()
 	}
 	return fmt.Sprintf("%s, %s, %s per editor, no think time, %s%s, guard note, reapply",
-		c.Env.describe(), seedsText(c.Seeds), plural.Count(c.Edits, "edit"), pause, describeOversleep(c.Oversleep, c.Env))
+		c.Env.describe(target), seedsText(c.Seeds), plural.Count(c.Edits, "edit"), pause, describeOversleep(c.Oversleep, c.Env))
 }
 
-// keepPublishedRows keeps the formats a published row stands for: a
-// replication for the verdicts leaves out the counter, our control.
+// Replica implements Configuration: a replication for the verdicts also
+// leaves out the formats no published row stands for (the counter, our
+// control).
+func (c Fast) Replica() Fast {
+	c.Env = c.Env.replica()
+	c.keepPublishedRows()
+	return c
+}
+
+// OnClock implements Configuration.
+func (c Fast) OnClock(k ClockKind) Fast { c.Clock = k; return c }
+
+// WithTarget implements Configuration.
+func (c Fast) WithTarget(s TargetSettings) Fast { c.TargetSettings = s; return c }
+
+// keepPublishedRows keeps the formats a published row stands for.
 func (c *Fast) keepPublishedRows() {
 	exp, _ := results.Lookup("fast")
 	var published []contract.VersionFormat
@@ -483,12 +519,13 @@ type raceSpec struct {
 	onSheet bool
 }
 
-// runRace runs claude and the person against a fresh Note and counts what the
-// final Note lacks of what the store acknowledged.
-func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run results.RaceRun, err error) {
+// runRace runs claude and the person against a fresh Note of rt's target,
+// recording in rt's history, and counts what the final Note lacks of what
+// the store acknowledged.
+func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpec) (run results.RaceRun, err error) {
 	clock := env.newClock()
 	variant := spec.variant.WithDefaults()
-	st, err := openRun(ctx, env.Target, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
+	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
 	if err != nil {
 		return run, err
 	}
@@ -522,7 +559,7 @@ func runRace(ctx context.Context, env Env, seed uint64, spec raceSpec) (run resu
 	if variant.Guard == contract.GuardNone {
 		policy = ""
 	}
-	rec, err := recorder(env.History, history.RunHeader{Run: spec.name, Seed: seed, Clock: string(env.Clock), Variant: variant, Policy: string(policy)}, clock)
+	rec, err := recorder(rt.History, history.RunHeader{Run: spec.name, Seed: seed, Clock: string(env.Clock), Variant: variant, Policy: string(policy)}, clock)
 	if err != nil {
 		return run, err
 	}

@@ -13,7 +13,7 @@ import (
 var bg = context.Background()
 
 func virtualEnv(seeds []uint64) Env {
-	return Env{Clock: ClockVirtual, ServiceTime: DefaultServiceTime, Seeds: seeds, InMemory: true, Runtime: Runtime{Target: memTarget}}
+	return Env{Clock: ClockVirtual, ServiceTime: DefaultServiceTime, Seeds: seeds, InMemory: true}
 }
 
 func seedRange(lo, hi uint64) []uint64 {
@@ -25,7 +25,7 @@ func seedRange(lo, hi uint64) []uint64 {
 }
 
 func TestRaceVirtualIsDeterministic(t *testing.T) {
-	cfg := testRace()
+	cfg := DefaultRace()
 	cfg.Env = virtualEnv([]uint64{1, 2, 3})
 	a, err := ownRuns(bg, cfg)
 	if err != nil {
@@ -56,7 +56,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	if raceDetector {
 		seeds = 50
 	}
-	cfg := testRace()
+	cfg := DefaultRace()
 	cfg.Env = virtualEnv(seedRange(1, seeds))
 	cfg.Edits = 20
 	cfg.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}, {contract.GuardNote, Refresh}}
@@ -92,7 +92,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 }
 
 func TestTabsScopeInvariants(t *testing.T) {
-	cfg := testTabs()
+	cfg := DefaultTabs()
 	cfg.Env = virtualEnv(seedRange(1, 20))
 	cfg.Edits = 50
 	runs, err := ownRuns(bg, cfg)
@@ -116,7 +116,7 @@ func TestTabsScopeInvariants(t *testing.T) {
 // collide in every run, while us-suffix and counter versions never do. (The
 // counts at the published setup are pinned by the fast baseline.)
 func TestFastOnlyMillisecondsLose(t *testing.T) {
-	cfg := testFast()
+	cfg := DefaultFast()
 	cfg.Env = virtualEnv(seedRange(1, 6))
 	cfg.ServiceTime = 200 * time.Microsecond
 	cfg.Edits = 150
@@ -147,17 +147,18 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 // either timing profile.
 func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
 	for _, p := range []Profile{ProfileDefault, ProfilePublishedFit} {
-		cfg := testRace()
-		cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}, Runtime: Runtime{Target: fileTarget(t, t.TempDir())}}
+		cfg := DefaultRace()
+		cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}}
 		cfg.Edits = 20
 		cfg.ClaudeThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.Editing = cfg.WithProfile(p)
 		cfg.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
-		runs, err := ownRuns(bg, cfg)
+		res, err := runOn(bg, cfg, on(fileTarget(t, t.TempDir())))
 		if err != nil {
 			t.Fatal(err)
 		}
+		runs := res.Runs
 		if len(runs) != 6 {
 			t.Fatalf("timing %s: %d runs, want 6 (2 modes × 3 seeds)", p.Name(), len(runs))
 		}
@@ -181,7 +182,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	if raceDetector {
 		seeds = 6
 	}
-	race := testRace()
+	race := DefaultRace()
 	race.Env = virtualEnv(seedRange(1, seeds))
 	race.Edits = 20
 	race.Editing = race.WithProfile(ProfilePublishedFit)
@@ -206,7 +207,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	if noneLost == 0 {
 		t.Error("guard none lost nothing under published-fit")
 	}
-	tabs := testTabs()
+	tabs := DefaultTabs()
 	tabs.Env = virtualEnv(seedRange(1, seeds))
 	tabs.Edits = 20
 	tabs.Editing = tabs.WithProfile(ProfilePublishedFit)
@@ -233,9 +234,9 @@ func TestRaceConfigErrors(t *testing.T) {
 		{func(c *Race) { c.Clock = "wall" }, `clock: unknown clock "wall" (want real or virtual)`},
 		{func(c *Race) { c.Pause = "fast" }, "pause: fast: not a duration (want think, uniform0, a duration or a range such as 10ms-70ms)"},
 	} {
-		cfg := testRace()
+		cfg := DefaultRace()
 		tc.mutate(&cfg)
-		if err := cfg.Validate(); err == nil || err.Error() != tc.want {
+		if err := cfg.Validate(memTarget); err == nil || err.Error() != tc.want {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
 	}

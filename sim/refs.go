@@ -126,12 +126,12 @@ type Refs struct {
 	// own; 0 means one per CPU. The results do not depend on it.
 	Parallel int `json:"parallel"`
 
-	// Runtime's Target opens each worker's contract; its sessions must also
-	// offer the person's actions (contract.Person).
-	Runtime
+	// The Runtime's Target opens each worker's contract; its sessions must
+	// also offer the person's actions (contract.Person).
+	TargetSettings
 }
 
-var _ Experiment[results.RefsRow, struct{}] = Refs{}
+var _ Configuration[Refs, results.RefsRow, struct{}] = Refs{}
 
 // DefaultRefs returns the published parameters: K = 2 and 5, 10,000 trials per
 // K, 0 to 2 edits with the published mix, seed 7.
@@ -139,9 +139,9 @@ func DefaultRefs() Refs {
 	return Refs{K: []int{2, 5}, Trials: 10000, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 7}
 }
 
-// Validate checks every parameter; its errors are *field.Error, e.g.
-// "k: must be at least 1".
-func (c Refs) Validate() error {
+// Validate checks every parameter, and that target can run it; its errors
+// are *field.Error, e.g. "k: must be at least 1".
+func (c Refs) Validate(target contract.Target) error {
 	if len(c.K) == 0 {
 		return fieldErr("k", "no values given")
 	}
@@ -163,7 +163,7 @@ func (c Refs) Validate() error {
 		return fieldErr("trials", "must be at least 1")
 	case c.EditsMax < 0:
 		return fieldErr("edits_max", "must be 0 or more")
-	case c.Target == nil:
+	case target == nil:
 		return errNoTarget
 	}
 	for _, err := range []error{
@@ -178,7 +178,7 @@ func (c Refs) Validate() error {
 	if err := c.Mix.validate(); err != nil {
 		return field.Wrap("mix", err)
 	}
-	return checkServed(c.Target, "target", contract.Variant{})
+	return checkServed(target, "target", contract.Variant{})
 }
 
 // Run runs the refs experiment on its one seed (seeds holds exactly one, which
@@ -206,7 +206,7 @@ func (c Refs) Validate() error {
 // does not apply to the tab resolved (a position that now names a fixed tab),
 // counts as refused; every other write passes the version check or conflicts.
 //
-// Store mode: every worker opens its own backend from the target (by default an
+// Store mode: every worker opens its own backend from rt's target (by default an
 // in-memory SQLite database) with the default contract (guard note, counter
 // versions) on a fixed clock, and gives every trial a fresh Note of its
 // own in that store ("refs-k2-t17"), with one connection for the agent and one
@@ -216,18 +216,20 @@ func (c Refs) Validate() error {
 // Each trial draws from two streams of its own, derived from the seed, K and
 // the trial number ("refs/k2/t17/agent" and ".../person"), so the results are
 // the same whatever the number of workers and whichever worker runs a trial.
-func (c Refs) Run(ctx context.Context, seeds []uint64) (Result[results.RefsRow, struct{}], error) {
+func (c Refs) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.RefsRow, struct{}], error) {
 	var res Result[results.RefsRow, struct{}]
 	if len(seeds) != 1 {
 		return res, fieldErr("seed", "refs takes one seed, not %d", len(seeds))
 	}
 	c.Seed = seeds[0]
-	if err := c.Validate(); err != nil {
+	if err := c.Validate(rt.Target); err != nil {
 		return res, err
 	}
 	trials, err := runPool(ctx, len(c.K)*c.Trials, cpuParallel(c.Parallel),
 		func(j int) string { return fmt.Sprintf("seed %d, k %d, trial %d", c.Seed, c.K[j/c.Trials], j%c.Trials) },
-		c.openWorker,
+		func(ctx context.Context, worker int) (*refsTrial, func() error, error) {
+			return c.openWorker(ctx, rt.Target, worker)
+		},
 		func(ctx context.Context, t *refsTrial, j int) (refsTally, error) {
 			k, trial := c.K[j/c.Trials], j%c.Trials
 			name := fmt.Sprintf("refs/k%d/t%d", k, trial)
@@ -255,9 +257,21 @@ func (c Refs) Run(ctx context.Context, seeds []uint64) (Result[results.RefsRow, 
 // SeedList implements Experiment.
 func (c Refs) SeedList() []uint64 { return []uint64{c.Seed} }
 
+// Clocked implements Experiment: refs runs on a fixed clock only.
+func (Refs) Clocked() (ClockKind, bool) { return "", false }
+
+// Replica implements Configuration.
+func (c Refs) Replica() Refs { c.TargetSettings = TargetSettings{}; return c }
+
+// OnClock implements Configuration: refs runs on a fixed clock only.
+func (c Refs) OnClock(ClockKind) Refs { return c }
+
+// WithTarget implements Configuration.
+func (c Refs) WithTarget(s TargetSettings) Refs { c.TargetSettings = s; return c }
+
 // Describe implements Experiment.
-func (c Refs) Describe() string {
-	where := storeNote(c.Store, c.Target, ", in-memory stores")
+func (c Refs) Describe(target contract.Target) string {
+	where := storeNote(c.Store, target, ", in-memory stores")
 	return fmt.Sprintf("seed %d, %s per K, 0 to %d person edits per trial (%s)%s",
 		c.Seed, plural.Count(c.Trials, "trial"), c.EditsMax, c.Mix, where)
 }
@@ -324,11 +338,11 @@ func (t *refsTally) row(k, trials int, kind refKind, name string) results.RefsRo
 	return row
 }
 
-// openWorker opens a worker's backend from the target, with a session for the
+// openWorker opens a worker's backend from target, with a session for the
 // agent and one for the person, and returns the trial they run with and what
 // closes them.
-func (c Refs) openWorker(ctx context.Context, worker int) (_ *refsTrial, _ func() error, err error) {
-	st, err := openRun(ctx, c.Target, contract.RunSpec{Name: fmt.Sprintf("refs-worker%d", worker), Clock: NewVirtual(storeEpoch, 0), Seed: c.Seed})
+func (c Refs) openWorker(ctx context.Context, target contract.Target, worker int) (_ *refsTrial, _ func() error, err error) {
+	st, err := openRun(ctx, target, contract.RunSpec{Name: fmt.Sprintf("refs-worker%d", worker), Clock: NewVirtual(storeEpoch, 0), Seed: c.Seed})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -68,7 +68,7 @@ func refsRowFor(t *testing.T, rows []results.RefsRow, k int, ref string) results
 }
 
 func TestRefsWithEdits(t *testing.T) {
-	c := testRefs()
+	c := DefaultRefs()
 	c.K, c.Trials = []int{2, 3, 5}, 300
 	rows := runRefs(t, c)
 	checkRefsInvariants(t, rows)
@@ -92,7 +92,7 @@ func TestRefsWithEdits(t *testing.T) {
 }
 
 func TestRefsWithoutEdits(t *testing.T) {
-	c := testRefs()
+	c := DefaultRefs()
 	c.K, c.Trials, c.EditsMax = []int{2, 4}, 200, 0
 	rows := runRefs(t, c)
 	checkRefsInvariants(t, rows)
@@ -120,7 +120,7 @@ func TestRefsMix(t *testing.T) {
 		{RefsMix{Move: 1}, results.RefLabel, results.RefPosition},
 		{RefsMix{Rename: 0.5, Add: 0.5}, results.RefPosition, results.RefLabel},
 	} {
-		c := Refs{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3, Runtime: Runtime{Target: memTarget}}
+		c := Refs{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3}
 		rows := runRefs(t, c)
 		checkRefsInvariants(t, rows)
 		if r := refsRowFor(t, rows, 3, tc.safe); r.Correct != 1 {
@@ -133,7 +133,7 @@ func TestRefsMix(t *testing.T) {
 }
 
 func TestRefsDeterministic(t *testing.T) {
-	c := Refs{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1, Runtime: Runtime{Target: memTarget}}
+	c := Refs{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1}
 	one := runRefs(t, c)
 	c.Parallel = 3
 	three := runRefs(t, c)
@@ -149,7 +149,7 @@ func TestRefsDeterministic(t *testing.T) {
 func TestRefsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ownRows(ctx, testRefs()); !errors.Is(err, context.Canceled) {
+	if _, err := ownRows(ctx, DefaultRefs()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunRefs on a cancelled context = %v, want context.Canceled", err)
 	}
 }
@@ -189,7 +189,7 @@ func TestResolveRef(t *testing.T) {
 }
 
 func TestRefsConfigValidate(t *testing.T) {
-	expectInvalid[Refs, results.RefsRow, struct{}](t, testRefs, []badConfig[Refs]{
+	expectInvalid[Refs, results.RefsRow, struct{}](t, DefaultRefs, []badConfig[Refs]{
 		{func(c *Refs) { c.K = nil }, "k: no values given"},
 		{func(c *Refs) { c.K = []int{2, 0} }, "k: must be at least 1"},
 		{func(c *Refs) { c.K = []int{6} }, "k: must be at most 5, the size of the label pool"},

@@ -47,10 +47,10 @@ type Sources struct {
 	// JSON form.
 	Parallel int `json:"-"`
 
-	Runtime
+	TargetSettings
 }
 
-var _ Experiment[results.SourcesRow, results.SourcesRun] = Sources{}
+var _ Configuration[Sources, results.SourcesRow, results.SourcesRun] = Sources{}
 
 // Bounds of a sources run. Every citation of a seed stays in its stores (one
 // per key policy, all in memory) until the seed is counted: about 1.5 KB and
@@ -81,8 +81,21 @@ func DefaultSources() Sources {
 // SeedList implements Experiment.
 func (c Sources) SeedList() []uint64 { return c.Seeds }
 
-// Validate checks c; its errors are *field.Error.
-func (c Sources) Validate() error {
+// Clocked implements Experiment: sources runs on the virtual clock only.
+func (Sources) Clocked() (ClockKind, bool) { return "", false }
+
+// Replica implements Configuration.
+func (c Sources) Replica() Sources { c.TargetSettings = TargetSettings{}; return c }
+
+// OnClock implements Configuration: sources runs on the virtual clock only.
+func (c Sources) OnClock(ClockKind) Sources { return c }
+
+// WithTarget implements Configuration.
+func (c Sources) WithTarget(s TargetSettings) Sources { c.TargetSettings = s; return c }
+
+// Validate checks c, and that target can run it; its errors are
+// *field.Error.
+func (c Sources) Validate(target contract.Target) error {
 	switch {
 	case len(c.Seeds) == 0:
 		return fieldErr("seeds", "no seeds given")
@@ -121,16 +134,16 @@ func (c Sources) Validate() error {
 		return fieldErr("list_limit", "%d is not 1 to %d", c.ListLimit, contract.MaxPageLimit)
 	case c.ServiceTime < 0:
 		return fieldErr("service_time_ns", "%v is negative", c.ServiceTime)
-	case c.Target == nil:
+	case target == nil:
 		return errNoTarget
 	}
-	return checkServed(c.Target, "target", contract.Variant{})
+	return checkServed(target, "target", contract.Variant{})
 }
 
 // Describe implements Experiment.
-func (c Sources) Describe() string {
+func (c Sources) Describe(target contract.Target) string {
 	return fmt.Sprintf("%s, %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
-		clockOf(c.Target), seedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, c.Target, ""))
+		clockOf(target), seedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, target, ""))
 }
 
 // Fold groups runs into one row per key policy, counts summed over the seeds.
@@ -168,9 +181,9 @@ var sourcesPolicies = []string{results.SourceKeyUUID, results.SourceKeyRaw, resu
 // The figures are counted from the sources in the store at the end (see
 // results.SourcesRun). The paging figure comes from a Note of its own holding
 // cfg.ListSources sources, listed cfg.ListLimit at a time.
-func (cfg Sources) Run(ctx context.Context, seeds []uint64) (Result[results.SourcesRow, results.SourcesRun], error) {
+func (cfg Sources) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.SourcesRow, results.SourcesRun], error) {
 	var res Result[results.SourcesRow, results.SourcesRun]
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(rt.Target); err != nil {
 		return res, err
 	}
 	perSeed, err := runSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
@@ -184,13 +197,13 @@ func (cfg Sources) Run(ctx context.Context, seeds []uint64) (Result[results.Sour
 		}
 		return runAll(ctx, len(sourcesPolicies), width, func(i int) string { return "key policy " + sourcesPolicies[i] },
 			func(ctx context.Context, i int) (results.SourcesRun, error) {
-				return sourcesRun(ctx, cfg, script, sourcesPolicies[i], seed)
+				return sourcesRun(ctx, cfg, rt, script, sourcesPolicies[i], seed)
 			})
 	})
 	if err != nil {
 		return res, err
 	}
-	paging, err := sourcesPaging(ctx, cfg)
+	paging, err := sourcesPaging(ctx, cfg, rt.Target)
 	if err != nil {
 		return res, fmt.Errorf("paging: %w", err)
 	}
@@ -320,13 +333,13 @@ type citer struct {
 	errors *errorBudget
 }
 
-// sourcesRun plays the script under one key policy against a fresh store and counts
-// what the Notes hold at the end.
-func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, policy string, seed uint64) (run results.SourcesRun, err error) {
+// sourcesRun plays the script under one key policy against a fresh store of rt's
+// target, recording in rt's history, and counts what the Notes hold at the end.
+func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchSession, policy string, seed uint64) (run results.SourcesRun, err error) {
 	run = results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	name := fmt.Sprintf("sources-%s-seed%d", policy, seed)
-	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
+	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
 	if err != nil {
 		return run, err
 	}
@@ -337,7 +350,7 @@ func sourcesRun(ctx context.Context, cfg Sources, script []researchSession, poli
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
-	rec, err := recorder(cfg.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(cfg.Target, contract.Variant{}), Policy: policy}, clock)
+	rec, err := recorder(rt.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(rt.Target, contract.Variant{}), Policy: policy}, clock)
 	if err != nil {
 		return run, err
 	}
@@ -593,12 +606,12 @@ func listAllSources(ctx context.Context, conn contract.Session, noteID string, l
 	}
 }
 
-// sourcesPaging fills a Note with cfg.ListSources sources and lists them
-// cfg.ListLimit at a time.
-func sourcesPaging(ctx context.Context, cfg Sources) (paging results.SourcesPaging, err error) {
+// sourcesPaging fills a Note of target with cfg.ListSources sources and lists
+// them cfg.ListLimit at a time.
+func sourcesPaging(ctx context.Context, cfg Sources, target contract.Target) (paging results.SourcesPaging, err error) {
 	paging = results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := openRun(ctx, cfg.Target, contract.RunSpec{Name: "sources-paging", Clock: clock})
+	st, err := openRun(ctx, target, contract.RunSpec{Name: "sources-paging", Clock: clock})
 	if err != nil {
 		return paging, err
 	}

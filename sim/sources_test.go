@@ -14,7 +14,7 @@ import (
 // smallSourcesConfig is the published setup with fewer sessions, for tests that
 // sweep seeds.
 func smallSourcesConfig(seeds ...uint64) Sources {
-	cfg := testSources()
+	cfg := DefaultSources()
 	cfg.Seeds, cfg.Sessions = seeds, 40
 	return cfg
 }
@@ -169,9 +169,9 @@ func TestSourcesPaging(t *testing.T) {
 	for _, tt := range []struct{ sources, limit, calls int }{
 		{0, 50, 1}, {1, 50, 1}, {50, 50, 1}, {51, 50, 2}, {100, 50, 2}, {120, 50, 3}, {120, 7, 18}, {3, 1, 3},
 	} {
-		cfg := testSources()
+		cfg := DefaultSources()
 		cfg.ListSources, cfg.ListLimit = tt.sources, tt.limit
-		p, err := sourcesPaging(context.Background(), cfg)
+		p, err := sourcesPaging(context.Background(), cfg, memTarget)
 		if err != nil {
 			t.Fatalf("%d sources at limit %d: %v", tt.sources, tt.limit, err)
 		}
@@ -213,7 +213,7 @@ func TestRandomUUID(t *testing.T) {
 }
 
 func TestSourcesConfigValidate(t *testing.T) {
-	expectInvalid[Sources, results.SourcesRow, results.SourcesRun](t, testSources, []badConfig[Sources]{
+	expectInvalid[Sources, results.SourcesRow, results.SourcesRun](t, DefaultSources, []badConfig[Sources]{
 		{func(c *Sources) { c.Cites = 9 }, "cites: 9 is more than the 8 pages"},
 		{func(c *Sources) { c.Sessions = 0 }, "sessions: must be at least 1"},
 		{func(c *Sources) { c.Turns = -1 }, "turns: must be at least 1"},
@@ -227,7 +227,7 @@ func TestSourcesConfigValidate(t *testing.T) {
 }
 
 func TestSourcesConfigJSON(t *testing.T) {
-	b, err := json.Marshal(testSources())
+	b, err := json.Marshal(DefaultSources())
 	if err != nil {
 		t.Fatal(err)
 	}

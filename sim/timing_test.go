@@ -201,15 +201,15 @@ func TestTimingConfigErrors(t *testing.T) {
 			"timing: published-fit sets pause uniform0 and oversleep slack:d/4,max=5ms; this configuration has pause 0, oversleep slack:d/4,max=5ms"},
 		{func(c *Race) { c.Pause = "uniform" }, "pause: uniform: not a duration (want think, uniform0, a duration or a range such as 10ms-70ms)"},
 	} {
-		cfg := testRace()
+		cfg := DefaultRace()
 		tc.mutate(&cfg)
-		if err := cfg.Validate(); err == nil || err.Error() != tc.want {
+		if err := cfg.Validate(memTarget); err == nil || err.Error() != tc.want {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
 	}
-	f := testFast()
+	f := DefaultFast()
 	f.Pause = PauseUniform0
-	if err := f.Validate(); err == nil || err.Error() != "pause: fast has no think time: give a duration or a range, such as 0 or 0-2ms" {
+	if err := f.Validate(memTarget); err == nil || err.Error() != "pause: fast has no think time: give a duration or a range, such as 0 or 0-2ms" {
 		t.Errorf("fast pause uniform0: %v", err)
 	}
 }

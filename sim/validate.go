@@ -95,7 +95,7 @@ func fullVerdict(violations []contract.Violation) string {
 // (note_id, tab_id, expected_version, idempotency_key) so that only the
 // payload's own fault shows, judged by the minimal and the full validator. The
 // rows come in the published order.
-func (Validation) Run(ctx context.Context, _ []uint64) (Result[results.ValidateRow, struct{}], error) {
+func (Validation) Run(ctx context.Context, _ Runtime, _ []uint64) (Result[results.ValidateRow, struct{}], error) {
 	var res Result[results.ValidateRow, struct{}]
 	for _, p := range validatePayloads() {
 		if err := ctx.Err(); err != nil {
@@ -118,7 +118,7 @@ type Validation struct {
 	Payloads int `json:"payloads"`
 }
 
-var _ Experiment[results.ValidateRow, struct{}] = Validation{}
+var _ Configuration[Validation, results.ValidateRow, struct{}] = Validation{}
 
 // DefaultValidation is the published validate setup: the eight payloads.
 func DefaultValidation() Validation { return Validation{Payloads: len(validatePayloads())} }
@@ -126,11 +126,27 @@ func DefaultValidation() Validation { return Validation{Payloads: len(validatePa
 // SeedList implements Experiment: validating draws nothing at random.
 func (Validation) SeedList() []uint64 { return nil }
 
-// Validate implements Experiment.
-func (Validation) Validate() error { return nil }
+// Validate implements Experiment: validating checks no target.
+func (Validation) Validate(contract.Target) error { return nil }
 
 // Describe implements Experiment.
-func (Validation) Describe() string { return "the embedded tools_list.json" }
+func (Validation) Describe(contract.Target) string { return "the embedded tools_list.json" }
+
+// Departures implements Experiment: validating runs against no target, as
+// published.
+func (Validation) Departures(contract.Target) []string { return nil }
+
+// Clocked implements Experiment: validating runs on no clock.
+func (Validation) Clocked() (ClockKind, bool) { return "", false }
+
+// Replica implements Configuration: the payloads are the published ones.
+func (c Validation) Replica() Validation { return c }
+
+// OnClock implements Configuration: validating runs on no clock.
+func (c Validation) OnClock(ClockKind) Validation { return c }
+
+// WithTarget implements Configuration: validating runs against no target.
+func (c Validation) WithTarget(TargetSettings) Validation { return c }
 
 // The ids the validate experiment's payloads carry, shaped as the store makes
 // them and as a model's client sends them.

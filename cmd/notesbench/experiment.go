@@ -139,21 +139,22 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	}
 	spec := backend.Spec{TempDir: tmp, DBDir: st.DBDir, InMemory: st.InMemory, Synchronous: string(st.Synchronous)}
 	rt := sim.Runtime{Progress: progress(o.app, info.Name)}
+	var settings sim.TargetSettings
 
 	switch {
 	case info.Target:
 		if err := o.target.checkMaxErrors(); err != nil {
 			return err
 		}
-		rt.MaxErrors = o.target.maxErrors
+		settings.MaxErrors = o.target.maxErrors
 		if rt.Target, err = o.target.open(ctx, spec, info.InMemory); err != nil {
 			return err
 		}
-		rt.Store = o.target.storeName
+		settings.Store = o.target.storeName
 		rt.Peer = backend.Peer(rt.Target)
 		if o.target.remote() {
-			rt.TargetName, rt.Wire = o.target.name(), wireOf(rt.Target)
-			rt.Nemesis = o.target.nemesis()
+			settings.TargetName, settings.Wire = o.target.name(), wireOf(rt.Target)
+			settings.Nemesis = o.target.nemesis()
 		}
 	case info.InMemory:
 		rt.Target = backend.Memory()
@@ -168,7 +169,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := o.inst.Use(rt, o.given); err != nil {
+	if err := o.inst.Use(settings, rt, o.given); err != nil {
 		return o.usage(err)
 	}
 	return o.usage(o.inst.Validate())

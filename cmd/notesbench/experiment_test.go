@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/report"
@@ -27,11 +28,11 @@ import (
 // The command, its flags, bounds, completion, output formats, --out and the
 // baselines come from the descriptor.
 
-// coins is the toy's configuration: flips per seed, counting heads.
+// coins is the toy's configuration: flips per seed, counting heads. It
+// runs against no target and on no clock, so it records neither.
 type coins struct {
 	Seeds []uint64 `json:"seeds"`
 	Flips int      `json:"flips"`
-	sim.Runtime
 }
 
 // coinsRun is one seed's run.
@@ -57,18 +58,23 @@ func (r coinsRow) FigureOf(name string) (results.Value, bool) { return coinsFiel
 func (r coinsRow) Names() (keys, figures []string)            { return coinsFields.Names() }
 
 func (c coins) SeedList() []uint64 { return c.Seeds }
-func (c coins) Describe() string {
+func (c coins) Describe(contract.Target) string {
 	return fmt.Sprintf("seeds %s, %d flips each", sim.FormatSeeds(c.Seeds), c.Flips)
 }
+func (coins) Departures(contract.Target) []string   { return nil }
+func (coins) Clocked() (sim.ClockKind, bool)        { return "", false }
+func (c coins) Replica() coins                      { return c }
+func (c coins) OnClock(sim.ClockKind) coins         { return c }
+func (c coins) WithTarget(sim.TargetSettings) coins { return c }
 
-func (c coins) Validate() error {
+func (c coins) Validate(contract.Target) error {
 	if c.Flips < 1 {
 		return field.Errorf("flips", "must be at least 1")
 	}
 	return field.AtMost("flips", c.Flips, 1000, "a toy")
 }
 
-func (c coins) Run(_ context.Context, seeds []uint64) (sim.Result[coinsRow, coinsRun], error) {
+func (c coins) Run(_ context.Context, _ sim.Runtime, seeds []uint64) (sim.Result[coinsRow, coinsRun], error) {
 	var res sim.Result[coinsRow, coinsRun]
 	row := coinsRow{Side: "heads"}
 	for _, seed := range seeds {

@@ -27,8 +27,8 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	race := sim.DefaultRace()
 	race.Clock = sim.ClockVirtual
 	race.Edits = 12 // small and fast; the counts still vary from seed to seed
-	replica := sim.Replica(race, backend.Memory())
-	runs, err := sim.Replicate(context.Background(), replica, recorded+checks, 1, nil)
+	replica := race.Replica()
+	runs, err := sim.Replicate(context.Background(), replica, backend.Memory(), recorded+checks, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +95,8 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	// read conflict and lose far more.
 	changed := race
 	changed.Pause = "0"
-	replica = sim.Replica(changed, backend.Memory())
-	other, err := sim.Replicate(context.Background(), replica, 5, 1, nil)
+	replica = changed.Replica()
+	other, err := sim.Replicate(context.Background(), replica, backend.Memory(), 5, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -306,7 +306,7 @@ func virtualRace(t *testing.T) *experiment.Outcome {
 	if err := in.Finish(isGiven); err != nil {
 		t.Fatal(err)
 	}
-	if err := in.Use(sim.Runtime{Target: backend.Memory()}, isGiven); err != nil {
+	if err := in.Use(sim.TargetSettings{}, sim.Runtime{Target: backend.Memory()}, isGiven); err != nil {
 		t.Fatal(err)
 	}
 	out, err := in.Run(context.Background(), experiment.Options{Version: "test"})

@@ -108,7 +108,7 @@ type Options struct {
 	// Parallel, when above 0, is the runs each experiment makes at once.
 	Parallel int
 	// MaxErrors ends a run once this many of its calls ended in a server
-	// error (sim.Runtime.MaxErrors); 0 is the default.
+	// error (sim.TargetSettings.MaxErrors); 0 is the default.
 	MaxErrors int
 	// Allow names the anomalies that do not fail the audit.
 	Allow []string
@@ -325,14 +325,14 @@ func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, s
 		given[s.Name] = true
 	}
 	isGiven := func(name string) bool { return given[name] }
-	rt.Target, rt.TargetName, rt.MaxErrors = a.target, a.cfg.TargetName, a.cfg.MaxErrors
+	rt.Target = a.target
 	if a.progress != nil {
 		rt.Progress = a.progress(d.Info().Name)
 	}
 	if err := inst.Finish(isGiven); err != nil {
 		return nil, nil, fmt.Errorf("audit: %s: %w", d.Info().Name, err)
 	}
-	if err := inst.Use(rt, isGiven); err != nil {
+	if err := inst.Use(sim.TargetSettings{TargetName: a.cfg.TargetName, MaxErrors: a.cfg.MaxErrors}, rt, isGiven); err != nil {
 		return nil, err, nil
 	}
 	out, err = inst.Run(ctx, experiment.Options{Version: a.cfg.Version})
