@@ -27,10 +27,14 @@ func serializableURL(t *testing.T) string {
 // (READ COMMITTED, the Note's row locked) counts, in every experiment that
 // runs against the contract: with one editor at a time no transaction is
 // refused, and nothing else of a run depends on the mode. (The default counts
-// what SQLite counts: TestSQLiteAndPostgresCountTheSame.)
+// what SQLite counts: TestSQLiteAndPostgresCountTheSame.) Under the race
+// detector make test leaves it to make test-full: the same runs on the
+// default mode are under the detector in TestSQLiteAndPostgresCountTheSame,
+// and the Serializable mode's racing writers in pgstore's
+// TestContractSerializable.
 func TestSerializableCountsAsTheLockingMode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("every experiment on PostgreSQL twice")
+	if testing.Short() || raceDetector {
+		t.Skip("every experiment on PostgreSQL twice: make test-full runs it")
 	}
 	locking := &pgstore.Target{URL: pgtest.URL(t)}
 	serializable := &pgstore.Target{URL: serializableURL(t)}

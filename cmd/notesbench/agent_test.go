@@ -231,6 +231,7 @@ func expectVerdict(t *testing.T, agent string, run agentRun, out clientOutcome) 
 // The same three clients, written with the MCP Go SDK, each against serve
 // --person --history over HTTP, judged by check.
 func TestAgentsGoSDK(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

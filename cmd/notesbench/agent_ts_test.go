@@ -25,9 +25,10 @@ func TestAgentsTypeScriptSDK(t *testing.T) {
 		t.Skip("installs and runs the TypeScript SDK")
 	}
 	if raceDetector {
-		// The clients are node processes: the race detector watches only
-		// serve, which the Go clients' test runs under it. make test-full,
-		// in CI, runs this.
+		// The clients are node processes and serve is a child built
+		// without the detector, which would watch none of their work
+		// (serve's person beside a client runs under it in serve's own
+		// tests). make test-full, in CI, runs this.
 		t.Skip("installs and runs the TypeScript SDK: make test-full runs it")
 	}
 	bin := buildNotesbench(t)

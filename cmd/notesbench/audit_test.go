@@ -54,7 +54,7 @@ func auditCLI(t *testing.T, args ...string) (*auditOptions, *bytes.Buffer, *byte
 		t.Fatal(err)
 	}
 	got.budgetValue, got.budgetSet = auditTestBudget, true
-	got.childEnv = []string{asNotesbench + "=1"}
+	got.childEnv = childEnv
 	return got, &stdout, &stderr
 }
 

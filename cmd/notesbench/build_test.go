@@ -18,13 +18,18 @@ var built struct {
 }
 
 // buildNotesbench returns a notesbench binary built once for every test that
-// runs one. It is built as make build builds it, without the race detector,
-// also when the tests run under it: tests whose child processes do the work
-// (a server that must commit two writes within a millisecond, the deploy
-// files' shards, a command stopped mid-run) get the speed of a user's binary,
-// ten times that of the detector's on the embedded SQLite.
+// runs one. It is built as make build builds it, without the race detector:
+// tests whose child processes do the work (a server that must commit two
+// writes within a millisecond, the deploy files' shards, a command stopped
+// mid-run) get the speed of a user's binary, ten times that of the
+// detector's on the embedded SQLite. The detector would watch none of that
+// work, so such a test is end to end (endToEnd): under the detector it
+// fails here.
 func buildNotesbench(t testing.TB) string {
 	t.Helper()
+	if raceDetector {
+		t.Fatal("a test that runs the built binary is end to end: call endToEnd(t) first")
+	}
 	built.Lock()
 	defer built.Unlock()
 	if built.bin == "" && built.err == nil {
@@ -72,9 +77,11 @@ func removeBuilds() {
 
 // endToEnd skips t under the race detector, for make test's time: t drives
 // whole commands against servers in child processes (most built without the
-// detector, which then sees none of their work) or PostgreSQL, and the
-// paths it crosses are held under the detector by the tests of mcpclient,
-// serve, internal/crash and pgstore. make test-full runs t.
+// detector, which then sees none of their work) or PostgreSQL, or runs the
+// built binary as a deploy file, a workflow or a shell would (its steps, its
+// signals), and the paths it crosses are held under the detector by the
+// tests of mcpclient, serve, internal/crash and pgstore. make test-full
+// runs t. Under the detector no test builds the binary.
 func endToEnd(t *testing.T) {
 	t.Helper()
 	if raceDetector {

@@ -334,6 +334,7 @@ func TestKubernetesDeploy(t *testing.T) {
 	if spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != claim || merge.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != claim {
 		t.Errorf("the shards and the merge do not share the volume %v", claim)
 	}
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("runs the Jobs' commands with the binary")
 	}

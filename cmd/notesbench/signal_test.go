@@ -25,6 +25,7 @@ import (
 // once that folder exists, in a run that takes many seconds, and must be gone
 // soon after.
 func TestSignalStopsEveryCommand(t *testing.T) {
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

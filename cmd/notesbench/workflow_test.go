@@ -382,6 +382,7 @@ func TestGitHubActionsWorkflow(t *testing.T) {
 	if !inputs["command"].Required || inputs["shards"].Type != "number" || inputs["version"].Default != "" {
 		t.Fatalf("workflow inputs: %+v", inputs)
 	}
+	endToEnd(t)
 	if testing.Short() {
 		t.Skip("runs the workflow's steps with the binary")
 	}
