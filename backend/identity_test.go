@@ -31,6 +31,9 @@ import (
 // deadline, so that a store whose versions never match fails the test
 // instead of retrying until go test's timeout.
 func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every experiment on both stores")
+	}
 	pg := &pgstore.Target{URL: pgtest.URL(t)}
 	targets := []struct {
 		name string

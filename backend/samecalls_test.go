@@ -22,6 +22,9 @@ import (
 // unknown Notes and tabs, operations that do not fit their tab, and the
 // person's actions, so that every rule and every check order is exercised.
 func TestSameCallsSameResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("80 calls of every variant on both stores")
+	}
 	pg := &pgstore.Target{URL: pgtest.URL(t)}
 	var variants []contract.Variant
 	for _, g := range []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab} {

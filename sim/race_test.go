@@ -92,21 +92,25 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 }
 
 func TestTabsScopeInvariants(t *testing.T) {
+	seeds, edits := 20, 50
+	if raceDetector {
+		seeds = 8 // make test's time: make test-full runs 20
+	}
 	cfg := DefaultTabs()
-	cfg.Env = virtualEnv(seedRange(1, 20))
-	cfg.Edits = 50
+	cfg.Env = virtualEnv(seedRange(1, uint64(seeds)))
+	cfg.Edits = edits
 	runs, err := ownRuns(bg, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	note, tab := results.SummarizeTabs(runs[:20]), results.SummarizeTabs(runs[20:])
+	note, tab := results.SummarizeTabs(runs[:seeds]), results.SummarizeTabs(runs[seeds:])
 	if tab.ConflictsClaude+tab.ConflictsHuman != 0 || tab.Lost != 0 {
 		t.Fatalf("tab scope: %+v", tab)
 	}
 	if note.ConflictsClaude == 0 || note.ConflictsHuman == 0 || note.Lost != 0 {
 		t.Fatalf("note scope: %+v; want false conflicts on both sides and nothing lost", note)
 	}
-	if note.WritesClaude != 20*50 || note.WritesHuman != 20*50 {
+	if note.WritesClaude != seeds*edits || note.WritesHuman != seeds*edits {
 		t.Fatalf("writes %d/%d", note.WritesClaude, note.WritesHuman)
 	}
 }
@@ -116,8 +120,12 @@ func TestTabsScopeInvariants(t *testing.T) {
 // collide in every run, while us-suffix and counter versions never do. (The
 // counts at the published setup are pinned by the fast baseline.)
 func TestFastOnlyMillisecondsLose(t *testing.T) {
+	seeds := uint64(6)
+	if raceDetector {
+		seeds = 3 // make test's time: make test-full runs 6
+	}
 	cfg := DefaultFast()
-	cfg.Env = virtualEnv(seedRange(1, 6))
+	cfg.Env = virtualEnv(seedRange(1, seeds))
 	cfg.ServiceTime = 200 * time.Microsecond
 	cfg.Edits = 150
 	runs, err := ownRuns(bg, cfg)

@@ -29,6 +29,9 @@ func init() {
 // history written, with its kills, and clean when checked again.
 func TestCrashCommand(t *testing.T) {
 	endToEnd(t)
+	if testing.Short() {
+		t.Skip("kills its servers 6 times: internal/crash's short tests kill the store in -short")
+	}
 	var stdout, stderr bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
 	path := filepath.Join(t.TempDir(), "crash.jsonl")
