@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -213,18 +214,10 @@ func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject 
 		prof := p.Profile()
 		s.Server = prof.Server
 		style := map[profile.WriteMode]string{profile.ModeContent: "whole text", profile.ModePatch: "patch", profile.ModeAppend: "append"}[prof.Write.Mode()]
-		s.WriteStyle = cmpOr(style, string(prof.Write.Mode())) + " (" + prof.Write.Tool + ")"
+		s.WriteStyle = cmp.Or(style, string(prof.Write.Mode())) + " (" + prof.Write.Tool + ")"
 	}
 	if !o.target.remote() {
 		s.Server = "notesbench " + notesbenchVersion() + " (the embedded store)"
-	}
-	return s
-}
-
-// cmpOr returns s, or def when s is empty.
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -391,7 +392,7 @@ func endedIn(name string, err error) string {
 // conform runs conform on the target: the stale-version and
 // no-expected_version clauses are the matrix's.
 func (a *auditRun) conform(ctx context.Context) error {
-	p := results.AuditPart{Name: "conform", Command: []string{"notesbench", "conform", "--target", cmpOr(a.cfg.Target, "embedded")}}
+	p := results.AuditPart{Name: "conform", Command: []string{"notesbench", "conform", "--target", cmp.Or(a.cfg.Target, "embedded")}}
 	if a.cfg.Profile != "" {
 		p.Command = append(p.Command, "--profile", a.cfg.Profile)
 	}
@@ -411,19 +412,11 @@ func (a *auditRun) conform(ctx context.Context) error {
 		a.notRun(modeConform, endedIn("conform", err), results.AnomalyStaleWrite, results.AnomalyUnversionedWrite)
 		return nil
 	}
-	p.Result = report.NewConformRecord(report.ConformConfig{Target: cmpOr(a.cfg.Target, "embedded"), Profile: a.cfg.Profile}, rep, a.cfg.Version)
+	p.Result = report.NewConformRecord(report.ConformConfig{Target: cmp.Or(a.cfg.Target, "embedded"), Profile: a.cfg.Profile}, rep, a.cfg.Version)
 	a.part(p, tables)
 	a.add(results.AnomalyStaleWrite, clauseCell(rep.Checks, clauseStaleVersion, "the stale-version clause"))
 	a.add(results.AnomalyUnversionedWrite, clauseCell(rep.Checks, clauseNoVersion, "the no-expected_version clause"))
 	return nil
-}
-
-// cmpOr returns s, or def when s is empty.
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // roundSeconds is d in seconds, to a tenth.

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -93,10 +94,9 @@ func (a *auditRun) race(ctx context.Context) error {
 		skip(endedIn("race", runErr))
 		return nil
 	}
-	rows, ok1 := out.Report.Rows.([]results.RaceRow)
-	runs, ok2 := out.Report.Runs.([]results.RaceRun)
-	if !ok1 || !ok2 {
-		return errNoRows
+	rows, runs, err := rowsAndRuns[results.RaceRow, results.RaceRun](out)
+	if err != nil {
+		return err
 	}
 	a.ran(p, out)
 	for _, row := range rows {
@@ -262,10 +262,9 @@ func (a *auditRun) create(ctx context.Context) error {
 		skip(endedIn("create", runErr))
 		return nil
 	}
-	rows, ok1 := out.Report.Rows.([]results.CreateRow)
-	runs, ok2 := out.Report.Runs.([]results.CreateRun)
-	if !ok1 || !ok2 {
-		return errNoRows
+	rows, runs, err := rowsAndRuns[results.CreateRow, results.CreateRun](out)
+	if err != nil {
+		return err
 	}
 	a.ran(p, out)
 	for _, t := range tables {
@@ -381,7 +380,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 func (a *auditRun) fault(ctx context.Context, f FaultMode) error {
 	rows := []string{results.AnomalyLostAcknowledged, results.AnomalyUnreadable}
 	if f.NotRun != "" || f.Run == nil {
-		why := cmpOr(f.NotRun, "nothing runs it")
+		why := cmp.Or(f.NotRun, "nothing runs it")
 		a.part(results.AuditPart{Name: f.Mode, NotRun: why}, nil)
 		a.notRun(f.Mode, why, rows...)
 		return nil
@@ -462,4 +461,15 @@ func sum(xs []int) int {
 		n += x
 	}
 	return n
+}
+
+// rowsAndRuns returns the rows and runs of an experiment's outcome, as their
+// own types; errNoRows when they are not those.
+func rowsAndRuns[Row, Run any](out *experiment.Outcome) ([]Row, []Run, error) {
+	rows, ok1 := out.Report.Rows.([]Row)
+	runs, ok2 := out.Report.Runs.([]Run)
+	if !ok1 || !ok2 {
+		return nil, nil, errNoRows
+	}
+	return rows, runs, nil
 }
