@@ -66,7 +66,7 @@
 // request; at most HTTPOptions.MaxInflight at once), an initialize opens a
 // session (at most HTTPOptions.MaxSessions, closed when idle), and any other
 // request without a session is 400. Running out of file descriptors is told
-// once (Options.Warn).
+// once, and again at most once a minute while it lasts (Options.Warn).
 //
 // # A person and a history
 //

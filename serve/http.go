@@ -377,28 +377,33 @@ func (s *Server) adopt(sid string, release func()) bool {
 // fdListener is a listener that outlasts running out of file descriptors: an
 // Accept that fails for want of one waits (5 ms, doubling up to a second) and
 // tries again, rather than handing the error to the HTTP server, which would
-// log it on every retry. It tells the operator once when it starts.
+// log it on every retry. It tells the operator when it starts, and again
+// only a minute or more after it last did: at the limit, each descriptor
+// that frees lets one connection in before the next Accept fails again,
+// which is no news.
 type fdListener struct {
 	net.Listener
 	warn      func(format string, args ...any)
-	exhausted bool // Accept is called from one goroutine
+	warned    time.Time // Accept is called from one goroutine
 	closed    chan struct{}
 	closeOnce sync.Once
 }
+
+// fdWarnEvery is how long after its last warning an fdListener stays quiet.
+const fdWarnEvery = time.Minute
 
 func (l *fdListener) Accept() (net.Conn, error) {
 	delay := 5 * time.Millisecond
 	for {
 		c, err := l.Listener.Accept()
 		if err == nil {
-			l.exhausted = false
 			return c, nil
 		}
 		if !errors.Is(err, syscall.EMFILE) && !errors.Is(err, syscall.ENFILE) {
 			return nil, err
 		}
-		if !l.exhausted {
-			l.exhausted = true
+		if now := time.Now(); l.warned.IsZero() || now.Sub(l.warned) >= fdWarnEvery {
+			l.warned = now
 			l.warn("out of file descriptors (%v): new connections wait until some close", err)
 		}
 		t := time.NewTimer(delay)
