@@ -79,7 +79,7 @@ type benchReport struct {
 // completeBench adds bench's own to its outcome: the runs summarized per
 // repetition, the tests between guards and their warnings, the Go benchmark
 // lines and the per-write samples.
-func completeBench(_ sim.Bench, res sim.Result[results.BenchRow, results.BenchRun], parts *report.Parts, o *Outcome) {
+func completeBench(_ sim.Bench, res sim.Result[results.BenchRow, results.BenchRun], parts *report.Parts, o *Findings) {
 	summaries := results.SummarizeRuns(res.Runs)
 	diffs := results.CompareGuards(res.Runs, results.DefaultAlpha)
 	warnings := results.BenchWarnings(res.Runs, diffs, results.DefaultAlpha)

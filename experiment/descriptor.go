@@ -67,7 +67,7 @@ type Descriptor interface {
 	// reproduction, and how their results make its part.
 	reproduceJobs(s reproSettings) ([]job, compose)
 	// merge puts shards of a run of the experiment together.
-	merge(s *Shards, version string) (*Outcome, error)
+	merge(s *Shards, version string) (*Findings, error)
 }
 
 // An Instance is one experiment being configured and run. Its parameters
@@ -101,7 +101,7 @@ type Instance interface {
 	// parameters set it.
 	Storage() Storage
 	// Run runs the experiment and its verdicts.
-	Run(ctx context.Context, opts Options) (*Outcome, error)
+	Run(ctx context.Context, opts Options) (*Findings, error)
 }
 
 // Options are how a run of an experiment is judged and shown.
@@ -154,9 +154,9 @@ func (o Options) progress(what string) func(done, total int) {
 	return o.Progress(what)
 }
 
-// Outcome is one experiment run through: its result as JSON records it,
+// Findings is one experiment run through: its result as JSON records it,
 // the section that prints it, and what the commands check or draw of it.
-type Outcome struct {
+type Findings struct {
 	// Report is the result; JSON is what --format json and --out write:
 	// the Report, or the Report with what the experiment adds (bench's
 	// tests between guards).
@@ -213,7 +213,7 @@ type Def[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	// Complete, when set, completes an outcome and the parts of its section
 	// with what the experiment adds of its own (bench: its repetitions,
 	// tests between guards, Go benchmark lines).
-	Complete func(c C, res sim.Result[Row, Run], parts *report.Parts, o *Outcome)
+	Complete func(c C, res sim.Result[Row, Run], parts *report.Parts, o *Findings)
 
 	// Reproduce is how reproduce runs the experiment.
 	Reproduce Plan[C]
@@ -344,7 +344,7 @@ func (d *descriptor[C, Row, Run]) differences(c C, target contract.Target) []str
 	return out
 }
 
-func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Outcome, error) {
+func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Findings, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -361,7 +361,7 @@ func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Outcom
 // opts that shard's units alone (see runShard), and, when its parameters are
 // the published ones and the rule judges against replications, the
 // virtual-clock replications behind its verdicts.
-func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, rt sim.Runtime, opts Options) (*Outcome, error) {
+func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, rt sim.Runtime, opts Options) (*Findings, error) {
 	shard := opts.Shard
 	opts.Shard = Shard{}
 	j := d.newJob(c, rt, opts)
@@ -395,10 +395,10 @@ func (d *descriptor[C, Row, Run]) replication(c C, target contract.Target, opts 
 // it records), the section that prints it, and what a baseline checks.
 // setup says how ours ran, differences how it departs from the published
 // setup.
-func (d *descriptor[C, Row, Run]) outcome(c C, config any, res sim.Result[Row, Run], reps *results.Replications[Row], setup string, differences []string, opts Options) *Outcome {
+func (d *descriptor[C, Row, Run]) outcome(c C, config any, res sim.Result[Row, Run], reps *results.Replications[Row], setup string, differences []string, opts Options) *Findings {
 	def := d.def
 	cmp := results.Compare(d.pub, def.Rule, differences, res.Rows, reps)
-	o := &Outcome{Invariants: def.Invariants, Ended: ended(res.Runs)}
+	o := &Findings{Invariants: def.Invariants, Ended: ended(res.Runs)}
 	cmp.Warnings = append(append(cmp.Warnings, o.Ended...), unread(res.Runs)...)
 	o.Report = results.Report{
 		Experiment:   def.Name,

@@ -18,14 +18,14 @@
 //
 // experiment knows sim (the runs), results (the data and the verdicts) and
 // report (the tables); it parses no flags, opens no files and prints nothing:
-// a command turns Params into flags and an Outcome into output. It links no
+// a command turns Params into flags and Findings into output. It links no
 // implementation of the contract: the command picks every target the runs
 // go to — the one the user names, the in-memory one replications run on
 // (Options.Memory), bench's peer (sim.Runtime.Peer) — and passes it in.
 //
 // What composes experiments lives above this package and reaches them
 // through the API every command uses (Descriptor, Instance, Param, Options,
-// Outcome): the audit (internal/audit) runs race, create and sources beside
+// Findings): the audit (internal/audit) runs race, create and sources beside
 // conform, check and the fault modes, and folds them into one matrix.
 // experiment knows nothing of it, nor of check or conform.
 package experiment

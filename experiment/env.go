@@ -119,7 +119,7 @@ func oversleep(p *sim.Oversleep) Param {
 // profile (--timing) or a pause rule and an oversleep rule of one's own.
 func editingParams(e *sim.Editing) []Param {
 	var profiles []string
-	for _, p := range sim.Profiles() {
+	for _, p := range sim.TimingModels() {
 		profiles = append(profiles, p[0]+"\t"+p[1])
 	}
 	return []Param{
@@ -131,7 +131,7 @@ func editingParams(e *sim.Editing) []Param {
 		oversleep(&e.Oversleep),
 		Custom("timing", "string", `timing model: "default" (pause think, no oversleep: the reading of the write-up) or "published-fit" (pause uniform0, oversleep slack:d/4,max=5ms: inferred from the published figures, not stated in the write-up); not with --pause or --oversleep`,
 			func() string { return e.Timing.Name() }, func(s string) error {
-				p, err := sim.ParseProfile(s)
+				p, err := sim.ParseTimingModel(s)
 				if err != nil {
 					return err
 				}
@@ -154,11 +154,11 @@ func finishEditing(e *sim.Editing, given func(string) bool) error {
 	if given("pause") || given("oversleep") {
 		return paramErr("timing", errTimingWithRules)
 	}
-	*e = e.WithProfile(e.Timing)
+	*e = e.WithTiming(e.Timing)
 	return nil
 }
 
 // publishedEditing returns the published setup under the timing profile of
 // e: both profiles are readings of the published setup, rules of one's own
 // are not.
-func publishedEditing(def, e sim.Editing) sim.Editing { return def.WithProfile(e.Timing) }
+func publishedEditing(def, e sim.Editing) sim.Editing { return def.WithTiming(e.Timing) }

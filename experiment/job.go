@@ -47,7 +47,7 @@ func runWhole(ctx context.Context, j job) (jobResult, error) {
 // jobResult is what a job gives: the outcome of a run, or, for a job of
 // replications alone (a rule of the timing ablation), their verdicts.
 type jobResult struct {
-	outcome  *Outcome
+	outcome  *Findings
 	verdicts []results.Verdict
 }
 
@@ -161,7 +161,7 @@ func (j *runJob[C, Row, Run]) execute(ctx context.Context, own func(int) bool) e
 		}
 		perUnit := []sim.Result[Row, Run]{res}
 		if len(j.plan.main) > 1 { // a unit per seed
-			if perUnit, err = sim.Split(sim.Experiment[Row, Run](j.c), res, len(units)); err != nil {
+			if perUnit, err = sim.Split(sim.Runner[Row, Run](j.c), res, len(units)); err != nil {
 				return err
 			}
 		}
@@ -205,7 +205,7 @@ func (j *runJob[C, Row, Run]) main() (sim.Result[Row, Run], error) {
 		}
 		perUnit[u] = j.done[u].res
 	}
-	return sim.Assemble(sim.Experiment[Row, Run](j.c), perUnit)
+	return sim.Assemble(sim.Runner[Row, Run](j.c), perUnit)
 }
 
 func (j *runJob[C, Row, Run]) assemble() (jobResult, error) {
@@ -220,7 +220,7 @@ func (j *runJob[C, Row, Run]) assemble() (jobResult, error) {
 		if len(singles) != j.plan.n*j.plan.perRep {
 			return fmt.Errorf("%d of %d replication seeds ran", len(singles), j.plan.n*j.plan.perRep)
 		}
-		r, err := sim.FoldReplications(sim.Experiment[Row, Run](j.plan.replica), singles, j.plan.n, j.plan.perRep)
+		r, err := sim.FoldReplications(sim.Runner[Row, Run](j.plan.replica), singles, j.plan.n, j.plan.perRep)
 		reps = &r
 		return err
 	}

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"runtime"
 	"slices"
-	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
@@ -33,10 +30,9 @@ type Reproduce struct {
 	Target contract.Target
 	// Options are every run's options; their Replications are the plan's.
 	Options Options
-	// Engine is what the reproduction records of the embedded SQLite: its
-	// version and driver (Machine.SQLite, SQLiteDriver), as the command
-	// knows them; the rest of its machine it reads itself.
-	Engine results.Machine
+	// Machine is the machine the reproduction runs on, as the command
+	// describes it for the record.
+	Machine results.Machine
 	// Step, when set, is told of each experiment as it starts.
 	Step func(name string)
 }
@@ -146,7 +142,7 @@ func (r Reproduce) compose(steps []step, command string) (*Reproduced, error) {
 		out.Record.Reports = append(out.Record.Reports, part.reports...)
 		if t := part.timing; t != nil {
 			if out.Record.Timing == nil {
-				fit := sim.ProfilePublishedFit
+				fit := sim.TimingPublishedFit
 				out.Record.Timing = &results.TimingModels{Profile: fit.Name(), Basis: fit.Basis()}
 			}
 			out.Record.Timing.Reports = append(out.Record.Timing.Reports, t.reports...)
@@ -158,7 +154,7 @@ func (r Reproduce) compose(steps []step, command string) (*Reproduced, error) {
 	}
 	out.Record.Summarize()
 	out.Record.Version = r.Options.Version
-	out.Record.Machine = machine(r.Engine)
+	out.Record.Machine = r.Machine
 	return out, nil
 }
 
@@ -275,12 +271,12 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 		*e = edit(*e)
 		return c
 	}
-	profiles := []sim.Profile{sim.ProfileDefault, sim.ProfilePublishedFit}
+	profiles := []sim.TimingModel{sim.TimingDefault, sim.TimingPublishedFit}
 	var jobs []job
 	for _, p := range profiles {
-		c := edited(func(ed sim.Editing) sim.Editing { return ed.WithProfile(p) })
+		c := edited(func(ed sim.Editing) sim.Editing { return ed.WithTiming(p) })
 		suffix, realSuffix := "", " (real clock)"
-		if p != sim.ProfileDefault {
+		if p != sim.TimingDefault {
 			suffix, realSuffix = " (timing "+p.Name()+")", " (timing "+p.Name()+", real clock)"
 		}
 		rt := sim.Runtime{Target: s.Target, Progress: s.Options.progress(name + " " + p.Name())}
@@ -293,7 +289,7 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 	// The ablation replicates each rule that is not a whole profile.
 	ablation := map[string]int{} // ingredient → its job
 	for _, ing := range sim.Ingredients() {
-		if ing.Whole && (ing.Profile == sim.ProfileDefault || ing.Profile == sim.ProfilePublishedFit) {
+		if ing.Whole && (ing.Profile == sim.TimingDefault || ing.Profile == sim.TimingPublishedFit) {
 			continue
 		}
 		ablation[ing.Name] = len(jobs)
@@ -304,7 +300,7 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 	return jobs, func(rs []jobResult) (reproPart, error) {
 		var part reproPart
 		var virtuals, reals []report.Table
-		verdicts := map[sim.Profile][]results.Verdict{}
+		verdicts := map[sim.TimingModel][]results.Verdict{}
 		for i, p := range profiles {
 			virtual := rs[i*perProfile].outcome
 			verdicts[p] = virtual.Report.Verdicts
@@ -315,7 +311,7 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 				reps = append(reps, real.Report)
 				reals = append(reals, real.Section.Main...)
 			}
-			if p == sim.ProfileDefault {
+			if p == sim.TimingDefault {
 				part.reports = reps
 			} else {
 				part.timing = &timingPart{reports: reps}
@@ -332,10 +328,10 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 			lists = append(lists, v)
 		}
 		var err error
-		fit := sim.ProfilePublishedFit
+		fit := sim.TimingPublishedFit
 		if part.timing.verdicts, err = results.NewAblation(name,
-			[]results.AblationModel{{Name: sim.ProfileDefault.Name(), Replications: s.Replications}, {Name: fit.Name(), Replications: s.Replications}},
-			[][]results.Verdict{verdicts[sim.ProfileDefault], verdicts[fit]}); err != nil {
+			[]results.AblationModel{{Name: sim.TimingDefault.Name(), Replications: s.Replications}, {Name: fit.Name(), Replications: s.Replications}},
+			[][]results.Verdict{verdicts[sim.TimingDefault], verdicts[fit]}); err != nil {
 			return part, err
 		}
 		if part.timing.ablation, err = results.NewAblation(name, models, lists); err != nil {
@@ -382,8 +378,8 @@ type ShardStep struct {
 // each, named by files) together into the reproduction they make: the same
 // record and tables as the reproduction run whole. ds are the experiments
 // it may hold; the command the first shard recorded is recorded as the
-// command that made it, engine as the embedded SQLite (Reproduce.Engine).
-func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version string, engine results.Machine) (*Reproduced, error) {
+// command that made it, machine as the machine it ran on (Reproduce.Machine).
+func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version string, machine results.Machine) (*Reproduced, error) {
 	recs := make([]ReproduceShard, len(data))
 	shards := make([]Shard, len(data))
 	for i, b := range data {
@@ -407,7 +403,7 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 		return nil, err
 	}
 	first := recs[0]
-	r := Reproduce{Replications: first.Config.Replications, Real: first.Config.Real, Options: Options{Version: version}, Engine: engine}
+	r := Reproduce{Replications: first.Config.Replications, Real: first.Config.Real, Options: Options{Version: version}, Machine: machine}
 	for _, name := range first.Config.Only {
 		d, err := Lookup(ds, name)
 		if err != nil {
@@ -442,21 +438,4 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 		return nil, mergeErrf(files[0], "%d units, where its parameters make %d", first.Units, offset)
 	}
 	return r.compose(steps, first.Command)
-}
-
-// machine describes the machine a reproduction runs on, its SQLite as
-// engine says.
-func machine(engine results.Machine) results.Machine {
-	m := results.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
-		SQLite: engine.SQLite, SQLiteDriver: engine.SQLiteDriver,
-		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	return m
 }

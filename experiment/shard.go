@@ -111,7 +111,7 @@ type ShardRecord struct {
 
 // runShard runs the units of j that shard owns and returns its outcome: a
 // ShardRecord as its JSON, and a table of the units it ran.
-func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, j *runJob[C, Row, Run], shard Shard) (*Outcome, error) {
+func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, j *runJob[C, Row, Run], shard Shard) (*Findings, error) {
 	if err := j.execute(ctx, shard.owns); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, j *runJob[C, Row
 	if j.plan.replications {
 		rec.Replications = j.plan.n
 	}
-	return &Outcome{Report: rec.Report, JSON: rec, Section: shardSection(d.def.Name, shard, parts, j.units(), rec.Setup)}, nil
+	return &Findings{Report: rec.Report, JSON: rec, Section: shardSection(d.def.Name, shard, parts, j.units(), rec.Setup)}, nil
 }
 
 // shardSection is the table a shard prints: the units it ran.
@@ -312,7 +312,7 @@ func mustJSON(v any) []byte {
 // the same rows, runs, verdicts and tables as the run would have given, its
 // configuration as the first shard recorded it. ds are the experiments the
 // shards may be of.
-func Merge(ds []Descriptor, s *Shards, version string) (*Outcome, error) {
+func Merge(ds []Descriptor, s *Shards, version string) (*Findings, error) {
 	d, err := Lookup(ds, s.Experiment())
 	if err != nil {
 		return nil, &MergeError{File: s.files[0], Err: err}
@@ -320,7 +320,7 @@ func Merge(ds []Descriptor, s *Shards, version string) (*Outcome, error) {
 	return d.merge(s, version)
 }
 
-func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Outcome, error) {
+func (d *descriptor[C, Row, Run]) merge(s *Shards, version string) (*Findings, error) {
 	first := s.records[0]
 	cfg, err := d.readConfig(s.files[0], s.config)
 	if err != nil {

@@ -131,7 +131,7 @@ func figureLabel(figure string, seed int) string {
 
 // outcomeText writes an outcome as every verdict and ablation table shows it:
 // its name, or "ratio 0.96×" for a timing.
-func outcomeText(o results.Outcome, ratio float64) string {
+func outcomeText(o results.Conclusion, ratio float64) string {
 	if o == results.RatioOnly {
 		return "ratio " + Fixed(ratio, 2) + "×"
 	}

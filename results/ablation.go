@@ -56,10 +56,10 @@ type AblationCell struct {
 	Coverage float64 `json:"coverage,omitempty"`
 	// Shift is Mean minus the first model's mean: how far the model moves
 	// the figure from the first one.
-	Shift      float64 `json:"shift"`
-	Percentile float64 `json:"percentile"`
-	N          int     `json:"n"`
-	Outcome    Outcome `json:"verdict"`
+	Shift      float64    `json:"shift"`
+	Percentile float64    `json:"percentile"`
+	N          int        `json:"n"`
+	Outcome    Conclusion `json:"verdict"`
 	// Ratio is our median over the published midpoint, for a RatioOnly cell.
 	Ratio float64 `json:"ratio,omitempty"`
 }

@@ -6,7 +6,7 @@ import "testing"
 // only those both reproductions judged, and lists the ones judged apart,
 // under each timing model.
 func TestNewAgreement(t *testing.T) {
-	v := func(row, figure string, seed int, o Outcome) Verdict {
+	v := func(row, figure string, seed int, o Conclusion) Verdict {
 		return Verdict{Row: row, Figure: figure, Seed: seed, Outcome: o}
 	}
 	ours := Reproduction{Reports: []Report{

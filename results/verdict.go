@@ -19,23 +19,23 @@ import (
 // PredictionInterval).
 const DefaultMass = 0.99
 
-// Outcome is the verdict on one published figure.
-type Outcome string
+// Conclusion is the verdict on one published figure.
+type Conclusion string
 
 // The outcomes.
 const (
 	// Consistent means the published value lies inside the interval in
 	// which one new run of ours falls (a range overlaps it), or a published
 	// text matches ours.
-	Consistent Outcome = "consistent"
+	Consistent Conclusion = "consistent"
 	// Differs means it does not.
-	Differs Outcome = "differs"
+	Differs Conclusion = "differs"
 	// RatioOnly is for machine-dependent figures (timings): only the ratio of
 	// ours to the published value is reported, with no judgement.
-	RatioOnly Outcome = "ratio"
+	RatioOnly Conclusion = "ratio"
 	// NoData means there was nothing to judge: no finite samples, or a figure of
 	// a kind the judging function does not take.
-	NoData Outcome = "no data"
+	NoData Conclusion = "no data"
 )
 
 // A Verdict compares our samples of one figure of one row with its published
@@ -70,9 +70,9 @@ type Verdict struct {
 	// Method is how the interval was drawn, and Coverage the chance that it
 	// holds a new run of ours: the coverage asked, or less when the method
 	// cannot reach it with N samples. A text verdict has neither.
-	Method   Method  `json:"method,omitempty"`
-	Coverage float64 `json:"coverage,omitempty"`
-	Outcome  Outcome `json:"verdict"`
+	Method   Method     `json:"method,omitempty"`
+	Coverage float64    `json:"coverage,omitempty"`
+	Outcome  Conclusion `json:"verdict"`
 	// Ratio is our median over the published midpoint, for RatioOnly verdicts.
 	Ratio float64 `json:"ratio,omitempty"`
 

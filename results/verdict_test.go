@@ -46,7 +46,7 @@ func TestJudgePoint(t *testing.T) {
 func TestJudgeRange(t *testing.T) {
 	for _, tc := range []struct {
 		low, high float64
-		want      Outcome
+		want      Conclusion
 	}{
 		{40, 60, Consistent},   // inside
 		{95, 130, Consistent},  // overlaps the top
@@ -103,7 +103,7 @@ func TestJudgePerSeed(t *testing.T) {
 	if len(vs) != 3 {
 		t.Fatalf("got %d verdicts, want 3", len(vs))
 	}
-	for i, want := range []Outcome{Consistent, Consistent, Differs} {
+	for i, want := range []Conclusion{Consistent, Consistent, Differs} {
 		if vs[i].Seed != i+1 || vs[i].Outcome != want {
 			t.Errorf("seed %d: got seed %d %v, want %v", i+1, vs[i].Seed, vs[i].Outcome, want)
 		}
@@ -133,7 +133,7 @@ func TestJudgeRatio(t *testing.T) {
 func TestJudgeText(t *testing.T) {
 	for _, tc := range []struct {
 		ours, pub string
-		want      Outcome
+		want      Conclusion
 	}{
 		{"operation not in enum", "operation: not in enum", Consistent},
 		{"/limit: maximum 50", "limit: maximum 50", Consistent},

@@ -11,7 +11,7 @@ import (
 // assembled runs exp on memTarget once for all seeds and once seed by seed,
 // assembled, and returns both as JSON. It also fails t unless the run of all
 // seeds, split, gives each seed's run alone.
-func assembled[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run], seeds []uint64) (whole, parts string) {
+func assembled[Row results.Row, Run any](t *testing.T, exp Runner[Row, Run], seeds []uint64) (whole, parts string) {
 	t.Helper()
 	ctx := context.Background()
 	one, err := exp.Run(ctx, onMemory, seeds)
@@ -57,11 +57,11 @@ func TestAssembleEqualsOneRun(t *testing.T) {
 	sources := DefaultSources()
 	sources.Seeds, sources.Sessions = seeds, 5
 	for name, pair := range map[string][2]string{
-		"race":    pairOf(assembled(t, Experiment[results.RaceRow, results.RaceRun](race), seeds)),
-		"tabs":    pairOf(assembled(t, Experiment[results.TabsRow, results.RaceRun](tabs), seeds)),
-		"fast":    pairOf(assembled(t, Experiment[results.FastRow, results.RaceRun](fast), seeds)),
-		"create":  pairOf(assembled(t, Experiment[results.CreateRow, results.CreateRun](create), seeds)),
-		"sources": pairOf(assembled(t, Experiment[results.SourcesRow, results.SourcesRun](sources), seeds)),
+		"race":    pairOf(assembled(t, Runner[results.RaceRow, results.RaceRun](race), seeds)),
+		"tabs":    pairOf(assembled(t, Runner[results.TabsRow, results.RaceRun](tabs), seeds)),
+		"fast":    pairOf(assembled(t, Runner[results.FastRow, results.RaceRun](fast), seeds)),
+		"create":  pairOf(assembled(t, Runner[results.CreateRow, results.CreateRun](create), seeds)),
+		"sources": pairOf(assembled(t, Runner[results.SourcesRow, results.SourcesRun](sources), seeds)),
 	} {
 		if pair[0] != pair[1] {
 			t.Errorf("%s: one run\n%s\nassembled\n%s", name, pair[0], pair[1])
@@ -84,7 +84,7 @@ func mustMarshal(t *testing.T, v any) string {
 func TestSplitRefusesUnevenRuns(t *testing.T) {
 	race := DefaultRace()
 	one := Result[results.RaceRow, results.RaceRun]{Runs: make([]results.RaceRun, 5)}
-	if _, err := Split(Experiment[results.RaceRow, results.RaceRun](race), one, 2); err == nil {
+	if _, err := Split(Runner[results.RaceRow, results.RaceRun](race), one, 2); err == nil {
 		t.Fatal("5 runs split into 2 seeds")
 	}
 }

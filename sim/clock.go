@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"time"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // Clock is the time an experiment runs on. Editors sleep on it, the store reads
@@ -13,8 +15,9 @@ import (
 // editors) and Virtual (a deterministic scheduler that runs exactly one editor at a
 // time and never sleeps for real).
 type Clock interface {
-	// Now returns the current time: wall time for Real, virtual time for Virtual.
-	Now() time.Time
+	// Now returns the current time: wall time for Real, virtual time for
+	// Virtual. It is the clock the stores read (contract.Clock).
+	contract.Clock
 
 	// Sleep pauses the calling editor for d. It returns ctx.Err() early when ctx is
 	// cancelled. A d of zero or less yields to other editors on the virtual clock

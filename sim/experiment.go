@@ -22,7 +22,7 @@ type Result[Row results.Row, Run any] struct {
 	Facts []string
 }
 
-// Experiment is one experiment at one configuration. The configuration is the
+// Runner is one experiment at one configuration. The configuration is the
 // value itself (sim.Race, sim.Create, …), and its JSON form is the config
 // block of a report: it holds data only. What its runs go to and report to
 // (the target, the history, the progress line) is a Runtime, passed to Run;
@@ -32,7 +32,7 @@ type Result[Row results.Row, Run any] struct {
 // returns its rows and runs; one replication driver (Replicate) runs any of
 // them for the verdicts. Its name, parameters and published setup are its
 // descriptor's (package experiment).
-type Experiment[Row results.Row, Run any] interface {
+type Runner[Row results.Row, Run any] interface {
 	// SeedList returns the seeds the configuration names.
 	SeedList() []uint64
 	// Validate checks the configuration, and that target (nil: none) can
@@ -57,7 +57,7 @@ type Experiment[Row results.Row, Run any] interface {
 // Configuration is an experiment's configuration of type C: beside running,
 // it makes the other configurations a run of it needs, each a copy.
 type Configuration[C any, Row results.Row, Run any] interface {
-	Experiment[Row, Run]
+	Runner[Row, Run]
 	// Replica returns the configuration as a verdict replication runs it:
 	// the same parameters, on the virtual clock with an in-memory database
 	// (for one that runs on either clock), with no target settings, and
@@ -89,7 +89,7 @@ var errNoTarget = field.Wrap("target", errors.New("no contract target to run aga
 // target, recording nothing, and returns the rows of each replication (the
 // runs of its seeds folded together) and of each single run. progress, when
 // set, is called after each seed.
-func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], target contract.Target, n, perRep int, progress func(done, total int)) (results.Replications[Row], error) {
+func Replicate[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run], target contract.Target, n, perRep int, progress func(done, total int)) (results.Replications[Row], error) {
 	if n < 1 || perRep < 1 {
 		return results.Replications[Row]{}, nil
 	}
@@ -107,7 +107,7 @@ func Replicate[Row results.Row, Run any](ctx context.Context, exp Experiment[Row
 // RunEach runs exp against rt once for each of seeds, one seed per call of
 // exp.Run, up to parallel at once (0: one per CPU), and returns the results
 // in the order of seeds. progress, when set, is called after each seed.
-func RunEach[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], rt Runtime, seeds []uint64, parallel int, progress func(done, total int)) ([]Result[Row, Run], error) {
+func RunEach[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run], rt Runtime, seeds []uint64, parallel int, progress func(done, total int)) ([]Result[Row, Run], error) {
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
@@ -124,7 +124,7 @@ func RunEach[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, 
 
 // FoldReplications folds the single runs of seeds 1 to n·perRep, in order,
 // into n replications of perRep seeds each, as Replicate does.
-func FoldReplications[Row results.Row, Run any](exp Experiment[Row, Run], singles []Result[Row, Run], n, perRep int) (results.Replications[Row], error) {
+func FoldReplications[Row results.Row, Run any](exp Runner[Row, Run], singles []Result[Row, Run], n, perRep int) (results.Replications[Row], error) {
 	var out results.Replications[Row]
 	if len(singles) != n*perRep {
 		return out, fmt.Errorf("%d single runs for %d replications of %d seeds", len(singles), n, perRep)
@@ -160,7 +160,7 @@ func FoldReplications[Row results.Row, Run any](exp Experiment[Row, Run], single
 // run of every seed, then the second, …, as a run of all the seeds orders
 // them), folded into rows; the facts are the first seed's. A single result
 // is returned as it is.
-func Assemble[Row results.Row, Run any](exp Experiment[Row, Run], perSeed []Result[Row, Run]) (Result[Row, Run], error) {
+func Assemble[Row results.Row, Run any](exp Runner[Row, Run], perSeed []Result[Row, Run]) (Result[Row, Run], error) {
 	if len(perSeed) == 1 {
 		return perSeed[0], nil
 	}
@@ -193,7 +193,7 @@ func Assemble[Row results.Row, Run any](exp Experiment[Row, Run], perSeed []Resu
 // each seed, in the order of the seeds: the inverse of Assemble, whose runs
 // of one seed stand every n-th, each seed's rows folded from its runs. A run
 // of one seed is its own.
-func Split[Row results.Row, Run any](exp Experiment[Row, Run], res Result[Row, Run], n int) ([]Result[Row, Run], error) {
+func Split[Row results.Row, Run any](exp Runner[Row, Run], res Result[Row, Run], n int) ([]Result[Row, Run], error) {
 	if n == 1 {
 		return []Result[Row, Run]{res}, nil
 	}

@@ -31,14 +31,14 @@ func on(target contract.Target) Runtime { return Runtime{Target: target} }
 
 // mustRun runs exp on memTarget on the seeds its configuration names; an
 // error fails the test.
-func mustRun[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run]) Result[Row, Run] {
+func mustRun[Row results.Row, Run any](t *testing.T, exp Runner[Row, Run]) Result[Row, Run] {
 	t.Helper()
 	return mustRunOn(t, exp, onMemory)
 }
 
 // mustRunOn runs exp against rt on the seeds its configuration names; an
 // error fails the test.
-func mustRunOn[Row results.Row, Run any](t *testing.T, exp Experiment[Row, Run], rt Runtime) Result[Row, Run] {
+func mustRunOn[Row results.Row, Run any](t *testing.T, exp Runner[Row, Run], rt Runtime) Result[Row, Run] {
 	t.Helper()
 	res, err := runOn(context.Background(), exp, rt)
 	if err != nil {
@@ -68,7 +68,7 @@ type badConfig[C any] struct {
 // Validate against memTarget gives the error wanted, and running it gives the
 // same error, a *field.Error, before anything runs. base itself must be
 // valid.
-func expectInvalid[C Experiment[Row, Run], Row results.Row, Run any](t *testing.T, base func() C, bad []badConfig[C]) {
+func expectInvalid[C Runner[Row, Run], Row results.Row, Run any](t *testing.T, base func() C, bad []badConfig[C]) {
 	t.Helper()
 	for _, b := range bad {
 		cfg := base()
@@ -87,29 +87,29 @@ func expectInvalid[C Experiment[Row, Run], Row results.Row, Run any](t *testing.
 
 // runOwn runs exp on memTarget on the seeds its configuration names, as its
 // command does.
-func runOwn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) (Result[Row, Run], error) {
+func runOwn[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run]) (Result[Row, Run], error) {
 	return runOn(ctx, exp, onMemory)
 }
 
 // runOn runs exp against rt on the seeds its configuration names.
-func runOn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], rt Runtime) (Result[Row, Run], error) {
+func runOn[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run], rt Runtime) (Result[Row, Run], error) {
 	return exp.Run(ctx, rt, exp.SeedList())
 }
 
 // ownRuns returns the runs of runOwn.
-func ownRuns[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) ([]Run, error) {
+func ownRuns[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run]) ([]Run, error) {
 	res, err := runOwn(ctx, exp)
 	return res.Runs, err
 }
 
 // runsOn returns the runs of runOn.
-func runsOn[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run], rt Runtime) ([]Run, error) {
+func runsOn[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run], rt Runtime) ([]Run, error) {
 	res, err := runOn(ctx, exp, rt)
 	return res.Runs, err
 }
 
 // ownRows returns the rows of runOwn.
-func ownRows[Row results.Row, Run any](ctx context.Context, exp Experiment[Row, Run]) ([]Row, error) {
+func ownRows[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run]) ([]Row, error) {
 	res, err := runOwn(ctx, exp)
 	return res.Rows, err
 }

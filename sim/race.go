@@ -96,15 +96,15 @@ func FormatModes(modes []Mode) string {
 // distribution), PauseUniform0 (U(0, its think maximum)) or a distribution as
 // ParseDist reads it. Oversleep lengthens every pause and think. Timing names
 // the profile the two rules come from; the zero Timing is the default, and
-// under any other profile the rules must be the profile's (WithProfile sets
+// under any other profile the rules must be the profile's (WithTiming sets
 // them). Every field is in the JSON, the default model's too.
 type Editing struct {
-	Edits       int       `json:"edits"`
-	ClaudeThink Dist      `json:"claude_think"`
-	HumanThink  Dist      `json:"human_think"`
-	Pause       string    `json:"pause"`
-	Oversleep   Oversleep `json:"oversleep"`
-	Timing      Profile   `json:"timing"`
+	Edits       int         `json:"edits"`
+	ClaudeThink Dist        `json:"claude_think"`
+	HumanThink  Dist        `json:"human_think"`
+	Pause       string      `json:"pause"`
+	Oversleep   Oversleep   `json:"oversleep"`
+	Timing      TimingModel `json:"timing"`
 }
 
 // publishedEditing is the editing loop of the published setup, under the
@@ -118,7 +118,7 @@ func (e Editing) validate() error {
 	if err := validateEdits(e.Edits); err != nil {
 		return err
 	}
-	if err := e.checkProfile(); err != nil {
+	if err := e.checkTiming(); err != nil {
 		return err
 	}
 	_, _, err := e.timings()
@@ -163,7 +163,7 @@ func (e Editing) describe(env Env, target contract.Target) string {
 	if e.Pause == PauseUniform0 {
 		s += " (U(0, each editor's think maximum))"
 	}
-	return s + describeOversleep(e.Oversleep, env) + describeProfile(e.Timing)
+	return s + describeOversleep(e.Oversleep, env) + describeTiming(e.Timing)
 }
 
 // describeOversleep says how sleeps are lengthened, "" when they are not.
@@ -178,9 +178,9 @@ func describeOversleep(o Oversleep, env Env) string {
 	return s
 }
 
-// describeProfile names a profile other than the default, with its basis.
-func describeProfile(p Profile) string {
-	if p == ProfileDefault {
+// describeTiming names a profile other than the default, with its basis.
+func describeTiming(p TimingModel) string {
+	if p == TimingDefault {
 		return ""
 	}
 	return "; timing " + p.Name() + ": " + p.Basis()

@@ -154,13 +154,13 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 // invariants hold: re-applying after a conflict never loses a line, under
 // either timing profile.
 func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
-	for _, p := range []Profile{ProfileDefault, ProfilePublishedFit} {
+	for _, p := range []TimingModel{TimingDefault, TimingPublishedFit} {
 		cfg := DefaultRace()
 		cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}}
 		cfg.Edits = 20
 		cfg.ClaudeThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
-		cfg.Editing = cfg.WithProfile(p)
+		cfg.Editing = cfg.WithTiming(p)
 		cfg.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
 		res, err := runOn(bg, cfg, on(fileTarget(t, t.TempDir())))
 		if err != nil {
@@ -193,7 +193,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	race := DefaultRace()
 	race.Env = virtualEnv(seedRange(1, seeds))
 	race.Edits = 20
-	race.Editing = race.WithProfile(ProfilePublishedFit)
+	race.Editing = race.WithTiming(TimingPublishedFit)
 	race.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
 	runs, err := ownRuns(bg, race)
 	if err != nil {
@@ -218,7 +218,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	tabs := DefaultTabs()
 	tabs.Env = virtualEnv(seedRange(1, seeds))
 	tabs.Edits = 20
-	tabs.Editing = tabs.WithProfile(ProfilePublishedFit)
+	tabs.Editing = tabs.WithTiming(TimingPublishedFit)
 	truns, err := ownRuns(bg, tabs)
 	if err != nil {
 		t.Fatal(err)

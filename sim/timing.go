@@ -150,21 +150,21 @@ func (o *Oversleep) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Profile names a timing model of the editing loop: a pause rule and an
-// oversleep rule chosen together. The zero Profile is the default, the model
+// TimingModel names a timing model of the editing loop: a pause rule and an
+// oversleep rule chosen together. The zero TimingModel is the default, the model
 // the write-up's words support: each editor pauses for a draw from its own
 // think range and sleeps exactly as long as it asks.
-type Profile string
+type TimingModel string
 
 // The timing profiles.
 const (
-	// ProfileDefault is the model read from the write-up: pause think, no
+	// TimingDefault is the model read from the write-up: pause think, no
 	// oversleep.
-	ProfileDefault Profile = ""
-	// ProfilePublishedFit is pause uniform0 with every sleep lengthened by
+	TimingDefault TimingModel = ""
+	// TimingPublishedFit is pause uniform0 with every sleep lengthened by
 	// min(d/4, 5 ms): inferred from the published figures, not stated in the
 	// write-up.
-	ProfilePublishedFit Profile = "published-fit"
+	TimingPublishedFit TimingModel = "published-fit"
 )
 
 // PublishedFitBasis is the label every output of the published-fit profile
@@ -174,48 +174,48 @@ const PublishedFitBasis = "inferred from the published figures, not stated in th
 // defaultBasis labels the default profile where both are shown.
 const defaultBasis = "the pause read from the write-up's wall time; no oversleep"
 
-// Profiles lists every profile's flag name with a one-line description, in
+// TimingModels lists every profile's flag name with a one-line description, in
 // the order a completion offers them.
-func Profiles() [][2]string {
+func TimingModels() [][2]string {
 	return [][2]string{
 		{"default", "pause think, no oversleep: " + defaultBasis},
-		{string(ProfilePublishedFit), "pause uniform0, oversleep slack:d/4,max=5ms: " + PublishedFitBasis},
+		{string(TimingPublishedFit), "pause uniform0, oversleep slack:d/4,max=5ms: " + PublishedFitBasis},
 	}
 }
 
-// ParseProfile parses a profile name: default or published-fit.
-func ParseProfile(s string) (Profile, error) {
+// ParseTimingModel parses a profile name: default or published-fit.
+func ParseTimingModel(s string) (TimingModel, error) {
 	switch s {
 	case "default":
-		return ProfileDefault, nil
-	case string(ProfilePublishedFit):
-		return ProfilePublishedFit, nil
+		return TimingDefault, nil
+	case string(TimingPublishedFit):
+		return TimingPublishedFit, nil
 	}
 	return "", fmt.Errorf("unknown timing %q (want default or published-fit)", s)
 }
 
 // Name returns the profile's flag name: "default" or "published-fit".
-func (p Profile) Name() string {
-	if p == ProfileDefault {
+func (p TimingModel) Name() string {
+	if p == TimingDefault {
 		return "default"
 	}
 	return string(p)
 }
 
 // Basis says where the profile comes from.
-func (p Profile) Basis() string {
-	if p == ProfilePublishedFit {
+func (p TimingModel) Basis() string {
+	if p == TimingPublishedFit {
 		return PublishedFitBasis
 	}
 	return defaultBasis
 }
 
 // rules returns the profile's pause and oversleep rules.
-func (p Profile) rules() (pause string, over Oversleep, err error) {
+func (p TimingModel) rules() (pause string, over Oversleep, err error) {
 	switch p {
-	case ProfileDefault:
+	case TimingDefault:
 		return PauseThink, Oversleep{}, nil
-	case ProfilePublishedFit:
+	case TimingPublishedFit:
 		return PauseUniform0, Oversleep{Div: 4, Max: 5 * time.Millisecond}, nil
 	}
 	return "", Oversleep{}, fmt.Errorf("unknown timing %q (want default or published-fit)", string(p))
@@ -225,7 +225,7 @@ func (p Profile) rules() (pause string, over Oversleep, err error) {
 // {"name": "published-fit", "basis": "inferred from the published figures, …"}.
 // (The default is left out of a configuration: its JSON stays as it was
 // before profiles existed.)
-func (p Profile) MarshalJSON() ([]byte, error) {
+func (p TimingModel) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Name  string `json:"name"`
 		Basis string `json:"basis"`
@@ -233,14 +233,14 @@ func (p Profile) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a profile written by MarshalJSON, by its name.
-func (p *Profile) UnmarshalJSON(b []byte) error {
+func (p *TimingModel) UnmarshalJSON(b []byte) error {
 	var v struct {
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	q, err := ParseProfile(v.Name)
+	q, err := ParseTimingModel(v.Name)
 	if err != nil {
 		return err
 	}
@@ -248,9 +248,9 @@ func (p *Profile) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// WithProfile returns the editing loop under profile p: its pause and
+// WithTiming returns the editing loop under profile p: its pause and
 // oversleep rules set, and p recorded.
-func (e Editing) WithProfile(p Profile) Editing {
+func (e Editing) WithTiming(p TimingModel) Editing {
 	pause, over, err := p.rules()
 	if err != nil {
 		e.Timing = p // Validate reports it
@@ -263,17 +263,17 @@ func (e Editing) WithProfile(p Profile) Editing {
 // WithRules returns the editing loop with a pause rule and an oversleep rule
 // of its own, outside any profile.
 func (e Editing) WithRules(pause string, over Oversleep) Editing {
-	e.Timing, e.Pause, e.Oversleep = ProfileDefault, pause, over
+	e.Timing, e.Pause, e.Oversleep = TimingDefault, pause, over
 	return e
 }
 
-// checkProfile reports a configuration whose rules are not its profile's.
-func (e Editing) checkProfile() error {
+// checkTiming reports a configuration whose rules are not its profile's.
+func (e Editing) checkTiming() error {
 	pause, over, err := e.Timing.rules()
 	if err != nil {
 		return fieldErr("timing", "%v", err)
 	}
-	if e.Timing != ProfileDefault && (e.Pause != pause || e.Oversleep != over) {
+	if e.Timing != TimingDefault && (e.Pause != pause || e.Oversleep != over) {
 		return fieldErr("timing", "%s sets pause %s and oversleep %s; this configuration has pause %s, oversleep %s",
 			e.Timing.Name(), pause, over, e.Pause, e.Oversleep)
 	}
@@ -289,7 +289,7 @@ type Ingredient struct {
 	// Whole is true when the ingredient is a whole profile, Profile: its
 	// runs are that profile's.
 	Whole   bool
-	Profile Profile
+	Profile TimingModel
 	// Edit returns the editing loop under this ingredient.
 	Edit func(Editing) Editing
 }
@@ -298,15 +298,15 @@ type Ingredient struct {
 // profile compares, in order: the default, its pause rule alone, its
 // oversleep alone, and both (the profile itself).
 func Ingredients() []Ingredient {
-	pause, over, _ := ProfilePublishedFit.rules()
-	whole := func(name string, p Profile) Ingredient {
-		return Ingredient{Name: name, Whole: true, Profile: p, Edit: func(e Editing) Editing { return e.WithProfile(p) }}
+	pause, over, _ := TimingPublishedFit.rules()
+	whole := func(name string, p TimingModel) Ingredient {
+		return Ingredient{Name: name, Whole: true, Profile: p, Edit: func(e Editing) Editing { return e.WithTiming(p) }}
 	}
 	return []Ingredient{
-		whole("default (pause think, no oversleep)", ProfileDefault),
+		whole("default (pause think, no oversleep)", TimingDefault),
 		{Name: "pause " + pause + " alone", Edit: func(e Editing) Editing { return e.WithRules(pause, Oversleep{}) }},
 		{Name: "oversleep " + over.Formula() + " alone", Edit: func(e Editing) Editing { return e.WithRules(PauseThink, over) }},
-		whole("both: "+ProfilePublishedFit.Name(), ProfilePublishedFit),
+		whole("both: "+TimingPublishedFit.Name(), TimingPublishedFit),
 	}
 }
 

@@ -81,7 +81,7 @@ func TestPauseRulesAndProfiles(t *testing.T) {
 			t.Errorf("pause %s: claude %v, human %v, %v; want %v, %v", tc.pause, claude.Pause, human.Pause, err, tc.claude, tc.human)
 		}
 	}
-	fit := publishedEditing().WithProfile(ProfilePublishedFit)
+	fit := publishedEditing().WithTiming(TimingPublishedFit)
 	if fit.Pause != PauseUniform0 || fit.Oversleep.String() != "slack:d/4,max=5ms" || fit.validate() != nil {
 		t.Fatalf("published-fit: %+v, %v", fit, fit.validate())
 	}
@@ -90,7 +90,7 @@ func TestPauseRulesAndProfiles(t *testing.T) {
 		t.Errorf("published-fit JSON %s lacks %s", b, want)
 	}
 	// The default model's JSON holds every key, its profile named too.
-	b, _ = json.Marshal(publishedEditing().WithProfile(ProfileDefault))
+	b, _ = json.Marshal(publishedEditing().WithTiming(TimingDefault))
 	if want := `{"edits":100,"claude_think":"20ms-80ms","human_think":"5ms-40ms","pause":"think","oversleep":"none","timing":{"name":"default","basis":"the pause read from the write-up's wall time; no oversleep"}}`; string(b) != want {
 		t.Errorf("default JSON %s, want %s", b, want)
 	}
@@ -197,7 +197,7 @@ func TestTimingConfigErrors(t *testing.T) {
 		want   string
 	}{
 		{func(c *Race) { c.Timing = "guess" }, `timing: unknown timing "guess" (want default or published-fit)`},
-		{func(c *Race) { c.Editing = c.WithProfile(ProfilePublishedFit); c.Pause = "0" },
+		{func(c *Race) { c.Editing = c.WithTiming(TimingPublishedFit); c.Pause = "0" },
 			"timing: published-fit sets pause uniform0 and oversleep slack:d/4,max=5ms; this configuration has pause 0, oversleep slack:d/4,max=5ms"},
 		{func(c *Race) { c.Pause = "uniform" }, "pause: uniform: not a duration (want think, uniform0, a duration or a range such as 10ms-70ms)"},
 	} {

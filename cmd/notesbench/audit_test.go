@@ -33,8 +33,8 @@ var auditTestBudget = audit.Budget{
 }
 
 // scratchFolder is a scratch folder removed when t ends.
-func scratchFolder(t *testing.T) *scratch.Folder {
-	f := &scratch.Folder{}
+func scratchFolder(t *testing.T) *scratch.Dir {
+	f := &scratch.Dir{}
 	t.Cleanup(f.Remove)
 	return f
 }

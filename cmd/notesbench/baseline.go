@@ -42,7 +42,7 @@ func (o *outFlags) checkParameters(config any) error {
 
 // checkRealBaseline checks a real-clock run against a baseline (see
 // results.CheckReal) and says on stderr what it checked.
-func checkRealBaseline(stderr io.Writer, path string, baseline []byte, out *experiment.Outcome) error {
+func checkRealBaseline(stderr io.Writer, path string, baseline []byte, out *experiment.Findings) error {
 	exp, _ := results.Lookup(out.Report.Experiment)
 	diffs, note, err := results.CheckReal(baseline, exp, out.Invariants, out.Rows)
 	if err != nil {

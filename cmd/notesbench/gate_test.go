@@ -46,7 +46,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 		t.Fatal(err)
 	}
 	check := func(rows []results.RaceRow) error {
-		out := &experiment.Outcome{Report: results.Report{Experiment: "race", Rows: rows}}
+		out := &experiment.Findings{Report: results.Report{Experiment: "race", Rows: rows}}
 		for _, r := range rows {
 			out.Rows = append(out.Rows, r)
 		}

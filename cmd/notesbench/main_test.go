@@ -291,7 +291,7 @@ func TestBaselineGate(t *testing.T) {
 
 // virtualRace is the outcome of a small race on the virtual clock, in
 // memory, run in process.
-func virtualRace(t *testing.T) *experiment.Outcome {
+func virtualRace(t *testing.T) *experiment.Findings {
 	t.Helper()
 	in := experiment.Race.New()
 	given := map[string]string{"clock": "virtual", "seeds": "1", "edits": "3"}

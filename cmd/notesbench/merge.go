@@ -197,7 +197,7 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 			return usageErr("--out", err)
 		}
 	}
-	rep, err := experiment.MergeReproduction(o.experiments, o.files, data, notesbenchVersion(), sqliteEngine())
+	rep, err := experiment.MergeReproduction(o.experiments, o.files, data, notesbenchVersion(), machine())
 	if err != nil {
 		return mergeError(err)
 	}

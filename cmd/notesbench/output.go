@@ -148,7 +148,7 @@ func writeResult(path string, result any) error {
 
 // emit prints an outcome in format f, writes the JSON files and checks the
 // baseline.
-func (o *outFlags) emit(a *app, f report.Format, out *experiment.Outcome) error {
+func (o *outFlags) emit(a *app, f report.Format, out *experiment.Findings) error {
 	if err := report.Write(a.stdout, f, a.width, report.Output{Section: out.Section, Result: out.JSON, GoBench: out.GoBench}); err != nil {
 		return err
 	}

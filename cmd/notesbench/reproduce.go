@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -175,7 +176,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		return err
 	}
 	defer r.Target.Close()
-	r.Engine = sqliteEngine()
+	r.Machine = machine()
 	r.Options = experiment.Options{Version: notesbenchVersion(), Memory: backend.Memory(),
 		Progress: func(what string) func(done, total int) { return progress(a, what) }}
 	if a.stderrTTY {
@@ -324,7 +325,20 @@ func reproduceArgs(o *reproduceOptions) string {
 	return b.String()
 }
 
-// sqliteEngine is what a reproduction records of the embedded SQLite.
-func sqliteEngine() results.Machine {
-	return results.Machine{SQLite: backend.EngineVersion(), SQLiteDriver: backend.EngineDriver}
+// machine describes the machine a reproduction runs on, for its record:
+// its system, CPUs and Go, the CPU's model when /proc/cpuinfo names it, and
+// the embedded SQLite.
+func machine() results.Machine {
+	m := results.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
+		SQLite: backend.EngineVersion(), SQLiteDriver: backend.EngineDriver,
+		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
 }

@@ -130,7 +130,7 @@ func TestReproduceAgainst(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Count by hand what the agreement should say.
-	outcome := map[string]results.Outcome{}
+	outcome := map[string]results.Conclusion{}
 	for _, v := range other.Reports[0].Verdicts {
 		outcome[v.Row+" "+v.Figure] = v.Outcome
 	}

@@ -45,7 +45,7 @@ type app struct {
 	// width is the terminal's width in columns, which the table format fits.
 	width int
 	// scratch is the run's scratch folder, made on first use.
-	scratch *scratch.Folder
+	scratch *scratch.Dir
 }
 
 func isTerminal(w any) bool {
@@ -90,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runWith is run with a command for each of experiments.
 func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experiments []experiment.Descriptor) int {
-	tmp := &scratch.Folder{}
+	tmp := &scratch.Dir{}
 	defer tmp.Remove()
 	in := interrupt.Watch(tmp.Remove)
 	defer in.Stop()

@@ -40,10 +40,10 @@ func TestTimingFlagsMakeTheConfig(t *testing.T) {
 		t.Helper()
 		return configured(t, experiment.Race, args...).Config().(sim.Race)
 	}
-	if c := race("--timing", "published-fit"); c.Timing != sim.ProfilePublishedFit || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "slack:d/4,max=5ms" {
+	if c := race("--timing", "published-fit"); c.Timing != sim.TimingPublishedFit || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "slack:d/4,max=5ms" {
 		t.Errorf("--timing published-fit: %+v", c.Editing)
 	}
-	if c := race("--pause", "uniform0", "--oversleep", "5ms"); c.Timing != sim.ProfileDefault || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "5ms" {
+	if c := race("--pause", "uniform0", "--oversleep", "5ms"); c.Timing != sim.TimingDefault || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "5ms" {
 		t.Errorf("--pause uniform0 --oversleep 5ms: %+v", c.Editing)
 	}
 	if c := race("--timing", "default"); c.Editing != race().Editing || c.Pause != sim.PauseThink || !c.Oversleep.IsZero() {

@@ -312,7 +312,7 @@ func (a *auditRun) command(name string, settings []Setting, extra ...string) []s
 // target, and runs it. Its error is ctx's, or a configuration of the
 // audit's own that does not hold (a bug); an error of the run itself is
 // returned as runErr, to be recorded.
-func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, settings []Setting, rt sim.Runtime) (out *experiment.Outcome, runErr, err error) {
+func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, settings []Setting, rt sim.Runtime) (out *experiment.Findings, runErr, err error) {
 	inst := d.New()
 	given := map[string]bool{}
 	for _, s := range settings {
@@ -357,7 +357,7 @@ func (a *auditRun) part(p results.AuditPart, tables []report.Table) {
 
 // ran records the part p of an experiment that ran, out its outcome: its
 // JSON result, its tables and its warnings, named by the part.
-func (a *auditRun) ran(p results.AuditPart, out *experiment.Outcome) {
+func (a *auditRun) ran(p results.AuditPart, out *experiment.Findings) {
 	p.Result = out.JSON
 	a.part(p, out.Section.Tables())
 	a.warnings = append(a.warnings, prefixed(p.Name+": ", out.Report.Warnings)...)

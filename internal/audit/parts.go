@@ -465,7 +465,7 @@ func sum(xs []int) int {
 
 // rowsAndRuns returns the rows and runs of an experiment's outcome, as their
 // own types; errNoRows when they are not those.
-func rowsAndRuns[Row, Run any](out *experiment.Outcome) ([]Row, []Run, error) {
+func rowsAndRuns[Row, Run any](out *experiment.Findings) ([]Row, []Run, error) {
 	rows, ok1 := out.Report.Rows.([]Row)
 	runs, ok2 := out.Report.Runs.([]Run)
 	if !ok1 || !ok2 {

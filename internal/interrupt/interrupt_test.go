@@ -14,7 +14,7 @@ import (
 // process, whose other tests watch for them too.)
 func TestSecondSignalCleansUp(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	s := &scratch.Folder{}
+	s := &scratch.Dir{}
 	dir, err := s.Path()
 	if err != nil {
 		t.Fatal(err)

@@ -23,14 +23,8 @@ var sharedNames = map[string]string{
 	"Session": "contract.Session and pgstore's implementation of it",
 	"Store":   "the two stores, store.Store (SQLite) and pgstore.Store (PostgreSQL)",
 	"Options": "the options of a package's one entry point (check.Run, conform.Run, audit.Run, store, serve, mcpclient, experiment), named by the package",
+	"Clock":   "one meaning, what tells the time: contract.Clock, the time a store reads; sim.Clock, one that also sleeps the editors and schedules them, embedding contract.Clock",
 	"Error":   "one meaning, an error naming what it is about: field.Error (a field), profile.Error (a profile's field), pgstore.Error (the database), told apart by errors.As",
-	// Two meanings, one side in a package other branches rewrite now (sim,
-	// experiment): renamed with that work rather than under it.
-	"Clock":      "contract.Clock, the store's one-method clock; sim.Clock, the simulation's (sim is being restructured)",
-	"Outcome":    "contract.Outcome, a call's (Jepsen's ok, fail, info); results.Outcome, the verdict on a published figure; experiment.Outcome, one experiment run through (experiment is being restructured)",
-	"Experiment": "results.Experiment, an experiment's published figures and rows; sim.Experiment, what runs one for seeds (sim is being restructured)",
-	"Profile":    "profile.Profile, an MCP profile; sim.Profile, the editors' think-time profile (sim is being restructured)",
-	"Folder":     "scratch.Folder, a scratch folder made when needed; sim.Folder, an experiment whose seeds fold into rows (sim is being restructured)",
 	// Two meanings whose rename is not local.
 	"Call":  "history.Call, a recorded call; profile.Call, a call template embedded in seven profile types, whose promoted field Call a rename would change",
 	"Value": "results.Value, a row's figure; profile.Value, a template variable's value, beside Extract's method of that name",

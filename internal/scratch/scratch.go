@@ -8,19 +8,19 @@ import (
 	"sync"
 )
 
-// Folder is a run's scratch folder: every temporary folder of the run goes
+// Dir is a run's scratch folder: every temporary folder of the run goes
 // in it, and the end of the run — or a second Ctrl-C — removes it whole. It
 // is made only when a run needs one, so that a process that needs none (a
 // server, a crash test's child, both killed with SIGKILL) leaves none.
-type Folder struct {
+type Dir struct {
 	mu  sync.Mutex
 	dir string
 	err error
 }
 
-// Path returns the folder, made on first use; a nil Folder is the
+// Path returns the folder, made on first use; a nil Dir is the
 // system's temporary folder ("").
-func (s *Folder) Path() (string, error) {
+func (s *Dir) Path() (string, error) {
 	if s == nil {
 		return "", nil
 	}
@@ -33,7 +33,7 @@ func (s *Folder) Path() (string, error) {
 }
 
 // Remove removes the folder, if one was made.
-func (s *Folder) Remove() {
+func (s *Dir) Remove() {
 	if s == nil {
 		return
 	}
