@@ -18,6 +18,9 @@ import (
 // `notesbench serve --store postgres://…` will run it: every clause of the
 // published connector, over MCP, with the server's real clock.
 func TestConformOverServeOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite over serve on PostgreSQL: make test runs it")
+	}
 	ctx := context.Background()
 	b, err := OpenBackend(Spec{Store: pgtest.URL(t)}, contract.Variant{}, 1)
 	if err != nil {

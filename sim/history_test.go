@@ -26,8 +26,11 @@ func agreementSeeds() [][]uint64 {
 	n := *agreementSeedsFlag
 	if n <= 0 {
 		n = 20
-		if raceDetector {
+		switch {
+		case raceDetector:
 			n = 2 // the race detector slows SQLite tenfold: these tests look for races, not counts
+		case testing.Short():
+			n = 5 // the quick loop: make test-full runs 20
 		}
 	}
 	seeds := make([]uint64, n)

@@ -186,10 +186,20 @@ func TestCrashShort(t *testing.T) {
 	crashClean(t, crashKills)
 }
 
+// skipShortKills skips, in the quick loop (-short), a test that kills
+// broken servers to see the harness catch them: TestCrashShort kills
+// notesbench serve there, make test runs these.
+func skipShortKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills broken servers: make test runs it")
+	}
+}
+
 // A server that acknowledges a write before it persists it loses
 // acknowledged writes to the kills, in every run; the same server keeping
 // its promise (correct) loses none.
 func TestCrashCatchesAcknowledgementsBeforePersisting(t *testing.T) {
+	skipShortKills(t)
 	if r := crashBroken(t, brokenserver.ModeAckEarly, crashKills); r.LostAcknowledged == 0 {
 		t.Errorf("a server that acknowledges before it persists lost nothing in %d kills: %+v", r.Kills, r)
 	}
@@ -203,6 +213,7 @@ func TestCrashCatchesAcknowledgementsBeforePersisting(t *testing.T) {
 // A reader between the two finds an emptied document; whether one comes in
 // a few kills is chance, so the 50-kill test (TestCrash) asks for it.
 func TestCrashCatchesTruncateThenWrite(t *testing.T) {
+	skipShortKills(t)
 	r := crashBroken(t, brokenserver.ModeTruncate, crashKills)
 	if r.LostAcknowledged == 0 {
 		t.Errorf("a server that truncates then writes: %d lost, %d reads of no document in %d kills", r.LostAcknowledged, r.UnreadableReads, r.Kills)

@@ -53,6 +53,9 @@ func admin(t testing.TB) *pgx.Conn {
 // The pgbench peer runs the script's transactions, each leaves the Note as a
 // notesbench write of the same text would, and every timed one has a latency.
 func TestPgbenchPeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs pgbench against a cluster of its own: make test runs it")
+	}
 	if _, err := Binary(""); err != nil {
 		if os.Getenv(pgtest.EnvRequire) == "1" {
 			t.Fatal(err)
