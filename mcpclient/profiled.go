@@ -64,7 +64,7 @@ func (t *Target) prepare(ctx context.Context, p *profile.Profile, contract bool)
 	t.prof = pr
 	for i, st := range p.Setup.Once {
 		field := fmt.Sprintf("setup.once[%d]", i)
-		r, err := t.callStep(ctx, t.control, field, &st.Call, pr.vars)
+		r, err := t.callStep(ctx, t.control, field, &st.ToolCall, pr.vars)
 		if err != nil {
 			return err
 		}
@@ -102,7 +102,7 @@ func bind(profileName string, st *profile.Step, r *profile.Reply, vars profile.V
 // each session makes before its first call.
 func (t *Target) sessionSetup(ctx context.Context, c *conn) error {
 	for i, st := range t.prof.p.Setup.Session {
-		if _, err := t.callStep(ctx, c, fmt.Sprintf("setup.session[%d]", i), &st.Call, t.prof.vars); err != nil {
+		if _, err := t.callStep(ctx, c, fmt.Sprintf("setup.session[%d]", i), &st.ToolCall, t.prof.vars); err != nil {
 			return err
 		}
 	}
@@ -111,7 +111,7 @@ func (t *Target) sessionSetup(ctx context.Context, c *conn) error {
 
 // callStep makes a set-up call; an error result is an error naming the
 // profile field.
-func (t *Target) callStep(ctx context.Context, c *conn, field string, call *profile.Call, vars profile.Vars) (*profile.Reply, error) {
+func (t *Target) callStep(ctx context.Context, c *conn, field string, call *profile.ToolCall, vars profile.Vars) (*profile.Reply, error) {
 	args, err := call.Args().Render(vars)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: profile %s: %s: %v", t.name, t.prof.p.Name, field, err)
@@ -318,7 +318,7 @@ func (b *backend) CreateNote(ctx context.Context, noteID string) error {
 		bound := profile.Vars{}
 		for i, st := range p.Setup.Create {
 			field := fmt.Sprintf("setup.create[%d]", i)
-			r, err := t.callStep(ctx, t.control, field, &st.Call, vars)
+			r, err := t.callStep(ctx, t.control, field, &st.ToolCall, vars)
 			if err == nil && len(st.Bind) > 0 {
 				b.mu.Lock()
 				if err = bind(p.Name, st, r, bound); err != nil {
@@ -596,7 +596,7 @@ const (
 // *contract.RefusedError (an error class refused), a transient error tried
 // again up to transientTries times, or an outcome nobody knows; a fault of
 // the profile's is a *contract.ClientError.
-func (s *session) do(ctx context.Context, kind callKind, field string, call *profile.Call, vars profile.Vars) (*profile.Reply, error) {
+func (s *session) do(ctx context.Context, kind callKind, field string, call *profile.ToolCall, vars profile.Vars) (*profile.Reply, error) {
 	args, err := call.Args().Render(vars)
 	if err != nil {
 		return nil, &contract.ClientError{Err: fmt.Errorf("target %s: profile %s: %s: %v", s.b.t.name, s.prof().Name, field, err)}
@@ -791,9 +791,9 @@ func digest(text string) contract.Version {
 // versionValue is a version as a template variable: a counter stays a
 // number, as its text; an empty version has no value, so a member that is
 // the version alone is left out.
-func versionValue(v contract.Version) profile.Value {
+func versionValue(v contract.Version) profile.VarValue {
 	if v == "" {
-		return profile.Value{}
+		return profile.VarValue{}
 	}
 	if contract.IsCounter(string(v)) {
 		return profile.Raw(string(v), []byte(v))
@@ -816,7 +816,7 @@ func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contra
 	if tabID != "markdown" {
 		return contract.TabContent{}, &contract.NotFoundError{Field: "tab_id", ID: tabID}
 	}
-	r, err := s.do(ctx, reading, "read", &p.Read.Call, vars)
+	r, err := s.do(ctx, reading, "read", &p.Read.ToolCall, vars)
 	if err != nil {
 		return contract.TabContent{}, err
 	}
@@ -849,7 +849,7 @@ func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 		return contract.EditResult{}, err
 	}
 	w := p.Write
-	call, field, versionAt := &w.Call, "write", w.Version
+	call, field, versionAt := &w.ToolCall, "write", w.Version
 	switch w.Mode() {
 	case profile.ModeContent:
 		setContent(vars, w.Args(), req.Text)
@@ -867,7 +867,7 @@ func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 		} else if base == "" && w.Empty != nil {
 			// An empty document has no line to anchor a patch on: the
 			// profile's write of a whole text.
-			call, field = &w.Empty.Call, "write.empty"
+			call, field = &w.Empty.ToolCall, "write.empty"
 			if w.Empty.Version != nil {
 				versionAt = w.Empty.Version
 			}
@@ -994,7 +994,7 @@ func (s *session) ListNoteTabs(ctx context.Context, noteID string) (contract.Tab
 	if err != nil {
 		return contract.TabList{}, err
 	}
-	r, err := s.do(ctx, reading, "list", &l.Call, vars)
+	r, err := s.do(ctx, reading, "list", &l.ToolCall, vars)
 	if err != nil {
 		return contract.TabList{}, err
 	}
@@ -1059,7 +1059,7 @@ func (s *session) CreateNoteTab(ctx context.Context, req contract.CreateRequest)
 		vars["label"] = profile.Text(req.Label)
 	}
 	vars["tab_type"] = profile.Text(string(req.TabType))
-	r, err := s.do(ctx, writing, "create", &c.Call, vars)
+	r, err := s.do(ctx, writing, "create", &c.ToolCall, vars)
 	if err != nil {
 		return contract.CreateResult{}, err
 	}
@@ -1083,7 +1083,7 @@ func (s *session) AddNoteSource(ctx context.Context, req contract.SourceRequest)
 	}
 	vars["url"] = profile.Text(req.URL)
 	vars["title"] = profile.Text(req.Title)
-	r, err := s.do(ctx, writing, "add_source", &a.Call, vars)
+	r, err := s.do(ctx, writing, "add_source", &a.ToolCall, vars)
 	if err != nil {
 		return contract.SourceResult{}, err
 	}
@@ -1138,7 +1138,7 @@ func (s *session) ListNoteAttachments(ctx context.Context, req contract.Attachme
 	if req.Cursor != "" {
 		vars["cursor"] = profile.Text(req.Cursor)
 	}
-	r, err := s.do(ctx, reading, "list_sources", &l.Call, vars)
+	r, err := s.do(ctx, reading, "list_sources", &l.ToolCall, vars)
 	if err != nil {
 		return page, err
 	}

@@ -71,19 +71,19 @@ type Profile struct {
 	classifiesOK bool // an error class matches replies not marked as errors
 }
 
-// Call is a tool and its arguments, a template.
-type Call struct {
+// ToolCall is a tool and its arguments, a template.
+type ToolCall struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
 	args      *Template
 }
 
 // Args returns the compiled template of the call's arguments.
-func (c *Call) Args() *Template { return c.args }
+func (c *ToolCall) Args() *Template { return c.args }
 
 // Step is a set-up call, and the variables it takes from its reply.
 type Step struct {
-	Call
+	ToolCall
 	Bind map[string]*Extract `json:"bind,omitempty"`
 }
 
@@ -105,14 +105,14 @@ func (s *Setup) DocumentName(vars Vars) (string, error) { return s.document.Stri
 
 // Read is how the document is read.
 type Read struct {
-	Call
+	ToolCall
 	Content *Extract `json:"content"`
 	Version *Extract `json:"version,omitempty"`
 }
 
 // WriteMapping is how the document is written.
 type WriteMapping struct {
-	Call
+	ToolCall
 	VersionCheck bool     `json:"version_check"`
 	Version      *Extract `json:"version,omitempty"`
 	Replayed     *Extract `json:"replayed,omitempty"`
@@ -126,7 +126,7 @@ type WriteMapping struct {
 // WriteEmpty is the write of a whole text to an empty document, and where
 // its reply holds the version after it (default: where the write's does).
 type WriteEmpty struct {
-	Call
+	ToolCall
 	Version *Extract `json:"version,omitempty"`
 }
 
@@ -188,7 +188,7 @@ type ErrorClass struct {
 // reply holds the item's id, the version after it, and whether the reply
 // was a replay of an earlier one.
 type CreateMapping struct {
-	Call
+	ToolCall
 	ID       *Extract `json:"id,omitempty"`
 	Version  *Extract `json:"version,omitempty"`
 	Replayed *Extract `json:"replayed,omitempty"`
@@ -196,7 +196,7 @@ type CreateMapping struct {
 
 // List is how the items created are listed.
 type List struct {
-	Call
+	ToolCall
 	Items   *Extract `json:"items"`
 	Label   *Extract `json:"label"`
 	ID      *Extract `json:"id,omitempty"`
@@ -213,7 +213,7 @@ type AddSource = CreateMapping
 
 // ListSources is how the sources are listed.
 type ListSources struct {
-	Call
+	ToolCall
 	Items      *Extract `json:"items"`
 	URL        *Extract `json:"url"`
 	Title      *Extract `json:"title,omitempty"`
@@ -502,14 +502,14 @@ func (p *Profile) compile() error {
 			return err
 		}
 	}
-	if err := p.compileCall("read", "read", &p.Read.Call, known); err != nil {
+	if err := p.compileCall("read", "read", &p.Read.ToolCall, known); err != nil {
 		return err
 	}
 	if err := compileExtracts("read", map[string]*Extract{"content": p.Read.Content, "version": p.Read.Version}); err != nil {
 		return err
 	}
 	w := p.Write
-	if err := p.compileCall("write", "write", &w.Call, known); err != nil {
+	if err := p.compileCall("write", "write", &w.ToolCall, known); err != nil {
 		return err
 	}
 	if err := compileExtracts("write", map[string]*Extract{"version": w.Version, "replayed": w.Replayed}); err != nil {
@@ -536,7 +536,7 @@ func (p *Profile) compile() error {
 		if w.mode != ModePatch {
 			return &Error{Field: "write.empty", Err: errors.New("is the write of a patch to an empty document, and this write is no patch")}
 		}
-		if err := p.compileCall("write.empty", "write.empty", &e.Call, known); err != nil {
+		if err := p.compileCall("write.empty", "write.empty", &e.ToolCall, known); err != nil {
 			return err
 		}
 		if !e.args.Uses("content") && !e.args.Uses("content_lines") {
@@ -561,21 +561,21 @@ func (p *Profile) compile() error {
 	// The calls beside read and write: each compiled with its extracts.
 	type call struct {
 		field    string
-		call     *Call
+		call     *ToolCall
 		extracts map[string]*Extract
 	}
 	var calls []call
 	if c := p.Create; c != nil {
-		calls = append(calls, call{"create", &c.Call, map[string]*Extract{"id": c.ID, "version": c.Version, "replayed": c.Replayed}})
+		calls = append(calls, call{"create", &c.ToolCall, map[string]*Extract{"id": c.ID, "version": c.Version, "replayed": c.Replayed}})
 	}
 	if l := p.List; l != nil {
-		calls = append(calls, call{"list", &l.Call, map[string]*Extract{"items": l.Items, "label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version, "position": l.Position}})
+		calls = append(calls, call{"list", &l.ToolCall, map[string]*Extract{"items": l.Items, "label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version, "position": l.Position}})
 	}
 	if a := p.AddSource; a != nil {
-		calls = append(calls, call{"add_source", &a.Call, map[string]*Extract{"id": a.ID, "version": a.Version, "replayed": a.Replayed}})
+		calls = append(calls, call{"add_source", &a.ToolCall, map[string]*Extract{"id": a.ID, "version": a.Version, "replayed": a.Replayed}})
 	}
 	if l := p.ListSources; l != nil {
-		calls = append(calls, call{"list_sources", &l.Call, map[string]*Extract{"items": l.Items, "url": l.URL, "title": l.Title, "id": l.ID, "next_cursor": l.NextCursor}})
+		calls = append(calls, call{"list_sources", &l.ToolCall, map[string]*Extract{"items": l.Items, "url": l.URL, "title": l.Title, "id": l.ID, "next_cursor": l.NextCursor}})
 	}
 	for _, c := range calls {
 		if err := p.compileCall(c.field, c.field, c.call, known); err != nil {
@@ -617,7 +617,7 @@ func (p *Profile) define(field, name string, known map[string]bool) error {
 
 // compileStep compiles a set-up or teardown step.
 func (p *Profile) compileStep(field, kind string, st *Step, known map[string]bool) error {
-	return p.compileCall(field, kind, &st.Call, known)
+	return p.compileCall(field, kind, &st.ToolCall, known)
 }
 
 // compileBinds compiles the variables the step at field binds and adds
@@ -645,7 +645,7 @@ func (p *Profile) compileBinds(field string, st *Step, known map[string]bool) er
 // compileCall compiles the arguments of the call at field, of kind kind,
 // and checks what they need of the profile's format and what they render
 // at the least.
-func (p *Profile) compileCall(field, kind string, c *Call, known map[string]bool) error {
+func (p *Profile) compileCall(field, kind string, c *ToolCall, known map[string]bool) error {
 	if err := c.compile(field, kind, known); err != nil {
 		return err
 	}
@@ -703,7 +703,7 @@ func varsOf(kind string, known map[string]bool) map[string]bool {
 	return out
 }
 
-func (c *Call) compile(field, kind string, known map[string]bool) error {
+func (c *ToolCall) compile(field, kind string, known map[string]bool) error {
 	t, err := compileTemplate(field+".arguments", c.Arguments, varsOf(kind, known))
 	if err != nil {
 		return err
@@ -758,25 +758,25 @@ func (p *Profile) Tools() []string {
 	return out
 }
 
-func (p *Profile) calls() []*Call {
-	var out []*Call
+func (p *Profile) calls() []*ToolCall {
+	var out []*ToolCall
 	if p.Read != nil {
-		out = append(out, &p.Read.Call)
+		out = append(out, &p.Read.ToolCall)
 	}
 	if p.Write != nil {
-		out = append(out, &p.Write.Call)
+		out = append(out, &p.Write.ToolCall)
 	}
 	if p.Create != nil {
-		out = append(out, &p.Create.Call)
+		out = append(out, &p.Create.ToolCall)
 	}
 	if p.List != nil {
-		out = append(out, &p.List.Call)
+		out = append(out, &p.List.ToolCall)
 	}
 	if p.AddSource != nil {
-		out = append(out, &p.AddSource.Call)
+		out = append(out, &p.AddSource.ToolCall)
 	}
 	if p.ListSources != nil {
-		out = append(out, &p.ListSources.Call)
+		out = append(out, &p.ListSources.ToolCall)
 	}
 	return out
 }

@@ -13,24 +13,24 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-// Value is a template variable's value: text, and, for a value that is no
-// string in JSON (a number, a counter version), its JSON. An unset Value is
+// VarValue is a template variable's value: text, and, for a value that is no
+// string in JSON (a number, a counter version), its JSON. An unset VarValue is
 // absent: a member whose value is that variable alone is left out.
-type Value struct {
+type VarValue struct {
 	Text string
 	JSON []byte
 	Set  bool
 }
 
 // Text returns a string value.
-func Text(s string) Value { return Value{Text: s, Set: true} }
+func Text(s string) VarValue { return VarValue{Text: s, Set: true} }
 
 // Raw returns a value with its own JSON (a number); text is how it reads
 // inside a string.
-func Raw(text string, js []byte) Value { return Value{Text: text, JSON: js, Set: true} }
+func Raw(text string, js []byte) VarValue { return VarValue{Text: text, JSON: js, Set: true} }
 
 // Vars are the values of a call's variables.
-type Vars map[string]Value
+type Vars map[string]VarValue
 
 // Template is a tool's arguments with variables in them, compiled once.
 type Template struct {
@@ -58,18 +58,18 @@ var errTooLarge = fmt.Errorf("renders more than the %d bytes a call may carry", 
 // {NAME|json} is its text escaped for inside a JSON string, without the
 // quotes; {NAME|sql} is its text with each single quote doubled, for
 // inside an SQL string literal; {NAME|inc} is the integer it is, plus one.
-var filters = map[string]func(Value) (Value, error){
-	"json": func(v Value) (Value, error) {
+var filters = map[string]func(VarValue) (VarValue, error){
+	"json": func(v VarValue) (VarValue, error) {
 		b := AppendString(nil, v.Text)
 		return Text(string(b[1 : len(b)-1])), nil
 	},
-	"sql": func(v Value) (Value, error) {
+	"sql": func(v VarValue) (VarValue, error) {
 		return Text(strings.ReplaceAll(v.Text, "'", "''")), nil
 	},
-	"inc": func(v Value) (Value, error) {
+	"inc": func(v VarValue) (VarValue, error) {
 		n, ok := new(big.Int).SetString(v.Text, 10)
 		if !ok {
-			return Value{}, fmt.Errorf("%s is not an integer", Cut(v.Text, 40))
+			return VarValue{}, fmt.Errorf("%s is not an integer", Cut(v.Text, 40))
 		}
 		s := n.Add(n, big.NewInt(1)).String()
 		return Raw(s, []byte(s)), nil
@@ -109,15 +109,15 @@ type part struct {
 
 // value returns the value of the variable p names, its filters applied;
 // an absent variable stays absent.
-func (p *part) value(vars Vars) (Value, error) {
+func (p *part) value(vars Vars) (VarValue, error) {
 	v, ok := vars[p.name]
 	if !ok || !v.Set {
-		return Value{}, nil
+		return VarValue{}, nil
 	}
 	for _, f := range p.filters {
 		var err error
 		if v, err = filters[f](v); err != nil {
-			return Value{}, fmt.Errorf("{%s|%s}: %v", p.name, strings.Join(p.filters, "|"), err)
+			return VarValue{}, fmt.Errorf("{%s|%s}: %v", p.name, strings.Join(p.filters, "|"), err)
 		}
 	}
 	return v, nil
