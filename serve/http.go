@@ -104,7 +104,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: min(headerTimeout, read), ReadTimeout: read, IdleTimeout: 2 * time.Minute,
 		ErrorLog:    log.New(s.warnWriter(), "notesbench serve: ", 0),
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
-	fl := &fdListener{Listener: ln, warn: s.warnf, closed: make(chan struct{})}
+	fl := &fdListener{Listener: ln, warn: s.warnf, now: time.Now, closed: make(chan struct{})}
 	failed := make(chan error, 1)
 	go func() { failed <- srv.Serve(fl) }()
 	select {
@@ -384,6 +384,7 @@ func (s *Server) adopt(sid string, release func()) bool {
 type fdListener struct {
 	net.Listener
 	warn      func(format string, args ...any)
+	now       func() time.Time
 	warned    time.Time // Accept is called from one goroutine
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -402,7 +403,7 @@ func (l *fdListener) Accept() (net.Conn, error) {
 		if !errors.Is(err, syscall.EMFILE) && !errors.Is(err, syscall.ENFILE) {
 			return nil, err
 		}
-		if now := time.Now(); l.warned.IsZero() || now.Sub(l.warned) >= fdWarnEvery {
+		if now := l.now(); l.warned.IsZero() || now.Sub(l.warned) >= fdWarnEvery {
 			l.warned = now
 			l.warn("out of file descriptors (%v): new connections wait until some close", err)
 		}
