@@ -130,6 +130,18 @@ func crashTest(t *testing.T, test Test) Tested {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A failing test keeps its history for notesbench check (go test
+	// -artifacts keeps it past the test).
+	t.Cleanup(func() {
+		if t.Failed() {
+			f := filepath.Join(t.ArtifactDir(), "crash.jsonl")
+			if err := test.History.WriteFile(f); err != nil {
+				t.Logf("the history: %v", err)
+			} else {
+				t.Logf("the history: %s (kept past the test with go test -artifacts)", f)
+			}
+		}
+	})
 	for _, r := range tested.Verdict.Runs {
 		t.Logf("%s: %d kills, %d writes, %d acknowledged, %d cut off (%d had committed), %d lost, %d reads of no document; final %q; integrity %q; %.1fs",
 			r.Run, r.Kills, r.Writes, r.Acknowledged, r.CutOff, r.CommittedBeforeKill, r.LostAcknowledged, r.UnreadableReads, r.Unreadable, r.Integrity, r.Seconds)
