@@ -146,10 +146,7 @@ func TestConnectionLostMidRun(t *testing.T) {
 // When the server itself goes away mid-run, calls fail with one line naming
 // the server, and Close says it could not drop the schema, naming it.
 func TestServerDiesMidRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a cluster of its own: make test runs it")
-	}
-	cl := pgtest.NewCluster(t)
+	cl := pgtest.NewCluster(t) // -short skips it
 	tg := &Target{URL: cl.URL}
 	u, err := url.Parse(cl.URL)
 	if err != nil {

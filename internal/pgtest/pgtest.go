@@ -109,9 +109,14 @@ func URL(t testing.TB) string {
 // NewCluster starts a throwaway cluster of t's own, stopped when t ends, for a
 // test that stops or breaks its server. It needs the local server binaries,
 // whatever NOTESBENCH_POSTGRES_URL says; without them it skips t, or fails it
-// under NOTESBENCH_REQUIRE_POSTGRES=1.
+// under NOTESBENCH_REQUIRE_POSTGRES=1. The quick loop (-short) skips t: a
+// cluster start beside the package's shared one is a second or two, and
+// make test runs it.
 func NewCluster(t testing.TB) *Cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster of its own: make test runs it")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, err := Start(ctx)

@@ -15,14 +15,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(Run(m)) }
 
-// skipOwnCluster skips, in the quick loop (-short), a test that starts a
-// cluster of its own beside the package's shared one: make test runs it.
-func skipOwnCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a cluster of its own: make test runs it")
-	}
-}
-
 func TestURLReachesAServer(t *testing.T) {
 	conn, err := pgx.Connect(context.Background(), URL(t))
 	if err != nil {
@@ -37,7 +29,6 @@ func TestURLReachesAServer(t *testing.T) {
 
 // A cluster's Stop stops the server and removes its folder.
 func TestStopRemovesTheCluster(t *testing.T) {
-	skipOwnCluster(t)
 	c := NewCluster(t)
 	if _, err := os.Stat(c.Dir); err != nil {
 		t.Fatalf("cluster folder: %v", err)
@@ -68,7 +59,9 @@ func TestClusterDiesWithItsStarter(t *testing.T) {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
 	}
-	skipOwnCluster(t)
+	if testing.Short() {
+		t.Skip("its child starts a PostgreSQL cluster of its own: make test runs it")
+	}
 	if _, err := BinDir(); err != nil {
 		unavailable(t, err.Error())
 	}
