@@ -440,3 +440,30 @@ func TestQueueWritesCheckpointOutsideTheQueue(t *testing.T) {
 		t.Fatalf("the WAL holds %d frames after %d writes", frames, writes)
 	}
 }
+
+// BenchmarkQueuedWrites is one write per op from several sessions at once,
+// each on a Conn of its own, through the write queue of a file store: the
+// hand-off to the writer and the group commits, as `serve` runs them.
+func BenchmarkQueuedWrites(b *testing.B) {
+	s, _ := openTest(b, Options{Guard: contract.GuardNone, QueueWrites: true})
+	var n atomic.Int64
+	b.SetParallelism(4)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		c, err := s.Conn(ctx)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer c.Close()
+		for pb.Next() {
+			req := contract.EditRequest{NoteID: note, TabID: "markdown", ExpectedVersion: "1",
+				IdempotencyKey: fmt.Sprintf("q-%d", n.Add(1)), Operation: contract.OpReplaceText, Text: "x"}
+			if _, err := c.EditNoteTab(ctx, req); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

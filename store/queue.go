@@ -46,11 +46,18 @@ import (
 type writeQueue struct {
 	s  *Store
 	sc *sqlConn // the writer connection
-	// jobs hands a write to the writer: unbuffered, so a write sent is one the
-	// writer has taken.
-	jobs chan *job
-	stop chan struct{}
-	done sync.WaitGroup
+	// mu guards pending, head and closed. pending[head:] holds the writes that
+	// wait for the writer, in arrival order: a write counted there is one the
+	// writer takes, into the group it commits if there is room. wake (capacity
+	// one) tells the writer that writes wait; closed refuses writes once the
+	// store closes.
+	mu      sync.Mutex
+	pending []*job
+	head    int
+	closed  bool
+	wake    chan struct{}
+	stop    chan struct{}
+	done    sync.WaitGroup
 	// closeOnce makes close safe to call again: it returns the first result.
 	closeOnce func() error
 	// group holds the writes of the group being committed.
@@ -63,8 +70,8 @@ type writeQueue struct {
 
 	// commits counts committed writes, to pace the checkpoints.
 	commits atomic.Uint64
-	// waiting counts the writes waiting for the writer to take them, and groups
-	// the groups committed (for tests).
+	// waiting is the number of writes pending, and groups the groups committed
+	// (for tests).
 	waiting atomic.Int64
 	groups  atomic.Int64
 }
@@ -97,9 +104,12 @@ var errStoreClosed = errors.New("store: the store is closed")
 
 // startWriteQueue starts the writer of s on db, which it closes when stopped.
 func startWriteQueue(s *Store, db *sqlite.Conn) *writeQueue {
-	q := &writeQueue{s: s, sc: &sqlConn{db: db}, jobs: make(chan *job), stop: make(chan struct{}),
+	q := &writeQueue{s: s, sc: &sqlConn{db: db}, wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		group: make([]*job, 0, maxGroup)}
 	q.closeOnce = sync.OnceValue(func() error {
+		q.mu.Lock()
+		q.closed = true
+		q.mu.Unlock()
 		close(q.stop)
 		q.done.Wait()
 		return q.sc.close()
@@ -120,28 +130,55 @@ func (q *writeQueue) do(ctx context.Context, c *Conn, fn func() error) error {
 	}
 	j.ctx, j.c, j.fn, j.err, j.ran = ctx, c, fn, nil, false
 	defer func() { j.ctx, j.fn, j.err = nil, nil, nil }()
-	q.waiting.Add(1)
-	select {
-	case q.jobs <- j:
-	case <-q.stop:
-		q.waiting.Add(-1)
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
 		return errStoreClosed
+	}
+	q.pending = append(q.pending, j)
+	q.waiting.Store(int64(len(q.pending) - q.head))
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default: // the writer has been told already
 	}
 	<-j.done
 	return j.err
 }
 
-// loop is the writer: it commits one group after another until stopped.
+// loop is the writer: it commits one group after another until stopped, and
+// then refuses the writes still pending.
 func (q *writeQueue) loop() {
 	for {
 		select {
 		case <-q.stop:
+			for j := q.take(); j != nil; j = q.take() {
+				j.err = errStoreClosed
+				j.done <- struct{}{}
+			}
 			return
-		case j := <-q.jobs:
-			q.waiting.Add(-1)
+		case <-q.wake:
+		}
+		for j := q.take(); j != nil; j = q.take() {
 			q.commitGroup(j)
 		}
 	}
+}
+
+// take returns the write that has waited longest, or nil when none waits.
+func (q *writeQueue) take() *job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.head == len(q.pending) {
+		return nil
+	}
+	j := q.pending[q.head]
+	q.pending[q.head] = nil
+	if q.head++; q.head == len(q.pending) {
+		q.pending, q.head = q.pending[:0], 0 // reuse the array from its start
+	}
+	q.waiting.Store(int64(len(q.pending) - q.head))
+	return j
 }
 
 // next takes another waiting write into the group, if there is one and room.
@@ -149,13 +186,7 @@ func (q *writeQueue) next() *job {
 	if q.broken || len(q.group) == maxGroup {
 		return nil
 	}
-	select {
-	case j := <-q.jobs:
-		q.waiting.Add(-1)
-		return j
-	default:
-		return nil
-	}
+	return q.take()
 }
 
 // commitGroup begins a transaction, runs first and the writes that wait
