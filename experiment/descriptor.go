@@ -67,7 +67,7 @@ type Descriptor interface {
 	// reproduction, and how their results make its part.
 	reproduceJobs(s reproSettings) ([]job, compose)
 	// merge puts shards of a run of the experiment together.
-	merge(s *Shards, version string) (*Findings, error)
+	merge(s *results.Shards, version string) (*Findings, error)
 }
 
 // An Instance is one experiment being configured and run. Its parameters
@@ -124,7 +124,7 @@ type Options struct {
 	// Shard, when its Count is above 0, runs one shard of the work, whose
 	// result notesbench merge combines with the others', reading the
 	// configuration back from its record.
-	Shard Shard
+	Shard results.Shard
 	// Start, when not zero, is when the runs start, once everything is
 	// ready: a barrier for processes on several hosts (see ParseStart).
 	Start time.Time
@@ -363,7 +363,7 @@ func (in *instance[C, Row, Run]) Run(ctx context.Context, opts Options) (*Findin
 // virtual-clock replications behind its verdicts.
 func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, rt sim.Runtime, opts Options) (*Findings, error) {
 	shard := opts.Shard
-	opts.Shard = Shard{}
+	opts.Shard = results.Shard{}
 	j := d.newJob(c, rt, opts)
 	if shard.Count > 0 {
 		return d.runShard(ctx, j, shard)

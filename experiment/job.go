@@ -28,10 +28,10 @@ type job interface {
 	execute(ctx context.Context, own func(unit int) bool) error
 	// parts returns the results kept, as the parts a shard records, in
 	// unit order.
-	parts() ([]Part, error)
+	parts() ([]results.Part, error)
 	// read keeps the results of parts, the parts of every unit a merge
 	// read back, in unit order.
-	read(parts []Part) error
+	read(parts []results.Part) error
 	// assemble returns the job's result from the results of all its units.
 	assemble() (jobResult, error)
 }
@@ -242,8 +242,8 @@ func (j *runJob[C, Row, Run]) assemble() (jobResult, error) {
 	return jobResult{outcome: j.d.outcome(j.c, j.config, res, reps, j.setup, j.differences, j.opts)}, nil
 }
 
-func (j *runJob[C, Row, Run]) parts() ([]Part, error) {
-	out := []Part{}
+func (j *runJob[C, Row, Run]) parts() ([]results.Part, error) {
+	out := []results.Part{}
 	for u, done := range j.done {
 		if done == nil {
 			continue
@@ -256,7 +256,7 @@ func (j *runJob[C, Row, Run]) parts() ([]Part, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Part{Unit: u, Replication: u >= j.mainUnits(), Seeds: nonNil(done.seeds), Rows: rows, Runs: runs, Facts: nonNil(done.res.Facts)})
+		out = append(out, results.Part{Unit: u, Replication: u >= j.mainUnits(), Seeds: nonNil(done.seeds), Rows: rows, Runs: runs, Facts: nonNil(done.res.Facts)})
 	}
 	return out, nil
 }
@@ -265,7 +265,7 @@ func (j *runJob[C, Row, Run]) parts() ([]Part, error) {
 // replication, of the replica. When the experiment folds runs into rows, its
 // rows are folded again from its runs: a row's JSON may leave out what its
 // verdicts read (bench's repetitions), the runs hold all of it.
-func (j *runJob[C, Row, Run]) read(parts []Part) error {
+func (j *runJob[C, Row, Run]) read(parts []results.Part) error {
 	if len(parts) != j.units() {
 		return fmt.Errorf("%d of %d units", len(parts), j.units())
 	}

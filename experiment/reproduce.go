@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -46,13 +45,13 @@ type Reproduced struct {
 	Latency []report.LatencySeries
 	// Shard, for one shard of a reproduction, is what it ran: the only
 	// thing it holds.
-	Shard *ReproduceShard
+	Shard *results.ReproduceShard
 }
 
 // Run runs every experiment of r at its published parameters, each with its
 // verdicts, and returns the reproduction with its summary. command is the
 // command line to record. With a shard in r.Options it runs that shard's
-// units of every step, and the reproduction is a ReproduceShard for
+// units of every step, and the reproduction is a results.ReproduceShard for
 // notesbench merge.
 func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error) {
 	if r.Replications < 1 {
@@ -62,20 +61,20 @@ func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error)
 		return nil, err
 	}
 	shard := r.Options.Shard
-	r.Options.Shard = Shard{}
+	r.Options.Shard = results.Shard{}
 	steps := r.steps()
-	rec := &ReproduceShard{Experiment: "reproduce", Shard: shard, Rows: []ShardStep{}, Command: command, Warnings: []string{}, Version: r.Options.Version,
+	rec := &results.ReproduceShard{Experiment: "reproduce", Shard: shard, Rows: []results.ShardStep{}, Command: command, Warnings: []string{}, Version: r.Options.Version,
 		Config: r.config()}
 	offset := 0 // the units of a reproduction are numbered across its steps
 	for _, st := range steps {
 		if r.Step != nil {
 			r.Step(st.name)
 		}
-		ss := ShardStep{Experiment: st.name}
+		ss := results.ShardStep{Experiment: st.name}
 		for _, j := range st.jobs {
 			var own func(int) bool // a whole reproduction: every unit
 			if base := offset; shard.Count > 0 {
-				own = func(u int) bool { return shard.owns(base + u) }
+				own = func(u int) bool { return shard.Owns(base + u) }
 			}
 			if err := j.execute(ctx, own); err != nil {
 				return nil, fmt.Errorf("%s: %w", st.name, err)
@@ -353,61 +352,26 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 	}
 }
 
-// ReproduceShard is the JSON result of one shard of a reproduction: the
-// envelope every result has, which shard of how many, and the parts of every
-// step's jobs it ran, for notesbench merge.
-type ReproduceShard struct {
-	Experiment string                  `json:"experiment"`
-	Config     results.ReproduceConfig `json:"config"`
-	Rows       []ShardStep             `json:"rows"`
-	Shard      Shard                   `json:"shard"`
-	Units      int                     `json:"units"`
-	Command    string                  `json:"command"`
-	Warnings   []string                `json:"warnings"`
-	Version    string                  `json:"notesbench_version"`
-}
-
-// ShardStep is a step of a reproduction in a shard: the parts of each of
-// its jobs the shard ran.
-type ShardStep struct {
-	Experiment string   `json:"experiment"`
-	Jobs       [][]Part `json:"jobs"`
-}
-
 // MergeReproduction puts the shards of a reproduction (in data, one file
 // each, named by files) together into the reproduction they make: the same
 // record and tables as the reproduction run whole. ds are the experiments
 // it may hold; the command the first shard recorded is recorded as the
 // command that made it, machine as the machine it ran on (Reproduce.Machine).
 func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version string, machine results.Machine) (*Reproduced, error) {
-	recs := make([]ReproduceShard, len(data))
-	shards := make([]Shard, len(data))
-	for i, b := range data {
-		if err := json.Unmarshal(b, &recs[i]); err != nil || recs[i].Experiment != "reproduce" || recs[i].Shard.Count == 0 {
-			return nil, mergeErrf(files[i], "not a shard of notesbench reproduce --shard K/N")
-		}
-		shards[i] = recs[i].Shard
-	}
-	if err := checkShardSet(files, shards, func(i int) error {
-		a, rec := recs[0], recs[i]
-		switch {
-		case rec.Version != a.Version:
-			return fmt.Errorf("notesbench %s, not %s", rec.Version, a.Version)
-		case rec.Shard.Count != a.Shard.Count || rec.Units != a.Units:
-			return fmt.Errorf("one of %d shards of %d units, not %d of %d", rec.Shard.Count, rec.Units, a.Shard.Count, a.Units)
-		case rec.Config.Replications != a.Config.Replications || rec.Config.Real != a.Config.Real || !slices.Equal(rec.Config.Only, a.Config.Only):
-			return errors.New("other parameters")
-		}
-		return nil
-	}); err != nil {
+	recs, err := results.ReadReproduceShards(files, data)
+	if err != nil {
 		return nil, err
+	}
+	shards := make([]results.Shard, len(recs))
+	for i, rec := range recs {
+		shards[i] = rec.Shard
 	}
 	first := recs[0]
 	r := Reproduce{Replications: first.Config.Replications, Real: first.Config.Real, Options: Options{Version: version}, Machine: machine}
 	for _, name := range first.Config.Only {
 		d, err := Lookup(ds, name)
 		if err != nil {
-			return nil, mergeErrf(files[0], "%v", err)
+			return nil, results.MergeErrorf(files[0], "%v", err)
 		}
 		r.Experiments = append(r.Experiments, d)
 	}
@@ -415,27 +379,27 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 	offset := 0
 	for si, st := range steps {
 		for ji, j := range st.jobs {
-			parts := make([][]Part, len(recs))
+			parts := make([][]results.Part, len(recs))
 			for fi, rec := range recs {
 				if si >= len(rec.Rows) || ji >= len(rec.Rows[si].Jobs) {
-					return nil, mergeErrf(files[fi], "holds no job %d of %s: not a shard of this reproduction", ji+1, st.name)
+					return nil, results.MergeErrorf(files[fi], "holds no job %d of %s: not a shard of this reproduction", ji+1, st.name)
 				}
 				parts[fi] = rec.Rows[si].Jobs[ji]
 			}
-			all, err := collectParts(files, shards, parts, offset, j.units())
+			all, err := results.CollectParts(files, shards, parts, offset, j.units())
 			if err != nil {
-				var me *MergeError
+				var me *results.MergeError
 				errors.As(err, &me)
-				return nil, &MergeError{File: me.File, Err: fmt.Errorf("%s: %w", st.name, me.Err)}
+				return nil, &results.MergeError{File: me.File, Err: fmt.Errorf("%s: %w", st.name, me.Err)}
 			}
 			if err := j.read(all); err != nil {
-				return nil, &MergeError{Err: fmt.Errorf("%s: %v", st.name, err)}
+				return nil, &results.MergeError{Err: fmt.Errorf("%s: %v", st.name, err)}
 			}
 			offset += j.units()
 		}
 	}
 	if offset != first.Units {
-		return nil, mergeErrf(files[0], "%d units, where its parameters make %d", first.Units, offset)
+		return nil, results.MergeErrorf(files[0], "%d units, where its parameters make %d", first.Units, offset)
 	}
 	return r.compose(steps, first.Command)
 }

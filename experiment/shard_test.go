@@ -8,6 +8,7 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -69,13 +70,13 @@ func TestShardsAgainstAServerMerge(t *testing.T) {
 	var data [][]byte
 	for k := 1; k <= 2; k++ {
 		in := configured(t, target, params...)
-		out, err := in.Run(context.Background(), Options{Version: "test", Shard: Shard{Index: k, Count: 2}})
+		out, err := in.Run(context.Background(), Options{Version: "test", Shard: results.Shard{Index: k, Count: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		files, data = append(files, fmt.Sprintf("shard-%d.json", k)), append(data, mustJSON(out.JSON))
 	}
-	shards, err := ReadShards(files, data)
+	shards, err := results.ReadShards(files, data, sim.FormatSeeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,23 +99,6 @@ func TestShardsAgainstAServerMerge(t *testing.T) {
 	json.Unmarshal(mustJSON(merged.Report.Config), &cfg)
 	if cfg.VersionFormat != "us-suffix" {
 		t.Fatalf("merged version format %q, want the server's us-suffix", cfg.VersionFormat)
-	}
-}
-
-// Shards of different runs say how they differ, a count of one in the
-// singular.
-func TestSameRunSaysHow(t *testing.T) {
-	a := ShardRecord{Shard: Shard{Index: 1, Count: 2}, Units: 3}
-	for _, tc := range []struct {
-		b    ShardRecord
-		want string
-	}{
-		{ShardRecord{Shard: Shard{Index: 1, Count: 1}, Units: 3}, "one shard of 1, not of 2"},
-		{ShardRecord{Shard: Shard{Index: 2, Count: 2}, Units: 1}, "1 unit, not 3"},
-	} {
-		if err := sameRun(a, tc.b, nil, nil); err == nil || err.Error() != tc.want {
-			t.Errorf("%+v: %v, want %s", tc.b, err, tc.want)
-		}
 	}
 }
 

@@ -83,12 +83,6 @@ func Merge(ctx context.Context, w io.Writer, files []string, data [][]byte) erro
 	return nil
 }
 
-// JSONProblem says what is wrong with a JSON document that did not decode
-// with err in a user's words, as a history's messages do: the field and what
-// it holds ("experiment: a JSON number where a string is wanted"), not the
-// Go type that could not take it.
-func JSONProblem(err error) string { return jsonProblem(err) }
-
 // namedNote returns the Note a command named with --note, "" when none.
 func namedNote(command string) string {
 	f := strings.Fields(command)

@@ -9,11 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
-	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
+	"github.com/notesbench/notesbench/internal/jsonerr"
 )
 
 // History is one history file, read and checked line by line.
@@ -148,7 +147,7 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 		// One decoding per line: the fields of every kind at once.
 		var l anyLine
 		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, fail(line, "malformed record: %s", jsonProblem(err))
+			return nil, fail(line, "malformed record: %s", jsonerr.Describe(err))
 		}
 		if l.FormatVersion == nil {
 			return nil, fail(line, "format_version missing")
@@ -291,38 +290,6 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			return append(line, chunk...), err
 		}
 	}
-}
-
-// jsonProblem says what is wrong with a JSON record in a user's words: the
-// field and what it holds, not the Go type that could not take it.
-func jsonProblem(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		if i := strings.LastIndex(field, "."); i >= 0 {
-			field = field[i+1:]
-		}
-		if field == "" {
-			return fmt.Sprintf("a JSON %s where an object is wanted", te.Value)
-		}
-		return fmt.Sprintf("%s: a JSON %s where a %s is wanted", field, te.Value, jsonKind(te.Type.Kind()))
-	}
-	return err.Error()
-}
-
-// jsonKind names the JSON a Go kind reads.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	case reflect.Map, reflect.Struct:
-		return "object"
-	}
-	return "number"
 }
 
 // envelope is what every line holds.

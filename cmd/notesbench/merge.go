@@ -16,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // mergeOptions holds the merge command's flags and arguments.
@@ -113,7 +114,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	if head.Experiment == "reproduce" {
 		return mergeReproduction(o, data)
 	}
-	shards, err := experiment.ReadShards(o.files, data)
+	shards, err := results.ReadShards(o.files, data, sim.FormatSeeds)
 	if err != nil {
 		return usageError{err}
 	}
@@ -161,10 +162,10 @@ func mergeHistories(ctx context.Context, o *mergeOptions, data [][]byte) error {
 }
 
 // mergeError is an error of experiment.Merge: bad input (a
-// *experiment.MergeError: a file that is no shard, a shard missing, shards of
+// *results.MergeError: a file that is no shard, a shard missing, shards of
 // different runs) is a usage error; anything else is the merge failing.
 func mergeError(err error) error {
-	var me *experiment.MergeError
+	var me *results.MergeError
 	if errors.As(err, &me) {
 		return usageError{err}
 	}

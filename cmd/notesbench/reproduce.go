@@ -202,7 +202,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 
 // emitReproduceShard prints a shard of a reproduction — its JSON, or a line
 // of what it ran — and writes its JSON to out.
-func emitReproduceShard(a *app, format report.Format, s *experiment.ReproduceShard, out string) error {
+func emitReproduceShard(a *app, format report.Format, s *results.ReproduceShard, out string) error {
 	line := func(w io.Writer, _ report.Format, _ int) error {
 		runs := 0
 		for _, st := range s.Rows {
