@@ -104,6 +104,12 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: min(headerTimeout, read), ReadTimeout: read, IdleTimeout: 2 * time.Minute,
 		ErrorLog:    log.New(s.warnWriter(), "notesbench serve: ", 0),
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	// A connection that has begun no request is one Shutdown would wait five
+	// seconds for before it counts it idle, and a client's pool may hold one
+	// it never uses: once Shutdown has closed the listener, those close.
+	var fresh freshConns
+	srv.ConnState = fresh.track
+	srv.RegisterOnShutdown(fresh.closeAll)
 	fl := &fdListener{Listener: ln, warn: s.warnf, now: time.Now, closed: make(chan struct{})}
 	failed := make(chan error, 1)
 	go func() { failed <- srv.Serve(fl) }()
@@ -388,6 +394,37 @@ type fdListener struct {
 	warned    time.Time // Accept is called from one goroutine
 	closed    chan struct{}
 	closeOnce sync.Once
+}
+
+// freshConns are the connections of an http.Server that have begun no
+// request (http.StateNew).
+type freshConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// track is the server's ConnState hook.
+func (f *freshConns) track(c net.Conn, st http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if st != http.StateNew {
+		delete(f.conns, c)
+		return
+	}
+	if f.conns == nil {
+		f.conns = map[net.Conn]struct{}{}
+	}
+	f.conns[c] = struct{}{}
+}
+
+// closeAll closes every connection that has begun no request.
+func (f *freshConns) closeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.conns {
+		c.Close()
+	}
+	clear(f.conns)
 }
 
 // fdWarnEvery is how long after its last warning an fdListener stays quiet.

@@ -462,3 +462,35 @@ func TestHTTPMaxSessionsOne(t *testing.T) {
 		t.Fatalf("a second session: %d %s", r.status, r.body)
 	}
 }
+
+// A shutdown closes the connections that have begun no request, which
+// http.Server.Shutdown would wait five seconds for, and leaves the others to
+// Shutdown: one that has begun a request, and one idle between requests.
+func TestShutdownClosesFreshConnections(t *testing.T) {
+	var f freshConns
+	type pipe struct{ server, client net.Conn }
+	open := func() pipe {
+		s, c := net.Pipe()
+		t.Cleanup(func() { s.Close(); c.Close() })
+		return pipe{s, c}
+	}
+	fresh, active, idle := open(), open(), open()
+	for _, p := range []pipe{fresh, active, idle} {
+		f.track(p.server, http.StateNew)
+	}
+	f.track(active.server, http.StateActive)
+	f.track(idle.server, http.StateActive)
+	f.track(idle.server, http.StateIdle)
+	f.closeAll()
+	closed := func(p pipe) bool {
+		p.client.SetReadDeadline(time.Now().Add(-time.Second)) // read what is there, wait for nothing
+		_, err := p.client.Read(make([]byte, 1))
+		return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe)
+	}
+	if !closed(fresh) {
+		t.Error("the connection that began no request is open after the shutdown")
+	}
+	if closed(active) || closed(idle) {
+		t.Error("a connection that began a request was closed")
+	}
+}
