@@ -467,3 +467,60 @@ func BenchmarkQueuedWrites(b *testing.B) {
 		}
 	})
 }
+
+// A write that waits for the queue when the store closes is refused, not
+// committed: Close waits for the group being committed alone.
+func TestQueueWritesWaitingAtCloseAreRefused(t *testing.T) {
+	s, holder := openTest(t, Options{Guard: contract.GuardNote, QueueWrites: true})
+	_, wait := holdWrite(t, s, holder, "1")
+	results := queueInOrder(t, s, editReq("2", "second"), editReq("2", "third"))
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for {
+		s.queue.mu.Lock()
+		stopping := s.queue.closed
+		s.queue.mu.Unlock()
+		if stopping {
+			break
+		}
+		runtime.Gosched()
+	}
+	if res, err := wait(); err != nil || res.Version != "2" {
+		t.Fatalf("the held write, committed as Close began: %+v %v", res, err)
+	}
+	res, errs := results()
+	for i, err := range errs {
+		if !errors.Is(err, errStoreClosed) {
+			t.Errorf("write %d waiting at Close: %+v %v, want it refused", i+1, res[i], err)
+		}
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Under a load that never lets the queue drain, its array holds the waiting
+// writes, not every write taken since it was last empty.
+func TestQueueStaysBoundedWhileItNeverDrains(t *testing.T) {
+	q := &writeQueue{}
+	const live = 40
+	for range live {
+		if err := q.push(&job{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 100_000 {
+		if q.take() == nil {
+			t.Fatalf("write %d: the queue is empty, want %d waiting", i, live-1)
+		}
+		if err := q.push(&job{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := q.waiting.Load(); got != live {
+			t.Fatalf("write %d: %d waiting, want %d", i, got, live)
+		}
+	}
+	if c := cap(q.pending); c > 4*live {
+		t.Errorf("an array of %d for %d waiting writes", c, live)
+	}
+}

@@ -130,14 +130,9 @@ func (q *writeQueue) do(ctx context.Context, c *Conn, fn func() error) error {
 	}
 	j.ctx, j.c, j.fn, j.err, j.ran = ctx, c, fn, nil, false
 	defer func() { j.ctx, j.fn, j.err = nil, nil, nil }()
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return errStoreClosed
+	if err := q.push(j); err != nil {
+		return err
 	}
-	q.pending = append(q.pending, j)
-	q.waiting.Store(int64(len(q.pending) - q.head))
-	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
 	default: // the writer has been told already
@@ -146,8 +141,31 @@ func (q *writeQueue) do(ctx context.Context, c *Conn, fn func() error) error {
 	return j.err
 }
 
+// push adds j to the writes that wait for the writer, or refuses it once the
+// store is closing.
+func (q *writeQueue) push(j *job) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return errStoreClosed
+	}
+	if n := len(q.pending); n == cap(q.pending) && q.head > 0 && q.head >= n/2 {
+		// Slide the waiting writes to the front rather than grow: under a
+		// load that never lets the queue drain, the taken writes before
+		// head would otherwise be copied into every larger array.
+		live := copy(q.pending, q.pending[q.head:])
+		clear(q.pending[live:])
+		q.pending, q.head = q.pending[:live], 0
+	}
+	q.pending = append(q.pending, j)
+	q.waiting.Store(int64(len(q.pending) - q.head))
+	return nil
+}
+
 // loop is the writer: it commits one group after another until stopped, and
-// then refuses the writes still pending.
+// then refuses the writes still pending. It looks for the stop before each
+// group and before it takes another write into one, so that a write waiting
+// when the store closes is refused, not committed.
 func (q *writeQueue) loop() {
 	for {
 		select {
@@ -159,9 +177,23 @@ func (q *writeQueue) loop() {
 			return
 		case <-q.wake:
 		}
-		for j := q.take(); j != nil; j = q.take() {
+		for !q.stopping() {
+			j := q.take()
+			if j == nil {
+				break
+			}
 			q.commitGroup(j)
 		}
+	}
+}
+
+// stopping reports whether the store is closing.
+func (q *writeQueue) stopping() bool {
+	select {
+	case <-q.stop:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -183,7 +215,7 @@ func (q *writeQueue) take() *job {
 
 // next takes another waiting write into the group, if there is one and room.
 func (q *writeQueue) next() *job {
-	if q.broken || len(q.group) == maxGroup {
+	if q.broken || len(q.group) == maxGroup || q.stopping() {
 		return nil
 	}
 	return q.take()
