@@ -397,10 +397,12 @@ type fdListener struct {
 }
 
 // freshConns are the connections of an http.Server that have begun no
-// request (http.StateNew).
+// request (http.StateNew). Once closeAll has run, a connection the server
+// accepted before its listener closed but tells of only now closes at once.
 type freshConns struct {
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
 }
 
 // track is the server's ConnState hook.
@@ -409,6 +411,10 @@ func (f *freshConns) track(c net.Conn, st http.ConnState) {
 	defer f.mu.Unlock()
 	if st != http.StateNew {
 		delete(f.conns, c)
+		return
+	}
+	if f.closed {
+		c.Close()
 		return
 	}
 	if f.conns == nil {
@@ -425,6 +431,7 @@ func (f *freshConns) closeAll() {
 		c.Close()
 	}
 	clear(f.conns)
+	f.closed = true
 }
 
 // fdWarnEvery is how long after its last warning an fdListener stays quiet.

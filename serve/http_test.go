@@ -482,13 +482,15 @@ func TestShutdownClosesFreshConnections(t *testing.T) {
 	f.track(idle.server, http.StateActive)
 	f.track(idle.server, http.StateIdle)
 	f.closeAll()
+	late := open() // accepted before the listener closed, told of after
+	f.track(late.server, http.StateNew)
 	closed := func(p pipe) bool {
 		p.client.SetReadDeadline(time.Now().Add(-time.Second)) // read what is there, wait for nothing
 		_, err := p.client.Read(make([]byte, 1))
 		return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe)
 	}
-	if !closed(fresh) {
-		t.Error("the connection that began no request is open after the shutdown")
+	if !closed(fresh) || !closed(late) {
+		t.Error("a connection that began no request is open after the shutdown")
 	}
 	if closed(active) || closed(idle) {
 		t.Error("a connection that began a request was closed")
