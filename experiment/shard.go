@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -66,6 +67,9 @@ func mustJSON(v any) []byte {
 // configuration as the first shard recorded it. ds are the experiments the
 // shards may be of.
 func Merge(ds []Descriptor, s *results.Shards, version string) (*Findings, error) {
+	if len(s.Records) == 0 || len(s.Files) != len(s.Records) {
+		return nil, &results.MergeError{Err: errors.New("no shards to merge: read them with results.ReadShards")}
+	}
 	d, err := Lookup(ds, s.Experiment())
 	if err != nil {
 		return nil, &results.MergeError{File: s.Files[0], Err: err}
