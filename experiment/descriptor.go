@@ -46,6 +46,26 @@ type Info struct {
 	// Note: a target that lacks one is refused before anything runs
 	// (contract.Capable).
 	Needs []contract.Capability
+	// Reproduce is how a reproduction runs the experiment.
+	Reproduce Plan
+}
+
+// Plan is how a reproduction runs an experiment at its published parameters.
+type Plan struct {
+	// Mul and Div scale the reproduction's replications for the experiment:
+	// Mul·n/Div, at least 1 (fast: a tenth; outline: twice). A Mul of 0
+	// leaves the default of 1.
+	Mul, Div int
+	// Timings runs it under both timing models, with the ablation of the
+	// inferred one (race, tabs): its Instance has an editing loop.
+	Timings bool
+}
+
+// Replications returns the replications the plan gives an experiment when
+// a reproduction runs n.
+func (p Plan) Replications(n int) int {
+	mul, div := max(p.Mul, 1), max(p.Div, 1)
+	return max(1, n*mul/div)
 }
 
 // NoReplications is Info.Replications of an experiment judged without
@@ -54,7 +74,7 @@ const NoReplications = -1
 
 // A Descriptor is one experiment, declared once: its name and help, its
 // parameters with their published defaults and bounds, how its rows are
-// judged and tabled, and how reproduce runs it. Every command, the
+// judged and tabled, and how a reproduction runs it (Info.Reproduce). Every command, the
 // completion, the pipeline and reproduce read it; nothing else names an
 // experiment.
 type Descriptor interface {
@@ -63,9 +83,6 @@ type Descriptor interface {
 	// New returns the experiment at its published setup, its parameters
 	// bound to its configuration.
 	New() Instance
-	// reproduceJobs returns the jobs of the experiment's step of a
-	// reproduction, and how their results make its part.
-	reproduceJobs(s reproSettings) ([]job, compose)
 	// merge puts shards of a run of the experiment together.
 	merge(s *results.Shards, version string) (*Findings, error)
 }
@@ -82,8 +99,14 @@ type Instance interface {
 	// *ParamError.
 	Finish(given func(name string) bool) error
 	// Clock returns the clock the runs use, for an experiment that runs
-	// on either.
+	// on either; SetClock sets it (an experiment on one clock keeps its
+	// own).
 	Clock() (sim.ClockKind, bool)
+	SetClock(k sim.ClockKind)
+	// Editing returns the configuration's editing loop, to edit in place
+	// (the timing models of a reproduction), or nil for an experiment with
+	// none (Info.Reproduce.Timings says it has one).
+	Editing() *sim.Editing
 	// Use sets what the runs go to and report to (rt, passed to every run)
 	// and what the configuration records of it (s), and takes from a server
 	// the rows it serves: a parameter with Served that was not given gets
@@ -100,8 +123,20 @@ type Instance interface {
 	// Storage returns where its embedded runs keep their databases, as its
 	// parameters set it.
 	Storage() Storage
-	// Run runs the experiment and its verdicts.
+	// Run runs the experiment and its verdicts: the whole job, or with a
+	// shard in opts that shard's units alone, against the target Use set,
+	// once the configuration and opts validate.
 	Run(ctx context.Context, opts Options) (*Findings, error)
+	// Job returns the job of a run of the configuration as it stands
+	// against rt, with opts (but their Shard and Start, which Run reads):
+	// for a caller that says itself which units run where, as a
+	// reproduction does across its steps. Its result is Findings.
+	Job(rt sim.Runtime, opts Options) Job
+	// ReplicationsJob returns the job of the configuration's replications
+	// alone, opts.Replications of them on opts.Memory, judged with no
+	// differences (the timing ablation's rules depart from the published
+	// setup on purpose). Its result is Verdicts.
+	ReplicationsJob(opts Options) Job
 }
 
 // Options are how a run of an experiment is judged and shown.
@@ -214,20 +249,7 @@ type Def[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	// with what the experiment adds of its own (bench: its repetitions,
 	// tests between guards, Go benchmark lines).
 	Complete func(c C, res sim.Result[Row, Run], parts *report.Parts, o *Findings)
-
-	// Reproduce is how reproduce runs the experiment.
-	Reproduce Plan[C]
-}
-
-// Plan is how reproduce runs an experiment at its published parameters.
-type Plan[C any] struct {
-	// Mul and Div scale reproduce's replications for the experiment:
-	// Mul·n/Div, at least 1 (fast: a tenth; outline: twice). A Mul of 0
-	// leaves the default of 1 (0 for a rule judged without replications).
-	Mul, Div int
-	// Timings runs it under both timing models, with the ablation of the
-	// inferred one (race, tabs); Editing reaches its editing loop.
-	Timings bool
+	// Editing, when set, reaches c's editing loop (race, tabs).
 	Editing func(c *C) *sim.Editing
 }
 
@@ -238,10 +260,18 @@ type descriptor[C sim.Configuration[C, Row, Run], Row results.Row, Run any] stru
 }
 
 // Define returns the descriptor d declares. It panics on a declaration that
-// cannot work (no name, no default, no tables), a bug of the declaration.
+// cannot work (no name, no default, no tables; replications for a rule that
+// judges without them, or none for one that needs them; timings without an
+// editing loop), a bug of the declaration.
 func Define[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Def[C, Row, Run]) Descriptor {
 	if d.Name == "" || d.Default == nil || d.Params == nil || d.Tables == nil {
 		panic("experiment: a Def needs a name, a default, parameters and tables")
+	}
+	if (d.Replications == NoReplications) == d.Rule.Replicated() {
+		panic("experiment: " + d.Name + ": Info.Replications is NoReplications exactly when its rule judges without replications")
+	}
+	if d.Reproduce.Timings && d.Editing == nil {
+		panic("experiment: " + d.Name + ": a Plan with Timings needs the Def's Editing")
 	}
 	pub, _ := results.Lookup(d.Name)
 	return &descriptor[C, Row, Run]{def: d, pub: pub}
@@ -279,6 +309,23 @@ func (in *instance[C, Row, Run]) Storage() Storage {
 }
 
 func (in *instance[C, Row, Run]) Clock() (sim.ClockKind, bool) { return in.cfg.Clocked() }
+func (in *instance[C, Row, Run]) SetClock(k sim.ClockKind)     { in.cfg = in.cfg.OnClock(k) }
+
+func (in *instance[C, Row, Run]) Editing() *sim.Editing {
+	if in.d.def.Editing == nil {
+		return nil
+	}
+	return in.d.def.Editing(&in.cfg)
+}
+
+func (in *instance[C, Row, Run]) Job(rt sim.Runtime, opts Options) Job {
+	opts.Shard, opts.Start = results.Shard{}, time.Time{}
+	return in.d.newJob(in.cfg, rt, opts)
+}
+
+func (in *instance[C, Row, Run]) ReplicationsJob(opts Options) Job {
+	return in.d.replicasJob(in.cfg, opts)
+}
 
 func (in *instance[C, Row, Run]) Finish(given func(string) bool) error {
 	if in.d.def.Finish == nil {
@@ -369,7 +416,7 @@ func (d *descriptor[C, Row, Run]) run(ctx context.Context, c C, rt sim.Runtime, 
 		return d.runShard(ctx, j, shard)
 	}
 	res, err := runWhole(ctx, j)
-	return res.outcome, err
+	return res.Findings, err
 }
 
 // replication returns the replications behind the verdicts of c run against

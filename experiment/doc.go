@@ -8,13 +8,12 @@
 // The pipeline is here, once for every experiment: run the configuration,
 // compare its rows with the published figures, replicate the published setup
 // on the virtual clock for the verdicts, and build the result and its section
-// whole (Instance.Run); and a reproduction of every experiment at its
-// published parameters, with the timing ablation (Reproduce). Every run goes
-// through one job cut into units (the main run of each seed, each seed of
-// the replications): one method executes the units that run here — all of
-// them for a whole run, a shard's share for --shard K/N, each step's for a
-// reproduction — and one assembles the result from all of them, whether they
-// ran here or a merge read them back from the shards.
+// whole (Instance.Run). Every run goes through one Job cut into units (the
+// main run of each seed, each seed of the replications): one method executes
+// the units that run here — all of them for a whole run, a shard's share for
+// --shard K/N, each step's for a reproduction — and one assembles the result
+// from all of them, whether they ran here or a merge read them back from the
+// shards.
 //
 // experiment knows sim (the runs), results (the data and the verdicts) and
 // report (the tables); it parses no flags, opens no files and prints nothing:
@@ -25,7 +24,9 @@
 //
 // What composes experiments lives above this package and reaches them
 // through the API every command uses (Descriptor, Instance, Param, Options,
-// Findings): the audit (internal/audit) runs race, create and sources beside
-// conform, check and the fault modes, and folds them into one matrix.
-// experiment knows nothing of it, nor of check or conform.
+// Findings, Job): the audit (internal/audit) runs race, create and sources
+// beside conform, check and the fault modes, and folds them into one matrix;
+// the reproduction (internal/reproduce) runs every experiment at its
+// published parameters, as each one's Info.Reproduce says, and the timing
+// ablation. experiment knows nothing of them, nor of check or conform.
 package experiment

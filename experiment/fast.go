@@ -28,7 +28,8 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		},
 		// Each replication is 20,000 edits per format.
 		Target: true, History: true, Replications: 5, Baseline: true,
-		Needs: []contract.Capability{contract.CapRead, contract.CapWrite},
+		Reproduce: Plan{Div: 10},
+		Needs:     []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
 	Default: sim.DefaultFast,
 	Params: func(c *sim.Fast) []Param {
@@ -61,5 +62,4 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 	Tables: one(report.FastTable),
 	// A fast replication is 20,000 edits per format, and with no think time
 	// every seed gives the virtual clock the same counts: a tenth.
-	Reproduce: Plan[sim.Fast]{Div: 10},
 })

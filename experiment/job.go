@@ -11,44 +11,46 @@ import (
 	"github.com/notesbench/notesbench/sim"
 )
 
-// A job is one run of an experiment's configuration with its options, as a
-// command or a step of a reproduction makes it, cut into units: the main run
-// of one seed (or the whole main run, for an experiment of one seed or
-// none), then each seed of the replications behind its verdicts. Every run
-// goes through one job: execute runs the units that are to run here — all of
-// them for a whole run, a shard's share for a shard — and assemble puts the
-// results of all of them together; a shard writes what it ran as parts, and
-// merge reads the parts of every shard back before it assembles.
-type job interface {
-	// units is how many units the job has.
-	units() int
-	// execute runs the units own says are to run here and keeps their
+// A Job is one run of an experiment's configuration with its options, cut
+// into units: the main run of one seed (or the whole main run, for an
+// experiment of one seed or none), then each seed of the replications behind
+// its verdicts. Every run goes through one: Execute runs the units that are
+// to run here — all of them for a whole run, a shard's share for a shard, a
+// step's share of a sharded reproduction — and Assemble puts the results of
+// all of them together; a shard writes what it ran as Parts, and a merge
+// Reads the parts of every shard back before it assembles. A Job is made by
+// Instance.Job or Instance.ReplicationsJob.
+type Job interface {
+	// Units is how many units the job has.
+	Units() int
+	// Execute runs the units own says are to run here and keeps their
 	// results; a nil own runs a whole run: every unit, but the
 	// replications no verdict reads.
-	execute(ctx context.Context, own func(unit int) bool) error
-	// parts returns the results kept, as the parts a shard records, in
+	Execute(ctx context.Context, own func(unit int) bool) error
+	// Parts returns the results kept, as the parts a shard records, in
 	// unit order.
-	parts() ([]results.Part, error)
-	// read keeps the results of parts, the parts of every unit a merge
+	Parts() ([]results.Part, error)
+	// Read keeps the results of parts, the parts of every unit a merge
 	// read back, in unit order.
-	read(parts []results.Part) error
-	// assemble returns the job's result from the results of all its units.
-	assemble() (jobResult, error)
+	Read(parts []results.Part) error
+	// Assemble returns the job's result from the results of all its units.
+	Assemble() (JobResult, error)
 }
 
 // runWhole runs every unit of j and assembles them.
-func runWhole(ctx context.Context, j job) (jobResult, error) {
-	if err := j.execute(ctx, nil); err != nil {
-		return jobResult{}, err
+func runWhole(ctx context.Context, j Job) (JobResult, error) {
+	if err := j.Execute(ctx, nil); err != nil {
+		return JobResult{}, err
 	}
-	return j.assemble()
+	return j.Assemble()
 }
 
-// jobResult is what a job gives: the outcome of a run, or, for a job of
-// replications alone (a rule of the timing ablation), their verdicts.
-type jobResult struct {
-	outcome  *Findings
-	verdicts []results.Verdict
+// JobResult is what a job gives: the findings of a run (Instance.Job), or,
+// for a job of replications alone (Instance.ReplicationsJob), their
+// verdicts.
+type JobResult struct {
+	Findings *Findings
+	Verdicts []results.Verdict
 }
 
 // runJob is the job of configuration c of descriptor d, run against rt.
@@ -82,17 +84,17 @@ type unitResult[Row results.Row, Run any] struct {
 func (d *descriptor[C, Row, Run]) newJob(c C, rt sim.Runtime, opts Options) *runJob[C, Row, Run] {
 	j := &runJob[C, Row, Run]{d: d, c: c, rt: rt, opts: opts, plan: d.plan(c, rt.Target, opts), config: c,
 		setup: c.Describe(rt.Target), differences: d.differences(c, rt.Target)}
-	j.done = make([]*unitResult[Row, Run], j.units())
+	j.done = make([]*unitResult[Row, Run], j.Units())
 	return j
 }
 
-// replicasJob returns the job of c's replications alone: n of them, on
-// memory.
-func (d *descriptor[C, Row, Run]) replicasJob(c C, n int, memory contract.Target) *runJob[C, Row, Run] {
+// replicasJob returns the job of c's replications alone: opts.Replications
+// of them, on opts.Memory.
+func (d *descriptor[C, Row, Run]) replicasJob(c C, opts Options) *runJob[C, Row, Run] {
 	replica := c.Replica()
-	j := &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: Options{Replications: n, Memory: memory},
-		plan: unitPlan[C]{n: n, perRep: max(1, len(replica.SeedList())), replica: replica, replications: true}}
-	j.done = make([]*unitResult[Row, Run], j.units())
+	j := &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: opts,
+		plan: unitPlan[C]{n: opts.Replications, perRep: max(1, len(replica.SeedList())), replica: replica, replications: true}}
+	j.done = make([]*unitResult[Row, Run], j.Units())
 	return j
 }
 
@@ -120,7 +122,7 @@ func (d *descriptor[C, Row, Run]) plan(c C, target contract.Target, opts Options
 	return p
 }
 
-func (j *runJob[C, Row, Run]) units() int {
+func (j *runJob[C, Row, Run]) Units() int {
 	n := j.mainUnits()
 	if j.plan.replications {
 		n += j.plan.n * j.plan.perRep
@@ -142,7 +144,7 @@ func (j *runJob[C, Row, Run]) mainUnits() int {
 // one per CPU. In a whole run (own nil), when no published row stands for
 // the rows of the main run, the replications are left out: no verdict would
 // read them.
-func (j *runJob[C, Row, Run]) execute(ctx context.Context, own func(int) bool) error {
+func (j *runJob[C, Row, Run]) Execute(ctx context.Context, own func(int) bool) error {
 	whole := own == nil
 	if whole {
 		own = func(int) bool { return true }
@@ -208,9 +210,9 @@ func (j *runJob[C, Row, Run]) main() (sim.Result[Row, Run], error) {
 	return sim.Assemble(sim.Runner[Row, Run](j.c), perUnit)
 }
 
-func (j *runJob[C, Row, Run]) assemble() (jobResult, error) {
+func (j *runJob[C, Row, Run]) Assemble() (JobResult, error) {
 	var singles []sim.Result[Row, Run]
-	for u := j.mainUnits(); u < j.units(); u++ {
+	for u := j.mainUnits(); u < j.Units(); u++ {
 		if j.done[u] != nil {
 			singles = append(singles, j.done[u].res)
 		}
@@ -226,23 +228,23 @@ func (j *runJob[C, Row, Run]) assemble() (jobResult, error) {
 	}
 	if j.replicasOnly {
 		if err := foldReps(); err != nil {
-			return jobResult{}, err
+			return JobResult{}, err
 		}
-		return jobResult{verdicts: results.Compare(j.d.pub, j.d.def.Rule, nil, []Row(nil), reps).Verdicts}, nil
+		return JobResult{Verdicts: results.Compare(j.d.pub, j.d.def.Rule, nil, []Row(nil), reps).Verdicts}, nil
 	}
 	res, err := j.main()
 	if err != nil {
-		return jobResult{}, err
+		return JobResult{}, err
 	}
 	if j.plan.replications && j.d.anyPublished(res.Rows) {
 		if err := foldReps(); err != nil {
-			return jobResult{}, err
+			return JobResult{}, err
 		}
 	}
-	return jobResult{outcome: j.d.outcome(j.c, j.config, res, reps, j.setup, j.differences, j.opts)}, nil
+	return JobResult{Findings: j.d.outcome(j.c, j.config, res, reps, j.setup, j.differences, j.opts)}, nil
 }
 
-func (j *runJob[C, Row, Run]) parts() ([]results.Part, error) {
+func (j *runJob[C, Row, Run]) Parts() ([]results.Part, error) {
 	out := []results.Part{}
 	for u, done := range j.done {
 		if done == nil {
@@ -265,9 +267,9 @@ func (j *runJob[C, Row, Run]) parts() ([]results.Part, error) {
 // replication, of the replica. When the experiment folds runs into rows, its
 // rows are folded again from its runs: a row's JSON may leave out what its
 // verdicts read (bench's repetitions), the runs hold all of it.
-func (j *runJob[C, Row, Run]) read(parts []results.Part) error {
-	if len(parts) != j.units() {
-		return fmt.Errorf("%d of %d units", len(parts), j.units())
+func (j *runJob[C, Row, Run]) Read(parts []results.Part) error {
+	if len(parts) != j.Units() {
+		return fmt.Errorf("%d of %d units", len(parts), j.Units())
 	}
 	for u, p := range parts {
 		exp := j.plan.replica

@@ -28,6 +28,7 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 			"notesbench outline --window 30s --saves-per-minute 2",
 		},
 		InMemory: true, Replications: 200, Baseline: true,
+		Reproduce: Plan{Mul: 2},
 	},
 	Default: sim.DefaultOutline,
 	Params: func(c *sim.Outline) []Param {
@@ -48,7 +49,6 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 			OneSeed("outline", &c.Seed),
 		}
 	},
-	Rule:      results.Rule[results.OutlineRow]{RatioOnly: []string{"request_bytes"}},
-	Tables:    one(report.OutlineTable),
-	Reproduce: Plan[sim.Outline]{Mul: 2},
+	Rule:   results.Rule[results.OutlineRow]{RatioOnly: []string{"request_bytes"}},
+	Tables: one(report.OutlineTable),
 })

@@ -33,7 +33,8 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 			"notesbench race --target 'stdio:notesbench serve --db race.db' --modes note/reapply",
 		},
 		Target: true, History: true, Replications: results.MinReplications, Baseline: true, Faults: true,
-		Needs: []contract.Capability{contract.CapRead, contract.CapWrite},
+		Reproduce: Plan{Timings: true},
+		Needs:     []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
 	Default: sim.DefaultRace,
 	Params: func(c *sim.Race) []Param {
@@ -65,8 +66,8 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 	Invariants: []results.Invariant{
 		{Key: "policy", Value: "reapply", Figure: "lost", Why: "re-applying after a conflict never loses a line"},
 	},
-	Tables:    one(report.RaceTable),
-	Reproduce: Plan[sim.Race]{Timings: true, Editing: func(c *sim.Race) *sim.Editing { return &c.Editing }},
+	Tables:  one(report.RaceTable),
+	Editing: func(c *sim.Race) *sim.Editing { return &c.Editing },
 })
 
 // one makes a table builder of one table.

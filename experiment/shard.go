@@ -1,15 +1,10 @@
 package experiment
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/report"
@@ -20,19 +15,19 @@ import (
 // runShard runs the units of j that shard owns and returns its outcome: a
 // results.ShardRecord as its JSON, and a table of the units it ran.
 func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, j *runJob[C, Row, Run], shard results.Shard) (*Findings, error) {
-	if err := j.execute(ctx, shard.Owns); err != nil {
+	if err := j.Execute(ctx, shard.Owns); err != nil {
 		return nil, err
 	}
-	parts, err := j.parts()
+	parts, err := j.Parts()
 	if err != nil {
 		return nil, err
 	}
-	rec := results.ShardRecord{Shard: shard, Units: j.units(), Setup: j.setup, Differences: nonNil(nonEmpty(j.differences)), Parts: parts}
+	rec := results.ShardRecord{Shard: shard, Units: j.Units(), Setup: j.setup, Differences: nonNil(nonEmpty(j.differences)), Parts: parts}
 	rec.Report = results.Report{Experiment: d.def.Name, Config: j.c, Rows: []Row{}, Runs: []Run{}, Version: j.opts.Version}.Complete()
 	if j.plan.replications {
 		rec.Replications = j.plan.n
 	}
-	return &Findings{Report: rec.Report, JSON: rec, Section: shardSection(d.def.Name, shard, parts, j.units(), rec.Setup)}, nil
+	return &Findings{Report: rec.Report, JSON: rec, Section: shardSection(d.def.Name, shard, parts, j.Units(), rec.Setup)}, nil
 }
 
 // shardSection is the table a shard prints: the units it ran.
@@ -57,11 +52,6 @@ func nonEmpty(ss []string) []string {
 	return out
 }
 
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
-}
-
 // Merge puts the shards back together into the outcome of the whole run:
 // the same rows, runs, verdicts and tables as the run would have given, its
 // configuration as the first shard recorded it. ds are the experiments the
@@ -79,67 +69,25 @@ func Merge(ds []Descriptor, s *results.Shards, version string) (*Findings, error
 
 func (d *descriptor[C, Row, Run]) merge(s *results.Shards, version string) (*Findings, error) {
 	first := s.Records[0]
-	cfg, err := d.readConfig(s.Files[0], s.Config)
-	if err != nil {
+	cfg := d.def.Default()
+	if err := s.ReadConfig(&cfg); err != nil {
 		return nil, err
 	}
 	j := d.newJob(cfg, sim.Runtime{}, Options{Replications: first.Replications, Version: version})
 	j.config, j.setup, j.differences = s.Config, first.Setup, first.Differences
-	if j.units() != first.Units {
-		return nil, results.MergeErrorf(s.Files[0], "%s, where its configuration makes %d", plural.Count(first.Units, "unit"), j.units())
+	if j.Units() != first.Units {
+		return nil, results.MergeErrorf(s.Files[0], "%s, where its configuration makes %d", plural.Count(first.Units, "unit"), j.Units())
 	}
 	all, err := s.Parts()
 	if err != nil {
 		return nil, err
 	}
-	if err := j.read(all); err != nil {
+	if err := j.Read(all); err != nil {
 		return nil, fmt.Errorf("merging the shards: %w", err)
 	}
-	res, err := j.assemble()
+	res, err := j.Assemble()
 	if err != nil {
 		return nil, fmt.Errorf("merging the shards: %w", err)
 	}
-	return res.outcome, nil
-}
-
-// readConfig reads a run's configuration back from its record: the
-// published setup with every field the record holds set as it ran. A record
-// that does not read is bad input (*results.MergeError about file); one that reads into a
-// configuration whose record is another is a failure of the merge: the rows
-// are put together by it.
-func (d *descriptor[C, Row, Run]) readConfig(file string, recorded json.RawMessage) (C, error) {
-	cfg := d.def.Default()
-	if err := json.Unmarshal(recorded, &cfg); err != nil {
-		return cfg, results.MergeErrorf(file, "the configuration recorded: %v", err)
-	}
-	var ours, theirs map[string]json.RawMessage
-	if err := json.Unmarshal(mustJSON(cfg), &ours); err != nil {
-		return cfg, err
-	}
-	json.Unmarshal(recorded, &theirs) // it read into cfg
-	var diffs []string
-	for _, k := range slices.Sorted(maps.Keys(theirs)) {
-		if a, b := canonical(theirs[k]), canonical(ours[k]); a != b {
-			diffs = append(diffs, fmt.Sprintf("%s %s, read back %s", k, a, b))
-		}
-	}
-	if len(diffs) > 0 {
-		return cfg, fmt.Errorf("the shards' configuration does not read back as they recorded it: %s", strings.Join(diffs, "; "))
-	}
-	return cfg, nil
-}
-
-// canonical writes a JSON value without spaces and with its objects' keys
-// sorted, or "absent".
-func canonical(v json.RawMessage) string {
-	if v == nil {
-		return "absent"
-	}
-	var x any
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber() // seeds beyond 2^53 stay whole
-	if err := dec.Decode(&x); err != nil {
-		return string(v)
-	}
-	return string(mustJSON(x))
+	return res.Findings, nil
 }

@@ -1,9 +1,11 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,6 +180,52 @@ func ReadShards(files []string, data [][]byte, seeds func([]uint64) string) (*Sh
 
 // Experiment names the experiment the shards ran.
 func (s *Shards) Experiment() string { return s.Records[0].Experiment }
+
+// ReadConfig reads the configuration the shards recorded into cfg, which
+// holds the published setup: every field the record holds is set as it ran.
+// A record that does not read is bad input (*MergeError about the first
+// file); one that reads into a configuration whose record is another is a
+// failure of the merge, which puts the rows together by it.
+func (s *Shards) ReadConfig(cfg any) error {
+	if err := json.Unmarshal(s.Config, cfg); err != nil {
+		return MergeErrorf(s.Files[0], "the configuration recorded: %v", err)
+	}
+	var ours, theirs map[string]json.RawMessage
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &ours); err != nil {
+		return err
+	}
+	json.Unmarshal(s.Config, &theirs) // it read into cfg
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(theirs)) {
+		if a, b := canonical(theirs[k]), canonical(ours[k]); a != b {
+			diffs = append(diffs, fmt.Sprintf("%s %s, read back %s", k, a, b))
+		}
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("the shards' configuration does not read back as they recorded it: %s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// canonical writes a JSON value without spaces and with its objects' keys
+// sorted, or "absent".
+func canonical(v json.RawMessage) string {
+	if v == nil {
+		return "absent"
+	}
+	var x any
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber() // seeds beyond 2^53 stay whole
+	if err := dec.Decode(&x); err != nil {
+		return string(v)
+	}
+	b, _ := json.Marshal(x)
+	return string(b)
+}
 
 // Parts puts together the parts of every unit of the run, each in its place,
 // checking that every unit is there once, in the shard that owns it.

@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/internal/reproduce"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -198,7 +199,7 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 			return usageErr("--out", err)
 		}
 	}
-	rep, err := experiment.MergeReproduction(o.experiments, o.files, data, notesbenchVersion(), machine())
+	rep, err := reproduce.Merge(o.experiments, o.files, data, notesbenchVersion(), machine())
 	if err != nil {
 		return mergeError(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/reproduce"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -84,8 +85,8 @@ See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 
 // plan turns the flags into a reproduction, with usage errors naming the
 // flag.
-func (o *reproduceOptions) plan() (experiment.Reproduce, report.Format, error) {
-	r := experiment.Reproduce{Experiments: experiment.All(), Replications: o.replications}
+func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
+	r := reproduce.Options{Experiments: experiment.All(), Replications: o.replications}
 	if o.replications < 1 {
 		return r, "", usagef("--replications", "must be at least 1")
 	}
@@ -177,17 +178,17 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	}
 	defer r.Target.Close()
 	r.Machine = machine()
-	r.Options = experiment.Options{Version: notesbenchVersion(), Memory: backend.Memory(),
+	r.Runs = experiment.Options{Version: notesbenchVersion(), Memory: backend.Memory(),
 		Progress: func(what string) func(done, total int) { return progress(a, what) }}
 	if a.stderrTTY {
 		r.Step = func(name string) { fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", name) }
 	}
 	if o.shard != "" {
-		if r.Options.Shard, err = parseShard(o.shard); err != nil {
+		if r.Runs.Shard, err = parseShard(o.shard); err != nil {
 			return usageErr("--shard", err)
 		}
 	}
-	rep, err := r.Run(ctx, "notesbench reproduce"+reproduceArgs(o))
+	rep, err := reproduce.Run(ctx, r, "notesbench reproduce"+reproduceArgs(o))
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func emitReproduceShard(a *app, format report.Format, s *results.ReproduceShard,
 
 // emitReproduction prints a reproduction, set beside another's verdicts
 // (other, when not nil), and writes its folder when out names one.
-func emitReproduction(a *app, format report.Format, rep *experiment.Reproduced, other *results.Reproduction, out string) error {
+func emitReproduction(a *app, format report.Format, rep *reproduce.Reproduced, other *results.Reproduction, out string) error {
 	all := rep.Record
 	tables := rep.Tables
 	if other != nil {

@@ -113,8 +113,8 @@ var rules = []rule{
 		}
 		return pick(imports, "sim", "results", "report", "experiment")
 	}},
-	{"experiment and the audit link no implementation of the contract: cmd hands them every target", true, func(pkg string, imports []string) []string {
-		if pkg != "experiment" && pkg != "internal/audit" {
+	{"experiment, the audit and the reproduction link no implementation of the contract: cmd hands them every target", true, func(pkg string, imports []string) []string {
+		if pkg != "experiment" && pkg != "internal/audit" && pkg != "internal/reproduce" {
 			return nil
 		}
 		return pick(imports, implementations...)

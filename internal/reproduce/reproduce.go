@@ -1,4 +1,4 @@
-package experiment
+package reproduce
 
 import (
 	"context"
@@ -7,16 +7,17 @@ import (
 	"slices"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
-// Reproduce is how a reproduction runs: which experiments, on which clocks,
+// Options are how a reproduction runs: which experiments, on which clocks,
 // with how many replications behind the verdicts.
-type Reproduce struct {
+type Options struct {
 	// Experiments are the experiments to run, in order.
-	Experiments []Descriptor
+	Experiments []experiment.Descriptor
 	// Real also runs the experiments of the race engine once on the wall
 	// clock, beside the virtual one.
 	Real bool
@@ -27,8 +28,9 @@ type Reproduce struct {
 	// Target is where the race engine's experiments and bench keep their
 	// databases; the others run in memory.
 	Target contract.Target
-	// Options are every run's options; their Replications are the plan's.
-	Options Options
+	// Runs are every run's options; their Replications are the plan's. With
+	// a Shard, the reproduction runs that shard's units of every step.
+	Runs experiment.Options
 	// Machine is the machine the reproduction runs on, as the command
 	// describes it for the record.
 	Machine results.Machine
@@ -50,20 +52,20 @@ type Reproduced struct {
 
 // Run runs every experiment of r at its published parameters, each with its
 // verdicts, and returns the reproduction with its summary. command is the
-// command line to record. With a shard in r.Options it runs that shard's
-// units of every step, and the reproduction is a results.ReproduceShard for
-// notesbench merge.
-func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error) {
+// command line to record. With a shard in r.Runs it runs that shard's units
+// of every step, and the reproduction is a results.ReproduceShard for
+// notesbench merge. Its errors about r are *experiment.ParamError.
+func Run(ctx context.Context, r Options, command string) (*Reproduced, error) {
 	if r.Replications < 1 {
-		return nil, paramErrf("replications", "must be at least 1")
+		return nil, &experiment.ParamError{Param: "replications", Err: errors.New("must be at least 1")}
 	}
-	if err := (Options{Replications: r.Replications}).Validate(); err != nil {
+	if err := (experiment.Options{Replications: r.Replications}).Validate(); err != nil {
 		return nil, err
 	}
-	shard := r.Options.Shard
-	r.Options.Shard = results.Shard{}
+	shard := r.Runs.Shard
+	r.Runs.Shard = results.Shard{}
 	steps := r.steps()
-	rec := &results.ReproduceShard{Experiment: "reproduce", Shard: shard, Rows: []results.ShardStep{}, Command: command, Warnings: []string{}, Version: r.Options.Version,
+	rec := &results.ReproduceShard{Experiment: "reproduce", Shard: shard, Rows: []results.ShardStep{}, Command: command, Warnings: []string{}, Version: r.Runs.Version,
 		Config: r.config()}
 	offset := 0 // the units of a reproduction are numbered across its steps
 	for _, st := range steps {
@@ -76,12 +78,12 @@ func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error)
 			if base := offset; shard.Count > 0 {
 				own = func(u int) bool { return shard.Owns(base + u) }
 			}
-			if err := j.execute(ctx, own); err != nil {
+			if err := j.Execute(ctx, own); err != nil {
 				return nil, fmt.Errorf("%s: %w", st.name, err)
 			}
-			offset += j.units()
+			offset += j.Units()
 			if shard.Count > 0 {
-				parts, err := j.parts()
+				parts, err := j.Parts()
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", st.name, err)
 				}
@@ -98,24 +100,23 @@ func (r Reproduce) Run(ctx context.Context, command string) (*Reproduced, error)
 }
 
 // config is the reproduction's parameters, as its record holds them.
-func (r Reproduce) config() results.ReproduceConfig {
-	return results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: Names(r.Experiments)}
+func (r Options) config() results.ReproduceConfig {
+	return results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: experiment.Names(r.Experiments)}
 }
 
 // step is one experiment of a reproduction: its jobs, and how their results
 // make its part.
 type step struct {
 	name    string
-	jobs    []job
+	jobs    []experiment.Job
 	compose compose
 }
 
 // steps returns the reproduction's steps, in order.
-func (r Reproduce) steps() []step {
-	s := reproSettings{Reproduce: r}
+func (r Options) steps() []step {
 	var out []step
 	for _, d := range r.Experiments {
-		jobs, c := d.reproduceJobs(s)
+		jobs, c := r.jobs(d)
 		out = append(out, step{name: d.Info().Name, jobs: jobs, compose: c})
 	}
 	return out
@@ -123,12 +124,12 @@ func (r Reproduce) steps() []step {
 
 // compose assembles every step's jobs, once all their units ran or were
 // read back, and builds the reproduction from their results.
-func (r Reproduce) compose(steps []step, command string) (*Reproduced, error) {
+func (r Options) compose(steps []step, command string) (*Reproduced, error) {
 	out := &Reproduced{Record: results.Reproduction{Experiment: "reproduce", Command: command, Replications: r.Replications, Config: r.config()}}
 	for _, st := range steps {
-		var rs []jobResult
+		var rs []experiment.JobResult
 		for _, j := range st.jobs {
-			res, err := j.assemble()
+			res, err := j.Assemble()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", st.name, err)
 			}
@@ -152,14 +153,9 @@ func (r Reproduce) compose(steps []step, command string) (*Reproduced, error) {
 		out.Latency = append(out.Latency, part.latency...)
 	}
 	out.Record.Summarize()
-	out.Record.Version = r.Options.Version
+	out.Record.Version = r.Runs.Version
 	out.Record.Machine = r.Machine
 	return out, nil
-}
-
-// reproSettings is what every step of a reproduction gets.
-type reproSettings struct {
-	Reproduce
 }
 
 // reproPart is what one experiment adds to a reproduction: its reports and
@@ -180,54 +176,66 @@ type timingPart struct {
 	ablation results.Ablation
 }
 
-// replications returns the replications the plan gives an experiment when
-// a reproduction runs n.
-func (p Plan[C]) replications(n int) int {
-	mul, div := max(p.Mul, 1), max(p.Div, 1)
-	return max(1, n*mul/div)
-}
-
 // compose turns the results of a step's jobs, in order, into its part of
 // the reproduction.
-type compose func(results []jobResult) (reproPart, error)
+type compose func(results []experiment.JobResult) (reproPart, error)
 
-// reproduceJobs returns the jobs of the experiment's step of a reproduction,
-// at its published parameters, and how their results make its part: an
-// experiment of the race engine on the virtual clock (and, with Real, once
-// more on the wall clock) — under both timing models, with the ablation's
-// replications, when its plan says so —, any other once, each with its
-// verdicts.
-func (d *descriptor[C, Row, Run]) reproduceJobs(s reproSettings) ([]job, compose) {
-	c := d.def.Default()
-	if _, clocked := c.Clocked(); !clocked {
-		return d.reproduceOne(s, c)
+// jobs returns the jobs of d's step of the reproduction, at its published
+// parameters, and how their results make its part: an experiment of the race
+// engine on the virtual clock (and, with Real, once more on the wall clock)
+// — under both timing models, with the ablation's replications, when its
+// plan says so —, any other once, each with its verdicts.
+func (r Options) jobs(d experiment.Descriptor) ([]experiment.Job, compose) {
+	if _, clocked := d.New().Clock(); !clocked {
+		return r.one(d)
 	}
-	if d.def.Reproduce.Timings {
-		return d.reproduceTimings(s)
+	if d.Info().Reproduce.Timings {
+		return r.timings(d)
 	}
-	return d.reproduceClocks(s, c)
+	return r.clocks(d)
 }
 
-// options returns the options of one run of a reproduction.
-func (s reproSettings) options(replications int, titleSuffix string) Options {
-	o := s.Options
+// options returns the options of one run of the reproduction.
+func (r Options) options(replications int, titleSuffix string) experiment.Options {
+	o := r.Runs
 	o.Replications, o.TitleSuffix = replications, titleSuffix
 	return o
 }
 
-// reproduceOne is the step of an experiment that runs on one clock, on the
-// shared target or (InMemory) in memory.
-func (d *descriptor[C, Row, Run]) reproduceOne(s reproSettings, c C) ([]job, compose) {
-	rt := sim.Runtime{Target: s.Target, Progress: s.Options.progress(d.def.Name)}
-	if d.def.InMemory {
-		rt.Target = s.Options.Memory
+// progress returns the progress callback of one part of the work.
+func (r Options) progress(what string) func(done, total int) {
+	if r.Runs.Progress == nil {
+		return nil
+	}
+	return r.Runs.Progress(what)
+}
+
+// onClock returns d at its published setup on clock k, its editing loop
+// edited by edit when it is set.
+func onClock(d experiment.Descriptor, k sim.ClockKind, edit func(sim.Editing) sim.Editing) experiment.Instance {
+	in := d.New()
+	if edit != nil {
+		e := in.Editing()
+		*e = edit(*e)
+	}
+	in.SetClock(k)
+	return in
+}
+
+// one is the step of an experiment that runs on one clock, on the shared
+// target or (InMemory) in memory.
+func (r Options) one(d experiment.Descriptor) ([]experiment.Job, compose) {
+	info := d.Info()
+	rt := sim.Runtime{Target: r.Target, Progress: r.progress(info.Name)}
+	if info.InMemory {
+		rt.Target = r.Runs.Memory
 	}
 	n := 0
-	if d.def.Rule.Replicated() {
-		n = d.def.Reproduce.replications(s.Replications)
+	if info.Replications != experiment.NoReplications {
+		n = info.Reproduce.Replications(r.Replications)
 	}
-	return []job{d.newJob(c, rt, s.options(n, ""))}, func(rs []jobResult) (reproPart, error) {
-		o := rs[0].outcome
+	return []experiment.Job{d.New().Job(rt, r.options(n, ""))}, func(rs []experiment.JobResult) (reproPart, error) {
+		o := rs[0].Findings
 		// A reproduction prints the main tables and the verdicts: the detail
 		// is the experiment's own command's (bench's repetitions).
 		o.Section.Detail = nil
@@ -235,21 +243,22 @@ func (d *descriptor[C, Row, Run]) reproduceOne(s reproSettings, c C) ([]job, com
 	}
 }
 
-// reproduceClocks is the step of an experiment of the race engine: on the
-// virtual clock with its verdicts and, with Real, once more on the wall
-// clock, its table right beside the virtual one, before the verdicts.
-func (d *descriptor[C, Row, Run]) reproduceClocks(s reproSettings, c C) ([]job, compose) {
-	rt := sim.Runtime{Target: s.Target, Progress: s.Options.progress(d.def.Name)}
-	jobs := []job{d.newJob(c.OnClock(sim.ClockVirtual), rt, s.options(d.def.Reproduce.replications(s.Replications), ""))}
-	if s.Real {
-		jobs = append(jobs, d.newJob(c.OnClock(sim.ClockReal), rt, s.options(0, " (real clock)")))
+// clocks is the step of an experiment of the race engine: on the virtual
+// clock with its verdicts and, with Real, once more on the wall clock, its
+// table right beside the virtual one, before the verdicts.
+func (r Options) clocks(d experiment.Descriptor) ([]experiment.Job, compose) {
+	info := d.Info()
+	rt := sim.Runtime{Target: r.Target, Progress: r.progress(info.Name)}
+	jobs := []experiment.Job{onClock(d, sim.ClockVirtual, nil).Job(rt, r.options(info.Reproduce.Replications(r.Replications), ""))}
+	if r.Real {
+		jobs = append(jobs, onClock(d, sim.ClockReal, nil).Job(rt, r.options(0, " (real clock)")))
 	}
-	return jobs, func(rs []jobResult) (reproPart, error) {
-		virtual := rs[0].outcome
-		if !s.Real {
+	return jobs, func(rs []experiment.JobResult) (reproPart, error) {
+		virtual := rs[0].Findings
+		if !r.Real {
 			return reproPart{reports: []results.Report{virtual.Report}, section: virtual.Section}, nil
 		}
-		real := rs[1].outcome
+		real := rs[1].Findings
 		return reproPart{
 			reports: []results.Report{virtual.Report, real.Report},
 			section: report.Section{Main: slices.Concat(virtual.Section.Main, real.Section.Main), Verdicts: virtual.Section.Verdicts},
@@ -257,31 +266,25 @@ func (d *descriptor[C, Row, Run]) reproduceClocks(s reproSettings, c C) ([]job, 
 	}
 }
 
-// reproduceTimings is the step of an experiment of the race engine under the
-// default timing and under published-fit, each with its verdicts (and, with
-// Real, once more on the wall clock), and the replications of the profile's
-// rules alone for the ablation. Its tables: ours under each model, then the
+// timings is the step of an experiment of the race engine under the default
+// timing and under published-fit, each with its verdicts (and, with Real,
+// once more on the wall clock), and the replications of the profile's rules
+// alone for the ablation. Its tables: ours under each model, then the
 // verdicts of both side by side and the ablation.
-func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, compose) {
-	name := d.def.Name
-	edited := func(edit func(sim.Editing) sim.Editing) C {
-		c := d.def.Default()
-		e := d.def.Reproduce.Editing(&c)
-		*e = edit(*e)
-		return c
-	}
+func (r Options) timings(d experiment.Descriptor) ([]experiment.Job, compose) {
+	name := d.Info().Name
 	profiles := []sim.TimingModel{sim.TimingDefault, sim.TimingPublishedFit}
-	var jobs []job
+	var jobs []experiment.Job
 	for _, p := range profiles {
-		c := edited(func(ed sim.Editing) sim.Editing { return ed.WithTiming(p) })
+		timed := func(ed sim.Editing) sim.Editing { return ed.WithTiming(p) }
 		suffix, realSuffix := "", " (real clock)"
 		if p != sim.TimingDefault {
 			suffix, realSuffix = " (timing "+p.Name()+")", " (timing "+p.Name()+", real clock)"
 		}
-		rt := sim.Runtime{Target: s.Target, Progress: s.Options.progress(name + " " + p.Name())}
-		jobs = append(jobs, d.newJob(c.OnClock(sim.ClockVirtual), rt, s.options(s.Replications, suffix)))
-		if s.Real {
-			jobs = append(jobs, d.newJob(c.OnClock(sim.ClockReal), rt, s.options(0, realSuffix)))
+		rt := sim.Runtime{Target: r.Target, Progress: r.progress(name + " " + p.Name())}
+		jobs = append(jobs, onClock(d, sim.ClockVirtual, timed).Job(rt, r.options(r.Replications, suffix)))
+		if r.Real {
+			jobs = append(jobs, onClock(d, sim.ClockReal, timed).Job(rt, r.options(0, realSuffix)))
 		}
 	}
 	perProfile := len(jobs) / len(profiles)
@@ -292,21 +295,20 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 			continue
 		}
 		ablation[ing.Name] = len(jobs)
-		j := d.replicasJob(edited(ing.Edit).OnClock(sim.ClockVirtual), s.Replications, s.Options.Memory)
-		j.opts.Progress = s.Options.Progress
-		jobs = append(jobs, j)
+		opts := experiment.Options{Replications: r.Replications, Memory: r.Runs.Memory, Progress: r.Runs.Progress}
+		jobs = append(jobs, onClock(d, sim.ClockVirtual, ing.Edit).ReplicationsJob(opts))
 	}
-	return jobs, func(rs []jobResult) (reproPart, error) {
+	return jobs, func(rs []experiment.JobResult) (reproPart, error) {
 		var part reproPart
 		var virtuals, reals []report.Table
 		verdicts := map[sim.TimingModel][]results.Verdict{}
 		for i, p := range profiles {
-			virtual := rs[i*perProfile].outcome
+			virtual := rs[i*perProfile].Findings
 			verdicts[p] = virtual.Report.Verdicts
 			reps := []results.Report{virtual.Report}
 			virtuals = append(virtuals, virtual.Section.Main...)
-			if s.Real {
-				real := rs[i*perProfile+1].outcome
+			if r.Real {
+				real := rs[i*perProfile+1].Findings
 				reps = append(reps, real.Report)
 				reals = append(reals, real.Section.Main...)
 			}
@@ -321,15 +323,15 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 		for _, ing := range sim.Ingredients() {
 			v := verdicts[ing.Profile]
 			if j, ok := ablation[ing.Name]; ok {
-				v = rs[j].verdicts
+				v = rs[j].Verdicts
 			}
-			models = append(models, results.AblationModel{Name: ing.Name, Replications: s.Replications})
+			models = append(models, results.AblationModel{Name: ing.Name, Replications: r.Replications})
 			lists = append(lists, v)
 		}
 		var err error
 		fit := sim.TimingPublishedFit
 		if part.timing.verdicts, err = results.NewAblation(name,
-			[]results.AblationModel{{Name: sim.TimingDefault.Name(), Replications: s.Replications}, {Name: fit.Name(), Replications: s.Replications}},
+			[]results.AblationModel{{Name: sim.TimingDefault.Name(), Replications: r.Replications}, {Name: fit.Name(), Replications: r.Replications}},
 			[][]results.Verdict{verdicts[sim.TimingDefault], verdicts[fit]}); err != nil {
 			return part, err
 		}
@@ -340,11 +342,11 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 		part.section = report.Section{
 			Main: slices.Concat(virtuals, reals),
 			Verdicts: []report.Table{
-				report.TimingVerdictTable(fmt.Sprintf("Verdicts under both timing models: published figures against %d replications of each", s.Replications),
+				report.TimingVerdictTable(fmt.Sprintf("Verdicts under both timing models: published figures against %d replications of each", r.Replications),
 					part.timing.verdicts, results.DefaultMass,
 					"default: each editor pauses for a draw from its own think range (read from the published wall time), sleeps as drawn",
 					label+"; pause U(0, the editor's think maximum), every pause and think lengthened by min(d/4, 5ms)"),
-				report.AblationTable(fmt.Sprintf("Ablation of the %s timing: which ingredient moves which figure (%d replications each)", fit.Name(), s.Replications),
+				report.AblationTable(fmt.Sprintf("Ablation of the %s timing: which ingredient moves which figure (%d replications each)", fit.Name(), r.Replications),
 					part.timing.ablation, results.DefaultMass, label),
 			},
 		}
@@ -352,12 +354,12 @@ func (d *descriptor[C, Row, Run]) reproduceTimings(s reproSettings) ([]job, comp
 	}
 }
 
-// MergeReproduction puts the shards of a reproduction (in data, one file
+// Merge puts the shards of a reproduction (in data, one file
 // each, named by files) together into the reproduction they make: the same
 // record and tables as the reproduction run whole. ds are the experiments
 // it may hold; the command the first shard recorded is recorded as the
-// command that made it, machine as the machine it ran on (Reproduce.Machine).
-func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version string, machine results.Machine) (*Reproduced, error) {
+// command that made it, machine as the machine it ran on (Options.Machine).
+func Merge(ds []experiment.Descriptor, files []string, data [][]byte, version string, machine results.Machine) (*Reproduced, error) {
 	recs, err := results.ReadReproduceShards(files, data)
 	if err != nil {
 		return nil, err
@@ -367,9 +369,9 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 		shards[i] = rec.Shard
 	}
 	first := recs[0]
-	r := Reproduce{Replications: first.Config.Replications, Real: first.Config.Real, Options: Options{Version: version}, Machine: machine}
+	r := Options{Replications: first.Config.Replications, Real: first.Config.Real, Runs: experiment.Options{Version: version}, Machine: machine}
 	for _, name := range first.Config.Only {
-		d, err := Lookup(ds, name)
+		d, err := experiment.Lookup(ds, name)
 		if err != nil {
 			return nil, results.MergeErrorf(files[0], "%v", err)
 		}
@@ -386,16 +388,16 @@ func MergeReproduction(ds []Descriptor, files []string, data [][]byte, version s
 				}
 				parts[fi] = rec.Rows[si].Jobs[ji]
 			}
-			all, err := results.CollectParts(files, shards, parts, offset, j.units())
+			all, err := results.CollectParts(files, shards, parts, offset, j.Units())
 			if err != nil {
 				var me *results.MergeError
 				errors.As(err, &me)
 				return nil, &results.MergeError{File: me.File, Err: fmt.Errorf("%s: %w", st.name, me.Err)}
 			}
-			if err := j.read(all); err != nil {
+			if err := j.Read(all); err != nil {
 				return nil, &results.MergeError{Err: fmt.Errorf("%s: %v", st.name, err)}
 			}
-			offset += j.units()
+			offset += j.Units()
 		}
 	}
 	if offset != first.Units {

@@ -1,0 +1,95 @@
+package reproduce
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/results"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// options is a reproduction of validate (one unit) and outline (its main
+// run and two replications: three units).
+func options(shard results.Shard) Options {
+	return Options{
+		Experiments:  []experiment.Descriptor{experiment.Validate, experiment.Outline},
+		Replications: 1,
+		Runs:         experiment.Options{Version: "test", Memory: backend.Memory(), Shard: shard},
+	}
+}
+
+// The units of a reproduction are numbered across its steps: each of two
+// shards runs the units it owns of every step, numbered from validate's one
+// unit on through outline's, and their merge is the reproduction run whole.
+func TestShardsShareTheStepsAndMerge(t *testing.T) {
+	whole, err := Run(context.Background(), options(results.Shard{}), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	var data [][]byte
+	ran := 0
+	for k := 1; k <= 2; k++ {
+		out, err := Run(context.Background(), options(results.Shard{Index: k, Count: 2}), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := out.Shard
+		if rec == nil || rec.Units != 4 || len(rec.Rows) != 2 {
+			t.Fatalf("shard %d: %+v, want a record of 4 units in 2 steps", k, rec)
+		}
+		offset := 0
+		for step, ss := range rec.Rows {
+			for _, job := range ss.Jobs {
+				for _, p := range job {
+					if !rec.Shard.Owns(offset + p.Unit) {
+						t.Errorf("shard %d ran unit %d of %s, unit %d of the reproduction, which it does not own", k, p.Unit, ss.Experiment, offset+p.Unit)
+					}
+					ran++
+				}
+			}
+			offset += []int{1, 3}[step]
+		}
+		b, _ := json.Marshal(rec)
+		files, data = append(files, fmt.Sprintf("shard-%d.json", k)), append(data, b)
+	}
+	if ran != 4 {
+		t.Errorf("the shards ran %d units, want the 4 of the reproduction", ran)
+	}
+	merged, err := Merge(experiment.All(), files, data, "test", results.Machine{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(merged.Record)
+	want, _ := json.Marshal(whole.Record)
+	if string(got) != string(want) {
+		t.Fatalf("merged\n%s\nnot\n%s", got, want)
+	}
+	if len(merged.Tables) != len(whole.Tables) || len(whole.Tables) == 0 {
+		t.Fatalf("merged %d tables, whole %d", len(merged.Tables), len(whole.Tables))
+	}
+	_, err = Merge(experiment.All(), files[:1], data[:1], "test", results.Machine{})
+	var me *results.MergeError
+	if !errors.As(err, &me) {
+		t.Fatalf("one shard of two merged: %v, want a *results.MergeError", err)
+	}
+}
+
+// A reproduction needs a replication behind its verdicts.
+func TestRunRefusesNoReplications(t *testing.T) {
+	o := options(results.Shard{})
+	o.Replications = 0
+	_, err := Run(context.Background(), o, "test")
+	var pe *experiment.ParamError
+	if !errors.As(err, &pe) || pe.Param != "replications" {
+		t.Fatalf("%v, want a *experiment.ParamError about replications", err)
+	}
+}
