@@ -74,9 +74,9 @@ const NoReplications = -1
 
 // A Descriptor is one experiment, declared once: its name and help, its
 // parameters with their published defaults and bounds, how its rows are
-// judged and tabled, and how a reproduction runs it (Info.Reproduce). Every command, the
-// completion, the pipeline and reproduce read it; nothing else names an
-// experiment.
+// judged and tabled, and how a reproduction runs it (Info.Reproduce).
+// Every command, the completion, the pipeline and the reproduction read it;
+// nothing else names an experiment.
 type Descriptor interface {
 	// Info returns what a command shows of the experiment.
 	Info() Info

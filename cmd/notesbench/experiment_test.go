@@ -92,25 +92,52 @@ func (c coins) Run(_ context.Context, _ sim.Runtime, seeds []uint64) (sim.Result
 }
 
 // coinsExperiment is the toy's descriptor.
-var coinsExperiment = experiment.Define(experiment.Def[coins, coinsRow, coinsRun]{
-	Info: experiment.Info{
-		Name: "coins", Short: "Heads in coin flips (a toy)", Long: "coins flips a seeded coin.",
-		Examples:     []string{"notesbench coins --flips 100"},
-		Replications: experiment.NoReplications, Baseline: true,
-	},
-	Default: func() coins { return coins{Seeds: []uint64{1, 2}, Flips: 10} },
-	Params: func(c *coins) []experiment.Param {
-		return []experiment.Param{experiment.Seeds(&c.Seeds), experiment.Int("flips", &c.Flips, "flips per seed").AsPublished()}
-	},
-	Rule: results.Rule[coinsRow]{Judge: func(*results.Experiment, []coinsRow) []results.Verdict { return nil }},
-	Tables: func(rows []coinsRow, _ *results.Experiment) []report.MainTable {
-		t := report.Table{Title: "Coins", Header: []string{"Side", "Heads"}}
-		for _, r := range rows {
-			t.Rows = append(t.Rows, []string{r.Side, report.Of(int64(r.Heads), int64(r.Flips))})
-		}
-		return report.One(t)
-	},
-})
+var coinsExperiment = experiment.Define(coinsDef())
+
+// coinsDef declares the toy experiment.
+func coinsDef() experiment.Def[coins, coinsRow, coinsRun] {
+	return experiment.Def[coins, coinsRow, coinsRun]{
+		Info: experiment.Info{
+			Name: "coins", Short: "Heads in coin flips (a toy)", Long: "coins flips a seeded coin.",
+			Examples:     []string{"notesbench coins --flips 100"},
+			Replications: experiment.NoReplications, Baseline: true,
+		},
+		Default: func() coins { return coins{Seeds: []uint64{1, 2}, Flips: 10} },
+		Params: func(c *coins) []experiment.Param {
+			return []experiment.Param{experiment.Seeds(&c.Seeds), experiment.Int("flips", &c.Flips, "flips per seed").AsPublished()}
+		},
+		Rule: results.Rule[coinsRow]{Judge: func(*results.Experiment, []coinsRow) []results.Verdict { return nil }},
+		Tables: func(rows []coinsRow, _ *results.Experiment) []report.MainTable {
+			t := report.Table{Title: "Coins", Header: []string{"Side", "Heads"}}
+			for _, r := range rows {
+				t.Rows = append(t.Rows, []string{r.Side, report.Of(int64(r.Heads), int64(r.Flips))})
+			}
+			return report.One(t)
+		},
+	}
+}
+
+// A declaration that cannot work is refused when it is defined: a rule that
+// judges its rows alone with replications behind it, one that needs
+// replications with none, and timings without an editing loop.
+func TestDefineRefusesBadDeclarations(t *testing.T) {
+	for name, edit := range map[string]func(d *experiment.Def[coins, coinsRow, coinsRun]){
+		"replications for a rule judged without": func(d *experiment.Def[coins, coinsRow, coinsRun]) { d.Replications = 5 },
+		"no replications for a replicated rule":  func(d *experiment.Def[coins, coinsRow, coinsRun]) { d.Rule.Judge = nil },
+		"timings without an editing loop":        func(d *experiment.Def[coins, coinsRow, coinsRun]) { d.Reproduce.Timings = true },
+	} {
+		d := coinsDef()
+		edit(&d)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: defined", name)
+				}
+			}()
+			experiment.Define(d)
+		}()
+	}
+}
 
 func runToy(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
