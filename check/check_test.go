@@ -676,3 +676,34 @@ func TestCreatesWithoutVersions(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// A read that returned the version a committed write made saw that write,
+// though the model may linearize it first: a source add whose reply was lost
+// leaves a version nobody saw, the read names it, and the person's info
+// write lets claude's write (expected 1) bind after it. Judged at that
+// place, the person's write built on the read would overwrite claude's; it
+// does not. A kill -9 test met this history.
+func TestReadFollowsTheWriteOfItsVersion(t *testing.T) {
+	b := newRun(contract.GuardNote, "", "")
+	b.read("claude", "1")
+	b.read("human", "1")
+	b.add(history.Call{Editor: "agent", Session: 3, Tool: contract.ToolAddNoteSource, ExpectedVersion: "1", Key: "s", URL: "https://x.example/p", Intent: "x.example/p",
+		Outcome: contract.Info, ErrorKind: contract.KindReplyLost, Invoke: 30, Return: 31})
+	b.add(history.Call{Editor: "human", Session: 2, Tool: contract.ToolReadNoteTab, Tab: "markdown", Outcome: contract.OK, Version: "2", Invoke: 35, Return: 60})
+	b.add(history.Call{Editor: "claude", Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text", ExpectedVersion: "1", Key: "c", Intent: "claude-0",
+		Outcome: contract.OK, Version: "2", Invoke: 40, Return: 65})
+	b.add(history.Call{Editor: "human", Session: 2, Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text", ExpectedVersion: "2", Key: "h", Intent: "human-0",
+		Outcome: contract.Info, ErrorKind: contract.KindDied, Invoke: 61, Return: 70})
+	b.add(history.Call{Editor: "human", Session: 2, Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text", ExpectedVersion: "2", Key: "h", Intent: "human-0",
+		Outcome: contract.OK, Version: "3", Invoke: 71, Return: 80})
+	b.add(history.Call{Editor: "agent", Session: 3, Tool: contract.ToolAddNoteSource, ExpectedVersion: "1", Key: "s", URL: "https://x.example/p", Intent: "x.example/p",
+		Outcome: contract.Fail, ErrorKind: contract.KindConflict, Version: "3", Invoke: 81, Return: 85})
+	b.final("3", "claude-0", "human-0")
+	rep := b.check(t, Options{})
+	if r := result(t, rep, results.CheckStaleOverwrites); r.Verdict != results.CheckOK || r.Judged != 2 {
+		t.Errorf("stale-overwrites %+v", r)
+	}
+	if r := result(t, rep, results.CheckLinearizability); r.Verdict != results.CheckOK {
+		t.Errorf("linearizability %+v", r)
+	}
+}

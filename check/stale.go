@@ -73,8 +73,16 @@ func (rd *runData) staleIn(p *partition, res *results.CheckResult) {
 	at := map[int]int{}           // call → its tab's epoch at its place in the order
 	pos := map[int]int{}          // call → its place in the order
 	writers := map[tabKey][]int{} // acknowledged writes to a tab, in order
+	maker := map[string]int{}     // version → the place of the one committed write that made it, -1 if several did
 	for k, i := range p.order {
 		c := &calls[i]
+		if c.IsWrite() && c.Outcome == contract.OK && !c.Replayed && c.Version != "" {
+			if _, twice := maker[c.Version]; twice {
+				maker[c.Version] = -1
+			} else {
+				maker[c.Version] = k
+			}
+		}
 		if c.Tool != contract.ToolEditNoteTab && c.Tool != contract.ToolReadNoteTab && c.Tool != contract.ToolReadSheetRange {
 			continue
 		}
@@ -84,6 +92,24 @@ func (rd *runData) staleIn(p *partition, res *results.CheckResult) {
 			epoch[t]++
 			writers[t] = append(writers[t], i)
 		}
+	}
+	// Under versions no two states share (ordered, not cut to milliseconds),
+	// a read that returned the version one committed write made saw that
+	// write: it stands right after it. The model lets a linearization put it
+	// before, when a write whose outcome is unknown left a version nobody saw
+	// that the read then names; judged at that place, the write would look
+	// like one the reader never saw.
+	f := rd.run.Header.Variant.VersionFormat
+	for _, i := range p.order {
+		c := &calls[i]
+		k, ok := maker[c.Version]
+		isRead := c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange
+		if !f.Ordered() || f == contract.FormatMS || !isRead || c.Outcome != contract.OK || !ok || k < 0 || k < pos[i] {
+			continue
+		}
+		ws := writers[tabKey{c.Note, c.Tab}]
+		n, _ := slices.BinarySearchFunc(ws, k+1, func(x, p int) int { return cmp.Compare(pos[x], p) })
+		at[i], pos[i] = n, k+1
 	}
 	// Sweep the calls in the order they were made, keeping per session, tab and
 	// version the latest read: a write's base read is the latest read of its
