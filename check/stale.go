@@ -59,6 +59,11 @@ func isContentWrite(c *history.Call) bool {
 	return c.Tool == contract.ToolEditNoteTab && c.Outcome == contract.OK && !c.Replayed
 }
 
+// isTabRead reports whether c reads a tab's content.
+func isTabRead(c *history.Call) bool {
+	return c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange
+}
+
 // replacesWhole reports whether c replaces the whole content of its tab
 // (replace_text, replace_tab_data), rather than adding to it.
 func replacesWhole(c *history.Call) bool {
@@ -73,17 +78,9 @@ func (rd *runData) staleIn(p *partition, res *results.CheckResult) {
 	at := map[int]int{}           // call → its tab's epoch at its place in the order
 	pos := map[int]int{}          // call → its place in the order
 	writers := map[tabKey][]int{} // acknowledged writes to a tab, in order
-	maker := map[string]int{}     // version → the place of the one committed write that made it, -1 if several did
 	for k, i := range p.order {
 		c := &calls[i]
-		if c.IsWrite() && c.Outcome == contract.OK && !c.Replayed && c.Version != "" {
-			if _, twice := maker[c.Version]; twice {
-				maker[c.Version] = -1
-			} else {
-				maker[c.Version] = k
-			}
-		}
-		if c.Tool != contract.ToolEditNoteTab && c.Tool != contract.ToolReadNoteTab && c.Tool != contract.ToolReadSheetRange {
+		if c.Tool != contract.ToolEditNoteTab && !isTabRead(c) {
 			continue
 		}
 		t := tabKey{c.Note, c.Tab}
@@ -99,17 +96,24 @@ func (rd *runData) staleIn(p *partition, res *results.CheckResult) {
 	// before, when a write whose outcome is unknown left a version nobody saw
 	// that the read then names; judged at that place, the write would look
 	// like one the reader never saw.
-	f := rd.run.Header.Variant.VersionFormat
-	for _, i := range p.order {
-		c := &calls[i]
-		k, ok := maker[c.Version]
-		isRead := c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange
-		if !f.Ordered() || f == contract.FormatMS || !isRead || c.Outcome != contract.OK || !ok || k < 0 || k < pos[i] {
-			continue
+	if f := rd.run.Header.Variant.VersionFormat; f.Ordered() && f != contract.FormatMS {
+		maker := map[string]int{} // version → the place of the one committed write that made it, -1 if several did
+		for k, i := range p.order {
+			if c := &calls[i]; c.IsWrite() && c.Outcome == contract.OK && !c.Replayed && c.Version != "" {
+				if _, twice := maker[c.Version]; twice {
+					k = -1
+				}
+				maker[c.Version] = k
+			}
 		}
-		ws := writers[tabKey{c.Note, c.Tab}]
-		n, _ := slices.BinarySearchFunc(ws, k+1, func(x, p int) int { return cmp.Compare(pos[x], p) })
-		at[i], pos[i] = n, k+1
+		for _, i := range p.order {
+			c := &calls[i]
+			if k, ok := maker[c.Version]; ok && k > pos[i] && isTabRead(c) && c.Outcome == contract.OK {
+				ws := writers[tabKey{c.Note, c.Tab}]
+				n, _ := slices.BinarySearchFunc(ws, k+1, func(x, p int) int { return cmp.Compare(pos[x], p) })
+				at[i], pos[i] = n, k+1
+			}
+		}
 	}
 	// Sweep the calls in the order they were made, keeping per session, tab and
 	// version the latest read: a write's base read is the latest read of its
@@ -129,7 +133,7 @@ func (rd *runData) staleIn(p *partition, res *results.CheckResult) {
 	for _, i := range byInvoke {
 		c := &calls[i]
 		t := tabKey{c.Note, c.Tab}
-		if (c.Tool == contract.ToolReadNoteTab || c.Tool == contract.ToolReadSheetRange) && c.Outcome == contract.OK {
+		if isTabRead(c) && c.Outcome == contract.OK {
 			latest[reader{c.Editor, c.Session, t, c.Version}] = seen{i, at[i], pos[i]}
 			continue
 		}

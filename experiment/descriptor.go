@@ -182,7 +182,9 @@ func (o Options) Validate() error {
 	return nil
 }
 
-func (o Options) progress(what string) func(done, total int) {
+// ProgressOf returns the progress callback of one part of the work, nil
+// when there is no Progress.
+func (o Options) ProgressOf(what string) func(done, total int) {
 	if o.Progress == nil {
 		return nil
 	}

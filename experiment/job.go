@@ -180,7 +180,7 @@ func (j *runJob[C, Row, Run]) Execute(ctx context.Context, own func(int) bool) e
 			units, seeds = append(units, u), append(seeds, uint64(i+1))
 		}
 	}
-	reps, err := sim.RunEach(ctx, j.plan.replica, sim.Runtime{Target: j.opts.Memory}, seeds, runtime.NumCPU(), j.opts.progress(j.d.def.Name+" replications"))
+	reps, err := sim.RunEach(ctx, j.plan.replica, sim.Runtime{Target: j.opts.Memory}, seeds, runtime.NumCPU(), j.opts.ProgressOf(j.d.def.Name+" replications"))
 	if err != nil {
 		return err
 	}

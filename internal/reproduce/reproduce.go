@@ -202,14 +202,6 @@ func (r Options) options(replications int, titleSuffix string) experiment.Option
 	return o
 }
 
-// progress returns the progress callback of one part of the work.
-func (r Options) progress(what string) func(done, total int) {
-	if r.Runs.Progress == nil {
-		return nil
-	}
-	return r.Runs.Progress(what)
-}
-
 // onClock returns d at its published setup on clock k, its editing loop
 // edited by edit when it is set.
 func onClock(d experiment.Descriptor, k sim.ClockKind, edit func(sim.Editing) sim.Editing) experiment.Instance {
@@ -226,7 +218,7 @@ func onClock(d experiment.Descriptor, k sim.ClockKind, edit func(sim.Editing) si
 // target or (InMemory) in memory.
 func (r Options) one(d experiment.Descriptor) ([]experiment.Job, compose) {
 	info := d.Info()
-	rt := sim.Runtime{Target: r.Target, Progress: r.progress(info.Name)}
+	rt := sim.Runtime{Target: r.Target, Progress: r.Runs.ProgressOf(info.Name)}
 	if info.InMemory {
 		rt.Target = r.Runs.Memory
 	}
@@ -248,7 +240,7 @@ func (r Options) one(d experiment.Descriptor) ([]experiment.Job, compose) {
 // table right beside the virtual one, before the verdicts.
 func (r Options) clocks(d experiment.Descriptor) ([]experiment.Job, compose) {
 	info := d.Info()
-	rt := sim.Runtime{Target: r.Target, Progress: r.progress(info.Name)}
+	rt := sim.Runtime{Target: r.Target, Progress: r.Runs.ProgressOf(info.Name)}
 	jobs := []experiment.Job{onClock(d, sim.ClockVirtual, nil).Job(rt, r.options(info.Reproduce.Replications(r.Replications), ""))}
 	if r.Real {
 		jobs = append(jobs, onClock(d, sim.ClockReal, nil).Job(rt, r.options(0, " (real clock)")))
@@ -281,7 +273,7 @@ func (r Options) timings(d experiment.Descriptor) ([]experiment.Job, compose) {
 		if p != sim.TimingDefault {
 			suffix, realSuffix = " (timing "+p.Name()+")", " (timing "+p.Name()+", real clock)"
 		}
-		rt := sim.Runtime{Target: r.Target, Progress: r.progress(name + " " + p.Name())}
+		rt := sim.Runtime{Target: r.Target, Progress: r.Runs.ProgressOf(name + " " + p.Name())}
 		jobs = append(jobs, onClock(d, sim.ClockVirtual, timed).Job(rt, r.options(r.Replications, suffix)))
 		if r.Real {
 			jobs = append(jobs, onClock(d, sim.ClockReal, timed).Job(rt, r.options(0, realSuffix)))
