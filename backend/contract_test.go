@@ -7,6 +7,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/contracttest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/serve"
 )
@@ -15,13 +16,14 @@ import (
 // opens it: OpenBackend on a database file (its writes queued, committed in
 // groups), served by serve.New with its extensions, reached through the MCP
 // client. Every clause but those that set the server's clock. Under the race
-// detector and in -short it is left to make test-full: its two halves run
+// detector and in -short it is left to make test-large: its two halves run
 // on their own, the suite over MCP against serve in mcpclient's TestContract
 // and on the queued file store in store's.
 func TestContractAsServed(t *testing.T) {
-	if testing.Short() || raceDetector {
-		t.Skip("the suite over MCP and on the queued store run in mcpclient and store: make test-full runs it")
+	if testing.Short() {
+		t.Skip("the suite over MCP and on the queued store run in mcpclient and store: make test-large runs it")
 	}
+	testpass.Large(t, "the suite over MCP and on the queued store run in mcpclient and store")
 	ctx := context.Background()
 	contracttest.Run(t, contracttest.Config{Light: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
 		b, err := OpenBackend(Spec{File: filepath.Join(t.TempDir(), "served.db")}, run.Variant, run.Seed)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -28,14 +29,15 @@ func serializableURL(t *testing.T) string {
 // runs against the contract: with one editor at a time no transaction is
 // refused, and nothing else of a run depends on the mode. (The default counts
 // what SQLite counts: TestSQLiteAndPostgresCountTheSame.) Under the race
-// detector make test leaves it to make test-full: the same runs on the
+// detector make test leaves it to make test-large: the same runs on the
 // default mode are under the detector in TestSQLiteAndPostgresCountTheSame,
 // and the Serializable mode's racing writers in pgstore's
 // TestContractSerializable.
 func TestSerializableCountsAsTheLockingMode(t *testing.T) {
-	if testing.Short() || raceDetector {
-		t.Skip("every experiment on PostgreSQL twice: make test-full runs it")
+	if testing.Short() {
+		t.Skip("every experiment on PostgreSQL twice: make test-large runs it")
 	}
+	testpass.Large(t, "every experiment on PostgreSQL twice")
 	locking := &pgstore.Target{URL: pgtest.URL(t)}
 	serializable := &pgstore.Target{URL: serializableURL(t)}
 	if locking.Isolation() != pgstore.ReadCommitted || serializable.Isolation() != pgstore.Serializable {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -18,9 +19,7 @@ import (
 // speed, so the test holds to what is true of every run.
 func TestBenchUnderKillAndLoseReplies(t *testing.T) {
 	skipShort(t)
-	if raceDetector {
-		t.Skip("bench end to end under faults: make test-full runs it; sim's bench tests hold its counts under the detector")
-	}
+	testpass.Large(t, "bench end to end under faults: make test-large runs it; sim's bench tests hold its counts under the detector")
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{CallTimeout: 2 * time.Second, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultLoseReplies}, Every: 20 * time.Millisecond}})
 	cfg := sim.DefaultBench()

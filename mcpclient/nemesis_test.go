@@ -11,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/brokenserver"
 	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -55,7 +56,7 @@ func nemesisTabs(broken bool) int {
 	if broken {
 		n = 20
 	}
-	if raceDetector {
+	if testpass.Race {
 		n /= 4
 	}
 	return n
@@ -139,9 +140,10 @@ func TestNemesesFindNothingWrongWithServe(t *testing.T) {
 // own, started by the Target (a pause needs the process), faulted through
 // the proxy and the process.
 func TestNemesesFindNothingWrongWithServeOnPostgres(t *testing.T) {
-	if testing.Short() || raceDetector {
-		t.Skip("starts a PostgreSQL cluster of its own: make test-full runs it (the nemeses against serve on SQLite run under the race detector)")
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster of its own: make test-large runs it (the nemeses against serve on SQLite run under the race detector)")
 	}
+	testpass.Large(t, "starts a PostgreSQL cluster of its own")
 	cluster := pgtest.NewCluster(t)
 	exe, err := os.Executable()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/ghshape"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -36,8 +37,8 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 	native := dialT(t, spec, Options{})
 	profiled := dialT(t, spec, Options{Profile: builtin(t, "notes")})
 	seeds := []uint64{1, 2, 3}
-	if raceDetector || testing.Short() {
-		seeds = seeds[:1] // make test's and -short's time; make test-full runs all three
+	if testpass.Race || testing.Short() {
+		seeds = seeds[:1] // make test's and -short's time; make test-large runs all three
 	}
 
 	create := func(tg *Target) any {

@@ -12,6 +12,7 @@ import (
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/npmtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -58,12 +59,10 @@ func raceMode(t *testing.T, tg *Target, mode sim.Mode, edits int) sim.Result[res
 // what the runs made, and an extraction that finds nothing in a real reply
 // names the profile field and the reply.
 func TestRealServers(t *testing.T) {
-	if raceDetector {
-		// The servers are node processes: the race detector watches only
-		// the client, which the other tests run under it. make test-full,
-		// in CI, runs this.
-		t.Skip("installs and runs the npm servers: make test-full runs it")
-	}
+	// The servers are node processes: the race detector watches only
+	// the client, which the other tests run under it. make test-large,
+	// in CI, runs this.
+	testpass.Large(t, "installs and runs the npm servers")
 	bin := npmtest.Install(t, npmtest.Filesystem, npmtest.Memory, npmtest.SQLite, npmtest.SQLiteNpx, npmtest.KnowledgeGraph,
 		npmtest.MemoryKeeper, npmtest.TaskManager, npmtest.Obsidian, npmtest.Node)
 	root := t.TempDir()

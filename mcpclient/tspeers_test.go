@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/npmtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
@@ -111,11 +112,9 @@ type peerResult struct {
 // with it (2026-07-28, stateless) and with the first major version
 // (2025-11-25, sessions), and says which protocol each ran on.
 func TestTypeScriptPeers(t *testing.T) {
-	if raceDetector {
-		// Node processes: the race detector watches only the client, which
-		// the other tests run under it. make test-full, in CI, runs this.
-		t.Skip("installs and runs the TypeScript SDKs: make test-full runs it")
-	}
+	// Node processes: the race detector watches only the client, which
+	// the other tests run under it. make test-large, in CI, runs this.
+	testpass.Large(t, "installs and runs the TypeScript SDKs")
 	v2 := installTS(t, npmtest.TSClient, npmtest.TSServer)
 
 	t.Run("client", func(t *testing.T) {

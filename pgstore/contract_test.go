@@ -9,6 +9,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/contracttest"
 	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 )
 
 var ctx = context.Background()
@@ -37,7 +38,7 @@ func open(t testing.TB, tg *Target, run contract.RunSpec) *Store {
 // runSuite runs the contract's suite against tg, every variant, on the
 // suite's fixed clock.
 func runSuite(t *testing.T, tg *Target) {
-	contracttest.Run(t, contracttest.Config{FixedClock: true, Light: testing.Short() || raceDetector, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
+	contracttest.Run(t, contracttest.Config{FixedClock: true, Light: testing.Short() || testpass.Race, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
 		b, err := tg.Open(ctx, run)
 		if err != nil {
 			t.Fatal(err)
@@ -58,9 +59,10 @@ func TestContract(t *testing.T) {
 // transaction mode): the write path then sends its statements unnamed, and
 // prepares none.
 func TestContractUnnamedStatements(t *testing.T) {
-	if testing.Short() || raceDetector {
-		t.Skip("the suite runs once in -short and under the race detector (make test's time); make test-full runs it again on unnamed statements")
+	if testing.Short() {
+		t.Skip("the suite runs once in -short and under the race detector (make test's time); make test-large runs it again on unnamed statements")
 	}
+	testpass.Large(t, "the suite runs once in -short and under the race detector (make test's time)")
 	tg := &Target{URL: withSetting(t, pgtest.URL(t), "default_query_exec_mode", "exec")}
 	runSuite(t, tg)
 	describe := &Target{URL: withSetting(t, pgtest.URL(t), "default_query_exec_mode", "cache_describe")}

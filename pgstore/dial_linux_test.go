@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/testpass"
 )
 
 // dialLoopback dials a listener on loopback with dialWaiting and returns
@@ -326,7 +327,7 @@ func TestContextEndsAWriteWaitingForTheServer(t *testing.T) {
 // are interrupted and some finish as their context ends; the calls go on, up
 // to 4,000, until both have happened. Under the race detector the first 100
 // calls are enough (each interrupted one costs the server a new connection):
-// make test-full makes at least the 400 that caught that deadline.
+// make test-large makes at least the 400 that caught that deadline.
 func TestLateCancelLeavesTheSessionUsable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("up to 4,000 reads until some are interrupted and some finish")
@@ -344,7 +345,7 @@ func TestLateCancelLeavesTheSessionUsable(t *testing.T) {
 	read := took[len(took)/2]
 	v := contract.Version("1")
 	minCalls := 400
-	if raceDetector {
+	if testpass.Race {
 		minCalls = 100
 	}
 	reads, interrupted, calls := 0, 0, 0

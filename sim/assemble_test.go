@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -40,8 +41,8 @@ func assembled[Row results.Row, Run any](t *testing.T, exp Runner[Row, Run], see
 // shards of an experiment merge back into.
 func TestAssembleEqualsOneRun(t *testing.T) {
 	seeds := []uint64{1, 2, 3}
-	if raceDetector {
-		seeds = seeds[:2] // make test's time: make test-full assembles three
+	if testpass.Race {
+		seeds = seeds[:2] // make test's time: make test-large assembles three
 	}
 	race := DefaultRace()
 	race.Env = virtualEnv(seeds)

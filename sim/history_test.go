@@ -13,6 +13,7 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -27,10 +28,10 @@ func agreementSeeds() [][]uint64 {
 	if n <= 0 {
 		n = 20
 		switch {
-		case raceDetector:
+		case testpass.Race:
 			n = 2 // the race detector slows SQLite tenfold: these tests look for races, not counts
 		case testing.Short():
-			n = 5 // the quick loop: make test-full runs 20
+			n = 5 // the quick loop: make test-large runs 20
 		}
 	}
 	seeds := make([]uint64, n)
@@ -124,7 +125,7 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 	fast.Clock, fast.Seeds = ClockVirtual, seeds
 	rt := Runtime{Target: memTarget, History: w}
 	fast.Edits = 200 // of 2,000 published: ms versions collide all the same
-	if raceDetector {
+	if testpass.Race {
 		fast.Edits = 60
 	}
 
@@ -262,7 +263,7 @@ func agreeWithSourcesEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 	w := history.NewWriter(history.Header{Experiment: "sources"})
 	c := DefaultSources()
 	c.Seeds, c.Sessions = seeds, 20
-	if raceDetector {
+	if testpass.Race {
 		c.Sessions = 5
 	}
 	res, err := c.Run(context.Background(), Runtime{Target: memTarget, History: w}, seeds)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -53,7 +54,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 		t.Skip("200 seeds")
 	}
 	seeds := uint64(200)
-	if raceDetector {
+	if testpass.Race {
 		seeds = 50
 	}
 	cfg := DefaultRace()
@@ -93,8 +94,8 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 
 func TestTabsScopeInvariants(t *testing.T) {
 	seeds, edits := 20, 50
-	if raceDetector {
-		seeds = 8 // make test's time: make test-full runs 20
+	if testpass.Race {
+		seeds = 8 // make test's time: make test-large runs 20
 	}
 	cfg := DefaultTabs()
 	cfg.Env = virtualEnv(seedRange(1, uint64(seeds)))
@@ -121,8 +122,8 @@ func TestTabsScopeInvariants(t *testing.T) {
 // counts at the published setup are pinned by the fast baseline.)
 func TestFastOnlyMillisecondsLose(t *testing.T) {
 	seeds := uint64(6)
-	if raceDetector {
-		seeds = 3 // make test's time: make test-full runs 6
+	if testpass.Race {
+		seeds = 3 // make test's time: make test-large runs 6
 	}
 	cfg := DefaultFast()
 	cfg.Env = virtualEnv(seedRange(1, seeds))
@@ -187,7 +188,7 @@ func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
 // counts under the profile are pinned by its baselines.)
 func TestPublishedFitInvariants(t *testing.T) {
 	seeds := uint64(20)
-	if raceDetector {
+	if testpass.Race {
 		seeds = 6
 	}
 	race := DefaultRace()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -70,8 +71,8 @@ func refsRowFor(t *testing.T, rows []results.RefsRow, k int, ref string) results
 func TestRefsWithEdits(t *testing.T) {
 	c := DefaultRefs()
 	c.K, c.Trials = []int{2, 3, 5}, 300
-	if raceDetector {
-		c.Trials = 150 // make test's time (the tolerances follow the trials): make test-full runs 300
+	if testpass.Race {
+		c.Trials = 150 // make test's time (the tolerances follow the trials): make test-large runs 300
 	}
 	rows := runRefs(t, c)
 	checkRefsInvariants(t, rows)

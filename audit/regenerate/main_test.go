@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/report"
 )
 
@@ -75,16 +76,14 @@ func TestParseListErrors(t *testing.T) {
 // budget: its section is written with the temporary folders named as
 // $WORK and the binary as notesbench, the README sums it up with its
 // command, and a server the run leaves out keeps its section. Under the
-// race detector make test leaves it to make test-full: the audits run in
+// race detector make test leaves it to make test-large: the audits run in
 // the notesbench it builds, without the detector, which would watch none
 // of their work.
 func TestRegenerate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds notesbench and audits notesbench serve")
 	}
-	if raceDetector {
-		t.Skip("end to end: the audits run in a notesbench built without the detector: make test-full runs it")
-	}
+	testpass.Large(t, "end to end: the audits run in a notesbench built without the detector")
 	dir := t.TempDir()
 	nb := filepath.Join(dir, "notesbench")
 	if out, err := exec.Command("go", "build", "-o", nb, "../../cmd/notesbench").CombinedOutput(); err != nil {

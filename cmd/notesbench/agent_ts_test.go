@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/internal/npmtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 )
 
 // tsSDK is the MCP TypeScript SDK the TypeScript test clients are written
@@ -24,13 +25,11 @@ func TestAgentsTypeScriptSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs and runs the TypeScript SDK")
 	}
-	if raceDetector {
-		// The clients are node processes and serve is a child built
-		// without the detector, which would watch none of their work
-		// (serve's person beside a client runs under it in serve's own
-		// tests). make test-full, in CI, runs this.
-		t.Skip("installs and runs the TypeScript SDK: make test-full runs it")
-	}
+	// The clients are node processes and serve is a child built
+	// without the detector, which would watch none of their work
+	// (serve's person beside a client runs under it in serve's own
+	// tests). make test-large, in CI, runs this.
+	testpass.Large(t, "installs and runs the TypeScript SDK")
 	bin := buildNotesbench(t)
 	root := filepath.Dir(filepath.Dir(npmtest.Install(t, tsSDK)))
 	script, err := os.ReadFile(filepath.Join("testdata", "agents", "agent.mjs"))

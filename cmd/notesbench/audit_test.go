@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/scratch"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -151,9 +152,7 @@ func TestAuditCommandServe(t *testing.T) {
 // stale writes accepted, the audit fails; create and sources say why they
 // did not run.
 func TestAuditFilesystemServer(t *testing.T) {
-	if raceDetector {
-		t.Skip("installs and runs the npm server: make test-full runs it")
-	}
+	testpass.Large(t, "installs and runs the npm server")
 	bin := npmtest.Install(t, npmtest.Filesystem)
 	target := "stdio:" + shellQuote(filepath.Join(bin, "mcp-server-filesystem")) + " " + shellQuote(t.TempDir())
 	o, _, stderr := auditCLI(t, "--target", target, "--profile", "filesystem", "--format", "json")

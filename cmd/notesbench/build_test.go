@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/notesbench/notesbench/internal/testpass"
 )
 
 // built holds the notesbench binary the tests build, once, in a folder
@@ -27,7 +29,7 @@ var built struct {
 // fails here.
 func buildNotesbench(t testing.TB) string {
 	t.Helper()
-	if raceDetector {
+	if testpass.Race {
 		t.Fatal("a test that runs the built binary is end to end: call endToEnd(t) first")
 	}
 	built.Lock()
@@ -80,11 +82,9 @@ func removeBuilds() {
 // detector, which then sees none of their work) or PostgreSQL, or runs the
 // built binary as a deploy file, a workflow or a shell would (its steps, its
 // signals), and the paths it crosses are held under the detector by the
-// tests of mcpclient, serve, internal/crash and pgstore. make test-full
+// tests of mcpclient, serve, internal/crash and pgstore. make test-large
 // runs t. Under the detector no test builds the binary.
 func endToEnd(t *testing.T) {
 	t.Helper()
-	if raceDetector {
-		t.Skip("end to end against child processes: make test-full runs it")
-	}
+	testpass.Large(t, "end to end against child processes")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -388,11 +389,11 @@ func TestCheckProfiledRaceCounts(t *testing.T) {
 		return strings.Replace(s, current, "", 1)
 	})
 	profiles := []string{"github", versionless}
-	if raceDetector {
+	if testpass.Race {
 		// Each race spawns this test binary as the server, ten times slower
 		// under the detector: the versionless profile alone, the github
 		// profile's race running under it in mcpclient's tests
-		// (TestGitHubShapedProfile). make test-full checks both here.
+		// (TestGitHubShapedProfile). make test-large checks both here.
 		profiles = profiles[1:]
 	}
 	for _, profile := range profiles {

@@ -18,6 +18,7 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/ghshape"
 	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -54,7 +55,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 func conformCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	args = append([]string{"conform"}, args...)
-	if raceDetector {
+	if testpass.Race {
 		args = append(args, "--fast-time", "1s")
 	}
 	return runCLI(t, args...)

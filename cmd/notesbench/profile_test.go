@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/internal/ghshape"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -90,8 +91,8 @@ func TestProfileFlag(t *testing.T) {
 	// conform through the profile: its within-a-millisecond clause writes for
 	// 10 s where the race detector slows the server (this test binary) to
 	// a few writes a millisecond apart; mcpclient's TestConformThroughProfiles
-	// holds the clauses, make test-full this command.
-	if !raceDetector {
+	// holds the clauses, make test-large this command.
+	if !testpass.Race {
 		code, stdout, stderr = runCLI(t, "conform", "--target", target, "--profile", "github", "--format", "json")
 		if err := json.Unmarshal([]byte(stdout), &crep); code != 0 || err != nil || len(crep.Rows) != 12 {
 			t.Errorf("conform: exit %d, %v\n%s%s", code, err, stdout, stderr)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/internal/testpass"
 )
 
 // regressLine is one entry of the Makefile's REGRESS list: the baseline's
@@ -55,7 +57,7 @@ func TestRegressBaselines(t *testing.T) {
 		t.Fatalf("REGRESS lists %d experiments", len(lines))
 	}
 	for _, line := range lines {
-		if testing.Short() || raceDetector {
+		if testing.Short() || testpass.Race {
 			break
 		}
 		base := filepath.Join("..", "..", "results", "baselines", line.name+".json")

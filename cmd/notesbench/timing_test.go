@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -104,9 +105,7 @@ func TestTimingCompletion(t *testing.T) {
 // and its own summary line. It runs the tabs setup 36 times, which the race
 // detector makes cost 15 s: under -race it is left to go test without it.
 func TestReproduceShowsBothTimingModels(t *testing.T) {
-	if raceDetector {
-		t.Skip("36 runs of the published tabs setup")
-	}
+	testpass.Large(t, "36 runs of the published tabs setup")
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := runCLI(t, "reproduce", "--only", "tabs", "--replications", "1", "--out", dir)

@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/brokenserver"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/results"
@@ -234,11 +235,12 @@ func TestCrashCatchesTruncateThenWrite(t *testing.T) {
 
 // The full kill -9 test: 50 kills of the store per synchronous setting, and
 // of each broken server. Under the race detector (make test) the 5-kill
-// tests stand for it; make test-full runs it.
+// tests stand for it; make test-large runs it.
 func TestCrash(t *testing.T) {
-	if testing.Short() || raceDetector {
+	if testing.Short() {
 		t.Skip("50 kills per run; -short and -race run the 5-kill tests only")
 	}
+	testpass.Large(t, "50 kills per run")
 	t.Run("store", func(t *testing.T) { crashClean(t, 50) })
 	for _, mode := range []string{brokenserver.ModeAckEarly, brokenserver.ModeTruncate} {
 		t.Run(mode, func(t *testing.T) {

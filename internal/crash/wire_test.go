@@ -14,6 +14,7 @@ import (
 
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/results"
 )
@@ -23,9 +24,9 @@ import (
 // PostgreSQL runs on while its database connections are ended.
 
 // wireKills is how many faults the wire tests make: 50, as docs/faults.md
-// cites (make test-full), and 10 under the race detector (make test).
+// cites (make test-large), and 10 under the race detector (make test).
 func wireKills() int {
-	if raceDetector {
+	if testpass.Race {
 		return 10
 	}
 	return 50
@@ -68,9 +69,10 @@ func buildNotesbench(t *testing.T) string {
 // cut-off calls are resent with their keys, and no acknowledged write is
 // lost.
 func TestTerminatePostgresBackends(t *testing.T) {
-	if testing.Short() || raceDetector {
-		t.Skip("builds notesbench and starts a PostgreSQL cluster of its own, whose work the race detector does not see: make test-full runs it")
+	if testing.Short() {
+		t.Skip("builds notesbench and starts a PostgreSQL cluster of its own, whose work the race detector does not see: make test-large runs it")
 	}
+	testpass.Large(t, "builds notesbench and starts a PostgreSQL cluster of its own, whose work the race detector does not see")
 	bin := buildNotesbench(t)
 	cluster := pgtest.NewCluster(t) // its connections are cut: a cluster of its own
 	app := fmt.Sprintf("notesbench-wire-%d", time.Now().UnixNano())

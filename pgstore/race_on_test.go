@@ -1,6 +1,0 @@
-//go:build race
-
-package pgstore
-
-// raceDetector says the tests run under the race detector.
-const raceDetector = true

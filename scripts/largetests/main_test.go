@@ -1,0 +1,39 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A test is large when it refers to testpass, directly, through a helper
+// of any depth or through a variable; TestMain and functions go test does
+// not run as tests never are, and a test that refers to none is not.
+func TestLargeTests(t *testing.T) {
+	p := &pkg{ImportPath: "p", Dir: filepath.Join("testdata", "p"), TestGoFiles: []string{"p_test.go"}}
+	large, all, err := largeTests(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"TestDirect", "TestThroughHelper", "TestThroughVar"}; !slices.Equal(large, want) {
+		t.Errorf("large %v, want %v", large, want)
+	}
+	if want := []string{"TestDirect", "TestThroughHelper", "TestThroughVar", "TestSmall"}; !slices.Equal(all, want) {
+		t.Errorf("all %v, want %v", all, want)
+	}
+}
+
+// Packages share one go test invocation unless one's large test is named
+// as a test of the other that is not large.
+func TestGroups(t *testing.T) {
+	pkgs := []*pkg{
+		{ImportPath: "a", all: []string{"TestContract", "TestA"}},
+		{ImportPath: "b", all: []string{"TestContract"}},
+		{ImportPath: "c", all: []string{"TestC", "TestContract"}},
+	}
+	large := map[string][]string{"a": {"TestContract"}, "b": {"TestContract"}, "c": {"TestC"}}
+	got := groups(pkgs, large, []string{"a", "b", "c"})
+	if want := [][]string{{"a", "b"}, {"c"}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
+}
