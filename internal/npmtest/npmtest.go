@@ -1,17 +1,23 @@
 // Package npmtest installs real MCP servers from the npm registry, at pinned
 // versions, into a test's temporary folder, for the tests that hold
-// notesbench's built-in profiles to the servers they are written for.
+// notesbench's built-in profiles to the servers they are written for. An
+// install is kept between runs, whole, in the user's cache folder, and
+// copied for each test (NOTESBENCH_NPM_CACHE=off installs afresh).
 // Without node and npm a test skips with one line saying why, unless
 // NOTESBENCH_REQUIRE_NODE=1 (set by .ci/run), when it fails.
 package npmtest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,9 +51,6 @@ func WithNode(bin string, argv ...string) []string {
 	return append([]string{"env", "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}, argv...)
 }
 
-// installTimeout bounds an install: the SQLite servers build their
-// native modules (sqlite3, better-sqlite3) from source, a few minutes on a
-// loaded machine.
 // The TypeScript MCP SDKs the peer tests run: the second major version
 // (client and server packages, 2026-07-28) and the first (one package,
 // 2025-11-25).
@@ -62,10 +65,22 @@ const (
 // loaded machine.
 const installTimeout = 20 * time.Minute
 
+// EnvCache names the variable that says where installs are kept between
+// runs: a folder, or "off" to install afresh every time. Unset, it is
+// notesbench/npm under the user's cache folder (os.UserCacheDir).
+const EnvCache = "NOTESBENCH_NPM_CACHE"
+
 // Install installs the packages into a temporary folder of t and returns
 // the folder of their executables (node_modules/.bin). It skips t when node
 // or npm is missing, or fails it under NOTESBENCH_REQUIRE_NODE=1; an install
 // that fails fails t.
+//
+// The packages are pinned, so an install is kept, as Go keeps its builds:
+// once per set of packages, node and npm version (the key), in the cache
+// folder (EnvCache), moved there whole when it is complete, and copied into
+// t's folder for each test, which may write into its copy. The SQLite
+// servers build their native modules from source, minutes a time, which
+// the cache spares every run after the first.
 func Install(t testing.TB, packages ...string) string {
 	t.Helper()
 	if testing.Short() {
@@ -86,13 +101,106 @@ func Install(t testing.TB, packages ...string) string {
 		t.Skipf("%s is built for linux/amd64, not %s/%s", Node, runtime.GOOS, runtime.GOARCH)
 	}
 	dir := t.TempDir()
+	cache, err := cacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cache == "" {
+		if err := install(dir, packages); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(dir, "node_modules", ".bin")
+	}
+	kept, err := cached(cache, packages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-a", filepath.Join(kept, "node_modules"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("copying the kept install %s: %v\n%s", kept, err, out)
+	}
+	return filepath.Join(dir, "node_modules", ".bin")
+}
+
+// install runs npm install of packages into dir.
+func install(dir string, packages []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
-	args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir}, packages...)
+	args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--loglevel=error", "--prefix", dir}, packages...)
 	cmd := exec.CommandContext(ctx, "npm", args...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install %v: %v\n%s", packages, err, out)
+		return fmt.Errorf("npm install %v: %v\n%s", packages, err, out)
 	}
-	return filepath.Join(dir, "node_modules", ".bin")
+	return nil
+}
+
+// cacheDir returns the folder installs are kept in, "" for none.
+func cacheDir() (string, error) {
+	switch dir := os.Getenv(EnvCache); dir {
+	case "off":
+		return "", nil
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", nil // nowhere to keep them: install afresh
+		}
+		return filepath.Join(base, "notesbench", "npm"), nil
+	default:
+		return dir, nil
+	}
+}
+
+// cached returns the kept install of packages under cache, installing it
+// first when there is none: into a folder of its own beside the others,
+// renamed to its key once npm has finished, so that a kept install is
+// always whole, and two tests installing the same key at once keep one.
+func cached(cache string, packages []string) (string, error) {
+	key, err := cacheKey(packages)
+	if err != nil {
+		return "", err
+	}
+	kept := filepath.Join(cache, key)
+	if _, err := os.Stat(filepath.Join(kept, "node_modules")); err == nil {
+		return kept, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(cache, "installing-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp) // after a rename, nothing
+	if err := install(tmp, packages); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "packages.txt"), []byte(strings.Join(packages, "\n")+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, kept); err != nil {
+		if _, serr := os.Stat(filepath.Join(kept, "node_modules")); serr == nil {
+			return kept, nil // another test kept the same install first
+		}
+		return "", err
+	}
+	return kept, nil
+}
+
+// cacheKey names the install of packages by what decides its content: the
+// packages, pinned, in any order, the node and npm that install them, and
+// the platform.
+func cacheKey(packages []string) (string, error) {
+	h := sha256.New()
+	for _, p := range slices.Sorted(slices.Values(packages)) {
+		fmt.Fprintln(h, p)
+	}
+	for _, tool := range []string{"node", "npm"} {
+		out, err := exec.Command(tool, "--version").Output()
+		if err != nil {
+			return "", fmt.Errorf("%s --version: %w", tool, err)
+		}
+		fmt.Fprintf(h, "%s %s", tool, out)
+	}
+	fmt.Fprintln(h, runtime.GOOS, runtime.GOARCH)
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
