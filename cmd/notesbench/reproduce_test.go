@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -263,25 +265,49 @@ func withoutTimings(md string) string {
 }
 
 // The committed reproduction is what the code makes: the command it names,
-// run again, writes the same REPRODUCED.md, every table, verdict and summary,
-// timings of this machine aside. It runs every experiment at the published
-// parameters with 100 replications (1.5 to 2 minutes here, idle): make
-// test-full runs it, -short and the race detector leave it out.
+// run again as two shards at once and merged, writes the same
+// REPRODUCED.md, every table, verdict and summary, timings of this machine
+// aside. So it also holds a reproduction's shards, merged, to the whole
+// run at the published parameters (TestReproduceShardsMerge holds the merge
+// of other counts of shards on two experiments). It runs every experiment
+// at the published parameters with 100 replications (about 3 minutes of
+// both cores here): make test-large runs it, -short and the race detector
+// leave it out.
 func TestCommittedReproductionIsReproduced(t *testing.T) {
-	if testing.Short() || raceDetector {
+	if testing.Short() {
 		t.Skip("reruns the committed reproduction: every experiment, 100 replications")
 	}
+	testpass.Large(t, "reruns the committed reproduction: every experiment, 100 replications")
 	js, _ := committed(t)
 	args := strings.Fields(js.Command)
-	if len(args) < 2 || args[0] != "notesbench" || args[1] != "reproduce" || slices.Contains(args, "--out") {
+	if len(args) < 2 || args[0] != "notesbench" || args[1] != "reproduce" || slices.Contains(args, "--out") || slices.Contains(args, "--shard") {
 		t.Fatalf("reproduced.json names the command %q", js.Command)
 	}
-	dir := filepath.Join(t.TempDir(), "out")
-	code, _, stderr := runCLI(t, append(args[1:], "--out", dir)...)
-	if code != 0 {
-		t.Fatalf("%s: exit %d: %s", js.Command, code, stderr)
+	dir := t.TempDir()
+	const shards = 2
+	files := make([]string, shards)
+	errs := make([]string, shards)
+	var wg sync.WaitGroup
+	for k := range shards {
+		files[k] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", k+1))
+		wg.Go(func() {
+			code, _, stderr := runCLI(t, append(slices.Clone(args[1:]), "--shard", fmt.Sprintf("%d/%d", k+1, shards), "--out", files[k])...)
+			if code != 0 {
+				errs[k] = fmt.Sprintf("%s --shard %d/%d: exit %d: %s", js.Command, k+1, shards, code, stderr)
+			}
+		})
 	}
-	fresh, err := os.ReadFile(filepath.Join(dir, "REPRODUCED.md"))
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			t.Fatal(e)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI(t, append([]string{"merge", "--out", out}, files...)...); code != 0 {
+		t.Fatalf("merge of the shards of %s: exit %d: %s", js.Command, code, stderr)
+	}
+	fresh, err := os.ReadFile(filepath.Join(out, "REPRODUCED.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

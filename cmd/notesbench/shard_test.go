@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -61,10 +62,10 @@ func withoutTiming(t *testing.T, data string) string {
 // experiment's merged JSON equals the unsharded one but for timing fields
 // (none, on the virtual clock), and its table too. Under the race detector,
 // ten times slower, in 4 shards alone (for these runs, shards a unit of
-// work apart and shards of none): make test-full merges all three splits.
+// work apart and shards of none): make test-large merges all three splits.
 func TestShardsMergeIntoTheRun(t *testing.T) {
 	splits := []int{1, 2, 4}
-	if raceDetector {
+	if testpass.Race {
 		splits = []int{4}
 	}
 	for _, args := range shardedRuns {
@@ -105,17 +106,10 @@ func TestShardsMergeIntoTheRun(t *testing.T) {
 
 // A reproduction merges from its shards into the reproduction.
 func TestReproduceShardsMerge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the reproduction four times")
-	}
-	// Every experiment, the whole reproduction four times over (about 2.5
-	// minutes here, fast's step 25 s of each). Under the race detector, ten
-	// times slower, the two quickest in three shards: make test-full runs
-	// the rest.
-	only, counts := "race,tabs,fast,create,sources,refs,outline,validate", []int{1, 2, 4}
-	if raceDetector {
-		only, counts = "outline,validate", []int{3}
-	}
+	// Two experiments, whole and in 1, 2 and 4 shards: the committed
+	// reproduction, rerun as two shards (TestCommittedReproductionIsReproduced,
+	// make test-large), holds every experiment's shards to the whole run.
+	only, counts := "outline,validate", []int{1, 2, 4}
 	args := []string{"reproduce", "--quick", "--replications", "2", "--only", only}
 	code, whole, stderr := runCLI(t, append(slices.Clone(args), "--format", "json")...)
 	if code != 0 {
@@ -197,9 +191,10 @@ func TestBadMerges(t *testing.T) {
 // their JSON leaves out). Bench's timings differ from run to run; what is
 // judged, and how, does not.
 func TestReproduceShardsMergeBench(t *testing.T) {
-	if testing.Short() || raceDetector {
-		t.Skip("times bench's reproduction whole and in shards, on the real clock: make test-full runs it")
+	if testing.Short() {
+		t.Skip("times bench's reproduction whole and in shards, on the real clock: make test-large runs it")
 	}
+	testpass.Large(t, "times bench's reproduction whole and in shards, on the real clock")
 	args := []string{"reproduce", "--quick", "--only", "bench"}
 	verdicts := func(data string) string {
 		t.Helper()
