@@ -282,14 +282,23 @@ func plant(ctx context.Context, dir string, m mutant) (out []byte, failed bool, 
 	if err := os.WriteFile(path, bytes.Replace(orig, []byte(m.old), []byte(m.new), 1), 0o644); err != nil {
 		return nil, false, err
 	}
-	return goTest(ctx, dir, m.tests)
+	// One package at a time, in the table's order, up to the first whose
+	// tests fail: a mutant is caught once, and the packages after it (the
+	// suite as served, slower than the store's) need not build or run.
+	for _, pkg := range m.tests.pkgs {
+		out, failed, err = goTest(ctx, dir, testRun{run: m.tests.run, pkgs: []string{pkg}}, "-failfast")
+		if failed || err != nil {
+			return out, failed, err
+		}
+	}
+	return out, false, nil
 }
 
-// goTest runs r in dir. It reports failed when a test failed; an error when go
+// goTest runs r in dir, with flags. It reports failed when a test failed; an error when go
 // test failed otherwise (a build error: a mutant that does not compile
 // catches nothing).
-func goTest(ctx context.Context, dir string, r testRun) ([]byte, bool, error) {
-	args := append([]string{"test", "-count=1", "-timeout", "10m", "-run", r.run}, r.pkgs...)
+func goTest(ctx context.Context, dir string, r testRun, flags ...string) ([]byte, bool, error) {
+	args := append(append([]string{"test", "-count=1", "-timeout", "10m", "-run", r.run}, flags...), r.pkgs...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	// A test that cannot reach PostgreSQL fails instead of skipping: a skip
