@@ -57,6 +57,10 @@ type PersonSchedule struct {
 	Every   time.Duration
 	Actions []PersonAction
 	Seed    uint64
+	// Wait waits out the gap drawn before each edit, and returns an error
+	// once ctx is done; nil waits on the wall clock. A test gives one that
+	// lets the person edit when it says, a step it controls.
+	Wait func(ctx context.Context, gap time.Duration) error
 }
 
 // The bounds of Person.Every.
@@ -237,19 +241,31 @@ func (e *editor) loop(ctx context.Context) {
 			e.cs.Close()
 		}
 	}()
+	wait := e.p.Wait
+	if wait == nil {
+		wait = sleep
+	}
 	for {
 		gap := time.Duration(e.rng.ExpFloat64() * float64(e.p.Every))
-		t := time.NewTimer(gap)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if wait(ctx, gap) != nil {
 			return
-		case <-t.C:
 		}
 		action := e.p.Actions[e.rng.IntN(len(e.p.Actions))]
 		if err := e.edit(ctx, action); err != nil && ctx.Err() == nil {
 			e.count(func(r *PersonReport) { r.Failed++; r.LastError = string(action) + ": " + err.Error() })
 		}
+	}
+}
+
+// sleep waits d on the wall clock, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
