@@ -71,8 +71,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzStdio -fuzztime $(FUZZTIME) ./serve/
 
 # conformance runs the official MCP conformance suite (pinned, installed into
-# a temporary folder) against notesbench serve --http, every server scenario,
-# with the expected failures in scripts/conformance/expected-failures.yml.
+# a temporary folder) against notesbench serve --http with the suite's own
+# requirement sets, for 2025-11-25 and 2026-07-28, and prints the result per
+# revision, every failure classed in scripts/conformance/expected-failures.yml.
 # It needs node; without it it skips, unless NOTESBENCH_REQUIRE_NODE=1.
 conformance:
 	GO=$(GO) scripts/conformance/run.sh

@@ -106,11 +106,14 @@ type peerResult struct {
 }
 
 // The TypeScript SDK's second major version against notesbench, both ways:
-// its client talks to serve --http over 2026-07-28 and over 2025-11-25 (the
-// tools listed, a read, a write, a stale write refused with a conflict, a
-// resend replayed); conform passes against a server of the contract written
-// with it (2026-07-28, stateless) and with the first major version
-// (2025-11-25, sessions), and says which protocol each ran on.
+// its client talks to serve --http over 2026-07-28, pinned and negotiated
+// (mode "auto", which runs the 2025-11-25 handshake instead when it cannot
+// read serve's server/discover as a 2026-07-28 server's), and over
+// 2025-11-25, its default (the tools listed, a read, a write, a stale write
+// refused with a conflict, a resend replayed); conform passes against a
+// server of the contract written with it (2026-07-28, stateless) and with
+// the first major version (2025-11-25, sessions), and says which protocol
+// each ran on.
 func TestTypeScriptPeers(t *testing.T) {
 	// Node processes: the race detector watches only the client, which
 	// the other tests run under it. make test-large, in CI, runs this.
@@ -142,7 +145,7 @@ func TestTypeScriptPeers(t *testing.T) {
 			<-done
 		})
 		url := "http://" + ln.Addr().String() + serve.HTTPPath
-		for _, tc := range []struct{ mode, want string }{{"2026-07-28", "2026-07-28"}, {"legacy", "2025-11-25"}} {
+		for _, tc := range []struct{ mode, want string }{{"2026-07-28", "2026-07-28"}, {"auto", "2026-07-28"}, {"default", "2025-11-25"}} {
 			out, err := nodeT(t, v2, "client.mjs", url, tc.mode, "note-1", "ts-"+tc.mode).Output()
 			if err != nil {
 				t.Fatalf("%s: %v", tc.mode, err)

