@@ -164,6 +164,9 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err := distinctOutputs(output{"--out", o.out}, output{"--html", o.html}); err != nil {
 		return err
 	}
+	if err := notInputs(arguments(o.files), output{"--out", o.out}, output{"--html", o.html}); err != nil {
+		return err
+	}
 	var hs []*history.History
 	stdin := false
 	for _, f := range o.files {
