@@ -167,6 +167,9 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err := notInputs(arguments(o.files), output{"--out", o.out}, output{"--html", o.html}); err != nil {
 		return err
 	}
+	if err := distinctFiles(o.files, "every run of it would be counted twice"); err != nil {
+		return err
+	}
 	var hs []*history.History
 	stdin := false
 	for _, f := range o.files {

@@ -188,6 +188,11 @@ func TestCheckBadInput(t *testing.T) {
 	}
 	page := filepath.Join(dir, "page.html")
 	precious := file("notes.txt", "not a page")
+	respelt := filepath.Dir(good) + "/./" + filepath.Base(good)
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(good, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -200,6 +205,10 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"check", file("busy.jsonl", strings.Replace(text, `"outcome":"ok"`, `"outcome":"fail","error_kind":"busy"`, 1))}, "notesbench: " + dir + "/busy.jsonl:3: call: error_kind: \"busy\" is no kind of fail"},
 		{[]string{"check", file("mixed.jsonl", text+text)}, "notesbench: " + dir + "/mixed.jsonl:" + strconv.Itoa(len(lines)) + ": a second history header"},
 		{[]string{"check", filepath.Join(dir, "missing.jsonl")}, "notesbench: " + dir + "/missing.jsonl: no such file or directory"},
+		{[]string{"check", good, good}, "notesbench: " + good + ": the same file as " + good + ": given twice, every run of it would be counted twice"},
+		{[]string{"check", good, respelt}, "notesbench: " + respelt + ": the same file as " + good + ": given twice"},
+		{[]string{"check", good, link}, "notesbench: " + link + ": the same file as " + good + ": given twice"},
+		{[]string{"check", dir}, "notesbench: " + dir + ": not a regular file: a history is a file"},
 		{[]string{"check", good, "--timeout", "0s", "--html", page}, "notesbench: --timeout: must be more than 0"},
 		{[]string{"check", good, "--format", "yaml"}, `notesbench: --format: unknown format "yaml"`},
 		{[]string{"check", good, "--html", precious}, "notesbench: --html: " + precious + " exists and is not an HTML page"},

@@ -119,6 +119,33 @@ func notInputs(ins []input, outs ...output) error {
 	return nil
 }
 
+// distinctFiles refuses a file given twice among files, however its path is
+// spelt, a link to it included; what says what reading it twice would do.
+// "-" (standard input) is left to the caller.
+func distinctFiles(files []string, what string) error {
+	type seen struct {
+		path string
+		id   fileID
+	}
+	var prev []seen
+	for _, f := range files {
+		if f == "-" {
+			continue
+		}
+		id, err := identify(f)
+		if err != nil {
+			continue // reading it says what is wrong
+		}
+		for _, p := range prev {
+			if p.id.same(id) {
+				return usagef(f, "the same file as %s: given twice, %s", p.path, what)
+			}
+		}
+		prev = append(prev, seen{f, id})
+	}
+	return nil
+}
+
 // arguments returns files as the inputs a command's arguments name.
 func arguments(files []string) []input {
 	ins := make([]input, len(files))
