@@ -189,6 +189,10 @@ func TestCheckBadInput(t *testing.T) {
 	page := filepath.Join(dir, "page.html")
 	precious := file("notes.txt", "not a page")
 	respelt := filepath.Dir(good) + "/./" + filepath.Base(good)
+	result := filepath.Join(dir, "race.json")
+	if code, _, stderr := runCLI(t, "race", "--clock", "virtual", "--seeds", "1", "--edits", "2", "--replications", "0", "--format", "json", "--out", result); code != 0 {
+		t.Fatalf("race: exit %d: %s", code, stderr)
+	}
 	link := filepath.Join(dir, "link.jsonl")
 	if err := os.Symlink(good, link); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
@@ -209,6 +213,7 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"check", good, respelt}, "notesbench: " + respelt + ": the same file as " + good + ": given twice"},
 		{[]string{"check", good, link}, "notesbench: " + link + ": the same file as " + good + ": given twice"},
 		{[]string{"check", dir}, "notesbench: " + dir + ": not a regular file: a history is a file"},
+		{[]string{"check", result}, "notesbench: " + result + ": a notesbench result (race), not a history: check reads the files --history writes"},
 		{[]string{"check", good, "--timeout", "0s", "--html", page}, "notesbench: --timeout: must be more than 0"},
 		{[]string{"check", good, "--format", "yaml"}, `notesbench: --format: unknown format "yaml"`},
 		{[]string{"check", good, "--html", precious}, "notesbench: --html: " + precious + " exists and is not an HTML page"},
