@@ -226,6 +226,38 @@ func TestLogCloseWithoutFinals(t *testing.T) {
 	}
 }
 
+// CreateLog never replaces what a file holds: it is refused, left as it
+// was; an empty file is taken.
+func TestCreateLogRefusesAFileThatHoldsSomething(t *testing.T) {
+	dir := t.TempDir()
+	held, empty := filepath.Join(dir, "h.jsonl"), filepath.Join(dir, "empty.jsonl")
+	const recorded = `{"format_version":2,"kind":"history","experiment":"serve"}` + "\n"
+	if err := os.WriteFile(held, []byte(recorded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clock := func() int64 { return 1 }
+	if _, err := CreateLog(held, Header{Experiment: ExperimentServe}, RunHeader{Run: "serve"}, clock); err == nil ||
+		err.Error() != held+" is not empty: a log never replaces what was recorded" {
+		t.Errorf("a file that holds a history: %v", err)
+	}
+	if b, _ := os.ReadFile(held); string(b) != recorded {
+		t.Errorf("the file was changed: %q", b)
+	}
+	l, err := CreateLog(empty, Header{Experiment: ExperimentServe}, RunHeader{Run: "serve"}, clock)
+	if err != nil {
+		t.Fatalf("an empty file: %v", err)
+	}
+	if err := l.Close(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if h := readLog(t, empty); h.Cut || len(h.Runs) != 1 {
+		t.Errorf("the log in the empty file: %+v", h)
+	}
+}
+
 // The reader refuses a served call whose person's action names no tool it
 // knows, and takes one without a version.
 func TestReadPersonActions(t *testing.T) {
