@@ -21,7 +21,8 @@ import (
 // (Call.ReadVersion, Adds, Drops), and the version of the view its content
 // came from when that is not the version it sends (Call.BaseVersion): of
 // the session's last few views, the one whose text the write keeps the most
-// of, the latest of those that tie. A client that re-reads after a conflict
+// of (all of it when the text begins with the view's, see lacks), the latest
+// of those that tie. A client that re-reads after a conflict
 // and re-applies its change builds on its last view; one that takes the
 // fresh version and resends the text it built before builds on an older one.
 //
@@ -44,12 +45,13 @@ const maxViews = 8
 // own that committed made.
 type view struct {
 	version string
-	lines   []string       // the non-blank lines, in order
+	text    string
+	lines   []string       // the non-blank lines, in order (parts of text)
 	counts  map[string]int // how often each is there
 }
 
 func newView(version, text string) view {
-	v := view{version: version, counts: map[string]int{}}
+	v := view{version: version, text: text, counts: map[string]int{}}
 	for _, l := range strings.Split(text, "\n") {
 		if strings.TrimSpace(l) == "" {
 			continue
@@ -110,9 +112,9 @@ func (s *clientSession) beginText(tool, noteID, tabID, text string, expected con
 	last := views[len(views)-1]
 	c.ReadVersion = last.version
 	c.Adds, c.Drops = diff(last, w), diff(w, last)
-	base, least := last, len(diff(w, last))
+	base, least := last, lacks(w, last)
 	for i := len(views) - 2; i >= 0; i-- {
-		if n := len(diff(w, views[i])); n < least {
+		if n := lacks(w, views[i]); n < least {
 			base, least = views[i], n
 		}
 	}
@@ -120,6 +122,18 @@ func (s *clientSession) beginText(tool, noteID, tabID, text string, expected con
 		c.BaseVersion = base.version
 	}
 	return c
+}
+
+// lacks counts the lines of the view v that the written text w lacks: none
+// when w's text goes on from v's whole text. Such a write appended to v,
+// maybe onto its last line, when v's text does not end with a newline and
+// the write adds none first: line by line it lacks that last line, which
+// an older view without it does not have to lose, but it was built on v.
+func lacks(w, v view) int {
+	if strings.HasPrefix(w.text, v.text) {
+		return 0
+	}
+	return len(diff(w, v))
 }
 
 // diff returns the lines of b beyond those of a, each as often as it is

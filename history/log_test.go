@@ -199,6 +199,42 @@ func TestLogRecordsWhatAServerSees(t *testing.T) {
 	}
 }
 
+// A write appended onto the last line of a text that does not end with a
+// newline (the person's appends leave none) was built on that text, the
+// fresh version it sent, not on an older view that lacks the line: line by
+// line it drops the line it appended onto, which the older view never had.
+// The check once said such a text was "built on version 2".
+func TestLogAppendOntoALastLineWithoutNewline(t *testing.T) {
+	ctx := context.Background()
+	l, path := newLog(t)
+	n := newNote()
+	person := l.Client(PersonEditor, "", PersonSession).Session(n)
+	agent := l.Client("appender", "1.0", 1).Session(n)
+	write := func(s contract.Session, expected contract.Version, key, text string) {
+		t.Helper()
+		if _, err := s.EditNoteTab(ctx, contract.EditRequest{NoteID: "n", TabID: "markdown", ExpectedVersion: expected, IdempotencyKey: key,
+			Operation: contract.OpReplaceText, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(agent, "1", "a1", "agent-1\n") // v2, which the agent's next write does not build on
+	person.ReadNoteTab(ctx, "n", "markdown")
+	write(person, "2", "p1", "agent-1\nperson-1") // v3, no newline at its end
+	read, _ := agent.ReadNoteTab(ctx, "n", "markdown")
+	write(agent, "3", "a2", read.Text+"agent-2\n") // v4: "agent-1\nperson-1agent-2\n"
+	if err := l.Close(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	calls := readLog(t, path).Runs[0].Calls
+	c := calls[len(calls)-1]
+	if c.Editor != "appender" || c.ExpectedVersion != "3" || c.ReadVersion != "3" || c.BaseVersion != "" {
+		t.Errorf("the append onto the last line: %s, read_version %q, base_version %q; want built on 3, its expected version", c, c.ReadVersion, c.BaseVersion)
+	}
+	if !reflect.DeepEqual(c.Adds, []string{"person-1agent-2"}) || !reflect.DeepEqual(c.Drops, []string{"person-1"}) {
+		t.Errorf("adds %q, drops %q", c.Adds, c.Drops)
+	}
+}
+
 // A Note nobody made has no final state; without a session to read them,
 // no Note has one; a call recorded after Close is not written.
 func TestLogCloseWithoutFinals(t *testing.T) {
