@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,23 +23,30 @@ import (
 // came from when that is not the version it sends (Call.BaseVersion): of
 // the session's last few views, the one whose text the write keeps the most
 // of (all of it when the text begins with the view's, see lacks), the latest
-// of those that tie. A client that re-reads after a conflict
+// of those that tie. It says so only when one of the client's calls was told
+// the version it sends: a client that learned it elsewhere (in a session,
+// or over a connection, of its own) may have built on what it saw there. A client that re-reads after a conflict
 // and re-applies its change builds on its last view; one that takes the
 // fresh version and resends the text it built before builds on an older one.
 //
 // A Client is safe for concurrent use; so is every Session it makes.
 type Client struct {
-	l       *Log
-	editor  string
-	version string
-	id      int
+	l         *Log
+	editor    string
+	version   string
+	id        int
+	stateless bool
 
 	mu    sync.Mutex
 	views map[[2]string][]view // per Note and tab, the last maxViews views, oldest first
+	// told holds, per Note, the last maxViews versions the client's calls
+	// were told (a read's, a write's, a conflict's current one).
+	told map[string][]string
 }
 
 // maxViews is how many views of a tab a Client keeps, to find the one a
-// write's content came from.
+// write's content came from, and how many versions of a Note it keeps of
+// those it was told.
 const maxViews = 8
 
 // view is a text a client saw: what a read returned, or what a write of its
@@ -66,7 +74,16 @@ func newView(version, text string) view {
 // client's clientInfo name), version is its version ("" when it gave none),
 // session its number.
 func (l *Log) Client(editor, version string, session int) *Client {
-	return &Client{l: l, editor: editor, version: version, id: session, views: map[[2]string][]view{}}
+	return &Client{l: l, editor: editor, version: version, id: session, views: map[[2]string][]view{}, told: map[string][]string{}}
+}
+
+// StatelessClient is Client for stateless requests (MCP 2026-07-28), which
+// come on no MCP session: the requests the caller holds to be one client's
+// are recorded as one session, each call marked Call.Stateless.
+func (l *Log) StatelessClient(editor, version string, session int) *Client {
+	c := l.Client(editor, version, session)
+	c.stateless = true
+	return c
 }
 
 // Session wraps inner, so that every call made through it is recorded as a
@@ -91,7 +108,7 @@ var (
 
 // begin starts the record of a call.
 func (s *clientSession) begin(tool, noteID string) Call {
-	return Call{Editor: s.c.editor, ClientVersion: s.c.version, Session: s.c.id, Tool: tool, Note: noteID, Invoke: s.c.l.Now()}
+	return Call{Editor: s.c.editor, ClientVersion: s.c.version, Session: s.c.id, Stateless: s.c.stateless, Tool: tool, Note: noteID, Invoke: s.c.l.Now()}
 }
 
 // beginText starts the record of a write of a markdown tab's whole text:
@@ -118,7 +135,7 @@ func (s *clientSession) beginText(tool, noteID, tabID, text string, expected con
 			base, least = views[i], n
 		}
 	}
-	if expected != "" && base.version != string(expected) {
+	if expected != "" && base.version != string(expected) && slices.Contains(s.c.told[noteID], string(expected)) {
 		c.BaseVersion = base.version
 	}
 	return c
@@ -156,6 +173,10 @@ func (s *clientSession) end(c Call, version contract.Version, err error, seen *v
 	s.c.mu.Lock()
 	c.Return = s.c.l.Now()
 	setOutcome(&c, version, err)
+	if c.Version != "" {
+		told := append(s.c.told[c.Note], c.Version)
+		s.c.told[c.Note] = told[max(0, len(told)-maxViews):]
+	}
 	if seen != nil && err == nil {
 		k := [2]string{c.Note, c.Tab}
 		seen.version = string(version)

@@ -235,6 +235,43 @@ func TestLogAppendOntoALastLineWithoutNewline(t *testing.T) {
 	}
 }
 
+// A write is said to be built on an older view than the version it sends
+// only when its client was told that version: one client's stateless
+// requests over two connections are two sessions, and a write over one of
+// a version read over the other was built on what was read there, which
+// the first never saw. The first session's older view kept every line of
+// it (it held none) and was once named its base.
+func TestLogBaseOnlyOfAVersionTold(t *testing.T) {
+	ctx := context.Background()
+	l, path := newLog(t)
+	n := newNote()
+	person := l.Client(PersonEditor, "", PersonSession).Session(n)
+	first, second := l.StatelessClient("agent", "1.0", 1).Session(n), l.StatelessClient("agent", "1.0", 2).Session(n)
+	first.ReadNoteTab(ctx, "n", "markdown") // v1, empty
+	if _, err := person.EditNoteTab(ctx, contract.EditRequest{NoteID: "n", TabID: "markdown", ExpectedVersion: "1", IdempotencyKey: "p1",
+		Operation: contract.OpReplaceText, Text: "person-1"}); err != nil {
+		t.Fatal(err)
+	}
+	read, _ := second.ReadNoteTab(ctx, "n", "markdown") // v2
+	if _, err := first.EditNoteTab(ctx, contract.EditRequest{NoteID: "n", TabID: "markdown", ExpectedVersion: read.Version, IdempotencyKey: "a1",
+		Operation: contract.OpReplaceText, Text: read.Text + "\nagent-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	calls := readLog(t, path).Runs[0].Calls
+	c := calls[len(calls)-1]
+	if c.Session != 1 || !c.Stateless || c.ExpectedVersion != "2" || c.ReadVersion != "1" || c.BaseVersion != "" {
+		t.Errorf("%s: stateless %v, read_version %q, base_version %q; want no base: its session was never told 2", c, c.Stateless, c.ReadVersion, c.BaseVersion)
+	}
+	for _, c := range calls {
+		if c.Stateless != (c.Editor == "agent") {
+			t.Errorf("%s: stateless %v; want the agent's calls alone marked", c, c.Stateless)
+		}
+	}
+}
+
 // A Note nobody made has no final state; without a session to read them,
 // no Note has one; a call recorded after Close is not written.
 func TestLogCloseWithoutFinals(t *testing.T) {

@@ -321,7 +321,7 @@ func agentTables(rep *results.CheckReport, files bool) []report.Table {
 	if len(rep.Agents) == 0 {
 		t.Notes = append(t.Notes, "no client called the server")
 	}
-	t.Notes = append(t.Notes, "an agent is a client's MCP clientInfo name and version, over as many sessions as it opened; after a conflict, a re-apply builds its next write on what it read since, a refresh sends the fresh version with the text it built before",
+	t.Notes = append(t.Notes, "an agent is a client's MCP clientInfo name and version, over as many sessions as it opened (a stateless client's: its requests over one connection); after a conflict, a re-apply builds its next write on what it read since, a refresh sends the fresh version with the text it built before",
 		"judged: the person's lines (person-lines), committed texts (stale-writes), writes whose aim the server can tell (key-changes), calls that name a tab (tab-references)")
 	return []report.Table{t}
 }
