@@ -25,9 +25,10 @@ import (
 // of (all of it when the text begins with the view's, see lacks), the latest
 // of those that tie. It says so only when one of the client's calls was told
 // the version it sends: a client that learned it elsewhere (in a session,
-// or over a connection, of its own) may have built on what it saw there. A client that re-reads after a conflict
-// and re-applies its change builds on its last view; one that takes the
-// fresh version and resends the text it built before builds on an older one.
+// or over a connection, of its own) may have built on what it saw there. A
+// client that re-reads after a conflict and re-applies its change builds on
+// its last view; one that takes the fresh version and resends the text it
+// built before builds on an older one.
 //
 // A Client is safe for concurrent use; so is every Session it makes.
 type Client struct {
@@ -141,11 +142,11 @@ func (s *clientSession) beginText(tool, noteID, tabID, text string, expected con
 	return c
 }
 
-// lacks counts the lines of the view v that the written text w lacks: none
-// when w's text goes on from v's whole text. Such a write appended to v,
-// maybe onto its last line, when v's text does not end with a newline and
-// the write adds none first: line by line it lacks that last line, which
-// an older view without it does not have to lose, but it was built on v.
+// lacks counts the lines of the view v that the written text w lacks, or
+// none when w's text begins with v's whole text: such a write appended to
+// v, maybe onto a last line with no newline at its end, which line by line
+// it lacks (an older view without that line it keeps whole), and was built
+// on v.
 func lacks(w, v view) int {
 	if strings.HasPrefix(w.text, v.text) {
 		return 0

@@ -38,6 +38,7 @@ type fileID struct {
 	st  os.FileInfo
 }
 
+// identify returns the fileID of path.
 func identify(path string) (fileID, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
