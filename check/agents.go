@@ -117,6 +117,9 @@ func (rd *runData) agentsOf() *agentRun {
 	for _, sk := range a.order {
 		slices.SortStableFunc(a.sessions[sk], func(x, y int) int { return cmp.Compare(calls[x].Invoke, calls[y].Invoke) })
 	}
+	for _, ar := range a.agents {
+		slices.Sort(ar.Sessions)
+	}
 	for _, vs := range a.views {
 		slices.SortStableFunc(vs, func(x, y int) int { return cmp.Compare(calls[x].Return, calls[y].Return) })
 	}

@@ -325,3 +325,37 @@ func TestAgentChecksOnlyOnServedHistories(t *testing.T) {
 		t.Errorf("%d checks, person-lines %+v", len(rep.Checks), result(t, rep, results.CheckPersonLines))
 	}
 }
+
+// Stateless requests (MCP 2026-07-28) of one clientInfo over one connection
+// are one session of a served history, which may be several clients': an
+// overwrite within it says check cannot tell whether one client overwrote
+// its own write. Within an MCP session, one client's, it says nothing more.
+func TestStaleOverwriteWithinAStatelessSession(t *testing.T) {
+	for _, stateless := range []bool{true, false} {
+		s := newServed()
+		s.run.Header.Variant.Guard = contract.GuardNone
+		ed := actor{"editor", "1", 5}
+		for range 2 {
+			s.read(ed, "1")
+		}
+		s.write(ed, "1", "1", "", l("editor-a"), nil, "ok 2")
+		s.write(ed, "1", "1", "", l("editor-b"), nil, "ok 3")
+		for i := range s.run.Calls {
+			s.run.Calls[i].Stateless = stateless
+		}
+		s.final("3", "editor-b")
+		rep := s.check(t)
+		for _, r := range rep.Checks {
+			if r.Check != results.CheckStaleOverwrites {
+				continue
+			}
+			if r.Violations != 1 || len(r.First) != 1 {
+				t.Fatalf("stateless %v: %+v", stateless, r)
+			}
+			said := strings.Contains(r.First[0], "; both are stateless requests of one clientInfo over one connection, of one client or of several sharing it")
+			if said != stateless {
+				t.Errorf("stateless %v: %s", stateless, r.First[0])
+			}
+		}
+	}
+}

@@ -53,6 +53,17 @@ func checkStale(ctx context.Context, runs []*runData, res *results.CheckResult, 
 	}
 }
 
+// sharedSession says, of two calls of one session of stateless requests,
+// that check cannot tell them one client's: the requests of one clientInfo
+// over one connection may be those of several clients sharing it. It says
+// nothing of any other two calls.
+func sharedSession(a, b *history.Call) string {
+	if a == nil || b == nil || !a.Stateless || !b.Stateless || a.Editor != b.Editor || a.ClientVersion != b.ClientVersion || a.Session != b.Session {
+		return ""
+	}
+	return "; both are stateless requests of one clientInfo over one connection, of one client or of several sharing it"
+}
+
 // isContentWrite reports whether c is a committed edit, the writes this check
 // judges.
 func isContentWrite(c *history.Call) bool {
@@ -161,6 +172,6 @@ func (rd *runData) staleIn(p *partition, res *results.CheckResult) {
 			between = &calls[ws[k]]
 		}
 		rd.res.StaleOverwrites++
-		violation(res, rd, w.Return, "%s overwrote %s, which came after the read its content came from (%s)", w, between, &calls[base.call])
+		violation(res, rd, w.Return, "%s overwrote %s, which came after the read its content came from (%s)%s", w, between, &calls[base.call], sharedSession(w, between))
 	}
 }

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 
@@ -21,35 +22,45 @@ import (
 // (Call.ReadVersion, Adds, Drops), and the version of the view its content
 // came from when that is not the version it sends (Call.BaseVersion): of
 // the session's last few views, the one whose text the write keeps the most
-// of, the latest of those that tie. A client that re-reads after a conflict
-// and re-applies its change builds on its last view; one that takes the
-// fresh version and resends the text it built before builds on an older one.
+// of (all of it when the text begins with the view's, see lacks), the latest
+// of those that tie. It says so only when one of the client's calls was told
+// the version it sends: a client that learned it elsewhere (in a session,
+// or over a connection, of its own) may have built on what it saw there. A
+// client that re-reads after a conflict and re-applies its change builds on
+// its last view; one that takes the fresh version and resends the text it
+// built before builds on an older one.
 //
 // A Client is safe for concurrent use; so is every Session it makes.
 type Client struct {
-	l       *Log
-	editor  string
-	version string
-	id      int
+	l         *Log
+	editor    string
+	version   string
+	id        int
+	stateless bool
 
 	mu    sync.Mutex
 	views map[[2]string][]view // per Note and tab, the last maxViews views, oldest first
+	// told holds, per Note, the last maxViews versions the client's calls
+	// were told (a read's, a write's, a conflict's current one).
+	told map[string][]string
 }
 
 // maxViews is how many views of a tab a Client keeps, to find the one a
-// write's content came from.
+// write's content came from, and how many versions of a Note it keeps of
+// those it was told.
 const maxViews = 8
 
 // view is a text a client saw: what a read returned, or what a write of its
 // own that committed made.
 type view struct {
 	version string
-	lines   []string       // the non-blank lines, in order
+	text    string
+	lines   []string       // the non-blank lines, in order (parts of text)
 	counts  map[string]int // how often each is there
 }
 
 func newView(version, text string) view {
-	v := view{version: version, counts: map[string]int{}}
+	v := view{version: version, text: text, counts: map[string]int{}}
 	for _, l := range strings.Split(text, "\n") {
 		if strings.TrimSpace(l) == "" {
 			continue
@@ -64,7 +75,16 @@ func newView(version, text string) view {
 // client's clientInfo name), version is its version ("" when it gave none),
 // session its number.
 func (l *Log) Client(editor, version string, session int) *Client {
-	return &Client{l: l, editor: editor, version: version, id: session, views: map[[2]string][]view{}}
+	return &Client{l: l, editor: editor, version: version, id: session, views: map[[2]string][]view{}, told: map[string][]string{}}
+}
+
+// StatelessClient is Client for stateless requests (MCP 2026-07-28), which
+// come on no MCP session: the requests the caller holds to be one client's
+// are recorded as one session, each call marked Call.Stateless.
+func (l *Log) StatelessClient(editor, version string, session int) *Client {
+	c := l.Client(editor, version, session)
+	c.stateless = true
+	return c
 }
 
 // Session wraps inner, so that every call made through it is recorded as a
@@ -89,7 +109,7 @@ var (
 
 // begin starts the record of a call.
 func (s *clientSession) begin(tool, noteID string) Call {
-	return Call{Editor: s.c.editor, ClientVersion: s.c.version, Session: s.c.id, Tool: tool, Note: noteID, Invoke: s.c.l.Now()}
+	return Call{Editor: s.c.editor, ClientVersion: s.c.version, Session: s.c.id, Stateless: s.c.stateless, Tool: tool, Note: noteID, Invoke: s.c.l.Now()}
 }
 
 // beginText starts the record of a write of a markdown tab's whole text:
@@ -110,16 +130,28 @@ func (s *clientSession) beginText(tool, noteID, tabID, text string, expected con
 	last := views[len(views)-1]
 	c.ReadVersion = last.version
 	c.Adds, c.Drops = diff(last, w), diff(w, last)
-	base, least := last, len(diff(w, last))
+	base, least := last, lacks(w, last)
 	for i := len(views) - 2; i >= 0; i-- {
-		if n := len(diff(w, views[i])); n < least {
+		if n := lacks(w, views[i]); n < least {
 			base, least = views[i], n
 		}
 	}
-	if expected != "" && base.version != string(expected) {
+	if expected != "" && base.version != string(expected) && slices.Contains(s.c.told[noteID], string(expected)) {
 		c.BaseVersion = base.version
 	}
 	return c
+}
+
+// lacks counts the lines of the view v that the written text w lacks, or
+// none when w's text begins with v's whole text: such a write appended to
+// v, maybe onto a last line with no newline at its end, which line by line
+// it lacks (an older view without that line it keeps whole), and was built
+// on v.
+func lacks(w, v view) int {
+	if strings.HasPrefix(w.text, v.text) {
+		return 0
+	}
+	return len(diff(w, v))
 }
 
 // diff returns the lines of b beyond those of a, each as often as it is
@@ -142,6 +174,10 @@ func (s *clientSession) end(c Call, version contract.Version, err error, seen *v
 	s.c.mu.Lock()
 	c.Return = s.c.l.Now()
 	setOutcome(&c, version, err)
+	if c.Version != "" {
+		told := append(s.c.told[c.Note], c.Version)
+		s.c.told[c.Note] = told[max(0, len(told)-maxViews):]
+	}
 	if seen != nil && err == nil {
 		k := [2]string{c.Note, c.Tab}
 		seen.version = string(version)

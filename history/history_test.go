@@ -702,3 +702,60 @@ func TestReadCutShort(t *testing.T) {
 		t.Error("a whole history merged with one cut short: not cut")
 	}
 }
+
+// A notesbench result (an audit's, an experiment's, check's own) is said to be
+// one, not a history, whatever its layout: read from its first member, no
+// further than a few KiB past the first line. Anything else that is no
+// history is still the line that is wrong.
+func TestReadResult(t *testing.T) {
+	for _, tc := range []struct{ name, input, want string }{
+		{"indented", "{\n  \"experiment\": \"audit\",\n  \"subject\": {}\n}\n", "audit.json: a notesbench result (audit), not a history: check reads the files --history writes"},
+		{"one line", `{"experiment":"race","config":{}}` + "\n", "audit.json: a notesbench result (race), not a history"},
+		{"no final newline", `{"experiment":"check"}`, "audit.json: a notesbench result (check), not a history"},
+		{"another object", "{\n  \"name\": \"x\"\n}\n", "audit.json:1: malformed record"},
+		{"experiment not first", `{"kind":"x","experiment":"race"}` + "\n", "audit.json:1: format_version missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(context.Background(), strings.NewReader(tc.input), "audit.json")
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("%v, want %s", err, tc.want)
+			}
+		})
+	}
+	// An object whose first member never comes: the read stops.
+	endless := &counting{r: io.MultiReader(strings.NewReader("{\n"), &spaces{n: 64 * MaxLine})}
+	if _, err := Read(context.Background(), endless, "big.json"); err == nil || !strings.HasPrefix(err.Error(), "big.json:1: malformed record") {
+		t.Errorf("an endless object: %v", err)
+	}
+	if endless.n > 1<<20 {
+		t.Errorf("read %d bytes of an endless object", endless.n)
+	}
+}
+
+// spaces reads n spaces, then EOF.
+type spaces struct{ n int }
+
+func (s *spaces) Read(p []byte) (int, error) {
+	if s.n == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), s.n)
+	for i := range n {
+		p[i] = ' '
+	}
+	s.n -= n
+	return n, nil
+}
+
+// counting counts the bytes read through it.
+type counting struct {
+	r io.Reader
+	n int
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}

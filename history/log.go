@@ -52,8 +52,9 @@ type Log struct {
 	edited map[string]map[string]bool
 }
 
-// CreateLog creates the file at path, or empties it, and writes the history
-// header h and the run header run to it. Every time the Log takes comes from
+// CreateLog creates the file at path, or takes an empty one, and writes the
+// history header h and the run header run to it. A file that holds anything
+// is refused, left as it is: a Log never replaces what was recorded. Every time the Log takes comes from
 // clock, in nanoseconds. The run's variant's zero fields are filled with the
 // contract's defaults.
 func CreateLog(path string, h Header, run RunHeader, clock func() int64) (*Log, error) {
@@ -74,8 +75,15 @@ func CreateLog(path string, h Header, run RunHeader, clock func() int64) (*Log, 
 	if err := encodeLine(&buf, KindRun, run); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || st.Size() > 0 {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s is not empty: a log never replaces what was recorded", path)
+		}
 		return nil, err
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {

@@ -199,6 +199,79 @@ func TestLogRecordsWhatAServerSees(t *testing.T) {
 	}
 }
 
+// A write appended onto the last line of a text that does not end with a
+// newline (the person's appends leave none) was built on that text, the
+// fresh version it sent, not on an older view that lacks the line: line by
+// line it drops the line it appended onto, which the older view never had.
+// The check once said such a text was "built on version 2".
+func TestLogAppendOntoALastLineWithoutNewline(t *testing.T) {
+	ctx := context.Background()
+	l, path := newLog(t)
+	n := newNote()
+	person := l.Client(PersonEditor, "", PersonSession).Session(n)
+	agent := l.Client("appender", "1.0", 1).Session(n)
+	write := func(s contract.Session, expected contract.Version, key, text string) {
+		t.Helper()
+		if _, err := s.EditNoteTab(ctx, contract.EditRequest{NoteID: "n", TabID: "markdown", ExpectedVersion: expected, IdempotencyKey: key,
+			Operation: contract.OpReplaceText, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(agent, "1", "a1", "agent-1\n") // v2, which the agent's next write does not build on
+	person.ReadNoteTab(ctx, "n", "markdown")
+	write(person, "2", "p1", "agent-1\nperson-1") // v3, no newline at its end
+	read, _ := agent.ReadNoteTab(ctx, "n", "markdown")
+	write(agent, "3", "a2", read.Text+"agent-2\n") // v4: "agent-1\nperson-1agent-2\n"
+	if err := l.Close(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	calls := readLog(t, path).Runs[0].Calls
+	c := calls[len(calls)-1]
+	if c.Editor != "appender" || c.ExpectedVersion != "3" || c.ReadVersion != "3" || c.BaseVersion != "" {
+		t.Errorf("the append onto the last line: %s, read_version %q, base_version %q; want built on 3, its expected version", c, c.ReadVersion, c.BaseVersion)
+	}
+	if !reflect.DeepEqual(c.Adds, []string{"person-1agent-2"}) || !reflect.DeepEqual(c.Drops, []string{"person-1"}) {
+		t.Errorf("adds %q, drops %q", c.Adds, c.Drops)
+	}
+}
+
+// A write is said to be built on an older view than the version it sends
+// only when its client was told that version: one client's stateless
+// requests over two connections are two sessions, and a write over one of
+// a version read over the other was built on what was read there, which
+// the first never saw. The first session's older view kept every line of
+// it (it held none) and was once named its base.
+func TestLogBaseOnlyOfAVersionTold(t *testing.T) {
+	ctx := context.Background()
+	l, path := newLog(t)
+	n := newNote()
+	person := l.Client(PersonEditor, "", PersonSession).Session(n)
+	first, second := l.StatelessClient("agent", "1.0", 1).Session(n), l.StatelessClient("agent", "1.0", 2).Session(n)
+	first.ReadNoteTab(ctx, "n", "markdown") // v1, empty
+	if _, err := person.EditNoteTab(ctx, contract.EditRequest{NoteID: "n", TabID: "markdown", ExpectedVersion: "1", IdempotencyKey: "p1",
+		Operation: contract.OpReplaceText, Text: "person-1"}); err != nil {
+		t.Fatal(err)
+	}
+	read, _ := second.ReadNoteTab(ctx, "n", "markdown") // v2
+	if _, err := first.EditNoteTab(ctx, contract.EditRequest{NoteID: "n", TabID: "markdown", ExpectedVersion: read.Version, IdempotencyKey: "a1",
+		Operation: contract.OpReplaceText, Text: read.Text + "\nagent-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	calls := readLog(t, path).Runs[0].Calls
+	c := calls[len(calls)-1]
+	if c.Session != 1 || !c.Stateless || c.ExpectedVersion != "2" || c.ReadVersion != "1" || c.BaseVersion != "" {
+		t.Errorf("%s: stateless %v, read_version %q, base_version %q; want no base: its session was never told 2", c, c.Stateless, c.ReadVersion, c.BaseVersion)
+	}
+	for _, c := range calls {
+		if c.Stateless != (c.Editor == "agent") {
+			t.Errorf("%s: stateless %v; want the agent's calls alone marked", c, c.Stateless)
+		}
+	}
+}
+
 // A Note nobody made has no final state; without a session to read them,
 // no Note has one; a call recorded after Close is not written.
 func TestLogCloseWithoutFinals(t *testing.T) {
@@ -223,6 +296,38 @@ func TestLogCloseWithoutFinals(t *testing.T) {
 	}
 	if h := readLog(t, path); h.Cut || len(h.Runs[0].Finals) != 0 {
 		t.Errorf("without a session: cut %v, %d finals", h.Cut, len(h.Runs[0].Finals))
+	}
+}
+
+// CreateLog never replaces what a file holds: it is refused, left as it
+// was; an empty file is taken.
+func TestCreateLogRefusesAFileThatHoldsSomething(t *testing.T) {
+	dir := t.TempDir()
+	held, empty := filepath.Join(dir, "h.jsonl"), filepath.Join(dir, "empty.jsonl")
+	const recorded = `{"format_version":2,"kind":"history","experiment":"serve"}` + "\n"
+	if err := os.WriteFile(held, []byte(recorded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clock := func() int64 { return 1 }
+	if _, err := CreateLog(held, Header{Experiment: ExperimentServe}, RunHeader{Run: "serve"}, clock); err == nil ||
+		err.Error() != held+" is not empty: a log never replaces what was recorded" {
+		t.Errorf("a file that holds a history: %v", err)
+	}
+	if b, _ := os.ReadFile(held); string(b) != recorded {
+		t.Errorf("the file was changed: %q", b)
+	}
+	l, err := CreateLog(empty, Header{Experiment: ExperimentServe}, RunHeader{Run: "serve"}, clock)
+	if err != nil {
+		t.Fatalf("an empty file: %v", err)
+	}
+	if err := l.Close(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if h := readLog(t, empty); h.Cut || len(h.Runs) != 1 {
+		t.Errorf("the log in the empty file: %+v", h)
 	}
 }
 

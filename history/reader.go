@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
@@ -92,8 +93,9 @@ func ReadFile(ctx context.Context, path string) (*History, error) {
 //
 // A history of format 2 that does not end with its end line was cut short:
 // Read returns what it holds with Cut set, dropping a last line cut in the
-// middle. Every other problem is an *InputError naming the line: an empty
-// file, a line longer than MaxLine, a line that is not a JSON object of a
+// middle. A notesbench JSON result (an audit's, an experiment's) is an
+// *InputError saying so, read no further than its first member. Every other
+// problem is an *InputError naming the line: an empty file, a line longer than MaxLine, a line that is not a JSON object of a
 // known kind, a truncated last line of format 1, a format_version other than
 // 1 and 2, a missing history header, a second history header (two histories
 // run together), a run declared twice or a record of a run not declared
@@ -108,6 +110,17 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 	fail := func(line int, format string, args ...any) error {
 		return &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
+	// firstFail is fail for what is wrong with the first line, b: unless the
+	// file is a notesbench result, which is said instead.
+	var b []byte
+	firstFail := func(line int, format string, args ...any) error {
+		if line == 1 {
+			if experiment, ok := resultHead(bytes.Clone(b), br); ok {
+				return &InputError{File: name, Msg: fmt.Sprintf("a notesbench result (%s), not a history: check reads the files --history writes", experiment)}
+			}
+		}
+		return fail(line, format, args...)
+	}
 	var (
 		line int
 		// seen counts the runs, calls and faults since the last end line;
@@ -119,7 +132,8 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 		format int
 	)
 	for {
-		b, err := readLine(br)
+		var err error
+		b, err = readLine(br)
 		if err == io.EOF && len(b) == 0 {
 			break
 		}
@@ -136,7 +150,7 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 		case err == errLongLine:
 			return nil, fail(line, "a line longer than %d MiB: not a history", MaxLine>>20)
 		case err == io.EOF && format != 2:
-			return nil, fail(line, "truncated record: the file ends in the middle of a line")
+			return nil, firstFail(line, "truncated record: the file ends in the middle of a line")
 		case err != nil && err != io.EOF:
 			return nil, &InputError{File: name, Line: line, Msg: err.Error()}
 		}
@@ -147,10 +161,10 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 		// One decoding per line: the fields of every kind at once.
 		var l anyLine
 		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, fail(line, "malformed record: %s", jsonerr.Describe(err))
+			return nil, firstFail(line, "malformed record: %s", jsonerr.Describe(err))
 		}
 		if l.FormatVersion == nil {
-			return nil, fail(line, "format_version missing")
+			return nil, firstFail(line, "format_version missing")
 		}
 		format = *l.FormatVersion
 		if format != 1 && format != FormatVersion {
@@ -245,6 +259,23 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 	}
 	h.Cut = h.Cut || open
 	return h, nil
+}
+
+// resultHead returns the experiment of a notesbench JSON result that starts
+// with first, its first line, and goes on in r: a JSON object whose first
+// member is "experiment", a string, as every result's is, indented or not.
+// It reads no more of r than a few KiB, and only what it needs.
+func resultHead(first []byte, r io.Reader) (string, bool) {
+	dec := json.NewDecoder(io.MultiReader(bytes.NewReader(first), strings.NewReader("\n"), io.LimitReader(r, 4<<10)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	if t, err := dec.Token(); err != nil || t != "experiment" {
+		return "", false
+	}
+	t, err := dec.Token()
+	experiment, ok := t.(string)
+	return experiment, err == nil && ok && experiment != ""
 }
 
 // String is what an End counts: "2 runs, 340 calls and 0 faults".

@@ -119,6 +119,11 @@ type Call struct {
 	// ClientVersion is the version the session's MCP clientInfo gave;
 	// Editor is its name.
 	ClientVersion string `json:"client_version,omitempty"`
+	// Stateless says the call was a stateless request (MCP 2026-07-28),
+	// which comes on no MCP session: its Session numbers the requests of
+	// one clientInfo over one connection, which may be those of several
+	// clients sharing the connection (a pool of one process, a proxy).
+	Stateless bool `json:"stateless,omitempty"`
 	// Position is where a person's move_tab put the tab.
 	Position *int `json:"position,omitempty"`
 	// Listed is the tab bar a successful list_note_tabs returned, in bar

@@ -174,11 +174,12 @@ type AgentResult struct {
 	Run  string `json:"run"`
 	// Agent names it: its clientInfo name and version ("claude-code
 	// 2.1.3"); Name and Version are those.
-	Agent    string `json:"agent"`
-	Name     string `json:"name"`
-	Version  string `json:"version"`
-	Sessions []int  `json:"sessions"`
-	Calls    int    `json:"calls"`
+	Agent   string `json:"agent"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Sessions are the numbers of its sessions in the history, in order.
+	Sessions []int `json:"sessions"`
+	Calls    int   `json:"calls"`
 	// Writes counts its write calls, Committed those that committed.
 	Writes    int `json:"writes"`
 	Committed int `json:"committed"`

@@ -108,8 +108,16 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
 	// seconds for before it counts it idle, and a client's pool may hold one
 	// it never uses: once Shutdown has closed the listener, those close.
 	var fresh freshConns
-	srv.ConnState = fresh.track
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		fresh.track(c, st)
+		if st == http.StateClosed || st == http.StateHijacked {
+			s.forgetConn(c)
+		}
+	}
 	srv.RegisterOnShutdown(fresh.closeAll)
+	// Every request's context names its connection, which tells the
+	// stateless clients of one clientInfo apart in a history (record.go).
+	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }
 	fl := &fdListener{Listener: ln, warn: s.warnf, now: time.Now, closed: make(chan struct{})}
 	failed := make(chan error, 1)
 	go func() { failed <- srv.Serve(fl) }()

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"net"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,12 +22,14 @@ type recorder struct {
 
 	mu      sync.Mutex
 	clients map[*session]*history.Client
-	// agents records the stateless (2026-07-28) requests of each client,
-	// by its clientInfo: such a request is an MCP session of its own, so
-	// the client's reads and writes are one session of the history only
-	// when they are kept together by who sent them.
-	agents map[agent]*history.Client
-	person *personRun // the person started, nil when none
+	// callers records the stateless (2026-07-28) requests of each client,
+	// by its clientInfo and the connection they came on: such a request is
+	// an MCP session of its own, so the client's reads and writes are one
+	// session of the history only when they are kept together by who sent
+	// them, and clients of one clientInfo (the editors of one program) are
+	// told apart by their connections.
+	callers map[caller]*history.Client
+	person  *personRun // the person started, nil when none
 	// personLog records the person's calls, made on its first edit.
 	personLog *history.Client
 	closed    bool
@@ -35,7 +38,7 @@ type recorder struct {
 // recorded returns the contract session a client's call runs on: cs, held
 // between the person's edits and, with a history, recorded as a call of the
 // MCP session's client, named by its clientInfo.
-func (s *Server) recorded(req *mcp.CallToolRequest, sess *session, cs contract.Session) contract.Session {
+func (s *Server) recorded(ctx context.Context, req *mcp.CallToolRequest, sess *session, cs contract.Session) contract.Session {
 	s.rec.mu.Lock()
 	person := s.rec.person != nil
 	s.rec.mu.Unlock()
@@ -43,16 +46,18 @@ func (s *Server) recorded(req *mcp.CallToolRequest, sess *session, cs contract.S
 		return cs
 	}
 	if s.opts.History != nil {
-		cs = s.client(req, sess).Session(cs)
+		cs = s.client(ctx, req, sess).Session(cs)
 	}
 	return &heldSession{inner: cs, edit: &s.rec.edit}
 }
 
 // client returns the recorder of an MCP session's calls, made on its first
-// call. The stateless requests of one clientInfo are recorded as one session,
-// numbered as the first of them: each is an MCP session of its own, and an
-// agent's re-read after a conflict is judged within its session.
-func (s *Server) client(req *mcp.CallToolRequest, sess *session) *history.Client {
+// call. The stateless requests of one clientInfo over one connection
+// (ctx's, see ServeListener) are recorded as one session, numbered as the
+// first of them: each is an MCP session of its own, and an agent's re-read
+// after a conflict is judged within its session. A connection is one HTTP
+// client's; a client whose requests come over several is several sessions.
+func (s *Server) client(ctx context.Context, req *mcp.CallToolRequest, sess *session) *history.Client {
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
 	if c, ok := s.rec.clients[sess]; ok {
@@ -66,13 +71,14 @@ func (s *Server) client(req *mcp.CallToolRequest, sess *session) *history.Client
 		a.Version = info.Version
 	}
 	if req.ProtocolVersion() >= StatelessVersion {
-		c, ok := s.rec.agents[a]
+		k := caller{a, connOf(ctx)}
+		c, ok := s.rec.callers[k]
 		if !ok {
-			c = s.opts.History.Client(a.Name, a.Version, sess.id)
-			if s.rec.agents == nil {
-				s.rec.agents = map[agent]*history.Client{}
+			c = s.opts.History.StatelessClient(a.Name, a.Version, sess.id)
+			if s.rec.callers == nil {
+				s.rec.callers = map[caller]*history.Client{}
 			}
-			s.rec.agents[a] = c
+			s.rec.callers[k] = c
 		}
 		return c
 	}
@@ -89,6 +95,29 @@ func (s *Server) forget(sess *session) {
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
 	delete(s.rec.clients, sess)
+}
+
+// forgetConn drops what the server kept of the stateless requests of a
+// connection that closed: the client's next requests, on a connection of
+// their own, are another session.
+func (s *Server) forgetConn(c net.Conn) {
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	for k := range s.rec.callers {
+		if k.conn == c {
+			delete(s.rec.callers, k)
+		}
+	}
+}
+
+// connKey is the context key of the connection an HTTP request came on.
+type connKey struct{}
+
+// connOf returns the connection ctx's request came on, nil when it came on
+// none (stdio).
+func connOf(ctx context.Context) net.Conn {
+	c, _ := ctx.Value(connKey{}).(net.Conn)
+	return c
 }
 
 // closeHistory stops the person, if one was started, and ends the history,
@@ -202,3 +231,10 @@ func (h *heldSession) Close() error { return h.inner.Close() }
 
 // agent is a client as its clientInfo names it.
 type agent struct{ Name, Version string }
+
+// caller is a client of stateless requests: its clientInfo, and the
+// connection they came on.
+type caller struct {
+	agent
+	conn net.Conn
+}

@@ -313,7 +313,7 @@ func (s *Server) handler(tool string, readOnly bool, call callFunc) mcp.ToolHand
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: arguments must be a JSON object", tool)}
 		}
 		out, err := s.pool.call(ctx, readOnly, func(cs contract.Session) (json.RawMessage, error) {
-			return call(ctx, s.recorded(req, sess, cs), args)
+			return call(ctx, s.recorded(ctx, req, sess, cs), args)
 		})
 		if err != nil {
 			s.logf(sess, tool, start, "failure: "+err.Error())

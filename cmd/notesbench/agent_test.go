@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -44,6 +45,36 @@ func TestServeAgentBadInput(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(notHistory); string(b) != "my notes\n" {
 		t.Errorf("the user's file was changed: %q", b)
+	}
+}
+
+// A second serve --history of the same file is refused before anything is
+// opened, and the history the first one recorded is left as it was: it once
+// replaced a history of 146 calls with an empty one.
+func TestServeNeverReplacesAHistory(t *testing.T) {
+	dir := t.TempDir()
+	db, h := filepath.Join(dir, "agent.db"), filepath.Join(dir, "agent.jsonl")
+	// Over stdio: a client lists the Note's tabs, and the end of its input
+	// ends serve and its history.
+	session := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_note_tabs","arguments":{"note_id":"note-1"}}}
+`
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"serve", "--db", db, "--history", h}, strings.NewReader(session), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	first, err := os.ReadFile(h)
+	if err != nil || !strings.Contains(string(first), `"tool":"list_note_tabs"`) || !strings.Contains(string(first), `"kind":"end","runs":1,"calls":1`) {
+		t.Fatalf("the first history: %v\n%s", err, first)
+	}
+	expectUsageError(t, []string{"serve", "--db", db, "--history", h},
+		"notesbench: --history: "+h+" holds a history already, which serve never replaces: name another file, or move that one away")
+	if b, _ := os.ReadFile(h); string(b) != string(first) {
+		t.Errorf("the history was changed:\n%s\nwas\n%s", b, first)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files left: %v", entries)
 	}
 }
 

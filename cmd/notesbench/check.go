@@ -164,6 +164,12 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err := distinctOutputs(output{"--out", o.out}, output{"--html", o.html}); err != nil {
 		return err
 	}
+	if err := notInputs(arguments(o.files), output{"--out", o.out}, output{"--html", o.html}); err != nil {
+		return err
+	}
+	if err := distinctFiles(o.files, "every run of it would be counted twice"); err != nil {
+		return err
+	}
 	var hs []*history.History
 	stdin := false
 	for _, f := range o.files {
@@ -304,12 +310,8 @@ func agentTables(rep *results.CheckReport, files bool) []report.Table {
 		if files {
 			name = ag.File + ": " + name
 		}
-		sessions := make([]string, len(ag.Sessions))
-		for i, s := range ag.Sessions {
-			sessions[i] = strconv.Itoa(s)
-		}
 		n := func(v int) string { return report.Int(int64(v)) }
-		t.Rows = append(t.Rows, []string{name, ag.Verdict, strings.Join(sessions, " "), n(ag.Writes), n(ag.Conflicts), n(ag.ReReads),
+		t.Rows = append(t.Rows, []string{name, ag.Verdict, n(len(ag.Sessions)), n(ag.Writes), n(ag.Conflicts), n(ag.ReReads),
 			n(ag.ReApplies), n(ag.Refreshes), n(ag.SameKeyResends), n(ag.KeyChanges), n(ag.Duplicates), n(ag.PersonLinesDropped),
 			n(ag.StaleWrites), n(ag.TabReferences)})
 		if len(ag.Why) > 0 {
@@ -319,7 +321,7 @@ func agentTables(rep *results.CheckReport, files bool) []report.Table {
 	if len(rep.Agents) == 0 {
 		t.Notes = append(t.Notes, "no client called the server")
 	}
-	t.Notes = append(t.Notes, "an agent is a client's MCP clientInfo name and version; after a conflict, a re-apply builds its next write on what it read since, a refresh sends the fresh version with the text it built before",
+	t.Notes = append(t.Notes, "an agent is a client's MCP clientInfo name and version, over as many sessions as it opened (a stateless client's: its requests over one connection); after a conflict, a re-apply builds its next write on what it read since, a refresh sends the fresh version with the text it built before",
 		"judged: the person's lines (person-lines), committed texts (stale-writes), writes whose aim the server can tell (key-changes), calls that name a tab (tab-references)")
 	return []report.Table{t}
 }

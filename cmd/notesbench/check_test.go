@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -189,6 +190,15 @@ func TestCheckBadInput(t *testing.T) {
 	}
 	page := filepath.Join(dir, "page.html")
 	precious := file("notes.txt", "not a page")
+	respelt := filepath.Dir(good) + "/./" + filepath.Base(good)
+	result := filepath.Join(dir, "race.json")
+	if code, _, stderr := runCLI(t, "race", "--clock", "virtual", "--seeds", "1", "--edits", "2", "--replications", "0", "--format", "json", "--out", result); code != 0 {
+		t.Fatalf("race: exit %d: %s", code, stderr)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(good, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -201,6 +211,11 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"check", file("busy.jsonl", strings.Replace(text, `"outcome":"ok"`, `"outcome":"fail","error_kind":"busy"`, 1))}, "notesbench: " + dir + "/busy.jsonl:3: call: error_kind: \"busy\" is no kind of fail"},
 		{[]string{"check", file("mixed.jsonl", text+text)}, "notesbench: " + dir + "/mixed.jsonl:" + strconv.Itoa(len(lines)) + ": a second history header"},
 		{[]string{"check", filepath.Join(dir, "missing.jsonl")}, "notesbench: " + dir + "/missing.jsonl: no such file or directory"},
+		{[]string{"check", good, good}, "notesbench: " + good + ": the same file as " + good + ": given twice, every run of it would be counted twice"},
+		{[]string{"check", good, respelt}, "notesbench: " + respelt + ": the same file as " + good + ": given twice"},
+		{[]string{"check", good, link}, "notesbench: " + link + ": the same file as " + good + ": given twice"},
+		{[]string{"check", dir}, "notesbench: " + dir + ": not a regular file: a history is a file"},
+		{[]string{"check", result}, "notesbench: " + result + ": a notesbench result (race), not a history: check reads the files --history writes"},
 		{[]string{"check", good, "--timeout", "0s", "--html", page}, "notesbench: --timeout: must be more than 0"},
 		{[]string{"check", good, "--format", "yaml"}, `notesbench: --format: unknown format "yaml"`},
 		{[]string{"check", good, "--html", precious}, "notesbench: --html: " + precious + " exists and is not an HTML page"},
@@ -437,5 +452,58 @@ func TestCheckProfiledRaceCounts(t *testing.T) {
 				t.Errorf("%s: %s: check counts %d lost (linearizable %s), the race %d", profile, name, r.Lost, r.Linearizable, row.Lost)
 			}
 		}
+	}
+}
+
+// servedHistory writes a served history of one run: calls, each a JSON
+// object of a call's fields past run and kind, then the final text of
+// note-1.
+func servedHistory(t *testing.T, text string, calls ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"format_version":2,"kind":"history","experiment":"serve"}` + "\n")
+	b.WriteString(`{"format_version":2,"kind":"run","run":"serve","variant":{"guard":"note","version_format":"counter","order":"key-first"}}` + "\n")
+	for _, c := range calls {
+		b.WriteString(`{"format_version":2,"kind":"call","run":"serve",` + strings.TrimPrefix(c, "{") + "\n")
+	}
+	final, _ := json.Marshal(text)
+	b.WriteString(`{"format_version":2,"kind":"final","run":"serve","note":"note-1","version":"3","tabs":[{"tab_id":"markdown","type":"markdown","label":"Note"}],"text":` + string(final) + `,"sources":[]}` + "\n")
+	fmt.Fprintf(&b, `{"format_version":2,"kind":"end","runs":1,"calls":%d,"faults":0}`+"\n", len(calls))
+	path := filepath.Join(t.TempDir(), "served.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The Agents table's Sessions column counts an agent's sessions, however
+// they were numbered: over MCP sessions (2025-11-25) it listed their
+// numbers, in the order of their first calls ("3 1"). The JSON result keeps
+// the numbers, in order.
+func TestCheckAgentSessionsCount(t *testing.T) {
+	h := servedHistory(t, "a\nb",
+		`{"editor":"multi","client_version":"1.0","session":3,"tool":"read_note_tab","note":"note-1","tab":"markdown","invoke_ns":1,"return_ns":2,"outcome":"ok","version":"1"}`,
+		`{"editor":"multi","client_version":"1.0","session":1,"tool":"read_note_tab","note":"note-1","tab":"markdown","invoke_ns":3,"return_ns":4,"outcome":"ok","version":"1"}`,
+		`{"editor":"multi","client_version":"1.0","session":3,"tool":"edit_note_tab","note":"note-1","tab":"markdown","operation":"replace_text","expected_version":"1","idempotency_key":"k1","invoke_ns":5,"return_ns":6,"outcome":"ok","version":"2","read_version":"1","adds":["a"]}`,
+		`{"editor":"multi","client_version":"1.0","session":1,"tool":"edit_note_tab","note":"note-1","tab":"markdown","operation":"replace_text","expected_version":"1","idempotency_key":"k2","invoke_ns":7,"return_ns":8,"outcome":"fail","error_kind":"conflict","version":"2","read_version":"1","adds":["b"]}`,
+		`{"editor":"multi","client_version":"1.0","session":1,"tool":"read_note_tab","note":"note-1","tab":"markdown","invoke_ns":9,"return_ns":10,"outcome":"ok","version":"2"}`,
+		`{"editor":"multi","client_version":"1.0","session":1,"tool":"edit_note_tab","note":"note-1","tab":"markdown","operation":"replace_text","expected_version":"2","idempotency_key":"k3","invoke_ns":11,"return_ns":12,"outcome":"ok","version":"3","read_version":"2","adds":["b"]}`,
+		`{"editor":"solo","session":2,"tool":"read_note_tab","note":"note-1","tab":"markdown","invoke_ns":13,"return_ns":14,"outcome":"ok","version":"3"}`,
+	)
+	code, stdout, stderr := runCLI(t, "check", "--format", "markdown", h)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"| multi 1.0 | careful | 2 | 3 | 1 | 1 | 1 | 0 |", "| solo | no writes | 1 | 0 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the agents table lacks %q:\n%s", want, stdout)
+		}
+	}
+	_, stdout, _ = runCLI(t, "check", "--format", "json", h)
+	var rec struct {
+		Agents []results.AgentResult `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || len(rec.Agents) != 2 || !slices.Equal(rec.Agents[0].Sessions, []int{1, 3}) {
+		t.Errorf("json agents %+v, %v; want multi in sessions [1 3]", rec.Agents, err)
 	}
 }

@@ -49,8 +49,9 @@ their shards on a shared volume: not its hidden files, its folders, nor the
 file --out or --update-baseline writes.
 
 Input that cannot be merged (a file that is no shard or history, a shard
-missing or given twice, shards of different runs) is exit 2; a merge that
-fails otherwise is exit 1.
+missing or given twice, shards of different runs), and an --out that is one
+of the inputs, are exit 2, nothing written; a merge that fails otherwise is
+exit 1.
 
 See docs/ci.md (shards and merge).`,
 		Example: examples([]string{
@@ -85,6 +86,9 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 		return err
 	}
 	o.files = files
+	if err := notInputs(arguments(files), output{"--out", o.out.out}, output{"--update-baseline", o.out.updateBaseline}); err != nil {
+		return err
+	}
 	var data [][]byte
 	histories := 0
 	for _, f := range o.files {

@@ -201,3 +201,72 @@ func TestMergeShardsOfATarget(t *testing.T) {
 		t.Fatalf("exit %d, %q; want 2 and %q", code, stderr, want)
 	}
 }
+
+// An output that is one of the files a command reads is refused before
+// anything is written, however its path is spelt, through a link too: merge
+// --out s1.json once overwrote its own input, exit 0. The inputs are left as
+// they were.
+func TestOutputIsNoInput(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	race := []string{"race", "--clock", "virtual", "--seeds", "1-2", "--edits", "3", "--replications", "0"}
+	s1, s2 := filepath.Join(dir, "s1.json"), filepath.Join(dir, "s2.json")
+	run(append(slices.Clone(race), "--shard", "1/2", "--out", s1)...)
+	run(append(slices.Clone(race), "--shard", "2/2", "--out", s2)...)
+	h1, h2 := filepath.Join(dir, "h1.jsonl"), filepath.Join(dir, "h2.jsonl")
+	run("race", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--modes", "note/reapply", "--replications", "0", "--history", h1, "--format", "json")
+	run("race", "--clock", "virtual", "--seeds", "2", "--edits", "3", "--replications", "0", "--history", h2, "--format", "json")
+	checked := filepath.Join(dir, "checked.json")
+	run("check", h1, "--format", "json", "--out", checked)
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(s1, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	before := map[string][]byte{}
+	for _, f := range []string{s1, s2, h1, h2, checked} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = b
+	}
+	other := filepath.Join(dir, "sub", "..", "s1.json")
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	// A reproduction's folder, its reproduced.json given to --against.
+	reproduced := filepath.Join(dir, "sub", "reproduced.json")
+	if err := os.WriteFile(reproduced, before[checked], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before[reproduced] = before[checked]
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"merge", s1, s2, "--out", s1}, "--out: " + s1 + " is an input (" + s1 + ")"},
+		{[]string{"merge", s1, s2, "--out", other}, "--out: " + other + " is an input (" + s1 + ")"},
+		{[]string{"merge", s1, s2, "--out", link}, "--out: " + link + " is an input (" + s1 + ")"},
+		{[]string{"merge", link, s2, "--update-baseline", s1}, "--update-baseline: " + s1 + " is an input (" + link + ")"},
+		{[]string{"merge", "--out", h2, h1, h2}, "--out: " + h2 + " is an input (" + h2 + ")"},
+		{[]string{"check", checked, "--out", checked}, "--out: " + checked + " is an input (" + checked + ")"},
+		{append(slices.Clone(race), "--baseline", s1, "--out", link), "--out: " + link + " is an input (--baseline " + s1 + ")"},
+		{[]string{"reproduce", "--quick", "--out", filepath.Join(dir, "sub"), "--against", reproduced},
+			"--out: " + reproduced + " is an input (--against " + reproduced + ")"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			expectUsageError(t, tc.args, "notesbench: "+tc.want+": writing it would overwrite what is read; name another file")
+		})
+	}
+	for f, b := range before {
+		if got, _ := os.ReadFile(f); !bytes.Equal(got, b) {
+			t.Errorf("%s was overwritten", f)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 7 {
+		t.Errorf("files left in %s: %v", dir, entries)
+	}
+}

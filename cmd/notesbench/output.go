@@ -67,6 +67,9 @@ func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
 	if err := checkResultFile("--update-baseline", o.updateBaseline); err != nil {
 		return "", err
 	}
+	if err := notInputs([]input{{"--baseline", o.baseline}}, output{"--out", o.out}); err != nil {
+		return "", err
+	}
 	if o.baseline != "" {
 		b, err := results.ReadFile(o.baseline)
 		if err != nil {

@@ -122,6 +122,13 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 	if o.shard != "" && o.against != "" {
 		return r, "", usagef("--against", "compares a whole reproduction, not a shard of one")
 	}
+	if o.against != "" && o.out != "" {
+		// --out's folder gets a reproduced.json of its own.
+		err := notInputs([]input{{"--against", o.against}}, output{"--out", filepath.Join(o.out, report.ReproducedJSON)})
+		if err != nil {
+			return r, "", err
+		}
+	}
 	if o.against != "" {
 		b, err := results.ReadFile(o.against)
 		if err != nil {

@@ -33,7 +33,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	f.flags = fs
 	fs.StringVar(&f.person, "person", "", "a person edits the Note --note names beside the clients: every=DURATION (the mean time between edits)[,actions=LIST of "+serve.PersonActions.Want()+"; default append], e.g. every=2s,actions=append,rename")
 	fs.Uint64Var(&f.seed, "seed", 1, "with --person: the seed of the person's schedule (when it edits, and what)")
-	fs.StringVar(&f.history, "history", "", "record every call of every client session, and every edit of the person, in this JSON Lines file for notesbench check: written as it goes, ended when serve stops")
+	fs.StringVar(&f.history, "history", "", "record every call of every client session, and every edit of the person, in this JSON Lines file for notesbench check: written as it goes, ended when serve stops; a new file: a history there already is never replaced")
 }
 
 // check validates the flags before anything is opened.
@@ -56,6 +56,12 @@ func (f *agentFlags) check(o *serveOptions) error {
 	if f.history != "" {
 		if err := checkHistoryWritable(f.history); err != nil {
 			return usageErr("--history", err)
+		}
+		// A served history is written as it goes, from its first line: it
+		// never replaces one, nor is it appended to one (each is one serve
+		// process's run).
+		if _, err := os.Stat(f.history); err == nil {
+			return usagef("--history", "%s holds a history already, which serve never replaces: name another file, or move that one away", f.history)
 		}
 		if !o.memory && !(backend.Spec{Store: o.store}).Postgres() {
 			if err := distinctOutputs(output{"--db", o.db}, output{"--history", f.history}); err != nil {
