@@ -26,6 +26,10 @@ type CrashSettings struct {
 	// Watch is a folder the target's server keeps its files in, whose new
 	// files each run lists (CrashRun.NewFiles); "" for none.
 	Watch string `json:"watch,omitempty"`
+	// StallNS bounds how long a run waits for a write to be answered after
+	// a kill before it ends, stalled (CrashRun.Stalled); 0 is the harness's
+	// default.
+	StallNS time.Duration `json:"stall_ns,omitempty"`
 }
 
 // CrashRun is what one run of a kill -9 test went through, judged by its
@@ -55,8 +59,14 @@ type CrashRun struct {
 	// acknowledged: a document that no longer reads.
 	UnreadableReads int `json:"unreadable_reads"`
 	// Unreadable says why the final state does not read (the document is
-	// gone, empty, or no reply reads), "" when it reads.
+	// gone, empty, no reply reads, the server does not start again), ""
+	// when it reads.
 	Unreadable string `json:"unreadable"`
+	// Stalled says why the run ended before its kills were done: no write
+	// was answered within the run's bound after a kill (a server that no
+	// longer starts, a document gone), with the last error an editor was
+	// told; "" when every kill was made.
+	Stalled string `json:"stalled,omitempty"`
 	// Duplicates counts the lines and sources the final state holds more
 	// than once: a write applied twice (a resend of a cut-off call the
 	// server did not know for the same).

@@ -55,10 +55,19 @@ const (
 	// ModeKeyAfter records a write's key after its side effect, KeyDelay
 	// later: a resend in between is applied again.
 	ModeKeyAfter = "key-after"
+	// ModeStaleLock keeps a lock file of its own while it runs, removed on
+	// a clean exit, and refuses to start while a lock of a process that is
+	// gone is left: after the first kill it never starts again, as a
+	// Markdown vault's server did.
+	ModeStaleLock = "stale-lock"
+	// ModeEmptied writes a file in place as ModeTruncate does, but an empty
+	// file is no document: every call on it is refused, as a task store
+	// left at 0 bytes by a kill refused them.
+	ModeEmptied = "emptied"
 )
 
 // Modes lists the modes.
-var Modes = []string{ModeCorrect, ModeAckEarly, ModeTruncate, ModeMemoryKeys, ModeKeyAfter}
+var Modes = []string{ModeCorrect, ModeAckEarly, ModeTruncate, ModeMemoryKeys, ModeKeyAfter, ModeStaleLock, ModeEmptied}
 
 // The windows of the broken modes: long beside the rest of a write, so that
 // a fault made while a write is in flight falls in them.
@@ -99,6 +108,14 @@ func Main() int {
 		fmt.Fprintln(os.Stderr, "brokenserver:", err)
 		return 2
 	}
+	if mode == ModeStaleLock {
+		unlock, err := takeLock(os.Getenv(DirEnv))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "brokenserver:", err)
+			return 1
+		}
+		defer unlock()
+	}
 	if addr := os.Getenv(HTTPEnv); addr != "" {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -117,6 +134,30 @@ func Main() int {
 		return 1
 	}
 	return 0
+}
+
+// takeLock is ModeStaleLock's start: it refuses to start while the lock of
+// a process that is gone is left in dir, else leaves one of its own, which
+// the func it returns removes.
+func takeLock(dir string) (func(), error) {
+	locks, err := filepath.Glob(filepath.Join(dir, "server-*.pid"))
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range locks {
+		pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(l), "server-"), ".pid"))
+		if err != nil {
+			continue
+		}
+		if syscall.Kill(pid, 0) != nil {
+			return nil, fmt.Errorf("a stale lock, %s: the process that left it is gone; remove it to start", filepath.Base(l))
+		}
+	}
+	mine := filepath.Join(dir, fmt.Sprintf("server-%d.pid", os.Getpid()))
+	if err := os.WriteFile(mine, nil, 0o644); err != nil {
+		return nil, err
+	}
+	return func() { os.Remove(mine) }, nil
 }
 
 // persisting holds ModeAckEarly's writes acknowledged and not yet written.
@@ -231,11 +272,14 @@ func (d *docs) lock(file string, exclusive bool) (func(), error) {
 	}, nil
 }
 
-func load(file string) (state, error) {
+func (d *docs) load(file string) (state, error) {
 	var st state
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return st, err
+	}
+	if len(b) == 0 && d.mode == ModeEmptied {
+		return st, fmt.Errorf("document %s not found: its file is empty", strings.TrimSuffix(filepath.Base(file), ".json"))
 	}
 	if len(b) == 0 {
 		return st, nil // truncated: an empty document
@@ -250,7 +294,7 @@ func (d *docs) save(file string, st state) error {
 	if err != nil {
 		return err
 	}
-	if d.mode == ModeTruncate {
+	if d.mode == ModeTruncate || d.mode == ModeEmptied {
 		f, err := os.OpenFile(file, os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
 			return err
@@ -336,7 +380,7 @@ func (d *docs) reading(req *mcp.CallToolRequest, answer func(a args, st state) (
 		return nil, err
 	}
 	defer unlock()
-	st, err := load(file)
+	st, err := d.load(file)
 	if err != nil {
 		return refuse(map[string]string{"error": err.Error()})
 	}
@@ -408,7 +452,7 @@ func (d *docs) write(doc, key string, apply func(st *state) (r result, refused *
 			unlock()
 		}
 	}()
-	st, err := load(file)
+	st, err := d.load(file)
 	if err != nil {
 		return refuse(map[string]string{"error": err.Error()})
 	}
@@ -435,7 +479,7 @@ func (d *docs) write(doc, key string, apply func(st *state) (r result, refused *
 			return nil, err
 		}
 		defer unlock()
-		now, err := load(file)
+		now, err := d.load(file)
 		if err != nil {
 			return nil, err
 		}

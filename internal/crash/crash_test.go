@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -218,6 +219,58 @@ func TestCrashCatchesAcknowledgementsBeforePersisting(t *testing.T) {
 	}
 	if r := crashBroken(t, brokenserver.ModeCorrect, crashKills); r.LostAcknowledged != 0 || r.Unreadable != "" || r.UnreadableReads != 0 {
 		t.Errorf("the broken server keeping its promises: %+v", r)
+	}
+}
+
+// A server that never starts again after a kill (a stale lock) ends the
+// run, not hangs it: the run says it stalled, the final state does not
+// read, and every write it acknowledged before counts as lost.
+func TestCrashOfAServerThatNeverStartsAgain(t *testing.T) {
+	skipShortKills(t)
+	s := settings(crashKills)
+	s.Target = brokenTarget(t, t.TempDir(), brokenserver.ModeStaleLock)
+	s.StallNS = 5 * time.Second
+	tested, err := Test{Settings: s, Open: opener(t, true, mcpclient.Options{}), Timeout: time.Minute,
+		History: history.NewWriter(history.Header{Experiment: "crash"})}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tested.Verdict.Runs[0]
+	if r.Stalled == "" || !strings.Contains(r.Stalled, "stale lock") {
+		t.Errorf("stalled: %q, want the server's own words", r.Stalled)
+	}
+	if r.Unreadable == "" || r.Acknowledged == 0 || r.LostAcknowledged != r.Acknowledged {
+		t.Errorf("a server that never starts again: %+v", r)
+	}
+	if !slices.ContainsFunc(tested.Verdict.Problems, func(p string) bool { return strings.Contains(p, "stalled") }) {
+		t.Errorf("problems %q name no stall", tested.Verdict.Problems)
+	}
+}
+
+// A kill that leaves a store at 0 bytes, which the server then refuses
+// every call on (a task store did), ends the run with every acknowledged
+// write lost and the server's own words, whenever the kills empty it; a
+// run the kills never emptied loses nothing. Either way the run ends.
+func TestCrashOfAStoreAKillEmpties(t *testing.T) {
+	skipShortKills(t)
+	s := settings(20)
+	s.Target = brokenTarget(t, t.TempDir(), brokenserver.ModeEmptied)
+	s.StallNS = 5 * time.Second
+	tested, err := Test{Settings: s, Open: opener(t, true, mcpclient.Options{}), Timeout: time.Minute,
+		History: history.NewWriter(history.Header{Experiment: "crash"})}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tested.Verdict.Runs[0]
+	t.Logf("%+v", r)
+	emptied := strings.Contains(r.Unreadable, "its file is empty")
+	switch {
+	case r.Acknowledged == 0:
+		t.Errorf("nothing acknowledged: %+v", r)
+	case emptied && r.LostAcknowledged != r.Acknowledged:
+		t.Errorf("the store emptied, yet %d of %d acknowledged writes count as kept", r.Acknowledged-r.LostAcknowledged, r.Acknowledged)
+	case !emptied && (r.LostAcknowledged != 0 || r.Kills != 20):
+		t.Errorf("the store never emptied, yet: %+v", r)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/results"
 )
@@ -39,7 +41,17 @@ type RunConfig struct {
 	// the server runs on (a test ends its database connections); the
 	// Target's Backends then need not be Killers.
 	Fault func(ctx context.Context) error
+	// Stall bounds how long the run waits for a write to be answered
+	// before its next kill: a server that no longer starts, or whose
+	// document is gone so that no editor gets as far as a write, answers
+	// none, and the run ends there, saying so (CrashRun.Stalled), instead
+	// of waiting for ever. 0 is DefaultStall.
+	Stall time.Duration
 }
+
+// DefaultStall is RunConfig.Stall's default: long enough for a Node server
+// to start again on a loaded machine, many times over.
+const DefaultStall = 30 * time.Second
 
 // DefaultConfig is the run notesbench crash makes: 50 kills, each server
 // serving 5 to 40 ms.
@@ -141,18 +153,29 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 	}
 
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6b696c6c))
+	stall := cfg.Stall
+	if stall <= 0 {
+		stall = DefaultStall
+	}
 	var killErr error
-	misses := 0 // kills in a row that found nothing to kill
-	for n := 1; n <= cfg.Kills && killErr == nil; n++ {
+	misses := 0          // kills in a row that found nothing to kill
+	killed := time.Now() // the last kill that found a server to kill
+	for n := 1; n <= cfg.Kills && killErr == nil && res.Stalled == ""; n++ {
 		life := cfg.MinLife + time.Duration(r.Int64N(int64(cfg.MaxLife-cfg.MinLife)+1))
 		select { // an answer to a write sent before the last kill does not count
 		case <-ed.answered:
 		default:
 		}
+		wait := time.NewTimer(stall)
 		select {
 		case <-ed.answered:
+			wait.Stop()
 		case <-editorCtx.Done():
+			wait.Stop()
 			killErr = editorCtx.Err()
+			continue
+		case <-wait.C:
+			res.Stalled = fmt.Sprintf("no write answered in %v after %s: %s", stall, plural.Count(res.Kills, "kill"), ed.lastError())
 			continue
 		}
 		select {
@@ -165,17 +188,40 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 		// A write answered from here on was sent to the server started again.
 		ed.epoch.Add(1)
 		switch {
-		case errors.Is(killErr, mcpclient.ErrNothingToKill) && misses < maxMisses:
+		case errors.Is(killErr, mcpclient.ErrNothingToKill) && misses < maxMisses && time.Since(killed) < stall:
 			killErr = nil // every session was starting its server again: the next answer comes from one
 			misses++
 			n--
+		case errors.Is(killErr, mcpclient.ErrNothingToKill):
+			killErr = nil
+			res.Stalled = fmt.Sprintf("no server process ran in %v after %s: %s", time.Since(killed).Round(time.Second), plural.Count(res.Kills, "kill"), ed.lastError())
 		case killErr == nil:
-			misses = 0
+			misses, killed = 0, time.Now()
 			res.Kills++
 		}
 	}
 	close(stop)
-	wg.Wait()
+	// An editor's call to a server that hangs would keep it for ever: past
+	// the bound, the calls still out are cancelled, and the run says so.
+	waited := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(waited)
+	}()
+	grace := time.NewTimer(stall)
+	select {
+	case <-waited:
+		grace.Stop()
+	case <-grace.C:
+		cancel()
+		<-waited
+		if ctx.Err() == nil {
+			errs = slices.DeleteFunc(errs, func(err error) bool { return errors.Is(err, context.Canceled) })
+			if res.Stalled == "" {
+				res.Stalled = fmt.Sprintf("a call was still unanswered %v after the last kill: %s", stall, ed.lastError())
+			}
+		}
+	}
 	stopFaults()
 	if err := errors.Join(append(errs, killErr)...); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -188,10 +234,20 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 	res.Errors, res.UnreadableReads = int(ed.errors.Load()), int(ed.unreadable.Load())
 
 	// The final state, through a session of its own: a server started again
-	// on what the kills left.
+	// on what the kills left. A server that no longer starts has lost
+	// everything it acknowledged, as far as anyone can tell.
 	final, err := b.Session(ctx)
 	if err != nil {
-		return res, fmt.Errorf("reading the final state: %w", err)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		res.Unreadable = "the server does not start again: " + err.Error()
+		res.LostAcknowledged = ed.lost(nil)
+		if err := rec.End(); err != nil {
+			return res, err
+		}
+		res.Seconds = time.Since(start).Seconds()
+		return res, nil
 	}
 	defer final.Close()
 	present, why := readFinal(ctx, final, len(sources) > 0)
@@ -296,6 +352,31 @@ type editors struct {
 
 	mu    sync.Mutex
 	acked map[string]bool // the marks acknowledged: lines and source URLs
+	last  error           // the last call that did not end ok, for a stalled run
+}
+
+// lastError says what the last call that did not end ok was told.
+func (e *editors) lastError() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.last == nil {
+		return "no call ended in an error"
+	}
+	return "the last error: " + e.last.Error()
+}
+
+// backoff waits a little after a call that did not end ok, longer after
+// each in a row (1 ms doubling to 100 ms), so that an editor facing a server
+// that refuses everything does not spin; it returns early when the run
+// stops.
+func (e *editors) backoff(fails int) {
+	d := min(time.Millisecond<<min(fails, 7), 100*time.Millisecond)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-e.stop:
+	}
 }
 
 func (e *editors) stopped() bool {
@@ -371,6 +452,11 @@ const (
 // unreadable document counts too.
 func (e *editors) judge(err error) outcome {
 	var conflict *contract.ConflictError
+	if err != nil {
+		e.mu.Lock()
+		e.last = err
+		e.mu.Unlock()
+	}
 	switch {
 	case err == nil:
 		return done
@@ -393,6 +479,7 @@ func (e *editors) judge(err error) outcome {
 // the error that ends the run (its ctx), and nothing once the run stopped.
 func (e *editors) commit(ctx context.Context, mark string, prepare func() error, write func() (replayed bool, err error)) error {
 	prepared, cut := false, false
+	fails := 0 // calls in a row that did not end ok
 	for !e.stopped() {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -402,7 +489,10 @@ func (e *editors) commit(ctx context.Context, mark string, prepare func() error,
 			case giveUp:
 				return nil
 			case done:
-				prepared, cut = true, false
+				prepared, cut, fails = true, false, 0
+			default:
+				fails++
+				e.backoff(fails)
 			}
 			continue
 		}
@@ -426,6 +516,8 @@ func (e *editors) commit(ctx context.Context, mark string, prepare func() error,
 		case resend:
 			e.cutOff.Add(1)
 			cut = true
+			fails++
+			e.backoff(fails)
 		case giveUp:
 			return nil
 		}

@@ -72,6 +72,9 @@ func Judge(runs []results.CrashRun, rep *results.CheckReport) Judgement {
 		} else if res.UnreadableReads > 0 {
 			v.Problems = append(v.Problems, fmt.Sprintf("%s: %d reads found no document", what, res.UnreadableReads))
 		}
+		if res.Stalled != "" {
+			v.Problems = append(v.Problems, fmt.Sprintf("%s: the run stalled: %s", what, res.Stalled))
+		}
 		if res.Duplicates > 0 {
 			v.Problems = append(v.Problems, fmt.Sprintf("%s: %d lines or sources applied twice", what, res.Duplicates))
 		}
@@ -158,7 +161,7 @@ func (t Test) run(ctx context.Context, name, target string) (res results.CrashRu
 	if err != nil {
 		return res, err
 	}
-	res, err = Run(ctx, RunConfig{Name: name, Target: tg, Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}, t.History)
+	res, err = Run(ctx, RunConfig{Name: name, Target: tg, Kills: s.Kills, Seed: s.Seed, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS, Stall: s.StallNS}, t.History)
 	if err != nil || s.Watch == "" {
 		return res, err
 	}
