@@ -80,9 +80,10 @@ type Spec struct {
 	// Spawn, with an HTTP Target whose port is mcpclient.PortPlaceholder,
 	// is the command that starts the server, split as a stdio target's
 	// (mcpclient.Options.Spawn); CallTimeout bounds each call to a server
-	// (mcpclient.Options.CallTimeout).
-	Spawn       string
-	CallTimeout time.Duration
+	// (mcpclient.Options.CallTimeout), StartTimeout each start of one, to
+	// the end of its MCP handshake (mcpclient.Options.ConnectTimeout).
+	Spawn                     string
+	CallTimeout, StartTimeout time.Duration
 	// Faults, with Target, are the faults made between notesbench and the
 	// server (mcpclient.Options.Faults); nil makes none.
 	Faults *mcpclient.Faults
@@ -368,7 +369,7 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 func (s Spec) clientOptions() (mcpclient.Options, error) {
 	opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion, Keep: s.Keep,
 		Protocol: s.Protocol, Sessions: s.Sessions, Balance: s.Balance, Token: s.Token,
-		CallTimeout: s.CallTimeout, Faults: s.Faults}
+		CallTimeout: s.CallTimeout, ConnectTimeout: s.StartTimeout, Faults: s.Faults}
 	if s.Spawn != "" {
 		words, err := mcpclient.SplitCommand(s.Spawn)
 		if err != nil {

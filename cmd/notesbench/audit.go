@@ -282,7 +282,7 @@ func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp strin
 	}
 	w := history.NewWriter(history.Header{Experiment: "crash", Command: report.CommandLine(argv)})
 	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: b.CheckTimeout, History: w,
-		Serve: crashServe(exe, o.childEnv), Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout)}.Run(ctx)
+		Serve: crashServe(exe, o.childEnv), Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout, o.target.faults.startTimeout)}.Run(ctx)
 	if err != nil {
 		return audit.FaultOutcome{}, err
 	}

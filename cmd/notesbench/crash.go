@@ -25,21 +25,23 @@ import (
 
 // crashOptions holds the crash command's flags.
 type crashOptions struct {
-	app         *app
-	kills       int
-	synchronous string
-	seed        uint64
-	life        string
-	db          string
-	history     string
-	out         string
-	format      formatFlag
-	timeout     time.Duration
-	target      string
-	profile     string
-	spawn       string
-	callTimeout time.Duration
-	watch       string
+	app          *app
+	kills        int
+	synchronous  string
+	seed         uint64
+	life         string
+	db           string
+	history      string
+	out          string
+	format       formatFlag
+	timeout      time.Duration
+	target       string
+	profile      string
+	spawn        string
+	callTimeout  time.Duration
+	startTimeout time.Duration
+	stall        time.Duration
+	watch        string
 
 	flags *pflag.FlagSet
 
@@ -105,6 +107,8 @@ See docs/faults.md.`,
 	registerProfile(fs, &opts.profile)
 	fs.StringVar(&opts.spawn, "spawn", "", "with an HTTP --target naming {port}: the command that starts the server, {port} in it replaced by a free loopback port")
 	fs.DurationVar(&opts.callTimeout, "call-timeout", 0, "a call without a reply by then ends in an info outcome and is resent; 0 means no bound")
+	registerStartTimeout(fs, &opts.startTimeout)
+	fs.DurationVar(&opts.stall, "stall", crash.DefaultStall, "how long a run waits for a write to be answered after a kill (a server that no longer starts, a document gone) before it ends, stalled, and says so; 0 means the default")
 	fs.StringVar(&opts.watch, "watch", "", "with --target: a folder the server keeps its files in; the run lists the files that appeared there (the documents, and what the kills left beside them)")
 	completeFlag(cmd, "synchronous", true, contract.SynchronousSettings.Strings()...)
 	return cmd
@@ -137,13 +141,19 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if o.callTimeout < 0 {
 		return usagef("--call-timeout", "cannot be negative")
 	}
+	if o.startTimeout < 0 {
+		return usagef("--start-timeout", "cannot be negative")
+	}
+	if o.stall < 0 {
+		return usagef("--stall", "cannot be negative")
+	}
 	life, err := sim.ParseDist(o.life)
 	if err != nil {
 		return usageErr("--life", err)
 	}
-	settings := results.CrashSettings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch}
+	settings := results.CrashSettings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch, StallNS: o.stall}
 	if o.target == "" {
-		for _, name := range []string{"profile", "spawn", "call-timeout", "watch"} {
+		for _, name := range []string{"profile", "spawn", "call-timeout", "start-timeout", "watch"} {
 			if o.given(name) {
 				return usagef("--"+name, "is about a server: give --target too")
 			}
@@ -166,7 +176,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 			return usagef("--watch", "%s is not a folder", o.watch)
 		}
 	}
-	open := crashOpen(o.flags, o.profile, o.spawn, o.callTimeout)
+	open := crashOpen(o.flags, o.profile, o.spawn, o.callTimeout, o.startTimeout)
 	if o.target != "" {
 		// Bad flags are told before anything runs.
 		spec := backend.Spec{Target: o.target, Profile: o.profile, Spawn: o.spawn, Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
@@ -244,9 +254,9 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 // crashOpen opens the target of a kill -9 test: a server notesbench starts
 // (stdio, or HTTP with spawn), whose processes the kills end, through the
 // profile named (none: the contract's own tools).
-func crashOpen(flags *pflag.FlagSet, profile, spawn string, callTimeout time.Duration) func(ctx context.Context, target string) (contract.Target, error) {
+func crashOpen(flags *pflag.FlagSet, profile, spawn string, callTimeout, startTimeout time.Duration) func(ctx context.Context, target string) (contract.Target, error) {
 	return func(ctx context.Context, target string) (contract.Target, error) {
-		spec := backend.Spec{Target: target, Profile: profile, Spawn: spawn, CallTimeout: callTimeout, ClientVersion: notesbenchVersion(),
+		spec := backend.Spec{Target: target, Profile: profile, Spawn: spawn, CallTimeout: callTimeout, StartTimeout: startTimeout, ClientVersion: notesbenchVersion(),
 			Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
 		return openTarget(ctx, flags, spec)
 	}

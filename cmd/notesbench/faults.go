@@ -18,10 +18,11 @@ import (
 // bound on each call (--call-timeout), and the command that starts an HTTP
 // server notesbench then owns (--spawn).
 type faultFlags struct {
-	nemesis     string
-	every       time.Duration
-	callTimeout time.Duration
-	spawn       string
+	nemesis      string
+	every        time.Duration
+	callTimeout  time.Duration
+	startTimeout time.Duration
+	spawn        string
 
 	withNemesis bool
 	flags       *pflag.FlagSet
@@ -38,11 +39,17 @@ const defaultPauseTimeout = time.Second
 func (f *faultFlags) register(fs *pflag.FlagSet, nemesis bool) {
 	f.flags, f.withNemesis = fs, nemesis
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "with --target: a call without a reply by then ends in an info outcome (may have happened) and the run goes on; 0 means no bound ("+defaultPauseTimeout.String()+" with --nemesis pause)")
+	registerStartTimeout(fs, &f.startTimeout)
 	fs.StringVar(&f.spawn, "spawn", "", "with an HTTP --target naming {port}: the command that starts the server, {port} in it replaced by a free loopback port; notesbench starts it, starts it again after a kill, and stops it at the end")
 	if nemesis {
 		fs.StringVar(&f.nemesis, "nemesis", "", "with --target: faults between notesbench and the server, comma-separated: kill (SIGKILL, then start it again), pause (SIGSTOP past --call-timeout, then SIGCONT), lose-replies (drop a write's reply after the server sent it), duplicate (send a write twice at once); kill and pause need a server notesbench starts (stdio, or --spawn)")
 		fs.DurationVar(&f.every, "nemesis-every", defaultNemesisEvery, "with --nemesis: the mean time between two faults of a run, on a schedule drawn from the run's seed")
 	}
+}
+
+// registerStartTimeout adds --start-timeout to fs, into v.
+func registerStartTimeout(fs *pflag.FlagSet, v *time.Duration) {
+	fs.DurationVar(v, "start-timeout", 0, fmt.Sprintf("with --target: how long a start of the server may take, to the end of its MCP handshake; a start that takes longer is made once more before it counts as failed; 0 means %v (2m0s for the first start of a server notesbench starts)", mcpclient.DefaultConnectTimeout))
 }
 
 // given reports whether the flag called name was given.
@@ -57,12 +64,15 @@ func (f *faultFlags) apply(spec *backend.Spec, remote bool) error {
 	if f.callTimeout < 0 {
 		return usagef("--call-timeout", "cannot be negative")
 	}
-	for _, name := range []string{"nemesis", "spawn", "call-timeout"} {
+	if f.startTimeout < 0 {
+		return usagef("--start-timeout", "cannot be negative")
+	}
+	for _, name := range []string{"nemesis", "spawn", "call-timeout", "start-timeout"} {
 		if f.given(name) && !remote {
 			return usagef("--"+name, "is about a server: give --target too")
 		}
 	}
-	spec.CallTimeout, spec.Spawn = f.callTimeout, f.spawn
+	spec.CallTimeout, spec.StartTimeout, spec.Spawn = f.callTimeout, f.startTimeout, f.spawn
 	if !f.withNemesis || f.nemesis == "" {
 		if f.withNemesis && f.given("nemesis-every") {
 			return usagef("--nemesis-every", "spaces the faults of --nemesis: give --nemesis too")

@@ -1,0 +1,34 @@
+package mcpclient
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A start that runs out of its time is made once more before it counts: a
+// server whose first start never answers the handshake is reached on the
+// second; one that never answers is an error that says both starts ran out
+// and names the flag.
+func TestSlowStartIsMadeOnceMore(t *testing.T) {
+	dir := t.TempDir()
+	helper := helperTarget(t, filepath.Join(dir, "notes.db"))
+	// The first start hangs without a word (sleep reads nothing), every
+	// later one is the helper server.
+	marker := filepath.Join(dir, "started")
+	firstHangs := "if [ ! -e " + marker + " ]; then touch " + marker + "; exec sleep 600; fi; exec " + quoteAll(helper.Command)
+	tg := dialT(t, stdioSpec(t, "sh", "-c", firstHangs), Options{ConnectTimeout: 2 * time.Second})
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the first start was not made: %v", err)
+	}
+	if tg.Describe() == "" {
+		t.Error("no description of the target reached on its second start")
+	}
+
+	_, err := Dial(ctx, stdioSpec(t, "sh", "-c", "exec sleep 600"), Options{ConnectTimeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "no MCP handshake within 1s, at each of two starts (--start-timeout)") {
+		t.Errorf("a server that never answers: %v", err)
+	}
+}
