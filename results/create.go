@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -76,10 +77,14 @@ type CreateRun struct {
 	// Stopped says why the run ended before the client was done, "" when it
 	// ran to the end (see RaceRun.Stopped).
 	Stopped string `json:"stopped"`
+	// SetupFailed says why the run could not be set up (its document not
+	// made, a session not opened: the server's own words), "" when it was;
+	// such a run measured nothing, and the seeds beside it ran all the same.
+	SetupFailed string `json:"setup_failed,omitempty"`
 }
 
 // EndedEarly implements Ender.
-func (r CreateRun) EndedEarly() string { return r.Stopped }
+func (r CreateRun) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
 
 // CreateRow is one row of a create table: the figures of one server order and
 // client key policy, one entry per seed in seed order.

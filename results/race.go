@@ -1,6 +1,9 @@
 package results
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // EditorRun is what one scripted editor did in one run.
 type EditorRun struct {
@@ -61,10 +64,14 @@ type RaceRun struct {
 	// Faults is how many faults the run had between notesbench and the
 	// server (--nemesis).
 	Faults int `json:"faults"`
+	// SetupFailed says why the run could not be set up (its document not
+	// made, a session not opened: the server's own words), "" when it was;
+	// such a run measured nothing, and the seeds beside it ran all the same.
+	SetupFailed string `json:"setup_failed,omitempty"`
 }
 
 // EndedEarly implements Ender.
-func (r RaceRun) EndedEarly() string { return r.Stopped }
+func (r RaceRun) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
 
 // Unread implements Unreader.
 func (r RaceRun) Unread() string { return r.Unreadable }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -68,10 +69,14 @@ type SourcesRun struct {
 	// end (the server lost the document, or kept answering an error): the
 	// sources it held count as none saved. "" when every listing read.
 	UnreadableFinal string `json:"unreadable_final,omitempty"`
+	// SetupFailed says why a Note of the run could not be made (the
+	// server's own words), "" when every one was; the run ends there, and
+	// counts what the Notes made before it hold.
+	SetupFailed string `json:"setup_failed,omitempty"`
 }
 
 // EndedEarly implements Ender.
-func (r SourcesRun) EndedEarly() string { return r.Stopped }
+func (r SourcesRun) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
 
 // Unread implements Unreader.
 func (r SourcesRun) Unread() string { return r.UnreadableFinal }

@@ -264,17 +264,23 @@ func createRun(ctx context.Context, cfg Create, rt Runtime, c createCase, seed u
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	name := fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed)
 	variant := contract.Variant{Order: c.order}
+	// A setup the server failed is the seed's outcome, not the run's end.
+	setup := func(err error) (results.CreateRun, []contract.TabInfo, error) {
+		failed, stop := setupFailed(ctx, name, err)
+		run.SetupFailed = failed
+		return run, nil, stop
+	}
 	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: name, Variant: variant.WithDefaults(), Clock: clock, Seed: seed})
 	if err != nil {
-		return run, nil, err
+		return setup(err)
 	}
 	defer func() { err = errors.Join(err, st.Close()) }()
 	if err := st.CreateNote(ctx, createNoteID); err != nil {
-		return run, nil, err
+		return setup(err)
 	}
 	conn, err := st.Session(ctx)
 	if err != nil {
-		return run, nil, err
+		return setup(err)
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
 )
 
@@ -89,6 +90,21 @@ func stopping(ctx context.Context, err error) error {
 		return err
 	}
 	return nil
+}
+
+// setupFailed is err, an error of a run's setup (the run opened, its Note
+// made, its sessions opened), as what the run measured: a fault of the
+// server's, said as the run's SetupFailed, while the seeds beside it run
+// on. ctx's end and a fault of notesbench's own end the whole run: stop.
+func setupFailed(ctx context.Context, name string, err error) (failed string, stop error) {
+	if stop := stopping(ctx, err); stop != nil {
+		return "", stop
+	}
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		return "", err // a setting of the user's the target refused: bad input
+	}
+	return name + ": setting up: " + err.Error(), nil
 }
 
 // stoppedBy reports whether err is the error limit of a run: the run ended,

@@ -525,18 +525,27 @@ type raceSpec struct {
 func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpec) (run results.RaceRun, err error) {
 	clock := env.newClock()
 	variant := spec.variant.WithDefaults()
+	policy := spec.policy
+	if variant.Guard == contract.GuardNone {
+		policy = ""
+	}
+	// A setup the server failed is the seed's outcome, not the run's end.
+	setup := func(err error) (results.RaceRun, error) {
+		failed, stop := setupFailed(ctx, spec.name, err)
+		return results.RaceRun{Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat), SetupFailed: failed}, stop
+	}
 	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
 	if err != nil {
-		return run, err
+		return setup(err)
 	}
 	defer func() { err = errors.Join(err, st.Close()) }()
 	if err := st.CreateNote(ctx, noteID); err != nil {
-		return run, err
+		return setup(err)
 	}
 	conns := make([]contract.Session, 3) // claude, human, and one to set up and check
 	for i := range conns {
 		if conns[i], err = st.Session(ctx); err != nil {
-			return run, err
+			return setup(err)
 		}
 		defer func(c contract.Session) { err = errors.Join(err, c.Close()) }(conns[i])
 	}
@@ -545,20 +554,16 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 	if spec.onSheet {
 		l, err := check.ListNoteTabs(ctx, noteID)
 		if err != nil {
-			return run, err
+			return setup(err)
 		}
 		tab, err := check.CreateNoteTab(ctx, contract.CreateRequest{NoteID: noteID, ExpectedVersion: l.Version,
 			IdempotencyKey: "setup-sheet", TabType: contract.TypeSheet, Label: "Data"})
 		if err != nil {
-			return run, err
+			return setup(err)
 		}
 		sheetID = tab.TabID
 	}
 
-	policy := spec.policy
-	if variant.Guard == contract.GuardNone {
-		policy = ""
-	}
 	rec, err := recorder(rt.History, history.RunHeader{Run: spec.name, Seed: seed, Clock: string(env.Clock), Variant: variant, Policy: string(policy)}, clock)
 	if err != nil {
 		return run, err

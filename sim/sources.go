@@ -339,14 +339,20 @@ func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchS
 	run = results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
 	name := fmt.Sprintf("sources-%s-seed%d", policy, seed)
+	// A setup the server failed is the seed's outcome, not the run's end.
+	setup := func(err error) (results.SourcesRun, error) {
+		failed, stop := setupFailed(ctx, name, err)
+		run.SetupFailed = failed
+		return run, stop
+	}
 	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
 	if err != nil {
-		return run, err
+		return setup(err)
 	}
 	defer func() { err = errors.Join(err, st.Close()) }()
 	conn, err := st.Session(ctx)
 	if err != nil {
-		return run, err
+		return setup(err)
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
@@ -364,8 +370,15 @@ func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchS
 	for i := range script {
 		s := &script[i]
 		if err := st.CreateNote(ctx, s.noteID); err != nil {
-			stopFaults()
-			return run, err
+			// A later Note the server did not make ends the run there,
+			// counted: the Notes made before hold what they hold.
+			failed, stop := setupFailed(ctx, name+": "+s.noteID, err)
+			if stop != nil {
+				stopFaults()
+				return run, stop
+			}
+			run.SetupFailed = failed
+			break
 		}
 		played = append(played, s.noteID)
 		err := cl.play(ctx, s)
