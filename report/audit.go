@@ -102,6 +102,9 @@ func countCell(n *int) string {
 
 // AuditVerdict says in a line whether the audit passed, and if not why.
 func AuditVerdict(a results.Audit) string {
+	if a.Passed() && !a.Finished() {
+		return "incomplete: no anomaly found that --allow does not name, but " + Count(len(a.Unfinished), "part") + " not judged: " + strings.Join(a.Unfinished, "; ")
+	}
 	if a.Passed() {
 		allowed := ""
 		if found := foundAllowed(a); len(found) > 0 {
@@ -118,6 +121,9 @@ func AuditVerdict(a results.Audit) string {
 	}
 	if len(a.Regressions) > 0 {
 		why = append(why, Count(len(a.Regressions), "count")+" worse than the baseline's")
+	}
+	if !a.Finished() {
+		why = append(why, Count(len(a.Unfinished), "part")+" not judged")
 	}
 	return "failed: " + strings.Join(why, "; ")
 }

@@ -244,15 +244,24 @@ type Audit struct {
 	Parts       []AuditPart `json:"parts"`
 	Plots       []AuditPlot `json:"plots"`
 	Warnings    []string    `json:"warnings"`
-	Seconds     float64     `json:"seconds"`
-	Version     string      `json:"notesbench_version"`
+	// Unfinished names the parts that were not judged, each with why: the
+	// audit was interrupted, or the part ran out of its time. An audit
+	// with any is incomplete: what it holds was measured, what it lacks
+	// was not.
+	Unfinished []string `json:"unfinished,omitempty"`
+	Seconds    float64  `json:"seconds"`
+	Version    string   `json:"notesbench_version"`
 }
 
 // Passed reports whether the audit passes: no anomaly found that is not
 // allowed, no part ended in an error, no count worse than the baseline's.
+// An audit that passed may still be incomplete (Finished).
 func (a *Audit) Passed() bool {
 	return len(a.Failed) == 0 && len(a.Errors) == 0 && len(a.Regressions) == 0
 }
+
+// Finished reports whether every part of the audit was judged.
+func (a *Audit) Finished() bool { return len(a.Unfinished) == 0 }
 
 // Row returns the matrix's row of the anomaly called name.
 func (a *Audit) Row(name string) (AuditRow, bool) {

@@ -106,6 +106,19 @@ See docs/audit.md.`,
 // ended in an error, or a count worse than the baseline's: exit code 1.
 type auditFailed struct{ a results.Audit }
 
+func (auditFailed) measured() {}
+
+// auditUnfinished is an audit that found nothing wrong but did not judge
+// every part (interrupted, or a part out of its time): exit code 3, as a
+// check that could not judge everything.
+type auditUnfinished struct{ a results.Audit }
+
+func (e auditUnfinished) Error() string {
+	return "audit of " + e.a.Subject.Target + " " + report.AuditVerdict(e.a)
+}
+func (auditUnfinished) Unwrap() error { return unknownError{} }
+func (auditUnfinished) measured()     {}
+
 func (e auditFailed) Error() string {
 	msg := "audit of " + e.a.Subject.Target + " " + report.AuditVerdict(e.a)
 	if len(e.a.Regressions) > 0 {
@@ -191,6 +204,7 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 	if err != nil {
 		return err
 	}
+	// An interrupted audit writes what it measured, marked unfinished.
 	if err := report.Write(a.stdout, format, a.width, report.AuditOutput(*out)); err != nil {
 		return err
 	}
@@ -201,6 +215,9 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 	}
 	if !out.Audit.Passed() {
 		return auditFailed{out.Audit}
+	}
+	if !out.Audit.Finished() {
+		return auditUnfinished{out.Audit}
 	}
 	return nil
 }

@@ -103,7 +103,8 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experimen
 	if err == nil {
 		return 0
 	}
-	if code, ok := in.ExitCode(); ok {
+	var partial measuredError
+	if code, ok := in.ExitCode(); ok && !errors.As(err, &partial) {
 		// Whatever the error says, the signal caused it: an interrupted run is
 		// not a failure, and nothing it would have written was.
 		what := "interrupted"
@@ -124,6 +125,14 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experimen
 		fmt.Fprintf(stderr, "notesbench: replay with: %s\n", commandLine(args))
 	}
 	return code
+}
+
+// measuredError is the verdict of a run that wrote what it measured, also
+// when a signal ended it early (an audit marked unfinished): its own exit
+// code stands, not the signal's.
+type measuredError interface {
+	error
+	measured()
 }
 
 // urlPassword matches the password of a URL's user information.

@@ -222,3 +222,75 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Ctrl-C mid-audit writes what was measured, marked unfinished: the --out
+// folder (markdown, JSON, HTML) with the parts not judged said so, exit 3
+// when nothing was judged wrong, and no temporary folder left.
+func TestSignalAuditWritesWhatItMeasured(t *testing.T) {
+	endToEnd(t)
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildNotesbench(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" "$@"`, bin, "audit", "--budget", "smoke", "--out", out)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	running := func() bool { // the race's databases are in the scratch folder
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "notesbench-") {
+				return true
+			}
+		}
+		return false
+	}
+	if err := waitRunning(cmd.Process.Pid, bin, running, done); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("still running 30 s after SIGINT")
+	}
+	var exit *exec.ExitError
+	if !errors.As(waitErr, &exit) || exit.ExitCode() != 3 {
+		t.Fatalf("after SIGINT: %v, want exit 3; stderr %q", waitErr, stderr.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, "audit.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "incomplete") || !strings.Contains(string(md), "not judged: the audit was interrupted") {
+		t.Errorf("audit.md says nothing of the interruption:\n%s", md)
+	}
+	for _, f := range []string{"audit.json", "audit.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "out" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -40,6 +41,10 @@ type Budget struct {
 	// FastTime bounds conform's within-a-millisecond clause (conform
 	// --fast-time); 0 is conform's default.
 	FastTime time.Duration
+	// PartTime bounds each part of the audit (an experiment, conform, a
+	// fault mode): a part that runs out of it is recorded as not judged,
+	// and the audit goes on with the next.
+	PartTime time.Duration
 }
 
 // Budgets are the budgets an audit runs at, smallest first; what each takes
@@ -54,6 +59,7 @@ var Budgets = []Budget{{
 	Synchronous:  "normal",
 	CheckTimeout: 30 * time.Second,
 	FastTime:     2 * time.Second,
+	PartTime:     time.Minute,
 }, {
 	Name:         "quick",
 	About:        "race and create at their published setups, within 5 minutes a server",
@@ -63,6 +69,7 @@ var Budgets = []Budget{{
 	Kills:        20,
 	Synchronous:  "normal,full",
 	CheckTimeout: time.Minute,
+	PartTime:     3 * time.Minute,
 }, {
 	Name:         "full",
 	About:        "4 times quick's race seeds, sources at its published size",
@@ -72,6 +79,7 @@ var Budgets = []Budget{{
 	Kills:        200,
 	Synchronous:  "normal,full",
 	CheckTimeout: 5 * time.Minute,
+	PartTime:     20 * time.Minute,
 }}
 
 // LookupBudget returns the budget called name.
@@ -163,20 +171,22 @@ const (
 // its matrix judged, beside the tables of its parts and the checker's
 // timeline (what the renderers show of it). A part the target cannot run
 // says why; a part that ends in an error is recorded, and the audit goes
-// on. Only ctx ending, or a configuration of notesbench's own that does not
-// hold, is an error.
+// on. Each part runs within the budget's PartTime: a part that runs out of
+// it is not judged, and said so (results.Audit.Unfinished). When ctx ends
+// (a signal), the part under way and those after it are not judged, and
+// Run returns what the parts before measured, the audit marked unfinished:
+// a partial record is still a record. Only a configuration of notesbench's
+// own that does not hold is an error.
 func Run(ctx context.Context, target contract.Target, faults []FaultMode, progress func(what string) func(done, total int), opts Options) (*report.AuditDoc, error) {
 	start := time.Now()
 	a := &auditRun{cfg: opts, target: target, progress: progress, cells: map[string][]results.AuditCell{}}
 	a.subject()
-	steps := []func(context.Context) error{a.race, a.conform, a.create, a.sources}
-	for _, step := range steps {
-		if err := step(ctx); err != nil {
-			return nil, err
-		}
-	}
+	steps := []step{a.raceStep(), a.conformStep(), a.createStep(), a.sourcesStep()}
 	for _, f := range faults {
-		if err := a.fault(ctx, f); err != nil {
+		steps = append(steps, a.faultStep(f))
+	}
+	for _, s := range steps {
+		if err := a.run(ctx, s); err != nil {
 			return nil, err
 		}
 	}
@@ -190,6 +200,7 @@ func Run(ctx context.Context, target contract.Target, faults []FaultMode, progre
 		Parts:       a.parts,
 		Plots:       a.plots,
 		Warnings:    a.warnings,
+		Unfinished:  a.unfinished,
 		Version:     opts.Version,
 	}
 	rec.Judge(a.modes, a.cells, opts.Allow)
@@ -222,6 +233,85 @@ type auditRun struct {
 	warnings []string
 	errors   []string
 	timeline []byte
+	// unfinished says which parts were not judged, and why.
+	unfinished []string
+}
+
+// A step is one part of an audit: run runs it and records what it found;
+// skip records, in the cells it would have filled, why it was not judged.
+type step struct {
+	name string
+	run  func(ctx context.Context) error
+	skip func(why string)
+}
+
+// run runs s within the budget's PartTime. A step that ends in ctx's end
+// or its own deadline is not judged: what it recorded is dropped, its
+// cells say why, and the audit says so; after ctx ends, every step is
+// skipped that way. Any other error is the audit's own.
+func (a *auditRun) run(ctx context.Context, s step) error {
+	if err := ctx.Err(); err != nil {
+		a.unjudged(s, "not judged: "+interrupted(ctx))
+		return nil
+	}
+	before := a.mark()
+	pctx, cancel := context.WithTimeout(ctx, cmp.Or(a.cfg.Budget.PartTime, time.Duration(math.MaxInt64)))
+	start := time.Now()
+	err := s.run(pctx)
+	cancel()
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		a.rewind(before)
+		a.unjudged(s, fmt.Sprintf("not judged: %s after %v of it", interrupted(ctx), time.Since(start).Round(time.Second)))
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		a.rewind(before)
+		a.unjudged(s, fmt.Sprintf("not judged: it ran out of its %v (budget %s)", a.cfg.Budget.PartTime, a.cfg.Budget.Name))
+		return nil
+	}
+	return err
+}
+
+// interrupted says what ended ctx.
+func interrupted(ctx context.Context) string {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return "the audit ended (" + cause.Error() + ")"
+	}
+	return "the audit was interrupted"
+}
+
+// unjudged records s as a part not judged, and why, in its cells.
+func (a *auditRun) unjudged(s step, why string) {
+	a.part(results.AuditPart{Name: s.name, NotRun: why}, nil)
+	a.unfinished = append(a.unfinished, s.name+": "+why)
+	s.skip(why)
+}
+
+// mark is how much an audit had recorded at one moment, for rewind.
+type mark struct {
+	cells                                 map[string]int
+	parts, costs, plots, warnings, errors int
+}
+
+// mark returns how much a has recorded so far.
+func (a *auditRun) mark() mark {
+	m := mark{cells: map[string]int{}, parts: len(a.parts), costs: len(a.costs), plots: len(a.plots), warnings: len(a.warnings), errors: len(a.errors)}
+	for k, v := range a.cells {
+		m.cells[k] = len(v)
+	}
+	return m
+}
+
+// rewind drops what a recorded since m.
+func (a *auditRun) rewind(m mark) {
+	for k := range a.cells {
+		a.cells[k] = a.cells[k][:m.cells[k]]
+	}
+	a.parts, a.tables = a.parts[:m.parts], a.tables[:m.parts]
+	a.costs, a.plots = a.costs[:m.costs], a.plots[:m.plots]
+	a.warnings, a.errors = a.warnings[:m.warnings], a.errors[:m.errors]
 }
 
 // subject completes what the audit says of its target: the variant it
@@ -389,8 +479,15 @@ func endedIn(name string, err error) string {
 	return name + " ended in an error: " + err.Error()
 }
 
-// conform runs conform on the target: the stale-version and
-// no-expected_version clauses are the matrix's.
+// conformStep is conform's part: the stale-version and no-expected_version
+// clauses are the matrix's.
+func (a *auditRun) conformStep() step {
+	return step{name: "conform", run: a.conform, skip: func(why string) {
+		a.notRun(modeConform, why, results.AnomalyStaleWrite, results.AnomalyUnversionedWrite)
+	}}
+}
+
+// conform runs conform on the target.
 func (a *auditRun) conform(ctx context.Context) error {
 	p := results.AuditPart{Name: "conform", Command: []string{"notesbench", "conform", "--target", cmp.Or(a.cfg.Target, "embedded")}}
 	if a.cfg.Profile != "" {

@@ -248,7 +248,7 @@ func TestAuditNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	a = out.Audit
-	if len(a.Errors) == 0 || !strings.HasPrefix(a.Errors[0], "race: ") || a.Passed() {
+	if len(a.Errors) == 0 || !strings.HasPrefix(a.Errors[0], "race: the set-up of every run failed") || !strings.Contains(a.Errors[0], "no room for another run") || a.Passed() {
 		t.Errorf("errors %q", a.Errors)
 	}
 	if c := cellOf(t, a, results.AnomalyLostUpdate, "race note/reapply"); c.Count != nil || !strings.Contains(c.NotRun, "race ended in an error") {
@@ -276,4 +276,77 @@ func (f failingOpen) Open(ctx context.Context, run contract.RunSpec) (contract.B
 		return nil, errors.New("no room for another run")
 	}
 	return f.Target.Open(ctx, run)
+}
+
+// A part that runs out of its time is not judged, and says so: its cells
+// are not run with why, the audit is unfinished but not failed, and the
+// parts after it still run.
+func TestPartRunsOutOfItsTime(t *testing.T) {
+	target := backend.Memory()
+	defer target.Close()
+	b := testBudget
+	b.PartTime = 200 * time.Millisecond
+	hangs := FaultMode{Mode: "hangs", Run: func(ctx context.Context, _ Budget) (FaultOutcome, error) {
+		<-ctx.Done() // a server that never answers: only the part's bound ends it
+		return FaultOutcome{}, ctx.Err()
+	}}
+	ran := false
+	after := FaultMode{Mode: "after", Run: func(context.Context, Budget) (FaultOutcome, error) {
+		ran = true
+		n := 0
+		return FaultOutcome{LostAcknowledged: &n}, nil
+	}}
+	out, err := Run(context.Background(), lacking{target}, []FaultMode{hangs, after}, nil, Options{Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Audit
+	want := "hangs: not judged: it ran out of its 200ms (budget test)"
+	if !slices.Contains(a.Unfinished, want) || a.Finished() {
+		t.Errorf("unfinished %q, want %q among them", a.Unfinished, want)
+	}
+	if c := cellOf(t, a, results.AnomalyLostAcknowledged, "hangs"); c.Count != nil || c.NotRun != "not judged: it ran out of its 200ms (budget test)" {
+		t.Errorf("the cell of the part that ran out: %+v", c)
+	}
+	if !ran {
+		t.Error("the part after the one that ran out did not run")
+	}
+}
+
+// Interrupted, the audit returns what the parts before measured, and the
+// part under way and those after it are not judged.
+func TestInterruptedAuditKeepsWhatItMeasured(t *testing.T) {
+	target := backend.Memory()
+	defer target.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first := FaultMode{Mode: "first", Run: func(context.Context, Budget) (FaultOutcome, error) {
+		n := 2
+		return FaultOutcome{LostAcknowledged: &n, Runs: 1}, nil
+	}}
+	signal := FaultMode{Mode: "signal", Run: func(ctx context.Context, _ Budget) (FaultOutcome, error) {
+		cancel() // Ctrl-C, while this part runs
+		<-ctx.Done()
+		return FaultOutcome{}, ctx.Err()
+	}}
+	never := FaultMode{Mode: "never", Run: func(context.Context, Budget) (FaultOutcome, error) {
+		t.Error("a part ran after the interruption")
+		return FaultOutcome{}, nil
+	}}
+	out, err := Run(ctx, lacking{target}, []FaultMode{first, signal, never}, nil, Options{Budget: testBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Audit
+	if c := cellOf(t, a, results.AnomalyLostAcknowledged, "first"); c.Count == nil || *c.Count != 2 {
+		t.Errorf("the part before the interruption: %+v", c)
+	}
+	for _, mode := range []string{"signal", "never"} {
+		if c := cellOf(t, a, results.AnomalyLostAcknowledged, mode); c.Count != nil || !strings.Contains(c.NotRun, "the audit was interrupted") {
+			t.Errorf("%s: %+v", mode, c)
+		}
+	}
+	if len(a.Unfinished) != 2 || a.Passed() {
+		t.Errorf("unfinished %q; passed %v (the first part lost 2 writes)", a.Unfinished, a.Passed())
+	}
 }

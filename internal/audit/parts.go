@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -51,28 +53,33 @@ func modeOf(guard, policy string) sim.Mode {
 	return m
 }
 
+// raceStep is the race's part, with the checks of its history.
+func (a *auditRun) raceStep() step {
+	return step{name: "race", run: a.race, skip: func(why string) { a.skipRace(raceModes(a.variant), why) }}
+}
+
+// skipRace records why the race under modes was not judged.
+func (a *auditRun) skipRace(modes []sim.Mode, why string) {
+	a.notRun(raceColumn(modes[0]), why, results.AnomalyLostUpdate, results.AnomalyStaleWrite)
+	for _, m := range modes {
+		a.notRun(raceColumn(m), why, results.AnomalyServerErrors)
+	}
+}
+
 // race runs the race with its history recorded, then the checks of the
 // history: the lost updates of the re-applying mode (or of no version
 // check) are the server's, the refresh mode's the client's, and the
 // stale overwrites check finds under re-applying are the server's.
 func (a *auditRun) race(ctx context.Context) error {
 	modes := raceModes(a.variant)
-	var names []string
 	for _, m := range modes {
 		a.column(raceColumn(m))
-		names = append(names, m.String())
 	}
 	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", sim.FormatModes(modes)})
 	p := results.AuditPart{Name: "race", Command: a.command("race", settings, "--replications", "0", "--history", raceHistory)}
 	checkPart := results.AuditPart{Name: "check", Command: []string{"notesbench", "check", raceHistory}}
 	server := modes[0]
-	cellsOf := []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}
-	skip := func(why string) {
-		a.notRun(raceColumn(server), why, cellsOf...)
-		for _, m := range modes {
-			a.notRun(raceColumn(m), why, results.AnomalyServerErrors)
-		}
-	}
+	skip := func(why string) { a.skipRace(modes, why) }
 	if why := a.require(experiment.Race); why != "" {
 		p.NotRun, checkPart.NotRun = why, "no race ran"
 		a.part(p, nil)
@@ -97,6 +104,13 @@ func (a *auditRun) race(ctx context.Context) error {
 	rows, runs, err := rowsAndRuns[results.RaceRow, results.RaceRun](out)
 	if err != nil {
 		return err
+	}
+	if why := noRunSetUp(runs, func(r results.RaceRun) string { return r.SetupFailed }); why != "" {
+		p.Error, checkPart.NotRun = why, "no race run was set up"
+		a.ran(p, out)
+		a.part(checkPart, nil)
+		skip(endedIn("race", errors.New(why)))
+		return nil
 	}
 	a.ran(p, out)
 	for _, row := range rows {
@@ -229,21 +243,34 @@ func clauseCell(checks []results.ConformCheck, name, source string) results.Audi
 	return results.Counted(modeConform, source, 0, 1)
 }
 
+// createStep is create's part.
+func (a *auditRun) createStep() step {
+	return step{name: "create", run: a.create, skip: a.skipCreate}
+}
+
+// createTables are the create tables the target's order serves.
+func (a *auditRun) createTables() []string {
+	if a.variant.Order == contract.OrderVersionFirst {
+		return []string{results.CreateTableB} // table A is key-first
+	}
+	return []string{results.CreateTableA, results.CreateTableB}
+}
+
+// skipCreate records why create was not judged.
+func (a *auditRun) skipCreate(why string) {
+	for _, t := range a.createTables() {
+		a.notRun("create "+t, why, results.AnomalyDuplicate, results.AnomalyServerErrors)
+	}
+}
+
 // create runs the create experiment where the target maps a create and a
 // listing: duplicates of the rows that kept the key on every resend are
 // the server's, those of a fresh key the client's.
 func (a *auditRun) create(ctx context.Context) error {
 	settings := a.settings(a.cfg.Budget.Create, Setting{"order", string(a.variant.Order)})
 	p := results.AuditPart{Name: "create", Command: a.command("create", settings, "--replications", "0")}
-	tables := []string{results.CreateTableA, results.CreateTableB}
-	if a.variant.Order == contract.OrderVersionFirst {
-		tables = tables[1:] // table A is key-first
-	}
-	skip := func(why string) {
-		for _, t := range tables {
-			a.notRun("create "+t, why, results.AnomalyDuplicate, results.AnomalyServerErrors)
-		}
-	}
+	tables := a.createTables()
+	skip := a.skipCreate
 	if why := a.require(experiment.Create); why != "" {
 		p.NotRun = why
 		a.part(p, nil)
@@ -265,6 +292,12 @@ func (a *auditRun) create(ctx context.Context) error {
 	rows, runs, err := rowsAndRuns[results.CreateRow, results.CreateRun](out)
 	if err != nil {
 		return err
+	}
+	if why := noRunSetUp(runs, func(r results.CreateRun) string { return r.SetupFailed }); why != "" {
+		p.Error = why
+		a.ran(p, out)
+		skip(endedIn("create", errors.New(why)))
+		return nil
 	}
 	a.ran(p, out)
 	for _, t := range tables {
@@ -309,6 +342,13 @@ func createPlot(runs []results.CreateRun) results.AuditPlot {
 	})
 }
 
+// sourcesStep is sources' part.
+func (a *auditRun) sourcesStep() step {
+	return step{name: "sources", run: a.sources, skip: func(why string) {
+		a.notRun(modeSources, why, results.AnomalyDuplicate, results.AnomalyServerErrors)
+	}}
+}
+
 // sources runs the sources experiment where the target maps a source and
 // its listing: a duplicate under the normalized key, one key per page on
 // every call and resend, is the server's; what a key from the URL's
@@ -337,6 +377,12 @@ func (a *auditRun) sources(ctx context.Context) error {
 	runs, ok := out.Report.Runs.([]results.SourcesRun)
 	if !ok {
 		return errNoRows
+	}
+	if why := noRunSetUp(runs, func(r results.SourcesRun) string { return r.SetupFailed }); why != "" {
+		p.Error = why
+		a.ran(p, out)
+		a.notRun(modeSources, endedIn("sources", errors.New(why)), results.AnomalyDuplicate, results.AnomalyServerErrors)
+		return nil
 	}
 	a.ran(p, out)
 	a.column(modeSources)
@@ -376,9 +422,18 @@ func (a *auditRun) sources(ctx context.Context) error {
 	return nil
 }
 
+// faultRows are the rows a fault mode counts in.
+var faultRows = []string{results.AnomalyLostAcknowledged, results.AnomalyUnreadable}
+
+// faultStep is the part of fault mode f.
+func (a *auditRun) faultStep(f FaultMode) step {
+	return step{name: f.Mode, run: func(ctx context.Context) error { return a.fault(ctx, f) },
+		skip: func(why string) { a.notRun(f.Mode, why, faultRows...) }}
+}
+
 // fault runs one fault mode, or records why it did not run.
 func (a *auditRun) fault(ctx context.Context, f FaultMode) error {
-	rows := []string{results.AnomalyLostAcknowledged, results.AnomalyUnreadable}
+	rows := faultRows
 	if f.NotRun != "" || f.Run == nil {
 		why := cmp.Or(f.NotRun, "nothing runs it")
 		a.part(results.AuditPart{Name: f.Mode, NotRun: why}, nil)
@@ -443,6 +498,15 @@ func seriesBySeed[Run any](p results.AuditPlot, runs []Run, of func(Run) (label 
 		p.Series = append(p.Series, series)
 	}
 	return p
+}
+
+// noRunSetUp says why no run of runs was set up, "" when one was: its
+// counts would be counts of nothing.
+func noRunSetUp[Run any](runs []Run, failed func(Run) string) string {
+	if len(runs) == 0 || slices.ContainsFunc(runs, func(r Run) bool { return failed(r) == "" }) {
+		return ""
+	}
+	return fmt.Sprintf("the set-up of every run failed (%d), the first: %s", len(runs), failed(runs[0]))
 }
 
 // prefixed returns each of lines with prefix before it.
