@@ -2,7 +2,6 @@ package check
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,10 +13,7 @@ import (
 
 // agentChecks are the checks of served histories, in the order a Report
 // lists them after the five.
-var agentChecks = []struct {
-	name string
-	fn   func(context.Context, []*runData, *results.CheckResult, Options, *results.CheckReport)
-}{
+var agentChecks = []aCheck{
 	{results.CheckPersonLines, checkPersonLines},
 	{results.CheckStaleWrites, checkStaleWrites},
 	{results.CheckKeyChanges, checkKeyChanges},

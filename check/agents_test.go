@@ -307,13 +307,13 @@ func TestTabReferences(t *testing.T) {
 	}
 }
 
-// Histories that are not served ones get the five checks alone, and no
+// Histories that are not served ones get the history checks alone, and no
 // agents; a served history without a person's line has person-lines n/a.
 func TestAgentChecksOnlyOnServedHistories(t *testing.T) {
 	b := twoEditors(contract.GuardNote)
 	b.final("2", "claude-0")
 	rep := b.check(t, Options{})
-	if len(rep.Checks) != 5 || rep.Agents != nil {
+	if len(rep.Checks) != len(historyChecks) || rep.Agents != nil {
 		t.Errorf("%d checks, agents %v", len(rep.Checks), rep.Agents)
 	}
 	s := newServed()
@@ -321,7 +321,7 @@ func TestAgentChecksOnlyOnServedHistories(t *testing.T) {
 	s.write(careful, "1", "1", "", l("careful-1"), nil, "ok 2")
 	s.final("2", "careful-1")
 	rep = s.check(t)
-	if len(rep.Checks) != 9 || result(t, rep, results.CheckPersonLines).Verdict != results.CheckNotApplicable {
+	if len(rep.Checks) != len(historyChecks)+len(agentChecks) || result(t, rep, results.CheckPersonLines).Verdict != results.CheckNotApplicable {
 		t.Errorf("%d checks, person-lines %+v", len(rep.Checks), result(t, rep, results.CheckPersonLines))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,18 +50,9 @@ func Run(ctx context.Context, hs []*history.History, opts Options) (*results.Che
 		}
 	}
 	rep.Empty = len(runs) == 0
-	checks := []struct {
-		name string
-		fn   func(context.Context, []*runData, *results.CheckResult, Options, *results.CheckReport)
-	}{
-		{results.CheckLinearizability, checkLinearizability},
-		{results.CheckVersions, checkVersions},
-		{results.CheckLostUpdates, checkLost},
-		{results.CheckDuplicates, checkDuplicates},
-		{results.CheckStaleOverwrites, checkStale},
-	}
+	checks := historyChecks
 	if len(served(runs)) > 0 {
-		checks = append(checks, agentChecks...)
+		checks = slices.Concat(historyChecks, agentChecks)
 	}
 	for _, c := range checks {
 		res := results.CheckResult{Check: c.name, First: []string{}}
@@ -103,6 +95,33 @@ func Run(ctx context.Context, hs []*history.History, opts Options) (*results.Che
 	}
 	rep.Agents = agentResults(runs)
 	return rep, nil
+}
+
+// aCheck is one check: its name, and what judges the runs.
+type aCheck struct {
+	name string
+	fn   func(context.Context, []*runData, *results.CheckResult, Options, *results.CheckReport)
+}
+
+// historyChecks are the checks of every history, in the order a report
+// lists them; a served history gets agentChecks after them.
+var historyChecks = []aCheck{
+	{results.CheckLinearizability, checkLinearizability},
+	{results.CheckVersions, checkVersions},
+	{results.CheckLostUpdates, checkLost},
+	{results.CheckDuplicates, checkDuplicates},
+	{results.CheckStaleOverwrites, checkStale},
+	{results.CheckEmptyReads, checkEmptyReads},
+}
+
+// HistoryChecks names the checks of every history, in the order a report
+// lists them.
+func HistoryChecks() []string {
+	names := make([]string, len(historyChecks))
+	for i, c := range historyChecks {
+		names[i] = c.name
+	}
+	return names
 }
 
 // runData is one run being checked: its calls, split into registers, and the

@@ -66,8 +66,14 @@ func (b *builder) list(editor, version string) {
 	b.add(history.Call{Editor: editor, Tool: contract.ToolListNoteTabs, Outcome: contract.OK, Version: version})
 }
 
+// read adds a read_note_tab call that saw version, and text (empty when it
+// found an emptied document).
 func (b *builder) read(editor, version string) {
-	b.add(history.Call{Editor: editor, Tool: contract.ToolReadNoteTab, Tab: "markdown", Outcome: contract.OK, Version: version})
+	b.readText(editor, version, "the text at version "+version)
+}
+
+func (b *builder) readText(editor, version, text string) {
+	b.add(history.Call{Editor: editor, Tool: contract.ToolReadNoteTab, Tab: "markdown", Outcome: contract.OK, Version: version, Digest: history.TextDigest(text)})
 }
 
 // edit adds a replace_text call adding line; outcome and version are what the
@@ -75,7 +81,7 @@ func (b *builder) read(editor, version string) {
 // for none) or "info" (the reply was lost).
 func (b *builder) edit(editor, expected, line, outcome, version string) *history.Call {
 	c := history.Call{Editor: editor, Tool: contract.ToolEditNoteTab, Tab: "markdown", Operation: "replace_text",
-		ExpectedVersion: expected, Intent: line, Version: version}
+		ExpectedVersion: expected, Intent: line, Version: version, Digest: history.TextDigest("a text ending in " + line)}
 	switch outcome {
 	case "ok":
 		c.Outcome = contract.OK
@@ -121,6 +127,9 @@ func expect(t *testing.T, rep *results.CheckReport, violated ...string) {
 			if r.Check == v {
 				want = results.CheckViolated
 			}
+		}
+		if r.Check == results.CheckEmptyReads && want == results.CheckOK && r.Verdict == results.CheckNotApplicable {
+			continue // a run without reads of a text
 		}
 		if r.Verdict != want {
 			t.Errorf("%s: %s (%d violations, %d unjudged: %s; %v), want %s", r.Check, r.Verdict, r.Violations, r.Unjudged, r.Reason, r.First, want)
@@ -705,5 +714,36 @@ func TestReadFollowsTheWriteOfItsVersion(t *testing.T) {
 	}
 	if r := result(t, rep, results.CheckLinearizability); r.Verdict != results.CheckOK {
 		t.Errorf("linearizability %+v", r)
+	}
+}
+
+// A read that returned an empty document after lines were written and
+// acknowledged found an emptied document (a server that truncates then
+// writes); one before any write did not, nor one after a write of an empty
+// text.
+func TestEmptyReads(t *testing.T) {
+	b := twoEditors(contract.GuardNone) // claude's write of claude-0 acknowledged
+	b.readText("human", "2", "")
+	b.final("2", "claude-0")
+	rep := b.check(t, Options{})
+	expect(t, rep, results.CheckEmptyReads)
+	if r := result(t, rep, results.CheckEmptyReads); r.Violations != 1 || !strings.Contains(r.First[0], "read an empty document") || rep.Runs[0].EmptyReads != 1 {
+		t.Errorf("%+v", r)
+	}
+
+	b = newRun(contract.GuardNone, "", "")
+	b.readText("claude", "1", "") // before any write: the Note starts empty
+	b.edit("claude", "1", "claude-0", "ok", "2")
+	b.final("2", "claude-0")
+	expect(t, b.check(t, Options{}))
+
+	b = twoEditors(contract.GuardNone)
+	w := b.edit("human", "2", "", "ok", "3")
+	w.Digest = history.EmptyDigest // the person cleared the text
+	b.readText("claude", "3", "")
+	b.final("3")
+	rep = b.check(t, Options{})
+	if r := result(t, rep, results.CheckEmptyReads); r.Verdict != results.CheckOK {
+		t.Errorf("a read after a write of an empty text: %+v", r)
 	}
 }

@@ -131,7 +131,7 @@ func TestRecordAndReadBack(t *testing.T) {
 	if want := `{"format_version":2,"kind":"end","runs":1,"calls":8,"faults":0}`; lines[11] != want {
 		t.Errorf("last line:\n got %s\nwant %s", lines[11], want)
 	}
-	if want := `{"format_version":2,"kind":"call","run":"race-note-refresh-seed1","editor":"claude","session":1,"tool":"edit_note_tab","note":"note-1","tab":"markdown","operation":"replace_text","expected_version":"1","idempotency_key":"claude-0-1","intent":"claude-0","invoke_ns":200,"return_ns":201,"outcome":"ok","version":"2"}`; lines[3] != want {
+	if want := `{"format_version":2,"kind":"call","run":"race-note-refresh-seed1","editor":"claude","session":1,"tool":"edit_note_tab","note":"note-1","tab":"markdown","operation":"replace_text","expected_version":"1","idempotency_key":"claude-0-1","intent":"claude-0","digest":"73cb3858a687a8494ca33230","invoke_ns":200,"return_ns":201,"outcome":"ok","version":"2"}`; lines[3] != want {
 		t.Errorf("line 4:\n got %s\nwant %s", lines[3], want)
 	}
 
@@ -446,9 +446,9 @@ func TestFaultsAndEndLine(t *testing.T) {
 	want := []string{
 		`{"format_version":2,"kind":"history","experiment":"race"}`,
 		`{"format_version":2,"kind":"run","run":"r","seed":0,"variant":{"guard":"note","version_format":"counter","order":"key-first"}}`,
-		`{"format_version":2,"kind":"call","run":"r","editor":"claude","session":1,"tool":"read_note_tab","note":"note-1","tab":"markdown","invoke_ns":100,"return_ns":200,"outcome":"ok","version":"1"}`,
+		`{"format_version":2,"kind":"call","run":"r","editor":"claude","session":1,"tool":"read_note_tab","note":"note-1","tab":"markdown","digest":"4784f6835bfd02401caceb6f","invoke_ns":100,"return_ns":200,"outcome":"ok","version":"1"}`,
 		`{"format_version":2,"kind":"fault","run":"r","fault":"kill","start_ns":300,"end_ns":400,"pid":4711,"detail":"restarted"}`,
-		`{"format_version":2,"kind":"call","run":"r","editor":"claude","session":1,"tool":"edit_note_tab","note":"note-1","tab":"markdown","operation":"replace_text","expected_version":"1","idempotency_key":"k","invoke_ns":500,"return_ns":600,"outcome":"ok","version":"2"}`,
+		`{"format_version":2,"kind":"call","run":"r","editor":"claude","session":1,"tool":"edit_note_tab","note":"note-1","tab":"markdown","operation":"replace_text","expected_version":"1","idempotency_key":"k","digest":"e3b0c44298fc1c149afbf4c8","invoke_ns":500,"return_ns":600,"outcome":"ok","version":"2"}`,
 		`{"format_version":2,"kind":"end","runs":1,"calls":2,"faults":1}`,
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
@@ -758,4 +758,23 @@ func (c *counting) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += n
 	return n, err
+}
+
+// Two texts that differ only in blank lines and trailing blanks have one
+// digest; any other difference, and an empty text, another.
+func TestTextDigest(t *testing.T) {
+	a := TextDigest("claude-0\nhuman-0")
+	for _, same := range []string{"claude-0\nhuman-0\n", "\nclaude-0\n\nhuman-0", "claude-0 \r\nhuman-0\t\n"} {
+		if TextDigest(same) != a {
+			t.Errorf("%q has another digest than %q", same, "claude-0\nhuman-0")
+		}
+	}
+	for _, other := range []string{"human-0\nclaude-0", "claude-0", "claude-0\nhuman-1", ""} {
+		if TextDigest(other) == a {
+			t.Errorf("%q has the digest of %q", other, "claude-0\nhuman-0")
+		}
+	}
+	if EmptyDigest != TextDigest("\n \n") {
+		t.Error("a text of blank lines is not an empty document")
+	}
 }

@@ -1,8 +1,11 @@
 package history
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
@@ -90,6 +93,12 @@ type Call struct {
 	// BaseVersion is the version of the read the call's content was computed
 	// from, when it differs from ExpectedVersion (the refresh policy).
 	BaseVersion string `json:"base_version,omitempty"`
+	// Digest is, for a read of a tab's text that ended ok, the digest of
+	// the text it returned, and for a write of a tab's whole text
+	// (replace_text), of the text it sent (TextDigest): check holds the
+	// reads to the writes by it (empty-reads). Empty in histories made
+	// before it was recorded.
+	Digest string `json:"digest,omitempty"`
 
 	// Invoke and Return are when the call was made and when its outcome was
 	// known, in nanoseconds on the run's clock; within a run no two of these
@@ -150,6 +159,23 @@ func (c Call) IsConflict() bool {
 }
 
 // IsWrite reports whether the call is one of the three write tools.
+// EmptyDigest is the TextDigest of a text without a line: an empty document.
+var EmptyDigest = TextDigest("")
+
+// TextDigest is the digest of a tab's text as Call.Digest records it: of
+// its lines that are not blank, so that two texts that differ only in
+// blank lines (a trailing newline a server adds) have one digest.
+func TextDigest(text string) string {
+	h := sha256.New()
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.TrimSpace(line) != "" {
+			h.Write([]byte(strings.TrimRight(line, " \t\r")))
+			h.Write([]byte{'\n'})
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
 func (c Call) IsWrite() bool {
 	switch c.Tool {
 	case contract.ToolEditNoteTab, contract.ToolCreateNoteTab, contract.ToolAddNoteSource:

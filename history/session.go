@@ -112,6 +112,9 @@ func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contra
 	c := s.begin(contract.ToolReadNoteTab, noteID)
 	c.Tab = tabID
 	res, err := s.inner.ReadNoteTab(ctx, noteID, tabID)
+	if err == nil && (res.Type == "" || res.Type == contract.TypeMarkdown) {
+		c.Digest = TextDigest(res.Text)
+	}
 	s.end(c, res.Version, err)
 	return res, err
 }
@@ -137,6 +140,9 @@ func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 	c.ExpectedVersion, c.Key = string(req.ExpectedVersion), req.IdempotencyKey
 	if req.Operation == contract.OpSheetSetRange {
 		c.At = &Cell{SheetID: req.SheetID, Row: req.StartRow, Col: req.StartCol}
+	}
+	if req.Operation == contract.OpReplaceText {
+		c.Digest = TextDigest(req.Text)
 	}
 	s.intend(&c)
 	res, err := s.inner.EditNoteTab(ctx, req)

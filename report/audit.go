@@ -54,12 +54,13 @@ func auditTitle(a results.Audit) string { return "notesbench audit: " + a.Subjec
 func MatrixTable(a results.Audit) Table {
 	t := Table{
 		Title:  fmt.Sprintf("Anomalies found (budget %s)", a.Budget),
-		Header: append([]string{"Anomaly", "Count", "Mark"}, a.Modes...),
+		Header: append([]string{"Anomaly", "Found", "Mark"}, a.Modes...),
 	}
+	var notes []string               // what the counts need beside them
 	var reasons []string             // why modes did not run, in order
 	modesOf := map[string][]string{} // the modes each reason is of
 	for _, r := range a.Matrix {
-		row := []string{r.Title, countCell(r.Count), string(r.Mark)}
+		row := []string{r.Title, totals(r.Totals), string(r.Mark)}
 		for _, m := range a.Modes {
 			c, ok := r.Cell(m)
 			switch {
@@ -73,15 +74,17 @@ func MatrixTable(a results.Audit) Table {
 				if !slices.Contains(modesOf[c.NotRun], m) {
 					modesOf[c.NotRun] = append(modesOf[c.NotRun], m)
 				}
-			case c.Of > 0:
-				row = append(row, Int(int64(*c.Count))+" of "+Int(int64(c.Of)))
 			default:
-				row = append(row, Int(int64(*c.Count)))
+				row = append(row, cellText(c))
+				if c.Note != "" {
+					notes = append(notes, r.Title+", "+m+": "+c.Note)
+				}
 			}
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = append(t.Notes, "verdict: "+AuditVerdict(a))
+	t.Notes = append(t.Notes, notes...)
 	for _, why := range reasons {
 		t.Notes = append(t.Notes, "not run, "+strings.Join(modesOf[why], ", ")+": "+why)
 	}
@@ -92,13 +95,29 @@ func MatrixTable(a results.Audit) Table {
 	return t
 }
 
-// countCell is a row's count, or "not run".
-func countCell(n *int) string {
-	if n == nil {
+// totals is a row's counts, one per unit ("3 lines, 1 clause"), or "not
+// run" when no mode counted.
+func totals(ts []results.AuditTotal) string {
+	if len(ts) == 0 {
 		return "not run"
 	}
-	return Int(int64(*n))
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = Count(t.Count, singular(t.Unit))
+	}
+	return strings.Join(parts, ", ")
 }
+
+// cellText is a cell's count with its unit, and what it is out of.
+func cellText(c results.AuditCell) string {
+	if c.Of > 0 {
+		return Int(int64(*c.Count)) + " of " + Count(c.Of, singular(c.Unit))
+	}
+	return Count(*c.Count, singular(c.Unit))
+}
+
+// singular is a unit's noun for one ("lines": "line"), as Count takes it.
+func singular(unit string) string { return strings.TrimSuffix(unit, "s") }
 
 // AuditVerdict says in a line whether the audit passed, and if not why.
 func AuditVerdict(a results.Audit) string {
@@ -314,7 +333,7 @@ func AuditLine(a results.Audit) string {
 	for _, r := range a.Matrix {
 		switch r.Mark {
 		case results.MarkFail, results.MarkAllowed:
-			s := r.Title + " " + Int(int64(*r.Count))
+			s := r.Title + " " + totals(r.Totals)
 			if r.Mark == results.MarkAllowed {
 				s += " (allowed)"
 			}

@@ -36,14 +36,14 @@ func sampleAudit() AuditDoc {
 		Warnings: []string{"race: a warning of the run"},
 	}
 	cells := map[string][]results.AuditCell{
-		results.AnomalyLostUpdate:       {results.Counted("race none", "acknowledged lines lost", 314, 1000)},
-		results.AnomalyStaleWrite:       {results.Counted("race none", "stale overwrites (check)", 374, 0), results.Counted("conform", "the stale-version clause", 1, 1)},
+		results.AnomalyLostUpdate:       {results.Counted("race none", "acknowledged lines lost", results.UnitLines, 314, 1000)},
+		results.AnomalyStaleWrite:       {results.Counted("race none", "stale overwrites (check)", results.UnitWrites, 374, 0), results.Counted("conform", "the stale-version clause", results.UnitClauses, 1, 1)},
 		results.AnomalyUnversionedWrite: {results.NotRunCell("conform", "the no-expected_version clause", "n/a: no version parameter")},
 		results.AnomalyDuplicate: {results.NotRunCell("create a", "", "create not run: profile filesystem maps no create"),
 			results.NotRunCell("create b", "", "create not run: profile filesystem maps no create")},
-		results.AnomalyLostAcknowledged: {results.Counted("crash", "acknowledged writes lost", 0, 0)},
-		results.AnomalyUnreadable:       {results.Counted("crash", "runs whose final state did not read back whole", 0, 2)},
-		results.AnomalyServerErrors:     {results.Counted("race none", "calls ended in a server error", 0, 0)},
+		results.AnomalyLostAcknowledged: {results.Counted("crash", "acknowledged writes lost", results.UnitWrites, 0, 0)},
+		results.AnomalyUnreadable:       {results.Counted("crash", "runs whose final state did not read back whole", results.UnitRuns, 0, 2)},
+		results.AnomalyServerErrors:     {results.Counted("race none", "calls ended in a server error", results.UnitCalls, 0, 0)},
 	}
 	a.Judge([]string{"race none", "conform", "create a", "create b", "crash"}, cells, []string{results.AnomalyStaleWrite})
 	a = a.Complete()
@@ -71,7 +71,7 @@ func TestAuditMarkdownGolden(t *testing.T) {
 func TestAuditSummary(t *testing.T) {
 	d := sampleAudit()
 	got := AuditLine(d.Audit)
-	want := "**lost update 314; stale write accepted 375 (allowed)**; not found: acknowledged write lost under kill -9, document unreadable after a fault, calls that ended in server errors; not run: write without a version accepted, duplicate after a lost reply"
+	want := "**lost update 314 lines; stale write accepted 374 writes, 1 clause (allowed)**; not found: acknowledged write lost under kill -9, document unreadable after a fault, calls that ended in server errors; not run: write without a version accepted, duplicate after a lost reply, store destroyed or unreadable without a fault, read returned an emptied document, write applied twice"
 	if got != want {
 		t.Errorf("line\n%s\nwant\n%s", got, want)
 	}
@@ -168,7 +168,7 @@ func TestAuditHTMLRendersInChromium(t *testing.T) {
 	text := regexp.MustCompile(`\s+`).ReplaceAllString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(dom, " "), " ")
 	d := sampleAudit()
 	for _, r := range d.Audit.Matrix {
-		want := r.Title + " " + countCell(r.Count) + " " + string(r.Mark)
+		want := r.Title + " " + totals(r.Totals) + " " + string(r.Mark)
 		if !strings.Contains(text, want) {
 			t.Errorf("the page's text lacks the row %q", want)
 		}

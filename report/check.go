@@ -28,7 +28,7 @@ func CheckTables(rep *results.CheckReport, title string, files bool, html string
 			verdicts.Notes = append(verdicts.Notes, c.Check+" "+string(c.Verdict)+": "+c.Reason)
 		}
 	}
-	verdicts.Notes = append(verdicts.Notes, "judged: registers (linearizability), committed writes (versions, stale-overwrites), acknowledged intents (lost-updates), intents (duplicates)")
+	verdicts.Notes = append(verdicts.Notes, "judged: registers (linearizability), committed writes (versions, stale-overwrites), acknowledged intents (lost-updates), intents (duplicates), reads of a text (empty-reads)")
 	switch {
 	case html != "" && rep.Visualization != nil:
 		verdicts.Notes = append(verdicts.Notes, "porcupine's page of the first linearizability violation: "+html)

@@ -21,6 +21,9 @@ const (
 	AnomalyDuplicate        = "duplicate"
 	AnomalyLostAcknowledged = "lost-acknowledged"
 	AnomalyUnreadable       = "unreadable"
+	AnomalyStoreDestroyed   = "store-destroyed"
+	AnomalyEmptyRead        = "empty-read"
+	AnomalyAppliedTwice     = "applied-twice"
 	AnomalyServerErrors     = "server-errors"
 )
 
@@ -46,6 +49,12 @@ var Anomalies = []Anomaly{
 		"acknowledged writes missing from the final state after the server was killed and restarted"},
 	{AnomalyUnreadable, "document unreadable after a fault",
 		"runs whose document or database could not be read back whole after the faults"},
+	{AnomalyStoreDestroyed, "store destroyed or unreadable without a fault",
+		"runs whose document could not be set up, or read back at the end, without any fault, in the server's own words (a store two writers left unparseable, a document that vanished); where every run's set-up failed the part itself failed"},
+	{AnomalyEmptyRead, "read returned an emptied document",
+		"reads (check: empty-reads) that returned an empty document after a line of it had been acknowledged: a server that truncates its file before it writes it, or lost its store"},
+	{AnomalyAppliedTwice, "write applied twice",
+		"lines the final state holds twice although their write was made once, its resends carrying one key: a resend after a kill (crash) or a lost reply applied again"},
 	{AnomalyServerErrors, "calls that ended in server errors",
 		"calls answered with a refusal other than a version conflict, or whose outcome nobody knows (a timeout, a dead server, an unreadable reply)"},
 }
@@ -99,15 +108,42 @@ type AuditCell struct {
 	// Of is what the count is out of (lines meant, writes judged, clauses),
 	// 0 when it is not a share of anything.
 	Of int `json:"of,omitempty"`
+	// Unit names what Count and Of count, plural ("lines", "clauses"): a
+	// count of one unit is never added to a count of another.
+	Unit string `json:"unit"`
 	// Source says what was counted, in a few words.
 	Source string `json:"source"`
 	// NotRun says why there is no count.
 	NotRun string `json:"not_run,omitempty"`
+	// Note is what a reader needs beside the count to weigh it: that most
+	// writes were refused, so that few were there to lose.
+	Note string `json:"note,omitempty"`
 }
 
-// Counted returns a cell of mode with count n of of, counted as source says.
-func Counted(mode, source string, n, of int) AuditCell {
-	return AuditCell{Mode: mode, Count: &n, Of: of, Source: source}
+// The units counts are in.
+const (
+	UnitLines   = "lines"
+	UnitWrites  = "writes"
+	UnitClauses = "clauses"
+	UnitRuns    = "runs"
+	UnitCalls   = "calls"
+	UnitTabs    = "tabs"
+	UnitSources = "sources"
+	UnitReads   = "reads"
+	UnitTools   = "tools"
+)
+
+// Counted returns a cell of mode with count n of of, in unit, counted as
+// source says.
+func Counted(mode, source, unit string, n, of int) AuditCell {
+	return AuditCell{Mode: mode, Count: &n, Of: of, Unit: unit, Source: source}
+}
+
+// AuditTotal is a row's count in one unit, over the modes that counted in
+// it.
+type AuditTotal struct {
+	Unit  string `json:"unit"`
+	Count int    `json:"count"`
 }
 
 // NotRunCell returns a cell of mode that has no count, and why.
@@ -131,16 +167,22 @@ const (
 	MarkNotRun Mark = "not run"
 )
 
-// AuditRow is one anomaly's row of the matrix: its count over the modes
-// that ran (nil when none did), its mark and a cell per mode that measures
-// it. Counts of different modes may count different things (clauses,
-// lines, writes): each cell's Source says what.
+// AuditRow is one anomaly's row of the matrix: its counts over the modes
+// that ran, one total per unit (none when no mode ran: never a 0), its
+// mark and a cell per mode that measures it. Counts of different modes may
+// count different things (clauses, lines, writes): each cell says its
+// unit, and counts of different units are never summed.
 type AuditRow struct {
-	Anomaly string      `json:"anomaly"`
-	Title   string      `json:"title"`
-	Count   *int        `json:"count"`
-	Mark    Mark        `json:"mark"`
-	Cells   []AuditCell `json:"cells"`
+	Anomaly string       `json:"anomaly"`
+	Title   string       `json:"title"`
+	Totals  []AuditTotal `json:"totals"`
+	Mark    Mark         `json:"mark"`
+	Cells   []AuditCell  `json:"cells"`
+}
+
+// Found reports whether any mode of the row counted the anomaly.
+func (r AuditRow) Found() bool {
+	return slices.ContainsFunc(r.Totals, func(t AuditTotal) bool { return t.Count > 0 })
 }
 
 // Cell returns the row's cell of mode, and false when the mode does not
@@ -281,20 +323,22 @@ func (a *Audit) Judge(modes []string, cells map[string][]AuditCell, allow []stri
 	a.Failed = []string{}
 	a.Matrix = nil
 	for _, an := range Anomalies {
-		row := AuditRow{Anomaly: an.Name, Title: an.Title, Cells: append([]AuditCell{}, cells[an.Name]...)}
+		row := AuditRow{Anomaly: an.Name, Title: an.Title, Totals: []AuditTotal{}, Cells: append([]AuditCell{}, cells[an.Name]...)}
 		for _, c := range row.Cells {
 			if c.Count == nil {
 				continue
 			}
-			if row.Count == nil {
-				row.Count = new(int)
+			i := slices.IndexFunc(row.Totals, func(t AuditTotal) bool { return t.Unit == c.Unit })
+			if i < 0 {
+				row.Totals = append(row.Totals, AuditTotal{Unit: c.Unit})
+				i = len(row.Totals) - 1
 			}
-			*row.Count += *c.Count
+			row.Totals[i].Count += *c.Count
 		}
 		switch {
-		case row.Count == nil:
+		case len(row.Totals) == 0:
 			row.Mark = MarkNotRun
-		case *row.Count == 0:
+		case !row.Found():
 			row.Mark = MarkOK
 		case slices.Contains(allow, an.Name):
 			row.Mark = MarkAllowed

@@ -12,6 +12,7 @@ const (
 	CheckLostUpdates     = "lost-updates"
 	CheckDuplicates      = "duplicates"
 	CheckStaleOverwrites = "stale-overwrites"
+	CheckEmptyReads      = "empty-reads"
 )
 
 // The agent checks, which check applies beside the five to a served history
@@ -155,6 +156,9 @@ type CheckRun struct {
 	Duplicates       int `json:"duplicates"`
 	ReplayMismatches int `json:"replay_mismatches"`
 	StaleOverwrites  int `json:"stale_overwrites"`
+	// EmptyReads counts the reads that returned an empty document after
+	// lines had been written and acknowledged (check empty-reads).
+	EmptyReads int `json:"empty_reads,omitempty"`
 	// Faults counts the faults injected into the run.
 	Faults int `json:"faults"`
 }

@@ -307,14 +307,16 @@ func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp strin
 	fo := audit.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
 		Part:   results.AuditPart{Name: "crash", Command: argv, Result: report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
 		Tables: report.CrashTables(settings, life, v.Runs, rep)}
-	lost := 0
+	lost, twice, empty := 0, 0, 0
 	for _, r := range v.Runs {
 		if (r.Integrity != "" && r.Integrity != "ok") || r.Unreadable != "" || r.UnreadableReads > 0 {
 			fo.Unreadable++
 		}
 		lost += r.LostAcknowledged
+		twice += r.Duplicates
+		empty += r.UnreadableReads
 	}
-	fo.LostAcknowledged = &lost
+	fo.LostAcknowledged, fo.AppliedTwice, fo.EmptyReads = &lost, &twice, &empty
 	return fo, nil
 }
 

@@ -197,7 +197,7 @@ func TestAuditBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--budget", "huge"}, `--budget: unknown budget "huge" (want smoke, quick or full)`},
-		{[]string{"--allow", "lost-update,typo"}, `--allow: unknown anomaly "typo" (want lost-update, stale-write, unversioned-write, duplicate, lost-acknowledged, unreadable, server-errors)`},
+		{[]string{"--allow", "lost-update,typo"}, `--allow: unknown anomaly "typo" (want ` + strings.Join(results.AnomalyNames(), ", ") + `)`},
 		{[]string{"--allow", "duplicate,duplicate"}, `--allow: "duplicate" is listed twice`},
 		{[]string{"--parallel", "-1"}, "--parallel: must be 0 or more"},
 		{[]string{"--format", "csv"}, `--format: unknown format "csv" (want table, markdown, json or html)`},

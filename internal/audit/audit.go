@@ -149,8 +149,10 @@ type FaultOutcome struct {
 	// back whole, of Runs.
 	Unreadable, Runs int
 	// Errors counts the calls that ended in a server error, nil when the
-	// mode does not count them.
-	Errors *int
+	// mode does not count them; AppliedTwice the lines or sources the
+	// final state holds more than once, and EmptyReads the reads that
+	// found the document emptied, nil when it does not count them.
+	Errors, AppliedTwice, EmptyReads *int
 	// Part is the fault run's record; Tables its tables; Warnings what the
 	// audit should say of it.
 	Part     results.AuditPart

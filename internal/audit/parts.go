@@ -60,9 +60,9 @@ func (a *auditRun) raceStep() step {
 
 // skipRace records why the race under modes was not judged.
 func (a *auditRun) skipRace(modes []sim.Mode, why string) {
-	a.notRun(raceColumn(modes[0]), why, results.AnomalyLostUpdate, results.AnomalyStaleWrite)
+	a.notRun(raceColumn(modes[0]), why, results.AnomalyLostUpdate, results.AnomalyStaleWrite, results.AnomalyEmptyRead)
 	for _, m := range modes {
-		a.notRun(raceColumn(m), why, results.AnomalyServerErrors)
+		a.notRun(raceColumn(m), why, results.AnomalyServerErrors, results.AnomalyAppliedTwice, results.AnomalyStoreDestroyed)
 	}
 }
 
@@ -116,10 +116,19 @@ func (a *auditRun) race(ctx context.Context) error {
 	for _, row := range rows {
 		m := modeOf(row.Guard, row.Policy)
 		col := raceColumn(m)
-		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", row.ErrorsClaude+row.ErrorsHuman, 0))
+		errs := row.ErrorsClaude + row.ErrorsHuman
+		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", results.UnitCalls, errs, 0))
+		a.add(results.AnomalyAppliedTwice, results.Counted(col, "lines the final text holds more than once", results.UnitLines, row.DuplicatesClaude+row.DuplicatesHuman, 0))
+		a.add(results.AnomalyStoreDestroyed, destroyedCell(col, runs, func(r results.RaceRun) bool { return modeOf(r.Guard, r.Policy) == m },
+			func(r results.RaceRun) string { return cmp.Or(r.SetupFailed, r.Unreadable) }))
 		switch {
 		case m == server:
-			a.add(results.AnomalyLostUpdate, results.Counted(col, "acknowledged lines lost", row.Lost, row.Intended))
+			c := results.Counted(col, "acknowledged lines lost", results.UnitLines, row.Lost, row.Intended)
+			if errs > 0 {
+				// Few lines are there to lose when most writes were refused.
+				c.Note = fmt.Sprintf("%d of the %d lines meant ended in a server error, never acknowledged", errs, row.Intended)
+			}
+			a.add(results.AnomalyLostUpdate, c)
 		default:
 			a.costs = append(a.costs, results.ClientCost{Mode: col, Policy: string(m.Policy),
 				What: "acknowledged lines lost resending the old text with the fresh version", Count: row.Lost, Of: row.Intended})
@@ -138,12 +147,14 @@ func (a *auditRun) race(ctx context.Context) error {
 		checkPart.Error = err.Error()
 		a.part(checkPart, nil)
 		a.add(results.AnomalyStaleWrite, results.NotRunCell(raceColumn(server), "", endedIn("check", err)))
+		a.add(results.AnomalyEmptyRead, results.NotRunCell(raceColumn(server), "", endedIn("check", err)))
 		return nil
 	}
 	checkPart.Result = report.NewCheckRecord(report.CheckConfig{Histories: []string{raceHistory}, TimeoutS: a.cfg.Budget.CheckTimeout.Seconds()}, rep, a.cfg.Version)
 	a.part(checkPart, report.CheckTables(rep, "Checks of the race's history", false, ""))
 	a.timeline = rep.Visualization
 	a.add(results.AnomalyStaleWrite, staleCell(rep, server))
+	a.add(results.AnomalyEmptyRead, emptyReadsCell(rep, raceColumn(server)))
 	return nil
 }
 
@@ -182,14 +193,34 @@ func staleCell(rep *results.CheckReport, mode sim.Mode) results.AuditCell {
 		// writes; a register whose writes fit no order under compare-and-set
 		// took a write with a stale version all the same.
 		if nonlinear > 0 {
-			return results.Counted(col, "runs whose writes fit no order of compare-and-set (check: linearizability)", nonlinear, judged)
+			return results.Counted(col, "runs whose writes fit no order of compare-and-set (check: linearizability)", results.UnitRuns, nonlinear, judged)
 		}
 		return results.NotRunCell(col, source, "check "+string(c.Verdict)+": "+c.Reason)
 	}
 	if judged == 0 {
 		return results.NotRunCell(col, source, "the history holds no run of "+mode.String())
 	}
-	return results.Counted(col, source, n, 0)
+	return results.Counted(col, source, results.UnitWrites, n, 0)
+}
+
+// emptyReadsCell is, in column col, the reads check found returning an
+// empty document after lines were acknowledged, over every run of the
+// history: whatever the client's policy, the document was the server's.
+func emptyReadsCell(rep *results.CheckReport, col string) results.AuditCell {
+	source := "reads that returned an empty document after lines were acknowledged (check: empty-reads)"
+	i := slices.IndexFunc(rep.Checks, func(r results.CheckResult) bool { return r.Check == results.CheckEmptyReads })
+	if i < 0 {
+		return results.NotRunCell(col, source, "check has no "+results.CheckEmptyReads+" check")
+	}
+	c := rep.Checks[i]
+	if c.Verdict == results.CheckUnknown || c.Verdict == results.CheckNotApplicable {
+		return results.NotRunCell(col, source, "check "+string(c.Verdict)+": "+c.Reason)
+	}
+	cell := results.Counted(col, source, results.UnitReads, c.Violations, c.Judged)
+	if len(c.First) > 0 {
+		cell.Note = "the first: " + c.First[0]
+	}
+	return cell
 }
 
 // racePlot is the lines each race run lost, by mode, run by run.
@@ -236,11 +267,11 @@ func clauseCell(checks []results.ConformCheck, name, source string) results.Audi
 	}
 	switch c := checks[i]; c.Outcome {
 	case results.ConformFail:
-		return results.Counted(modeConform, source, 1, 1)
+		return results.Counted(modeConform, source, results.UnitClauses, 1, 1)
 	case results.ConformNotApplicable:
 		return results.NotRunCell(modeConform, source, "n/a: "+c.Detail)
 	}
-	return results.Counted(modeConform, source, 0, 1)
+	return results.Counted(modeConform, source, results.UnitClauses, 0, 1)
 }
 
 // createStep is create's part.
@@ -259,7 +290,7 @@ func (a *auditRun) createTables() []string {
 // skipCreate records why create was not judged.
 func (a *auditRun) skipCreate(why string) {
 	for _, t := range a.createTables() {
-		a.notRun("create "+t, why, results.AnomalyDuplicate, results.AnomalyServerErrors)
+		a.notRun("create "+t, why, results.AnomalyDuplicate, results.AnomalyServerErrors, results.AnomalyStoreDestroyed)
 	}
 }
 
@@ -317,8 +348,10 @@ func (a *auditRun) create(ctx context.Context) error {
 			a.costs = append(a.costs, results.ClientCost{Mode: col, Policy: row.KeyPolicy,
 				What: createCost(row.KeyPolicy), Count: sum(row.Duplicates), Of: sum(row.TabsCreated)})
 		}
-		a.add(results.AnomalyDuplicate, results.Counted(col, "duplicate tabs, the key kept on every resend", dups, created))
-		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", errs, 0))
+		a.add(results.AnomalyDuplicate, results.Counted(col, "duplicate tabs, the key kept on every resend", results.UnitTabs, dups, created))
+		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", results.UnitCalls, errs, 0))
+		a.add(results.AnomalyStoreDestroyed, destroyedCell(col, runs, func(r results.CreateRun) bool { return r.Table == t },
+			func(r results.CreateRun) string { return r.SetupFailed }))
 	}
 	a.plots = append(a.plots, createPlot(runs))
 	return nil
@@ -344,9 +377,12 @@ func createPlot(runs []results.CreateRun) results.AuditPlot {
 
 // sourcesStep is sources' part.
 func (a *auditRun) sourcesStep() step {
-	return step{name: "sources", run: a.sources, skip: func(why string) {
-		a.notRun(modeSources, why, results.AnomalyDuplicate, results.AnomalyServerErrors)
-	}}
+	return step{name: "sources", run: a.sources, skip: a.skipSources}
+}
+
+// skipSources records why sources was not judged.
+func (a *auditRun) skipSources(why string) {
+	a.notRun(modeSources, why, results.AnomalyDuplicate, results.AnomalyServerErrors, results.AnomalyStoreDestroyed)
 }
 
 // sources runs the sources experiment where the target maps a source and
@@ -359,7 +395,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 	if why := a.require(experiment.Sources); why != "" {
 		p.NotRun = why
 		a.part(p, nil)
-		a.notRun(modeSources, "sources not run: "+why, results.AnomalyDuplicate, results.AnomalyServerErrors)
+		a.skipSources("sources not run: " + why)
 		return nil
 	}
 	start := time.Now()
@@ -371,7 +407,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 	if runErr != nil {
 		p.Error = runErr.Error()
 		a.part(p, nil)
-		a.notRun(modeSources, endedIn("sources", runErr), results.AnomalyDuplicate, results.AnomalyServerErrors)
+		a.skipSources(endedIn("sources", runErr))
 		return nil
 	}
 	runs, ok := out.Report.Runs.([]results.SourcesRun)
@@ -381,7 +417,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 	if why := noRunSetUp(runs, func(r results.SourcesRun) string { return r.SetupFailed }); why != "" {
 		p.Error = why
 		a.ran(p, out)
-		a.notRun(modeSources, endedIn("sources", errors.New(why)), results.AnomalyDuplicate, results.AnomalyServerErrors)
+		a.skipSources(endedIn("sources", errors.New(why)))
 		return nil
 	}
 	a.ran(p, out)
@@ -403,11 +439,13 @@ func (a *auditRun) sources(ctx context.Context) error {
 	}
 	server, ok := byPolicy[results.SourceKeyNormalized]
 	if ok {
-		a.add(results.AnomalyDuplicate, results.Counted(modeSources, "duplicate sources saved under one key per page (key normalized)", server[0], server[1]))
+		a.add(results.AnomalyDuplicate, results.Counted(modeSources, "duplicate sources saved under one key per page (key normalized)", results.UnitSources, server[0], server[1]))
 	} else {
 		a.add(results.AnomalyDuplicate, results.NotRunCell(modeSources, "", "sources ran no normalized key, the one key per page"))
 	}
-	a.add(results.AnomalyServerErrors, results.Counted(modeSources, "calls ended in a server error", errs, 0))
+	a.add(results.AnomalyServerErrors, results.Counted(modeSources, "calls ended in a server error", results.UnitCalls, errs, 0))
+	a.add(results.AnomalyStoreDestroyed, destroyedCell(modeSources, runs, func(results.SourcesRun) bool { return true },
+		func(r results.SourcesRun) string { return cmp.Or(r.SetupFailed, r.UnreadableFinal) }))
 	for _, pol := range policies {
 		if pol == results.SourceKeyNormalized {
 			continue
@@ -461,11 +499,17 @@ func (a *auditRun) fault(ctx context.Context, f FaultMode) error {
 	if fo.LostAcknowledged == nil {
 		a.add(results.AnomalyLostAcknowledged, results.NotRunCell(f.Mode, "acknowledged writes lost", "not judged: the lost-updates check could not judge everything"))
 	} else {
-		a.add(results.AnomalyLostAcknowledged, results.Counted(f.Mode, "acknowledged writes lost", *fo.LostAcknowledged, 0))
+		a.add(results.AnomalyLostAcknowledged, results.Counted(f.Mode, "acknowledged writes lost", results.UnitWrites, *fo.LostAcknowledged, 0))
 	}
-	a.add(results.AnomalyUnreadable, results.Counted(f.Mode, "runs whose final state did not read back whole", fo.Unreadable, fo.Runs))
+	a.add(results.AnomalyUnreadable, results.Counted(f.Mode, "runs whose final state did not read back whole", results.UnitRuns, fo.Unreadable, fo.Runs))
+	if fo.EmptyReads != nil {
+		a.add(results.AnomalyEmptyRead, results.Counted(f.Mode, "reads that found the document emptied", results.UnitReads, *fo.EmptyReads, 0))
+	}
+	if fo.AppliedTwice != nil {
+		a.add(results.AnomalyAppliedTwice, results.Counted(f.Mode, "lines or sources the final state holds twice", results.UnitLines, *fo.AppliedTwice, 0))
+	}
 	if fo.Errors != nil {
-		a.add(results.AnomalyServerErrors, results.Counted(f.Mode, "calls ended in a server error", *fo.Errors, 0))
+		a.add(results.AnomalyServerErrors, results.Counted(f.Mode, "calls ended in a server error", results.UnitCalls, *fo.Errors, 0))
 	}
 	return nil
 }
@@ -498,6 +542,29 @@ func seriesBySeed[Run any](p results.AuditPlot, runs []Run, of func(Run) (label 
 		p.Series = append(p.Series, series)
 	}
 	return p
+}
+
+// destroyedCell counts, in column col, the runs of runs that of keeps
+// whose document the server could not set up or read back at the end
+// (why says why, "" when it could), with the first one's words as the
+// cell's note.
+func destroyedCell[Run any](col string, runs []Run, of func(Run) bool, why func(Run) string) results.AuditCell {
+	n, total, first := 0, 0, ""
+	for _, r := range runs {
+		if !of(r) {
+			continue
+		}
+		total++
+		if w := why(r); w != "" {
+			n++
+			first = cmp.Or(first, w)
+		}
+	}
+	c := results.Counted(col, "runs whose document could not be set up or read back", results.UnitRuns, n, total)
+	if first != "" {
+		c.Note = "the first: " + first
+	}
+	return c
 }
 
 // noRunSetUp says why no run of runs was set up, "" when one was: its
