@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -208,8 +209,63 @@ func eachRun(ctx context.Context, runs []*runData, res *results.CheckResult, jud
 func violations(res *results.CheckResult, n int, rd *runData, from, to int64, format string, args ...any) {
 	res.Violations += n
 	if len(res.First) < MaxShown {
-		res.First = append(res.First, rd.where()+": "+fmt.Sprintf(format, args...)+rd.faultsIn(from, to))
+		says := fmt.Sprintf(format, slices.DeleteFunc(slices.Clone(args), func(a any) bool { _, ok := a.(shows); return ok })...) + rd.faultsIn(from, to)
+		res.First = append(res.First, rd.where()+": "+says)
+		res.Proofs = append(res.Proofs, rd.proof(says, to, args))
 	}
+}
+
+// shows are calls that show a violation beside those its message names: an
+// argument of violation and violations that the message does not print.
+type shows []*history.Call
+
+// proof is a violation as data: the calls among its message's arguments
+// (and its shows), in the order the run made them, and the faults of the
+// run before to.
+func (rd *runData) proof(says string, to int64, args []any) results.CheckProof {
+	h := rd.run.Header
+	p := results.CheckProof{File: rd.file, Run: h.Run, Seed: h.Seed, Says: says, Ops: []results.ProofOp{}}
+	seen := map[int]bool{}
+	var calls []*history.Call
+	for _, a := range args {
+		switch a := a.(type) {
+		case *history.Call:
+			calls = append(calls, a)
+		case shows:
+			calls = append(calls, a...)
+		}
+	}
+	for _, c := range calls {
+		i := rd.callIndex(c)
+		if i < 0 || seen[i] {
+			continue
+		}
+		seen[i] = true
+		p.Ops = append(p.Ops, results.ProofOp{Call: i, Editor: c.Editor, Session: c.Session, Tool: c.Tool,
+			Note: c.Note, Tab: c.Tab, Intent: c.Intent, Expected: c.ExpectedVersion, Base: c.BaseVersion, Key: c.Key,
+			Outcome: string(c.Outcome), Version: c.Version, ErrorKind: c.ErrorKind, InvokeNS: c.Invoke, ReturnNS: c.Return, What: c.String()})
+	}
+	slices.SortFunc(p.Ops, func(a, b results.ProofOp) int { return cmp.Compare(a.InvokeNS, b.InvokeNS) })
+	for _, f := range rd.run.Faults {
+		if f.Start < to {
+			p.Faults = append(p.Faults, results.ProofFault{Kind: f.Kind, StartNS: f.Start, EndNS: f.End, Detail: f.Detail})
+		}
+	}
+	if n := len(p.Faults); n > maxFaultsShown {
+		p.Faults = p.Faults[n-maxFaultsShown:] // the last ones, as the message names them
+	}
+	return p
+}
+
+// callIndex returns the place of c, a call of the run, among its calls; -1
+// when c is not one of them.
+func (rd *runData) callIndex(c *history.Call) int {
+	for i := range rd.run.Calls {
+		if &rd.run.Calls[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 // maxFaultsShown is how many faults a violation's description names.

@@ -636,11 +636,14 @@ func TestFaultsBeforeViolations(t *testing.T) {
 	b.final("3", "human-0")
 	rep := b.check(t, Options{})
 	expect(t, rep, results.CheckLostUpdates, results.CheckStaleOverwrites)
-	if got := result(t, rep, results.CheckLostUpdates).First[0]; !strings.HasSuffix(got, `adding "claude-0" expected 1 → ok 2; after kill at 1.20 s (pid 4711)`) {
+	if got := result(t, rep, results.CheckLostUpdates).First[0]; !strings.HasSuffix(got, `adding "claude-0" expected 1 → ok 2; then human#1 edit_note_tab n/markdown adding "human-0" expected 1 → ok 3 replaced the text with one built on a version before it; after kill at 1.20 s (pid 4711)`) {
 		t.Errorf("lost update described as %q", got)
 	}
 	if got := result(t, rep, results.CheckStaleOverwrites).First[0]; !strings.HasSuffix(got, "; after pause from 0.00 s to 0.00 s and kill at 1.20 s (pid 4711)") {
 		t.Errorf("stale overwrite described as %q", got)
+	}
+	if p := result(t, rep, results.CheckLostUpdates).Proofs[0]; len(p.Ops) != 2 || p.Ops[0].Intent != "claude-0" || p.Ops[1].Intent != "human-0" || len(p.Faults) != 2 {
+		t.Errorf("the proof of the lost update: %+v", p)
 	}
 	if rep.Runs[0].Faults != 2 {
 		t.Errorf("faults %d, want 2", rep.Runs[0].Faults)

@@ -69,12 +69,24 @@ func checkDuplicates(ctx context.Context, runs []*runData, res *results.CheckRes
 			for _, l := range slices.Sorted(maps.Keys(count)) {
 				if n := count[l]; n > 1 {
 					rd.res.Duplicates += n - 1
-					violations(res, n-1, rd, math.MinInt64, rd.end, "note %s: the line %q is in the text %d times", note, l, n)
+					violations(res, n-1, rd, math.MinInt64, rd.end, "note %s: the line %q is in the text %d times", note, l, n, rd.writesOf(note, l))
 				}
 			}
 		}
 		checkReplays(rd, res)
 	})
+}
+
+// writesOf are the write calls on note that meant to add intent, whatever
+// their outcome: the calls a duplicate came from.
+func (rd *runData) writesOf(note, intent string) shows {
+	var out shows
+	for i := range rd.run.Calls {
+		if c := &rd.run.Calls[i]; c.IsWrite() && c.Note == note && c.Intent == intent {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // noteCreations is what a Note's write calls meant to create.
@@ -216,7 +228,7 @@ func checkReplays(rd *runData, res *results.CheckResult) {
 		}
 		if got.version != want.version || got.tabID != want.tabID || got.sourceID != want.sourceID {
 			rd.res.ReplayMismatches++
-			violation(res, rd, c.Return, "a replay differs from its key's first result: %s, first %s", c, rd.run.Calls[want.call])
+			violation(res, rd, c.Return, "a replay differs from its key's first result: %s, first %s", c, &rd.run.Calls[want.call])
 		}
 	}
 }

@@ -316,6 +316,7 @@ type linJob struct {
 	info    porcupine.LinearizationInfo
 	illegal string // what does not fit, for an illegal partition
 	at      int64  // when the call it cannot take returned
+	shows   shows  // the calls that show it: the last of the prefix, then the misfit
 }
 
 // checkLinearizability checks every register of every run with porcupine,
@@ -352,7 +353,7 @@ func checkLinearizability(ctx context.Context, runs []*runData, res *results.Che
 			res.Judged++
 		case results.CheckViolated:
 			res.Judged++
-			violation(res, j.rd, j.at, "register %s: %s", j.p.key, j.illegal)
+			violation(res, j.rd, j.at, "register %s: %s", j.p.key, j.illegal, j.shows)
 			j.rd.res.Linearizable = results.CheckViolated
 			if opts.Visualize && rep.Visualization == nil {
 				j.info.AddAnnotations(j.rd.annotations())
@@ -418,8 +419,16 @@ func (j *linJob) misfit(ops []porcupine.Operation, partials [][][]int) string {
 		}
 	}
 	s := fmt.Sprintf("no linearization of its %s; the longest linearizable prefix holds %d", plural.Count(len(ops), "operation"), len(prefix))
+	// The proof: the last writes of the prefix, what the register held
+	// when the call that does not fit came, then that call.
+	for k := len(prefix) - 1; k >= 0 && len(j.shows) < maxPrefixShown; k-- {
+		if c := &j.rd.run.Calls[j.p.calls[prefix[k]]]; c.IsWrite() {
+			j.shows = append(j.shows, c)
+		}
+	}
 	if first >= 0 {
 		c := &j.rd.run.Calls[j.p.calls[first]]
+		j.shows = append(j.shows, c)
 		s += "; it cannot take: " + c.String()
 		j.at = c.Return
 		if c.Outcome == contract.Info {
@@ -430,6 +439,10 @@ func (j *linJob) misfit(ops []porcupine.Operation, partials [][][]int) string {
 	}
 	return s
 }
+
+// maxPrefixShown is how many writes of the longest linearizable prefix a
+// linearizability violation's proof shows before the call that does not fit.
+const maxPrefixShown = 3
 
 // annotations marks the faults of the run on porcupine's timeline, on a row
 // of their own.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -48,13 +49,48 @@ func checkLost(ctx context.Context, runs []*runData, res *results.CheckResult, _
 				e.Lost++
 				rd.res.Lost++
 				// Lost after it was made: the faults since then may be why.
-				violations(res, 1, rd, c.Invoke, rd.end, "acknowledged, missing from the final state: %s", c)
+				if w := rd.remover(c); w != nil {
+					violations(res, 1, rd, c.Invoke, rd.end, "acknowledged, missing from the final state: %s; then %s replaced the text with one built on a version before it", c, w)
+				} else {
+					violations(res, 1, rd, c.Invoke, rd.end, "acknowledged, missing from the final state: %s", c)
+				}
 			}
 		}
 		for _, name := range order {
 			rd.res.Editors = append(rd.res.Editors, *editors[name])
 		}
 	})
+}
+
+// remover returns the write that most likely removed what c, an
+// acknowledged edit of a tab's whole text, added: the first committed
+// replace of that text after c returned whose content came from a version
+// made before c committed (its base version, or expected version, none of
+// the versions committed writes made from c on). nil when no write fits.
+func (rd *runData) remover(c *history.Call) *history.Call {
+	if c.Tool != contract.ToolEditNoteTab || c.Operation != string(contract.OpReplaceText) {
+		return nil
+	}
+	later := map[string]bool{} // the versions made from c on
+	for i := range rd.run.Calls {
+		w := &rd.run.Calls[i]
+		if w.Tool == contract.ToolEditNoteTab && w.Outcome == contract.OK && w.Return >= c.Return && w.Version != "" {
+			later[w.Version] = true
+		}
+	}
+	var first *history.Call
+	for i := range rd.run.Calls {
+		w := &rd.run.Calls[i]
+		base := cmp.Or(w.BaseVersion, w.ExpectedVersion)
+		if w == c || w.Tool != contract.ToolEditNoteTab || w.Operation != c.Operation || w.Note != c.Note || w.Tab != c.Tab ||
+			w.Outcome != contract.OK || w.Replayed || w.Return <= c.Return || base == "" || later[base] {
+			continue
+		}
+		if first == nil || w.Return < first.Return {
+			first = w
+		}
+	}
+	return first
 }
 
 // holds returns what an acknowledged write added (its identity within the

@@ -37,7 +37,7 @@ func checkVersions(ctx context.Context, runs []*runData, res *results.CheckResul
 				if first, ok := made[c.Version]; ok {
 					rd.res.VersionCollisions++
 					rd.res.Versions = results.CheckViolated
-					violation(res, rd, c.Return, "register %s: version %s committed twice: by %s, then by %s", p.key, c.Version, rd.run.Calls[first], c)
+					violation(res, rd, c.Return, "register %s: version %s committed twice: by %s, then by %s", p.key, c.Version, &rd.run.Calls[first], c)
 					continue
 				}
 				made[c.Version] = i

@@ -10,13 +10,15 @@ import (
 )
 
 // AuditDoc is an audit as the renderers take it: its record, the tables of
-// each of its parts (in the order of Audit.Parts) and porcupine's timeline
-// of the first linearizability violation in the race's history (nil when
-// there is none).
+// each of its parts (in the order of Audit.Parts), porcupine's timeline of
+// the first linearizability violation in the race's history (nil when
+// there is none), and the histories the audit judged, by their names under
+// the audit's folder (histories/race.jsonl), which the proofs name.
 type AuditDoc struct {
-	Audit    results.Audit
-	Tables   [][]Table
-	Timeline []byte
+	Audit     results.Audit
+	Tables    [][]Table
+	Timeline  []byte
+	Histories map[string][]byte
 }
 
 // partTables returns the tables of part i.
@@ -221,6 +223,55 @@ func ClientCostTable(a results.Audit) Table {
 	return t
 }
 
+// Proven is one proven cell of the matrix: its row's title and the cell.
+type Proven struct {
+	Title string
+	Cell  results.AuditCell
+}
+
+// Proofs lists the cells of a's matrix that carry a proof, row by row.
+func Proofs(a results.Audit) []Proven {
+	var out []Proven
+	for _, r := range a.Matrix {
+		for _, c := range r.Cells {
+			if c.Proof != nil {
+				out = append(out, Proven{r.Title, c})
+			}
+		}
+	}
+	return out
+}
+
+// ProofTables are the proofs of the matrix's counts, a table each: the
+// operations that show one instance, in the order they were made, with
+// when each was made and returned on the run's clock, and under it what
+// they show, the faults before them, where the history is and the command
+// that replays the run.
+func ProofTables(a results.Audit) []Table {
+	var out []Table
+	for _, p := range Proofs(a) {
+		pr := p.Cell.Proof
+		t := Table{Title: "Proof: " + p.Title + ", " + p.Cell.Mode, Header: []string{"Made (s)", "Returned (s)", "Operation"}}
+		for _, op := range pr.Ops {
+			what := op.What
+			if op.ServerTool != "" {
+				what += " (the server's " + op.ServerTool + ")"
+			}
+			t.Rows = append(t.Rows, []string{Fixed(float64(op.InvokeNS)/1e9, 3), Fixed(float64(op.ReturnNS)/1e9, 3), what})
+		}
+		t.Notes = append(t.Notes, "shows: "+pr.Says)
+		for _, f := range pr.Faults {
+			t.Notes = append(t.Notes, fmt.Sprintf("fault before it: %s from %s s to %s s %s", f.Kind, Fixed(float64(f.StartNS)/1e9, 3), Fixed(float64(f.EndNS)/1e9, 3), f.Detail))
+		}
+		if pr.History != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("history: %s, run %s (notesbench check %s)", pr.History, pr.Run, pr.History))
+		}
+		t.Notes = append(t.Notes, "replay: "+pr.Replay)
+		out = append(out, t)
+	}
+	return out
+}
+
 // RegressionTable lists the counts that got worse than the baseline's.
 func RegressionTable(a results.Audit) Table {
 	t := Table{Title: "Against the baseline " + a.Baseline, Header: []string{"Worse than the baseline"}}
@@ -250,6 +301,9 @@ func PartsTable(a results.Audit) Table {
 			secs = ""
 		}
 		t.Rows = append(t.Rows, []string{p.Name, secs, what})
+		if strings.Contains(what, "histories/") && len(t.Notes) == 0 {
+			t.Notes = append(t.Notes, "run each command from the audit's folder (--out), whose histories/ holds the histories the audit judged, which the commands name")
+		}
 	}
 	return t
 }
@@ -258,7 +312,8 @@ func PartsTable(a results.Audit) Table {
 // parts: what was audited, the matrix, what the client policy costs, the
 // baseline's regressions and what ran.
 func AuditTables(a results.Audit) []Table {
-	out := []Table{SubjectTable(a), MatrixTable(a), ClientCostTable(a)}
+	out := append([]Table{SubjectTable(a), MatrixTable(a)}, ProofTables(a)...)
+	out = append(out, ClientCostTable(a))
 	if a.Baseline != "" {
 		out = append(out, RegressionTable(a))
 	}

@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/notesbench/notesbench/internal/atomicfile"
@@ -73,8 +75,21 @@ func WriteAuditFolder(dir string, d AuditDoc) error {
 		{AuditHTML, func(w io.Writer) error { return WriteAuditHTML(w, d) }},
 		{AuditMD, func(w io.Writer) error { return WriteAudit(w, FormatMarkdown, 0, d) }},
 	}
+	for _, name := range slices.Sorted(maps.Keys(d.Histories)) {
+		files = append(files, struct {
+			name  string
+			write func(w io.Writer) error
+		}{name, func(w io.Writer) error {
+			_, err := w.Write(d.Histories[name])
+			return err
+		}})
+	}
 	for _, f := range files {
-		if err := atomicfile.Write(filepath.Join(dir, f.name), 0o644, f.write); err != nil {
+		path := filepath.Join(dir, f.name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(path, 0o644, f.write); err != nil {
 			return err
 		}
 	}

@@ -51,6 +51,10 @@ func WriteAuditHTML(w io.Writer, d AuditDoc) error {
 	if d.Timeline != nil {
 		page.Timeline = string(d.Timeline)
 	}
+	proofs := ProofTables(a)
+	for i, p := range Proofs(a) {
+		page.Proofs = append(page.Proofs, htmlProof{Table: proofs[i], Timeline: proofTimeline(p.Cell.Proof)})
+	}
 	return auditPage.Execute(w, page)
 }
 
@@ -79,6 +83,7 @@ type htmlPage struct {
 	Regressions *Table
 	Ran         Table
 	Plots       []htmlPlot
+	Proofs      []htmlProof
 	Parts       []htmlPart
 	// Timeline is porcupine's page, shown in a frame of its own (srcdoc):
 	// its script runs there, apart from this page.
@@ -88,6 +93,12 @@ type htmlPage struct {
 type htmlPlot struct {
 	Title string
 	Src   template.URL
+}
+
+// htmlProof is a proof: its timeline, then its table.
+type htmlProof struct {
+	Table    Table
+	Timeline template.HTML
 }
 
 type htmlPart struct {
@@ -140,6 +151,12 @@ iframe { width: 100%; height: 40em; border: 1px solid #ccc; }
 </table>
 <ul class="notes">{{range .Matrix.Notes}}<li>{{.}}</li>{{end}}</ul>
 </section>
+{{if .Proofs}}<section id="proofs">
+<h2>Proofs</h2>
+<p>For each count above 0, the operations of one run that show it, on the run's clock: a lane per client session, a bar per call from when it was made to when it returned (green ok, red failed, grey unknown), numbered as in the table below it; faults shaded.</p>
+{{range .Proofs}}<div class="proof">{{.Timeline}}
+{{template "table" .Table}}</div>
+{{end}}</section>{{end}}
 <section id="subject">
 <h2>What was audited, and what ran</h2>
 {{template "table" .Subject}}

@@ -35,8 +35,19 @@ func sampleAudit() AuditDoc {
 			Runs: []string{"seed 1", "seed 2"}, Series: []results.PlotSeries{{Label: "none", Values: []float64{64, 60}}}}},
 		Warnings: []string{"race: a warning of the run"},
 	}
+	lost := results.Counted("race none", "acknowledged lines lost", results.UnitLines, 314, 1000)
+	lost.Proof = &results.AuditProof{History: "histories/race.jsonl", Replay: "notesbench race --target 'stdio:server /tmp/docs' --profile filesystem --seeds 2 --modes none --replications 0 --history race-seed2.jsonl",
+		CheckProof: results.CheckProof{File: "histories/race.jsonl", Run: "race-none-seed2", Seed: 2,
+			Says: `acknowledged, missing from the final state: human#2 edit_note_tab note-1/markdown adding "human-1" expected 2 → ok 3; then claude#1 edit_note_tab note-1/markdown adding "claude-0" expected 2 → ok 4 replaced the text with one built on a version before it`,
+			Ops: []results.ProofOp{
+				{Call: 4, Editor: "human", Session: 2, Tool: "edit_note_tab", ServerTool: "write_file", Note: "note-1", Tab: "markdown", Intent: "human-1", Outcome: "ok", Version: "3", InvokeNS: 100_000_000, ReturnNS: 130_000_000,
+					What: `human#2 edit_note_tab note-1/markdown adding "human-1" expected 2 → ok 3`},
+				{Call: 5, Editor: "claude", Session: 1, Tool: "edit_note_tab", ServerTool: "write_file", Note: "note-1", Tab: "markdown", Intent: "claude-0", Outcome: "ok", Version: "4", InvokeNS: 120_000_000, ReturnNS: 150_000_000,
+					What: `claude#1 edit_note_tab note-1/markdown adding "claude-0" expected 2 → ok 4`},
+			},
+			Faults: []results.ProofFault{{Kind: "kill", StartNS: 110_000_000, EndNS: 110_000_000, Detail: "SIGKILL of 1 server process (pid 4711)"}}}}
 	cells := map[string][]results.AuditCell{
-		results.AnomalyLostUpdate:       {results.Counted("race none", "acknowledged lines lost", results.UnitLines, 314, 1000)},
+		results.AnomalyLostUpdate:       {lost},
 		results.AnomalyStaleWrite:       {results.Counted("race none", "stale overwrites (check)", results.UnitWrites, 374, 0), results.Counted("conform", "the stale-version clause", results.UnitClauses, 1, 1)},
 		results.AnomalyUnversionedWrite: {results.NotRunCell("conform", "the no-expected_version clause", "n/a: no version parameter")},
 		results.AnomalyDuplicate: {results.NotRunCell("create a", "", "create not run: profile filesystem maps no create"),
@@ -171,6 +182,15 @@ func TestAuditHTMLRendersInChromium(t *testing.T) {
 		want := r.Title + " " + totals(r.Totals) + " " + string(r.Mark)
 		if !strings.Contains(text, want) {
 			t.Errorf("the page's text lacks the row %q", want)
+		}
+	}
+	if !strings.Contains(dom, `<svg xmlns="http://www.w3.org/2000/svg" class="timeline"`) || strings.Count(dom, `<rect`) < 3 {
+		t.Error("the page shows no timeline of the proof's operations")
+	}
+	for _, want := range []string{"Proof: lost update, race none", `human#2 edit_note_tab note-1/markdown adding "human-1" expected 2 → ok 3 (the server's write_file)`,
+		"replay: notesbench race --target 'stdio:server /tmp/docs' --profile filesystem --seeds 2 --modes none"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the page's text lacks %q", want)
 		}
 	}
 	for _, want := range []string{"failed: found lost-update", "notesbench race --target 'stdio:server /tmp/docs' --profile filesystem --seeds 1-5",

@@ -118,6 +118,25 @@ type AuditCell struct {
 	// Note is what a reader needs beside the count to weigh it: that most
 	// writes were refused, so that few were there to lose.
 	Note string `json:"note,omitempty"`
+	// Proof shows one instance of a count above 0: the operations of the
+	// kept history that show it, and the command that replays its run.
+	Proof *AuditProof `json:"proof,omitempty"`
+}
+
+// AuditProof is one instance of an anomaly an audit counted, as Elle and
+// Jepsen give one: the smallest set of operations of a history the audit
+// kept that shows it (CheckProof: who read what, which write replaced it,
+// which acknowledged line vanished), the faults before them, and the one
+// command that replays the run. A count that no history shows (a server's
+// refusal to set up a run) has its words in Says and no operations.
+type AuditProof struct {
+	CheckProof
+	// History is the file the operations are in, relative to the audit's
+	// folder (--out): histories/race.jsonl.
+	History string `json:"history,omitempty"`
+	// Replay runs the proof's run again: its experiment, its seed, its
+	// mode, with its history recorded.
+	Replay string `json:"replay"`
 }
 
 // The units counts are in.

@@ -119,8 +119,10 @@ type CheckResult struct {
 	// Violations counts what it found wrong, in the same units.
 	Violations int `json:"violations"`
 	// First describes the first violations (check.MaxShown of them at most),
-	// each naming its file, run and operations.
-	First []string `json:"first"`
+	// each naming its file, run and operations; Proofs holds the same
+	// violations as data, in the same order: the operations that show each.
+	First  []string     `json:"first"`
+	Proofs []CheckProof `json:"proofs,omitempty"`
 	// Unjudged counts what the check could not judge, and Reason says why
 	// (or, for a check that is ok or n/a, which runs it did not apply to).
 	Unjudged int    `json:"unjudged"`
@@ -211,4 +213,51 @@ type AgentResult struct {
 	// Verdict is AgentCareful, AgentCareless or AgentIdle; Why says what made it careless.
 	Verdict string   `json:"verdict"`
 	Why     []string `json:"why"`
+}
+
+// CheckProof is one violation as the operations of a history that show it,
+// as Elle and Jepsen give an anomaly: the calls a reader needs to see it
+// (who read what, which write replaced it, what the final state lacks),
+// and the faults of the run before the last of them.
+type CheckProof struct {
+	File string `json:"file"`
+	Run  string `json:"run"`
+	Seed uint64 `json:"seed"`
+	// Says is the violation in a sentence, as First has it.
+	Says   string       `json:"says"`
+	Ops    []ProofOp    `json:"ops"`
+	Faults []ProofFault `json:"faults,omitempty"`
+}
+
+// ProofOp is one call of a proof, as the history has it.
+type ProofOp struct {
+	// Call is the call's place among its run's calls, from 0.
+	Call    int    `json:"call"`
+	Editor  string `json:"editor"`
+	Session int    `json:"session"`
+	// Tool is the contract's tool; ServerTool the server's own that stood
+	// for it, "" for the contract's own tools.
+	Tool       string `json:"tool"`
+	ServerTool string `json:"server_tool,omitempty"`
+	Note       string `json:"note"`
+	Tab        string `json:"tab,omitempty"`
+	Intent     string `json:"intent,omitempty"`
+	Expected   string `json:"expected_version,omitempty"`
+	Base       string `json:"base_version,omitempty"`
+	Key        string `json:"idempotency_key,omitempty"`
+	Outcome    string `json:"outcome"`
+	Version    string `json:"version,omitempty"`
+	ErrorKind  string `json:"error_kind,omitempty"`
+	InvokeNS   int64  `json:"invoke_ns"`
+	ReturnNS   int64  `json:"return_ns"`
+	// What is the call as a reader reads it.
+	What string `json:"what"`
+}
+
+// ProofFault is a fault of a proof's run.
+type ProofFault struct {
+	Kind    string `json:"fault"`
+	StartNS int64  `json:"start_ns"`
+	EndNS   int64  `json:"end_ns"`
+	Detail  string `json:"detail,omitempty"`
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -304,7 +305,12 @@ func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp strin
 		return audit.FaultOutcome{}, err
 	}
 	v, rep := tested.Verdict, tested.Checks
+	var hist bytes.Buffer
+	if _, err := w.WriteTo(&hist); err != nil {
+		return audit.FaultOutcome{}, err
+	}
 	fo := audit.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
+		History: hist.Bytes(), Checks: rep,
 		Part:   results.AuditPart{Name: "crash", Command: argv, Result: report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
 		Tables: report.CrashTables(settings, life, v.Runs, rep)}
 	lost, twice, empty := 0, 0, 0

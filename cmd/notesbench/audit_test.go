@@ -129,8 +129,8 @@ func TestAuditCommandServe(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	md := stdout.String()
-	for _, want := range []string{"| lost update | 0 | ok | 0 of 30 |", "| stale write accepted | 0 | ok | 0 |  | 0 of 1 |",
-		"| acknowledged write lost under kill -9 | 0 | ok |  |  |  |  |  |  | 0 | not run |", "- verdict: passed: no anomaly found that --allow does not name"} {
+	for _, want := range []string{"| lost update | 0 lines | ok | 0 of 30 lines |", "| stale write accepted | 0 writes, 0 clauses | ok | 0 writes |  | 0 of 1 clause |",
+		"| acknowledged write lost under kill -9 | 0 writes | ok |  |  |  |  |  |  | 0 writes | not run |", "- verdict: passed: no anomaly found that --allow does not name"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in\n%s", want, md)
 		}

@@ -362,7 +362,7 @@ func TestCheckFaults(t *testing.T) {
 		t.Fatalf("history:\n%s", text)
 	}
 	code, stdout, _ := runCLI(t, "check", "--format", "markdown", lossy)
-	if code != 1 || !strings.Contains(stdout, `- lost-updates: `+lossy+`, run race-none: acknowledged, missing from the final state: claude#1 edit_note_tab note-1/markdown adding "claude-0" expected 1 → ok 2; after kill at 0.70 s (pid 4711)`) ||
+	if code != 1 || !strings.Contains(stdout, `- lost-updates: `+lossy+`, run race-none: acknowledged, missing from the final state: claude#1 edit_note_tab note-1/markdown adding "claude-0" expected 1 → ok 2; then human#2 edit_note_tab note-1/markdown adding "human-0" expected 1 → ok 3 replaced the text with one built on a version before it; after kill at 0.70 s (pid 4711)`) ||
 		!strings.Contains(stdout, "(human#2 read_note_tab note-1/markdown → ok 1); after kill at 0.70 s (pid 4711)") {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}

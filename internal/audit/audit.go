@@ -153,6 +153,10 @@ type FaultOutcome struct {
 	// final state holds more than once, and EmptyReads the reads that
 	// found the document emptied, nil when it does not count them.
 	Errors, AppliedTwice, EmptyReads *int
+	// History is the history the fault mode recorded and Checks the checks
+	// of it, whose proofs show its counts; nil when it recorded none.
+	History []byte
+	Checks  *results.CheckReport
 	// Part is the fault run's record; Tables its tables; Warnings what the
 	// audit should say of it.
 	Part     results.AuditPart
@@ -181,7 +185,7 @@ const (
 // own that does not hold is an error.
 func Run(ctx context.Context, target contract.Target, faults []FaultMode, progress func(what string) func(done, total int), opts Options) (*report.AuditDoc, error) {
 	start := time.Now()
-	a := &auditRun{cfg: opts, target: target, progress: progress, cells: map[string][]results.AuditCell{}}
+	a := &auditRun{cfg: opts, target: target, progress: progress, cells: map[string][]results.AuditCell{}, histories: map[string][]byte{}}
 	a.subject()
 	steps := []step{a.raceStep(), a.conformStep(), a.createStep(), a.sourcesStep()}
 	for _, f := range faults {
@@ -211,7 +215,7 @@ func Run(ctx context.Context, target contract.Target, faults []FaultMode, progre
 	}
 	rec.Seconds = roundSeconds(time.Since(start))
 	rec = rec.Complete()
-	return &report.AuditDoc{Audit: rec, Tables: a.tables, Timeline: a.timeline}, nil
+	return &report.AuditDoc{Audit: rec, Tables: a.tables, Timeline: a.timeline, Histories: a.histories}, nil
 }
 
 // auditRun is one audit being run: what its parts found so far.
@@ -237,6 +241,9 @@ type auditRun struct {
 	timeline []byte
 	// unfinished says which parts were not judged, and why.
 	unfinished []string
+	// histories are those the audit judged, by their names under its
+	// folder.
+	histories map[string][]byte
 }
 
 // A step is one part of an audit: run runs it and records what it found;

@@ -3,6 +3,8 @@ package audit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -142,7 +144,7 @@ func TestAuditEmbedded(t *testing.T) {
 	if want := []string{"race", "check", "conform", "create", "sources", "kill", "nemesis"}; !slices.Equal(names, want) {
 		t.Errorf("parts %q, want %q", names, want)
 	}
-	if got := strings.Join(a.Parts[0].Command, " "); got != "notesbench race --seeds 1 --edits 12 --claude-think 1ms-6ms --human-think 1ms-4ms --modes note/reapply,note/refresh --replications 0 --history race.jsonl" {
+	if got := strings.Join(a.Parts[0].Command, " "); got != "notesbench race --seeds 1 --edits 12 --claude-think 1ms-6ms --human-think 1ms-4ms --modes note/reapply,note/refresh --replications 0 --history histories/race.jsonl" {
 		t.Errorf("race command %q", got)
 	}
 	if len(out.Tables) != len(a.Parts) || len(out.Tables[0]) == 0 {
@@ -177,6 +179,22 @@ func TestAuditUncheckedServer(t *testing.T) {
 	}
 	if c := cellOf(t, a, results.AnomalyStaleWrite, "race note/reapply"); count(t, c) == 0 {
 		t.Errorf("no stale overwrite found: %+v", c)
+	}
+	// Each count is shown by the operations of one run of a kept history,
+	// and a command that replays that run.
+	for _, an := range []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite} {
+		p := cellOf(t, a, an, "race note/reapply").Proof
+		if p == nil || len(p.Ops) < 2 || p.History != "histories/race.jsonl" || p.Says == "" ||
+			!strings.Contains(p.Replay, "notesbench race --target unchecked") || !strings.Contains(p.Replay, fmt.Sprintf("--seeds %d --modes note/reapply", p.Seed)) {
+			t.Errorf("%s: proof %+v", an, p)
+			continue
+		}
+		if _, ok := out.Histories[p.History]; !ok {
+			t.Errorf("%s: the proof names %s, which the audit does not keep (it keeps %v)", an, p.History, slices.Collect(maps.Keys(out.Histories)))
+		}
+	}
+	if p := cellOf(t, a, results.AnomalyLostUpdate, "race note/reapply").Proof; p != nil && !strings.Contains(p.Says, "replaced the text with one built on a version before it") {
+		t.Errorf("the lost update's proof names no write that removed the line: %s", p.Says)
 	}
 	if !slices.Contains(a.Failed, results.AnomalyLostUpdate) || !slices.Contains(a.Failed, results.AnomalyStaleWrite) || a.Passed() {
 		t.Errorf("failed %v", a.Failed)

@@ -1,16 +1,15 @@
 package audit
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
@@ -27,10 +26,6 @@ const (
 	clauseStaleVersion = "stale version"
 	clauseNoVersion    = "no expected_version"
 )
-
-// raceHistory is the file the race part's command records its history in,
-// and the check part's command reads.
-const raceHistory = "race.jsonl"
 
 // raceModes returns the race's modes for the variant the target serves:
 // none alone without a version check, else both policies under its guard.
@@ -138,7 +133,7 @@ func (a *auditRun) race(ctx context.Context) error {
 
 	// The checks of the history, a second opinion from the calls alone.
 	start = time.Now()
-	rep, err := checkHistory(ctx, w, a.cfg.Budget.CheckTimeout)
+	rep, err := a.keep(ctx, raceHistory, w, true)
 	checkPart.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -155,20 +150,28 @@ func (a *auditRun) race(ctx context.Context) error {
 	a.timeline = rep.Visualization
 	a.add(results.AnomalyStaleWrite, staleCell(rep, server))
 	a.add(results.AnomalyEmptyRead, emptyReadsCell(rep, raceColumn(server)))
-	return nil
-}
 
-// checkHistory reads back what w recorded and checks it.
-func checkHistory(ctx context.Context, w *history.Writer, timeout time.Duration) (*results.CheckReport, error) {
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return nil, err
+	// Each count above 0, shown by the operations of one run.
+	inMode := func(m sim.Mode) func(results.CheckRun) bool {
+		return func(r results.CheckRun) bool { return modeOf(string(r.Variant.Guard), r.Policy) == m }
 	}
-	h, err := history.Read(ctx, &buf, raceHistory)
-	if err != nil {
-		return nil, err
+	replay := func(r results.CheckRun) string {
+		return a.replayOf("race", settings, r.Seed, modeOf(string(r.Variant.Guard), r.Policy).String())
 	}
-	return check.Run(ctx, []*history.History{h}, check.Options{Timeout: timeout, Visualize: true})
+	anyMode := func(results.CheckRun) bool { return true }
+	a.prove(results.AnomalyLostUpdate, raceColumn(server), proofOf(rep, results.CheckLostUpdates, inMode(server), raceHistory, replay))
+	a.prove(results.AnomalyStaleWrite, raceColumn(server), proofOf(rep, results.CheckStaleOverwrites, inMode(server), raceHistory, replay))
+	a.prove(results.AnomalyStaleWrite, raceColumn(server), proofOf(rep, results.CheckLinearizability, inMode(server), raceHistory, replay))
+	a.prove(results.AnomalyEmptyRead, raceColumn(server), proofOf(rep, results.CheckEmptyReads, anyMode, raceHistory, replay))
+	for _, m := range modes {
+		a.prove(results.AnomalyAppliedTwice, raceColumn(m), proofOf(rep, results.CheckDuplicates, inMode(m), raceHistory, replay))
+		for _, r := range runs {
+			if why := cmp.Or(r.SetupFailed, r.Unreadable); why != "" && modeOf(r.Guard, r.Policy) == m {
+				a.prove(results.AnomalyStoreDestroyed, raceColumn(m), saidProof(why, r.Seed, a.replayOf("race", settings, r.Seed, m.String())))
+			}
+		}
+	}
+	return nil
 }
 
 // staleCell is the stale overwrites check found in the runs of mode.
@@ -299,7 +302,7 @@ func (a *auditRun) skipCreate(why string) {
 // the server's, those of a fresh key the client's.
 func (a *auditRun) create(ctx context.Context) error {
 	settings := a.settings(a.cfg.Budget.Create, Setting{"order", string(a.variant.Order)})
-	p := results.AuditPart{Name: "create", Command: a.command("create", settings, "--replications", "0")}
+	p := results.AuditPart{Name: "create", Command: a.command("create", settings, "--replications", "0", "--history", createHistory)}
 	tables := a.createTables()
 	skip := a.skipCreate
 	if why := a.require(experiment.Create); why != "" {
@@ -309,7 +312,8 @@ func (a *auditRun) create(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	out, runErr, err := a.runExperiment(ctx, experiment.Create, settings, sim.Runtime{})
+	w := history.NewWriter(history.Header{Experiment: "create", Command: report.CommandLine(p.Command)})
+	out, runErr, err := a.runExperiment(ctx, experiment.Create, settings, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -354,6 +358,26 @@ func (a *auditRun) create(ctx context.Context) error {
 			func(r results.CreateRun) string { return r.SetupFailed }))
 	}
 	a.plots = append(a.plots, createPlot(runs))
+	rep, err := a.keep(ctx, createHistory, w, false)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		a.warnings = append(a.warnings, "create: its history did not check, so its counts have no proof: "+err.Error())
+		return nil
+	}
+	replay := func(r results.CheckRun) string { return a.replayOf("create", settings, r.Seed, "") }
+	for _, t := range tables {
+		inTable := func(r results.CheckRun) bool {
+			return strings.HasPrefix(r.Run, "create-"+t+"-") && r.Policy == results.CreateKeyRetry
+		}
+		a.prove(results.AnomalyDuplicate, "create "+t, proofOf(rep, results.CheckDuplicates, inTable, createHistory, replay))
+		for _, r := range runs {
+			if r.SetupFailed != "" && r.Table == t {
+				a.prove(results.AnomalyStoreDestroyed, "create "+t, saidProof(r.SetupFailed, r.Seed, a.replayOf("create", settings, r.Seed, "")))
+			}
+		}
+	}
 	return nil
 }
 
@@ -391,7 +415,7 @@ func (a *auditRun) skipSources(why string) {
 // spelling adds beyond it is the key policy's, the client's.
 func (a *auditRun) sources(ctx context.Context) error {
 	settings := a.settings(a.cfg.Budget.Sources)
-	p := results.AuditPart{Name: "sources", Command: a.command("sources", settings, "--replications", "0")}
+	p := results.AuditPart{Name: "sources", Command: a.command("sources", settings, "--replications", "0", "--history", sourcesHistory)}
 	if why := a.require(experiment.Sources); why != "" {
 		p.NotRun = why
 		a.part(p, nil)
@@ -399,7 +423,8 @@ func (a *auditRun) sources(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	out, runErr, err := a.runExperiment(ctx, experiment.Sources, settings, sim.Runtime{})
+	w := history.NewWriter(history.Header{Experiment: "sources", Command: report.CommandLine(p.Command)})
+	out, runErr, err := a.runExperiment(ctx, experiment.Sources, settings, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -457,6 +482,22 @@ func (a *auditRun) sources(ctx context.Context) error {
 	a.plots = append(a.plots, seriesBySeed(
 		results.AuditPlot{Name: "sources-duplicates", Title: "Duplicate sources per sources run", YLabel: "duplicate sources"},
 		runs, func(r results.SourcesRun) (string, uint64, int) { return r.KeyPolicy, r.Seed, r.Duplicates }))
+	rep, err := a.keep(ctx, sourcesHistory, w, false)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		a.warnings = append(a.warnings, "sources: its history did not check, so its counts have no proof: "+err.Error())
+		return nil
+	}
+	replay := func(r results.CheckRun) string { return a.replayOf("sources", settings, r.Seed, "") }
+	normalized := func(r results.CheckRun) bool { return r.Policy == results.SourceKeyNormalized }
+	a.prove(results.AnomalyDuplicate, modeSources, proofOf(rep, results.CheckDuplicates, normalized, sourcesHistory, replay))
+	for _, r := range runs {
+		if why := cmp.Or(r.SetupFailed, r.UnreadableFinal); why != "" {
+			a.prove(results.AnomalyStoreDestroyed, modeSources, saidProof(why, r.Seed, a.replayOf("sources", settings, r.Seed, "")))
+		}
+	}
 	return nil
 }
 
@@ -510,6 +551,15 @@ func (a *auditRun) fault(ctx context.Context, f FaultMode) error {
 	}
 	if fo.Errors != nil {
 		a.add(results.AnomalyServerErrors, results.Counted(f.Mode, "calls ended in a server error", results.UnitCalls, *fo.Errors, 0))
+	}
+	if fo.History != nil && fo.Checks != nil {
+		file := "histories/" + f.Mode + ".jsonl"
+		a.histories[file] = fo.History
+		replay := func(results.CheckRun) string { return report.CommandLine(fo.Part.Command) }
+		all := func(results.CheckRun) bool { return true }
+		a.prove(results.AnomalyLostAcknowledged, f.Mode, proofOf(fo.Checks, results.CheckLostUpdates, all, file, replay))
+		a.prove(results.AnomalyAppliedTwice, f.Mode, proofOf(fo.Checks, results.CheckDuplicates, all, file, replay))
+		a.prove(results.AnomalyEmptyRead, f.Mode, proofOf(fo.Checks, results.CheckEmptyReads, all, file, replay))
 	}
 	return nil
 }
