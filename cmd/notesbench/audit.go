@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,26 +57,27 @@ func newAuditCmd(a *app, runF func(context.Context, *auditOptions) error) *cobra
 race under the guard the server serves (re-applying and refreshing after a
 conflict, where it reports conflicts; no guard where it has none), its history
 judged by notesbench check; create and sources where the server maps a create
-and a listing; conform; and kill -9 (crash) where notesbench owns the store's
-process. Each row of the matrix is an anomaly, with its count over the modes
-that looked for it and a mark; each column is a mode. The rows:
+and a listing; conform; kill -9 (crash) where notesbench owns the store's
+process; and the race again under each nemesis notesbench can make (a lost
+reply, a duplicate send; a kill and a pause of a server it starts). Each row of
+the matrix is an anomaly, with its counts (one per unit, never added across
+units) over the modes that looked for it and a mark; each column is a mode.
+Every count above 0 carries the operations of a kept history that prove one
+instance, and the command that replays its run. The rows (--allow names):
 
-  - lost update: lines lost although the client re-applied after a conflict
-  - stale write accepted: conform's stale-version clause; check's overwrites
-  - write without a version accepted: conform's no-expected_version clause
-  - duplicate after a lost reply: a resend that kept its key made two
-  - acknowledged write lost under kill -9
-  - document unreadable after a fault
-  - calls that ended in server errors
+` + anomalyHelp() + `
 
 What the client policy costs (refresh's losses, a fresh key on each resend, a
 key made from the URL as written) is shown apart: it is the client's, not the
 server's. A mode that did not run says "not run" and why, never 0.
 
 audit exits 1 when an anomaly is found that --allow does not name, a part ended
-in an error, or, with --baseline, a count is worse than the baseline's; 0
-otherwise. --out DIR writes audit.md, audit.json and audit.html (one
-self-contained page with the plots and the checker's timeline).
+in an error, or, with --baseline, a count is worse than the baseline's; 3 when
+nothing was judged wrong but a part was not judged (interrupted, or out of its
+time); 0 otherwise. Every part ends within the budget's time; Ctrl-C writes what
+was measured, marked unfinished. --out DIR writes audit.md, audit.json,
+audit.html (one self-contained page with the plots, the proofs' timelines and
+the checker's) and, under histories/, every history the audit judged.
 
 Budgets (--budget):
 
@@ -101,6 +103,15 @@ See docs/audit.md.`,
 	completeFlag(cmd, "budget", false, audit.BudgetNames()...)
 	completeFlag(cmd, "allow", true, results.AnomalyNames()...)
 	return cmd
+}
+
+// anomalyHelp lists the matrix's rows for the help, from their declaration.
+func anomalyHelp() string {
+	var lines []string
+	for _, an := range results.Anomalies {
+		lines = append(lines, "  - "+an.Title+" ("+an.Name+")")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // auditFailed is an audit that found an anomaly not allowed, a part that
@@ -197,11 +208,16 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 	}
 	if o.target.remote() {
 		opts.Target, opts.TargetName = o.target.target, o.target.name()
+		for _, name := range []string{"spawn", "call-timeout", "start-timeout", "protocol", "sessions", "token-file"} {
+			if f := o.target.flags.Lookup(name); f != nil && f.Changed {
+				opts.TargetFlags = append(opts.TargetFlags, "--"+name, f.Value.String())
+			}
+		}
 	}
 	if o.target.flags.Changed("store") {
 		opts.Store = o.target.storeName
 	}
-	out, err := audit.Run(ctx, target, o.faults(tmp), func(what string) func(done, total int) { return progress(a, "audit: "+what) }, opts)
+	out, err := audit.Run(ctx, target, o.faults(tmp), o.nemeses(tmp), func(what string) func(done, total int) { return progress(a, "audit: "+what) }, opts)
 	if err != nil {
 		return err
 	}
@@ -260,9 +276,44 @@ func (o *auditOptions) faults(tmp string) []audit.FaultMode {
 			return o.crashFault(ctx, b, tmp)
 		}
 	}
-	nemesis := audit.FaultMode{Mode: "nemesis",
-		NotRun: "the pause, lose-replies and duplicate nemeses run from race, create and sources (--nemesis), not from the audit in this build"}
-	return []audit.FaultMode{kill, nemesis}
+	return []audit.FaultMode{kill}
+}
+
+// nemeses are the audit's nemesis columns: the race under each fault
+// notesbench can make between itself and the target — on the wire
+// (lose-replies, duplicate) of any server, on the process (kill, pause) of
+// one it starts — each opened as --nemesis opens it. The embedded store has
+// neither wire nor process of its own.
+func (o *auditOptions) nemeses(tmp string) []audit.NemesisMode {
+	spec, _ := mcpclient.Parse(o.target.target)
+	var out []audit.NemesisMode
+	for _, kind := range []string{history.FaultLoseReplies, history.FaultDuplicate, history.FaultKill, history.FaultPause} {
+		m := audit.NemesisMode{Kind: kind, Flags: []string{"--nemesis", kind}, Reissue: kind == history.FaultLoseReplies}
+		onProcess := kind == history.FaultKill || kind == history.FaultPause
+		switch {
+		case !o.target.remote():
+			m.NotRun = "the embedded store runs inside notesbench: no wire or process to fault (audit notesbench serve as a --target to fault it)"
+		case onProcess && !spec.Stdio() && o.target.faults.spawn == "":
+			m.NotRun = "notesbench does not start this HTTP server, so it cannot " + kind + " it: give --spawn with the command that starts it"
+		default:
+			m.Open = func(ctx context.Context, every time.Duration) (contract.Target, error) {
+				s, err := o.target.spec(backend.Spec{TempDir: tmp, LenientSchemas: true})
+				if err != nil {
+					return nil, err
+				}
+				s.Faults = &mcpclient.Faults{Kinds: []string{kind}, Every: every}
+				if kind == history.FaultPause && s.CallTimeout == 0 {
+					s.CallTimeout = defaultPauseTimeout
+				}
+				return openTarget(ctx, o.target.flags, s)
+			}
+			if kind == history.FaultPause && o.target.faults.callTimeout == 0 {
+				m.Flags = append(m.Flags, "--call-timeout", defaultPauseTimeout.String())
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // crashFault is the kill -9 test at budget b, as notesbench crash runs it:

@@ -137,30 +137,8 @@ func (t *targetFlags) remote() bool { return t.target != "" && t.target != "embe
 // embedded runs go to in-memory databases: they do unless the flags name a
 // PostgreSQL store, a server, or --keep. Close it with close.
 func (t *targetFlags) open(ctx context.Context, spec backend.Spec, inMemory bool) (contract.Target, error) {
-	if t.note != "" && !t.remote() {
-		return nil, usagef("--note", "names a Note on a server: give --target too")
-	}
-	if t.profile != "" && !t.remote() {
-		return nil, usagef("--profile", "maps a server's own tools: give --target too")
-	}
-	if t.sessions != "" {
-		if _, err := contract.SessionModes.Parse(t.sessions); err != nil {
-			return nil, usageErr("--"+t.sessionsName, err)
-		}
-		if !t.remote() {
-			return nil, usagef("--"+t.sessionsName, "says how a server is reached: give --target too")
-		}
-	}
-	spec.Store, spec.Keep = t.store, t.keep
-	spec.Target, spec.Note, spec.ClientVersion, spec.Profile = t.target, t.note, notesbenchVersion(), t.profile
-	spec.Protocol, spec.Sessions, spec.Balance = t.protocol, contract.SessionMode(t.sessions), contract.Balance(t.balance)
-	if t.tokenFile != "" {
-		var err error
-		if spec.Token, err = readToken(t.tokenFile); err != nil {
-			return nil, usageErr("--token-file", err)
-		}
-	}
-	if err := t.faults.apply(&spec, t.remote()); err != nil {
+	spec, err := t.spec(spec)
+	if err != nil {
 		return nil, err
 	}
 	t.storeName = spec.StoreName()
@@ -174,6 +152,39 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec, inMemory bool
 	}
 	t.opened = target
 	return target, nil
+}
+
+// spec returns spec with what the flags say of the target: the store or
+// server, the profile, how it is reached, its faults. Every error is one
+// line naming its flag.
+func (t *targetFlags) spec(spec backend.Spec) (backend.Spec, error) {
+	if t.note != "" && !t.remote() {
+		return spec, usagef("--note", "names a Note on a server: give --target too")
+	}
+	if t.profile != "" && !t.remote() {
+		return spec, usagef("--profile", "maps a server's own tools: give --target too")
+	}
+	if t.sessions != "" {
+		if _, err := contract.SessionModes.Parse(t.sessions); err != nil {
+			return spec, usageErr("--"+t.sessionsName, err)
+		}
+		if !t.remote() {
+			return spec, usagef("--"+t.sessionsName, "says how a server is reached: give --target too")
+		}
+	}
+	spec.Store, spec.Keep = t.store, t.keep
+	spec.Target, spec.Note, spec.ClientVersion, spec.Profile = t.target, t.note, notesbenchVersion(), t.profile
+	spec.Protocol, spec.Sessions, spec.Balance = t.protocol, contract.SessionMode(t.sessions), contract.Balance(t.balance)
+	if t.tokenFile != "" {
+		var err error
+		if spec.Token, err = readToken(t.tokenFile); err != nil {
+			return spec, usageErr("--token-file", err)
+		}
+	}
+	if err := t.faults.apply(&spec, t.remote()); err != nil {
+		return spec, err
+	}
+	return spec, nil
 }
 
 // openTarget is backend.Open with its errors told apart: a spec field is a

@@ -45,6 +45,11 @@ type Budget struct {
 	// fault mode): a part that runs out of it is recorded as not judged,
 	// and the audit goes on with the next.
 	PartTime time.Duration
+	// Nemesis is the race's parameters under each nemesis (seeds among the
+	// race's own, so that a fault's losses stand beside those of the same
+	// seeds without it), and NemesisEvery the mean time between faults.
+	Nemesis      []Setting
+	NemesisEvery time.Duration
 }
 
 // Budgets are the budgets an audit runs at, smallest first; what each takes
@@ -60,6 +65,8 @@ var Budgets = []Budget{{
 	CheckTimeout: 30 * time.Second,
 	FastTime:     2 * time.Second,
 	PartTime:     time.Minute,
+	Nemesis:      []Setting{{"seeds", "1"}, {"edits", "20"}},
+	NemesisEvery: 300 * time.Millisecond,
 }, {
 	Name:         "quick",
 	About:        "race and create at their published setups, within 5 minutes a server",
@@ -70,6 +77,8 @@ var Budgets = []Budget{{
 	Synchronous:  "normal,full",
 	CheckTimeout: time.Minute,
 	PartTime:     3 * time.Minute,
+	Nemesis:      []Setting{{"seeds", "1-2"}},
+	NemesisEvery: 500 * time.Millisecond,
 }, {
 	Name:         "full",
 	About:        "4 times quick's race seeds, sources at its published size",
@@ -80,6 +89,8 @@ var Budgets = []Budget{{
 	Synchronous:  "normal,full",
 	CheckTimeout: 5 * time.Minute,
 	PartTime:     20 * time.Minute,
+	Nemesis:      []Setting{{"seeds", "1-5"}},
+	NemesisEvery: 500 * time.Millisecond,
 }}
 
 // LookupBudget returns the budget called name.
@@ -110,6 +121,10 @@ type Options struct {
 	// runs ("" for the embedded store).
 	Target, Profile, Store string
 	TargetName             string
+	// TargetFlags are the other flags the audit was given of how to reach
+	// the target (--spawn, --call-timeout, …), with their values, for the
+	// commands it lists.
+	TargetFlags []string
 	// Subject is what the caller knows of the target (its profile's server,
 	// its write style); Run adds what the target says of itself.
 	Subject results.AuditSubject
@@ -183,13 +198,16 @@ const (
 // Run returns what the parts before measured, the audit marked unfinished:
 // a partial record is still a record. Only a configuration of notesbench's
 // own that does not hold is an error.
-func Run(ctx context.Context, target contract.Target, faults []FaultMode, progress func(what string) func(done, total int), opts Options) (*report.AuditDoc, error) {
+func Run(ctx context.Context, target contract.Target, faults []FaultMode, nemeses []NemesisMode, progress func(what string) func(done, total int), opts Options) (*report.AuditDoc, error) {
 	start := time.Now()
-	a := &auditRun{cfg: opts, target: target, progress: progress, cells: map[string][]results.AuditCell{}, histories: map[string][]byte{}}
+	a := &auditRun{cfg: opts, target: target, progress: progress, cells: map[string][]results.AuditCell{}, histories: map[string][]byte{}, unfaulted: map[uint64]int{}}
 	a.subject()
 	steps := []step{a.raceStep(), a.conformStep(), a.createStep(), a.sourcesStep()}
 	for _, f := range faults {
 		steps = append(steps, a.faultStep(f))
+	}
+	for _, m := range nemeses {
+		steps = append(steps, a.nemesisStep(m))
 	}
 	for _, s := range steps {
 		if err := a.run(ctx, s); err != nil {
@@ -244,6 +262,9 @@ type auditRun struct {
 	// histories are those the audit judged, by their names under its
 	// folder.
 	histories map[string][]byte
+	// unfaulted is what the race's re-applying mode lost per seed, without
+	// a fault: beside it stand the nemeses' losses.
+	unfaulted map[uint64]int
 }
 
 // A step is one part of an audit: run runs it and records what it found;
@@ -379,6 +400,7 @@ func (a *auditRun) targetArgs() []string {
 	if a.cfg.Store != "" {
 		out = append(out, "--store", a.cfg.Store)
 	}
+	out = append(out, a.cfg.TargetFlags...)
 	if a.cfg.MaxErrors > 0 && a.cfg.MaxErrors != sim.DefaultMaxErrors {
 		out = append(out, "--max-errors", strconv.Itoa(a.cfg.MaxErrors))
 	}
@@ -407,8 +429,8 @@ func (a *auditRun) command(name string, settings []Setting, extra ...string) []s
 	return append(out, extra...)
 }
 
-// runExperiment configures the experiment d with settings, against the
-// target, and runs it. Its error is ctx's, or a configuration of the
+// runExperiment configures the experiment d with settings, against rt's
+// target (the audit's when rt names none), and runs it. Its error is ctx's, or a configuration of the
 // audit's own that does not hold (a bug); an error of the run itself is
 // returned as runErr, to be recorded.
 func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, settings []Setting, rt sim.Runtime) (out *experiment.Findings, runErr, err error) {
@@ -425,7 +447,9 @@ func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, s
 		given[s.Name] = true
 	}
 	isGiven := func(name string) bool { return given[name] }
-	rt.Target = a.target
+	if rt.Target == nil {
+		rt.Target = a.target
+	}
 	if a.progress != nil {
 		rt.Progress = a.progress(d.Info().Name)
 	}

@@ -81,7 +81,7 @@ func TestAuditEmbedded(t *testing.T) {
 		{Mode: "nemesis", NotRun: "not in this build"},
 	}
 	opts := Options{Budget: testBudget, Version: "test"}
-	out, err := Run(context.Background(), target, faults, nil, opts)
+	out, err := Run(context.Background(), target, faults, nil, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestAuditUncheckedServer(t *testing.T) {
 	target := uncheckedTarget{backend.Memory()}
 	defer target.Close()
 	opts := Options{Budget: testBudget, Target: "unchecked", TargetName: "unchecked"}
-	out, err := Run(context.Background(), target, nil, nil, opts)
+	out, err := Run(context.Background(), target, nil, nil, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestAuditUncheckedServer(t *testing.T) {
 		}
 	}
 	opts.Baseline, opts.BaselineFile = &base, "base.json"
-	out, err = Run(context.Background(), target, nil, nil, opts)
+	out, err = Run(context.Background(), target, nil, nil, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestAuditUncheckedServer(t *testing.T) {
 func TestAuditNotRun(t *testing.T) {
 	target := lacking{backend.Memory()}
 	defer target.Close()
-	out, err := Run(context.Background(), target, nil, nil, Options{Budget: testBudget})
+	out, err := Run(context.Background(), target, nil, nil, nil, Options{Budget: testBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestAuditNotRun(t *testing.T) {
 	}
 
 	broken := failingOpen{backend.Memory()}
-	out, err = Run(context.Background(), broken, nil, nil, Options{Budget: testBudget})
+	out, err = Run(context.Background(), broken, nil, nil, nil, Options{Budget: testBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestPartRunsOutOfItsTime(t *testing.T) {
 		n := 0
 		return FaultOutcome{LostAcknowledged: &n}, nil
 	}}
-	out, err := Run(context.Background(), lacking{target}, []FaultMode{hangs, after}, nil, Options{Budget: b})
+	out, err := Run(context.Background(), lacking{target}, []FaultMode{hangs, after}, nil, nil, Options{Budget: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestInterruptedAuditKeepsWhatItMeasured(t *testing.T) {
 		t.Error("a part ran after the interruption")
 		return FaultOutcome{}, nil
 	}}
-	out, err := Run(ctx, lacking{target}, []FaultMode{first, signal, never}, nil, Options{Budget: testBudget})
+	out, err := Run(ctx, lacking{target}, []FaultMode{first, signal, never}, nil, nil, Options{Budget: testBudget})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,6 +130,11 @@ func (a *auditRun) race(ctx context.Context) error {
 		}
 	}
 	a.plots = append(a.plots, racePlot(modes, runs))
+	for _, r := range runs {
+		if modeOf(r.Guard, r.Policy) == server && r.SetupFailed == "" {
+			a.unfaulted[r.Seed] = r.Lost()
+		}
+	}
 
 	// The checks of the history, a second opinion from the calls alone.
 	start = time.Now()

@@ -1,0 +1,187 @@
+package audit
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+)
+
+// A NemesisMode is a fault the race runs under, a column of the matrix
+// ("nemesis lose-replies"): notesbench makes it between itself and the
+// server, on what it owns (the processes it started, their pipes, its
+// loopback proxy). The caller, which knows how to open a target, hands it
+// to Run: Open opens the audit's target with the fault made on it, every
+// the mean time between two faults; a fault that cannot be made on this
+// target says why in NotRun. Flags are the command-line flags that make it,
+// for the commands the audit lists.
+type NemesisMode struct {
+	Kind   string
+	NotRun string
+	Flags  []string
+	Open   func(ctx context.Context, every time.Duration) (contract.Target, error)
+	// Reissue says the clients re-issue a write whose reply was lost as a
+	// new request with the same idempotency key, as MCP 2026-07-28 asks
+	// of a client whose response stream broke: the race's reissue
+	// parameter, where the race has it.
+	Reissue bool
+}
+
+// nemesisColumn is the matrix's column of a nemesis.
+func nemesisColumn(kind string) string { return "nemesis " + kind }
+
+// nemesisRows are the rows a nemesis's column counts in.
+var nemesisRows = []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite, results.AnomalyAppliedTwice, results.AnomalyEmptyRead, results.AnomalyServerErrors}
+
+// nemesisStep is the part of the race under nemesis m.
+func (a *auditRun) nemesisStep(m NemesisMode) step {
+	col := nemesisColumn(m.Kind)
+	return step{name: col, run: func(ctx context.Context) error { return a.underNemesis(ctx, m) },
+		skip: func(why string) { a.notRun(col, why, nemesisRows...) }}
+}
+
+// underNemesis runs the race under the re-applying policy (the mode whose
+// losses are the server's) on the budget's nemesis seeds against the
+// target with m's fault, checks its history, and counts what the fault
+// cost beside what the same seeds lost without it.
+func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
+	col := nemesisColumn(m.Kind)
+	a.column(col)
+	mode := raceModes(a.variant)[0]
+	// The re-applying mode alone, whatever the server serves: its losses
+	// are the server's.
+	settings := append(a.settings(a.cfg.Budget.Nemesis), Setting{"modes", mode.String()})
+	if m.Reissue && hasParam(experiment.Race, "reissue") {
+		settings = append(settings, Setting{"reissue", "true"})
+	}
+	file := "histories/" + m.Kind + ".jsonl"
+	flags := append(slices.Clone(m.Flags), "--nemesis-every", a.cfg.Budget.NemesisEvery.String())
+	p := results.AuditPart{Name: col, Command: append(a.command("race", settings, "--replications", "0", "--history", file), flags...)}
+	skip := func(why string) { a.notRun(col, why, nemesisRows...) }
+	switch {
+	case m.NotRun != "" || m.Open == nil:
+		p.NotRun = cmp.Or(m.NotRun, "nothing makes it here")
+		a.part(p, nil)
+		skip(p.NotRun)
+		return nil
+	case a.require(experiment.Race) != "":
+		p.NotRun = "no race runs here: " + a.require(experiment.Race)
+		a.part(p, nil)
+		skip(p.NotRun)
+		return nil
+	}
+	start := time.Now()
+	target, err := m.Open(ctx, a.cfg.Budget.NemesisEvery)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		p.Error = "opening the target with the fault: " + err.Error()
+		a.part(p, nil)
+		skip(endedIn(col, err))
+		return nil
+	}
+	defer target.Close()
+	w := history.NewWriter(history.Header{Experiment: "race", Command: report.CommandLine(p.Command)})
+	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{Target: target, History: w})
+	p.Seconds = roundSeconds(time.Since(start))
+	if err != nil {
+		return err
+	}
+	if runErr == nil {
+		runErr = noRunSetUpErr(out)
+	}
+	if runErr != nil {
+		p.Error = runErr.Error()
+		a.part(p, nil)
+		skip(endedIn(col, runErr))
+		return nil
+	}
+	rows, runs, err := rowsAndRuns[results.RaceRow, results.RaceRun](out)
+	if err != nil {
+		return err
+	}
+	a.ran(p, out)
+	lost, dups, refused, unknown, intended, faults, without := 0, 0, 0, 0, 0, 0, 0
+	for _, row := range rows {
+		lost, dups, intended = lost+row.Lost, dups+row.DuplicatesClaude+row.DuplicatesHuman, intended+row.Intended
+		// A call whose outcome nobody knows (a reply lost, a timeout, a
+		// server killed) is the fault's doing; a refusal is the server's.
+		info := row.InfoClaude + row.InfoHuman
+		refused, unknown = refused+row.ErrorsClaude+row.ErrorsHuman-info, unknown+info
+	}
+	known := true
+	for _, r := range runs {
+		faults += r.Faults
+		n, ok := a.unfaulted[r.Seed]
+		known = known && ok
+		without += n
+	}
+	c := results.Counted(col, "acknowledged lines lost with the fault", results.UnitLines, lost, intended)
+	c.Note = fmt.Sprintf("%d faults made", faults)
+	if known {
+		c.Note += fmt.Sprintf("; the same seeds without the fault lost %d", without)
+	}
+	a.add(results.AnomalyLostUpdate, c)
+	a.add(results.AnomalyAppliedTwice, results.Counted(col, "lines the final text holds more than once", results.UnitLines, dups, 0))
+	e := results.Counted(col, "calls the server refused (besides a version conflict)", results.UnitCalls, refused, 0)
+	if unknown > 0 {
+		e.Note = fmt.Sprintf("%d calls whose outcome the fault made unknown are not counted: they are the fault's", unknown)
+	}
+	a.add(results.AnomalyServerErrors, e)
+
+	rep, err := a.keep(ctx, file, w, false)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		a.add(results.AnomalyStaleWrite, results.NotRunCell(col, "", endedIn("check", err)))
+		a.add(results.AnomalyEmptyRead, results.NotRunCell(col, "", endedIn("check", err)))
+		return nil
+	}
+	stale := staleCell(rep, mode)
+	stale.Mode = col
+	a.add(results.AnomalyStaleWrite, stale)
+	a.add(results.AnomalyEmptyRead, emptyReadsCell(rep, col))
+	replay := func(r results.CheckRun) string {
+		return a.replayOf("race", settings, r.Seed, mode.String()) + " " + report.CommandLine(flags)
+	}
+	all := func(results.CheckRun) bool { return true }
+	a.prove(results.AnomalyLostUpdate, col, proofOf(rep, results.CheckLostUpdates, all, file, replay))
+	a.prove(results.AnomalyStaleWrite, col, proofOf(rep, results.CheckStaleOverwrites, all, file, replay))
+	a.prove(results.AnomalyStaleWrite, col, proofOf(rep, results.CheckLinearizability, all, file, replay))
+	a.prove(results.AnomalyAppliedTwice, col, proofOf(rep, results.CheckDuplicates, all, file, replay))
+	a.prove(results.AnomalyEmptyRead, col, proofOf(rep, results.CheckEmptyReads, all, file, replay))
+	return nil
+}
+
+// noRunSetUpErr is the error of a race whose every run's set-up failed.
+func noRunSetUpErr(out *experiment.Findings) error {
+	runs, ok := out.Report.Runs.([]results.RaceRun)
+	if !ok {
+		return nil
+	}
+	if why := noRunSetUp(runs, func(r results.RaceRun) string { return r.SetupFailed }); why != "" {
+		return errors.New(why)
+	}
+	return nil
+}
+
+// hasParam reports whether experiment d takes the parameter called name.
+func hasParam(d experiment.Descriptor, name string) bool {
+	for _, p := range d.New().Params() {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
