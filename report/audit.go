@@ -39,6 +39,24 @@ func CommandLine(argv []string) string {
 	return strings.Join(words, " ")
 }
 
+// wrapCommand writes argv as a shell prompt's line, "$ " first, its words
+// as CommandLine quotes them, cut at spaces between words into lines of at
+// most width columns that end in " \\" (a shell reads them as one); width
+// 0 is no limit. A word longer than a line stays whole.
+func wrapCommand(argv []string, width int) string {
+	line := "$"
+	var lines []string
+	for _, a := range argv {
+		word := shellWord(a)
+		if width > 0 && line != "$" && len([]rune(line))+1+len([]rune(word))+2 > width {
+			lines = append(lines, line+" \\")
+			line = "   "
+		}
+		line += " " + word
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
 // shellWord quotes s for a POSIX shell, when it must be.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
@@ -94,6 +112,36 @@ func MatrixTable(a results.Audit) Table {
 		t.Notes = append(t.Notes, an.Title+" ("+an.Name+"): "+an.About)
 	}
 	t.Notes = append(t.Notes, "marks: fail, found and not allowed; allowed, found and named by --allow; ok, not found where it was looked for; not run, looked for nowhere (never a 0)")
+	return t
+}
+
+// MatrixLongTable is the matrix as a terminal too narrow for a column per
+// mode shows it: a row per cell, the anomaly with its counts and mark on
+// the first of its cells; the notes are the matrix's.
+func MatrixLongTable(a results.Audit) Table {
+	m := MatrixTable(a)
+	t := Table{Title: m.Title, Header: []string{"Anomaly", "Found", "Mark", "Mode", "Its count"}, Notes: m.Notes}
+	for _, r := range a.Matrix {
+		first := true
+		for _, mode := range a.Modes {
+			c, ok := r.Cell(mode)
+			if !ok {
+				continue
+			}
+			row := []string{"", "", "", mode, "not run"}
+			if c.Count != nil {
+				row[4] = cellText(c)
+			}
+			if first {
+				row[0], row[1], row[2] = r.Title, totals(r.Totals), string(r.Mark)
+				first = false
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		if first {
+			t.Rows = append(t.Rows, []string{r.Title, totals(r.Totals), string(r.Mark), "", ""})
+		}
+	}
 	return t
 }
 
@@ -350,7 +398,17 @@ func WriteAudit(w io.Writer, f Format, width int, d AuditDoc) error {
 	if err := heading(1, auditTitle(a)); err != nil {
 		return err
 	}
-	if err := RenderWidth(w, f, width, AuditTables(a)...); err != nil {
+	tables := AuditTables(a)
+	if f == FormatTable && width > 0 {
+		// On a terminal too narrow for a column per mode, the matrix is a
+		// row per cell instead of being cut into parts.
+		for i, t := range tables {
+			if t.Title == MatrixTable(a).Title && boxOf(t).wrapHeader().width() > max(width, MinWidth) {
+				tables[i] = MatrixLongTable(a)
+			}
+		}
+	}
+	if err := RenderWidth(w, f, width, tables...); err != nil {
 		return err
 	}
 	for i, p := range a.Parts {
@@ -369,7 +427,7 @@ func WriteAudit(w io.Writer, f Format, width int, d AuditDoc) error {
 		if f == FormatMarkdown {
 			_, err = fmt.Fprintf(w, "```sh\n%s\n```\n\n", cmd)
 		} else {
-			_, err = fmt.Fprintf(w, "$ %s\n\n", cmd)
+			_, err = fmt.Fprintf(w, "%s\n\n", wrapCommand(p.Command, width))
 		}
 		if err != nil {
 			return err

@@ -203,3 +203,28 @@ func TestAuditHTMLRendersInChromium(t *testing.T) {
 		t.Error("the page has no timeline frame")
 	}
 }
+
+// On an 80-column terminal the audit fits: the matrix becomes a row per
+// cell instead of parts of a table, and a table whose header says nothing
+// (what was audited) has no empty header row.
+func TestAuditFitsEightyColumns(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteAudit(&buf, FormatTable, 80, sampleAudit()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for i, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("line %d is %d columns: %s", i+1, n, line)
+		}
+	}
+	if strings.Contains(out, "part 1 of") {
+		t.Error("the matrix is cut into parts")
+	}
+	if !strings.Contains(out, "│ Anomaly ") || !strings.Contains(out, "│ Mode ") {
+		t.Errorf("no matrix a row per cell:\n%s", out)
+	}
+	if regexp.MustCompile(`What was audited\n┌[─┬]+┐\n│ +│ +│`).MatchString(out) {
+		t.Errorf("an empty header row:\n%s", out)
+	}
+}

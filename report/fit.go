@@ -36,7 +36,11 @@ type box struct {
 
 // boxOf returns t as one box, numeric columns right-aligned.
 func boxOf(t Table) box {
-	return box{title: t.Title, header: slices.Clone(t.Header), rows: cloneRows(t.Rows), right: t.numericColumns(), notes: t.Notes}
+	b := box{title: t.Title, header: slices.Clone(t.Header), rows: cloneRows(t.Rows), right: t.numericColumns(), notes: t.Notes}
+	if !slices.ContainsFunc(t.Header, func(h string) bool { return h != "" }) && len(t.Rows) > 0 {
+		b.header = nil // a header of nothing is no row of the box
+	}
+	return b
 }
 
 func cloneRows(rows [][]string) [][]string {

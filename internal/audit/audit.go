@@ -222,7 +222,7 @@ func Run(ctx context.Context, target contract.Target, faults []FaultMode, nemese
 		Errors:      a.errors,
 		Baseline:    opts.BaselineFile,
 		Parts:       a.parts,
-		Plots:       a.plots,
+		Plots:       append(a.plots, a.costPlots...),
 		Warnings:    a.warnings,
 		Unfinished:  a.unfinished,
 		Version:     opts.Version,
@@ -248,15 +248,18 @@ type auditRun struct {
 	variant contract.Variant
 	known   bool
 
-	modes    []string
-	cells    map[string][]results.AuditCell
-	costs    []results.ClientCost
-	parts    []results.AuditPart
-	tables   [][]report.Table
-	plots    []results.AuditPlot
-	warnings []string
-	errors   []string
-	timeline []byte
+	modes  []string
+	cells  map[string][]results.AuditCell
+	costs  []results.ClientCost
+	parts  []results.AuditPart
+	tables [][]report.Table
+	plots  []results.AuditPlot
+	// costPlots show what the client's policies cost; they follow the
+	// server's.
+	costPlots []results.AuditPlot
+	warnings  []string
+	errors    []string
+	timeline  []byte
 	// unfinished says which parts were not judged, and why.
 	unfinished []string
 	// histories are those the audit judged, by their names under its
@@ -321,13 +324,13 @@ func (a *auditRun) unjudged(s step, why string) {
 
 // mark is how much an audit had recorded at one moment, for rewind.
 type mark struct {
-	cells                                 map[string]int
-	parts, costs, plots, warnings, errors int
+	cells                                            map[string]int
+	parts, costs, plots, costPlots, warnings, errors int
 }
 
 // mark returns how much a has recorded so far.
 func (a *auditRun) mark() mark {
-	m := mark{cells: map[string]int{}, parts: len(a.parts), costs: len(a.costs), plots: len(a.plots), warnings: len(a.warnings), errors: len(a.errors)}
+	m := mark{cells: map[string]int{}, parts: len(a.parts), costs: len(a.costs), plots: len(a.plots), costPlots: len(a.costPlots), warnings: len(a.warnings), errors: len(a.errors)}
 	for k, v := range a.cells {
 		m.cells[k] = len(v)
 	}
@@ -340,7 +343,7 @@ func (a *auditRun) rewind(m mark) {
 		a.cells[k] = a.cells[k][:m.cells[k]]
 	}
 	a.parts, a.tables = a.parts[:m.parts], a.tables[:m.parts]
-	a.costs, a.plots = a.costs[:m.costs], a.plots[:m.plots]
+	a.costs, a.plots, a.costPlots = a.costs[:m.costs], a.plots[:m.plots], a.costPlots[:m.costPlots]
 	a.warnings, a.errors = a.warnings[:m.warnings], a.errors[:m.errors]
 }
 
