@@ -231,6 +231,7 @@ func SubjectTable(a results.Audit) Table {
 	add("versions", s.VersionFormat)
 	add("write sends a version it checks", yes(s.VersionCheck))
 	add("write sends an idempotency key", yes(s.Key))
+	add("documents", s.Documents)
 	add("budget", a.Budget)
 	add("notesbench", a.Version)
 	add("seconds", Fixed(a.Seconds, 1))

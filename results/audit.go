@@ -246,6 +246,10 @@ type AuditSubject struct {
 	// checks and an idempotency key.
 	VersionCheck bool `json:"version_check"`
 	Key          bool `json:"key"`
+	// Documents says how the runs' documents are laid out on the server:
+	// one per run, in which store, how many at once, and why that matters
+	// to what the audit counts.
+	Documents string `json:"documents,omitempty"`
 }
 
 // AuditPart is one run the audit made: an experiment, conform, the checks

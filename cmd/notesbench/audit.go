@@ -253,6 +253,24 @@ func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject 
 	if !o.target.remote() {
 		s.Server = "notesbench " + notesbenchVersion() + " (the embedded store)"
 	}
+	at := "each experiment's own number of runs at once"
+	if o.parallel > 0 {
+		at = fmt.Sprintf("%d runs of each experiment at once (--parallel)", o.parallel)
+	}
+	switch {
+	case !o.target.remote():
+		s.Documents = "a database of its own for every run: runs share nothing"
+	case o.target.profile == "":
+		s.Documents = "a Note of its own for every run (notesbench_create_note), all in the server's one store; " + at +
+			": what one run loses through another's writes to the store is the server's, and counted as such"
+	default:
+		doc := ""
+		if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil {
+			doc = " named " + p.Profile().Setup.Document
+		}
+		s.Documents = "a document of its own for every run" + doc + ", all in the server's one store; " + at +
+			": a server that rewrites one file for every document loses one run's writes through another's, and that is counted as the server's loss (--parallel 1 runs one at a time)"
+	}
 	return s
 }
 
