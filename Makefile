@@ -25,8 +25,11 @@ test:
 # full-size counts), and no other (scripts/largetests finds them:
 # go run ./scripts/largetests -list). cmd/notesbench reruns the whole
 # reproduction, hence a timeout above go test's 10 minutes.
+# Its tests mostly wait on child processes and real clocks: -parallel 4 lets
+# those that say so (t.Parallel) overlap, on two cores.
+LARGE = -count=1 -parallel 4 -timeout 30m
 test-large:
-	$(GO) run ./scripts/largetests -count=1 -timeout 30m
+	$(GO) run ./scripts/largetests $(LARGE)
 
 # test-full is both passes: every test once, at the size it needs.
 test-full: test test-large
@@ -39,7 +42,7 @@ HOG ?= 2
 PASS ?= race
 stress:
 	$(GO) run ./scripts/stress -rounds $(ROUNDS) -hog $(HOG) -out stress-out -- \
-		$(if $(filter large,$(PASS)),$(GO) run ./scripts/largetests -count=1 -timeout 30m,$(GO) test $(RACE) -count=1 ./...)
+		$(if $(filter large,$(PASS)),$(GO) run ./scripts/largetests $(LARGE),$(GO) test $(RACE) -count=1 ./...)
 
 # mutants plants bugs in a copy of the tree, one per clause of the contract
 # and one per count of the checker, and fails unless the tests of the package

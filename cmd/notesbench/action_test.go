@@ -73,6 +73,7 @@ func actionWorkflow(t *testing.T, act ghAction) workflow {
 // still in the summary.
 func TestGitHubAction(t *testing.T) {
 	endToEnd(t)
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	var act ghAction
 	readYAML(t, actionPath, &act)
 	if act.Runs.Using != "composite" {

@@ -266,6 +266,7 @@ func TestAgentsGoSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := buildNotesbench(t)
 	for _, p := range []agentPolicy{reapply, refresh, newKey} {
 		t.Run(string(p), func(t *testing.T) {

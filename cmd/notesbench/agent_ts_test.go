@@ -30,6 +30,7 @@ func TestAgentsTypeScriptSDK(t *testing.T) {
 	// (serve's person beside a client runs under it in serve's own
 	// tests). make test-large, in CI, runs this.
 	testpass.Large(t, "installs and runs the TypeScript SDK")
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := buildNotesbench(t)
 	root := filepath.Dir(filepath.Dir(npmtest.Install(t, tsSDK)))
 	script, err := os.ReadFile(filepath.Join("testdata", "agents", "agent.mjs"))

@@ -134,6 +134,7 @@ func TestAuditCommandServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns notesbench serve")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := buildNotesbench(t)
 	db := filepath.Join(t.TempDir(), "audit.db")
 	target := "stdio:" + shellQuote(bin) + " serve --db " + shellQuote(db)
@@ -166,6 +167,7 @@ func TestAuditCommandServe(t *testing.T) {
 // did not run.
 func TestAuditFilesystemServer(t *testing.T) {
 	testpass.Large(t, "installs and runs the npm server")
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := npmtest.Install(t, npmtest.Filesystem)
 	target := "stdio:" + shellQuote(filepath.Join(bin, "mcp-server-filesystem")) + " " + shellQuote(t.TempDir())
 	o, _, stderr := auditCLI(t, "--target", target, "--profile", "filesystem", "--format", "json")

@@ -396,6 +396,7 @@ func TestCheckProfiledRaceCounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns servers")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	versionless := writeProfile(t, func(s string) string {
 		const current = `,
     "current_version": {"from": "text", "pattern": "is at ([0-9a-f]{40})"}`

@@ -32,6 +32,7 @@ func TestCrashCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills its servers 6 times: internal/crash's short tests kill the store in -short")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	var stdout, stderr bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
 	path := filepath.Join(t.TempDir(), "crash.jsonl")

@@ -88,6 +88,7 @@ func withArg(t *testing.T, args []string, flag, value string) []string {
 // protocol, across every replica.
 func TestKubernetesReplicas(t *testing.T) {
 	endToEnd(t)
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	var dep k8sDeployment
 	var svc k8sService
 	var shards, merge k8sJob

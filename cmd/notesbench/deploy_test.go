@@ -304,6 +304,7 @@ func kubeArgs(t *testing.T, c k8sContainer, img image, volumes string, env map[s
 // would run them (no shell, $(VAR) expanded from the pod's environment) —
 // one per completion index, then the merge — give the run's result.
 func TestKubernetesDeploy(t *testing.T) {
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	var shards, merge k8sJob
 	readYAML(t, repoRoot+"/deploy/kubernetes/shards.yaml", &shards)
 	readYAML(t, repoRoot+"/deploy/kubernetes/merge.yaml", &merge)

@@ -116,6 +116,7 @@ func TestMergeShardsOfATarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs against it on the real clock")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := buildNotesbench(t)
 	dir := t.TempDir()
 	target := "stdio:'" + bin + "' serve --db '" + filepath.Join(dir, "notes.db") + "'"

@@ -17,6 +17,7 @@ func TestPostgresStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the experiments on PostgreSQL")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	url := pgtest.URL(t)
 	counts := func(args ...string) string {
 		t.Helper()

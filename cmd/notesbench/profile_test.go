@@ -47,6 +47,7 @@ func TestProfileFlag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns servers")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	target := ghshapeTarget(t)
 	code, stdout, stderr := runCLI(t, "race", "--target", target, "--profile", "github", "--seeds", "1", "--edits", "15",
 		"--pause", "0", "--format", "json")

@@ -63,6 +63,7 @@ func TestKeepOnATarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns servers")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	prof := writeProfile(t, func(s string) string {
 		return strings.Replace(s, `"errors": [`, `"teardown": [{"tool": "get_file_contents", "arguments": {"owner": "{owner}", "repo": "{repo}", "branch": "{branch}", "path": "{document}"}}],
   "errors": [`, 1)

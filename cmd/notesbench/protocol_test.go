@@ -140,6 +140,7 @@ func TestConformSaysItsProtocol(t *testing.T) {
 // A client of a server beyond loopback sends its token: --token-file on
 // race and conform, refused without it.
 func TestTargetTokenFile(t *testing.T) {
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	v := contract.Variant{}.WithDefaults()
 	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, v, 1)
 	if err != nil {

@@ -52,6 +52,7 @@ func regressLines(t *testing.T) []regressLine {
 // built binary, in CI; under the race detector or -short the runs of the
 // published setups are left to it, and only the gate's failure is checked.
 func TestRegressBaselines(t *testing.T) {
+	t.Parallel() // it runs beside the other large tests, whose time is mostly waiting on child processes
 	lines := regressLines(t)
 	if len(lines) < 10 {
 		t.Fatalf("REGRESS lists %d experiments", len(lines))

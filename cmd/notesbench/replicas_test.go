@@ -53,6 +53,7 @@ func TestServeReplicas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts serve processes and races across them")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := buildNotesbench(t)
 	db := filepath.Join(t.TempDir(), "shared.db")
 	u1, _ := startServe(t, bin, "--http", "127.0.0.1:0", "--db", db)

@@ -278,6 +278,7 @@ func TestCommittedReproductionIsReproduced(t *testing.T) {
 		t.Skip("reruns the committed reproduction: every experiment, 100 replications")
 	}
 	testpass.Large(t, "reruns the committed reproduction: every experiment, 100 replications")
+	t.Parallel() // it runs beside the other large tests, whose time is mostly waiting on child processes
 	js, _ := committed(t)
 	args := strings.Fields(js.Command)
 	if len(args) < 2 || args[0] != "notesbench" || args[1] != "reproduce" || slices.Contains(args, "--out") || slices.Contains(args, "--shard") {

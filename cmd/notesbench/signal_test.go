@@ -231,6 +231,7 @@ func TestSignalAuditWritesWhatItMeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := buildNotesbench(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")

@@ -369,6 +369,7 @@ func (r *ghRunner) run(job ghJob, st ghStep, ws, temp string, ctx map[string]str
 // merge against a baseline that differs fails its step, as a regression
 // must fail the caller's run.
 func TestGitHubActionsWorkflow(t *testing.T) {
+	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	var wf workflow
 	readYAML(t, workflowPath, &wf)
 	for name, job := range wf.Jobs {
