@@ -41,6 +41,9 @@ const (
 	KindDied       = "server_died"
 	KindBusy       = "busy"
 	KindUnreadable = "unreadable"
+	// KindTwinSent: the server refused the call, but a twin of it, sent at
+	// the same time (a duplicate fault), may have been applied.
+	KindTwinSent = "twin_sent"
 	// KindServerError: the server answered, with an error it did not
 	// explain (an error result no profile classes, a JSON-RPC internal
 	// error).

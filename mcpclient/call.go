@@ -92,6 +92,18 @@ func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*p
 	return r, nil
 }
 
+// tookTwin reports whether the write the conn's link last carried was sent
+// twice at once by a duplicate fault, and clears it. Its own reply says
+// nothing of its twin's: a write refused (its twin came first and took the
+// version) may have been applied all the same. A conn is one session's,
+// which makes one call at a time; a conn the editors share may tell one
+// call of another's twin, which only weakens that call's outcome to one
+// nobody knows.
+func (c *conn) tookTwin() bool {
+	_, l := c.current()
+	return l != nil && l.wire != nil && l.wire.twin.Swap(false)
+}
+
 // localCode reports whether a JSON-RPC error code is one the SDK gives a
 // call that never got an answer: the transport rejected it (a POST that
 // failed, a stream closed) or the client was closing. Such an error is the

@@ -46,7 +46,25 @@ func passthrough[T any](ctx context.Context, s *session, tool string, req any, n
 	if err := json.Unmarshal(s.b.unmapResult(body), &out); err != nil {
 		return out, contract.Indeterminatef(contract.KindUnreadable, "target %s: %s: result %s: %v", s.b.t.name, tool, profile.Cut(string(body), 160), err)
 	}
+	if s.twinned {
+		notReplayed(&out)
+	}
 	return out, nil
+}
+
+// notReplayed clears the Replayed of a write's result: of a write and the
+// twin a duplicate fault sent beside it, one made the result and the
+// other replayed it; the history tells one write, so it is the one that
+// made it.
+func notReplayed(v any) {
+	switch r := v.(type) {
+	case *contract.EditResult:
+		r.Replayed = false
+	case *contract.CreateResult:
+		r.Replayed = false
+	case *contract.SourceResult:
+		r.Replayed = false
+	}
 }
 
 // mapArgs maps the note_id of a request to the document's. An empty

@@ -27,6 +27,9 @@ type wire struct {
 	// cut is set once a lost reply cut the connection: the client reads
 	// nothing more, and its session must be opened again.
 	cut atomic.Bool
+	// twin is set when a write was sent twice at once, until the call it
+	// was sent for has taken it (tookTwin).
+	twin atomic.Bool
 
 	mu     sync.Mutex
 	drops  map[string]string // the JSON-RPC IDs of replies to drop → the tool called
@@ -102,6 +105,7 @@ func (w *wire) drop(id, tool string) {
 
 // sentTwice reports a duplicate send.
 func (w *wire) sentTwice(p plan, where string) {
+	w.twin.Store(true)
 	w.run.instant(history.FaultDuplicate, p.pid, fmt.Sprintf("%s sent twice at once by %s (JSON-RPC ids %s and %s), the second's reply dropped", p.tool, where, p.id, p.dupID))
 }
 

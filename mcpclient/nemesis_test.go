@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/brokenserver"
@@ -200,5 +201,56 @@ func TestRaceUnderKillAndPause(t *testing.T) {
 	}
 	if faults != r.Faults {
 		t.Errorf("the history holds %d faults, the run counted %d", faults, r.Faults)
+	}
+}
+
+// A write sent twice at once by the duplicate nemesis, whose own request
+// lost to its twin (the twin took the version first, and the original got
+// a conflict), is not a refusal: it may have been applied, through the
+// twin. Recorded as failed, check found a linearizability violation in a
+// server that behaved. The race under frequent duplicates against
+// notesbench serve: every check clean, and the writes refused beside a
+// twin recorded as info of kind twin_sent.
+func TestDuplicateTwinIsNoRefusal(t *testing.T) {
+	skipShort(t)
+	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
+		Options{Faults: &Faults{Kinds: []string{history.FaultDuplicate}, Every: 2 * time.Millisecond}})
+	cfg := sim.DefaultRace()
+	cfg.Seeds, cfg.Edits = []uint64{1, 2, 3}, testpass.Sized(10, 30)
+	cfg.Modes = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
+	w := history.NewWriter(history.Header{Experiment: "race"})
+	if _, err := cfg.Run(ctx, sim.Runtime{Target: tg, History: w}, cfg.Seeds); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.Read(ctx, &buf, "race.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := check.Run(ctx, []*history.History{h}, check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, u := rep.Failed(); len(v) > 0 || len(u) > 0 {
+		for _, c := range rep.Checks {
+			t.Logf("%s: %s %v", c.Check, c.Verdict, c.First)
+		}
+		t.Errorf("violated %v, unknown %v against notesbench serve under duplicates", v, u)
+	}
+	faults, twins := 0, 0
+	for _, r := range h.Runs {
+		faults += len(r.Faults)
+		for _, c := range r.Calls {
+			if c.ErrorKind == contract.KindTwinSent {
+				twins++
+			}
+		}
+	}
+	t.Logf("%d duplicates, %d writes refused beside a twin", faults, twins)
+	if faults == 0 {
+		t.Error("no duplicate made")
 	}
 }

@@ -505,6 +505,11 @@ type session struct {
 	texts map[contract.Version]string // the content read or written at a version, for a patch's base
 	order []contract.Version
 	trace func(tool string, args json.RawMessage, reply string)
+	// twinned says the last write sent was sent twice at once by a
+	// duplicate fault, and answered ok: of it and its twin one made the
+	// result and the other replayed it, and the history tells one write,
+	// which made it (notReplayed). A session makes one call at a time.
+	twinned bool
 }
 
 // maxTexts bounds the contents a session keeps for patches: the base of a
@@ -614,6 +619,14 @@ func (s *session) send(ctx context.Context, kind callKind, field, tool string, a
 			return nil, err
 		}
 		err = s.classify(kind, field, tool, r)
+		twin := s.c.tookTwin()
+		s.twinned = twin && err == nil
+		if twin && err != nil && contract.OutcomeOf(err) == contract.Fail && !contract.Stops(err) {
+			// The twin a duplicate fault sent beside it may have been
+			// applied: this call's outcome is not known (and it is no
+			// longer the refusal it was: %v, not %w).
+			return nil, contract.Indeterminate(contract.KindTwinSent, fmt.Errorf("%v; a twin of it, sent at the same time by a fault notesbench made, may have been applied", err))
+		}
 		var tr *transientError
 		if !errors.As(err, &tr) {
 			return r, err
@@ -898,7 +911,7 @@ func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 	}
 	res := contract.EditResult{NoteID: req.NoteID, TabID: req.TabID, Version: v, Changed: "text"}
 	if w.Replayed != nil {
-		res.Replayed = w.Replayed.Bool(r)
+		res.Replayed = w.Replayed.Bool(r) && !s.twinned
 	}
 	return res, nil
 }
@@ -1108,7 +1121,7 @@ func (s *session) created(c *profile.CreateMapping, r *profile.Reply, id *string
 		}
 	}
 	if c.Replayed != nil {
-		*replayed = c.Replayed.Bool(r)
+		*replayed = c.Replayed.Bool(r) && !s.twinned
 	}
 	return nil
 }
