@@ -129,8 +129,8 @@ func (o *auditOptions) check() (report.Format, *results.Audit, []string, error) 
 	if err != nil {
 		return "", nil, nil, usageErr("--allow", err)
 	}
-	if o.parallel < 0 {
-		return "", nil, nil, usagef("--parallel", "must be 0 or more")
+	if err := sim.ValidateParallel(o.parallel); err != nil {
+		return "", nil, nil, flagError(o.target.flags, err)
 	}
 	if o.target.note != "" {
 		return "", nil, nil, usagef("--note", "names one fresh Note, which serves one run: an audit makes many (use a server that creates its Notes)")

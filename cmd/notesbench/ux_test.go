@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/sim"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
@@ -102,6 +104,50 @@ func TestBoundsRefuseRunaways(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			expectUsageError(t, tc.args, tc.want)
 		})
+	}
+}
+
+// refusedBeforeRunning runs notesbench with args on a context already
+// cancelled, and returns the error the command ended with: bad input is
+// refused before anything runs, so it is the usage error; a command that
+// starts its runs instead ends in the cancellation (or in nothing), at once.
+func refusedBeforeRunning(t *testing.T, args ...string) error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, args: args, width: 80, scratch: scratchFolder(t)}
+	root := newRootCmdWith(a, experiment.All())
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// --parallel has one bound, sim.MaxParallel, and every command that takes
+// it refuses a value beyond it, or below 0, before anything runs: audit ran
+// for 15 s and create to the end with --parallel 9223372036854775807. The
+// commands are found in the command tree, so that a new one is held too.
+func TestParallelIsBoundedEverywhere(t *testing.T) {
+	var names []string
+	for name, cmd := range helpCommands(t) {
+		if cmd.Flags().Lookup("parallel") == nil {
+			continue
+		}
+		names = append(names, name)
+		for _, tc := range []struct{ value, want string }{
+			{"9223372036854775807", "--parallel: must be at most 256 (each run at once holds its own databases and editors)"},
+			{strconv.Itoa(sim.MaxParallel + 1), "--parallel: must be at most 256 (each run at once holds its own databases and editors)"},
+			{"-1", "--parallel: must be 0 or more"},
+		} {
+			err := refusedBeforeRunning(t, append(strings.Fields(name), "--parallel", tc.value)...)
+			if err == nil || exitCode(err) != 2 || err.Error() != tc.want {
+				t.Errorf("%s --parallel %s: %v (exit %d), want %q, exit 2", name, tc.value, err, exitCode(err), tc.want)
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, want := range []string{"audit", "create", "race", "refs", "sources"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("commands with --parallel: %q, without %s", names, want)
+		}
 	}
 }
 
