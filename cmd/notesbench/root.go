@@ -195,6 +195,50 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// emptyMeansKey is the annotation of a flag of text whose empty value means
+// something of its own (serve --note "": no Note); the annotation says what.
+const emptyMeansKey = "notesbench_empty_means"
+
+// emptyMeans declares that the flag called name in fs takes an empty value,
+// meaning what: refuseEmpty lets it through.
+func emptyMeans(fs *pflag.FlagSet, name, what string) {
+	if err := fs.SetAnnotation(name, emptyMeansKey, []string{what}); err != nil {
+		panic(err) // no such flag: a mistake in the declaration
+	}
+}
+
+// refuseEmpty refuses a flag of text given with an empty value, unless its
+// declaration says what an empty value means (emptyMeans). An empty
+// --target, --profile or --history is most often a script's variable that
+// was never set: taken as the default, it would run something else than
+// was asked (the embedded store instead of the server) and pass. It is the
+// one such check: the root runs it for every command before it runs.
+func refuseEmpty(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil || f.Annotations[emptyMeansKey] != nil || !emptyText(f) {
+			return
+		}
+		err = usagef("--"+f.Name, "empty: give a value, or leave the flag out")
+		if def := f.DefValue; def != "" && def != "[]" {
+			err = usagef("--"+f.Name, "empty: give a value, or leave the flag out (default %s)", redactPasswords(def))
+		}
+	})
+	return err
+}
+
+// emptyText reports whether f takes text, or a list, and holds none.
+func emptyText(f *pflag.Flag) bool {
+	if s, ok := f.Value.(pflag.SliceValue); ok {
+		return len(s.GetSlice()) == 0
+	}
+	switch f.Value.Type() {
+	case "string", "strings":
+		return f.Value.String() == ""
+	}
+	return false
+}
+
 // newRootCmdWith returns the root command with a command for each of
 // experiments: the one place commands are registered.
 func newRootCmdWith(a *app, experiments []experiment.Descriptor) *cobra.Command {
@@ -225,6 +269,7 @@ by clause, and check judges a recorded history.`,
 	// commands through each command's Args.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{flagValueError(err)} })
 	root.Args = noArgs
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return refuseEmpty(cmd) }
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	for _, d := range experiments {
 		if d == experiment.Validate {
