@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +47,11 @@ func spawnServer(ctx context.Context, spec TargetSpec, opts Options) (*spawned, 
 	}
 	if !strings.Contains(spec.URL, PortPlaceholder) {
 		return nil, spec, fmt.Errorf("target %s names no %s: the URL of a server notesbench starts takes the port it chooses (http://127.0.0.1:%s/mcp)", spec.Raw, PortPlaceholder, PortPlaceholder)
+	}
+	if !slices.ContainsFunc(opts.Spawn, func(w string) bool { return strings.Contains(w, PortPlaceholder) }) {
+		// It would listen elsewhere, and the wait for it to listen on the
+		// port chosen would only run out.
+		return nil, spec, fmt.Errorf("target %s: the command that starts the server (%s) names no %s: it must listen on the port notesbench chooses", spec.Raw, strings.Join(opts.Spawn, " "), PortPlaceholder)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
