@@ -170,12 +170,17 @@ func (s *spawned) life() int64 {
 	return s.epoch
 }
 
-// died says how the server's current life ended, or nil while it runs.
-func (s *spawned) died() error {
+// died says how the server's life epoch ended, or nil while it runs. For
+// the life that is the current one it waits a moment for the exit, as
+// process.died does: a server that exits before it answers breaks the
+// connection before its exit is seen, and the error must say it exited, with
+// its status and its last lines, not that the connection was refused. A
+// life a kill ended is told at once, as the fault left it.
+func (s *spawned) died(epoch int64) error {
 	s.mu.Lock()
-	p := s.p
+	p, current := s.p, s.epoch == epoch
 	s.mu.Unlock()
-	if p == nil || !p.hasExited() {
+	if p == nil || (!current && !p.hasExited()) {
 		return nil
 	}
 	return p.died()
