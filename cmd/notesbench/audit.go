@@ -196,7 +196,7 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 		return err
 	}
 	if o.out != "" {
-		if err := writeWhole(o.out, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
+		if err := writeWhole("--out", o.out, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
 			return err
 		}
 	}
