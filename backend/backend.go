@@ -237,6 +237,10 @@ func (s Spec) Check() error {
 			}
 			return field.Errorf("target", "%s names no %s: a server notesbench starts (--spawn) listens on a port it chooses, which the URL and the command name as %s", s.Target, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder)
 		}
+		if s.Spawn != "" && !strings.Contains(s.Spawn, mcpclient.PortPlaceholder) {
+			return field.Errorf("spawn", "%q names no %s: notesbench starts the server on a free loopback port and reaches it where --target names %s, so the command must listen there (such as --http 127.0.0.1:%s)",
+				s.Spawn, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder)
+		}
 		if err := mcpclient.CheckFaults(spec, opts); err != nil {
 			return field.Wrap("nemesis", err)
 		}

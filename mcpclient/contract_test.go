@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" || os.Getenv(pgEnv) != "" {
 		helperServer()
 	}
+	if addr := os.Getenv(listenOnceEnv); addr != "" {
+		os.Exit(listenOnce(addr))
+	}
 	if os.Getenv(brokenserver.DirEnv) != "" {
 		os.Exit(brokenserver.Main())
 	}

@@ -72,7 +72,7 @@ func httpDialer(url string, srv *spawned, px *proxy) dialer {
 			if err != nil {
 				return nil, err
 			}
-			l.epoch, l.died = epoch, srv.died
+			l.epoch, l.died = epoch, func() error { return srv.died(epoch) }
 		}
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		var rt http.RoundTripper = tr

@@ -736,7 +736,16 @@ func (s *session) items(ex *profile.Extract, r *profile.Reply) ([]any, error) {
 // calls the server refuses, is one error naming the field, before anything
 // is measured; during a run the same failure is the server's doing (it lost
 // the document, or answered half of it), counted as an unreadable reply.
+//
+// A read or a write whose tool the server does not list is not tried: its
+// call could only fail, in the server's words (-32602 unknown tool). What a
+// command uses it asks for (Require), and the server's lack is then the one
+// line naming the tools missing and the tools listed; conform, which asks
+// too, reports its clauses.
 func (t *Target) probe(ctx context.Context) error {
+	if t.Require("", contract.CapRead) != nil {
+		return nil
+	}
 	b, err := t.openProfiled(contract.RunSpec{Name: "notesbench-probe"})
 	if err != nil {
 		return err
@@ -759,7 +768,7 @@ func (t *Target) probe(ctx context.Context) error {
 	if err != nil {
 		return trying(err)
 	}
-	if t.prof.p.Write.Mode() != profile.ModeContent {
+	if t.prof.p.Write.Mode() != profile.ModeContent || t.Require("", contract.CapWrite) != nil {
 		return nil
 	}
 	_, err = s.EditNoteTab(ctx, contract.EditRequest{NoteID: "probe", TabID: "markdown", ExpectedVersion: read.Version,

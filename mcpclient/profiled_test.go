@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,6 +186,44 @@ func TestConformThroughProfiles(t *testing.T) {
 		if c.Name == "stale version" && (c.Outcome != results.ConformFail || len(c.Evidence) < 3 || c.Evidence[1].Tool != contract.ToolEditNoteTab) {
 			t.Errorf("a server without a guard: %+v", c)
 		}
+	}
+}
+
+// A profile whose read or write names a tool the server does not list:
+// Dial does not try the profile with it (the call could only fail, in the
+// server's words: -32602 unknown tool), and Require says what is missing
+// and what the server lists, as docs/profiles.md shows; conform reports its
+// clauses, tools/list failing with the same line.
+func TestProfileNamesAToolTheServerLacks(t *testing.T) {
+	spec := serveHTTP(t, contract.Variant{})
+	for _, tc := range []struct{ from, to, want string }{
+		{`"tool": "read_note_tab"`, `"tool": "read_text_file"`, "lacks the tool read_text_file, which race needs; it lists add_note_source, create_note_tab, edit_note_tab, "},
+		{`"tool": "edit_note_tab"`, `"tool": "write_file"`, "lacks the tool write_file, which race needs; it lists add_note_source, create_note_tab, edit_note_tab, "},
+	} {
+		data, err := profile.BuiltinJSON("notes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(string(data), tc.from, tc.to, 1)
+		p, err := profile.Parse([]byte(strings.Replace(edited, `"name": "notes"`, `"name": "mine"`, 1)), "mine.json")
+		if err != nil || edited == string(data) {
+			t.Fatalf("%s: %v", tc.to, err)
+		}
+		tg, err := Dial(ctx, spec, Options{Profile: p})
+		if err != nil {
+			t.Errorf("%s: Dial: %v", tc.to, err)
+			continue
+		}
+		want := "target " + spec.Raw + " " + tc.want
+		if err := tg.Require("race", contract.CapRead, contract.CapWrite); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: Require: %v, want %s…", tc.to, err, want)
+		}
+		rep, err := conform.Run(ctx, tg, conform.Options{})
+		if err != nil || rep.Checks[0].Name != "tools/list" || rep.Checks[0].Outcome != results.ConformFail ||
+			!strings.HasPrefix(rep.Checks[0].Detail, "target "+spec.Raw+" lacks the tool "+strings.Split(tc.to, `"`)[3]+", which conform needs") {
+			t.Errorf("%s: conform: %v, %+v", tc.to, err, rep.Checks)
+		}
+		tg.Close()
 	}
 }
 

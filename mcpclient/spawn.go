@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +47,11 @@ func spawnServer(ctx context.Context, spec TargetSpec, opts Options) (*spawned, 
 	}
 	if !strings.Contains(spec.URL, PortPlaceholder) {
 		return nil, spec, fmt.Errorf("target %s names no %s: the URL of a server notesbench starts takes the port it chooses (http://127.0.0.1:%s/mcp)", spec.Raw, PortPlaceholder, PortPlaceholder)
+	}
+	if !slices.ContainsFunc(opts.Spawn, func(w string) bool { return strings.Contains(w, PortPlaceholder) }) {
+		// It would listen elsewhere, and the wait for it to listen on the
+		// port chosen would only run out.
+		return nil, spec, fmt.Errorf("target %s: the command that starts the server (%s) names no %s: it must listen on the port notesbench chooses", spec.Raw, strings.Join(opts.Spawn, " "), PortPlaceholder)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -164,12 +170,17 @@ func (s *spawned) life() int64 {
 	return s.epoch
 }
 
-// died says how the server's current life ended, or nil while it runs.
-func (s *spawned) died() error {
+// died says how the server's life epoch ended, or nil while it runs. For
+// the life that is the current one it waits a moment for the exit, as
+// process.died does: a server that exits before it answers breaks the
+// connection before its exit is seen, and the error must say it exited, with
+// its status and its last lines, not that the connection was refused. A
+// life a kill ended is told at once, as the fault left it.
+func (s *spawned) died(epoch int64) error {
 	s.mu.Lock()
-	p := s.p
+	p, current := s.p, s.epoch == epoch
 	s.mu.Unlock()
-	if p == nil || !p.hasExited() {
+	if p == nil || (!current && !p.hasExited()) {
 		return nil
 	}
 	return p.died()

@@ -32,7 +32,7 @@ func CheckAuditFolder(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case err == nil && !st.IsDir():
-		return fmt.Errorf("%s is a file, not a folder", dir)
+		return atomicfile.NotFolder(dir, st)
 	case os.IsNotExist(err):
 		parent, perr := os.Stat(filepath.Dir(dir))
 		if perr != nil || !parent.IsDir() {

@@ -28,7 +28,7 @@ func CheckReproductionFolder(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case err == nil && !st.IsDir():
-		return fmt.Errorf("%s is a file, not a folder", dir)
+		return atomicfile.NotFolder(dir, st)
 	case err == nil:
 		return checkExistingFolder(dir)
 	case !os.IsNotExist(err):

@@ -35,8 +35,9 @@ type Create struct {
 	// only in tab IDs: the experiment has one client, so nothing interleaves and
 	// the experiment always runs on the virtual clock.
 	ServiceTime time.Duration `json:"service_time_ns"`
-	// Parallel is how many seeds run at once; 0 or less means one per CPU. It
-	// does not change any figure, so it is not part of the JSON form.
+	// Parallel is how many seeds run at once, 0 to MaxParallel; 0 means one
+	// per CPU. It does not change any figure, so it is not part of the JSON
+	// form.
 	Parallel int `json:"-"`
 
 	TargetSettings
@@ -88,6 +89,9 @@ func (c Create) Validate(target contract.Target) error {
 		return err
 	}
 	if err := validateDrop(c.Drop); err != nil {
+		return err
+	}
+	if err := ValidateParallel(c.Parallel); err != nil {
 		return err
 	}
 	switch c.Table {

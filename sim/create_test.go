@@ -248,6 +248,8 @@ func TestCreateConfigValidate(t *testing.T) {
 		{func(c *Create) { c.Table = "c" }, `table: "c" is not one of a, b, both`},
 		{func(c *Create) { c.Seeds = nil }, "seeds: no seeds given"},
 		{func(c *Create) { c.ServiceTime = -1 }, "service_time_ns: -1ns is negative"},
+		{func(c *Create) { c.Parallel = -1 }, "parallel: must be 0 or more"},
+		{func(c *Create) { c.Parallel = MaxParallel + 1 }, "parallel: must be at most 256 (each run at once holds its own databases and editors)"},
 	})
 }
 

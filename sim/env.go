@@ -63,7 +63,7 @@ func (e Env) Validate(target contract.Target) error {
 	if len(e.Seeds) == 0 {
 		return fieldErr("seeds", "no seeds given")
 	}
-	if err := validateParallel(e.Parallel); err != nil {
+	if err := ValidateParallel(e.Parallel); err != nil {
 		return err
 	}
 	if target == nil {
@@ -72,12 +72,19 @@ func (e Env) Validate(target contract.Target) error {
 	return nil
 }
 
-// validateParallel checks how many runs may go at once.
-func validateParallel(n int) error {
+// MaxParallel bounds how many runs an experiment makes at once (--parallel):
+// each run at once holds its own databases and editors.
+const MaxParallel = 256
+
+// ValidateParallel checks how many runs may go at once: 0 (the default) to
+// MaxParallel. It is the one check of --parallel: every experiment that takes
+// it and the audit, which hands it to its experiments, call it. Its errors are
+// *field.Error on "parallel".
+func ValidateParallel(n int) error {
 	if n < 0 {
 		return fieldErr("parallel", "must be 0 or more")
 	}
-	return field.AtMost("parallel", n, 256, "each run at once holds its own databases and editors")
+	return field.AtMost("parallel", n, MaxParallel, "each run at once holds its own databases and editors")
 }
 
 // validateEdits checks the edits per editor of a run.

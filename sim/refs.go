@@ -169,7 +169,7 @@ func (c Refs) Validate(target contract.Target) error {
 	for _, err := range []error{
 		field.AtMost("trials", c.Trials, 100_000, "about 5 KB of memory per trial"),
 		field.AtMost("edits_max", c.EditsMax, 100, "each of the person's edits is a store call in every trial"),
-		validateParallel(c.Parallel),
+		ValidateParallel(c.Parallel),
 	} {
 		if err != nil {
 			return err

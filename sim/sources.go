@@ -41,8 +41,8 @@ type Sources struct {
 	// ServiceTime is how far the virtual clock advances per store call. It shows
 	// only in creation times: the experiment always runs on the virtual clock.
 	ServiceTime time.Duration `json:"service_time_ns"`
-	// Parallel is how many seeds run at once; 0 or less means one per CPU,
-	// and 1 also runs a seed's key policies one at a time (they run at once
+	// Parallel is how many seeds run at once, 0 to MaxParallel; 0 means one
+	// per CPU, and 1 also runs a seed's key policies one at a time (they run at once
 	// otherwise). It does not change any figure, so it is not part of the
 	// JSON form.
 	Parallel int `json:"-"`
@@ -125,6 +125,9 @@ func (c Sources) Validate(target contract.Target) error {
 			c.Sessions, c.Turns, c.Cites, maxSourcesCitations)
 	}
 	if err := validateDrop(c.Drop); err != nil {
+		return err
+	}
+	if err := ValidateParallel(c.Parallel); err != nil {
 		return err
 	}
 	switch {

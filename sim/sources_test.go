@@ -223,6 +223,8 @@ func TestSourcesConfigValidate(t *testing.T) {
 		{func(c *Sources) { c.ListSources = -1 }, "list_sources: must be 0 or more"},
 		{func(c *Sources) { c.ListLimit = 100 }, "list_limit: 100 is not 1 to 50"},
 		{func(c *Sources) { c.Seeds = []uint64{} }, "seeds: no seeds given"},
+		{func(c *Sources) { c.Parallel = -1 }, "parallel: must be 0 or more"},
+		{func(c *Sources) { c.Parallel = MaxParallel + 1 }, "parallel: must be at most 256 (each run at once holds its own databases and editors)"},
 	})
 }
 

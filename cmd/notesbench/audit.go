@@ -97,6 +97,7 @@ See docs/audit.md.`,
 	opts.format.register(cmd, tablesOrJSON|report.ContentPage)
 	fs.StringVar(&opts.out, "out", "", "also write audit.md, audit.json and audit.html into this folder (each whole or not at all)")
 	fs.StringVar(&opts.allow, "allow", "", "anomalies that do not fail the audit, comma-separated: "+strings.Join(results.AnomalyNames(), ", "))
+	emptyMeans(fs, "allow", "no anomaly allowed")
 	fs.StringVar(&opts.baseline, "baseline", "", "an earlier audit's JSON (audit.json): exit 1 when any count is worse than its")
 	fs.StringVar(&opts.budget, "budget", "quick", "how much to run: "+contract.Choice(audit.BudgetNames()))
 	fs.IntVar(&opts.parallel, "parallel", 0, "runs each experiment makes at once (0: each one's default); a server that loses concurrent writes to different documents shows it at the default")
@@ -154,8 +155,8 @@ func (o *auditOptions) check() (report.Format, *results.Audit, []string, error) 
 	if err != nil {
 		return "", nil, nil, usageErr("--allow", err)
 	}
-	if o.parallel < 0 {
-		return "", nil, nil, usagef("--parallel", "must be 0 or more")
+	if err := sim.ValidateParallel(o.parallel); err != nil {
+		return "", nil, nil, flagError(o.target.flags, err)
 	}
 	if o.target.note != "" {
 		return "", nil, nil, usagef("--note", "names one fresh Note, which serves one run: an audit makes many (use a server that creates its Notes)")
@@ -226,7 +227,7 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 		return err
 	}
 	if o.out != "" {
-		if err := writeWhole(o.out, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
+		if err := writeWhole("--out", o.out, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
 			return err
 		}
 	}

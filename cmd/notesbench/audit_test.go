@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -222,6 +225,7 @@ func TestAuditBadInput(t *testing.T) {
 		{[]string{"--baseline", race}, `--baseline: ` + race + ` holds "race", not an audit`},
 		{[]string{"--baseline", quick, "--budget", "smoke"}, "--baseline: " + quick + " is an audit at budget quick, this one runs smoke: counts of different budgets cannot be compared"},
 		{[]string{"--out", file}, "--out: " + file + " is a file, not a folder"},
+		{[]string{"--out", "/dev/full"}, "--out: /dev/full is a device, not a folder"},
 		{[]string{"--profile", "filesystem"}, "--profile: maps a server's own tools: give --target too"},
 		{[]string{"stray"}, `unknown command "stray" for "notesbench audit"`},
 	} {
@@ -232,5 +236,26 @@ func TestAuditBadInput(t *testing.T) {
 		if _, err := os.Stat(out); err == nil && !slices.Contains(tc.args, out) {
 			t.Fatalf("%v: --out folder written", tc.args)
 		}
+	}
+}
+
+// An audit folder that cannot be written (a full disk) is one error naming
+// --out, the folder and the cause, not the staging file the user never
+// named; exit 1, as a failure, not bad input; and nothing of it is left.
+func TestAuditOutWriteFailure(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "audit-report")
+	err := writeWhole("--out", out, func(dir string) error {
+		if err := os.WriteFile(filepath.Join(dir, report.AuditMD), []byte("# notesbench audit: half\n"), 0o644); err != nil {
+			return err
+		}
+		return fmt.Errorf("writing %s: %w", report.AuditHTML, &fs.PathError{Op: "write", Path: filepath.Join(dir, report.AuditHTML), Err: syscall.ENOSPC})
+	})
+	want := "--out: writing " + out + ": no space left on device"
+	if err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) || exitCode(err) != 1 {
+		t.Errorf("%v (exit %d), want %q, exit 1", err, exitCode(err), want)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("a failed write left %v", entries)
 	}
 }

@@ -253,12 +253,24 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 
 // crashOpen opens the target of a kill -9 test: a server notesbench starts
 // (stdio, or HTTP with spawn), whose processes the kills end, through the
-// profile named (none: the contract's own tools).
+// profile named (none: the contract's own tools); a server that lacks what
+// a run calls (crash.Needs) is one line naming the tools, as for an
+// experiment.
 func crashOpen(flags *pflag.FlagSet, profile, spawn string, callTimeout, startTimeout time.Duration) func(ctx context.Context, target string) (contract.Target, error) {
 	return func(ctx context.Context, target string) (contract.Target, error) {
 		spec := backend.Spec{Target: target, Profile: profile, Spawn: spawn, CallTimeout: callTimeout, StartTimeout: startTimeout, ClientVersion: notesbenchVersion(),
 			Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
-		return openTarget(ctx, flags, spec)
+		t, err := openTarget(ctx, flags, spec)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := t.(contract.Capable); ok {
+			if err := c.Require("crash", crash.Needs...); err != nil {
+				t.Close()
+				return nil, reachError{err}
+			}
+		}
+		return t, nil
 	}
 }
 

@@ -90,11 +90,17 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 	return cmd
 }
 
-// examples indents a command's examples as cobra prints them.
+// examples indents a command's examples as cobra prints them, each calling
+// notesbench as the README does (spellProgram): declared as notesbench
+// COMMAND, an example reads ./notesbench COMMAND.
 func examples(lines []string) string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = "  " + l
+		command, comment := splitComment(l)
+		out[i] = exampleIndent + spellProgram(command)
+		if comment != "" {
+			out[i] += "  # " + comment
+		}
 	}
 	return strings.Join(out, "\n")
 }

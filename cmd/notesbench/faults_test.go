@@ -57,6 +57,24 @@ func TestFaultFlagsBadInput(t *testing.T) {
 			}
 		})
 	}
+	// A command that starts the server must listen where --target says,
+	// {port}: one listening elsewhere was waited for, silently, for two
+	// minutes. Every command that takes --spawn refuses it at once.
+	const portless = "notesbench: --spawn: \"sleep 600\" names no {port}: notesbench starts the server on a free loopback port and reaches it where --target names {port}, so the command must listen there (such as --http 127.0.0.1:{port})"
+	spawning := 0
+	for name, cmd := range helpCommands(t) {
+		if cmd.Flags().Lookup("spawn") == nil {
+			continue
+		}
+		spawning++
+		args := append(strings.Fields(name), "--target", "http://127.0.0.1:{port}/mcp", "--spawn", "sleep 600")
+		if err := refusedBeforeRunning(t, args...); err == nil || exitCode(err) != 2 || "notesbench: "+err.Error() != portless {
+			t.Errorf("%q: %v (exit %d), want %q, exit 2", args, err, exitCode(err), portless)
+		}
+	}
+	if spawning < 8 {
+		t.Errorf("only %d commands take --spawn", spawning)
+	}
 	// Experiments whose runs take no faults have no --nemesis.
 	if code, _, stderr := runCLI(t, "refs", "--target", http, "--nemesis", "kill"); code != 2 || !strings.Contains(stderr, "unknown flag: --nemesis") {
 		t.Errorf("refs --nemesis: exit %d, %q", code, stderr)

@@ -60,30 +60,42 @@ func helpText(cmd *cobra.Command, width int) string {
 	return b.String()
 }
 
-// exampleIndent is how far examples are indented.
-const exampleIndent = "  "
+// exampleIndent is how far examples are indented, and continuedIndent how
+// much further the continued lines of a long one.
+const (
+	exampleIndent   = "  "
+	continuedIndent = "    "
+)
 
-// exampleLines lays out a command's examples, one a line, each an example
-// command and an optional "# comment". A command is never broken, however
-// long: pasted into a shell, a line runs the example. The comments of the
-// examples stand in one column beside their commands when all of them fit
-// within width there; otherwise each comment goes on lines of its own above
-// its command, wrapped, each line a shell comment.
+// exampleLines lays out a command's examples, each an example command and
+// an optional "# comment". A command longer than the width is continued on
+// lines of its own as a shell continues it: after a ;, &&, || or | that
+// ends a line, or after a backslash, never inside a word or quotes, so that
+// pasted into a shell the lines run the example. The comments of the
+// examples stand in one column beside their commands when every commented
+// command takes one line and all of them fit within width there; otherwise
+// each comment goes on lines of its own above its command, wrapped, each
+// line a shell comment.
 func exampleLines(example string, width int) string {
-	type ex struct{ command, comment string }
+	type ex struct {
+		command []string
+		comment string
+	}
 	var exs []ex
 	col := 0 // the comment column
+	beside := true
 	for _, line := range strings.Split(example, "\n") {
 		command, comment := splitComment(strings.TrimSpace(line))
 		if command == "" && comment == "" {
 			continue
 		}
-		exs = append(exs, ex{command, comment})
+		e := ex{continued(command, width), comment}
+		exs = append(exs, e)
 		if comment != "" {
 			col = max(col, len(exampleIndent)+utf8.RuneCountInString(command)+2)
+			beside = beside && len(e.command) == 1
 		}
 	}
-	beside := true
 	for _, e := range exs {
 		if e.comment != "" && col+utf8.RuneCountInString("# "+e.comment) > width {
 			beside = false
@@ -93,18 +105,133 @@ func exampleLines(example string, width int) string {
 	for _, e := range exs {
 		switch {
 		case e.comment == "":
-			b.WriteString(exampleIndent + e.command + "\n")
 		case beside:
-			head := exampleIndent + e.command
+			head := exampleIndent + e.command[0]
 			b.WriteString(head + strings.Repeat(" ", col-utf8.RuneCountInString(head)) + "# " + e.comment + "\n")
+			continue
 		default:
 			for _, l := range strings.Split(report.Hanging("", e.comment, width-len(exampleIndent)-2), "\n") {
 				b.WriteString(exampleIndent + "# " + l + "\n")
 			}
-			b.WriteString(exampleIndent + e.command + "\n")
+		}
+		for i, l := range e.command {
+			if i > 0 {
+				l = continuedIndent + l
+			}
+			b.WriteString(exampleIndent + l + "\n")
 		}
 	}
 	return b.String()
+}
+
+// continued breaks command into the lines of a shell command that fit width
+// with their indents (exampleIndent, then continuedIndent too): the words as
+// many as fit, the line ended by the list operator the break follows (the
+// last such break that fits is taken), or else by a backslash, before a
+// flag rather than between it and its value. A word wider than a line
+// stands on a line of its own.
+func continued(command string, width int) []string {
+	words := shellWords(command)
+	var lines []string
+	for i := 0; i < len(words); {
+		room := width - len(exampleIndent)
+		if len(lines) > 0 {
+			room -= len(continuedIndent)
+		}
+		if rest := strings.Join(words[i:], " "); utf8.RuneCountInString(rest) <= room {
+			return append(lines, rest)
+		}
+		j, n := i+1, utf8.RuneCountInString(words[i])
+		for j < len(words) && n+1+utf8.RuneCountInString(words[j])+len(" \\") <= room {
+			n += 1 + utf8.RuneCountInString(words[j])
+			j++
+		}
+		broken := false
+		for k := j - 1; k > i && !broken; k-- {
+			if listOperator(words[k]) {
+				j, broken = k+1, true
+			}
+		}
+		// A flag goes to the next line with its value, when both fit there.
+		if flag := words[j-1]; !broken && j < len(words) && j-1 > i && strings.HasPrefix(flag, "-") && !strings.HasPrefix(words[j], "-") &&
+			utf8.RuneCountInString(flag+" "+words[j]+" \\") <= width-len(exampleIndent)-len(continuedIndent) {
+			j--
+		}
+		line := strings.Join(words[i:j], " ")
+		if !listOperator(words[j-1]) {
+			line += " \\"
+		}
+		lines = append(lines, line)
+		i = j
+	}
+	return lines
+}
+
+// listOperator reports whether a shell word ends a command of a list, after
+// which a line may end: ;, &&, || or |, or a word ending in ;.
+func listOperator(w string) bool {
+	return w == "&&" || w == "||" || w == "|" || strings.HasSuffix(w, ";")
+}
+
+// shellWords splits command into its words as a shell does, each as it is
+// written: spaces outside quotes separate them, quotes stay in the word.
+func shellWords(command string) []string {
+	var words []string
+	var quote rune
+	start := -1
+	for i, r := range command {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == ' ' || r == '\t':
+			if start >= 0 {
+				words = append(words, command[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, command[start:])
+	}
+	return words
+}
+
+// exampleProgram is how the examples call notesbench, as the README's do:
+// the binary go build writes in the clone, which a target's command finds
+// there too (stdio:./notesbench serve), where a bare notesbench is looked up
+// on $PATH and needs go install.
+const exampleProgram = "./notesbench"
+
+// spellProgram writes an example command's calls of notesbench as
+// exampleProgram: the word notesbench where a command starts (the first
+// word, or one after a list operator), and where a quoted command starts,
+// or its stdio: target (--target 'stdio:notesbench serve …', --spawn
+// 'notesbench serve …').
+func spellProgram(command string) string {
+	words := shellWords(command)
+	for i, w := range words {
+		if w == "notesbench" && (i == 0 || listOperator(words[i-1])) {
+			words[i] = exampleProgram
+			continue
+		}
+		if len(w) < 2 || (w[0] != '\'' && w[0] != '"') {
+			continue
+		}
+		for _, head := range []string{"notesbench ", "stdio:notesbench "} {
+			if rest, ok := strings.CutPrefix(w[1:], head); ok {
+				words[i] = w[:1] + strings.Replace(head, "notesbench", exampleProgram, 1) + rest
+			}
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // splitComment splits an example line into its command and the text of its

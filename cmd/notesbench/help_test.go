@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -86,6 +87,18 @@ func helpSections(help string) map[string][]string {
 // the comment after its " # ".
 var exampleSource = regexp.MustCompile(`^(.*?)(?:\s+#\s+(.*))?$`)
 
+// bareProgram finds notesbench called as the README does not: by its bare
+// name where a command starts, at the start of a quoted command or of a
+// stdio: target.
+var bareProgram = regexp.MustCompile(`(^|[;&|'"]\s*|stdio:)notesbench\s`)
+
+// continuesCommand reports whether an example's line is continued on the
+// next, as a shell reads it: it ends in a backslash or a list operator.
+func continuesCommand(line string) bool {
+	words := shellWords(line)
+	return len(words) > 0 && (words[len(words)-1] == "\\" || listOperator(words[len(words)-1]))
+}
+
 // flagLine is the first line of a flag's row: its name, the kind of value
 // it takes, then after two spaces or more its description, unless the name
 // stands alone.
@@ -106,36 +119,61 @@ func checkHelpLayout(t *testing.T, name string, cmd *cobra.Command, help string,
 		comments = append(comments, m[2])
 	}
 	// Examples: comment lines (each "# …") above a command, or the comment
-	// beside it; every command the declared one, whole, in order.
+	// beside it; a command continued on the lines after it as a shell
+	// continues it (after a list operator or a backslash that ends a line);
+	// every command the declared one, whole, in order, calling notesbench
+	// as the README does.
 	var gotCommands, gotComments []string
-	above := ""
+	above, continues := "", false
 	for _, line := range sections["Examples"] {
 		text := strings.TrimPrefix(line, "  ")
+		if continues {
+			if !strings.HasPrefix(text, "    ") {
+				t.Errorf("%s --help at %d columns: a continued line not indented under its command: %q", name, width, line)
+			}
+			text = strings.TrimSpace(text)
+			gotCommands[len(gotCommands)-1] += " " + strings.TrimSuffix(text, " \\")
+			continues = continuesCommand(text)
+			continue
+		}
 		if c, ok := strings.CutPrefix(text, "# "); ok {
 			above = strings.TrimSpace(above + " " + c)
 			continue
 		}
 		m := exampleSource.FindStringSubmatch(text)
 		comment := m[2]
+		continues = comment == "" && continuesCommand(m[1])
 		if above != "" {
 			if comment != "" {
 				t.Errorf("%s --help at %d columns: an example with two comments: %q", name, width, line)
 			}
 			comment, above = above, ""
 		}
-		gotCommands = append(gotCommands, m[1])
+		gotCommands = append(gotCommands, strings.TrimSuffix(m[1], " \\"))
 		gotComments = append(gotComments, comment)
-		if !slices.Contains(strings.Fields(m[1]), "notesbench") {
-			t.Errorf("%s --help at %d columns: an example line that runs no notesbench: %q", name, width, line)
+	}
+	for _, c := range gotCommands {
+		if !slices.Contains(strings.Fields(c), "./notesbench") {
+			t.Errorf("%s --help at %d columns: an example that runs no ./notesbench: %q", name, width, c)
 		}
+		if m := bareProgram.FindString(c); m != "" {
+			t.Errorf("%s --help at %d columns: an example calls notesbench as %q, not as the README does (./notesbench, stdio:./notesbench): %q", name, width, m, c)
+		}
+	}
+	// And a shell reads the lines as commands.
+	if out, err := exec.Command("sh", "-n", "-c", strings.Join(sections["Examples"], "\n")).CombinedOutput(); err != nil {
+		t.Errorf("%s --help at %d columns: the examples are no shell script: %v: %s", name, width, err, out)
 	}
 	if cmd.HasExample() && (!slices.Equal(gotCommands, examples) || !slices.Equal(gotComments, comments)) {
 		t.Errorf("%s --help at %d columns: the examples\n%q with comments %q\nare not the commands declared\n%q with comments %q",
 			name, width, gotCommands, gotComments, examples, comments)
 	}
-	// Every line fits, but an example command, which stays whole.
+	// Every line fits, but a line of an example that holds one word wider
+	// than the width (a quoted command), which stays whole.
 	for _, line := range strings.Split(help, "\n") {
-		if n := utf8.RuneCountInString(line); n > width && !slices.Contains(examples, strings.TrimPrefix(line, "  ")) {
+		n := utf8.RuneCountInString(line)
+		oneWord := len(shellWords(strings.TrimSuffix(strings.TrimSpace(line), " \\"))) == 1 && strings.HasPrefix(line, "      ")
+		if n > width && !(oneWord && width < 80) {
 			t.Errorf("%s --help at %d columns: a line of %d columns: %s", name, width, n, line)
 		}
 	}
@@ -199,8 +237,10 @@ func checkHelpLayout(t *testing.T, name string, cmd *cobra.Command, help string,
 }
 
 // The help of every command lines its flags and their descriptions up in
-// columns and never breaks an example inside its command, at 80 columns
-// ($COLUMNS), on a pipe (80 by default), and at other widths.
+// columns and breaks an example only where a shell continues it, at 80
+// columns ($COLUMNS), on a pipe (80 by default), and at other widths; at 80
+// columns and more every line fits, and every example calls notesbench as
+// the README does.
 func TestHelpLayout(t *testing.T) {
 	cmds := helpCommands(t)
 	for name, cmd := range cmds {

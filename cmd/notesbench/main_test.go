@@ -95,7 +95,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"fast", "--edits", "0", "--out", out}, "notesbench: --edits: must be at least 1"},
 		{[]string{"conform", "--target", "embedded", "--note", "n1"}, "notesbench: --note: names a Note on a server, not on the embedded store"},
 		{[]string{"race", "--no-such-flag"}, "notesbench: unknown flag: --no-such-flag"},
-		{[]string{"no-such-command"}, `notesbench: unknown command "no-such-command"`},
+		{[]string{"no-such-command"}, `notesbench: unknown command "no-such-command" for "notesbench"`},
+		// A mistyped command is told with those it may have meant, on the
+		// one line.
+		{[]string{"rase"}, `notesbench: unknown command "rase" for "notesbench"; did you mean fast, race or crash?`},
+		{[]string{"reprodce", "--quick"}, `notesbench: unknown command "reprodce" for "notesbench"; did you mean reproduce?`},
+		{[]string{"profiles", "shwo"}, `notesbench: unknown command "shwo" for "notesbench profiles"; did you mean show?`},
+		{[]string{"completion", "bsh"}, `notesbench: unknown command "bsh" for "notesbench completion"; did you mean bash, zsh or fish?`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			expectUsageError(t, tc.args, tc.want)

@@ -142,3 +142,22 @@ func TestProfileFlag(t *testing.T) {
 		t.Errorf("conform on a server without the contract's tools: exit %d, %v\n%s", code, err, stdout)
 	}
 }
+
+// A profile that names a tool the server does not list: every command that
+// calls it says which tools are missing and which the server lists, in the
+// one line docs/profiles.md shows, exit 1, not the server's -32602 unknown
+// tool from the profile's trial before the runs.
+func TestProfileToolTheServerLacks(t *testing.T) {
+	endToEnd(t)
+	target := ghshapeTarget(t)
+	f := writeProfile(t, func(s string) string {
+		return strings.Replace(s, `"tool": "get_file_contents"`, `"tool": "read_text_file"`, 1)
+	})
+	for _, cmd := range []string{"race", "bench", "crash"} {
+		code, stdout, stderr := runCLI(t, cmd, "--target", target, "--profile", f)
+		want := "notesbench: target " + target + " lacks the tool read_text_file, which " + cmd + " needs; it lists create_or_update_file, get_file_contents\n"
+		if code != 1 || stdout != "" || stderr != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and %q", cmd, code, stdout, stderr, want)
+		}
+	}
+}

@@ -49,13 +49,6 @@ func TestProfilesCommand(t *testing.T) {
 	expectUsageError(t, []string{"profiles", "list"}, `notesbench: unknown command "list" for "notesbench profiles"`)
 }
 
-// --profile ” is refused, never read as no profile (a variable of a
-// script that was never set).
-func TestEmptyProfileFlag(t *testing.T) {
-	expectUsageError(t, []string{"race", "--target", "stdio:nosuch", "--profile", ""}, `notesbench: --profile: empty: give a profile file or a built-in profile's name`)
-	expectUsageError(t, []string{"conform", "--target", "stdio:nosuch", "--profile="}, `notesbench: --profile: empty: give a profile file or a built-in profile's name`)
-}
-
 // --keep with --target skips the profile's teardown and names each
 // document it left; without it the teardown runs and nothing is named.
 func TestKeepOnATarget(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -245,17 +246,43 @@ func emitReproduction(a *app, format report.Format, rep *reproduce.Reproduced, o
 		return err
 	}
 	plots := report.ReproductionPlots(all.Reports, rep.Latency)
-	return writeWhole(out, func(dir string) error { return report.WriteReproductionFolder(dir, all, tables, plots) })
+	return writeWhole("--out", out, func(dir string) error { return report.WriteReproductionFolder(dir, all, tables, plots) })
 }
 
-// writeWhole writes a folder of files at out with write, every file or none:
-// write writes into a staging folder, whose files take their places in out
-// once all are written. A new folder is staged beside out and renamed to
-// it; an existing one (a reproduction written before, CheckReproductionFolder
-// made sure) is staged inside it, and its files are replaced one by one, the
-// plots first and REPRODUCED.md last. When write fails (a full disk), the
-// staging folder is removed, and out is as it was: no empty plots/ left.
-func writeWhole(out string, write func(dir string) error) (err error) {
+// writeWhole writes a folder of files at out, the folder flag names, with
+// write, every file or none: write writes into a staging folder, whose files
+// take their places in out once all are written. A new folder is staged
+// beside out and renamed to it; an existing one (a reproduction written
+// before, CheckReproductionFolder made sure) is staged inside it, and its
+// files are replaced one by one, the plots first and REPRODUCED.md last.
+// When write fails (a full disk), the staging folder is removed, and out is
+// as it was: no empty plots/ left. Its error names flag, out and the cause
+// (writeFailure).
+func writeWhole(flag, out string, write func(dir string) error) error {
+	if err := writeStaged(out, write); err != nil {
+		return writeFailure(flag, out, err)
+	}
+	return nil
+}
+
+// writeFailure is the error of an output a flag names that could not be
+// written: the flag, the output as the user named it, and the cause at the
+// bottom of err ("no space left on device"), not the path of a staging file
+// the user never named. It is a failure, exit 1: the input was good.
+func writeFailure(flag, out string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("%s: writing %s: %w", flag, out, err)
+}
+
+// writeStaged is writeWhole but for the naming of its errors.
+func writeStaged(out string, write func(dir string) error) (err error) {
 	out = filepath.Clean(out)
 	_, statErr := os.Stat(out)
 	exists := statErr == nil

@@ -363,7 +363,7 @@ func TestReproductionFolderWholeOrNothing(t *testing.T) {
 		return errors.New("no space left on device")
 	}})
 	write := func(out string, plots []report.Plot) error {
-		return writeWhole(out, func(dir string) error { return report.WriteReproductionFolder(dir, rep, nil, plots) })
+		return writeWhole("--out", out, func(dir string) error { return report.WriteReproductionFolder(dir, rep, nil, plots) })
 	}
 	parent := t.TempDir()
 	out := filepath.Join(parent, "reproduction")

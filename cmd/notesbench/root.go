@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/interrupt"
 	"github.com/notesbench/notesbench/internal/scratch"
@@ -196,12 +197,73 @@ func exitCode(err error) int {
 	return 1
 }
 
-// noArgs refuses positional arguments, as a usage error.
+// noArgs refuses positional arguments, as a usage error; for a command
+// that has commands of its own, the line names those the word may have
+// meant (suggestions).
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError{fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := suggestions(cmd, args[0]); len(s) > 0 {
+			msg += "; did you mean " + contract.Choice(s) + "?"
+		}
+		return usageError{errors.New(msg)}
 	}
 	return nil
+}
+
+// suggestions are the commands of cmd that name may have been meant for:
+// those within cobra's default distance of it, two edits, or that it
+// begins. Cobra suggests them only for a command without Args of its own,
+// which no command here is (noArgs makes a stray word bad usage).
+func suggestions(cmd *cobra.Command, name string) []string {
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	return cmd.SuggestionsFor(name)
+}
+
+// emptyMeansKey is the annotation of a flag of text whose empty value means
+// something of its own (serve --note "": no Note); the annotation says what.
+const emptyMeansKey = "notesbench_empty_means"
+
+// emptyMeans declares that the flag called name in fs takes an empty value,
+// meaning what: refuseEmpty lets it through.
+func emptyMeans(fs *pflag.FlagSet, name, what string) {
+	if err := fs.SetAnnotation(name, emptyMeansKey, []string{what}); err != nil {
+		panic(err) // no such flag: a mistake in the declaration
+	}
+}
+
+// refuseEmpty refuses a flag of text given with an empty value, unless its
+// declaration says what an empty value means (emptyMeans). An empty
+// --target, --profile or --history is most often a script's variable that
+// was never set: taken as the default, it would run something else than
+// was asked (the embedded store instead of the server) and pass. It is the
+// one such check: the root runs it for every command before it runs.
+func refuseEmpty(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil || f.Annotations[emptyMeansKey] != nil || !emptyText(f) {
+			return
+		}
+		err = usagef("--"+f.Name, "empty: give a value, or leave the flag out")
+		if def := f.DefValue; def != "" && def != "[]" {
+			err = usagef("--"+f.Name, "empty: give a value, or leave the flag out (default %s)", redactPasswords(def))
+		}
+	})
+	return err
+}
+
+// emptyText reports whether f takes text, or a list, and holds none.
+func emptyText(f *pflag.Flag) bool {
+	if s, ok := f.Value.(pflag.SliceValue); ok {
+		return len(s.GetSlice()) == 0
+	}
+	switch f.Value.Type() {
+	case "string", "strings":
+		return f.Value.String() == ""
+	}
+	return false
 }
 
 // newRootCmdWith returns the root command with a command for each of
@@ -232,8 +294,22 @@ by clause, and check judges a recorded history.`,
 	// Cobra's own complaints about the command line are usage errors: bad
 	// flags come through the flag error function, stray arguments and unknown
 	// commands through each command's Args.
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{flagValueError(err)} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		// A mistyped command makes the flags after it unknown (notesbench
+		// rase --clock virtual): the command is the mistake to name.
+		if cmd.HasAvailableSubCommands() {
+			if _, rest, ferr := root.Find(a.args); ferr == nil {
+				for _, w := range rest {
+					if !strings.HasPrefix(w, "-") {
+						return noArgs(cmd, []string{w})
+					}
+				}
+			}
+		}
+		return usageError{flagValueError(err)}
+	})
 	root.Args = noArgs
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return refuseEmpty(cmd) }
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	for _, d := range experiments {
 		if d == experiment.Validate {

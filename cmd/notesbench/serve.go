@@ -167,6 +167,7 @@ See docs/serve.md.`,
 	fs.StringVar(&opts.extensions, "extensions", "on-request", "to whom the notesbench_ extension tools are listed: on-request (clients that ask), all, or none")
 	fs.Lookup("extensions").NoOptDefVal = "all"
 	fs.StringVar(&opts.note, "note", defaultServeNote, `a Note to work on, created at start when missing ("" for none)`)
+	emptyMeans(fs, "note", "no Note")
 	fs.StringVar(&opts.tokenFile, "token-file", "", "with --http: every request must carry the token this file holds (Authorization: Bearer TOKEN); default $"+tokenEnv+"; needed beyond loopback")
 	fs.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "with --http: browser origins to serve beside the server's own, e.g. http://localhost:6274 (comma-separated or repeated)")
 	fs.StringSliceVar(&opts.allowHosts, "allow-host", nil, "with --http: Host names to serve beside loopback names and the address listened on, e.g. notes.example.com (comma-separated or repeated)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -91,21 +90,7 @@ func (t *targetFlags) checkMaxErrors() error {
 
 // registerProfile adds the --profile flag to fs.
 func registerProfile(fs *pflag.FlagSet, p *string) {
-	fs.Var((*profileFlag)(p), "profile", "with --target: map the experiments onto the server's own tools, by a profile file or a built-in profile ("+strings.Join(profile.Builtins(), ", ")+"; notesbench profiles lists them); default the Notes contract's tools")
-}
-
-// profileFlag is --profile: a name or a file, never empty (an empty value
-// is most often a variable of a script that was never set).
-type profileFlag string
-
-func (f *profileFlag) String() string { return string(*f) }
-func (f *profileFlag) Type() string   { return "string" }
-func (f *profileFlag) Set(s string) error {
-	if s == "" {
-		return errors.New("empty: give a profile file or a built-in profile's name")
-	}
-	*f = profileFlag(s)
-	return nil
+	fs.StringVar(p, "profile", "", "with --target: map the experiments onto the server's own tools, by a profile file or a built-in profile ("+strings.Join(profile.Builtins(), ", ")+"; notesbench profiles lists them); default the Notes contract's tools")
 }
 
 // defaultStore is the store when --store is not given: the PostgreSQL server

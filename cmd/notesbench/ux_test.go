@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/sim"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/spf13/pflag"
 )
 
 // widest returns the display width of the widest line of s.
@@ -105,6 +108,117 @@ func TestBoundsRefuseRunaways(t *testing.T) {
 	}
 }
 
+// refusedBeforeRunning runs notesbench with args on a context already
+// cancelled, and returns the error the command ended with: bad input is
+// refused before anything runs, so it is the usage error; a command that
+// starts its runs instead ends in the cancellation (or in nothing), at once.
+func refusedBeforeRunning(t *testing.T, args ...string) error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, args: args, width: 80, scratch: scratchFolder(t)}
+	root := newRootCmdWith(a, experiment.All())
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// --parallel has one bound, sim.MaxParallel, and every command that takes
+// it refuses a value beyond it, or below 0, before anything runs: audit ran
+// for 15 s and create to the end with --parallel 9223372036854775807. The
+// commands are found in the command tree, so that a new one is held too.
+func TestParallelIsBoundedEverywhere(t *testing.T) {
+	var names []string
+	for name, cmd := range helpCommands(t) {
+		if cmd.Flags().Lookup("parallel") == nil {
+			continue
+		}
+		names = append(names, name)
+		for _, tc := range []struct{ value, want string }{
+			{"9223372036854775807", "--parallel: must be at most 256 (each run at once holds its own databases and editors)"},
+			{strconv.Itoa(sim.MaxParallel + 1), "--parallel: must be at most 256 (each run at once holds its own databases and editors)"},
+			{"-1", "--parallel: must be 0 or more"},
+		} {
+			err := refusedBeforeRunning(t, append(strings.Fields(name), "--parallel", tc.value)...)
+			if err == nil || exitCode(err) != 2 || err.Error() != tc.want {
+				t.Errorf("%s --parallel %s: %v (exit %d), want %q, exit 2", name, tc.value, err, exitCode(err), tc.want)
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, want := range []string{"audit", "create", "race", "refs", "sources"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("commands with --parallel: %q, without %s", names, want)
+		}
+	}
+}
+
+// A flag of text given empty is refused, one line naming it, exit 2,
+// before anything runs and with nothing written: an empty --target (a CI
+// job's variable that was never set) audited the embedded store and passed,
+// --nemesis "" ran without faults and serve --person "" without a person.
+// Only a flag whose declaration says what its empty value means takes one.
+func TestEmptyTextFlagsAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"audit", "--target", "", "--out", filepath.Join(dir, "audit")}, "notesbench: --target: empty: give a value, or leave the flag out (default embedded)\n"},
+		{[]string{"race", "--target", "", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--out", out}, "notesbench: --target: empty: give a value, or leave the flag out (default embedded)\n"},
+		{[]string{"conform", "--target", ""}, "notesbench: --target: empty: give a value, or leave the flag out\n"},
+		{[]string{"race", "--target", "stdio:nosuch", "--profile", ""}, "notesbench: --profile: empty: give a value, or leave the flag out\n"},
+		{[]string{"conform", "--target", "stdio:nosuch", "--profile="}, "notesbench: --profile: empty: give a value, or leave the flag out\n"},
+		{[]string{"race", "--store", "", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--out", out}, "notesbench: --store: empty: give a value, or leave the flag out (default sqlite)\n"},
+		{[]string{"create", "--target", "http://127.0.0.1:{port}/mcp", "--spawn", ""}, "notesbench: --spawn: empty: give a value, or leave the flag out\n"},
+		{[]string{"race", "--history", "", "--clock", "virtual", "--seeds", "1", "--edits", "3", "--out", out}, "notesbench: --history: empty: give a value, or leave the flag out\n"},
+		{[]string{"race", "--out", "", "--clock", "virtual", "--seeds", "1", "--edits", "3"}, "notesbench: --out: empty: give a value, or leave the flag out\n"},
+		{[]string{"race", "--target", "stdio:nosuch", "--nemesis", "", "--out", out}, "notesbench: --nemesis: empty: give a value, or leave the flag out\n"},
+		{[]string{"sources", "--target", "stdio:nosuch", "--nemesis="}, "notesbench: --nemesis: empty: give a value, or leave the flag out\n"},
+		{[]string{"serve", "--memory", "--person", ""}, "notesbench: --person: empty: give a value, or leave the flag out\n"},
+		{[]string{"serve", "--memory", "--allow-host", ""}, "notesbench: --allow-host: empty: give a value, or leave the flag out\n"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		if code != 2 || stdout != "" || stderr != tc.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("refused runs wrote %v", entries)
+	}
+
+	// Every flag of text of every command, but those whose empty value
+	// means something.
+	refused := 0
+	for name, cmd := range helpCommands(t) {
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if !emptyText(f) && f.Value.Type() != "string" && f.Value.Type() != "strings" {
+				return
+			}
+			args := append(strings.Fields(name), "--"+f.Name+"=")
+			if f.Annotations[emptyMeansKey] != nil {
+				// Taken, so not run here (serve would serve): the check
+				// alone lets it through.
+				if err := cmd.ParseFlags(args[len(args)-1:]); err != nil || refuseEmpty(cmd) != nil {
+					t.Errorf("%q: refused, though an empty --%s means %s", args, f.Name, f.Annotations[emptyMeansKey][0])
+				}
+				return
+			}
+			if cmd.Args != nil && cmd.Args(cmd, nil) != nil {
+				args = append(args, "placeholder") // a command that needs an argument (check, merge)
+			}
+			err := refusedBeforeRunning(t, args...)
+			refused++
+			if err == nil || exitCode(err) != 2 || !strings.HasPrefix(err.Error(), "--"+f.Name+": empty: give a value, or leave the flag out") {
+				t.Errorf("%q: %v (exit %d), want --%s refused as empty, exit 2", args, err, exitCode(err), f.Name)
+			}
+		})
+	}
+	if refused < 100 {
+		t.Errorf("only %d flags of text refused an empty value", refused)
+	}
+}
+
 // reproduce --out protects what it did not write: a REPRODUCED.md of someone
 // else's, a folder of Go source (it wrote 136 files into the package report/),
 // plots beside no reproduction; and --only must name something.
@@ -128,7 +242,7 @@ func TestReproduceProtectsItsFolder(t *testing.T) {
 		{[]string{"reproduce", "--only", "validate", "--out", goDir}, "notesbench: --out: " + goDir + " holds Go source (doc.go)"},
 		{[]string{"reproduce", "--only", "validate", "--out", filepath.Join("..", "..", "report")}, "notesbench: --out: " + filepath.Join("..", "..", "report") + " holds Go source"},
 		{[]string{"reproduce", "--only", "validate", "--out", plotsDir}, "notesbench: --out: " + filepath.Join(plotsDir, "plots") + " holds files"},
-		{[]string{"reproduce", "--only", ""}, "notesbench: --only: no experiments named (want some of race, tabs"},
+		{[]string{"reproduce", "--only", ""}, "notesbench: --only: empty: give a value, or leave the flag out"},
 		{[]string{"reproduce", "--only", " "}, "notesbench: --only: no experiments named"},
 		{[]string{"reproduce", "--only", "race,,tabs"}, "notesbench: --only: an empty name in the list"},
 		{[]string{"reproduce", "--only", "race,race"}, "notesbench: --only: race is listed twice"},

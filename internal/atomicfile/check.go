@@ -69,6 +69,18 @@ func Regular(path string, st os.FileInfo) error {
 	return fmt.Errorf("%s is not a regular file (%s); name a file", path, kind(st.Mode()))
 }
 
+// NotFolder is the error of a folder to write into that is something else:
+// st, the file at path, is a file, a device, a named pipe or a socket.
+func NotFolder(path string, st os.FileInfo) error {
+	switch m := st.Mode(); {
+	case m.IsRegular():
+		return fmt.Errorf("%s is a file, not a folder", path)
+	case m&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice) != 0:
+		return fmt.Errorf("%s is %s, not a folder", path, kind(m))
+	}
+	return fmt.Errorf("%s is not a folder", path)
+}
+
 // kind names what a file that is not a regular file is.
 func kind(m os.FileMode) string {
 	switch {

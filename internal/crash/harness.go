@@ -72,6 +72,12 @@ type KillableBackend interface {
 // The Note the editors write.
 const crashNote = "note-1"
 
+// Needs are what a run calls on every target: a read and a write. The
+// sources (an add and a listing) it calls when the target has them. The
+// caller asks the target for Needs (contract.Capable) before a run, as a
+// command asks for an experiment's.
+var Needs = []contract.Capability{contract.CapRead, contract.CapWrite}
+
 // Run opens a run of cfg.Target, creates its Note, lets editors write
 // through it and records their calls in w: claude and human append lines to
 // the text, re-reading and re-applying on a conflict, and agent adds
