@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -20,7 +21,15 @@ type goClient struct {
 func dialGoAgent(t *testing.T, url, name string) *goClient {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	// At 2026-07-28 each request is a session of its own, and serve records
+	// a client's requests as one session by the connection they come on.
+	// net/http returns a connection to its pool after the caller has read
+	// the reply, so that a busy machine may dial a second one for the next
+	// call: one connection per host keeps the agent one session whatever
+	// the load, and its re-read after a conflict judged within it.
+	hc := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	t.Cleanup(hc.CloseIdleConnections)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatalf("%s: connecting to %s: %v", name, url, err)
 	}
