@@ -241,7 +241,7 @@ func (rd *runData) proof(says string, to int64, args []any) results.CheckProof {
 			continue
 		}
 		seen[i] = true
-		p.Ops = append(p.Ops, results.ProofOp{Call: i, Editor: c.Editor, Session: c.Session, Tool: c.Tool,
+		p.Ops = append(p.Ops, results.ProofOp{Call: i, Editor: c.Editor, Session: c.Session, Tool: c.Tool, ServerTool: h.ServerTools[c.Tool],
 			Note: c.Note, Tab: c.Tab, Intent: c.Intent, Expected: c.ExpectedVersion, Base: c.BaseVersion, Key: c.Key,
 			Outcome: string(c.Outcome), Version: c.Version, ErrorKind: c.ErrorKind, InvokeNS: c.Invoke, ReturnNS: c.Return, What: c.String()})
 	}

@@ -750,3 +750,23 @@ func TestEmptyReads(t *testing.T) {
 		t.Errorf("a read after a write of an empty text: %+v", r)
 	}
 }
+
+// A proof names the server's own tool that stood for each of its calls when
+// the run was made through a profile, and only then.
+func TestProofNamesTheServersTool(t *testing.T) {
+	for _, tools := range []map[string]string{nil, {contract.ToolEditNoteTab: "write_file", contract.ToolReadNoteTab: "read_text_file"}} {
+		b := twoEditors(contract.GuardNone)
+		b.run.Header.ServerTools = tools
+		b.edit("human", "1", "human-0", "ok", "3")
+		b.final("3", "human-0")
+		p := result(t, b.check(t, Options{}), results.CheckLostUpdates).Proofs[0]
+		if len(p.Ops) != 2 {
+			t.Fatalf("the proof of the lost update: %+v", p)
+		}
+		for _, op := range p.Ops {
+			if op.Tool != contract.ToolEditNoteTab || op.ServerTool != tools[contract.ToolEditNoteTab] {
+				t.Errorf("server tools %v: an op says tool %q, the server's %q", tools, op.Tool, op.ServerTool)
+			}
+		}
+	}
+}

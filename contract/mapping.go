@@ -22,6 +22,11 @@ type Mapping struct {
 	// for a server without versions, or the server's opaque etag or
 	// revision. Empty means the target does not say.
 	VersionFormat VersionFormat
+	// ServerTools names, for each of the contract's tools the profile maps,
+	// the server's own tool that stands for it (edit_note_tab: write_file),
+	// so that what a history or a proof shows is the call the server saw.
+	// Nil for the contract's own tools.
+	ServerTools map[string]string
 }
 
 // Native reports whether m is the contract's own tools.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -776,5 +777,39 @@ func TestTextDigest(t *testing.T) {
 	}
 	if EmptyDigest != TextDigest("\n \n") {
 		t.Error("a text of blank lines is not an empty document")
+	}
+}
+
+// The server's tools a run names in its header are read back as written,
+// and a run without them reads back without them.
+func TestServerToolsRoundTrip(t *testing.T) {
+	w := NewWriter(Header{Experiment: "race"})
+	tools := map[string]string{"edit_note_tab": "write_file", "read_note_tab": "read_text_file"}
+	for name, st := range map[string]map[string]string{"profiled": tools, "native": nil} {
+		rec, err := w.Run(RunHeader{Run: name, ServerTools: st}, func() int64 { return 0 })
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Session(&stub{}, "claude").ReadNoteTab(context.Background(), "n", "markdown")
+		if err := rec.End(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := w.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ReadFile(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range h.Runs {
+		want := map[string]string(nil)
+		if r.Header.Run == "profiled" {
+			want = tools
+		}
+		if !maps.Equal(r.Header.ServerTools, want) || (want == nil) != (r.Header.ServerTools == nil) {
+			t.Errorf("run %s: server tools %v, want %v", r.Header.Run, r.Header.ServerTools, want)
+		}
 	}
 }

@@ -187,7 +187,7 @@ func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
 				return nil, fail(line, "history header: experiment missing")
 			}
 		case KindRun:
-			rh := RunHeader{Run: l.Run, Seed: l.Seed, Clock: l.Clock, Variant: l.Variant, Policy: l.Policy}
+			rh := RunHeader{Run: l.Run, Seed: l.Seed, Clock: l.Clock, Variant: l.Variant, Policy: l.Policy, ServerTools: l.ServerTools}
 			if err := checkRunHeader(rh); err != nil {
 				return nil, fail(line, "run header: %v", err)
 			}
@@ -342,19 +342,20 @@ type anyLine struct {
 	PID    int    `json:"pid"`
 	Detail string `json:"detail"`
 	// An End's.
-	Runs       int                         `json:"runs"`
-	Calls      int                         `json:"calls"`
-	Faults     int                         `json:"faults"`
-	Experiment string                      `json:"experiment"`
-	Command    string                      `json:"command"`
-	Seed       uint64                      `json:"seed"`
-	Clock      string                      `json:"clock"`
-	Variant    contract.Variant            `json:"variant"`
-	Policy     string                      `json:"policy"`
-	Tabs       []FinalTab                  `json:"tabs"`
-	Text       string                      `json:"text"`
-	Sheets     map[string][]contract.Sheet `json:"sheets"`
-	Sources    []contract.Attachment       `json:"sources"`
+	Runs        int                         `json:"runs"`
+	Calls       int                         `json:"calls"`
+	Faults      int                         `json:"faults"`
+	Experiment  string                      `json:"experiment"`
+	Command     string                      `json:"command"`
+	Seed        uint64                      `json:"seed"`
+	Clock       string                      `json:"clock"`
+	Variant     contract.Variant            `json:"variant"`
+	Policy      string                      `json:"policy"`
+	ServerTools map[string]string           `json:"server_tools"`
+	Tabs        []FinalTab                  `json:"tabs"`
+	Text        string                      `json:"text"`
+	Sheets      map[string][]contract.Sheet `json:"sheets"`
+	Sources     []contract.Attachment       `json:"sources"`
 }
 
 func checkRunHeader(h RunHeader) error {

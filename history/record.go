@@ -58,6 +58,10 @@ type RunHeader struct {
 	// conflict policy (reapply, refresh) or the key policy (uuid, same key on
 	// retry). It is for readers: check judges the calls, not the policy.
 	Policy string `json:"policy,omitempty"`
+	// ServerTools names, for each of the contract's tools a profile mapped,
+	// the server's own tool that stood for it; absent for the contract's
+	// own tools.
+	ServerTools map[string]string `json:"server_tools,omitempty"`
 }
 
 // Cell is where a sheet_set_range call starts writing.

@@ -178,7 +178,7 @@ func (t *Target) Mapping() contract.Mapping {
 	p := t.prof.p
 	w := p.Write
 	return contract.Mapping{Profile: p.Name, VersionCheck: w.VersionCheck, Key: w.Args().Uses("idempotency_key"),
-		VersionOmittable: w.Args().Drops("expected_version"), VersionFormat: p.VersionFormat()}
+		VersionOmittable: w.Args().Drops("expected_version"), VersionFormat: p.VersionFormat(), ServerTools: p.ServerTools()}
 }
 
 // servedProfiled is the variant of a Target with a profile: a guard on the

@@ -303,7 +303,7 @@ func ProofTables(a results.Audit) []Table {
 		t := Table{Title: "Proof: " + p.Title + ", " + p.Cell.Mode, Header: []string{"Made (s)", "Returned (s)", "Operation"}}
 		for _, op := range pr.Ops {
 			what := op.What
-			if op.ServerTool != "" {
+			if op.ServerTool != "" && op.ServerTool != op.Tool {
 				what += " (the server's " + op.ServerTool + ")"
 			}
 			t.Rows = append(t.Rows, []string{Fixed(float64(op.InvokeNS)/1e9, 3), Fixed(float64(op.ReturnNS)/1e9, 3), what})

@@ -288,7 +288,7 @@ func createRun(ctx context.Context, cfg Create, rt Runtime, c createCase, seed u
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
-	rec, err := recorder(rt.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(rt.Target, variant), Policy: c.policy}, clock)
+	rec, err := recorder(rt.History, rt.Target, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(rt.Target, variant), Policy: c.policy}, clock)
 	if err != nil {
 		return run, nil, err
 	}

@@ -564,7 +564,7 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 		sheetID = tab.TabID
 	}
 
-	rec, err := recorder(rt.History, history.RunHeader{Run: spec.name, Seed: seed, Clock: string(env.Clock), Variant: variant, Policy: string(policy)}, clock)
+	rec, err := recorder(rt.History, rt.Target, history.RunHeader{Run: spec.name, Seed: seed, Clock: string(env.Clock), Variant: variant, Policy: string(policy)}, clock)
 	if err != nil {
 		return run, err
 	}

@@ -10,9 +10,14 @@ import (
 // recorder starts recording a run in w, on clock, or returns nil when w is nil
 // (the default: nothing is recorded). Times are nanoseconds since the run began:
 // monotonic on the real clock, virtual on the virtual one.
-func recorder(w *history.Writer, h history.RunHeader, clock Clock) (*history.Recorder, error) {
+// A target that maps the contract onto a server's own tools names them in
+// h (contract.Mapped).
+func recorder(w *history.Writer, target contract.Target, h history.RunHeader, clock Clock) (*history.Recorder, error) {
 	if w == nil {
 		return nil, nil
+	}
+	if m, ok := target.(contract.Mapped); ok {
+		h.ServerTools = m.Mapping().ServerTools
 	}
 	start := clock.Now()
 	return w.Run(h, func() int64 { return int64(clock.Now().Sub(start)) })

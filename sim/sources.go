@@ -359,7 +359,7 @@ func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchS
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
-	rec, err := recorder(rt.History, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(rt.Target, contract.Variant{}), Policy: policy}, clock)
+	rec, err := recorder(rt.History, rt.Target, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(rt.Target, contract.Variant{}), Policy: policy}, clock)
 	if err != nil {
 		return run, err
 	}

@@ -113,8 +113,11 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 	if s, ok := cfg.Target.(contract.Served); ok {
 		variant, _ = s.Served()
 	}
-	rec, err := w.Run(history.RunHeader{Run: cfg.Name, Seed: cfg.Seed, Clock: "real", Variant: variant, Policy: "reapply; the same call and key after a kill"},
-		func() int64 { return int64(time.Since(start)) })
+	header := history.RunHeader{Run: cfg.Name, Seed: cfg.Seed, Clock: "real", Variant: variant, Policy: "reapply; the same call and key after a kill"}
+	if m, ok := cfg.Target.(contract.Mapped); ok {
+		header.ServerTools = m.Mapping().ServerTools
+	}
+	rec, err := w.Run(header, func() int64 { return int64(time.Since(start)) })
 	if err != nil {
 		return res, err
 	}

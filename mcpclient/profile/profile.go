@@ -758,6 +758,36 @@ func (p *Profile) Tools() []string {
 	return out
 }
 
+// ServerTools returns, for each of the contract's tools the profile maps,
+// the server's tool that stands for it.
+func (p *Profile) ServerTools() map[string]string {
+	out := map[string]string{}
+	add := func(contractTool string, c *ToolCall) {
+		if c.Tool != "" {
+			out[contractTool] = c.Tool
+		}
+	}
+	if p.Read != nil {
+		add(contract.ToolReadNoteTab, &p.Read.ToolCall)
+	}
+	if p.Write != nil {
+		add(contract.ToolEditNoteTab, &p.Write.ToolCall)
+	}
+	if p.Create != nil {
+		add(contract.ToolCreateNoteTab, &p.Create.ToolCall)
+	}
+	if p.List != nil {
+		add(contract.ToolListNoteTabs, &p.List.ToolCall)
+	}
+	if p.AddSource != nil {
+		add(contract.ToolAddNoteSource, &p.AddSource.ToolCall)
+	}
+	if p.ListSources != nil {
+		add(contract.ToolListNoteAttachments, &p.ListSources.ToolCall)
+	}
+	return out
+}
+
 func (p *Profile) calls() []*ToolCall {
 	var out []*ToolCall
 	if p.Read != nil {

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // Every built-in profile parses, and its write mode is the one it means.
@@ -203,5 +206,32 @@ func TestSchemaViolationWords(t *testing.T) {
 	_, err := Parse(mutate(t, func(m map[string]any) { section(m, "read")["arguments"] = "x" }), "p.json")
 	if err == nil || err.Error() != "profile p.json: read.arguments: must be object (got string)" {
 		t.Errorf("%v", err)
+	}
+}
+
+// A profile names the server's tool behind each contract tool it maps, and
+// no other.
+func TestServerTools(t *testing.T) {
+	p, err := Builtin("filesystem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.ServerTools()
+	if got[contract.ToolEditNoteTab] != p.Write.Tool || got[contract.ToolReadNoteTab] != p.Read.Tool || p.Write.Tool == "" {
+		t.Errorf("server tools %v; the profile writes with %q and reads with %q", got, p.Write.Tool, p.Read.Tool)
+	}
+	var names []string
+	for _, tool := range contract.Tools() {
+		names = append(names, tool.Name)
+	}
+	for tool := range got {
+		if !slices.Contains(names, tool) {
+			t.Errorf("server tools name %q, not a contract tool", tool)
+		}
+	}
+	if p.AddSource == nil {
+		if _, ok := got[contract.ToolAddNoteSource]; ok {
+			t.Errorf("server tools %v name a source tool the profile lacks", got)
+		}
 	}
 }
