@@ -35,6 +35,10 @@ const (
 	KindInvalid  = ErrInvalidArgument
 	KindSchema   = "schema"
 	KindRefused  = "refused"
+	// KindGone: the server says the document the call names no longer
+	// exists (a profile's error class "gone"): it changed nothing, and the
+	// document, or the whole store, is lost.
+	KindGone = "gone"
 	// Info kinds.
 	KindReplyLost  = "reply_lost"
 	KindTimeout    = "timeout"
@@ -66,7 +70,7 @@ func OutcomeOf(err error) Outcome {
 	switch KindOf(err) {
 	case "":
 		return OK
-	case KindConflict, KindNotFound, KindInvalid, KindSchema, KindRefused:
+	case KindConflict, KindNotFound, KindInvalid, KindSchema, KindRefused, KindGone:
 		return Fail
 	}
 	return Info
@@ -131,6 +135,31 @@ func (e *RefusedError) Error() string {
 	}
 	return s
 }
+
+// GoneError is a reply that says the document the call names no longer
+// exists, as a profile's error class "gone" recognizes it: a Fail of kind
+// KindGone.
+type GoneError struct {
+	// Tool is the tool that answered, Reply what it answered, cut short.
+	Tool  string
+	Reply string
+	// Target names the server, Field the profile field whose call it was.
+	Target, Field string
+}
+
+func (e *GoneError) Error() string {
+	s := e.Tool + " says the document is gone: " + e.Reply
+	if e.Field != "" {
+		s = e.Field + " (" + s + ")"
+	}
+	if e.Target != "" {
+		s = "target " + e.Target + ": " + s
+	}
+	return s
+}
+
+// OutcomeKind is KindGone.
+func (e *GoneError) OutcomeKind() string { return KindGone }
 
 // IndeterminateError is an Info outcome with its cause named: the call may
 // or may not have happened. Kind is one of the Info kinds (KindReplyLost,

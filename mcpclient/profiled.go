@@ -681,6 +681,8 @@ func (s *session) classify(kind callKind, field, tool string, r *profile.Reply) 
 		return &contract.RefusedError{Target: s.b.t.name, Field: field, Tool: tool, Reply: r.Short()}
 	case profile.ClassTransient:
 		return &transientError{reply: r.Short()}
+	case profile.ClassGone:
+		return &contract.GoneError{Target: s.b.t.name, Field: field, Tool: tool, Reply: r.Short()}
 	}
 	return contract.Indeterminatef(contract.KindServerError, "target %s: profile %s: %s (%s): error result %s", s.b.t.name, p.Name, field, tool, r.Short())
 }

@@ -386,3 +386,23 @@ func TestErrorClassOfAnOKReply(t *testing.T) {
 		t.Errorf("%v (%T)", err, err)
 	}
 }
+
+// An error class "gone" makes a reply that says the document no longer
+// exists a definite failure of kind gone, naming the tool and its words;
+// another class keeps its meaning.
+func TestErrorClassGone(t *testing.T) {
+	data := strings.Replace(docStoreProfile, `"version_format": "counter",`, `"version_format": "counter",
+  "errors": [{"pattern": "ENOENT", "class": "gone"}, {"pattern": "busy", "class": "refused"}],`, 1)
+	tg := &Target{prof: &profiled{p: parseProfile(t, data)}, name: "docstore"}
+	sess := &session{b: &backend{t: tg}}
+	err := sess.classify(reading, "read", "get", &profile.Reply{IsError: true, Text: "ENOENT: no such file"})
+	var gone *contract.GoneError
+	if !errors.As(err, &gone) || contract.OutcomeOf(err) != contract.Fail || contract.KindOf(err) != contract.KindGone ||
+		err.Error() != `target docstore: read (get says the document is gone: "ENOENT: no such file")` {
+		t.Errorf("%v (%T)", err, err)
+	}
+	err = sess.classify(reading, "read", "get", &profile.Reply{IsError: true, Text: "busy"})
+	if contract.KindOf(err) != contract.KindRefused {
+		t.Errorf("a refusal: %v (%T)", err, err)
+	}
+}

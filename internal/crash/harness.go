@@ -133,7 +133,7 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 	defer stopFaults()
 
 	stop := make(chan struct{})
-	ed := &editors{stop: stop, answered: make(chan struct{}, 1), acked: map[string]bool{}}
+	ed := &editors{stop: stop, answered: make(chan struct{}, 1), gone: make(chan struct{}), acked: map[string]bool{}}
 	editorCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	names := append(append([]string(nil), texts...), sources...)
@@ -179,6 +179,10 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 		select {
 		case <-ed.answered:
 			wait.Stop()
+		case <-ed.gone:
+			wait.Stop()
+			res.Stalled = fmt.Sprintf("the server says the document is gone, after %s: %s", plural.Count(res.Kills, "kill"), ed.lastError())
+			continue
 		case <-editorCtx.Done():
 			wait.Stop()
 			killErr = editorCtx.Err()
@@ -356,6 +360,11 @@ type editors struct {
 	// a write sent since the last kill is answered (whatever the answer).
 	epoch    atomic.Int64
 	answered chan struct{}
+	// gone is closed when the server says the document is gone (a
+	// profile's error class "gone"): no write can land any more, and the
+	// run ends there, saying so.
+	gone     chan struct{}
+	goneOnce sync.Once
 
 	writes, acks, cutOff, replayed, errors, unreadable atomic.Int64
 
@@ -471,6 +480,10 @@ func (e *editors) judge(err error) outcome {
 		return done
 	case errors.As(err, &conflict):
 		return again
+	case contract.KindOf(err) == contract.KindGone:
+		e.goneOnce.Do(func() { close(e.gone) })
+		e.errors.Add(1)
+		return giveUp
 	case contract.OutcomeOf(err) == contract.Info:
 		if contract.KindOf(err) == contract.KindUnreadable {
 			e.unreadable.Add(1)

@@ -83,8 +83,8 @@ func (p *Profile) compileMatchers() error {
 	}
 	for i, e := range p.Errors {
 		field := fmt.Sprintf("errors[%d]", i)
-		if e.Class != ClassRefused && e.Class != ClassTransient {
-			return &Error{Field: field + ".class", Err: fmt.Errorf("%q is not one of refused, transient", e.Class)}
+		if e.Class != ClassRefused && e.Class != ClassTransient && e.Class != ClassGone {
+			return &Error{Field: field + ".class", Err: fmt.Errorf("%q is not one of refused, transient, gone", e.Class)}
 		}
 		if err := e.Matcher.compile(field); err != nil {
 			return err

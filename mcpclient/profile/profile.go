@@ -176,6 +176,11 @@ const (
 	// nothing (database is locked); the same call is tried again, a few
 	// times.
 	ClassTransient = "transient"
+	// ClassGone: the server says the document is gone (ENOENT, "entity
+	// not found"); it changed nothing, and the document, or the store, is
+	// lost: a Fail the audit counts as a store destroyed when no fault
+	// came before it.
+	ClassGone = "gone"
 )
 
 // ErrorClass is a matcher of error replies and what they mean.

@@ -157,7 +157,7 @@ func TestFormat2MatcherMembers(t *testing.T) {
 		{"one matcher and any_of", func(m map[string]any) { section(m, "conflict")["any_of"] = []any{map[string]any{"pattern": "x"}} },
 			"profile p.json: conflict: give one matcher or any_of, not both"},
 		{"a class that is none", func(m map[string]any) { m["errors"].([]any)[0].(map[string]any)["class"] = "fatal" },
-			"profile p.json: errors[0].class: not one of the values it takes refused, transient"},
+			"profile p.json: errors[0].class: not one of the values it takes refused, transient, gone"},
 		{"a matcher of nothing", func(m map[string]any) {
 			m["errors"] = []any{map[string]any{"is_error": false, "class": "refused"}}
 		}, "profile p.json: errors[0]: recognizes nothing: give is_error, a pointer with equals, or a pattern"},
