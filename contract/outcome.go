@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Outcome is what a client learned of a call, in Jepsen's three: it happened,
@@ -67,14 +68,22 @@ const (
 // A cancelled or expired ctx of the caller's own is not an outcome of the
 // server's: callers check their ctx before classifying.
 func OutcomeOf(err error) Outcome {
-	switch KindOf(err) {
-	case "":
+	k := KindOf(err)
+	switch {
+	case k == "":
 		return OK
-	case KindConflict, KindNotFound, KindInvalid, KindSchema, KindRefused, KindGone:
+	case slices.Contains(failKinds, k):
 		return Fail
 	}
 	return Info
 }
+
+// failKinds are the kinds of a Fail: the call changed nothing.
+var failKinds = []string{KindConflict, KindNotFound, KindInvalid, KindSchema, KindRefused, KindGone}
+
+// IsFailKind reports whether kind is one of a Fail's; every other kind is
+// an Info's.
+func IsFailKind(kind string) bool { return slices.Contains(failKinds, kind) }
 
 // KindOf names the kind of failure err is (one of the Kind constants), or ""
 // for nil.

@@ -585,7 +585,7 @@ func TestReadFormat2BadInput(t *testing.T) {
 		{"format 1 outcome", head + run + edit + `"outcome":"conflict","version":"2"}` + "\n", `h.jsonl:3: call: outcome: "conflict" is not ok, fail or info`},
 		{"fail without kind", head + run + edit + `"outcome":"fail"}` + "\n", "h.jsonl:3: call: error_kind: missing on a call whose outcome is fail"},
 		{"info without kind", head + run + edit + `"outcome":"info"}` + "\n", "h.jsonl:3: call: error_kind: missing on a call whose outcome is info"},
-		{"fail of an info kind", head + run + edit + `"outcome":"fail","error_kind":"timeout"}` + "\n", `h.jsonl:3: call: error_kind: "timeout" is no kind of fail (want conflict, not_found, invalid_argument, schema or refused)`},
+		{"fail of an info kind", head + run + edit + `"outcome":"fail","error_kind":"timeout"}` + "\n", `h.jsonl:3: call: error_kind: "timeout" is no kind of fail (want conflict, not_found, invalid_argument, schema, refused or gone)`},
 		{"info of a fail kind", head + run + edit + `"outcome":"info","error_kind":"conflict"}` + "\n", "h.jsonl:3: call: error_kind: conflict is a kind of fail, not of info"},
 		{"ok with a kind", head + run + edit + `"outcome":"ok","version":"2","error_kind":"busy"}` + "\n", `h.jsonl:3: call: error_kind: "busy" on an ok call`},
 		{"read conflicts", head + run + read + `"outcome":"fail","error_kind":"conflict"}` + "\n", "h.jsonl:3: call: outcome: a read_note_tab call cannot conflict"},
@@ -811,5 +811,20 @@ func TestServerToolsRoundTrip(t *testing.T) {
 		if !maps.Equal(r.Header.ServerTools, want) || (want == nil) != (r.Header.ServerTools == nil) {
 			t.Errorf("run %s: server tools %v, want %v", r.Header.Run, r.Header.ServerTools, want)
 		}
+	}
+}
+
+// A call that failed because the document is gone reads back as a fail of
+// kind gone; the same kind on an info call is refused.
+func TestGoneIsAKindOfFail(t *testing.T) {
+	base := Call{Run: "r", Editor: "claude", Tool: "read_note_tab", Note: "n"}
+	fail, info := base, base
+	fail.Outcome, fail.ErrorKind = contract.Fail, contract.KindGone
+	info.Outcome, info.ErrorKind = contract.Info, contract.KindGone
+	if err := checkOutcome(fail); err != nil {
+		t.Errorf("a gone fail: %v", err)
+	}
+	if err := checkOutcome(info); err == nil || !strings.Contains(err.Error(), "gone is a kind of fail") {
+		t.Errorf("a gone info: %v", err)
 	}
 }

@@ -412,12 +412,6 @@ func fromFormat1(c *Call) error {
 	return nil
 }
 
-// failKinds are the kinds of a Fail outcome (contract.OutcomeOf).
-var failKinds = map[string]bool{
-	contract.KindConflict: true, contract.KindNotFound: true, contract.KindInvalid: true,
-	contract.KindSchema: true, contract.KindRefused: true,
-}
-
 // checkOutcome checks a format-2 call's outcome against its kind. Info kinds
 // are open: a kind this notesbench does not know is kept.
 func checkOutcome(c Call) error {
@@ -428,9 +422,9 @@ func checkOutcome(c Call) error {
 		return fmt.Errorf("error_kind: %q on an ok call", c.ErrorKind)
 	case c.Outcome != contract.OK && c.ErrorKind == "":
 		return fmt.Errorf("error_kind: missing on a call whose outcome is %s", c.Outcome)
-	case c.Outcome == contract.Fail && !failKinds[c.ErrorKind]:
-		return fmt.Errorf("error_kind: %q is no kind of fail (want conflict, not_found, invalid_argument, schema or refused)", c.ErrorKind)
-	case c.Outcome == contract.Info && failKinds[c.ErrorKind]:
+	case c.Outcome == contract.Fail && !contract.IsFailKind(c.ErrorKind):
+		return fmt.Errorf("error_kind: %q is no kind of fail (want conflict, not_found, invalid_argument, schema, refused or gone)", c.ErrorKind)
+	case c.Outcome == contract.Info && contract.IsFailKind(c.ErrorKind):
 		return fmt.Errorf("error_kind: %s is a kind of fail, not of info: the call definitely did not happen", c.ErrorKind)
 	}
 	return nil
