@@ -5,6 +5,7 @@ import (
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
+	"strconv"
 )
 
 // Race is the race experiment: lost updates with and without the version
@@ -54,6 +55,7 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 				}
 				return string(v.Guard) + "/reapply," + string(v.Guard) + "/refresh"
 			}),
+			Bool("reissue", &c.Reissue, "send a write whose outcome is unknown (its reply lost, its stream cut, its server killed) again, the same call with the same key, up to "+strconv.Itoa(sim.MaxReissues)+" times, as MCP 2026-07-28 asks of a client whose response stream broke; without it the edit is given up"),
 		}, editingParams(&c.Editing)...)...)
 	},
 	Published: func(c sim.Race) sim.Race {

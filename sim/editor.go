@@ -61,7 +61,11 @@ type editor struct {
 	// maxTries bounds the calls of one edit (triesBound); 0 means the
 	// bound of the most edits a run can have.
 	maxTries int
-	stats    results.EditorRun
+	// reissue: a write whose outcome is unknown is sent again, the same
+	// call with the same key, up to MaxReissues times, before the edit is
+	// given up.
+	reissue bool
+	stats   results.EditorRun
 	// acked lists the edits the store acknowledged, by index.
 	acked []int
 }
@@ -125,11 +129,10 @@ func (e *editor) write(ctx context.Context, noteID string, i int, ed edit, read 
 		}
 		tries++
 		req.IdempotencyKey = fmt.Sprintf("%s-%d-%d", e.name, i, tries)
-		if err := e.clock.BusyWrite(ctx); err != nil {
-			return err
+		err, stop := e.send(ctx, req)
+		if stop != nil {
+			return stop
 		}
-		_, err := e.conn.EditNoteTab(ctx, req)
-		e.stats.Writes++
 		var conflict *contract.ConflictError
 		switch {
 		case err == nil:
@@ -149,6 +152,29 @@ func (e *editor) write(ctx context.Context, noteID string, i int, ed edit, read 
 		} else {
 			req.ExpectedVersion = fresh.Version
 		}
+	}
+}
+
+// MaxReissues bounds how many times an editor that reissues sends one write
+// again whose outcome it does not know.
+const MaxReissues = 3
+
+// send sends req, and, for an editor that reissues, sends it again, the
+// same call with the same key, while its outcome is unknown, up to
+// MaxReissues times; each outcome nobody knows but the last counts as
+// info. It returns the last answer's error (nil: the write landed), and
+// apart the error that ends the run (the caller's ctx).
+func (e *editor) send(ctx context.Context, req contract.EditRequest) (answer, stop error) {
+	for reissues := 0; ; reissues++ {
+		if err := e.clock.BusyWrite(ctx); err != nil {
+			return nil, err
+		}
+		_, err := e.conn.EditNoteTab(ctx, req)
+		e.stats.Writes++
+		if err == nil || !e.reissue || reissues == MaxReissues || contract.OutcomeOf(err) != contract.Info || stopping(ctx, err) != nil {
+			return err, nil
+		}
+		e.stats.Info++
 	}
 }
 

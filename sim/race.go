@@ -193,6 +193,12 @@ type Race struct {
 	Modes []Mode `json:"modes"`
 	Editing
 	VersionFormat contract.VersionFormat `json:"version_format"`
+	// Reissue makes each editor send a write whose outcome it does not
+	// know (its reply lost, its stream cut, its server killed) again, the
+	// same call with the same idempotency key, as a new request, up to
+	// MaxReissues times: what MCP 2026-07-28 asks of a client whose
+	// response stream broke. Without it the editor gives the edit up.
+	Reissue bool `json:"reissue,omitempty"`
 }
 
 var _ Configuration[Race, results.RaceRow, results.RaceRun] = Race{}
@@ -236,6 +242,7 @@ func (c Race) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[resul
 			edits:   c.Edits,
 			claude:  claude,
 			human:   human,
+			reissue: c.Reissue,
 		}
 	}, c.Fold)
 }
@@ -248,7 +255,13 @@ func (c Race) Fold(runs []results.RaceRun) ([]results.RaceRow, error) {
 }
 
 // Describe implements Experiment.
-func (c Race) Describe(target contract.Target) string { return c.Editing.describe(c.Env, target) }
+func (c Race) Describe(target contract.Target) string {
+	s := c.Editing.describe(c.Env, target)
+	if c.Reissue {
+		s += fmt.Sprintf(", a write whose outcome is unknown sent again with its key up to %d times", MaxReissues)
+	}
+	return s
+}
 
 // Replica implements Configuration.
 func (c Race) Replica() Race { c.Env = c.Env.replica(); return c }
@@ -517,6 +530,9 @@ type raceSpec struct {
 	// onSheet puts the person on a Sheet tab, one new cell per edit, instead of
 	// appending lines to the text.
 	onSheet bool
+	// reissue: the editors send a write whose outcome they do not know
+	// again (Race.Reissue).
+	reissue bool
 }
 
 // runRace runs claude and the person against a fresh Note of rt's target,
@@ -569,8 +585,8 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 		return run, err
 	}
 	budget, tries := newErrorBudget(env.MaxErrors), triesBound(2*spec.edits)
-	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy, errors: budget, maxTries: tries}
-	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy, errors: budget, maxTries: tries}
+	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy, errors: budget, maxTries: tries, reissue: spec.reissue}
+	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy, errors: budget, maxTries: tries, reissue: spec.reissue}
 	humanEdit := func(i int) edit { return appendLine(noteID, lineName("human", i)) }
 	if spec.onSheet {
 		humanEdit = func(i int) edit { return setCell(noteID, sheetID, i, lineName("human", i)) }
