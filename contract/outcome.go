@@ -134,13 +134,17 @@ type RefusedError struct {
 	Target, Field string
 }
 
-func (e *RefusedError) Error() string {
-	s := e.Tool + " refused: " + e.Reply
-	if e.Field != "" {
-		s = e.Field + " (" + s + ")"
+func (e *RefusedError) Error() string { return replied(e.Target, e.Field, e.Tool+" refused: "+e.Reply) }
+
+// replied names, before what a tool replied, the profile field whose call
+// it was and the target, where they are known: "target t: write (put
+// refused: …)".
+func replied(target, field, s string) string {
+	if field != "" {
+		s = field + " (" + s + ")"
 	}
-	if e.Target != "" {
-		s = "target " + e.Target + ": " + s
+	if target != "" {
+		s = "target " + target + ": " + s
 	}
 	return s
 }
@@ -157,14 +161,7 @@ type GoneError struct {
 }
 
 func (e *GoneError) Error() string {
-	s := e.Tool + " says the document is gone: " + e.Reply
-	if e.Field != "" {
-		s = e.Field + " (" + s + ")"
-	}
-	if e.Target != "" {
-		s = "target " + e.Target + ": " + s
-	}
-	return s
+	return replied(e.Target, e.Field, e.Tool+" says the document is gone: "+e.Reply)
 }
 
 // OutcomeKind is KindGone.
