@@ -767,53 +767,45 @@ func (p *Profile) Tools() []string {
 // the server's tool that stands for it.
 func (p *Profile) ServerTools() map[string]string {
 	out := map[string]string{}
-	add := func(contractTool string, c *ToolCall) {
-		if c.Tool != "" {
-			out[contractTool] = c.Tool
+	for _, m := range p.mapped() {
+		if m.call.Tool != "" {
+			out[m.tool] = m.call.Tool
 		}
-	}
-	if p.Read != nil {
-		add(contract.ToolReadNoteTab, &p.Read.ToolCall)
-	}
-	if p.Write != nil {
-		add(contract.ToolEditNoteTab, &p.Write.ToolCall)
-	}
-	if p.Create != nil {
-		add(contract.ToolCreateNoteTab, &p.Create.ToolCall)
-	}
-	if p.List != nil {
-		add(contract.ToolListNoteTabs, &p.List.ToolCall)
-	}
-	if p.AddSource != nil {
-		add(contract.ToolAddNoteSource, &p.AddSource.ToolCall)
-	}
-	if p.ListSources != nil {
-		add(contract.ToolListNoteAttachments, &p.ListSources.ToolCall)
 	}
 	return out
 }
 
 func (p *Profile) calls() []*ToolCall {
 	var out []*ToolCall
-	if p.Read != nil {
-		out = append(out, &p.Read.ToolCall)
-	}
-	if p.Write != nil {
-		out = append(out, &p.Write.ToolCall)
-	}
-	if p.Create != nil {
-		out = append(out, &p.Create.ToolCall)
-	}
-	if p.List != nil {
-		out = append(out, &p.List.ToolCall)
-	}
-	if p.AddSource != nil {
-		out = append(out, &p.AddSource.ToolCall)
-	}
-	if p.ListSources != nil {
-		out = append(out, &p.ListSources.ToolCall)
+	for _, m := range p.mapped() {
+		out = append(out, m.call)
 	}
 	return out
+}
+
+// mapped is each of the profile's operations with the contract tool it
+// stands for, in the order of the file.
+func (p *Profile) mapped() []mappedCall {
+	var out []mappedCall
+	add := func(tool string, present bool, call func() *ToolCall) {
+		if present {
+			out = append(out, mappedCall{tool, call()})
+		}
+	}
+	add(contract.ToolReadNoteTab, p.Read != nil, func() *ToolCall { return &p.Read.ToolCall })
+	add(contract.ToolEditNoteTab, p.Write != nil, func() *ToolCall { return &p.Write.ToolCall })
+	add(contract.ToolCreateNoteTab, p.Create != nil, func() *ToolCall { return &p.Create.ToolCall })
+	add(contract.ToolListNoteTabs, p.List != nil, func() *ToolCall { return &p.List.ToolCall })
+	add(contract.ToolAddNoteSource, p.AddSource != nil, func() *ToolCall { return &p.AddSource.ToolCall })
+	add(contract.ToolListNoteAttachments, p.ListSources != nil, func() *ToolCall { return &p.ListSources.ToolCall })
+	return out
+}
+
+// mappedCall is an operation of a profile and the contract tool it stands
+// for.
+type mappedCall struct {
+	tool string
+	call *ToolCall
 }
 
 // Capability returns the section of the profile a capability needs, and
