@@ -10,7 +10,9 @@
 // put in its artifact folder (t.ArtifactDir: a crash test its history, for
 // notesbench check) under -out, round by round. At the end every failure is
 // listed, with its round, its last lines of output and its artifacts; the
-// exit code is 1 if any round failed.
+// exit code is 1 if any round failed. A round during which the tree changed
+// (a commit, a merge, an edit: its packages may have been built half before
+// and half after) is void, said so, and run again, up to -rounds times.
 //
 // Usage:
 //
@@ -20,6 +22,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -88,13 +91,15 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	defer stopHog()
 	fmt.Fprintf(stdout, "stress: %d rounds of %s beside %d busy loops (%d CPUs)\n", o.rounds, strings.Join(o.command, " "), o.hogs, runtime.NumCPU())
 	var failures []failure
-	for round := 1; round <= o.rounds; round++ {
+	void := 0 // rounds run again: the tree changed under them
+	for round := 1; round <= o.rounds+void; round++ {
 		dir := filepath.Join(out, fmt.Sprintf("round-%02d", round))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			fmt.Fprintln(stderr, "stress:", err)
 			return 2
 		}
 		start := time.Now()
+		before := treeState()
 		failed, err := runRound(ctx, o, round, dir)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "stress: interrupted")
@@ -105,6 +110,13 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) int {
 			return 1
 		}
 		verdict := "ok"
+		if after := treeState(); after != before && void < o.rounds {
+			// A commit, a merge or an edit during the round: what failed
+			// may have been built half before it and half after.
+			fmt.Fprintf(stdout, "round %2d: void, the tree changed during it (%s); run again (%.0f s)\n", round, after, time.Since(start).Seconds())
+			void++
+			continue
+		}
 		if len(failed) > 0 {
 			var names []string
 			for _, f := range failed {
@@ -118,7 +130,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		failures = append(failures, failed...)
 	}
 	if len(failures) == 0 {
-		fmt.Fprintf(stdout, "stress: %d of %d rounds passed\n", o.rounds, o.rounds)
+		fmt.Fprintf(stdout, "stress: %d of %d rounds passed", o.rounds, o.rounds)
+		if void > 0 {
+			fmt.Fprintf(stdout, " (and %d void, run again)", void)
+		}
+		fmt.Fprintln(stdout)
 		return 0
 	}
 	fmt.Fprintf(stdout, "\nstress: %d failures\n", len(failures))
@@ -135,6 +151,21 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		}
 	}
 	return 1
+}
+
+// treeState names the state of the tree the tests are built from: the
+// commit checked out and a digest of the changes git sees in the work tree
+// (the diff of its tracked files and the names of the new ones); "" outside
+// a git tree, where it cannot tell.
+func treeState() string {
+	head, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	diff, _ := exec.Command("git", "diff", "HEAD").Output()
+	untracked, _ := exec.Command("git", "ls-files", "--others", "--exclude-standard").Output()
+	sum := sha256.Sum256(append(diff, untracked...))
+	return fmt.Sprintf("HEAD %s, work tree %x", strings.TrimSpace(string(head)), sum[:6])
 }
 
 // runRound runs the pass once with its output and artifacts under dir, and
