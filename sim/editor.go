@@ -72,7 +72,8 @@ type editor struct {
 
 // run performs n edits, each made by next(i): pause, read, think, write, and on a
 // version conflict re-read and write again at once under the editor's policy,
-// with a fresh idempotency key per call, at most e.maxTries calls an edit.
+// with a fresh idempotency key per try (a reissue resends its try's key), at
+// most e.maxTries tries an edit.
 //
 // Every call ends ok, fail or info (contract.OutcomeOf), and the run goes on
 // after each: a read that fails leaves the edit without a base, so the edit
@@ -161,8 +162,10 @@ const MaxReissues = 3
 
 // send sends req, and, for an editor that reissues, sends it again, the
 // same call with the same key, while its outcome is unknown, up to
-// MaxReissues times; each outcome nobody knows but the last counts as
-// info. It returns the last answer's error (nil: the write landed), and
+// MaxReissues times. Only the last answer counts (as an error and an info,
+// when its outcome is still unknown): an unknown outcome the resend
+// settled is no error of the editor's, and Info stays a share of Errors,
+// which the audit's counts rely on. It returns the last answer's error (nil: the write landed), and
 // apart the error that ends the run (the caller's ctx).
 func (e *editor) send(ctx context.Context, req contract.EditRequest) (answer, stop error) {
 	for reissues := 0; ; reissues++ {
@@ -174,7 +177,6 @@ func (e *editor) send(ctx context.Context, req contract.EditRequest) (answer, st
 		if err == nil || !e.reissue || reissues == MaxReissues || contract.OutcomeOf(err) != contract.Info || stopping(ctx, err) != nil {
 			return err, nil
 		}
-		e.stats.Info++
 	}
 }
 
