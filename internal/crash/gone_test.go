@@ -14,10 +14,8 @@ func TestGoneEndsTheRun(t *testing.T) {
 	if got := ed.judge(&contract.RefusedError{Tool: "write_file", Reply: "no"}); got != giveUp {
 		t.Errorf("a refusal: %v, want giveUp", got)
 	}
-	select {
-	case <-ed.gone:
+	if ed.isGone() || ed.stopped() {
 		t.Fatal("a refusal said the document is gone")
-	default:
 	}
 	gone := &contract.GoneError{Tool: "read_text_file", Reply: "ENOENT"}
 	for range 2 {
@@ -25,10 +23,8 @@ func TestGoneEndsTheRun(t *testing.T) {
 			t.Errorf("gone: %v, want giveUp", got)
 		}
 	}
-	select {
-	case <-ed.gone:
-	default:
-		t.Fatal("the run was not told the document is gone")
+	if !ed.isGone() || !ed.stopped() {
+		t.Fatal("the run was not told the document is gone, or its editors go on")
 	}
 	if ed.errors.Load() != 3 || ed.lastError() != "the last error: "+gone.Error() {
 		t.Errorf("errors %d, %s", ed.errors.Load(), ed.lastError())

@@ -170,6 +170,10 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 	misses := 0          // kills in a row that found nothing to kill
 	killed := time.Now() // the last kill that found a server to kill
 	for n := 1; n <= cfg.Kills && killErr == nil && res.Stalled == ""; n++ {
+		if ed.isGone() {
+			res.Stalled = ed.goneSaid(res.Kills)
+			continue
+		}
 		life := cfg.MinLife + time.Duration(r.Int64N(int64(cfg.MaxLife-cfg.MinLife)+1))
 		select { // an answer to a write sent before the last kill does not count
 		case <-ed.answered:
@@ -181,8 +185,7 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 			wait.Stop()
 		case <-ed.gone:
 			wait.Stop()
-			res.Stalled = fmt.Sprintf("the server says the document is gone, after %s: %s", plural.Count(res.Kills, "kill"), ed.lastError())
-			continue
+			continue // the loop's head says so
 		case <-editorCtx.Done():
 			wait.Stop()
 			killErr = editorCtx.Err()
@@ -193,6 +196,8 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 		}
 		select {
 		case <-time.After(life):
+		case <-ed.gone:
+			continue
 		case <-editorCtx.Done():
 			killErr = editorCtx.Err()
 			continue
@@ -212,6 +217,9 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 			misses, killed = 0, time.Now()
 			res.Kills++
 		}
+	}
+	if ed.isGone() && res.Stalled == "" { // after the last kill
+		res.Stalled = ed.goneSaid(res.Kills)
 	}
 	close(stop)
 	// An editor's call to a server that hangs would keep it for ever: past
@@ -373,6 +381,21 @@ type editors struct {
 	last  error           // the last call that did not end ok, for a stalled run
 }
 
+// goneSaid is why a run whose document is gone ended, after kills.
+func (e *editors) goneSaid(kills int) string {
+	return fmt.Sprintf("the server says the document is gone, after %s: %s", plural.Count(kills, "kill"), e.lastError())
+}
+
+// isGone reports whether the server has said the document is gone.
+func (e *editors) isGone() bool {
+	select {
+	case <-e.gone:
+		return true
+	default:
+		return false
+	}
+}
+
 // lastError says what the last call that did not end ok was told.
 func (e *editors) lastError() string {
 	e.mu.Lock()
@@ -400,6 +423,8 @@ func (e *editors) backoff(fails int) {
 func (e *editors) stopped() bool {
 	select {
 	case <-e.stop:
+		return true
+	case <-e.gone: // no write can land any more
 		return true
 	default:
 		return false
