@@ -59,7 +59,7 @@ const (
 
 // OutcomeOf classifies the error a call returned. nil is OK. A contract
 // outcome (a *ConflictError, *NotFoundError, *InvalidArgumentError or
-// *SchemaError) and a *RefusedError are Fail. An error with an
+// *SchemaError), a *RefusedError and a *GoneError are Fail. An error with an
 // OutcomeKind() string method says its kind itself (a JSON-RPC error, by its
 // code). Anything else — a transport failure, a timeout, a server that
 // died, a reply nobody can read, an *IndeterminateError — is Info: the call

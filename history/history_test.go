@@ -803,6 +803,9 @@ func TestServerToolsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(h.Runs) != 2 {
+		t.Fatalf("%d runs read back, want 2", len(h.Runs))
+	}
 	for _, r := range h.Runs {
 		want := map[string]string(nil)
 		if r.Header.Run == "profiled" {

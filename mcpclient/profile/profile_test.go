@@ -229,9 +229,10 @@ func TestServerTools(t *testing.T) {
 			t.Errorf("server tools name %q, not a contract tool", tool)
 		}
 	}
-	if p.AddSource == nil {
-		if _, ok := got[contract.ToolAddNoteSource]; ok {
-			t.Errorf("server tools %v name a source tool the profile lacks", got)
-		}
+	if p.AddSource != nil {
+		t.Fatal("the filesystem profile maps sources: pick one that lacks them")
+	}
+	if _, ok := got[contract.ToolAddNoteSource]; ok {
+		t.Errorf("server tools %v name a source tool the profile lacks", got)
 	}
 }
