@@ -99,7 +99,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) int {
 			return 2
 		}
 		start := time.Now()
-		before := treeState()
+		before := treeState(out)
 		failed, err := runRound(ctx, o, round, dir)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "stress: interrupted")
@@ -110,7 +110,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) int {
 			return 1
 		}
 		verdict := "ok"
-		if after := treeState(); after != before && void < o.rounds {
+		if after := treeState(out); after != before && void < o.rounds {
 			// A commit, a merge or an edit during the round: what failed
 			// may have been built half before it and half after.
 			fmt.Fprintf(stdout, "round %2d: void, the tree changed during it (%s); run again (%.0f s)\n", round, after, time.Since(start).Seconds())
@@ -155,15 +155,22 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) int {
 
 // treeState names the state of the tree the tests are built from: the
 // commit checked out and a digest of the changes git sees in the work tree
-// (the diff of its tracked files and the names of the new ones); "" outside
-// a git tree, where it cannot tell.
-func treeState() string {
+// (the diff of its tracked files and the names of the new ones, but those
+// under out, which the rounds write); "" outside a git tree, where it cannot
+// tell.
+func treeState(out string) string {
 	head, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
 		return ""
 	}
 	diff, _ := exec.Command("git", "diff", "HEAD").Output()
-	untracked, _ := exec.Command("git", "ls-files", "--others", "--exclude-standard").Output()
+	args := []string{"ls-files", "--others", "--exclude-standard"}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, out); err == nil && !strings.HasPrefix(rel, "..") {
+			args = append(args, "--", ".", ":(exclude)"+rel)
+		}
+	}
+	untracked, _ := exec.Command("git", args...).Output()
 	sum := sha256.Sum256(append(diff, untracked...))
 	return fmt.Sprintf("HEAD %s, work tree %x", strings.TrimSpace(string(head)), sum[:6])
 }
