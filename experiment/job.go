@@ -35,6 +35,11 @@ type Job interface {
 	Read(parts []results.Part) error
 	// Assemble returns the job's result from the results of all its units.
 	Assemble() (JobResult, error)
+	// Digests returns, per unit in order, the digest of what it gave
+	// (results.Part.Digest) when the job's result reads it and a run of it
+	// gives the same again on any machine, else "". Every unit the result
+	// reads must be done.
+	Digests() ([]string, error)
 }
 
 // runWhole runs every unit of j and assembles them.
@@ -296,4 +301,34 @@ func (j *runJob[C, Row, Run]) Read(parts []results.Part) error {
 		j.done[u] = &unitResult[Row, Run]{seeds: p.Seeds, res: res}
 	}
 	return nil
+}
+
+func (j *runJob[C, Row, Run]) Digests() ([]string, error) {
+	out := make([]string, j.Units())
+	if k, clocked := j.c.Clocked(); !j.d.def.Info.Baseline || clocked && k == sim.ClockReal {
+		return out, nil // timings of this machine (bench), or runs on the wall clock
+	}
+	readsReplications := j.replicasOnly
+	if !j.replicasOnly && j.plan.replications {
+		res, err := j.main()
+		if err != nil {
+			return nil, err
+		}
+		readsReplications = j.d.anyPublished(res.Rows)
+	}
+	parts, err := j.Parts()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if !p.Replication || readsReplications {
+			out[p.Unit] = p.Digest()
+		}
+	}
+	for u, d := range out {
+		if d == "" && (u < j.mainUnits() || readsReplications) {
+			return nil, fmt.Errorf("unit %d did not run", u)
+		}
+	}
+	return out, nil
 }

@@ -2,6 +2,8 @@ package results
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,6 +74,20 @@ type Part struct {
 	Rows        json.RawMessage `json:"rows"`
 	Runs        json.RawMessage `json:"runs"`
 	Facts       []string        `json:"facts"`
+}
+
+// Digest is a fingerprint of what the unit gave — whether it is a
+// replication seed, its seeds, rows, runs and facts, whatever the spacing
+// and key order of their JSON —: 16 hex digits of their SHA-256. A unit run
+// again on the virtual clock gives the same digest on any machine, which is
+// how a reproduction's units are checked against a committed one without
+// keeping every unit's results (Reproduction.Units).
+func (p Part) Digest() string {
+	seeds, _ := json.Marshal(p.Seeds)
+	facts, _ := json.Marshal(p.Facts)
+	h := sha256.New()
+	fmt.Fprintf(h, "%t\n%s\n%s\n%s\n%s\n", p.Replication, seeds, canonical(p.Rows), canonical(p.Runs), facts)
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // ShardRecord is the JSON result of one shard: the envelope every result

@@ -78,7 +78,7 @@ See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 	opts.format.register(cmd, tablesOrJSON)
 	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
 	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge"+shardIndexUsage)
-	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart")
+	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart; with --shard, check that each unit the shard runs gives the result that reproduction recorded, and exit 1 when one does not")
 	completeFlag(cmd, "clock", false, sim.Clocks.Strings()...)
 	completeFlag(cmd, "only", true, experiment.Names(experiment.All())...)
 	return cmd
@@ -120,13 +120,12 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 			return r, "", usageErr("--out", err)
 		}
 	}
-	if o.shard != "" && o.against != "" {
-		return r, "", usagef("--against", "compares a whole reproduction, not a shard of one")
-	}
 	if o.against != "" && o.out != "" {
-		// --out's folder gets a reproduced.json of its own.
-		err := notInputs([]input{{"--against", o.against}}, output{"--out", filepath.Join(o.out, report.ReproducedJSON)})
-		if err != nil {
+		out := o.out // a shard's JSON file
+		if o.shard == "" {
+			out = filepath.Join(o.out, report.ReproducedJSON) // --out's folder gets one of its own
+		}
+		if err := notInputs([]input{{"--against", o.against}}, output{"--out", out}); err != nil {
 			return r, "", err
 		}
 	}
@@ -138,6 +137,11 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 		other, err := results.ReadReproduction(o.against, b)
 		if err != nil {
 			return r, "", usageErr("--against", err)
+		}
+		if o.shard != "" {
+			if err := other.Checks(r.Config()); err != nil {
+				return r, "", usagef("--against", "%s: a shard is checked against the reproduction that ran it: %v", o.against, err)
+			}
 		}
 		o.other = &other
 	}
@@ -204,14 +208,24 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
 	if rep.Shard != nil {
-		return emitReproduceShard(a, format, rep.Shard, o.out)
+		return emitReproduceShard(a, format, rep.Shard, o.other, o.against, o.out)
 	}
 	return emitReproduction(a, format, rep, o.other, o.out)
 }
 
 // emitReproduceShard prints a shard of a reproduction — its JSON, or a line
-// of what it ran — and writes its JSON to out.
-func emitReproduceShard(a *app, format report.Format, s *results.ReproduceShard, out string) error {
+// of what it ran — and writes its JSON to out. With other, the reproduction
+// --against read from file, it then checks each unit the shard ran against
+// the digest other recorded: a unit that gives another result, or a shard
+// none of whose units can be checked, is a failure.
+func emitReproduceShard(a *app, format report.Format, s *results.ReproduceShard, other *results.Reproduction, file, out string) error {
+	var check results.UnitCheck
+	if other != nil {
+		var err error
+		if check, err = other.CheckShard(s); err != nil {
+			return usageErr("--against", fmt.Errorf("%s: %w", file, err))
+		}
+	}
 	line := func(w io.Writer, _ report.Format, _ int) error {
 		runs := 0
 		for _, st := range s.Rows {
@@ -219,13 +233,32 @@ func emitReproduceShard(a *app, format report.Format, s *results.ReproduceShard,
 				runs += len(j)
 			}
 		}
-		_, err := fmt.Fprintf(w, "reproduce, shard %s: %s of %s; notesbench merge puts every shard together\n", s.Shard, report.Count(runs, "unit"), report.Int(int64(s.Units)))
+		tail := "notesbench merge puts every shard together"
+		if other != nil {
+			tail = fmt.Sprintf("%s checked against %s, %d giving another result", report.Count(check.Checked, "unit"), file, len(check.Differ))
+		}
+		_, err := fmt.Fprintf(w, "reproduce, shard %s: %s of %s; %s\n", s.Shard, report.Count(runs, "unit"), report.Int(int64(s.Units)), tail)
 		return err
 	}
 	if err := report.Write(a.stdout, format, a.width, report.Output{Result: s, Text: line}); err != nil {
 		return err
 	}
-	return writeResult(out, s)
+	if err := writeResult(out, s); err != nil {
+		return err
+	}
+	switch {
+	case other == nil:
+		return nil
+	case len(check.Differ) > 0:
+		verb := "give"
+		if len(check.Differ) == 1 {
+			verb = "gives"
+		}
+		return fmt.Errorf("%s of shard %s %s another result than %s records: %s", report.Count(len(check.Differ), "unit"), s.Shard, verb, file, strings.Join(check.Differ, "; "))
+	case check.Checked == 0:
+		return fmt.Errorf("shard %s ran no unit whose result %s records (it records none of timings or of runs on the wall clock): a shard of fewer shards, or --only, holds some", s.Shard, file)
+	}
+	return nil
 }
 
 // emitReproduction prints a reproduction, set beside another's verdicts

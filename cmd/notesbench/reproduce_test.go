@@ -46,9 +46,60 @@ func TestReproduceBadInput(t *testing.T) {
 	}
 }
 
+// A shard of a reproduction, run with --against that reproduction's
+// reproduced.json, checks each unit it ran against the digest recorded:
+// exit 0 when all give the same, 1 naming each that does not, and a
+// reproduction of other parameters, or one with no digests, is bad input
+// that runs nothing and writes nothing.
+func TestReproduceShardAgainst(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runCLI(t, "reproduce", "--only", "outline,validate", "--replications", "1", "--out", whole); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	against := filepath.Join(whole, report.ReproducedJSON)
+	code, stdout, stderr := runCLI(t, "reproduce", "--only", "outline,validate", "--replications", "1", "--shard", "1/2", "--against", against, "--out", filepath.Join(dir, "s1.json"))
+	if code != 0 || !strings.Contains(stdout, "checked against "+against+", 0 giving another result") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	var rec map[string]any
+	b, _ := os.ReadFile(against)
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	units := rec["unit_digests"].([]any)
+	job := units[0].(map[string]any)["jobs"].([]any)[0].([]any)
+	job[0] = "0000000000000000" // outline's unit 0, which shard 1/2 runs
+	tampered := filepath.Join(dir, "tampered.json")
+	writeJSONFile(t, tampered, rec)
+	code, _, stderr = runCLI(t, "reproduce", "--only", "outline,validate", "--replications", "1", "--shard", "1/2", "--against", tampered)
+	if code != 1 || !strings.Contains(stderr, "1 unit of shard 1/2 gives another result than "+tampered+" records: outline job 1 unit 0 (main run") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	delete(rec, "unit_digests")
+	none := filepath.Join(dir, "none.json")
+	writeJSONFile(t, none, rec)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--replications", "2", "--against", against}, "notesbench: --against: " + against + ": a shard is checked against the reproduction that ran it: it was made with --replications 1, not 2"},
+		{[]string{"--replications", "1", "--clock", "real", "--against", against}, "notesbench: --against: " + against + ": a shard is checked against the reproduction that ran it: it was made with --clock virtual, not real"},
+		{[]string{"--replications", "1", "--only", "refs", "--against", against}, "notesbench: --against: " + against + ": a shard is checked against the reproduction that ran it: it did not run refs"},
+		{[]string{"--replications", "1", "--against", none}, "notesbench: --against: " + none + ": a shard is checked against the reproduction that ran it: it holds no digests of its units"},
+	} {
+		out := filepath.Join(dir, "bad.json")
+		expectUsageError(t, append([]string{"reproduce", "--shard", "1/1", "--out", out}, tc.args...), tc.want)
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v wrote %s", tc.args, out)
+		}
+	}
+}
+
 // REPRODUCED.md is deterministic for virtual-clock content: the same command
 // writes the same file twice (its machine lines aside). The committed one is
-// held to the code by TestCommittedReproductionIsReproduced.
+// held to the code by TestCommittedReproductionUnits (and, whole, by make
+// reproduce-check).
 func TestReproduceWritesDeterministicReport(t *testing.T) {
 	var mds []string
 	for i := 0; i < 2; i++ {
@@ -264,21 +315,102 @@ func withoutTimings(md string) string {
 	return strings.Join(keep, "\n")
 }
 
-// The committed reproduction is what the code makes: the command it names,
-// run again as two shards at once and merged, writes the same
+// The committed reproduction is what the code makes, unit by unit: a tenth
+// of its units — every tenth, shard 1/10 of the command it names — and every
+// unit of the experiments that tenth leaves out, run again, each give the
+// result whose digest reproduced.json recorded (reproduce --shard
+// --against). It runs the units of every experiment and mode at the
+// published parameters in some 30 CPU-seconds, where the whole run takes
+// seven times the CPU (TestCommittedReproductionIsReproduced).
+func TestCommittedReproductionUnits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reruns a tenth of the committed reproduction's units, some 30 CPU-seconds")
+	}
+	testpass.Large(t, "reruns a tenth of the committed reproduction's units")
+	t.Parallel()
+	js, _ := committed(t)
+	args := strings.Fields(js.Command)
+	if len(args) < 2 || args[0] != "notesbench" || args[1] != "reproduce" || slices.Contains(args, "--out") || slices.Contains(args, "--shard") {
+		t.Fatalf("reproduced.json names the command %q", js.Command)
+	}
+	against := filepath.Join("..", "..", "reproduction", report.ReproducedJSON)
+	const tenth = 10
+	// What shard 1/10 checks, step by step, and the steps it checks none of.
+	want, offset := map[string]int{}, 0
+	var left []string
+	for _, st := range js.Units {
+		own, has := 0, false
+		for _, job := range st.Jobs {
+			for u, d := range job {
+				if d != "" {
+					has = true
+					if (results.Shard{Index: 1, Count: tenth}).Owns(offset + u) {
+						own++
+					}
+				}
+			}
+			offset += len(job)
+		}
+		want[st.Experiment] = own
+		if has && own == 0 {
+			left = append(left, st.Experiment)
+		}
+	}
+	checked := func(extra ...string) int {
+		t.Helper()
+		cmd := append(slices.Clone(args[1:]), extra...)
+		cmd = append(cmd, "--against", against, "--out", filepath.Join(t.TempDir(), "shard.json"))
+		code, stdout, stderr := runCLI(t, cmd...)
+		if code != 0 {
+			t.Fatalf("notesbench %s: exit %d: %s%s(make reproduce, and review the diff)", strings.Join(cmd, " "), code, stdout, stderr)
+		}
+		var n int
+		if _, err := fmt.Sscanf(stdout[strings.Index(stdout, "; ")+2:], "%d units checked", &n); err != nil {
+			t.Fatalf("notesbench %s printed %q", strings.Join(cmd, " "), stdout)
+		}
+		return n
+	}
+	total := 0
+	for _, n := range want {
+		total += n
+	}
+	if got := checked("--shard", fmt.Sprintf("1/%d", tenth)); got != total || total == 0 {
+		t.Fatalf("shard 1/%d checked %d units, where the committed digests give it %d", tenth, got, total)
+	}
+	if len(left) == 0 {
+		return
+	}
+	n := 0
+	for _, st := range js.Units {
+		if slices.Contains(left, st.Experiment) {
+			for _, job := range st.Jobs {
+				for _, d := range job {
+					if d != "" {
+						n++
+					}
+				}
+			}
+		}
+	}
+	if got := checked("--only", strings.Join(left, ","), "--shard", "1/1"); got != n {
+		t.Fatalf("--only %s checked %d units, where the committed digests give it %d", strings.Join(left, ","), got, n)
+	}
+}
+
+// The committed reproduction is what the code makes, whole: the command it
+// names, run again as two shards at once and merged, writes the same
 // REPRODUCED.md, every table, verdict and summary, timings of this machine
 // aside. So it also holds a reproduction's shards, merged, to the whole
 // run at the published parameters (TestReproduceShardsMerge holds the merge
 // of other counts of shards on two experiments). It runs every experiment
-// at the published parameters with 100 replications (about 3 minutes of
-// both cores here): make test-large runs it, -short and the race detector
-// leave it out.
+// at the published parameters with 100 replications, 224 CPU-seconds on two
+// cores: make reproduce-check runs it (NOTESBENCH_REPRODUCTION=whole); the
+// test passes check its units (TestCommittedReproductionUnits).
 func TestCommittedReproductionIsReproduced(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reruns the committed reproduction: every experiment, 100 replications")
+	if os.Getenv("NOTESBENCH_REPRODUCTION") != "whole" {
+		t.Skip("reruns the whole committed reproduction: make reproduce-check (NOTESBENCH_REPRODUCTION=whole)")
 	}
-	testpass.Large(t, "reruns the committed reproduction: every experiment, 100 replications")
-	t.Parallel() // it runs beside the other large tests, whose time is mostly waiting on child processes
+	t.Parallel()
 	js, _ := committed(t)
 	args := strings.Fields(js.Command)
 	if len(args) < 2 || args[0] != "notesbench" || args[1] != "reproduce" || slices.Contains(args, "--out") || slices.Contains(args, "--shard") {
@@ -392,5 +524,17 @@ func TestReproductionFolderWholeOrNothing(t *testing.T) {
 	}
 	if after := listTree(t, out); !strings.Contains(after[report.ReproducedJSON], `"test 2"`) || len(after) != len(before) {
 		t.Fatalf("the second reproduction wrote %v", slices.Sorted(maps.Keys(after)))
+	}
+}
+
+// writeJSONFile writes v to file as JSON.
+func writeJSONFile(t *testing.T, file string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

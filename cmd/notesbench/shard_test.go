@@ -108,7 +108,8 @@ func TestShardsMergeIntoTheRun(t *testing.T) {
 func TestReproduceShardsMerge(t *testing.T) {
 	// Two experiments, whole and in 1, 2 and 4 shards: the committed
 	// reproduction, rerun as two shards (TestCommittedReproductionIsReproduced,
-	// make test-large), holds every experiment's shards to the whole run.
+	// make reproduce-check), holds every experiment's shards to the whole
+	// run, and TestCommittedReproductionUnits a tenth of their units.
 	only, counts := "outline,validate", []int{1, 2, 4}
 	args := []string{"reproduce", "--quick", "--replications", "2", "--only", only}
 	code, whole, stderr := runCLI(t, append(slices.Clone(args), "--format", "json")...)

@@ -66,7 +66,7 @@ func Run(ctx context.Context, r Options, command string) (*Reproduced, error) {
 	r.Runs.Shard = results.Shard{}
 	steps := r.steps()
 	rec := &results.ReproduceShard{Experiment: "reproduce", Shard: shard, Rows: []results.ShardStep{}, Command: command, Warnings: []string{}, Version: r.Runs.Version,
-		Config: r.config()}
+		Config: r.Config()}
 	offset := 0 // the units of a reproduction are numbered across its steps
 	for _, st := range steps {
 		if r.Step != nil {
@@ -99,8 +99,8 @@ func Run(ctx context.Context, r Options, command string) (*Reproduced, error) {
 	return r.compose(steps, command)
 }
 
-// config is the reproduction's parameters, as its record holds them.
-func (r Options) config() results.ReproduceConfig {
+// Config is the reproduction's parameters, as its record holds them.
+func (r Options) Config() results.ReproduceConfig {
 	return results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: experiment.Names(r.Experiments)}
 }
 
@@ -125,16 +125,23 @@ func (r Options) steps() []step {
 // compose assembles every step's jobs, once all their units ran or were
 // read back, and builds the reproduction from their results.
 func (r Options) compose(steps []step, command string) (*Reproduced, error) {
-	out := &Reproduced{Record: results.Reproduction{Experiment: "reproduce", Command: command, Replications: r.Replications, Config: r.config()}}
+	out := &Reproduced{Record: results.Reproduction{Experiment: "reproduce", Command: command, Replications: r.Replications, Config: r.Config()}}
 	for _, st := range steps {
 		var rs []experiment.JobResult
+		digests := results.StepDigests{Experiment: st.name}
 		for _, j := range st.jobs {
 			res, err := j.Assemble()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", st.name, err)
 			}
 			rs = append(rs, res)
+			d, err := j.Digests()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", st.name, err)
+			}
+			digests.Jobs = append(digests.Jobs, d)
 		}
+		out.Record.Units = append(out.Record.Units, digests)
 		part, err := st.compose(rs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", st.name, err)
