@@ -176,9 +176,11 @@ func (t *Target) Mapping() contract.Mapping {
 		return m
 	}
 	p := t.prof.p
-	w := p.Write
-	return contract.Mapping{Profile: p.Name, VersionCheck: w.VersionCheck, Key: w.Args().Uses("idempotency_key"),
-		VersionOmittable: w.Args().Drops("expected_version"), VersionFormat: p.VersionFormat(), ServerTools: p.ServerTools()}
+	m := contract.Mapping{Profile: p.Name, VersionFormat: p.VersionFormat(), ServerTools: p.ServerTools()}
+	if w := p.Write; w != nil {
+		m.VersionCheck, m.Key, m.VersionOmittable = w.VersionCheck, w.Args().Uses("idempotency_key"), w.Args().Drops("expected_version")
+	}
+	return m
 }
 
 // servedProfiled is the variant of a Target with a profile: a guard on the
@@ -186,7 +188,7 @@ func (t *Target) Mapping() contract.Mapping {
 // profile says the server has.
 func (t *Target) servedProfiled() contract.Variant {
 	v := contract.Variant{Guard: contract.GuardNone, VersionFormat: t.prof.p.VersionFormat()}
-	if t.prof.p.Write.VersionCheck {
+	if w := t.prof.p.Write; w != nil && w.VersionCheck {
 		v.Guard = contract.GuardNote
 	}
 	return v.WithDefaults()
@@ -195,11 +197,15 @@ func (t *Target) servedProfiled() contract.Variant {
 // describeProfiled says what the runs of a Target with a profile go to.
 func (t *Target) describeProfiled() string {
 	p := t.prof.p
-	check := "no version check"
-	if p.Write.VersionCheck {
-		check = "a version check"
+	var s string
+	switch {
+	case p.Write == nil:
+		s = fmt.Sprintf("MCP server %s through profile %s (read-only: no write", t.name, p.Name)
+	case p.Write.VersionCheck:
+		s = fmt.Sprintf("MCP server %s through profile %s (%s with a version check", t.name, p.Name, p.Write.Tool)
+	default:
+		s = fmt.Sprintf("MCP server %s through profile %s (%s with no version check", t.name, p.Name, p.Write.Tool)
 	}
-	s := fmt.Sprintf("MCP server %s through profile %s (%s with %s", t.name, p.Name, p.Write.Tool, check)
 	if p.Caveat != "" {
 		s += "; " + p.Caveat
 	}
@@ -606,7 +612,11 @@ func (s *session) do(ctx context.Context, kind callKind, field string, call *pro
 	if err != nil {
 		return nil, &contract.ClientError{Err: fmt.Errorf("target %s: profile %s: %s: %v", s.b.t.name, s.prof().Name, field, err)}
 	}
-	return s.send(ctx, kind, field, call.Tool, args)
+	r, err := s.send(ctx, kind, field, call.Tool, args)
+	if r != nil {
+		r.Vars = vars // what the extractions' where render
+	}
+	return r, err
 }
 
 // send makes a call of tool with args and classifies the reply (see do).
@@ -770,7 +780,7 @@ func (t *Target) probe(ctx context.Context) error {
 	if err != nil {
 		return trying(err)
 	}
-	if t.prof.p.Write.Mode() != profile.ModeContent || t.Require("", contract.CapWrite) != nil {
+	if w := t.prof.p.Write; w == nil || w.Mode() != profile.ModeContent || t.Require("", contract.CapWrite) != nil {
 		return nil
 	}
 	_, err = s.EditNoteTab(ctx, contract.EditRequest{NoteID: "probe", TabID: "markdown", ExpectedVersion: read.Version,
@@ -854,7 +864,7 @@ func (s *session) ReadNoteTab(ctx context.Context, noteID, tabID string) (contra
 			return contract.TabContent{}, err
 		}
 	}
-	if p.Write.Mode() != profile.ModeContent {
+	if p.Write != nil && p.Write.Mode() != profile.ModeContent {
 		s.remember(v, text)
 	}
 	return contract.TabContent{NoteID: noteID, TabID: "markdown", Type: contract.TypeMarkdown, Label: "Text", Version: v, Text: text}, nil
@@ -867,6 +877,9 @@ func (s *session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 	p := s.prof()
 	if req.TabID != "markdown" || req.Operation != contract.OpReplaceText {
 		return contract.EditResult{}, contract.Invalid("operation", "profile %s writes the text (replace_text on the markdown tab) only", p.Name)
+	}
+	if p.Write == nil {
+		return contract.EditResult{}, contract.Invalid("operation", "profile %s maps no write: its server is read-only", p.Name)
 	}
 	vars, err := s.writeVars(req.NoteID, req.ExpectedVersion, req.IdempotencyKey)
 	if err != nil {

@@ -64,7 +64,7 @@ func TestRealServers(t *testing.T) {
 	// in CI, runs this.
 	testpass.Large(t, "installs and runs the npm servers")
 	bin := npmtest.Install(t, npmtest.Filesystem, npmtest.Memory, npmtest.SQLite, npmtest.SQLiteNpx, npmtest.KnowledgeGraph,
-		npmtest.MemoryKeeper, npmtest.TaskManager, npmtest.Obsidian, npmtest.Node)
+		npmtest.MemoryKeeper, npmtest.TaskManager, npmtest.MemoryLibSQL, npmtest.MemoryBank, npmtest.Obsidian, npmtest.Node)
 	root := t.TempDir()
 	fs := stdioSpec(t, filepath.Join(bin, "mcp-server-filesystem"), root)
 	mem := stdioSpec(t, "env", "MEMORY_FILE_PATH="+filepath.Join(root, "memory.jsonl"), filepath.Join(bin, "mcp-server-memory"))
@@ -212,9 +212,11 @@ func TestRealServers(t *testing.T) {
 	// Whole-content writes to stores that keep one file or database for
 	// every document: a knowledge graph whose observations are the lines
 	// ({content_lines}), a context store, a task store whose ids the create
-	// answers ({task}, {request}, bound per document). One session's write
-	// reads back as written and the teardown removes the document; then two
-	// editors race. These stores rewrite their one file on every call, and
+	// answers ({task}, {request}, bound per document), a libSQL database
+	// read through a ranked search (where picks the document's entity), a
+	// memory bank of Markdown files (which has no delete: its documents are
+	// left). One session's write reads back as written and the teardown
+	// removes the document; then two editors race. These stores rewrite their one file on every call, and
 	// under two writers they lose more than lines: the task store drops the
 	// run's task (its calls then refused, the final state unreadable), the
 	// knowledge graph's file can end up holding two writes at once, which it
@@ -223,9 +225,12 @@ func TestRealServers(t *testing.T) {
 	graph := filepath.Join(root, "graph.jsonl")
 	tasks := filepath.Join(root, "tasks.json")
 	keeper := stdioSpec(t, "env", "DATA_DIR="+filepath.Join(root, "keeper"), filepath.Join(bin, "mcp-memory-keeper"))
+	bank := filepath.Join(root, "bank")
 	for _, tc := range []struct {
 		name string
 		spec TargetSpec
+		// gone reports whether the teardown removed doc (for a profile
+		// without one, whether doc is still there, as written).
 		gone func(t *testing.T, tg *Target, doc string) bool
 	}{
 		{"knowledge-graph", stdioSpec(t, filepath.Join(bin, "mcp-knowledge-graph"), "--memory-path", graph), func(t *testing.T, _ *Target, doc string) bool {
@@ -239,6 +244,14 @@ func TestRealServers(t *testing.T) {
 		{"taskmanager", stdioSpec(t, "env", "TASK_MANAGER_FILE_PATH="+tasks, filepath.Join(bin, "mcp-taskmanager")), func(t *testing.T, _ *Target, doc string) bool {
 			data, err := os.ReadFile(tasks)
 			return err == nil && !strings.Contains(string(data), `"title": "`+doc+`"`)
+		}},
+		{"memory-libsql", stdioSpec(t, "env", "LIBSQL_URL=file:"+filepath.Join(root, "libsql.db"), filepath.Join(bin, "mcp-memory-libsql")), func(t *testing.T, tg *Target, doc string) bool {
+			r, err := tg.control.reply(ctx, "search_nodes", json.RawMessage(`{"query":"`+doc+`","limit":50}`))
+			return err == nil && !r.IsError && !strings.Contains(r.Text, `"name": "`+doc+`"`)
+		}},
+		{"memory-bank", stdioSpec(t, "env", "MEMORY_BANK_ROOT="+bank, filepath.Join(bin, "mcp-server-memory-bank")), func(t *testing.T, _ *Target, doc string) bool {
+			data, err := os.ReadFile(filepath.Join(bank, doc, "text.md"))
+			return err == nil && string(data) == "one\ntwo" // no teardown: left as written
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -290,6 +303,24 @@ func TestRealServers(t *testing.T) {
 			}
 		})
 	}
+
+	// The memory bank's tabs are files, listed as one line of names (all):
+	// a file's name is its key, so a resend after a lost reply writes the
+	// same file again and makes no second tab.
+	t.Run("memory-bank create", func(t *testing.T) {
+		tg := dialT(t, stdioSpec(t, "env", "MEMORY_BANK_ROOT="+bank, filepath.Join(bin, "mcp-server-memory-bank")), Options{Profile: builtin(t, "memory-bank")})
+		cfg := sim.DefaultCreate()
+		cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Parallel = []uint64{1}, 8, "a", contract.OrderKeyFirst, 1
+		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range res.Rows {
+			if row.TabsCreated[0] != 8 || row.Duplicates[0] != 0 || row.CallsSent[0] <= 8 {
+				t.Errorf("create over the memory bank: %+v", row)
+			}
+		}
+	})
 
 	t.Run("an extraction that finds nothing", func(t *testing.T) {
 		p := builtin(t, "filesystem")

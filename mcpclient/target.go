@@ -240,7 +240,10 @@ func dialTarget(ctx context.Context, t *Target) (*Target, error) {
 		t.Close()
 		return nil, err
 	}
-	t.writeTools = map[string]bool{p.Write.Tool: true}
+	t.writeTools = map[string]bool{}
+	if p.Write != nil {
+		t.writeTools[p.Write.Tool] = true
+	}
 	if p.Create != nil {
 		t.writeTools[p.Create.Tool] = true
 	}

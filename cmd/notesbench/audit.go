@@ -248,8 +248,12 @@ func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject 
 	if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil && o.target.profile != "" {
 		prof := p.Profile()
 		s.Server = prof.Server
-		style := map[profile.WriteMode]string{profile.ModeContent: "whole text", profile.ModePatch: "patch", profile.ModeAppend: "append"}[prof.Write.Mode()]
-		s.WriteStyle = cmp.Or(style, string(prof.Write.Mode())) + " (" + prof.Write.Tool + ")"
+		if w := prof.Write; w != nil {
+			style := map[profile.WriteMode]string{profile.ModeContent: "whole text", profile.ModePatch: "patch", profile.ModeAppend: "append"}[w.Mode()]
+			s.WriteStyle = cmp.Or(style, string(w.Mode())) + " (" + w.Tool + ")"
+		} else {
+			s.WriteStyle = "none: the profile maps no write (a read-only server)"
+		}
 	}
 	if !o.target.remote() {
 		s.Server = "notesbench " + notesbenchVersion() + " (the embedded store)"
@@ -283,7 +287,7 @@ func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject 
 // that cannot run against this target says why, and its cells say "not
 // run" with the reason.
 func (o *auditOptions) faults(tmp string) []audit.FaultMode {
-	kill := audit.FaultMode{Mode: "crash"}
+	kill := audit.FaultMode{Mode: "crash", Needs: crash.Needs}
 	spec, _ := mcpclient.Parse(o.target.target)
 	switch {
 	case o.target.remote() && !spec.Stdio() && o.target.faults.spawn == "":

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,12 +16,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/scratch"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/serve"
 )
 
 // auditTestBudget is small enough for a test: one race seed of a few
@@ -196,6 +200,38 @@ func TestAuditFilesystemServer(t *testing.T) {
 	}
 }
 
+// A read-only server, through a profile that maps no write, is audited for
+// what it has: every part that writes says it did not run and why, the
+// subject says the server is read-only, and the audit passes (exit 0),
+// never "failed" for lacking a write.
+func TestAuditReadOnlyServer(t *testing.T) {
+	url := serveHTTPInProcess(t)
+	prof := filepath.Join(t.TempDir(), "read-only.json")
+	if err := os.WriteFile(prof, []byte(`{
+  "format_version": 2,
+  "name": "notes-read-only",
+  "setup": {"document": "{run}.{note}", "create": [{"tool": "notesbench_create_note", "arguments": {"note_id": "{document}"}}]},
+  "read": {"tool": "read_note_tab", "arguments": {"note_id": "{document}", "tab_id": "markdown"}, "content": {"pointer": "/data"}, "version": {"pointer": "/version"}}
+}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, stdout, stderr := auditCLI(t, "--target", url, "--profile", prof, "--format", "json")
+	if err := runAudit(context.Background(), o); err != nil {
+		t.Fatalf("a read-only server: %v (exit %d)\n%s", err, exitCode(err), stderr)
+	}
+	var a results.Audit
+	if err := json.Unmarshal(stdout.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Subject.WriteStyle != "none: the profile maps no write (a read-only server)" || len(a.Errors) > 0 || len(a.Failed) > 0 {
+		t.Errorf("subject %+v, errors %v, failed %v", a.Subject, a.Errors, a.Failed)
+	}
+	row, _ := a.Row(results.AnomalyLostUpdate)
+	if row.Mark != results.MarkNotRun || len(row.Cells) == 0 || !strings.Contains(row.Cells[0].NotRun, "profile notes-read-only maps no write") {
+		t.Errorf("lost update: %+v", row)
+	}
+}
+
 // Bad input: one line naming the flag, exit 2, nothing run, no folder
 // written.
 func TestAuditBadInput(t *testing.T) {
@@ -258,4 +294,35 @@ func TestAuditOutWriteFailure(t *testing.T) {
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("a failed write left %v", entries)
 	}
+}
+
+// serveHTTPInProcess serves an in-memory store of the contract over
+// streamable HTTP, as serve --http does, on an ephemeral loopback port, for
+// as long as the test runs, and returns its URL.
+func serveHTTPInProcess(t *testing.T) string {
+	t.Helper()
+	v := contract.Variant{}.WithDefaults()
+	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, v, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := serve.New(context.Background(), b, serve.Options{Version: "test", Describe: "SQLite in memory", Variant: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeListener(ctx, ln) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("serving: %v", err)
+		}
+		srv.Close()
+	})
+	return "http://" + ln.Addr().String() + serve.HTTPPath
 }

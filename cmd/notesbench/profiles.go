@@ -85,15 +85,18 @@ func runProfiles(_ context.Context, o *profilesOptions) error {
 		if err != nil {
 			return err // a built-in profile that does not load is a defect of the build
 		}
-		check := "no"
-		if p.Write.VersionCheck {
-			check = "yes"
+		write, check := "- (read-only)", "-"
+		if w := p.Write; w != nil {
+			write, check = fmt.Sprintf("%s (%s)", w.Tool, w.Mode()), "no"
+			if w.VersionCheck {
+				check = "yes"
+			}
 		}
 		server := p.Server
 		if server == "" {
 			server = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s (%s)\t%s\n", name, server, p.Write.Tool, p.Write.Mode(), check)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, server, write, check)
 	}
 	return tw.Flush()
 }

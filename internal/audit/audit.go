@@ -152,7 +152,11 @@ type Options struct {
 type FaultMode struct {
 	Mode   string
 	NotRun string
-	Run    func(ctx context.Context, b Budget) (FaultOutcome, error)
+	// Needs are the operations its runs call: a target that lacks one
+	// (a read-only server's, for a mode that writes) does not run it, and
+	// its cells say why.
+	Needs []contract.Capability
+	Run   func(ctx context.Context, b Budget) (FaultOutcome, error)
 }
 
 // FaultOutcome is what a fault mode found.

@@ -291,6 +291,45 @@ func (lacking) Require(why string, caps ...contract.Capability) error {
 	return nil
 }
 
+// readOnly is a target without the capability to write.
+type readOnly struct{ contract.Target }
+
+func (readOnly) Require(why string, caps ...contract.Capability) error {
+	for _, c := range caps {
+		if c != contract.CapRead {
+			return errors.New("the server lacks " + string(c) + ", which " + why + " needs")
+		}
+	}
+	return nil
+}
+
+// A read-only server is audited for what it has: a fault mode that writes
+// (the kill -9 test) does not run and says why, never an error of its
+// part, and the audit is not failed for lacking a write.
+func TestAuditReadOnly(t *testing.T) {
+	target := readOnly{backend.Memory()}
+	defer target.Close()
+	ran := false
+	kill := FaultMode{Mode: "crash", Needs: []contract.Capability{contract.CapRead, contract.CapWrite}, Run: func(context.Context, Budget) (FaultOutcome, error) {
+		ran = true
+		return FaultOutcome{}, errors.New("a write through a target that has none")
+	}}
+	out, err := Run(context.Background(), target, []FaultMode{kill}, nil, nil, Options{Budget: testBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Audit
+	if ran || !a.Passed() || len(a.Errors) > 0 {
+		t.Errorf("ran %v, failed %v, errors %q", ran, a.Failed, a.Errors)
+	}
+	if c := cellOf(t, a, results.AnomalyLostAcknowledged, "crash"); c.Count != nil || c.NotRun != "the server lacks write, which crash needs" {
+		t.Errorf("crash: %+v", c)
+	}
+	if c := cellOf(t, a, results.AnomalyLostUpdate, "race note/reapply"); c.Count != nil || !strings.Contains(c.NotRun, "lacks write") {
+		t.Errorf("race: %+v", c)
+	}
+}
+
 // failingOpen is a target whose race runs cannot open.
 type failingOpen struct{ contract.Target }
 

@@ -550,6 +550,11 @@ func (a *auditRun) faultStep(f FaultMode) step {
 // fault runs one fault mode, or records why it did not run.
 func (a *auditRun) fault(ctx context.Context, f FaultMode) error {
 	rows := faultRows
+	if c, ok := a.target.(contract.Capable); ok && f.NotRun == "" && len(f.Needs) > 0 {
+		if err := c.Require(f.Mode, f.Needs...); err != nil {
+			f.NotRun = err.Error()
+		}
+	}
 	if f.NotRun != "" || f.Run == nil {
 		why := cmp.Or(f.NotRun, "nothing runs it")
 		a.part(results.AuditPart{Name: f.Mode, NotRun: why}, nil)

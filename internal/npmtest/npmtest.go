@@ -35,6 +35,8 @@ const (
 	KnowledgeGraph = "@itseasy21/mcp-knowledge-graph@1.0.7"
 	MemoryKeeper   = "mcp-memory-keeper@0.14.1"
 	TaskManager    = "@kazuph/mcp-taskmanager@1.1.1"
+	MemoryLibSQL   = "mcp-memory-libsql@0.0.17"
+	MemoryBank     = "@allpepper/memory-bank-mcp@0.2.2"
 	// Obsidian needs Node 22 or later: run it with WithNode.
 	Obsidian = "obsidian-mcp@2.0.1"
 )

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +23,9 @@ type Reply struct {
 	IsError    bool
 	Structured any
 	Text       string
+	// Vars are the variables of the call it replies to: what an
+	// extraction's where renders.
+	Vars Vars
 
 	once   sync.Once
 	asJSON any // the text decoded as JSON, or nil
@@ -62,17 +67,48 @@ func Cut(s string, n int) string {
 	return strconv.Quote(s[:n]) + "…"
 }
 
-// Extract says where a value is in a reply.
+// Extract says where a value is in a reply. Where picks, from the array
+// the pointer finds, the first item each of whose pointers holds the text
+// its template renders (format 2: a search that returns the document among
+// others), and Then is the pointer in that item.
 type Extract struct {
-	From    string `json:"from,omitempty"`
-	Pointer string `json:"pointer,omitempty"`
-	Pattern string `json:"pattern,omitempty"`
-	Lines   bool   `json:"lines,omitempty"`
-	Decode  string `json:"decode,omitempty"`
+	From    string            `json:"from,omitempty"`
+	Pointer string            `json:"pointer,omitempty"`
+	Where   map[string]string `json:"where,omitempty"`
+	Then    string            `json:"then,omitempty"`
+	Pattern string            `json:"pattern,omitempty"`
+	// All: every match of the pattern, in order, as an array of what its
+	// first group matches (format 2): the items of a plain-text or Markdown
+	// listing.
+	All    bool   `json:"all,omitempty"`
+	Lines  bool   `json:"lines,omitempty"`
+	Decode string `json:"decode,omitempty"`
 
 	field   string
 	tokens  []string
+	where   []whereClause
+	then    []string
 	pattern *regexpCache
+}
+
+// whereClause is one condition of a where: the value at a pointer in an
+// item, and the text it must hold.
+type whereClause struct {
+	pointer string
+	tokens  []string
+	want    *Template
+}
+
+// pointerTokens splits a JSON Pointer into its reference tokens, unescaped.
+func pointerTokens(pointer string) []string {
+	if pointer == "" {
+		return nil
+	}
+	var out []string
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		out = append(out, strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~"))
+	}
+	return out
 }
 
 // regexpCache is a compiled regular expression.
@@ -86,15 +122,37 @@ func compileRegexp(field, s string) (*regexpCache, error) {
 	return &regexpCache{re: re}, nil
 }
 
-func (e *Extract) compile(field string) error {
+// compile checks the extraction and compiles it; vars are the variables
+// its where may name, those of the call whose reply it reads (nil: where is
+// not read here).
+func (e *Extract) compile(field string, vars map[string]bool) error {
 	e.field = field
 	if e.From == "text" && e.Pointer != "" {
 		return &Error{Field: field + ".pointer", Err: errors.New("plain text has no pointer: use a pattern")}
 	}
-	if e.Pointer != "" {
-		for _, tok := range strings.Split(e.Pointer[1:], "/") {
-			e.tokens = append(e.tokens, strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~"))
+	e.tokens = pointerTokens(e.Pointer)
+	switch {
+	case len(e.Where) == 0 && e.Then != "":
+		return &Error{Field: field + ".then", Err: errors.New("is the pointer in the item a where picks: give where")}
+	case len(e.Where) > 0 && vars == nil:
+		return &Error{Field: field + ".where", Err: errors.New("is not read here: only the extractions of a call's reply pick an item")}
+	case len(e.Where) > 0 && e.Pointer == "":
+		return &Error{Field: field + ".where", Err: errors.New("picks an item of the array the pointer finds: give a pointer")}
+	}
+	for _, ptr := range slices.Sorted(maps.Keys(e.Where)) {
+		f := field + ".where." + ptr
+		if ptr == "" || ptr[0] != '/' {
+			return &Error{Field: f, Err: errors.New("not a JSON Pointer into an item (such as /name)")}
 		}
+		want, err := compileString(f, e.Where[ptr], vars)
+		if err != nil {
+			return err
+		}
+		e.where = append(e.where, whereClause{pointer: ptr, tokens: pointerTokens(ptr), want: want})
+	}
+	e.then = pointerTokens(e.Then)
+	if e.All && e.Pattern == "" {
+		return &Error{Field: field + ".all", Err: errors.New("takes every match of the pattern: give a pattern")}
 	}
 	if e.Pattern != "" {
 		var err error
@@ -138,7 +196,15 @@ func (e *Extract) what() string {
 	if e.Pointer != "" {
 		parts = append(parts, "pointer "+e.Pointer)
 	}
-	if e.Pattern != "" {
+	for _, w := range e.where {
+		parts = append(parts, fmt.Sprintf("the item whose %s is %q", w.pointer, e.Where[w.pointer]))
+	}
+	if e.Then != "" {
+		parts = append(parts, "then "+e.Then)
+	}
+	if e.Pattern != "" && e.All {
+		parts = append(parts, "every match of pattern "+e.Pattern)
+	} else if e.Pattern != "" {
 		parts = append(parts, "pattern "+e.Pattern)
 	}
 	if len(parts) == 0 {
@@ -177,28 +243,107 @@ func (e *Extract) find(r *Reply) (any, string) {
 	if doc == nil {
 		return nil, "found nothing"
 	}
-	return e.apply(doc)
+	return e.apply(doc, r.Vars)
 }
 
-// apply finds the value in doc: the pointer, the lines, the decoding and
-// the pattern; or why it finds none.
-func (e *Extract) apply(doc any) (any, string) {
-	v := doc
-	for _, tok := range e.tokens {
+// follow returns the value at tokens in v, false when there is none.
+func follow(v any, tokens []string) (any, bool) {
+	for _, tok := range tokens {
 		switch c := v.(type) {
 		case map[string]any:
 			var ok bool
 			if v, ok = c[tok]; !ok {
-				return nil, "found nothing"
+				return nil, false
 			}
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(c) {
-				return nil, "found nothing"
+				return nil, false
 			}
 			v = c[i]
 		default:
-			return nil, "found nothing"
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// pick returns the first item of v that every clause of the where holds
+// for, rendered with vars; or why there is none.
+func (e *Extract) pick(v any, vars Vars) (any, string) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, "found " + describeValue(v) + ", not an array to pick an item from"
+	}
+	wants := make([]string, len(e.where))
+	for i, w := range e.where {
+		s, err := w.want.String(vars)
+		if err != nil {
+			return nil, "cannot render " + e.field + ".where." + w.pointer + ": " + err.Error()
+		}
+		wants[i] = s
+	}
+	for _, it := range items {
+		if e.holds(it, wants) {
+			return it, ""
+		}
+	}
+	return nil, fmt.Sprintf("found no item, of %d, whose %s", len(items), strings.Join(describeWants(e.where, wants), " and "))
+}
+
+// holds reports whether every clause of the where holds for item: the
+// value at its pointer is the text it wants.
+func (e *Extract) holds(item any, wants []string) bool {
+	for i, w := range e.where {
+		got, ok := follow(item, w.tokens)
+		if !ok || scalarText(got) != wants[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// describeWants says what each clause of a where wanted, as rendered.
+func describeWants(where []whereClause, wants []string) []string {
+	out := make([]string, len(where))
+	for i, w := range where {
+		out[i] = fmt.Sprintf("%s is %q", w.pointer, wants[i])
+	}
+	return out
+}
+
+// scalarText is a scalar's text as a where compares it: a string itself, a
+// number as written, true or false; "" marks anything else, which no
+// rendered text can be taken for.
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return "\x00"
+}
+
+// apply finds the value in doc: the pointer, the item a where picks and the
+// pointer in it, the lines, the decoding and the pattern; or why it finds
+// none. vars render the where.
+func (e *Extract) apply(doc any, vars Vars) (any, string) {
+	v, ok := follow(doc, e.tokens)
+	if !ok {
+		return nil, "found nothing"
+	}
+	if len(e.where) > 0 {
+		item, why := e.pick(v, vars)
+		if why != "" {
+			return nil, why
+		}
+		if v, ok = follow(item, e.then); !ok {
+			return nil, "found the item, with nothing at " + e.Then
 		}
 	}
 	if e.Lines {
@@ -236,6 +381,13 @@ func (e *Extract) apply(doc any) (any, string) {
 		s, ok := v.(string)
 		if !ok {
 			return nil, "found " + describeValue(v) + ", not a string for the pattern"
+		}
+		if e.All {
+			items := []any{}
+			for _, m := range e.pattern.re.FindAllStringSubmatch(s, -1) {
+				items = append(items, m[1])
+			}
+			return items, ""
 		}
 		m := e.pattern.re.FindStringSubmatch(s)
 		if m == nil {
@@ -278,7 +430,7 @@ func wrongKind(v any, why, want string) string {
 func (e *Extract) Version(profile string, r *Reply) (contract.Version, error) {
 	v, why := e.find(r)
 	if f, ok := v.(float64); ok && why == "" && e.From != "structured" {
-		if t, twhy := (&Extract{From: "text_json", tokens: e.tokens, Lines: e.Lines, Decode: e.Decode, pattern: e.pattern}).find(r); twhy == "" {
+		if t, twhy := (&Extract{From: "text_json", tokens: e.tokens, Where: e.Where, where: e.where, then: e.then, Then: e.Then, All: e.All, Lines: e.Lines, Decode: e.Decode, pattern: e.pattern}).find(r); twhy == "" {
 			if n, ok := t.(json.Number); ok {
 				return contract.Version(n.String()), nil
 			}
@@ -330,7 +482,7 @@ func (e *Extract) Items(profile string, r *Reply) ([]any, error) {
 // ItemString returns the string the extraction finds in one item of a
 // list; false when it finds none.
 func (e *Extract) ItemString(item any) (string, bool) {
-	v, why := e.apply(item)
+	v, why := e.apply(item, nil) // an item's extractions have no where
 	if why != "" {
 		return "", false
 	}

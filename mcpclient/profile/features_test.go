@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // filesystem returns the built-in filesystem profile, format 1, as JSON
@@ -91,9 +93,10 @@ func TestFormat2Members(t *testing.T) {
 }
 
 // Filters: json escapes for inside a JSON string, sql doubles single
-// quotes, inc adds one to an integer (of any length), and they chain.
+// quotes, inc adds one to an integer (of any length), slug makes a name of
+// a label, and they chain.
 func TestFilters(t *testing.T) {
-	tpl, err := compileTemplate("t", json.RawMessage(`{"j":"{s|json}","q":"x = '{s|sql}'","n":"{v|inc}","m":"v = {v|inc}","both":"{s|sql|json}","big":"{b|inc}"}`),
+	tpl, err := compileTemplate("t", json.RawMessage(`{"j":"{s|json}","q":"x = '{s|sql}'","n":"{v|inc}","m":"v = {v|inc}","both":"{s|sql|json}","big":"{b|inc}","f":"tab-{s|slug}.md"}`),
 		map[string]bool{"s": true, "v": true, "b": true})
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +105,7 @@ func TestFilters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"j":"it's \\\"q\\\"\\n","q":"x = 'it''s \"q\"\n'","n":42,"m":"v = 42","both":"it''s \\\"q\\\"\\n","big":9223372036854775808}`
+	want := `{"j":"it's \\\"q\\\"\\n","q":"x = 'it''s \"q\"\n'","n":42,"m":"v = 42","both":"it''s \\\"q\\\"\\n","big":9223372036854775808,"f":"tab-it-s--q--.md"}`
 	if string(out) != want {
 		t.Errorf("rendered\n%s\nwant\n%s", out, want)
 	}
@@ -114,8 +117,8 @@ func TestFilters(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 	for raw, want := range map[string]string{
-		`{"a":"{s|upper}"}`: `t.a: {s|upper}: "upper" is no filter (want json, sql, inc)`,
-		`{"a":"{s|}"}`:      `t.a: {s|}: "" is no filter (want json, sql, inc)`,
+		`{"a":"{s|upper}"}`: `t.a: {s|upper}: "upper" is no filter (want json, sql, inc, slug)`,
+		`{"a":"{s|}"}`:      `t.a: {s|}: "" is no filter (want json, sql, inc, slug)`,
 		`{"a":"{x|sql}"}`:   `t.a: {x} is no variable here (want {b}, {s}, {v})`,
 	} {
 		_, err := compileTemplate("t", json.RawMessage(raw), map[string]bool{"s": true, "v": true, "b": true})
@@ -211,10 +214,145 @@ func TestDrops(t *testing.T) {
 // from: text without a pattern takes the whole text.
 func TestFromTextWhole(t *testing.T) {
 	ex := &Extract{From: "text"}
-	if err := ex.compile("read.content"); err != nil {
+	if err := ex.compile("read.content", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := ex.String("p", &Reply{Text: "a\nb", Structured: map[string]any{"x": 1}}); err != nil || got != "a\nb" {
 		t.Errorf("%q %v", got, err)
+	}
+}
+
+// A profile without write is a read-only server's (format 2): it maps no
+// write, so the write capability has no tool and a run that writes is
+// refused before it starts, while reads are mapped as ever. At format 1,
+// write is required, said so.
+func TestReadOnlyProfile(t *testing.T) {
+	noWrite := func(m map[string]any) { delete(m, "write") }
+	_, err := Parse(filesystem(t, 1, noWrite), "p.json")
+	if err == nil || err.Error() != "profile p.json: write: required at format_version 1: a read-only profile, without write, needs format_version 2" {
+		t.Errorf("format 1: %v", err)
+	}
+	p, err := Parse(filesystem(t, 2, noWrite), "p.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if section, tools := p.Capability(contract.CapWrite); section != "write" || tools != nil {
+		t.Errorf("write: %s %v", section, tools)
+	}
+	if _, tools := p.Capability(contract.CapRead); len(tools) != 1 || tools[0] != "read_text_file" {
+		t.Errorf("read: %v", tools)
+	}
+	if got := p.ServerTools(); got[contract.ToolEditNoteTab] != "" || got[contract.ToolReadNoteTab] != "read_text_file" {
+		t.Errorf("server tools %v", got)
+	}
+}
+
+// where picks, from the array the pointer finds, the first item whose
+// fields hold what their templates render with the call's variables (a
+// search that returns run1.note10 beside run1.note1), then reads the
+// pointer in it; no such item is said, with what it looked for. A where
+// names only the call's variables, is read only where a call's reply is,
+// and is format 2.
+func TestWherePicksAnItem(t *testing.T) {
+	search := func(m map[string]any) {
+		section(m, "read")["content"] = map[string]any{"from": "text_json", "pointer": "/entities", "where": map[string]any{"/name": "{document}"}, "then": "/observations", "lines": true}
+	}
+	p, err := Parse(filesystem(t, 2, search), "p.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := func(doc string) *Reply {
+		return &Reply{Vars: Vars{"document": Text(doc)}, Text: `{"entities": [{"name": "run1.note10", "observations": ["x"]}, {"name": "run1.note1", "observations": ["a", "b"]}]}`}
+	}
+	if got, err := p.Read.Content.String("p", reply("run1.note1")); err != nil || got != "a\nb" {
+		t.Errorf("run1.note1: %q %v", got, err)
+	}
+	if got, err := p.Read.Content.String("p", reply("run1.note10")); err != nil || got != "x" {
+		t.Errorf("run1.note10: %q %v", got, err)
+	}
+	_, err = p.Read.Content.String("p", reply("run1.note2"))
+	if err == nil || !strings.Contains(err.Error(), `found no item, of 2, whose /name is "run1.note2"`) {
+		t.Errorf("no item: %v", err)
+	}
+	for _, tc := range []struct {
+		format int
+		edit   func(m map[string]any)
+		want   string
+	}{
+		{1, search, "profile p.json: read.content.where: needs format_version 2 (this profile says 1)"},
+		{2, func(m map[string]any) {
+			search(m)
+			section(m, "read")["content"].(map[string]any)["where"] = map[string]any{"/name": "{content}"}
+		}, "profile p.json: read.content.where./name: {content} is no variable here"},
+		{2, func(m map[string]any) {
+			section(m, "read")["content"] = map[string]any{"pointer": "/entities", "then": "/observations"}
+		}, "profile p.json: read.content.then: is the pointer in the item a where picks: give where"},
+		{2, func(m map[string]any) {
+			section(m, "read")["content"] = map[string]any{"where": map[string]any{"/name": "{document}"}}
+		}, "profile p.json: read.content.where: picks an item of the array the pointer finds: give a pointer"},
+		{2, func(m map[string]any) {
+			m["list"] = map[string]any{"tool": "list_directory", "arguments": map[string]any{}, "items": map[string]any{"pointer": "/items"},
+				"label": map[string]any{"pointer": "/x", "where": map[string]any{"/name": "{document}"}}}
+		}, "profile p.json: list.label.where: is not read here: only the extractions of a call's reply pick an item"},
+	} {
+		if _, err := Parse(filesystem(t, tc.format, tc.edit), "p.json"); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%v, want %q", err, tc.want)
+		}
+	}
+}
+
+// all takes every match of a pattern, as the items of a plain-text or
+// Markdown listing: a comma-separated list, a Markdown list; no match is no
+// item, not a failure. It needs a pattern, and format 2.
+func TestAllMatchesAreItems(t *testing.T) {
+	listing := func(pattern string) func(m map[string]any) {
+		return func(m map[string]any) {
+			m["list"] = map[string]any{"tool": "list_directory", "arguments": map[string]any{}, "items": map[string]any{"from": "text", "pattern": pattern, "all": true},
+				"label": map[string]any{"from": "text", "pattern": `^(.+)\.md$`}}
+		}
+	}
+	for _, tc := range []struct {
+		pattern, text string
+		want          []string
+	}{
+		{`([^,]+)`, "note1.md,note2.md", []string{"note1.md", "note2.md"}},
+		{`(?m)^- (.+)$`, "# Files\n- a.md\n- b.md\n", []string{"a.md", "b.md"}},
+		{`(?m)^- (.+)$`, "no files", []string{}},
+	} {
+		p, err := Parse(filesystem(t, 2, listing(tc.pattern)), "p.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, err := p.List.Items.Items("p", &Reply{Text: tc.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range items {
+			got = append(got, it.(string))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%q in %q: %q", tc.pattern, tc.text, got)
+		}
+		if len(items) > 0 {
+			if label, ok := p.List.Label.ItemString(items[0]); !ok || label+".md" != tc.want[0] {
+				t.Errorf("label %q %v", label, ok)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		format int
+		edit   func(m map[string]any)
+		want   string
+	}{
+		{1, listing(`([^,]+)`), "profile p.json: list.items.all: needs format_version 2 (this profile says 1)"},
+		{2, func(m map[string]any) {
+			listing(`x`)(m)
+			section(m, "list")["items"] = map[string]any{"from": "text", "all": true}
+		}, "profile p.json: list.items.all: takes every match of the pattern: give a pattern"},
+	} {
+		if _, err := Parse(filesystem(t, tc.format, tc.edit), "p.json"); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%v, want %q", err, tc.want)
+		}
 	}
 }

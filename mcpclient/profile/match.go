@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 
 	"github.com/notesbench/notesbench/contract"
 )
@@ -20,6 +22,8 @@ func (p *Profile) checkFormat() error {
 		return &Error{Field: field, Err: fmt.Errorf("needs format_version 2 (this profile says %d)", p.FormatVersion)}
 	}
 	switch {
+	case p.Write == nil:
+		return &Error{Field: "write", Err: fmt.Errorf("required at format_version %d: a read-only profile, without write, needs format_version 2", p.FormatVersion)}
 	case len(p.Errors) > 0:
 		return newer("errors")
 	case len(p.Setup.Session) > 0:
@@ -36,6 +40,14 @@ func (p *Profile) checkFormat() error {
 	for i, st := range p.Setup.Create {
 		if len(st.Bind) > 0 {
 			return newer(fmt.Sprintf("setup.create[%d].bind", i))
+		}
+	}
+	picks := p.replyExtracts()
+	for _, field := range slices.Sorted(maps.Keys(picks)) {
+		if e := picks[field]; e != nil && (len(e.Where) > 0 || e.Then != "") {
+			return newer(field + ".where")
+		} else if e != nil && e.All {
+			return newer(field + ".all")
 		}
 	}
 	if c := p.Conflict; c != nil {
@@ -77,7 +89,7 @@ func (p *Profile) compileMatchers() error {
 				return err
 			}
 		}
-		if err := compileExtracts("conflict", map[string]*Extract{"current_version": c.CurrentVersion}); err != nil {
+		if err := compileExtracts("conflict", nil, map[string]*Extract{"current_version": c.CurrentVersion}); err != nil {
 			return err
 		}
 	}
@@ -117,7 +129,7 @@ func (m *Matcher) compile(field string) error {
 			return &Error{Field: field + ".equals", Err: err}
 		}
 		m.pointer = &Extract{Pointer: m.Pointer}
-		if err := m.pointer.compile(field + ".pointer"); err != nil {
+		if err := m.pointer.compile(field+".pointer", nil); err != nil {
 			return err
 		}
 	}
@@ -308,4 +320,29 @@ func ratOf(v any) (*big.Rat, bool) {
 		return new(big.Rat).SetString(x.String())
 	}
 	return nil, false
+}
+
+// replyExtracts are the extractions that read a whole reply, by field: those
+// a where may pick an item in.
+func (p *Profile) replyExtracts() map[string]*Extract {
+	out := map[string]*Extract{}
+	if p.Read != nil {
+		out["read.content"], out["read.version"] = p.Read.Content, p.Read.Version
+	}
+	if w := p.Write; w != nil {
+		out["write.version"], out["write.replayed"] = w.Version, w.Replayed
+	}
+	if c := p.Create; c != nil {
+		out["create.id"], out["create.version"], out["create.replayed"] = c.ID, c.Version, c.Replayed
+	}
+	if l := p.List; l != nil {
+		out["list.items"] = l.Items
+	}
+	if a := p.AddSource; a != nil {
+		out["add_source.id"], out["add_source.version"], out["add_source.replayed"] = a.ID, a.Version, a.Replayed
+	}
+	if l := p.ListSources; l != nil {
+		out["list_sources.items"], out["list_sources.next_cursor"] = l.Items, l.NextCursor
+	}
+	return out
 }

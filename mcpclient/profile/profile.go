@@ -510,14 +510,29 @@ func (p *Profile) compile() error {
 	if err := p.compileCall("read", "read", &p.Read.ToolCall, known); err != nil {
 		return err
 	}
-	if err := compileExtracts("read", map[string]*Extract{"content": p.Read.Content, "version": p.Read.Version}); err != nil {
+	if err := compileExtracts("read", varsOf("read", known), map[string]*Extract{"content": p.Read.Content, "version": p.Read.Version}); err != nil {
 		return err
 	}
+	if err := p.compileWrite(known); err != nil {
+		return err
+	}
+	if err := p.compileMatchers(); err != nil {
+		return err
+	}
+	return p.compileOthers(known)
+}
+
+// compileWrite compiles the write, when the profile has one: its call, its
+// extracts, and its mode, from the variables its arguments name.
+func (p *Profile) compileWrite(known map[string]bool) error {
 	w := p.Write
+	if w == nil {
+		return nil // a read-only server
+	}
 	if err := p.compileCall("write", "write", &w.ToolCall, known); err != nil {
 		return err
 	}
-	if err := compileExtracts("write", map[string]*Extract{"version": w.Version, "replayed": w.Replayed}); err != nil {
+	if err := compileExtracts("write", varsOf("write", known), map[string]*Extract{"version": w.Version, "replayed": w.Replayed}); err != nil {
 		return err
 	}
 	uses := w.args.Uses
@@ -547,7 +562,7 @@ func (p *Profile) compile() error {
 		if !e.args.Uses("content") && !e.args.Uses("content_lines") {
 			return &Error{Field: "write.empty.arguments", Err: errors.New("names neither {content} nor {content_lines}: the write would not carry the text")}
 		}
-		if err := compileExtracts("write.empty", map[string]*Extract{"version": e.Version}); err != nil {
+		if err := compileExtracts("write.empty", varsOf("write.empty", known), map[string]*Extract{"version": e.Version}); err != nil {
 			return err
 		}
 	}
@@ -560,33 +575,43 @@ func (p *Profile) compile() error {
 	if w.VersionCheck && w.Version == nil {
 		return &Error{Field: "write.version", Err: errors.New("required when write.version_check is true: the next write must know the version this one made")}
 	}
-	if err := p.compileMatchers(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// compileOthers compiles the calls beside read and write, each with its
+// extracts, and the teardown.
+func (p *Profile) compileOthers(known map[string]bool) error {
 	// The calls beside read and write: each compiled with its extracts.
+	// extracts read the reply; each item's are read in one item of a list,
+	// and have no where.
 	type call struct {
-		field    string
-		call     *ToolCall
-		extracts map[string]*Extract
+		field           string
+		call            *ToolCall
+		extracts, items map[string]*Extract
 	}
 	var calls []call
 	if c := p.Create; c != nil {
-		calls = append(calls, call{"create", &c.ToolCall, map[string]*Extract{"id": c.ID, "version": c.Version, "replayed": c.Replayed}})
+		calls = append(calls, call{"create", &c.ToolCall, map[string]*Extract{"id": c.ID, "version": c.Version, "replayed": c.Replayed}, nil})
 	}
 	if l := p.List; l != nil {
-		calls = append(calls, call{"list", &l.ToolCall, map[string]*Extract{"items": l.Items, "label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version, "position": l.Position}})
+		calls = append(calls, call{"list", &l.ToolCall, map[string]*Extract{"items": l.Items},
+			map[string]*Extract{"label": l.Label, "id": l.ID, "type": l.Type, "version": l.Version, "position": l.Position}})
 	}
 	if a := p.AddSource; a != nil {
-		calls = append(calls, call{"add_source", &a.ToolCall, map[string]*Extract{"id": a.ID, "version": a.Version, "replayed": a.Replayed}})
+		calls = append(calls, call{"add_source", &a.ToolCall, map[string]*Extract{"id": a.ID, "version": a.Version, "replayed": a.Replayed}, nil})
 	}
 	if l := p.ListSources; l != nil {
-		calls = append(calls, call{"list_sources", &l.ToolCall, map[string]*Extract{"items": l.Items, "url": l.URL, "title": l.Title, "id": l.ID, "next_cursor": l.NextCursor}})
+		calls = append(calls, call{"list_sources", &l.ToolCall, map[string]*Extract{"items": l.Items, "next_cursor": l.NextCursor},
+			map[string]*Extract{"url": l.URL, "title": l.Title, "id": l.ID}})
 	}
 	for _, c := range calls {
 		if err := p.compileCall(c.field, c.field, c.call, known); err != nil {
 			return err
 		}
-		if err := compileExtracts(c.field, c.extracts); err != nil {
+		if err := compileExtracts(c.field, varsOf(c.field, known), c.extracts); err != nil {
+			return err
+		}
+		if err := compileExtracts(c.field, nil, c.items); err != nil {
 			return err
 		}
 	}
@@ -635,7 +660,7 @@ func (p *Profile) compileBinds(field string, st *Step, known map[string]bool) er
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := st.Bind[name].compile(field + ".bind." + name); err != nil {
+		if err := st.Bind[name].compile(field+".bind."+name, nil); err != nil {
 			return err
 		}
 	}
@@ -717,7 +742,10 @@ func (c *ToolCall) compile(field, kind string, known map[string]bool) error {
 	return nil
 }
 
-func compileExtracts(field string, exs map[string]*Extract) error {
+// compileExtracts compiles the extractions of a call's reply, named field
+// and each by its member; vars are the variables their where may name (nil:
+// none may have one).
+func compileExtracts(field string, vars map[string]bool, exs map[string]*Extract) error {
 	names := make([]string, 0, len(exs))
 	for n := range exs {
 		names = append(names, n)
@@ -725,7 +753,7 @@ func compileExtracts(field string, exs map[string]*Extract) error {
 	sort.Strings(names)
 	for _, n := range names {
 		if ex := exs[n]; ex != nil {
-			if err := ex.compile(field + "." + n); err != nil {
+			if err := ex.compile(field+"."+n, vars); err != nil {
 				return err
 			}
 		}
@@ -815,7 +843,10 @@ func (p *Profile) Capability(c contract.Capability) (section string, tools []str
 	case contract.CapRead:
 		return "read", []string{p.Read.Tool}
 	case contract.CapWrite:
-		return "write", []string{p.Write.Tool}
+		if p.Write != nil {
+			return "write", []string{p.Write.Tool}
+		}
+		return "write", nil
 	case contract.CapCreate:
 		if p.Create != nil {
 			return "create", []string{p.Create.Tool}

@@ -3,6 +3,7 @@ package profile
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,10 +15,11 @@ import (
 
 // Every built-in profile parses, and its write mode is the one it means.
 func TestBuiltins(t *testing.T) {
-	want := map[string]WriteMode{"filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "knowledge-graph": ModeContent, "memory": ModeAppend, "memory-keeper": ModeContent,
+	want := map[string]WriteMode{"filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "knowledge-graph": ModeContent, "memory": ModeAppend,
+		"memory-bank": ModeContent, "memory-keeper": ModeContent, "memory-libsql": ModeContent,
 		"notes": ModeContent, "obsidian": ModeContent, "obsidian-unguarded": ModeContent, "sqlite": ModeContent, "sqlite-npx": ModeContent, "taskmanager": ModeContent}
 	got := Builtins()
-	if strings.Join(got, ",") != "filesystem,filesystem-edit,github,knowledge-graph,memory,memory-keeper,notes,obsidian,obsidian-unguarded,sqlite,sqlite-npx,taskmanager" {
+	if !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
 		t.Fatalf("built-ins %v", got)
 	}
 	for _, name := range got {
@@ -97,7 +99,7 @@ func TestBadProfiles(t *testing.T) {
 	if _, err := Parse([]byte("{"), "p.json"); err == nil || !strings.HasPrefix(err.Error(), "profile p.json: not JSON") {
 		t.Errorf("%v", err)
 	}
-	if _, err := Load("nosuch"); err == nil || err.Error() != "profile nosuch: no such built-in profile (built-in: filesystem, filesystem-edit, github, knowledge-graph, memory, memory-keeper, notes, obsidian, obsidian-unguarded, sqlite, sqlite-npx, taskmanager)" {
+	if _, err := Load("nosuch"); err == nil || err.Error() != "profile nosuch: no such built-in profile (built-in: "+strings.Join(Builtins(), ", ")+")" {
 		t.Errorf("%v", err)
 	}
 	dir := t.TempDir()

@@ -57,7 +57,9 @@ var errTooLarge = fmt.Errorf("renders more than the %d bytes a call may carry", 
 // The filters a variable may be named with, applied left to right:
 // {NAME|json} is its text escaped for inside a JSON string, without the
 // quotes; {NAME|sql} is its text with each single quote doubled, for
-// inside an SQL string literal; {NAME|inc} is the integer it is, plus one.
+// inside an SQL string literal; {NAME|inc} is the integer it is, plus one;
+// {NAME|slug} its text with every character but ASCII letters, digits, -, _
+// and . made a -.
 var filters = map[string]func(VarValue) (VarValue, error){
 	"json": func(v VarValue) (VarValue, error) {
 		b := AppendString(nil, v.Text)
@@ -65,6 +67,17 @@ var filters = map[string]func(VarValue) (VarValue, error){
 	},
 	"sql": func(v VarValue) (VarValue, error) {
 		return Text(strings.ReplaceAll(v.Text, "'", "''")), nil
+	},
+	// slug keeps ASCII letters, digits, '-', '_' and '.', and makes every
+	// other character a '-': a label as a file's name on a server that
+	// refuses spaces.
+	"slug": func(v VarValue) (VarValue, error) {
+		return Text(strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+				return r
+			}
+			return '-'
+		}, v.Text)), nil
 	},
 	"inc": func(v VarValue) (VarValue, error) {
 		n, ok := new(big.Int).SetString(v.Text, 10)
@@ -77,7 +90,7 @@ var filters = map[string]func(VarValue) (VarValue, error){
 }
 
 // filterNames lists the filters, for an error message.
-const filterNames = "json, sql, inc"
+const filterNames = "json, sql, inc, slug"
 
 // Uses reports whether the template names the variable.
 func (t *Template) Uses(name string) bool { return t.uses[name] }
