@@ -299,26 +299,31 @@ func Proofs(a results.Audit) []Proven {
 func ProofTables(a results.Audit) []Table {
 	var out []Table
 	for _, p := range Proofs(a) {
-		pr := p.Cell.Proof
-		t := Table{Title: "Proof: " + p.Title + ", " + p.Cell.Mode, Header: []string{"Made (s)", "Returned (s)", "Operation"}}
-		for _, op := range pr.Ops {
-			what := op.What
-			if op.ServerTool != "" && op.ServerTool != op.Tool {
-				what += " (the server's " + op.ServerTool + ")"
-			}
-			t.Rows = append(t.Rows, []string{Fixed(float64(op.InvokeNS)/1e9, 3), Fixed(float64(op.ReturnNS)/1e9, 3), what})
-		}
-		t.Notes = append(t.Notes, "shows: "+pr.Says)
-		for _, f := range pr.Faults {
-			t.Notes = append(t.Notes, fmt.Sprintf("fault before it: %s from %s s to %s s %s", f.Kind, Fixed(float64(f.StartNS)/1e9, 3), Fixed(float64(f.EndNS)/1e9, 3), f.Detail))
-		}
-		if pr.History != "" {
-			t.Notes = append(t.Notes, fmt.Sprintf("history: %s, run %s (notesbench check %s)", pr.History, pr.Run, pr.History))
-		}
-		t.Notes = append(t.Notes, "replay: "+pr.Replay)
-		out = append(out, t)
+		out = append(out, proofTable(p))
 	}
 	return out
+}
+
+// proofTable is the table of one proof.
+func proofTable(p Proven) Table {
+	pr := p.Cell.Proof
+	t := Table{Title: "Proof: " + p.Title + ", " + p.Cell.Mode, Header: []string{"Made (s)", "Returned (s)", "Operation"}}
+	for _, op := range pr.Ops {
+		what := op.What
+		if op.ServerTool != "" && op.ServerTool != op.Tool {
+			what += " (the server's " + op.ServerTool + ")"
+		}
+		t.Rows = append(t.Rows, []string{Fixed(float64(op.InvokeNS)/1e9, 3), Fixed(float64(op.ReturnNS)/1e9, 3), what})
+	}
+	t.Notes = append(t.Notes, "shows: "+pr.Says)
+	for _, f := range pr.Faults {
+		t.Notes = append(t.Notes, fmt.Sprintf("fault before it: %s from %s s to %s s %s", f.Kind, Fixed(float64(f.StartNS)/1e9, 3), Fixed(float64(f.EndNS)/1e9, 3), f.Detail))
+	}
+	if pr.History != "" {
+		t.Notes = append(t.Notes, fmt.Sprintf("history: %s, run %s (notesbench check %s)", pr.History, pr.Run, pr.History))
+	}
+	t.Notes = append(t.Notes, "replay: "+pr.Replay)
+	return t
 }
 
 // RegressionTable lists the counts that got worse than the baseline's.

@@ -228,3 +228,29 @@ func TestAuditFitsEightyColumns(t *testing.T) {
 		t.Errorf("an empty header row:\n%s", out)
 	}
 }
+
+// The report for a server's maintainers: each anomaly found and not
+// allowed, with what each mode counted, the operations of its proof, the
+// command that replays the run and what would fix it; the allowed one and
+// those not found are not in it; an audit that found nothing has none.
+func TestMaintainersReportGolden(t *testing.T) {
+	a := sampleAudit().Audit
+	md, err := MaintainersReport(a, "@example/server-files", "1.2.3", "notesbench audit --target 'stdio:server $WORK' --profile filesystem --budget quick --out audit/servers/files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "maintainers.md", md)
+	for _, want := range []string{"## Lost update\n", "- race none: 314 of 1,000 lines", `| 0.100 | 0.130 | human#2 edit_note_tab note-1/markdown adding "human-1" expected 2 → ok 3 (the server's write_file) |`,
+		"notesbench race --target 'stdio:server /tmp/docs' --profile filesystem --seeds 2", "What would fix it: Check a version on every write"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "## Stale write accepted") {
+		t.Error("an allowed anomaly is in the maintainers' report")
+	}
+	a.Failed = nil
+	if md, err := MaintainersReport(a, "s", "1", "c"); md != nil || err != nil {
+		t.Errorf("an audit that found nothing: %q %v", md, err)
+	}
+}

@@ -28,35 +28,57 @@ const (
 )
 
 // Anomaly is one row of an audit's matrix, declared once: the name --allow
-// takes, the title the matrix shows and what its count counts.
+// takes, the title the matrix shows, what its count counts, and what a
+// server's maintainers can do about it (a report's "what would fix it").
 type Anomaly struct {
 	Name  string
 	Title string
 	About string
+	Fix   string
+}
+
+// AnomalyOf returns the anomaly called name, and false when there is none.
+func AnomalyOf(name string) (Anomaly, bool) {
+	for _, a := range Anomalies {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Anomaly{}, false
 }
 
 // Anomalies are the rows of the matrix, in the order it lists them.
 var Anomalies = []Anomaly{
 	{AnomalyLostUpdate, "lost update",
-		"acknowledged lines missing at the end although the client re-applied its line after each conflict (on a server without a version check: every line it lost)"},
+		"acknowledged lines missing at the end although the client re-applied its line after each conflict (on a server without a version check: every line it lost)",
+		"Check a version on every write: take the version the client read (expected_version), compare it with the document's current one in the same transaction as the write, and refuse a stale write, changing nothing and naming the current version, so that the client re-reads and applies its change again. A write of the whole document without that check replaces whatever was written since the read."},
 	{AnomalyStaleWrite, "stale write accepted",
-		"conform: the stale-version clause failed (a write with an old version was taken); check: writes that replaced content changed after the read they came from, with the client re-applying"},
+		"conform: the stale-version clause failed (a write with an old version was taken); check: writes that replaced content changed after the read they came from, with the client re-applying",
+		"Refuse a write whose expected version is not the document's current one, in the same transaction as the write (a compare-and-set), with an error the client can tell from others (a conflict naming the current version)."},
 	{AnomalyUnversionedWrite, "write without a version accepted",
-		"conform: the no-expected_version clause failed (a write that sent no version was taken)"},
+		"conform: the no-expected_version clause failed (a write that sent no version was taken)",
+		"Require the version on every write that replaces content: a write that sends none cannot be checked, and a client that forgets it overwrites silently."},
 	{AnomalyDuplicate, "duplicate after a lost reply",
-		"tabs or sources made twice although the client kept one key for them on every resend after a lost reply: create's same-key rows, sources under the normalized key (a fresh key, or one from the URL's spelling, is the client's: see what the client policy costs)"},
+		"tabs or sources made twice although the client kept one key for them on every resend after a lost reply: create's same-key rows, sources under the normalized key (a fresh key, or one from the URL's spelling, is the client's: see what the client policy costs)",
+		"Take an idempotency key on every call that creates, keep it with what it made in the same transaction, and answer a call with a key already seen with the first result: a client resends after a lost reply, and only the key tells the resend from a new item."},
 	{AnomalyLostAcknowledged, "acknowledged write lost under kill -9",
-		"acknowledged writes missing from the final state after the server was killed and restarted"},
+		"acknowledged writes missing from the final state after the server was killed and restarted",
+		"Acknowledge a write only once it is durable: write the new state to a temporary file, fsync it, rename it over the old one and fsync the folder, or commit it in a database; never truncate and rewrite the store in place."},
 	{AnomalyUnreadable, "document unreadable after a fault",
-		"runs whose document or database could not be read back whole after the faults"},
+		"runs whose document or database could not be read back whole after the faults",
+		"Replace the store atomically (a temporary file renamed over the old one, or a database transaction), so that a process killed mid-write leaves the old state or the new, whole."},
 	{AnomalyStoreDestroyed, "store destroyed or unreadable without a fault",
-		"runs whose document could not be set up, or read back at the end, without any fault, in the server's own words (a store two writers left unparseable, a document that vanished); where every run's set-up failed the part itself failed"},
+		"runs whose document could not be set up, or read back at the end, without any fault, in the server's own words (a store two writers left unparseable, a document that vanished); where every run's set-up failed the part itself failed",
+		"Let one writer at a time change the store, or keep it in a store that does (a database with transactions): two processes that each read one file, change it and write it back interleave, and can leave it unparseable or drop each other's documents. A server that cannot start while another process holds its database should wait for it."},
 	{AnomalyEmptyRead, "read returned an emptied document",
-		"reads (check: empty-reads) that returned an empty document after a line of it had been acknowledged: a server that truncates its file before it writes it, or lost its store"},
+		"reads (check: empty-reads) that returned an empty document after a line of it had been acknowledged: a server that truncates its file before it writes it, or lost its store",
+		"Never truncate a file a reader may read: write the new content to a temporary file and rename it over the old one, so that a read sees the old text or the new, never an empty one."},
 	{AnomalyAppliedTwice, "write applied twice",
-		"lines the final state holds twice although their write was made once, its resends carrying one key: a resend after a kill (crash) or a lost reply applied again"},
+		"lines the final state holds twice although their write was made once, its resends carrying one key: a resend after a kill (crash) or a lost reply applied again",
+		"Take an idempotency key on writes and answer a resend with the same key with the first result: under MCP 2026-07-28 a client re-issues a request lost with a broken stream as a new request with a new id, and a stdio client may resend to a fresh process, so the key is the only way a server can tell a resend from a new write."},
 	{AnomalyServerErrors, "calls that ended in server errors",
-		"calls answered with a refusal other than a version conflict, or whose outcome nobody knows (a timeout, a dead server, an unreadable reply)"},
+		"calls answered with a refusal other than a version conflict, or whose outcome nobody knows (a timeout, a dead server, an unreadable reply)",
+		"Wait for the store rather than failing a call (SQLite: a busy_timeout, or one connection that queues the writes), and answer a refusal with a kind the client can act on (a conflict, a document not found, an invalid argument) rather than an internal error."},
 }
 
 // AnomalyNames returns the names of the anomalies, in order.

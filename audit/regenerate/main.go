@@ -298,8 +298,17 @@ func writeReadme(o options, servers []server) error {
 			fmt.Fprintf(&how, "npm install --prefix DIR %s   # BIN=DIR/node_modules/.bin, first on the PATH\n", strings.Join(s.Packages, " "))
 		}
 		target := strings.NewReplacer("{notesbench}", "notesbench", "{bin}", "$BIN", "{work}", "$WORK").Replace(s.Target)
-		fmt.Fprintf(&how, "notesbench %s\n```\n\n", report.CommandLine(auditArgs(s, a.Budget, "audit/servers/"+s.Name, target)))
-		fmt.Fprintf(&how, "The matrix and every table: [%s](%s); one page with the plots: [%s](servers/%s/%s).\n", link, link, report.AuditHTML, s.Name, report.AuditHTML)
+		command := "notesbench " + report.CommandLine(auditArgs(s, a.Budget, "audit/servers/"+s.Name, target))
+		fmt.Fprintf(&how, "%s\n```\n\n", command)
+		fmt.Fprintf(&how, "The matrix and every table: [%s](%s); one page with the plots: [%s](servers/%s/%s).", link, link, report.AuditHTML, s.Name, report.AuditHTML)
+		found, err := writeMaintainersReport(dir, *a, name, version, command)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		if found {
+			fmt.Fprintf(&how, " What it found, for its maintainers: [%s](servers/%s/%s).", report.MaintainersMD, s.Name, report.MaintainersMD)
+		}
+		how.WriteString("\n")
 	}
 	var b bytes.Buffer
 	b.WriteString(`# The public audit
@@ -326,4 +335,22 @@ executables and $WORK a fresh folder of the server's own.
 `)
 	b.Write(how.Bytes())
 	return atomicfile.Write(filepath.Join(o.out, "README.md"), 0o644, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err })
+}
+
+// writeMaintainersReport writes the section's REPORT.md, the findings of a
+// for the server's maintainers, and reports whether a found any; a section
+// whose audit found nothing has none (one left from before is removed).
+func writeMaintainersReport(dir string, a results.Audit, server, version, command string) (bool, error) {
+	path := filepath.Join(dir, report.MaintainersMD)
+	md, err := report.MaintainersReport(a, server, version, command)
+	if err != nil {
+		return false, err
+	}
+	if md == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return false, err
+		}
+		return false, nil
+	}
+	return true, atomicfile.Write(path, 0o644, func(w io.Writer) error { _, err := w.Write(md); return err })
 }
