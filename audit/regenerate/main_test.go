@@ -12,6 +12,7 @@ import (
 
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 )
 
 // The list as committed parses: notesbench serve and the two official npm
@@ -124,5 +125,29 @@ func TestRegenerate(t *testing.T) {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q:\n%s", want, readme)
 		}
+	}
+}
+
+// A section whose audit found an anomaly gets its maintainers' report; once
+// an audit of it finds nothing, the report is removed, not left stale.
+func TestMaintainersReportWrittenAndRemoved(t *testing.T) {
+	dir := t.TempDir()
+	a := results.Audit{Experiment: results.AuditExperiment, Subject: results.AuditSubject{Profile: "filesystem", WriteStyle: "whole text (write_file)"}, Budget: "quick"}
+	lost := results.Counted("race none", "acknowledged lines lost", results.UnitLines, 3, 10)
+	a.Judge([]string{"race none"}, map[string][]results.AuditCell{results.AnomalyLostUpdate: {lost}}, nil)
+	found, err := writeMaintainersReport(dir, a, "server-files", "1.0.0", "notesbench audit …")
+	if err != nil || !found {
+		t.Fatalf("found %v, %v", found, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, report.MaintainersMD))
+	if err != nil || !strings.Contains(string(b), "- race none: 3 of 10 lines") {
+		t.Fatalf("%s %v", b, err)
+	}
+	a.Judge([]string{"race none"}, map[string][]results.AuditCell{results.AnomalyLostUpdate: {results.Counted("race none", "acknowledged lines lost", results.UnitLines, 0, 10)}}, nil)
+	if found, err := writeMaintainersReport(dir, a, "server-files", "1.0.0", "notesbench audit …"); err != nil || found {
+		t.Fatalf("found %v, %v", found, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, report.MaintainersMD)); !os.IsNotExist(err) {
+		t.Errorf("the report of an audit that found nothing was left: %v", err)
 	}
 }

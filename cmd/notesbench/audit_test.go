@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notesbench/notesbench/backend"
-	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/scratch"
@@ -301,15 +299,7 @@ func TestAuditOutWriteFailure(t *testing.T) {
 // as long as the test runs, and returns its URL.
 func serveHTTPInProcess(t *testing.T) string {
 	t.Helper()
-	v := contract.Variant{}.WithDefaults()
-	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, v, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := serve.New(context.Background(), b, serve.Options{Version: "test", Describe: "SQLite in memory", Variant: v})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := inMemoryServer(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +312,6 @@ func serveHTTPInProcess(t *testing.T) string {
 		if err := <-done; err != nil {
 			t.Errorf("serving: %v", err)
 		}
-		srv.Close()
 	})
 	return "http://" + ln.Addr().String() + serve.HTTPPath
 }

@@ -49,6 +49,17 @@ func TestWireFlagsRefused(t *testing.T) {
 // protocol. It stops when the test ends.
 func sessionsOnly(t *testing.T) string {
 	t.Helper()
+	srv := inMemoryServer(t)
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
+	t.Cleanup(hs.Close)
+	return hs.URL + "/mcp"
+}
+
+// inMemoryServer is serve on an in-memory store of the contract's default
+// variant, closed when the test ends (after what the test's later cleanups
+// stop).
+func inMemoryServer(t *testing.T) *serve.Server {
+	t.Helper()
 	v := contract.Variant{}.WithDefaults()
 	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, v, 1)
 	if err != nil {
@@ -58,12 +69,8 @@ func sessionsOnly(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	return hs.URL + "/mcp"
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }
 
 // --protocol pins the version: a server that does not speak it is one line,
