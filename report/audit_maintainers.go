@@ -30,7 +30,7 @@ func MaintainersReport(a results.Audit, server, version, command string) ([]byte
 			titles = append(titles, an.Title)
 		}
 	}
-	fmt.Fprintf(&b, "notesbench audit drove scripted editors, an agent and a person, against %s through %s, and looked for the ways an agent can lose a person's work. It found: %s. Each section below says what was found, the operations that show one instance (from the history the audit kept, in `histories/`), the command that replays that run, and what would fix it. The whole audit, every table and every part: [audit.md](audit.md).\n\n",
+	fmt.Fprintf(&b, "notesbench audit drove scripted editors, an agent and a person, against %s through %s, and looked for the ways an agent can lose a person's work. It found: %s. Each section below says what was found, the operations that show one instance (from the history the audit judged, which the audit's `--out` keeps under `histories/`), the command that replays that run, and what would fix it. The whole audit, every table and every part: [audit.md](audit.md).\n\n",
 		server, describeAccess(a.Subject), strings.Join(titles, "; "))
 	for _, name := range a.Failed {
 		an, _ := results.AnomalyOf(name)
