@@ -14,10 +14,21 @@ build:
 # The race detector is off in the SQLite engine alone (modernc.org/sqlite/lib,
 # C transpiled to Go, which it slowed tenfold): every goroutine of ours is
 # watched, and the engine's locks are modernc.org/libc's, which is.
+# A race-built program sleeps a second as it exits (GORACE's atexit_sleep_ms),
+# so that goroutines still running after main may yet report a race: 40 test
+# binaries and every child a test starts would sleep, 30 s of the pass. A
+# race is reported when it happens, during the tests, and the packages whose
+# code starts goroutines check with goleak that none outlives them: they
+# exit at once.
 RACE = -race -gcflags=modernc.org/sqlite/lib=-race=false
+RACEENV = GORACE=atexit_sleep_ms=0
+# go test starts packages in the order it is given them, then by import
+# path: the longest start first (LONGEST), and the many short ones fill the
+# two cores after them, instead of the longest running alone at the end.
+LONGEST = ./mcpclient ./cmd/notesbench ./internal/crash ./pgstore ./backend ./sim
 test:
 	$(GO) vet ./...
-	$(GO) test $(RACE) -count=1 ./...
+	$(RACEENV) $(GO) test $(RACE) -count=1 $(LONGEST) ./...
 
 # test-large is the second pass: without the race detector, only the tests
 # make test left out or ran smaller (the end-to-end tests against child
@@ -26,8 +37,10 @@ test:
 # go run ./scripts/largetests -list). cmd/notesbench reruns the whole
 # reproduction, hence a timeout above go test's 10 minutes.
 # Its tests mostly wait on child processes and real clocks: -parallel 4 lets
-# those that say so (t.Parallel) overlap, on two cores.
-LARGE = -count=1 -parallel 4 -timeout 30m
+# those that say so (t.Parallel) overlap, on two cores, and -p 4 runs four
+# packages at once, so that go test's order (by import path) does not leave
+# the longest package to start last.
+LARGE = -count=1 -p 4 -parallel 4 -timeout 30m
 test-large:
 	$(GO) run ./scripts/largetests $(LARGE)
 
@@ -42,7 +55,7 @@ HOG ?= 2
 PASS ?= race
 stress:
 	$(GO) run ./scripts/stress -rounds $(ROUNDS) -hog $(HOG) -out stress-out -- \
-		$(if $(filter large,$(PASS)),$(GO) run ./scripts/largetests $(LARGE),$(GO) test $(RACE) -count=1 ./...)
+		$(if $(filter large,$(PASS)),$(GO) run ./scripts/largetests $(LARGE),env $(RACEENV) $(GO) test $(RACE) -count=1 $(LONGEST) ./...)
 
 # mutants plants bugs in a copy of the tree, one per clause of the contract
 # and one per count of the checker, and fails unless the tests of the package

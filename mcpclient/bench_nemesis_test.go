@@ -20,6 +20,7 @@ import (
 func TestBenchUnderKillAndLoseReplies(t *testing.T) {
 	skipShort(t)
 	testpass.Large(t, "bench end to end under faults: make test-large runs it; sim's bench tests hold its counts under the detector")
+	t.Parallel()
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{CallTimeout: 2 * time.Second, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultLoseReplies}, Every: 20 * time.Millisecond}})
 	cfg := sim.DefaultBench()

@@ -62,6 +62,7 @@ func inMemory(t testing.TB, v contract.Variant) *Target {
 // TestContract runs the contract's suite over MCP against serve: every clause
 // but those that set the server's clock.
 func TestContract(t *testing.T) {
+	t.Parallel() // beside the tests that wait on start timeouts
 	contracttest.Run(t, contracttest.Config{Light: true, Open: func(t testing.TB, run contract.RunSpec) contract.Backend {
 		tg := inMemory(t, run.Variant)
 		b, err := tg.Open(ctx, run)

@@ -113,6 +113,7 @@ func skipShort(t *testing.T) {
 
 func TestNemesesFindTheirBreakage(t *testing.T) {
 	skipShort(t)
+	t.Parallel() // waits on the servers it breaks, most of its time
 	for _, n := range nemeses {
 		t.Run(n.kind, func(t *testing.T) {
 			opts := n.opts()
@@ -145,6 +146,7 @@ func TestNemesesFindNothingWrongWithServeOnPostgres(t *testing.T) {
 		t.Skip("starts a PostgreSQL cluster of its own: make test-large runs it (the nemeses against serve on SQLite run under the race detector)")
 	}
 	testpass.Large(t, "starts a PostgreSQL cluster of its own")
+	t.Parallel()
 	cluster := pgtest.NewCluster(t)
 	exe, err := os.Executable()
 	if err != nil {

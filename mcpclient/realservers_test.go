@@ -63,6 +63,7 @@ func TestRealServers(t *testing.T) {
 	// the client, which the other tests run under it. make test-large,
 	// in CI, runs this.
 	testpass.Large(t, "installs and runs the npm servers")
+	t.Parallel() // waits on node processes, most of its time: beside the other large tests
 	bin := npmtest.Install(t, npmtest.Filesystem, npmtest.Memory, npmtest.SQLite, npmtest.SQLiteNpx, npmtest.KnowledgeGraph,
 		npmtest.MemoryKeeper, npmtest.TaskManager, npmtest.MemoryLibSQL, npmtest.MemoryBank, npmtest.Obsidian, npmtest.Node)
 	root := t.TempDir()

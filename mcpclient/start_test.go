@@ -13,6 +13,7 @@ import (
 // second; one that never answers is an error that says both starts ran out
 // and names the flag.
 func TestSlowStartIsMadeOnceMore(t *testing.T) {
+	t.Parallel() // waits out start timeouts, most of its time
 	dir := t.TempDir()
 	helper := helperTarget(t, filepath.Join(dir, "notes.db"))
 	// The first start hangs without a word (sleep reads nothing), every

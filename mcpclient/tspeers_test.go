@@ -118,6 +118,7 @@ func TestTypeScriptPeers(t *testing.T) {
 	// Node processes: the race detector watches only the client, which
 	// the other tests run under it. make test-large, in CI, runs this.
 	testpass.Large(t, "installs and runs the TypeScript SDKs")
+	t.Parallel()
 	v2 := installTS(t, npmtest.TSClient, npmtest.TSServer)
 
 	t.Run("client", func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/contracttest"
 	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 )
 
 // isolationTarget returns a Target on the test server in mode iso: the
@@ -35,6 +36,8 @@ func TestContractSerializable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the suite runs once in -short")
 	}
+	// Under the detector the retries are TestSerializationFailureAndDeadlockAreRetried's.
+	testpass.Large(t, "the suite runs once under the race detector (make test's time); the retries on serialization failures have tests of their own")
 	tg := isolationTarget(t, Serializable)
 	if err := tg.Parse(); err != nil || tg.Isolation() != Serializable {
 		t.Fatalf("isolation %q (%v)", tg.Isolation(), err)

@@ -227,6 +227,8 @@ func TestCrashCatchesAcknowledgementsBeforePersisting(t *testing.T) {
 // read, and every write it acknowledged before counts as lost.
 func TestCrashOfAServerThatNeverStartsAgain(t *testing.T) {
 	skipShortKills(t)
+	testpass.Large(t, "what it tests is done by a broken child the detector does not watch; TestCrashShort runs the harness under it")
+	t.Parallel() // waits on the servers it restarts, most of its time
 	s := settings(crashKills)
 	s.Target = brokenTarget(t, t.TempDir(), brokenserver.ModeStaleLock)
 	s.StallNS = 5 * time.Second
@@ -253,6 +255,8 @@ func TestCrashOfAServerThatNeverStartsAgain(t *testing.T) {
 // run the kills never emptied loses nothing. Either way the run ends.
 func TestCrashOfAStoreAKillEmpties(t *testing.T) {
 	skipShortKills(t)
+	testpass.Large(t, "what it tests is done by a broken child the detector does not watch; TestCrashShort runs the harness under it")
+	t.Parallel() // waits on the servers it restarts, most of its time
 	s := settings(20)
 	s.Target = brokenTarget(t, t.TempDir(), brokenserver.ModeEmptied)
 	s.StallNS = 5 * time.Second
@@ -294,6 +298,7 @@ func TestCrash(t *testing.T) {
 		t.Skip("50 kills per run; -short and -race run the 5-kill tests only")
 	}
 	testpass.Large(t, "50 kills per run")
+	t.Parallel() // waits on the servers it kills, most of its time: beside the other large tests
 	t.Run("store", func(t *testing.T) { crashClean(t, 50) })
 	for _, mode := range []string{brokenserver.ModeAckEarly, brokenserver.ModeTruncate} {
 		t.Run(mode, func(t *testing.T) {

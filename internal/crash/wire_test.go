@@ -39,6 +39,7 @@ func TestKillServerOverHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills an HTTP server 10 to 50 times")
 	}
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "wire.db")
 	spawn, err := mcpclient.SplitCommand(self(t, serveDBEnv+"="+db, serveHTTPEnv+"=127.0.0.1:{port}"))
 	if err != nil {
@@ -73,6 +74,7 @@ func TestTerminatePostgresBackends(t *testing.T) {
 		t.Skip("builds notesbench and starts a PostgreSQL cluster of its own, whose work the race detector does not see: make test-large runs it")
 	}
 	testpass.Large(t, "builds notesbench and starts a PostgreSQL cluster of its own, whose work the race detector does not see")
+	t.Parallel()
 	bin := buildNotesbench(t)
 	cluster := pgtest.NewCluster(t) // its connections are cut: a cluster of its own
 	app := fmt.Sprintf("notesbench-wire-%d", time.Now().UnixNano())

@@ -74,7 +74,8 @@ func runAndStop(m *testing.M) int {
 // when it is set, else that of a throwaway cluster started on first use and
 // shared by every test of the binary. It skips t, with one line saying why,
 // when there is no server to be had, or fails it under
-// NOTESBENCH_REQUIRE_POSTGRES=1.
+// NOTESBENCH_REQUIRE_POSTGRES=1. The quick loop (-short) starts no cluster:
+// it skips t unless NOTESBENCH_POSTGRES_URL names a server.
 func URL(t testing.TB) string {
 	t.Helper()
 	shared.mu.Lock()
@@ -82,6 +83,9 @@ func URL(t testing.TB) string {
 	shared.mu.Unlock()
 	if !running {
 		t.Fatal("pgtest: call os.Exit(pgtest.Run(m)) from TestMain, so that the cluster is stopped")
+	}
+	if testing.Short() && os.Getenv(EnvURL) == "" {
+		t.Skipf("starts a PostgreSQL cluster: make test runs it (or set %s)", EnvURL)
 	}
 	shared.once.Do(func() {
 		if u := os.Getenv(EnvURL); u != "" {

@@ -9,7 +9,8 @@
 // tests, and runs go test on them alone: one -run pattern over the packages
 // that have any. Where a large test's name is also a test, not large, of
 // another of those packages, the two packages run in separate go test
-// invocations, one after the other, so that neither runs the other's.
+// invocations, so that neither runs the other's. The invocations run at
+// once; the output of each after the first is written when it ends.
 //
 // Usage:
 //
@@ -35,6 +36,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 const testpassPath = "github.com/notesbench/notesbench/internal/testpass"
@@ -78,8 +80,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	code := 0
-	for _, group := range groups(pkgs, large, paths) {
+	// The invocations run at once, so that the second does not wait for the
+	// first's longest package: the first writes as it goes, each other into a
+	// buffer written after it, whole, in order.
+	gs := groups(pkgs, large, paths)
+	outs := make([]bytes.Buffer, len(gs))
+	codes := make([]int, len(gs))
+	errs := make([]error, len(gs))
+	var wg sync.WaitGroup
+	for i, group := range gs {
 		var names []string
 		for _, p := range group {
 			names = append(names, large[p]...)
@@ -90,16 +99,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cmdArgs = append(cmdArgs, group...)
 		cmd := exec.Command(goCommand(), cmdArgs...)
 		cmd.Stdout, cmd.Stderr = stdout, stderr
-		if err := cmd.Run(); err != nil {
-			exit, ok := err.(*exec.ExitError)
-			if !ok {
-				fmt.Fprintln(stderr, "largetests:", err)
-				return 1
+		if i > 0 {
+			cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		}
+		wg.Go(func() {
+			err := cmd.Run()
+			if err == nil {
+				return
 			}
-			code = max(code, exit.ExitCode())
+			if exit, ok := err.(*exec.ExitError); ok {
+				codes[i] = exit.ExitCode()
+				return
+			}
+			errs[i], codes[i] = err, 1
+		})
+	}
+	wg.Wait()
+	for i := range outs[1:] {
+		stdout.Write(outs[i+1].Bytes())
+	}
+	for _, err := range errs {
+		if err != nil {
+			fmt.Fprintln(stderr, "largetests:", err)
 		}
 	}
-	return code
+	return slices.Max(append(codes, 0))
 }
 
 // goCommand is $GO, or go.
