@@ -30,6 +30,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -222,18 +223,34 @@ func run(ctx context.Context, pattern string, list, verbose bool, stdout, stderr
 			runs = append(runs, m.tests)
 		}
 	}
-	for _, r := range runs {
-		start := time.Now()
-		out, failed, err := goTest(ctx, dir, r)
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "mutants: interrupted")
-			return 130
-		}
-		if err != nil || failed {
-			fmt.Fprintf(stderr, "mutants: go test %s fails without a mutant (%v):\n%s", r, err, out)
+	// The unchanged copy's runs go at once (they share no package), each
+	// said in the table's order.
+	type baseline struct {
+		out    []byte
+		failed bool
+		err    error
+		secs   float64
+	}
+	base := make([]baseline, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Go(func() {
+			start := time.Now()
+			out, failed, err := goTest(ctx, dir, r)
+			base[i] = baseline{out, failed, err, time.Since(start).Seconds()}
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "mutants: interrupted")
+		return 130
+	}
+	for i, r := range runs {
+		if b := base[i]; b.err != nil || b.failed {
+			fmt.Fprintf(stderr, "mutants: go test %s fails without a mutant (%v):\n%s", r, b.err, b.out)
 			return 2
 		}
-		fmt.Fprintf(stdout, "unchanged copy passes go test %s (%.0fs)\n", r, time.Since(start).Seconds())
+		fmt.Fprintf(stdout, "unchanged copy passes go test %s (%.0fs)\n", r, base[i].secs)
 	}
 	caught := 0
 	for i, m := range chosen {
