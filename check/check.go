@@ -246,15 +246,50 @@ func (rd *runData) proof(says string, to int64, args []any) results.CheckProof {
 			Outcome: string(c.Outcome), Version: c.Version, ErrorKind: c.ErrorKind, InvokeNS: c.Invoke, ReturnNS: c.Return, What: c.String()})
 	}
 	slices.SortFunc(p.Ops, func(a, b results.ProofOp) int { return cmp.Compare(a.InvokeNS, b.InvokeNS) })
-	for _, f := range rd.run.Faults {
-		if f.Start < to {
-			p.Faults = append(p.Faults, results.ProofFault{Kind: f.Kind, StartNS: f.Start, EndNS: f.End, Detail: f.Detail})
-		}
-	}
-	if n := len(p.Faults); n > maxFaultsShown {
-		p.Faults = p.Faults[n-maxFaultsShown:] // the last ones, as the message names them
+	for _, f := range proofFaults(rd.run.Faults, p.Ops, to) {
+		p.Faults = append(p.Faults, results.ProofFault{Kind: f.Kind, StartNS: f.Start, EndNS: f.End, Detail: f.Detail})
 	}
 	return p
+}
+
+// proofFaults returns the faults that bear on a proof's operations: those
+// under way while the operations ran (from the first one's invocation to
+// the last one's return), and the last one that began before them, which
+// may have struck what they read; at most maxFaultsShown, the ones nearest
+// the operations' end. Without operations it is the last faults before to.
+// A fault that ended long before the operations, or began after them (near
+// the final read, say), does not show them anything.
+func proofFaults(faults []history.Fault, ops []results.ProofOp, to int64) []history.Fault {
+	var out []history.Fault
+	if len(ops) == 0 {
+		for _, f := range faults {
+			if f.Start < to {
+				out = append(out, f)
+			}
+		}
+		return out[max(0, len(out)-maxFaultsShown):]
+	}
+	from, end := ops[0].InvokeNS, int64(0)
+	for _, op := range ops {
+		end = max(end, op.ReturnNS, op.InvokeNS)
+	}
+	before := -1 // the last fault that began before from
+	for i, f := range faults {
+		switch {
+		case f.Start >= end:
+		case f.Start < from && f.End <= from:
+			before = i
+		default:
+			out = append(out, f)
+		}
+	}
+	if before >= 0 {
+		out = append([]history.Fault{faults[before]}, out...)
+	}
+	if n := len(out); n > maxFaultsShown {
+		out = out[n-maxFaultsShown:]
+	}
+	return out
 }
 
 // callIndex returns the place of c, a call of the run, among its calls; -1

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -648,6 +649,18 @@ func TestFaultsBeforeViolations(t *testing.T) {
 	if rep.Runs[0].Faults != 2 {
 		t.Errorf("faults %d, want 2", rep.Runs[0].Faults)
 	}
+
+	// A proof shows the faults that bear on its operations: the one under way
+	// while they ran (the kill) and the last one before them (the pause), not
+	// one that began after them, before the final read.
+	after := b.run.Faults
+	b.run.Faults = append(slices.Clone(after), history.Fault{Run: "r", Kind: history.FaultPause, Start: 1_400_000_000, End: 1_500_000_000})
+	b.run.Faults = append([]history.Fault{{Run: "r", Kind: history.FaultPause, Start: 0, End: 1}}, b.run.Faults...)
+	if p := result(t, b.check(t, Options{}), results.CheckLostUpdates).Proofs[0]; len(p.Faults) != 2 ||
+		p.Faults[0].StartNS != 1 || p.Faults[1].Kind != history.FaultKill {
+		t.Errorf("the proof's faults: %+v, want the pause from 1 ns and the kill", p.Faults)
+	}
+	b.run.Faults = after
 
 	// More faults than a description names: the last three, and how many.
 	for i := range 3 {

@@ -292,10 +292,10 @@ func Proofs(a results.Audit) []Proven {
 }
 
 // ProofTables are the proofs of the matrix's counts, a table each: the
-// operations that show one instance, in the order they were made, with
-// when each was made and returned on the run's clock, and under it what
-// they show, the faults before them, where the history is and the command
-// that replays the run.
+// operations that show one instance and the faults that bear on them, in
+// the order they began, with when each began and ended on the run's clock,
+// and under it what they show, where the history is and the command that
+// replays the run.
 func ProofTables(a results.Audit) []Table {
 	var out []Table
 	for _, p := range Proofs(a) {
@@ -308,17 +308,30 @@ func ProofTables(a results.Audit) []Table {
 func proofTable(p Proven) Table {
 	pr := p.Cell.Proof
 	t := Table{Title: "Proof: " + p.Title + ", " + p.Cell.Mode, Header: []string{"Made (s)", "Returned (s)", "Operation"}}
+	// The operations and the faults that bear on them, in one timeline: a
+	// fault where it began among the operations.
+	faults := pr.Faults
+	row := func(from, to int64, what string) {
+		t.Rows = append(t.Rows, []string{Fixed(float64(from)/1e9, 3), Fixed(float64(to)/1e9, 3), what})
+	}
+	fault := func(f results.ProofFault) {
+		row(f.StartNS, f.EndNS, strings.TrimSpace("fault: "+f.Kind+" "+f.Detail))
+	}
 	for _, op := range pr.Ops {
+		for len(faults) > 0 && faults[0].StartNS <= op.InvokeNS {
+			fault(faults[0])
+			faults = faults[1:]
+		}
 		what := op.What
 		if op.ServerTool != "" && op.ServerTool != op.Tool {
 			what += " (the server's " + op.ServerTool + ")"
 		}
-		t.Rows = append(t.Rows, []string{Fixed(float64(op.InvokeNS)/1e9, 3), Fixed(float64(op.ReturnNS)/1e9, 3), what})
+		row(op.InvokeNS, op.ReturnNS, what)
+	}
+	for _, f := range faults {
+		fault(f)
 	}
 	t.Notes = append(t.Notes, "shows: "+pr.Says)
-	for _, f := range pr.Faults {
-		t.Notes = append(t.Notes, fmt.Sprintf("fault before it: %s from %s s to %s s %s", f.Kind, Fixed(float64(f.StartNS)/1e9, 3), Fixed(float64(f.EndNS)/1e9, 3), f.Detail))
-	}
 	if pr.History != "" {
 		t.Notes = append(t.Notes, fmt.Sprintf("history: %s, run %s (notesbench check %s)", pr.History, pr.Run, pr.History))
 	}

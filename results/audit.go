@@ -148,7 +148,7 @@ type AuditCell struct {
 // AuditProof is one instance of an anomaly an audit counted, as Elle and
 // Jepsen give one: the smallest set of operations of a history the audit
 // kept that shows it (CheckProof: who read what, which write replaced it,
-// which acknowledged line vanished), the faults before them, and the one
+// which acknowledged line vanished), the faults that bear on them, and the one
 // command that replays the run. A count that no history shows (a server's
 // refusal to set up a run) has its words in Says and no operations.
 type AuditProof struct {
