@@ -80,7 +80,7 @@ func TestSpawnedServerExits(t *testing.T) {
 		{[]string{"sh", "-c", "echo gone >&2; exit 3", "{port}"},
 			"target http://127.0.0.1:{port}/mcp: starting the server (sh -c echo gone >&2; exit 3 {port}): the server exited (exit status 3): gone"},
 		{[]string{"env", "GORACE=atexit_sleep_ms=0", listenOnceEnv + "=127.0.0.1:{port}", exe, "-test.run=^$"},
-			"target http://127.0.0.1:{port}/mcp: no MCP handshake: the server exited (exit status 3): helper: giving up before answering"},
+			"target http://127.0.0.1:{port}/mcp: no MCP handshake, at each of two starts: the server exited (exit status 3): helper: giving up before answering"},
 	} {
 		_, err := Dial(ctx, spec, Options{Spawn: tc.spawn, ConnectTimeout: time.Hour})
 		if err == nil || err.Error() != tc.want {

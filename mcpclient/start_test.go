@@ -33,3 +33,22 @@ func TestSlowStartIsMadeOnceMore(t *testing.T) {
 		t.Errorf("a server that never answers: %v", err)
 	}
 }
+
+// A start whose server exits before the handshake (a store another start
+// holds locked at that moment) is made once more too; one that exits at
+// every start says so.
+func TestExitedStartIsMadeOnceMore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	helper := helperTarget(t, filepath.Join(dir, "notes.db"))
+	marker := filepath.Join(dir, "started")
+	firstExits := "if [ ! -e " + marker + " ]; then touch " + marker + "; echo database is locked >&2; exit 1; fi; exec " + quoteAll(helper.Command)
+	tg := dialT(t, stdioSpec(t, "sh", "-c", firstExits), Options{})
+	if tg.Describe() == "" {
+		t.Error("no description of the target reached on its second start")
+	}
+	_, err := Dial(ctx, stdioSpec(t, "sh", "-c", "echo locked >&2; exit 3"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "no MCP handshake, at each of two starts: the server exited (exit status 3): locked") {
+		t.Errorf("a server that exits at every start: %v", err)
+	}
+}

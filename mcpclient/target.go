@@ -357,14 +357,22 @@ func (t *Target) connectFor(ctx context.Context, run *runFaults) (*conn, error) 
 }
 
 // handshake opens a link and an MCP session on it; with faults, the link's
-// wire is run's. A start that runs out of its time is made once more.
+// wire is run's. A start that runs out of its time, or whose server exits
+// before the handshake, is made once more: one slow start on a loaded
+// machine, or one lost to another process starting on the same store at
+// that moment (a database another start holds locked), is no finding.
 func (t *Target) handshake(ctx context.Context, run *runFaults) (*mcp.ClientSession, *link, error) {
 	cs, l, err := t.start(ctx, run)
 	var slow *slowStartError
-	if errors.As(err, &slow) && ctx.Err() == nil {
+	var died *diedStartError
+	if (errors.As(err, &slow) || errors.As(err, &died)) && ctx.Err() == nil {
+		first := err
 		cs, l, err = t.start(ctx, run)
-		if errors.As(err, &slow) {
+		switch {
+		case errors.As(err, &slow) && errors.As(first, new(*slowStartError)):
 			slow.twice = true
+		case errors.As(err, &died) && errors.As(first, new(*diedStartError)):
+			died.twice = true
 		}
 	}
 	if err != nil {
@@ -395,6 +403,23 @@ func (e *slowStartError) Error() string {
 	}
 	return fmt.Sprintf("target %s: no MCP handshake within %v%s (--start-timeout): is it an MCP server?", e.name, e.timeout, again)
 }
+
+// diedStartError is a start whose server exited before the handshake;
+// twice says the start made again ended so too.
+type diedStartError struct {
+	name  string
+	died  error
+	twice bool
+}
+
+func (e *diedStartError) Error() string {
+	if e.twice {
+		return fmt.Sprintf("target %s: no MCP handshake, at each of two starts: %v", e.name, e.died)
+	}
+	return fmt.Sprintf("target %s: no MCP handshake: %v", e.name, e.died)
+}
+
+func (e *diedStartError) Unwrap() error { return e.died }
 
 // start starts the server (or connects to it) and makes the MCP handshake,
 // within the start's time.
@@ -431,7 +456,7 @@ func (t *Target) start(ctx context.Context, run *runFaults) (*mcp.ClientSession,
 		case died == nil && stray != "":
 			return nil, nil, fmt.Errorf("target %s: no MCP handshake: %s", t.name, stray)
 		case died != nil:
-			return nil, nil, fmt.Errorf("target %s: no MCP handshake: %v", t.name, died)
+			return nil, nil, &diedStartError{name: t.name, died: died}
 		case errors.Is(err, syscall.ECONNREFUSED):
 			return nil, nil, fmt.Errorf("target %s: unreachable: connection refused", t.name)
 		case cctx.Err() != nil && ctx.Err() == nil:

@@ -263,13 +263,13 @@ func TestBadTargets(t *testing.T) {
 		target, want string
 	}{
 		{"stdio:sh -c 'sleep 30 & echo $! > " + pidFile + "; echo not-mcp; wait'", "no MCP handshake"},
-		{"stdio:sh -c 'echo gone >&2; exit 4'", "no MCP handshake: the server exited (exit status 4): gone"},
+		{"stdio:sh -c 'echo gone >&2; exit 4'", "no MCP handshake, at each of two starts: the server exited (exit status 4): gone"},
 		{"stdio:/nonexistent/server", "starting the server: fork/exec /nonexistent/server: no such file or directory"},
 		{"stdio:notesbench-no-such-command", "starting the server: notesbench-no-such-command: not found on $PATH (give its path, or a command that is on $PATH)"},
 		// A log line on stdout is named, not the parse error it causes.
 		{"stdio:sh -c 'echo Starting server on port 3000; sleep 30'", `no MCP handshake: the server wrote "Starting server on port 3000" on stdout, where MCP messages go (its logs belong on stderr)`},
 		// The last five lines of a dead server's stderr, not only the last.
-		{"stdio:sh -c 'for i in 1 2 3 4 5 6; do echo line$i >&2; done; exit 1'", "no MCP handshake: the server exited (exit status 1): line2 | line3 | line4 | line5 | line6"},
+		{"stdio:sh -c 'for i in 1 2 3 4 5 6; do echo line$i >&2; done; exit 1'", "no MCP handshake, at each of two starts: the server exited (exit status 1): line2 | line3 | line4 | line5 | line6"},
 		{closed, "unreachable: connection refused"},
 	} {
 		spec, err := Parse(tc.target)

@@ -214,7 +214,7 @@ func TestWire(t *testing.T) {
 		}{
 			{"ftp://x", 2, `notesbench: --target: malformed target "ftp://x": unknown kind (want stdio:COMMAND [ARGS] or http://HOST:PORT/PATH)`},
 			{closed, 1, "notesbench: target " + closed + ": unreachable: connection refused"},
-			{"stdio:false", 1, "notesbench: target stdio:false: no MCP handshake: the server exited (exit status 1)"},
+			{"stdio:false", 1, "notesbench: target stdio:false: no MCP handshake, at each of two starts: the server exited (exit status 1)"},
 		} {
 			// One line: a server that cannot be reached is no run to replay.
 			code, stdout, stderr := conformCLI(t, "--target", tc.target)
