@@ -149,7 +149,7 @@ func TestAuditCommandServe(t *testing.T) {
 	}
 	md := stdout.String()
 	for _, want := range []string{"| lost update | 0 lines | ok | 0 of 30 lines |", "| stale write accepted | 0 writes, 0 clauses | ok | 0 writes |  | 0 of 1 clause |",
-		"| acknowledged write lost under kill -9 | 0 writes | ok |  |  |  |  |  |  | 0 writes |  |  |  |  |", "- verdict: passed: no anomaly found that --allow does not name"} {
+		"| acknowledged write lost under kill -9 | 0 writes | ok |  |  |  |  |  |  |  |  |  |  | 0 writes |", "- verdict: passed: no anomaly found that --allow does not name"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in\n%s", want, md)
 		}

@@ -207,11 +207,15 @@ func Run(ctx context.Context, target contract.Target, faults []FaultMode, nemese
 	a := &auditRun{cfg: opts, target: target, progress: progress, cells: map[string][]results.AuditCell{}, histories: map[string][]byte{}, unfaulted: map[uint64]int{}}
 	a.subject()
 	steps := []step{a.raceStep(), a.conformStep(), a.createStep(), a.sourcesStep()}
+	// The faults that kill the server come last, the kill -9 test after
+	// the kill nemesis: a server a kill leaves unable to start again (a
+	// stale lock on its store) is still judged under every fault that
+	// does not kill it, and the kill's own columns say what it left.
+	for _, m := range killsLast(nemeses) {
+		steps = append(steps, a.nemesisStep(m))
+	}
 	for _, f := range faults {
 		steps = append(steps, a.faultStep(f))
-	}
-	for _, m := range nemeses {
-		steps = append(steps, a.nemesisStep(m))
 	}
 	for _, s := range steps {
 		if err := a.run(ctx, s); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -410,5 +411,35 @@ func TestInterruptedAuditKeepsWhatItMeasured(t *testing.T) {
 	}
 	if len(a.Unfinished) != 2 || a.Passed() {
 		t.Errorf("unfinished %q; passed %v (the first part lost 2 writes)", a.Unfinished, a.Passed())
+	}
+}
+
+// The faults that kill the server run last, the kill nemesis before the
+// kill -9 test: a server a kill leaves unable to start again is still
+// judged under every other fault. The columns are in the order they ran.
+func TestKillsRunLast(t *testing.T) {
+	target := backend.Memory()
+	defer target.Close()
+	var ran []string
+	var nemeses []NemesisMode
+	for _, kind := range []string{history.FaultLoseReplies, history.FaultKill, history.FaultPause} {
+		nemeses = append(nemeses, NemesisMode{Kind: kind, Open: func(context.Context, time.Duration) (contract.Target, error) {
+			ran = append(ran, kind)
+			return nil, errors.New("no " + kind + " here")
+		}})
+	}
+	kill := FaultMode{Mode: "crash", Run: func(context.Context, Budget) (FaultOutcome, error) {
+		ran = append(ran, "crash")
+		return FaultOutcome{}, errors.New("no kill -9 here")
+	}}
+	out, err := Run(context.Background(), target, []FaultMode{kill}, nemeses, nil, Options{Budget: testBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{history.FaultLoseReplies, history.FaultPause, history.FaultKill, "crash"}; !slices.Equal(ran, want) {
+		t.Errorf("ran %q, want %q", ran, want)
+	}
+	if cols := out.Audit.Modes; len(cols) < 4 || !slices.Equal(cols[len(cols)-4:], []string{"nemesis lose-replies", "nemesis pause", "nemesis kill", "crash"}) {
+		t.Errorf("columns %q", cols)
 	}
 }

@@ -36,6 +36,13 @@ type NemesisMode struct {
 	Reissue bool
 }
 
+// killsLast returns ms in their order, the kill nemesis moved last.
+func killsLast(ms []NemesisMode) []NemesisMode {
+	isKill := func(m NemesisMode) bool { return m.Kind == history.FaultKill }
+	others := slices.DeleteFunc(slices.Clone(ms), isKill)
+	return append(others, slices.DeleteFunc(slices.Clone(ms), func(m NemesisMode) bool { return !isKill(m) })...)
+}
+
 // nemesisColumn is the matrix's column of a nemesis.
 func nemesisColumn(kind string) string { return "nemesis " + kind }
 
