@@ -50,6 +50,11 @@ func (e *ProtocolError) OutcomeKind() string {
 // line naming the target and the tool; the caller's ctx ending is its
 // error. With faults, a session a fault ended is opened again first.
 func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*profile.Reply, error) {
+	return c.replyWithin(ctx, tool, args, c.t.opts.CallTimeout)
+}
+
+// replyWithin is reply with the call's time bound timeout (0: none).
+func (c *conn) replyWithin(ctx context.Context, tool string, args json.RawMessage, timeout time.Duration) (*profile.Reply, error) {
 	cs, l := c.cs, c.link
 	if c.t.faults != nil {
 		var err error
@@ -61,9 +66,9 @@ func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*p
 		}
 	}
 	callCtx := ctx
-	if d := c.t.opts.CallTimeout; d > 0 {
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeout(ctx, d)
+		callCtx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	res, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -72,7 +77,7 @@ func (c *conn) reply(ctx context.Context, tool string, args json.RawMessage) (*p
 			return nil, ctx.Err()
 		}
 		if callCtx.Err() != nil {
-			return nil, contract.Indeterminate(contract.KindTimeout, fmt.Errorf("target %s: %s: no reply within %v", c.t.name, tool, c.t.opts.CallTimeout))
+			return nil, contract.Indeterminate(contract.KindTimeout, fmt.Errorf("target %s: %s: no reply within %v", c.t.name, tool, timeout))
 		}
 		var je *jsonrpc.Error
 		if errors.As(err, &je) && !localCode(je.Code) {

@@ -116,7 +116,10 @@ func (t *Target) callStep(ctx context.Context, c *conn, field string, call *prof
 	if err != nil {
 		return nil, fmt.Errorf("target %s: profile %s: %s: %v", t.name, t.prof.p.Name, field, err)
 	}
-	r, err := c.reply(ctx, call.Tool, args)
+	// A setup call is notesbench's, not the client's under test: the start
+	// of a server bounds it (--start-timeout), not --call-timeout, which a
+	// pause nemesis sets shorter than its pauses.
+	r, err := c.replyWithin(ctx, call.Tool, args, t.startTimeout())
 	if err != nil {
 		return nil, err
 	}

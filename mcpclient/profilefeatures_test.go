@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,8 @@ type docStore struct {
 	// corrupt answers every delete with a JSON-RPC internal error, as a
 	// server that can no longer parse its file does.
 	corrupt bool
+	// slowCreate is how long create takes.
+	slowCreate time.Duration
 }
 
 type storedDoc struct {
@@ -115,6 +118,7 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 }
 
 func (d *docStore) create(docArgs) (string, bool) {
+	time.Sleep(d.slowCreate)
 	d.next++
 	id := fmt.Sprintf("doc-%d", d.next)
 	d.docs[id] = &storedDoc{lines: []string{}, version: 1}
@@ -404,5 +408,24 @@ func TestErrorClassGone(t *testing.T) {
 	err = sess.classify(reading, "read", "get", &profile.Reply{IsError: true, Text: "busy"})
 	if contract.KindOf(err) != contract.KindRefused {
 		t.Errorf("a refusal: %v (%T)", err, err)
+	}
+}
+
+// A run's setup is notesbench's, not the client's under test: a create
+// slower than the call timeout (which a pause nemesis sets shorter than its
+// pauses) still sets the run up, bounded by the start timeout instead.
+func TestSetupIsNotBoundByTheCallTimeout(t *testing.T) {
+	d := newDocStore()
+	d.slowCreate = 300 * time.Millisecond
+	tg, err := New(ctx, "docstore", d.dialer(t), Options{Profile: parseProfile(t, docStoreProfile), CallTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	b, s := openRun(t, tg)
+	write(t, s, "one")
+	s.Close()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -421,6 +421,15 @@ func (e *diedStartError) Error() string {
 
 func (e *diedStartError) Unwrap() error { return e.died }
 
+// startTimeout bounds a start of the server (--start-timeout), and a call
+// of a run's setup.
+func (t *Target) startTimeout() time.Duration {
+	if t.opts.ConnectTimeout > 0 {
+		return t.opts.ConnectTimeout
+	}
+	return DefaultConnectTimeout
+}
+
 // start starts the server (or connects to it) and makes the MCP handshake,
 // within the start's time.
 func (t *Target) start(ctx context.Context, run *runFaults) (*mcp.ClientSession, *link, error) {
@@ -432,12 +441,9 @@ func (t *Target) start(ctx context.Context, run *runFaults) (*mcp.ClientSession,
 	if err != nil {
 		return nil, nil, fmt.Errorf("target %s: starting the server: %w", t.name, err)
 	}
-	timeout := t.opts.ConnectTimeout
-	if timeout <= 0 {
-		timeout = DefaultConnectTimeout
-		if t.control == nil && t.firstTimeout > 0 {
-			timeout = max(timeout, t.firstTimeout)
-		}
+	timeout := t.startTimeout()
+	if t.opts.ConnectTimeout <= 0 && t.control == nil && t.firstTimeout > 0 {
+		timeout = max(timeout, t.firstTimeout)
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
