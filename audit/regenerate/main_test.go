@@ -90,6 +90,13 @@ func TestRegenerate(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", nb, "../../cmd/notesbench").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// go build stamps the version of a checkout (-trimpath: a pseudo-version
+	// of its commit), else devel: the README says what the binary says.
+	said, err := exec.Command(nb, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.TrimPrefix(strings.TrimSpace(string(said)), "notesbench version ")
 	list := filepath.Join(dir, "servers.txt")
 	os.WriteFile(list, []byte("notesbench | - | - | stdio:{notesbench} serve --db {work}/notes.db |\nother | - | - | stdio:{notesbench} serve --guard none --db {work}/n.db |\n"), 0o644)
 	out := filepath.Join(dir, "audit")
@@ -118,8 +125,8 @@ func TestRegenerate(t *testing.T) {
 	}
 	readme, _ := os.ReadFile(filepath.Join(out, "README.md"))
 	for _, want := range []string{
-		"| [notesbench](servers/notesbench/audit.md) | notesbench devel | — | whole text (edit_note_tab replace_text) | note | not found: lost update,",
-		"| [other](servers/other/audit.md) | notesbench devel | — | whole text (edit_note_tab replace_text) | none (no version check) | **lost update ",
+		"| [notesbench](servers/notesbench/audit.md) | notesbench " + version + " | — | whole text (edit_note_tab replace_text) | note | not found: lost update,",
+		"| [other](servers/other/audit.md) | notesbench " + version + " | — | whole text (edit_note_tab replace_text) | none (no version check) | **lost update ",
 		"notesbench audit --target 'stdio:notesbench serve --db $WORK/notes.db' --budget smoke --out audit/servers/notesbench",
 	} {
 		if !strings.Contains(string(readme), want) {
