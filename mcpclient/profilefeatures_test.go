@@ -301,7 +301,17 @@ func TestProfileFeatures(t *testing.T) {
 func TestTeardownOnACorruptStore(t *testing.T) {
 	d := newDocStore()
 	d.corrupt = true
-	tg, err := New(ctx, "docstore", d.dialer(t), Options{Profile: parseProfile(t, docStoreProfile)})
+	if err := writeOneRun(t, d, Options{}); err != nil {
+		t.Errorf("closing the run: %v", err)
+	}
+}
+
+// writeOneRun runs one write through the docStore profile on d, with opts,
+// and returns the error of closing the run.
+func writeOneRun(t *testing.T, d *docStore, opts Options) error {
+	t.Helper()
+	opts.Profile = parseProfile(t, docStoreProfile)
+	tg, err := New(ctx, "docstore", d.dialer(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,9 +319,7 @@ func TestTeardownOnACorruptStore(t *testing.T) {
 	b, s := openRun(t, tg)
 	write(t, s, "one")
 	s.Close()
-	if err := b.Close(); err != nil {
-		t.Errorf("closing the run: %v", err)
-	}
+	return b.Close()
 }
 
 // A patch write to an empty document, which has no line to anchor on,
@@ -417,15 +425,7 @@ func TestErrorClassGone(t *testing.T) {
 func TestSetupIsNotBoundByTheCallTimeout(t *testing.T) {
 	d := newDocStore()
 	d.slowCreate = 300 * time.Millisecond
-	tg, err := New(ctx, "docstore", d.dialer(t), Options{Profile: parseProfile(t, docStoreProfile), CallTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	b, s := openRun(t, tg)
-	write(t, s, "one")
-	s.Close()
-	if err := b.Close(); err != nil {
+	if err := writeOneRun(t, d, Options{CallTimeout: 100 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 }
