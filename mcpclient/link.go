@@ -151,7 +151,8 @@ const (
 
 // startProcess spawns argv in a process group of its own, with pipes of ours
 // on stdin and stdout; its stderr is kept (the last lines, for errors) and
-// copied to stderr when that is not nil. Cancelling ctx kills the group.
+// copied to stderr when that is not nil. Cancelling ctx stops the server
+// (stop).
 func startProcess(ctx context.Context, argv []string, stderr io.Writer) (*process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	ownGroup(cmd)
@@ -191,7 +192,11 @@ func startProcess(ctx context.Context, argv []string, stderr io.Writer) (*proces
 		p.mu.Unlock()
 		close(p.exited)
 	}()
-	p.unbind = context.AfterFunc(ctx, func() { p.signal(syscall.SIGKILL) })
+	// A ctx that ends (a part that ran out of its time, a signal) stops the
+	// server as stop does, not with SIGKILL: a server killed mid-write may
+	// never start again on its store (a stale lock), and the parts after
+	// this one need it.
+	p.unbind = context.AfterFunc(ctx, p.stop)
 	return p, nil
 }
 
