@@ -7,7 +7,7 @@ GO ?= go
 export GOFLAGS += -trimpath
 NOTESBENCH = $(GO) run ./cmd/notesbench
 
-.PHONY: build test test-large test-full stress mutants lint bench bench-peers fuzz conformance regress update-baselines reproduce reproduce-check audit
+.PHONY: build test test-large test-full stress mutants lint bench bench-peers fuzz conformance regress update-baselines reproduce reproduce-check audit clients
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
@@ -160,3 +160,10 @@ reproduce-check:
 ONLY ?=
 audit: build
 	$(GO) run ./audit/regenerate -notesbench bin/notesbench -list audit/servers.txt -out audit -only '$(ONLY)'
+
+# clients runs the client audit (notesbench audit --client) on every driver of
+# clients/drivers at its library's pinned version and writes clients/README.md
+# (node, npm and the registry; about 15 minutes). ONLY=go-sdk,ts-sdk-1 runs
+# some; the README is written from every result kept in clients/results.
+clients:
+	$(GO) run ./scripts/clients $(if $(ONLY),-only $(ONLY))

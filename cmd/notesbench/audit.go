@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
@@ -34,6 +35,10 @@ type auditOptions struct {
 	baseline string
 	budget   string
 	parallel int
+	// client holds the flags of a client audit (--client), and flags the
+	// command's, to tell which the user set.
+	client clientFlags
+	flags  *pflag.FlagSet
 
 	// budgetValue is the budget --budget names, set by runAudit; a test may
 	// set one of its own with budgetSet.
@@ -83,11 +88,19 @@ Budgets (--budget):
 
 ` + strings.Join(budgets, "\n") + `
 
+With --client CMD, audit judges a client library instead: CMD is a driver
+written against it that appends --lines lines to a Note of notesbench's own
+server, and audit runs it once without a fault and once per --faults fault on
+the wire it owns, counting the library's own resends and the lines written
+twice, told failed but written, and told written but missing
+(docs/clients.md).
+
 See docs/audit.md.`,
 		Example: examples([]string{
 			"notesbench audit --target 'stdio:notesbench serve --db audit.db'",
 			"notesbench audit --target 'stdio:npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp/nb' --profile filesystem --allow lost-update,stale-write",
 			"notesbench audit --target embedded --budget full --out audit-report/",
+			"notesbench audit --client 'node clients/drivers/js/ts-sdk-1.mjs'",
 		}),
 		Args: noArgs,
 		RunE: runner(opts, runF, runAudit),
@@ -101,6 +114,8 @@ See docs/audit.md.`,
 	fs.StringVar(&opts.baseline, "baseline", "", "an earlier audit's JSON (audit.json): exit 1 when any count is worse than its")
 	fs.StringVar(&opts.budget, "budget", "quick", "how much to run: "+contract.Choice(audit.BudgetNames()))
 	fs.IntVar(&opts.parallel, "parallel", 0, "runs each experiment makes at once (0: each one's default); a server that loses concurrent writes to different documents shows it at the default")
+	opts.client.register(fs)
+	opts.flags = fs
 	completeFlag(cmd, "budget", false, audit.BudgetNames()...)
 	completeFlag(cmd, "allow", true, results.AnomalyNames()...)
 	return cmd
@@ -186,6 +201,9 @@ func (o *auditOptions) check() (report.Format, *results.Audit, []string, error) 
 }
 
 func runAudit(ctx context.Context, o *auditOptions) error {
+	if o.flags != nil && o.flags.Changed("client") {
+		return runClientAudit(ctx, o, o.flags)
+	}
 	a := o.app
 	format, base, allow, err := o.check()
 	if err != nil {

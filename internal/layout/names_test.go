@@ -22,7 +22,7 @@ var sharedNames = map[string]string{
 	"Target":  "contract.Target and its implementations: store, pgstore, mcpclient",
 	"Session": "contract.Session and pgstore's implementation of it",
 	"Store":   "the two stores, store.Store (SQLite) and pgstore.Store (PostgreSQL)",
-	"Options": "the options of a package's one entry point (check.Run, conform.Run, audit.Run, reproduce.Run, store, serve, mcpclient, experiment), named by the package",
+	"Options": "the options of a package's one entry point (check.Run, conform.Run, audit.Run, reproduce.Run, clientaudit.Run, store, serve, mcpclient, experiment), named by the package",
 	"Clock":   "one meaning, what tells the time: contract.Clock, the time a store reads; sim.Clock, one that also sleeps the editors and schedules them, embedding contract.Clock",
 	"Error":   "one meaning, an error naming what it is about: field.Error (a field), profile.Error (a profile's field), pgstore.Error (the database), told apart by errors.As",
 }

@@ -60,6 +60,11 @@ const (
 	TSClient = "@modelcontextprotocol/client@2.4.0"
 	TSServer = "@modelcontextprotocol/server@2.4.0"
 	TSSDK1   = "@modelcontextprotocol/sdk@1.32.2"
+	// MCPRemote is the stdio-to-HTTP bridge desktop applications run, and
+	// AISDKMCP the Vercel AI SDK's MCP client: two of the client audit's
+	// libraries (clients/).
+	MCPRemote = "mcp-remote@0.15.1"
+	AISDKMCP  = "@ai-sdk/mcp@2.0.99"
 )
 
 // installTimeout bounds an install: the SQLite servers build their

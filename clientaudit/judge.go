@@ -1,0 +1,156 @@
+package clientaudit
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// LineText is the text of line i, as a driver appends it.
+func LineText(i int) string { return fmt.Sprintf("line %d", i) }
+
+// maxProofs bounds the proofs kept per run, maxErrors the errors.
+const (
+	maxProofs = 3
+	maxErrors = 3
+)
+
+// judge fills r from the driver's calls, the write requests the server
+// received and the Note's final text.
+func judge(r *results.ClientRun, lines int, calls []call, reqs []request, text string) {
+	r.Calls = len(calls)
+	r.Requests = len(reqs)
+	held := map[string]int{}
+	for _, l := range strings.Split(text, "\n") {
+		held[strings.TrimSpace(l)]++
+	}
+	byLine := map[int][]call{}
+	callsPerKey := map[string]int{}
+	for _, c := range calls {
+		byLine[c.Line] = append(byLine[c.Line], c)
+		callsPerKey[c.Key]++
+		if c.Told == "ok" {
+			r.OK++
+		} else {
+			r.Failed++
+			if e := oneLine(c.Error); len(r.Errors) < maxErrors && !slices.Contains(r.Errors, e) {
+				r.Errors = append(r.Errors, e)
+			}
+		}
+	}
+	reqsPerKey := map[string][]request{}
+	for _, q := range reqs {
+		if q.key == "" {
+			r.NoKey++
+			continue
+		}
+		reqsPerKey[q.key] = append(reqsPerKey[q.key], q)
+	}
+	for key, qs := range reqsPerKey {
+		ids := map[string]bool{}
+		same := 0
+		for _, q := range qs {
+			if ids[q.id] {
+				same++
+			}
+			ids[q.id] = true
+		}
+		r.ResentSameID += same
+		r.ResentNewID += max(0, len(qs)-callsPerKey[key]-same)
+	}
+
+	for i := 1; i <= lines; i++ {
+		cs := byLine[i]
+		if len(cs) == 0 {
+			if r.Error == "" {
+				r.Error = fmt.Sprintf("the driver made no call for line %d", i)
+			}
+			continue
+		}
+		var keys []string
+		toldOK := false
+		for _, c := range cs {
+			if !slices.Contains(keys, c.Key) {
+				keys = append(keys, c.Key)
+			}
+			toldOK = toldOK || c.Told == "ok"
+		}
+		r.NewKey += len(keys) - 1
+		n := held[LineText(i)]
+		last := cs[len(cs)-1].Told
+		var anomaly string
+		switch {
+		case n > 1:
+			r.AppliedTwice++
+			anomaly = results.ClientAppliedTwice
+		case n == 1 && last == "error":
+			r.FailedButWritten++
+			anomaly = results.ClientFailedButWritten
+		case n == 0 && toldOK:
+			r.OKButMissing++
+			anomaly = results.ClientOKButMissing
+		case n == 0:
+			r.Lost++
+		}
+		if anomaly != "" && len(r.Proofs) < maxProofs {
+			r.Proofs = append(r.Proofs, proof(i, anomaly, n, cs, keys, reqsPerKey))
+		}
+	}
+}
+
+// proof is the line's calls and requests in the order they happened, and
+// what the Note holds.
+func proof(line int, anomaly string, held int, cs []call, keys []string, reqs map[string][]request) results.ClientProof {
+	type event struct {
+		at   time.Duration
+		text string
+	}
+	var evs []event
+	for _, c := range cs {
+		told := "the application was told ok"
+		if c.Told == "error" {
+			told = "the application was told error: " + oneLine(c.Error)
+		}
+		evs = append(evs, event{c.at, fmt.Sprintf("%s (%s, key %s)", told, c.Tool, c.Key)})
+	}
+	for _, k := range keys {
+		for _, q := range reqs[k] {
+			f := ""
+			if q.fault != "" {
+				f = ", fault " + q.fault
+			}
+			evs = append(evs, event{q.at, fmt.Sprintf("the server got %s id %s key %s args %s%s: %s", q.tool, q.id, q.key, q.args, f, q.outcome)})
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
+	var out []string
+	for _, e := range evs {
+		out = append(out, fmt.Sprintf("%8.3fs  %s", e.at.Seconds(), e.text))
+	}
+	out = append(out, fmt.Sprintf("the Note holds %q %s", LineText(line), times(held)))
+	return results.ClientProof{Line: line, Anomaly: anomaly, Events: out}
+}
+
+func times(n int) string {
+	switch n {
+	case 0:
+		return "not at all"
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}

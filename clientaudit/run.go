@@ -1,0 +1,401 @@
+package clientaudit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/serve"
+)
+
+// The environment a driver gets.
+const (
+	EnvServerURL = "NOTESBENCH_SERVER_URL"
+	EnvNoteID    = "NOTESBENCH_NOTE_ID"
+	EnvTabID     = "NOTESBENCH_TAB_ID"
+	EnvLines     = "NOTESBENCH_LINES"
+)
+
+// Options is one client audit.
+type Options struct {
+	// Command is the driver, run by sh -c once per fault.
+	Command string
+	// Lines is how many lines the driver appends in each run.
+	Lines int
+	// Seed chooses which writes each fault hits.
+	Seed uint64
+	// Faults are the faults to run, after a run without one.
+	Faults []WireFault
+	// PerRun is how many writes each fault hits in its run.
+	PerRun int
+	// Hold is how long a lost reply holds the connection before it closes
+	// it; Slow how late a slow reply comes.
+	Hold, Slow time.Duration
+	// RunTimeout bounds one run of the driver.
+	RunTimeout time.Duration
+	// Backend holds the Notes, one per run; the audit serves it.
+	Backend contract.Backend
+	// ServerVersion is the version serve gives in its handshake.
+	ServerVersion string
+	// Env is added to the driver's environment.
+	Env []string
+	// Stderr gets the driver's standard error, each line prefixed with the
+	// fault; nil drops it.
+	Stderr io.Writer
+	// Progress, when set, is called as each run begins.
+	Progress func(fault string)
+}
+
+// Run runs the driver once without a fault and once per fault, each against
+// a Note of its own served over HTTP on loopback behind the proxy, and judges
+// each run from the driver's lines, the requests the server received and the
+// Note's final text. A run that fails (the driver exits non-zero, or writes a
+// line that is not the protocol's) is recorded with its error and the audit
+// goes on; ctx ending stops the run under way and marks the audit
+// interrupted. The error is for what stops the audit itself: the Backend.
+func Run(ctx context.Context, cfg Options) (results.ClientAudit, error) {
+	a := results.ClientAudit{Command: cfg.Command, Lines: cfg.Lines, Seed: cfg.Seed}
+	runs := append([]WireFault{{Kind: ""}}, cfg.Faults...)
+	for i, f := range runs {
+		if ctx.Err() != nil {
+			a.Interrupted = true
+			break
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(name(f))
+		}
+		r, who, err := cfg.run(ctx, i, f)
+		if err != nil {
+			return a, err
+		}
+		if ctx.Err() != nil {
+			a.Interrupted = true
+			break
+		}
+		if who.client != "" {
+			a.Client = who.client
+		}
+		if who.protocol != "" {
+			a.Protocol = who.protocol
+		}
+		a.Runs = append(a.Runs, r)
+	}
+	return a, nil
+}
+
+func name(f WireFault) string {
+	if f.Kind == "" {
+		return NoFault
+	}
+	return f.Kind
+}
+
+// plan picks the writes (by the order of their keys' first request) the
+// fault of run i hits: PerRun of the Lines, from the seed.
+func (cfg Options) plan(i int) map[int]bool {
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+	out := map[int]bool{}
+	for _, n := range rng.Perm(cfg.Lines)[:min(cfg.PerRun, cfg.Lines)] {
+		out[n+1] = true
+	}
+	return out
+}
+
+// audits numbers the runs of this process, so that each Note is new in a
+// Backend several audits share.
+var audits atomic.Int64
+
+// who is what the library said of itself.
+type who struct{ client, protocol string }
+
+// run is one run of the driver under f.
+func (cfg Options) run(ctx context.Context, i int, f WireFault) (results.ClientRun, who, error) {
+	r := results.ClientRun{Fault: name(f)}
+	note := fmt.Sprintf("client-%d-%d-%s", audits.Add(1), i, r.Fault)
+	if err := cfg.Backend.CreateNote(ctx, note); err != nil {
+		return r, who{}, fmt.Errorf("creating the run's Note: %w", err)
+	}
+	tab, err := markdownTab(ctx, cfg.Backend, note)
+	if err != nil {
+		return r, who{}, err
+	}
+
+	// The server, on loopback, until the run ends.
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	srv, err := serve.New(sctx, kept{cfg.Backend}, serve.Options{Version: cfg.ServerVersion, Note: note})
+	if err != nil {
+		return r, who{}, err
+	}
+	defer srv.Close()
+	sln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return r, who{}, err
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = srv.ServeListener(sctx, sln) }()
+	defer stop()
+
+	// The proxy before it.
+	plan := map[int]bool{}
+	if f.Kind != "" {
+		plan = cfg.plan(i)
+	}
+	p, err := newProxy(sctx, "http://"+sln.Addr().String()+serve.HTTPPath, f, plan, cfg.Hold, cfg.Slow)
+	if err != nil {
+		return r, who{}, err
+	}
+	defer p.close()
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return r, who{}, err
+	}
+	hs := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return sctx }}
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = hs.Serve(pln) }()
+	defer func() {
+		stop() // a held reply lets go
+		sh, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if hs.Shutdown(sh) != nil {
+			hs.Close()
+		}
+	}()
+
+	env := append(os.Environ(), cfg.Env...)
+	env = append(env, EnvServerURL+"=http://"+pln.Addr().String()+serve.HTTPPath, EnvNoteID+"="+note,
+		EnvTabID+"="+tab, EnvLines+"="+strconv.Itoa(cfg.Lines))
+	calls, derr := cfg.drive(ctx, r.Fault, env, p.start)
+	reqs, injected, client, protocol := p.seen()
+	r.Injected = injected
+	if ctx.Err() != nil {
+		return r, who{client, protocol}, nil
+	}
+	text, err := readText(context.WithoutCancel(ctx), cfg.Backend, note, tab)
+	if err != nil {
+		return r, who{}, err
+	}
+	judge(&r, cfg.Lines, calls, reqs, text)
+	if derr != nil {
+		r.Error = derr.Error()
+	}
+	return r, who{client, protocol}, nil
+}
+
+// kept is a Backend a server's Close leaves open: the audit's, shared by its
+// runs.
+type kept struct{ contract.Backend }
+
+func (kept) Close() error { return nil }
+
+// A call is one line the driver wrote: one call of the application's.
+type call struct {
+	at    time.Duration
+	Line  int    `json:"line"`
+	Tool  string `json:"tool"`
+	Key   string `json:"idempotency_key"`
+	Told  string `json:"told"`
+	Error string `json:"error"`
+}
+
+// drive runs the driver and reads its lines.
+func (cfg Options) drive(ctx context.Context, fault string, env []string, start time.Time) ([]call, error) {
+	rctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, "sh", "-c", cfg.Command)
+	cmd.Env = env
+	ownGroup(cmd)
+	cmd.Cancel = func() error { signalGroup(cmd); return nil }
+	cmd.WaitDelay = 5 * time.Second
+	tail := &lastLines{prefix: fault + ": ", w: cfg.Stderr}
+	cmd.Stderr = tail
+	var calls []call
+	var bad error
+	n := 0
+	out := &lineWriter{line: func(text string) {
+		n++
+		text = strings.TrimSpace(text)
+		if text == "" || bad != nil {
+			return
+		}
+		var c call
+		if err := strictJSON(text, &c); err != nil {
+			bad = fmt.Errorf("the driver's output line %d is not the protocol's (%v): %.120s", n, err, text)
+			return
+		}
+		if err := c.check(cfg.Lines); err != nil {
+			bad = fmt.Errorf("the driver's output line %d: %v", n, err)
+			return
+		}
+		c.at = time.Since(start)
+		calls = append(calls, c)
+	}}
+	cmd.Stdout = out
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the driver: %w", err)
+	}
+	werr := cmd.Wait()
+	signalGroup(cmd) // what the driver left running
+	out.flush()
+	switch {
+	case rctx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
+		return calls, fmt.Errorf("the driver ran out of its time (%s)%s", cfg.RunTimeout, tail.last())
+	case bad != nil:
+		return calls, bad
+	case werr != nil:
+		return calls, fmt.Errorf("the driver failed: %v%s", werr, tail.last())
+	}
+	return calls, nil
+}
+
+// strictJSON decodes one JSON object into v, refusing unknown fields.
+func strictJSON(text string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one value")
+	}
+	return nil
+}
+
+func (c call) check(lines int) error {
+	switch {
+	case c.Line < 1 || c.Line > lines:
+		return fmt.Errorf("line %d is not one of 1..%d", c.Line, lines)
+	case c.Tool == "":
+		return errors.New(`no "tool"`)
+	case c.Told != "ok" && c.Told != "error":
+		return fmt.Errorf(`"told" is %q, not "ok" or "error"`, c.Told)
+	}
+	return nil
+}
+
+// markdownTab is the Note's markdown tab.
+func markdownTab(ctx context.Context, b contract.Backend, note string) (string, error) {
+	s, err := b.Session(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	tabs, err := s.ListNoteTabs(ctx, note)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range tabs.Tabs {
+		if t.Type == contract.TypeMarkdown {
+			return t.TabID, nil
+		}
+	}
+	return "", fmt.Errorf("note %s has no markdown tab", note)
+}
+
+// readText is the text the run left in the Note.
+func readText(ctx context.Context, b contract.Backend, note, tab string) (string, error) {
+	s, err := b.Session(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	c, err := s.ReadNoteTab(ctx, note, tab)
+	if err != nil {
+		return "", fmt.Errorf("reading what the run left: %w", err)
+	}
+	return c.Text, nil
+}
+
+// lineWriter calls line with each line written to it; one goroutine (the
+// command's copy of its standard output) writes.
+type lineWriter struct {
+	part []byte
+	line func(string)
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.part = append(l.part, b...)
+	for {
+		i := bytes.IndexByte(l.part, '\n')
+		if i < 0 {
+			break
+		}
+		l.line(string(l.part[:i]))
+		l.part = l.part[i+1:]
+	}
+	if len(l.part) > 1<<20 {
+		l.line(string(l.part))
+		l.part = nil
+	}
+	return len(b), nil
+}
+
+// flush calls line with what is left after the last newline.
+func (l *lineWriter) flush() {
+	if len(l.part) > 0 {
+		l.line(string(l.part))
+		l.part = nil
+	}
+}
+
+// lastLines passes what is written on, each line prefixed, and keeps the last
+// few lines for an error.
+type lastLines struct {
+	prefix string
+	w      io.Writer
+	mu     sync.Mutex
+	part   []byte
+	kept   []string
+}
+
+func (l *lastLines) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.part = append(l.part, b...)
+	for {
+		i := strings.IndexByte(string(l.part), '\n')
+		if i < 0 {
+			break
+		}
+		line := string(l.part[:i])
+		l.part = l.part[i+1:]
+		if l.w != nil {
+			fmt.Fprintf(l.w, "%s%s\n", l.prefix, line)
+		}
+		l.kept = append(l.kept, line)
+		if len(l.kept) > 3 {
+			l.kept = l.kept[1:]
+		}
+	}
+	return len(b), nil
+}
+
+func (l *lastLines) last() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	kept := l.kept
+	if len(l.part) > 0 {
+		kept = append(kept, string(l.part))
+	}
+	if len(kept) == 0 {
+		return ""
+	}
+	return "; its last words: " + strings.Join(kept, " / ")
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/clientaudit"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
+)
+
+// clientFlags are the audit's flags for a client (--client).
+type clientFlags struct {
+	command    string
+	lines      int
+	faults     string
+	hits       int
+	seed       uint64
+	hold, slow time.Duration
+	runTimeout time.Duration
+}
+
+// The most lines a driver is asked to append, and the longest wait a fault
+// may hold a reply: bounds that keep one run within minutes, not days.
+const (
+	maxClientLines = 1000
+	maxClientWait  = 30 * time.Minute
+)
+
+func (c *clientFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&c.command, "client", "", "audit a client library instead of a server: the driver command (run by sh -c) that appends lines through it (docs/clients.md)")
+	fs.IntVar(&c.lines, "lines", 10, "with --client: lines the driver appends in each run")
+	fs.StringVar(&c.faults, "faults", "all", "with --client: the faults to run, comma-separated, or all: "+strings.Join(clientaudit.FaultNames(), ", "))
+	fs.IntVar(&c.hits, "hits", 1, "with --client: writes each fault hits in its run, chosen by --seed")
+	fs.Uint64Var(&c.seed, "seed", 1, "with --client: chooses which writes each fault hits")
+	fs.DurationVar(&c.hold, "hold", 70*time.Second, "with --client: how long a lost reply holds the connection before closing it (past the 60 s a library commonly waits)")
+	fs.DurationVar(&c.slow, "slow", 70*time.Second, "with --client: how late a slow reply comes")
+	fs.DurationVar(&c.runTimeout, "run-timeout", 10*time.Minute, "with --client: the longest one run of the driver may take")
+}
+
+// check refuses what cannot run, naming the flag.
+func (c *clientFlags) check(fs *pflag.FlagSet, format report.Format) ([]clientaudit.WireFault, error) {
+	if strings.TrimSpace(c.command) == "" {
+		return nil, usagef("--client", "names no driver command")
+	}
+	if strings.Contains(c.command, "{serve}") {
+		return nil, usagef("--client", "{serve} (a stdio server the client starts itself) is not supported yet: a driver reaches the server at $%s", clientaudit.EnvServerURL)
+	}
+	for _, name := range []string{"target", "profile", "budget", "baseline", "allow", "out", "parallel", "note", "spawn", "store"} {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			return nil, usagef("--"+name, "audits a server; --client audits a client against notesbench's own server")
+		}
+	}
+	if format == report.FormatHTML {
+		return nil, usagef("--format", "html is not written for a client audit: use table, markdown or json")
+	}
+	faults, err := clientaudit.ParseFaults(c.faults)
+	if err != nil {
+		return nil, usageErr("--faults", err)
+	}
+	switch {
+	case c.lines < 1 || c.lines > maxClientLines:
+		return nil, usagef("--lines", "is %d: a run appends 1 to %d lines", c.lines, maxClientLines)
+	case c.hits < 1 || c.hits > c.lines:
+		return nil, usagef("--hits", "is %d: a fault hits 1 to --lines (%d) writes", c.hits, c.lines)
+	case c.hold <= 0 || c.hold > maxClientWait:
+		return nil, usagef("--hold", "is %s: it must be above 0 and at most %s", c.hold, maxClientWait)
+	case c.slow <= 0 || c.slow > maxClientWait:
+		return nil, usagef("--slow", "is %s: it must be above 0 and at most %s", c.slow, maxClientWait)
+	case c.runTimeout <= 0:
+		return nil, usagef("--run-timeout", "is %s: it must be above 0", c.runTimeout)
+	}
+	return faults, nil
+}
+
+// runClientAudit is audit --client: the driver once per fault against
+// notesbench's own server, judged from its lines, the requests and the Note.
+func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) error {
+	a := o.app
+	format, err := o.format.parse(a)
+	if err != nil {
+		return err
+	}
+	faults, err := o.client.check(fs, format)
+	if err != nil {
+		return err
+	}
+	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, contract.Variant{}, o.client.seed)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	c := o.client
+	out, err := clientaudit.Run(ctx, clientaudit.Options{
+		Command: c.command, Lines: c.lines, Seed: c.seed, Faults: faults, PerRun: c.hits,
+		Hold: c.hold, Slow: c.slow, RunTimeout: c.runTimeout, Backend: b, ServerVersion: notesbenchVersion(),
+		Stderr:   a.stderr,
+		Progress: func(fault string) { fmt.Fprintf(a.stderr, "audit --client: running the driver under %s\n", fault) },
+	})
+	if err != nil {
+		return err
+	}
+	if err := report.Write(a.stdout, format, a.width, report.ClientAuditOutput(out)); err != nil {
+		return err
+	}
+	switch {
+	case out.Failed():
+		return clientAuditFailed{out}
+	case !out.Passed():
+		return clientAuditUnfinished{out}
+	}
+	return nil
+}
+
+// clientAuditFailed is a client audit that found an anomaly or could not
+// judge a run: exit code 1.
+type clientAuditFailed struct{ a results.ClientAudit }
+
+func (e clientAuditFailed) Error() string {
+	return "audit of client " + e.a.Command + " " + report.ClientAuditVerdict(e.a)
+}
+func (clientAuditFailed) measured() {}
+
+// clientAuditUnfinished is one interrupted before it found anything: exit
+// code 3.
+type clientAuditUnfinished struct{ a results.ClientAudit }
+
+func (e clientAuditUnfinished) Error() string {
+	return "audit of client " + e.a.Command + " " + report.ClientAuditVerdict(e.a)
+}
+func (clientAuditUnfinished) Unwrap() error { return unknownError{} }
+func (clientAuditUnfinished) measured()     {}

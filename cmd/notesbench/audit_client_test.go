@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// Bad input to a client audit: one line naming the flag, exit 2, nothing
+// run.
+func TestClientAuditBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--client", ""}, "--client: empty: give a value, or leave the flag out"},
+		{[]string{"--client", "  "}, "--client: names no driver command"},
+		{[]string{"--client", "node d.mjs {serve}"}, "--client: {serve} (a stdio server the client starts itself) is not supported yet: a driver reaches the server at $NOTESBENCH_SERVER_URL"},
+		{[]string{"--client", "d", "--target", "stdio:x"}, "--target: audits a server; --client audits a client against notesbench's own server"},
+		{[]string{"--client", "d", "--budget", "full"}, "--budget: audits a server; --client audits a client against notesbench's own server"},
+		{[]string{"--client", "d", "--out", "x"}, "--out: audits a server; --client audits a client against notesbench's own server"},
+		{[]string{"--client", "d", "--format", "html"}, "--format: html is not written for a client audit: use table, markdown or json"},
+		{[]string{"--client", "d", "--faults", "lose-reply,typo"}, `--faults: unknown fault "typo" (faults: all, lose-reply, cut-stream, 503-before, 502-after, slow-reply)`},
+		{[]string{"--client", "d", "--faults", ""}, "--faults: empty: give a value, or leave the flag out (default all)"},
+		{[]string{"--client", "d", "--faults", "cut-stream,,slow-reply"}, `--faults: an empty fault name in "cut-stream,,slow-reply" (faults: all, lose-reply, cut-stream, 503-before, 502-after, slow-reply)`},
+		{[]string{"--client", "d", "--lines", "0"}, "--lines: is 0: a run appends 1 to 1000 lines"},
+		{[]string{"--client", "d", "--lines", "9223372036854775807"}, "--lines: is 9223372036854775807: a run appends 1 to 1000 lines"},
+		{[]string{"--client", "d", "--lines", "3", "--hits", "4"}, "--hits: is 4: a fault hits 1 to --lines (3) writes"},
+		{[]string{"--client", "d", "--hold", "0s"}, "--hold: is 0s: it must be above 0 and at most 30m0s"},
+		{[]string{"--client", "d", "--slow", "-1s"}, "--slow: is -1s: it must be above 0 and at most 30m0s"},
+		{[]string{"--client", "d", "--run-timeout", "0s"}, "--run-timeout: is 0s: it must be above 0"},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"audit"}, tc.args...)...)
+		if code != 2 || stdout != "" || stderr != "notesbench: "+tc.want+"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}
+
+// A driver that says every write was made, and makes none, fails the
+// audit (exit 1) with each line told written but missing, under every
+// fault; the JSON is the result.
+func TestClientAuditOfADriverThatWritesNothing(t *testing.T) {
+	driver := `for i in 1 2; do echo "{\"line\": $i, \"tool\": \"edit_note_tab\", \"idempotency_key\": \"k$i\", \"told\": \"ok\"}"; done`
+	code, stdout, stderr := runCLI(t, "audit", "--client", driver, "--lines", "2", "--format", "json")
+	if code != 1 || !strings.Contains(stderr, "failed: 12 anomalous lines") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var a results.ClientAudit
+	if err := json.Unmarshal([]byte(stdout), &a); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Runs) != 6 {
+		t.Fatalf("%d runs, want 6", len(a.Runs))
+	}
+	for _, r := range a.Runs {
+		if r.OKButMissing != 2 || r.Requests != 0 || r.Error != "" || len(r.Proofs) != 2 {
+			t.Errorf("%s: %+v", r.Fault, r)
+		}
+	}
+}
