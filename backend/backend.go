@@ -357,7 +357,7 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 	}
 	// A server serves many sessions through one store: their writes queue in
 	// Go, committed in groups, rather than sleep in SQLite's busy handler.
-	st, err := store.Open(path, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order,
+	st, err := store.Open(path, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order, KeyReuse: v.KeyReuse,
 		Synchronous: contract.Synchronous(s.Synchronous), Seed: seed, QueueWrites: true})
 	var foreign *store.ForeignError
 	if errors.As(err, &foreign) {

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -519,14 +520,16 @@ func (r *runner) sameKeyOtherArgs(c results.ConformCheck) (results.ConformCheck,
 		return c, ended("the read after the second write", rerr)
 	}
 	switch {
-	case err != nil:
-		return info(c, "refused: %s", describe(err))
-	case after.Text == firstText:
-		return info(c, "the first result replayed; the other arguments ignored")
+	case err != nil && after.Text == firstText && contract.OutcomeOf(err) == contract.Fail:
+		return pass(c, "refused, nothing written: %s", describe(err))
+	case err == nil && after.Text == firstText:
+		return pass(c, "the first result replayed (version %s); the other arguments not applied", second.Version)
 	case after.Text == otherText:
-		return info(c, "the other arguments were applied as a new write (version %s)", second.Version)
+		return r.fail(c, "the other arguments were applied as a second write under the same key (version %s)", cmp.Or(string(second.Version), "unknown"))
+	case err != nil:
+		return r.fail(c, "got %s, and the text became %q", describe(err), after.Text)
 	}
-	return info(c, "answered as a success (version %s), text %q", second.Version, after.Text)
+	return r.fail(c, "answered as a success (version %s), and the text became %q", second.Version, after.Text)
 }
 
 func (r *runner) sameKeyOtherTool(c results.ConformCheck) (results.ConformCheck, error) {

@@ -82,7 +82,7 @@ var clauses = []clause{{
 	run:   (*runner).concurrentWriters,
 }, {
 	name:   "same key, other arguments",
-	text:   "a key sent again with other arguments (the write-ups leave it open)",
+	text:   "a key sent again with other arguments makes no second write: it is refused, or replays the first result",
 	needs:  readWrite,
 	unless: noKey(""),
 	run:    (*runner).sameKeyOtherArgs,

@@ -46,7 +46,7 @@ func verdicts(t *testing.T, v contract.Variant) (results.ConformReport, map[stri
 var published = map[string]results.ConformOutcome{
 	"tools/list": results.ConformPass, "stale version": results.ConformPass, "no expected_version": results.ConformPass, "same-key resend": results.ConformPass,
 	"lost reply, create": results.ConformPass, "versions increase": results.ConformPass, "writes within a millisecond": results.ConformPass,
-	"per-tab versions": results.ConformInfo, "concurrent writers": results.ConformPass, "same key, other arguments": results.ConformInfo,
+	"per-tab versions": results.ConformInfo, "concurrent writers": results.ConformPass, "same key, other arguments": results.ConformPass,
 	"same key, other tool": results.ConformInfo, "resend after the version moved": results.ConformInfo,
 }
 
@@ -89,6 +89,12 @@ func TestVariants(t *testing.T) {
 			map[string]string{"versions increase": ": ms versions, each later", "writes within a millisecond": " the version it replaced: two commits "}},
 		{"guard tab", contract.Variant{Guard: contract.GuardTab}, with(map[string]results.ConformOutcome{"per-tab versions": results.ConformPass}), nil},
 		{"us-suffix", contract.Variant{VersionFormat: contract.FormatUSSuffix}, published, nil},
+		{"key reuse refused", contract.Variant{KeyReuse: contract.KeyRefuse}, published,
+			map[string]string{
+				"same key, other arguments":      "refused, nothing written: invalid_argument idempotency_key",
+				"same-key resend":                "",
+				"resend after the version moved": "key first: the first result",
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, got := verdicts(t, tc.variant)

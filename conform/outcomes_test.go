@@ -166,6 +166,23 @@ func TestUnorderedVersions(t *testing.T) {
 	}
 }
 
+// A server that applies a reused key's other arguments as a second write
+// fails the clause, naming the version it made; one that replays the first
+// result passes it (TestVariants: default).
+func TestKeyReusedForASecondWriteFails(t *testing.T) {
+	f := &fake{edit: func(req contract.EditRequest, write func(contract.EditRequest) (contract.EditResult, error)) (contract.EditResult, error) {
+		if strings.Contains(req.Text, "conform: other arguments") {
+			req.IdempotencyKey += "-as-new" // the key is not looked at: a new write
+		}
+		return write(req)
+	}}
+	_, checks := run(t, f)
+	c := checks["same key, other arguments"]
+	if c.Outcome != results.ConformFail || !strings.Contains(c.Detail, "the other arguments were applied as a second write under the same key (version ") {
+		t.Errorf("%s: %s", c.Outcome, c.Detail)
+	}
+}
+
 // A server error is evidence, not the end of the run: the clause whose
 // write or read got it fails with the request and the reply, and every
 // other clause runs to its usual verdict. The evidence is the typed request

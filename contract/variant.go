@@ -65,12 +65,32 @@ const (
 	OrderVersionFirst Order = "version-first"
 )
 
+// KeyReuse is what a known idempotency key sent with other arguments gets.
+type KeyReuse string
+
+// The answers to a key reused with other arguments. The zero KeyReuse means
+// KeyReplay.
+const (
+	// KeyReplay returns the first result, whatever the arguments: the
+	// published connector, which the write-ups leave open.
+	KeyReplay KeyReuse = "replay"
+	// KeyRefuse refuses it as an invalid idempotency_key, as Stripe and the
+	// IETF Idempotency-Key draft do: a resend must carry the first call's
+	// arguments. The expected version is not compared, so that a resend with a
+	// fresh version still finds its first result.
+	KeyRefuse KeyReuse = "refuse"
+)
+
 // Variant selects which contract an implementation serves. The zero Variant is
-// the published connector: guard note, counter versions, key checked first.
+// the published connector: guard note, counter versions, key checked first,
+// a reused key replayed whatever its arguments.
 type Variant struct {
 	Guard         Guard         `json:"guard"`
 	VersionFormat VersionFormat `json:"version_format"`
 	Order         Order         `json:"order"`
+	// KeyReuse is left out of the JSON when zero (replay), so that every
+	// result and history of the published connector reads as it did.
+	KeyReuse KeyReuse `json:"key_reuse,omitempty"`
 }
 
 // WithDefaults fills the zero fields of v with the published connector's.
@@ -115,12 +135,25 @@ func (v Variant) Validate() error {
 			return err
 		}
 	}
+	if v.KeyReuse != "" {
+		if _, err := KeyReuses.Parse(string(v.KeyReuse)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
+// RefusesKeyReuse reports whether a known key sent with other arguments is
+// refused (KeyRefuse).
+func (v Variant) RefusesKeyReuse() bool { return v.KeyReuse == KeyRefuse }
+
 func (v Variant) String() string {
 	v = v.WithDefaults()
-	return fmt.Sprintf("guard %s, %s versions, %s", v.Guard, v.VersionFormat, v.Order)
+	s := fmt.Sprintf("guard %s, %s versions, %s", v.Guard, v.VersionFormat, v.Order)
+	if v.RefusesKeyReuse() {
+		s += ", a key reused with other arguments refused"
+	}
+	return s
 }
 
 // The enums of the contract variant, in the order errors list them.
@@ -132,4 +165,5 @@ var (
 	// server reached through a profile.
 	ServedFormats = NewEnum("version format", FormatMS, FormatUSSuffix, FormatCounter, FormatDigest, FormatOpaque)
 	Orders        = NewEnum("order", OrderKeyFirst, OrderVersionFirst)
+	KeyReuses     = NewEnum("key reuse", KeyReplay, KeyRefuse)
 )

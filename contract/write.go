@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 )
@@ -17,6 +19,9 @@ type Write struct {
 	// Expected is the expected version of a tool's write as the store keeps
 	// versions (Versions.Expected).
 	Expected any
+	// Args is the digest of the write's arguments (ArgsDigest), set when the
+	// variant refuses a key reused with other arguments.
+	Args string
 }
 
 // Found is what a store read for a write, inside the transaction that makes
@@ -32,6 +37,10 @@ type Found struct {
 	// first by FirstTool.
 	KeyFound  bool
 	FirstTool string
+	// FirstArgs is the digest of the arguments the key was first used
+	// with; empty when the store did not keep it (a key stored under
+	// KeyReplay), and then a resend is replayed whatever its arguments.
+	FirstArgs string
 }
 
 // TabScoped reports whether a write to tabID ("" for a Note-level write) is
@@ -62,7 +71,7 @@ func (v Variant) CheckWrite(w Write, f Found, check func() error) (replay bool, 
 	tool := w.Tool != ""
 	keyFirst := v.Order != OrderVersionFirst
 	if tool && keyFirst && f.KeyFound {
-		return w.replays(f)
+		return v.replays(w, f)
 	}
 	switch {
 	case w.NoteID == "":
@@ -81,17 +90,47 @@ func (v Variant) CheckWrite(w Write, f Found, check func() error) (replay bool, 
 		return false, &ConflictError{Current: VersionOf(f.Current)}
 	}
 	if tool && !keyFirst && f.KeyFound {
-		return w.replays(f)
+		return v.replays(w, f)
 	}
 	return false, nil
 }
 
 // replays says whether w replays the known key f found.
-func (w Write) replays(f Found) (bool, error) {
+func (v Variant) replays(w Write, f Found) (bool, error) {
 	if f.FirstTool != w.Tool {
 		return false, Invalid("idempotency_key", "already used by %s in this Note", f.FirstTool)
 	}
+	if v.RefusesKeyReuse() && f.FirstArgs != "" && f.FirstArgs != w.Args {
+		return false, Invalid("idempotency_key", ErrKeyReusedMessage)
+	}
 	return true, nil
+}
+
+// ErrKeyReusedMessage is the message of a key refused because it was first
+// used with other arguments (KeyRefuse).
+const ErrKeyReusedMessage = "already used in this Note with other arguments: send the first call's arguments again, or a new key for a new write"
+
+// ArgsDigest is the digest of a write's arguments but its expected version
+// and its key, what KeyRefuse compares: the SHA-256 of their JSON, in hex.
+// req is an EditRequest, a CreateRequest or a SourceRequest.
+func ArgsDigest(req any) string {
+	switch r := req.(type) {
+	case EditRequest:
+		r.ExpectedVersion, r.IdempotencyKey = "", ""
+		req = r
+	case CreateRequest:
+		r.ExpectedVersion, r.IdempotencyKey = "", ""
+		req = r
+	case SourceRequest:
+		r.ExpectedVersion, r.IdempotencyKey = "", ""
+		req = r
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		b = []byte(fmt.Sprintf("%#v", req))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 // DecodeReplay decodes stored, the result first stored under key, into res (a

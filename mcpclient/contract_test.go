@@ -33,7 +33,7 @@ var ctx = context.Background()
 // variant v; the server is closed when the test ends.
 func newServer(t testing.TB, v contract.Variant) *serve.Server {
 	t.Helper()
-	st, err := store.Open(store.InMemory, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order})
+	st, err := store.Open(store.InMemory, store.Options{Guard: v.Guard, VersionFormat: v.VersionFormat, Order: v.Order, KeyReuse: v.KeyReuse})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,6 +67,7 @@ func (c *Session) EditNoteTab(ctx context.Context, req contract.EditRequest) (co
 		tabID:    req.TabID,
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
+		request:  req,
 		needData: req.ReadsStored(),
 		check:    func(_ *wtx, t *target) error { return contract.CheckEditable(req.Operation, t.tabType, t.tabID) },
 		apply: func(w *wtx, t *target, next contract.Version) (contract.EditResult, error) {
@@ -105,6 +106,7 @@ func (c *Session) CreateNoteTab(ctx context.Context, req contract.CreateRequest)
 		noteID:   req.NoteID,
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
+		request:  req,
 		apply: func(w *wtx, t *target, next contract.Version) (contract.CreateResult, error) {
 			info, err := c.addTab(w, t, req.TabType, req.LabelOrDefault(), req.InitialData())
 			return contract.CreateResult{NoteID: req.NoteID, TabID: info.TabID, Type: info.Type, Label: info.Label,
@@ -145,6 +147,7 @@ func (c *Session) AddNoteSource(ctx context.Context, req contract.SourceRequest)
 		noteID:   req.NoteID,
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
+		request:  req,
 		apply: func(w *wtx, t *target, next contract.Version) (contract.SourceResult, error) {
 			id, err := addAttachment(w, t, "sources", strings.TrimSpace(req.Title), req.URL)
 			return contract.SourceResult{NoteID: req.NoteID, SourceID: id, Version: next}, err

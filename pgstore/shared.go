@@ -120,6 +120,9 @@ func createShared(ctx context.Context, conn *pgx.Conn, name, versionType string)
 		return &schemaError{fmt.Sprintf("schema %s holds %s versions (%s), not the %s versions asked for: serve it with the version format it was made with, or name another schema",
 			name, versionKind(got), got, versionKind(versionType))}
 	}
+	if _, err := tx.Exec(ctx, strings.Replace(sqlArgsColumn, "idempotency", name+".idempotency", 1)); err != nil {
+		return err
+	}
 	return tx.Commit(ctx)
 }
 

@@ -38,6 +38,7 @@ CREATE TABLE SCHEMA.idempotency (
 	key     text COLLATE "C" NOT NULL,
 	tool    text NOT NULL,
 	result  text NOT NULL,
+	args    text NOT NULL DEFAULT '',
 	PRIMARY KEY (note_id, key)
 );
 `
@@ -79,21 +80,22 @@ const (
 	sqlReadNote = `SELECT version, next_tab, next_item FROM notes WHERE id = $1`
 	// sqlLoadTab reads what a write to a tab checks, after the lock: the tab's
 	// type and version (NULLs when there is no such tab), the tool and stored
-	// result of the key (NULLs when the key is new) and the server's clock.
-	// Arguments: note_id, tab_id, key.
-	sqlLoadTab = `SELECT t.type, t.version, i.tool, i.result, clock_timestamp()
+	// result of the key (NULLs when the key is new), the server's clock and,
+	// last, the digest of the key's first arguments. Arguments: note_id,
+	// tab_id, key.
+	sqlLoadTab = `SELECT t.type, t.version, i.tool, i.result, clock_timestamp(), i.args
 FROM (VALUES (1)) AS one (x)
 LEFT JOIN tabs t ON t.note_id = $1 AND t.tab_id = $2
 LEFT JOIN idempotency i ON i.note_id = $1 AND i.key = $3`
 	// sqlLoadTabData is sqlLoadTab with the tab's stored content, for the
 	// operations that change part of it.
-	sqlLoadTabData = `SELECT t.type, t.version, i.tool, i.result, clock_timestamp(), t.data
+	sqlLoadTabData = `SELECT t.type, t.version, i.tool, i.result, clock_timestamp(), t.data, i.args
 FROM (VALUES (1)) AS one (x)
 LEFT JOIN tabs t ON t.note_id = $1 AND t.tab_id = $2
 LEFT JOIN idempotency i ON i.note_id = $1 AND i.key = $3`
 	// sqlLoadNote is sqlLoadTab for a Note-level write: the number of tabs
 	// (the position of a new one) instead of a tab. Arguments: note_id, key.
-	sqlLoadNote = `SELECT (SELECT count(*) FROM tabs WHERE note_id = $1), i.tool, i.result, clock_timestamp()
+	sqlLoadNote = `SELECT (SELECT count(*) FROM tabs WHERE note_id = $1), i.tool, i.result, clock_timestamp(), i.args
 FROM (VALUES (1)) AS one (x)
 LEFT JOIN idempotency i ON i.note_id = $1 AND i.key = $2`
 
@@ -101,6 +103,12 @@ LEFT JOIN idempotency i ON i.note_id = $1 AND i.key = $2`
 	sqlBumpTab  = `UPDATE tabs SET version = $1 WHERE note_id = $2 AND tab_id = $3`
 	sqlSetData  = `UPDATE tabs SET data = $1 WHERE note_id = $2 AND tab_id = $3`
 	sqlStoreKey = `INSERT INTO idempotency (note_id, key, tool, result) VALUES ($1, $2, $3, $4)`
+	// sqlStoreKeyArgs stores the digest of the arguments too, for a variant
+	// that refuses a key reused with other ones (contract.KeyRefuse).
+	sqlStoreKeyArgs = `INSERT INTO idempotency (note_id, key, tool, result, args) VALUES ($1, $2, $3, $4, $5)`
+	// sqlArgsColumn adds the args column to a schema made before the store
+	// kept it.
+	sqlArgsColumn = `ALTER TABLE idempotency ADD COLUMN IF NOT EXISTS args text NOT NULL DEFAULT ''`
 
 	sqlNextTab   = `UPDATE notes SET next_tab = next_tab + 1 WHERE id = $1`
 	sqlInsertTab = `INSERT INTO tabs (note_id, tab_id, type, label, position, data, version) VALUES ($1, $2, $3, $4, $5, $6, $7)`

@@ -22,6 +22,9 @@ type writeSpec[R any] struct {
 	tabID    string // the tab whose content changes; "" for a Note-level write
 	expected contract.Version
 	key      string
+	// request is the tool's request, whose arguments a variant that refuses
+	// a key reused with other ones compares (contract.ArgsDigest).
+	request any
 	// needData loads the tab's stored content, for an apply that changes part
 	// of it.
 	needData bool
@@ -102,6 +105,9 @@ func runWrite[R any](ctx context.Context, c *Session, w writeSpec[R]) (R, error)
 		if cw.Expected, err = c.s.versions.Expected(w.expected); err != nil {
 			return res, err
 		}
+		if c.s.variant.RefusesKeyReuse() {
+			cw.Args = contract.ArgsDigest(w.request)
+		}
 	}
 	if w.noteID == "" {
 		return res, contract.Invalid("note_id", "required")
@@ -178,7 +184,11 @@ func tryWrite[R any](ctx context.Context, c *Session, w writeSpec[R], cw contrac
 		if err != nil {
 			return res, err
 		}
-		tx.queue(sqlStoreKey, w.noteID, w.key, w.tool, string(stored))
+		if cw.Args != "" {
+			tx.queue(sqlStoreKeyArgs, w.noteID, w.key, w.tool, string(stored), cw.Args)
+		} else {
+			tx.queue(sqlStoreKey, w.noteID, w.key, w.tool, string(stored))
+		}
 	}
 	if s.beforeCommit != nil {
 		if err := s.beforeCommit(ctx, c.conn); err != nil {
@@ -264,13 +274,14 @@ func (l *loaded) readNote(row []any) error {
 // the tab's content; for a Note-level write the number of tabs, the key's
 // tool and result and the clock.
 func (l *loaded) readLoad(row []any, tab bool) error {
-	want := 4
+	want := 5
 	if tab {
-		want = 5
+		want = 6
 	}
 	if len(row) < want {
 		return fmt.Errorf("loading a write: %d columns, want %d", len(row), want)
 	}
+	l.found.FirstArgs, _ = row[len(row)-1].(string)
 	var rest []any
 	if tab {
 		if typ, ok := row[0].(string); ok {
@@ -278,7 +289,7 @@ func (l *loaded) readLoad(row []any, tab bool) error {
 			l.t.tabType = contract.TabType(typ)
 		}
 		l.t.tabVersion = row[1]
-		if len(row) > 5 {
+		if len(row) > 6 {
 			l.t.data, _ = row[5].(string)
 		}
 		rest = row[2:5]

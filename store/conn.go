@@ -93,6 +93,7 @@ const (
 	hotBumpTab
 	hotSetData
 	hotStoreKey
+	hotStoreKeyArgs
 	hotReadTab
 	hotSavepoint
 	hotRollbackTo
@@ -107,16 +108,16 @@ var hotSQL = [numHot]string{
 	hotRollback:       "ROLLBACK",
 	// hotLoadTab reads, in one statement, what a write to a tab checks: the
 	// Note's version, the tab's type and version (NULLs when there is no such
-	// tab) and the tool that first used the key (NULL when the key is new).
-	// Arguments: tab_id, key, note_id.
-	hotLoadTab: `SELECT n.version, t.type, t.version, i.tool
+	// tab), the tool that first used the key and the digest of its arguments
+	// (NULLs when the key is new). Arguments: tab_id, key, note_id.
+	hotLoadTab: `SELECT n.version, t.type, t.version, i.tool, i.args
 FROM notes n
 LEFT JOIN tabs t ON t.note_id = n.id AND t.tab_id = ?
 LEFT JOIN idempotency i ON i.note_id = n.id AND i.key = ?
 WHERE n.id = ?`,
 	// hotLoadNote is hotLoadTab for a Note-level write: the Note's version and
 	// counters instead of a tab. Arguments: key, note_id.
-	hotLoadNote: `SELECT n.version, n.next_tab, n.next_item, i.tool
+	hotLoadNote: `SELECT n.version, n.next_tab, n.next_item, i.tool, i.args
 FROM notes n
 LEFT JOIN idempotency i ON i.note_id = n.id AND i.key = ?
 WHERE n.id = ?`,
@@ -126,7 +127,10 @@ WHERE n.id = ?`,
 	hotBumpTab:  `UPDATE tabs SET version = ? WHERE note_id = ? AND tab_id = ?`,
 	hotSetData:  `UPDATE tabs SET data = ? WHERE note_id = ? AND tab_id = ?`,
 	hotStoreKey: `INSERT INTO idempotency (note_id, key, tool, result) VALUES (?, ?, ?, ?)`,
-	hotReadTab:  `SELECT n.version, t.version, t.type, t.label, t.data FROM notes n JOIN tabs t ON t.note_id = n.id WHERE n.id = ? AND t.tab_id = ?`,
+	// hotStoreKeyArgs stores the digest of the arguments too, for a variant
+	// that refuses a key reused with other ones (contract.KeyRefuse).
+	hotStoreKeyArgs: `INSERT INTO idempotency (note_id, key, tool, result, args) VALUES (?, ?, ?, ?, ?)`,
+	hotReadTab:      `SELECT n.version, t.version, t.type, t.label, t.data FROM notes n JOIN tabs t ON t.note_id = n.id WHERE n.id = ? AND t.tab_id = ?`,
 	// A write in a group commit (see writeQueue) runs between a savepoint and
 	// its release, and rolls back to the savepoint when it fails.
 	hotSavepoint:  "SAVEPOINT write",

@@ -19,6 +19,7 @@ func (c *Conn) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (c
 		noteID:   req.NoteID,
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
+		request:  req,
 		apply: func(t *target, next contract.Version) (contract.CreateResult, error) {
 			info, err := c.addTab(ctx, t, req.TabType, req.LabelOrDefault(), req.InitialData())
 			return contract.CreateResult{NoteID: req.NoteID, TabID: info.TabID, Type: info.Type, Label: info.Label,
@@ -59,6 +60,7 @@ func (c *Conn) AddNoteSource(ctx context.Context, req contract.SourceRequest) (c
 		noteID:   req.NoteID,
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
+		request:  req,
 		apply: func(t *target, next contract.Version) (contract.SourceResult, error) {
 			id, err := c.addAttachment(ctx, t, "sources", strings.TrimSpace(req.Title), req.URL)
 			return contract.SourceResult{NoteID: req.NoteID, SourceID: id, Version: next}, err

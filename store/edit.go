@@ -19,6 +19,7 @@ func (c *Conn) EditNoteTab(ctx context.Context, req contract.EditRequest) (contr
 		tabID:    req.TabID,
 		expected: req.ExpectedVersion,
 		key:      req.IdempotencyKey,
+		request:  req,
 		check:    func(t *target) error { return contract.CheckEditable(req.Operation, t.tabType, t.tabID) },
 		apply: func(t *target, next contract.Version) (contract.EditResult, error) {
 			changed, err := c.applyEdit(ctx, req, t)

@@ -13,7 +13,10 @@ type Options struct {
 	Guard         contract.Guard
 	VersionFormat contract.VersionFormat
 	Order         contract.Order
-	Synchronous   contract.Synchronous
+	// KeyReuse is what a known key sent with other arguments gets: replayed
+	// (the zero value, as published) or refused (contract.KeyRefuse).
+	KeyReuse    contract.KeyReuse
+	Synchronous contract.Synchronous
 	// Clock supplies the times of timestamp versions, tab IDs and attachment
 	// creation times; the store never calls time.Now itself. Nil means the
 	// wall clock.
@@ -53,7 +56,7 @@ func (o Options) validate() error {
 }
 
 func (o Options) variant() contract.Variant {
-	return contract.Variant{Guard: o.Guard, VersionFormat: o.VersionFormat, Order: o.Order}
+	return contract.Variant{Guard: o.Guard, VersionFormat: o.VersionFormat, Order: o.Order, KeyReuse: o.KeyReuse}
 }
 
 // wallClock is the default Clock: the only place the store reads the wall clock.

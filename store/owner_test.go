@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -133,5 +134,61 @@ func TestTargetRefusesForeignFiles(t *testing.T) {
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A database made before the store kept each key's arguments is opened as
+// the store's: the column is added, a key it holds is replayed whatever a
+// resend's arguments (nothing was kept to compare), and a new key under
+// KeyRefuse is refused when sent again with other arguments.
+func TestADatabaseWithoutKeyArgumentsGetsThem(t *testing.T) {
+	old := strings.Replace(schemaSQL, "\targs    TEXT NOT NULL DEFAULT '',\n", "", 1)
+	if old == schemaSQL {
+		t.Fatal("the schema no longer has the args line this test takes out")
+	}
+	path := filepath.Join(t.TempDir(), "before-args.db")
+	db, err := sqlite.OpenConn(path, sqlite.OpenReadWrite|sqlite.OpenCreate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := execScript(db, claimSQL+old); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	st, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	edit := func(s *Store, version contract.Version, key, text string) (contract.EditResult, error) {
+		c, err := s.Session(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return c.EditNoteTab(ctx, contract.EditRequest{NoteID: "n", TabID: "markdown", ExpectedVersion: version, IdempotencyKey: key, Operation: contract.OpReplaceText, Text: text})
+	}
+	if err := st.CreateNote(ctx, "n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := edit(st, "1", "kept-before", "a"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	st, err = Open(path, Options{KeyReuse: contract.KeyRefuse})
+	if err != nil {
+		t.Fatalf("reopening with the column added: %v", err)
+	}
+	defer st.Close()
+	if res, err := edit(st, "2", "kept-before", "b"); err != nil || !res.Replayed {
+		t.Errorf("a key kept without its arguments, sent with others: %+v, %v; want the first result", res, err)
+	}
+	if _, err := edit(st, "2", "new", "c"); err != nil {
+		t.Fatal(err)
+	}
+	var bad *contract.InvalidArgumentError
+	if res, err := edit(st, "3", "new", "d"); !errors.As(err, &bad) || bad.Field != "idempotency_key" {
+		t.Errorf("a new key sent with other arguments: %+v, %v; want idempotency_key refused", res, err)
 	}
 }

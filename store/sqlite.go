@@ -211,3 +211,28 @@ func (st *stmt) tabType(col int) contract.TabType {
 	}
 	return contract.TabType(st.s.ColumnText(col))
 }
+
+// addArgsColumn adds the idempotency table's args column to a database made
+// before the store kept it (argsColumnSQL); a database that has it is left
+// as it is.
+func addArgsColumn(db *sqlite.Conn) error {
+	st, _, err := db.PrepareTransient(`SELECT count(*) FROM pragma_table_info('idempotency') WHERE name = 'args'`)
+	if err != nil {
+		return err
+	}
+	if _, err := st.Step(); err != nil {
+		st.Finalize()
+		return err
+	}
+	has := st.ColumnInt64(0) > 0
+	if err := st.Finalize(); err != nil {
+		return err
+	}
+	if has {
+		return nil
+	}
+	if err := execScript(db, argsColumnSQL); err != nil {
+		return fmt.Errorf("adding the arguments of each key to the idempotency table: %w", err)
+	}
+	return nil
+}

@@ -90,6 +90,10 @@ func Open(path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening store %q: creating schema: %w", path, err)
 	}
+	if err := addArgsColumn(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
 	s.idle = append(s.idle, &sqlConn{db: db})
 	if err := s.startQueue(); err != nil {
 		db.Close()
@@ -164,9 +168,15 @@ CREATE TABLE IF NOT EXISTS idempotency (
 	key     TEXT NOT NULL,
 	tool    TEXT NOT NULL,
 	result  TEXT NOT NULL,
+	args    TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (note_id, key)
 ) WITHOUT ROWID, STRICT;
 `
+
+// argsColumnSQL adds the digest of a key's arguments to a database made
+// before the store kept it: its keys read as kept without one, and are
+// replayed whatever a resend's arguments (contract.Found.FirstArgs).
+const argsColumnSQL = `ALTER TABLE idempotency ADD COLUMN args TEXT NOT NULL DEFAULT ''`
 
 // Options returns the options the store was opened with, defaults filled in.
 func (s *Store) Options() Options { return s.opts }

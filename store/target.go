@@ -59,7 +59,7 @@ func (t *Target) Describe() string {
 // same name left behind. A file of that name the store did not create is
 // refused with a *ForeignError and left as it is.
 func (t *Target) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
-	opts := Options{Guard: run.Variant.Guard, VersionFormat: run.Variant.VersionFormat, Order: run.Variant.Order,
+	opts := Options{Guard: run.Variant.Guard, VersionFormat: run.Variant.VersionFormat, Order: run.Variant.Order, KeyReuse: run.Variant.KeyReuse,
 		Synchronous: t.Synchronous, Clock: run.Clock, Seed: run.Seed, QueueWrites: t.QueueWrites || run.OneServer}
 	if t.InMemory {
 		return Open(InMemory, opts)

@@ -17,6 +17,9 @@ type writeSpec[R any] struct {
 	tabID    string // the tab whose content changes; "" for a Note-level write
 	expected contract.Version
 	key      string
+	// request is the tool's request, whose arguments a variant that refuses
+	// a key reused with other ones compares (contract.ArgsDigest).
+	request any
 	// check validates the write against its target once the Note and the tab
 	// are found, in the order of the contract's checks
 	// (contract.Variant.CheckWrite); it must not write.
@@ -59,6 +62,9 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 		if cw.Expected, err = c.s.versions.Expected(w.expected); err != nil {
 			return res, err
 		}
+		if v.RefusesKeyReuse() {
+			cw.Args = contract.ArgsDigest(w.request)
+		}
 	}
 	tabScoped := v.TabScoped(w.tabID)
 	err := c.inTx(ctx, func() error {
@@ -93,7 +99,7 @@ func runWrite[R any](ctx context.Context, c *Conn, w writeSpec[R]) (R, error) {
 		if err != nil {
 			return err
 		}
-		return c.storeKey(ctx, w.noteID, w.key, w.tool, stored)
+		return c.storeKey(ctx, w.noteID, w.key, w.tool, stored, cw.Args)
 	})
 	if errors.Is(err, errReplay) {
 		return res, nil
@@ -212,7 +218,7 @@ func (c *Conn) loadWrite(ctx context.Context, noteID, tabID, key string) (l *loa
 		l.t.nextTab, l.t.nextItem = st.s.ColumnInt64(1), st.s.ColumnInt64(2)
 	}
 	if key != "" && !st.isNull(3) {
-		l.found.KeyFound, l.found.FirstTool = true, st.s.ColumnText(3)
+		l.found.KeyFound, l.found.FirstTool, l.found.FirstArgs = true, st.s.ColumnText(3), st.s.ColumnText(4)
 	}
 	return l, nil
 }
@@ -239,8 +245,12 @@ func (c *Conn) bumpVersion(ctx context.Context, next any, noteID, tabID string, 
 }
 
 // storeKey stores the result of a write under its key.
-func (c *Conn) storeKey(ctx context.Context, noteID, key, tool, result string) error {
-	st, err := c.hotStmt(ctx, hotStoreKey)
+func (c *Conn) storeKey(ctx context.Context, noteID, key, tool, result, args string) error {
+	which := hotStoreKey
+	if args != "" {
+		which = hotStoreKeyArgs
+	}
+	st, err := c.hotStmt(ctx, which)
 	if err != nil {
 		return err
 	}
@@ -248,6 +258,9 @@ func (c *Conn) storeKey(ctx context.Context, noteID, key, tool, result string) e
 	st.text(2, key)
 	st.text(3, tool)
 	st.text(4, result)
+	if args != "" {
+		st.text(5, args)
+	}
 	return st.exec()
 }
 

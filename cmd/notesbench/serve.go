@@ -57,6 +57,7 @@ type serveOptions struct {
 	guard         string
 	versionFormat string
 	order         string
+	keyReuse      string
 	synchronous   string
 	log           bool
 	extensions    string
@@ -160,6 +161,7 @@ See docs/serve.md.`,
 	fs.StringVar(&opts.guard, "guard", "note", "version scope: none, note or tab")
 	fs.StringVar(&opts.versionFormat, "version-format", "counter", "version format: ms, us-suffix or counter")
 	fs.StringVar(&opts.order, "order", "key-first", "which check a write makes first: key-first or version-first")
+	fs.StringVar(&opts.keyReuse, "key-reuse", "replay", "what a known idempotency key sent with other arguments (the expected version aside) gets: replay (the first result, as published) or refuse (invalid_argument on idempotency_key, as Stripe does)")
 	fs.StringVar(&opts.synchronous, "synchronous", "normal", "SQLite synchronous setting: normal or full")
 	fs.BoolVar(&opts.log, "log", false, "write one line per tool call to stderr")
 	fs.StringVar(&opts.store, "store", defaultStore(), "sqlite (the --db file), or a postgres:// URL: a schema of this process's own, dropped when serve stops (default $NOTESBENCH_POSTGRES_URL when set); serve it over --http to share it between sessions")
@@ -178,6 +180,7 @@ See docs/serve.md.`,
 	completeFlag(cmd, "guard", false, contract.Guards.Strings()...)
 	completeFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
 	completeFlag(cmd, "order", false, contract.Orders.Strings()...)
+	completeFlag(cmd, "key-reuse", false, contract.KeyReuses.Strings()...)
 	completeFlag(cmd, "synchronous", false, contract.SynchronousSettings.Strings()...)
 	completeFlag(cmd, "extensions", false, extensionSettings.Strings()...)
 	return cmd
@@ -197,7 +200,15 @@ func (o *serveOptions) variant() (contract.Variant, error) {
 	if err != nil {
 		return contract.Variant{}, usageErr("--order", err)
 	}
-	return contract.Variant{Guard: g, VersionFormat: f, Order: ord}, nil
+	reuse, err := contract.KeyReuses.Parse(o.keyReuse)
+	if err != nil {
+		return contract.Variant{}, usageErr("--key-reuse", err)
+	}
+	v := contract.Variant{Guard: g, VersionFormat: f, Order: ord}
+	if reuse == contract.KeyRefuse {
+		v.KeyReuse = reuse // replay is the zero value, as every result writes it
+	}
+	return v, nil
 }
 
 // httpOptions parses the HTTP flags: the address to listen on, as

@@ -42,6 +42,7 @@ func TestWire(t *testing.T) {
 			{"--guard none", "stale version, concurrent writers"},
 			{"--order version-first", "same-key resend"},
 			{"--version-format ms", "writes within a millisecond"},
+			{"--key-reuse refuse", ""},
 		} {
 			db := filepath.Join(t.TempDir(), "notes.db")
 			target := "stdio:'" + bin + "' serve --db '" + db + "' " + tc.flags
@@ -58,6 +59,9 @@ func TestWire(t *testing.T) {
 				if c.Outcome == results.ConformFail {
 					fails = append(fails, c.Name)
 				}
+			}
+			if tc.flags == "--key-reuse refuse" && !named(rep.Rows, "same key, other arguments", "refused, nothing written: invalid_argument idempotency_key") {
+				t.Errorf("serve %s: the key with other arguments was not refused\n%s", tc.flags, stdout)
 			}
 			wantCode := 0
 			if tc.fails != "" {

@@ -38,6 +38,7 @@ func Run(t *testing.T, cfg Config) {
 		{"ReplayReturnsTheFirstResult", testReplayReturnsTheFirstResult},
 		{"LostReplyIsWrittenOnce", testLostReplyIsWrittenOnce},
 		{"KeyAcrossTools", testKeyAcrossTools},
+		{"KeyReusedWithOtherArguments", testKeyReusedWithOtherArguments},
 		{"VersionFormats", testVersionFormats},
 		{"ConcurrentReapplyLosesNothing", testConcurrentReapplyLosesNothing},
 		{"ConcurrentWritersOneWins", testConcurrentWritersOneWins},

@@ -315,6 +315,45 @@ func testKeyAcrossTools(t *testing.T, cfg Config) {
 	}
 }
 
+// A key sent again with other arguments, under a fresh version, makes no
+// second write, for every kind of write: it replays the first result (the
+// published connector), or, under KeyRefuse, is refused as an invalid
+// argument naming idempotency_key. Under both, the same arguments with a
+// fresh version find the first result: the version is not compared.
+func testKeyReusedWithOtherArguments(t *testing.T, cfg Config) {
+	for _, reuse := range []contract.KeyReuse{contract.KeyReplay, contract.KeyRefuse} {
+		v := contract.Variant{}
+		if reuse == contract.KeyRefuse {
+			v.KeyReuse = reuse
+		}
+		t.Run(string(reuse), func(t *testing.T) {
+			h := cfg.open(t, v, 0)
+			for i, w := range h.writeKinds() {
+				key := fmt.Sprintf("reused-%d", i)
+				first, err := w.send(h.c, h.guarded(h.c, v, w), key, 3*i)
+				if err != nil {
+					t.Fatalf("%s: %v", w.name, err)
+				}
+				want, _ := resultJSON(t, first)
+				before := h.snapshot(h.c)
+				res, err := w.send(h.c, h.guarded(h.c, v, w), key, 3*i+1)
+				var bad *contract.InvalidArgumentError
+				switch {
+				case reuse == contract.KeyRefuse && (!errors.As(err, &bad) || bad.Field != "idempotency_key" || bad.Message != contract.ErrKeyReusedMessage):
+					t.Fatalf("%s: the key again with other arguments got %+v, %v; want an invalid argument naming idempotency_key", w.name, res, err)
+				case reuse == contract.KeyReplay && err != nil:
+					t.Fatalf("%s: the key again with other arguments got %v; want the first result", w.name, err)
+				}
+				if after := h.snapshot(h.c); after != before {
+					t.Fatalf("%s: the key again with other arguments changed the Note", w.name)
+				}
+				again, err := w.send(h.c, h.guarded(h.c, v, w), key, 3*i)
+				h.replays(w.name+" resent with its arguments and a fresh version", again, err, want, before)
+			}
+		})
+	}
+}
+
 // The patterns every version of a format matches, as list_note_tabs,
 // read_note_tab, every write and every conflict report it.
 var versionPatterns = map[contract.VersionFormat]*regexp.Regexp{
