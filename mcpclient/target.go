@@ -78,6 +78,11 @@ type Options struct {
 	// way: Dial starts it on a free loopback port and waits until it
 	// listens, a kill starts it again, and Close ends it.
 	Spawn []string
+
+	// againTimeout, when set, bounds a start made once more instead of
+	// ConnectTimeout: a test whose first start must run out of a short time
+	// gives the second the time a loaded machine needs.
+	againTimeout time.Duration
 }
 
 // Target is the contract over MCP: a contract.Target whose Backends are one
@@ -362,12 +367,12 @@ func (t *Target) connectFor(ctx context.Context, run *runFaults) (*conn, error) 
 // machine, or one lost to another process starting on the same store at
 // that moment (a database another start holds locked), is no finding.
 func (t *Target) handshake(ctx context.Context, run *runFaults) (*mcp.ClientSession, *link, error) {
-	cs, l, err := t.start(ctx, run)
+	cs, l, err := t.start(ctx, run, false)
 	var slow *slowStartError
 	var died *diedStartError
 	if (errors.As(err, &slow) || errors.As(err, &died)) && ctx.Err() == nil {
 		first := err
-		cs, l, err = t.start(ctx, run)
+		cs, l, err = t.start(ctx, run, true)
 		switch {
 		case errors.As(err, &slow) && errors.As(first, new(*slowStartError)):
 			slow.twice = true
@@ -431,8 +436,8 @@ func (t *Target) startTimeout() time.Duration {
 }
 
 // start starts the server (or connects to it) and makes the MCP handshake,
-// within the start's time.
-func (t *Target) start(ctx context.Context, run *runFaults) (*mcp.ClientSession, *link, error) {
+// within the start's time; again says it is the start made once more.
+func (t *Target) start(ctx context.Context, run *runFaults, again bool) (*mcp.ClientSession, *link, error) {
 	var w *wire
 	if run != nil {
 		w = &wire{run: run}
@@ -444,6 +449,9 @@ func (t *Target) start(ctx context.Context, run *runFaults) (*mcp.ClientSession,
 	timeout := t.startTimeout()
 	if t.opts.ConnectTimeout <= 0 && t.control == nil && t.firstTimeout > 0 {
 		timeout = max(timeout, t.firstTimeout)
+	}
+	if again && t.opts.againTimeout > 0 {
+		timeout = t.opts.againTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

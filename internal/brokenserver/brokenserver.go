@@ -88,6 +88,9 @@ const (
 	// HTTPEnv, when set, is the address to serve streamable HTTP on
 	// instead of stdio.
 	HTTPEnv = "NOTESBENCH_TEST_BROKEN_HTTP"
+	// WindowEnv, when set, is how long ModeTruncate and ModeEmptied leave
+	// a file empty (a Go duration) instead of TruncateWindow.
+	WindowEnv = "NOTESBENCH_TEST_BROKEN_WINDOW"
 )
 
 //go:embed profile.json
@@ -172,7 +175,13 @@ func New(dir, mode string) (*mcp.Server, error) {
 	if dir == "" {
 		return nil, errors.New("no folder for the documents")
 	}
-	d := &docs{dir: dir, mode: mode, keys: map[string]map[string]result{}}
+	d := &docs{dir: dir, mode: mode, keys: map[string]map[string]result{}, window: TruncateWindow}
+	if w := os.Getenv(WindowEnv); w != "" {
+		var err error
+		if d.window, err = time.ParseDuration(w); err != nil || d.window < 0 {
+			return nil, fmt.Errorf("%s=%q is not a duration", WindowEnv, w)
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "brokenserver-" + mode, Version: "test"}, nil)
 	obj := func(required string, props ...string) json.RawMessage {
 		p := make([]string, len(props))
@@ -204,6 +213,8 @@ func contains(list []string, s string) bool {
 type docs struct {
 	dir  string
 	mode string
+	// window is how long a write in place leaves its file empty.
+	window time.Duration
 	// keys are ModeMemoryKeys's: the keys this process has seen, per
 	// document.
 	mu   sync.Mutex
@@ -299,7 +310,7 @@ func (d *docs) save(file string, st state) error {
 		if err != nil {
 			return err
 		}
-		time.Sleep(TruncateWindow) // the file is empty all this while
+		time.Sleep(d.window) // the file is empty all this while
 		_, err = f.Write(b)
 		return errors.Join(err, f.Close())
 	}
