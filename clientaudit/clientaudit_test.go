@@ -101,6 +101,9 @@ func TestAKeptKeyPassesAndANewKeyFails(t *testing.T) {
 		if r.OK != lines || r.NewKey != 0 {
 			t.Errorf("%s: told ok %d times with %d new keys, want %d and 0", r.Fault, r.OK, r.NewKey, lines)
 		}
+		if (r.FailedCommitted > 0) != afterCommit[r.Fault] {
+			t.Errorf("%s: %d calls told error of a write that had committed", r.Fault, r.FailedCommitted)
+		}
 	}
 
 	fresh := audit(t, bin+" -timeout 2s -new-key", lines)

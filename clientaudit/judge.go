@@ -2,6 +2,7 @@ package clientaudit
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -30,9 +31,18 @@ func judge(r *results.ClientRun, lines int, calls []call, reqs []request, text s
 	}
 	byLine := map[int][]call{}
 	callsPerKey := map[string]int{}
+	committedAt := map[string]time.Duration{} // when each key's write first committed
+	for _, q := range reqs {
+		if _, ok := committedAt[q.key]; !ok && q.outcome == outcomeCommitted {
+			committedAt[q.key] = q.at
+		}
+	}
 	for _, c := range calls {
 		byLine[c.Line] = append(byLine[c.Line], c)
 		callsPerKey[c.Key]++
+		if at, ok := committedAt[c.Key]; ok && c.Told == "error" && at <= c.at {
+			r.FailedCommitted++
+		}
 		if c.Told == "ok" {
 			r.OK++
 		} else {
@@ -147,8 +157,13 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
+// loopbackPort is a loopback address's port, which differs from run to run.
+var loopbackPort = regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):[0-9]+`)
+
+// oneLine is an error as a report shows it: on one line, at most 160
+// characters, a loopback port named PORT.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = loopbackPort.ReplaceAllString(strings.Join(strings.Fields(s), " "), "${1}:PORT")
 	if len(s) > 160 {
 		s = s[:157] + "..."
 	}

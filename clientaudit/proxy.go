@@ -50,6 +50,9 @@ type proxy struct {
 	start    time.Time
 	// ctx ends with the run: a held reply is let go, a forward stops.
 	ctx context.Context
+	// sync waits until the driver's lines written so far are taken, so that
+	// a request is timed after the calls the driver reported before it.
+	sync func()
 
 	mu       sync.Mutex
 	keys     map[string]bool // the keys seen
@@ -60,14 +63,14 @@ type proxy struct {
 	protocol string // the last Mcp-Protocol-Version header
 }
 
-func newProxy(ctx context.Context, upstream string, f WireFault, plan map[int]bool, hold, slow time.Duration) (*proxy, error) {
+func newProxy(ctx context.Context, upstream string, f WireFault, plan map[int]bool, hold, slow time.Duration, sync func()) (*proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return nil, err
 	}
 	tr := &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext, MaxIdleConnsPerHost: 16}
 	p := &proxy{upstream: u, client: &http.Client{Transport: tr}, fault: f, plan: plan, hold: hold, slow: slow,
-		start: time.Now(), ctx: ctx, keys: map[string]bool{}}
+		start: time.Now(), ctx: ctx, keys: map[string]bool{}, sync: sync}
 	p.pass = &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.URL.Path = u.Path; r.Out.Host = u.Host },
 		Transport:     tr,
@@ -149,6 +152,7 @@ func (p *proxy) write(w http.ResponseWriter, r *http.Request, body []byte, m mes
 	}
 	_ = json.Unmarshal(m.Params.Arguments, &args)
 	sum := sha256.Sum256(m.Params.Arguments)
+	p.sync()
 	req := request{at: time.Since(p.start), id: string(m.ID), tool: m.Params.Name, key: args.Key, args: hex.EncodeToString(sum[:6])}
 	p.mu.Lock()
 	if args.Key != "" && !p.keys[args.Key] {
@@ -317,8 +321,11 @@ func outcomeOf(status int, reply []byte) string {
 	case res.Replayed:
 		return "replayed"
 	}
-	return "committed"
+	return outcomeCommitted
 }
+
+// outcomeCommitted is a write the server made.
+const outcomeCommitted = "committed"
 
 // seen returns what the proxy recorded.
 func (p *proxy) seen() (reqs []request, injected int, client, protocol string) {

@@ -1,7 +1,6 @@
 package clientaudit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,8 +47,10 @@ type Options struct {
 	Hold, Slow time.Duration
 	// RunTimeout bounds one run of the driver.
 	RunTimeout time.Duration
-	// Backend holds the Notes, one per run; the audit serves it.
+	// Backend holds the Notes, one per run; the audit serves it. Variant is
+	// the contract it serves, as serve tells a client that asks.
 	Backend contract.Backend
+	Variant contract.Variant
 	// ServerVersion is the version serve gives in its handshake.
 	ServerVersion string
 	// Env is added to the driver's environment.
@@ -138,7 +139,7 @@ func (cfg Options) run(ctx context.Context, i int, f WireFault) (results.ClientR
 	// The server, on loopback, until the run ends.
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	srv, err := serve.New(sctx, kept{cfg.Backend}, serve.Options{Version: cfg.ServerVersion, Note: note})
+	srv, err := serve.New(sctx, kept{cfg.Backend}, serve.Options{Version: cfg.ServerVersion, Note: note, Variant: cfg.Variant})
 	if err != nil {
 		return r, who{}, err
 	}
@@ -158,10 +159,17 @@ func (cfg Options) run(ctx context.Context, i int, f WireFault) (results.ClientR
 	if f.Kind != "" {
 		plan = cfg.plan(i)
 	}
-	p, err := newProxy(sctx, "http://"+sln.Addr().String()+serve.HTTPPath, f, plan, cfg.Hold, cfg.Slow)
+	lines := &driverLines{max: cfg.Lines}
+	out, err := newOutput(lines.take)
 	if err != nil {
 		return r, who{}, err
 	}
+	p, err := newProxy(sctx, "http://"+sln.Addr().String()+serve.HTTPPath, f, plan, cfg.Hold, cfg.Slow, out.sync)
+	if err != nil {
+		out.finish(0)
+		return r, who{}, err
+	}
+	lines.start = p.start
 	defer p.close()
 	pln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -182,7 +190,7 @@ func (cfg Options) run(ctx context.Context, i int, f WireFault) (results.ClientR
 	env := append(os.Environ(), cfg.Env...)
 	env = append(env, EnvServerURL+"=http://"+pln.Addr().String()+serve.HTTPPath, EnvNoteID+"="+note,
 		EnvTabID+"="+tab, EnvLines+"="+strconv.Itoa(cfg.Lines))
-	calls, derr := cfg.drive(ctx, r.Fault, env, p.start)
+	calls, derr := cfg.drive(ctx, r.Fault, env, out, lines)
 	reqs, injected, client, protocol := p.seen()
 	r.Injected = injected
 	if ctx.Err() != nil {
@@ -216,7 +224,7 @@ type call struct {
 }
 
 // drive runs the driver and reads its lines.
-func (cfg Options) drive(ctx context.Context, fault string, env []string, start time.Time) ([]call, error) {
+func (cfg Options) drive(ctx context.Context, fault string, env []string, out *output, lines *driverLines) ([]call, error) {
 	rctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, "sh", "-c", cfg.Command)
@@ -226,34 +234,16 @@ func (cfg Options) drive(ctx context.Context, fault string, env []string, start 
 	cmd.WaitDelay = 5 * time.Second
 	tail := &lastLines{prefix: fault + ": ", w: cfg.Stderr}
 	cmd.Stderr = tail
-	var calls []call
-	var bad error
-	n := 0
-	out := &lineWriter{line: func(text string) {
-		n++
-		text = strings.TrimSpace(text)
-		if text == "" || bad != nil {
-			return
-		}
-		var c call
-		if err := strictJSON(text, &c); err != nil {
-			bad = fmt.Errorf("the driver's output line %d is not the protocol's (%v): %.120s", n, err, text)
-			return
-		}
-		if err := c.check(cfg.Lines); err != nil {
-			bad = fmt.Errorf("the driver's output line %d: %v", n, err)
-			return
-		}
-		c.at = time.Since(start)
-		calls = append(calls, c)
-	}}
-	cmd.Stdout = out
+	cmd.Stdout = out.w
 	if err := cmd.Start(); err != nil {
+		out.finish(0)
 		return nil, fmt.Errorf("starting the driver: %w", err)
 	}
+	out.started()
 	werr := cmd.Wait()
 	signalGroup(cmd) // what the driver left running
-	out.flush()
+	out.finish(5 * time.Second)
+	calls, bad := lines.calls, lines.bad
 	switch {
 	case rctx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
 		return calls, fmt.Errorf("the driver ran out of its time (%s)%s", cfg.RunTimeout, tail.last())
@@ -263,6 +253,35 @@ func (cfg Options) drive(ctx context.Context, fault string, env []string, start 
 		return calls, fmt.Errorf("the driver failed: %v%s", werr, tail.last())
 	}
 	return calls, nil
+}
+
+// driverLines takes a driver's lines (output calls take, in order, from
+// one goroutine).
+type driverLines struct {
+	max   int
+	start time.Time
+	n     int
+	calls []call
+	bad   error
+}
+
+func (d *driverLines) take(text string) {
+	d.n++
+	text = strings.TrimSpace(text)
+	if text == "" || d.bad != nil {
+		return
+	}
+	var c call
+	if err := strictJSON(text, &c); err != nil {
+		d.bad = fmt.Errorf("the driver's output line %d is not the protocol's (%v): %.120s", d.n, err, text)
+		return
+	}
+	if err := c.check(d.max); err != nil {
+		d.bad = fmt.Errorf("the driver's output line %d: %v", d.n, err)
+		return
+	}
+	c.at = time.Since(d.start)
+	d.calls = append(d.calls, c)
 }
 
 // strictJSON decodes one JSON object into v, refusing unknown fields.
@@ -321,38 +340,6 @@ func readText(ctx context.Context, b contract.Backend, note, tab string) (string
 		return "", fmt.Errorf("reading what the run left: %w", err)
 	}
 	return c.Text, nil
-}
-
-// lineWriter calls line with each line written to it; one goroutine (the
-// command's copy of its standard output) writes.
-type lineWriter struct {
-	part []byte
-	line func(string)
-}
-
-func (l *lineWriter) Write(b []byte) (int, error) {
-	l.part = append(l.part, b...)
-	for {
-		i := bytes.IndexByte(l.part, '\n')
-		if i < 0 {
-			break
-		}
-		l.line(string(l.part[:i]))
-		l.part = l.part[i+1:]
-	}
-	if len(l.part) > 1<<20 {
-		l.line(string(l.part))
-		l.part = nil
-	}
-	return len(b), nil
-}
-
-// flush calls line with what is left after the last newline.
-func (l *lineWriter) flush() {
-	if len(l.part) > 0 {
-		l.line(string(l.part))
-		l.part = nil
-	}
 }
 
 // lastLines passes what is written on, each line prefixed, and keeps the last

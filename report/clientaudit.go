@@ -68,6 +68,7 @@ func ClientAuditTables(a results.ClientAudit) []Table {
 	row("calls the application made", num(func(r results.ClientRun) int { return r.Calls }))
 	row("  told ok", num(func(r results.ClientRun) int { return r.OK }))
 	row("  told error", num(func(r results.ClientRun) int { return r.Failed }))
+	row("    of a write that had committed", num(func(r results.ClientRun) int { return r.FailedCommitted }))
 	row("write requests the server got", num(func(r results.ClientRun) int { return r.Requests }))
 	row("  resent by the library, same id", num(func(r results.ClientRun) int { return r.ResentSameID }))
 	row("  resent by the library, new id", num(func(r results.ClientRun) int { return r.ResentNewID }))

@@ -34,6 +34,10 @@ type ClientRun struct {
 	Calls  int `json:"calls"`
 	OK     int `json:"told_ok"`
 	Failed int `json:"told_error"`
+	// FailedCommitted counts the calls told error whose write the server
+	// had committed before the application was told: what an application
+	// that makes the write again under a new key writes twice.
+	FailedCommitted int `json:"told_error_committed"`
 	// Errors are the distinct errors the application was told, the first
 	// few, as the driver wrote them.
 	Errors []string `json:"errors,omitempty"`

@@ -204,6 +204,13 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 	if o.flags != nil && o.flags.Changed("client") {
 		return runClientAudit(ctx, o, o.flags)
 	}
+	if o.flags != nil {
+		for _, name := range clientOnly {
+			if o.flags.Changed(name) {
+				return usagef("--"+name, "audits a client: give --client too")
+			}
+		}
+	}
 	a := o.app
 	format, base, allow, err := o.check()
 	if err != nil {

@@ -24,7 +24,11 @@ type clientFlags struct {
 	seed       uint64
 	hold, slow time.Duration
 	runTimeout time.Duration
+	keyReuse   string
 }
+
+// clientOnly are the flags of a client audit alone.
+var clientOnly = []string{"lines", "faults", "hits", "seed", "hold", "slow", "run-timeout", "key-reuse"}
 
 // The most lines a driver is asked to append, and the longest wait a fault
 // may hold a reply: bounds that keep one run within minutes, not days.
@@ -42,10 +46,27 @@ func (c *clientFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.hold, "hold", 70*time.Second, "with --client: how long a lost reply holds the connection before closing it (past the 60 s a library commonly waits)")
 	fs.DurationVar(&c.slow, "slow", 70*time.Second, "with --client: how late a slow reply comes")
 	fs.DurationVar(&c.runTimeout, "run-timeout", 10*time.Minute, "with --client: the longest one run of the driver may take")
+	fs.StringVar(&c.keyReuse, "key-reuse", "replay", "with --client: what the server answers a key sent again with other arguments: replay (the first result) or refuse (invalid_argument), as serve --key-reuse")
 }
 
 // check refuses what cannot run, naming the flag.
-func (c *clientFlags) check(fs *pflag.FlagSet, format report.Format) ([]clientaudit.WireFault, error) {
+func (c *clientFlags) check(fs *pflag.FlagSet, format report.Format) ([]clientaudit.WireFault, contract.Variant, error) {
+	faults, err := c.checkFlags(fs, format)
+	if err != nil {
+		return nil, contract.Variant{}, err
+	}
+	reuse, err := contract.KeyReuses.Parse(c.keyReuse)
+	if err != nil {
+		return nil, contract.Variant{}, usageErr("--key-reuse", err)
+	}
+	var v contract.Variant
+	if reuse == contract.KeyRefuse {
+		v.KeyReuse = reuse
+	}
+	return faults, v, nil
+}
+
+func (c *clientFlags) checkFlags(fs *pflag.FlagSet, format report.Format) ([]clientaudit.WireFault, error) {
 	if strings.TrimSpace(c.command) == "" {
 		return nil, usagef("--client", "names no driver command")
 	}
@@ -87,11 +108,11 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) err
 	if err != nil {
 		return err
 	}
-	faults, err := o.client.check(fs, format)
+	faults, variant, err := o.client.check(fs, format)
 	if err != nil {
 		return err
 	}
-	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, contract.Variant{}, o.client.seed)
+	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, variant, o.client.seed)
 	if err != nil {
 		return err
 	}
@@ -99,7 +120,7 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) err
 	c := o.client
 	out, err := clientaudit.Run(ctx, clientaudit.Options{
 		Command: c.command, Lines: c.lines, Seed: c.seed, Faults: faults, PerRun: c.hits,
-		Hold: c.hold, Slow: c.slow, RunTimeout: c.runTimeout, Backend: b, ServerVersion: notesbenchVersion(),
+		Hold: c.hold, Slow: c.slow, RunTimeout: c.runTimeout, Backend: b, Variant: variant, ServerVersion: notesbenchVersion(),
 		Stderr:   a.stderr,
 		Progress: func(fault string) { fmt.Fprintf(a.stderr, "audit --client: running the driver under %s\n", fault) },
 	})

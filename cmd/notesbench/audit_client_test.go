@@ -31,6 +31,9 @@ func TestClientAuditBadInput(t *testing.T) {
 		{[]string{"--client", "d", "--hold", "0s"}, "--hold: is 0s: it must be above 0 and at most 30m0s"},
 		{[]string{"--client", "d", "--slow", "-1s"}, "--slow: is -1s: it must be above 0 and at most 30m0s"},
 		{[]string{"--client", "d", "--run-timeout", "0s"}, "--run-timeout: is 0s: it must be above 0"},
+		{[]string{"--lines", "5"}, "--lines: audits a client: give --client too"},
+		{[]string{"--target", "embedded", "--key-reuse", "refuse"}, "--key-reuse: audits a client: give --client too"},
+		{[]string{"--client", "d", "--key-reuse", "ignore"}, `--key-reuse: unknown key reuse "ignore" (want replay or refuse)`},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"audit"}, tc.args...)...)
 		if code != 2 || stdout != "" || stderr != "notesbench: "+tc.want+"\n" {

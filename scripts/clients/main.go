@@ -136,6 +136,7 @@ func writeReadme() error {
 	summary := report.Table{Title: "What the application saw, and what the server holds", Header: []string{"Library", "Version", "Protocol"}}
 	var faults []string
 	var sections []string
+	var audits []named
 	for _, d := range drivers {
 		b, err := os.ReadFile(filepath.Join("clients", "results", d.name+".json"))
 		if errors.Is(err, os.ErrNotExist) {
@@ -154,6 +155,7 @@ func writeReadme() error {
 			}
 			summary.Header = append(summary.Header, faults...)
 		}
+		audits = append(audits, named{d.name, a})
 		row := []string{d.name, version(d, a), a.Protocol}
 		for _, f := range faults {
 			row = append(row, cell(a, f))
@@ -162,13 +164,59 @@ func writeReadme() error {
 		sections = append(sections, section(d, a))
 	}
 	summary.Notes = []string{
-		"Each cell: what the application was told for the write the fault hit; whether the library sent it again on its own; what the Note holds after the driver's own resend (with its key).",
+		"Each cell: what the application was told for the write the fault hit (in bold when it was told an error of a write the server had committed); whether the library sent it again on its own; what the Note holds after the driver's own resend (with its key).",
 	}
+	buf.WriteString(findings(audits))
 	if err := report.Render(&buf, report.FormatMarkdown, summary); err != nil {
 		return err
 	}
 	buf.WriteString("\n" + strings.Join(sections, "\n"))
 	return os.WriteFile(filepath.Join("clients", "README.md"), buf.Bytes(), 0o644)
+}
+
+// named is one library's audit.
+type named struct {
+	name string
+	a    results.ClientAudit
+}
+
+// findings says in words what the table shows, counted from the results.
+func findings(audits []named) string {
+	resent, errCommitted := map[string][]string{}, map[string][]string{}
+	var faults []string
+	for _, n := range audits {
+		for _, r := range n.a.Runs {
+			if !slices.Contains(faults, r.Fault) {
+				faults = append(faults, r.Fault)
+			}
+			if r.ResentSameID+r.ResentNewID > 0 {
+				resent[r.Fault] = append(resent[r.Fault], n.name)
+			}
+			if r.FailedCommitted > 0 {
+				errCommitted[r.Fault] = append(errCommitted[r.Fault], n.name)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Findings\n\n")
+	found := false
+	for _, f := range faults {
+		if len(resent[f]) > 0 {
+			fmt.Fprintf(&b, "- Under %s, %s sent a write again on its own.\n", f, strings.Join(resent[f], ", "))
+			found = true
+		}
+	}
+	if !found {
+		fmt.Fprintf(&b, "- No library sent a write again on its own, under any fault, with the same JSON-RPC id or a new one: a resend is the application's to make.\n")
+	}
+	for _, f := range faults {
+		if len(errCommitted[f]) > 0 {
+			fmt.Fprintf(&b, "- Under %s, %d of %d libraries told the application an error of a write the server had committed (%s): an application that makes it again under a new key, or with no key, writes it twice.\n",
+				f, len(errCommitted[f]), len(audits), strings.Join(errCommitted[f], ", "))
+		}
+	}
+	b.WriteString("- Every driver here sends a failed write again with its idempotency key, and the reference server replays it: no line was written twice.\n\n")
+	return b.String()
 }
 
 func version(d driver, a results.ClientAudit) string {
@@ -196,9 +244,12 @@ func cell(a results.ClientAudit, fault string) string {
 			return "not judged: " + r.Error
 		}
 		var parts []string
-		if r.Failed == 0 {
+		switch {
+		case r.Failed == 0:
 			parts = append(parts, "told ok")
-		} else {
+		case r.FailedCommitted > 0:
+			parts = append(parts, fmt.Sprintf("**told error ×%d, %d of a committed write**", r.Failed, r.FailedCommitted))
+		default:
 			parts = append(parts, fmt.Sprintf("told error ×%d", r.Failed))
 		}
 		switch resent := r.ResentSameID + r.ResentNewID; {
