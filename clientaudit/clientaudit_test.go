@@ -34,7 +34,16 @@ func goDriver(t *testing.T) string {
 // timeout (2 s) ends the wait, so a run takes seconds.
 func audit(t *testing.T, command string, lines int) results.ClientAudit {
 	t.Helper()
-	return auditWith(t, command, clientaudit.Faults, time.Minute, lines)
+	return auditWith(t, command, faultsOver(strings.Contains(command, clientaudit.ServePlaceholder)), time.Minute, lines)
+}
+
+// faultsOver are the faults made over stdio, or over HTTP.
+func faultsOver(stdio bool) []clientaudit.WireFault {
+	f, err := clientaudit.ParseFaults("all", stdio)
+	if err != nil {
+		panic(err)
+	}
+	return f
 }
 
 // auditWith runs a client audit of command under faults, with a reply held
@@ -53,7 +62,7 @@ func auditWith(t *testing.T, command string, faults []clientaudit.WireFault, wai
 	var stderr strings.Builder
 	a, err := clientaudit.Run(context.Background(), clientaudit.Options{
 		Command: command, Lines: n, Seed: 1, Faults: faults, PerRun: 1,
-		Hold: wait, Slow: wait, RunTimeout: 2 * time.Minute,
+		Hold: wait, Slow: wait, RunTimeout: 2 * time.Minute, Relay: relay,
 		Backend: b, ServerVersion: "test", Stderr: &stderr,
 	})
 	if err != nil {
@@ -149,7 +158,7 @@ func TestADriverThatBreaksTheProtocolIsNotJudged(t *testing.T) {
 		{`true`, "no call for line 1"},
 	} {
 		a, err := clientaudit.Run(context.Background(), clientaudit.Options{Command: tc.command, Lines: 2, Seed: 1,
-			Faults: clientaudit.Faults[:1], PerRun: 1, Hold: time.Second, Slow: time.Second, RunTimeout: time.Minute, Backend: b})
+			Faults: faultsOver(false)[:1], PerRun: 1, Hold: time.Second, Slow: time.Second, RunTimeout: time.Minute, Backend: b})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,8 +172,49 @@ func TestADriverThatBreaksTheProtocolIsNotJudged(t *testing.T) {
 }
 
 // TestMain fails the package when a goroutine of an audit (the server, the
-// proxy, a held reply) outlives it.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// proxy, a held reply) outlives it. Run with relayEnv set, the test binary
+// is the relay {serve} starts (notesbench relay SOCKET).
+func TestMain(m *testing.M) {
+	if os.Getenv(relayEnv) == "1" {
+		if err := clientaudit.Relay(os.Args[1], os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// relayEnv makes the test binary the relay.
+const relayEnv = "CLIENTAUDIT_TEST_RELAY"
+
+// relay is the command that starts the relay: this test binary.
+var relay = []string{"env", relayEnv + "=1", os.Args[0]}
+
+// Over stdio, where the library starts the server itself: the same, under
+// the faults made there (a lost reply, a late one, the server process
+// killed -9 after the write committed), each of which hits a committed
+// write.
+func TestAKeptKeyPassesAndANewKeyFailsOverStdio(t *testing.T) {
+	bin := goDriver(t)
+	const lines = 6
+	kept := audit(t, bin+" -timeout 2s -server '{serve}'", lines)
+	if !kept.Passed() {
+		t.Errorf("a driver that keeps its key did not pass: %+v", kept.Runs)
+	}
+	fresh := audit(t, bin+" -timeout 2s -new-key -server '{serve}'", lines)
+	if len(fresh.Runs) != 4 {
+		t.Fatalf("%d runs, want none, lose-reply, slow-reply and kill", len(fresh.Runs))
+	}
+	for _, r := range fresh.Runs {
+		want := 1
+		if r.Fault == clientaudit.NoFault {
+			want = 0
+		}
+		if r.AppliedTwice != want || (r.FailedCommitted > 0) != (want == 1) {
+			t.Errorf("%s: %d lines applied twice, %d calls told error of a committed write; want %d", r.Fault, r.AppliedTwice, r.FailedCommitted, want)
+		}
+	}
+}
 
 // TestJavaScriptDrivers runs two of the JavaScript drivers, each library
 // installed at its pinned version: the TypeScript SDK 1.x client and the
@@ -187,7 +237,7 @@ func TestJavaScriptDrivers(t *testing.T) {
 	for _, name := range []string{"ts-sdk-1", "ai-sdk"} {
 		t.Run(name, func(t *testing.T) {
 			command := "node " + filepath.Join(dir, name+".mjs")
-			if a := auditWith(t, command, clientaudit.Faults, 2*time.Second); !a.Passed() {
+			if a := auditWith(t, command, faultsOver(false), 2*time.Second); !a.Passed() {
 				t.Errorf("the driver keeping its key did not pass: %+v", a.Runs)
 			}
 			a := auditWith(t, command+" --new-key", []clientaudit.WireFault{clientaudit.Faults[0]}, 2*time.Second)

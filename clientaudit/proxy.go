@@ -36,20 +36,15 @@ type request struct {
 	outcome string // what the server answered: committed, replayed, an error's name
 }
 
-// proxy stands between the driver's library and the server: it passes every
-// request on, and hits the writes the plan names with the run's fault. It
-// records every write request, and what the library said of itself.
-type proxy struct {
-	upstream *url.URL
-	pass     *httputil.ReverseProxy
-	client   *http.Client
-	fault    WireFault
-	plan     map[int]bool // the first-time keys the fault hits, by their order
-	hold     time.Duration
-	slow     time.Duration
-	start    time.Time
-	// ctx ends with the run: a held reply is let go, a forward stops.
-	ctx context.Context
+// ledger keeps what a run's server received of the driver's library: every
+// write request (tools/call of a write tool), in order, with the fault that
+// hit it and what the server answered, and what the library said of itself.
+// It decides which writes the fault hits: the ones whose key the plan names
+// by the order of its first request.
+type ledger struct {
+	fault WireFault
+	plan  map[int]bool
+	start time.Time
 	// sync waits until the driver's lines written so far are taken, so that
 	// a request is timed after the calls the driver reported before it.
 	sync func()
@@ -59,18 +54,98 @@ type proxy struct {
 	fresh    int             // how many keys were seen first
 	requests []request
 	injected int
-	client_  string // clientInfo of an initialize
-	protocol string // the last Mcp-Protocol-Version header
+	client   string // clientInfo of an initialize, or of a request's _meta
+	protocol string // the last protocol version a request named
 }
 
-func newProxy(ctx context.Context, upstream string, f WireFault, plan map[int]bool, hold, slow time.Duration, sync func()) (*proxy, error) {
+func newLedger(f WireFault, plan map[int]bool, start time.Time, sync func()) *ledger {
+	return &ledger{fault: f, plan: plan, start: start, sync: sync, keys: map[string]bool{}}
+}
+
+// heard takes what a message says of the library: its clientInfo.
+func (l *ledger) heard(m message) {
+	info := m.Params.ClientInfo
+	if raw, ok := m.Params.Meta[metaClientInfo]; ok && info == nil {
+		_ = json.Unmarshal(raw, &info)
+	}
+	if info != nil && info.Name != "" {
+		l.mu.Lock()
+		l.client = strings.TrimSpace(info.Name + " " + info.Version)
+		l.mu.Unlock()
+	}
+	var meta string
+	if raw, ok := m.Params.Meta[metaProtocolVersion]; ok && json.Unmarshal(raw, &meta) == nil && meta != "" {
+		l.speaks(meta)
+	} else if m.Method == "initialize" && m.Params.ProtocolVersion != "" {
+		l.speaks(m.Params.ProtocolVersion)
+	}
+}
+
+func (l *ledger) speaks(protocol string) {
+	l.mu.Lock()
+	l.protocol = protocol
+	l.mu.Unlock()
+}
+
+// begin records a write request and says which request it is and the fault
+// that hits it ("" for none).
+func (l *ledger) begin(m message) (n int, fault string) {
+	var args struct {
+		Key string `json:"idempotency_key"`
+	}
+	_ = json.Unmarshal(m.Params.Arguments, &args)
+	sum := sha256.Sum256(m.Params.Arguments)
+	l.sync()
+	req := request{at: time.Since(l.start), id: string(m.ID), tool: m.Params.Name, key: args.Key, args: hex.EncodeToString(sum[:6])}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if args.Key != "" && !l.keys[args.Key] {
+		l.keys[args.Key] = true
+		l.fresh++
+		if l.plan[l.fresh] && l.fault.Kind != "" {
+			req.fault = l.fault.Kind
+			l.injected++
+		}
+	}
+	l.requests = append(l.requests, req)
+	return len(l.requests) - 1, req.fault
+}
+
+// answered records what the server answered request n.
+func (l *ledger) answered(n int, outcome string) {
+	l.mu.Lock()
+	l.requests[n].outcome = outcome
+	l.mu.Unlock()
+}
+
+// seen returns what the ledger holds.
+func (l *ledger) seen() (reqs []request, injected int, client, protocol string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]request(nil), l.requests...), l.injected, l.client, l.protocol
+}
+
+// proxy stands between the driver's library and the server over HTTP: it
+// passes every request on, and hits the writes the ledger names with the
+// run's fault.
+type proxy struct {
+	*ledger
+	upstream *url.URL
+	pass     *httputil.ReverseProxy
+	client   *http.Client
+	hold     time.Duration
+	slow     time.Duration
+	// ctx ends with the run: a held reply is let go, a forward stops.
+	ctx context.Context
+}
+
+func newProxy(ctx context.Context, upstream string, l *ledger, hold, slow time.Duration) (*proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return nil, err
 	}
 	tr := &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext, MaxIdleConnsPerHost: 16}
-	p := &proxy{upstream: u, client: &http.Client{Transport: tr}, fault: f, plan: plan, hold: hold, slow: slow,
-		start: time.Now(), ctx: ctx, keys: map[string]bool{}, sync: sync}
+	p := &proxy{ledger: l, upstream: u, client: &http.Client{Transport: tr}, hold: hold, slow: slow, ctx: ctx}
 	p.pass = &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.URL.Path = u.Path; r.Out.Host = u.Host },
 		Transport:     tr,
@@ -91,10 +166,11 @@ type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		Name       string                     `json:"name"`
-		Arguments  json.RawMessage            `json:"arguments"`
-		ClientInfo *implementation            `json:"clientInfo"`
-		Meta       map[string]json.RawMessage `json:"_meta"`
+		Name            string                     `json:"name"`
+		Arguments       json.RawMessage            `json:"arguments"`
+		ClientInfo      *implementation            `json:"clientInfo"`
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Meta            map[string]json.RawMessage `json:"_meta"`
 	} `json:"params"`
 }
 
@@ -106,14 +182,16 @@ type implementation struct {
 	Version string `json:"version"`
 }
 
-// metaClientInfo is the _meta key of a request's clientInfo.
-const metaClientInfo = "io.modelcontextprotocol/clientInfo"
+// The _meta keys of a request's clientInfo and protocol version (from
+// 2026-07-28 on, where there is no initialize).
+const (
+	metaClientInfo      = "io.modelcontextprotocol/clientInfo"
+	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+)
 
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
-		p.mu.Lock()
-		p.protocol = v
-		p.mu.Unlock()
+		p.speaks(v)
 	}
 	if r.Method != http.MethodPost {
 		p.pass.ServeHTTP(w, r)
@@ -126,15 +204,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var m message
 	if json.Unmarshal(body, &m) == nil {
-		info := m.Params.ClientInfo
-		if raw, ok := m.Params.Meta[metaClientInfo]; ok && info == nil {
-			_ = json.Unmarshal(raw, &info)
-		}
-		if info != nil && info.Name != "" {
-			p.mu.Lock()
-			p.client_ = strings.TrimSpace(info.Name + " " + info.Version)
-			p.mu.Unlock()
-		}
+		p.heard(m)
 		if m.Method == "tools/call" && writeTools[m.Params.Name] {
 			p.write(w, r, body, m)
 			return
@@ -147,32 +217,9 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // write passes one write request on, with the fault when the plan names it.
 func (p *proxy) write(w http.ResponseWriter, r *http.Request, body []byte, m message) {
-	var args struct {
-		Key string `json:"idempotency_key"`
-	}
-	_ = json.Unmarshal(m.Params.Arguments, &args)
-	sum := sha256.Sum256(m.Params.Arguments)
-	p.sync()
-	req := request{at: time.Since(p.start), id: string(m.ID), tool: m.Params.Name, key: args.Key, args: hex.EncodeToString(sum[:6])}
-	p.mu.Lock()
-	if args.Key != "" && !p.keys[args.Key] {
-		p.keys[args.Key] = true
-		p.fresh++
-		if p.plan[p.fresh] && p.fault.Kind != "" {
-			req.fault = p.fault.Kind
-			p.injected++
-		}
-	}
-	n := len(p.requests)
-	p.requests = append(p.requests, req)
-	p.mu.Unlock()
-	set := func(outcome string) {
-		p.mu.Lock()
-		p.requests[n].outcome = outcome
-		p.mu.Unlock()
-	}
-
-	if req.fault == Refuse503 {
+	n, fault := p.begin(m)
+	set := func(outcome string) { p.answered(n, outcome) }
+	if fault == Refuse503 {
 		set("not sent: 503")
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
@@ -218,7 +265,7 @@ func (p *proxy) write(w http.ResponseWriter, r *http.Request, body []byte, m mes
 		w.WriteHeader(resp.StatusCode)
 		w.Write(reply)
 	}
-	switch req.fault {
+	switch fault {
 	case "":
 		send()
 	case Reply502:
@@ -233,6 +280,8 @@ func (p *proxy) write(w http.ResponseWriter, r *http.Request, body []byte, m mes
 		if p.wait(r.Context(), p.slow) {
 			send()
 		}
+	default: // Run refuses a fault not made over HTTP
+		http.Error(w, "notesbench proxy: no fault "+fault+" over HTTP", http.StatusInternalServerError)
 	}
 }
 
@@ -326,10 +375,3 @@ func outcomeOf(status int, reply []byte) string {
 
 // outcomeCommitted is a write the server made.
 const outcomeCommitted = "committed"
-
-// seen returns what the proxy recorded.
-func (p *proxy) seen() (reqs []request, injected int, client, protocol string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]request(nil), p.requests...), p.injected, p.client_, p.protocol
-}

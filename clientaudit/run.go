@@ -22,18 +22,25 @@ import (
 	"github.com/notesbench/notesbench/serve"
 )
 
-// The environment a driver gets.
+// The environment a driver gets: the server's URL (HTTP), or the command
+// that starts it (stdio, what {serve} stands for), and the Note.
 const (
-	EnvServerURL = "NOTESBENCH_SERVER_URL"
-	EnvNoteID    = "NOTESBENCH_NOTE_ID"
-	EnvTabID     = "NOTESBENCH_TAB_ID"
-	EnvLines     = "NOTESBENCH_LINES"
+	EnvServerURL     = "NOTESBENCH_SERVER_URL"
+	EnvServerCommand = "NOTESBENCH_SERVER_COMMAND"
+	EnvNoteID        = "NOTESBENCH_NOTE_ID"
+	EnvTabID         = "NOTESBENCH_TAB_ID"
+	EnvLines         = "NOTESBENCH_LINES"
 )
 
 // Options is one client audit.
 type Options struct {
-	// Command is the driver, run by sh -c once per fault.
+	// Command is the driver, run by sh -c once per fault. Where it holds
+	// ServePlaceholder, its library starts the server itself (stdio): the
+	// placeholder is replaced by the command that starts a relay (Relay).
 	Command string
+	// Relay is the command that runs Relay, the socket's path appended:
+	// notesbench relay.
+	Relay []string
 	// Lines is how many lines the driver appends in each run.
 	Lines int
 	// Seed chooses which writes each fault hits.
@@ -62,6 +69,22 @@ type Options struct {
 	Progress func(fault string)
 }
 
+// ServePlaceholder in a driver's command stands for the command that
+// starts the server over stdio.
+const ServePlaceholder = "{serve}"
+
+// Stdio reports whether the driver's library starts the server itself.
+func (cfg Options) Stdio() bool { return strings.Contains(cfg.Command, ServePlaceholder) }
+
+// shellQuote quotes words for sh -c.
+func shellQuote(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
 // Run runs the driver once without a fault and once per fault, each against
 // a Note of its own served over HTTP on loopback behind the proxy, and judges
 // each run from the driver's lines, the requests the server received and the
@@ -71,6 +94,11 @@ type Options struct {
 // interrupted. The error is for what stops the audit itself: the Backend.
 func Run(ctx context.Context, cfg Options) (results.ClientAudit, error) {
 	a := results.ClientAudit{Command: cfg.Command, Lines: cfg.Lines, Seed: cfg.Seed}
+	for _, f := range cfg.Faults {
+		if !f.On(cfg.Stdio()) {
+			return a, fmt.Errorf("%s is not made over %s", f.Kind, Transport(cfg.Stdio()))
+		}
+	}
 	runs := append([]WireFault{{Kind: ""}}, cfg.Faults...)
 	for i, f := range runs {
 		if ctx.Err() != nil {
@@ -136,7 +164,7 @@ func (cfg Options) run(ctx context.Context, i int, f WireFault) (results.ClientR
 		return r, who{}, err
 	}
 
-	// The server, on loopback, until the run ends.
+	// The server, until the run ends.
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	srv, err := serve.New(sctx, kept{cfg.Backend}, serve.Options{Version: cfg.ServerVersion, Note: note, Variant: cfg.Variant})
@@ -144,54 +172,79 @@ func (cfg Options) run(ctx context.Context, i int, f WireFault) (results.ClientR
 		return r, who{}, err
 	}
 	defer srv.Close()
-	sln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return r, who{}, err
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Add(1)
-	go func() { defer wg.Done(); _ = srv.ServeListener(sctx, sln) }()
-	defer stop()
-
-	// The proxy before it.
 	plan := map[int]bool{}
 	if f.Kind != "" {
 		plan = cfg.plan(i)
 	}
-	lines := &driverLines{max: cfg.Lines}
+	// One start for the driver's lines and the requests, set before the
+	// goroutine that takes the lines begins.
+	start := time.Now()
+	lines := &driverLines{max: cfg.Lines, start: start}
 	out, err := newOutput(lines.take)
 	if err != nil {
 		return r, who{}, err
 	}
-	p, err := newProxy(sctx, "http://"+sln.Addr().String()+serve.HTTPPath, f, plan, cfg.Hold, cfg.Slow, out.sync)
-	if err != nil {
-		out.finish(0)
-		return r, who{}, err
-	}
-	lines.start = p.start
-	defer p.close()
-	pln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return r, who{}, err
-	}
-	hs := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return sctx }}
-	wg.Add(1)
-	go func() { defer wg.Done(); _ = hs.Serve(pln) }()
-	defer func() {
-		stop() // a held reply lets go
-		sh, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if hs.Shutdown(sh) != nil {
-			hs.Close()
-		}
-	}()
-
+	led := newLedger(f, plan, start, out.sync)
 	env := append(os.Environ(), cfg.Env...)
-	env = append(env, EnvServerURL+"=http://"+pln.Addr().String()+serve.HTTPPath, EnvNoteID+"="+note,
-		EnvTabID+"="+tab, EnvLines+"="+strconv.Itoa(cfg.Lines))
-	calls, derr := cfg.drive(ctx, r.Fault, env, out, lines)
-	reqs, injected, client, protocol := p.seen()
+	env = append(env, EnvNoteID+"="+note, EnvTabID+"="+tab, EnvLines+"="+strconv.Itoa(cfg.Lines))
+	command := cfg.Command
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if cfg.Stdio() {
+		// The relays, on a Unix socket in a folder of the run's own.
+		dir, err := os.MkdirTemp("", "nb-relay-")
+		if err != nil {
+			out.finish(0)
+			return r, who{}, err
+		}
+		defer os.RemoveAll(dir)
+		rel, socket, err := listenRelays(sctx, dir, srv, led, cfg.Hold, cfg.Slow)
+		if err != nil {
+			out.finish(0)
+			return r, who{}, err
+		}
+		defer rel.close()
+		defer stop() // a relay's session ends with the run
+		start := shellQuote(append(append([]string(nil), cfg.Relay...), socket))
+		command = strings.ReplaceAll(command, ServePlaceholder, start)
+		env = append(env, EnvServerCommand+"="+start)
+	} else {
+		// The server on loopback, and the proxy before it.
+		sln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			out.finish(0)
+			return r, who{}, err
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = srv.ServeListener(sctx, sln) }()
+		defer stop()
+		p, err := newProxy(sctx, "http://"+sln.Addr().String()+serve.HTTPPath, led, cfg.Hold, cfg.Slow)
+		if err != nil {
+			out.finish(0)
+			return r, who{}, err
+		}
+		defer p.close()
+		pln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			out.finish(0)
+			return r, who{}, err
+		}
+		hs := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return sctx }}
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = hs.Serve(pln) }()
+		defer func() {
+			stop() // a held reply lets go
+			sh, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if hs.Shutdown(sh) != nil {
+				hs.Close()
+			}
+		}()
+		env = append(env, EnvServerURL+"=http://"+pln.Addr().String()+serve.HTTPPath)
+	}
+
+	calls, derr := cfg.drive(ctx, r.Fault, command, env, out, lines)
+	reqs, injected, client, protocol := led.seen()
 	r.Injected = injected
 	if ctx.Err() != nil {
 		return r, who{client, protocol}, nil
@@ -224,10 +277,10 @@ type call struct {
 }
 
 // drive runs the driver and reads its lines.
-func (cfg Options) drive(ctx context.Context, fault string, env []string, out *output, lines *driverLines) ([]call, error) {
+func (cfg Options) drive(ctx context.Context, fault, command string, env []string, out *output, lines *driverLines) ([]call, error) {
 	rctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, "sh", "-c", cfg.Command)
+	cmd := exec.CommandContext(rctx, "sh", "-c", command)
 	cmd.Env = env
 	ownGroup(cmd)
 	cmd.Cancel = func() error { signalGroup(cmd); return nil }

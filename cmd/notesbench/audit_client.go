@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
@@ -38,7 +40,7 @@ const (
 )
 
 func (c *clientFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&c.command, "client", "", "audit a client library instead of a server: the driver command (run by sh -c) that appends lines through it (docs/clients.md)")
+	fs.StringVar(&c.command, "client", "", "audit a client library instead of a server: the driver command (run by sh -c) that appends lines through it; {serve} in it stands for the command that starts the server over stdio (docs/clients.md)")
 	fs.IntVar(&c.lines, "lines", 10, "with --client: lines the driver appends in each run")
 	fs.StringVar(&c.faults, "faults", "all", "with --client: the faults to run, comma-separated, or all: "+strings.Join(clientaudit.FaultNames(), ", "))
 	fs.IntVar(&c.hits, "hits", 1, "with --client: writes each fault hits in its run, chosen by --seed")
@@ -70,9 +72,6 @@ func (c *clientFlags) checkFlags(fs *pflag.FlagSet, format report.Format) ([]cli
 	if strings.TrimSpace(c.command) == "" {
 		return nil, usagef("--client", "names no driver command")
 	}
-	if strings.Contains(c.command, "{serve}") {
-		return nil, usagef("--client", "{serve} (a stdio server the client starts itself) is not supported yet: a driver reaches the server at $%s", clientaudit.EnvServerURL)
-	}
 	for _, name := range []string{"target", "profile", "budget", "baseline", "allow", "out", "parallel", "note", "spawn", "store"} {
 		if f := fs.Lookup(name); f != nil && f.Changed {
 			return nil, usagef("--"+name, "audits a server; --client audits a client against notesbench's own server")
@@ -81,7 +80,7 @@ func (c *clientFlags) checkFlags(fs *pflag.FlagSet, format report.Format) ([]cli
 	if format == report.FormatHTML {
 		return nil, usagef("--format", "html is not written for a client audit: use table, markdown or json")
 	}
-	faults, err := clientaudit.ParseFaults(c.faults)
+	faults, err := clientaudit.ParseFaults(c.faults, strings.Contains(c.command, clientaudit.ServePlaceholder))
 	if err != nil {
 		return nil, usageErr("--faults", err)
 	}
@@ -118,7 +117,12 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) err
 	}
 	defer b.Close()
 	c := o.client
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
 	out, err := clientaudit.Run(ctx, clientaudit.Options{
+		Relay:   []string{self, "relay"},
 		Command: c.command, Lines: c.lines, Seed: c.seed, Faults: faults, PerRun: c.hits,
 		Hold: c.hold, Slow: c.slow, RunTimeout: c.runTimeout, Backend: b, Variant: variant, ServerVersion: notesbenchVersion(),
 		Stderr:   a.stderr,
@@ -137,6 +141,20 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) err
 		return clientAuditUnfinished{out}
 	}
 	return nil
+}
+
+// newRelayCmd is the hidden command {serve} stands for in a client audit's
+// driver: it passes its stdin and stdout to the audit at SOCKET.
+func newRelayCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:    "relay SOCKET",
+		Short:  "Pass stdin and stdout to a client audit (what {serve} starts)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return clientaudit.Relay(args[0], a.stdin, a.stdout)
+		},
+	}
 }
 
 // clientAuditFailed is a client audit that found an anomaly or could not

@@ -336,6 +336,7 @@ by clause, and check judges a recorded history.`,
 		newCrashCmd(a, nil),
 		newProfilesCmd(a, nil),
 		newAuditCmd(a, nil),
+		newRelayCmd(a),
 	)
 	return root
 }

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/notesbench/notesbench/clientaudit"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -37,7 +38,9 @@ type driver struct {
 var drivers = []driver{
 	{"go-sdk", "MCP Go SDK (github.com/modelcontextprotocol/go-sdk)", "", "streamable HTTP", "defaults: no timeout on a call", "{go-sdk}"},
 	{"mcp-go", "mark3labs/mcp-go (a module of its own: clients/drivers/mcp-go)", "", "streamable HTTP", "defaults: no timeout on a call", "{mcp-go}"},
+	{"go-sdk-stdio", "MCP Go SDK (github.com/modelcontextprotocol/go-sdk), starting the server itself", "", "stdio", "defaults: no timeout on a call; the application connects again (a new process) after the session closed", "{go-sdk} -server '{serve}'"},
 	{"ts-sdk-1", "MCP TypeScript SDK 1.x (@modelcontextprotocol/sdk)", npmtest.TSSDK1, "streamable HTTP", "defaults: a request gives up after 60 s", "node {js}/ts-sdk-1.mjs"},
+	{"ts-sdk-1-stdio", "MCP TypeScript SDK 1.x (@modelcontextprotocol/sdk), starting the server itself", npmtest.TSSDK1, "stdio", "defaults: a request gives up after 60 s; the application connects again (a new process) after the transport closed", "node {js}/ts-sdk-1-stdio.mjs '{serve}'"},
 	{"ts-sdk-2", "MCP TypeScript SDK 2.x (@modelcontextprotocol/client)", npmtest.TSClient, "streamable HTTP", "defaults", "node {js}/ts-sdk-2.mjs"},
 	{"ts-sdk-2-pinned", "MCP TypeScript SDK 2.x (@modelcontextprotocol/client)", npmtest.TSClient, "streamable HTTP", "versionNegotiation pinned to 2026-07-28", "node {js}/ts-sdk-2.mjs --pin 2026-07-28"},
 	{"mcp-remote", "mcp-remote, the stdio-to-HTTP bridge (spawned by the TypeScript SDK 1.x client)", npmtest.MCPRemote, "stdio to the bridge, streamable HTTP to the server", "defaults", "node {js}/mcp-remote.mjs"},
@@ -133,8 +136,7 @@ func audit(tmp, only string) error {
 func writeReadme() error {
 	var buf bytes.Buffer
 	buf.WriteString(readmeHead)
-	summary := report.Table{Title: "What the application saw, and what the server holds", Header: []string{"Library", "Version", "Protocol"}}
-	var faults []string
+	summary := report.Table{Title: "What the application saw, and what the server holds", Header: []string{"Library", "Version", "Transport", "Protocol"}}
 	var sections []string
 	var audits []named
 	for _, d := range drivers {
@@ -149,22 +151,30 @@ func writeReadme() error {
 		if err := json.Unmarshal(b, &a); err != nil {
 			return fmt.Errorf("%s: %v", d.name, err)
 		}
-		if faults == nil {
-			for _, r := range a.Runs {
-				faults = append(faults, r.Fault)
-			}
-			summary.Header = append(summary.Header, faults...)
-		}
 		audits = append(audits, named{d.name, a})
-		row := []string{d.name, version(d, a), a.Protocol}
-		for _, f := range faults {
-			row = append(row, cell(a, f))
-		}
-		summary.Rows = append(summary.Rows, row)
 		sections = append(sections, section(d, a))
 	}
+	// A column per fault any library ran, in the order the audit makes them.
+	faults := []string{clientaudit.NoFault}
+	for _, f := range clientaudit.Faults {
+		for _, n := range audits {
+			if slices.ContainsFunc(n.a.Runs, func(r results.ClientRun) bool { return r.Fault == f.Kind }) {
+				faults = append(faults, f.Kind)
+				break
+			}
+		}
+	}
+	summary.Header = append(summary.Header, faults...)
+	for _, n := range audits {
+		d := driverNamed(n.name)
+		row := []string{n.name, version(d, n.a), d.transport, n.a.Protocol}
+		for _, f := range faults {
+			row = append(row, cell(n.a, f))
+		}
+		summary.Rows = append(summary.Rows, row)
+	}
 	summary.Notes = []string{
-		"Each cell: what the application was told for the write the fault hit (in bold when it was told an error of a write the server had committed); whether the library sent it again on its own; what the Note holds after the driver's own resend (with its key).",
+		"Each cell: what the application was told for the write the fault hit (in bold when it was told an error of a write the server had committed); whether the library sent it again on its own; what the Note holds after the driver's own resend (with its key). — : the fault is not made over that transport (cut-stream, 503 and 502 are HTTP's; kill, of the process the library started, is stdio's).",
 	}
 	buf.WriteString(findings(audits))
 	if err := report.Render(&buf, report.FormatMarkdown, summary); err != nil {
@@ -172,6 +182,16 @@ func writeReadme() error {
 	}
 	buf.WriteString("\n" + strings.Join(sections, "\n"))
 	return os.WriteFile(filepath.Join("clients", "README.md"), buf.Bytes(), 0o644)
+}
+
+// driverNamed is the driver of that name.
+func driverNamed(name string) driver {
+	for _, d := range drivers {
+		if d.name == name {
+			return d
+		}
+	}
+	return driver{name: name}
 }
 
 // named is one library's audit.
@@ -268,7 +288,7 @@ func cell(a results.ClientAudit, fault string) string {
 		}
 		return strings.Join(parts, "; ")
 	}
-	return "not run"
+	return "—"
 }
 
 // section is one library's: what it is, its command, and the errors its

@@ -15,6 +15,11 @@
 # scenarios the suite runs but does not score to the same, and prints, per
 # revision, every scenario, and "REVISION: P of N pass".
 #
+# Then it runs notesbench's two idempotency scenarios (scenarios/: "retry
+# after a lost result" and "stale precondition", in the suite's shape, for
+# a proposal to make idempotency part of MCP) against serve, where they pass,
+# and against serve --order version-first, where the retry must fail.
+#
 # It builds notesbench, installs the suite into a temporary folder (npm, no
 # global install), starts serve on an ephemeral loopback port with an
 # in-memory database, runs the suite, prints the tables and stops the
@@ -82,23 +87,28 @@ if [ "$major" -lt "$NODE_MIN" ]; then
 fi
 echo "conformance: on node $("$node" --version)"
 
-"$tmp/notesbench" serve --http 127.0.0.1:0 --memory 2>"$tmp/serve.log" &
-server=$!
-url=""
-for _ in $(seq 300); do # 30 s at most
-	url=$(sed -n 's/^notesbench serve: listening on \([^;]*\);.*/\1/p' "$tmp/serve.log")
-	[ -n "$url" ] && break
-	if ! kill -0 "$server" 2>/dev/null; then
-		echo "conformance: notesbench serve exited:" >&2
-		cat "$tmp/serve.log" >&2
-		exit 1
-	fi
-	sleep 0.1
-done
-if [ -z "$url" ]; then
+# start_serve starts notesbench serve on an ephemeral loopback port with the
+# flags given, its log in $tmp/$1.log, and sets server and url.
+start_serve() {
+	local log="$tmp/$1.log"
+	shift
+	"$tmp/notesbench" serve --http 127.0.0.1:0 --memory "$@" 2>"$log" &
+	server=$!
+	url=""
+	for _ in $(seq 300); do # 30 s at most
+		url=$(sed -n 's/^notesbench serve: listening on \([^;]*\);.*/\1/p' "$log")
+		[ -n "$url" ] && return 0
+		if ! kill -0 "$server" 2>/dev/null; then
+			echo "conformance: notesbench serve exited:" >&2
+			cat "$log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
 	echo "conformance: notesbench serve did not say where it listens within 30 s" >&2
 	exit 1
-fi
+}
+start_serve serve
 echo "conformance: $SUITE against $url"
 
 suite=$tmp/npm/node_modules/@modelcontextprotocol/conformance
@@ -118,6 +128,26 @@ for revision in $REVISIONS; do
 	echo "$revision, the suite's verdict:"
 	sed 's/\x1b\[[0-9;]*m//g' "$tmp/suite-$revision.log" | sed -n '/^Unexpected\|^Stale\|^  ✗ \|^  ✓ \|^Baseline/p'
 done
+# The idempotency scenarios (scenarios/): they pass against serve, and the
+# retry fails against a server that checks the version before the key.
+cp "$here"/scenarios/*.mjs "$tmp/npm/"
+echo "conformance: the idempotency scenarios (scripts/conformance/scenarios) against $url"
+"$node" "$tmp/npm/run.mjs" "$url" || { c=$?; [ "$code" != 0 ] || code=$c; }
+kill "$server" 2>/dev/null || true
+wait "$server" 2>/dev/null || true
+start_serve version-first --order version-first
+echo "conformance: the idempotency scenarios against serve --order version-first (the retry must fail)"
+if "$node" "$tmp/npm/run.mjs" "$url" >"$tmp/version-first.out"; then
+	cat "$tmp/version-first.out"
+	echo "conformance: the retry scenario passed against a server that checks the version first" >&2
+	[ "$code" != 0 ] || code=1
+elif ! grep -q '^tools-call-retry-after-lost-result: retry-after-lost-result-first-result: FAILURE' "$tmp/version-first.out"; then
+	cat "$tmp/version-first.out"
+	echo "conformance: the scenarios failed against serve --order version-first, but not as the retry" >&2
+	[ "$code" != 0 ] || code=1
+else
+	grep FAILURE "$tmp/version-first.out"
+fi
 if [ -n "${OUT:-}" ]; then
 	mkdir -p "$OUT"
 	cp -r "$results/." "$OUT/"

@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"time"
 
@@ -32,20 +33,21 @@ const tries = 4
 func main() {
 	newKey := flag.Bool("new-key", false, "after an error, read again and write with a new idempotency key")
 	timeout := flag.Duration("timeout", 0, "give up on a call after this long (0: never, the library's default)")
+	server := flag.String("server", "", "start the server with this command (sh -c) and speak to it over stdio, instead of $NOTESBENCH_SERVER_URL: -server '{serve}' in a client audit")
 	flag.Parse()
-	if err := run(context.Background(), *newKey, *timeout); err != nil {
+	if err := run(context.Background(), *newKey, *timeout, *server); err != nil {
 		fmt.Fprintln(os.Stderr, "go-sdk driver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, newKey bool, timeout time.Duration) error {
+func run(ctx context.Context, newKey bool, timeout time.Duration, server string) error {
 	url, note, tab := os.Getenv("NOTESBENCH_SERVER_URL"), os.Getenv("NOTESBENCH_NOTE_ID"), os.Getenv("NOTESBENCH_TAB_ID")
 	lines, err := strconv.Atoi(os.Getenv("NOTESBENCH_LINES"))
-	if err != nil || url == "" || note == "" || tab == "" {
-		return errors.New("run me under notesbench audit --client: NOTESBENCH_SERVER_URL, NOTESBENCH_NOTE_ID, NOTESBENCH_TAB_ID and NOTESBENCH_LINES must be set")
+	if err != nil || (url == "" && server == "") || note == "" || tab == "" {
+		return errors.New("run me under notesbench audit --client: NOTESBENCH_SERVER_URL (or -server), NOTESBENCH_NOTE_ID, NOTESBENCH_TAB_ID and NOTESBENCH_LINES must be set")
 	}
-	session := &conn{client: mcp.NewClient(&mcp.Implementation{Name: "notesbench-driver-go-sdk", Version: "1"}, nil), url: url, timeout: timeout}
+	session := &conn{client: mcp.NewClient(&mcp.Implementation{Name: "notesbench-driver-go-sdk", Version: "1"}, nil), url: url, server: server, timeout: timeout}
 	defer session.close()
 	out := json.NewEncoder(os.Stdout)
 	prefix := randomHex()
@@ -75,12 +77,23 @@ func run(ctx context.Context, newKey bool, timeout time.Duration) error {
 }
 
 // conn is the application's session, made again after the library closed
-// it: the Go SDK ends a session whose response was cut.
+// it: the Go SDK ends a session whose response was cut, or whose server
+// process exited.
 type conn struct {
 	client  *mcp.Client
 	url     string
+	server  string // the command that starts the server over stdio, if any
 	timeout time.Duration
 	s       *mcp.ClientSession
+}
+
+// transport reaches the server: over stdio, a process started anew each
+// time; over streamable HTTP, its URL.
+func (c *conn) transport() mcp.Transport {
+	if c.server != "" {
+		return &mcp.CommandTransport{Command: exec.Command("sh", "-c", c.server)}
+	}
+	return &mcp.StreamableClientTransport{Endpoint: c.url}
 }
 
 func (c *conn) call(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
@@ -90,7 +103,7 @@ func (c *conn) call(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolRe
 		defer cancel()
 	}
 	if c.s == nil {
-		s, err := c.client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c.url}, nil)
+		s, err := c.client.Connect(ctx, c.transport(), nil)
 		if err != nil {
 			return nil, fmt.Errorf("connecting: %w", err)
 		}

@@ -29,8 +29,8 @@ function result(r) {
 export async function run({ call, reset }) {
   const env = process.env;
   const [note, tab, lines] = [env.NOTESBENCH_NOTE_ID, env.NOTESBENCH_TAB_ID, Number(env.NOTESBENCH_LINES)];
-  if (!env.NOTESBENCH_SERVER_URL || !note || !tab || !(lines > 0)) {
-    throw new Error("run me under notesbench audit --client: NOTESBENCH_SERVER_URL, NOTESBENCH_NOTE_ID, NOTESBENCH_TAB_ID and NOTESBENCH_LINES must be set");
+  if (!(env.NOTESBENCH_SERVER_URL || env.NOTESBENCH_SERVER_COMMAND) || !note || !tab || !(lines > 0)) {
+    throw new Error("run me under notesbench audit --client: NOTESBENCH_SERVER_URL (or NOTESBENCH_SERVER_COMMAND), NOTESBENCH_NOTE_ID, NOTESBENCH_TAB_ID and NOTESBENCH_LINES must be set");
   }
   const newKey = process.argv.includes("--new-key");
   const prefix = randomUUID().slice(0, 8);
