@@ -195,6 +195,9 @@ var relay = []string{"env", relayEnv + "=1", os.Args[0]}
 // killed -9 after the write committed), each of which hits a committed
 // write.
 func TestAKeptKeyPassesAndANewKeyFailsOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the same over HTTP runs in the quick loop: make test runs this")
+	}
 	bin := goDriver(t)
 	const lines = 6
 	kept := audit(t, bin+" -timeout 2s -server '{serve}'", lines)

@@ -67,23 +67,39 @@ func CheckAuditFolder(dir string) error {
 // WriteAuditFolder writes audit.json, audit.md and audit.html into dir,
 // each file whole or not at all.
 func WriteAuditFolder(dir string, d AuditDoc) error {
-	files := []struct {
-		name  string
-		write func(w io.Writer) error
-	}{
+	files := []folderFile{
 		{AuditJSON, func(w io.Writer) error { return WriteJSON(w, d.Audit) }},
 		{AuditHTML, func(w io.Writer) error { return WriteAuditHTML(w, d) }},
 		{AuditMD, func(w io.Writer) error { return WriteAudit(w, FormatMarkdown, 0, d) }},
 	}
 	for _, name := range slices.Sorted(maps.Keys(d.Histories)) {
-		files = append(files, struct {
-			name  string
-			write func(w io.Writer) error
-		}{name, func(w io.Writer) error {
+		files = append(files, folderFile{name, func(w io.Writer) error {
 			_, err := w.Write(d.Histories[name])
 			return err
 		}})
 	}
+	return writeFolder(dir, files)
+}
+
+// WriteClientAuditFolder writes a client audit into dir as WriteAuditFolder
+// writes an audit: audit.md, audit.json and audit.html, each whole.
+func WriteClientAuditFolder(dir string, a results.ClientAudit) error {
+	return writeFolder(dir, []folderFile{
+		{AuditJSON, func(w io.Writer) error { return WriteJSON(w, a) }},
+		{AuditHTML, func(w io.Writer) error { return WriteClientAuditHTML(w, a) }},
+		{AuditMD, func(w io.Writer) error { return Render(w, FormatMarkdown, ClientAuditTables(a)...) }},
+	})
+}
+
+// folderFile is one file of a folder a command writes: its name, and what
+// writes it.
+type folderFile struct {
+	name  string
+	write func(w io.Writer) error
+}
+
+// writeFolder writes files into dir, each whole (atomicfile).
+func writeFolder(dir string, files []folderFile) error {
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

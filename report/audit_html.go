@@ -106,10 +106,12 @@ type htmlPart struct {
 	Tables        []Table
 }
 
-// auditPage is the page's template. Its content security policy lets it
-// load nothing from anywhere; the timeline's frame runs porcupine's own
-// inline script, which draws from data inside it.
-var auditPage = template.Must(template.New("audit").Parse(`<!doctype html>
+// pageParts are what every page of notesbench's shares: the head, the
+// title and the verdict ("head"), and a table ("table"). Its content
+// security policy lets a page load nothing from anywhere; the audit's
+// timeline frame runs porcupine's own inline script, which draws from data
+// inside it.
+const pageParts = `{{define "head"}}<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -136,12 +138,20 @@ iframe { width: 100%; height: 40em; border: 1px solid #ccc; }
 <body>
 <h1>{{.Title}}</h1>
 <p class="verdict {{if .Passed}}passed{{else}}failed{{end}}">{{.Verdict}}</p>
-{{define "table"}}<table>
+{{end}}{{define "table"}}<table>
 <caption>{{.Title}}</caption>
 {{if index .Header 0}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>{{end}}
 <tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</tbody>
 </table>
-{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
+{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}`
+
+// page returns the template of a page named name, made of pageParts and src.
+func page(name, src string) *template.Template {
+	return template.Must(template.Must(template.New(name).Parse(pageParts)).Parse(src))
+}
+
+// auditPage is the audit's page.
+var auditPage = page("audit", `{{template "head" .}}
 <section id="matrix">
 <h2>The anomaly matrix</h2>
 <table>
@@ -181,4 +191,11 @@ iframe { width: 100%; height: 40em; border: 1px solid #ccc; }
 </section>
 </body>
 </html>
-`))
+`)
+
+// clientPage is a client audit's page: its tables.
+var clientPage = page("client", `{{template "head" .}}
+{{range .Tables}}{{template "table" .}}
+{{end}}</body>
+</html>
+`)

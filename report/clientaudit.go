@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -104,8 +105,19 @@ func or(s, alt string) string {
 	return s
 }
 
-// ClientAuditOutput is a client audit for Write: its tables, and the result
-// itself for json.
+// ClientAuditOutput is a client audit for Write: its tables, the result
+// itself for json, and one self-contained page for html.
 func ClientAuditOutput(a results.ClientAudit) Output {
-	return Output{Section: Section{Main: ClientAuditTables(a)}, Result: a}
+	return Output{Section: Section{Main: ClientAuditTables(a)}, Result: a,
+		HTML: func(w io.Writer) error { return WriteClientAuditHTML(w, a) }}
+}
+
+// WriteClientAuditHTML writes a client audit as one self-contained HTML
+// page, as WriteAuditHTML writes an audit: the verdict, then its tables.
+func WriteClientAuditHTML(w io.Writer, a results.ClientAudit) error {
+	return clientPage.Execute(w, struct {
+		Title, Verdict string
+		Passed         bool
+		Tables         []Table
+	}{"notesbench audit --client: " + a.Command, ClientAuditVerdict(a), a.Passed(), ClientAuditTables(a)})
 }

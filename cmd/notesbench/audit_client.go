@@ -72,13 +72,10 @@ func (c *clientFlags) checkFlags(fs *pflag.FlagSet, format report.Format) ([]cli
 	if strings.TrimSpace(c.command) == "" {
 		return nil, usagef("--client", "names no driver command")
 	}
-	for _, name := range []string{"target", "profile", "budget", "baseline", "allow", "out", "parallel", "note", "spawn", "store"} {
+	for _, name := range []string{"target", "profile", "budget", "baseline", "allow", "parallel", "note", "spawn", "store"} {
 		if f := fs.Lookup(name); f != nil && f.Changed {
 			return nil, usagef("--"+name, "audits a server; --client audits a client against notesbench's own server")
 		}
-	}
-	if format == report.FormatHTML {
-		return nil, usagef("--format", "html is not written for a client audit: use table, markdown or json")
 	}
 	faults, err := clientaudit.ParseFaults(c.faults, strings.Contains(c.command, clientaudit.ServePlaceholder))
 	if err != nil {
@@ -111,6 +108,11 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) err
 	if err != nil {
 		return err
 	}
+	if o.out != "" {
+		if err := report.CheckAuditFolder(o.out); err != nil {
+			return usageErr("--out", err)
+		}
+	}
 	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, variant, o.client.seed)
 	if err != nil {
 		return err
@@ -133,6 +135,11 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) err
 	}
 	if err := report.Write(a.stdout, format, a.width, report.ClientAuditOutput(out)); err != nil {
 		return err
+	}
+	if o.out != "" {
+		if err := writeWhole("--out", o.out, func(dir string) error { return report.WriteClientAuditFolder(dir, out) }); err != nil {
+			return err
+		}
 	}
 	switch {
 	case out.Failed():

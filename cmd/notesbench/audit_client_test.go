@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,8 +23,9 @@ func TestClientAuditBadInput(t *testing.T) {
 		{[]string{"--client", "node d.mjs", "--faults", "kill"}, "--faults: kill is not made over HTTP (a driver that reaches $NOTESBENCH_SERVER_URL)"},
 		{[]string{"--client", "d", "--target", "stdio:x"}, "--target: audits a server; --client audits a client against notesbench's own server"},
 		{[]string{"--client", "d", "--budget", "full"}, "--budget: audits a server; --client audits a client against notesbench's own server"},
-		{[]string{"--client", "d", "--out", "x"}, "--out: audits a server; --client audits a client against notesbench's own server"},
-		{[]string{"--client", "d", "--format", "html"}, "--format: html is not written for a client audit: use table, markdown or json"},
+		{[]string{"--client", "d", "--allow", "duplicate"}, "--allow: audits a server; --client audits a client against notesbench's own server"},
+		{[]string{"--client", "d", "--out", "/dev/full"}, "--out: /dev/full is a device, not a folder"},
+		{[]string{"--client", "d", "--format", "csv"}, `--format: unknown format "csv" (want table, markdown, json or html)`},
 		{[]string{"--client", "d", "--faults", "lose-reply,typo"}, `--faults: unknown fault "typo" (faults: all, lose-reply, cut-stream, 503-before, 502-after, slow-reply, kill)`},
 		{[]string{"--client", "d", "--faults", ""}, "--faults: empty: give a value, or leave the flag out (default all)"},
 		{[]string{"--client", "d", "--faults", "cut-stream,,slow-reply"}, `--faults: an empty fault name in "cut-stream,,slow-reply" (faults: all, lose-reply, cut-stream, 503-before, 502-after, slow-reply, kill)`},
@@ -58,6 +61,17 @@ func TestClientAuditOfADriverThatWritesNothing(t *testing.T) {
 	}
 	if len(a.Runs) != 6 {
 		t.Fatalf("%d runs, want 6", len(a.Runs))
+	}
+	out := filepath.Join(t.TempDir(), "client-audit")
+	code, page, _ := runCLI(t, "audit", "--client", driver, "--lines", "2", "--faults", "lose-reply", "--hold", "1s", "--format", "html", "--out", out)
+	for _, name := range []string{"audit.md", "audit.json", "audit.html"} {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || len(b) == 0 {
+			t.Errorf("--out %s: %v", name, err)
+		}
+	}
+	if code != 1 || !strings.HasPrefix(page, "<!doctype html>") || !strings.Contains(page, "failed: 4 anomalous lines") ||
+		!strings.Contains(page, "told it was written, but missing") || strings.Contains(page, "<script") {
+		t.Errorf("the page (exit %d):\n%s", code, page)
 	}
 	for _, r := range a.Runs {
 		if r.OKButMissing != 2 || r.Requests != 0 || r.Error != "" || len(r.Proofs) != 2 {

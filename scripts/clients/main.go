@@ -44,7 +44,8 @@ var drivers = []driver{
 	{"ts-sdk-2", "MCP TypeScript SDK 2.x (@modelcontextprotocol/client)", npmtest.TSClient, "streamable HTTP", "defaults", "node {js}/ts-sdk-2.mjs"},
 	{"ts-sdk-2-pinned", "MCP TypeScript SDK 2.x (@modelcontextprotocol/client)", npmtest.TSClient, "streamable HTTP", "versionNegotiation pinned to 2026-07-28", "node {js}/ts-sdk-2.mjs --pin 2026-07-28"},
 	{"mcp-remote", "mcp-remote, the stdio-to-HTTP bridge (spawned by the TypeScript SDK 1.x client)", npmtest.MCPRemote, "stdio to the bridge, streamable HTTP to the server", "defaults", "node {js}/mcp-remote.mjs"},
-	{"ai-sdk", "Vercel AI SDK's MCP client (@ai-sdk/mcp), through client.tools()", npmtest.AISDKMCP, "streamable HTTP", "defaults", "node {js}/ai-sdk.mjs"},
+	{"ai-sdk", "Vercel AI SDK's MCP client (@ai-sdk/mcp), through client.tools()", npmtest.AISDKMCP, "streamable HTTP", "defaults (maxRetries 0)", "node {js}/ai-sdk.mjs"},
+	{"ai-sdk-retries", "Vercel AI SDK's MCP client (@ai-sdk/mcp), through client.tools()", npmtest.AISDKMCP, "streamable HTTP", "its documented maxRetries set to 2: a tools/call sent again after a status of 500 or more, a connection reset", "node {js}/ai-sdk.mjs --max-retries 2"},
 }
 
 func main() {
