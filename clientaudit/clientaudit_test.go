@@ -200,11 +200,11 @@ func TestAKeptKeyPassesAndANewKeyFailsOverStdio(t *testing.T) {
 	}
 	bin := goDriver(t)
 	const lines = 6
-	kept := audit(t, bin+" -timeout 2s -server '{serve}'", lines)
+	kept := audit(t, bin+" -timeout 2s -server {serve}", lines)
 	if !kept.Passed() {
 		t.Errorf("a driver that keeps its key did not pass: %+v", kept.Runs)
 	}
-	fresh := audit(t, bin+" -timeout 2s -new-key -server '{serve}'", lines)
+	fresh := audit(t, bin+" -timeout 2s -new-key -server {serve}", lines)
 	if len(fresh.Runs) != 4 {
 		t.Fatalf("%d runs, want none, lose-reply, slow-reply and kill", len(fresh.Runs))
 	}

@@ -273,11 +273,11 @@ func (p *proxy) write(w http.ResponseWriter, r *http.Request, body []byte, m mes
 	case CutStream:
 		cut(w, resp, reply)
 	case LoseReply:
-		if p.wait(r.Context(), p.hold) {
+		if waited(p.hold, r.Context().Done(), p.ctx.Done()) {
 			drop(w)
 		}
 	case SlowReply:
-		if p.wait(r.Context(), p.slow) {
+		if waited(p.slow, r.Context().Done(), p.ctx.Done()) {
 			send()
 		}
 	default: // Run refuses a fault not made over HTTP
@@ -285,17 +285,18 @@ func (p *proxy) write(w http.ResponseWriter, r *http.Request, body []byte, m mes
 	}
 }
 
-// wait waits d, and reports true when the client is still there after it.
-func (p *proxy) wait(client context.Context, d time.Duration) bool {
+// waited waits d, and reports true when it passed before either of stop
+// and gone closed: the client is still there, and the run goes on.
+func waited(d time.Duration, stop, gone <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return true
-	case <-client.Done():
+	case <-stop:
 		return false
-	case <-p.ctx.Done():
-		return true
+	case <-gone:
+		return false
 	}
 }
 

@@ -36,7 +36,8 @@ const (
 type Options struct {
 	// Command is the driver, run by sh -c once per fault. Where it holds
 	// ServePlaceholder, its library starts the server itself (stdio): the
-	// placeholder is replaced by the command that starts a relay (Relay).
+	// placeholder, unquoted, is replaced by one shell word, the command
+	// line that starts a relay (Relay).
 	Command string
 	// Relay is the command that runs Relay, the socket's path appended:
 	// notesbench relay.
@@ -205,8 +206,10 @@ func (cfg Options) run(ctx context.Context, i int, f WireFault) (results.ClientR
 		}
 		defer rel.close()
 		defer stop() // a relay's session ends with the run
+		// {serve} becomes one word of the shell: the command line that
+		// starts the relay, quoted, for a library that runs it with sh -c.
 		start := shellQuote(append(append([]string(nil), cfg.Relay...), socket))
-		command = strings.ReplaceAll(command, ServePlaceholder, start)
+		command = strings.ReplaceAll(command, ServePlaceholder, shellQuote([]string{start}))
 		env = append(env, EnvServerCommand+"="+start)
 	} else {
 		// The server on loopback, and the proxy before it.

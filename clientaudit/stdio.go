@@ -197,14 +197,14 @@ func (r *relays) session(c net.Conn) {
 				case LoseReply:
 					forward = false
 					go func() {
-						if r.wait(ctx, r.hold) {
+						if waited(r.hold, ctx.Done(), nil) {
 							kill() // no reply, then no server: the library learns it from the pipe's end
 						}
 					}()
 				case SlowReply:
 					forward = false
 					go func() {
-						if r.wait(ctx, r.slow) {
+						if waited(r.slow, ctx.Done(), nil) {
 							send(line)
 						}
 					}()
@@ -221,18 +221,6 @@ func (r *relays) session(c net.Conn) {
 	cancel()
 	fromServer.Close()
 	<-served
-}
-
-// wait waits d, and reports true when the run has not ended meanwhile.
-func (r *relays) wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // readLine reads one line without its newline; a line past maxLine is an

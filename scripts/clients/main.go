@@ -38,9 +38,9 @@ type driver struct {
 var drivers = []driver{
 	{"go-sdk", "MCP Go SDK (github.com/modelcontextprotocol/go-sdk)", "", "streamable HTTP", "defaults: no timeout on a call", "{go-sdk}"},
 	{"mcp-go", "mark3labs/mcp-go (a module of its own: clients/drivers/mcp-go)", "", "streamable HTTP", "defaults: no timeout on a call", "{mcp-go}"},
-	{"go-sdk-stdio", "MCP Go SDK (github.com/modelcontextprotocol/go-sdk), starting the server itself", "", "stdio", "defaults: no timeout on a call; the application connects again (a new process) after the session closed", "{go-sdk} -server '{serve}'"},
+	{"go-sdk-stdio", "MCP Go SDK (github.com/modelcontextprotocol/go-sdk), starting the server itself", "", "stdio", "defaults: no timeout on a call; the application connects again (a new process) after the session closed", "{go-sdk} -server {serve}"},
 	{"ts-sdk-1", "MCP TypeScript SDK 1.x (@modelcontextprotocol/sdk)", npmtest.TSSDK1, "streamable HTTP", "defaults: a request gives up after 60 s", "node {js}/ts-sdk-1.mjs"},
-	{"ts-sdk-1-stdio", "MCP TypeScript SDK 1.x (@modelcontextprotocol/sdk), starting the server itself", npmtest.TSSDK1, "stdio", "defaults: a request gives up after 60 s; the application connects again (a new process) after the transport closed", "node {js}/ts-sdk-1-stdio.mjs '{serve}'"},
+	{"ts-sdk-1-stdio", "MCP TypeScript SDK 1.x (@modelcontextprotocol/sdk), starting the server itself", npmtest.TSSDK1, "stdio", "defaults: a request gives up after 60 s; the application connects again (a new process) after the transport closed", "node {js}/ts-sdk-1-stdio.mjs {serve}"},
 	{"ts-sdk-2", "MCP TypeScript SDK 2.x (@modelcontextprotocol/client)", npmtest.TSClient, "streamable HTTP", "defaults", "node {js}/ts-sdk-2.mjs"},
 	{"ts-sdk-2-pinned", "MCP TypeScript SDK 2.x (@modelcontextprotocol/client)", npmtest.TSClient, "streamable HTTP", "versionNegotiation pinned to 2026-07-28", "node {js}/ts-sdk-2.mjs --pin 2026-07-28"},
 	{"mcp-remote", "mcp-remote, the stdio-to-HTTP bridge (spawned by the TypeScript SDK 1.x client)", npmtest.MCPRemote, "stdio to the bridge, streamable HTTP to the server", "defaults", "node {js}/mcp-remote.mjs"},

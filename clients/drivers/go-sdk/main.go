@@ -33,7 +33,7 @@ const tries = 4
 func main() {
 	newKey := flag.Bool("new-key", false, "after an error, read again and write with a new idempotency key")
 	timeout := flag.Duration("timeout", 0, "give up on a call after this long (0: never, the library's default)")
-	server := flag.String("server", "", "start the server with this command (sh -c) and speak to it over stdio, instead of $NOTESBENCH_SERVER_URL: -server '{serve}' in a client audit")
+	server := flag.String("server", "", "start the server with this command (sh -c) and speak to it over stdio, instead of $NOTESBENCH_SERVER_URL: -server {serve} in a client audit")
 	flag.Parse()
 	if err := run(context.Background(), *newKey, *timeout, *server); err != nil {
 		fmt.Fprintln(os.Stderr, "go-sdk driver:", err)

@@ -1,6 +1,6 @@
 // ts-sdk-1-stdio.mjs: a driver of the official TypeScript SDK's client, 1.x
 // (@modelcontextprotocol/sdk), over stdio: the library starts the server
-// itself, with the command given (node ts-sdk-1-stdio.mjs '{serve}' in a
+// itself, with the command given (node ts-sdk-1-stdio.mjs {serve} in a
 // client audit), at its defaults (a request gives up after 60 s). The
 // library does not start a server that exited again: the application does,
 // with a new client, as it would after the process died.
