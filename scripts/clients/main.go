@@ -204,12 +204,14 @@ type named struct {
 // findings says in words what the table shows, counted from the results.
 func findings(audits []named) string {
 	resent, errCommitted := map[string][]string{}, map[string][]string{}
+	ran := map[string]int{}
 	var faults []string
 	for _, n := range audits {
 		for _, r := range n.a.Runs {
 			if !slices.Contains(faults, r.Fault) {
 				faults = append(faults, r.Fault)
 			}
+			ran[r.Fault]++
 			if r.ResentSameID+r.ResentNewID > 0 {
 				resent[r.Fault] = append(resent[r.Fault], n.name)
 			}
@@ -223,17 +225,19 @@ func findings(audits []named) string {
 	found := false
 	for _, f := range faults {
 		if len(resent[f]) > 0 {
-			fmt.Fprintf(&b, "- Under %s, %s sent a write again on its own.\n", f, strings.Join(resent[f], ", "))
+			fmt.Fprintf(&b, "- Under %s, the library sent the write again on its own in %s, and the application was told what the second request got.\n", f, strings.Join(resent[f], ", "))
 			found = true
 		}
 	}
 	if !found {
 		fmt.Fprintf(&b, "- No library sent a write again on its own, under any fault, with the same JSON-RPC id or a new one: a resend is the application's to make.\n")
+	} else {
+		fmt.Fprintf(&b, "- At its defaults, no library sent a write again on its own.\n")
 	}
 	for _, f := range faults {
 		if len(errCommitted[f]) > 0 {
-			fmt.Fprintf(&b, "- Under %s, %d of %d libraries told the application an error of a write the server had committed (%s): an application that makes it again under a new key, or with no key, writes it twice.\n",
-				f, len(errCommitted[f]), len(audits), strings.Join(errCommitted[f], ", "))
+			fmt.Fprintf(&b, "- Under %s, the application was told an error of a write the server had committed in %d of the %d configurations that ran it (%s): one that makes the write again under a new key, or a server with no keys, writes it twice.\n",
+				f, len(errCommitted[f]), ran[f], strings.Join(errCommitted[f], ", "))
 		}
 	}
 	b.WriteString("- Every driver here sends a failed write again with its idempotency key, and the reference server replays it: no line was written twice.\n\n")
