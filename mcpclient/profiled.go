@@ -509,6 +509,9 @@ func (t *Target) Kept() []string {
 type session struct {
 	b *backend
 	c *conn
+	// setup, when set, bounds each call as a set-up call is bounded (the
+	// probe before any run: startTimeout), not by Options.CallTimeout.
+	setup time.Duration
 
 	mu    sync.Mutex
 	texts map[contract.Version]string // the content read or written at a version, for a patch's base
@@ -626,7 +629,11 @@ func (s *session) do(ctx context.Context, kind callKind, field string, call *pro
 func (s *session) send(ctx context.Context, kind callKind, field, tool string, args json.RawMessage) (*profile.Reply, error) {
 	pause := transientPause
 	for try := 1; ; try++ {
-		r, err := s.c.reply(ctx, tool, args)
+		timeout := s.c.t.opts.CallTimeout
+		if s.setup > 0 {
+			timeout = s.setup
+		}
+		r, err := s.c.replyWithin(ctx, tool, args, timeout)
 		s.traced(tool, args, r, err)
 		if err != nil {
 			return nil, err
@@ -769,7 +776,10 @@ func (t *Target) probe(ctx context.Context) error {
 	// The trial's document is notesbench's, not a run's: it goes, --keep
 	// or not.
 	defer pb.teardown(false)
-	s := &session{b: pb, c: t.control, texts: map[contract.Version]string{}}
+	// Its calls are set-up, bounded as a start is: a short --call-timeout
+	// is for the run's calls, and a loaded machine may answer the first
+	// ones slowly.
+	s := &session{b: pb, c: t.control, texts: map[contract.Version]string{}, setup: t.startTimeout()}
 	trying := func(err error) error {
 		if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
 			return err
