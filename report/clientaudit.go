@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -41,8 +42,8 @@ func ClientAuditVerdict(a results.ClientAudit) string {
 func ClientAuditTables(a results.ClientAudit) []Table {
 	subject := Table{Title: "Client audited", Header: []string{"What", "Value"}, Rows: [][]string{
 		{"Driver", a.Command},
-		{"Library (its clientInfo)", or(a.Client, "none seen")},
-		{"Protocol", or(a.Protocol, "none named in a header")},
+		{"Library (its clientInfo)", cmp.Or(a.Client, "none seen")},
+		{"Protocol", cmp.Or(a.Protocol, "none named in a header")},
 		{"Lines per run", strconv.Itoa(a.Lines)},
 		{"Seed", strconv.FormatUint(a.Seed, 10)},
 	}}
@@ -96,13 +97,6 @@ func ClientAuditTables(a results.ClientAudit) []Table {
 		}
 	}
 	return tables
-}
-
-func or(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }
 
 // ClientAuditOutput is a client audit for Write: its tables, the result
