@@ -30,11 +30,13 @@ func goDriver(t *testing.T) string {
 }
 
 // audit runs a client audit of command against a fresh in-memory store,
-// every fault, each reply held or late for a minute: the driver's own
-// timeout (2 s) ends the wait, so a run takes seconds.
+// every fault: a lost reply holds its connection (or the server) for a
+// tenth of a second, then closes it, and a slow reply comes after a minute,
+// where the driver's own timeout (2 s) ends the wait, so a run takes
+// seconds.
 func audit(t *testing.T, command string, lines int) results.ClientAudit {
 	t.Helper()
-	return auditWith(t, command, faultsOver(strings.Contains(command, clientaudit.ServePlaceholder)), time.Minute, lines)
+	return auditWith(t, command, faultsOver(strings.Contains(command, clientaudit.ServePlaceholder)), 100*time.Millisecond, time.Minute, lines)
 }
 
 // faultsOver are the faults made over stdio, or over HTTP.
@@ -46,9 +48,9 @@ func faultsOver(stdio bool) []clientaudit.WireFault {
 	return f
 }
 
-// auditWith runs a client audit of command under faults, with a reply held
-// or late for wait, 6 lines a run unless lines says.
-func auditWith(t *testing.T, command string, faults []clientaudit.WireFault, wait time.Duration, lines ...int) results.ClientAudit {
+// auditWith runs a client audit of command under faults, a lost reply held
+// for hold and a slow one late by slow, 6 lines a run unless lines says.
+func auditWith(t *testing.T, command string, faults []clientaudit.WireFault, hold, slow time.Duration, lines ...int) results.ClientAudit {
 	t.Helper()
 	n := 6
 	if len(lines) > 0 {
@@ -62,7 +64,7 @@ func auditWith(t *testing.T, command string, faults []clientaudit.WireFault, wai
 	var stderr strings.Builder
 	a, err := clientaudit.Run(context.Background(), clientaudit.Options{
 		Command: command, Lines: n, Seed: 1, Faults: faults, PerRun: 1,
-		Hold: wait, Slow: wait, RunTimeout: 2 * time.Minute, Relay: relay,
+		Hold: hold, Slow: slow, RunTimeout: 2 * time.Minute, Relay: relay,
 		Backend: b, ServerVersion: "test", Stderr: &stderr,
 	})
 	if err != nil {
@@ -91,8 +93,25 @@ var afterCommit = map[string]bool{clientaudit.LoseReply: true, clientaudit.CutSt
 func TestAKeptKeyPassesAndANewKeyFails(t *testing.T) {
 	bin := goDriver(t)
 	const lines = 6
+	// The two audits wait on the driver's timeouts, most of their time:
+	// they run side by side.
+	t.Run("kept key", func(t *testing.T) {
+		t.Parallel()
+		kept := audit(t, bin+" -timeout 2s", lines)
+		keptKeyPassed(t, kept, lines)
+	})
+	t.Run("new key", func(t *testing.T) {
+		t.Parallel()
+		fresh := audit(t, bin+" -timeout 2s -new-key", lines)
+		newKeyFailed(t, fresh)
+	})
+}
 
-	kept := audit(t, bin+" -timeout 2s", lines)
+// keptKeyPassed checks the audit of a driver that sends a failed write
+// again with its key: it passed, every fault hit one write, every line was
+// told ok, and the faults after a commit told a call error of it.
+func keptKeyPassed(t *testing.T, kept results.ClientAudit, lines int) {
+	t.Helper()
 	if !kept.Passed() {
 		t.Errorf("a driver that keeps its key did not pass: %+v", kept.Runs)
 	}
@@ -114,8 +133,13 @@ func TestAKeptKeyPassesAndANewKeyFails(t *testing.T) {
 			t.Errorf("%s: %d calls told error of a write that had committed", r.Fault, r.FailedCommitted)
 		}
 	}
+}
 
-	fresh := audit(t, bin+" -timeout 2s -new-key", lines)
+// newKeyFailed checks the audit of a driver that makes a failed write again
+// with a new key: it failed, with one line applied twice under each fault
+// after a commit, proved by the operations that show it.
+func newKeyFailed(t *testing.T, fresh results.ClientAudit) {
+	t.Helper()
 	if !fresh.Failed() {
 		t.Fatalf("a driver that makes a failed write again with a new key did not fail: %+v", fresh.Runs)
 	}
@@ -200,23 +224,28 @@ func TestAKeptKeyPassesAndANewKeyFailsOverStdio(t *testing.T) {
 	}
 	bin := goDriver(t)
 	const lines = 6
-	kept := audit(t, bin+" -timeout 2s -server {serve}", lines)
-	if !kept.Passed() {
-		t.Errorf("a driver that keeps its key did not pass: %+v", kept.Runs)
-	}
-	fresh := audit(t, bin+" -timeout 2s -new-key -server {serve}", lines)
-	if len(fresh.Runs) != 4 {
-		t.Fatalf("%d runs, want none, lose-reply, slow-reply and kill", len(fresh.Runs))
-	}
-	for _, r := range fresh.Runs {
-		want := 1
-		if r.Fault == clientaudit.NoFault {
-			want = 0
+	t.Run("kept key", func(t *testing.T) {
+		t.Parallel()
+		if kept := audit(t, bin+" -timeout 2s -server {serve}", lines); !kept.Passed() {
+			t.Errorf("a driver that keeps its key did not pass: %+v", kept.Runs)
 		}
-		if r.AppliedTwice != want || (r.FailedCommitted > 0) != (want == 1) {
-			t.Errorf("%s: %d lines applied twice, %d calls told error of a committed write; want %d", r.Fault, r.AppliedTwice, r.FailedCommitted, want)
+	})
+	t.Run("new key", func(t *testing.T) {
+		t.Parallel()
+		fresh := audit(t, bin+" -timeout 2s -new-key -server {serve}", lines)
+		if len(fresh.Runs) != 4 {
+			t.Fatalf("%d runs, want none, lose-reply, slow-reply and kill", len(fresh.Runs))
 		}
-	}
+		for _, r := range fresh.Runs {
+			want := 1
+			if r.Fault == clientaudit.NoFault {
+				want = 0
+			}
+			if r.AppliedTwice != want || (r.FailedCommitted > 0) != (want == 1) {
+				t.Errorf("%s: %d lines applied twice, %d calls told error of a committed write; want %d", r.Fault, r.AppliedTwice, r.FailedCommitted, want)
+			}
+		}
+	})
 }
 
 // TestJavaScriptDrivers runs two of the JavaScript drivers, each library
@@ -240,10 +269,10 @@ func TestJavaScriptDrivers(t *testing.T) {
 	for _, name := range []string{"ts-sdk-1", "ai-sdk"} {
 		t.Run(name, func(t *testing.T) {
 			command := "node " + filepath.Join(dir, name+".mjs")
-			if a := auditWith(t, command, faultsOver(false), 2*time.Second); !a.Passed() {
+			if a := auditWith(t, command, faultsOver(false), 2*time.Second, 2*time.Second); !a.Passed() {
 				t.Errorf("the driver keeping its key did not pass: %+v", a.Runs)
 			}
-			a := auditWith(t, command+" --new-key", []clientaudit.WireFault{clientaudit.Faults[0]}, 2*time.Second)
+			a := auditWith(t, command+" --new-key", []clientaudit.WireFault{clientaudit.Faults[0]}, 2*time.Second, 2*time.Second)
 			if got := a.Runs[1].AppliedTwice; got != 1 || !a.Failed() {
 				t.Errorf("with a new key after a lost reply: %d lines applied twice, want 1: %+v", got, a.Runs[1])
 			}

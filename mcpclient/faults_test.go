@@ -171,6 +171,7 @@ func TestKillOverStdio(t *testing.T) {
 // A pause past the call timeout: the call in flight times out (info), and
 // once the server goes on the session works again.
 func TestPauseOverStdio(t *testing.T) {
+	t.Parallel() // waits out a pause of a second, most of its time
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{CallTimeout: 300 * time.Millisecond, Faults: &Faults{Kinds: []string{history.FaultPause}, Pause: time.Second}})
 	b, log := faultyRun(t, tg)

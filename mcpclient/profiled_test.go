@@ -34,6 +34,7 @@ func builtin(t testing.TB, name string) *profile.Profile {
 // same server (both run on the virtual clock, their lost replies drawn from
 // the seed), and race's re-apply loses nothing.
 func TestNotesProfileCountsAsNative(t *testing.T) {
+	t.Parallel() // its counts and outcomes do not hang on timing: it runs beside the tests that wait
 	spec := serveHTTP(t, contract.Variant{})
 	native := dialT(t, spec, Options{})
 	profiled := dialT(t, spec, Options{Profile: builtin(t, "notes")})
@@ -143,6 +144,7 @@ func outcomes(rep results.ConformReport) map[string]results.ConformOutcome {
 // key, and its shas have no order; the notes profile on serve passes what
 // the native path passes.
 func TestConformThroughProfiles(t *testing.T) {
+	t.Parallel() // its counts and outcomes do not hang on timing: it runs beside the tests that wait
 	// The within-a-millisecond clause is not asserted here: a second bounds
 	// its writes where the race detector makes them slow.
 	quick := conform.Options{FastTime: time.Second}

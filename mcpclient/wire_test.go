@@ -251,6 +251,7 @@ func TestServerDies(t *testing.T) {
 // What is not an MCP server, or not there, is one error naming the target;
 // every process spawned is gone when Dial returns, its children too.
 func TestBadTargets(t *testing.T) {
+	t.Parallel() // waits on servers that never answer, most of its time
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
