@@ -373,7 +373,7 @@ func OpenBackend(s Spec, v contract.Variant, seed uint64) (contract.Backend, err
 func (s Spec) clientOptions() (mcpclient.Options, error) {
 	opts := mcpclient.Options{Note: s.Note, LenientSchemas: s.LenientSchemas, Version: s.ClientVersion, Keep: s.Keep,
 		Protocol: s.Protocol, Sessions: s.Sessions, Balance: s.Balance, Token: s.Token,
-		CallTimeout: s.CallTimeout, ConnectTimeout: s.StartTimeout, Faults: s.Faults}
+		CallTimeout: s.CallTimeout, ConnectTimeout: s.StartTimeout, Faults: s.Faults, TempDir: s.TempDir}
 	if s.Spawn != "" {
 		words, err := mcpclient.SplitCommand(s.Spawn)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -79,6 +80,10 @@ type Options struct {
 	// listens, a kill starts it again, and Close ends it.
 	Spawn []string
 
+	// TempDir is the folder DirPlaceholder's folder is made in; "" is the
+	// system's.
+	TempDir string
+
 	// againTimeout, when set, bounds a start made once more instead of
 	// ConnectTimeout: a test whose first start must run out of a short time
 	// gives the second the time a loaded machine needs.
@@ -116,6 +121,10 @@ type Target struct {
 	// processes they ended); Close waits for it.
 	bg sync.WaitGroup
 
+	// stateDir is the folder DirPlaceholder stands for, removed by Close;
+	// "" when the target names none.
+	stateDir string
+
 	mu        sync.Mutex
 	conns     map[*conn]bool
 	runs      map[*runFaults]bool // the runs whose faults someone hears of
@@ -142,12 +151,26 @@ func Dial(ctx context.Context, spec TargetSpec, opts Options) (*Target, error) {
 	if err := CheckFaults(spec, opts); err != nil {
 		return nil, fmt.Errorf("target %s: %w", spec.Raw, err)
 	}
+	if spec.Stdio() && len(opts.Spawn) > 0 {
+		return nil, fmt.Errorf("target %s is spawned already: a command to start it is for an HTTP target", spec.Raw)
+	}
+	spec, opts, dir, err := withStateDir(spec, opts)
+	if err != nil {
+		return nil, err
+	}
+	t, err := dial(ctx, spec, opts, dir)
+	if err != nil && dir != "" {
+		os.RemoveAll(dir) // no Target holds it
+	}
+	return t, err
+}
+
+// dial is Dial once the placeholders are filled in; the Target it makes
+// holds dir, which its Close removes.
+func dial(ctx context.Context, spec TargetSpec, opts Options, dir string) (*Target, error) {
 	if spec.Stdio() {
-		if len(opts.Spawn) > 0 {
-			return nil, fmt.Errorf("target %s is spawned already: a command to start it is for an HTTP target", spec.Raw)
-		}
 		t := newTarget(spec.Raw, stdioDialer(spec.Command, opts.Stderr), opts, firstStdioHandshake)
-		t.stdio = true
+		t.stdio, t.stateDir = true, dir
 		return dialTarget(ctx, t)
 	}
 	if len(spec.URLs) > 1 || opts.Token != "" {
@@ -192,7 +215,7 @@ func Dial(ctx context.Context, spec TargetSpec, opts Options) (*Target, error) {
 		}
 	}
 	t := newTarget(spec.Raw, httpDialer(spec.URL, srv, px), opts, 0)
-	t.spawned, t.proxy = srv, px
+	t.spawned, t.proxy, t.stateDir = srv, px, dir
 	return dialTarget(ctx, t)
 }
 
@@ -738,6 +761,10 @@ func (t *Target) Close() error {
 	}
 	if t.spawned != nil {
 		t.spawned.stop()
+	}
+	if t.stateDir != "" {
+		// Every process of the server is gone: what it kept goes too.
+		err = errors.Join(err, os.RemoveAll(t.stateDir))
 	}
 	return err
 }

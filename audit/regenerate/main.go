@@ -5,9 +5,10 @@
 // README that sums them up. make audit runs it.
 //
 // The sections name the temporary folders as $BIN (the installed packages'
-// executables) and $WORK (the server's own folder), and the notesbench
-// audited with as notesbench, so that they do not change with the folder
-// a run happened to get, and read as commands to run again.
+// executables) and {dir} (the server's state, a fresh folder notesbench
+// makes at each open of the target), and the notesbench audited with as
+// notesbench, so that they do not change with the folder a run happened to
+// get, and read as commands to run again.
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -212,11 +214,8 @@ func auditServer(ctx context.Context, o options, nb string, s server, log io.Wri
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin, work := filepath.Join(tmp, "node_modules", ".bin"), filepath.Join(tmp, "work")
-	if err := os.Mkdir(work, 0o755); err != nil {
-		return err
-	}
-	env := os.Environ()
+	bin := filepath.Join(tmp, "node_modules", ".bin")
+	env := append(os.Environ(), "TMPDIR="+tmp) // where notesbench makes each {dir}
 	if len(s.Packages) > 0 {
 		ictx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 		defer cancel()
@@ -231,7 +230,7 @@ func auditServer(ctx context.Context, o options, nb string, s server, log io.Wri
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}
-	argv := auditArgs(s, o.budget, dir, strings.NewReplacer("{notesbench}", nb, "{bin}", bin, "{work}", work).Replace(s.Target))
+	argv := auditArgs(s, o.budget, dir, strings.NewReplacer("{notesbench}", nb, "{bin}", bin).Replace(s.Target))
 	cmd := exec.CommandContext(ctx, nb, argv...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, io.Discard, log
 	var exit *exec.ExitError
@@ -240,8 +239,13 @@ func auditServer(ctx context.Context, o options, nb string, s server, log io.Wri
 		// audit that could not run.
 		return fmt.Errorf("notesbench %s: %w", strings.Join(argv, " "), err)
 	}
-	return scrub(dir, strings.NewReplacer(nb, "notesbench", bin, "$BIN", work, "$WORK", tmp, "$TMP"))
+	return scrub(dir, strings.NewReplacer(nb, "notesbench", bin, "$BIN", tmp, "$TMP"))
 }
+
+// stateDirs are the folders notesbench made for {dir}, as a server's
+// message names them ($TMP/notesbench-1/notesbench-dir-2/graph.jsonl): the
+// section names each as the target does.
+var stateDirs = regexp.MustCompile(`\$TMP/(?:[^\s/"'|]+/)*notesbench-dir-[0-9]+`)
 
 // auditArgs is the audit command of s at budget, writing into dir, its
 // target as given.
@@ -264,7 +268,7 @@ func scrub(dir string, r *strings.Replacer) error {
 		if err != nil {
 			return err
 		}
-		clean := r.Replace(string(b))
+		clean := stateDirs.ReplaceAllString(r.Replace(string(b)), mcpclient.DirPlaceholder)
 		if err := atomicfile.Write(path, 0o644, func(w io.Writer) error { _, err := io.WriteString(w, clean); return err }); err != nil {
 			return err
 		}
@@ -297,7 +301,7 @@ func writeReadme(o options, servers []server) error {
 		if len(s.Packages) > 0 {
 			fmt.Fprintf(&how, "npm install --prefix DIR %s   # BIN=DIR/node_modules/.bin, first on the PATH\n", strings.Join(s.Packages, " "))
 		}
-		target := strings.NewReplacer("{notesbench}", "notesbench", "{bin}", "$BIN", "{work}", "$WORK").Replace(s.Target)
+		target := strings.NewReplacer("{notesbench}", "notesbench", "{bin}", "$BIN").Replace(s.Target)
 		command := "notesbench " + report.CommandLine(auditArgs(s, a.Budget, "audit/servers/"+s.Name, target))
 		fmt.Fprintf(&how, "%s\n```\n\n", command)
 		fmt.Fprintf(&how, "The matrix and every table: [%s](%s); one page with the plots: [%s](servers/%s/%s).", link, link, report.AuditHTML, s.Name, report.AuditHTML)
@@ -329,7 +333,8 @@ experiment's table with its own command.
 Regenerate it with ` + "`make audit`" + ` (every server) or ` + "`make audit ONLY=NAME`" + ` (one; the other
 sections stay). The servers are listed in [servers.txt](servers.txt), one line each:
 adding a server is adding a line. In the commands, $BIN is the installed packages'
-executables and $WORK a fresh folder of the server's own.
+executables; notesbench makes a fresh folder for {dir} each time it opens the target
+(each part of an audit a store of its own) and removes it after.
 
 ## How each was run
 `)

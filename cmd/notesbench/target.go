@@ -44,7 +44,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet, nemesis bool) {
 	defer t.faults.register(fs, nemesis)
 	fs.StringVar(&t.store, "store", defaultStore(), "the embedded store: sqlite, or a postgres:// URL (each run in a schema of its own; default $NOTESBENCH_POSTGRES_URL when set)")
 	fs.BoolVar(&t.keep, "keep", false, "with a PostgreSQL store: leave each run's schema for inspection, and print its name; with --target: skip the profile's teardown, leaving each run's documents, and print their names")
-	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server) or http://HOST:PORT/PATH (streamable HTTP)")
+	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server; {dir} in it is a fresh folder for its state, made at each open and removed after) or http://HOST:PORT/PATH (streamable HTTP)")
 	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
 	registerProfile(fs, &t.profile)
 	fs.IntVar(&t.maxErrors, "max-errors", sim.DefaultMaxErrors, "end a run once this many of its calls ended in a server error (a refusal other than a version conflict, or an outcome nobody knows), keeping what it measured; the command then exits 1")

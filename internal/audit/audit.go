@@ -125,6 +125,14 @@ type Options struct {
 	// the target (--spawn, --call-timeout, …), with their values, for the
 	// commands it lists.
 	TargetFlags []string
+	// Reopen, when set, opens the target afresh for each part that runs
+	// on it (race, conform, create, sources), closed when the part ends: a
+	// target whose server keeps its state in the folder
+	// mcpclient.DirPlaceholder names gives each part a store of its own,
+	// so that one part that destroys it (two writers, a torn file) leaves
+	// the next parts' measurements standing. nil runs them all on the
+	// target Run is given.
+	Reopen func(ctx context.Context) (contract.Target, error)
 	// Subject is what the caller knows of the target (its profile's server,
 	// its write style); Run adds what the target says of itself.
 	Subject results.AuditSubject
@@ -459,7 +467,12 @@ func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, s
 	}
 	isGiven := func(name string) bool { return given[name] }
 	if rt.Target == nil {
-		rt.Target = a.target
+		t, done, err := a.partTarget(ctx)
+		if err != nil {
+			return nil, err, ctx.Err()
+		}
+		defer done()
+		rt.Target = t
 	}
 	if a.progress != nil {
 		rt.Progress = a.progress(d.Info().Name)
@@ -478,6 +491,24 @@ func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, s
 		return nil, err, nil
 	}
 	return out, nil, nil
+}
+
+// partTarget returns the target a part runs on, and what to call when it
+// is done with it: the audit's, or one opened afresh (Options.Reopen). A
+// target that no longer opens is the part's error, in the target's words.
+func (a *auditRun) partTarget(ctx context.Context) (contract.Target, func(), error) {
+	if a.cfg.Reopen == nil {
+		return a.target, func() {}, nil
+	}
+	t, err := a.cfg.Reopen(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the target afresh for the part: %w", err)
+	}
+	return t, func() {
+		if err := t.Close(); err != nil {
+			a.warnings = append(a.warnings, "closing the target a part ran on: "+err.Error())
+		}
+	}, nil
 }
 
 // part records a part that ran (or did not), with its tables.
@@ -541,7 +572,13 @@ func (a *auditRun) conform(ctx context.Context) error {
 		p.Command = append(p.Command, "--fast-time", ft.String())
 	}
 	start := time.Now()
-	rep, tables, err := runConform(ctx, a.target, a.cfg.TargetName, a.cfg.Budget.FastTime)
+	target, done, err := a.partTarget(ctx)
+	var rep results.ConformReport
+	var tables []report.Table
+	if err == nil {
+		rep, tables, err = runConform(ctx, target, a.cfg.TargetName, a.cfg.Budget.FastTime)
+		done()
+	}
 	p.Seconds = roundSeconds(time.Since(start))
 	a.column(modeConform)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -441,5 +442,89 @@ func TestKillsRunLast(t *testing.T) {
 	}
 	if cols := out.Audit.Modes; len(cols) < 4 || !slices.Equal(cols[len(cols)-4:], []string{"nemesis lose-replies", "nemesis pause", "nemesis kill", "crash"}) {
 		t.Errorf("columns %q", cols)
+	}
+}
+
+// destroying is a target whose store a race destroys: once a race's run
+// closes, every run it opens fails in the server's words, as two writers
+// left a knowledge graph's JSON file.
+type destroying struct {
+	contract.Target
+	destroyed *atomic.Bool
+	closed    *atomic.Int32
+}
+
+func (d destroying) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	if d.destroyed.Load() {
+		return nil, errors.New("Unexpected non-whitespace character after JSON at position 584")
+	}
+	b, err := d.Target.Open(ctx, run)
+	if err != nil || !strings.HasPrefix(run.Name, "race") {
+		return b, err
+	}
+	return destroyedOnClose{b, d.destroyed}, nil
+}
+
+func (d destroying) Close() error {
+	d.closed.Add(1)
+	return d.Target.Close()
+}
+
+type destroyedOnClose struct {
+	contract.Backend
+	destroyed *atomic.Bool
+}
+
+func (b destroyedOnClose) Close() error {
+	b.destroyed.Store(true)
+	return b.Backend.Close()
+}
+
+// With Reopen, each part runs on a target opened for it alone and closed
+// after: a store the race destroyed leaves conform, create and sources
+// measured, where on the one target they end in the server's error.
+func TestEachPartOpensItsOwnTarget(t *testing.T) {
+	fresh := func() destroying {
+		return destroying{Target: backend.Memory(), destroyed: &atomic.Bool{}, closed: &atomic.Int32{}}
+	}
+	shared := fresh()
+	defer shared.Close()
+	out, err := Run(context.Background(), shared, nil, nil, nil, Options{Budget: testBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cellOf(t, out.Audit, results.AnomalyStaleWrite, modeConform); c.Count != nil || !strings.Contains(c.NotRun, "position 584") {
+		t.Fatalf("conform on the store the race destroyed: %+v", c)
+	}
+
+	var opened []destroying
+	opts := Options{Budget: testBudget, Reopen: func(context.Context) (contract.Target, error) {
+		d := fresh()
+		opened = append(opened, d)
+		return d, nil
+	}}
+	given := fresh()
+	defer given.Close()
+	out, err = Run(context.Background(), given, nil, nil, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Audit
+	if c := cellOf(t, a, results.AnomalyStaleWrite, modeConform); count(t, c) != 0 {
+		t.Errorf("conform on a store of its own: %+v", c)
+	}
+	if c := cellOf(t, a, results.AnomalyDuplicate, modeSources); count(t, c) != 0 {
+		t.Errorf("sources on a store of its own: %+v", c)
+	}
+	if len(opened) != 4 {
+		t.Fatalf("%d targets opened, want one for each of race, conform, create and sources", len(opened))
+	}
+	for i, d := range opened {
+		if n := d.closed.Load(); n != 1 {
+			t.Errorf("target %d closed %d times, want once", i+1, n)
+		}
+	}
+	if given.destroyed.Load() {
+		t.Error("a part ran on the target Run was given")
 	}
 }
