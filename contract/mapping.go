@@ -27,6 +27,22 @@ type Mapping struct {
 	// so that what a history or a proof shows is the call the server saw.
 	// Nil for the contract's own tools.
 	ServerTools map[string]string
+	// Hints are the annotations the server declares of the tools the
+	// target writes through (its write, create and add-source tools), by
+	// the server's name of each; a tool that declares neither hint is
+	// absent. What a declared hint promises is a thing a run can
+	// contradict (an audit's "declared but not kept").
+	Hints map[string]ToolHints
+}
+
+// ToolHints are what a server declares of one of its tools in MCP's tool
+// annotations, which a client may act on without calling the tool.
+type ToolHints struct {
+	// ReadOnly is readOnlyHint: the tool changes nothing.
+	ReadOnly bool `json:"readOnlyHint,omitempty"`
+	// Idempotent is idempotentHint: calling it again with the same
+	// arguments has no further effect, so a client may resend it.
+	Idempotent bool `json:"idempotentHint,omitempty"`
 }
 
 // Native reports whether m is the contract's own tools.

@@ -172,18 +172,39 @@ func (t *Target) requireProfiled(why string, caps ...contract.Capability) error 
 // the contract's own tools, which carry everything.
 func (t *Target) Mapping() contract.Mapping {
 	if t.prof.contract {
-		m := contract.Mapping{}
+		m := contract.Mapping{Hints: t.hints()}
 		if v, ok := t.Served(); ok {
 			m.VersionFormat = v.VersionFormat
 		}
 		return m
 	}
 	p := t.prof.p
-	m := contract.Mapping{Profile: p.Name, VersionFormat: p.VersionFormat(), ServerTools: p.ServerTools()}
+	m := contract.Mapping{Profile: p.Name, VersionFormat: p.VersionFormat(), ServerTools: p.ServerTools(), Hints: t.hints()}
 	if w := p.Write; w != nil {
 		m.VersionCheck, m.Key, m.VersionOmittable = w.VersionCheck, w.Args().Uses("idempotency_key"), w.Args().Drops("expected_version")
 	}
 	return m
+}
+
+// hints are the read-only and idempotent hints the server declares of the
+// tools the target writes through; nil when it declares none.
+func (t *Target) hints() map[string]contract.ToolHints {
+	var out map[string]contract.ToolHints
+	for name := range t.writeTools {
+		tool, ok := t.tools[name]
+		if !ok || tool.Annotations == nil {
+			continue
+		}
+		h := contract.ToolHints{ReadOnly: tool.Annotations.ReadOnlyHint, Idempotent: tool.Annotations.IdempotentHint}
+		if h == (contract.ToolHints{}) {
+			continue
+		}
+		if out == nil {
+			out = map[string]contract.ToolHints{}
+		}
+		out[name] = h
+	}
+	return out
 }
 
 // servedProfiled is the variant of a Target with a profile: a guard on the

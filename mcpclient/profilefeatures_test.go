@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -60,8 +61,12 @@ func (d *docStore) dialer(t testing.TB) Dialer {
 	srv.AddTool(&mcp.Tool{Name: "begin", InputSchema: obj(``)}, d.begin)
 	srv.AddTool(&mcp.Tool{Name: "create", InputSchema: obj(``)}, d.tool(d.create))
 	srv.AddTool(&mcp.Tool{Name: "get", InputSchema: obj(`"id":{"type":"string"}`)}, d.tool(d.get))
-	srv.AddTool(&mcp.Tool{Name: "put", InputSchema: obj(`"id":{"type":"string"},"lines":{"type":"array"},"expected":{"type":"number"}`)}, d.tool(d.put))
-	srv.AddTool(&mcp.Tool{Name: "patch", InputSchema: obj(`"id":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"}`)}, d.tool(d.patch))
+	// put declares what a whole-text write may; patch declares what it may
+	// not (a patch repeated applies again), as a server may get wrong.
+	srv.AddTool(&mcp.Tool{Name: "put", InputSchema: obj(`"id":{"type":"string"},"lines":{"type":"array"},"expected":{"type":"number"}`),
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true}}, d.tool(d.put))
+	srv.AddTool(&mcp.Tool{Name: "patch", InputSchema: obj(`"id":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}}, d.tool(d.patch))
 	srv.AddTool(&mcp.Tool{Name: "init", InputSchema: obj(`"id":{"type":"string"},"text":{"type":"string"}`)}, d.tool(d.init))
 	del := d.tool(d.delete)
 	if d.corrupt {
@@ -442,5 +447,21 @@ func TestTheProbeIsNotBoundByTheCallTimeout(t *testing.T) {
 	d.slowFirstGet = 300 * time.Millisecond
 	if err := writeOneRun(t, d, Options{CallTimeout: 100 * time.Millisecond}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The hints a server declares of the tool a profile writes through are the
+// target's mapping's, by the server's name; a tool the target does not
+// write through is not among them.
+func TestMappingHasTheWriteToolsHints(t *testing.T) {
+	d := newDocStore()
+	tg, err := New(ctx, "docstore", d.dialer(t), Options{Profile: parseProfile(t, docStoreProfile)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	got := tg.Mapping().Hints
+	if want := map[string]contract.ToolHints{"put": {Idempotent: true}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("hints %+v, want %+v", got, want)
 	}
 }

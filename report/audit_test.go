@@ -82,7 +82,7 @@ func TestAuditMarkdownGolden(t *testing.T) {
 func TestAuditSummary(t *testing.T) {
 	d := sampleAudit()
 	got := AuditLine(d.Audit)
-	want := "**lost update 314 lines; stale write accepted 374 writes, 1 clause (allowed)**; not found: acknowledged write lost under kill -9, document unreadable after a fault, calls that ended in server errors; not run: write without a version accepted, duplicate after a lost reply, store destroyed or unreadable without a fault, read returned an emptied document, write applied twice"
+	want := "**lost update 314 lines; stale write accepted 374 writes, 1 clause (allowed)**; not found: acknowledged write lost under kill -9, document unreadable after a fault, calls that ended in server errors; not run: write without a version accepted, duplicate after a lost reply, store destroyed or unreadable without a fault, read returned an emptied document, write applied twice, declared but not kept"
 	if got != want {
 		t.Errorf("line\n%s\nwant\n%s", got, want)
 	}

@@ -25,6 +25,7 @@ const (
 	AnomalyEmptyRead        = "empty-read"
 	AnomalyAppliedTwice     = "applied-twice"
 	AnomalyServerErrors     = "server-errors"
+	AnomalyDeclaredNotKept  = "declared-not-kept"
 )
 
 // Anomaly is one row of an audit's matrix, declared once: the name --allow
@@ -76,6 +77,9 @@ var Anomalies = []Anomaly{
 	{AnomalyAppliedTwice, "write applied twice",
 		"lines the final state holds twice although their write was made once, its resends carrying one key: a resend after a kill (crash) or a lost reply applied again",
 		"Take an idempotency key on writes and answer a resend with the same key with the first result: under MCP 2026-07-28 a client re-issues a request lost with a broken stream as a new request with a new id, and a stdio client may resend to a fresh process, so the key is the only way a server can tell a resend from a new write."},
+	{AnomalyDeclaredNotKept, "declared but not kept",
+		"lines that contradict a hint the server declares of its write tool (MCP tool annotations): applied twice by a repeat of a tool declaring idempotentHint: true (the nemeses, crash), or kept in the final text though written through a tool declaring readOnlyHint: true (race)",
+		"Declare idempotentHint: true only on a tool whose repeat with the same arguments changes nothing, and readOnlyHint: true only on one that changes nothing: a client may resend an idempotent call on its own after a lost reply, and skip asking before a read-only one. Make the tool keep its hint (an idempotency key makes a resend a replay), or declare it false."},
 	{AnomalyServerErrors, "calls that ended in server errors",
 		"calls answered with a refusal other than a version conflict, or whose outcome nobody knows (a timeout, a dead server, an unreadable reply)",
 		"Wait for the store rather than failing a call (SQLite: a busy_timeout, or one connection that queues the writes), and answer a refusal with a kind the client can act on (a conflict, a document not found, an invalid argument) rather than an internal error."},

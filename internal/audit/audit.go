@@ -230,6 +230,7 @@ func Run(ctx context.Context, target contract.Target, faults []FaultMode, nemese
 			return nil, err
 		}
 	}
+	a.declaredNotKept(a.mapping)
 	rec := results.Audit{
 		Experiment:  results.AuditExperiment,
 		Subject:     a.subj,
@@ -263,6 +264,9 @@ type auditRun struct {
 	// embedded store serves the default variant the audit asks for).
 	variant contract.Variant
 	known   bool
+	// mapping is what the target's writes carry, and the hints its server
+	// declares of the tools they go through.
+	mapping contract.Mapping
 
 	modes  []string
 	cells  map[string][]results.AuditCell
@@ -385,6 +389,7 @@ func (a *auditRun) subject() {
 	if t, ok := a.target.(contract.Mapped); ok {
 		m = t.Mapping()
 	}
+	a.mapping = m
 	if m.Native() {
 		a.subj.VersionCheck, a.subj.Key = a.variant.Guard != contract.GuardNone, true
 	} else {

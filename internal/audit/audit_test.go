@@ -96,6 +96,14 @@ func TestAuditEmbedded(t *testing.T) {
 		t.Fatalf("%d rows, want one per anomaly", len(a.Matrix))
 	}
 	for _, r := range a.Matrix {
+		if r.Anomaly == results.AnomalyDeclaredNotKept {
+			// The embedded store declares no hints: nothing to hold it to
+			// (TestDeclaredButNotKept judges the row).
+			if r.Mark != results.MarkNotRun {
+				t.Errorf("row %s: mark %s, want not run: %+v", r.Anomaly, r.Mark, r.Cells)
+			}
+			continue
+		}
 		want := results.MarkOK
 		if r.Mark != want || r.Found() || len(r.Totals) == 0 {
 			t.Errorf("row %s: mark %s, totals %v: %+v", r.Anomaly, r.Mark, r.Totals, r.Cells)
@@ -526,5 +534,53 @@ func TestEachPartOpensItsOwnTarget(t *testing.T) {
 	}
 	if given.destroyed.Load() {
 		t.Error("a part ran on the target Run was given")
+	}
+}
+
+// A hint the server declares of its write tool is held to what the parts
+// counted: lines applied twice under a fault that repeats calls contradict
+// idempotentHint (with the applied-twice proof, saying the hint), lines a
+// race kept contradict readOnlyHint; a hint not declared is "not run" in
+// the columns that would judge it, never 0.
+func TestDeclaredButNotKept(t *testing.T) {
+	twice, lost := 3, 4
+	cells := func() map[string][]results.AuditCell {
+		dup := results.Counted("nemesis duplicate", "", results.UnitLines, twice, 0)
+		dup.Proof = &results.AuditProof{CheckProof: results.CheckProof{Says: "line 7 is in the final text twice"}, Replay: "notesbench race --seeds 2"}
+		return map[string][]results.AuditCell{
+			results.AnomalyAppliedTwice: {results.Counted("race none", "", results.UnitLines, 5, 0), dup, results.NotRunCell("nemesis kill", "", "no process")},
+			results.AnomalyLostUpdate:   {results.Counted("race none", "", results.UnitLines, lost, 10)},
+		}
+	}
+	judged := func(m contract.Mapping) []results.AuditCell {
+		a := &auditRun{cells: cells()}
+		a.declaredNotKept(m)
+		return a.cells[results.AnomalyDeclaredNotKept]
+	}
+	mapping := func(h contract.ToolHints) contract.Mapping {
+		return contract.Mapping{Profile: "p", ServerTools: map[string]string{"edit_note_tab": "put"}, Hints: map[string]contract.ToolHints{"put": h}}
+	}
+
+	got := judged(mapping(contract.ToolHints{Idempotent: true}))
+	if len(got) != 1 || got[0].Mode != "nemesis duplicate" || got[0].Count == nil || *got[0].Count != twice || got[0].Unit != results.UnitLines {
+		t.Fatalf("idempotentHint: cells %+v, want the duplicate column's 3 lines alone", got)
+	}
+	if p := got[0].Proof; p == nil || !strings.HasPrefix(p.Says, "put declares idempotentHint: true") || !strings.HasSuffix(p.Says, "line 7 is in the final text twice") || p.Replay == "" {
+		t.Errorf("proof %+v", got[0].Proof)
+	}
+
+	got = judged(mapping(contract.ToolHints{ReadOnly: true}))
+	if len(got) != 2 || got[0].Count != nil || !strings.Contains(got[0].NotRun, "put does not declare idempotentHint") {
+		t.Fatalf("readOnlyHint alone: cells %+v", got)
+	}
+	if c := got[1]; c.Mode != "race none" || c.Count == nil || *c.Count != 10-lost || c.Of != 10 || c.Proof == nil || !strings.Contains(c.Proof.Says, "6 of the 10 lines") {
+		t.Errorf("readOnlyHint: race cell %+v", c)
+	}
+
+	if got := judged(contract.Mapping{Profile: "p", ServerTools: map[string]string{"edit_note_tab": "put"}}); len(got) != 1 || got[0].Count != nil {
+		t.Errorf("nothing declared: cells %+v, want one not run", got)
+	}
+	if got := judged(contract.Mapping{Profile: "p"}); len(got) != 0 {
+		t.Errorf("a read-only server: cells %+v, want none", got)
 	}
 }
