@@ -65,7 +65,7 @@ func TestRealServers(t *testing.T) {
 	testpass.Large(t, "installs and runs the npm servers")
 	t.Parallel() // waits on node processes, most of its time: beside the other large tests
 	bin := npmtest.Install(t, npmtest.Filesystem, npmtest.Memory, npmtest.SQLite, npmtest.SQLiteNpx, npmtest.KnowledgeGraph,
-		npmtest.MemoryKeeper, npmtest.TaskManager, npmtest.MemoryLibSQL, npmtest.MemoryBank, npmtest.Obsidian, npmtest.Node)
+		npmtest.MemoryKeeper, npmtest.TaskManager, npmtest.MemoryLibSQL, npmtest.MemoryBank, npmtest.Obsidian, npmtest.Dex, npmtest.Node)
 	root := t.TempDir()
 	fs := stdioSpec(t, filepath.Join(bin, "mcp-server-filesystem"), root)
 	mem := stdioSpec(t, "env", "MEMORY_FILE_PATH="+filepath.Join(root, "memory.jsonl"), filepath.Join(bin, "mcp-server-memory"))
@@ -227,6 +227,7 @@ func TestRealServers(t *testing.T) {
 	tasks := filepath.Join(root, "tasks.json")
 	keeper := stdioSpec(t, "env", "DATA_DIR="+filepath.Join(root, "keeper"), filepath.Join(bin, "mcp-memory-keeper"))
 	bank := filepath.Join(root, "bank")
+	dex := filepath.Join(root, "dex")
 	for _, tc := range []struct {
 		name string
 		spec TargetSpec
@@ -249,6 +250,10 @@ func TestRealServers(t *testing.T) {
 		{"memory-libsql", stdioSpec(t, "env", "LIBSQL_URL=file:"+filepath.Join(root, "libsql.db"), filepath.Join(bin, "mcp-memory-libsql")), func(t *testing.T, tg *Target, doc string) bool {
 			r, err := tg.control.reply(ctx, "search_nodes", json.RawMessage(`{"query":"`+doc+`","limit":50}`))
 			return err == nil && !r.IsError && !strings.Contains(r.Text, `"name": "`+doc+`"`)
+		}},
+		{"dex", stdioSpec(t, npmtest.WithNode(bin, "env", "DEX_HOME="+root, "DEX_STORAGE_PATH="+dex, filepath.Join(bin, "dex"), "mcp")...), func(t *testing.T, _ *Target, doc string) bool {
+			data, err := os.ReadFile(filepath.Join(dex, "tasks.jsonl"))
+			return err == nil && !strings.Contains(string(data), `"name":"`+doc+`"`)
 		}},
 		{"memory-bank", stdioSpec(t, "env", "MEMORY_BANK_ROOT="+bank, filepath.Join(bin, "mcp-server-memory-bank")), func(t *testing.T, _ *Target, doc string) bool {
 			data, err := os.ReadFile(filepath.Join(bank, doc, "text.md"))

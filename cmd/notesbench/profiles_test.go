@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,7 +31,8 @@ func TestProfilesCommand(t *testing.T) {
 			t.Errorf("line for %s: %q", name, lines[i+1])
 		}
 	}
-	if f := strings.Fields(lines[1]); f[0] != "filesystem" || f[1] != "@modelcontextprotocol/server-filesystem" || f[2] != "2026.8.31" {
+	fsRow := lines[1+slices.Index(profile.Builtins(), "filesystem")]
+	if f := strings.Fields(fsRow); f[0] != "filesystem" || f[1] != "@modelcontextprotocol/server-filesystem" || f[2] != "2026.8.31" {
 		t.Errorf("no filesystem row with its server's version:\n%s", out)
 	}
 

@@ -37,8 +37,10 @@ const (
 	TaskManager    = "@kazuph/mcp-taskmanager@1.1.1"
 	MemoryLibSQL   = "mcp-memory-libsql@0.0.17"
 	MemoryBank     = "@allpepper/memory-bank-mcp@0.2.2"
-	// Obsidian needs Node 22 or later: run it with WithNode.
+	// Obsidian needs Node 22 or later, Dex 24 or later: run them with
+	// WithNode.
 	Obsidian = "obsidian-mcp@2.0.1"
+	Dex      = "@zeeg/dex@0.16.0"
 )
 
 // Node is the Node.js the npm registry ships as a package, for the servers

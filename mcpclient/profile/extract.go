@@ -136,8 +136,8 @@ func (e *Extract) compile(field string, vars map[string]bool) error {
 		return &Error{Field: field + ".then", Err: errors.New("is the pointer in the item a where picks: give where")}
 	case len(e.Where) > 0 && vars == nil:
 		return &Error{Field: field + ".where", Err: errors.New("is not read here: only the extractions of a call's reply pick an item")}
-	case len(e.Where) > 0 && e.Pointer == "":
-		return &Error{Field: field + ".where", Err: errors.New("picks an item of the array the pointer finds: give a pointer")}
+	case len(e.Where) > 0 && e.From == "text":
+		return &Error{Field: field + ".where", Err: errors.New("picks an item of a JSON array, which plain text is not: read it with text_json")}
 	}
 	for _, ptr := range slices.Sorted(maps.Keys(e.Where)) {
 		f := field + ".where." + ptr

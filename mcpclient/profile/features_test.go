@@ -288,8 +288,8 @@ func TestWherePicksAnItem(t *testing.T) {
 			section(m, "read")["content"] = map[string]any{"pointer": "/entities", "then": "/observations"}
 		}, "profile p.json: read.content.then: is the pointer in the item a where picks: give where"},
 		{2, func(m map[string]any) {
-			section(m, "read")["content"] = map[string]any{"where": map[string]any{"/name": "{document}"}}
-		}, "profile p.json: read.content.where: picks an item of the array the pointer finds: give a pointer"},
+			section(m, "read")["content"] = map[string]any{"from": "text", "where": map[string]any{"/name": "{document}"}}
+		}, "profile p.json: read.content.where: picks an item of a JSON array, which plain text is not: read it with text_json"},
 		{2, func(m map[string]any) {
 			m["list"] = map[string]any{"tool": "list_directory", "arguments": map[string]any{}, "items": map[string]any{"pointer": "/items"},
 				"label": map[string]any{"pointer": "/x", "where": map[string]any{"/name": "{document}"}}}

@@ -15,7 +15,7 @@ import (
 
 // Every built-in profile parses, and its write mode is the one it means.
 func TestBuiltins(t *testing.T) {
-	want := map[string]WriteMode{"filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "knowledge-graph": ModeContent, "memory": ModeAppend,
+	want := map[string]WriteMode{"dex": ModeContent, "filesystem": ModeContent, "filesystem-edit": ModePatch, "github": ModeContent, "knowledge-graph": ModeContent, "memory": ModeAppend,
 		"memory-bank": ModeContent, "memory-keeper": ModeContent, "memory-libsql": ModeContent,
 		"notes": ModeContent, "obsidian": ModeContent, "obsidian-unguarded": ModeContent, "sqlite": ModeContent, "sqlite-npx": ModeContent, "taskmanager": ModeContent}
 	got := Builtins()
