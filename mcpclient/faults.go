@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/nemesis"
 )
 
 // The fault layer: faults made between notesbench and the server, never in
@@ -26,20 +26,17 @@ import (
 // run's seed; a server the Target spawned for HTTP is every run's, so a kill
 // or pause of it is reported to every run with faults.
 
-// The kinds of fault, as --nemesis names them: the history's.
-var faultKinds = []string{history.FaultKill, history.FaultPause, history.FaultLoseReplies, history.FaultDuplicate}
-
 // Faults configures the faults a Target makes. A nil *Faults makes none, and
 // costs nothing: no filter on the wire, no proxy.
 type Faults struct {
-	// Kinds are the faults each run's schedule draws from, each equally
-	// likely: history.FaultKill (SIGKILL the server's process group while a
-	// write is in flight, start it again with the same command),
-	// history.FaultPause (SIGSTOP it while a write is in flight, past the
-	// call timeout, then SIGCONT), history.FaultLoseReplies (drop the reply
-	// to the next write after the server wrote it, and cut the connection)
-	// and history.FaultDuplicate (send the next write twice at once, the
-	// same arguments and key).
+	// Kinds are the kinds of the nemeses (package nemesis) each run's
+	// schedule draws from, each equally likely: history.FaultKill (SIGKILL
+	// the server's process group while a write is in flight, start it
+	// again with the same command), history.FaultPause (SIGSTOP it while a
+	// write is in flight, past the call timeout, then SIGCONT),
+	// history.FaultLoseReplies (drop the reply to the next write after the
+	// server wrote it, and cut the connection) and history.FaultDuplicate
+	// (send the next write twice at once, the same arguments and key).
 	Kinds []string
 	// Every is the mean time between two faults of a run's schedule (the
 	// gaps are exponential, drawn from the run's seed); 0 means no
@@ -50,35 +47,16 @@ type Faults struct {
 	Pause time.Duration
 }
 
-// ParseFaults reads a list of fault kinds as --nemesis takes it: kill,
-// pause, lose-replies and duplicate, comma-separated, each once.
-func ParseFaults(s string) ([]string, error) {
-	var kinds []string
-	for _, k := range strings.Split(s, ",") {
-		k = strings.TrimSpace(k)
-		switch {
-		case !slices.Contains(faultKinds, k):
-			return nil, fmt.Errorf("%q is not a fault: want kill, pause, lose-replies or duplicate, comma-separated", k)
-		case slices.Contains(kinds, k):
-			return nil, fmt.Errorf("%q is listed twice", k)
-		}
-		kinds = append(kinds, k)
-	}
-	return kinds, nil
-}
-
 // has reports whether f makes faults of kind.
 func (f *Faults) has(kind string) bool { return f != nil && slices.Contains(f.Kinds, kind) }
 
 // onProcess reports whether f makes faults only a process notesbench
 // started can take: a kill or a pause.
-func (f *Faults) onProcess() bool { return f.has(history.FaultKill) || f.has(history.FaultPause) }
+func (f *Faults) onProcess() bool { return f != nil && nemesis.At(nemesis.Process, f.Kinds) }
 
 // onWire reports whether f makes faults on the wire: lost replies or
 // duplicate sends.
-func (f *Faults) onWire() bool {
-	return f.has(history.FaultLoseReplies) || f.has(history.FaultDuplicate)
-}
+func (f *Faults) onWire() bool { return f != nil && nemesis.At(nemesis.Wire, f.Kinds) }
 
 // ErrNothingToKill is wrapped by the error of a kill that found no server
 // process of the run running: its sessions are all starting theirs again.
@@ -99,7 +77,7 @@ func CheckFaults(spec TargetSpec, opts Options) error {
 	}
 	switch {
 	case f.onProcess() && !spec.Stdio() && len(opts.Spawn) == 0:
-		return fmt.Errorf("%w: target %s is a server notesbench does not start; give the command that starts it (--spawn), or fault it with lose-replies or duplicate only", ErrNotSpawned, spec.Raw)
+		return fmt.Errorf("%w: target %s is a server notesbench does not start; give the command that starts it (--spawn), or fault it with %s only", ErrNotSpawned, spec.Raw, strings.Join(nemesis.KindsAt(nemesis.Wire), " or "))
 	case f.has(history.FaultPause) && opts.CallTimeout <= 0 && f.Pause <= 0:
 		return errors.New("a pause lasts past the call timeout, and there is none: give one")
 	case f.Every < 0 || f.Pause < 0:
@@ -358,55 +336,45 @@ func (r *runFaults) halt() int {
 	return r.count
 }
 
-// nemesisStream names the run's random stream of faults.
-const nemesisStream = 0x6e656d65736973
-
-// schedule makes the run's faults until it is stopped: after a gap drawn
-// from an exponential distribution of mean f.Every, a kind drawn from
-// f.Kinds; a kill or a pause waits for a write in flight, a lost reply or
-// a duplicate for the write that takes it. So the run has at most one
-// fault at a time, and the next gap starts once a write made after it
-// returned (recovered).
+// schedule makes the run's faults until it is stopped, as
+// nemesis.Schedule drives them, from the run's seed.
 func (r *runFaults) schedule(f *Faults) {
 	defer close(r.done)
-	rng := rand.New(rand.NewPCG(r.seed, nemesisStream))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		<-r.stopc
 		cancel()
 	}()
-	for {
-		gap := time.Duration(rng.ExpFloat64() * float64(f.Every))
-		kind := f.Kinds[rng.IntN(len(f.Kinds))]
-		if sleepCtx(ctx, gap) != nil {
-			return
-		}
-		switch kind {
-		case history.FaultKill:
-			if !r.awaitWrite(r.stopc) {
-				return
-			}
-			_ = r.kill(ctx) // a kill that found nothing to kill is no fault
-		case history.FaultPause:
-			if !r.awaitWrite(r.stopc) {
-				return
-			}
-			r.pause(r.stopc)
-		case history.FaultLoseReplies:
-			if !r.arm(&r.lose) {
-				return
-			}
-		case history.FaultDuplicate:
-			if !r.arm(&r.dup) {
-				return
-			}
-		}
-		if !r.recovered() {
-			return
+	ns := make([]nemesis.Nemesis, 0, len(f.Kinds))
+	for _, k := range f.Kinds {
+		if n, ok := nemesis.Lookup(k); ok {
+			ns = append(ns, n)
 		}
 	}
+	nemesis.Schedule(ctx, (*nemesisRun)(r), ns, f.Every, r.seed)
 }
+
+// nemesisRun is a run's faults as the nemeses reach them (nemesis.Victim).
+type nemesisRun runFaults
+
+func (n *nemesisRun) AwaitWrite() bool               { return (*runFaults)(n).awaitWrite(n.stopc) }
+func (n *nemesisRun) Kill(ctx context.Context) error { return (*runFaults)(n).kill(ctx) }
+func (n *nemesisRun) Pause()                         { (*runFaults)(n).pause(n.stopc) }
+func (n *nemesisRun) Recovered() bool                { return (*runFaults)(n).recovered() }
+
+// Arm arms a lost reply or a duplicate send (see nemesis.Victim).
+func (n *nemesisRun) Arm(kind string) bool {
+	switch kind {
+	case history.FaultLoseReplies:
+		return (*runFaults)(n).arm(&n.lose)
+	case history.FaultDuplicate:
+		return (*runFaults)(n).arm(&n.dup)
+	}
+	panic("mcpclient: no wire fault " + kind) // nemesis.Wire lists no other
+}
+
+var _ nemesis.Victim = (*nemesisRun)(nil)
 
 // arm arms one fault on the wire (n counts them) and waits until a write
 // takes it, so that the next gap starts from the fault; it reports false

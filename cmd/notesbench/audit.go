@@ -21,6 +21,7 @@ import (
 	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -356,9 +357,10 @@ func (o *auditOptions) faults(tmp string) []audit.FaultMode {
 func (o *auditOptions) nemeses(tmp string) []audit.NemesisMode {
 	spec, _ := mcpclient.Parse(o.target.target)
 	var out []audit.NemesisMode
-	for _, kind := range []string{history.FaultLoseReplies, history.FaultDuplicate, history.FaultKill, history.FaultPause} {
+	// Those on the wire first: they run on any server.
+	for _, kind := range append(nemesis.KindsAt(nemesis.Wire), nemesis.KindsAt(nemesis.Process)...) {
 		m := audit.NemesisMode{Kind: kind, Flags: []string{"--nemesis", kind}, Reissue: kind == history.FaultLoseReplies}
-		onProcess := kind == history.FaultKill || kind == history.FaultPause
+		onProcess := nemesis.At(nemesis.Process, []string{kind})
 		switch {
 		case !o.target.remote():
 			m.NotRun = "the embedded store runs inside notesbench: no wire or process to fault (audit notesbench serve as a --target to fault it)"

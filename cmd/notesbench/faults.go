@@ -11,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/nemesis"
 )
 
 // faultFlags are the flags of a server's faults and its process: the faults
@@ -36,13 +37,13 @@ const defaultPauseTimeout = time.Second
 
 // register adds the flags to fs: --call-timeout and --spawn, and, for an
 // experiment whose runs take faults, --nemesis and --nemesis-every.
-func (f *faultFlags) register(fs *pflag.FlagSet, nemesis bool) {
-	f.flags, f.withNemesis = fs, nemesis
+func (f *faultFlags) register(fs *pflag.FlagSet, faults bool) {
+	f.flags, f.withNemesis = fs, faults
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "with --target: a call without a reply by then ends in an info outcome (may have happened) and the run goes on; 0 means no bound ("+defaultPauseTimeout.String()+" with --nemesis pause)")
 	registerStartTimeout(fs, &f.startTimeout)
 	fs.StringVar(&f.spawn, "spawn", "", "with an HTTP --target naming {port}: the command that starts the server, {port} in it replaced by a free loopback port; notesbench starts it, starts it again after a kill, and stops it at the end")
-	if nemesis {
-		fs.StringVar(&f.nemesis, "nemesis", "", "with --target: faults between notesbench and the server, comma-separated: kill (SIGKILL, then start it again), pause (SIGSTOP past --call-timeout, then SIGCONT), lose-replies (drop a write's reply after the server sent it), duplicate (send a write twice at once); kill and pause need a server notesbench starts (stdio, or --spawn)")
+	if faults {
+		fs.StringVar(&f.nemesis, "nemesis", "", "with --target: faults between notesbench and the server, comma-separated: "+nemesis.Help()+"; "+strings.Join(nemesis.KindsAt(nemesis.Process), " and ")+" need a server notesbench starts (stdio, or --spawn)")
 		fs.DurationVar(&f.every, "nemesis-every", defaultNemesisEvery, "with --nemesis: the mean time between two faults of a run, on a schedule drawn from the run's seed")
 	}
 }
@@ -79,7 +80,7 @@ func (f *faultFlags) apply(spec *backend.Spec, remote bool) error {
 		}
 		return nil
 	}
-	kinds, err := mcpclient.ParseFaults(f.nemesis)
+	kinds, err := nemesis.Parse(f.nemesis)
 	if err != nil {
 		return usageErr("--nemesis", err)
 	}

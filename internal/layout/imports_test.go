@@ -92,6 +92,12 @@ var rules = []rule{
 		}
 		return pick(imports, "serve")
 	}},
+	{"nemesis links no experiment, no client and no store: a fault is made on what a client offers it", true, func(pkg string, imports []string) []string {
+		if pkg != "nemesis" {
+			return nil
+		}
+		return append(pick(imports, "sim", "experiment", "internal/audit", "results", "report", "backend", "serve"), append(pick(imports, implementations...), prefixed(imports, drivers...)...)...)
+	}},
 	{"contract links no other package of the project", true, func(pkg string, imports []string) []string {
 		if pkg != "contract" {
 			return nil
@@ -339,6 +345,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		// The audit composes experiments on the target cmd hands it.
 		{"internal/audit", "mcpclient"},
 		{"contract/ext", "serve"},
+		{"nemesis", "sim"},
+		// nemesis → history → mcpclient/profile → the MCP SDK.
+		{"nemesis", "mcpclient"},
 	} {
 		planted := graph{imports: map[string][]string{}}
 		for k, v := range g.imports {
