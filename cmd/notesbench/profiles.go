@@ -14,8 +14,9 @@ import (
 
 // profilesOptions holds the profiles command's arguments: show names one.
 type profilesOptions struct {
-	app  *app
-	show string
+	app    *app
+	show   string
+	schema bool
 }
 
 func newProfilesCmd(a *app, runF func(context.Context, *profilesOptions) error) *cobra.Command {
@@ -57,7 +58,24 @@ file of the profile format: a start for a profile of one's own, given with
 		},
 		RunE: runner(opts, runF, runProfiles),
 	}
-	cmd.AddCommand(show)
+	schema := &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of the profile format, to check a profile of one's own in an editor",
+		Long: `profiles schema prints the JSON Schema of the profile format (draft 2020-12), as
+notesbench checks every profile against it: point an editor's JSON checking at it
+("$schema", or the editor's own setting) to have a profile of one's own checked as
+it is written. notesbench checks more than the schema says (the variables a template
+may name, the members of a newer format_version): --profile FILE says what.`,
+		Example: examples([]string{
+			"notesbench profiles schema > profile.schema.json",
+		}),
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.schema = true
+			return runner(opts, runF, runProfiles)(c, args)
+		},
+	}
+	cmd.AddCommand(show, schema)
 	return cmd
 }
 
@@ -66,6 +84,10 @@ func builtinList() string { return strings.Join(profile.Builtins(), ", ") }
 // runProfiles prints the list of the built-in profiles, or the one named.
 func runProfiles(_ context.Context, o *profilesOptions) error {
 	w := o.app.stdout
+	if o.schema {
+		_, err := w.Write(profile.Schema())
+		return err
+	}
 	if o.show != "" {
 		data, err := profile.BuiltinJSON(o.show)
 		var pe *profile.Error

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -74,5 +75,23 @@ func TestKeepOnATarget(t *testing.T) {
 		if code != 0 || kept.MatchString(stderr) != keep {
 			t.Errorf("keep %v: exit %d, stderr %q", keep, code, stderr)
 		}
+	}
+}
+
+// profiles schema prints the schema notesbench checks every profile
+// against, whole, as JSON an editor reads; an argument is refused.
+func TestProfilesSchema(t *testing.T) {
+	code, out, stderr := runCLI(t, "profiles", "schema")
+	if code != 0 || stderr != "" || out != string(profile.Schema()) {
+		t.Fatalf("exit %d: %s\n%.200s", code, stderr, out)
+	}
+	var s struct {
+		Schema string `json:"$schema"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || !strings.Contains(s.Schema, "json-schema.org") {
+		t.Errorf("not a JSON Schema: %v %q", err, s.Schema)
+	}
+	if code, out, _ := runCLI(t, "profiles", "schema", "memory"); code != 2 || out != "" {
+		t.Errorf("with an argument: exit %d, %q", code, out)
 	}
 }
