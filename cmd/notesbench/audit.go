@@ -202,7 +202,7 @@ func (o *auditOptions) check() (report.Format, *results.Audit, []string, error) 
 	return f, base, allow, nil
 }
 
-func runAudit(ctx context.Context, o *auditOptions) error {
+func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	if o.flags != nil && o.flags.Changed("client") {
 		return runClientAudit(ctx, o, o.flags)
 	}
@@ -222,7 +222,7 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.target.close(a)
+	defer closing(a, "the target", func() error { return o.target.close(a) }, &err)
 	// conform holds a server to the contract's schemas clause by clause; the
 	// runs go on whatever they say, as conform's do.
 	target, err := o.target.open(ctx, backend.Spec{TempDir: tmp, LenientSchemas: true}, false)

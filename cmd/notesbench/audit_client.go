@@ -98,7 +98,7 @@ func (c *clientFlags) checkFlags(fs *pflag.FlagSet, format report.Format) ([]cli
 
 // runClientAudit is audit --client: the driver once per fault against
 // notesbench's own server, judged from its lines, the requests and the Note.
-func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) error {
+func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) (err error) {
 	a := o.app
 	format, err := o.format.parse(a)
 	if err != nil {
@@ -117,7 +117,7 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) err
 	if err != nil {
 		return err
 	}
-	defer b.Close()
+	defer closing(o.app, "the store", b.Close, &err)
 	c := o.client
 	self, err := os.Executable()
 	if err != nil {

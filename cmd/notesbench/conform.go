@@ -105,7 +105,7 @@ func (e checksFailedError) Error() string {
 	return fmt.Sprintf("%d of %s failed against %s", e.failed, report.Count(e.checks, "check"), e.target)
 }
 
-func runConform(ctx context.Context, o *conformOptions) error {
+func runConform(ctx context.Context, o *conformOptions) (err error) {
 	a := o.app
 	format, err := o.format.parse(o.app)
 	if err != nil {
@@ -140,7 +140,7 @@ func runConform(ctx context.Context, o *conformOptions) error {
 			return err
 		}
 	}
-	defer target.Close()
+	defer closing(o.app, "the target", target.Close, &err)
 	rep, err := conform.Run(ctx, target, conform.Options{Name: o.target, FastTime: o.fastTime})
 	if err != nil {
 		return err

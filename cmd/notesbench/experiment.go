@@ -194,9 +194,9 @@ func (o *experimentOptions) usage(err error) error {
 // runExperiment is every experiment command: check the output flags and
 // configure the experiment (both before anything runs, so that bad input
 // costs nothing), run it with its verdicts, and print.
-func runExperiment(ctx context.Context, o *experimentOptions) error {
+func runExperiment(ctx context.Context, o *experimentOptions) (err error) {
 	info := o.inst.Info()
-	defer o.target.close(o.app)
+	defer closing(o.app, "the target", func() error { return o.target.close(o.app) }, &err)
 	format, err := o.out.check(o.app, info.Name)
 	if err != nil {
 		return err

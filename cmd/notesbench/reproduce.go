@@ -175,7 +175,7 @@ func onlyExperiments(only string) ([]experiment.Descriptor, error) {
 	return out, nil
 }
 
-func runReproduce(ctx context.Context, o *reproduceOptions) error {
+func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
 	a := o.app
 	r, format, err := o.plan()
 	if err != nil {
@@ -188,7 +188,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) error {
 	if r.Target, err = backend.Open(ctx, backend.Spec{TempDir: tmp}); err != nil {
 		return err
 	}
-	defer r.Target.Close()
+	defer closing(o.app, "the store", r.Target.Close, &err)
 	r.Machine = machine()
 	r.Runs = experiment.Options{Version: notesbenchVersion(), Memory: backend.Memory(),
 		Progress: func(what string) func(done, total int) { return progress(a, what) }}

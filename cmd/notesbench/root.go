@@ -381,3 +381,18 @@ func flagValueError(err error) error {
 	}
 	return fmt.Errorf("--%s: %q is not %s", f.Name, v, what)
 }
+
+// closing closes what a command opened, as the command ends: a failure to
+// close (a store's last checkpoint, a server's documents left behind, a
+// folder not removed) is the command's error when it had none, and said on
+// stderr, one line, when it had one of its own.
+func closing(a *app, what string, close func() error, err *error) {
+	cerr := close()
+	switch {
+	case cerr == nil:
+	case *err == nil:
+		*err = fmt.Errorf("closing %s: %w", what, cerr)
+	default:
+		fmt.Fprintf(a.stderr, "notesbench: closing %s: %v\n", what, cerr)
+	}
+}
