@@ -168,110 +168,165 @@ func (s Spec) Postgres() bool {
 // *field.Error naming the Spec field ("store", "keep", "db", "synchronous").
 // A URL is named without its password.
 func (s Spec) Check() error {
-	if s.Postgres() {
-		safe := pgstore.Redact(s.Store)
-		switch {
-		case s.Remote():
-			return field.Errorf("store", "%s and a server target exclude each other", safe)
-		case s.InMemory:
-			return field.Errorf("memory", "applies to the SQLite store, not to %s", safe)
-		case s.DBDir != "" || s.File != "":
-			return field.Errorf("db", "applies to the SQLite store, not to %s", safe)
+	_, err := s.check()
+	return err
+}
+
+// client is what check makes of a server target that holds: the target
+// parsed, and the options of its client, with the profile loaded.
+type client struct {
+	spec mcpclient.TargetSpec
+	opts mcpclient.Options
+}
+
+// check is Check, returning for a server target what Open dials.
+func (s Spec) check() (client, error) {
+	if err := s.checkStore(); err != nil {
+		return client{}, err
+	}
+	if s.Synchronous != "" {
+		if _, err := contract.SynchronousSettings.Parse(s.Synchronous); err != nil {
+			return client{}, field.Wrap("synchronous", err)
 		}
-		if err := (&pgstore.Target{URL: s.Store}).Parse(); err != nil {
-			return field.Wrap("store", err)
+	}
+	if s.InMemory && s.DBDir != "" {
+		return client{}, field.Errorf("db", "a folder for the databases and in-memory databases exclude each other")
+	}
+	if s.DBDir != "" {
+		if st, err := os.Stat(s.DBDir); err == nil && !st.IsDir() {
+			return client{}, field.Errorf("db", "%s is not a folder", s.DBDir)
 		}
-	} else {
+	}
+	if s.Profile != "" && !s.Remote() {
+		return client{}, field.Errorf("profile", "maps a server's own tools: give --target too")
+	}
+	if err := s.checkWire(); err != nil {
+		return client{}, err
+	}
+	var c client
+	if s.Profile != "" {
+		p, err := loadProfile(s.Profile)
+		if err != nil {
+			return client{}, err
+		}
+		c.opts.Profile = p
+	}
+	if s.Faults != nil && !s.Remote() {
+		return client{}, field.Errorf("nemesis", "makes faults between notesbench and a server: give --target too")
+	}
+	if s.Spawn != "" && !s.Remote() {
+		return client{}, field.Errorf("spawn", "starts the server of an HTTP --target: give --target too")
+	}
+	if s.Remote() {
+		var err error
+		if c, err = s.checkRemote(c.opts.Profile); err != nil {
+			return client{}, err
+		}
+	}
+	if s.File != "" {
+		if err := s.checkFile(); err != nil {
+			return client{}, err
+		}
+	}
+	return c, nil
+}
+
+// checkStore checks what names the store: a PostgreSQL URL and what may go
+// with it, or the SQLite store's.
+func (s Spec) checkStore() error {
+	if !s.Postgres() {
 		if s.Store != "" && s.Store != "sqlite" {
 			return field.Errorf("store", "%q is not sqlite or a postgres:// URL", pgstore.Redact(s.Store))
 		}
 		if s.Keep && !s.Remote() {
 			return field.Errorf("keep", "applies to a PostgreSQL store or a server target only")
 		}
+		return nil
 	}
-	if s.Synchronous != "" {
-		if _, err := contract.SynchronousSettings.Parse(s.Synchronous); err != nil {
-			return field.Wrap("synchronous", err)
-		}
+	safe := pgstore.Redact(s.Store)
+	switch {
+	case s.Remote():
+		return field.Errorf("store", "%s and a server target exclude each other", safe)
+	case s.InMemory:
+		return field.Errorf("memory", "applies to the SQLite store, not to %s", safe)
+	case s.DBDir != "" || s.File != "":
+		return field.Errorf("db", "applies to the SQLite store, not to %s", safe)
 	}
-	if s.InMemory && s.DBDir != "" {
-		return field.Errorf("db", "a folder for the databases and in-memory databases exclude each other")
+	if err := (&pgstore.Target{URL: s.Store}).Parse(); err != nil {
+		return field.Wrap("store", err)
 	}
-	if s.DBDir != "" {
-		if st, err := os.Stat(s.DBDir); err == nil && !st.IsDir() {
-			return field.Errorf("db", "%s is not a folder", s.DBDir)
-		}
+	return nil
+}
+
+// checkRemote checks a server target with the flags that go with it, and
+// returns its client, profile p among its options.
+func (s Spec) checkRemote(p *profile.Profile) (client, error) {
+	spec, err := mcpclient.Parse(s.Target)
+	if err != nil {
+		return client{}, field.Wrap("target", err)
 	}
-	if s.Profile != "" && !s.Remote() {
-		return field.Errorf("profile", "maps a server's own tools: give --target too")
+	opts, err := s.clientOptions()
+	if err != nil {
+		return client{}, err
 	}
-	if err := s.checkWire(); err != nil {
-		return err
+	opts.Profile = p
+	if spec.Stdio() && s.Spawn != "" {
+		return client{}, field.Errorf("spawn", "target %s is spawned already: --spawn starts an HTTP server", s.Target)
 	}
-	if s.Profile != "" {
-		if _, err := loadProfile(s.Profile); err != nil {
-			return err
-		}
+	if err := s.checkPort(spec); err != nil {
+		return client{}, err
 	}
-	if s.Faults != nil && !s.Remote() {
-		return field.Errorf("nemesis", "makes faults between notesbench and a server: give --target too")
+	if err := mcpclient.CheckFaults(spec, opts); err != nil {
+		return client{}, field.Wrap("nemesis", err)
 	}
-	if s.Spawn != "" && !s.Remote() {
-		return field.Errorf("spawn", "starts the server of an HTTP --target: give --target too")
+	switch {
+	case s.DBDir != "" || s.File != "":
+		return client{}, field.Errorf("db", "target %s keeps its own databases", s.Target)
+	case s.InMemory:
+		return client{}, field.Errorf("memory", "target %s keeps its own databases", s.Target)
 	}
-	if s.Remote() {
-		spec, err := mcpclient.Parse(s.Target)
-		if err != nil {
-			return field.Wrap("target", err)
+	return client{spec: spec, opts: opts}, nil
+}
+
+// checkPort checks that an HTTP target and --spawn both name the port of a
+// server notesbench starts, or neither does.
+func (s Spec) checkPort(spec mcpclient.TargetSpec) error {
+	if !spec.Stdio() && strings.Contains(s.Target, mcpclient.PortPlaceholder) != (s.Spawn != "") {
+		if s.Spawn == "" {
+			return field.Errorf("target", "%s names %s, the port of a server notesbench starts: give --spawn 'CMD' too", s.Target, mcpclient.PortPlaceholder)
 		}
-		opts, err := s.clientOptions()
-		if err != nil {
-			return err
-		}
-		if spec.Stdio() && s.Spawn != "" {
-			return field.Errorf("spawn", "target %s is spawned already: --spawn starts an HTTP server", s.Target)
-		}
-		if !spec.Stdio() && strings.Contains(s.Target, mcpclient.PortPlaceholder) != (s.Spawn != "") {
-			if s.Spawn == "" {
-				return field.Errorf("target", "%s names %s, the port of a server notesbench starts: give --spawn 'CMD' too", s.Target, mcpclient.PortPlaceholder)
-			}
-			return field.Errorf("target", "%s names no %s: a server notesbench starts (--spawn) listens on a port it chooses, which the URL and the command name as %s", s.Target, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder)
-		}
-		if s.Spawn != "" && !strings.Contains(s.Spawn, mcpclient.PortPlaceholder) {
-			return field.Errorf("spawn", "%q names no %s: notesbench starts the server on a free loopback port and reaches it where --target names %s, so the command must listen there (such as --http 127.0.0.1:%s)",
-				s.Spawn, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder)
-		}
-		if err := mcpclient.CheckFaults(spec, opts); err != nil {
-			return field.Wrap("nemesis", err)
-		}
-		switch {
-		case s.DBDir != "" || s.File != "":
-			return field.Errorf("db", "target %s keeps its own databases", s.Target)
-		case s.InMemory:
-			return field.Errorf("memory", "target %s keeps its own databases", s.Target)
-		}
+		return field.Errorf("target", "%s names no %s: a server notesbench starts (--spawn) listens on a port it chooses, which the URL and the command name as %s", s.Target, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder)
 	}
-	if s.File != "" {
-		switch {
-		case s.InMemory:
-			return field.Errorf("db", "an in-memory database is not kept in a file")
-		case s.DBDir != "":
-			return field.Errorf("db", "names both a folder and a file")
-		}
-		if st, err := os.Stat(s.File); err == nil && st.IsDir() {
-			return field.Errorf("db", "%s is a folder, not a database file", s.File)
-		} else if err == nil && !st.Mode().IsRegular() {
-			return field.Errorf("db", "%s is not a regular file", s.File)
-		}
-		// SQLite makes the file, and beside it its WAL and shared-memory
-		// files: the folder must be there and take new files.
-		dir := filepath.Dir(s.File)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return field.Errorf("db", "cannot create %s: %s is not a folder", s.File, dir)
-		}
-		if err := atomicfile.ProbeFolder(dir); err != nil {
-			return field.Errorf("db", "cannot create %s: %v", s.File, err)
-		}
+	if s.Spawn != "" && !strings.Contains(s.Spawn, mcpclient.PortPlaceholder) {
+		return field.Errorf("spawn", "%q names no %s: notesbench starts the server on a free loopback port and reaches it where --target names %s, so the command must listen there (such as --http 127.0.0.1:%s)",
+			s.Spawn, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder, mcpclient.PortPlaceholder)
+	}
+	return nil
+}
+
+// checkFile checks the SQLite database file a spec names: not with a
+// folder or in memory, a regular file if there, in a folder that takes new
+// files.
+func (s Spec) checkFile() error {
+	switch {
+	case s.InMemory:
+		return field.Errorf("db", "an in-memory database is not kept in a file")
+	case s.DBDir != "":
+		return field.Errorf("db", "names both a folder and a file")
+	}
+	if st, err := os.Stat(s.File); err == nil && st.IsDir() {
+		return field.Errorf("db", "%s is a folder, not a database file", s.File)
+	} else if err == nil && !st.Mode().IsRegular() {
+		return field.Errorf("db", "%s is not a regular file", s.File)
+	}
+	// SQLite makes the file, and beside it its WAL and shared-memory
+	// files: the folder must be there and take new files.
+	dir := filepath.Dir(s.File)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return field.Errorf("db", "cannot create %s: %s is not a folder", s.File, dir)
+	}
+	if err := atomicfile.ProbeFolder(dir); err != nil {
+		return field.Errorf("db", "cannot create %s: %v", s.File, err)
 	}
 	return nil
 }
@@ -283,24 +338,15 @@ func (s Spec) Check() error {
 // that cannot be reached, refuses the login or does not let the role create
 // schemas: a *pgstore.Error naming the URL without its password.
 func Open(ctx context.Context, s Spec) (contract.Target, error) {
-	if err := s.Check(); err != nil {
+	c, err := s.check()
+	if err != nil {
 		return nil, err
 	}
 	if s.Postgres() {
 		return openPostgres(ctx, s)
 	}
 	if s.Remote() {
-		spec, _ := mcpclient.Parse(s.Target)
-		opts, err := s.clientOptions()
-		if err != nil {
-			return nil, err
-		}
-		if s.Profile != "" {
-			if opts.Profile, err = loadProfile(s.Profile); err != nil {
-				return nil, err
-			}
-		}
-		return mcpclient.Dial(ctx, spec, opts)
+		return mcpclient.Dial(ctx, c.spec, c.opts)
 	}
 	return &sqliteTarget{&store.Target{Dir: s.DBDir, TempParent: s.TempDir, InMemory: s.InMemory, Synchronous: contract.Synchronous(s.Synchronous)}}, nil
 }

@@ -29,6 +29,24 @@ func judge(r *results.ClientRun, lines int, calls []call, reqs []request, text s
 	for _, l := range strings.Split(text, "\n") {
 		held[strings.TrimSpace(l)]++
 	}
+	byLine, callsPerKey := countCalls(r, calls, reqs)
+	reqsPerKey := countRequests(r, reqs, callsPerKey)
+	for i := 1; i <= lines; i++ {
+		cs := byLine[i]
+		if len(cs) == 0 {
+			if r.Error == "" {
+				r.Error = fmt.Sprintf("the driver made no call for line %d", i)
+			}
+			continue
+		}
+		judgeLine(r, i, held[LineText(i)], cs, reqsPerKey)
+	}
+}
+
+// countCalls counts the calls told ok and told error, those told error of
+// a write the server had committed, and the errors' words; and returns the
+// calls by line, and how many calls each key had.
+func countCalls(r *results.ClientRun, calls []call, reqs []request) (map[int][]call, map[string]int) {
 	byLine := map[int][]call{}
 	callsPerKey := map[string]int{}
 	committedAt := map[string]time.Duration{} // when each key's write first committed
@@ -45,13 +63,20 @@ func judge(r *results.ClientRun, lines int, calls []call, reqs []request, text s
 		}
 		if c.Told == "ok" {
 			r.OK++
-		} else {
-			r.Failed++
-			if e := oneLine(c.Error); len(r.Errors) < maxErrors && !slices.Contains(r.Errors, e) {
-				r.Errors = append(r.Errors, e)
-			}
+			continue
+		}
+		r.Failed++
+		if e := oneLine(c.Error); len(r.Errors) < maxErrors && !slices.Contains(r.Errors, e) {
+			r.Errors = append(r.Errors, e)
 		}
 	}
+	return byLine, callsPerKey
+}
+
+// countRequests counts the requests without a key and the library's own
+// resends (a request again under its id, or under a new one beyond the
+// calls of its key), and returns the requests by key.
+func countRequests(r *results.ClientRun, reqs []request, callsPerKey map[string]int) map[string][]request {
 	reqsPerKey := map[string][]request{}
 	for _, q := range reqs {
 		if q.key == "" {
@@ -72,43 +97,39 @@ func judge(r *results.ClientRun, lines int, calls []call, reqs []request, text s
 		r.ResentSameID += same
 		r.ResentNewID += max(0, len(qs)-callsPerKey[key]-same)
 	}
+	return reqsPerKey
+}
 
-	for i := 1; i <= lines; i++ {
-		cs := byLine[i]
-		if len(cs) == 0 {
-			if r.Error == "" {
-				r.Error = fmt.Sprintf("the driver made no call for line %d", i)
-			}
-			continue
+// judgeLine judges line i, which the Note holds n times, from its calls:
+// the keys it was made under, and what it came to (applied twice, told
+// failed but written, told written but missing, lost and told so), with
+// the proof of an anomaly.
+func judgeLine(r *results.ClientRun, i, n int, cs []call, reqsPerKey map[string][]request) {
+	var keys []string
+	toldOK := false
+	for _, c := range cs {
+		if !slices.Contains(keys, c.Key) {
+			keys = append(keys, c.Key)
 		}
-		var keys []string
-		toldOK := false
-		for _, c := range cs {
-			if !slices.Contains(keys, c.Key) {
-				keys = append(keys, c.Key)
-			}
-			toldOK = toldOK || c.Told == "ok"
-		}
-		r.NewKey += len(keys) - 1
-		n := held[LineText(i)]
-		last := cs[len(cs)-1].Told
-		var anomaly string
-		switch {
-		case n > 1:
-			r.AppliedTwice++
-			anomaly = results.ClientAppliedTwice
-		case n == 1 && last == "error":
-			r.FailedButWritten++
-			anomaly = results.ClientFailedButWritten
-		case n == 0 && toldOK:
-			r.OKButMissing++
-			anomaly = results.ClientOKButMissing
-		case n == 0:
-			r.Lost++
-		}
-		if anomaly != "" && len(r.Proofs) < maxProofs {
-			r.Proofs = append(r.Proofs, proof(i, anomaly, n, cs, keys, reqsPerKey))
-		}
+		toldOK = toldOK || c.Told == "ok"
+	}
+	r.NewKey += len(keys) - 1
+	var anomaly string
+	switch last := cs[len(cs)-1].Told; {
+	case n > 1:
+		r.AppliedTwice++
+		anomaly = results.ClientAppliedTwice
+	case n == 1 && last == "error":
+		r.FailedButWritten++
+		anomaly = results.ClientFailedButWritten
+	case n == 0 && toldOK:
+		r.OKButMissing++
+		anomaly = results.ClientOKButMissing
+	case n == 0:
+		r.Lost++
+	}
+	if anomaly != "" && len(r.Proofs) < maxProofs {
+		r.Proofs = append(r.Proofs, proof(i, anomaly, n, cs, keys, reqsPerKey))
 	}
 }
 

@@ -103,162 +103,206 @@ func ReadFile(ctx context.Context, path string) (*History, error) {
 // final state of one Note, an end line that counts more than the lines before
 // it hold.
 func Read(ctx context.Context, r io.Reader, name string) (*History, error) {
-	h := &History{File: name}
-	runs := map[string]*Run{}
-	finals := map[[2]string]bool{}
-	br := bufio.NewReaderSize(ctxReader{ctx, r}, 1<<16)
-	fail := func(line int, format string, args ...any) error {
-		return &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
-	// firstFail is fail for what is wrong with the first line, b: unless the
-	// file is a notesbench result, which is said instead.
-	var b []byte
-	firstFail := func(line int, format string, args ...any) error {
-		if line == 1 {
-			if experiment, ok := resultHead(bytes.Clone(b), br); ok {
-				return &InputError{File: name, Msg: fmt.Sprintf("a notesbench result (%s), not a history: check reads the files --history writes", experiment)}
-			}
-		}
-		return fail(line, format, args...)
-	}
-	var (
-		line int
-		// seen counts the runs, calls and faults since the last end line;
-		// open says those lines include one of format 2, which an end line
-		// must close.
-		seen End
-		open bool
-		// format is the format of the last line read.
-		format int
-	)
+	rd := &reader{h: &History{File: name}, runs: map[string]*Run{}, finals: map[[2]string]bool{},
+		br: bufio.NewReaderSize(ctxReader{ctx, r}, 1<<16)}
 	for {
 		var err error
-		b, err = readLine(br)
-		if err == io.EOF && len(b) == 0 {
+		rd.b, err = readLine(rd.br)
+		if err == io.EOF && len(rd.b) == 0 {
 			break
 		}
-		if err == io.EOF && format == 2 && !json.Valid(b) {
+		if err == io.EOF && rd.format == 2 && !json.Valid(rd.b) {
 			// Format 2 ends with its end line: a file that stops in the
 			// middle of a line was cut short there.
-			open = true
+			rd.open = true
 			break
 		}
-		line++
+		rd.line++
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case err == errLongLine:
-			return nil, fail(line, "a line longer than %d MiB: not a history", MaxLine>>20)
-		case err == io.EOF && format != 2:
-			return nil, firstFail(line, "truncated record: the file ends in the middle of a line")
+			return nil, rd.fail("a line longer than %d MiB: not a history", MaxLine>>20)
+		case err == io.EOF && rd.format != 2:
+			return nil, rd.firstFail("truncated record: the file ends in the middle of a line")
 		case err != nil && err != io.EOF:
-			return nil, &InputError{File: name, Line: line, Msg: err.Error()}
+			return nil, &InputError{File: name, Line: rd.line, Msg: err.Error()}
 		}
-		h.Lines = line
-		if len(bytes.TrimSpace(b)) == 0 {
-			return nil, fail(line, "empty line")
-		}
-		// One decoding per line: the fields of every kind at once.
-		var l anyLine
-		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, firstFail(line, "malformed record: %s", jsonerr.Describe(err))
-		}
-		if l.FormatVersion == nil {
-			return nil, firstFail(line, "format_version missing")
-		}
-		format = *l.FormatVersion
-		if format != 1 && format != FormatVersion {
-			return nil, fail(line, "format_version %d is not supported (this notesbench reads 1 and %d)", format, FormatVersion)
-		}
-		if line == 1 && l.Kind != KindHistory {
-			return nil, fail(line, "not a history: the first line must be the history header, not %q", l.Kind)
-		}
-		if format == 2 && l.Kind != KindEnd {
-			open = true
-		}
-		switch l.Kind {
-		case KindHistory:
-			if line != 1 {
-				return nil, fail(line, "a second history header: two histories are mixed in one file")
-			}
-			h.Header = Header{Experiment: l.Experiment, Command: l.Command}
-			h.FormatVersion = format
-			if h.Header.Experiment == "" {
-				return nil, fail(line, "history header: experiment missing")
-			}
-		case KindRun:
-			rh := RunHeader{Run: l.Run, Seed: l.Seed, Clock: l.Clock, Variant: l.Variant, Policy: l.Policy, ServerTools: l.ServerTools}
-			if err := checkRunHeader(rh); err != nil {
-				return nil, fail(line, "run header: %v", err)
-			}
-			if prev, ok := runs[rh.Run]; ok {
-				return nil, fail(line, "run %q is declared again (first on line %d): runs of different histories are mixed", rh.Run, prev.Line)
-			}
-			run := &Run{Header: rh, Line: line}
-			runs[rh.Run] = run
-			h.Runs = append(h.Runs, run)
-			seen.Runs++
-		case KindCall:
-			c := l.Call
-			run, ok := runs[c.Run]
-			if !ok {
-				return nil, fail(line, "call of run %q, which no run header declared before it", c.Run)
-			}
-			if format == 1 {
-				if err := fromFormat1(&c); err != nil {
-					return nil, fail(line, "call: %v", err)
-				}
-			} else if err := checkOutcome(c); err != nil {
-				return nil, fail(line, "call: %v", err)
-			}
-			if err := checkCall(c); err != nil {
-				return nil, fail(line, "call: %v", err)
-			}
-			run.Calls = append(run.Calls, c)
-			seen.Calls++
-		case KindFault:
-			f := Fault{Run: l.Run, Kind: l.Fault, Start: l.Start, End: l.EndNS, PID: l.PID, Detail: l.Detail}
-			run, ok := runs[f.Run]
-			if !ok {
-				return nil, fail(line, "fault in run %q, which no run header declared before it", f.Run)
-			}
-			if err := checkFault(f); err != nil {
-				return nil, fail(line, "fault: %v", err)
-			}
-			run.Faults = append(run.Faults, f)
-			seen.Faults++
-		case KindFinal:
-			f := Final{Run: l.Run, Note: l.Note, Version: l.Version, Tabs: l.Tabs, Text: l.Text, Sheets: l.Sheets, Sources: l.Sources}
-			run, ok := runs[f.Run]
-			if !ok {
-				return nil, fail(line, "final state of run %q, which no run header declared before it", f.Run)
-			}
-			if f.Note == "" {
-				return nil, fail(line, "final state: note missing")
-			}
-			if finals[[2]string{f.Run, f.Note}] {
-				return nil, fail(line, "a second final state of note %q in run %q", f.Note, f.Run)
-			}
-			finals[[2]string{f.Run, f.Note}] = true
-			run.Finals = append(run.Finals, f)
-		case KindEnd:
-			end := End{Runs: l.Runs, Calls: l.Calls, Faults: l.Faults}
-			if end.Runs > seen.Runs || end.Calls > seen.Calls || end.Faults > seen.Faults {
-				return nil, fail(line, "end: it counts %s, the lines before it hold %s: lines are missing", end, seen)
-			}
-			// An end line that counts less closes a merged history's part
-			// whose own end line is missing: that part was cut short.
-			h.Cut = h.Cut || end != seen
-			seen, open = End{}, false
-		default:
-			return nil, fail(line, "unknown kind %q (want history, run, call, fault, final or end)", l.Kind)
+		rd.h.Lines = rd.line
+		if err := rd.record(); err != nil {
+			return nil, err
 		}
 	}
-	if line == 0 {
-		return nil, fail(1, "empty file: no history header")
+	if rd.line == 0 {
+		return nil, &InputError{File: name, Line: 1, Msg: "empty file: no history header"}
 	}
-	h.Cut = h.Cut || open
-	return h, nil
+	rd.h.Cut = rd.h.Cut || rd.open
+	return rd.h, nil
+}
+
+// reader is a history being read: what it holds so far, and where it is.
+type reader struct {
+	h      *History
+	runs   map[string]*Run
+	finals map[[2]string]bool
+	br     *bufio.Reader
+	// b is the line being read, line its number.
+	b    []byte
+	line int
+	// seen counts the runs, calls and faults since the last end line; open
+	// says those lines include one of format 2, which an end line must
+	// close.
+	seen End
+	open bool
+	// format is the format of the last line read.
+	format int
+}
+
+// fail is an *InputError of the line being read.
+func (rd *reader) fail(format string, args ...any) error {
+	return &InputError{File: rd.h.File, Line: rd.line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// firstFail is fail, but for a first line that is a notesbench result, which
+// is said instead.
+func (rd *reader) firstFail(format string, args ...any) error {
+	if rd.line == 1 {
+		if experiment, ok := resultHead(bytes.Clone(rd.b), rd.br); ok {
+			return &InputError{File: rd.h.File, Msg: fmt.Sprintf("a notesbench result (%s), not a history: check reads the files --history writes", experiment)}
+		}
+	}
+	return rd.fail(format, args...)
+}
+
+// record reads the line rd.b holds into the history.
+func (rd *reader) record() error {
+	if len(bytes.TrimSpace(rd.b)) == 0 {
+		return rd.fail("empty line")
+	}
+	// One decoding per line: the fields of every kind at once.
+	var l anyLine
+	if err := json.Unmarshal(rd.b, &l); err != nil {
+		return rd.firstFail("malformed record: %s", jsonerr.Describe(err))
+	}
+	if l.FormatVersion == nil {
+		return rd.firstFail("format_version missing")
+	}
+	rd.format = *l.FormatVersion
+	if rd.format != 1 && rd.format != FormatVersion {
+		return rd.fail("format_version %d is not supported (this notesbench reads 1 and %d)", rd.format, FormatVersion)
+	}
+	if rd.line == 1 && l.Kind != KindHistory {
+		return rd.fail("not a history: the first line must be the history header, not %q", l.Kind)
+	}
+	if rd.format == 2 && l.Kind != KindEnd {
+		rd.open = true
+	}
+	switch l.Kind {
+	case KindHistory:
+		return rd.header(l)
+	case KindRun:
+		return rd.run(l)
+	case KindCall:
+		return rd.call(l)
+	case KindFault:
+		return rd.fault(l)
+	case KindFinal:
+		return rd.final(l)
+	case KindEnd:
+		return rd.end(l)
+	}
+	return rd.fail("unknown kind %q (want history, run, call, fault, final or end)", l.Kind)
+}
+
+func (rd *reader) header(l anyLine) error {
+	if rd.line != 1 {
+		return rd.fail("a second history header: two histories are mixed in one file")
+	}
+	rd.h.Header = Header{Experiment: l.Experiment, Command: l.Command}
+	rd.h.FormatVersion = rd.format
+	if rd.h.Header.Experiment == "" {
+		return rd.fail("history header: experiment missing")
+	}
+	return nil
+}
+
+func (rd *reader) run(l anyLine) error {
+	rh := RunHeader{Run: l.Run, Seed: l.Seed, Clock: l.Clock, Variant: l.Variant, Policy: l.Policy, ServerTools: l.ServerTools}
+	if err := checkRunHeader(rh); err != nil {
+		return rd.fail("run header: %v", err)
+	}
+	if prev, ok := rd.runs[rh.Run]; ok {
+		return rd.fail("run %q is declared again (first on line %d): runs of different histories are mixed", rh.Run, prev.Line)
+	}
+	run := &Run{Header: rh, Line: rd.line}
+	rd.runs[rh.Run] = run
+	rd.h.Runs = append(rd.h.Runs, run)
+	rd.seen.Runs++
+	return nil
+}
+
+func (rd *reader) call(l anyLine) error {
+	c := l.Call
+	run, ok := rd.runs[c.Run]
+	if !ok {
+		return rd.fail("call of run %q, which no run header declared before it", c.Run)
+	}
+	if rd.format == 1 {
+		if err := fromFormat1(&c); err != nil {
+			return rd.fail("call: %v", err)
+		}
+	} else if err := checkOutcome(c); err != nil {
+		return rd.fail("call: %v", err)
+	}
+	if err := checkCall(c); err != nil {
+		return rd.fail("call: %v", err)
+	}
+	run.Calls = append(run.Calls, c)
+	rd.seen.Calls++
+	return nil
+}
+
+func (rd *reader) fault(l anyLine) error {
+	f := Fault{Run: l.Run, Kind: l.Fault, Start: l.Start, End: l.EndNS, PID: l.PID, Detail: l.Detail}
+	run, ok := rd.runs[f.Run]
+	if !ok {
+		return rd.fail("fault in run %q, which no run header declared before it", f.Run)
+	}
+	if err := checkFault(f); err != nil {
+		return rd.fail("fault: %v", err)
+	}
+	run.Faults = append(run.Faults, f)
+	rd.seen.Faults++
+	return nil
+}
+
+func (rd *reader) final(l anyLine) error {
+	f := Final{Run: l.Run, Note: l.Note, Version: l.Version, Tabs: l.Tabs, Text: l.Text, Sheets: l.Sheets, Sources: l.Sources}
+	run, ok := rd.runs[f.Run]
+	switch key := [2]string{f.Run, f.Note}; {
+	case !ok:
+		return rd.fail("final state of run %q, which no run header declared before it", f.Run)
+	case f.Note == "":
+		return rd.fail("final state: note missing")
+	case rd.finals[key]:
+		return rd.fail("a second final state of note %q in run %q", f.Note, f.Run)
+	default:
+		rd.finals[key] = true
+	}
+	run.Finals = append(run.Finals, f)
+	return nil
+}
+
+func (rd *reader) end(l anyLine) error {
+	end := End{Runs: l.Runs, Calls: l.Calls, Faults: l.Faults}
+	if end.Runs > rd.seen.Runs || end.Calls > rd.seen.Calls || end.Faults > rd.seen.Faults {
+		return rd.fail("end: it counts %s, the lines before it hold %s: lines are missing", end, rd.seen)
+	}
+	// An end line that counts less closes a merged history's part whose
+	// own end line is missing: that part was cut short.
+	rd.h.Cut = rd.h.Cut || end != rd.seen
+	rd.seen, rd.open = End{}, false
+	return nil
 }
 
 // resultHead returns the experiment of a notesbench JSON result that starts

@@ -135,87 +135,17 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.timeout <= 0 {
-		return usagef("--timeout", "must be more than 0")
-	}
-	if o.callTimeout < 0 {
-		return usagef("--call-timeout", "cannot be negative")
-	}
-	if o.startTimeout < 0 {
-		return usagef("--start-timeout", "cannot be negative")
-	}
-	if o.stall < 0 {
-		return usagef("--stall", "cannot be negative")
-	}
-	life, err := sim.ParseDist(o.life)
+	settings, life, err := o.check()
 	if err != nil {
-		return usageErr("--life", err)
-	}
-	settings := results.CrashSettings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch, StallNS: o.stall}
-	if o.target == "" {
-		for _, name := range []string{"profile", "spawn", "call-timeout", "start-timeout", "watch"} {
-			if o.given(name) {
-				return usagef("--"+name, "is about a server: give --target too")
-			}
-		}
-		if settings.Synchronous, err = contract.ParseList(o.synchronous, contract.SynchronousSettings.Parse); err != nil {
-			return usageErr("--synchronous", err)
-		}
-	} else {
-		for _, name := range []string{"synchronous", "db"} {
-			if o.given(name) {
-				return usagef("--"+name, "is the embedded store's: the server of --target %s keeps its own", o.target)
-			}
-		}
-	}
-	if err := crash.Validate(settings); err != nil {
-		return flagError(o.flags, err)
-	}
-	if o.watch != "" {
-		if st, err := os.Stat(o.watch); err != nil || !st.IsDir() {
-			return usagef("--watch", "%s is not a folder", o.watch)
-		}
+		return err
 	}
 	open := crashOpen(o.flags, o.profile, o.spawn, o.callTimeout, o.startTimeout)
-	if o.target != "" {
-		// Bad flags are told before anything runs.
-		spec := backend.Spec{Target: o.target, Profile: o.profile, Spawn: o.spawn, Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
-		if err := spec.Check(); err != nil {
-			var fe *field.Error
-			if errors.As(err, &fe) && fe.Field == "nemesis" {
-				return usageErr("--target", fe.Err) // the kills are crash's own
-			}
-			if ferr := flagError(o.flags, err); ferr != err {
-				return ferr
-			}
-			return err
-		}
-	}
-	if o.history != "" {
-		if err := checkHistoryWritable(o.history); err != nil {
-			return usageErr("--history", err)
-		}
-	}
-	if err := checkResultFile("--out", o.out); err != nil {
+	dir, err := o.dbFolder()
+	if err != nil {
 		return err
 	}
-	if err := distinctOutputs(output{"--history", o.history}, output{"--out", o.out}); err != nil {
-		return err
-	}
-	dir := o.db
-	if o.target == "" {
-		if dir == "" {
-			tmp, err := a.scratch.Path()
-			if err != nil {
-				return err
-			}
-			if dir, err = os.MkdirTemp(tmp, "crash-"); err != nil {
-				return err
-			}
-			defer os.RemoveAll(dir)
-		} else if err := os.MkdirAll(dir, 0o755); err != nil {
-			return usageErr("--db", err)
-		}
+	if dir != o.db {
+		defer os.RemoveAll(dir)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -249,6 +179,111 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 		return unknownError{v.Unknown}
 	}
 	return nil
+}
+
+// check checks crash's flags, each error one line naming its flag, before
+// anything runs, and returns the test's settings and the servers' life.
+func (o *crashOptions) check() (results.CrashSettings, sim.Dist, error) {
+	var settings results.CrashSettings
+	switch {
+	case o.timeout <= 0:
+		return settings, sim.Dist{}, usagef("--timeout", "must be more than 0")
+	case o.callTimeout < 0:
+		return settings, sim.Dist{}, usagef("--call-timeout", "cannot be negative")
+	case o.startTimeout < 0:
+		return settings, sim.Dist{}, usagef("--start-timeout", "cannot be negative")
+	case o.stall < 0:
+		return settings, sim.Dist{}, usagef("--stall", "cannot be negative")
+	}
+	life, err := sim.ParseDist(o.life)
+	if err != nil {
+		return settings, life, usageErr("--life", err)
+	}
+	settings = results.CrashSettings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch, StallNS: o.stall}
+	if settings.Synchronous, err = o.checkStore(); err != nil {
+		return settings, life, err
+	}
+	if err := crash.Validate(settings); err != nil {
+		return settings, life, flagError(o.flags, err)
+	}
+	if o.watch != "" {
+		if st, err := os.Stat(o.watch); err != nil || !st.IsDir() {
+			return settings, life, usagef("--watch", "%s is not a folder", o.watch)
+		}
+	}
+	if err := o.checkTarget(); err != nil {
+		return settings, life, err
+	}
+	if o.history != "" {
+		if err := checkHistoryWritable(o.history); err != nil {
+			return settings, life, usageErr("--history", err)
+		}
+	}
+	if err := checkResultFile("--out", o.out); err != nil {
+		return settings, life, err
+	}
+	return settings, life, distinctOutputs(output{"--history", o.history}, output{"--out", o.out})
+}
+
+// checkStore checks the flags of the embedded store, which go without
+// --target, and those of a server, which go with it; it returns the
+// embedded store's synchronous settings.
+func (o *crashOptions) checkStore() ([]contract.Synchronous, error) {
+	if o.target != "" {
+		for _, name := range []string{"synchronous", "db"} {
+			if o.given(name) {
+				return nil, usagef("--"+name, "is the embedded store's: the server of --target %s keeps its own", o.target)
+			}
+		}
+		return nil, nil
+	}
+	for _, name := range []string{"profile", "spawn", "call-timeout", "start-timeout", "watch"} {
+		if o.given(name) {
+			return nil, usagef("--"+name, "is about a server: give --target too")
+		}
+	}
+	syncs, err := contract.ParseList(o.synchronous, contract.SynchronousSettings.Parse)
+	if err != nil {
+		return nil, usageErr("--synchronous", err)
+	}
+	return syncs, nil
+}
+
+// checkTarget checks --target and the flags that reach it.
+func (o *crashOptions) checkTarget() error {
+	if o.target == "" {
+		return nil
+	}
+	spec := backend.Spec{Target: o.target, Profile: o.profile, Spawn: o.spawn, Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
+	err := spec.Check()
+	if err == nil {
+		return nil
+	}
+	var fe *field.Error
+	if errors.As(err, &fe) && fe.Field == "nemesis" {
+		return usageErr("--target", fe.Err) // the kills are crash's own
+	}
+	return flagError(o.flags, err)
+}
+
+// dbFolder returns the folder of the embedded store's databases: --db's,
+// made when missing, or a folder of the run's scratch, which the caller
+// removes (it is not --db's); "" with --target.
+func (o *crashOptions) dbFolder() (string, error) {
+	switch {
+	case o.target != "":
+		return "", nil
+	case o.db != "":
+		if err := os.MkdirAll(o.db, 0o755); err != nil {
+			return "", usageErr("--db", err)
+		}
+		return o.db, nil
+	}
+	tmp, err := o.app.scratch.Path()
+	if err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(tmp, "crash-")
 }
 
 // crashOpen opens the target of a kill -9 test: a server notesbench starts

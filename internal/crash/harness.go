@@ -161,88 +161,16 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 		})
 	}
 
-	r := rand.New(rand.NewPCG(cfg.Seed, 0x6b696c6c))
 	stall := cfg.Stall
 	if stall <= 0 {
 		stall = DefaultStall
 	}
-	var killErr error
-	misses := 0          // kills in a row that found nothing to kill
-	killed := time.Now() // the last kill that found a server to kill
-	for n := 1; n <= cfg.Kills && killErr == nil && res.Stalled == ""; n++ {
-		if ed.isGone() {
-			res.Stalled = ed.goneSaid(res.Kills)
-			continue
-		}
-		life := cfg.MinLife + time.Duration(r.Int64N(int64(cfg.MaxLife-cfg.MinLife)+1))
-		select { // an answer to a write sent before the last kill does not count
-		case <-ed.answered:
-		default:
-		}
-		wait := time.NewTimer(stall)
-		select {
-		case <-ed.answered:
-			wait.Stop()
-		case <-ed.gone:
-			wait.Stop()
-			continue // the loop's head says so
-		case <-editorCtx.Done():
-			wait.Stop()
-			killErr = editorCtx.Err()
-			continue
-		case <-wait.C:
-			res.Stalled = fmt.Sprintf("no write answered in %v after %s: %s", stall, plural.Count(res.Kills, "kill"), ed.lastError())
-			continue
-		}
-		select {
-		case <-time.After(life):
-		case <-ed.gone:
-			continue
-		case <-editorCtx.Done():
-			killErr = editorCtx.Err()
-			continue
-		}
-		killErr = fault(ctx)
-		// A write answered from here on was sent to the server started again.
-		ed.epoch.Add(1)
-		switch {
-		case errors.Is(killErr, mcpclient.ErrNothingToKill) && misses < maxMisses && time.Since(killed) < stall:
-			killErr = nil // every session was starting its server again: the next answer comes from one
-			misses++
-			n--
-		case errors.Is(killErr, mcpclient.ErrNothingToKill):
-			killErr = nil
-			res.Stalled = fmt.Sprintf("no server process ran in %v after %s: %s", time.Since(killed).Round(time.Second), plural.Count(res.Kills, "kill"), ed.lastError())
-		case killErr == nil:
-			misses, killed = 0, time.Now()
-			res.Kills++
-		}
-	}
+	killErr := ed.kill(ctx, editorCtx, cfg, stall, fault, &res)
 	if ed.isGone() && res.Stalled == "" { // after the last kill
 		res.Stalled = ed.goneSaid(res.Kills)
 	}
 	close(stop)
-	// An editor's call to a server that hangs would keep it for ever: past
-	// the bound, the calls still out are cancelled, and the run says so.
-	waited := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(waited)
-	}()
-	grace := time.NewTimer(stall)
-	select {
-	case <-waited:
-		grace.Stop()
-	case <-grace.C:
-		cancel()
-		<-waited
-		if ctx.Err() == nil {
-			errs = slices.DeleteFunc(errs, func(err error) bool { return errors.Is(err, context.Canceled) })
-			if res.Stalled == "" {
-				res.Stalled = fmt.Sprintf("a call was still unanswered %v after the last kill: %s", stall, ed.lastError())
-			}
-		}
-	}
+	errs = ed.waitFor(ctx, &wg, errs, cancel, stall, &res)
 	stopFaults()
 	if err := errors.Join(append(errs, killErr)...); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -289,6 +217,104 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// kill makes the run's kills: cfg.Kills of them, each a life drawn from
+// cfg.Seed after an answer to a write, until the editors stop, the
+// document is gone or no write is answered within stall (res.Stalled says
+// which). It returns the error that ended them, nil when they all ran.
+func (ed *editors) kill(ctx, editorCtx context.Context, cfg RunConfig, stall time.Duration, fault func(context.Context) error, res *results.CrashRun) error {
+	r := rand.New(rand.NewPCG(cfg.Seed, 0x6b696c6c))
+	var killErr error
+	misses := 0          // kills in a row that found nothing to kill
+	killed := time.Now() // the last kill that found a server to kill
+	for n := 1; n <= cfg.Kills && killErr == nil && res.Stalled == ""; n++ {
+		if ed.isGone() {
+			res.Stalled = ed.goneSaid(res.Kills)
+			continue
+		}
+		life := cfg.MinLife + time.Duration(r.Int64N(int64(cfg.MaxLife-cfg.MinLife)+1))
+		var now bool
+		if now, killErr = ed.awaitKill(editorCtx, stall, life, res); !now {
+			continue // the loop's head says why not
+		}
+		killErr = fault(ctx)
+		// A write answered from here on was sent to the server started again.
+		ed.epoch.Add(1)
+		switch {
+		case errors.Is(killErr, mcpclient.ErrNothingToKill) && misses < maxMisses && time.Since(killed) < stall:
+			killErr = nil // every session was starting its server again: the next answer comes from one
+			misses++
+			n--
+		case errors.Is(killErr, mcpclient.ErrNothingToKill):
+			killErr = nil
+			res.Stalled = fmt.Sprintf("no server process ran in %v after %s: %s", time.Since(killed).Round(time.Second), plural.Count(res.Kills, "kill"), ed.lastError())
+		case killErr == nil:
+			misses, killed = 0, time.Now()
+			res.Kills++
+		}
+	}
+	return killErr
+}
+
+// awaitKill waits for the moment of the next kill: an answer to a write
+// sent after the last kill, then life; it reports whether that moment
+// came. It did not when the editors stopped first (their context's
+// error), when no write was answered within stall (res.Stalled says so)
+// or when the document went (ed says so).
+func (ed *editors) awaitKill(editorCtx context.Context, stall, life time.Duration, res *results.CrashRun) (bool, error) {
+	select { // an answer to a write sent before the last kill does not count
+	case <-ed.answered:
+	default:
+	}
+	wait := time.NewTimer(stall)
+	defer wait.Stop()
+	select {
+	case <-ed.answered:
+	case <-ed.gone:
+		return false, nil
+	case <-editorCtx.Done():
+		return false, editorCtx.Err()
+	case <-wait.C:
+		res.Stalled = fmt.Sprintf("no write answered in %v after %s: %s", stall, plural.Count(res.Kills, "kill"), ed.lastError())
+		return false, nil
+	}
+	select {
+	case <-time.After(life):
+		return true, nil
+	case <-ed.gone:
+		return false, nil
+	case <-editorCtx.Done():
+		return false, editorCtx.Err()
+	}
+}
+
+// waitFor waits for the editors (wg) to stop, and returns their errors. An
+// editor's call to a server that hangs would keep it for ever: past stall,
+// the calls still out are cancelled, their errors are dropped, and res
+// says so, unless ctx itself ended.
+func (ed *editors) waitFor(ctx context.Context, wg *sync.WaitGroup, errs []error, cancel context.CancelFunc, stall time.Duration, res *results.CrashRun) []error {
+	waited := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(waited)
+	}()
+	grace := time.NewTimer(stall)
+	defer grace.Stop()
+	select {
+	case <-waited:
+		return errs
+	case <-grace.C:
+	}
+	cancel()
+	<-waited
+	if ctx.Err() != nil {
+		return errs
+	}
+	if res.Stalled == "" {
+		res.Stalled = fmt.Sprintf("a call was still unanswered %v after the last kill: %s", stall, ed.lastError())
+	}
+	return slices.DeleteFunc(errs, func(err error) bool { return errors.Is(err, context.Canceled) })
 }
 
 // maxMisses bounds the kills in a row that find no server running.
