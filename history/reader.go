@@ -243,9 +243,9 @@ func (rd *reader) run(l anyLine) error {
 
 func (rd *reader) call(l anyLine) error {
 	c := l.Call
-	run, ok := rd.runs[c.Run]
-	if !ok {
-		return rd.fail("call of run %q, which no run header declared before it", c.Run)
+	run, err := rd.runOf("call of run", c.Run)
+	if err != nil {
+		return err
 	}
 	if rd.format == 1 {
 		if err := fromFormat1(&c); err != nil {
@@ -264,9 +264,9 @@ func (rd *reader) call(l anyLine) error {
 
 func (rd *reader) fault(l anyLine) error {
 	f := Fault{Run: l.Run, Kind: l.Fault, Start: l.Start, End: l.EndNS, PID: l.PID, Detail: l.Detail}
-	run, ok := rd.runs[f.Run]
-	if !ok {
-		return rd.fail("fault in run %q, which no run header declared before it", f.Run)
+	run, err := rd.runOf("fault in run", f.Run)
+	if err != nil {
+		return err
 	}
 	if err := checkFault(f); err != nil {
 		return rd.fail("fault: %v", err)
@@ -278,10 +278,10 @@ func (rd *reader) fault(l anyLine) error {
 
 func (rd *reader) final(l anyLine) error {
 	f := Final{Run: l.Run, Note: l.Note, Version: l.Version, Tabs: l.Tabs, Text: l.Text, Sheets: l.Sheets, Sources: l.Sources}
-	run, ok := rd.runs[f.Run]
+	run, err := rd.runOf("final state of run", f.Run)
 	switch key := [2]string{f.Run, f.Note}; {
-	case !ok:
-		return rd.fail("final state of run %q, which no run header declared before it", f.Run)
+	case err != nil:
+		return err
 	case f.Note == "":
 		return rd.fail("final state: note missing")
 	case rd.finals[key]:
@@ -291,6 +291,17 @@ func (rd *reader) final(l anyLine) error {
 	}
 	run.Finals = append(run.Finals, f)
 	return nil
+}
+
+// runOf returns the run a record of the line names, which a run header
+// must have declared before it; what says what the record is, for the
+// error.
+func (rd *reader) runOf(what, run string) (*Run, error) {
+	r, ok := rd.runs[run]
+	if !ok {
+		return nil, rd.fail("%s %q, which no run header declared before it", what, run)
+	}
+	return r, nil
 }
 
 func (rd *reader) end(l anyLine) error {
