@@ -112,10 +112,10 @@ var _ Configuration[Bench, results.BenchRow, results.BenchRun] = Bench{}
 // maxWriters is the most writers of one run.
 const maxWriters = 64
 
-// SeedList implements Experiment: the bench draws nothing at random.
+// SeedList implements Configuration: the bench draws nothing at random.
 func (Bench) SeedList() []uint64 { return nil }
 
-// Clocked implements Experiment: the bench runs on the wall clock only.
+// Clocked implements Configuration: the bench runs on the wall clock only.
 func (Bench) Clocked() (ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
@@ -137,7 +137,7 @@ func (c Bench) writerList(sep string) string {
 	return strings.Join(ws, sep)
 }
 
-// Describe implements Experiment.
+// Describe implements Configuration.
 func (c Bench) Describe(target contract.Target) string {
 	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
 	if c.Store != "" || onServer(target) {

@@ -61,10 +61,10 @@ func DefaultCreate() Create {
 	}
 }
 
-// SeedList implements Experiment.
+// SeedList implements Configuration.
 func (c Create) SeedList() []uint64 { return c.Seeds }
 
-// Clocked implements Experiment: create runs on the virtual clock only.
+// Clocked implements Configuration: create runs on the virtual clock only.
 func (Create) Clocked() (ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
@@ -122,7 +122,7 @@ func (c Create) Validate(target contract.Target) error {
 	return nil
 }
 
-// Describe implements Experiment.
+// Describe implements Configuration.
 func (c Create) Describe(target contract.Target) string {
 	where := storeNote(c.Store, target, ", in-memory store")
 	return fmt.Sprintf("%s, %s, %s per run, %s of successful replies lost%s",

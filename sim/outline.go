@@ -161,10 +161,10 @@ func (c Outline) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[re
 	return res, nil
 }
 
-// SeedList implements Experiment.
+// SeedList implements Configuration.
 func (c Outline) SeedList() []uint64 { return []uint64{c.Seed} }
 
-// Clocked implements Experiment: outline builds its decks on one clock only.
+// Clocked implements Configuration: outline builds its decks on one clock only.
 func (Outline) Clocked() (ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
@@ -180,7 +180,7 @@ func (c Outline) WithTarget(s TargetSettings) Outline { c.TargetSettings = s; re
 // window is the time between the agent's read and each write.
 func (c Outline) window() time.Duration { return time.Duration(c.WindowS * float64(time.Second)) }
 
-// Describe implements Experiment: the target does not show, it changes no
+// Describe implements Configuration: the target does not show, it changes no
 // figure.
 func (c Outline) Describe(contract.Target) string {
 	return fmt.Sprintf("seed %d, %d-slide deck, %s, %s between read and write, the person saves %s; request bytes are those of our slide texts",

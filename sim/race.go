@@ -254,7 +254,7 @@ func (c Race) Fold(runs []results.RaceRun) ([]results.RaceRow, error) {
 	}, results.SummarizeRace)
 }
 
-// Describe implements Experiment.
+// Describe implements Configuration.
 func (c Race) Describe(target contract.Target) string {
 	s := c.Editing.describe(c.Env, target)
 	if c.Reissue {
@@ -378,7 +378,7 @@ func (c Tabs) Fold(runs []results.RaceRun) ([]results.TabsRow, error) {
 	return foldModes(c.Scopes, runs, func(g contract.Guard, r results.RaceRun) bool { return r.Guard == string(g) }, results.SummarizeTabs)
 }
 
-// Describe implements Experiment.
+// Describe implements Configuration.
 func (c Tabs) Describe(target contract.Target) string { return c.Editing.describe(c.Env, target) }
 
 // Replica implements Configuration.
@@ -483,7 +483,7 @@ func (c Fast) pauseText() string {
 	return c.Pause
 }
 
-// Describe implements Experiment.
+// Describe implements Configuration.
 func (c Fast) Describe(target contract.Target) string {
 	pause := "no pause"
 	if t, err := c.timing(); err == nil && t.Pause != (Dist{}) {

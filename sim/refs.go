@@ -254,10 +254,10 @@ func (c Refs) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[resul
 	return res, nil
 }
 
-// SeedList implements Experiment.
+// SeedList implements Configuration.
 func (c Refs) SeedList() []uint64 { return []uint64{c.Seed} }
 
-// Clocked implements Experiment: refs runs on a fixed clock only.
+// Clocked implements Configuration: refs runs on a fixed clock only.
 func (Refs) Clocked() (ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
@@ -269,7 +269,7 @@ func (c Refs) OnClock(ClockKind) Refs { return c }
 // WithTarget implements Configuration.
 func (c Refs) WithTarget(s TargetSettings) Refs { c.TargetSettings = s; return c }
 
-// Describe implements Experiment.
+// Describe implements Configuration.
 func (c Refs) Describe(target contract.Target) string {
 	where := storeNote(c.Store, target, ", in-memory stores")
 	return fmt.Sprintf("seed %d, %s per K, 0 to %d person edits per trial (%s)%s",

@@ -51,7 +51,7 @@ type TargetSettings struct {
 	MaxErrors int `json:"max_errors"`
 }
 
-// Departures implements Experiment for the configurations that embed
+// Departures implements Configuration for the configurations that embed
 // TargetSettings: against a server, its contract, and the faults made
 // between notesbench and it (Nemesis).
 func (s TargetSettings) Departures(target contract.Target) []string {

@@ -78,10 +78,10 @@ func DefaultSources() Sources {
 	}
 }
 
-// SeedList implements Experiment.
+// SeedList implements Configuration.
 func (c Sources) SeedList() []uint64 { return c.Seeds }
 
-// Clocked implements Experiment: sources runs on the virtual clock only.
+// Clocked implements Configuration: sources runs on the virtual clock only.
 func (Sources) Clocked() (ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
@@ -143,7 +143,7 @@ func (c Sources) Validate(target contract.Target) error {
 	return checkServed(target, "target", contract.Variant{})
 }
 
-// Describe implements Experiment.
+// Describe implements Configuration.
 func (c Sources) Describe(target contract.Target) string {
 	return fmt.Sprintf("%s, %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
 		clockOf(target), seedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, target, ""))

@@ -123,20 +123,20 @@ var _ Configuration[Validation, results.ValidateRow, struct{}] = Validation{}
 // DefaultValidation is the published validate setup: the eight payloads.
 func DefaultValidation() Validation { return Validation{Payloads: len(validatePayloads())} }
 
-// SeedList implements Experiment: validating draws nothing at random.
+// SeedList implements Configuration: validating draws nothing at random.
 func (Validation) SeedList() []uint64 { return nil }
 
-// Validate implements Experiment: validating checks no target.
+// Validate implements Configuration: validating checks no target.
 func (Validation) Validate(contract.Target) error { return nil }
 
-// Describe implements Experiment.
+// Describe implements Configuration.
 func (Validation) Describe(contract.Target) string { return "the embedded tools_list.json" }
 
-// Departures implements Experiment: validating runs against no target, as
+// Departures implements Configuration: validating runs against no target, as
 // published.
 func (Validation) Departures(contract.Target) []string { return nil }
 
-// Clocked implements Experiment: validating runs on no clock.
+// Clocked implements Configuration: validating runs on no clock.
 func (Validation) Clocked() (ClockKind, bool) { return "", false }
 
 // Replica implements Configuration: the payloads are the published ones.
