@@ -9,14 +9,7 @@ import (
 )
 
 // Int formats n with a comma between thousands: 5400 → "5,400".
-func Int(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if s[0] == '-' {
-		sign, s = "-", s[1:]
-	}
-	return sign + group(s)
-}
+func Int(n int64) string { return plural.Int(n) }
 
 // Fixed formats f with the given number of decimals and a comma between
 // thousands: Fixed(1.4142, 2) → "1.41", Fixed(5237.5, 1) → "5,237.5". A value

@@ -18,10 +18,11 @@ func Noun(n int, noun string) string {
 	return noun + "s"
 }
 
-// Count returns n and its noun: Count(1, "figure") is "1 figure", Count(0,
-// "figure") "0 figures".
+// Count returns n, its thousands grouped, and its noun: Count(1, "figure")
+// is "1 figure", Count(0, "figure") "0 figures", Count(5400, "figure")
+// "5,400 figures".
 func Count(n int, noun string) string {
-	return strconv.Itoa(n) + " " + Noun(n, noun)
+	return Int(int64(n)) + " " + Noun(n, noun)
 }
 
 // Int writes n with a comma between thousands: 10000 → "10,000".
