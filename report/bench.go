@@ -53,11 +53,8 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 	for _, r := range rows {
 		pubMedian, pubP99 := NotPublished, NotPublished
 		if show && r.Writers == 1 {
-			if pub, ok := exp.Match(map[string]string{"guard": r.Guard}); ok {
-				f, _ := pub.Figure("median_us")
-				pubMedian = Published(f, nil)
-				f, _ = pub.Figure("p99_us")
-				pubP99 = Published(f, nil)
+			if pub := lookupPub(exp, map[string]string{"guard": r.Guard}); pub.ok {
+				pubMedian, pubP99 = Published(pub.figure("median_us"), nil), Published(pub.figure("p99_us"), nil)
 			}
 		}
 		row := []string{r.Guard, Int(int64(r.Writers)), us(r.MedianUS), usRange(r.RepMediansUS)}

@@ -103,8 +103,7 @@ func (p pubRow) seedsWithCalls() string {
 	if !p.ok {
 		return NotPublished
 	}
-	tabs, _ := p.row.Figure("tabs_created")
-	calls, _ := p.row.Figure("calls_sent")
+	tabs, calls := p.figure("tabs_created"), p.figure("calls_sent")
 	ts, cs := tabs.Seeds(), calls.Seeds()
 	if len(ts) == 0 || len(ts) != len(cs) {
 		return NotPublished

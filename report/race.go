@@ -12,6 +12,7 @@ import (
 type pubRow struct {
 	row results.PubRow
 	ok  bool
+	exp *results.Experiment
 }
 
 // lookupPub looks up the published row matching key in exp (nil exp: none).
@@ -20,7 +21,20 @@ func lookupPub(exp *results.Experiment, key map[string]string) pubRow {
 		return pubRow{}
 	}
 	r, ok := exp.Match(key)
-	return pubRow{r, ok}
+	return pubRow{r, ok, exp}
+}
+
+// figure returns the row's published figure called name, the zero Figure
+// (shown as not published) where the row has none. A name no published row
+// of the experiment has is a renderer's misspelling, not a figure left
+// out: it panics, so that every test rendering it fails, rather than show
+// "—" where a figure was published.
+func (p pubRow) figure(name string) results.Figure {
+	if !p.exp.Declares(name) {
+		panic("report: " + p.exp.Name + " publishes no figure called " + name)
+	}
+	f, _ := p.row.Figure(name)
+	return f
 }
 
 // cell formats each named figure of the published row, joined by " / " when
@@ -31,8 +45,7 @@ func (p pubRow) cell(num func(float64) string, names ...string) string {
 	}
 	var parts []string
 	for _, n := range names {
-		f, _ := p.row.Figure(n)
-		parts = append(parts, Published(f, num))
+		parts = append(parts, Published(p.figure(n), num))
 	}
 	if strings.Trim(strings.Join(parts, ""), NotPublished) == "" {
 		return NotPublished

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	goldenfile "github.com/notesbench/notesbench/internal/golden"
@@ -205,4 +207,24 @@ func TestMarkdownEscapes(t *testing.T) {
 	if buf.String() != want {
 		t.Errorf("markdown = %q, want %q", buf.String(), want)
 	}
+}
+
+// A published figure the renderer names but no published row has is a
+// misspelling: it panics, so that a test rendering it fails, rather than
+// show "—" where a figure was published. One a row leaves out is "—".
+func TestAMisspeltFigurePanics(t *testing.T) {
+	exp, ok := results.Lookup("bench")
+	if !ok {
+		t.Fatal("no published bench")
+	}
+	p := lookupPub(exp, map[string]string{"guard": exp.Tables[0].Rows[0].Key["guard"]})
+	if !p.ok || Published(p.figure("median_us"), nil) == NotPublished {
+		t.Fatalf("the published median: %+v", p)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "publishes no figure called median_uss") {
+			t.Errorf("a misspelt figure: %v", r)
+		}
+	}()
+	p.figure("median_uss")
 }

@@ -132,6 +132,20 @@ func (e *Experiment) Match(key map[string]string) (PubRow, bool) {
 	return PubRow{}, false
 }
 
+// Declares reports whether any published row of e has a figure called
+// name: a name it does not is no figure of the experiment (a misspelling),
+// not one a row left out.
+func (e *Experiment) Declares(name string) bool {
+	for _, t := range e.Tables {
+		for _, r := range t.Rows {
+			if _, ok := r.Figures[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Label returns the short label of r: its key values in e.Key order, joined by
 // a space, e.g. "note reapply" or "a key-first retry".
 func (e *Experiment) Label(r PubRow) string {
