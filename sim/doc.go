@@ -1,6 +1,6 @@
 // Package sim owns time, randomness and behaviour: the real and virtual clocks, seeded
 // random streams, reply-loss injection, the scripted editors and their conflict
-// policies, one replication driver and one worker pool, and the experiments, each a
+// policies, one fold of replications and one worker pool, and the experiments, each a
 // value (Race, Create, …) that runs for a list of seeds and returns its rows and
 // per-run results (Experiment).
 //

@@ -29,8 +29,8 @@ type Result[Row results.Row, Run any] struct {
 // what depends on the target (whether it can run the configuration, how the
 // runs are described, how they depart from the published setup) takes the
 // target as an argument. Every experiment runs for a list of seeds and
-// returns its rows and runs; one replication driver (Replicate) runs any of
-// them for the verdicts. Its name, parameters and published setup are its
+// returns its rows and runs; the verdicts' replications are its runs of
+// one seed each, folded by one function (FoldReplications). Its name, parameters and published setup are its
 // descriptor's (package experiment).
 type Runner[Row results.Row, Run any] interface {
 	// SeedList returns the seeds the configuration names.
@@ -84,26 +84,6 @@ func fieldErr(name, format string, args ...any) error { return field.Errorf(name
 // errNoTarget is the error of a configuration without a target to run on.
 var errNoTarget = field.Wrap("target", errors.New("no contract target to run against"))
 
-// Replicate runs exp for n replications of perRep seeds each, seeds 1 to
-// n·perRep, one seed per call of exp.Run, with one worker per CPU, against
-// target, recording nothing, and returns the rows of each replication (the
-// runs of its seeds folded together) and of each single run. progress, when
-// set, is called after each seed.
-func Replicate[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run], target contract.Target, n, perRep int, progress func(done, total int)) (results.Replications[Row], error) {
-	if n < 1 || perRep < 1 {
-		return results.Replications[Row]{}, nil
-	}
-	seeds := make([]uint64, n*perRep)
-	for i := range seeds {
-		seeds[i] = uint64(i + 1)
-	}
-	singles, err := RunEach(ctx, exp, Runtime{Target: target}, seeds, runtime.NumCPU(), progress)
-	if err != nil {
-		return results.Replications[Row]{}, err
-	}
-	return FoldReplications(exp, singles, n, perRep)
-}
-
 // RunEach runs exp against rt once for each of seeds, one seed per call of
 // exp.Run, up to parallel at once (0: one per CPU), and returns the results
 // in the order of seeds. progress, when set, is called after each seed.
@@ -123,7 +103,9 @@ func RunEach[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run]
 }
 
 // FoldReplications folds the single runs of seeds 1 to n·perRep, in order,
-// into n replications of perRep seeds each, as Replicate does.
+// into n replications of perRep seeds each: the verdicts' replications,
+// whose seeds experiment's jobs run one per unit (RunEach runs them all
+// at once).
 func FoldReplications[Row results.Row, Run any](exp Runner[Row, Run], singles []Result[Row, Run], n, perRep int) (results.Replications[Row], error) {
 	var out results.Replications[Row]
 	if len(singles) != n*perRep {

@@ -28,7 +28,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	race.Clock = sim.ClockVirtual
 	race.Edits = 12 // small and fast; the counts still vary from seed to seed
 	replica := race.Replica()
-	runs, err := sim.Replicate(context.Background(), replica, backend.Memory(), recorded+checks, 1, nil)
+	runs, err := replicate(replica, recorded+checks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	changed := race
 	changed.Pause = "0"
 	replica = changed.Replica()
-	other, err := sim.Replicate(context.Background(), replica, backend.Memory(), 5, 1, nil)
+	other, err := replicate(replica, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,4 +122,18 @@ func outsideRecordedRange(exp *results.Experiment, v results.Verdict, central [2
 		}
 	}
 	return false
+}
+
+// replicate runs n replications of one seed each of race, seeds 1 to n, on
+// the embedded store in memory, as the verdicts' replications are run.
+func replicate(race sim.Race, n int) (results.Replications[results.RaceRow], error) {
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+	}
+	singles, err := sim.RunEach(context.Background(), race, sim.Runtime{Target: backend.Memory()}, seeds, 0, nil)
+	if err != nil {
+		return results.Replications[results.RaceRow]{}, err
+	}
+	return sim.FoldReplications(race, singles, n, 1)
 }
