@@ -11,6 +11,11 @@ import (
 	"testing"
 )
 
+// MaxLines bounds the lines of every Go file of the project but its tests:
+// a file past it holds more than one thing, and is cut where its concepts
+// part.
+const MaxLines = 800
+
 // MaxComplexity bounds the cyclomatic complexity of every function of the
 // project (its tests aside): one more than the branches it takes (each if,
 // for, case and select case, && and ||). A function above it does several
@@ -43,10 +48,11 @@ func complexity(body *ast.BlockStmt) int {
 }
 
 // functions returns, for every function of the Go files under root but
-// tests and testdata, its place and name, with its complexity.
-func functions(t *testing.T, root string) map[string]int {
+// tests and testdata, its place and name, with its complexity; and each
+// file's lines.
+func functions(t *testing.T, root string) (fns, lines map[string]int) {
 	t.Helper()
-	out := map[string]int{}
+	out, lines := map[string]int{}, map[string]int{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -61,9 +67,10 @@ func functions(t *testing.T, root string) map[string]int {
 		if err != nil {
 			return err
 		}
+		rel, _ := filepath.Rel(root, path)
+		lines[rel] = fset.File(f.Pos()).LineCount()
 		for _, decl := range f.Decls {
 			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Body != nil {
-				rel, _ := filepath.Rel(root, path)
 				out[fmt.Sprintf("%s:%d %s", rel, fset.Position(fd.Pos()).Line, fd.Name.Name)] = complexity(fd.Body)
 			}
 		}
@@ -72,12 +79,18 @@ func functions(t *testing.T, root string) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out, lines
 }
 
-// No function of the project is above MaxComplexity.
+// No function of the project is above MaxComplexity, and no file above
+// MaxLines.
 func TestComplexity(t *testing.T) {
-	fns := functions(t, "../..")
+	fns, lines := functions(t, "../..")
+	for file, n := range lines {
+		if n > MaxLines {
+			t.Errorf("%s: %d lines, above %d: cut it where its concepts part", file, n, MaxLines)
+		}
+	}
 	if len(fns) < 500 {
 		t.Fatalf("found %d functions: the test sees too little", len(fns))
 	}
