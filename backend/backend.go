@@ -273,6 +273,9 @@ func (s Spec) checkRemote(p *profile.Profile) (client, error) {
 	if spec.Stdio() && s.Spawn != "" {
 		return client{}, field.Errorf("spawn", "target %s is spawned already: --spawn starts an HTTP server", s.Target)
 	}
+	if !spec.Stdio() && strings.Contains(s.Target, mcpclient.DirPlaceholder) {
+		return client{}, field.Errorf("target", "%s names %s in its URL: it stands for a folder of the server's state, in the command of a stdio target or of --spawn", s.Target, mcpclient.DirPlaceholder)
+	}
 	if err := s.checkPort(spec); err != nil {
 		return client{}, err
 	}

@@ -74,6 +74,7 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"race", "--seeds", "5-1"}, "notesbench: --seeds: range 5-1 is empty"},
+		{[]string{"race", "--target", "http://127.0.0.1:1/{dir}/mcp"}, "notesbench: --target: http://127.0.0.1:1/{dir}/mcp names {dir} in its URL: it stands for a folder of the server's state, in the command of a stdio target or of --spawn"},
 		{[]string{"conform", "--target", "embedded", "--fast-time", "0"}, "notesbench: --fast-time: must be above 0 and at most 10m0s"},
 		{[]string{"conform", "--target", "embedded", "--fast-time", "11m"}, "notesbench: --fast-time: must be above 0 and at most 10m0s"},
 		{[]string{"race", "--seeds", "x"}, `notesbench: --seeds: "x" is not a seed`},
