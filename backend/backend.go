@@ -203,13 +203,12 @@ func (s Spec) check() (client, error) {
 	if err := s.checkWire(); err != nil {
 		return client{}, err
 	}
-	var c client
+	var prof *profile.Profile
 	if s.Profile != "" {
-		p, err := loadProfile(s.Profile)
-		if err != nil {
+		var err error
+		if prof, err = loadProfile(s.Profile); err != nil {
 			return client{}, err
 		}
-		c.opts.Profile = p
 	}
 	if s.Faults != nil && !s.Remote() {
 		return client{}, field.Errorf("nemesis", "makes faults between notesbench and a server: give --target too")
@@ -217,9 +216,10 @@ func (s Spec) check() (client, error) {
 	if s.Spawn != "" && !s.Remote() {
 		return client{}, field.Errorf("spawn", "starts the server of an HTTP --target: give --target too")
 	}
+	var c client
 	if s.Remote() {
 		var err error
-		if c, err = s.checkRemote(c.opts.Profile); err != nil {
+		if c, err = s.checkRemote(prof); err != nil {
 			return client{}, err
 		}
 	}
@@ -273,8 +273,8 @@ func (s Spec) checkRemote(p *profile.Profile) (client, error) {
 	if spec.Stdio() && s.Spawn != "" {
 		return client{}, field.Errorf("spawn", "target %s is spawned already: --spawn starts an HTTP server", s.Target)
 	}
-	if !spec.Stdio() && strings.Contains(s.Target, mcpclient.DirPlaceholder) {
-		return client{}, field.Errorf("target", "%s names %s in its URL: it stands for a folder of the server's state, in the command of a stdio target or of --spawn", s.Target, mcpclient.DirPlaceholder)
+	if err := mcpclient.CheckDir(spec); err != nil {
+		return client{}, field.Wrap("target", err)
 	}
 	if err := s.checkPort(spec); err != nil {
 		return client{}, err

@@ -39,10 +39,10 @@ type Mapping struct {
 // annotations, which a client may act on without calling the tool.
 type ToolHints struct {
 	// ReadOnly is readOnlyHint: the tool changes nothing.
-	ReadOnly bool `json:"readOnlyHint,omitempty"`
+	ReadOnly bool
 	// Idempotent is idempotentHint: calling it again with the same
 	// arguments has no further effect, so a client may resend it.
-	Idempotent bool `json:"idempotentHint,omitempty"`
+	Idempotent bool
 }
 
 // Native reports whether m is the contract's own tools.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/nemesis"
@@ -77,7 +78,7 @@ func CheckFaults(spec TargetSpec, opts Options) error {
 	}
 	switch {
 	case f.onProcess() && !spec.Stdio() && len(opts.Spawn) == 0:
-		return fmt.Errorf("%w: target %s is a server notesbench does not start; give the command that starts it (--spawn), or fault it with %s only", ErrNotSpawned, spec.Raw, strings.Join(nemesis.KindsAt(nemesis.Wire), " or "))
+		return fmt.Errorf("%w: target %s is a server notesbench does not start; give the command that starts it (--spawn), or fault it with %s only", ErrNotSpawned, spec.Raw, contract.Choice(nemesis.KindsAt(nemesis.Wire)))
 	case f.has(history.FaultPause) && opts.CallTimeout <= 0 && f.Pause <= 0:
 		return errors.New("a pause lasts past the call timeout, and there is none: give one")
 	case f.Every < 0 || f.Pause < 0:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/notesbench/notesbench/contract"
 )
 
 // all are the nemeses, in the order --nemesis lists them.
@@ -38,7 +40,7 @@ func Parse(s string) ([]string, error) {
 		k = strings.TrimSpace(k)
 		switch _, ok := Lookup(k); {
 		case !ok:
-			return nil, fmt.Errorf("%q is not a fault: want %s, comma-separated", k, orList(Kinds()))
+			return nil, fmt.Errorf("%q is not a fault: want %s, comma-separated", k, contract.Choice(Kinds()))
 		case slices.Contains(kinds, k):
 			return nil, fmt.Errorf("%q is listed twice", k)
 		}
@@ -74,14 +76,4 @@ func Help() string {
 		parts[i] = n.Kind() + " (" + n.About() + ")"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func orList(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -223,9 +224,7 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 		return err
 	}
 	defer closing(a, "the target", func() error { return o.target.close(a) }, &err)
-	// conform holds a server to the contract's schemas clause by clause; the
-	// runs go on whatever they say, as conform's do.
-	target, err := o.target.open(ctx, backend.Spec{TempDir: tmp, LenientSchemas: true}, false)
+	target, err := o.target.open(ctx, auditSpec(tmp), false)
 	if err != nil {
 		return err
 	}
@@ -247,13 +246,7 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	}
 	if o.namesDir() {
 		// Each part a store of its own, as each command run alone has.
-		opts.Reopen = func(ctx context.Context) (contract.Target, error) {
-			s, err := o.target.spec(backend.Spec{TempDir: tmp, LenientSchemas: true})
-			if err != nil {
-				return nil, err
-			}
-			return openTarget(ctx, o.target.flags, s)
-		}
+		opts.Reopen = func(ctx context.Context) (contract.Target, error) { return o.reopen(ctx, tmp, nil) }
 	}
 	out, err := audit.Run(ctx, target, o.faults(tmp), o.nemeses(tmp), func(what string) func(done, total int) { return progress(a, "audit: "+what) }, opts)
 	if err != nil {
@@ -320,6 +313,24 @@ func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject 
 	return s
 }
 
+// auditSpec is how the audit opens its target: conform holds a server to
+// the contract's schemas clause by clause, and the runs go on whatever
+// they say, as conform's do.
+func auditSpec(tmp string) backend.Spec { return backend.Spec{TempDir: tmp, LenientSchemas: true} }
+
+// reopen opens the audit's target afresh, as a part or a nemesis runs on
+// it, with what adjust (nil: nothing) changes of its spec.
+func (o *auditOptions) reopen(ctx context.Context, tmp string, adjust func(*backend.Spec)) (contract.Target, error) {
+	s, err := o.target.spec(auditSpec(tmp))
+	if err != nil {
+		return nil, err
+	}
+	if adjust != nil {
+		adjust(&s)
+	}
+	return openTarget(ctx, o.target.flags, s)
+}
+
 // namesDir says the target's server keeps its state in a folder of
 // notesbench's (mcpclient.DirPlaceholder), fresh at each open.
 func (o *auditOptions) namesDir() bool {
@@ -358,9 +369,12 @@ func (o *auditOptions) nemeses(tmp string) []audit.NemesisMode {
 	spec, _ := mcpclient.Parse(o.target.target)
 	var out []audit.NemesisMode
 	// Those on the wire first: they run on any server.
-	for _, kind := range append(nemesis.KindsAt(nemesis.Wire), nemesis.KindsAt(nemesis.Process)...) {
+	ns := nemesis.All()
+	slices.SortStableFunc(ns, func(a, b nemesis.Nemesis) int { return cmp.Compare(a.Place(), b.Place()) })
+	for _, n := range ns {
+		kind := n.Kind()
 		m := audit.NemesisMode{Kind: kind, Flags: []string{"--nemesis", kind}, Reissue: kind == history.FaultLoseReplies}
-		onProcess := nemesis.At(nemesis.Process, []string{kind})
+		onProcess := n.Place() == nemesis.Process
 		switch {
 		case !o.target.remote():
 			m.NotRun = "the embedded store runs inside notesbench: no wire or process to fault (audit notesbench serve as a --target to fault it)"
@@ -368,15 +382,12 @@ func (o *auditOptions) nemeses(tmp string) []audit.NemesisMode {
 			m.NotRun = "notesbench does not start this HTTP server, so it cannot " + kind + " it: give --spawn with the command that starts it"
 		default:
 			m.Open = func(ctx context.Context, every time.Duration) (contract.Target, error) {
-				s, err := o.target.spec(backend.Spec{TempDir: tmp, LenientSchemas: true})
-				if err != nil {
-					return nil, err
-				}
-				s.Faults = &mcpclient.Faults{Kinds: []string{kind}, Every: every}
-				if kind == history.FaultPause && s.CallTimeout == 0 {
-					s.CallTimeout = defaultPauseTimeout
-				}
-				return openTarget(ctx, o.target.flags, s)
+				return o.reopen(ctx, tmp, func(s *backend.Spec) {
+					s.Faults = &mcpclient.Faults{Kinds: []string{kind}, Every: every}
+					if kind == history.FaultPause && s.CallTimeout == 0 {
+						s.CallTimeout = defaultPauseTimeout
+					}
+				})
 			}
 			if kind == history.FaultPause && o.target.faults.callTimeout == 0 {
 				m.Flags = append(m.Flags, "--call-timeout", defaultPauseTimeout.String())

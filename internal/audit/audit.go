@@ -234,7 +234,7 @@ func Run(ctx context.Context, target contract.Target, faults []FaultMode, nemese
 			return nil, err
 		}
 	}
-	a.declaredNotKept(a.mapping)
+	a.declaredNotKept()
 	rec := results.Audit{
 		Experiment:  results.AuditExperiment,
 		Subject:     a.subj,

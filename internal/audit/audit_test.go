@@ -553,8 +553,8 @@ func TestDeclaredButNotKept(t *testing.T) {
 		}
 	}
 	judged := func(m contract.Mapping) []results.AuditCell {
-		a := &auditRun{cells: cells()}
-		a.declaredNotKept(m)
+		a := &auditRun{cells: cells(), mapping: m}
+		a.declaredNotKept()
 		return a.cells[results.AnomalyDeclaredNotKept]
 	}
 	mapping := func(h contract.ToolHints) contract.Mapping {

@@ -20,7 +20,7 @@ func repeatsCalls(col string) bool {
 
 // declaredNotKept fills the row of hints declared but not kept, once every
 // part has run, from what they counted and what the server declares of the
-// tools the target writes through (m.Hints):
+// tools the target writes through (a.mapping.Hints):
 //
 //   - idempotentHint: true on the write tool promises that a repeat with
 //     the same arguments has no further effect: in each column whose fault
@@ -31,10 +31,11 @@ func repeatsCalls(col string) bool {
 //
 // A column the server declared nothing for says so: a hint not declared
 // cannot be broken, and its cell is "not run", never 0.
-func (a *auditRun) declaredNotKept(m contract.Mapping) {
-	write := "edit_note_tab"
+func (a *auditRun) declaredNotKept() {
+	m := a.mapping
+	write := contract.ToolEditNoteTab
 	if !m.Native() {
-		write = m.ServerTools["edit_note_tab"]
+		write = m.ServerTools[contract.ToolEditNoteTab]
 	}
 	if write == "" {
 		return // a read-only server: nothing is written, nothing to contradict
