@@ -140,11 +140,11 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 		return err
 	}
 	open := crashOpen(o.flags, o.profile, o.spawn, o.callTimeout, o.startTimeout)
-	dir, err := o.dbFolder()
+	dir, scratch, err := o.dbFolder()
 	if err != nil {
 		return err
 	}
-	if dir != o.db {
+	if scratch {
 		defer os.RemoveAll(dir)
 	}
 	exe, err := os.Executable()
@@ -267,23 +267,24 @@ func (o *crashOptions) checkTarget() error {
 }
 
 // dbFolder returns the folder of the embedded store's databases: --db's,
-// made when missing, or a folder of the run's scratch, which the caller
-// removes (it is not --db's); "" with --target.
-func (o *crashOptions) dbFolder() (string, error) {
+// made when missing, or a folder of the run's scratch, which scratch says
+// and the caller removes; "" with --target.
+func (o *crashOptions) dbFolder() (dir string, scratch bool, err error) {
 	switch {
 	case o.target != "":
-		return "", nil
+		return "", false, nil
 	case o.db != "":
 		if err := os.MkdirAll(o.db, 0o755); err != nil {
-			return "", usageErr("--db", err)
+			return "", false, usageErr("--db", err)
 		}
-		return o.db, nil
+		return o.db, false, nil
 	}
 	tmp, err := o.app.scratch.Path()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return os.MkdirTemp(tmp, "crash-")
+	dir, err = os.MkdirTemp(tmp, "crash-")
+	return dir, err == nil, err
 }
 
 // crashOpen opens the target of a kill -9 test: a server notesbench starts
