@@ -70,7 +70,11 @@ func TestRealServers(t *testing.T) {
 	fs := stdioSpec(t, filepath.Join(bin, "mcp-server-filesystem"), root)
 	mem := stdioSpec(t, "env", "MEMORY_FILE_PATH="+filepath.Join(root, "memory.jsonl"), filepath.Join(bin, "mcp-server-memory"))
 
+	// The servers' groups run side by side: each waits on its node
+	// processes most of its time. Within a group, what shares a folder or a
+	// database runs in turn.
 	t.Run("filesystem", func(t *testing.T) {
+		t.Parallel()
 		tg := dialT(t, fs, Options{Profile: builtin(t, "filesystem")})
 		if v, ok := tg.Served(); !ok || v.Guard != contract.GuardNone {
 			t.Fatalf("served %v", v)
@@ -88,15 +92,17 @@ func TestRealServers(t *testing.T) {
 			got["same-key resend"] != results.ConformNotApplicable {
 			t.Errorf("conform: %+v", rep.Checks)
 		}
-	})
-	t.Run("filesystem-edit", func(t *testing.T) {
-		tg := dialT(t, fs, Options{Profile: builtin(t, "filesystem-edit")})
-		res := raceNone(t, tg, 30)
-		if r := res.Runs[0]; r.Claude.Edits != 30 || r.Claude.Writes < 30 || r.Human.Writes < 30 {
-			t.Errorf("edit_file: %+v", r)
-		}
+		t.Run("filesystem-edit", func(t *testing.T) {
+			tg := dialT(t, fs, Options{Profile: builtin(t, "filesystem-edit")})
+			res := raceNone(t, tg, 30)
+			if r := res.Runs[0]; r.Claude.Edits != 30 || r.Claude.Writes < 30 || r.Human.Writes < 30 {
+				t.Errorf("edit_file: %+v", r)
+			}
+		})
+		t.Run("an extraction that finds nothing", func(t *testing.T) { extractionFindsNothing(t, fs) })
 	})
 	t.Run("memory", func(t *testing.T) {
+		t.Parallel()
 		tg := dialT(t, mem, Options{Profile: builtin(t, "memory")})
 		res := raceNone(t, tg, 30)
 		if r := res.Runs[0]; r.Claude.Writes != 30 || r.Human.Writes != 30 {
@@ -139,42 +145,45 @@ func TestRealServers(t *testing.T) {
 		}
 		return strings.Join(strings.Fields(r.Text), "")
 	}
-	for _, tc := range []struct{ name string }{{"sqlite"}, {"sqlite-npx"}} {
-		t.Run(tc.name, func(t *testing.T) {
-			spec := sqlite
-			if tc.name == "sqlite-npx" {
-				spec = sqliteNpx
-			}
-			tg := dialT(t, spec, Options{Profile: builtin(t, tc.name)})
-			if v, ok := tg.Served(); !ok || v.Guard != contract.GuardNote || v.VersionFormat != contract.FormatCounter {
-				t.Fatalf("served %v", v)
-			}
-			res := raceMode(t, tg, sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 30)
-			if r := res.Runs[0]; r.Lost() != 0 || r.Claude.Conflicts+r.Human.Conflicts == 0 || r.Claude.Errors+r.Human.Errors != 0 {
-				t.Errorf("a version-checked UPDATE under note/reapply: %+v", r)
-			}
-			reader := dialT(t, sqlite, Options{Profile: builtin(t, "sqlite")})
-			if got := rows(t, reader); got != "[]" {
-				t.Errorf("the teardown left rows: %s", got)
-			}
-			kept := dialT(t, spec, Options{Profile: builtin(t, tc.name), Keep: true})
-			raceMode(t, kept, sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 3)
-			if got := rows(t, reader); len(kept.Kept()) != 1 || got != `[{"id":"`+kept.Kept()[0]+`","version":7}]` {
-				t.Errorf("kept %v, rows %s", kept.Kept(), got)
-			}
-			if _, err := reader.control.reply(ctx, "query", json.RawMessage(`{"sql":"DELETE FROM notesbench_docs"}`)); err != nil {
-				t.Fatal(err)
-			}
-			rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := outcomes(rep); got["stale version"] != results.ConformPass || got["concurrent writers"] != results.ConformPass ||
-				got["no expected_version"] != results.ConformNotApplicable || got["versions increase"] != results.ConformPass {
-				t.Errorf("conform: %+v", rep.Checks)
-			}
-		})
-	}
+	t.Run("sql", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct{ name string }{{"sqlite"}, {"sqlite-npx"}} {
+			t.Run(tc.name, func(t *testing.T) {
+				spec := sqlite
+				if tc.name == "sqlite-npx" {
+					spec = sqliteNpx
+				}
+				tg := dialT(t, spec, Options{Profile: builtin(t, tc.name)})
+				if v, ok := tg.Served(); !ok || v.Guard != contract.GuardNote || v.VersionFormat != contract.FormatCounter {
+					t.Fatalf("served %v", v)
+				}
+				res := raceMode(t, tg, sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 30)
+				if r := res.Runs[0]; r.Lost() != 0 || r.Claude.Conflicts+r.Human.Conflicts == 0 || r.Claude.Errors+r.Human.Errors != 0 {
+					t.Errorf("a version-checked UPDATE under note/reapply: %+v", r)
+				}
+				reader := dialT(t, sqlite, Options{Profile: builtin(t, "sqlite")})
+				if got := rows(t, reader); got != "[]" {
+					t.Errorf("the teardown left rows: %s", got)
+				}
+				kept := dialT(t, spec, Options{Profile: builtin(t, tc.name), Keep: true})
+				raceMode(t, kept, sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 3)
+				if got := rows(t, reader); len(kept.Kept()) != 1 || got != `[{"id":"`+kept.Kept()[0]+`","version":7}]` {
+					t.Errorf("kept %v, rows %s", kept.Kept(), got)
+				}
+				if _, err := reader.control.reply(ctx, "query", json.RawMessage(`{"sql":"DELETE FROM notesbench_docs"}`)); err != nil {
+					t.Fatal(err)
+				}
+				rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := outcomes(rep); got["stale version"] != results.ConformPass || got["concurrent writers"] != results.ConformPass ||
+					got["no expected_version"] != results.ConformNotApplicable || got["versions increase"] != results.ConformPass {
+					t.Errorf("conform: %+v", rep.Checks)
+				}
+			})
+		}
+	})
 
 	// A Markdown vault on Node 26: its etag guard loses nothing under
 	// note/reapply; without it lines are lost and the server's own
@@ -185,6 +194,7 @@ func TestRealServers(t *testing.T) {
 	}
 	obsidian := stdioSpec(t, npmtest.WithNode(bin, filepath.Join(bin, "obsidian-mcp"), "serve", "--vault", "notes="+vault)...)
 	t.Run("obsidian", func(t *testing.T) {
+		t.Parallel()
 		tg := dialT(t, obsidian, Options{Profile: builtin(t, "obsidian")})
 		res := raceMode(t, tg, sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 20)
 		if r := res.Runs[0]; r.Lost() != 0 || r.Claude.Conflicts+r.Human.Conflicts == 0 {
@@ -201,13 +211,13 @@ func TestRealServers(t *testing.T) {
 		if err != nil || len(entries) != 0 {
 			t.Errorf("the teardown left %v (%v)", entries, err)
 		}
-	})
-	t.Run("obsidian-unguarded", func(t *testing.T) {
-		tg := dialT(t, obsidian, Options{Profile: builtin(t, "obsidian-unguarded")})
-		res := raceNone(t, tg, 20)
-		if r := res.Runs[0]; r.Claude.Edits != 20 || r.Stopped != "" || r.Unreadable != "" {
-			t.Errorf("obsidian_edit_note without if_match: %+v", r)
-		}
+		t.Run("obsidian-unguarded", func(t *testing.T) {
+			tg := dialT(t, obsidian, Options{Profile: builtin(t, "obsidian-unguarded")})
+			res := raceNone(t, tg, 20)
+			if r := res.Runs[0]; r.Claude.Edits != 20 || r.Stopped != "" || r.Unreadable != "" {
+				t.Errorf("obsidian_edit_note without if_match: %+v", r)
+			}
+		})
 	})
 
 	// Whole-content writes to stores that keep one file or database for
@@ -221,8 +231,10 @@ func TestRealServers(t *testing.T) {
 	// under two writers they lose more than lines: the task store drops the
 	// run's task (its calls then refused, the final state unreadable), the
 	// knowledge graph's file can end up holding two writes at once, which it
-	// then cannot parse (a JSON-RPC internal error on every read): the race
-	// must reach its end, or end on that error, as the server decides.
+	// then cannot parse (a JSON-RPC internal error on every read), and dex's
+	// task file two lines torn into each other, which it then refuses as
+	// corrupted: the race must reach its end, or end on that error, as the
+	// server decides, and so must conform after it.
 	graph := filepath.Join(root, "graph.jsonl")
 	tasks := filepath.Join(root, "tasks.json")
 	keeper := stdioSpec(t, "env", "DATA_DIR="+filepath.Join(root, "keeper"), filepath.Join(bin, "mcp-memory-keeper"))
@@ -234,33 +246,42 @@ func TestRealServers(t *testing.T) {
 		// gone reports whether the teardown removed doc (for a profile
 		// without one, whether doc is still there, as written).
 		gone func(t *testing.T, tg *Target, doc string) bool
+		// torn reports whether err is the server's word that two writers
+		// destroyed its store (nil: a server that never says it).
+		torn func(err error) bool
 	}{
 		{"knowledge-graph", stdioSpec(t, filepath.Join(bin, "mcp-knowledge-graph"), "--memory-path", graph), func(t *testing.T, _ *Target, doc string) bool {
 			data, err := os.ReadFile(graph)
 			return err == nil && !strings.Contains(string(data), doc)
+		}, func(err error) bool {
+			var pe *ProtocolError
+			return errors.As(err, &pe) && pe.Code == -32603
 		}},
 		{"memory-keeper", keeper, func(t *testing.T, tg *Target, doc string) bool {
 			r, err := tg.control.reply(ctx, "context_get", json.RawMessage(`{"key":"`+doc+`"}`))
 			return err == nil && r.Text == "No matching context found"
-		}},
+		}, nil},
 		{"taskmanager", stdioSpec(t, "env", "TASK_MANAGER_FILE_PATH="+tasks, filepath.Join(bin, "mcp-taskmanager")), func(t *testing.T, _ *Target, doc string) bool {
 			data, err := os.ReadFile(tasks)
 			return err == nil && !strings.Contains(string(data), `"title": "`+doc+`"`)
-		}},
+		}, nil},
 		{"memory-libsql", stdioSpec(t, "env", "LIBSQL_URL=file:"+filepath.Join(root, "libsql.db"), filepath.Join(bin, "mcp-memory-libsql")), func(t *testing.T, tg *Target, doc string) bool {
 			r, err := tg.control.reply(ctx, "search_nodes", json.RawMessage(`{"query":"`+doc+`","limit":50}`))
 			return err == nil && !r.IsError && !strings.Contains(r.Text, `"name": "`+doc+`"`)
-		}},
+		}, nil},
 		{"dex", stdioSpec(t, npmtest.WithNode(bin, "env", "DEX_HOME="+root, "DEX_STORAGE_PATH="+dex, filepath.Join(bin, "dex"), "mcp")...), func(t *testing.T, _ *Target, doc string) bool {
 			data, err := os.ReadFile(filepath.Join(dex, "tasks.jsonl"))
 			return err == nil && !strings.Contains(string(data), `"name":"`+doc+`"`)
+		}, func(err error) bool {
+			return strings.Contains(err.Error(), "is corrupted: Invalid JSON")
 		}},
 		{"memory-bank", stdioSpec(t, "env", "MEMORY_BANK_ROOT="+bank, filepath.Join(bin, "mcp-server-memory-bank")), func(t *testing.T, _ *Target, doc string) bool {
 			data, err := os.ReadFile(filepath.Join(bank, doc, "text.md"))
 			return err == nil && string(data) == "one\ntwo" // no teardown: left as written
-		}},
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			tg := dialT(t, tc.spec, Options{Profile: builtin(t, tc.name)})
 			b, s := openRun(t, tg)
 			write(t, s, "one")
@@ -278,12 +299,11 @@ func TestRealServers(t *testing.T) {
 			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}, 20
 			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, cfg.VersionFormat = sim.Dist{Max: 15 * time.Millisecond}, sim.Dist{Max: 15 * time.Millisecond}, "0", contract.FormatDigest
 			res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
-			var pe *ProtocolError
 			switch {
-			case err != nil && tc.name == "knowledge-graph" && errors.As(err, &pe) && pe.Code == -32603:
+			case err != nil && tc.torn != nil && tc.torn(err):
 				// Every later call fails alike: conform cannot even create
 				// its document.
-				t.Logf("the graph's file became unreadable to the server: %v", err)
+				t.Logf("the store became unreadable to the server: %v", err)
 				return
 			case err != nil:
 				t.Fatal(err)
@@ -296,10 +316,10 @@ func TestRealServers(t *testing.T) {
 			}
 			rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
 			switch {
-			case err != nil && tc.name == "knowledge-graph" && errors.As(err, &pe) && pe.Code == -32603:
-				// The race ran to the end, its final state unreadable, and
-				// the graph's file is gone for every later call.
-				t.Logf("conform: the graph's file became unreadable to the server: %v", err)
+			case err != nil && tc.torn != nil && tc.torn(err):
+				// The race ran to the end, and the store is gone for every
+				// later call.
+				t.Logf("conform: the store became unreadable to the server: %v", err)
 				return
 			case err != nil:
 				t.Fatal(err)
@@ -312,9 +332,11 @@ func TestRealServers(t *testing.T) {
 
 	// The memory bank's tabs are files, listed as one line of names (all):
 	// a file's name is its key, so a resend after a lost reply writes the
-	// same file again and makes no second tab.
+	// same file again and makes no second tab. A bank of its own: the
+	// memory bank's race runs beside it.
 	t.Run("memory-bank create", func(t *testing.T) {
-		tg := dialT(t, stdioSpec(t, "env", "MEMORY_BANK_ROOT="+bank, filepath.Join(bin, "mcp-server-memory-bank")), Options{Profile: builtin(t, "memory-bank")})
+		t.Parallel()
+		tg := dialT(t, stdioSpec(t, "env", "MEMORY_BANK_ROOT="+filepath.Join(root, "bank-create"), filepath.Join(bin, "mcp-server-memory-bank")), Options{Profile: builtin(t, "memory-bank")})
 		cfg := sim.DefaultCreate()
 		cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Parallel = []uint64{1}, 8, "a", contract.OrderKeyFirst, 1
 		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
@@ -327,26 +349,27 @@ func TestRealServers(t *testing.T) {
 			}
 		}
 	})
+}
 
-	t.Run("an extraction that finds nothing", func(t *testing.T) {
-		p := builtin(t, "filesystem")
-		data := strings.Replace(mustJSON(t, p), `"content":{"pointer":"/content"}`, `"content":{"pointer":"/text"}`, 1)
-		bad, err := profile.Parse([]byte(data), "bad.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The profile is tried on a fresh document before any run: the
-		// extraction that finds nothing is the dial's error, one that
-		// names the field and the reply, and no run starts.
-		tg, err := Dial(ctx, fs, Options{Profile: bad})
-		if err == nil {
-			tg.Close()
-		}
-		var ee *profile.ExtractError
-		if !errors.As(err, &ee) || !strings.Contains(err.Error(), `: profile filesystem: read.content: a string at pointer /text found nothing in the reply "{\"content\":\"\"}" (tried on a fresh document before any run)`) {
-			t.Errorf("%v", err)
-		}
-	})
+// extractionFindsNothing dials the filesystem server fs through a profile
+// whose read extracts nothing from its replies. The profile is tried on a
+// fresh document before any run: the extraction that finds nothing is the
+// dial's error, one that names the field and the reply, and no run starts.
+func extractionFindsNothing(t *testing.T, fs TargetSpec) {
+	p := builtin(t, "filesystem")
+	data := strings.Replace(mustJSON(t, p), `"content":{"pointer":"/content"}`, `"content":{"pointer":"/text"}`, 1)
+	bad, err := profile.Parse([]byte(data), "bad.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Dial(ctx, fs, Options{Profile: bad})
+	if err == nil {
+		tg.Close()
+	}
+	var ee *profile.ExtractError
+	if !errors.As(err, &ee) || !strings.Contains(err.Error(), `: profile filesystem: read.content: a string at pointer /text found nothing in the reply "{\"content\":\"\"}" (tried on a fresh document before any run)`) {
+		t.Errorf("%v", err)
+	}
 }
 
 func mustJSON(t testing.TB, v any) string {

@@ -14,10 +14,13 @@
 //
 // Usage:
 //
-//	go run ./scripts/largetests [-list] [go test flags]
+//	go run ./scripts/largetests [-list] [-first 'DIR ...'] [go test flags]
 //
-// -list prints the large tests, one package a line, and runs nothing. Every
-// other argument goes to go test (e.g. -count=1 -timeout 30m -json).
+// -list prints the large tests, one package a line, and runs nothing.
+// -first names packages by folder (./mcpclient), space-separated, to start
+// before the others, in that order: go test starts packages in the order it
+// is given them, and the longest, started last, would run alone at the end.
+// Every other argument goes to go test (e.g. -count=1 -timeout 30m -json).
 package main
 
 import (
@@ -47,18 +50,26 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	list := false
-	var goArgs []string
-	for _, a := range args {
-		if a == "-list" {
+	var first, goArgs []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-list":
 			list = true
-			continue
+		case a == "-first" && i+1 < len(args):
+			first = strings.Fields(args[i+1])
+			i++
+		default:
+			goArgs = append(goArgs, a)
 		}
-		goArgs = append(goArgs, a)
 	}
 	pkgs, err := goList()
 	if err != nil {
 		fmt.Fprintln(stderr, "largetests:", err)
 		return 1
+	}
+	if err := startFirst(pkgs, first); err != nil {
+		fmt.Fprintln(stderr, "largetests: -first:", err)
+		return 2
 	}
 	large := map[string][]string{} // import path -> large tests
 	var paths []string
@@ -132,6 +143,30 @@ func goCommand() string {
 		return g
 	}
 	return "go"
+}
+
+// startFirst moves the packages in the folders first names to the front of
+// pkgs, in first's order; the others keep theirs.
+func startFirst(pkgs []*pkg, first []string) error {
+	rank := map[string]int{}
+	for i, dir := range first {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(pkgs, func(p *pkg) bool { return p.Dir == abs }) {
+			return fmt.Errorf("%s is no package of the module", dir)
+		}
+		rank[abs] = i + 1
+	}
+	at := func(p *pkg) int {
+		if r, ok := rank[p.Dir]; ok {
+			return r
+		}
+		return len(first) + 1
+	}
+	slices.SortStableFunc(pkgs, func(a, b *pkg) int { return at(a) - at(b) })
+	return nil
 }
 
 // pkg is what go list says of one package.

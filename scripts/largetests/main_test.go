@@ -37,3 +37,29 @@ func TestGroups(t *testing.T) {
 		t.Errorf("groups %v, want %v", got, want)
 	}
 }
+
+// -first puts the packages it names before the others, in its order, and
+// refuses a folder that is no package.
+func TestStartFirst(t *testing.T) {
+	abs := func(dir string) string {
+		a, err := filepath.Abs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	pkgs := []*pkg{{ImportPath: "a", Dir: abs("a")}, {ImportPath: "b", Dir: abs("b")}, {ImportPath: "c", Dir: abs("c")}, {ImportPath: "d", Dir: abs("d")}}
+	if err := startFirst(pkgs, []string{"./c", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pkgs {
+		got = append(got, p.ImportPath)
+	}
+	if want := []string{"c", "b", "a", "d"}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	if err := startFirst(pkgs, []string{"./nowhere"}); err == nil || err.Error() != "./nowhere is no package of the module" {
+		t.Errorf("a folder that is no package: %v", err)
+	}
+}
