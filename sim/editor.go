@@ -86,6 +86,10 @@ type editor struct {
 func (e *editor) run(ctx context.Context, noteID string, n int, next func(i int) edit) error {
 	e.stats.Edits = n
 	for i := 0; i < n; i++ {
+		if e.errors.timeUp() {
+			e.stats.Edits = i // the edits it made are those it meant to
+			return nil
+		}
 		if err := e.sleep(ctx, e.timing.Pause); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
@@ -42,12 +43,36 @@ func (e *ErrorLimitError) Error() string {
 }
 
 // errorBudget counts the calls of one run that ended in a server error, for
-// every editor of the run, and ends the run at its limit.
+// every editor of the run, and ends the run at its limit. It holds the
+// run's time limit too (Runtime.StopAt).
 type errorBudget struct {
 	max  int // 0: no limit
 	mu   sync.Mutex
 	n    int
 	last error
+	// stopAt is the wall-clock time after which the run's editors start
+	// no edit, zero for none; timedOut says one of them stopped there.
+	stopAt   time.Time
+	timedOut atomic.Bool
+}
+
+// until sets the run's time limit to stopAt, on the real clock; it returns
+// b.
+func (b *errorBudget) until(stopAt time.Time, clock ClockKind) *errorBudget {
+	if clock == ClockReal {
+		b.stopAt = stopAt
+	}
+	return b
+}
+
+// timeUp reports whether the run is past its time limit, and records that
+// an editor stopped there. A nil budget has none.
+func (b *errorBudget) timeUp() bool {
+	if b == nil || b.stopAt.IsZero() || time.Now().Before(b.stopAt) {
+		return false
+	}
+	b.timedOut.Store(true)
+	return true
 }
 
 // newErrorBudget returns the budget of a run that may have max errors; 0

@@ -584,7 +584,7 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 	if err != nil {
 		return run, err
 	}
-	budget, tries := newErrorBudget(env.MaxErrors), triesBound(2*spec.edits)
+	budget, tries := newErrorBudget(env.MaxErrors).until(rt.StopAt, env.Clock), triesBound(2*spec.edits)
 	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy, errors: budget, maxTries: tries, reissue: spec.reissue}
 	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy, errors: budget, maxTries: tries, reissue: spec.reissue}
 	humanEdit := func(i int) edit { return appendLine(noteID, lineName("human", i)) }
@@ -639,8 +639,11 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 		Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat),
 		Claude: claude.stats, Human: human.stats, WallS: wall.Seconds(), Unreadable: unreadable, Faults: faults,
 	}
-	if stopped {
+	switch {
+	case stopped:
 		run.Stopped = spec.name + ": " + limit.Error()
+	case budget.timedOut.Load():
+		run.Stopped = fmt.Sprintf("%s: stopped at its time limit after %d of its %d edits", spec.name, run.Intended(), 2*spec.edits)
 	}
 	return run, nil
 }

@@ -3,6 +3,9 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -266,5 +269,48 @@ func TestParseModes(t *testing.T) {
 		if _, err := ParseModes(in); err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %s", in, err, want)
 		}
+	}
+}
+
+// A time limit on the real clock stops the editors where they are: the run
+// reads its final state and counts what was made, nothing made counts as
+// lost, and the run says where it stopped. One already past stops them
+// before their first edit. The virtual clock ignores it: its counts are
+// the same with it as without.
+func TestRaceTimeLimit(t *testing.T) {
+	cfg := DefaultRace()
+	cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2}, Parallel: 1}
+	cfg.Edits = 1000 // more than the limit lets them make
+	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = Dist{Max: time.Millisecond}, Dist{Max: time.Millisecond}, "0"
+	cfg.Modes = []Mode{{contract.GuardNote, Reapply}}
+	rt := on(fileTarget(t, t.TempDir()))
+	rt.StopAt = time.Now().Add(300 * time.Millisecond)
+	res, err := runOn(bg, cfg, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Lost() != 0 || r.Intended() >= 2*cfg.Edits || r.Claude.Writes != r.Claude.Edits+r.Claude.Conflicts {
+			t.Errorf("seed %d: %+v", r.Seed, r)
+		}
+		if want := fmt.Sprintf("stopped at its time limit after %d of its 2000 edits", r.Intended()); !strings.HasSuffix(r.Stopped, want) {
+			t.Errorf("seed %d stopped %q, want %q", r.Seed, r.Stopped, want)
+		}
+	}
+	if r := res.Runs[1]; r.Intended() != 0 {
+		t.Errorf("the second seed started after the limit made %d edits", r.Intended())
+	}
+
+	virtual := DefaultRace()
+	virtual.Env = virtualEnv([]uint64{1})
+	want := mustRun(t, virtual)
+	rt = onMemory
+	rt.StopAt = time.Now().Add(-time.Hour)
+	got, err := runOn(bg, virtual, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Rows, want.Rows) {
+		t.Errorf("the virtual clock under a time limit: %+v, want %+v", got.Rows, want.Rows)
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
@@ -10,7 +11,8 @@ import (
 // Runtime is what an experiment's runs go to and report to, beside what they
 // measure: what serves the contract, what records the calls, who hears of
 // progress. It is passed to Run, never held in a configuration: nothing in
-// it is recorded, and nothing in it changes a count.
+// it is recorded, and nothing in it changes a count, but for a time limit
+// on the real clock (StopAt), which the runs it stopped say.
 type Runtime struct {
 	// Target opens the contract of each run.
 	Target contract.Target
@@ -24,6 +26,13 @@ type Runtime struct {
 	// of bench's one-writer runs (pgbench beside a PostgreSQL store, as the
 	// command picks it), and returns one latency per timed write in µs.
 	Peer func(ctx context.Context, guard contract.Guard, writes, warmup, textSize int) ([]float64, error)
+	// StopAt, when set, is the race's time limit on the wall clock: its
+	// editors start no edit after it, and a run they stopped reads and
+	// counts its final state as after its last edit, saying so
+	// (RaceRun.Stopped), as Jepsen's time-limited generators end a test
+	// and still check what ran. A run on the virtual clock ignores it: its
+	// counts never depend on the machine's speed.
+	StopAt time.Time
 }
 
 // TargetSettings is what a configuration records of the target its runs go

@@ -97,6 +97,19 @@ var Budgets = []Budget{{
 	NemesisEvery: 500 * time.Millisecond,
 }}
 
+// editsEnd is when the race's editors, in a part that started at start,
+// start their last edit (sim.Runtime.StopAt): half the part's time, the
+// other half left to read what they left, tear down and check the
+// history. A server that slows to a crawl under a fault (a kill it takes
+// seconds to come back from) is then judged on the edits it served, and
+// its runs say where they stopped. Zero without a PartTime.
+func (b Budget) editsEnd(start time.Time) time.Time {
+	if b.PartTime <= 0 {
+		return time.Time{}
+	}
+	return start.Add(b.PartTime / 2)
+}
+
 // LookupBudget returns the budget called name.
 func LookupBudget(name string) (Budget, error) {
 	for _, b := range Budgets {

@@ -584,3 +584,52 @@ func TestDeclaredButNotKept(t *testing.T) {
 		t.Errorf("a read-only server: cells %+v, want none", got)
 	}
 }
+
+// slowTarget is a server that takes 10 ms over every write, as one does
+// that a fault leaves coming back from a kill again and again.
+type slowTarget struct{ contract.Target }
+
+func (s slowTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
+	b, err := s.Target.Open(ctx, run)
+	return slowBackend{b}, err
+}
+
+type slowBackend struct{ contract.Backend }
+
+func (b slowBackend) Session(ctx context.Context) (contract.Session, error) {
+	s, err := b.Backend.Session(ctx)
+	return slowSession{s}, err
+}
+
+type slowSession struct{ contract.Session }
+
+func (s slowSession) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	time.Sleep(10 * time.Millisecond)
+	return s.Session.EditNoteTab(ctx, req)
+}
+
+// A race under a nemesis that slows the server past its part's time is
+// judged on the edits made by half that time: the column has its counts,
+// and says where its runs stopped, instead of "not judged".
+func TestNemesisStopsAtItsTimeLimit(t *testing.T) {
+	target := backend.Memory()
+	defer target.Close()
+	b := testBudget
+	b.PartTime = 2 * time.Second
+	b.Nemesis = []Setting{{"seeds", "1"}, {"edits", "300"}} // 3 s of writes at the least
+	slow := NemesisMode{Kind: history.FaultKill, Open: func(context.Context, time.Duration) (contract.Target, error) {
+		return slowTarget{backend.Memory()}, nil
+	}}
+	out, err := Run(context.Background(), target, nil, []NemesisMode{slow}, nil, Options{Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Audit
+	if len(a.Unfinished) != 0 {
+		t.Errorf("unfinished: %q", a.Unfinished)
+	}
+	c := cellOf(t, a, results.AnomalyLostUpdate, "nemesis kill")
+	if c.Count == nil || *c.Count != 0 || c.Of == 0 || c.Of >= 600 || !strings.Contains(c.Note, "stopped at its time limit after ") {
+		t.Errorf("the slowed nemesis's cell: %+v", c)
+	}
+}

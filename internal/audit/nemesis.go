@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
@@ -99,7 +100,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 	}
 	defer target.Close()
 	w := history.NewWriter(history.Header{Experiment: "race", Command: report.CommandLine(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{Target: target, History: w})
+	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{Target: target, History: w, StopAt: a.cfg.Budget.editsEnd(start)})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -127,16 +128,25 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 		refused, unknown = refused+row.ErrorsClaude+row.ErrorsHuman-info, unknown+info
 	}
 	known := true
+	var ended []string
 	for _, r := range runs {
 		faults += r.Faults
 		n, ok := a.unfaulted[r.Seed]
 		known = known && ok
 		without += n
+		if r.Stopped != "" {
+			ended = append(ended, r.Stopped)
+		}
 	}
 	c := results.Counted(col, "acknowledged lines lost with the fault", results.UnitLines, lost, intended)
 	c.Note = fmt.Sprintf("%d faults made", faults)
 	if known {
 		c.Note += fmt.Sprintf("; the same seeds without the fault lost %d", without)
+	}
+	if len(ended) > 0 {
+		// A run stopped early counts what it made; beside the seeds' full
+		// runs without the fault, its losses are a floor.
+		c.Note += "; " + strings.Join(ended, "; ")
 	}
 	a.add(results.AnomalyLostUpdate, c)
 	a.add(results.AnomalyAppliedTwice, results.Counted(col, "lines the final text holds more than once", results.UnitLines, dups, 0))

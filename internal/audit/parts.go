@@ -84,7 +84,7 @@ func (a *auditRun) race(ctx context.Context) error {
 	}
 	w := history.NewWriter(history.Header{Experiment: "race", Command: report.CommandLine(p.Command)})
 	start := time.Now()
-	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{History: w})
+	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{History: w, StopAt: a.cfg.Budget.editsEnd(start)})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
