@@ -444,7 +444,7 @@ func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp strin
 	}
 	fo := audit.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
 		History: hist.Bytes(), Checks: rep,
-		Part:   results.AuditPart{Name: "crash", Command: argv, Result: report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
+		Part:   results.AuditPart{Name: "crash", Command: argv, Result: results.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
 		Tables: report.CrashTables(settings, life, v.Runs, rep)}
 	lost, twice, empty := 0, 0, 0
 	for _, r := range v.Runs {

@@ -199,9 +199,9 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 		html = o.html
 	}
-	var result any = report.NewCheckRecord(report.CheckConfig{Histories: o.files, TimeoutS: o.timeout.Seconds(), HTML: html}, rep, notesbenchVersion())
+	var result any = results.NewCheckRecord(results.CheckConfig{Histories: o.files, TimeoutS: o.timeout.Seconds(), HTML: html}, rep, notesbenchVersion())
 	if rep.Agents != nil {
-		result = agentCheckRecord{result.(report.CheckRecord), rep.Agents}
+		result = agentCheckRecord{result.(results.CheckRecord), rep.Agents}
 	}
 	err = printResult(a, format, result, report.Section{Main: tables, Records: append(report.CheckRecords(rep), agentRecords(rep)...)})
 	if err != nil {
@@ -289,7 +289,7 @@ func unlessDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
 // agentCheckRecord is check's JSON result on served histories: the record
 // of any history, and the agents with their verdicts.
 type agentCheckRecord struct {
-	report.CheckRecord
+	results.CheckRecord
 	Agents []results.AgentResult `json:"agents"`
 }
 

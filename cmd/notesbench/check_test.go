@@ -17,7 +17,6 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/testpass"
-	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -121,7 +120,7 @@ func TestCheckCommand(t *testing.T) {
 	if code != 1 || !strings.HasPrefix(stderr, "notesbench: violated: lost-updates, stale-overwrites\n") {
 		t.Fatalf("exit %d, stderr %q; want 1 and the violated checks", code, stderr)
 	}
-	var out report.CheckRecord
+	var out results.CheckRecord
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +438,7 @@ func TestCheckProfiledRaceCounts(t *testing.T) {
 		if code != 0 && code != 1 {
 			t.Fatalf("%s: check: exit %d, %s", profile, code, stderr)
 		}
-		var rep report.CheckRecord
+		var rep results.CheckRecord
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatal(err)
 		}

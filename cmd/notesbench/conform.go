@@ -12,6 +12,7 @@ import (
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 )
 
 // conformOptions holds the conform command's flags.
@@ -145,7 +146,7 @@ func runConform(ctx context.Context, o *conformOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	record := report.NewConformRecord(report.ConformConfig{Target: o.target, Note: o.note, Profile: o.profile, Wire: wireOf(target)}, rep, notesbenchVersion())
+	record := results.NewConformRecord(results.ConformConfig{Target: o.target, Note: o.note, Profile: o.profile, Wire: wireOf(target)}, rep, notesbenchVersion())
 	if err := printResult(a, format, record, report.Section{Main: report.ConformTables(rep)}); err != nil {
 		return err
 	}

@@ -164,7 +164,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 		}
 	}
 	v, rep := tested.Verdict, tested.Checks
-	result := report.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())
+	result := results.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())
 	err = printResult(a, format, result, report.Section{Main: report.CrashTables(settings, life.String(), v.Runs, rep), Records: report.CrashRecords(v.Runs, rep)})
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 )
 
 // asNotesbench makes the test binary, started with it in its environment,
@@ -41,7 +41,7 @@ func TestCrashCommand(t *testing.T) {
 	if err := runCrash(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	var out report.CrashRecord
+	var out results.CrashRecord
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -103,7 +104,7 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	}
 	section := report.Section{Main: []report.Table{report.PayloadTable(o.file, o.tool, res.Valid, res.Violations)},
 		Records: report.PayloadRecords(res.Violations)}
-	record := report.PayloadRecord{Experiment: "validate", Config: report.PayloadConfig{Tool: o.tool, File: o.file},
+	record := results.PayloadRecord{Experiment: "validate", Config: results.PayloadConfig{Tool: o.tool, File: o.file},
 		Rows: res.Violations, Valid: res.Valid, Full: res.Full, Minimal: res.Minimal, Warnings: []string{}, Version: notesbenchVersion()}
 	if err := printResult(a, format, record, section); err != nil {
 		return err

@@ -612,7 +612,7 @@ func (a *auditRun) conform(ctx context.Context) error {
 		a.notRun(modeConform, endedIn("conform", err), results.AnomalyStaleWrite, results.AnomalyUnversionedWrite)
 		return nil
 	}
-	p.Result = report.NewConformRecord(report.ConformConfig{Target: cmp.Or(a.cfg.Target, "embedded"), Profile: a.cfg.Profile}, rep, a.cfg.Version)
+	p.Result = results.NewConformRecord(results.ConformConfig{Target: cmp.Or(a.cfg.Target, "embedded"), Profile: a.cfg.Profile}, rep, a.cfg.Version)
 	a.part(p, tables)
 	a.add(results.AnomalyStaleWrite, clauseCell(rep.Checks, clauseStaleVersion, "the stale-version clause"))
 	a.add(results.AnomalyUnversionedWrite, clauseCell(rep.Checks, clauseNoVersion, "the no-expected_version clause"))

@@ -157,7 +157,7 @@ func (a *auditRun) race(ctx context.Context) error {
 		a.add(results.AnomalyEmptyRead, results.NotRunCell(raceColumn(server), "", endedIn("check", err)))
 		return nil
 	}
-	checkPart.Result = report.NewCheckRecord(report.CheckConfig{Histories: []string{raceHistory}, TimeoutS: a.cfg.Budget.CheckTimeout.Seconds()}, rep, a.cfg.Version)
+	checkPart.Result = results.NewCheckRecord(results.CheckConfig{Histories: []string{raceHistory}, TimeoutS: a.cfg.Budget.CheckTimeout.Seconds()}, rep, a.cfg.Version)
 	tables := report.CheckTables(rep, "Checks of the race's history", false, "")
 	if note := clientViolations(rep, server); note != "" && len(tables) > 0 {
 		tables[0].Notes = append(tables[0].Notes, note)

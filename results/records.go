@@ -1,24 +1,21 @@
-package report
+package results
 
-import (
-	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/results"
-)
+import "github.com/notesbench/notesbench/contract"
 
 // The JSON results of the commands that are not experiments share the
-// experiments' envelope (results.Report): every one has experiment (the
+// experiments' envelope (Report): every one has experiment (the
 // command), config, rows, warnings and notesbench_version, every key always
 // there, empty when empty; each adds what is its own.
 
 // CheckRecord is check's JSON result: a row per check, the figures of every
 // run.
 type CheckRecord struct {
-	Experiment string                `json:"experiment"`
-	Config     CheckConfig           `json:"config"`
-	Rows       []results.CheckResult `json:"rows"`
-	Runs       []results.CheckRun    `json:"runs"`
-	Warnings   []string              `json:"warnings"`
-	Version    string                `json:"notesbench_version"`
+	Experiment string        `json:"experiment"`
+	Config     CheckConfig   `json:"config"`
+	Rows       []CheckResult `json:"rows"`
+	Runs       []CheckRun    `json:"runs"`
+	Warnings   []string      `json:"warnings"`
+	Version    string        `json:"notesbench_version"`
 }
 
 // CheckConfig is what a check judged, and how: the histories, each check's
@@ -31,16 +28,16 @@ type CheckConfig struct {
 }
 
 // NewCheckRecord returns the JSON result of a check.
-func NewCheckRecord(cfg CheckConfig, rep *results.CheckReport, version string) CheckRecord {
+func NewCheckRecord(cfg CheckConfig, rep *CheckReport, version string) CheckRecord {
 	return CheckRecord{Experiment: "check", Config: cfg, Rows: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
 		Warnings: unknownWarnings(rep), Version: version}
 }
 
 // unknownWarnings says of every check that could not judge everything why.
-func unknownWarnings(rep *results.CheckReport) []string {
+func unknownWarnings(rep *CheckReport) []string {
 	out := []string{}
 	for _, c := range rep.Checks {
-		if c.Verdict == results.CheckUnknown {
+		if c.Verdict == CheckUnknown {
 			out = append(out, c.Check+" unknown: "+c.Reason)
 		}
 	}
@@ -50,30 +47,30 @@ func unknownWarnings(rep *results.CheckReport) []string {
 // CrashRecord is crash's JSON result: a row per synchronous setting's run,
 // the checks of the recorded history and the figures of each of its runs.
 type CrashRecord struct {
-	Experiment string                `json:"experiment"`
-	Config     results.CrashSettings `json:"config"`
-	Rows       []results.CrashRun    `json:"rows"`
-	Checks     []results.CheckResult `json:"checks"`
-	Runs       []results.CheckRun    `json:"runs"`
-	Warnings   []string              `json:"warnings"`
-	Version    string                `json:"notesbench_version"`
+	Experiment string        `json:"experiment"`
+	Config     CrashSettings `json:"config"`
+	Rows       []CrashRun    `json:"rows"`
+	Checks     []CheckResult `json:"checks"`
+	Runs       []CheckRun    `json:"runs"`
+	Warnings   []string      `json:"warnings"`
+	Version    string        `json:"notesbench_version"`
 }
 
 // NewCrashRecord returns the JSON result of a crash test.
-func NewCrashRecord(s results.CrashSettings, runs []results.CrashRun, rep *results.CheckReport, version string) CrashRecord {
+func NewCrashRecord(s CrashSettings, runs []CrashRun, rep *CheckReport, version string) CrashRecord {
 	return CrashRecord{Experiment: "crash", Config: s, Rows: nonNil(runs), Checks: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
 		Warnings: unknownWarnings(rep), Version: version}
 }
 
 // ConformRecord is conform's JSON result: a row per clause checked.
 type ConformRecord struct {
-	Experiment string                 `json:"experiment"`
-	Config     ConformConfig          `json:"config"`
-	Rows       []results.ConformCheck `json:"rows"`
-	Describe   string                 `json:"describe"`
-	Passed     int                    `json:"passed"`
-	Failed     int                    `json:"failed"`
-	Info       int                    `json:"info"`
+	Experiment string         `json:"experiment"`
+	Config     ConformConfig  `json:"config"`
+	Rows       []ConformCheck `json:"rows"`
+	Describe   string         `json:"describe"`
+	Passed     int            `json:"passed"`
+	Failed     int            `json:"failed"`
+	Info       int            `json:"info"`
 	// NotApplicable counts the clauses the target cannot be held to.
 	NotApplicable int      `json:"not_applicable"`
 	Warnings      []string `json:"warnings"`
@@ -93,7 +90,7 @@ type ConformConfig struct {
 }
 
 // NewConformRecord returns the JSON result of a conform run.
-func NewConformRecord(cfg ConformConfig, rep results.ConformReport, version string) ConformRecord {
+func NewConformRecord(cfg ConformConfig, rep ConformReport, version string) ConformRecord {
 	return ConformRecord{Experiment: "conform", Config: cfg, Rows: nonNil(rep.Checks), Describe: rep.Describe,
 		Passed: rep.Passed, Failed: rep.Failed, Info: rep.Info, NotApplicable: rep.NotApplicable, Warnings: []string{}, Version: version}
 }
