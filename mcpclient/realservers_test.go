@@ -28,6 +28,14 @@ func stdioSpec(t testing.TB, argv ...string) TargetSpec {
 	return spec
 }
 
+// realConform is how the real servers' tests run conform: four writers,
+// and the within-a-millisecond clause, which none of them judges, writing
+// for a second at most instead of ten. A Node server's writes come
+// milliseconds apart, so the clause wrote its whole ten seconds on each
+// server with counter versions (2,662 writes to mcp-sqlite-server, 13
+// CPU-seconds of notesbench and node: most of this test's CPU).
+var realConform = conform.Options{Writers: 4, FastTime: time.Second}
+
 // raceNone races two editors without a guard through tg: every editor's
 // think time up to 15 ms, no pause, so that writes overlap.
 func raceNone(t *testing.T, tg *Target, edits int) sim.Result[results.RaceRow, results.RaceRun] {
@@ -83,7 +91,7 @@ func TestRealServers(t *testing.T) {
 		if r := res.Runs[0]; r.Lost() == 0 || r.Claude.Writes != 40 || r.Human.Writes != 40 {
 			t.Errorf("write_file without a version lost no line: %+v", r)
 		}
-		rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
+		rep, err := conform.Run(ctx, tg, realConform)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +129,7 @@ func TestRealServers(t *testing.T) {
 				t.Errorf("create over memory: %+v", row)
 			}
 		}
-		rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
+		rep, err := conform.Run(ctx, tg, realConform)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +181,7 @@ func TestRealServers(t *testing.T) {
 				if _, err := reader.control.reply(ctx, "query", json.RawMessage(`{"sql":"DELETE FROM notesbench_docs"}`)); err != nil {
 					t.Fatal(err)
 				}
-				rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
+				rep, err := conform.Run(ctx, tg, realConform)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -200,7 +208,7 @@ func TestRealServers(t *testing.T) {
 		if r := res.Runs[0]; r.Lost() != 0 || r.Claude.Conflicts+r.Human.Conflicts == 0 {
 			t.Errorf("if_match under note/reapply: %+v", r)
 		}
-		rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
+		rep, err := conform.Run(ctx, tg, realConform)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +322,7 @@ func TestRealServers(t *testing.T) {
 				}
 				t.Logf("%s: lost %d of %d, errors %d / %d, %s", tc.name, r.Lost(), r.Intended(), r.Claude.Errors, r.Human.Errors, r.Unreadable)
 			}
-			rep, err := conform.Run(ctx, tg, conform.Options{Writers: 4})
+			rep, err := conform.Run(ctx, tg, realConform)
 			switch {
 			case err != nil && tc.torn != nil && tc.torn(err):
 				// The race ran to the end, and the store is gone for every
