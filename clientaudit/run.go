@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 )
@@ -76,15 +77,6 @@ const ServePlaceholder = "{serve}"
 
 // Stdio reports whether the driver's library starts the server itself.
 func (cfg Options) Stdio() bool { return strings.Contains(cfg.Command, ServePlaceholder) }
-
-// shellQuote quotes words for sh -c.
-func shellQuote(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
-}
 
 // Run runs the driver once without a fault and once per fault, each against
 // a Note of its own served over HTTP on loopback behind the proxy, and judges
@@ -208,8 +200,8 @@ func (cfg Options) run(ctx context.Context, i int, f WireFault) (results.ClientR
 		defer stop() // a relay's session ends with the run
 		// {serve} becomes one word of the shell: the command line that
 		// starts the relay, quoted, for a library that runs it with sh -c.
-		start := shellQuote(append(append([]string(nil), cfg.Relay...), socket))
-		command = strings.ReplaceAll(command, ServePlaceholder, shellQuote([]string{start}))
+		start := shell.Line(append(append([]string(nil), cfg.Relay...), socket))
+		command = strings.ReplaceAll(command, ServePlaceholder, shell.Quote(start))
 		env = append(env, EnvServerCommand+"="+start)
 	} else {
 		// The server on loopback, and the proxy before it.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -29,25 +30,15 @@ func (d AuditDoc) partTables(i int) []Table {
 	return nil
 }
 
-// CommandLine writes argv as a POSIX shell reads it back: each word quoted
-// when it holds anything but letters, digits and -_./:=@%+,.
-func CommandLine(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		words[i] = shellWord(a)
-	}
-	return strings.Join(words, " ")
-}
-
 // wrapCommand writes argv as a shell prompt's line, "$ " first, its words
-// as CommandLine quotes them, cut at spaces between words into lines of at
+// as shell.Quote quotes them, cut at spaces between words into lines of at
 // most width columns that end in " \\" (a shell reads them as one); width
 // 0 is no limit. A word longer than a line stays whole.
 func wrapCommand(argv []string, width int) string {
 	line := "$"
 	var lines []string
 	for _, a := range argv {
-		word := shellWord(a)
+		word := shell.Quote(a)
 		if width > 0 && line != "$" && len([]rune(line))+1+len([]rune(word))+2 > width {
 			lines = append(lines, line+" \\")
 			line = "   "
@@ -55,14 +46,6 @@ func wrapCommand(argv []string, width int) string {
 		line += " " + word
 	}
 	return strings.Join(append(lines, line), "\n")
-}
-
-// shellWord quotes s for a POSIX shell, when it must be.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // auditTitle is the title of an audit's report.
@@ -356,7 +339,7 @@ func RegressionTable(a results.Audit) Table {
 func PartsTable(a results.Audit) Table {
 	t := Table{Title: "What ran", Header: []string{"Part", "Seconds", "Command, or why it did not run"}}
 	for _, p := range a.Parts {
-		what := CommandLine(p.Command)
+		what := shell.Line(p.Command)
 		switch {
 		case p.NotRun != "":
 			what = "not run: " + p.NotRun
@@ -441,7 +424,7 @@ func WriteAudit(w io.Writer, f Format, width int, d AuditDoc) error {
 		if err := heading(2, p.Name); err != nil {
 			return err
 		}
-		cmd := CommandLine(p.Command)
+		cmd := shell.Line(p.Command)
 		var err error
 		if f == FormatMarkdown {
 			_, err = fmt.Fprintf(w, "```sh\n%s\n```\n\n", cmd)

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -46,7 +47,7 @@ func WriteAuditHTML(w io.Writer, d AuditDoc) error {
 		if p.NotRun != "" || len(d.partTables(i)) == 0 {
 			continue
 		}
-		page.Parts = append(page.Parts, htmlPart{Name: p.Name, Command: CommandLine(p.Command), Tables: d.partTables(i)})
+		page.Parts = append(page.Parts, htmlPart{Name: p.Name, Command: shell.Line(p.Command), Tables: d.partTables(i)})
 	}
 	if d.Timeline != nil {
 		page.Timeline = string(d.Timeline)

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -302,7 +303,7 @@ func writeReadme(o options, servers []server) error {
 			fmt.Fprintf(&how, "npm install --prefix DIR %s   # BIN=DIR/node_modules/.bin, first on the PATH\n", strings.Join(s.Packages, " "))
 		}
 		target := strings.NewReplacer("{notesbench}", "notesbench", "{bin}", "$BIN").Replace(s.Target)
-		command := "notesbench " + report.CommandLine(auditArgs(s, a.Budget, "audit/servers/"+s.Name, target))
+		command := "notesbench " + shell.Line(auditArgs(s, a.Budget, "audit/servers/"+s.Name, target))
 		fmt.Fprintf(&how, "%s\n```\n\n", command)
 		fmt.Fprintf(&how, "The matrix and every table: [%s](%s); one page with the plots: [%s](servers/%s/%s).", link, link, report.AuditHTML, s.Name, report.AuditHTML)
 		found, err := writeMaintainersReport(dir, *a, name, version, command)

@@ -11,21 +11,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // auditOptions holds the audit command's flags.
@@ -431,7 +431,7 @@ func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp strin
 	if err != nil {
 		return audit.FaultOutcome{}, fmt.Errorf("finding notesbench to start the store's server: %w", err)
 	}
-	w := history.NewWriter(history.Header{Experiment: "crash", Command: report.CommandLine(argv)})
+	w := history.NewWriter(history.Header{Experiment: "crash", Command: shell.Line(argv)})
 	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: b.CheckTimeout, History: w,
 		Serve: crashServe(exe, o.childEnv), Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout, o.target.faults.startTimeout)}.Run(ctx)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/scratch"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -151,7 +152,7 @@ func TestAuditCommandServe(t *testing.T) {
 	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := buildNotesbench(t)
 	db := filepath.Join(t.TempDir(), "audit.db")
-	target := "stdio:" + shellQuote(bin) + " serve --db " + shellQuote(db)
+	target := "stdio:" + shell.Quote(bin) + " serve --db " + shell.Quote(db)
 	o, stdout, stderr := auditCLI(t, "--target", target)
 	if err := runAudit(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -164,7 +165,7 @@ func TestAuditCommandServe(t *testing.T) {
 		}
 	}
 
-	target = "stdio:" + shellQuote(bin) + " serve --guard none --db " + shellQuote(filepath.Join(t.TempDir(), "none.db"))
+	target = "stdio:" + shell.Quote(bin) + " serve --guard none --db " + shell.Quote(filepath.Join(t.TempDir(), "none.db"))
 	o, _, _ = auditCLI(t, "--target", target, "--format", "json")
 	err := runAudit(context.Background(), o)
 	var failed auditFailed
@@ -183,7 +184,7 @@ func TestAuditFilesystemServer(t *testing.T) {
 	testpass.Large(t, "installs and runs the npm server")
 	t.Parallel() // most of its time is waiting on child processes: it runs beside the other large tests
 	bin := npmtest.Install(t, npmtest.Filesystem)
-	target := "stdio:" + shellQuote(filepath.Join(bin, "mcp-server-filesystem")) + " " + shellQuote(t.TempDir())
+	target := "stdio:" + shell.Quote(filepath.Join(bin, "mcp-server-filesystem")) + " " + shell.Quote(t.TempDir())
 	o, _, stderr := auditCLI(t, "--target", target, "--profile", "filesystem", "--format", "json")
 	err := runAudit(context.Background(), o)
 	var failed auditFailed

@@ -8,19 +8,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // crashOptions holds the crash command's flags.
@@ -319,10 +319,10 @@ func crashServe(exe string, env []string) func(db string, s contract.Synchronous
 		if len(env) > 0 {
 			words = append(words, "env")
 			for _, e := range env {
-				words = append(words, shellQuote(e))
+				words = append(words, shell.Quote(e))
 			}
 		}
-		words = append(words, shellQuote(exe), "serve", "--db", shellQuote(db), "--synchronous", string(s))
+		words = append(words, shell.Quote(exe), "serve", "--db", shell.Quote(db), "--synchronous", string(s))
 		return words[0] + strings.Join(words[1:], " ")
 	}
 }
@@ -333,12 +333,12 @@ func crashArgs(o *crashOptions) string {
 	if o.target == "" {
 		return s + " --synchronous " + o.synchronous
 	}
-	s += " --target " + shellQuote(o.target)
+	s += " --target " + shell.Quote(o.target)
 	if o.profile != "" {
-		s += " --profile " + shellQuote(o.profile)
+		s += " --profile " + shell.Quote(o.profile)
 	}
 	if o.spawn != "" {
-		s += " --spawn " + shellQuote(o.spawn)
+		s += " --spawn " + shell.Quote(o.spawn)
 	}
 	return s
 }

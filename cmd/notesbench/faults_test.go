@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/internal/shell"
 )
 
 // Bad fault flags: one line naming the flag, exit 2, before anything
@@ -91,7 +93,7 @@ func TestBenchUnderFaults(t *testing.T) {
 		t.Skip("builds the binary and runs bench through many faults")
 	}
 	bin := buildNotesbench(t)
-	target := "stdio:" + shellQuote(bin) + " serve --db " + shellQuote(filepath.Join(t.TempDir(), "notes.db"))
+	target := "stdio:" + shell.Quote(bin) + " serve --db " + shell.Quote(filepath.Join(t.TempDir(), "notes.db"))
 	code, stdout, stderr := runCLI(t, "bench", "--target", target, "--nemesis", "kill,lose-replies", "--nemesis-every", "20ms",
 		"--writes", "100", "--warmup", "5", "--reps", "1", "--format", "json")
 	if code != 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/interrupt"
 	"github.com/notesbench/notesbench/internal/scratch"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -149,17 +150,9 @@ func redactPasswords(s string) string { return urlPassword.ReplaceAllString(s, "
 func commandLine(args []string) string {
 	words := []string{"notesbench"}
 	for _, a := range args {
-		words = append(words, shellQuote(redactPasswords(a)))
+		words = append(words, shell.Quote(redactPasswords(a)))
 	}
 	return strings.Join(words, " ")
-}
-
-// shellQuote quotes s for a POSIX shell, when it must be.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // reachError is a store or server that could not be reached or used before

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/internal/shell"
 )
 
 // workflowPath is the reusable workflow, where GitHub looks for one:
@@ -188,7 +190,7 @@ if [ $# = 2 ] && [ "$1" = install ] && [ "$2" = %s ]; then
 fi
 echo "go $*: not the go install of %s" >&2
 exit 1
-`, shellQuote(module+"/cmd/notesbench@"+wantVersion), shellQuote(bin), module+"/cmd/notesbench@"+wantVersion)
+`, shell.Quote(module+"/cmd/notesbench@"+wantVersion), shell.Quote(bin), module+"/cmd/notesbench@"+wantVersion)
 	if err := os.WriteFile(filepath.Join(goBin, "go"), []byte(shim), 0o755); err != nil {
 		t.Fatal(err)
 	}

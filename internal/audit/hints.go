@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -63,7 +63,7 @@ func (a *auditRun) declaredNotKept() {
 	}
 	replay := ""
 	if i := slices.IndexFunc(a.parts, func(p results.AuditPart) bool { return p.Name == "race" }); i >= 0 {
-		replay = report.CommandLine(a.parts[i].Command)
+		replay = shell.Line(a.parts[i].Command)
 	}
 	for _, c := range a.cells[results.AnomalyLostUpdate] {
 		if !strings.HasPrefix(c.Mode, "race ") || c.Count == nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -99,7 +99,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 		return nil
 	}
 	defer target.Close()
-	w := history.NewWriter(history.Header{Experiment: "race", Command: report.CommandLine(p.Command)})
+	w := history.NewWriter(history.Header{Experiment: "race", Command: shell.Line(p.Command)})
 	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{Target: target, History: w, StopAt: a.cfg.Budget.editsEnd(start)})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
@@ -170,7 +170,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 	a.add(results.AnomalyStaleWrite, stale)
 	a.add(results.AnomalyEmptyRead, emptyReadsCell(rep, col))
 	replay := func(r results.CheckRun) string {
-		return a.replayOf("race", settings, r.Seed, mode.String()) + " " + report.CommandLine(flags)
+		return a.replayOf("race", settings, r.Seed, mode.String()) + " " + shell.Line(flags)
 	}
 	all := func(results.CheckRun) bool { return true }
 	a.prove(results.AnomalyLostUpdate, col, proofOf(rep, results.CheckLostUpdates, all, file, replay))

@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -82,7 +83,7 @@ func (a *auditRun) race(ctx context.Context) error {
 		skip("race not run: " + why)
 		return nil
 	}
-	w := history.NewWriter(history.Header{Experiment: "race", Command: report.CommandLine(p.Command)})
+	w := history.NewWriter(history.Header{Experiment: "race", Command: shell.Line(p.Command)})
 	start := time.Now()
 	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{History: w, StopAt: a.cfg.Budget.editsEnd(start)})
 	p.Seconds = roundSeconds(time.Since(start))
@@ -349,7 +350,7 @@ func (a *auditRun) create(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	w := history.NewWriter(history.Header{Experiment: "create", Command: report.CommandLine(p.Command)})
+	w := history.NewWriter(history.Header{Experiment: "create", Command: shell.Line(p.Command)})
 	out, runErr, err := a.runExperiment(ctx, experiment.Create, settings, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
@@ -460,7 +461,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	w := history.NewWriter(history.Header{Experiment: "sources", Command: report.CommandLine(p.Command)})
+	w := history.NewWriter(history.Header{Experiment: "sources", Command: shell.Line(p.Command)})
 	out, runErr, err := a.runExperiment(ctx, experiment.Sources, settings, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
@@ -597,7 +598,7 @@ func (a *auditRun) fault(ctx context.Context, f FaultMode) error {
 	if fo.History != nil && fo.Checks != nil {
 		file := "histories/" + f.Mode + ".jsonl"
 		a.histories[file] = fo.History
-		replay := func(results.CheckRun) string { return report.CommandLine(fo.Part.Command) }
+		replay := func(results.CheckRun) string { return shell.Line(fo.Part.Command) }
 		all := func(results.CheckRun) bool { return true }
 		a.prove(results.AnomalyLostAcknowledged, f.Mode, proofOf(fo.Checks, results.CheckLostUpdates, all, file, replay))
 		a.prove(results.AnomalyAppliedTwice, f.Mode, proofOf(fo.Checks, results.CheckDuplicates, all, file, replay))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -100,5 +100,5 @@ func (a *auditRun) replayOf(name string, settings []Setting, seed uint64, modes 
 	if modes != "" {
 		out = append(out, Setting{"modes", modes})
 	}
-	return report.CommandLine(a.command(name, out, "--replications", "0", "--history", fmt.Sprintf("%s-seed%d.jsonl", name, seed)))
+	return shell.Line(a.command(name, out, "--replications", "0", "--history", fmt.Sprintf("%s-seed%d.jsonl", name, seed)))
 }
