@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -403,37 +401,28 @@ func (o *auditOptions) nemeses(tmp string) []audit.NemesisMode {
 func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp string) (audit.FaultOutcome, error) {
 	def := crash.DefaultConfig()
 	settings := results.CrashSettings{Kills: b.Kills, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
-	life := sim.Dist{Min: def.MinLife, Max: def.MaxLife}.String()
-	argv := []string{"notesbench", "crash", "--kills", strconv.Itoa(b.Kills), "--seed", strconv.FormatUint(def.Seed, 10), "--life", life}
 	if o.target.remote() {
 		settings.Target, settings.Profile = o.target.target, o.target.profile
-		argv = append(argv, "--target", o.target.target)
-		if o.target.profile != "" {
-			argv = append(argv, "--profile", o.target.profile)
-		}
-		if o.target.faults.spawn != "" {
-			argv = append(argv, "--spawn", o.target.faults.spawn)
-		}
 	} else {
 		syncs, err := contract.ParseList(b.Synchronous, contract.SynchronousSettings.Parse)
 		if err != nil {
 			return audit.FaultOutcome{}, err
 		}
 		settings.Synchronous = syncs
-		argv = append(argv, "--synchronous", b.Synchronous)
 	}
+	argv := crash.Argv(settings, o.target.faults.spawn)
 	dir, err := os.MkdirTemp(tmp, "audit-crash-")
 	if err != nil {
 		return audit.FaultOutcome{}, err
 	}
 	defer os.RemoveAll(dir)
-	exe, err := os.Executable()
+	serve, err := crash.ServeSelf(o.childEnv)
 	if err != nil {
-		return audit.FaultOutcome{}, fmt.Errorf("finding notesbench to start the store's server: %w", err)
+		return audit.FaultOutcome{}, err
 	}
 	w := history.NewWriter(history.Header{Experiment: "crash", Command: shell.Line(argv)})
 	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: b.CheckTimeout, History: w,
-		Serve: crashServe(exe, o.childEnv), Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout, o.target.faults.startTimeout)}.Run(ctx)
+		Serve: serve, Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout, o.target.faults.startTimeout)}.Run(ctx)
 	if err != nil {
 		return audit.FaultOutcome{}, err
 	}
@@ -445,7 +434,7 @@ func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp strin
 	fo := audit.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
 		History: hist.Bytes(), Checks: rep,
 		Part:   results.AuditPart{Name: "crash", Command: argv, Result: results.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
-		Tables: report.CrashTables(settings, life, v.Runs, rep)}
+		Tables: report.CrashTables(settings, sim.Dist{Min: settings.LifeMinNS, Max: settings.LifeMaxNS}.String(), v.Runs, rep)}
 	lost, twice, empty := 0, 0, 0
 	for _, r := range v.Runs {
 		if (r.Integrity != "" && r.Integrity != "ok") || r.Unreadable != "" || r.UnreadableReads > 0 {

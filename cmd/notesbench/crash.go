@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -147,13 +146,11 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if scratch {
 		defer os.RemoveAll(dir)
 	}
-	exe, err := os.Executable()
+	serve, err := crash.ServeSelf(o.childEnv)
 	if err != nil {
-		return fmt.Errorf("finding notesbench to start the store's server: %w", err)
+		return err
 	}
-	serve := crashServe(exe, o.childEnv)
-
-	w := history.NewWriter(history.Header{Experiment: "crash", Command: "notesbench crash " + crashArgs(o)})
+	w := history.NewWriter(history.Header{Experiment: "crash", Command: shell.Line(crash.Argv(settings, o.spawn))})
 	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: o.timeout, History: w, Serve: serve, Open: open}.Run(ctx)
 	if err != nil {
 		return err
@@ -308,37 +305,4 @@ func crashOpen(flags *pflag.FlagSet, profile, spawn string, callTimeout, startTi
 		}
 		return t, nil
 	}
-}
-
-// crashServe is how the kill -9 test runs the embedded store: notesbench
-// serve (exe, with env added to its environment) over stdio on the database
-// file db with synchronous setting s.
-func crashServe(exe string, env []string) func(db string, s contract.Synchronous) string {
-	return func(db string, s contract.Synchronous) string {
-		words := []string{"stdio:"}
-		if len(env) > 0 {
-			words = append(words, "env")
-			for _, e := range env {
-				words = append(words, shell.Quote(e))
-			}
-		}
-		words = append(words, shell.Quote(exe), "serve", "--db", shell.Quote(db), "--synchronous", string(s))
-		return words[0] + strings.Join(words[1:], " ")
-	}
-}
-
-// crashArgs writes the flags of a crash run as a command line would.
-func crashArgs(o *crashOptions) string {
-	s := fmt.Sprintf("--kills %d --seed %d --life %s", o.kills, o.seed, o.life)
-	if o.target == "" {
-		return s + " --synchronous " + o.synchronous
-	}
-	s += " --target " + shell.Quote(o.target)
-	if o.profile != "" {
-		s += " --profile " + shell.Quote(o.profile)
-	}
-	if o.spawn != "" {
-		s += " --spawn " + shell.Quote(o.spawn)
-	}
-	return s
 }
