@@ -151,8 +151,10 @@ const finalTries = 3
 // why, so every acknowledged edit counts as lost. A read whose outcome is
 // unknown (a timeout, a dead connection) is made again, up to finalTries
 // times; then a server that kept answering an error (KindServerError) has a
-// document that cannot be read, and any other failure (no answer at all) is
-// the run's error: nothing can be counted.
+// document that cannot be read, as has one that died and did not come back
+// (KindDied: a server a kill left unable to start again, which the kill -9
+// harness counts alike), and any other failure (no answer at all) is the
+// run's error: nothing can be counted.
 func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab string) (content contract.TabContent, unreadable string, err error) {
 	for try := 1; ; try++ {
 		content, err = s.ReadNoteTab(ctx, noteID, tab)
@@ -166,10 +168,15 @@ func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab
 			return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: %v", tab, err), nil
 		}
 		if try == finalTries {
-			if contract.KindOf(err) == contract.KindServerError {
+			switch contract.KindOf(err) {
+			case contract.KindServerError:
 				// The server answers, and keeps answering an error: its
 				// document cannot be read (a file it wrote half of).
 				return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: %v", tab, err), nil
+			case contract.KindDied:
+				// The server is gone and does not come back: what it
+				// acknowledged is lost, as far as anyone can tell.
+				return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: the server died and did not answer again (%d tries): %v", tab, finalTries, err), nil
 			}
 			return content, "", fmt.Errorf("reading the final state of %s: %w", tab, err)
 		}
