@@ -103,7 +103,7 @@ func TestAKeptKeyPassesAndANewKeyFails(t *testing.T) {
 	t.Run("new key", func(t *testing.T) {
 		t.Parallel()
 		fresh := audit(t, bin+" -timeout 2s -new-key", lines)
-		newKeyFailed(t, fresh)
+		newKeyFailed(t, fresh, func(fault string) bool { return afterCommit[fault] })
 	})
 }
 
@@ -137,30 +137,41 @@ func keptKeyPassed(t *testing.T, kept results.ClientAudit, lines int) {
 
 // newKeyFailed checks the audit of a driver that makes a failed write again
 // with a new key: it failed, with one line applied twice under each fault
-// after a commit, proved by the operations that show it.
-func newKeyFailed(t *testing.T, fresh results.ClientAudit) {
+// after a commit, proved by the operations that show it. On a loaded
+// machine the driver's own -timeout may run out on a call no fault hit,
+// and it makes that write again with a new key too: a line applied twice
+// that the audit rightly counts, proved by the timeout the application was
+// told. Every line applied twice is proved, and by the fault or that
+// timeout alone. hits says whether a fault hits a committed write.
+func newKeyFailed(t *testing.T, fresh results.ClientAudit, hits func(fault string) bool) {
 	t.Helper()
 	if !fresh.Failed() {
 		t.Fatalf("a driver that makes a failed write again with a new key did not fail: %+v", fresh.Runs)
 	}
 	for _, r := range fresh.Runs {
 		want := 0
-		if afterCommit[r.Fault] {
+		if hits(r.Fault) {
 			want = 1
 		}
-		if r.AppliedTwice != want {
-			t.Errorf("%s: %d lines applied twice, want %d", r.Fault, r.AppliedTwice, want)
-		}
-		if want == 1 {
-			if len(r.Proofs) != 1 || r.Proofs[0].Anomaly != results.ClientAppliedTwice {
-				t.Fatalf("%s: proofs %+v, want one of a line applied twice", r.Fault, r.Proofs)
-			}
-			p := strings.Join(r.Proofs[0].Events, "\n")
-			for _, part := range []string{"fault " + r.Fault + ": committed", "the application was told error", `holds "line`, "twice"} {
-				if !strings.Contains(p, part) {
-					t.Errorf("%s: the proof does not say %q:\n%s", r.Fault, part, p)
+		byFault := 0
+		for _, proof := range r.Proofs {
+			p := strings.Join(proof.Events, "\n")
+			switch {
+			case proof.Anomaly != results.ClientAppliedTwice:
+				t.Errorf("%s: a proof of %s:\n%s", r.Fault, proof.Anomaly, p)
+			case strings.Contains(p, "fault "+r.Fault+": committed"):
+				byFault++
+				for _, part := range []string{"the application was told error", `holds "line`, "twice"} {
+					if !strings.Contains(p, part) {
+						t.Errorf("%s: the proof does not say %q:\n%s", r.Fault, part, p)
+					}
 				}
+			case !strings.Contains(p, "the application was told error: context deadline exceeded"):
+				t.Errorf("%s: a line applied twice that neither the fault nor the driver's timeout explains:\n%s", r.Fault, p)
 			}
+		}
+		if byFault != want || r.AppliedTwice != len(r.Proofs) {
+			t.Errorf("%s: %d lines applied twice, %d of them by the fault, %d proved; want %d by the fault, each proved", r.Fault, r.AppliedTwice, byFault, len(r.Proofs), want)
 		}
 	}
 }
@@ -236,13 +247,11 @@ func TestAKeptKeyPassesAndANewKeyFailsOverStdio(t *testing.T) {
 		if len(fresh.Runs) != 4 {
 			t.Fatalf("%d runs, want none, lose-reply, slow-reply and kill", len(fresh.Runs))
 		}
+		hits := func(fault string) bool { return fault != clientaudit.NoFault }
+		newKeyFailed(t, fresh, hits)
 		for _, r := range fresh.Runs {
-			want := 1
-			if r.Fault == clientaudit.NoFault {
-				want = 0
-			}
-			if r.AppliedTwice != want || (r.FailedCommitted > 0) != (want == 1) {
-				t.Errorf("%s: %d lines applied twice, %d calls told error of a committed write; want %d", r.Fault, r.AppliedTwice, r.FailedCommitted, want)
+			if hits(r.Fault) && r.FailedCommitted == 0 {
+				t.Errorf("%s: no call told error of a committed write", r.Fault)
 			}
 		}
 	})
