@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/refs"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/results"
@@ -92,7 +93,7 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},
 		{"refs", func(tg contract.Target) (any, error) {
-			c := sim.DefaultRefs()
+			c := refs.Default()
 			c.Trials, c.Parallel = 40, 2
 			return c.Run(ctx, sim.Runtime{Target: tg}, []uint64{c.Seed})
 		}, nil},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/refs"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/pgstore"
@@ -78,7 +79,7 @@ func TestSerializableCountsAsTheLockingMode(t *testing.T) {
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"refs", func(tg contract.Target) (any, error) {
-			c := sim.DefaultRefs()
+			c := refs.Default()
 			c.Trials, c.Parallel = 40, 2
 			return c.Run(ctx, sim.Runtime{Target: tg}, []uint64{c.Seed})
 		}},

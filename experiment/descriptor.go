@@ -556,3 +556,8 @@ func Names(ds []Descriptor) []string {
 	}
 	return out
 }
+
+// OneTable makes the tables of an experiment that prints one table.
+func OneTable[Row any](table func(rows []Row, exp *results.Experiment) report.Table) func([]Row, *results.Experiment) []report.MainTable {
+	return func(rows []Row, exp *results.Experiment) []report.MainTable { return report.One(table(rows, exp)) }
+}

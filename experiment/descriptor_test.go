@@ -1,38 +1,12 @@
 package experiment
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
-
-// Every experiment with published figures can read every key field and
-// figure the published file names from its rows: a renamed row field or a
-// figure added to published.json without an accessor fails here, not as a
-// verdict that quietly reads "no data".
-func TestAccessorsCoverPublished(t *testing.T) {
-	for _, d := range All() {
-		exp := inspect(d).published()
-		if exp == nil {
-			t.Errorf("%s: no published figures", d.Info().Name)
-			continue
-		}
-		keys, figures := inspect(d).rowNames()
-		for _, k := range exp.Key {
-			if !slices.Contains(keys, k) {
-				t.Errorf("%s: no accessor for key %q", exp.Name, k)
-			}
-		}
-		for _, f := range exp.Figures {
-			if !slices.Contains(figures, f) {
-				t.Errorf("%s: no accessor for figure %q", exp.Name, f)
-			}
-		}
-	}
-}
 
 // The invariants each experiment declares catch the rows that break them,
 // and only those.

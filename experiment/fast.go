@@ -59,7 +59,7 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		{Key: "version_format", Value: "us-suffix", Figure: "lost", Why: "us-suffix versions never collide"},
 		{Key: "version_format", Value: "counter", Figure: "lost", Why: "counter versions never collide"},
 	},
-	Tables: one(report.FastTable),
+	Tables: OneTable(report.FastTable),
 	// A fast replication is 20,000 edits per format, and with no think time
 	// every seed gives the virtual clock the same counts: a tenth.
 })

@@ -68,14 +68,9 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 	Invariants: []results.Invariant{
 		{Key: "policy", Value: "reapply", Figure: "lost", Why: "re-applying after a conflict never loses a line"},
 	},
-	Tables:  one(report.RaceTable),
+	Tables:  OneTable(report.RaceTable),
 	Editing: func(c *sim.Race) *sim.Editing { return &c.Editing },
 })
-
-// one makes a table builder of one table.
-func one[Row any](table func(rows []Row, exp *results.Experiment) report.Table) func([]Row, *results.Experiment) []report.MainTable {
-	return func(rows []Row, exp *results.Experiment) []report.MainTable { return report.One(table(rows, exp)) }
-}
 
 // modeValues are race's guard/policy pairs, for completion: none takes no
 // policy.

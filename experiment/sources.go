@@ -41,5 +41,5 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 			Int("parallel", &c.Parallel, "seeds run at once (0: one per CPU; 1: everything one at a time); the results do not depend on it, but a server that loses concurrent writes may need 1"),
 		}
 	},
-	Tables: one(report.SourcesTable),
+	Tables: OneTable(report.SourcesTable),
 })

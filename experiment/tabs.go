@@ -46,6 +46,6 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 		{Key: "guard", Value: "tab", Figure: "conflicts_claude", Why: "per-tab versions"},
 		{Key: "guard", Value: "tab", Figure: "conflicts_human", Why: "per-tab versions"},
 	},
-	Tables:  one(report.TabsTable),
+	Tables:  OneTable(report.TabsTable),
 	Editing: func(c *sim.Tabs) *sim.Editing { return &c.Editing },
 })

@@ -53,7 +53,7 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 	for _, r := range rows {
 		pubMedian, pubP99 := NotPublished, NotPublished
 		if show && r.Writers == 1 {
-			if pub := lookupPub(exp, map[string]string{"guard": r.Guard}); pub.ok {
+			if pub := PublishedFor(exp, map[string]string{"guard": r.Guard}); pub.ok {
 				pubMedian, pubP99 = Published(pub.figure("median_us"), nil), Published(pub.figure("p99_us"), nil)
 			}
 		}

@@ -24,19 +24,19 @@ func CreateTables(rows []results.CreateRow, exp *results.Experiment) []MainTable
 	show := exp != nil
 	a := Table{
 		Title:  "Create table A: a lost reply, a re-list, a resend (key checked first)",
-		Header: append([]string{"Key"}, headers(show, "Calls sent", "Tabs created", "Duplicates")...),
+		Header: append([]string{"Key"}, Headers(show, "Calls sent", "Tabs created", "Duplicates")...),
 	}
 	b := Table{
 		Title:  "Create table B: server order by client key policy, stale version on a resend",
 		Keys:   2,
-		Header: append([]string{"Server checks", "Client key policy"}, headers(show, "Tabs created (calls sent)")...),
+		Header: append([]string{"Server checks", "Client key policy"}, Headers(show, "Tabs created (calls sent)")...),
 	}
 	errs := slices.ContainsFunc(rows, func(r results.CreateRow) bool {
 		return slices.ContainsFunc(r.Errors, func(n int) bool { return n > 0 })
 	})
 	if errs {
-		a.Header = append(a.Header, headers(show, "Errors")...)
-		b.Header = append(b.Header, headers(show, "Errors")...)
+		a.Header = append(a.Header, Headers(show, "Errors")...)
+		b.Header = append(b.Header, Headers(show, "Errors")...)
 	}
 	anyOf := func(get func(results.CreateRow) []int) bool {
 		return slices.ContainsFunc(rows, func(r results.CreateRow) bool { return slices.ContainsFunc(get(r), func(n int) bool { return n > 0 }) })
@@ -44,35 +44,35 @@ func CreateTables(rows []results.CreateRow, exp *results.Experiment) []MainTable
 	info := anyOf(func(r results.CreateRow) []int { return r.Info })
 	faults := anyOf(func(r results.CreateRow) []int { return r.Faults })
 	if info {
-		a.Header = append(a.Header, headers(show, "Info")...)
-		b.Header = append(b.Header, headers(show, "Info")...)
+		a.Header = append(a.Header, Headers(show, "Info")...)
+		b.Header = append(b.Header, Headers(show, "Info")...)
 	}
 	if faults {
-		a.Header = append(a.Header, headers(show, "Faults")...)
-		b.Header = append(b.Header, headers(show, "Faults")...)
+		a.Header = append(a.Header, Headers(show, "Faults")...)
+		b.Header = append(b.Header, Headers(show, "Faults")...)
 	}
 	for _, r := range rows {
-		pub := lookupPub(exp, map[string]string{"table": r.Table, "order": r.Order, "key_policy": r.KeyPolicy})
+		pub := PublishedFor(exp, map[string]string{"table": r.Table, "order": r.Order, "key_policy": r.KeyPolicy})
 		var cells []string
 		if r.Table == results.CreateTableA {
-			cells = append([]string{r.KeyPolicy}, withPublished(show,
-				[2]string{perSeed(r.CallsSent), pub.cell(nil, "calls_sent")},
-				[2]string{perSeed(r.TabsCreated), pub.cell(nil, "tabs_created")},
-				[2]string{perSeed(r.Duplicates), pub.cell(nil, "duplicates")},
+			cells = append([]string{r.KeyPolicy}, WithPublished(show,
+				[2]string{perSeed(r.CallsSent), pub.Cell(nil, "calls_sent")},
+				[2]string{perSeed(r.TabsCreated), pub.Cell(nil, "tabs_created")},
+				[2]string{perSeed(r.Duplicates), pub.Cell(nil, "duplicates")},
 			)...)
 		} else {
-			cells = append([]string{r.Order, r.KeyPolicy}, withPublished(show,
+			cells = append([]string{r.Order, r.KeyPolicy}, WithPublished(show,
 				[2]string{tabsWithCalls(r.TabsCreated, r.CallsSent), pub.seedsWithCalls()},
 			)...)
 		}
 		if errs {
-			cells = append(cells, withPublished(show, [2]string{perSeed(r.Errors), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{perSeed(r.Errors), NotPublished})...)
 		}
 		if info {
-			cells = append(cells, withPublished(show, [2]string{perSeed(r.Info), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{perSeed(r.Info), NotPublished})...)
 		}
 		if faults {
-			cells = append(cells, withPublished(show, [2]string{perSeed(r.Faults), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{perSeed(r.Faults), NotPublished})...)
 		}
 		if r.Table == results.CreateTableA {
 			a.Rows = append(a.Rows, cells)
@@ -99,7 +99,7 @@ func tabsWithCalls(tabs, calls []int) string {
 }
 
 // seedsWithCalls is tabsWithCalls for a published row.
-func (p pubRow) seedsWithCalls() string {
+func (p Beside) seedsWithCalls() string {
 	if !p.ok {
 		return NotPublished
 	}
@@ -121,40 +121,40 @@ func SourcesTable(rows []results.SourcesRow, exp *results.Experiment) Table {
 	show := exp != nil
 	t := Table{
 		Title:  "Which key to put on add_note_source",
-		Header: append([]string{"Key"}, headers(show, "Sources saved", "Duplicates", "Per session", "Browser check flags")...),
+		Header: append([]string{"Key"}, Headers(show, "Sources saved", "Duplicates", "Per session", "Browser check flags")...),
 	}
 	errs := slices.ContainsFunc(rows, func(r results.SourcesRow) bool { return r.Errors > 0 })
 	if errs {
-		t.Header = append(t.Header, headers(show, "Errors")...)
+		t.Header = append(t.Header, Headers(show, "Errors")...)
 	}
 	info := slices.ContainsFunc(rows, func(r results.SourcesRow) bool { return r.Info > 0 })
 	faults := slices.ContainsFunc(rows, func(r results.SourcesRow) bool { return r.Faults > 0 })
 	if info {
-		t.Header = append(t.Header, headers(show, "Info")...)
+		t.Header = append(t.Header, Headers(show, "Info")...)
 	}
 	if faults {
-		t.Header = append(t.Header, headers(show, "Faults")...)
+		t.Header = append(t.Header, Headers(show, "Faults")...)
 	}
 	for _, r := range rows {
-		pub := lookupPub(exp, map[string]string{"key_policy": r.KeyPolicy})
+		pub := PublishedFor(exp, map[string]string{"key_policy": r.KeyPolicy})
 		flagged := NotPublished
 		if r.BrowserFlagged != nil {
 			flagged = Of(int64(*r.BrowserFlagged), int64(r.Duplicates))
 		}
-		cells := append([]string{r.KeyPolicy}, withPublished(show,
-			[2]string{Int(int64(r.Saved)), pub.cell(nil, "saved")},
-			[2]string{Int(int64(r.Duplicates)), pub.cell(nil, "duplicates")},
-			[2]string{Fixed(r.PerSession, 2), pub.cell(nil, "per_session")},
-			[2]string{flagged, pub.cell(nil, "browser_flagged")},
+		cells := append([]string{r.KeyPolicy}, WithPublished(show,
+			[2]string{Int(int64(r.Saved)), pub.Cell(nil, "saved")},
+			[2]string{Int(int64(r.Duplicates)), pub.Cell(nil, "duplicates")},
+			[2]string{Fixed(r.PerSession, 2), pub.Cell(nil, "per_session")},
+			[2]string{flagged, pub.Cell(nil, "browser_flagged")},
 		)...)
 		if errs {
-			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Errors)), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{Int(int64(r.Errors)), NotPublished})...)
 		}
 		if info {
-			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Info)), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{Int(int64(r.Info)), NotPublished})...)
 		}
 		if faults {
-			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Faults)), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{Int(int64(r.Faults)), NotPublished})...)
 		}
 		t.Rows = append(t.Rows, cells)
 	}

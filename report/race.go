@@ -2,80 +2,9 @@ package report
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/notesbench/notesbench/results"
 )
-
-// pubRow is the published row matching one of ours, if there is one: cell
-// formats its figures.
-type pubRow struct {
-	row results.PubRow
-	ok  bool
-	exp *results.Experiment
-}
-
-// lookupPub looks up the published row matching key in exp (nil exp: none).
-func lookupPub(exp *results.Experiment, key map[string]string) pubRow {
-	if exp == nil {
-		return pubRow{}
-	}
-	r, ok := exp.Match(key)
-	return pubRow{r, ok, exp}
-}
-
-// figure returns the row's published figure called name, the zero Figure
-// (shown as not published) where the row has none. A name no published row
-// of the experiment has is a renderer's misspelling, not a figure left
-// out: it panics, so that every test rendering it fails, rather than show
-// "—" where a figure was published.
-func (p pubRow) figure(name string) results.Figure {
-	if !p.exp.Declares(name) {
-		panic("report: " + p.exp.Name + " publishes no figure called " + name)
-	}
-	f, _ := p.row.Figure(name)
-	return f
-}
-
-// cell formats each named figure of the published row, joined by " / " when
-// there are several; NotPublished when the row or every figure is missing.
-func (p pubRow) cell(num func(float64) string, names ...string) string {
-	if !p.ok {
-		return NotPublished
-	}
-	var parts []string
-	for _, n := range names {
-		parts = append(parts, Published(p.figure(n), num))
-	}
-	if strings.Trim(strings.Join(parts, ""), NotPublished) == "" {
-		return NotPublished
-	}
-	return strings.Join(parts, " / ")
-}
-
-// withPublished interleaves our cells with published ones: for each column pair
-// it appends ours, then (when pub is shown) the published cell.
-func withPublished(show bool, pairs ...[2]string) []string {
-	var out []string
-	for _, p := range pairs {
-		out = append(out, p[0])
-		if show {
-			out = append(out, p[1])
-		}
-	}
-	return out
-}
-
-func headers(show bool, names ...string) []string {
-	var out []string
-	for _, n := range names {
-		out = append(out, n)
-		if show {
-			out = append(out, PublishedHeader(n))
-		}
-	}
-	return out
-}
 
 func int2(a, b int) string { return Int(int64(a)) + " / " + Int(int64(b)) }
 
@@ -87,35 +16,35 @@ func RaceTable(rows []results.RaceRow, exp *results.Experiment) Table {
 	t := Table{
 		Title: "Lost updates by write guard and conflict policy",
 		Keys:  2,
-		Header: append([]string{"Guard", "On conflict"}, headers(show, "Lost", "Lost claude / human",
+		Header: append([]string{"Guard", "On conflict"}, Headers(show, "Lost", "Lost claude / human",
 			"Conflicts claude / human", "Max tries", "Mean tries claude / human", "Wall s per run")...),
 	}
 	if errs {
-		t.Header = append(t.Header, headers(show, errorsHeader)...)
+		t.Header = append(t.Header, Headers(show, errorsHeader)...)
 	}
 	faults := faultColumns(rows)
 	for _, c := range faults {
-		t.Header = append(t.Header, headers(show, c.header)...)
+		t.Header = append(t.Header, Headers(show, c.header)...)
 	}
 	for _, r := range rows {
-		pub := lookupPub(exp, map[string]string{"guard": r.Guard, "policy": r.Policy})
+		pub := PublishedFor(exp, map[string]string{"guard": r.Guard, "policy": r.Policy})
 		policy := r.Policy
 		if policy == "" {
 			policy = NotPublished
 		}
-		cells := append([]string{r.Guard, policy}, withPublished(show,
-			[2]string{Of(int64(r.Lost), int64(r.Intended)), pub.cell(nil, "lost")},
-			[2]string{int2(r.LostClaude, r.LostHuman), pub.cell(nil, "lost_claude", "lost_human")},
-			[2]string{int2(r.ConflictsClaude, r.ConflictsHuman), pub.cell(nil, "conflicts_claude", "conflicts_human")},
-			[2]string{Int(int64(r.MaxTries)), pub.cell(nil, "max_tries")},
-			[2]string{Fixed(r.MeanTriesClaude, 2) + " / " + Fixed(r.MeanTriesHuman, 2), pub.cell(nil, "mean_tries_claude", "mean_tries_human")},
-			[2]string{Fixed(r.WallS, 2), pub.cell(nil, "wall_s")},
+		cells := append([]string{r.Guard, policy}, WithPublished(show,
+			[2]string{Of(int64(r.Lost), int64(r.Intended)), pub.Cell(nil, "lost")},
+			[2]string{int2(r.LostClaude, r.LostHuman), pub.Cell(nil, "lost_claude", "lost_human")},
+			[2]string{int2(r.ConflictsClaude, r.ConflictsHuman), pub.Cell(nil, "conflicts_claude", "conflicts_human")},
+			[2]string{Int(int64(r.MaxTries)), pub.Cell(nil, "max_tries")},
+			[2]string{Fixed(r.MeanTriesClaude, 2) + " / " + Fixed(r.MeanTriesHuman, 2), pub.Cell(nil, "mean_tries_claude", "mean_tries_human")},
+			[2]string{Fixed(r.WallS, 2), pub.Cell(nil, "wall_s")},
 		)...)
 		if errs {
-			cells = append(cells, withPublished(show, [2]string{int2(r.ErrorsClaude, r.ErrorsHuman), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{int2(r.ErrorsClaude, r.ErrorsHuman), NotPublished})...)
 		}
 		for _, c := range faults {
-			cells = append(cells, withPublished(show, [2]string{c.cell(r), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{c.cell(r), NotPublished})...)
 		}
 		t.Rows = append(t.Rows, cells)
 	}
@@ -162,21 +91,21 @@ func TabsTable(rows []results.TabsRow, exp *results.Experiment) Table {
 	errs := slices.ContainsFunc(rows, func(r results.TabsRow) bool { return r.ErrorsClaude+r.ErrorsHuman > 0 })
 	t := Table{
 		Title:  "False conflicts by version scope",
-		Header: append([]string{"Version scope"}, headers(show, "Claude conflicts", "Person conflicts", "Lost")...),
+		Header: append([]string{"Version scope"}, Headers(show, "Claude conflicts", "Person conflicts", "Lost")...),
 	}
 	if errs {
-		t.Header = append(t.Header, headers(show, errorsHeader)...)
+		t.Header = append(t.Header, Headers(show, errorsHeader)...)
 	}
 	for _, r := range rows {
-		pub := lookupPub(exp, map[string]string{"guard": r.Guard})
+		pub := PublishedFor(exp, map[string]string{"guard": r.Guard})
 		cells := []string{r.Guard}
-		cells = append(cells, withPublished(show,
-			[2]string{Of(int64(r.ConflictsClaude), int64(r.WritesClaude)), pub.cell(nil, "conflicts_claude")},
-			[2]string{Of(int64(r.ConflictsHuman), int64(r.WritesHuman)), pub.cell(nil, "conflicts_human")},
-			[2]string{Int(int64(r.Lost)), pub.cell(nil, "lost")},
+		cells = append(cells, WithPublished(show,
+			[2]string{Of(int64(r.ConflictsClaude), int64(r.WritesClaude)), pub.Cell(nil, "conflicts_claude")},
+			[2]string{Of(int64(r.ConflictsHuman), int64(r.WritesHuman)), pub.Cell(nil, "conflicts_human")},
+			[2]string{Int(int64(r.Lost)), pub.Cell(nil, "lost")},
 		)...)
 		if errs {
-			cells = append(cells, withPublished(show, [2]string{int2(r.ErrorsClaude, r.ErrorsHuman), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{int2(r.ErrorsClaude, r.ErrorsHuman), NotPublished})...)
 		}
 		t.Rows = append(t.Rows, cells)
 	}
@@ -189,19 +118,19 @@ func FastTable(rows []results.FastRow, exp *results.Experiment) Table {
 	errs := slices.ContainsFunc(rows, func(r results.FastRow) bool { return r.Errors > 0 })
 	t := Table{
 		Title:  "Lost updates by version format, no think time",
-		Header: append([]string{"Version format"}, headers(show, "Lost lines", "Runs with a loss")...),
+		Header: append([]string{"Version format"}, Headers(show, "Lost lines", "Runs with a loss")...),
 	}
 	if errs {
-		t.Header = append(t.Header, headers(show, "Errors")...)
+		t.Header = append(t.Header, Headers(show, "Errors")...)
 	}
 	for _, r := range rows {
-		pub := lookupPub(exp, map[string]string{"version_format": r.VersionFormat})
-		cells := append([]string{r.VersionFormat}, withPublished(show,
-			[2]string{Of(int64(r.Lost), int64(r.Intended)), pub.cell(nil, "lost")},
-			[2]string{Int(int64(r.RunsWithLoss)) + " of " + Int(int64(r.Runs)), pub.cell(nil, "runs_with_loss")},
+		pub := PublishedFor(exp, map[string]string{"version_format": r.VersionFormat})
+		cells := append([]string{r.VersionFormat}, WithPublished(show,
+			[2]string{Of(int64(r.Lost), int64(r.Intended)), pub.Cell(nil, "lost")},
+			[2]string{Int(int64(r.RunsWithLoss)) + " of " + Int(int64(r.Runs)), pub.Cell(nil, "runs_with_loss")},
 		)...)
 		if errs {
-			cells = append(cells, withPublished(show, [2]string{Int(int64(r.Errors)), NotPublished})...)
+			cells = append(cells, WithPublished(show, [2]string{Int(int64(r.Errors)), NotPublished})...)
 		}
 		t.Rows = append(t.Rows, cells)
 	}

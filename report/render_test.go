@@ -217,7 +217,7 @@ func TestAMisspeltFigurePanics(t *testing.T) {
 	if !ok {
 		t.Fatal("no published bench")
 	}
-	p := lookupPub(exp, map[string]string{"guard": exp.Tables[0].Rows[0].Key["guard"]})
+	p := PublishedFor(exp, map[string]string{"guard": exp.Tables[0].Rows[0].Key["guard"]})
 	if !p.ok || Published(p.figure("median_us"), nil) == NotPublished {
 		t.Fatalf("the published median: %+v", p)
 	}

@@ -177,30 +177,6 @@ func compareRows[R Row](exp *Experiment, reps, singles [][]R, mass float64, rati
 	return out
 }
 
-// ProportionVerdicts judges each published fraction of refs against ours
-// over the same number of trials by an exact test (JudgeProportion):
-// replicating 10,000 trials per K would cost too much, and the spread a
-// fraction over n trials has from sampling alone is known.
-func ProportionVerdicts(exp *Experiment, rows []RefsRow) []Verdict {
-	var out []Verdict
-	for _, r := range rows {
-		pub, ok := exp.Match(RowKey(exp, r))
-		if !ok {
-			continue
-		}
-		label := exp.Label(pub)
-		for _, name := range []string{"correct", "wrong", "not_found"} {
-			fig, ok := pub.Figure(name)
-			if !ok {
-				continue
-			}
-			v, _ := r.FigureOf(name)
-			out = append(out, JudgeProportion(name, label, v.Nums[0], r.Trials, fig, DefaultMass))
-		}
-	}
-	return out
-}
-
 // RunSetting reports whether a config key says how runs were executed rather
 // than what was run: where the databases went, how many ran at once, which
 // implementation served them. Such keys never change a count, so a baseline

@@ -19,20 +19,12 @@ func TestAccessorsReadTheirFields(t *testing.T) {
 		{FastRow{Lost: 35, RunsWithLoss: 5}, "runs_with_loss", []float64{5}},
 		{CreateRow{CallsSent: []int{71, 61, 63}}, "calls_sent", []float64{71, 61, 63}},
 		{SourcesRow{Duplicates: 3, BrowserFlagged: &flagged}, "browser_flagged", []float64{7}},
-		{RefsRow{Correct: 0.5, NotFound: 0.25}, "not_found", []float64{0.25}},
-		{OutlineRow{Writes: 13, RequestBytes: 4197}, "request_bytes", []float64{4197}},
 		{BenchRow{MedianUS: 22, P99US: 140}, "p99_us", []float64{140}},
 	} {
 		v, ok := tc.row.FigureOf(tc.figure)
 		if !ok || !slices.Equal(v.Nums, tc.want) {
 			t.Errorf("%T.%s: %v %v, want %v", tc.row, tc.figure, v, ok, tc.want)
 		}
-	}
-	if v, _ := (ValidateRow{Minimal: "missing title"}).FigureOf("minimal"); v.Text != "missing title" {
-		t.Errorf("validate minimal: %+v", v)
-	}
-	if k := (RefsRow{K: 5}).KeyOf("k"); k != "5" {
-		t.Errorf("refs k: %q", k)
 	}
 	if _, ok := (RaceRow{}).FigureOf("nope"); ok {
 		t.Error("an unknown figure was found")

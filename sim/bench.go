@@ -89,7 +89,7 @@ func (c Bench) Validate(target contract.Target) error {
 		if _, err := contract.Guards.Parse(string(g)); err != nil {
 			return field.Wrap("guards", err)
 		}
-		if err := checkServed(target, "guards", contract.Variant{Guard: g}); err != nil {
+		if err := CheckServed(target, "guards", contract.Variant{Guard: g}); err != nil {
 			return err
 		}
 	}
@@ -102,7 +102,7 @@ func (c Bench) Validate(target contract.Target) error {
 		}
 	}
 	if target == nil {
-		return errNoTarget
+		return ErrNoTarget
 	}
 	return nil
 }
@@ -141,7 +141,7 @@ func (c Bench) writerList(sep string) string {
 func (c Bench) Describe(target contract.Target) string {
 	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
 	if c.Store != "" || onServer(target) {
-		where = strings.TrimPrefix(storeNote(c.Store, target, ""), ", ")
+		where = strings.TrimPrefix(StoreNote(c.Store, target, ""), ", ")
 		if !onServer(target) {
 			where += ", synchronous " + string(c.Synchronous)
 		}
@@ -395,7 +395,7 @@ func retries(writers []*benchWriter) (int64, bool) {
 
 // benchRun runs one repetition of one guard at one writer count, on target.
 func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob) (run results.BenchRun, err error) {
-	s, err := openRun(ctx, target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
+	s, err := OpenRun(ctx, target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
 		OneServer: j.writers > 1, Seed: benchSeed(j)})
 	if err != nil {
 		return run, err

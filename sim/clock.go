@@ -41,3 +41,8 @@ type Clock interface {
 	// outlives it. A clock runs one set of editors: call Run once.
 	Run(ctx context.Context, fns ...func(ctx context.Context) error) error
 }
+
+// StoreEpoch is the time of the fixed clock the stores of the refs and outline
+// experiments read, so that tab IDs (which carry their creation time) are the
+// same on every run.
+var StoreEpoch = time.Date(2026, time.November, 9, 9, 0, 0, 0, time.UTC)

@@ -103,7 +103,7 @@ func (c Create) Validate(target contract.Target) error {
 		return fieldErr("service_time_ns", "%v is negative", c.ServiceTime)
 	}
 	if target == nil {
-		return errNoTarget
+		return ErrNoTarget
 	}
 	if c.Order != "" {
 		if _, err := contract.Orders.Parse(string(c.Order)); err != nil {
@@ -117,14 +117,14 @@ func (c Create) Validate(target contract.Target) error {
 		if c.Order == "" {
 			return fieldErr("order", "a server checks in one order: name it (key-first or version-first)")
 		}
-		return checkServed(target, "order", contract.Variant{Order: c.Order})
+		return CheckServed(target, "order", contract.Variant{Order: c.Order})
 	}
 	return nil
 }
 
 // Describe implements Configuration.
 func (c Create) Describe(target contract.Target) string {
-	where := storeNote(c.Store, target, ", in-memory store")
+	where := StoreNote(c.Store, target, ", in-memory store")
 	return fmt.Sprintf("%s, %s, %s per run, %s of successful replies lost%s",
 		clockOf(target), seedsText(c.Seeds), plural.Count(c.Tabs, "tab"), percent(c.Drop), where)
 }
@@ -212,7 +212,7 @@ func (cfg Create) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[r
 		return res, err
 	}
 	cases := cfg.createCases()
-	perSeed, err := runSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
+	perSeed, err := runSeeds(ctx, seeds, CPUParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
 		runs := make([]results.CreateRun, 0, len(cases))
 		for _, c := range cases {
 			run, _, err := createRun(ctx, cfg, rt, c, seed)
@@ -237,9 +237,9 @@ func (cfg Create) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[r
 	return res, err
 }
 
-// cpuParallel is the seeds to run at once when the caller gives n: one per CPU
+// CPUParallel is the seeds to run at once when the caller gives n: one per CPU
 // when n is 0 or less, since these runs compute and never sleep.
-func cpuParallel(n int) int {
+func CPUParallel(n int) int {
 	if n > 0 {
 		return n
 	}
@@ -274,7 +274,7 @@ func createRun(ctx context.Context, cfg Create, rt Runtime, c createCase, seed u
 		run.SetupFailed = failed
 		return run, nil, stop
 	}
-	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: name, Variant: variant.WithDefaults(), Clock: clock, Seed: seed})
+	st, err := OpenRun(ctx, rt.Target, contract.RunSpec{Name: name, Variant: variant.WithDefaults(), Clock: clock, Seed: seed})
 	if err != nil {
 		return setup(err)
 	}

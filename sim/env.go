@@ -67,7 +67,7 @@ func (e Env) Validate(target contract.Target) error {
 		return err
 	}
 	if target == nil {
-		return errNoTarget
+		return ErrNoTarget
 	}
 	return nil
 }

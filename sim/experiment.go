@@ -81,8 +81,8 @@ type Folder[Row results.Row, Run any] interface {
 // fieldErr returns a *field.Error for name with a formatted message.
 func fieldErr(name, format string, args ...any) error { return field.Errorf(name, format, args...) }
 
-// errNoTarget is the error of a configuration without a target to run on.
-var errNoTarget = field.Wrap("target", errors.New("no contract target to run against"))
+// ErrNoTarget is the error of a configuration without a target to run on.
+var ErrNoTarget = field.Wrap("target", errors.New("no contract target to run against"))
 
 // RunEach runs exp against rt once for each of seeds, one seed per call of
 // exp.Run, up to parallel at once (0: one per CPU), and returns the results

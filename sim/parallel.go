@@ -24,19 +24,19 @@ func runSeeds[T any](ctx context.Context, seeds []uint64, parallel int, run func
 // runAll calls run for 0..n-1 as runSeeds does for seeds, naming call i by
 // label(i) in errors.
 func runAll[T any](ctx context.Context, n, parallel int, label func(i int) string, run func(ctx context.Context, i int) (T, error)) ([]T, error) {
-	return runPool(ctx, n, parallel, label, nil, func(ctx context.Context, _ struct{}, i int) (T, error) { return run(ctx, i) })
+	return RunPool(ctx, n, parallel, label, nil, func(ctx context.Context, _ struct{}, i int) (T, error) { return run(ctx, i) })
 }
 
-// runPool is the one worker pool of sim: up to parallel workers take the calls
+// RunPool is the one worker pool of sim: up to parallel workers take the calls
 // 0..n-1 in order, and the results come back in that order whatever the order
 // the calls finish in. Each worker may hold state of its own for all its calls
 // (a store, connections): open, when not nil, makes it as the worker starts,
 // and the close it returns runs as the worker ends. On the first error the ctx
 // of the calls still running is cancelled, no further call starts, and
-// runPool returns that error wrapped with label(i), preferring a call's own
+// RunPool returns that error wrapped with label(i), preferring a call's own
 // error to the context errors of the calls it cancelled; a panic is recovered
-// and returned as an error naming the call. No goroutine outlives runPool.
-func runPool[W, T any](ctx context.Context, n, parallel int, label func(i int) string,
+// and returned as an error naming the call. No goroutine outlives RunPool.
+func RunPool[W, T any](ctx context.Context, n, parallel int, label func(i int) string,
 	open func(ctx context.Context, worker int) (W, func() error, error),
 	run func(ctx context.Context, state W, i int) (T, error)) ([]T, error) {
 	if parallel <= 0 || parallel > n {

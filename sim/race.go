@@ -283,7 +283,7 @@ func validateModes[M any](env Env, target contract.Target, name string, modes []
 		return fieldErr(name, "no %s given", name)
 	}
 	for _, m := range modes {
-		if err := checkServed(target, name, variant(m)); err != nil {
+		if err := CheckServed(target, name, variant(m)); err != nil {
 			return err
 		}
 	}
@@ -550,7 +550,7 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 		failed, stop := setupFailed(ctx, spec.name, err)
 		return results.RaceRun{Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat), SetupFailed: failed}, stop
 	}
-	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
+	st, err := OpenRun(ctx, rt.Target, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
 	if err != nil {
 		return setup(err)
 	}

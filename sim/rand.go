@@ -18,9 +18,9 @@ func Stream(seed uint64, name string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
 
-// randomUUID draws a random (version 4) UUID from r, in its usual text form: the
+// RandomUUID draws a random (version 4) UUID from r, in its usual text form: the
 // key a model's client would put on a call.
-func randomUUID(r *rand.Rand) string {
+func RandomUUID(r *rand.Rand) string {
 	hi, lo := r.Uint64(), r.Uint64()
 	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
 	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant

@@ -138,15 +138,15 @@ func (c Sources) Validate(target contract.Target) error {
 	case c.ServiceTime < 0:
 		return fieldErr("service_time_ns", "%v is negative", c.ServiceTime)
 	case target == nil:
-		return errNoTarget
+		return ErrNoTarget
 	}
-	return checkServed(target, "target", contract.Variant{})
+	return CheckServed(target, "target", contract.Variant{})
 }
 
 // Describe implements Configuration.
 func (c Sources) Describe(target contract.Target) string {
 	return fmt.Sprintf("%s, %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
-		clockOf(target), seedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), storeNote(c.Store, target, ""))
+		clockOf(target), seedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), StoreNote(c.Store, target, ""))
 }
 
 // Fold groups runs into one row per key policy, counts summed over the seeds.
@@ -189,7 +189,7 @@ func (cfg Sources) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[
 	if err := cfg.Validate(rt.Target); err != nil {
 		return res, err
 	}
-	perSeed, err := runSeeds(ctx, seeds, cpuParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
+	perSeed, err := runSeeds(ctx, seeds, CPUParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
 		// The policies share the script, read only, and nothing else: each has
 		// its own store and streams, so they run at once, unless Parallel is
 		// 1: then everything runs one at a time.
@@ -348,7 +348,7 @@ func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchS
 		run.SetupFailed = failed
 		return run, stop
 	}
-	st, err := openRun(ctx, rt.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
+	st, err := OpenRun(ctx, rt.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
 	if err != nil {
 		return setup(err)
 	}
@@ -517,7 +517,7 @@ func (cl *citer) key(noteID, written string) string {
 		}
 		return "norm-" + keyHash(noteID+"\n"+norm)
 	}
-	return randomUUID(cl.uuids)
+	return RandomUUID(cl.uuids)
 }
 
 // keyHash returns the first 128 bits of the SHA-256 of s, in hex.
@@ -627,7 +627,7 @@ func listAllSources(ctx context.Context, conn contract.Session, noteID string, l
 func sourcesPaging(ctx context.Context, cfg Sources, target contract.Target) (paging results.SourcesPaging, err error) {
 	paging = results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
 	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := openRun(ctx, target, contract.RunSpec{Name: "sources-paging", Clock: clock})
+	st, err := OpenRun(ctx, target, contract.RunSpec{Name: "sources-paging", Clock: clock})
 	if err != nil {
 		return paging, err
 	}

@@ -204,7 +204,7 @@ func TestRandomUUID(t *testing.T) {
 	r := Stream(1, "uuid")
 	seen := map[string]bool{}
 	for range 1000 {
-		u := randomUUID(r)
+		u := RandomUUID(r)
 		if !form.MatchString(u) || seen[u] {
 			t.Fatalf("UUID %q: malformed or repeated", u)
 		}

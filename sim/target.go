@@ -6,24 +6,24 @@ import (
 	"github.com/notesbench/notesbench/contract"
 )
 
-// openRun opens the backend of one run. A server (contract.Served) chooses
+// OpenRun opens the backend of one run. A server (contract.Served) chooses
 // its own variant and commits on its own clock, so its runs ask for neither;
-// the experiments check beforehand, with checkServed, that what they mean to
+// the experiments check beforehand, with CheckServed, that what they mean to
 // measure is what it serves.
-func openRun(ctx context.Context, t contract.Target, run contract.RunSpec) (contract.Backend, error) {
+func OpenRun(ctx context.Context, t contract.Target, run contract.RunSpec) (contract.Backend, error) {
 	if _, ok := t.(contract.Served); ok {
 		run.Variant, run.Clock = contract.Variant{}, nil
 	}
 	return t.Open(ctx, run)
 }
 
-// checkServed returns a field error naming name when target is a server that
+// CheckServed returns a field error naming name when target is a server that
 // says what it serves and one of want asks for another: each want names the
 // fields its runs depend on (create its order, race its guard and version
 // format), and the fields it leaves zero may be anything. A server that does
 // not say is taken at the word of the configuration: its rows are labelled
 // with the variants the user declared.
-func checkServed(target contract.Target, name string, want ...contract.Variant) error {
+func CheckServed(target contract.Target, name string, want ...contract.Variant) error {
 	s, ok := target.(contract.Served)
 	if !ok {
 		return nil
@@ -78,9 +78,9 @@ func serverDifference(target contract.Target) string {
 	return "the contract served by " + target.Describe() + " (published: the write-up's rebuild)"
 }
 
-// storeNote says what a run's Notes are kept in: a server's (servedNote), a
+// StoreNote says what a run's Notes are kept in: a server's (servedNote), a
 // PostgreSQL store's, or embedded, the words given.
-func storeNote(store string, target contract.Target, embedded string) string {
+func StoreNote(store string, target contract.Target, embedded string) string {
 	switch {
 	case onServer(target):
 		return servedNote(target)

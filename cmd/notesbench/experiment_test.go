@@ -15,6 +15,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -142,7 +143,7 @@ func TestDefineRefusesBadDeclarations(t *testing.T) {
 func runToy(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := runWith(args, strings.NewReader(""), &stdout, &stderr, append(experiment.All(), coinsExperiment))
+	code := runWith(args, strings.NewReader(""), &stdout, &stderr, append(experiments.All(), coinsExperiment))
 	return code, stdout.String(), stderr.String()
 }
 

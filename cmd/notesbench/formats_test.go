@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments"
 	"github.com/notesbench/notesbench/report"
 )
 
@@ -24,7 +24,7 @@ var offeredFormats = map[string][]string{
 }
 
 func init() {
-	for _, d := range experiment.All() {
+	for _, d := range experiments.All() {
 		formats := []string{"table", "markdown", "csv", "json"}
 		if d.Info().GoBench {
 			formats = append(formats, "gobench")

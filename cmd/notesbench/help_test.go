@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -33,7 +33,7 @@ func helpCommands(t *testing.T) map[string]*cobra.Command {
 			walk(sub)
 		}
 	}
-	walk(newRootCmdWith(&app{stdout: io.Discard, stderr: io.Discard}, experiment.All()))
+	walk(newRootCmdWith(&app{stdout: io.Discard, stderr: io.Discard}, experiments.All()))
 	if len(cmds) < 15 {
 		t.Fatalf("only %d commands", len(cmds))
 	}

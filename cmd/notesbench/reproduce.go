@@ -12,15 +12,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments"
 	"github.com/notesbench/notesbench/internal/reproduce"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
+	"github.com/spf13/cobra"
 )
 
 // reproduceOptions holds the reproduce command's flags.
@@ -80,14 +80,14 @@ See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge"+shardIndexUsage)
 	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart; with --shard, check that each unit the shard runs gives the result that reproduction recorded, and exit 1 when one does not")
 	completeFlag(cmd, "clock", false, sim.Clocks.Strings()...)
-	completeFlag(cmd, "only", true, experiment.Names(experiment.All())...)
+	completeFlag(cmd, "only", true, experiment.Names(experiments.All())...)
 	return cmd
 }
 
 // plan turns the flags into a reproduction, with usage errors naming the
 // flag.
 func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
-	r := reproduce.Options{Experiments: experiment.All(), Replications: o.replications}
+	r := reproduce.Options{Experiments: experiments.All(), Replications: o.replications}
 	if o.replications < 1 {
 		return r, "", usagef("--replications", "must be at least 1")
 	}
@@ -152,7 +152,7 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 // an empty list, an empty item, a name listed twice or an unknown one is bad
 // usage.
 func onlyExperiments(only string) ([]experiment.Descriptor, error) {
-	all := experiment.All()
+	all := experiments.All()
 	if strings.TrimSpace(only) == "" {
 		return nil, usagef("--only", "no experiments named (want some of %s)", strings.Join(experiment.Names(all), ", "))
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments"
+	"github.com/notesbench/notesbench/experiments/validate"
 	"github.com/notesbench/notesbench/internal/interrupt"
 	"github.com/notesbench/notesbench/internal/scratch"
 	"github.com/notesbench/notesbench/internal/shell"
@@ -87,7 +89,7 @@ const (
 // 1 failure or regression, 2 bad usage, 130 interrupted by Ctrl-C (SIGINT),
 // 143 terminated (SIGTERM).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runWith(args, stdin, stdout, stderr, experiment.All())
+	return runWith(args, stdin, stdout, stderr, experiments.All())
 }
 
 // runWith is run with a command for each of experiments.
@@ -305,7 +307,7 @@ by clause, and check judges a recorded history.`,
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return refuseEmpty(cmd) }
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	for _, d := range experiments {
-		if d == experiment.Validate {
+		if d == validate.Experiment {
 			root.AddCommand(newValidateCmd(a, nil))
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments"
 	"github.com/notesbench/notesbench/sim"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/spf13/pflag"
@@ -117,7 +118,7 @@ func refusedBeforeRunning(t *testing.T, args ...string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, args: args, width: 80, scratch: scratchFolder(t)}
-	root := newRootCmdWith(a, experiment.All())
+	root := newRootCmdWith(a, experiments.All())
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
@@ -432,7 +433,7 @@ func TestCompletionOfEnumFlags(t *testing.T) {
 		{[]string{"serve", "--order", ""}, []string{"key-first", "version-first"}},
 		{[]string{"serve", "--version-format", ""}, []string{"ms", "us-suffix", "counter"}},
 		{[]string{"create", "--table", ""}, []string{"a", "b", "both"}},
-		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", experiment.Names(experiment.All()))},
+		{[]string{"reproduce", "--only", "race,"}, othersAfter("race,", experiment.Names(experiments.All()))},
 		{[]string{"validate", ""}, []string{"list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "edit_note_tab", "create_note_tab", "add_note_source"}},
 	} {
 		if got := complete(tc.args...); !slices.Equal(got, tc.want) {

@@ -6,13 +6,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/validate"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
+	"github.com/spf13/cobra"
 )
 
 // validateOptions holds the validate command's flags and arguments: the
@@ -28,7 +26,7 @@ type validateOptions struct {
 // tool and a payload of the user's to check.
 func newValidateCmd(a *app, runF func(context.Context, *validateOptions) error) *cobra.Command {
 	opts := &validateOptions{app: a}
-	cmd := newExperimentCmd(a, experiment.Validate, func(ctx context.Context, eo *experimentOptions) error {
+	cmd := newExperimentCmd(a, validate.Experiment, func(ctx context.Context, eo *experimentOptions) error {
 		opts.experiment = eo
 		if runF != nil {
 			return runF(ctx, opts)
@@ -98,7 +96,7 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 		return usageError{fmt.Errorf("%s: the payload has over %s JSON values, more than a tool call may carry (the largest valid call has about 10,000)",
 			o.file, report.Int(contract.MaxArgsValues))}
 	}
-	res, err := sim.ValidatePayload(o.tool, data)
+	res, err := validate.CheckPayload(o.tool, data)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", o.file, err)}
 	}

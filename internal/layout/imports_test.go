@@ -50,8 +50,8 @@ var knownExceptions = map[string]string{}
 // rules are the import rules of ARCHITECTURE's "Never" list and the README's
 // Layout.
 var rules = []rule{
-	{"only backend (and the crash harness and the benchmark peers) name a store", false, func(pkg string, imports []string) []string {
-		if pkg == "backend" || pkg == "internal/crash" || pkg == "scripts/peers/engine" || pkg == "internal/pgbench" {
+	{"only backend (and the crash harness, the benchmark peers and the experiments' test helpers) name a store", false, func(pkg string, imports []string) []string {
+		if pkg == "backend" || pkg == "internal/crash" || pkg == "scripts/peers/engine" || pkg == "internal/pgbench" || pkg == "internal/simtest" {
 			return nil
 		}
 		return pick(imports, "store", "pgstore")

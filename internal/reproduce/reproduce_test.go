@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments"
+	"github.com/notesbench/notesbench/experiments/outline"
+	"github.com/notesbench/notesbench/experiments/validate"
 	"github.com/notesbench/notesbench/results"
+	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -20,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // run and two replications: three units).
 func options(shard results.Shard) Options {
 	return Options{
-		Experiments:  []experiment.Descriptor{experiment.Validate, experiment.Outline},
+		Experiments:  []experiment.Descriptor{validate.Experiment, outline.Experiment},
 		Replications: 1,
 		Runs:         experiment.Options{Version: "test", Memory: backend.Memory(), Shard: shard},
 	}
@@ -64,7 +66,7 @@ func TestShardsShareTheStepsAndMerge(t *testing.T) {
 	if ran != 4 {
 		t.Errorf("the shards ran %d units, want the 4 of the reproduction", ran)
 	}
-	merged, err := Merge(experiment.All(), files, data, "test", results.Machine{})
+	merged, err := Merge(experiments.All(), files, data, "test", results.Machine{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestShardsShareTheStepsAndMerge(t *testing.T) {
 	if len(merged.Tables) != len(whole.Tables) || len(whole.Tables) == 0 {
 		t.Fatalf("merged %d tables, whole %d", len(merged.Tables), len(whole.Tables))
 	}
-	_, err = Merge(experiment.All(), files[:1], data[:1], "test", results.Machine{})
+	_, err = Merge(experiments.All(), files[:1], data[:1], "test", results.Machine{})
 	var me *results.MergeError
 	if !errors.As(err, &me) {
 		t.Fatalf("one shard of two merged: %v, want a *results.MergeError", err)

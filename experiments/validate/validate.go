@@ -1,15 +1,14 @@
-package experiment
+package validate
 
 import (
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
 )
 
 // Validate is the validate experiment: the eight published payloads against
 // a minimal validator and the full JSON Schema.
-var Validate = Define(Def[sim.Validation, results.ValidateRow, struct{}]{
-	Info: Info{
+var Experiment = experiment.Define(experiment.Def[Config, Row, struct{}]{
+	Info: experiment.Info{
 		Name:  "validate",
 		Short: "Check payloads against the rebuilt tools/list schema",
 		Long: `With no arguments, validate checks the eight payloads of the published table with a
@@ -26,10 +25,10 @@ See docs/usage.md (checking a payload of your own).`,
 			"notesbench validate create_note_tab payload.json  # any payload: every violation, exit 1 when invalid",
 			"echo '{}' | notesbench validate edit_note_tab -",
 		},
-		Replications: NoReplications, Baseline: true,
+		Replications: experiment.NoReplications, Baseline: true,
 	},
-	Default: sim.DefaultValidation,
-	Params:  func(*sim.Validation) []Param { return nil },
-	Rule:    results.Rule[results.ValidateRow]{Judge: results.TextVerdicts[results.ValidateRow]},
-	Tables:  one(report.ValidateTable),
+	Default: Default,
+	Params:  func(*Config) []experiment.Param { return nil },
+	Rule:    results.Rule[Row]{Judge: results.TextVerdicts[Row]},
+	Tables:  experiment.OneTable(Table),
 })

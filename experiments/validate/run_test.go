@@ -1,20 +1,22 @@
-package sim
+package validate
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/results"
 )
 
 func TestRunValidateVerdicts(t *testing.T) {
-	rows, err := ownRows(bg, DefaultValidation())
+	rows, err := simtest.OwnRows(context.Background(), Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []results.ValidateRow{
+	want := []Row{
 		{Tool: "edit_note_tab", Payload: "operation slide_add, title, body",
 			Minimal: "ok", Full: "ok"},
 		{Tool: "edit_note_tab", Payload: "operation slide_add, title, index 0",
@@ -68,7 +70,7 @@ func TestRunValidateVerdicts(t *testing.T) {
 // TestRunValidateIDsFilledIn checks that the payloads carry every id a model
 // sends, so that no verdict is about a missing id.
 func TestRunValidateIDsFilledIn(t *testing.T) {
-	rows, err := ownRows(bg, DefaultValidation())
+	rows, err := simtest.OwnRows(context.Background(), Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +85,11 @@ func TestRunValidateIDsFilledIn(t *testing.T) {
 	}
 }
 
-func mustValidate(t *testing.T, tool string, payload []byte) ValidationResult {
+func mustValidate(t *testing.T, tool string, payload []byte) PayloadResult {
 	t.Helper()
-	res, err := ValidatePayload(tool, payload)
+	res, err := CheckPayload(tool, payload)
 	if err != nil {
-		t.Fatalf("ValidatePayload(%s, %s): %v", tool, payload, err)
+		t.Fatalf("CheckPayload(%s, %s): %v", tool, payload, err)
 	}
 	return res
 }
@@ -160,8 +162,8 @@ func TestValidatePayloadErrors(t *testing.T) {
 		{"edit_note_tab", `{} {}`, "payload is not JSON: invalid character '{' after top-level value"},
 		{"edit_note_tab", " \n", "payload is empty, want a JSON object"},
 	} {
-		if _, err := ValidatePayload(tc.tool, []byte(tc.payload)); err == nil || err.Error() != tc.want {
-			t.Errorf("ValidatePayload(%q, %q) = %v, want %q", tc.tool, tc.payload, err, tc.want)
+		if _, err := CheckPayload(tc.tool, []byte(tc.payload)); err == nil || err.Error() != tc.want {
+			t.Errorf("CheckPayload(%q, %q) = %v, want %q", tc.tool, tc.payload, err, tc.want)
 		}
 	}
 	// A JSON value that is not an object is a violation, not an error.

@@ -1,4 +1,6 @@
-package results
+package outline
+
+import "github.com/notesbench/notesbench/results"
 
 // The approaches the outline experiment compares, as they appear in the
 // "approach" key of its rows and of the published table.
@@ -11,7 +13,7 @@ const (
 	ApproachSlideAdd = "slide-add"
 )
 
-// OutlineRow is one row of the outline experiment: what one approach costs to
+// Row is one row of the outline experiment: what one approach costs to
 // build a deck.
 //
 // Writes is the number of write calls the approach sends for one deck, and
@@ -20,7 +22,7 @@ const (
 // out of both). ConflictsPerDeck is the mean number of those writes that a
 // person's save landed before, over the simulated decks; ExpectedConflicts is
 // its exact expectation under the same model.
-type OutlineRow struct {
+type Row struct {
 	Approach          string  `json:"approach"`
 	Writes            int     `json:"writes"`
 	RequestBytes      int     `json:"request_bytes"`
@@ -29,23 +31,23 @@ type OutlineRow struct {
 }
 
 // outlineFields reads OutlineRows by the names published.json uses.
-var outlineFields = Fields[OutlineRow]{
-	Keys: map[string]func(OutlineRow) string{
-		"approach": func(r OutlineRow) string { return r.Approach },
+var outlineFields = results.Fields[Row]{
+	Keys: map[string]func(Row) string{
+		"approach": func(r Row) string { return r.Approach },
 	},
-	Figures: map[string]func(OutlineRow) Value{
-		"writes":             Count(func(r OutlineRow) int { return r.Writes }),
-		"request_bytes":      Count(func(r OutlineRow) int { return r.RequestBytes }),
-		"conflicts_per_deck": Number(func(r OutlineRow) float64 { return r.ConflictsPerDeck }),
-		"expected_conflicts": Number(func(r OutlineRow) float64 { return r.ExpectedConflicts }),
+	Figures: map[string]func(Row) results.Value{
+		"writes":             results.Count(func(r Row) int { return r.Writes }),
+		"request_bytes":      results.Count(func(r Row) int { return r.RequestBytes }),
+		"conflicts_per_deck": results.Number(func(r Row) float64 { return r.ConflictsPerDeck }),
+		"expected_conflicts": results.Number(func(r Row) float64 { return r.ExpectedConflicts }),
 	},
 }
 
 // KeyOf implements Row.
-func (r OutlineRow) KeyOf(name string) string { return outlineFields.Key(r, name) }
+func (r Row) KeyOf(name string) string { return outlineFields.Key(r, name) }
 
 // FigureOf implements Row.
-func (r OutlineRow) FigureOf(name string) (Value, bool) { return outlineFields.Figure(r, name) }
+func (r Row) FigureOf(name string) (results.Value, bool) { return outlineFields.Figure(r, name) }
 
 // Names implements Row.
-func (r OutlineRow) Names() (keys, figures []string) { return outlineFields.Names() }
+func (r Row) Names() (keys, figures []string) { return outlineFields.Names() }

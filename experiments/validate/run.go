@@ -1,4 +1,4 @@
-package sim
+package validate
 
 import (
 	"bytes"
@@ -13,10 +13,10 @@ import (
 	"sync"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
-// ValidationResult is the verdict on one payload for one tool.
+// PayloadResult is the verdict on one payload for one tool.
 //
 // Violations holds every violation the full JSON Schema validator
 // (contract.ValidateArgs) finds, sorted by path; Valid says there are none, and
@@ -24,7 +24,7 @@ import (
 // "path: keyword …" joined by "; ". Minimal is the verdict of the minimal
 // validator, which checks only required, enum, additionalProperties, minItems
 // and maxItems, in its own words ("ok", "missing title", "slides: maxItems 20").
-type ValidationResult struct {
+type PayloadResult struct {
 	Tool       string               `json:"tool"`
 	Valid      bool                 `json:"valid"`
 	Violations []contract.Violation `json:"violations"`
@@ -32,16 +32,16 @@ type ValidationResult struct {
 	Minimal    string               `json:"minimal"`
 }
 
-// ValidatePayload checks payload, the JSON arguments of a call to tool, against
+// CheckPayload checks payload, the JSON arguments of a call to tool, against
 // the tool's input schema in the embedded tools/list, with both validators. An
 // unknown tool, or a payload that is empty or not JSON, is an error naming the
 // problem; a payload that breaks the schema is not an error but a result with
 // Valid false. Every error is thus the caller's bad input (exit code 2), but for
 // a broken embedded tools/list, which the tests rule out.
-func ValidatePayload(tool string, payload []byte) (ValidationResult, error) {
+func CheckPayload(tool string, payload []byte) (PayloadResult, error) {
 	schemas, err := loadMinimalSchemas()
 	if err != nil {
-		return ValidationResult{}, err
+		return PayloadResult{}, err
 	}
 	root, ok := schemas[tool]
 	if !ok {
@@ -49,20 +49,20 @@ func ValidatePayload(tool string, payload []byte) (ValidationResult, error) {
 		for _, t := range contract.Tools() {
 			names = append(names, t.Name)
 		}
-		return ValidationResult{}, fmt.Errorf("unknown tool %q (want one of %s)", tool, strings.Join(names, ", "))
+		return PayloadResult{}, fmt.Errorf("unknown tool %q (want one of %s)", tool, strings.Join(names, ", "))
 	}
 	if len(bytes.TrimSpace(payload)) == 0 {
-		return ValidationResult{}, errors.New("payload is empty, want a JSON object")
+		return PayloadResult{}, errors.New("payload is empty, want a JSON object")
 	}
 	var instance any
 	if err := json.Unmarshal(payload, &instance); err != nil {
-		return ValidationResult{}, fmt.Errorf("payload is not JSON: %w", err)
+		return PayloadResult{}, fmt.Errorf("payload is not JSON: %w", err)
 	}
 	violations, err := contract.ValidateArgs(tool, payload)
 	if err != nil {
-		return ValidationResult{}, fmt.Errorf("validating %s arguments: %w", tool, err)
+		return PayloadResult{}, fmt.Errorf("validating %s arguments: %w", tool, err)
 	}
-	return ValidationResult{
+	return PayloadResult{
 		Tool:       tool,
 		Valid:      len(violations) == 0,
 		Violations: nonNilViolations(violations),
@@ -95,58 +95,58 @@ func fullVerdict(violations []contract.Violation) string {
 // (note_id, tab_id, expected_version, idempotency_key) so that only the
 // payload's own fault shows, judged by the minimal and the full validator. The
 // rows come in the published order.
-func (Validation) Run(ctx context.Context, _ Runtime, _ []uint64) (Result[results.ValidateRow, struct{}], error) {
-	var res Result[results.ValidateRow, struct{}]
+func (Config) Run(ctx context.Context, _ sim.Runtime, _ []uint64) (sim.Result[Row, struct{}], error) {
+	var res sim.Result[Row, struct{}]
 	for _, p := range validatePayloads() {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		v, err := ValidatePayload(p.tool, p.args)
+		v, err := CheckPayload(p.tool, p.args)
 		if err != nil {
 			return res, fmt.Errorf("payload %q: %w", p.desc, err)
 		}
-		res.Rows = append(res.Rows, results.ValidateRow{Tool: p.tool, Payload: p.desc, Minimal: v.Minimal,
+		res.Rows = append(res.Rows, Row{Tool: p.tool, Payload: p.desc, Minimal: v.Minimal,
 			Full: v.Full, Args: p.args})
 	}
 	return res, nil
 }
 
-// Validation is the validate experiment: the published payloads, each checked
+// Config is the validate experiment: the published payloads, each checked
 // with the minimal and the full validator. It has no parameters; its JSON form
 // says how many payloads it checks.
-type Validation struct {
+type Config struct {
 	Payloads int `json:"payloads"`
 }
 
-var _ Configuration[Validation, results.ValidateRow, struct{}] = Validation{}
+var _ sim.Configuration[Config, Row, struct{}] = Config{}
 
-// DefaultValidation is the published validate setup: the eight payloads.
-func DefaultValidation() Validation { return Validation{Payloads: len(validatePayloads())} }
+// Default is the published validate setup: the eight payloads.
+func Default() Config { return Config{Payloads: len(validatePayloads())} }
 
 // SeedList implements Configuration: validating draws nothing at random.
-func (Validation) SeedList() []uint64 { return nil }
+func (Config) SeedList() []uint64 { return nil }
 
 // Validate implements Configuration: validating checks no target.
-func (Validation) Validate(contract.Target) error { return nil }
+func (Config) Validate(contract.Target) error { return nil }
 
 // Describe implements Configuration.
-func (Validation) Describe(contract.Target) string { return "the embedded tools_list.json" }
+func (Config) Describe(contract.Target) string { return "the embedded tools_list.json" }
 
 // Departures implements Configuration: validating runs against no target, as
 // published.
-func (Validation) Departures(contract.Target) []string { return nil }
+func (Config) Departures(contract.Target) []string { return nil }
 
 // Clocked implements Configuration: validating runs on no clock.
-func (Validation) Clocked() (ClockKind, bool) { return "", false }
+func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
 
 // Replica implements Configuration: the payloads are the published ones.
-func (c Validation) Replica() Validation { return c }
+func (c Config) Replica() Config { return c }
 
 // OnClock implements Configuration: validating runs on no clock.
-func (c Validation) OnClock(ClockKind) Validation { return c }
+func (c Config) OnClock(sim.ClockKind) Config { return c }
 
 // WithTarget implements Configuration: validating runs against no target.
-func (c Validation) WithTarget(TargetSettings) Validation { return c }
+func (c Config) WithTarget(sim.TargetSettings) Config { return c }
 
 // The ids the validate experiment's payloads carry, shaped as the store makes
 // them and as a model's client sends them.

@@ -3,7 +3,6 @@ package results
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"testing"
 )
 
@@ -42,27 +41,4 @@ func objectKeysInOrder(t *testing.T, v any) []string {
 		}
 	}
 	return keys
-}
-
-func TestRefsRowJSON(t *testing.T) {
-	want := []string{"k", "ref", "correct", "wrong", "not_found", "trials", "passed_version_check", "writes", "refused"}
-	if got := objectKeysInOrder(t, RefsRow{}); !slices.Equal(got, want) {
-		t.Errorf("RefsRow keys %v, want %v", got, want)
-	}
-}
-
-func TestRefsRowKeysMatchPublished(t *testing.T) {
-	exp := mustLookup(t, "refs")
-	for _, k := range []int{2, 5} {
-		for _, ref := range RefKinds() {
-			row := RefsRow{K: k, Ref: ref}
-			p, ok := exp.Match(RowKey(exp, row))
-			if !ok || p.Key["k"] != row.KeyOf("k") || p.Key["ref"] != ref {
-				t.Errorf("k %d %s: matched published row %v (found %v)", k, ref, p.Key, ok)
-			}
-		}
-	}
-	if _, ok := exp.Match(RowKey(exp, RefsRow{K: 3, Ref: RefID})); ok {
-		t.Error("k 3 matched a published row; only 2 and 5 were published")
-	}
 }

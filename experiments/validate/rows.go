@@ -1,8 +1,10 @@
-package results
+package validate
+
+import "github.com/notesbench/notesbench/results"
 
 import "encoding/json"
 
-// ValidateRow is one row of the validate experiment: one payload a model might
+// Row is one row of the validate experiment: one payload a model might
 // send, and the verdicts of the two validators on it.
 //
 // Payload describes the payload in the words of the published table (ids
@@ -12,7 +14,7 @@ import "encoding/json"
 // "slides: maxItems 20"; Full is that of the full JSON Schema validator, its
 // violations as "path: keyword …" joined by "; ". Both are "ok" for a payload
 // they accept.
-type ValidateRow struct {
+type Row struct {
 	Tool    string          `json:"tool"`
 	Payload string          `json:"payload"`
 	Minimal string          `json:"minimal"`
@@ -21,22 +23,22 @@ type ValidateRow struct {
 }
 
 // validateFields reads ValidateRows by the names published.json uses.
-var validateFields = Fields[ValidateRow]{
-	Keys: map[string]func(ValidateRow) string{
-		"tool":    func(r ValidateRow) string { return r.Tool },
-		"payload": func(r ValidateRow) string { return r.Payload },
+var validateFields = results.Fields[Row]{
+	Keys: map[string]func(Row) string{
+		"tool":    func(r Row) string { return r.Tool },
+		"payload": func(r Row) string { return r.Payload },
 	},
-	Figures: map[string]func(ValidateRow) Value{
-		"minimal": Text(func(r ValidateRow) string { return r.Minimal }),
-		"full":    Text(func(r ValidateRow) string { return r.Full }),
+	Figures: map[string]func(Row) results.Value{
+		"minimal": results.Text(func(r Row) string { return r.Minimal }),
+		"full":    results.Text(func(r Row) string { return r.Full }),
 	},
 }
 
 // KeyOf implements Row.
-func (r ValidateRow) KeyOf(name string) string { return validateFields.Key(r, name) }
+func (r Row) KeyOf(name string) string { return validateFields.Key(r, name) }
 
 // FigureOf implements Row.
-func (r ValidateRow) FigureOf(name string) (Value, bool) { return validateFields.Figure(r, name) }
+func (r Row) FigureOf(name string) (results.Value, bool) { return validateFields.Figure(r, name) }
 
 // Names implements Row.
-func (r ValidateRow) Names() (keys, figures []string) { return validateFields.Names() }
+func (r Row) Names() (keys, figures []string) { return validateFields.Names() }

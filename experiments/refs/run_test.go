@@ -1,4 +1,4 @@
-package sim
+package refs
 
 import (
 	"context"
@@ -9,21 +9,21 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/internal/testpass"
-	"github.com/notesbench/notesbench/results"
 )
 
 // The refs runs below are small because every trial goes through SQLite, which
 // is slow under the race detector; the statistical checks take their tolerance
 // from the trial count.
 
-func runRefs(t *testing.T, c Refs) []results.RefsRow {
+func runRefs(t *testing.T, c Config) []Row {
 	t.Helper()
-	rows, err := ownRows(context.Background(), c)
+	rows, err := simtest.OwnRows(context.Background(), c)
 	if err != nil {
-		t.Fatalf("ownRows(%+v): %v", c, err)
+		t.Fatalf("simtest.OwnRows(%+v): %v", c, err)
 	}
-	if want := len(c.K) * len(results.RefKinds()); len(rows) != want {
+	if want := len(c.K) * len(Kinds()); len(rows) != want {
 		t.Fatalf("RunRefs gave %d rows, want %d", len(rows), want)
 	}
 	return rows
@@ -38,7 +38,7 @@ func refsTolerance(p float64, n int) float64 {
 // checkRefsInvariants checks what holds for every row whatever the parameters:
 // the three outcomes share the trials, every resolved reference led to one
 // write, and every write that reached the version check passed it.
-func checkRefsInvariants(t *testing.T, rows []results.RefsRow) {
+func checkRefsInvariants(t *testing.T, rows []Row) {
 	t.Helper()
 	for _, r := range rows {
 		if sum := r.Correct + r.Wrong + r.NotFound; math.Abs(sum-1) > 1e-9 {
@@ -51,13 +51,13 @@ func checkRefsInvariants(t *testing.T, rows []results.RefsRow) {
 			t.Errorf("k %d %s: passed_version_check %v of %d writes judged, want every write to pass",
 				r.K, r.Ref, r.PassedVersionCheck, r.Writes-r.Refused)
 		}
-		if r.Ref != results.RefPosition && r.Refused != 0 {
+		if r.Ref != RefPosition && r.Refused != 0 {
 			t.Errorf("k %d %s: %d writes refused for the tab type, want none: only positions can land on a fixed tab", r.K, r.Ref, r.Refused)
 		}
 	}
 }
 
-func refsRowFor(t *testing.T, rows []results.RefsRow, k int, ref string) results.RefsRow {
+func refsRowFor(t *testing.T, rows []Row, k int, ref string) Row {
 	t.Helper()
 	for _, r := range rows {
 		if r.K == k && r.Ref == ref {
@@ -65,11 +65,11 @@ func refsRowFor(t *testing.T, rows []results.RefsRow, k int, ref string) results
 		}
 	}
 	t.Fatalf("no row for k %d, ref %s", k, ref)
-	return results.RefsRow{}
+	return Row{}
 }
 
 func TestRefsWithEdits(t *testing.T) {
-	c := DefaultRefs()
+	c := Default()
 	c.K, c.Trials = []int{2, 3, 5}, 300
 	if testpass.Race {
 		c.Trials = 150 // make test's time (the tolerances follow the trials): make test-large runs 300
@@ -77,31 +77,31 @@ func TestRefsWithEdits(t *testing.T) {
 	rows := runRefs(t, c)
 	checkRefsInvariants(t, rows)
 	for _, k := range c.K {
-		if id := refsRowFor(t, rows, k, results.RefID); id.Correct != 1 {
+		if id := refsRowFor(t, rows, k, RefID); id.Correct != 1 {
 			t.Errorf("k %d: references by id correct %v of the time, want always", k, id.Correct)
 		}
-		typ := refsRowFor(t, rows, k, results.RefType)
+		typ := refsRowFor(t, rows, k, RefType)
 		want := 1 / float64(k)
 		if tol := refsTolerance(want, c.Trials); math.Abs(typ.Correct-want) > tol {
 			t.Errorf("k %d: references by type correct %.3f of the time, want 1/k = %.3f ± %.3f", k, typ.Correct, want, tol)
 		}
 		// The person's edits must reach the store and the agent's second listing.
-		if pos := refsRowFor(t, rows, k, results.RefPosition); pos.Wrong == 0 {
+		if pos := refsRowFor(t, rows, k, RefPosition); pos.Wrong == 0 {
 			t.Errorf("k %d: no reference by position went wrong in %d trials with edits", k, c.Trials)
 		}
 	}
-	if label := refsRowFor(t, rows, 2, results.RefLabel); label.NotFound == 0 || label.Wrong == 0 {
+	if label := refsRowFor(t, rows, 2, RefLabel); label.NotFound == 0 || label.Wrong == 0 {
 		t.Errorf("k 2: references by label never lost (%v) or moved (%v) in %d trials with renames", label.NotFound, label.Wrong, c.Trials)
 	}
 }
 
 func TestRefsWithoutEdits(t *testing.T) {
-	c := DefaultRefs()
+	c := Default()
 	c.K, c.Trials, c.EditsMax = []int{2, 4}, 200, 0
 	rows := runRefs(t, c)
 	checkRefsInvariants(t, rows)
 	for _, r := range rows {
-		if r.Ref == results.RefType {
+		if r.Ref == RefType {
 			want := 1 / float64(r.K)
 			if tol := refsTolerance(want, c.Trials); math.Abs(r.Correct-want) > tol {
 				t.Errorf("k %d: references by type correct %.3f of the time, want 1/k = %.3f ± %.3f", r.K, r.Correct, want, tol)
@@ -116,15 +116,15 @@ func TestRefsWithoutEdits(t *testing.T) {
 
 func TestRefsMix(t *testing.T) {
 	for _, tc := range []struct {
-		mix  RefsMix
+		mix  Mix
 		safe string // the reference kind the mix cannot break
 		hurt string // one it does break
 	}{
 		// Moves leave labels alone; renames and adds leave positions alone.
-		{RefsMix{Move: 1}, results.RefLabel, results.RefPosition},
-		{RefsMix{Rename: 0.5, Add: 0.5}, results.RefPosition, results.RefLabel},
+		{Mix{Move: 1}, RefLabel, RefPosition},
+		{Mix{Rename: 0.5, Add: 0.5}, RefPosition, RefLabel},
 	} {
-		c := Refs{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3}
+		c := Config{K: []int{3}, Trials: 80, EditsMax: 2, Mix: tc.mix, Seed: 3}
 		rows := runRefs(t, c)
 		checkRefsInvariants(t, rows)
 		if r := refsRowFor(t, rows, 3, tc.safe); r.Correct != 1 {
@@ -137,7 +137,7 @@ func TestRefsMix(t *testing.T) {
 }
 
 func TestRefsDeterministic(t *testing.T) {
-	c := Refs{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 11, Parallel: 1}
+	c := Config{K: []int{3}, Trials: 60, EditsMax: 2, Mix: DefaultMix(), Seed: 11, Parallel: 1}
 	one := runRefs(t, c)
 	c.Parallel = 3
 	three := runRefs(t, c)
@@ -153,7 +153,7 @@ func TestRefsDeterministic(t *testing.T) {
 func TestRefsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ownRows(ctx, DefaultRefs()); !errors.Is(err, context.Canceled) {
+	if _, err := simtest.OwnRows(ctx, Default()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunRefs on a cancelled context = %v, want context.Canceled", err)
 	}
 }
@@ -193,29 +193,29 @@ func TestResolveRef(t *testing.T) {
 }
 
 func TestRefsConfigValidate(t *testing.T) {
-	expectInvalid[Refs, results.RefsRow, struct{}](t, DefaultRefs, []badConfig[Refs]{
-		{func(c *Refs) { c.K = nil }, "k: no values given"},
-		{func(c *Refs) { c.K = []int{2, 0} }, "k: must be at least 1"},
-		{func(c *Refs) { c.K = []int{6} }, "k: must be at most 5, the size of the label pool"},
-		{func(c *Refs) { c.K = []int{2, 5, 2} }, "k: 2 is listed twice"},
-		{func(c *Refs) { c.Trials = 0 }, "trials: must be at least 1"},
-		{func(c *Refs) { c.EditsMax = -1 }, "edits_max: must be 0 or more"},
-		{func(c *Refs) { c.Parallel = -2 }, "parallel: must be 0 or more"},
-		{func(c *Refs) { c.Mix.Move = 0.5 }, "mix: shares sum to 1.10, want 1"},
-		{func(c *Refs) { c.Mix = RefsMix{Move: 1.2, Rename: -0.2} }, "mix: rename share is negative"},
-		{func(c *Refs) { c.Mix.Add = math.NaN() }, "mix: add share is not a number"},
+	simtest.ExpectInvalid[Config, Row, struct{}](t, Default, []simtest.BadConfig[Config]{
+		simtest.Bad(func(c *Config) { c.K = nil }, "k: no values given"),
+		simtest.Bad(func(c *Config) { c.K = []int{2, 0} }, "k: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.K = []int{6} }, "k: must be at most 5, the size of the label pool"),
+		simtest.Bad(func(c *Config) { c.K = []int{2, 5, 2} }, "k: 2 is listed twice"),
+		simtest.Bad(func(c *Config) { c.Trials = 0 }, "trials: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.EditsMax = -1 }, "edits_max: must be 0 or more"),
+		simtest.Bad(func(c *Config) { c.Parallel = -2 }, "parallel: must be 0 or more"),
+		simtest.Bad(func(c *Config) { c.Mix.Move = 0.5 }, "mix: shares sum to 1.10, want 1"),
+		simtest.Bad(func(c *Config) { c.Mix = Mix{Move: 1.2, Rename: -0.2} }, "mix: rename share is negative"),
+		simtest.Bad(func(c *Config) { c.Mix.Add = math.NaN() }, "mix: add share is not a number"),
 	})
 }
 
 func TestParseMix(t *testing.T) {
 	m, err := ParseMix("move=0.4, rename=0.35,add=0.25")
-	if err != nil || m != DefaultRefsMix() {
+	if err != nil || m != DefaultMix() {
 		t.Fatalf("ParseMix = %+v, %v, want the default mix", m, err)
 	}
 	if back, err := ParseMix(m.String()); err != nil || back != m {
 		t.Errorf("ParseMix(%q) = %+v, %v, want %+v", m.String(), back, err, m)
 	}
-	if m, err := ParseMix("add=1"); err != nil || m != (RefsMix{Add: 1}) {
+	if m, err := ParseMix("add=1"); err != nil || m != (Mix{Add: 1}) {
 		t.Errorf("ParseMix(add=1) = %+v, %v, want add only", m, err)
 	}
 	for in, want := range map[string]string{

@@ -1,4 +1,4 @@
-package sim
+package outline
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // maxOutlineSlides bounds --slides, so that a typo fails at once instead of
@@ -29,7 +29,7 @@ const maxOutlineSaves = 2e8
 
 // Outline is the outline experiment: what a deck costs built
 // with one create_note_tab carrying an outline, or slide by slide.
-type Outline struct {
+type Config struct {
 	// Slides is the number of slides in the deck.
 	Slides int `json:"slides"`
 	// WindowS is the time in seconds between the agent's read and each of its
@@ -44,37 +44,37 @@ type Outline struct {
 	Seed uint64 `json:"seed"`
 
 	// The Runtime's Target opens the contract each deck is built on.
-	TargetSettings
+	sim.TargetSettings
 }
 
-var _ Configuration[Outline, results.OutlineRow, struct{}] = Outline{}
+var _ sim.Configuration[Config, Row, struct{}] = Config{}
 
-// DefaultOutline returns the published parameters: a 12-slide deck, 4 s
+// Default returns the published parameters: a 12-slide deck, 4 s
 // between read and write, one save a minute, 2,000 decks, seed 1.
-func DefaultOutline() Outline {
-	return Outline{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 2000, Seed: 1}
+func Default() Config {
+	return Config{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 2000, Seed: 1}
 }
 
 // Validate checks every parameter, and that there is a target to run on; its
 // errors are *field.Error, e.g. "window_s: must be positive".
-func (c Outline) Validate(target contract.Target) error {
+func (c Config) Validate(target contract.Target) error {
 	switch {
 	case c.Slides < 1:
-		return fieldErr("slides", "must be at least 1")
+		return field.Errorf("slides", "must be at least 1")
 	case c.Slides > maxOutlineSlides:
-		return fieldErr("slides", "must be at most %d", maxOutlineSlides)
+		return field.Errorf("slides", "must be at most %d", maxOutlineSlides)
 	case math.IsInf(c.WindowS, 0):
-		return fieldErr("window_s", "must be finite")
+		return field.Errorf("window_s", "must be finite")
 	case !(c.WindowS > 0):
-		return fieldErr("window_s", "must be positive")
+		return field.Errorf("window_s", "must be positive")
 	case math.IsInf(c.SavesPerMinute, 0):
-		return fieldErr("saves_per_minute", "must be finite")
+		return field.Errorf("saves_per_minute", "must be finite")
 	case !(c.SavesPerMinute >= 0):
-		return fieldErr("saves_per_minute", "must be 0 or more")
+		return field.Errorf("saves_per_minute", "must be 0 or more")
 	case c.Decks < 1:
-		return fieldErr("decks", "must be at least 1")
+		return field.Errorf("decks", "must be at least 1")
 	case target == nil:
-		return errNoTarget
+		return sim.ErrNoTarget
 	}
 	for _, err := range []error{
 		field.AtMost("saves_per_minute", c.SavesPerMinute, 600, "ten saves a second already conflict with nearly every write"),
@@ -86,7 +86,7 @@ func (c Outline) Validate(target contract.Target) error {
 		}
 	}
 	if saves := c.simulatedSaves(); saves > maxOutlineSaves {
-		return fieldErr("decks", "%d decks of %d writes with %s saves per window are %.2g simulated saves, more than %.0g; lower the decks, slides, window or saves per minute",
+		return field.Errorf("decks", "%d decks of %d writes with %s saves per window are %.2g simulated saves, more than %.0g; lower the decks, slides, window or saves per minute",
 			c.Decks, outlineWrites(c.Slides), strconv.FormatFloat(c.WindowS*c.SavesPerMinute/60, 'g', 3, 64), saves, float64(maxOutlineSaves))
 	}
 	return nil
@@ -95,7 +95,7 @@ func (c Outline) Validate(target contract.Target) error {
 // simulatedSaves is about how many saves the conflict model draws in one run:
 // per deck and write, one draw past the window's end and the saves expected
 // inside it.
-func (c Outline) simulatedSaves() float64 {
+func (c Config) simulatedSaves() float64 {
 	if c.SavesPerMinute == 0 {
 		return 0
 	}
@@ -111,7 +111,7 @@ func outlineWrites(n int) int {
 
 // Run runs the outline experiment on its one seed (seeds holds exactly one,
 // which replaces c.Seed) and returns one row per approach:
-// results.ApproachOutline, then results.ApproachSlideAdd.
+// ApproachOutline, then ApproachSlideAdd.
 //
 // Each approach builds the deck once, for real, in a fresh backend opened from
 // rt's target: the agent lists the tabs for the Note version, then sends its
@@ -131,26 +131,26 @@ func outlineWrites(n int) int {
 // approach. A write conflicts when at least one save lands in its window (a
 // retry is not modelled). ConflictsPerDeck is the mean over Decks simulated
 // decks, ExpectedConflicts the exact writes × (1 − e^(−window·rate)).
-func (c Outline) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.OutlineRow, struct{}], error) {
-	var res Result[results.OutlineRow, struct{}]
+func (c Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Result[Row, struct{}], error) {
+	var res sim.Result[Row, struct{}]
 	if len(seeds) != 1 {
-		return res, fieldErr("seed", "outline takes one seed, not %d", len(seeds))
+		return res, field.Errorf("seed", "outline takes one seed, not %d", len(seeds))
 	}
 	c.Seed = seeds[0]
 	if err := c.Validate(rt.Target); err != nil {
 		return res, err
 	}
 	slides := outlineSlides(c.Slides)
-	for _, approach := range []string{results.ApproachOutline, results.ApproachSlideAdd} {
+	for _, approach := range []string{ApproachOutline, ApproachSlideAdd} {
 		build, err := buildDeck(ctx, rt.Target, c.Seed, approach, slides, nil)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", approach, err)
 		}
-		conflicts, err := simulateConflicts(ctx, Stream(c.Seed, "outline/"+approach+"/saves"), build.writes, c)
+		conflicts, err := simulateConflicts(ctx, sim.Stream(c.Seed, "outline/"+approach+"/saves"), build.writes, c)
 		if err != nil {
 			return res, err
 		}
-		res.Rows = append(res.Rows, results.OutlineRow{
+		res.Rows = append(res.Rows, Row{
 			Approach:          approach,
 			Writes:            build.writes,
 			RequestBytes:      build.requestBytes,
@@ -162,27 +162,27 @@ func (c Outline) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[re
 }
 
 // SeedList implements Configuration.
-func (c Outline) SeedList() []uint64 { return []uint64{c.Seed} }
+func (c Config) SeedList() []uint64 { return []uint64{c.Seed} }
 
 // Clocked implements Configuration: outline builds its decks on one clock only.
-func (Outline) Clocked() (ClockKind, bool) { return "", false }
+func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
-func (c Outline) Replica() Outline { c.TargetSettings = TargetSettings{}; return c }
+func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
 
 // OnClock implements Configuration: outline builds its decks on one clock
 // only.
-func (c Outline) OnClock(ClockKind) Outline { return c }
+func (c Config) OnClock(sim.ClockKind) Config { return c }
 
 // WithTarget implements Configuration.
-func (c Outline) WithTarget(s TargetSettings) Outline { c.TargetSettings = s; return c }
+func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // window is the time between the agent's read and each write.
-func (c Outline) window() time.Duration { return time.Duration(c.WindowS * float64(time.Second)) }
+func (c Config) window() time.Duration { return time.Duration(c.WindowS * float64(time.Second)) }
 
 // Describe implements Configuration: the target does not show, it changes no
 // figure.
-func (c Outline) Describe(contract.Target) string {
+func (c Config) Describe(contract.Target) string {
 	return fmt.Sprintf("seed %d, %d-slide deck, %s, %s between read and write, the person saves %s; request bytes are those of our slide texts",
 		c.Seed, c.Slides, plural.Count(c.Decks, "deck"), c.window(), perMinute(c.SavesPerMinute))
 }
@@ -198,13 +198,13 @@ func perMinute(x float64) string {
 
 // conflictChance is the probability that at least one save lands in a window:
 // 1 − e^(−window·rate).
-func conflictChance(c Outline) float64 {
+func conflictChance(c Config) float64 {
 	return -math.Expm1(-c.WindowS * c.SavesPerMinute / 60)
 }
 
 // simulateConflicts simulates c.Decks decks of writes consecutive windows each
 // and returns how many windows in all held at least one of the person's saves.
-func simulateConflicts(ctx context.Context, r *rand.Rand, writes int, c Outline) (int, error) {
+func simulateConflicts(ctx context.Context, r *rand.Rand, writes int, c Config) (int, error) {
 	rate := c.SavesPerMinute / 60 // saves per second
 	if rate == 0 {
 		return 0, nil
@@ -258,13 +258,13 @@ type deckBuild struct {
 // connection (tests record what reaches Call with it).
 func buildDeck(ctx context.Context, target contract.Target, seed uint64, approach string, slides []contract.Slide,
 	wrap func(outlineCaller) outlineCaller) (b deckBuild, err error) {
-	st, err := openRun(ctx, target, contract.RunSpec{Name: "outline-" + approach, Clock: NewVirtual(storeEpoch, 0), Seed: seed})
+	st, err := sim.OpenRun(ctx, target, contract.RunSpec{Name: "outline-" + approach, Clock: sim.NewVirtual(sim.StoreEpoch, 0), Seed: seed})
 	if err != nil {
 		return b, err
 	}
 	defer func() { err = errors.Join(err, st.Close()) }()
-	keys := Stream(seed, "outline/"+approach+"/keys")
-	noteID := "note-" + randomUUID(keys)
+	keys := sim.Stream(seed, "outline/"+approach+"/keys")
+	noteID := "note-" + sim.RandomUUID(keys)
 	if err := st.CreateNote(ctx, noteID); err != nil {
 		return b, err
 	}
@@ -307,10 +307,10 @@ func buildDeck(ctx context.Context, target contract.Target, seed uint64, approac
 		return res.Version, res.TabID, nil
 	}
 
-	create := contract.CreateRequest{NoteID: noteID, ExpectedVersion: version, IdempotencyKey: randomUUID(keys),
+	create := contract.CreateRequest{NoteID: noteID, ExpectedVersion: version, IdempotencyKey: sim.RandomUUID(keys),
 		TabType: contract.TypeSlides, Label: outlineDeckLabel}
 	rest := slides
-	if approach == results.ApproachOutline {
+	if approach == ApproachOutline {
 		n := min(len(rest), contract.MaxOutlineSlides)
 		create.Slides, rest = rest[:n], rest[n:]
 	}
@@ -319,8 +319,8 @@ func buildDeck(ctx context.Context, target contract.Target, seed uint64, approac
 		return b, err
 	}
 	for len(rest) > 0 {
-		edit := contract.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: version, IdempotencyKey: randomUUID(keys)}
-		if approach == results.ApproachOutline {
+		edit := contract.EditRequest{NoteID: noteID, TabID: tabID, ExpectedVersion: version, IdempotencyKey: sim.RandomUUID(keys)}
+		if approach == ApproachOutline {
 			n := min(len(rest), contract.MaxOutlineSlides)
 			edit.Operation, edit.Slides, rest = contract.OpSlidesAddOutline, rest[:n], rest[n:]
 		} else {

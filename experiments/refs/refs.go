@@ -1,18 +1,17 @@
-package experiment
+package refs
 
 import (
-	"github.com/notesbench/notesbench/contract"
 	"strconv"
 
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
 )
 
-// Refs is the refs experiment: how an agent should refer to a tab it will
+// Experiment is the refs experiment: how an agent should refer to a tab it will
 // write to.
-var Refs = Define(Def[sim.Refs, results.RefsRow, struct{}]{
-	Info: Info{
+var Experiment = experiment.Define(experiment.Def[Config, Row, struct{}]{
+	Info: experiment.Info{
 		Name:  "refs",
 		Short: "How an agent should refer to a tab: by position, type, label or ID",
 		Long: `refs gives a Note K Slides tabs with distinct labels. In each trial the agent lists
@@ -28,35 +27,35 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 			"notesbench refs --k 3 --trials 2000 --mix move=0.6,rename=0.2,add=0.2",
 		},
 		// Each fraction is judged against its sampling spread over the trials.
-		Target: true, InMemory: true, Replications: NoReplications, Baseline: true,
+		Target: true, InMemory: true, Replications: experiment.NoReplications, Baseline: true,
 		Needs: []contract.Capability{contract.CapList, contract.CapEditTabs, contract.CapPerson},
 	},
-	Default: sim.DefaultRefs,
-	Params: func(c *sim.Refs) []Param {
-		return []Param{
-			List("k", &c.K, func(s string) (int, error) {
+	Default: Default,
+	Params: func(c *Config) []experiment.Param {
+		return []experiment.Param{
+			experiment.List("k", &c.K, func(s string) (int, error) {
 				var n int
-				err := Int("k", &n, "").Set(s)
+				err := experiment.Int("k", &n, "").Set(s)
 				return n, err
 			}, strconv.Itoa, "numbers of decks in the Note, one table block each (1 to 5)").Completing(true),
-			Int("trials", &c.Trials, "trials per K").AsPublished(),
-			OneSeed("refs", &c.Seed).AsPublished().Labelled("seed"),
-			Int("edits-max", &c.EditsMax, "the person makes 0 to this many edits per trial, uniformly").AsPublished(),
-			Custom("mix", "string", "shares of the person's edits: move, rename, add",
+			experiment.Int("trials", &c.Trials, "trials per K").AsPublished(),
+			experiment.OneSeed("refs", &c.Seed).AsPublished().Labelled("seed"),
+			experiment.Int("edits-max", &c.EditsMax, "the person makes 0 to this many edits per trial, uniformly").AsPublished(),
+			experiment.Custom("mix", "string", "shares of the person's edits: move, rename, add",
 				func() string { return c.Mix.String() },
 				func(s string) error {
-					m, err := sim.ParseMix(s)
+					m, err := ParseMix(s)
 					if err != nil {
 						return err
 					}
 					c.Mix = m
 					return nil
 				}).AsPublished(),
-			Int("parallel", &c.Parallel, "workers, each with a store of its own (0: one per CPU); results do not depend on it"),
+			experiment.Int("parallel", &c.Parallel, "workers, each with a store of its own (0: one per CPU); results do not depend on it"),
 		}
 	},
-	Rule:   results.Rule[results.RefsRow]{Judge: results.ProportionVerdicts},
-	Tables: one(report.RefsTable),
+	Rule:   results.Rule[Row]{Judge: proportionVerdicts},
+	Tables: experiment.OneTable(Table),
 	Notes: []string{
 		"wrong deck: the reference resolved to another tab than the target — another deck, or, for a position, a fixed tab",
 		"writes passing the version check are counted over the writes the check judged: a slide_add to a fixed tab is refused before any version check and left out",

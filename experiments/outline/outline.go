@@ -1,17 +1,16 @@
-package experiment
+package outline
 
 import (
 	"time"
 
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
 )
 
 // Outline is the outline experiment: one create_note_tab with an outline, or
 // an empty create and one slide_add per slide.
-var Outline = Define(Def[sim.Outline, results.OutlineRow, struct{}]{
-	Info: Info{
+var Experiment = experiment.Define(experiment.Def[Config, Row, struct{}]{
+	Info: experiment.Info{
 		Name:  "outline",
 		Short: "One create_note_tab with an outline, or an empty create and one slide_add per slide",
 		Long: `outline builds a deck both ways, validates every request against the schema and
@@ -28,27 +27,27 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 			"notesbench outline --window 30s --saves-per-minute 2",
 		},
 		InMemory: true, Replications: 200, Baseline: true,
-		Reproduce: Plan{Mul: 2},
+		Reproduce: experiment.Plan{Mul: 2},
 	},
-	Default: sim.DefaultOutline,
-	Params: func(c *sim.Outline) []Param {
-		return []Param{
-			Int("slides", &c.Slides, "slides in the deck").AsPublished(),
-			Int("decks", &c.Decks, "simulated decks for the conflict figures").AsPublished(),
-			Custom("window", "duration", "time between the agent's read and each write",
+	Default: Default,
+	Params: func(c *Config) []experiment.Param {
+		return []experiment.Param{
+			experiment.Int("slides", &c.Slides, "slides in the deck").AsPublished(),
+			experiment.Int("decks", &c.Decks, "simulated decks for the conflict figures").AsPublished(),
+			experiment.Custom("window", "duration", "time between the agent's read and each write",
 				func() string { return time.Duration(c.WindowS * float64(time.Second)).String() },
 				func(s string) error {
 					var d time.Duration
-					if err := Duration("window", &d, "").Set(s); err != nil {
+					if err := experiment.Duration("window", &d, "").Set(s); err != nil {
 						return err
 					}
 					c.WindowS = d.Seconds()
 					return nil
 				}).AsPublished().ForField("window_s"),
-			Float("saves-per-minute", &c.SavesPerMinute, "mean rate of the person's saves anywhere in the Note").AsPublished(),
-			OneSeed("outline", &c.Seed),
+			experiment.Float("saves-per-minute", &c.SavesPerMinute, "mean rate of the person's saves anywhere in the Note").AsPublished(),
+			experiment.OneSeed("outline", &c.Seed),
 		}
 	},
-	Rule:   results.Rule[results.OutlineRow]{RatioOnly: []string{"request_bytes"}},
-	Tables: one(report.OutlineTable),
+	Rule:   results.Rule[Row]{RatioOnly: []string{"request_bytes"}},
+	Tables: experiment.OneTable(Table),
 })

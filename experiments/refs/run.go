@@ -1,4 +1,4 @@
-package sim
+package refs
 
 import (
 	"context"
@@ -9,51 +9,45 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // refLabels is the pool of deck labels: the K decks of a trial start with K
 // distinct ones, and the person renames and adds decks with any of the five.
 var refLabels = [...]string{"Pitch", "Roadmap", "Budget", "Launch", "Review"}
 
-// storeEpoch is the time of the fixed clock the stores of the refs and outline
-// experiments read, so that tab IDs (which carry their creation time) are the
-// same on every run.
-var storeEpoch = time.Date(2026, time.November, 9, 9, 0, 0, 0, time.UTC)
-
-// RefsMix is how the person's edits in the refs experiment are shared between
+// Mix is how the person's edits in the refs experiment are shared between
 // the three tab-bar actions: move a tab, rename a Slides tab, add a Slides tab.
 // The shares are probabilities and must add up to 1.
-type RefsMix struct {
+type Mix struct {
 	Move   float64 `json:"move"`
 	Rename float64 `json:"rename"`
 	Add    float64 `json:"add"`
 }
 
-// DefaultRefsMix is the published mix: move 40 %, rename 35 %, add 25 %.
-func DefaultRefsMix() RefsMix { return RefsMix{Move: 0.4, Rename: 0.35, Add: 0.25} }
+// DefaultMix is the published mix: move 40 %, rename 35 %, add 25 %.
+func DefaultMix() Mix { return Mix{Move: 0.4, Rename: 0.35, Add: 0.25} }
 
 // ParseMix parses a mix written as "move=0.4,rename=0.35,add=0.25". An action
 // left out gets a share of 0; an unknown action, an action named twice, and a
 // share that is not a number or is negative are errors. ParseMix does not check
-// that the shares add up to 1 (Refs.Validate does), and its error texts do
+// that the shares add up to 1 (Config.Validate does), and its error texts do
 // not name the flag, which the caller adds.
-func ParseMix(s string) (RefsMix, error) {
+func ParseMix(s string) (Mix, error) {
 	if strings.TrimSpace(s) == "" {
-		return RefsMix{}, errors.New("no shares given")
+		return Mix{}, errors.New("no shares given")
 	}
-	var m RefsMix
+	var m Mix
 	seen := map[string]bool{}
 	for item := range strings.SplitSeq(s, ",") {
 		name, value, ok := strings.Cut(strings.TrimSpace(item), "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return RefsMix{}, fmt.Errorf("%q is not action=share", strings.TrimSpace(item))
+			return Mix{}, fmt.Errorf("%q is not action=share", strings.TrimSpace(item))
 		}
 		var share *float64
 		switch name {
@@ -64,18 +58,18 @@ func ParseMix(s string) (RefsMix, error) {
 		case "add":
 			share = &m.Add
 		default:
-			return RefsMix{}, fmt.Errorf("unknown action %q (want move, rename or add)", name)
+			return Mix{}, fmt.Errorf("unknown action %q (want move, rename or add)", name)
 		}
 		if seen[name] {
-			return RefsMix{}, fmt.Errorf("%s is given twice", name)
+			return Mix{}, fmt.Errorf("%s is given twice", name)
 		}
 		seen[name] = true
 		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return RefsMix{}, fmt.Errorf("%s: %q is not a number", name, strings.TrimSpace(value))
+			return Mix{}, fmt.Errorf("%s: %q is not a number", name, strings.TrimSpace(value))
 		}
 		if v < 0 {
-			return RefsMix{}, fmt.Errorf("%s: share is negative", name)
+			return Mix{}, fmt.Errorf("%s: share is negative", name)
 		}
 		*share = v
 	}
@@ -83,13 +77,13 @@ func ParseMix(s string) (RefsMix, error) {
 }
 
 // String returns m in the form ParseMix reads.
-func (m RefsMix) String() string {
+func (m Mix) String() string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	return "move=" + f(m.Move) + ",rename=" + f(m.Rename) + ",add=" + f(m.Add)
 }
 
 // validate checks the shares.
-func (m RefsMix) validate() error {
+func (m Mix) validate() error {
 	for _, s := range []struct {
 		name string
 		v    float64
@@ -107,9 +101,9 @@ func (m RefsMix) validate() error {
 	return nil
 }
 
-// Refs is the refs experiment: how an agent should refer to a
+// Config is the refs experiment's configuration: how an agent should refer to a
 // tab it means to write to later.
-type Refs struct {
+type Config struct {
 	// K lists the numbers of decks (Slides tabs) in the Note, one table block
 	// each; each K is 1 to 5, the size of the label pool.
 	K []int `json:"k"`
@@ -119,7 +113,7 @@ type Refs struct {
 	// listings; each trial draws 0..EditsMax uniformly.
 	EditsMax int `json:"edits_max"`
 	// Mix shares the person's edits between moves, renames and adds.
-	Mix RefsMix `json:"mix"`
+	Mix Mix `json:"mix"`
 	// Seed seeds every random stream of the experiment.
 	Seed uint64 `json:"seed"`
 	// Parallel is how many trials run at once, each worker on a store of its
@@ -128,48 +122,48 @@ type Refs struct {
 
 	// The Runtime's Target opens each worker's contract; its sessions must
 	// also offer the person's actions (contract.Person).
-	TargetSettings
+	sim.TargetSettings
 }
 
-var _ Configuration[Refs, results.RefsRow, struct{}] = Refs{}
+var _ sim.Configuration[Config, Row, struct{}] = Config{}
 
-// DefaultRefs returns the published parameters: K = 2 and 5, 10,000 trials per
+// Default returns the published parameters: K = 2 and 5, 10,000 trials per
 // K, 0 to 2 edits with the published mix, seed 7.
-func DefaultRefs() Refs {
-	return Refs{K: []int{2, 5}, Trials: 10000, EditsMax: 2, Mix: DefaultRefsMix(), Seed: 7}
+func Default() Config {
+	return Config{K: []int{2, 5}, Trials: 10000, EditsMax: 2, Mix: DefaultMix(), Seed: 7}
 }
 
 // Validate checks every parameter, and that target can run it; its errors
 // are *field.Error, e.g. "k: must be at least 1".
-func (c Refs) Validate(target contract.Target) error {
+func (c Config) Validate(target contract.Target) error {
 	if len(c.K) == 0 {
-		return fieldErr("k", "no values given")
+		return field.Errorf("k", "no values given")
 	}
 	for i, k := range c.K {
 		switch {
 		case k < 1:
-			return fieldErr("k", "must be at least 1")
+			return field.Errorf("k", "must be at least 1")
 		case k > len(refLabels):
-			return fieldErr("k", "must be at most %d, the size of the label pool", len(refLabels))
+			return field.Errorf("k", "must be at most %d, the size of the label pool", len(refLabels))
 		}
 		for _, earlier := range c.K[:i] {
 			if earlier == k {
-				return fieldErr("k", "%d is listed twice", k)
+				return field.Errorf("k", "%d is listed twice", k)
 			}
 		}
 	}
 	switch {
 	case c.Trials < 1:
-		return fieldErr("trials", "must be at least 1")
+		return field.Errorf("trials", "must be at least 1")
 	case c.EditsMax < 0:
-		return fieldErr("edits_max", "must be 0 or more")
+		return field.Errorf("edits_max", "must be 0 or more")
 	case target == nil:
-		return errNoTarget
+		return sim.ErrNoTarget
 	}
 	for _, err := range []error{
 		field.AtMost("trials", c.Trials, 100_000, "about 5 KB of memory per trial"),
 		field.AtMost("edits_max", c.EditsMax, 100, "each of the person's edits is a store call in every trial"),
-		ValidateParallel(c.Parallel),
+		sim.ValidateParallel(c.Parallel),
 	} {
 		if err != nil {
 			return err
@@ -178,12 +172,12 @@ func (c Refs) Validate(target contract.Target) error {
 	if err := c.Mix.validate(); err != nil {
 		return field.Wrap("mix", err)
 	}
-	return checkServed(target, "target", contract.Variant{})
+	return sim.CheckServed(target, "target", contract.Variant{})
 }
 
 // Run runs the refs experiment on its one seed (seeds holds exactly one, which
 // replaces c.Seed) and returns one row per K and reference kind, in the order
-// of c.K and of results.RefKinds.
+// of c.K and of Kinds.
 //
 // Each trial creates a Note with the three fixed tabs and K Slides tabs with
 // distinct labels from a pool of five. The agent lists the tabs, picks a target
@@ -216,16 +210,16 @@ func (c Refs) Validate(target contract.Target) error {
 // Each trial draws from two streams of its own, derived from the seed, K and
 // the trial number ("refs/k2/t17/agent" and ".../person"), so the results are
 // the same whatever the number of workers and whichever worker runs a trial.
-func (c Refs) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.RefsRow, struct{}], error) {
-	var res Result[results.RefsRow, struct{}]
+func (c Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Result[Row, struct{}], error) {
+	var res sim.Result[Row, struct{}]
 	if len(seeds) != 1 {
-		return res, fieldErr("seed", "refs takes one seed, not %d", len(seeds))
+		return res, field.Errorf("seed", "refs takes one seed, not %d", len(seeds))
 	}
 	c.Seed = seeds[0]
 	if err := c.Validate(rt.Target); err != nil {
 		return res, err
 	}
-	trials, err := runPool(ctx, len(c.K)*c.Trials, cpuParallel(c.Parallel),
+	trials, err := sim.RunPool(ctx, len(c.K)*c.Trials, sim.CPUParallel(c.Parallel),
 		func(j int) string { return fmt.Sprintf("seed %d, k %d, trial %d", c.Seed, c.K[j/c.Trials], j%c.Trials) },
 		func(ctx context.Context, worker int) (*refsTrial, func() error, error) {
 			return c.openWorker(ctx, rt.Target, worker)
@@ -233,8 +227,8 @@ func (c Refs) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[resul
 		func(ctx context.Context, t *refsTrial, j int) (refsTally, error) {
 			k, trial := c.K[j/c.Trials], j%c.Trials
 			name := fmt.Sprintf("refs/k%d/t%d", k, trial)
-			t.agentRand = Stream(c.Seed, name+"/agent")
-			t.personRand = Stream(c.Seed, name+"/person")
+			t.agentRand = sim.Stream(c.Seed, name+"/agent")
+			t.personRand = sim.Stream(c.Seed, name+"/person")
 			var tally refsTally
 			err := t.run(ctx, fmt.Sprintf("refs-k%d-t%d", k, trial), k, &tally)
 			return tally, err
@@ -247,7 +241,7 @@ func (c Refs) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[resul
 		for _, t := range trials[i*c.Trials : (i+1)*c.Trials] {
 			sum.add(&t)
 		}
-		for kind, name := range results.RefKinds() {
+		for kind, name := range Kinds() {
 			res.Rows = append(res.Rows, sum.row(k, c.Trials, refKind(kind), name))
 		}
 	}
@@ -255,32 +249,32 @@ func (c Refs) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[resul
 }
 
 // SeedList implements Configuration.
-func (c Refs) SeedList() []uint64 { return []uint64{c.Seed} }
+func (c Config) SeedList() []uint64 { return []uint64{c.Seed} }
 
 // Clocked implements Configuration: refs runs on a fixed clock only.
-func (Refs) Clocked() (ClockKind, bool) { return "", false }
+func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
-func (c Refs) Replica() Refs { c.TargetSettings = TargetSettings{}; return c }
+func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
 
 // OnClock implements Configuration: refs runs on a fixed clock only.
-func (c Refs) OnClock(ClockKind) Refs { return c }
+func (c Config) OnClock(sim.ClockKind) Config { return c }
 
 // WithTarget implements Configuration.
-func (c Refs) WithTarget(s TargetSettings) Refs { c.TargetSettings = s; return c }
+func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // Describe implements Configuration.
-func (c Refs) Describe(target contract.Target) string {
-	where := storeNote(c.Store, target, ", in-memory stores")
+func (c Config) Describe(target contract.Target) string {
+	where := sim.StoreNote(c.Store, target, ", in-memory stores")
 	return fmt.Sprintf("seed %d, %s per K, 0 to %d person edits per trial (%s)%s",
 		c.Seed, plural.Count(c.Trials, "trial"), c.EditsMax, c.Mix, where)
 }
 
-// refKind is a kind of tab reference, in the order of results.RefKinds.
+// refKind is a kind of tab reference, in the order of Kinds.
 type refKind int
 
 // refKindNames names the reference kinds, by refKind.
-var refKindNames = results.RefKinds()
+var refKindNames = Kinds()
 
 const (
 	refPosition refKind = iota
@@ -320,9 +314,9 @@ func (t *refsTally) add(o *refsTally) {
 	}
 }
 
-func (t *refsTally) row(k, trials int, kind refKind, name string) results.RefsRow {
+func (t *refsTally) row(k, trials int, kind refKind, name string) Row {
 	n := float64(trials)
-	row := results.RefsRow{
+	row := Row{
 		K:        k,
 		Ref:      name,
 		Correct:  float64(t.resolved[kind][resCorrect]) / n,
@@ -341,8 +335,8 @@ func (t *refsTally) row(k, trials int, kind refKind, name string) results.RefsRo
 // openWorker opens a worker's backend from target, with a session for the
 // agent and one for the person, and returns the trial they run with and what
 // closes them.
-func (c Refs) openWorker(ctx context.Context, target contract.Target, worker int) (_ *refsTrial, _ func() error, err error) {
-	st, err := openRun(ctx, target, contract.RunSpec{Name: fmt.Sprintf("refs-worker%d", worker), Clock: NewVirtual(storeEpoch, 0), Seed: c.Seed})
+func (c Config) openWorker(ctx context.Context, target contract.Target, worker int) (_ *refsTrial, _ func() error, err error) {
+	st, err := sim.OpenRun(ctx, target, contract.RunSpec{Name: fmt.Sprintf("refs-worker%d", worker), Clock: sim.NewVirtual(sim.StoreEpoch, 0), Seed: c.Seed})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -383,7 +377,7 @@ type refsTrial struct {
 	agent    contract.Session
 	person   personSession
 	editsMax int
-	mix      RefsMix
+	mix      Mix
 
 	agentRand, personRand *rand.Rand
 }

@@ -1,4 +1,4 @@
-package sim
+package outline
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/internal/simtest"
 )
 
 // callRecorder stands in front of the agent's connection and keeps every call that
@@ -32,7 +32,7 @@ func (r *callRecorder) Call(ctx context.Context, tool string, args json.RawMessa
 func buildRecorded(t *testing.T, approach string, slides int) (deckBuild, []recordedCall) {
 	t.Helper()
 	rec := &callRecorder{}
-	b, err := buildDeck(context.Background(), memTarget, 1, approach, outlineSlides(slides), func(c outlineCaller) outlineCaller {
+	b, err := buildDeck(context.Background(), simtest.MemTarget, 1, approach, outlineSlides(slides), func(c outlineCaller) outlineCaller {
 		rec.next = c
 		return rec
 	})
@@ -53,11 +53,11 @@ func writeCalls(t *testing.T, calls []recordedCall) []recordedCall {
 }
 
 func TestOutlineRequestBytesAreWhatWasSent(t *testing.T) {
-	rows, err := ownRows(context.Background(), DefaultOutline())
+	rows, err := simtest.OwnRows(context.Background(), Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2 || rows[0].Approach != results.ApproachOutline || rows[1].Approach != results.ApproachSlideAdd {
+	if len(rows) != 2 || rows[0].Approach != ApproachOutline || rows[1].Approach != ApproachSlideAdd {
 		t.Fatalf("rows %+v: want outline, then slide-add", rows)
 	}
 	for _, row := range rows {
@@ -93,10 +93,10 @@ func TestOutlineSplitsLongDecks(t *testing.T) {
 		want     []string // operation or tool of each write
 		sizes    []int    // slides per write
 	}{
-		{results.ApproachOutline, 20, []string{"create_note_tab"}, []int{20}},
-		{results.ApproachOutline, 25, []string{"create_note_tab", "slides_add_outline"}, []int{20, 5}},
-		{results.ApproachOutline, 41, []string{"create_note_tab", "slides_add_outline", "slides_add_outline"}, []int{20, 20, 1}},
-		{results.ApproachSlideAdd, 2, []string{"create_note_tab", "slide_add", "slide_add"}, []int{0, 1, 1}},
+		{ApproachOutline, 20, []string{"create_note_tab"}, []int{20}},
+		{ApproachOutline, 25, []string{"create_note_tab", "slides_add_outline"}, []int{20, 5}},
+		{ApproachOutline, 41, []string{"create_note_tab", "slides_add_outline", "slides_add_outline"}, []int{20, 20, 1}},
+		{ApproachSlideAdd, 2, []string{"create_note_tab", "slide_add", "slide_add"}, []int{0, 1, 1}},
 	} {
 		b, calls := buildRecorded(t, tc.approach, tc.slides)
 		writes := writeCalls(t, calls)
@@ -128,13 +128,13 @@ func TestOutlineSplitsLongDecks(t *testing.T) {
 }
 
 func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
-	for _, c := range []Outline{
-		DefaultOutline(),
+	for _, c := range []Config{
+		Default(),
 		{Slides: 12, WindowS: 4, SavesPerMinute: 1, Decks: 100000, Seed: 2},
 		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3},
 		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4},
 	} {
-		rows, err := ownRows(context.Background(), c)
+		rows, err := simtest.OwnRows(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,9 +155,9 @@ func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 }
 
 func TestOutlineNoSaves(t *testing.T) {
-	c := DefaultOutline()
+	c := Default()
 	c.SavesPerMinute = 0
-	rows, err := ownRows(context.Background(), c)
+	rows, err := simtest.OwnRows(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,20 +169,20 @@ func TestOutlineNoSaves(t *testing.T) {
 }
 
 func TestOutlineDeterministic(t *testing.T) {
-	a, err := ownRows(context.Background(), DefaultOutline())
+	a, err := simtest.OwnRows(context.Background(), Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ownRows(context.Background(), DefaultOutline())
+	b, err := simtest.OwnRows(context.Background(), Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("two runs with seed 1:\n%+v\n%+v", a, b)
 	}
-	c := DefaultOutline()
+	c := Default()
 	c.Seed = 2
-	other, err := ownRows(context.Background(), c)
+	other, err := simtest.OwnRows(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,23 +212,23 @@ func TestOutlineSlides(t *testing.T) {
 }
 
 func TestOutlineConfigValidate(t *testing.T) {
-	expectInvalid[Outline, results.OutlineRow, struct{}](t, DefaultOutline, []badConfig[Outline]{
-		{func(c *Outline) { c.Slides = 0 }, "slides: must be at least 1"},
-		{func(c *Outline) { c.Slides = 1001 }, "slides: must be at most 1000"},
-		{func(c *Outline) { c.WindowS = 0 }, "window_s: must be positive"},
-		{func(c *Outline) { c.WindowS = -4 }, "window_s: must be positive"},
-		{func(c *Outline) { c.WindowS = math.NaN() }, "window_s: must be positive"},
-		{func(c *Outline) { c.WindowS = math.Inf(1) }, "window_s: must be finite"},
-		{func(c *Outline) { c.SavesPerMinute = -1 }, "saves_per_minute: must be 0 or more"},
-		{func(c *Outline) { c.SavesPerMinute = math.Inf(1) }, "saves_per_minute: must be finite"},
-		{func(c *Outline) { c.Decks = 0 }, "decks: must be at least 1"},
+	simtest.ExpectInvalid[Config, Row, struct{}](t, Default, []simtest.BadConfig[Config]{
+		simtest.Bad(func(c *Config) { c.Slides = 0 }, "slides: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.Slides = 1001 }, "slides: must be at most 1000"),
+		simtest.Bad(func(c *Config) { c.WindowS = 0 }, "window_s: must be positive"),
+		simtest.Bad(func(c *Config) { c.WindowS = -4 }, "window_s: must be positive"),
+		simtest.Bad(func(c *Config) { c.WindowS = math.NaN() }, "window_s: must be positive"),
+		simtest.Bad(func(c *Config) { c.WindowS = math.Inf(1) }, "window_s: must be finite"),
+		simtest.Bad(func(c *Config) { c.SavesPerMinute = -1 }, "saves_per_minute: must be 0 or more"),
+		simtest.Bad(func(c *Config) { c.SavesPerMinute = math.Inf(1) }, "saves_per_minute: must be finite"),
+		simtest.Bad(func(c *Config) { c.Decks = 0 }, "decks: must be at least 1"),
 	})
 }
 
 func TestOutlineCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ownRows(ctx, DefaultOutline()); !errors.Is(err, context.Canceled) {
+	if _, err := simtest.OwnRows(ctx, Default()); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunOutline on a cancelled context = %v, want context.Canceled", err)
 	}
 }

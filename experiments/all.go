@@ -1,0 +1,17 @@
+// Package experiments is the registry of the experiments: each one is a
+// package below it (experiments/<name>) holding its configuration, run,
+// rows, rule, tables and descriptor, and All lists them once.
+package experiments
+
+import (
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/outline"
+	"github.com/notesbench/notesbench/experiments/refs"
+	"github.com/notesbench/notesbench/experiments/validate"
+)
+
+// All returns every experiment, in the order the commands, the help and
+// reproduce list them. A new experiment is added here, once.
+func All() []experiment.Descriptor {
+	return []experiment.Descriptor{experiment.Race, experiment.Tabs, experiment.Fast, experiment.Create, experiment.Sources, refs.Experiment, outline.Experiment, validate.Experiment, experiment.Bench}
+}

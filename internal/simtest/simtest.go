@@ -1,0 +1,147 @@
+// Package simtest holds what the tests of the experiments share: the
+// in-memory contract they run on, running a configuration as its command
+// does, and checks every experiment's configuration and rows owe.
+package simtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/store"
+)
+
+// MemTarget is the contract every test runs on unless it says otherwise: a
+// fresh in-memory SQLite database per run.
+var MemTarget = &store.Target{InMemory: true}
+
+// OnMemory is the Runtime every test runs on unless it says otherwise: runs
+// go to MemTarget, nothing is recorded.
+var OnMemory = sim.Runtime{Target: MemTarget}
+
+// On is the Runtime of runs that go to target.
+func On(target contract.Target) sim.Runtime { return sim.Runtime{Target: target} }
+
+// FileTarget keeps every run's database as a WAL file in dir, closed when
+// the test ends.
+func FileTarget(t testing.TB, dir string) *store.Target {
+	tg := &store.Target{Dir: dir}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+// RunOn runs exp against rt on the seeds its configuration names.
+func RunOn[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run], rt sim.Runtime) (sim.Result[Row, Run], error) {
+	return exp.Run(ctx, rt, exp.SeedList())
+}
+
+// RunOwn runs exp on MemTarget on the seeds its configuration names, as its
+// command does.
+func RunOwn[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run]) (sim.Result[Row, Run], error) {
+	return RunOn(ctx, exp, OnMemory)
+}
+
+// OwnRows returns the rows of RunOwn.
+func OwnRows[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run]) ([]Row, error) {
+	res, err := RunOwn(ctx, exp)
+	return res.Rows, err
+}
+
+// OwnRuns returns the runs of RunOwn.
+func OwnRuns[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run]) ([]Run, error) {
+	res, err := RunOwn(ctx, exp)
+	return res.Runs, err
+}
+
+// MustRunOn runs exp against rt on the seeds its configuration names; an
+// error fails the test.
+func MustRunOn[Row results.Row, Run any](t testing.TB, exp sim.Runner[Row, Run], rt sim.Runtime) sim.Result[Row, Run] {
+	t.Helper()
+	res, err := RunOn(context.Background(), exp, rt)
+	if err != nil {
+		t.Fatalf("%T(%+v): %v", exp, exp, err)
+	}
+	return res
+}
+
+// MustRun runs exp on MemTarget on the seeds its configuration names; an
+// error fails the test.
+func MustRun[Row results.Row, Run any](t testing.TB, exp sim.Runner[Row, Run]) sim.Result[Row, Run] {
+	t.Helper()
+	return MustRunOn(t, exp, OnMemory)
+}
+
+// BadConfig is an edit that makes an experiment's configuration invalid, and
+// the error Validate must give for it.
+type BadConfig[C any] struct {
+	Edit func(*C)
+	Want string
+}
+
+// ExpectInvalid checks each bad edit of the configuration base returns: its
+// Validate against MemTarget gives the error wanted, and running it gives the
+// same error, a *field.Error, before anything runs. base itself must be
+// valid.
+func ExpectInvalid[C sim.Runner[Row, Run], Row results.Row, Run any](t *testing.T, base func() C, bad []BadConfig[C]) {
+	t.Helper()
+	for _, b := range bad {
+		cfg := base()
+		b.Edit(&cfg)
+		if err := cfg.Validate(MemTarget); err == nil || err.Error() != b.Want {
+			t.Errorf("Validate() = %v, want %q", err, b.Want)
+		}
+		if _, err := RunOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) || err.Error() != b.Want {
+			t.Errorf("%T with a bad config returned %v, want the validation error", cfg, err)
+		}
+	}
+	if err := base().Validate(MemTarget); err != nil {
+		t.Errorf("the default config is invalid: %v", err)
+	}
+}
+
+// MustLookup returns the published table of the experiment called name; a
+// missing one fails the test.
+func MustLookup(t testing.TB, name string) *results.Experiment {
+	t.Helper()
+	exp, ok := results.Lookup(name)
+	if !ok {
+		t.Fatalf("no published %s table", name)
+	}
+	return exp
+}
+
+// ObjectKeysInOrder returns the keys of the JSON object v marshals to, in
+// order: a row's JSON keys are part of its format.
+func ObjectKeysInOrder(t testing.TB, v any) []string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var keys []string
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("%s is not an object", b)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// Bad is the BadConfig of edit, whose Validate must say want.
+func Bad[C any](edit func(*C), want string) BadConfig[C] { return BadConfig[C]{Edit: edit, Want: want} }

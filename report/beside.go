@@ -1,0 +1,80 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/notesbench/notesbench/results"
+)
+
+// Beside is the published row matching one row of ours, if there is one: an
+// experiment's table puts its figures beside ours with Cell.
+type Beside struct {
+	row results.PubRow
+	ok  bool
+	exp *results.Experiment
+}
+
+// PublishedFor looks up the published row matching key in exp (nil exp:
+// none).
+func PublishedFor(exp *results.Experiment, key map[string]string) Beside {
+	if exp == nil {
+		return Beside{}
+	}
+	r, ok := exp.Match(key)
+	return Beside{r, ok, exp}
+}
+
+// figure returns the row's published figure called name, the zero Figure
+// (shown as not published) where the row has none. A name no published row
+// of the experiment has is a renderer's misspelling, not a figure left
+// out: it panics, so that every test rendering it fails, rather than show
+// "—" where a figure was published.
+func (p Beside) figure(name string) results.Figure {
+	if !p.exp.Declares(name) {
+		panic("report: " + p.exp.Name + " publishes no figure called " + name)
+	}
+	f, _ := p.row.Figure(name)
+	return f
+}
+
+// Cell formats each named figure of the published row, joined by " / " when
+// there are several; NotPublished when the row or every figure is missing.
+func (p Beside) Cell(num func(float64) string, names ...string) string {
+	if !p.ok {
+		return NotPublished
+	}
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, Published(p.figure(n), num))
+	}
+	if strings.Trim(strings.Join(parts, ""), NotPublished) == "" {
+		return NotPublished
+	}
+	return strings.Join(parts, " / ")
+}
+
+// WithPublished interleaves our cells with published ones: for each column pair
+// it appends ours, then (when pub is shown) the published cell.
+func WithPublished(show bool, pairs ...[2]string) []string {
+	var out []string
+	for _, p := range pairs {
+		out = append(out, p[0])
+		if show {
+			out = append(out, p[1])
+		}
+	}
+	return out
+}
+
+// Headers returns the column headers names, each followed by its published
+// column when show is set.
+func Headers(show bool, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, n)
+		if show {
+			out = append(out, PublishedHeader(n))
+		}
+	}
+	return out
+}
