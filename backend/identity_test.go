@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/experiments/refs"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/results"
@@ -83,12 +85,12 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 			t.Logf("lost lines by version format, on both stores: %v", lost)
 		}},
 		{"create", func(tg contract.Target) (any, error) {
-			c := sim.DefaultCreate()
+			c := create.Default()
 			c.Seeds, c.Tabs, c.Parallel = []uint64{1}, 10, 2
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},
 		{"sources", func(tg contract.Target) (any, error) {
-			c := sim.DefaultSources()
+			c := sources.Default()
 			c.Seeds, c.Sessions, c.ListSources, c.ListLimit, c.Parallel = []uint64{1}, 5, 40, 25, 2
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},

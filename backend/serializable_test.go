@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/experiments/refs"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/pgstore"
@@ -69,12 +71,12 @@ func TestSerializableCountsAsTheLockingMode(t *testing.T) {
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"create", func(tg contract.Target) (any, error) {
-			c := sim.DefaultCreate()
+			c := create.Default()
 			c.Seeds, c.Tabs, c.Parallel = []uint64{2}, 6, 2
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"sources", func(tg contract.Target) (any, error) {
-			c := sim.DefaultSources()
+			c := sources.Default()
 			c.Seeds, c.Sessions, c.ListSources, c.ListLimit, c.Parallel = []uint64{2}, 5, 40, 25, 2
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},

@@ -12,13 +12,14 @@ import (
 
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/experiments"
+	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/experiments/outline"
 	"github.com/notesbench/notesbench/experiments/refs"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/experiments/validate"
 	goldenfile "github.com/notesbench/notesbench/internal/golden"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
@@ -81,21 +82,21 @@ func TestConfigsReadBack(t *testing.T) {
 func fitSections() []report.Section {
 	race := experiment.RaceSection(experiment.RaceRows(0), "virtual clock, 60µs per store operation, seeds 1-5, 100 edits per editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", nil, experiment.RaceReps(0, 5), nil, "")
 
-	createRows := []results.CreateRow{
+	createRows := []create.Row{
 		{Table: "a", Order: "key-first", KeyPolicy: "none", CallsSent: []int{61, 64, 70}, TabsCreated: []int{61, 64, 70}, Duplicates: []int{11, 14, 20}},
 		{Table: "a", Order: "key-first", KeyPolicy: "retry", CallsSent: []int{61, 64, 70}, TabsCreated: []int{50, 50, 50}, Duplicates: []int{0, 0, 0}},
 		{Table: "b", Order: "key-first", KeyPolicy: "fresh", CallsSent: []int{84, 90, 78}, TabsCreated: []int{67, 70, 64}, Duplicates: []int{17, 20, 14}},
 		{Table: "b", Order: "version-first", KeyPolicy: "after-conflict", CallsSent: []int{67, 70, 64}, TabsCreated: []int{50, 50, 50}, Duplicates: []int{0, 0, 0}},
 	}
-	create := experiment.SectionOf[sim.Create](experiment.Create, createRows, "virtual clock, seeds 1-3, 50 tabs per run", nil, nil, nil, "")
+	create := experiment.SectionOf[create.Config](create.Experiment, createRows, "virtual clock, seeds 1-3, 50 tabs per run", nil, nil, nil, "")
 
 	flagged := 700
-	sourcesRows := []results.SourcesRow{
+	sourcesRows := []sources.Row{
 		{KeyPolicy: "uuid", Saved: 5390, Duplicates: 3020, PerSession: 10.07, BrowserFlagged: &flagged},
 		{KeyPolicy: "raw", Saved: 4800, Duplicates: 2430, PerSession: 8.1},
 		{KeyPolicy: "normalized", Saved: 2370},
 	}
-	sources := experiment.SectionOf[sim.Sources](experiment.Sources, sourcesRows, "virtual clock, seed 1", nil, nil, nil, "")
+	sources := experiment.SectionOf[sources.Config](sources.Experiment, sourcesRows, "virtual clock, seed 1", nil, nil, nil, "")
 
 	refsRows := []refs.Row{
 		{K: 2, Ref: "position", Correct: 0.512, Wrong: 0.3, NotFound: 0.188, Trials: 10000, PassedVersionCheck: 1, Writes: 8120, Refused: 1880},
@@ -211,11 +212,11 @@ func TestSectionsCSV(t *testing.T) {
 func TestSectionGolden(t *testing.T) {
 	race := experiment.RaceSection(experiment.RaceRows(0), "virtual clock, seeds 1-5", nil, experiment.RaceReps(0, 5), nil, "")
 
-	createRows := []results.CreateRow{
+	createRows := []create.Row{
 		{Table: "b", Order: "key-first", KeyPolicy: "fresh", CallsSent: []int{84, 90, 78}, TabsCreated: []int{67, 70, 64}, Duplicates: []int{17, 20, 14}},
 		{Table: "b", Order: "key-first", KeyPolicy: "retry", CallsSent: []int{67, 70, 64}, TabsCreated: []int{50, 50, 50}, Duplicates: []int{0, 0, 0}},
 	}
-	createB := experiment.SectionOf[sim.Create](experiment.Create, createRows, "table b only", nil, nil, nil, "")
+	createB := experiment.SectionOf[create.Config](create.Experiment, createRows, "table b only", nil, nil, nil, "")
 
 	refsRows := []refs.Row{{K: 2, Ref: "label", Correct: 0.857, Wrong: 0.021, NotFound: 0.122, Trials: 10000, PassedVersionCheck: 1, Writes: 8780}}
 	refs := experiment.SectionOf[refs.Config](refs.Experiment, refsRows, "seed 7", nil, nil, nil, "")

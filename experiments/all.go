@@ -5,13 +5,15 @@ package experiments
 
 import (
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/experiments/outline"
 	"github.com/notesbench/notesbench/experiments/refs"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/experiments/validate"
 )
 
 // All returns every experiment, in the order the commands, the help and
 // reproduce list them. A new experiment is added here, once.
 func All() []experiment.Descriptor {
-	return []experiment.Descriptor{experiment.Race, experiment.Tabs, experiment.Fast, experiment.Create, experiment.Sources, refs.Experiment, outline.Experiment, validate.Experiment, experiment.Bench}
+	return []experiment.Descriptor{experiment.Race, experiment.Tabs, experiment.Fast, create.Experiment, sources.Experiment, refs.Experiment, outline.Experiment, validate.Experiment, experiment.Bench}
 }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/brokenserver"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient/profile"
-	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -68,14 +68,14 @@ func nemesisTabs(broken bool) int {
 // faults.
 func createUnder(t *testing.T, tg *Target, tabs int) (dups, faults int) {
 	t.Helper()
-	cfg := sim.DefaultCreate()
+	cfg := create.Default()
 	cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Drop = []uint64{1}, tabs, "a", contract.OrderKeyFirst, 0
 	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range res.Runs {
-		if r.KeyPolicy == results.CreateKeyRetry {
+		if r.KeyPolicy == create.KeyRetry {
 			t.Logf("%s: %d calls, %d tabs, %d duplicates, %d faults, %d info", tg.Name(), r.CallsSent, r.TabsCreated, r.Duplicates, r.Faults, r.Info)
 			return r.Duplicates, r.Faults
 		}

@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/internal/ghshape"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient/profile"
@@ -44,7 +45,7 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 	}
 
 	create := func(tg *Target) any {
-		cfg := sim.DefaultCreate()
+		cfg := create.Default()
 		cfg.Seeds, cfg.Tabs, cfg.Order = seeds, 15, contract.OrderKeyFirst
 		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, seeds)
 		if err != nil {
@@ -53,7 +54,7 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 		return res.Runs
 	}
 	sources := func(tg *Target) any {
-		cfg := sim.DefaultSources()
+		cfg := sources.Default()
 		cfg.Seeds, cfg.Sessions, cfg.ListSources = seeds, 5, 60
 		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, seeds)
 		if err != nil {

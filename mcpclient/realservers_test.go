@@ -11,6 +11,7 @@ import (
 
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient/profile"
@@ -116,7 +117,7 @@ func TestRealServers(t *testing.T) {
 		if r := res.Runs[0]; r.Claude.Writes != 30 || r.Human.Writes != 30 {
 			t.Errorf("add_observations: %+v", r)
 		}
-		cfg := sim.DefaultCreate()
+		cfg := create.Default()
 		cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Parallel = []uint64{1}, 8, "a", contract.OrderKeyFirst, 1
 		cres, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 		if err != nil {
@@ -345,7 +346,7 @@ func TestRealServers(t *testing.T) {
 	t.Run("memory-bank create", func(t *testing.T) {
 		t.Parallel()
 		tg := dialT(t, stdioSpec(t, "env", "MEMORY_BANK_ROOT="+filepath.Join(root, "bank-create"), filepath.Join(bin, "mcp-server-memory-bank")), Options{Profile: builtin(t, "memory-bank")})
-		cfg := sim.DefaultCreate()
+		cfg := create.Default()
 		cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order, cfg.Parallel = []uint64{1}, 8, "a", contract.OrderKeyFirst, 1
 		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 		if err != nil {

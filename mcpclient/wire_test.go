@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/pgstore"
-	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/sim"
 	"github.com/notesbench/notesbench/store"
@@ -370,11 +370,11 @@ func TestRaceOverHTTP(t *testing.T) {
 	}
 }
 
-// The create experiment (sim.Create) over HTTP: with a reply lost after the commit, the
+// The create experiment (create.Config) over HTTP: with a reply lost after the commit, the
 // same key on retry makes no duplicate; a new key every call makes some.
 func TestCreateOverHTTP(t *testing.T) {
 	tg := dialT(t, serveHTTP(t, contract.Variant{}), Options{})
-	cfg := sim.DefaultCreate()
+	cfg := create.Default()
 	cfg.Seeds, cfg.Tabs, cfg.Table, cfg.Order = []uint64{1, 2}, 20, "a", contract.OrderKeyFirst
 	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 	if err != nil {
@@ -386,7 +386,7 @@ func TestCreateOverHTTP(t *testing.T) {
 			dups += d
 		}
 		switch row.KeyPolicy {
-		case results.CreateKeyRetry:
+		case create.KeyRetry:
 			if dups != 0 {
 				t.Fatalf("same key on retry: %d duplicates", dups)
 			}

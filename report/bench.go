@@ -54,7 +54,7 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 		pubMedian, pubP99 := NotPublished, NotPublished
 		if show && r.Writers == 1 {
 			if pub := PublishedFor(exp, map[string]string{"guard": r.Guard}); pub.ok {
-				pubMedian, pubP99 = Published(pub.figure("median_us"), nil), Published(pub.figure("p99_us"), nil)
+				pubMedian, pubP99 = Published(pub.Figure("median_us"), nil), Published(pub.Figure("p99_us"), nil)
 			}
 		}
 		row := []string{r.Guard, Int(int64(r.Writers)), us(r.MedianUS), usRange(r.RepMediansUS)}

@@ -24,12 +24,15 @@ func PublishedFor(exp *results.Experiment, key map[string]string) Beside {
 	return Beside{r, ok, exp}
 }
 
-// figure returns the row's published figure called name, the zero Figure
+// Found reports whether a published row matched ours.
+func (p Beside) Found() bool { return p.ok }
+
+// Figure returns the row's published figure called name, the zero Figure
 // (shown as not published) where the row has none. A name no published row
 // of the experiment has is a renderer's misspelling, not a figure left
 // out: it panics, so that every test rendering it fails, rather than show
 // "—" where a figure was published.
-func (p Beside) figure(name string) results.Figure {
+func (p Beside) Figure(name string) results.Figure {
 	if !p.exp.Declares(name) {
 		panic("report: " + p.exp.Name + " publishes no figure called " + name)
 	}
@@ -45,7 +48,7 @@ func (p Beside) Cell(num func(float64) string, names ...string) string {
 	}
 	var parts []string
 	for _, n := range names {
-		parts = append(parts, Published(p.figure(n), num))
+		parts = append(parts, Published(p.Figure(n), num))
 	}
 	if strings.Trim(strings.Join(parts, ""), NotPublished) == "" {
 		return NotPublished

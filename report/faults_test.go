@@ -23,18 +23,6 @@ func TestFaultColumns(t *testing.T) {
 	if got := tab.Rows[0][len(tab.Rows[0])-3:]; !slices.Equal(got, []string{"3", "2 / 1", "0 / 1"}) {
 		t.Errorf("race with faults: cells %q", got)
 	}
-
-	create := []results.CreateRow{{Table: "a", Order: "key-first", KeyPolicy: "retry", CallsSent: []int{5}, TabsCreated: []int{5}, Duplicates: []int{0},
-		Errors: []int{2}, Info: []int{2}, Faults: []int{4}}}
-	a := CreateTables(create, nil)[0].Table
-	if got := a.Header[len(a.Header)-3:]; !slices.Equal(got, []string{"Errors", "Info", "Faults"}) {
-		t.Errorf("create with faults: header %q", a.Header)
-	}
-	sources := []results.SourcesRow{{KeyPolicy: "normalized", Info: 1, Faults: 2, Errors: 1}}
-	s := SourcesTable(sources, nil)
-	if got := s.Rows[0][len(s.Rows[0])-3:]; !slices.Equal(got, []string{"1", "1", "2"}) {
-		t.Errorf("sources with faults: %q %q", s.Header, s.Rows[0])
-	}
 }
 
 // bench's columns of faults show only when a row or a repetition had a

@@ -218,7 +218,7 @@ func TestAMisspeltFigurePanics(t *testing.T) {
 		t.Fatal("no published bench")
 	}
 	p := PublishedFor(exp, map[string]string{"guard": exp.Tables[0].Rows[0].Key["guard"]})
-	if !p.ok || Published(p.figure("median_us"), nil) == NotPublished {
+	if !p.ok || Published(p.Figure("median_us"), nil) == NotPublished {
 		t.Fatalf("the published median: %+v", p)
 	}
 	defer func() {
@@ -226,5 +226,5 @@ func TestAMisspeltFigurePanics(t *testing.T) {
 			t.Errorf("a misspelt figure: %v", r)
 		}
 	}()
-	p.figure("median_uss")
+	p.Figure("median_uss")
 }

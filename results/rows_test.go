@@ -7,7 +7,6 @@ import (
 
 // An accessor reads the field it names.
 func TestAccessorsReadTheirFields(t *testing.T) {
-	flagged := 7
 	for _, tc := range []struct {
 		row    Row
 		figure string
@@ -17,8 +16,6 @@ func TestAccessorsReadTheirFields(t *testing.T) {
 		{RaceRow{MeanTriesHuman: 1.25}, "mean_tries_human", []float64{1.25}},
 		{TabsRow{ConflictsHuman: 69, WritesHuman: 300}, "conflicts_human", []float64{69}},
 		{FastRow{Lost: 35, RunsWithLoss: 5}, "runs_with_loss", []float64{5}},
-		{CreateRow{CallsSent: []int{71, 61, 63}}, "calls_sent", []float64{71, 61, 63}},
-		{SourcesRow{Duplicates: 3, BrowserFlagged: &flagged}, "browser_flagged", []float64{7}},
 		{BenchRow{MedianUS: 22, P99US: 140}, "p99_us", []float64{140}},
 	} {
 		v, ok := tc.row.FigureOf(tc.figure)

@@ -53,16 +53,10 @@ func TestAssembleEqualsOneRun(t *testing.T) {
 	fast := DefaultFast()
 	fast.Env = virtualEnv(seeds)
 	fast.Edits = 30
-	create := DefaultCreate()
-	create.Seeds, create.Tabs = seeds, 8
-	sources := DefaultSources()
-	sources.Seeds, sources.Sessions = seeds, 5
 	for name, pair := range map[string][2]string{
-		"race":    pairOf(assembled(t, Runner[results.RaceRow, results.RaceRun](race), seeds)),
-		"tabs":    pairOf(assembled(t, Runner[results.TabsRow, results.RaceRun](tabs), seeds)),
-		"fast":    pairOf(assembled(t, Runner[results.FastRow, results.RaceRun](fast), seeds)),
-		"create":  pairOf(assembled(t, Runner[results.CreateRow, results.CreateRun](create), seeds)),
-		"sources": pairOf(assembled(t, Runner[results.SourcesRow, results.SourcesRun](sources), seeds)),
+		"race": pairOf(assembled(t, Runner[results.RaceRow, results.RaceRun](race), seeds)),
+		"tabs": pairOf(assembled(t, Runner[results.TabsRow, results.RaceRun](tabs), seeds)),
+		"fast": pairOf(assembled(t, Runner[results.FastRow, results.RaceRun](fast), seeds)),
 	} {
 		if pair[0] != pair[1] {
 			t.Errorf("%s: one run\n%s\nassembled\n%s", name, pair[0], pair[1])

@@ -140,9 +140,9 @@ func (c Bench) writerList(sep string) string {
 // Describe implements Configuration.
 func (c Bench) Describe(target contract.Target) string {
 	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
-	if c.Store != "" || onServer(target) {
+	if c.Store != "" || OnServer(target) {
 		where = strings.TrimPrefix(StoreNote(c.Store, target, ""), ", ")
-		if !onServer(target) {
+		if !OnServer(target) {
 			where += ", synchronous " + string(c.Synchronous)
 		}
 	}
@@ -299,23 +299,23 @@ type benchWriter struct {
 // the error that ends the run instead, if any: the caller's ctx, a fault of
 // notesbench's own, or the run's error limit reached (which a version
 // conflict, the writer's version moved by a fault, does not count towards).
-func (bw *benchWriter) failed(ctx context.Context, budget *errorBudget, err error) error {
-	if stop := stopping(ctx, err); stop != nil {
+func (bw *benchWriter) failed(ctx context.Context, budget *ErrorBudget, err error) error {
+	if stop := Stopping(ctx, err); stop != nil {
 		return stop
 	}
 	bw.errors++
-	info, _ := outcomeCounts(err)
+	info, _ := OutcomeCounts(err)
 	bw.info += info
 	if contract.KindOf(err) == contract.KindConflict {
 		return nil
 	}
-	return budget.add(err)
+	return budget.Add(err)
 }
 
 // reread reads the writer's version again after a write that did not end
 // ok (it may have landed, or landed twice), until a read ends ok or the run
 // ends; each read that fails is counted as failed says.
-func (bw *benchWriter) reread(ctx context.Context, budget *errorBudget) error {
+func (bw *benchWriter) reread(ctx context.Context, budget *ErrorBudget) error {
 	for {
 		tab, err := bw.conn.ReadNoteTab(ctx, bw.noteID, "markdown")
 		if err == nil {
@@ -444,7 +444,7 @@ func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob
 	// wall time.
 	label := func(w int) string { return fmt.Sprintf("writer %d", w+1) }
 	if _, ok := writers[0].conn.(pinger); ok {
-		if _, err := runAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
+		if _, err := RunAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
 			return struct{}{}, writers[w].ping(ctx, cfg.Writes)
 		}); err != nil {
 			return run, err
@@ -457,10 +457,10 @@ func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob
 	// on. The first error that ends the run (the caller's, notesbench's own,
 	// or the run's error limit) cancels the others' calls.
 	retriedBefore, _ := retries(writers)
-	budget := newErrorBudget(cfg.MaxErrors)
+	budget := NewErrorBudget(cfg.MaxErrors)
 	began := time.Now()
 	stopFaults := benchFaults(s, began)
-	_, err = runAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
+	_, err = RunAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
 		bw := writers[w]
 		for i := cfg.Warmup; i < cfg.Warmup+cfg.Writes; i++ {
 			d, err := bw.write(ctx, w, i, cfg.TextSize)
@@ -479,7 +479,7 @@ func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob
 	})
 	wall := time.Since(began)
 	faults, faultLog := stopFaults()
-	limit, stopped := stoppedBy(err)
+	limit, stopped := StoppedBy(err)
 	if err != nil && !stopped {
 		return run, err
 	}

@@ -57,7 +57,7 @@ type editor struct {
 	policy Policy
 	// errors counts the run's calls that ended in a server error, for every
 	// editor of the run.
-	errors *errorBudget
+	errors *ErrorBudget
 	// maxTries bounds the calls of one edit (triesBound); 0 means the
 	// bound of the most edits a run can have.
 	maxTries int
@@ -178,7 +178,7 @@ func (e *editor) send(ctx context.Context, req contract.EditRequest) (answer, st
 		}
 		_, err := e.conn.EditNoteTab(ctx, req)
 		e.stats.Writes++
-		if err == nil || !e.reissue || reissues == MaxReissues || contract.OutcomeOf(err) != contract.Info || stopping(ctx, err) != nil {
+		if err == nil || !e.reissue || reissues == MaxReissues || contract.OutcomeOf(err) != contract.Info || Stopping(ctx, err) != nil {
 			return err, nil
 		}
 	}
@@ -188,20 +188,20 @@ func (e *editor) send(ctx context.Context, req contract.EditRequest) (answer, st
 // that ends the run instead, if any: the caller's ctx, a fault of the
 // client's own, or the run's error limit reached.
 func (e *editor) failed(ctx context.Context, err error) error {
-	if stop := stopping(ctx, err); stop != nil {
+	if stop := Stopping(ctx, err); stop != nil {
 		return stop
 	}
 	e.stats.Errors++
-	return e.errors.add(err)
+	return e.errors.Add(err)
 }
 
 // callFailed is failed for the error of a call, whose outcome it counts
 // too: info, or a document that did not read.
 func (e *editor) callFailed(ctx context.Context, err error) error {
-	if stop := stopping(ctx, err); stop != nil {
+	if stop := Stopping(ctx, err); stop != nil {
 		return stop
 	}
-	info, unreadable := outcomeCounts(err)
+	info, unreadable := OutcomeCounts(err)
 	e.stats.Info += info
 	e.stats.Unreadable += unreadable
 	return e.failed(ctx, err)

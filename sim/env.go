@@ -193,7 +193,7 @@ func runJobs[M, T any](ctx context.Context, env Env, rt Runtime, seeds []uint64,
 	ticks := newProgress(len(jobs), rt.Progress)
 	defer ticks.stop()
 	label := func(i int) string { return fmt.Sprintf("%v, seed %d", jobs[i].mode, jobs[i].seed) }
-	return runAll(ctx, len(jobs), env.parallel(len(jobs)), label, func(ctx context.Context, i int) (T, error) {
+	return RunAll(ctx, len(jobs), env.parallel(len(jobs)), label, func(ctx context.Context, i int) (T, error) {
 		res, err := fn(ctx, jobs[i].mode, jobs[i].seed)
 		if err == nil {
 			ticks.tick()

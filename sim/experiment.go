@@ -23,7 +23,7 @@ type Result[Row results.Row, Run any] struct {
 }
 
 // Runner is one experiment at one configuration. The configuration is the
-// value itself (sim.Race, sim.Create, …), and its JSON form is the config
+// value itself (sim.Race, create.Config, …), and its JSON form is the config
 // block of a report: it holds data only. What its runs go to and report to
 // (the target, the history, the progress line) is a Runtime, passed to Run;
 // what depends on the target (whether it can run the configuration, how the
@@ -93,7 +93,7 @@ func RunEach[Row results.Row, Run any](ctx context.Context, exp Runner[Row, Run]
 	}
 	ticks := newProgress(len(seeds), progress)
 	defer ticks.stop()
-	return runSeeds(ctx, seeds, parallel, func(ctx context.Context, seed uint64) (Result[Row, Run], error) {
+	return RunSeeds(ctx, seeds, parallel, func(ctx context.Context, seed uint64) (Result[Row, Run], error) {
 		res, err := exp.Run(ctx, rt, []uint64{seed})
 		if err == nil {
 			ticks.tick()
@@ -231,11 +231,11 @@ func (p *progress) stop() {
 	<-p.wait
 }
 
-// percent writes a fraction as a percentage with one decimal: 0.3 → "30.0 %".
-func percent(p float64) string { return strconv.FormatFloat(100*p, 'f', 1, 64) + " %" }
+// Percent writes a fraction as a percentage with one decimal: 0.3 → "30.0 %".
+func Percent(p float64) string { return strconv.FormatFloat(100*p, 'f', 1, 64) + " %" }
 
-// seedsOf returns the seeds of runs in order of first appearance.
-func seedsOf[Run any](runs []Run, seed func(Run) uint64) []uint64 {
+// SeedsOf returns the seeds of runs in order of first appearance.
+func SeedsOf[Run any](runs []Run, seed func(Run) uint64) []uint64 {
 	var out []uint64
 	for _, r := range runs {
 		if s := seed(r); !slices.Contains(out, s) {

@@ -15,11 +15,11 @@ type faultInjector interface {
 	InjectFaults(begin func(kind string, pid int) (end func(detail string))) (stop func() int)
 }
 
-// injectFaults starts the faults of b, if it makes any, each recorded in rec
+// InjectFaults starts the faults of b, if it makes any, each recorded in rec
 // (nil: none recorded); stop ends them and returns how many the run had, 0
 // for a backend that makes none. Start them once the run is set up, stop
 // them before its final state is read.
-func injectFaults(b contract.Backend, rec *history.Recorder) (stop func() int) {
+func InjectFaults(b contract.Backend, rec *history.Recorder) (stop func() int) {
 	fi, ok := b.(faultInjector)
 	if !ok {
 		return func() int { return 0 }
@@ -37,10 +37,10 @@ func injectFaults(b contract.Backend, rec *history.Recorder) (stop func() int) {
 	})
 }
 
-// outcomeCounts is what a call's error adds to its client's counts beside
+// OutcomeCounts is what a call's error adds to its client's counts beside
 // the error: 1 info when nobody knows whether it happened, 1 unreadable
 // when the reply was no document anyone could read.
-func outcomeCounts(err error) (info, unreadable int) {
+func OutcomeCounts(err error) (info, unreadable int) {
 	if err == nil {
 		return 0, 0
 	}

@@ -42,10 +42,10 @@ func (e *ErrorLimitError) Error() string {
 	return fmt.Sprintf("ended after %s %s that ended in an error; the server's last: %v", plural.Int(int64(e.Errors)), plural.Noun(e.Errors, "call"), e.Last)
 }
 
-// errorBudget counts the calls of one run that ended in a server error, for
+// ErrorBudget counts the calls of one run that ended in a server error, for
 // every editor of the run, and ends the run at its limit. It holds the
 // run's time limit too (Runtime.StopAt).
-type errorBudget struct {
+type ErrorBudget struct {
 	max  int // 0: no limit
 	mu   sync.Mutex
 	n    int
@@ -58,7 +58,7 @@ type errorBudget struct {
 
 // until sets the run's time limit to stopAt, on the real clock; it returns
 // b.
-func (b *errorBudget) until(stopAt time.Time, clock ClockKind) *errorBudget {
+func (b *ErrorBudget) until(stopAt time.Time, clock ClockKind) *ErrorBudget {
 	if clock == ClockReal {
 		b.stopAt = stopAt
 	}
@@ -67,7 +67,7 @@ func (b *errorBudget) until(stopAt time.Time, clock ClockKind) *errorBudget {
 
 // timeUp reports whether the run is past its time limit, and records that
 // an editor stopped there. A nil budget has none.
-func (b *errorBudget) timeUp() bool {
+func (b *ErrorBudget) timeUp() bool {
 	if b == nil || b.stopAt.IsZero() || time.Now().Before(b.stopAt) {
 		return false
 	}
@@ -75,18 +75,18 @@ func (b *errorBudget) timeUp() bool {
 	return true
 }
 
-// newErrorBudget returns the budget of a run that may have max errors; 0
+// NewErrorBudget returns the budget of a run that may have max errors; 0
 // or less means DefaultMaxErrors.
-func newErrorBudget(max int) *errorBudget {
+func NewErrorBudget(max int) *ErrorBudget {
 	if max <= 0 {
 		max = DefaultMaxErrors
 	}
-	return &errorBudget{max: max}
+	return &ErrorBudget{max: max}
 }
 
-// add counts err, and returns an *ErrorLimitError once the run has had as
+// Add counts err, and returns an *ErrorLimitError once the run has had as
 // many as its limit. A nil budget counts nothing and has no limit.
-func (b *errorBudget) add(err error) error {
+func (b *ErrorBudget) Add(err error) error {
 	if b == nil {
 		return nil
 	}
@@ -100,11 +100,11 @@ func (b *errorBudget) add(err error) error {
 	return nil
 }
 
-// stopping returns the error that must end the caller's run instead of being
+// Stopping returns the error that must end the caller's run instead of being
 // counted: the caller's own ctx ending, or a fault of notesbench's own (a
 // profile that cannot read the server's replies). Nil means err is an
 // outcome of the server's, to count.
-func stopping(ctx context.Context, err error) error {
+func Stopping(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if cause := context.Cause(ctx); cause != nil {
 			return cause
@@ -117,12 +117,12 @@ func stopping(ctx context.Context, err error) error {
 	return nil
 }
 
-// setupFailed is err, an error of a run's setup (the run opened, its Note
+// SetupFailed is err, an error of a run's setup (the run opened, its Note
 // made, its sessions opened), as what the run measured: a fault of the
 // server's, said as the run's SetupFailed, while the seeds beside it run
 // on. ctx's end and a fault of notesbench's own end the whole run: stop.
-func setupFailed(ctx context.Context, name string, err error) (failed string, stop error) {
-	if stop := stopping(ctx, err); stop != nil {
+func SetupFailed(ctx context.Context, name string, err error) (failed string, stop error) {
+	if stop := Stopping(ctx, err); stop != nil {
 		return "", stop
 	}
 	var fe *field.Error
@@ -132,9 +132,9 @@ func setupFailed(ctx context.Context, name string, err error) (failed string, st
 	return name + ": setting up: " + err.Error(), nil
 }
 
-// stoppedBy reports whether err is the error limit of a run: the run ended,
+// StoppedBy reports whether err is the error limit of a run: the run ended,
 // but what it measured counts.
-func stoppedBy(err error) (*ErrorLimitError, bool) {
+func StoppedBy(err error) (*ErrorLimitError, bool) {
 	var limit *ErrorLimitError
 	if errors.As(err, &limit) {
 		return limit, true
@@ -142,14 +142,14 @@ func stoppedBy(err error) (*ErrorLimitError, bool) {
 	return nil, false
 }
 
-// finalTries bounds the reads of a final state whose outcome is unknown.
-const finalTries = 3
+// FinalTries bounds the reads of a final state whose outcome is unknown.
+const FinalTries = 3
 
 // readFinal reads tab of a run's final state, for counting what the editors
 // left. A read the server refused, or answered with something that is no
 // document, leaves nothing to find: the content is empty and unreadable says
 // why, so every acknowledged edit counts as lost. A read whose outcome is
-// unknown (a timeout, a dead connection) is made again, up to finalTries
+// unknown (a timeout, a dead connection) is made again, up to FinalTries
 // times; then a server that kept answering an error (KindServerError) has a
 // document that cannot be read, as has one that died and did not come back
 // (KindDied: a server a kill left unable to start again, which the kill -9
@@ -161,13 +161,13 @@ func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab
 		if err == nil {
 			return content, "", nil
 		}
-		if stop := stopping(ctx, err); stop != nil {
+		if stop := Stopping(ctx, err); stop != nil {
 			return content, "", stop
 		}
 		if contract.OutcomeOf(err) == contract.Fail || contract.KindOf(err) == contract.KindUnreadable {
 			return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: %v", tab, err), nil
 		}
-		if try == finalTries {
+		if try == FinalTries {
 			switch contract.KindOf(err) {
 			case contract.KindServerError:
 				// The server answers, and keeps answering an error: its
@@ -176,18 +176,18 @@ func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab
 			case contract.KindDied:
 				// The server is gone and does not come back: what it
 				// acknowledged is lost, as far as anyone can tell.
-				return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: the server died and did not answer again (%d tries): %v", tab, finalTries, err), nil
+				return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: the server died and did not answer again (%d tries): %v", tab, FinalTries, err), nil
 			}
 			return content, "", fmt.Errorf("reading the final state of %s: %w", tab, err)
 		}
-		if err := clock.Sleep(ctx, finalRetryPause); err != nil {
+		if err := clock.Sleep(ctx, FinalRetryPause); err != nil {
 			return content, "", err
 		}
 	}
 }
 
-// finalRetryPause is the pause between reads of a final state.
-const finalRetryPause = 100 * time.Millisecond
+// FinalRetryPause is the pause between reads of a final state.
+const FinalRetryPause = 100 * time.Millisecond
 
 // endRun reads the final state of notes through s into rec and ends the
 // run's record, nothing when rec is nil; a final state that could not be
@@ -197,7 +197,7 @@ func endRun(ctx context.Context, rec *history.Recorder, s contract.Session, unre
 		return nil
 	}
 	if unreadable == "" {
-		if err := finalState(ctx, rec, s, notes...); err != nil {
+		if err := FinalState(ctx, rec, s, notes...); err != nil {
 			return err
 		}
 	}

@@ -8,22 +8,22 @@ import (
 	"sync/atomic"
 )
 
-// runSeeds calls run once per seed, with up to parallel calls at once (parallel <= 0
+// RunSeeds calls run once per seed, with up to parallel calls at once (parallel <= 0
 // means all seeds at once), and returns the results in the order of seeds whatever
 // the order in which the calls finish. Seeds are taken in order. On the first error the
-// ctx of the calls still running is cancelled, no further seed starts, and runSeeds
+// ctx of the calls still running is cancelled, no further seed starts, and RunSeeds
 // returns that error wrapped with its seed ("seed 17: ..."), preferring a call's own
 // error to the context errors of the calls it cancelled; a panic in run is recovered
-// and returned as an error ("seed 17 panicked: ..."). No goroutine outlives runSeeds.
-func runSeeds[T any](ctx context.Context, seeds []uint64, parallel int, run func(ctx context.Context, seed uint64) (T, error)) ([]T, error) {
-	return runAll(ctx, len(seeds), parallel,
+// and returned as an error ("seed 17 panicked: ..."). No goroutine outlives RunSeeds.
+func RunSeeds[T any](ctx context.Context, seeds []uint64, parallel int, run func(ctx context.Context, seed uint64) (T, error)) ([]T, error) {
+	return RunAll(ctx, len(seeds), parallel,
 		func(i int) string { return fmt.Sprintf("seed %d", seeds[i]) },
 		func(ctx context.Context, i int) (T, error) { return run(ctx, seeds[i]) })
 }
 
-// runAll calls run for 0..n-1 as runSeeds does for seeds, naming call i by
+// RunAll calls run for 0..n-1 as RunSeeds does for seeds, naming call i by
 // label(i) in errors.
-func runAll[T any](ctx context.Context, n, parallel int, label func(i int) string, run func(ctx context.Context, i int) (T, error)) ([]T, error) {
+func RunAll[T any](ctx context.Context, n, parallel int, label func(i int) string, run func(ctx context.Context, i int) (T, error)) ([]T, error) {
 	return RunPool(ctx, n, parallel, label, nil, func(ctx context.Context, _ struct{}, i int) (T, error) { return run(ctx, i) })
 }
 
@@ -108,4 +108,13 @@ func defaultParallel(virtual bool, nSeeds int) int {
 		return runtime.NumCPU()
 	}
 	return nSeeds
+}
+
+// CPUParallel is the seeds to run at once when the caller gives n: one per CPU
+// when n is 0 or less, since these runs compute and never sleep.
+func CPUParallel(n int) int {
+	if n > 0 {
+		return n
+	}
+	return defaultParallel(true, 0)
 }

@@ -25,7 +25,7 @@ func TestRunSeedsKeepsSeedOrder(t *testing.T) {
 	index := map[uint64]int{5: 0, 1: 1, 9: 2, 3: 3}
 	var order []uint64
 	var mu sync.Mutex
-	got, err := runSeeds(context.Background(), seeds, 0, func(ctx context.Context, seed uint64) (string, error) {
+	got, err := RunSeeds(context.Background(), seeds, 0, func(ctx context.Context, seed uint64) (string, error) {
 		i := index[seed]
 		<-finished[i+1]
 		mu.Lock()
@@ -49,7 +49,7 @@ func TestRunSeedsBoundsParallelism(t *testing.T) {
 	for _, parallel := range []int{1, 2, 3} {
 		var running, peak atomic.Int32
 		seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8}
-		got, err := runSeeds(context.Background(), seeds, parallel, func(ctx context.Context, seed uint64) (uint64, error) {
+		got, err := RunSeeds(context.Background(), seeds, parallel, func(ctx context.Context, seed uint64) (uint64, error) {
 			n := running.Add(1)
 			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 			}
@@ -74,7 +74,7 @@ func TestRunSeedsErrorCancelsTheRest(t *testing.T) {
 	boom := errors.New("boom")
 	started := make(chan struct{}, 3)
 	var cancelled atomic.Int32
-	_, err := runSeeds(context.Background(), []uint64{1, 17, 3}, 0, func(ctx context.Context, seed uint64) (int, error) {
+	_, err := RunSeeds(context.Background(), []uint64{1, 17, 3}, 0, func(ctx context.Context, seed uint64) (int, error) {
 		started <- struct{}{}
 		if seed == 17 {
 			for range 3 { // wait until all three run, so the others see the cancellation
@@ -87,7 +87,7 @@ func TestRunSeedsErrorCancelsTheRest(t *testing.T) {
 		return 0, ctx.Err()
 	})
 	if !errors.Is(err, boom) || err.Error() != "seed 17: boom" {
-		t.Fatalf("runSeeds = %v, want \"seed 17: boom\"", err)
+		t.Fatalf("RunSeeds = %v, want \"seed 17: boom\"", err)
 	}
 	if cancelled.Load() != 2 {
 		t.Errorf("%d other seeds saw the cancellation, want 2", cancelled.Load())
@@ -96,7 +96,7 @@ func TestRunSeedsErrorCancelsTheRest(t *testing.T) {
 
 func TestRunSeedsErrorStopsLaterSeeds(t *testing.T) {
 	var ran []uint64
-	_, err := runSeeds(context.Background(), []uint64{1, 2, 3, 4}, 1, func(ctx context.Context, seed uint64) (int, error) {
+	_, err := RunSeeds(context.Background(), []uint64{1, 2, 3, 4}, 1, func(ctx context.Context, seed uint64) (int, error) {
 		ran = append(ran, seed)
 		if seed == 2 {
 			return 0, errors.New("boom")
@@ -104,7 +104,7 @@ func TestRunSeedsErrorStopsLaterSeeds(t *testing.T) {
 		return 0, nil
 	})
 	if err == nil || err.Error() != "seed 2: boom" {
-		t.Fatalf("runSeeds = %v, want \"seed 2: boom\"", err)
+		t.Fatalf("RunSeeds = %v, want \"seed 2: boom\"", err)
 	}
 	if want := []uint64{1, 2}; !slices.Equal(ran, want) {
 		t.Errorf("ran %v, want %v", ran, want)
@@ -115,17 +115,17 @@ func TestRunSeedsCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	calls := 0
-	_, err := runSeeds(ctx, []uint64{1, 2}, 1, func(ctx context.Context, seed uint64) (int, error) {
+	_, err := RunSeeds(ctx, []uint64{1, 2}, 1, func(ctx context.Context, seed uint64) (int, error) {
 		calls++
 		return 0, nil
 	})
 	if !errors.Is(err, context.Canceled) || calls != 0 {
-		t.Fatalf("runSeeds = %v after %d calls, want context.Canceled and no calls", err, calls)
+		t.Fatalf("RunSeeds = %v after %d calls, want context.Canceled and no calls", err, calls)
 	}
 }
 
 func TestRunSeedsPanicBecomesError(t *testing.T) {
-	_, err := runSeeds(context.Background(), []uint64{4, 8}, 2, func(ctx context.Context, seed uint64) (int, error) {
+	_, err := RunSeeds(context.Background(), []uint64{4, 8}, 2, func(ctx context.Context, seed uint64) (int, error) {
 		if seed == 8 {
 			panic("boom")
 		}
@@ -133,7 +133,7 @@ func TestRunSeedsPanicBecomesError(t *testing.T) {
 		return 0, ctx.Err()
 	})
 	if err == nil || !strings.HasPrefix(err.Error(), "seed 8 panicked: boom\n") {
-		t.Fatalf("runSeeds = %v, want an error starting with \"seed 8 panicked: boom\"", err)
+		t.Fatalf("RunSeeds = %v, want an error starting with \"seed 8 panicked: boom\"", err)
 	}
 }
 
@@ -159,11 +159,11 @@ func TestRunSeedsOnVirtualClocks(t *testing.T) {
 		return strings.Join(tr.lines, ";"), err
 	}
 	seeds := []uint64{1, 2, 3, 4, 5, 6}
-	one, err := runSeeds(context.Background(), seeds, 1, run)
+	one, err := RunSeeds(context.Background(), seeds, 1, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := runSeeds(context.Background(), seeds, 0, run)
+	all, err := RunSeeds(context.Background(), seeds, 0, run)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func boundSleep(name string, d time.Duration) error {
 // pause think", then the oversleep and the timing profile when there are any.
 func (e Editing) describe(env Env, target contract.Target) string {
 	s := fmt.Sprintf("%s, %s, %s per editor, claude think %s, human think %s, pause %s",
-		env.describe(target), seedsText(env.Seeds), plural.Count(e.Edits, "edit"), e.ClaudeThink, e.HumanThink, e.Pause)
+		env.describe(target), SeedsText(env.Seeds), plural.Count(e.Edits, "edit"), e.ClaudeThink, e.HumanThink, e.Pause)
 	if e.Pause == PauseUniform0 {
 		s += " (U(0, each editor's think maximum))"
 	}
@@ -490,7 +490,7 @@ func (c Fast) Describe(target contract.Target) string {
 		pause = "pause " + t.Pause.String()
 	}
 	return fmt.Sprintf("%s, %s, %s per editor, no think time, %s%s, guard note, reapply",
-		c.Env.describe(target), seedsText(c.Seeds), plural.Count(c.Edits, "edit"), pause, describeOversleep(c.Oversleep, c.Env))
+		c.Env.describe(target), SeedsText(c.Seeds), plural.Count(c.Edits, "edit"), pause, describeOversleep(c.Oversleep, c.Env))
 }
 
 // Replica implements Configuration: a replication for the verdicts also
@@ -547,7 +547,7 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 	}
 	// A setup the server failed is the seed's outcome, not the run's end.
 	setup := func(err error) (results.RaceRun, error) {
-		failed, stop := setupFailed(ctx, spec.name, err)
+		failed, stop := SetupFailed(ctx, spec.name, err)
 		return results.RaceRun{Seed: seed, Guard: string(variant.Guard), Policy: string(policy), VersionFormat: string(variant.VersionFormat), SetupFailed: failed}, stop
 	}
 	st, err := OpenRun(ctx, rt.Target, contract.RunSpec{Name: spec.name, Variant: variant, Clock: env.storeClock(clock), Seed: seed})
@@ -580,18 +580,18 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 		sheetID = tab.TabID
 	}
 
-	rec, err := recorder(rt.History, rt.Target, history.RunHeader{Run: spec.name, Seed: seed, Clock: string(env.Clock), Variant: variant, Policy: string(policy)}, clock)
+	rec, err := OpenRecorder(rt.History, rt.Target, history.RunHeader{Run: spec.name, Seed: seed, Clock: string(env.Clock), Variant: variant, Policy: string(policy)}, clock)
 	if err != nil {
 		return run, err
 	}
-	budget, tries := newErrorBudget(env.MaxErrors).until(rt.StopAt, env.Clock), triesBound(2*spec.edits)
-	claude := &editor{name: "claude", conn: recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy, errors: budget, maxTries: tries, reissue: spec.reissue}
-	human := &editor{name: "human", conn: recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy, errors: budget, maxTries: tries, reissue: spec.reissue}
+	budget, tries := NewErrorBudget(env.MaxErrors).until(rt.StopAt, env.Clock), triesBound(2*spec.edits)
+	claude := &editor{name: "claude", conn: Recorded(rec, conns[0], "claude"), clock: clock, rand: Stream(seed, "claude"), timing: spec.claude, policy: spec.policy, errors: budget, maxTries: tries, reissue: spec.reissue}
+	human := &editor{name: "human", conn: Recorded(rec, conns[1], "human"), clock: clock, rand: Stream(seed, "human"), timing: spec.human, policy: spec.policy, errors: budget, maxTries: tries, reissue: spec.reissue}
 	humanEdit := func(i int) edit { return appendLine(noteID, lineName("human", i)) }
 	if spec.onSheet {
 		humanEdit = func(i int) edit { return setCell(noteID, sheetID, i, lineName("human", i)) }
 	}
-	stopFaults := injectFaults(st, rec)
+	stopFaults := InjectFaults(st, rec)
 	start := clock.Now()
 	err = clock.Run(ctx,
 		func(ctx context.Context) error {
@@ -600,7 +600,7 @@ func runRace(ctx context.Context, env Env, rt Runtime, seed uint64, spec raceSpe
 		func(ctx context.Context) error { return human.run(ctx, noteID, spec.edits, humanEdit) },
 	)
 	faults := stopFaults()
-	limit, stopped := stoppedBy(err)
+	limit, stopped := StoppedBy(err)
 	if err != nil && !stopped {
 		return run, err
 	}

@@ -53,7 +53,7 @@ func (*Real) BusyWrite(context.Context) error { return nil }
 // 1: ...", counting fns from 0); a panic in an fn is recovered and returned
 // as an error naming the editor.
 func (*Real) Run(ctx context.Context, fns ...func(ctx context.Context) error) error {
-	_, err := runAll(ctx, len(fns), len(fns), editorName, func(ctx context.Context, i int) (struct{}, error) {
+	_, err := RunAll(ctx, len(fns), len(fns), editorName, func(ctx context.Context, i int) (struct{}, error) {
 		return struct{}{}, fns[i](ctx)
 	})
 	return err

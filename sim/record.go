@@ -7,12 +7,12 @@ import (
 	"github.com/notesbench/notesbench/history"
 )
 
-// recorder starts recording a run in w, on clock, or returns nil when w is nil
+// OpenRecorder starts recording a run in w, on clock, or returns nil when w is nil
 // (the default: nothing is recorded). Times are nanoseconds since the run began:
 // monotonic on the real clock, virtual on the virtual one.
 // A target that maps the contract onto a server's own tools names them in
 // h (contract.Mapped).
-func recorder(w *history.Writer, target contract.Target, h history.RunHeader, clock Clock) (*history.Recorder, error) {
+func OpenRecorder(w *history.Writer, target contract.Target, h history.RunHeader, clock Clock) (*history.Recorder, error) {
 	if w == nil {
 		return nil, nil
 	}
@@ -23,18 +23,18 @@ func recorder(w *history.Writer, target contract.Target, h history.RunHeader, cl
 	return w.Run(h, func() int64 { return int64(clock.Now().Sub(start)) })
 }
 
-// recorded returns s recorded as editor's session by rec, or s itself when rec
+// Recorded returns s recorded as editor's session by rec, or s itself when rec
 // is nil.
-func recorded(rec *history.Recorder, s contract.Session, editor string) contract.Session {
+func Recorded(rec *history.Recorder, s contract.Session, editor string) contract.Session {
 	if rec == nil {
 		return s
 	}
 	return rec.Session(s, editor)
 }
 
-// finalState reads the final state of notes through s into rec; nothing when
+// FinalState reads the final state of notes through s into rec; nothing when
 // rec is nil.
-func finalState(ctx context.Context, rec *history.Recorder, s contract.Session, notes ...string) error {
+func FinalState(ctx context.Context, rec *history.Recorder, s contract.Session, notes ...string) error {
 	if rec == nil {
 		return nil
 	}
@@ -46,10 +46,10 @@ func finalState(ctx context.Context, rec *history.Recorder, s contract.Session, 
 	return nil
 }
 
-// endRecord reads the final state of notes through s into rec and ends the run;
+// EndRecord reads the final state of notes through s into rec and ends the run;
 // nothing when rec is nil.
-func endRecord(ctx context.Context, rec *history.Recorder, s contract.Session, notes ...string) error {
-	if err := finalState(ctx, rec, s, notes...); err != nil || rec == nil {
+func EndRecord(ctx context.Context, rec *history.Recorder, s contract.Session, notes ...string) error {
+	if err := FinalState(ctx, rec, s, notes...); err != nil || rec == nil {
 		return err
 	}
 	return rec.End()

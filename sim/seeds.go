@@ -70,8 +70,8 @@ func parseSeedItem(item string) (lo, hi uint64, err error) {
 	return lo, hi, nil
 }
 
-// seedsText writes seeds for a description: "seed 3", "seeds 1-5".
-func seedsText(seeds []uint64) string {
+// SeedsText writes seeds for a description: "seed 3", "seeds 1-5".
+func SeedsText(seeds []uint64) string {
 	return plural.Noun(len(seeds), "seed") + " " + FormatSeeds(seeds)
 }
 

@@ -50,10 +50,10 @@ func CheckServed(target contract.Target, name string, want ...contract.Variant) 
 	return nil
 }
 
-// recordedVariant is the variant a history's run names: the server's, when
+// RecordedVariant is the variant a history's run names: the server's, when
 // the target is a server that says what it serves (its versions may be
 // digests or its own, whatever the configuration's defaults say), else v.
-func recordedVariant(target contract.Target, v contract.Variant) contract.Variant {
+func RecordedVariant(target contract.Target, v contract.Variant) contract.Variant {
 	if s, ok := target.(contract.Served); ok {
 		if served, known := s.Served(); known {
 			return served
@@ -62,8 +62,8 @@ func recordedVariant(target contract.Target, v contract.Variant) contract.Varian
 	return v
 }
 
-// onServer reports whether target is a server, whose variant runs cannot choose.
-func onServer(target contract.Target) bool {
+// OnServer reports whether target is a server, whose variant runs cannot choose.
+func OnServer(target contract.Target) bool {
 	_, ok := target.(contract.Served)
 	return ok
 }
@@ -72,7 +72,7 @@ func onServer(target contract.Target) bool {
 // its contract is not the rebuild the published figures and our verdicts
 // rest on, so its figures stand alone.
 func serverDifference(target contract.Target) string {
-	if !onServer(target) {
+	if !OnServer(target) {
 		return ""
 	}
 	return "the contract served by " + target.Describe() + " (published: the write-up's rebuild)"
@@ -82,7 +82,7 @@ func serverDifference(target contract.Target) string {
 // PostgreSQL store's, or embedded, the words given.
 func StoreNote(store string, target contract.Target, embedded string) string {
 	switch {
-	case onServer(target):
+	case OnServer(target):
 		return servedNote(target)
 	case store != "":
 		return ", on PostgreSQL " + store
@@ -90,10 +90,10 @@ func StoreNote(store string, target contract.Target, embedded string) string {
 	return embedded
 }
 
-// clockOf names the clock of an experiment that runs one client on the
+// ClockOf names the clock of an experiment that runs one client on the
 // virtual clock against an embedded store: a server commits on its own.
-func clockOf(target contract.Target) string {
-	if onServer(target) {
+func ClockOf(target contract.Target) string {
+	if OnServer(target) {
 		return "the server's clock"
 	}
 	return "virtual clock"
@@ -102,7 +102,7 @@ func clockOf(target contract.Target) string {
 // servedNote is what the description of a run says of its target: nothing for
 // an embedded store, and for a server what it is.
 func servedNote(target contract.Target) string {
-	if !onServer(target) {
+	if !OnServer(target) {
 		return ""
 	}
 	return ", against " + target.Describe()

@@ -13,6 +13,8 @@ import (
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/report"
@@ -323,9 +325,9 @@ func (a *auditRun) createStep() step {
 // createTables are the create tables the target's order serves.
 func (a *auditRun) createTables() []string {
 	if a.variant.Order == contract.OrderVersionFirst {
-		return []string{results.CreateTableB} // table A is key-first
+		return []string{create.TableB} // table A is key-first
 	}
-	return []string{results.CreateTableA, results.CreateTableB}
+	return []string{create.TableA, create.TableB}
 }
 
 // skipCreate records why create was not judged.
@@ -343,7 +345,7 @@ func (a *auditRun) create(ctx context.Context) error {
 	p := results.AuditPart{Name: "create", Command: a.command("create", settings, "--replications", "0", "--history", createHistory)}
 	tables := a.createTables()
 	skip := a.skipCreate
-	if why := a.require(experiment.Create); why != "" {
+	if why := a.require(create.Experiment); why != "" {
 		p.NotRun = why
 		a.part(p, nil)
 		skip("create not run: " + why)
@@ -351,7 +353,7 @@ func (a *auditRun) create(ctx context.Context) error {
 	}
 	start := time.Now()
 	w := history.NewWriter(history.Header{Experiment: "create", Command: shell.Line(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, experiment.Create, settings, sim.Runtime{History: w})
+	out, runErr, err := a.runExperiment(ctx, create.Experiment, settings, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -362,11 +364,11 @@ func (a *auditRun) create(ctx context.Context) error {
 		skip(endedIn("create", runErr))
 		return nil
 	}
-	rows, runs, err := rowsAndRuns[results.CreateRow, results.CreateRun](out)
+	rows, runs, err := rowsAndRuns[create.Row, create.Run](out)
 	if err != nil {
 		return err
 	}
-	if why := noRunSetUp(runs, func(r results.CreateRun) string { return r.SetupFailed }); why != "" {
+	if why := noRunSetUp(runs, func(r create.Run) string { return r.SetupFailed }); why != "" {
 		p.Error = why
 		a.ran(p, out)
 		skip(endedIn("create", errors.New(why)))
@@ -382,7 +384,7 @@ func (a *auditRun) create(ctx context.Context) error {
 				continue
 			}
 			errs += sum(row.Errors)
-			if row.KeyPolicy == results.CreateKeyRetry {
+			if row.KeyPolicy == create.KeyRetry {
 				dups += sum(row.Duplicates)
 				created += sum(row.TabsCreated)
 				continue
@@ -392,8 +394,8 @@ func (a *auditRun) create(ctx context.Context) error {
 		}
 		a.add(results.AnomalyDuplicate, results.Counted(col, "duplicate tabs, the key kept on every resend", results.UnitTabs, dups, created))
 		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", results.UnitCalls, errs, 0))
-		a.add(results.AnomalyStoreDestroyed, destroyedCell(col, runs, func(r results.CreateRun) bool { return r.Table == t },
-			func(r results.CreateRun) string { return r.SetupFailed }))
+		a.add(results.AnomalyStoreDestroyed, destroyedCell(col, runs, func(r create.Run) bool { return r.Table == t },
+			func(r create.Run) string { return r.SetupFailed }))
 	}
 	a.plots = append(a.plots, createPlot(runs))
 	rep, err := a.keep(ctx, createHistory, w, false)
@@ -407,7 +409,7 @@ func (a *auditRun) create(ctx context.Context) error {
 	replay := func(r results.CheckRun) string { return a.replayOf("create", settings, r.Seed, "") }
 	for _, t := range tables {
 		inTable := func(r results.CheckRun) bool {
-			return strings.HasPrefix(r.Run, "create-"+t+"-") && r.Policy == results.CreateKeyRetry
+			return strings.HasPrefix(r.Run, "create-"+t+"-") && r.Policy == create.KeyRetry
 		}
 		a.prove(results.AnomalyDuplicate, "create "+t, proofOf(rep, results.CheckDuplicates, inTable, createHistory, replay))
 		for _, r := range runs {
@@ -422,7 +424,7 @@ func (a *auditRun) create(ctx context.Context) error {
 // createCost says what a create row's duplicates come from.
 func createCost(policy string) string {
 	switch policy {
-	case results.CreateKeyAfterConflict:
+	case create.KeyAfterConflict:
 		return "duplicate tabs, a new key after a conflict"
 	}
 	return "duplicate tabs, a new key on every resend"
@@ -430,9 +432,9 @@ func createCost(policy string) string {
 
 // createPlot is the duplicate tabs of each create run, by table and key
 // policy, run by run.
-func createPlot(runs []results.CreateRun) results.AuditPlot {
+func createPlot(runs []create.Run) results.AuditPlot {
 	p := results.AuditPlot{Name: "create-duplicates", Title: "Duplicate tabs per create run", YLabel: "duplicate tabs"}
-	return seriesBySeed(p, runs, func(r results.CreateRun) (string, uint64, int) {
+	return seriesBySeed(p, runs, func(r create.Run) (string, uint64, int) {
 		return r.Table + " " + r.Order + " " + r.KeyPolicy, r.Seed, r.Duplicates
 	})
 }
@@ -454,7 +456,7 @@ func (a *auditRun) skipSources(why string) {
 func (a *auditRun) sources(ctx context.Context) error {
 	settings := a.settings(a.cfg.Budget.Sources)
 	p := results.AuditPart{Name: "sources", Command: a.command("sources", settings, "--replications", "0", "--history", sourcesHistory)}
-	if why := a.require(experiment.Sources); why != "" {
+	if why := a.require(sources.Experiment); why != "" {
 		p.NotRun = why
 		a.part(p, nil)
 		a.skipSources("sources not run: " + why)
@@ -462,7 +464,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 	}
 	start := time.Now()
 	w := history.NewWriter(history.Header{Experiment: "sources", Command: shell.Line(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, experiment.Sources, settings, sim.Runtime{History: w})
+	out, runErr, err := a.runExperiment(ctx, sources.Experiment, settings, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -473,11 +475,11 @@ func (a *auditRun) sources(ctx context.Context) error {
 		a.skipSources(endedIn("sources", runErr))
 		return nil
 	}
-	runs, ok := out.Report.Runs.([]results.SourcesRun)
+	runs, ok := out.Report.Runs.([]sources.Run)
 	if !ok {
 		return errNoRows
 	}
-	if why := noRunSetUp(runs, func(r results.SourcesRun) string { return r.SetupFailed }); why != "" {
+	if why := noRunSetUp(runs, func(r sources.Run) string { return r.SetupFailed }); why != "" {
 		p.Error = why
 		a.ran(p, out)
 		a.skipSources(endedIn("sources", errors.New(why)))
@@ -500,17 +502,17 @@ func (a *auditRun) sources(ctx context.Context) error {
 		c := byPolicy[r.KeyPolicy]
 		byPolicy[r.KeyPolicy] = [2]int{c[0] + r.Duplicates, c[1] + r.Saved}
 	}
-	server, ok := byPolicy[results.SourceKeyNormalized]
+	server, ok := byPolicy[sources.KeyNormalized]
 	if ok {
 		a.add(results.AnomalyDuplicate, results.Counted(modeSources, "duplicate sources saved under one key per page (key normalized)", results.UnitSources, server[0], server[1]))
 	} else {
 		a.add(results.AnomalyDuplicate, results.NotRunCell(modeSources, "", "sources ran no normalized key, the one key per page"))
 	}
 	a.add(results.AnomalyServerErrors, results.Counted(modeSources, "calls ended in a server error", results.UnitCalls, errs, 0))
-	a.add(results.AnomalyStoreDestroyed, destroyedCell(modeSources, runs, func(results.SourcesRun) bool { return true },
-		func(r results.SourcesRun) string { return cmp.Or(r.SetupFailed, r.UnreadableFinal) }))
+	a.add(results.AnomalyStoreDestroyed, destroyedCell(modeSources, runs, func(sources.Run) bool { return true },
+		func(r sources.Run) string { return cmp.Or(r.SetupFailed, r.UnreadableFinal) }))
 	for _, pol := range policies {
-		if pol == results.SourceKeyNormalized {
+		if pol == sources.KeyNormalized {
 			continue
 		}
 		c := byPolicy[pol]
@@ -519,7 +521,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 	}
 	a.plots = append(a.plots, seriesBySeed(
 		results.AuditPlot{Name: "sources-duplicates", Title: "Duplicate sources per sources run", YLabel: "duplicate sources"},
-		runs, func(r results.SourcesRun) (string, uint64, int) { return r.KeyPolicy, r.Seed, r.Duplicates }))
+		runs, func(r sources.Run) (string, uint64, int) { return r.KeyPolicy, r.Seed, r.Duplicates }))
 	rep, err := a.keep(ctx, sourcesHistory, w, false)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -529,7 +531,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 		return nil
 	}
 	replay := func(r results.CheckRun) string { return a.replayOf("sources", settings, r.Seed, "") }
-	normalized := func(r results.CheckRun) bool { return r.Policy == results.SourceKeyNormalized }
+	normalized := func(r results.CheckRun) bool { return r.Policy == sources.KeyNormalized }
 	a.prove(results.AnomalyDuplicate, modeSources, proofOf(rep, results.CheckDuplicates, normalized, sourcesHistory, replay))
 	for _, r := range runs {
 		if why := cmp.Or(r.SetupFailed, r.UnreadableFinal); why != "" {

@@ -145,3 +145,13 @@ func ObjectKeysInOrder(t testing.TB, v any) []string {
 
 // Bad is the BadConfig of edit, whose Validate must say want.
 func Bad[C any](edit func(*C), want string) BadConfig[C] { return BadConfig[C]{Edit: edit, Want: want} }
+
+// MustGet returns what get returns; its error fails the test.
+func MustGet[T any](t testing.TB, get func() (T, error)) T {
+	t.Helper()
+	v, err := get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

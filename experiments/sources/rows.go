@@ -1,26 +1,28 @@
-package results
+package sources
 
 import (
 	"cmp"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/notesbench/notesbench/results"
 )
 
 // The key policies of the sources experiment.
 const (
 	// SourceKeyUUID is a fresh random UUID per citation, reused on its resend.
-	SourceKeyUUID = "uuid"
+	KeyUUID = "uuid"
 	// SourceKeyRaw is a hash of the URL as the citation wrote it.
-	SourceKeyRaw = "raw"
+	KeyRaw = "raw"
 	// SourceKeyNormalized is a hash of the note ID and the normalized URL.
-	SourceKeyNormalized = "normalized"
+	KeyNormalized = "normalized"
 )
 
 // SourcesRun is one run of the sources experiment: one key policy and one seed,
 // every session of the seed. Saved, Duplicates and BrowserFlagged are counted from
 // the sources in the store at the end of the run.
-type SourcesRun struct {
+type Run struct {
 	KeyPolicy string `json:"key_policy"`
 	Seed      uint64 `json:"seed"`
 	Sessions  int    `json:"sessions"`
@@ -76,16 +78,16 @@ type SourcesRun struct {
 }
 
 // EndedEarly implements Ender.
-func (r SourcesRun) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
+func (r Run) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
 
 // Unread implements Unreader.
-func (r SourcesRun) Unread() string { return r.UnreadableFinal }
+func (r Run) Unread() string { return r.UnreadableFinal }
 
 // SourcesRow is one row of the sources table: one key policy, counts summed over
 // the seeds. PerSession is Duplicates per session run (sessions × seeds), rounded
 // to four decimals.
 // BrowserFlagged is set on the uuid row only, as published.
-type SourcesRow struct {
+type Row struct {
 	KeyPolicy      string  `json:"key_policy"`
 	Saved          int     `json:"saved"`
 	Duplicates     int     `json:"duplicates"`
@@ -101,7 +103,7 @@ type SourcesRow struct {
 
 // SourcesPaging is the paging figure: how many list_note_attachments calls at a
 // page limit it took to list every source of one Note.
-type SourcesPaging struct {
+type Paging struct {
 	// Sources is how many sources the Note held.
 	Sources int `json:"sources"`
 	// Limit is the limit of every call.
@@ -115,18 +117,18 @@ type SourcesPaging struct {
 
 // SourcesResult is what the sources experiment returns: the seeds it ran, one row
 // per key policy, every run, and the paging figure.
-type SourcesResult struct {
-	Seeds  []uint64      `json:"seeds"`
-	Rows   []SourcesRow  `json:"rows"`
-	Runs   []SourcesRun  `json:"runs"`
-	Paging SourcesPaging `json:"paging"`
+type Summary struct {
+	Seeds  []uint64 `json:"seeds"`
+	Rows   []Row    `json:"rows"`
+	Runs   []Run    `json:"runs"`
+	Paging Paging   `json:"paging"`
 }
 
 // SummarizeSources groups runs into rows: one row per key policy, in order of first
 // appearance, counts summed over the runs. Every policy must have exactly one run
 // per seed; anything else is an error.
-func SummarizeSources(seeds []uint64, runs []SourcesRun, paging SourcesPaging) (SourcesResult, error) {
-	res := SourcesResult{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs), Paging: paging}
+func Summarize(seeds []uint64, runs []Run, paging Paging) (Summary, error) {
+	res := Summary{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs), Paging: paging}
 	var policies []string
 	for _, r := range runs {
 		if !slices.Contains(policies, r.KeyPolicy) {
@@ -134,7 +136,7 @@ func SummarizeSources(seeds []uint64, runs []SourcesRun, paging SourcesPaging) (
 		}
 	}
 	for _, p := range policies {
-		row := SourcesRow{KeyPolicy: p}
+		row := Row{KeyPolicy: p}
 		var sessions, flagged int
 		for _, seed := range seeds {
 			n := 0
@@ -152,16 +154,16 @@ func SummarizeSources(seeds []uint64, runs []SourcesRun, paging SourcesPaging) (
 				flagged += r.BrowserFlagged
 			}
 			if n != 1 {
-				return SourcesResult{}, fmt.Errorf("sources: key policy %s: %d runs for seed %d, want 1", p, n, seed)
+				return Summary{}, fmt.Errorf("sources: key policy %s: %d runs for seed %d, want 1", p, n, seed)
 			}
 		}
 		if n := countPolicy(runs, p); n != len(seeds) {
-			return SourcesResult{}, fmt.Errorf("sources: key policy %s: %d runs for %d seeds", p, n, len(seeds))
+			return Summary{}, fmt.Errorf("sources: key policy %s: %d runs for %d seeds", p, n, len(seeds))
 		}
 		if sessions > 0 {
 			row.PerSession = math.Round(float64(row.Duplicates)/float64(sessions)*1e4) / 1e4
 		}
-		if p == SourceKeyUUID {
+		if p == KeyUUID {
 			row.BrowserFlagged = &flagged
 		}
 		res.Rows = append(res.Rows, row)
@@ -169,7 +171,7 @@ func SummarizeSources(seeds []uint64, runs []SourcesRun, paging SourcesPaging) (
 	return res, nil
 }
 
-func countPolicy(runs []SourcesRun, policy string) int {
+func countPolicy(runs []Run, policy string) int {
 	n := 0
 	for _, r := range runs {
 		if r.KeyPolicy == policy {
@@ -180,28 +182,28 @@ func countPolicy(runs []SourcesRun, policy string) int {
 }
 
 // sourcesFields reads SourcesRows by the names published.json uses.
-var sourcesFields = Fields[SourcesRow]{
-	Keys: map[string]func(SourcesRow) string{
-		"key_policy": func(r SourcesRow) string { return r.KeyPolicy },
+var sourcesFields = results.Fields[Row]{
+	Keys: map[string]func(Row) string{
+		"key_policy": func(r Row) string { return r.KeyPolicy },
 	},
-	Figures: map[string]func(SourcesRow) Value{
-		"saved":       Count(func(r SourcesRow) int { return r.Saved }),
-		"duplicates":  Count(func(r SourcesRow) int { return r.Duplicates }),
-		"per_session": Number(func(r SourcesRow) float64 { return r.PerSession }),
-		"browser_flagged": func(r SourcesRow) Value {
+	Figures: map[string]func(Row) results.Value{
+		"saved":       results.Count(func(r Row) int { return r.Saved }),
+		"duplicates":  results.Count(func(r Row) int { return r.Duplicates }),
+		"per_session": results.Number(func(r Row) float64 { return r.PerSession }),
+		"browser_flagged": func(r Row) results.Value {
 			if r.BrowserFlagged == nil {
-				return Value{}
+				return results.Value{}
 			}
-			return Value{Nums: []float64{float64(*r.BrowserFlagged)}}
+			return results.Value{Nums: []float64{float64(*r.BrowserFlagged)}}
 		},
 	},
 }
 
 // KeyOf implements Row.
-func (r SourcesRow) KeyOf(name string) string { return sourcesFields.Key(r, name) }
+func (r Row) KeyOf(name string) string { return sourcesFields.Key(r, name) }
 
 // FigureOf implements Row.
-func (r SourcesRow) FigureOf(name string) (Value, bool) { return sourcesFields.Figure(r, name) }
+func (r Row) FigureOf(name string) (results.Value, bool) { return sourcesFields.Figure(r, name) }
 
 // Names implements Row.
-func (r SourcesRow) Names() (keys, figures []string) { return sourcesFields.Names() }
+func (r Row) Names() (keys, figures []string) { return sourcesFields.Names() }

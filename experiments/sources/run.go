@@ -1,4 +1,4 @@
-package sim
+package sources
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // Sources is the sources experiment: research sessions cite pages through
 // add_note_source while a share of the replies is lost, under each key policy.
 // Its JSON form is the config block of a report.
-type Sources struct {
+type Config struct {
 	// Seeds are the runs, one per seed; each runs every session.
 	Seeds []uint64 `json:"seeds"`
 	// Sessions is how many research sessions run per seed, each on its own Note.
@@ -47,10 +47,10 @@ type Sources struct {
 	// JSON form.
 	Parallel int `json:"-"`
 
-	TargetSettings
+	sim.TargetSettings
 }
 
-var _ Configuration[Sources, results.SourcesRow, results.SourcesRun] = Sources{}
+var _ sim.Configuration[Config, Row, Run] = Config{}
 
 // Bounds of a sources run. Every citation of a seed stays in its stores (one
 // per key policy, all in memory) until the seed is counted: about 1.5 KB and
@@ -64,8 +64,8 @@ const (
 // DefaultSources returns the published parameters: seed 1, 300 sessions of 3
 // turns, each turn citing 6 of the session's 8 pages, 20 % of successful replies
 // lost, and 120 sources listed 50 at a time.
-func DefaultSources() Sources {
-	return Sources{
+func Default() Config {
+	return Config{
 		Seeds:       []uint64{1},
 		Sessions:    300,
 		Turns:       3,
@@ -74,41 +74,41 @@ func DefaultSources() Sources {
 		Drop:        0.2,
 		ListSources: 120,
 		ListLimit:   contract.MaxPageLimit,
-		ServiceTime: DefaultServiceTime,
+		ServiceTime: sim.DefaultServiceTime,
 	}
 }
 
 // SeedList implements Configuration.
-func (c Sources) SeedList() []uint64 { return c.Seeds }
+func (c Config) SeedList() []uint64 { return c.Seeds }
 
 // Clocked implements Configuration: sources runs on the virtual clock only.
-func (Sources) Clocked() (ClockKind, bool) { return "", false }
+func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
-func (c Sources) Replica() Sources { c.TargetSettings = TargetSettings{}; return c }
+func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
 
 // OnClock implements Configuration: sources runs on the virtual clock only.
-func (c Sources) OnClock(ClockKind) Sources { return c }
+func (c Config) OnClock(sim.ClockKind) Config { return c }
 
 // WithTarget implements Configuration.
-func (c Sources) WithTarget(s TargetSettings) Sources { c.TargetSettings = s; return c }
+func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // Validate checks c, and that target can run it; its errors are
 // *field.Error.
-func (c Sources) Validate(target contract.Target) error {
+func (c Config) Validate(target contract.Target) error {
 	switch {
 	case len(c.Seeds) == 0:
-		return fieldErr("seeds", "no seeds given")
+		return field.Errorf("seeds", "no seeds given")
 	case c.Sessions < 1:
-		return fieldErr("sessions", "must be at least 1")
+		return field.Errorf("sessions", "must be at least 1")
 	case c.Turns < 1:
-		return fieldErr("turns", "must be at least 1")
+		return field.Errorf("turns", "must be at least 1")
 	case c.Pages < 1:
-		return fieldErr("pages", "must be at least 1")
+		return field.Errorf("pages", "must be at least 1")
 	case c.Cites < 1:
-		return fieldErr("cites", "must be at least 1")
+		return field.Errorf("cites", "must be at least 1")
 	case c.Cites > c.Pages:
-		return fieldErr("cites", "%d is more than the %d pages", c.Cites, c.Pages)
+		return field.Errorf("cites", "%d is more than the %d pages", c.Cites, c.Pages)
 	}
 	const memory = "every citation of a seed stays in memory until the seed is counted"
 	for _, err := range []error{
@@ -121,42 +121,42 @@ func (c Sources) Validate(target contract.Target) error {
 		}
 	}
 	if c.Sessions*c.Turns*c.Cites > maxSourcesCitations {
-		return fieldErr("citations", "%d sessions × %d turns × %d cites are more than %d citations per seed; lower the sessions, turns or cites",
+		return field.Errorf("citations", "%d sessions × %d turns × %d cites are more than %d citations per seed; lower the sessions, turns or cites",
 			c.Sessions, c.Turns, c.Cites, maxSourcesCitations)
 	}
-	if err := validateDrop(c.Drop); err != nil {
+	if err := sim.ValidateDrop(c.Drop); err != nil {
 		return err
 	}
-	if err := ValidateParallel(c.Parallel); err != nil {
+	if err := sim.ValidateParallel(c.Parallel); err != nil {
 		return err
 	}
 	switch {
 	case c.ListSources < 0:
-		return fieldErr("list_sources", "must be 0 or more")
+		return field.Errorf("list_sources", "must be 0 or more")
 	case c.ListLimit < 1 || c.ListLimit > contract.MaxPageLimit:
-		return fieldErr("list_limit", "%d is not 1 to %d", c.ListLimit, contract.MaxPageLimit)
+		return field.Errorf("list_limit", "%d is not 1 to %d", c.ListLimit, contract.MaxPageLimit)
 	case c.ServiceTime < 0:
-		return fieldErr("service_time_ns", "%v is negative", c.ServiceTime)
+		return field.Errorf("service_time_ns", "%v is negative", c.ServiceTime)
 	case target == nil:
-		return ErrNoTarget
+		return sim.ErrNoTarget
 	}
-	return CheckServed(target, "target", contract.Variant{})
+	return sim.CheckServed(target, "target", contract.Variant{})
 }
 
 // Describe implements Configuration.
-func (c Sources) Describe(target contract.Target) string {
+func (c Config) Describe(target contract.Target) string {
 	return fmt.Sprintf("%s, %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
-		clockOf(target), seedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), percent(c.Drop), StoreNote(c.Store, target, ""))
+		sim.ClockOf(target), sim.SeedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), sim.Percent(c.Drop), sim.StoreNote(c.Store, target, ""))
 }
 
 // Fold groups runs into one row per key policy, counts summed over the seeds.
-func (c Sources) Fold(runs []results.SourcesRun) ([]results.SourcesRow, error) {
-	res, err := results.SummarizeSources(seedsOf(runs, func(r results.SourcesRun) uint64 { return r.Seed }), runs, results.SourcesPaging{})
+func (c Config) Fold(runs []Run) ([]Row, error) {
+	res, err := Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs, Paging{})
 	return res.Rows, err
 }
 
 // sourcesPolicies are the key policies, in published row order.
-var sourcesPolicies = []string{results.SourceKeyUUID, results.SourceKeyRaw, results.SourceKeyNormalized}
+var sourcesPolicies = []string{KeyUUID, KeyRaw, KeyNormalized}
 
 // Run runs the sources experiment. For every seed it writes a script of
 // sessions, then plays it once per key policy (the three at once) against a fresh
@@ -184,12 +184,12 @@ var sourcesPolicies = []string{results.SourceKeyUUID, results.SourceKeyRaw, resu
 // The figures are counted from the sources in the store at the end (see
 // results.SourcesRun). The paging figure comes from a Note of its own holding
 // cfg.ListSources sources, listed cfg.ListLimit at a time.
-func (cfg Sources) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.SourcesRow, results.SourcesRun], error) {
-	var res Result[results.SourcesRow, results.SourcesRun]
+func (cfg Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Result[Row, Run], error) {
+	var res sim.Result[Row, Run]
 	if err := cfg.Validate(rt.Target); err != nil {
 		return res, err
 	}
-	perSeed, err := runSeeds(ctx, seeds, CPUParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.SourcesRun, error) {
+	perSeed, err := sim.RunSeeds(ctx, seeds, sim.CPUParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]Run, error) {
 		// The policies share the script, read only, and nothing else: each has
 		// its own store and streams, so they run at once, unless Parallel is
 		// 1: then everything runs one at a time.
@@ -198,8 +198,8 @@ func (cfg Sources) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[
 		if cfg.Parallel == 1 {
 			width = 1
 		}
-		return runAll(ctx, len(sourcesPolicies), width, func(i int) string { return "key policy " + sourcesPolicies[i] },
-			func(ctx context.Context, i int) (results.SourcesRun, error) {
+		return sim.RunAll(ctx, len(sourcesPolicies), width, func(i int) string { return "key policy " + sourcesPolicies[i] },
+			func(ctx context.Context, i int) (Run, error) {
 				return sourcesRun(ctx, cfg, rt, script, sourcesPolicies[i], seed)
 			})
 	})
@@ -215,7 +215,7 @@ func (cfg Sources) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[
 			res.Runs = append(res.Runs, seedRuns[i])
 		}
 	}
-	sum, err := results.SummarizeSources(seeds, res.Runs, paging)
+	sum, err := Summarize(seeds, res.Runs, paging)
 	res.Rows = sum.Rows
 	res.Facts = []string{fmt.Sprintf("listing %d sources at limit %d took %s", paging.Sources, paging.Limit, plural.Count(paging.PagesCalls, "call"))}
 	return res, err
@@ -297,8 +297,8 @@ func sessionPages(r *rand.Rand, n int) []citedPage {
 
 // sourcesScript writes the sessions of one seed: pages, then turns, session by
 // session, from Stream(seed, "sources").
-func sourcesScript(cfg Sources, seed uint64) []researchSession {
-	r := Stream(seed, "sources")
+func sourcesScript(cfg Config, seed uint64) []researchSession {
+	r := sim.Stream(seed, "sources")
 	sessions := make([]researchSession, cfg.Sessions)
 	for i := range sessions {
 		s := &sessions[i]
@@ -319,7 +319,7 @@ func sourcesScript(cfg Sources, seed uint64) []researchSession {
 // sendableURL is what the client sends for a URL as written: a URL without a scheme
 // gets "https://" prefixed, as a browser would read it.
 func sendableURL(written string) string {
-	if hasScheme(written) {
+	if sim.HasScheme(written) {
 		return written
 	}
 	return "https://" + written
@@ -328,27 +328,27 @@ func sendableURL(written string) string {
 // citer is the client of one sources run.
 type citer struct {
 	conn   contract.Session
-	clock  *Virtual
-	loss   *ReplyLoss
+	clock  *sim.Virtual
+	loss   *sim.ReplyLoss
 	uuids  *rand.Rand
 	policy string
-	run    *results.SourcesRun
-	errors *errorBudget
+	run    *Run
+	errors *sim.ErrorBudget
 }
 
 // sourcesRun plays the script under one key policy against a fresh store of rt's
 // target, recording in rt's history, and counts what the Notes hold at the end.
-func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchSession, policy string, seed uint64) (run results.SourcesRun, err error) {
-	run = results.SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
-	clock := NewVirtual(Epoch, cfg.ServiceTime)
+func sourcesRun(ctx context.Context, cfg Config, rt sim.Runtime, script []researchSession, policy string, seed uint64) (run Run, err error) {
+	run = Run{KeyPolicy: policy, Seed: seed, Sessions: len(script)}
+	clock := sim.NewVirtual(sim.Epoch, cfg.ServiceTime)
 	name := fmt.Sprintf("sources-%s-seed%d", policy, seed)
 	// A setup the server failed is the seed's outcome, not the run's end.
-	setup := func(err error) (results.SourcesRun, error) {
-		failed, stop := setupFailed(ctx, name, err)
+	setup := func(err error) (Run, error) {
+		failed, stop := sim.SetupFailed(ctx, name, err)
 		run.SetupFailed = failed
 		return run, stop
 	}
-	st, err := OpenRun(ctx, rt.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
+	st, err := sim.OpenRun(ctx, rt.Target, contract.RunSpec{Name: name, Clock: clock, Seed: seed})
 	if err != nil {
 		return setup(err)
 	}
@@ -359,15 +359,15 @@ func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchS
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
-	rec, err := recorder(rt.History, rt.Target, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(rt.Target, contract.Variant{}), Policy: policy}, clock)
+	rec, err := sim.OpenRecorder(rt.History, rt.Target, history.RunHeader{Run: name, Seed: seed, Clock: string(sim.ClockVirtual), Variant: sim.RecordedVariant(rt.Target, contract.Variant{}), Policy: policy}, clock)
 	if err != nil {
 		return run, err
 	}
-	cl := &citer{conn: recorded(rec, conn, "agent"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop),
-		uuids: Stream(seed, "uuid"), policy: policy, run: &run, errors: newErrorBudget(cfg.MaxErrors)}
+	cl := &citer{conn: sim.Recorded(rec, conn, "agent"), clock: clock, loss: sim.NewReplyLoss(sim.Stream(seed, "drop"), cfg.Drop),
+		uuids: sim.Stream(seed, "uuid"), policy: policy, run: &run, errors: sim.NewErrorBudget(cfg.MaxErrors)}
 	// The sessions play under the run's faults; their Notes are counted
 	// once the faults are over.
-	stopFaults := injectFaults(st, rec)
+	stopFaults := sim.InjectFaults(st, rec)
 	var played []string
 	var stoppedAt string
 	for i := range script {
@@ -375,7 +375,7 @@ func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchS
 		if err := st.CreateNote(ctx, s.noteID); err != nil {
 			// A later Note the server did not make ends the run there,
 			// counted: the Notes made before hold what they hold.
-			failed, stop := setupFailed(ctx, name+": "+s.noteID, err)
+			failed, stop := sim.SetupFailed(ctx, name+": "+s.noteID, err)
 			if stop != nil {
 				stopFaults()
 				return run, stop
@@ -385,7 +385,7 @@ func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchS
 		}
 		played = append(played, s.noteID)
 		err := cl.play(ctx, s)
-		limit, stopped := stoppedBy(err)
+		limit, stopped := sim.StoppedBy(err)
 		if err != nil && !stopped {
 			stopFaults()
 			return run, fmt.Errorf("%s: %w", s.noteID, err)
@@ -404,12 +404,12 @@ func sourcesRun(ctx context.Context, cfg Sources, rt Runtime, script []researchS
 		if !readable {
 			continue // no final state to record: check judges its calls as unknown
 		}
-		if err := finalState(ctx, rec, conn, noteID); err != nil {
+		if err := sim.FinalState(ctx, rec, conn, noteID); err != nil {
 			return run, err
 		}
 	}
 	run.Stopped = stoppedAt
-	return run, endRecord(ctx, rec, conn)
+	return run, sim.EndRecord(ctx, rec, conn)
 }
 
 // play runs one session's turns.
@@ -422,7 +422,7 @@ func (cl *citer) play(ctx context.Context, s *researchSession) error {
 		for _, c := range turn {
 			p := s.pages[c.page]
 			mark := c.written // the intent is the page: its normalized URL
-			if norm, err := NormalizeURL(c.written); err == nil {
+			if norm, err := sim.NormalizeURL(c.written); err == nil {
 				mark = norm
 			}
 			history.Intend(cl.conn, history.Intent{Mark: mark})
@@ -445,12 +445,12 @@ func (cl *citer) play(ctx context.Context, s *researchSession) error {
 // that reply carries. A call whose outcome nobody knows is resent as a lost reply
 // is, with the same key; a call refused for another reason than a conflict did not
 // happen, and the citation is given up (the version stays as it was). Either
-// counts as an error, as does a citation given up after maxCallsPerIntent calls.
+// counts as an error, as does a citation given up after MaxCallsPerIntent calls.
 func (cl *citer) cite(ctx context.Context, req contract.SourceRequest) (contract.Version, error) {
 	cl.run.Citations++
 	commits := 0
 	for calls := 0; ; calls++ {
-		if calls == maxCallsPerIntent {
+		if calls == sim.MaxCallsPerIntent {
 			return req.ExpectedVersion, cl.failed(ctx, fmt.Errorf("citation %s: no reply after %d calls", req.URL, calls))
 		}
 		if err := cl.clock.Busy(ctx); err != nil {
@@ -495,29 +495,29 @@ func (cl *citer) cite(ctx context.Context, req contract.SourceRequest) (contract
 // failed counts a call that ended in a server error, and returns the error
 // that ends the run instead, if any (see editor.failed).
 func (cl *citer) failed(ctx context.Context, err error) error {
-	if stop := stopping(ctx, err); stop != nil {
+	if stop := sim.Stopping(ctx, err); stop != nil {
 		return stop
 	}
-	info, unreadable := outcomeCounts(err)
+	info, unreadable := sim.OutcomeCounts(err)
 	cl.run.Info += info
 	cl.run.Unreadable += unreadable
 	cl.run.Errors++
-	return cl.errors.add(err)
+	return cl.errors.Add(err)
 }
 
 // key returns the idempotency key of a citation under the client's policy.
 func (cl *citer) key(noteID, written string) string {
 	switch cl.policy {
-	case results.SourceKeyRaw:
+	case KeyRaw:
 		return "raw-" + keyHash(written)
-	case results.SourceKeyNormalized:
-		norm, err := NormalizeURL(written)
+	case KeyNormalized:
+		norm, err := sim.NormalizeURL(written)
 		if err != nil {
 			norm = written // cannot happen for the script's URLs; keep a stable key anyway
 		}
 		return "norm-" + keyHash(noteID+"\n"+norm)
 	}
-	return RandomUUID(cl.uuids)
+	return sim.RandomUUID(cl.uuids)
 }
 
 // keyHash returns the first 128 bits of the SHA-256 of s, in hex.
@@ -552,39 +552,39 @@ func (cl *citer) list(ctx context.Context, noteID string) (contract.Version, err
 // A listing the server refused, answered with no document, or kept answering
 // with an error counts as a Note with no sources, and the run says why
 // (UnreadableFinal), as a final state that does not read does in race.
-func countSources(ctx context.Context, clock Clock, conn contract.Session, noteID string, run *results.SourcesRun) (readable bool, err error) {
+func countSources(ctx context.Context, clock sim.Clock, conn contract.Session, noteID string, run *Run) (readable bool, err error) {
 	var items []contract.Attachment
 	for try := 1; ; try++ {
 		items, _, err = listAllSources(ctx, conn, noteID, contract.MaxPageLimit)
 		if err == nil {
 			break
 		}
-		if stop := stopping(ctx, err); stop != nil {
+		if stop := sim.Stopping(ctx, err); stop != nil {
 			return false, stop
 		}
 		if unreadable := contract.OutcomeOf(err) == contract.Fail || contract.KindOf(err) == contract.KindUnreadable ||
-			try == finalTries && contract.KindOf(err) == contract.KindServerError; unreadable {
+			try == sim.FinalTries && contract.KindOf(err) == contract.KindServerError; unreadable {
 			why := fmt.Sprintf("the sources of %s could not be listed: %v", noteID, err)
 			if run.UnreadableFinal == "" {
 				run.UnreadableFinal = why
 			}
 			return false, nil
 		}
-		if try == finalTries {
+		if try == sim.FinalTries {
 			return false, fmt.Errorf("listing the sources: %w", err)
 		}
-		if err := clock.Sleep(ctx, finalRetryPause); err != nil {
+		if err := clock.Sleep(ctx, sim.FinalRetryPause); err != nil {
 			return false, err
 		}
 	}
 	normals := map[string]bool{}
 	hrefs := map[string]bool{}
 	for _, it := range items {
-		norm, err := NormalizeURL(it.URL)
+		norm, err := sim.NormalizeURL(it.URL)
 		if err != nil {
 			return false, fmt.Errorf("source %s: %w", it.ID, err)
 		}
-		href, err := BrowserHref(it.URL)
+		href, err := sim.BrowserHref(it.URL)
 		if err != nil {
 			return false, fmt.Errorf("source %s: %w", it.ID, err)
 		}
@@ -624,10 +624,10 @@ func listAllSources(ctx context.Context, conn contract.Session, noteID string, l
 
 // sourcesPaging fills a Note of target with cfg.ListSources sources and lists
 // them cfg.ListLimit at a time.
-func sourcesPaging(ctx context.Context, cfg Sources, target contract.Target) (paging results.SourcesPaging, err error) {
-	paging = results.SourcesPaging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
-	clock := NewVirtual(Epoch, cfg.ServiceTime)
-	st, err := OpenRun(ctx, target, contract.RunSpec{Name: "sources-paging", Clock: clock})
+func sourcesPaging(ctx context.Context, cfg Config, target contract.Target) (paging Paging, err error) {
+	paging = Paging{Sources: cfg.ListSources, Limit: cfg.ListLimit}
+	clock := sim.NewVirtual(sim.Epoch, cfg.ServiceTime)
+	st, err := sim.OpenRun(ctx, target, contract.RunSpec{Name: "sources-paging", Clock: clock})
 	if err != nil {
 		return paging, err
 	}

@@ -1,4 +1,4 @@
-package sim
+package create
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // Create is the create experiment: a client creates Sheet tabs while a share
 // of the replies to calls that succeeded are lost, under each row of the two
 // tables (server order and client key policy). Its JSON form is the config
 // block of a report.
-type Create struct {
+type Config struct {
 	// Seeds are the runs, one per seed.
 	Seeds []uint64 `json:"seeds"`
 	// Tabs is how many Sheet tabs the client intends to create per run.
@@ -40,120 +40,101 @@ type Create struct {
 	// form.
 	Parallel int `json:"-"`
 
-	TargetSettings
+	sim.TargetSettings
 }
 
 // CreateBothTables is the Create.Table that runs table A and table B; the
 // other choices are results.CreateTableA and results.CreateTableB.
-const CreateBothTables = "both"
+const BothTables = "both"
 
-var _ Configuration[Create, results.CreateRow, results.CreateRun] = Create{}
+var _ sim.Configuration[Config, Row, Run] = Config{}
 
 // DefaultCreate returns the published parameters: seeds 1-3, 50 tabs, 30 % of
 // successful replies lost, both tables.
-func DefaultCreate() Create {
-	return Create{
+func Default() Config {
+	return Config{
 		Seeds:       []uint64{1, 2, 3},
 		Tabs:        50,
 		Drop:        0.3,
-		Table:       CreateBothTables,
-		ServiceTime: DefaultServiceTime,
+		Table:       BothTables,
+		ServiceTime: sim.DefaultServiceTime,
 	}
 }
 
 // SeedList implements Configuration.
-func (c Create) SeedList() []uint64 { return c.Seeds }
+func (c Config) SeedList() []uint64 { return c.Seeds }
 
 // Clocked implements Configuration: create runs on the virtual clock only.
-func (Create) Clocked() (ClockKind, bool) { return "", false }
+func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
-func (c Create) Replica() Create { c.TargetSettings = TargetSettings{}; return c }
+func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
 
 // OnClock implements Configuration: create runs on the virtual clock only.
-func (c Create) OnClock(ClockKind) Create { return c }
+func (c Config) OnClock(sim.ClockKind) Config { return c }
 
 // WithTarget implements Configuration.
-func (c Create) WithTarget(s TargetSettings) Create { c.TargetSettings = s; return c }
+func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // Validate checks c, and that target can run it (a server names its order);
 // its errors are *field.Error.
-func (c Create) Validate(target contract.Target) error {
+func (c Config) Validate(target contract.Target) error {
 	if len(c.Seeds) == 0 {
-		return fieldErr("seeds", "no seeds given")
+		return field.Errorf("seeds", "no seeds given")
 	}
 	if c.Tabs < 1 {
-		return fieldErr("tabs", "must be at least 1")
+		return field.Errorf("tabs", "must be at least 1")
 	}
 	if err := field.AtMost("tabs", c.Tabs, 1_000, "each resend re-lists every tab: time grows with the square of the tabs"); err != nil {
 		return err
 	}
-	if err := validateDrop(c.Drop); err != nil {
+	if err := sim.ValidateDrop(c.Drop); err != nil {
 		return err
 	}
-	if err := ValidateParallel(c.Parallel); err != nil {
+	if err := sim.ValidateParallel(c.Parallel); err != nil {
 		return err
 	}
 	switch c.Table {
-	case results.CreateTableA, results.CreateTableB, CreateBothTables:
+	case TableA, TableB, BothTables:
 	default:
-		return fieldErr("table", "%q is not one of a, b, both", c.Table)
+		return field.Errorf("table", "%q is not one of a, b, both", c.Table)
 	}
 	if c.ServiceTime < 0 {
-		return fieldErr("service_time_ns", "%v is negative", c.ServiceTime)
+		return field.Errorf("service_time_ns", "%v is negative", c.ServiceTime)
 	}
 	if target == nil {
-		return ErrNoTarget
+		return sim.ErrNoTarget
 	}
 	if c.Order != "" {
 		if _, err := contract.Orders.Parse(string(c.Order)); err != nil {
 			return field.Wrap("order", err)
 		}
 		if len(c.createCases()) == 0 {
-			return fieldErr("order", "table %s has no rows with the %s order (table a is key-first)", c.Table, c.Order)
+			return field.Errorf("order", "table %s has no rows with the %s order (table a is key-first)", c.Table, c.Order)
 		}
 	}
-	if onServer(target) {
+	if sim.OnServer(target) {
 		if c.Order == "" {
-			return fieldErr("order", "a server checks in one order: name it (key-first or version-first)")
+			return field.Errorf("order", "a server checks in one order: name it (key-first or version-first)")
 		}
-		return CheckServed(target, "order", contract.Variant{Order: c.Order})
+		return sim.CheckServed(target, "order", contract.Variant{Order: c.Order})
 	}
 	return nil
 }
 
 // Describe implements Configuration.
-func (c Create) Describe(target contract.Target) string {
-	where := StoreNote(c.Store, target, ", in-memory store")
+func (c Config) Describe(target contract.Target) string {
+	where := sim.StoreNote(c.Store, target, ", in-memory store")
 	return fmt.Sprintf("%s, %s, %s per run, %s of successful replies lost%s",
-		clockOf(target), seedsText(c.Seeds), plural.Count(c.Tabs, "tab"), percent(c.Drop), where)
+		sim.ClockOf(target), sim.SeedsText(c.Seeds), plural.Count(c.Tabs, "tab"), sim.Percent(c.Drop), where)
 }
 
 // Fold groups runs into rows, one per table row, each entry a seed in order of
 // first appearance.
-func (c Create) Fold(runs []results.CreateRun) ([]results.CreateRow, error) {
-	res, err := results.SummarizeCreate(seedsOf(runs, func(r results.CreateRun) uint64 { return r.Seed }), runs)
+func (c Config) Fold(runs []Run) ([]Row, error) {
+	res, err := Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs)
 	return res.Rows, err
 }
-
-// validateDrop checks a reply-loss probability. A probability of 1 is refused too:
-// every reply would be lost and the client would resend for ever.
-func validateDrop(p float64) error {
-	if !(p >= 0 && p <= 1) {
-		return fieldErr("drop", "%s is not a probability (want 0 to 1)", strconv.FormatFloat(p, 'g', -1, 64))
-	}
-	if p == 1 {
-		return fieldErr("drop", "1 loses every reply, so the client would resend for ever (want below 1)")
-	}
-	if p > maxDrop {
-		return fieldErr("drop", "must be at most %g (a write is resent about 1/(1 − drop) times: %.0f times at %s)", maxDrop, 1/(1-p), strconv.FormatFloat(p, 'g', -1, 64))
-	}
-	return nil
-}
-
-// maxDrop bounds the share of lost replies: at 0.99 a write is resent some
-// 100 times, beyond which a run has no sensible use and no end in sight.
-const maxDrop = 0.99
 
 // createCase is one row of the create tables.
 type createCase struct {
@@ -163,31 +144,25 @@ type createCase struct {
 }
 
 // createCases returns the rows of the tables c.Table selects, in published order.
-func (c Create) createCases() []createCase {
+func (c Config) createCases() []createCase {
 	var cases []createCase
-	if c.Table != results.CreateTableB && c.Order != contract.OrderVersionFirst {
-		for _, p := range []string{results.CreateKeyNone, results.CreateKeyRetry} {
-			cases = append(cases, createCase{results.CreateTableA, contract.OrderKeyFirst, p})
+	if c.Table != TableB && c.Order != contract.OrderVersionFirst {
+		for _, p := range []string{KeyNone, KeyRetry} {
+			cases = append(cases, createCase{TableA, contract.OrderKeyFirst, p})
 		}
 	}
-	if c.Table != results.CreateTableA {
+	if c.Table != TableA {
 		for _, o := range []contract.Order{contract.OrderKeyFirst, contract.OrderVersionFirst} {
 			if c.Order != "" && o != c.Order {
 				continue
 			}
-			for _, p := range []string{results.CreateKeyFresh, results.CreateKeyRetry, results.CreateKeyAfterConflict} {
-				cases = append(cases, createCase{results.CreateTableB, o, p})
+			for _, p := range []string{KeyFresh, KeyRetry, KeyAfterConflict} {
+				cases = append(cases, createCase{TableB, o, p})
 			}
 		}
 	}
 	return cases
 }
-
-// maxCallsPerIntent bounds the calls spent on one intended tab or citation. With a
-// drop below 1 a run ends with probability 1 (a drop of 0.99 needs 100 calls per
-// intent on average); the bound turns a client that loops for another reason into
-// an error instead of a hang.
-const maxCallsPerIntent = 10_000
 
 // Run runs the create experiment: for every seed and every row of the selected
 // tables, a client creates cfg.Tabs Sheet tabs in a Note of a fresh backend opened
@@ -206,14 +181,14 @@ const maxCallsPerIntent = 10_000
 //
 // Every row of one seed draws its losses from the same stream, Stream(seed, "drop"),
 // one draw per successful reply, so rows differ by policy and order alone.
-func (cfg Create) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[results.CreateRow, results.CreateRun], error) {
-	var res Result[results.CreateRow, results.CreateRun]
+func (cfg Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Result[Row, Run], error) {
+	var res sim.Result[Row, Run]
 	if err := cfg.Validate(rt.Target); err != nil {
 		return res, err
 	}
 	cases := cfg.createCases()
-	perSeed, err := runSeeds(ctx, seeds, CPUParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]results.CreateRun, error) {
-		runs := make([]results.CreateRun, 0, len(cases))
+	perSeed, err := sim.RunSeeds(ctx, seeds, sim.CPUParallel(cfg.Parallel), func(ctx context.Context, seed uint64) ([]Run, error) {
+		runs := make([]Run, 0, len(cases))
 		for _, c := range cases {
 			run, _, err := createRun(ctx, cfg, rt, c, seed)
 			if err != nil {
@@ -232,18 +207,9 @@ func (cfg Create) Run(ctx context.Context, rt Runtime, seeds []uint64) (Result[r
 			res.Runs = append(res.Runs, seedRuns[i])
 		}
 	}
-	sum, err := results.SummarizeCreate(seeds, res.Runs)
+	sum, err := Summarize(seeds, res.Runs)
 	res.Rows = sum.Rows
 	return res, err
-}
-
-// CPUParallel is the seeds to run at once when the caller gives n: one per CPU
-// when n is 0 or less, since these runs compute and never sleep.
-func CPUParallel(n int) int {
-	if n > 0 {
-		return n
-	}
-	return defaultParallel(true, 0)
 }
 
 // createNoteID is the Note every create run writes to.
@@ -252,29 +218,29 @@ const createNoteID = "note-1"
 // creator is the client of one create run.
 type creator struct {
 	conn   contract.Session
-	clock  *Virtual
-	loss   *ReplyLoss
+	clock  *sim.Virtual
+	loss   *sim.ReplyLoss
 	c      createCase
-	run    *results.CreateRun
+	run    *Run
 	keySeq int
-	errors *errorBudget
+	errors *sim.ErrorBudget
 }
 
 // createRun runs one row of the create tables for one seed against a fresh store
 // of rt's target, recording in rt's history, and returns the run and the Sheet
 // tabs of the Note at the end.
-func createRun(ctx context.Context, cfg Create, rt Runtime, c createCase, seed uint64) (run results.CreateRun, _ []contract.TabInfo, err error) {
-	run = results.CreateRun{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
-	clock := NewVirtual(Epoch, cfg.ServiceTime)
+func createRun(ctx context.Context, cfg Config, rt sim.Runtime, c createCase, seed uint64) (run Run, _ []contract.TabInfo, err error) {
+	run = Run{Table: c.table, Order: string(c.order), KeyPolicy: c.policy, Seed: seed, Intended: cfg.Tabs}
+	clock := sim.NewVirtual(sim.Epoch, cfg.ServiceTime)
 	name := fmt.Sprintf("create-%s-%s-%s-seed%d", c.table, c.order, c.policy, seed)
 	variant := contract.Variant{Order: c.order}
 	// A setup the server failed is the seed's outcome, not the run's end.
-	setup := func(err error) (results.CreateRun, []contract.TabInfo, error) {
-		failed, stop := setupFailed(ctx, name, err)
+	setup := func(err error) (Run, []contract.TabInfo, error) {
+		failed, stop := sim.SetupFailed(ctx, name, err)
 		run.SetupFailed = failed
 		return run, nil, stop
 	}
-	st, err := OpenRun(ctx, rt.Target, contract.RunSpec{Name: name, Variant: variant.WithDefaults(), Clock: clock, Seed: seed})
+	st, err := sim.OpenRun(ctx, rt.Target, contract.RunSpec{Name: name, Variant: variant.WithDefaults(), Clock: clock, Seed: seed})
 	if err != nil {
 		return setup(err)
 	}
@@ -288,21 +254,21 @@ func createRun(ctx context.Context, cfg Create, rt Runtime, c createCase, seed u
 	}
 	defer func() { err = errors.Join(err, conn.Close()) }()
 
-	rec, err := recorder(rt.History, rt.Target, history.RunHeader{Run: name, Seed: seed, Clock: string(ClockVirtual), Variant: recordedVariant(rt.Target, variant), Policy: c.policy}, clock)
+	rec, err := sim.OpenRecorder(rt.History, rt.Target, history.RunHeader{Run: name, Seed: seed, Clock: string(sim.ClockVirtual), Variant: sim.RecordedVariant(rt.Target, variant), Policy: c.policy}, clock)
 	if err != nil {
 		return run, nil, err
 	}
-	cl := &creator{conn: recorded(rec, conn, "client"), clock: clock, loss: NewReplyLoss(Stream(seed, "drop"), cfg.Drop), c: c, run: &run,
-		errors: newErrorBudget(cfg.MaxErrors)}
-	stopFaults := injectFaults(st, rec)
+	cl := &creator{conn: sim.Recorded(rec, conn, "client"), clock: clock, loss: sim.NewReplyLoss(sim.Stream(seed, "drop"), cfg.Drop), c: c, run: &run,
+		errors: sim.NewErrorBudget(cfg.MaxErrors)}
+	stopFaults := sim.InjectFaults(st, rec)
 	believed, err := cl.createAll(ctx, cfg.Tabs)
 	run.Faults = stopFaults()
-	if limit, stopped := stoppedBy(err); stopped {
+	if limit, stopped := sim.StoppedBy(err); stopped {
 		run.Stopped = name + ": " + limit.Error()
 	} else if err != nil {
 		return run, nil, err
 	}
-	if err := endRecord(ctx, rec, conn, createNoteID); err != nil {
+	if err := sim.EndRecord(ctx, rec, conn, createNoteID); err != nil {
 		return run, nil, err
 	}
 
@@ -336,7 +302,7 @@ func createRun(ctx context.Context, cfg Create, rt Runtime, c createCase, seed u
 // resent as a lost reply is: it may have committed. A call refused for
 // another reason than a conflict did not happen and will not on a resend:
 // the client gives that tab up and goes on with the next. Either counts as
-// an error; so does a tab given up after maxCallsPerIntent calls. The run
+// an error; so does a tab given up after MaxCallsPerIntent calls. The run
 // ends early only on ctx, a fault of the client's own, or its error limit,
 // with the tabs believed so far.
 func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
@@ -356,7 +322,7 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 		history.Intend(cl.conn, history.Intent{Mark: req.Label})
 	calls:
 		for calls := 0; ; calls++ {
-			if calls == maxCallsPerIntent {
+			if calls == sim.MaxCallsPerIntent {
 				if err := cl.failed(ctx, fmt.Errorf("tab %d: no reply after %d calls", i+1, calls)); err != nil {
 					return believed, err
 				}
@@ -370,7 +336,7 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 				if req.ExpectedVersion, err = cl.list(ctx); err != nil {
 					return believed, err
 				}
-				if cl.c.policy != results.CreateKeyRetry {
+				if cl.c.policy != KeyRetry {
 					req.IdempotencyKey = cl.newKey()
 				}
 				continue
@@ -411,14 +377,14 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 // table A with the version of a fresh re-list, in table B with the version
 // sent before; with a new key under none and fresh, the same key otherwise.
 func (cl *creator) resend(ctx context.Context, req *contract.CreateRequest) error {
-	if cl.c.table == results.CreateTableA {
+	if cl.c.table == TableA {
 		v, err := cl.list(ctx)
 		if err != nil {
 			return err
 		}
 		req.ExpectedVersion = v
 	}
-	if cl.c.policy == results.CreateKeyNone || cl.c.policy == results.CreateKeyFresh {
+	if cl.c.policy == KeyNone || cl.c.policy == KeyFresh {
 		req.IdempotencyKey = cl.newKey()
 	}
 	return nil
@@ -427,14 +393,14 @@ func (cl *creator) resend(ctx context.Context, req *contract.CreateRequest) erro
 // failed counts a call that ended in a server error, and returns the error
 // that ends the run instead, if any (see editor.failed).
 func (cl *creator) failed(ctx context.Context, err error) error {
-	if stop := stopping(ctx, err); stop != nil {
+	if stop := sim.Stopping(ctx, err); stop != nil {
 		return stop
 	}
-	info, unreadable := outcomeCounts(err)
+	info, unreadable := sim.OutcomeCounts(err)
 	cl.run.Info += info
 	cl.run.Unreadable += unreadable
 	cl.run.Errors++
-	return cl.errors.add(err)
+	return cl.errors.Add(err)
 }
 
 // send makes one create_note_tab call, one service time on the clock.

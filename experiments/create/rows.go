@@ -1,40 +1,42 @@
-package results
+package create
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/notesbench/notesbench/results"
 )
 
 // The tables of the create experiment.
 const (
 	// CreateTableA is the English text's table: key checked first, and the client
 	// re-lists for the fresh version before it resends.
-	CreateTableA = "a"
+	TableA = "a"
 	// CreateTableB is the Italian text's table: both check orders, and a resend
 	// carries the version from before the lost commit.
-	CreateTableB = "b"
+	TableB = "b"
 )
 
 // The client key policies of the create experiment.
 const (
 	// CreateKeyNone is table A's client without a key worth the name: a new key on
 	// every call, resends included.
-	CreateKeyNone = "none"
+	KeyNone = "none"
 	// CreateKeyFresh is table B's client that takes a new key on every call.
-	CreateKeyFresh = "fresh"
+	KeyFresh = "fresh"
 	// CreateKeyRetry keeps the key of an intent on every resend after a lost reply
 	// and after a conflict.
-	CreateKeyRetry = "retry"
+	KeyRetry = "retry"
 	// CreateKeyAfterConflict keeps the key on a resend after a lost reply but treats
 	// the call after a conflict (and its re-list) as a new intent with a new key.
-	CreateKeyAfterConflict = "after-conflict"
+	KeyAfterConflict = "after-conflict"
 )
 
 // CreateRun is one run of the create experiment: one table, server order, client
 // key policy and seed, against a store of its own. TabsCreated and Duplicates are
 // counted in the store at the end of the run, not from the client's bookkeeping.
-type CreateRun struct {
+type Run struct {
 	Table     string `json:"table"`
 	Order     string `json:"order"`
 	KeyPolicy string `json:"key_policy"`
@@ -84,11 +86,11 @@ type CreateRun struct {
 }
 
 // EndedEarly implements Ender.
-func (r CreateRun) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
+func (r Run) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
 
 // CreateRow is one row of a create table: the figures of one server order and
 // client key policy, one entry per seed in seed order.
-type CreateRow struct {
+type Row struct {
 	Table       string `json:"table"`
 	Order       string `json:"order"`
 	KeyPolicy   string `json:"key_policy"`
@@ -105,20 +107,20 @@ type CreateRow struct {
 
 // CreateSummary is what the create experiment returns: the seeds it ran, one row per
 // (table, order, key policy) in the order the tables list them, and every run.
-type CreateSummary struct {
-	Seeds []uint64    `json:"seeds"`
-	Rows  []CreateRow `json:"rows"`
-	Runs  []CreateRun `json:"runs"`
+type Summary struct {
+	Seeds []uint64 `json:"seeds"`
+	Rows  []Row    `json:"rows"`
+	Runs  []Run    `json:"runs"`
 }
 
 // SummarizeCreate groups runs into rows: one row per distinct (table, order, key
 // policy), in order of first appearance, each holding its runs' figures in the order
 // of seeds. Every row must have exactly one run per seed; anything else is an error.
-func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateSummary, error) {
-	res := CreateSummary{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs)}
+func Summarize(seeds []uint64, runs []Run) (Summary, error) {
+	res := Summary{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs)}
 	type rowKey struct{ table, order, policy string }
 	var keys []rowKey
-	byKey := map[rowKey][]*CreateRun{}
+	byKey := map[rowKey][]*Run{}
 	for i := range runs {
 		r := &runs[i]
 		k := rowKey{r.Table, r.Order, r.KeyPolicy}
@@ -128,11 +130,11 @@ func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateSummary, error) {
 		byKey[k] = append(byKey[k], r)
 	}
 	for _, k := range keys {
-		row := CreateRow{Table: k.table, Order: k.order, KeyPolicy: k.policy}
+		row := Row{Table: k.table, Order: k.order, KeyPolicy: k.policy}
 		for _, seed := range seeds {
-			i := slices.IndexFunc(byKey[k], func(r *CreateRun) bool { return r.Seed == seed })
+			i := slices.IndexFunc(byKey[k], func(r *Run) bool { return r.Seed == seed })
 			if i < 0 {
-				return CreateSummary{}, fmt.Errorf("create: table %s, %s, %s: no run for seed %d", k.table, k.order, k.policy, seed)
+				return Summary{}, fmt.Errorf("create: table %s, %s, %s: no run for seed %d", k.table, k.order, k.policy, seed)
 			}
 			r := byKey[k][i]
 			row.CallsSent = append(row.CallsSent, r.CallsSent)
@@ -143,7 +145,7 @@ func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateSummary, error) {
 			row.Faults = append(row.Faults, r.Faults)
 		}
 		if n := len(byKey[k]); n != len(seeds) {
-			return CreateSummary{}, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))
+			return Summary{}, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))
 		}
 		res.Rows = append(res.Rows, row)
 	}
@@ -151,24 +153,24 @@ func SummarizeCreate(seeds []uint64, runs []CreateRun) (CreateSummary, error) {
 }
 
 // createFields reads CreateRows by the names published.json uses.
-var createFields = Fields[CreateRow]{
-	Keys: map[string]func(CreateRow) string{
-		"table":      func(r CreateRow) string { return r.Table },
-		"order":      func(r CreateRow) string { return r.Order },
-		"key_policy": func(r CreateRow) string { return r.KeyPolicy },
+var createFields = results.Fields[Row]{
+	Keys: map[string]func(Row) string{
+		"table":      func(r Row) string { return r.Table },
+		"order":      func(r Row) string { return r.Order },
+		"key_policy": func(r Row) string { return r.KeyPolicy },
 	},
-	Figures: map[string]func(CreateRow) Value{
-		"calls_sent":   PerSeed(func(r CreateRow) []int { return r.CallsSent }),
-		"tabs_created": PerSeed(func(r CreateRow) []int { return r.TabsCreated }),
-		"duplicates":   PerSeed(func(r CreateRow) []int { return r.Duplicates }),
+	Figures: map[string]func(Row) results.Value{
+		"calls_sent":   results.PerSeed(func(r Row) []int { return r.CallsSent }),
+		"tabs_created": results.PerSeed(func(r Row) []int { return r.TabsCreated }),
+		"duplicates":   results.PerSeed(func(r Row) []int { return r.Duplicates }),
 	},
 }
 
 // KeyOf implements Row.
-func (r CreateRow) KeyOf(name string) string { return createFields.Key(r, name) }
+func (r Row) KeyOf(name string) string { return createFields.Key(r, name) }
 
 // FigureOf implements Row.
-func (r CreateRow) FigureOf(name string) (Value, bool) { return createFields.Figure(r, name) }
+func (r Row) FigureOf(name string) (results.Value, bool) { return createFields.Figure(r, name) }
 
 // Names implements Row.
-func (r CreateRow) Names() (keys, figures []string) { return createFields.Names() }
+func (r Row) Names() (keys, figures []string) { return createFields.Names() }

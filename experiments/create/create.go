@@ -1,18 +1,18 @@
-package experiment
+package create
 
 import (
 	"fmt"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
 )
 
 // Create is the create experiment: duplicate tabs after lost replies, by key
 // policy and by which check the server makes first.
-var Create = Define(Def[sim.Create, results.CreateRow, results.CreateRun]{
-	Info: Info{
+var Experiment = experiment.Define(experiment.Def[Config, Row, Run]{
+	Info: experiment.Info{
 		Name:  "create",
 		Short: "Idempotency keys on creates: duplicate tabs after lost replies",
 		Long: `create has a client make Sheet tabs with create_note_tab while a share of the
@@ -33,23 +33,23 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		Target: true, InMemory: true, History: true, Replications: 100, Baseline: true, Faults: true,
 		Needs: []contract.Capability{contract.CapCreate, contract.CapList},
 	},
-	Default: sim.DefaultCreate,
-	Params: func(c *sim.Create) []Param {
-		return []Param{
-			Seeds(&c.Seeds),
-			Int("tabs", &c.Tabs, "Sheet tabs the client means to create per run").AsPublished(),
-			Float("drop", &c.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)").AsPublished(),
-			Int("parallel", &c.Parallel, "seeds run at once (0: one per CPU); the results do not depend on it, but a server that loses concurrent writes may need 1"),
-			String("table", &c.Table, "which table to run: a, b or both").
-				Completing(false, results.CreateTableA, results.CreateTableB, sim.CreateBothTables),
-			Custom("order", "string", "only the rows of this server order: key-first or version-first (a server checks in one; default: what it says it serves)",
+	Default: Default,
+	Params: func(c *Config) []experiment.Param {
+		return []experiment.Param{
+			experiment.Seeds(&c.Seeds),
+			experiment.Int("tabs", &c.Tabs, "Sheet tabs the client means to create per run").AsPublished(),
+			experiment.Float("drop", &c.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)").AsPublished(),
+			experiment.Int("parallel", &c.Parallel, "seeds run at once (0: one per CPU); the results do not depend on it, but a server that loses concurrent writes may need 1"),
+			experiment.String("table", &c.Table, "which table to run: a, b or both").
+				Completing(false, TableA, TableB, BothTables),
+			experiment.Custom("order", "string", "only the rows of this server order: key-first or version-first (a server checks in one; default: what it says it serves)",
 				func() string { return string(c.Order) },
 				func(s string) error { c.Order = contract.Order(s); return nil }).
 				AsPublished().Completing(false, contract.Orders.Strings()...).
 				ServedAs(func(v contract.Variant) string { return string(v.Order) }),
 		}
 	},
-	Tables: report.CreateTables,
+	Tables: Tables,
 	VerdictTitle: func(cmp results.Comparison) string {
 		if cmp.Singles == 0 {
 			return ""

@@ -1,4 +1,4 @@
-package sim
+package create
 
 import (
 	"context"
@@ -10,30 +10,31 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/internal/simtest"
+	"github.com/notesbench/notesbench/sim"
 )
 
-func createConfig(seeds []uint64, drop float64, table string) Create {
-	cfg := DefaultCreate()
+func createConfig(seeds []uint64, drop float64, table string) Config {
+	cfg := Default()
 	cfg.Seeds, cfg.Drop, cfg.Table = seeds, drop, table
 	return cfg
 }
 
 // smallCreateConfig is createConfig with 20 tabs a run, for tests that sweep drop
 // rates.
-func smallCreateConfig(seeds []uint64, drop float64, table string) Create {
+func smallCreateConfig(seeds []uint64, drop float64, table string) Config {
 	cfg := createConfig(seeds, drop, table)
 	cfg.Tabs = 20
 	return cfg
 }
 
-func mustCreate(t *testing.T, cfg Create) Result[results.CreateRow, results.CreateRun] {
-	return mustRun[results.CreateRow, results.CreateRun](t, cfg)
+func mustCreate(t *testing.T, cfg Config) sim.Result[Row, Run] {
+	return simtest.MustRun[Row, Run](t, cfg)
 }
 
 // runsOf returns the runs of one row, in seed order.
-func runsOf(res Result[results.CreateRow, results.CreateRun], table string, order contract.Order, policy string) []results.CreateRun {
-	var out []results.CreateRun
+func runsOf(res sim.Result[Row, Run], table string, order contract.Order, policy string) []Run {
+	var out []Run
 	for _, r := range res.Runs {
 		if r.Table == table && r.Order == string(order) && r.KeyPolicy == policy {
 			out = append(out, r)
@@ -49,7 +50,7 @@ var createSeeds = []uint64{1, 2, 5, 11, 42}
 var createSweep = sync.OnceValues(func() ([]createSwept, error) {
 	var out []createSwept
 	for _, drop := range []float64{0.1, 0.3, 0.7} {
-		res, err := runOwn(context.Background(), smallCreateConfig(createSeeds, drop, CreateBothTables))
+		res, err := simtest.RunOwn(context.Background(), smallCreateConfig(createSeeds, drop, BothTables))
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +61,7 @@ var createSweep = sync.OnceValues(func() ([]createSwept, error) {
 
 type createSwept struct {
 	drop float64
-	res  Result[results.CreateRow, results.CreateRun]
+	res  sim.Result[Row, Run]
 }
 
 // TestCreateSameKeyUnderKeyFirstCreatesIntended: with the key checked first, a
@@ -68,11 +69,11 @@ type createSwept struct {
 // seed and drop rate; so does one that renews its key only after a conflict,
 // since under key-first a resend never conflicts.
 func TestCreateSameKeyUnderKeyFirstCreatesIntended(t *testing.T) {
-	for _, sw := range mustGet(t, createSweep) {
+	for _, sw := range simtest.MustGet(t, createSweep) {
 		drop, res := sw.drop, sw.res
 		lost := 0
 		for _, r := range res.Runs {
-			keeps := r.KeyPolicy == results.CreateKeyRetry || r.KeyPolicy == results.CreateKeyAfterConflict
+			keeps := r.KeyPolicy == KeyRetry || r.KeyPolicy == KeyAfterConflict
 			if r.Order != string(contract.OrderKeyFirst) || !keeps {
 				continue
 			}
@@ -90,11 +91,11 @@ func TestCreateSameKeyUnderKeyFirstCreatesIntended(t *testing.T) {
 // TestCreateNewKeyCreatesOneTabPerLostReply: a client that takes a new key on its
 // resend creates one extra tab for every lost reply, under either order.
 func TestCreateNewKeyCreatesOneTabPerLostReply(t *testing.T) {
-	for _, sw := range mustGet(t, createSweep) {
+	for _, sw := range simtest.MustGet(t, createSweep) {
 		drop, res := sw.drop, sw.res
 		lost := 0
 		for _, r := range res.Runs {
-			if r.KeyPolicy != results.CreateKeyNone && r.KeyPolicy != results.CreateKeyFresh {
+			if r.KeyPolicy != KeyNone && r.KeyPolicy != KeyFresh {
 				continue
 			}
 			lost += r.RepliesLost
@@ -113,20 +114,20 @@ func TestCreateNewKeyCreatesOneTabPerLostReply(t *testing.T) {
 // stale resend of a lost commit conflicts, and a client that then takes a new key
 // creates the tab a second time. Under key-first the same client creates none.
 func TestCreateVersionFirstNewKeyAfterConflictDuplicates(t *testing.T) {
-	res := mustGet(t, createSweep)[1].res
-	for _, r := range runsOf(res, results.CreateTableB, contract.OrderVersionFirst, results.CreateKeyAfterConflict) {
+	res := simtest.MustGet(t, createSweep)[1].res
+	for _, r := range runsOf(res, TableB, contract.OrderVersionFirst, KeyAfterConflict) {
 		if r.Duplicates == 0 || r.Duplicates != r.Conflicts {
 			t.Errorf("seed %d: %d duplicates after %d conflicts, want one per conflict and some", r.Seed, r.Duplicates, r.Conflicts)
 		}
 	}
-	for _, r := range runsOf(res, results.CreateTableB, contract.OrderKeyFirst, results.CreateKeyAfterConflict) {
+	for _, r := range runsOf(res, TableB, contract.OrderKeyFirst, KeyAfterConflict) {
 		if r.Duplicates != 0 {
 			t.Errorf("key-first, seed %d: %d duplicates, want 0", r.Seed, r.Duplicates)
 		}
 	}
 	// Keeping the key under version-first costs calls, not tabs.
-	kf := runsOf(res, results.CreateTableB, contract.OrderKeyFirst, results.CreateKeyRetry)
-	vf := runsOf(res, results.CreateTableB, contract.OrderVersionFirst, results.CreateKeyRetry)
+	kf := runsOf(res, TableB, contract.OrderKeyFirst, KeyRetry)
+	vf := runsOf(res, TableB, contract.OrderVersionFirst, KeyRetry)
 	for i := range vf {
 		if vf[i].Duplicates != 0 || vf[i].CallsSent <= kf[i].CallsSent {
 			t.Errorf("version-first retry, seed %d: %d duplicates, %d calls (key-first %d); want 0 and more calls",
@@ -139,7 +140,7 @@ func TestCreateVersionFirstNewKeyAfterConflictDuplicates(t *testing.T) {
 // not, is a tab in the Note at the end, and every tab the client believes it
 // created exists.
 func TestCreateLostReplyNeverLosesACommit(t *testing.T) {
-	for _, sw := range mustGet(t, createSweep) {
+	for _, sw := range simtest.MustGet(t, createSweep) {
 		drop, res := sw.drop, sw.res
 		for _, r := range res.Runs {
 			if r.TabsCreated != r.Commits || r.Missing != 0 {
@@ -157,9 +158,9 @@ func TestCreateLostReplyNeverLosesACommit(t *testing.T) {
 // TestCreateStreamsAlignAcrossPolicies: every row of a seed loses the same
 // replies, so table A's two rows send the same calls, as published.
 func TestCreateStreamsAlignAcrossPolicies(t *testing.T) {
-	res := mustGet(t, createSweep)[1].res
-	none := runsOf(res, results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyNone)
-	retry := runsOf(res, results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyRetry)
+	res := simtest.MustGet(t, createSweep)[1].res
+	none := runsOf(res, TableA, contract.OrderKeyFirst, KeyNone)
+	retry := runsOf(res, TableA, contract.OrderKeyFirst, KeyRetry)
 	for i := range none {
 		if none[i].CallsSent != retry[i].CallsSent {
 			t.Errorf("seed %d: none sent %d calls, retry %d", none[i].Seed, none[i].CallsSent, retry[i].CallsSent)
@@ -180,14 +181,14 @@ func TestCreateStreamsAlignAcrossPolicies(t *testing.T) {
 }
 
 func TestCreateIsDeterministic(t *testing.T) {
-	cfg := smallCreateConfig([]uint64{1, 2, 3}, 0.3, CreateBothTables)
+	cfg := smallCreateConfig([]uint64{1, 2, 3}, 0.3, BothTables)
 	first := mustCreate(t, cfg)
 	cfg.Parallel = 1
 	if again := mustCreate(t, cfg); !reflect.DeepEqual(first, again) {
 		t.Errorf("same seeds gave different results:\n%+v\n%+v", first.Rows, again.Rows)
 	}
-	one := mustCreate(t, smallCreateConfig([]uint64{1}, 0.3, CreateBothTables))
-	two := mustCreate(t, smallCreateConfig([]uint64{2}, 0.3, CreateBothTables))
+	one := mustCreate(t, smallCreateConfig([]uint64{1}, 0.3, BothTables))
+	two := mustCreate(t, smallCreateConfig([]uint64{2}, 0.3, BothTables))
 	if reflect.DeepEqual(one.Rows, two.Rows) {
 		t.Errorf("seeds 1 and 2 gave the same rows: %+v", one.Rows)
 	}
@@ -199,13 +200,13 @@ func TestCreateIsDeterministic(t *testing.T) {
 // TestCreateTabIDsAreDeterministic checks that tab IDs depend on the virtual clock
 // only: two runs give the same IDs, per-Note counter and creation time included.
 func TestCreateTabIDsAreDeterministic(t *testing.T) {
-	cfg := createConfig([]uint64{3}, 0.3, results.CreateTableA)
-	c := createCase{results.CreateTableA, contract.OrderKeyFirst, results.CreateKeyNone}
-	_, first, err := createRun(context.Background(), cfg, onMemory, c, 3)
+	cfg := createConfig([]uint64{3}, 0.3, TableA)
+	c := createCase{TableA, contract.OrderKeyFirst, KeyNone}
+	_, first, err := createRun(context.Background(), cfg, simtest.OnMemory, c, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, again, err := createRun(context.Background(), cfg, onMemory, c, 3)
+	_, again, err := createRun(context.Background(), cfg, simtest.OnMemory, c, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestCreateTabIDsAreDeterministic(t *testing.T) {
 	}
 	// The first tab is created after two store calls (the client's list, then
 	// the create), so at epoch + 2 service times; the counter starts at 1.
-	ms := Epoch.Add(2 * cfg.ServiceTime).UnixMilli()
+	ms := sim.Epoch.Add(2 * cfg.ServiceTime).UnixMilli()
 	if want := "sheet-1-" + strconv.FormatInt(ms, 36); first[0].TabID != want {
 		t.Errorf("first tab ID %q, want %q", first[0].TabID, want)
 	}
@@ -240,21 +241,21 @@ func TestCreateTableSelection(t *testing.T) {
 }
 
 func TestCreateConfigValidate(t *testing.T) {
-	expectInvalid[Create, results.CreateRow, results.CreateRun](t, DefaultCreate, []badConfig[Create]{
-		{func(c *Create) { c.Drop = 1.5 }, "drop: 1.5 is not a probability (want 0 to 1)"},
-		{func(c *Create) { c.Drop = -0.1 }, "drop: -0.1 is not a probability (want 0 to 1)"},
-		{func(c *Create) { c.Drop = 1 }, "drop: 1 loses every reply, so the client would resend for ever (want below 1)"},
-		{func(c *Create) { c.Tabs = 0 }, "tabs: must be at least 1"},
-		{func(c *Create) { c.Table = "c" }, `table: "c" is not one of a, b, both`},
-		{func(c *Create) { c.Seeds = nil }, "seeds: no seeds given"},
-		{func(c *Create) { c.ServiceTime = -1 }, "service_time_ns: -1ns is negative"},
-		{func(c *Create) { c.Parallel = -1 }, "parallel: must be 0 or more"},
-		{func(c *Create) { c.Parallel = MaxParallel + 1 }, "parallel: must be at most 256 (each run at once holds its own databases and editors)"},
+	simtest.ExpectInvalid[Config, Row, Run](t, Default, []simtest.BadConfig[Config]{
+		simtest.Bad(func(c *Config) { c.Drop = 1.5 }, "drop: 1.5 is not a probability (want 0 to 1)"),
+		simtest.Bad(func(c *Config) { c.Drop = -0.1 }, "drop: -0.1 is not a probability (want 0 to 1)"),
+		simtest.Bad(func(c *Config) { c.Drop = 1 }, "drop: 1 loses every reply, so the client would resend for ever (want below 1)"),
+		simtest.Bad(func(c *Config) { c.Tabs = 0 }, "tabs: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.Table = "c" }, `table: "c" is not one of a, b, both`),
+		simtest.Bad(func(c *Config) { c.Seeds = nil }, "seeds: no seeds given"),
+		simtest.Bad(func(c *Config) { c.ServiceTime = -1 }, "service_time_ns: -1ns is negative"),
+		simtest.Bad(func(c *Config) { c.Parallel = -1 }, "parallel: must be 0 or more"),
+		simtest.Bad(func(c *Config) { c.Parallel = sim.MaxParallel + 1 }, "parallel: must be at most 256 (each run at once holds its own databases and editors)"),
 	})
 }
 
 func TestCreateConfigJSON(t *testing.T) {
-	b, err := json.Marshal(DefaultCreate())
+	b, err := json.Marshal(Default())
 	if err != nil {
 		t.Fatal(err)
 	}

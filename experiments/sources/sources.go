@@ -1,16 +1,14 @@
-package experiment
+package sources
 
 import (
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
-	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/experiment"
 )
 
 // Sources is the sources experiment: which idempotency key to put on
 // add_note_source.
-var Sources = Define(Def[sim.Sources, results.SourcesRow, results.SourcesRun]{
-	Info: Info{
+var Experiment = experiment.Define(experiment.Def[Config, Row, Run]{
+	Info: experiment.Info{
 		Name:  "sources",
 		Short: "Which idempotency key to put on add_note_source: a UUID, the URL as written, or the normalized URL",
 		Long: `sources runs research sessions, each on its own Note: every turn cites some of the
@@ -29,17 +27,17 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		Target: true, InMemory: true, History: true, Replications: 20, Baseline: true, Faults: true,
 		Needs: []contract.Capability{contract.CapAddSource, contract.CapList, contract.CapListSources},
 	},
-	Default: sim.DefaultSources,
-	Params: func(c *sim.Sources) []Param {
-		return []Param{
-			Seeds(&c.Seeds),
-			Int("sessions", &c.Sessions, "research sessions, each on its own Note").AsPublished(),
-			Int("turns", &c.Turns, "turns per session").AsPublished(),
-			Int("pages", &c.Pages, "pages a session draws its citations from").AsPublished(),
-			Int("cites", &c.Cites, "pages cited per turn, without replacement").AsPublished(),
-			Float("drop", &c.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)").AsPublished(),
-			Int("parallel", &c.Parallel, "seeds run at once (0: one per CPU; 1: everything one at a time); the results do not depend on it, but a server that loses concurrent writes may need 1"),
+	Default: Default,
+	Params: func(c *Config) []experiment.Param {
+		return []experiment.Param{
+			experiment.Seeds(&c.Seeds),
+			experiment.Int("sessions", &c.Sessions, "research sessions, each on its own Note").AsPublished(),
+			experiment.Int("turns", &c.Turns, "turns per session").AsPublished(),
+			experiment.Int("pages", &c.Pages, "pages a session draws its citations from").AsPublished(),
+			experiment.Int("cites", &c.Cites, "pages cited per turn, without replacement").AsPublished(),
+			experiment.Float("drop", &c.Drop, "probability that the reply to a call that succeeded is lost (0 to below 1)").AsPublished(),
+			experiment.Int("parallel", &c.Parallel, "seeds run at once (0: one per CPU; 1: everything one at a time); the results do not depend on it, but a server that loses concurrent writes may need 1"),
 		}
 	},
-	Tables: OneTable(report.SourcesTable),
+	Tables: experiment.OneTable(Table),
 })

@@ -1,4 +1,4 @@
-package sim
+package sources
 
 import (
 	"context"
@@ -8,22 +8,23 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/internal/simtest"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // smallSourcesConfig is the published setup with fewer sessions, for tests that
 // sweep seeds.
-func smallSourcesConfig(seeds ...uint64) Sources {
-	cfg := DefaultSources()
+func smallSourcesConfig(seeds ...uint64) Config {
+	cfg := Default()
 	cfg.Seeds, cfg.Sessions = seeds, 40
 	return cfg
 }
 
-func mustSources(t *testing.T, cfg Sources) Result[results.SourcesRow, results.SourcesRun] {
-	return mustRun[results.SourcesRow, results.SourcesRun](t, cfg)
+func mustSources(t *testing.T, cfg Config) sim.Result[Row, Run] {
+	return simtest.MustRun[Row, Run](t, cfg)
 }
 
-func sourcesRunOf(t *testing.T, res Result[results.SourcesRow, results.SourcesRun], policy string, seed uint64) results.SourcesRun {
+func sourcesRunOf(t *testing.T, res sim.Result[Row, Run], policy string, seed uint64) Run {
 	t.Helper()
 	for _, r := range res.Runs {
 		if r.KeyPolicy == policy && r.Seed == seed {
@@ -31,12 +32,12 @@ func sourcesRunOf(t *testing.T, res Result[results.SourcesRow, results.SourcesRu
 		}
 	}
 	t.Fatalf("no %s run for seed %d", policy, seed)
-	return results.SourcesRun{}
+	return Run{}
 }
 
 // scriptCounts counts, from the script alone, the distinct pages and the distinct
 // URLs as written that each session cites, summed over the sessions.
-func scriptCounts(cfg Sources, seed uint64) (pages, written int) {
+func scriptCounts(cfg Config, seed uint64) (pages, written int) {
 	for _, s := range sourcesScript(cfg, seed) {
 		p, w := map[int]bool{}, map[string]bool{}
 		for _, turn := range s.turns {
@@ -54,11 +55,11 @@ var sourcesSeeds = []uint64{1, 2, 7, 99}
 
 // sourcesSweep is one run over sourcesSeeds with 25 sessions a seed, shared by the
 // tests that check exact counts and properties.
-var sourcesSweep = sync.OnceValues(func() (Result[results.SourcesRow, results.SourcesRun], error) {
-	return runOwn(context.Background(), sweepSourcesConfig())
+var sourcesSweep = sync.OnceValues(func() (sim.Result[Row, Run], error) {
+	return simtest.RunOwn(context.Background(), sweepSourcesConfig())
 })
 
-func sweepSourcesConfig() Sources {
+func sweepSourcesConfig() Config {
 	cfg := smallSourcesConfig(sourcesSeeds...)
 	cfg.Sessions = 25
 	return cfg
@@ -68,14 +69,14 @@ func sweepSourcesConfig() Sources {
 // script alone: uuid saves every citation, raw one source per distinct spelling,
 // normalized one per distinct page; duplicates are what exceeds the pages.
 func TestSourcesExactCounts(t *testing.T) {
-	cfg, res := sweepSourcesConfig(), mustGet(t, sourcesSweep)
+	cfg, res := sweepSourcesConfig(), simtest.MustGet(t, sourcesSweep)
 	citations := cfg.Sessions * cfg.Turns * cfg.Cites
 	for _, seed := range cfg.Seeds {
 		pages, written := scriptCounts(cfg, seed)
 		want := map[string]int{
-			results.SourceKeyUUID:       citations,
-			results.SourceKeyRaw:        written,
-			results.SourceKeyNormalized: pages,
+			KeyUUID:       citations,
+			KeyRaw:        written,
+			KeyNormalized: pages,
 		}
 		for _, policy := range sourcesPolicies {
 			r := sourcesRunOf(t, res, policy, seed)
@@ -96,7 +97,7 @@ func TestSourcesExactCounts(t *testing.T) {
 				t.Errorf("seed %d, %s: %d flagged of %d duplicates", seed, policy, r.BrowserFlagged, r.Duplicates)
 			}
 		}
-		if uuid := sourcesRunOf(t, res, results.SourceKeyUUID, seed); uuid.BrowserFlagged == 0 {
+		if uuid := sourcesRunOf(t, res, KeyUUID, seed); uuid.BrowserFlagged == 0 {
 			t.Errorf("seed %d: a browser-style check flagged none of %d duplicates", seed, uuid.Duplicates)
 		}
 	}
@@ -105,7 +106,7 @@ func TestSourcesExactCounts(t *testing.T) {
 // TestSourcesRows checks the rows: sums over seeds, per session, and a browser
 // figure on the uuid row alone.
 func TestSourcesRows(t *testing.T) {
-	res := mustGet(t, sourcesSweep)
+	res := simtest.MustGet(t, sourcesSweep)
 	if len(res.Rows) != 3 {
 		t.Fatalf("%d rows, want 3", len(res.Rows))
 	}
@@ -121,7 +122,7 @@ func TestSourcesRows(t *testing.T) {
 		if row.Saved != saved || row.Duplicates != dups {
 			t.Errorf("%s: row %+v does not sum its runs (%d saved, %d duplicates)", row.KeyPolicy, row, saved, dups)
 		}
-		if (row.BrowserFlagged != nil) != (row.KeyPolicy == results.SourceKeyUUID) {
+		if (row.BrowserFlagged != nil) != (row.KeyPolicy == KeyUUID) {
 			t.Errorf("%s: browser_flagged %v, want it on the uuid row only", row.KeyPolicy, row.BrowserFlagged)
 		}
 	}
@@ -131,7 +132,7 @@ func TestSourcesRows(t *testing.T) {
 }
 
 func TestSourcesIsDeterministic(t *testing.T) {
-	small := func(seeds ...uint64) Sources {
+	small := func(seeds ...uint64) Config {
 		cfg := smallSourcesConfig(seeds...)
 		cfg.Sessions = 10
 		return cfg
@@ -154,9 +155,9 @@ func TestSourcesIsDeterministic(t *testing.T) {
 // TestSourcesLossesAlign: every key policy of a seed loses the same replies,
 // since each citation ends at its first reply that arrives.
 func TestSourcesLossesAlign(t *testing.T) {
-	res := mustGet(t, sourcesSweep)
+	res := simtest.MustGet(t, sourcesSweep)
 	for _, seed := range sourcesSeeds {
-		uuid := sourcesRunOf(t, res, results.SourceKeyUUID, seed)
+		uuid := sourcesRunOf(t, res, KeyUUID, seed)
 		for _, policy := range sourcesPolicies[1:] {
 			if r := sourcesRunOf(t, res, policy, seed); r.RepliesLost != uuid.RepliesLost {
 				t.Errorf("seed %d: %s lost %d replies, uuid %d", seed, policy, r.RepliesLost, uuid.RepliesLost)
@@ -169,9 +170,9 @@ func TestSourcesPaging(t *testing.T) {
 	for _, tt := range []struct{ sources, limit, calls int }{
 		{0, 50, 1}, {1, 50, 1}, {50, 50, 1}, {51, 50, 2}, {100, 50, 2}, {120, 50, 3}, {120, 7, 18}, {3, 1, 3},
 	} {
-		cfg := DefaultSources()
+		cfg := Default()
 		cfg.ListSources, cfg.ListLimit = tt.sources, tt.limit
-		p, err := sourcesPaging(context.Background(), cfg, memTarget)
+		p, err := sourcesPaging(context.Background(), cfg, simtest.MemTarget)
 		if err != nil {
 			t.Fatalf("%d sources at limit %d: %v", tt.sources, tt.limit, err)
 		}
@@ -182,12 +183,12 @@ func TestSourcesPaging(t *testing.T) {
 }
 
 func TestSessionPagesAreDistinct(t *testing.T) {
-	r := Stream(5, "sources")
+	r := sim.Stream(5, "sources")
 	for range 50 {
 		pages := sessionPages(r, 8)
 		seen := map[string]bool{}
 		for _, p := range pages {
-			n, err := NormalizeURL(p.spell(spellCanonical))
+			n, err := sim.NormalizeURL(p.spell(spellCanonical))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,10 +202,10 @@ func TestSessionPagesAreDistinct(t *testing.T) {
 
 func TestRandomUUID(t *testing.T) {
 	form := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-	r := Stream(1, "uuid")
+	r := sim.Stream(1, "uuid")
 	seen := map[string]bool{}
 	for range 1000 {
-		u := RandomUUID(r)
+		u := sim.RandomUUID(r)
 		if !form.MatchString(u) || seen[u] {
 			t.Fatalf("UUID %q: malformed or repeated", u)
 		}
@@ -213,23 +214,23 @@ func TestRandomUUID(t *testing.T) {
 }
 
 func TestSourcesConfigValidate(t *testing.T) {
-	expectInvalid[Sources, results.SourcesRow, results.SourcesRun](t, DefaultSources, []badConfig[Sources]{
-		{func(c *Sources) { c.Cites = 9 }, "cites: 9 is more than the 8 pages"},
-		{func(c *Sources) { c.Sessions = 0 }, "sessions: must be at least 1"},
-		{func(c *Sources) { c.Turns = -1 }, "turns: must be at least 1"},
-		{func(c *Sources) { c.Pages = 0 }, "pages: must be at least 1"},
-		{func(c *Sources) { c.Cites = 0 }, "cites: must be at least 1"},
-		{func(c *Sources) { c.Drop = 1.5 }, "drop: 1.5 is not a probability (want 0 to 1)"},
-		{func(c *Sources) { c.ListSources = -1 }, "list_sources: must be 0 or more"},
-		{func(c *Sources) { c.ListLimit = 100 }, "list_limit: 100 is not 1 to 50"},
-		{func(c *Sources) { c.Seeds = []uint64{} }, "seeds: no seeds given"},
-		{func(c *Sources) { c.Parallel = -1 }, "parallel: must be 0 or more"},
-		{func(c *Sources) { c.Parallel = MaxParallel + 1 }, "parallel: must be at most 256 (each run at once holds its own databases and editors)"},
+	simtest.ExpectInvalid[Config, Row, Run](t, Default, []simtest.BadConfig[Config]{
+		simtest.Bad(func(c *Config) { c.Cites = 9 }, "cites: 9 is more than the 8 pages"),
+		simtest.Bad(func(c *Config) { c.Sessions = 0 }, "sessions: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.Turns = -1 }, "turns: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.Pages = 0 }, "pages: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.Cites = 0 }, "cites: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.Drop = 1.5 }, "drop: 1.5 is not a probability (want 0 to 1)"),
+		simtest.Bad(func(c *Config) { c.ListSources = -1 }, "list_sources: must be 0 or more"),
+		simtest.Bad(func(c *Config) { c.ListLimit = 100 }, "list_limit: 100 is not 1 to 50"),
+		simtest.Bad(func(c *Config) { c.Seeds = []uint64{} }, "seeds: no seeds given"),
+		simtest.Bad(func(c *Config) { c.Parallel = -1 }, "parallel: must be 0 or more"),
+		simtest.Bad(func(c *Config) { c.Parallel = sim.MaxParallel + 1 }, "parallel: must be at most 256 (each run at once holds its own databases and editors)"),
 	})
 }
 
 func TestSourcesConfigJSON(t *testing.T) {
-	b, err := json.Marshal(DefaultSources())
+	b, err := json.Marshal(Default())
 	if err != nil {
 		t.Fatal(err)
 	}

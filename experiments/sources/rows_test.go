@@ -1,22 +1,23 @@
-package results
+package sources
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
 
 func TestSummarizeSources(t *testing.T) {
-	run := func(policy string, seed uint64, saved, dups, flagged int) SourcesRun {
-		return SourcesRun{KeyPolicy: policy, Seed: seed, Sessions: 300, Saved: saved, Duplicates: dups, BrowserFlagged: flagged}
+	run := func(policy string, seed uint64, saved, dups, flagged int) Run {
+		return Run{KeyPolicy: policy, Seed: seed, Sessions: 300, Saved: saved, Duplicates: dups, BrowserFlagged: flagged}
 	}
-	runs := []SourcesRun{
-		run(SourceKeyUUID, 1, 5400, 3038, 725), run(SourceKeyUUID, 2, 5400, 3000, 700),
-		run(SourceKeyRaw, 1, 4814, 2452, 100), run(SourceKeyRaw, 2, 4800, 2400, 90),
-		run(SourceKeyNormalized, 1, 2362, 0, 0), run(SourceKeyNormalized, 2, 2400, 0, 0),
+	runs := []Run{
+		run(KeyUUID, 1, 5400, 3038, 725), run(KeyUUID, 2, 5400, 3000, 700),
+		run(KeyRaw, 1, 4814, 2452, 100), run(KeyRaw, 2, 4800, 2400, 90),
+		run(KeyNormalized, 1, 2362, 0, 0), run(KeyNormalized, 2, 2400, 0, 0),
 	}
-	paging := SourcesPaging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}
-	got, err := SummarizeSources([]uint64{1, 2}, runs, paging)
+	paging := Paging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}
+	got, err := Summarize([]uint64{1, 2}, runs, paging)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,16 +36,16 @@ func TestSummarizeSources(t *testing.T) {
 		t.Errorf("paging %+v, want %+v", got.Paging, paging)
 	}
 
-	if _, err := SummarizeSources([]uint64{1, 2, 3}, runs, paging); err == nil || !strings.Contains(err.Error(), "0 runs for seed 3") {
+	if _, err := Summarize([]uint64{1, 2, 3}, runs, paging); err == nil || !strings.Contains(err.Error(), "0 runs for seed 3") {
 		t.Errorf("a missing seed gave %v", err)
 	}
-	if _, err := SummarizeSources([]uint64{1}, runs, paging); err == nil || !strings.Contains(err.Error(), "2 runs for 1 seeds") {
+	if _, err := Summarize([]uint64{1}, runs, paging); err == nil || !strings.Contains(err.Error(), "2 runs for 1 seeds") {
 		t.Errorf("an extra seed gave %v", err)
 	}
 }
 
 func TestSourcesUUIDRowKeepsZeroFlagged(t *testing.T) {
-	got, err := SummarizeSources([]uint64{1}, []SourcesRun{{KeyPolicy: SourceKeyUUID, Seed: 1, Sessions: 1}}, SourcesPaging{})
+	got, err := Summarize([]uint64{1}, []Run{{KeyPolicy: KeyUUID, Seed: 1, Sessions: 1}}, Paging{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,18 @@ func TestSourcesUUIDRowKeepsZeroFlagged(t *testing.T) {
 }
 
 func TestSourcesResultJSONKeys(t *testing.T) {
-	b, err := json.Marshal(SourcesResult{Paging: SourcesPaging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}})
+	b, err := json.Marshal(Summary{Paging: Paging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `"paging":{"sources":120,"limit":50,"pages_calls":3,"listed":120}`; !strings.Contains(string(b), want) {
 		t.Errorf("JSON %s lacks %s", b, want)
+	}
+}
+
+func TestRowFigureOf(t *testing.T) {
+	flagged := 7
+	if v, ok := (Row{Duplicates: 3, BrowserFlagged: &flagged}).FigureOf("browser_flagged"); !ok || !slices.Equal(v.Nums, []float64{7}) {
+		t.Errorf("browser_flagged: %v %v", v, ok)
 	}
 }

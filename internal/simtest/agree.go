@@ -1,0 +1,76 @@
+package simtest
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/testpass"
+	"github.com/notesbench/notesbench/results"
+)
+
+// AgreementSeeds returns the seeds (n of them; 0: the default of the pass) each published setup is checked over, in
+// chunks of at most 25, each judged on its own so that a history never grows
+// past a few tens of megabytes.
+func AgreementSeeds(n int) [][]uint64 {
+	if n <= 0 {
+		n = 20
+		switch {
+		case testpass.Race:
+			n = 2 // the race detector slows SQLite tenfold: these tests look for races, not counts
+		case testing.Short():
+			n = 5 // the quick loop: make test-large runs 20
+		}
+	}
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+	}
+	return slices.Collect(slices.Chunk(seeds, 25))
+}
+
+// SeedCount returns how many seeds chunks hold.
+func SeedCount(chunks [][]uint64) int {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	return n
+}
+
+// Judge writes w's history, reads it back as notesbench check would, judges it
+// and returns the runs by name.
+func Judge(t testing.TB, w *history.Writer) map[string]results.CheckRun {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	size := buf.Len()
+	h, err := history.Read(context.Background(), &buf, "history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rep, err := check.Run(context.Background(), []*history.History{h}, check.Options{Timeout: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	runs := map[string]results.CheckRun{}
+	for _, r := range rep.Runs {
+		runs[r.Run] = r
+		calls += r.Calls
+	}
+	t.Logf("%d runs, %d calls, %.1f MB of history, checked in %.2fs", len(rep.Runs), calls, float64(size)/1e6, time.Since(start).Seconds())
+	for _, c := range rep.Checks {
+		if c.Verdict == results.CheckUnknown {
+			t.Errorf("%s: unknown: %s", c.Check, c.Reason)
+		}
+	}
+	return runs
+}
