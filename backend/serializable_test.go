@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/bench"
 	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/experiments/refs"
 	"github.com/notesbench/notesbench/experiments/sources"
@@ -121,7 +122,7 @@ func TestBenchShowsRetriesOnPostgres(t *testing.T) {
 		{"sqlite", Memory(), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := sim.DefaultBench()
+			c := bench.Default()
 			c.Writes, c.Warmup, c.Reps, c.Writers, c.Guards = 30, 5, 1, []int{1, 4}, []contract.Guard{contract.GuardNote}
 			res, err := c.Run(context.Background(), sim.Runtime{Target: tc.target}, nil)
 			if err != nil {

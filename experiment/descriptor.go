@@ -452,8 +452,8 @@ func (d *descriptor[C, Row, Run]) outcome(c C, config any, res sim.Result[Row, R
 	o.Report = results.Report{
 		Experiment:   def.Name,
 		Config:       config,
-		Rows:         nonNil(res.Rows),
-		Runs:         nonNil(res.Runs),
+		Rows:         NonNil(res.Rows),
+		Runs:         NonNil(res.Runs),
 		Published:    cmp.Published,
 		Replications: cmp.Replications,
 		Verdicts:     cmp.Verdicts,
@@ -530,8 +530,8 @@ func unread[Run any](runs []Run) []string {
 	return out
 }
 
-// nonNil makes a nil slice empty, so that JSON shows [] not null.
-func nonNil[T any](s []T) []T {
+// NonNil makes a nil slice empty, so that JSON shows [] not null.
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

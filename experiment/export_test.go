@@ -39,11 +39,9 @@ var (
 	RaceReps    = raceReps
 )
 
-// BenchSection is the section bench prints for made-up rows, runs and
-// differences.
-func BenchSection(rows []results.BenchRow, runs []results.BenchRunSummary, diffs []results.GuardDiff) report.Section {
-	bd := Bench.(*descriptor[sim.Bench, results.BenchRow, results.BenchRun])
-	parts := bd.parts(rows, "file database in WAL mode", nil, results.Compare(bd.pub, bd.def.Rule, nil, rows, nil), "")
-	benchParts(&parts, rows, runs, diffs, nil)
-	return report.Build(parts)
+// PartsOf is the parts of the section d's command prints for rows, before
+// an experiment's own completion adds to them.
+func PartsOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string) report.Parts {
+	dd := d.(*descriptor[C, Row, Run])
+	return dd.parts(rows, setup, nil, results.Compare(dd.pub, dd.def.Rule, nil, rows, nil), "")
 }

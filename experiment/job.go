@@ -255,15 +255,15 @@ func (j *runJob[C, Row, Run]) Parts() ([]results.Part, error) {
 		if done == nil {
 			continue
 		}
-		rows, err := json.Marshal(nonNil(done.res.Rows))
+		rows, err := json.Marshal(NonNil(done.res.Rows))
 		if err != nil {
 			return nil, err
 		}
-		runs, err := json.Marshal(nonNil(done.res.Runs))
+		runs, err := json.Marshal(NonNil(done.res.Runs))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, results.Part{Unit: u, Replication: u >= j.mainUnits(), Seeds: nonNil(done.seeds), Rows: rows, Runs: runs, Facts: nonNil(done.res.Facts)})
+		out = append(out, results.Part{Unit: u, Replication: u >= j.mainUnits(), Seeds: NonNil(done.seeds), Rows: rows, Runs: runs, Facts: NonNil(done.res.Facts)})
 	}
 	return out, nil
 }

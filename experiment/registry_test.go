@@ -12,6 +12,7 @@ import (
 
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/experiments"
+	"github.com/notesbench/notesbench/experiments/bench"
 	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/experiments/outline"
 	"github.com/notesbench/notesbench/experiments/refs"
@@ -19,7 +20,6 @@ import (
 	"github.com/notesbench/notesbench/experiments/validate"
 	goldenfile "github.com/notesbench/notesbench/internal/golden"
 	"github.com/notesbench/notesbench/report"
-	"github.com/notesbench/notesbench/results"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
@@ -116,15 +116,17 @@ func fitSections() []report.Section {
 	}
 	validate := experiment.SectionOf[validate.Config](validate.Experiment, validateRows, "the eight published payloads", nil, nil, nil, "")
 
-	benchRows := []results.BenchRow{
+	benchRows := []bench.Row{
 		{Guard: "none", Writers: 1, MedianUS: 22.1, P90US: 30.2, P99US: 101.5, P999US: 402.3, MaxUS: 2510.7, Writes: 6000, Reps: 3, WritesPerS: 41234, RepMediansUS: []float64{21.9, 22.4}},
 		{Guard: "note", Writers: 1, MedianUS: 22.4, P90US: 31.2, P99US: 121.5, P999US: 442.3, MaxUS: 3510.7, Writes: 6000, Reps: 3, WritesPerS: 40234, RepMediansUS: []float64{22.1, 22.9}},
 	}
-	runs := []results.BenchRunSummary{{Guard: "none", Writers: 1, Rep: 1}, {Guard: "note", Writers: 1, Rep: 1}}
-	diffs := []results.GuardDiff{{Writers: 1, Guard: "note", Base: "none", Over: results.OverRepMedians, N: 3, NBase: 3, Delta: 0.013, P: 0.7, Alpha: 0.05}}
-	bench := experiment.BenchSection(benchRows, runs, diffs)
+	runs := []bench.RunSummary{{Guard: "none", Writers: 1, Rep: 1}, {Guard: "note", Writers: 1, Rep: 1}}
+	diffs := []bench.GuardDiff{{Writers: 1, Guard: "note", Base: "none", Over: bench.OverRepMedians, N: 3, NBase: 3, Delta: 0.013, P: 0.7, Alpha: 0.05}}
+	parts := experiment.PartsOf[bench.Config](bench.Experiment, benchRows, "file database in WAL mode")
+	bench.AddParts(&parts, benchRows, runs, diffs, nil)
+	benchSection := report.Build(parts)
 
-	return []report.Section{race, create, sources, refs, outline, validate, bench}
+	return []report.Section{race, create, sources, refs, outline, validate, benchSection}
 }
 
 // On a terminal every table fits its width: golden files at 80 and 120

@@ -22,7 +22,7 @@ func (d *descriptor[C, Row, Run]) runShard(ctx context.Context, j *runJob[C, Row
 	if err != nil {
 		return nil, err
 	}
-	rec := results.ShardRecord{Shard: shard, Units: j.Units(), Setup: j.setup, Differences: nonNil(nonEmpty(j.differences)), Parts: parts}
+	rec := results.ShardRecord{Shard: shard, Units: j.Units(), Setup: j.setup, Differences: NonNil(nonEmpty(j.differences)), Parts: parts}
 	rec.Report = results.Report{Experiment: d.def.Name, Config: j.c, Rows: []Row{}, Runs: []Run{}, Version: j.opts.Version}.Complete()
 	if j.plan.replications {
 		rec.Replications = j.plan.n

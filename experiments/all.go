@@ -5,6 +5,7 @@ package experiments
 
 import (
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/bench"
 	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/experiments/outline"
 	"github.com/notesbench/notesbench/experiments/refs"
@@ -15,5 +16,5 @@ import (
 // All returns every experiment, in the order the commands, the help and
 // reproduce list them. A new experiment is added here, once.
 func All() []experiment.Descriptor {
-	return []experiment.Descriptor{experiment.Race, experiment.Tabs, experiment.Fast, create.Experiment, sources.Experiment, refs.Experiment, outline.Experiment, validate.Experiment, experiment.Bench}
+	return []experiment.Descriptor{experiment.Race, experiment.Tabs, experiment.Fast, create.Experiment, sources.Experiment, refs.Experiment, outline.Experiment, validate.Experiment, bench.Experiment}
 }

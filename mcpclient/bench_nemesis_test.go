@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/bench"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/testpass"
-	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -23,7 +23,7 @@ func TestBenchUnderKillAndLoseReplies(t *testing.T) {
 	t.Parallel()
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{CallTimeout: 2 * time.Second, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultLoseReplies}, Every: 20 * time.Millisecond}})
-	cfg := sim.DefaultBench()
+	cfg := bench.Default()
 	cfg.Guards, cfg.Writes, cfg.Warmup, cfg.Reps, cfg.Writers = []contract.Guard{contract.GuardNote}, 60, 5, 1, []int{1, 2}
 	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, nil)
 	if err != nil {
@@ -43,7 +43,7 @@ func TestBenchUnderKillAndLoseReplies(t *testing.T) {
 				t.Errorf("%d writer(s): fault %+v", r.Writers, f)
 			}
 		}
-		lost := slices.ContainsFunc(r.FaultLog, func(f results.BenchFault) bool { return f.Kind == history.FaultLoseReplies })
+		lost := slices.ContainsFunc(r.FaultLog, func(f bench.FaultSpan) bool { return f.Kind == history.FaultLoseReplies })
 		if lost && r.Info == 0 {
 			t.Errorf("%d writer(s): a reply was lost, and no call ended in info", r.Writers)
 		}

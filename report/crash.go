@@ -81,7 +81,7 @@ func CrashRecords(runs []results.CrashRun, checks *results.CheckReport) []Record
 		add("unreadable", r.Unreadable)
 		add("integrity", r.Integrity)
 		add("new_files", strconv.Itoa(len(r.NewFiles)))
-		add("seconds", plain(r.Seconds))
+		add("seconds", Plain(r.Seconds))
 	}
 	return append(out, CheckRecords(checks)...)
 }

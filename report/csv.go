@@ -75,20 +75,20 @@ func (r Record) fields() []string {
 	pub, low, high := "", "", ""
 	switch r.Published.Kind() {
 	case results.FigurePoint:
-		pub = plain(r.Published.Value())
+		pub = Plain(r.Published.Value())
 		low, high = pub, pub
 	case results.FigureRange:
 		l, h := r.Published.Range()
-		low, high = plain(l), plain(h)
+		low, high = Plain(l), Plain(h)
 	case results.FigureText:
 		pub = r.Published.Text()
 	}
 	return []string{r.Table, r.Row, r.Figure, seed, r.Ours, pub, low, high, r.Verdict}
 }
 
-// plain writes a number as it is, without grouping or exponent; NaN and
+// Plain writes a number as it is, without grouping or exponent; NaN and
 // infinities are empty.
-func plain(v float64) string {
+func Plain(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""
 	}
@@ -143,7 +143,7 @@ func rowRecords(experiment string, rows []results.Row, cmp results.Comparison, p
 				continue
 			}
 			if published.Kind() != results.FigureSeeds && !f.perSeed {
-				rec.Ours, rec.Published = plain(f.nums[0]), published
+				rec.Ours, rec.Published = Plain(f.nums[0]), published
 				rec.Verdict = verdictOf(cmp.Verdicts, verdictRow, f.name, 0)
 				out = append(out, rec)
 				continue
@@ -151,7 +151,7 @@ func rowRecords(experiment string, rows []results.Row, cmp results.Comparison, p
 			seeds := published.Seeds()
 			for s, x := range f.nums {
 				r := rec
-				r.Seed, r.Ours = s+1, plain(x)
+				r.Seed, r.Ours = s+1, Plain(x)
 				if s < len(seeds) {
 					r.Published = results.PointFigure(seeds[s])
 					r.Verdict = verdictOf(cmp.Verdicts, verdictRow, f.name, s+1)
@@ -233,36 +233,6 @@ func verdictOf(verdicts []results.Verdict, row, figure string, seed int) string 
 		}
 	}
 	return ""
-}
-
-// BenchDetailRecords returns the records of bench's repetitions and of its
-// tests between guards.
-func BenchDetailRecords(runs []results.BenchRunSummary, diffs []results.GuardDiff) []Record {
-	var out []Record
-	for _, r := range runs {
-		row := r.Guard + " " + strconv.Itoa(r.Writers) + " " + strconv.Itoa(r.Rep)
-		for _, f := range []struct {
-			name string
-			v    float64
-		}{{"median_us", r.MedianUS}, {"p90_us", r.P90US}, {"p99_us", r.P99US}, {"p999_us", r.P999US},
-			{"max_us", r.MaxUS}, {"writes", float64(r.Writes)}, {"writes_per_s", r.WritesPerS}} {
-			out = append(out, Record{Table: "bench_repetitions", Row: row, Figure: f.name, Ours: plain(f.v)})
-		}
-	}
-	for _, d := range diffs {
-		row := strconv.Itoa(d.Writers) + " " + d.Guard + " " + d.Base + " " + d.Over
-		verdict := "no significant difference"
-		if d.Significant {
-			verdict = "significant"
-		}
-		for _, f := range []struct {
-			name string
-			v    float64
-		}{{"delta", d.Delta}, {"p", d.P}, {"u", d.U}, {"n", float64(d.N)}, {"n_base", float64(d.NBase)}, {"alpha", d.Alpha}} {
-			out = append(out, Record{Table: "bench_differences", Row: row, Figure: f.name, Ours: plain(f.v), Verdict: verdict})
-		}
-	}
-	return out
 }
 
 // PayloadRecords returns the records of one payload's check: a record per

@@ -47,25 +47,6 @@ func ReproductionPlots(reports []results.Report, latency []LatencySeries) []Plot
 	return out
 }
 
-// LatencySeriesOf pools bench's per-write samples by guard, one writer only.
-func LatencySeriesOf(runs []results.BenchRun) []LatencySeries {
-	var out []LatencySeries
-	index := map[string]int{}
-	for _, r := range runs {
-		if r.Writers != 1 {
-			continue
-		}
-		i, ok := index[r.Guard]
-		if !ok {
-			i = len(out)
-			index[r.Guard] = i
-			out = append(out, LatencySeries{Label: "guard " + r.Guard})
-		}
-		out[i].SamplesUS = append(out[i].SamplesUS, r.SamplesUS...)
-	}
-	return out
-}
-
 // slug turns a title into a file name: lower case letters, digits and dashes.
 func slug(s string) string {
 	var b strings.Builder

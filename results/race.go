@@ -145,13 +145,13 @@ func SummarizeRace(runs []RaceRun) RaceRow {
 		human = addEditor(human, r.Human)
 	}
 	row.Lost = row.LostClaude + row.LostHuman
-	row.MeanTriesClaude = round(claude.MeanTries(), 4)
-	row.MeanTriesHuman = round(human.MeanTries(), 4)
+	row.MeanTriesClaude = Round(claude.MeanTries(), 4)
+	row.MeanTriesHuman = Round(human.MeanTries(), 4)
 	if claude.Edits > 0 {
-		row.RetriedClaude = round(float64(claude.Retried)/float64(claude.Edits), 4)
+		row.RetriedClaude = Round(float64(claude.Retried)/float64(claude.Edits), 4)
 	}
 	if len(runs) > 0 {
-		row.WallS = round(row.WallS/float64(len(runs)), 4)
+		row.WallS = Round(row.WallS/float64(len(runs)), 4)
 	}
 	row.Runs = len(runs)
 	return row
@@ -233,7 +233,8 @@ func SummarizeFast(runs []RaceRun) FastRow {
 	return row
 }
 
-func round(x float64, places int) float64 {
+// Round rounds x to places decimal places, as the records write figures.
+func Round(x float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	return math.Round(x*p) / p
 }

@@ -16,7 +16,6 @@ func TestAccessorsReadTheirFields(t *testing.T) {
 		{RaceRow{MeanTriesHuman: 1.25}, "mean_tries_human", []float64{1.25}},
 		{TabsRow{ConflictsHuman: 69, WritesHuman: 300}, "conflicts_human", []float64{69}},
 		{FastRow{Lost: 35, RunsWithLoss: 5}, "runs_with_loss", []float64{5}},
-		{BenchRow{MedianUS: 22, P99US: 140}, "p99_us", []float64{140}},
 	} {
 		v, ok := tc.row.FigureOf(tc.figure)
 		if !ok || !slices.Equal(v.Nums, tc.want) {

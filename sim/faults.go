@@ -5,13 +5,13 @@ import (
 	"github.com/notesbench/notesbench/history"
 )
 
-// faultInjector is a Backend that makes faults between notesbench and the
+// FaultInjector is a Backend that makes faults between notesbench and the
 // server (an MCP target given --nemesis): InjectFaults starts them, tells
 // begin of each as it begins (its kind, as history names it, and the pid of
 // the process it hit) and the func begin returns of its end; stop ends them
 // and returns how many there were. The faults are the target's, never an
 // editor's: the editors meet them as outcomes of their calls.
-type faultInjector interface {
+type FaultInjector interface {
 	InjectFaults(begin func(kind string, pid int) (end func(detail string))) (stop func() int)
 }
 
@@ -20,7 +20,7 @@ type faultInjector interface {
 // for a backend that makes none. Start them once the run is set up, stop
 // them before its final state is read.
 func InjectFaults(b contract.Backend, rec *history.Recorder) (stop func() int) {
-	fi, ok := b.(faultInjector)
+	fi, ok := b.(FaultInjector)
 	if !ok {
 		return func() int { return 0 }
 	}

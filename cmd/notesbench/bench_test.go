@@ -13,7 +13,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
-	"github.com/notesbench/notesbench/sim"
+	"github.com/notesbench/notesbench/experiments/bench"
 )
 
 // Bad bench input gets one line naming the flag, exit code 2, and nothing runs.
@@ -70,8 +70,8 @@ func configured(t *testing.T, d experiment.Descriptor, args ...string) experimen
 
 // Flags reach the configuration.
 func TestBenchFlagsReachTheConfig(t *testing.T) {
-	cfg := configured(t, experiment.Bench, "--writes", "50", "--reps", "4", "--warmup", "0", "--text-size", "10", "--guards", "tab,none",
-		"--writers", "1,2,4", "--synchronous", "full", "--format", "gobench").Config().(sim.Bench)
+	cfg := configured(t, bench.Experiment, "--writes", "50", "--reps", "4", "--warmup", "0", "--text-size", "10", "--guards", "tab,none",
+		"--writers", "1,2,4", "--synchronous", "full", "--format", "gobench").Config().(bench.Config)
 	if cfg.Writes != 50 || cfg.Reps != 4 || cfg.Warmup != 0 || cfg.TextSize != 10 || cfg.Synchronous != "full" ||
 		!slices.Equal(cfg.Guards, []contract.Guard{contract.GuardTab, contract.GuardNone}) || !slices.Equal(cfg.Writers, []int{1, 2, 4}) {
 		t.Fatalf("config %+v", cfg)

@@ -134,3 +134,6 @@ func (s *faultySession) ListNoteAttachments(ctx context.Context, req contract.At
 
 // ErrTimeout is a call that timed out: whether it happened nobody knows.
 var ErrTimeout = contract.Indeterminate(contract.KindTimeout, errors.New("the call timed out"))
+
+// ErrRefused is a write the server turned down: it did not happen.
+var ErrRefused = &contract.RefusedError{Tool: "edit_note_tab", Reply: `"task_not_found"`}

@@ -155,3 +155,9 @@ func MustGet[T any](t testing.TB, get func() (T, error)) T {
 	}
 	return v
 }
+
+// RunsOn returns the runs of RunOn.
+func RunsOn[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run], rt sim.Runtime) ([]Run, error) {
+	res, err := RunOn(ctx, exp, rt)
+	return res.Runs, err
+}

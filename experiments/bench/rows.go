@@ -1,20 +1,22 @@
-package results
+package bench
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/notesbench/notesbench/results"
 )
 
 // DefaultAlpha is the significance level of the bench experiment's tests: a
 // difference between guards is called significant when p < DefaultAlpha.
 const DefaultAlpha = 0.05
 
-// BenchRun is one repetition of the bench experiment for one guard and one
+// Run is one repetition of the bench experiment for one guard and one
 // writer count: the latency of every timed write, in the order the writes
 // finished per writer, writers one after another.
-type BenchRun struct {
+type Run struct {
 	Guard   string `json:"guard"`
 	Writers int    `json:"writers"`
 	// Rep is the repetition, counting from 1.
@@ -43,10 +45,10 @@ type BenchRun struct {
 	// timed phase's calls that ended in an error (a timed write, or the read
 	// of its version after it), Info those of them whose outcome nobody
 	// knows. A timed write that did not end ok is not among SamplesUS.
-	Faults   int          `json:"faults,omitempty"`
-	FaultLog []BenchFault `json:"fault_log,omitempty"`
-	Errors   int          `json:"errors,omitempty"`
-	Info     int          `json:"info,omitempty"`
+	Faults   int         `json:"faults,omitempty"`
+	FaultLog []FaultSpan `json:"fault_log,omitempty"`
+	Errors   int         `json:"errors,omitempty"`
+	Info     int         `json:"info,omitempty"`
 	// Stopped says why the run ended before its writers were done (its
 	// calls ended in errors as often as --max-errors allows), "" when it
 	// ran to the end; SamplesUS holds what it timed until then.
@@ -54,13 +56,13 @@ type BenchRun struct {
 }
 
 // EndedEarly implements Ender.
-func (r BenchRun) EndedEarly() string { return r.Stopped }
+func (r Run) EndedEarly() string { return r.Stopped }
 
-// BenchFault is one fault of a bench run's timed phase: its kind (kill,
+// FaultSpan is one fault of a bench run's timed phase: its kind (kill,
 // pause, lose-replies, duplicate), when it began and ended in seconds from
 // the start of the timed phase, the pid of the process it hit (0 for none)
 // and what was done.
-type BenchFault struct {
+type FaultSpan struct {
 	Kind   string  `json:"kind"`
 	StartS float64 `json:"start_s"`
 	EndS   float64 `json:"end_s"`
@@ -68,9 +70,9 @@ type BenchFault struct {
 	Detail string  `json:"detail,omitempty"`
 }
 
-// BenchStats summarizes latency samples. Quantiles are Quantile of the raw
+// Stats summarizes latency samples. Quantiles are Quantile of the raw
 // samples (type 7), never averages of other quantiles.
-type BenchStats struct {
+type Stats struct {
 	MedianUS float64 `json:"median_us"`
 	P90US    float64 `json:"p90_us"`
 	P99US    float64 `json:"p99_us"`
@@ -82,16 +84,16 @@ type BenchStats struct {
 	WritesPerS float64 `json:"writes_per_s"`
 }
 
-// Summarize returns the statistics of samples (in µs) that took wallS seconds
+// StatsOf returns the statistics of samples (in µs) that took wallS seconds
 // of wall time. With no samples the quantiles are NaN; with wallS ≤ 0 the
 // throughput is 0.
-func Summarize(samples []float64, wallS float64) BenchStats {
-	s := BenchStats{
-		MedianUS: Quantile(samples, 0.5),
-		P90US:    Quantile(samples, 0.90),
-		P99US:    Quantile(samples, 0.99),
-		P999US:   Quantile(samples, 0.999),
-		MaxUS:    Quantile(samples, 1),
+func StatsOf(samples []float64, wallS float64) Stats {
+	s := Stats{
+		MedianUS: results.Quantile(samples, 0.5),
+		P90US:    results.Quantile(samples, 0.90),
+		P99US:    results.Quantile(samples, 0.99),
+		P999US:   results.Quantile(samples, 0.999),
+		MaxUS:    results.Quantile(samples, 1),
 		Writes:   len(samples),
 	}
 	if wallS > 0 {
@@ -102,47 +104,47 @@ func Summarize(samples []float64, wallS float64) BenchStats {
 
 // rounded keeps nanosecond precision of the microsecond figures, and whole
 // writes per second, so that JSON shows no float noise.
-func (s BenchStats) rounded() BenchStats {
+func (s Stats) rounded() Stats {
 	for _, f := range []*float64{&s.MedianUS, &s.P90US, &s.P99US, &s.P999US, &s.MaxUS} {
 		if !math.IsNaN(*f) {
-			*f = round(*f, 3)
+			*f = results.Round(*f, 3)
 		}
 	}
-	s.WritesPerS = round(s.WritesPerS, 1)
+	s.WritesPerS = results.Round(s.WritesPerS, 1)
 	return s
 }
 
-// BenchRunSummary is the statistics of one repetition: the "runs" of the
+// RunSummary is the statistics of one repetition: the "runs" of the
 // bench report.
-type BenchRunSummary struct {
+type RunSummary struct {
 	Guard   string `json:"guard"`
 	Writers int    `json:"writers"`
 	Rep     int    `json:"rep"`
-	BenchStats
+	Stats
 	WallS float64 `json:"wall_s"`
 	// Faults, FaultLog, Errors and Info are the run's (BenchRun's), left
 	// out when 0.
-	Faults   int          `json:"faults,omitempty"`
-	FaultLog []BenchFault `json:"fault_log,omitempty"`
-	Errors   int          `json:"errors,omitempty"`
-	Info     int          `json:"info,omitempty"`
+	Faults   int         `json:"faults,omitempty"`
+	FaultLog []FaultSpan `json:"fault_log,omitempty"`
+	Errors   int         `json:"errors,omitempty"`
+	Info     int         `json:"info,omitempty"`
 }
 
 // SummarizeRuns returns the statistics of each run, in order.
-func SummarizeRuns(runs []BenchRun) []BenchRunSummary {
-	out := make([]BenchRunSummary, len(runs))
+func SummarizeRuns(runs []Run) []RunSummary {
+	out := make([]RunSummary, len(runs))
 	for i, r := range runs {
-		out[i] = BenchRunSummary{Guard: r.Guard, Writers: r.Writers, Rep: r.Rep,
-			BenchStats: Summarize(r.SamplesUS, r.WallS), WallS: round(r.WallS, 6),
+		out[i] = RunSummary{Guard: r.Guard, Writers: r.Writers, Rep: r.Rep,
+			Stats: StatsOf(r.SamplesUS, r.WallS), WallS: results.Round(r.WallS, 6),
 			Faults: r.Faults, FaultLog: r.FaultLog, Errors: r.Errors, Info: r.Info}
 	}
 	return out
 }
 
-// BenchRow is one row of the bench table: one guard at one writer count, over
+// Row is one row of the bench table: one guard at one writer count, over
 // all its repetitions. The figures are those of the pooled samples; writes per
 // second is the pooled writes over the summed wall time of the repetitions.
-type BenchRow struct {
+type Row struct {
 	Guard      string  `json:"guard"`
 	Writers    int     `json:"writers"`
 	MedianUS   float64 `json:"median_us"`
@@ -180,18 +182,18 @@ type BenchRow struct {
 
 // Faulted reports whether a repetition of the row had a fault or a call
 // that did not end ok: its timings were taken under faults.
-func (r BenchRow) Faulted() bool { return r.Faults > 0 || r.Errors > 0 }
+func (r Row) Faulted() bool { return r.Faults > 0 || r.Errors > 0 }
 
 // benchGroup is the runs of one guard at one writer count.
 type benchGroup struct {
 	guard   string
 	writers int
-	runs    []BenchRun
+	runs    []Run
 }
 
 // groupBench groups runs by (writers, guard), in the order each pair first
 // appears.
-func groupBench(runs []BenchRun) []benchGroup {
+func groupBench(runs []Run) []benchGroup {
 	var groups []benchGroup
 	for _, r := range runs {
 		i := slices.IndexFunc(groups, func(g benchGroup) bool { return g.guard == r.Guard && g.writers == r.Writers })
@@ -230,7 +232,7 @@ func (g benchGroup) retriesPerWrite() *float64 {
 	if writes == 0 {
 		return nil
 	}
-	v := round(float64(retries)/float64(writes), 4)
+	v := results.Round(float64(retries)/float64(writes), 4)
 	return &v
 }
 
@@ -238,19 +240,19 @@ func (g benchGroup) retriesPerWrite() *float64 {
 func (g benchGroup) repQuantiles(q float64) []float64 {
 	out := make([]float64, len(g.runs))
 	for i, r := range g.runs {
-		out[i] = round(Quantile(r.SamplesUS, q), 3)
+		out[i] = results.Round(results.Quantile(r.SamplesUS, q), 3)
 	}
 	return out
 }
 
-// SummarizeBench folds runs into one row per (writers, guard), in the order
+// Summarize folds runs into one row per (writers, guard), in the order
 // each pair first appears in runs.
-func SummarizeBench(runs []BenchRun) []BenchRow {
-	var rows []BenchRow
+func Summarize(runs []Run) []Row {
+	var rows []Row
 	for _, g := range groupBench(runs) {
 		all, wall := g.pooled()
-		s := Summarize(all, wall)
-		row := BenchRow{
+		s := StatsOf(all, wall)
+		row := Row{
 			Guard: g.guard, Writers: g.writers,
 			MedianUS: s.MedianUS, P90US: s.P90US, P99US: s.P99US, P999US: s.P999US, MaxUS: s.MaxUS,
 			Writes: s.Writes, Reps: len(g.runs), WritesPerS: s.WritesPerS,
@@ -261,17 +263,17 @@ func SummarizeBench(runs []BenchRun) []BenchRow {
 			pings = append(pings, r.PingsUS...)
 		}
 		if len(pings) > 0 {
-			row.PingMedianUS = round(Quantile(pings, 0.5), 3)
+			row.PingMedianUS = results.Round(results.Quantile(pings, 0.5), 3)
 		}
 		var ratios []float64
 		for _, r := range g.runs {
 			if len(r.PeerUS) > 0 {
-				ratios = append(ratios, Quantile(r.SamplesUS, 0.5)/Quantile(r.PeerUS, 0.5))
-				row.PeerMedianUS = append(row.PeerMedianUS, round(Quantile(r.PeerUS, 0.5), 3))
+				ratios = append(ratios, results.Quantile(r.SamplesUS, 0.5)/results.Quantile(r.PeerUS, 0.5))
+				row.PeerMedianUS = append(row.PeerMedianUS, results.Round(results.Quantile(r.PeerUS, 0.5), 3))
 			}
 		}
 		if len(ratios) > 0 {
-			row.PeerRatio = round(Quantile(ratios, 0.5), 3)
+			row.PeerRatio = results.Round(results.Quantile(ratios, 0.5), 3)
 		}
 		row.RetriesPerWrite = g.retriesPerWrite()
 		for _, r := range g.runs {
@@ -323,7 +325,7 @@ type GuardDiff struct {
 // CompareGuards tests, at every writer count, each guard against every guard
 // that comes before it in runs ("note vs none", "tab vs none", "tab vs note"),
 // over the per-repetition medians and over the pooled samples.
-func CompareGuards(runs []BenchRun, alpha float64) []GuardDiff {
+func CompareGuards(runs []Run, alpha float64) []GuardDiff {
 	groups := groupBench(runs)
 	var out []GuardDiff
 	var writers []int
@@ -353,11 +355,11 @@ func CompareGuards(runs []BenchRun, alpha float64) []GuardDiff {
 }
 
 func guardDiff(writers int, guard, base, over string, a, b []float64, alpha float64) GuardDiff {
-	u, p := MannWhitney(a, b)
+	u, p := results.MannWhitney(a, b)
 	return GuardDiff{
 		Writers: writers, Guard: guard, Base: base, Over: over, N: len(a), NBase: len(b),
-		Delta: round(Quantile(a, 0.5)/Quantile(b, 0.5)-1, 6),
-		U:     u, P: round(p, 6), Alpha: alpha, Significant: p < alpha,
+		Delta: results.Round(results.Quantile(a, 0.5)/results.Quantile(b, 0.5)-1, 6),
+		U:     u, P: results.Round(p, 6), Alpha: alpha, Significant: p < alpha,
 		MinP: minMannWhitneyP(len(a), len(b)),
 	}
 }
@@ -371,7 +373,7 @@ func minMannWhitneyP(n1, n2 int) float64 {
 	if n1 == 0 || n2 == 0 {
 		return math.NaN()
 	}
-	if n1 > MannWhitneyExactLimit || n2 > MannWhitneyExactLimit {
+	if n1 > results.MannWhitneyExactLimit || n2 > results.MannWhitneyExactLimit {
 		return 0
 	}
 	// C(n1+n2, n1) by the multiplicative formula, exact in float64 for these sizes.
@@ -395,11 +397,11 @@ var benchQuantiles = []struct {
 	{"p99.9", 0.999, 1000},
 }
 
-// BenchWarnings returns what a reader of the bench tables should know about the
+// Warnings returns what a reader of the bench tables should know about the
 // ground the figures stand on: a percentile from fewer samples than it needs
 // (pooled, or per repetition), and a test over per-repetition medians that
 // cannot reach alpha with so few repetitions.
-func BenchWarnings(runs []BenchRun, diffs []GuardDiff, alpha float64) []string {
+func Warnings(runs []Run, diffs []GuardDiff, alpha float64) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(s string) {
@@ -436,13 +438,13 @@ func BenchWarnings(runs []BenchRun, diffs []GuardDiff, alpha float64) []string {
 	return out
 }
 
-// BenchVerdicts compares the rows of one writer with the published bench
+// Verdicts compares the rows of one writer with the published bench
 // figures, as ratios only (timings depend on the machine): median_us from the
 // per-repetition medians, whose range is what was published, and p99_us from
 // the per-repetition p99s. Rows of other writer counts and guards without a
 // published row are skipped.
-func BenchVerdicts(exp *Experiment, rows []BenchRow) []Verdict {
-	var out []Verdict
+func Verdicts(exp *results.Experiment, rows []Row) []results.Verdict {
+	var out []results.Verdict
 	for _, r := range rows {
 		if r.Writers != 1 {
 			continue
@@ -466,33 +468,33 @@ func BenchVerdicts(exp *Experiment, rows []BenchRow) []Verdict {
 			default:
 				continue
 			}
-			out = append(out, JudgeRatio(name, label, samples, fig, DefaultMass))
+			out = append(out, results.JudgeRatio(name, label, samples, fig, results.DefaultMass))
 		}
 	}
 	return out
 }
 
 // benchFields reads BenchRows by the names published.json uses.
-var benchFields = Fields[BenchRow]{
-	Keys: map[string]func(BenchRow) string{
-		"guard":   func(r BenchRow) string { return r.Guard },
-		"writers": func(r BenchRow) string { return strconv.Itoa(r.Writers) },
+var benchFields = results.Fields[Row]{
+	Keys: map[string]func(Row) string{
+		"guard":   func(r Row) string { return r.Guard },
+		"writers": func(r Row) string { return strconv.Itoa(r.Writers) },
 	},
-	Figures: map[string]func(BenchRow) Value{
-		"median_us":    Number(func(r BenchRow) float64 { return r.MedianUS }),
-		"p90_us":       Number(func(r BenchRow) float64 { return r.P90US }),
-		"p99_us":       Number(func(r BenchRow) float64 { return r.P99US }),
-		"p999_us":      Number(func(r BenchRow) float64 { return r.P999US }),
-		"max_us":       Number(func(r BenchRow) float64 { return r.MaxUS }),
-		"writes_per_s": Number(func(r BenchRow) float64 { return r.WritesPerS }),
+	Figures: map[string]func(Row) results.Value{
+		"median_us":    results.Number(func(r Row) float64 { return r.MedianUS }),
+		"p90_us":       results.Number(func(r Row) float64 { return r.P90US }),
+		"p99_us":       results.Number(func(r Row) float64 { return r.P99US }),
+		"p999_us":      results.Number(func(r Row) float64 { return r.P999US }),
+		"max_us":       results.Number(func(r Row) float64 { return r.MaxUS }),
+		"writes_per_s": results.Number(func(r Row) float64 { return r.WritesPerS }),
 	},
 }
 
 // KeyOf implements Row.
-func (r BenchRow) KeyOf(name string) string { return benchFields.Key(r, name) }
+func (r Row) KeyOf(name string) string { return benchFields.Key(r, name) }
 
 // FigureOf implements Row.
-func (r BenchRow) FigureOf(name string) (Value, bool) { return benchFields.Figure(r, name) }
+func (r Row) FigureOf(name string) (results.Value, bool) { return benchFields.Figure(r, name) }
 
 // Names implements Row.
-func (r BenchRow) Names() (keys, figures []string) { return benchFields.Names() }
+func (r Row) Names() (keys, figures []string) { return benchFields.Names() }

@@ -1,4 +1,4 @@
-package report
+package bench
 
 import (
 	"math"
@@ -6,32 +6,33 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
 
-// BenchTable renders the bench rows: per guard and writer count, the pooled
+// Table renders the bench rows: per guard and writer count, the pooled
 // latency figures per write in µs and the throughput. With exp set, the
 // published median (a range over repetitions, so shown beside the range of our
 // per-repetition medians) and p99 stand beside ours on one-writer rows;
 // warnings become notes starting "warning:".
-func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []string) Table {
+func Table(rows []Row, exp *results.Experiment, warnings []string) report.Table {
 	show := exp != nil
-	t := Table{
+	t := report.Table{
 		Title:  "Time per edit_note_tab write (µs), by version guard",
 		Keys:   2,
 		Header: []string{"Guard", "Writers", "Median"},
 	}
 	t.Header = append(t.Header, "Median per rep")
 	if show {
-		t.Header = append(t.Header, PublishedHeader("Median per rep"))
+		t.Header = append(t.Header, report.PublishedHeader("Median per rep"))
 	}
 	t.Header = append(t.Header, "p90", "p99")
 	if show {
-		t.Header = append(t.Header, PublishedHeader("p99"))
+		t.Header = append(t.Header, report.PublishedHeader("p99"))
 	}
 	t.Header = append(t.Header, "p99.9", "Max", "Writes", "Writes/s")
-	wire := slices.ContainsFunc(rows, func(r results.BenchRow) bool { return r.PingMedianUS > 0 })
-	peer := slices.ContainsFunc(rows, func(r results.BenchRow) bool { return r.PeerRatio > 0 })
+	wire := slices.ContainsFunc(rows, func(r Row) bool { return r.PingMedianUS > 0 })
+	peer := slices.ContainsFunc(rows, func(r Row) bool { return r.PeerRatio > 0 })
 	if peer {
 		t.Header = append(t.Header, "Peer median per rep", "Ours / peer")
 		t.Notes = append(t.Notes, "peer: pgbench at one client running the same transaction (the same statements in the same two round trips) beside each repetition, alternately first; ours / peer is the median of the per-repetition ratios")
@@ -40,24 +41,24 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 		t.Header = append(t.Header, "Ping (median)", "Median − ping")
 		t.Notes = append(t.Notes, "over a server the cheapest round trip its protocol has (an MCP ping; a server/discover on 2026-07-28, which has no ping) is timed in a phase of its own, as many as the timed writes, under the same load: the transport's floor; the median less the ping is what the contract costs above it")
 	}
-	retried := slices.ContainsFunc(rows, func(r results.BenchRow) bool { return r.RetriesPerWrite != nil })
+	retried := slices.ContainsFunc(rows, func(r Row) bool { return r.RetriesPerWrite != nil })
 	if retried {
 		t.Header = append(t.Header, "Retries per write")
 		t.Notes = append(t.Notes, "retries per write: how many times a timed write ran its transaction again after the database refused it (a serialization failure, as SERIALIZABLE gives racing writers), over the timed writes")
 	}
-	faulted := slices.ContainsFunc(rows, results.BenchRow.Faulted)
+	faulted := slices.ContainsFunc(rows, Row.Faulted)
 	if faulted {
 		t.Header = append(t.Header, "Errors", "Info", "Faults")
 		t.Notes = append(t.Notes, benchFaultNote)
 	}
 	for _, r := range rows {
-		pubMedian, pubP99 := NotPublished, NotPublished
+		pubMedian, pubP99 := report.NotPublished, report.NotPublished
 		if show && r.Writers == 1 {
-			if pub := PublishedFor(exp, map[string]string{"guard": r.Guard}); pub.ok {
-				pubMedian, pubP99 = Published(pub.Figure("median_us"), nil), Published(pub.Figure("p99_us"), nil)
+			if pub := report.PublishedFor(exp, map[string]string{"guard": r.Guard}); pub.Found() {
+				pubMedian, pubP99 = report.Published(pub.Figure("median_us"), nil), report.Published(pub.Figure("p99_us"), nil)
 			}
 		}
-		row := []string{r.Guard, Int(int64(r.Writers)), us(r.MedianUS), usRange(r.RepMediansUS)}
+		row := []string{r.Guard, report.Int(int64(r.Writers)), us(r.MedianUS), usRange(r.RepMediansUS)}
 		if show {
 			row = append(row, pubMedian)
 		}
@@ -65,12 +66,12 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 		if show {
 			row = append(row, pubP99)
 		}
-		row = append(row, us(r.P999US), us(r.MaxUS), Int(int64(r.Writes)), Fixed(r.WritesPerS, 0))
+		row = append(row, us(r.P999US), us(r.MaxUS), report.Int(int64(r.Writes)), report.Fixed(r.WritesPerS, 0))
 		if peer {
 			if r.PeerRatio > 0 {
-				row = append(row, usRange(r.PeerMedianUS), Fixed(r.PeerRatio, 2)+"×")
+				row = append(row, usRange(r.PeerMedianUS), report.Fixed(r.PeerRatio, 2)+"×")
 			} else {
-				row = append(row, NotPublished, NotPublished)
+				row = append(row, report.NotPublished, report.NotPublished)
 			}
 		}
 		if wire {
@@ -78,13 +79,13 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 		}
 		if retried {
 			if r.RetriesPerWrite != nil {
-				row = append(row, Fixed(*r.RetriesPerWrite, 3))
+				row = append(row, report.Fixed(*r.RetriesPerWrite, 3))
 			} else {
-				row = append(row, NotPublished)
+				row = append(row, report.NotPublished)
 			}
 		}
 		if faulted {
-			row = append(row, Int(int64(r.Errors)), Int(int64(r.Info)), Int(int64(r.Faults)))
+			row = append(row, report.Int(int64(r.Errors)), report.Int(int64(r.Info)), report.Int(int64(r.Faults)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -98,33 +99,33 @@ func BenchTable(rows []results.BenchRow, exp *results.Experiment, warnings []str
 // timings taken under them are.
 const benchFaultNote = "under faults (--nemesis): errors are the timed phase's calls that did not end ok (a timed write, or the read of its writer's version after it), info those of them whose outcome nobody knows, faults those the target made; a write that did not end ok is not timed and not sent again, so the timings are of acknowledged writes only, and writes/s is those writes over a wall time the faults are in: figures of this run, not to be compared with a run without faults or with the published ones"
 
-// BenchRunsTable renders the figures of each repetition, with, when any
+// RunsTable renders the figures of each repetition, with, when any
 // repetition had faults or calls that did not end ok, their counts.
-func BenchRunsTable(runs []results.BenchRunSummary) Table {
-	t := Table{
+func RunsTable(runs []RunSummary) report.Table {
+	t := report.Table{
 		Title:  "Per repetition (µs per write)",
 		Keys:   3,
 		Header: []string{"Guard", "Writers", "Rep", "Median", "p90", "p99", "p99.9", "Max", "Writes", "Writes/s"},
 	}
-	faulted := slices.ContainsFunc(runs, func(r results.BenchRunSummary) bool { return r.Faults > 0 || r.Errors > 0 })
+	faulted := slices.ContainsFunc(runs, func(r RunSummary) bool { return r.Faults > 0 || r.Errors > 0 })
 	if faulted {
 		t.Header = append(t.Header, "Errors", "Info", "Faults")
 	}
 	for _, r := range runs {
-		row := []string{r.Guard, Int(int64(r.Writers)), Int(int64(r.Rep)), us(r.MedianUS), us(r.P90US),
-			us(r.P99US), us(r.P999US), us(r.MaxUS), Int(int64(r.Writes)), Fixed(r.WritesPerS, 0)}
+		row := []string{r.Guard, report.Int(int64(r.Writers)), report.Int(int64(r.Rep)), us(r.MedianUS), us(r.P90US),
+			us(r.P99US), us(r.P999US), us(r.MaxUS), report.Int(int64(r.Writes)), report.Fixed(r.WritesPerS, 0)}
 		if faulted {
-			row = append(row, Int(int64(r.Errors)), Int(int64(r.Info)), Int(int64(r.Faults)))
+			row = append(row, report.Int(int64(r.Errors)), report.Int(int64(r.Info)), report.Int(int64(r.Faults)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
 
-// BenchDiffTable renders the tests of the differences between guards, one row
+// DiffTable renders the tests of the differences between guards, one row
 // per test.
-func BenchDiffTable(diffs []results.GuardDiff, alpha float64) Table {
-	t := Table{
+func DiffTable(diffs []GuardDiff, alpha float64) report.Table {
+	t := report.Table{
 		Title:  "Differences between guards (two-sided Mann–Whitney U test)",
 		Keys:   2,
 		Header: []string{"Writers", "Comparison", "Test over", "Result"},
@@ -135,7 +136,7 @@ func BenchDiffTable(diffs []results.GuardDiff, alpha float64) Table {
 		},
 	}
 	for _, d := range diffs {
-		t.Rows = append(t.Rows, []string{Int(int64(d.Writers)), d.Guard + " vs " + d.Base, overLabel(d), diffResult(d)})
+		t.Rows = append(t.Rows, []string{report.Int(int64(d.Writers)), d.Guard + " vs " + d.Base, overLabel(d), diffResult(d)})
 	}
 	return t
 }
@@ -143,7 +144,7 @@ func BenchDiffTable(diffs []results.GuardDiff, alpha float64) Table {
 // diffResult writes the outcome of a test: "−1.8 % (p = 0.42, no significant
 // difference)", or "… significant at α = 0.05)" when p < α. The sign is a true
 // minus sign.
-func diffResult(d results.GuardDiff) string {
+func diffResult(d GuardDiff) string {
 	verdict := "no significant difference"
 	if d.Significant {
 		verdict = "significant at α = " + strconv.FormatFloat(d.Alpha, 'g', -1, 64)
@@ -151,25 +152,25 @@ func diffResult(d results.GuardDiff) string {
 	return signedPct(d.Delta) + " (p " + pValue(d.P) + ", " + verdict + ")"
 }
 
-// BenchVerdictTable is VerdictTable for the machine-dependent bench figures:
+// VerdictTable is report.VerdictTable for the machine-dependent bench figures:
 // every verdict is a ratio, so its note says that instead of a count of
 // consistent figures.
-func BenchVerdictTable(verdicts []results.Verdict) Table {
-	t := VerdictTable("Ours against the published figures (ratios: timings depend on the machine)", results.DefaultMass, verdicts)
+func VerdictTable(verdicts []results.Verdict) report.Table {
+	t := report.VerdictTable("Ours against the published figures (ratios: timings depend on the machine)", results.DefaultMass, verdicts)
 	t.Notes = []string{"verdict: timings are compared as ratios only (our median over the published midpoint), never judged consistent or different"}
 	return t
 }
 
-// BenchGoBench returns one Go benchmark line per repetition, named
+// GoBench returns one Go benchmark line per repetition, named
 // "EditNoteTab/guard=note" (with "/writers=N" for more than one writer), with
 // N the writes of the repetition and ns/op its median latency per write (not
 // the mean go test reports), then p99 and p99.9 latencies and the throughput,
 // for benchstat. When a repetition had faults or calls that did not end ok
 // (--nemesis), every name ends "/under=faults", so that benchstat never sets
 // them beside the lines of a run without faults.
-func BenchGoBench(runs []results.BenchRunSummary) []Benchmark {
-	out := make([]Benchmark, 0, len(runs))
-	faulted := slices.ContainsFunc(runs, func(r results.BenchRunSummary) bool { return r.Faults > 0 || r.Errors > 0 })
+func GoBench(runs []RunSummary) []report.Benchmark {
+	out := make([]report.Benchmark, 0, len(runs))
+	faulted := slices.ContainsFunc(runs, func(r RunSummary) bool { return r.Faults > 0 || r.Errors > 0 })
 	for _, r := range runs {
 		if r.Writes == 0 {
 			continue // faults left it no write to time
@@ -181,7 +182,7 @@ func BenchGoBench(runs []results.BenchRunSummary) []Benchmark {
 		if faulted {
 			name += "/under=faults"
 		}
-		out = append(out, Benchmark{Name: name, N: int64(r.Writes), Metrics: []Metric{
+		out = append(out, report.Benchmark{Name: name, N: int64(r.Writes), Metrics: []report.Metric{
 			{Value: nsOf(r.MedianUS), Unit: "ns/op"},
 			{Value: nsOf(r.P99US), Unit: "p99-ns/op"},
 			{Value: nsOf(r.P999US), Unit: "p99.9-ns/op"},
@@ -197,7 +198,7 @@ func nsOf(us float64) float64 {
 }
 
 // us formats a latency in µs with one decimal.
-func us(v float64) string { return Fixed(v, 1) }
+func us(v float64) string { return report.Fixed(v, 1) }
 
 // usRange formats per-repetition values as their range, "57.0–58.8", or one
 // value when there is one.
@@ -218,7 +219,7 @@ func usRange(vs []float64) string {
 // signedPct formats a relative difference with a sign and one decimal:
 // −0.018 → "−1.8 %", 0.05 → "+5.0 %".
 func signedPct(f float64) string {
-	s := Pct(f)
+	s := report.Pct(f)
 	switch {
 	case s == "n/a" || strings.Trim(s, "0. %") == "":
 		return s
@@ -243,10 +244,10 @@ func pValue(p float64) string {
 }
 
 // overLabel says what a test was over, with the sample sizes.
-func overLabel(d results.GuardDiff) string {
+func overLabel(d GuardDiff) string {
 	what := "pooled writes"
-	if d.Over == results.OverRepMedians {
+	if d.Over == OverRepMedians {
 		what = "per-repetition medians"
 	}
-	return what + " (" + Int(int64(d.N)) + " vs " + Int(int64(d.NBase)) + ")"
+	return what + " (" + report.Int(int64(d.N)) + " vs " + report.Int(int64(d.NBase)) + ")"
 }

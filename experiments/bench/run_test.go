@@ -1,4 +1,4 @@
-package sim
+package bench
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/simtest"
+	"github.com/notesbench/notesbench/sim"
 	"github.com/notesbench/notesbench/store"
 )
 
@@ -19,9 +21,9 @@ import (
 // once per write, warm-up included.
 func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Bench{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
+	cfg := Config{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
 		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir}
-	runs, err := runsOn(context.Background(), cfg, on(fileTarget(t, dir)))
+	runs, err := simtest.RunsOn(context.Background(), cfg, simtest.On(simtest.FileTarget(t, dir)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,9 +66,9 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 
 // The guards' order rotates with the repetition, so no guard always runs first.
 func TestBenchRotatesGuardOrder(t *testing.T) {
-	cfg := Bench{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
+	cfg := Config{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
 		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal"}
-	runs, err := ownRuns(context.Background(), cfg)
+	runs, err := simtest.OwnRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,29 +83,26 @@ func TestBenchRotatesGuardOrder(t *testing.T) {
 }
 
 func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
-	for _, tc := range []struct {
-		edit func(*Bench)
-		want string
-	}{
-		{func(c *Bench) { c.Writes = 0 }, "writes: must be at least 1"},
-		{func(c *Bench) { c.Reps = 0 }, "reps: must be at least 1"},
-		{func(c *Bench) { c.Warmup = -1 }, "warmup: must be 0 or more"},
-		{func(c *Bench) { c.TextSize = -1 }, "text_size: must be 0 or more"},
-		{func(c *Bench) { c.Guards = nil }, "guards: no guards given"},
-		{func(c *Bench) { c.Guards = []contract.Guard{"sometimes"} }, `guards: unknown guard "sometimes" (want none, note or tab)`},
-		{func(c *Bench) { c.Writers = []int{1, 0} }, "writers: 0: must be at least 1"},
+	for _, tc := range []simtest.BadConfig[Config]{
+		simtest.Bad(func(c *Config) { c.Writes = 0 }, "writes: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.Reps = 0 }, "reps: must be at least 1"),
+		simtest.Bad(func(c *Config) { c.Warmup = -1 }, "warmup: must be 0 or more"),
+		simtest.Bad(func(c *Config) { c.TextSize = -1 }, "text_size: must be 0 or more"),
+		simtest.Bad(func(c *Config) { c.Guards = nil }, "guards: no guards given"),
+		simtest.Bad(func(c *Config) { c.Guards = []contract.Guard{"sometimes"} }, `guards: unknown guard "sometimes" (want none, note or tab)`),
+		simtest.Bad(func(c *Config) { c.Writers = []int{1, 0} }, "writers: 0: must be at least 1"),
 	} {
-		cfg := DefaultBench()
-		tc.edit(&cfg)
-		err := cfg.Validate(memTarget)
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("error %v, want %q", err, tc.want)
+		cfg := Default()
+		tc.Edit(&cfg)
+		err := cfg.Validate(simtest.MemTarget)
+		if err == nil || err.Error() != tc.Want {
+			t.Errorf("error %v, want %q", err, tc.Want)
 		}
-		if _, err := ownRuns(context.Background(), cfg); err == nil {
-			t.Errorf("Bench ran with a bad config (%s)", tc.want)
+		if _, err := simtest.OwnRuns(context.Background(), cfg); err == nil {
+			t.Errorf("Bench ran with a bad config (%s)", tc.Want)
 		}
 	}
-	if err := DefaultBench().Validate(memTarget); err != nil {
+	if err := Default().Validate(simtest.MemTarget); err != nil {
 		t.Fatalf("default config: %v", err)
 	}
 }
@@ -182,9 +181,9 @@ func (s slowPings) Ping(context.Context) error {
 // Over a transport, writes per second count the writes alone: the pings that
 // measure the transport's floor are kept out of the wall time.
 func TestBenchWritesPerSecondCountWritesOnly(t *testing.T) {
-	cfg := Bench{Writes: 40, Reps: 1, TextSize: 10, Writers: []int{1}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
-	target := wrapTarget{memTarget, func(s contract.Session, _ int) contract.Session { return slowPings{s, 10 * time.Millisecond} }}
-	runs, err := runsOn(context.Background(), cfg, on(target))
+	cfg := Config{Writes: 40, Reps: 1, TextSize: 10, Writers: []int{1}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
+	target := wrapTarget{simtest.MemTarget, func(s contract.Session, _ int) contract.Session { return slowPings{s, 10 * time.Millisecond} }}
+	runs, err := simtest.RunsOn(context.Background(), cfg, simtest.On(target))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,15 +236,15 @@ func (s slowWrites) EditNoteTab(ctx context.Context, req contract.EditRequest) (
 // writes; what it timed until then is kept.
 func TestBenchWriterErrorStopsTheOthers(t *testing.T) {
 	var slow atomic.Int64
-	cfg := Bench{Writes: 200, Reps: 1, Warmup: 1, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
-		TargetSettings: TargetSettings{MaxErrors: 3}}
-	target := wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
+	cfg := Config{Writes: 200, Reps: 1, Warmup: 1, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal",
+		TargetSettings: sim.TargetSettings{MaxErrors: 3}}
+	target := wrapTarget{simtest.MemTarget, func(s contract.Session, n int) contract.Session {
 		if n == 0 {
 			return &failingWrites{Session: s, after: 1}
 		}
 		return slowWrites{s, &slow}
 	}}
-	runs, err := runsOn(context.Background(), cfg, on(target))
+	runs, err := simtest.RunsOn(context.Background(), cfg, simtest.On(target))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,11 +276,11 @@ func (s countedRetries) Retries() int64 { return s.n.Load() }
 // A session that counts retries has the retries of its timed writes alone
 // carried into its run; one that does not, none.
 func TestBenchCountsRetriesOfTimedWrites(t *testing.T) {
-	cfg := Bench{Writes: 10, Reps: 1, Warmup: 5, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
-	target := wrapTarget{memTarget, func(s contract.Session, n int) contract.Session {
+	cfg := Config{Writes: 10, Reps: 1, Warmup: 5, TextSize: 10, Writers: []int{2}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
+	target := wrapTarget{simtest.MemTarget, func(s contract.Session, n int) contract.Session {
 		return countedRetries{s, int64(n + 1), new(atomic.Int64)}
 	}}
-	runs, err := runsOn(context.Background(), cfg, on(target))
+	runs, err := simtest.RunsOn(context.Background(), cfg, simtest.On(target))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +288,7 @@ func TestBenchCountsRetriesOfTimedWrites(t *testing.T) {
 	if r := runs[0]; !r.RetriesCounted || r.Retries != 30 {
 		t.Fatalf("retries %d (counted %v), want 30", r.Retries, r.RetriesCounted)
 	}
-	runs, err = ownRuns(context.Background(), cfg)
+	runs, err = simtest.OwnRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

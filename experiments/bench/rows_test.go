@@ -1,4 +1,4 @@
-package results
+package bench
 
 import (
 	"encoding/json"
@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/notesbench/notesbench/internal/simtest"
+	"github.com/notesbench/notesbench/results"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -13,18 +16,18 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // Quantiles of 1..10 by hand (type 7, h = 9p): p90 at h = 8.1 is 9.1, p99 at
 // 8.91 is 9.91, p99.9 at 8.991 is 9.991; 10 writes in 2 s is 5 writes/s.
 func TestSummarize(t *testing.T) {
-	s := Summarize([]float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}, 2)
-	want := BenchStats{MedianUS: 5.5, P90US: 9.1, P99US: 9.91, P999US: 9.991, MaxUS: 10, Writes: 10, WritesPerS: 5}
+	s := StatsOf([]float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}, 2)
+	want := Stats{MedianUS: 5.5, P90US: 9.1, P99US: 9.91, P999US: 9.991, MaxUS: 10, Writes: 10, WritesPerS: 5}
 	if s != want {
 		t.Fatalf("got %+v, want %+v", s, want)
 	}
-	if s := Summarize([]float64{3}, 0); s.WritesPerS != 0 || s.MedianUS != 3 || s.P999US != 3 {
+	if s := StatsOf([]float64{3}, 0); s.WritesPerS != 0 || s.MedianUS != 3 || s.P999US != 3 {
 		t.Fatalf("one sample, no wall time: %+v", s)
 	}
 }
 
-func benchRuns() []BenchRun {
-	return []BenchRun{
+func benchRuns() []Run {
+	return []Run{
 		{Guard: "none", Writers: 1, Rep: 1, SamplesUS: []float64{10, 12}, WallS: 1},
 		{Guard: "note", Writers: 1, Rep: 1, SamplesUS: []float64{1, 3}, WallS: 1},
 		{Guard: "note", Writers: 1, Rep: 2, SamplesUS: []float64{4, 6}, WallS: 1},
@@ -36,7 +39,7 @@ func benchRuns() []BenchRun {
 
 // Rows pool every write of a guard; the per-repetition medians stay apart.
 func TestSummarizeBench(t *testing.T) {
-	rows := SummarizeBench(benchRuns())
+	rows := Summarize(benchRuns())
 	if len(rows) != 2 || rows[0].Guard != "none" || rows[1].Guard != "note" {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -69,14 +72,14 @@ func TestCompareGuards(t *testing.T) {
 	if reps.U != 0 || !near(reps.P, 0.1) || reps.Significant || !near(reps.MinP, 0.1) {
 		t.Fatalf("reps test %+v", reps)
 	}
-	if !near(reps.Delta, round(5.0/14-1, 6)) { // median 5 against median 14
+	if !near(reps.Delta, results.Round(5.0/14-1, 6)) { // median 5 against median 14
 		t.Fatalf("reps delta %v", reps.Delta)
 	}
-	if pooled.Over != OverPooled || pooled.N != 6 || !near(pooled.P, round(2.0/924, 6)) || !pooled.Significant {
+	if pooled.Over != OverPooled || pooled.N != 6 || !near(pooled.P, results.Round(2.0/924, 6)) || !pooled.Significant {
 		t.Fatalf("pooled %+v", pooled)
 	}
 	// Pooled medians: note 5 (1 3 4 6 7 9 → (4+6)/2), none 14.
-	if !near(pooled.Delta, round(5.0/14-1, 6)) {
+	if !near(pooled.Delta, results.Round(5.0/14-1, 6)) {
 		t.Fatalf("pooled delta %v", pooled.Delta)
 	}
 }
@@ -94,17 +97,17 @@ func TestMinMannWhitneyP(t *testing.T) {
 		t.Error("no samples: want NaN")
 	}
 	// It is what MannWhitney gives for fully separated samples.
-	if _, p := MannWhitney([]float64{1, 2, 3, 4}, []float64{5, 6, 7, 8}); !near(p, minMannWhitneyP(4, 4)) {
+	if _, p := results.MannWhitney([]float64{1, 2, 3, 4}, []float64{5, 6, 7, 8}); !near(p, minMannWhitneyP(4, 4)) {
 		t.Errorf("MannWhitney p %v", p)
 	}
 }
 
 func TestBenchWarnings(t *testing.T) {
-	runs := []BenchRun{
+	runs := []Run{
 		{Guard: "note", Writers: 1, Rep: 1, SamplesUS: make([]float64, 50)},
 		{Guard: "note", Writers: 1, Rep: 2, SamplesUS: make([]float64, 500)},
 	}
-	got := BenchWarnings(runs, CompareGuards(benchRuns(), 0.05), 0.05)
+	got := Warnings(runs, CompareGuards(benchRuns(), 0.05), 0.05)
 	want := []string{
 		"per-repetition p99 rests on 50 samples (fewer than 100) for guard note, 1 writer(s): read the pooled figure",
 		"p99.9 rests on 550 samples (fewer than 1000) for guard note, 1 writer(s): less than one sample lies beyond it",
@@ -113,8 +116,8 @@ func TestBenchWarnings(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	enough := []BenchRun{{Guard: "note", Writers: 1, Rep: 1, SamplesUS: make([]float64, 2000)}}
-	if got := BenchWarnings(enough, nil, 0.05); len(got) != 0 {
+	enough := []Run{{Guard: "note", Writers: 1, Rep: 1, SamplesUS: make([]float64, 2000)}}
+	if got := Warnings(enough, nil, 0.05); len(got) != 0 {
 		t.Fatalf("2,000 samples: %v", got)
 	}
 }
@@ -124,16 +127,16 @@ func TestBenchWarnings(t *testing.T) {
 // ratio only. note's published median is 57.0–58.8 (midpoint 57.9), the p99
 // 420–1330 (midpoint 875).
 func TestBenchVerdicts(t *testing.T) {
-	exp := mustLookup(t, "bench")
-	rows := []BenchRow{
+	exp := simtest.MustLookup(t, "bench")
+	rows := []Row{
 		{Guard: "note", Writers: 1, RepMediansUS: []float64{50, 57.9 * 2, 60}, RepP99sUS: []float64{875, 875, 875}},
 		{Guard: "note", Writers: 2, RepMediansUS: []float64{1}, RepP99sUS: []float64{1}},
 	}
-	v := BenchVerdicts(exp, rows)
+	v := Verdicts(exp, rows)
 	if len(v) != 2 {
 		t.Fatalf("%d verdicts: %+v", len(v), v)
 	}
-	if v[0].Figure != "median_us" || v[0].Row != "note" || v[0].Outcome != RatioOnly || !near(v[0].Ratio, 60/57.9) {
+	if v[0].Figure != "median_us" || v[0].Row != "note" || v[0].Outcome != results.RatioOnly || !near(v[0].Ratio, 60/57.9) {
 		t.Fatalf("median verdict %+v", v[0])
 	}
 	if v[1].Figure != "p99_us" || !near(v[1].Ratio, 1) || v[1].N != 3 {
@@ -145,14 +148,14 @@ func TestBenchVerdicts(t *testing.T) {
 // 0 when the store counted none, and absent (nil, no JSON key) when a run's
 // store did not count them.
 func TestBenchRetriesPerWrite(t *testing.T) {
-	runs := []BenchRun{
+	runs := []Run{
 		{Guard: "note", Writers: 8, Rep: 1, SamplesUS: make([]float64, 400), WallS: 1, Retries: 90, RetriesCounted: true},
 		{Guard: "note", Writers: 8, Rep: 2, SamplesUS: make([]float64, 400), WallS: 1, Retries: 10, RetriesCounted: true},
 		{Guard: "note", Writers: 1, Rep: 1, SamplesUS: make([]float64, 50), WallS: 1, RetriesCounted: true},
 		{Guard: "none", Writers: 1, Rep: 1, SamplesUS: make([]float64, 50), WallS: 1, Retries: 3, RetriesCounted: true},
 		{Guard: "none", Writers: 1, Rep: 2, SamplesUS: make([]float64, 50), WallS: 1},
 	}
-	rows := SummarizeBench(runs)
+	rows := Summarize(runs)
 	if len(rows) != 3 {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -173,5 +176,11 @@ func TestBenchRetriesPerWrite(t *testing.T) {
 		if got := strings.Contains(string(b), "retries_per_write"); got != (want != "") || !strings.Contains(string(b), want) {
 			t.Errorf("row %d: %s, want %q", i, b, want)
 		}
+	}
+}
+
+func TestRowFigureOf(t *testing.T) {
+	if v, ok := (Row{MedianUS: 22, P99US: 140}).FigureOf("p99_us"); !ok || !slices.Equal(v.Nums, []float64{140}) {
+		t.Errorf("p99_us: %v %v", v, ok)
 	}
 }

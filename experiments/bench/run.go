@@ -1,4 +1,4 @@
-package sim
+package bench
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
-// Bench is the bench experiment: what one edit_note_tab
+// Config is the bench experiment's configuration: what one edit_note_tab
 // replace_text write costs, per guard, on a file database in WAL mode.
-type Bench struct {
+type Config struct {
 	// Writes is the number of timed writes per writer per repetition.
 	Writes int `json:"writes"`
 	// Reps is the number of repetitions of each guard at each writer count,
@@ -41,13 +41,13 @@ type Bench struct {
 	Synchronous contract.Synchronous `json:"synchronous"`
 	DBDir       string               `json:"db_dir"`
 
-	TargetSettings
+	sim.TargetSettings
 }
 
-// DefaultBench is the published bench setup: 2,000 writes of a 200-character
+// Default is the published bench setup: 2,000 writes of a 200-character
 // text, 3 repetitions per guard, one writer, after a warm-up.
-func DefaultBench() Bench {
-	return Bench{
+func Default() Config {
+	return Config{
 		Writes:      2000,
 		Reps:        3,
 		Warmup:      200,
@@ -60,20 +60,20 @@ func DefaultBench() Bench {
 
 // Validate checks the configuration, and that target serves each guard; its
 // errors are *field.Error.
-func (c Bench) Validate(target contract.Target) error {
+func (c Config) Validate(target contract.Target) error {
 	switch {
 	case c.Writes < 1:
-		return fieldErr("writes", "must be at least 1")
+		return field.Errorf("writes", "must be at least 1")
 	case c.Reps < 1:
-		return fieldErr("reps", "must be at least 1")
+		return field.Errorf("reps", "must be at least 1")
 	case c.Warmup < 0:
-		return fieldErr("warmup", "must be 0 or more")
+		return field.Errorf("warmup", "must be 0 or more")
 	case c.TextSize < 0:
-		return fieldErr("text_size", "must be 0 or more")
+		return field.Errorf("text_size", "must be 0 or more")
 	case len(c.Guards) == 0:
-		return fieldErr("guards", "no guards given")
+		return field.Errorf("guards", "no guards given")
 	case len(c.Writers) == 0:
-		return fieldErr("writers", "no writer counts given")
+		return field.Errorf("writers", "no writer counts given")
 	}
 	for _, err := range []error{
 		field.AtMost("writes", c.Writes, 1_000_000, "8 bytes of samples and some µs per write, per writer, repetition and guard"),
@@ -89,47 +89,47 @@ func (c Bench) Validate(target contract.Target) error {
 		if _, err := contract.Guards.Parse(string(g)); err != nil {
 			return field.Wrap("guards", err)
 		}
-		if err := CheckServed(target, "guards", contract.Variant{Guard: g}); err != nil {
+		if err := sim.CheckServed(target, "guards", contract.Variant{Guard: g}); err != nil {
 			return err
 		}
 	}
 	for _, w := range c.Writers {
 		if w < 1 {
-			return fieldErr("writers", "%d: must be at least 1", w)
+			return field.Errorf("writers", "%d: must be at least 1", w)
 		}
 		if w > maxWriters {
-			return fieldErr("writers", "%d is more than %d (each writer holds its own connection to the database)", w, maxWriters)
+			return field.Errorf("writers", "%d is more than %d (each writer holds its own connection to the database)", w, maxWriters)
 		}
 	}
 	if target == nil {
-		return ErrNoTarget
+		return sim.ErrNoTarget
 	}
 	return nil
 }
 
-var _ Configuration[Bench, results.BenchRow, results.BenchRun] = Bench{}
+var _ sim.Configuration[Config, Row, Run] = Config{}
 
 // maxWriters is the most writers of one run.
 const maxWriters = 64
 
 // SeedList implements Configuration: the bench draws nothing at random.
-func (Bench) SeedList() []uint64 { return nil }
+func (Config) SeedList() []uint64 { return nil }
 
 // Clocked implements Configuration: the bench runs on the wall clock only.
-func (Bench) Clocked() (ClockKind, bool) { return "", false }
+func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
 
 // Replica implements Configuration.
-func (c Bench) Replica() Bench { c.TargetSettings = TargetSettings{}; return c }
+func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
 
 // OnClock implements Configuration: the bench runs on the wall clock only.
-func (c Bench) OnClock(ClockKind) Bench { return c }
+func (c Config) OnClock(sim.ClockKind) Config { return c }
 
 // WithTarget implements Configuration.
-func (c Bench) WithTarget(s TargetSettings) Bench { c.TargetSettings = s; return c }
+func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // writerList writes the writer counts joined by sep: with "," as the flag
 // takes them, "1,2,4".
-func (c Bench) writerList(sep string) string {
+func (c Config) writerList(sep string) string {
 	ws := make([]string, len(c.Writers))
 	for i, w := range c.Writers {
 		ws[i] = strconv.Itoa(w)
@@ -138,11 +138,11 @@ func (c Bench) writerList(sep string) string {
 }
 
 // Describe implements Configuration.
-func (c Bench) Describe(target contract.Target) string {
+func (c Config) Describe(target contract.Target) string {
 	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
-	if c.Store != "" || OnServer(target) {
-		where = strings.TrimPrefix(StoreNote(c.Store, target, ""), ", ")
-		if !OnServer(target) {
+	if c.Store != "" || sim.OnServer(target) {
+		where = strings.TrimPrefix(sim.StoreNote(c.Store, target, ""), ", ")
+		if !sim.OnServer(target) {
 			where += ", synchronous " + string(c.Synchronous)
 		}
 	}
@@ -220,8 +220,8 @@ func benchText(w, i, size int) string {
 // Time here is the wall clock, read with time.Now: this is the one place in
 // sim that reads it directly, because a benchmark measures real durations
 // and the Clock interface exists to replace real time.
-func (cfg Bench) Run(ctx context.Context, rt Runtime, _ []uint64) (Result[results.BenchRow, results.BenchRun], error) {
-	var res Result[results.BenchRow, results.BenchRun]
+func (cfg Config) Run(ctx context.Context, rt sim.Runtime, _ []uint64) (sim.Result[Row, Run], error) {
+	var res sim.Result[Row, Run]
 	if err := cfg.Validate(rt.Target); err != nil {
 		return res, err
 	}
@@ -234,7 +234,7 @@ func (cfg Bench) Run(ctx context.Context, rt Runtime, _ []uint64) (Result[result
 			}
 		}
 	}
-	res.Runs = make([]results.BenchRun, 0, len(jobs))
+	res.Runs = make([]Run, 0, len(jobs))
 	for i, j := range jobs {
 		// A peer runs beside each one-writer run, first on every other
 		// repetition, so that neither always has the warmer machine.
@@ -277,8 +277,8 @@ func (cfg Bench) Run(ctx context.Context, rt Runtime, _ []uint64) (Result[result
 // Fold folds runs into one row per (writers, guard), as Run does: the rows
 // of a run put together from its runs alone (notesbench merge) keep what
 // their JSON leaves out, the repetitions' medians and p99s.
-func (Bench) Fold(runs []results.BenchRun) ([]results.BenchRow, error) {
-	return results.SummarizeBench(runs), nil
+func (Config) Fold(runs []Run) ([]Row, error) {
+	return Summarize(runs), nil
 }
 
 // benchWriter is one writer of a run, between its warm-up and its timed writes.
@@ -299,12 +299,12 @@ type benchWriter struct {
 // the error that ends the run instead, if any: the caller's ctx, a fault of
 // notesbench's own, or the run's error limit reached (which a version
 // conflict, the writer's version moved by a fault, does not count towards).
-func (bw *benchWriter) failed(ctx context.Context, budget *ErrorBudget, err error) error {
-	if stop := Stopping(ctx, err); stop != nil {
+func (bw *benchWriter) failed(ctx context.Context, budget *sim.ErrorBudget, err error) error {
+	if stop := sim.Stopping(ctx, err); stop != nil {
 		return stop
 	}
 	bw.errors++
-	info, _ := OutcomeCounts(err)
+	info, _ := sim.OutcomeCounts(err)
 	bw.info += info
 	if contract.KindOf(err) == contract.KindConflict {
 		return nil
@@ -315,7 +315,7 @@ func (bw *benchWriter) failed(ctx context.Context, budget *ErrorBudget, err erro
 // reread reads the writer's version again after a write that did not end
 // ok (it may have landed, or landed twice), until a read ends ok or the run
 // ends; each read that fails is counted as failed says.
-func (bw *benchWriter) reread(ctx context.Context, budget *ErrorBudget) error {
+func (bw *benchWriter) reread(ctx context.Context, budget *sim.ErrorBudget) error {
 	for {
 		tab, err := bw.conn.ReadNoteTab(ctx, bw.noteID, "markdown")
 		if err == nil {
@@ -336,14 +336,14 @@ func benchSeed(j benchJob) uint64 { return uint64(j.rep) }
 // --nemesis), for a timed phase that began at began; stop ends them and
 // returns how many there were and each one's kind, pid and times in seconds
 // from began, in the order they began.
-func benchFaults(b contract.Backend, began time.Time) (stop func() (int, []results.BenchFault)) {
-	fi, ok := b.(faultInjector)
+func benchFaults(b contract.Backend, began time.Time) (stop func() (int, []FaultSpan)) {
+	fi, ok := b.(sim.FaultInjector)
 	if !ok {
-		return func() (int, []results.BenchFault) { return 0, nil }
+		return func() (int, []FaultSpan) { return 0, nil }
 	}
 	var (
 		mu  sync.Mutex
-		log []results.BenchFault
+		log []FaultSpan
 	)
 	seconds := func() float64 { return math.Round(time.Since(began).Seconds()*1e6) / 1e6 }
 	end := fi.InjectFaults(func(kind string, pid int) func(string) {
@@ -351,14 +351,14 @@ func benchFaults(b contract.Backend, began time.Time) (stop func() (int, []resul
 		defer mu.Unlock()
 		at := seconds()
 		i := len(log)
-		log = append(log, results.BenchFault{Kind: kind, StartS: at, EndS: at, PID: pid})
+		log = append(log, FaultSpan{Kind: kind, StartS: at, EndS: at, PID: pid})
 		return func(detail string) {
 			mu.Lock()
 			defer mu.Unlock()
 			log[i].EndS, log[i].Detail = max(at, seconds()), detail
 		}
 	})
-	return func() (int, []results.BenchFault) {
+	return func() (int, []FaultSpan) {
 		n := end()
 		mu.Lock()
 		defer mu.Unlock()
@@ -394,8 +394,8 @@ func retries(writers []*benchWriter) (int64, bool) {
 }
 
 // benchRun runs one repetition of one guard at one writer count, on target.
-func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob) (run results.BenchRun, err error) {
-	s, err := OpenRun(ctx, target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
+func benchRun(ctx context.Context, cfg Config, target contract.Target, j benchJob) (run Run, err error) {
+	s, err := sim.OpenRun(ctx, target, contract.RunSpec{Name: benchDBName(j), Variant: contract.Variant{Guard: j.guard}.WithDefaults(),
 		OneServer: j.writers > 1, Seed: benchSeed(j)})
 	if err != nil {
 		return run, err
@@ -444,7 +444,7 @@ func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob
 	// wall time.
 	label := func(w int) string { return fmt.Sprintf("writer %d", w+1) }
 	if _, ok := writers[0].conn.(pinger); ok {
-		if _, err := RunAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
+		if _, err := sim.RunAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
 			return struct{}{}, writers[w].ping(ctx, cfg.Writes)
 		}); err != nil {
 			return run, err
@@ -457,10 +457,10 @@ func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob
 	// on. The first error that ends the run (the caller's, notesbench's own,
 	// or the run's error limit) cancels the others' calls.
 	retriedBefore, _ := retries(writers)
-	budget := NewErrorBudget(cfg.MaxErrors)
+	budget := sim.NewErrorBudget(cfg.MaxErrors)
 	began := time.Now()
 	stopFaults := benchFaults(s, began)
-	_, err = RunAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
+	_, err = sim.RunAll(ctx, len(writers), len(writers), label, func(ctx context.Context, w int) (struct{}, error) {
 		bw := writers[w]
 		for i := cfg.Warmup; i < cfg.Warmup+cfg.Writes; i++ {
 			d, err := bw.write(ctx, w, i, cfg.TextSize)
@@ -479,12 +479,12 @@ func benchRun(ctx context.Context, cfg Bench, target contract.Target, j benchJob
 	})
 	wall := time.Since(began)
 	faults, faultLog := stopFaults()
-	limit, stopped := StoppedBy(err)
+	limit, stopped := sim.StoppedBy(err)
 	if err != nil && !stopped {
 		return run, err
 	}
 
-	run = results.BenchRun{Guard: string(j.guard), Writers: j.writers, Rep: j.rep, WallS: wall.Seconds(), Faults: faults, FaultLog: faultLog}
+	run = Run{Guard: string(j.guard), Writers: j.writers, Rep: j.rep, WallS: wall.Seconds(), Faults: faults, FaultLog: faultLog}
 	if stopped {
 		run.Stopped = fmt.Sprintf("guard %s, %d writer(s), repetition %d: %s", j.guard, j.writers, j.rep, limit.Error())
 	}

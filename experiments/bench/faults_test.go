@@ -1,4 +1,4 @@
-package sim
+package bench
 
 import (
 	"context"
@@ -8,19 +8,20 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/internal/simtest"
+	"github.com/notesbench/notesbench/sim"
 )
 
-// injectingTarget is a faultyTarget whose runs also make faults of their
+// injectingTarget is a simtest.FaultyTarget whose runs also make faults of their
 // own, as a target given --nemesis does: each run's InjectFaults reports
 // faults faults, one lost reply each, as it starts.
 type injectingTarget struct {
-	*faultyTarget
+	*simtest.FaultyTarget
 	faults int
 }
 
 func (t *injectingTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
-	b, err := t.faultyTarget.Open(ctx, run)
+	b, err := t.FaultyTarget.Open(ctx, run)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (b *injectingBackend) InjectFaults(begin func(kind string, pid int) func(st
 	return func() int { return b.faults }
 }
 
-var _ faultInjector = (*injectingBackend)(nil)
+var _ sim.FaultInjector = (*injectingBackend)(nil)
 
 // Under faults a bench run goes on: a timed write that does not end ok is
 // counted, not timed and not sent again, its writer reads its version again
@@ -52,15 +53,15 @@ func TestBenchCountsWhatFaultsCost(t *testing.T) {
 	f := func(_ string, _ int, n int, tool string) (error, bool) {
 		switch {
 		case tool == contract.ToolEditNoteTab && n > warmup && n%5 == 0:
-			return errTimeout, true
+			return simtest.ErrTimeout, true
 		case tool == contract.ToolReadNoteTab && n == 2:
-			return errRefused, false
+			return simtest.ErrRefused, false
 		}
 		return nil, false
 	}
-	cfg := Bench{Writes: writes, Reps: 2, Warmup: warmup, TextSize: 30, Writers: []int{1, 2},
+	cfg := Config{Writes: writes, Reps: 2, Warmup: warmup, TextSize: 30, Writers: []int{1, 2},
 		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
-	res := mustRunOn(t, cfg, on(&injectingTarget{faultyTarget: newFaulty(f), faults: 3}))
+	res := simtest.MustRunOn(t, cfg, simtest.On(&injectingTarget{FaultyTarget: simtest.NewFaulty(f), faults: 3}))
 	if len(res.Runs) != 4 {
 		t.Fatalf("%d runs, want 4", len(res.Runs))
 	}
@@ -86,7 +87,7 @@ func TestBenchCountsWhatFaultsCost(t *testing.T) {
 			t.Errorf("row %+v: want the sums of its repetitions", row)
 		}
 	}
-	sums := results.SummarizeRuns(res.Runs)
+	sums := SummarizeRuns(res.Runs)
 	if sums[0].Faults != 3 || sums[0].Info != cut || len(sums[0].FaultLog) != 3 {
 		t.Errorf("the JSON's runs: %+v", sums[0])
 	}
@@ -97,13 +98,13 @@ func TestBenchCountsWhatFaultsCost(t *testing.T) {
 func TestBenchMaxErrorsEndsARun(t *testing.T) {
 	f := func(_ string, _ int, n int, tool string) (error, bool) {
 		if tool == contract.ToolEditNoteTab && n > 4 {
-			return errRefused, false
+			return simtest.ErrRefused, false
 		}
 		return nil, false
 	}
-	cfg := Bench{Writes: 50, Reps: 2, Warmup: 1, TextSize: 10, Writers: []int{1},
-		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal", TargetSettings: TargetSettings{MaxErrors: 7}}
-	res := mustRunOn(t, cfg, on(newFaulty(f)))
+	cfg := Config{Writes: 50, Reps: 2, Warmup: 1, TextSize: 10, Writers: []int{1},
+		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal", TargetSettings: sim.TargetSettings{MaxErrors: 7}}
+	res := simtest.MustRunOn(t, cfg, simtest.On(simtest.NewFaulty(f)))
 	if len(res.Runs) != 2 {
 		t.Fatalf("%d runs, want 2: a run ended early must not end the others", len(res.Runs))
 	}
@@ -120,9 +121,9 @@ func TestBenchMaxErrorsEndsARun(t *testing.T) {
 // Without faults nothing of this is in a run: no counts, no log, and the
 // JSON of a run and a row reads as it always did.
 func TestBenchWithoutFaultsCountsNothing(t *testing.T) {
-	cfg := Bench{Writes: 5, Reps: 1, Warmup: 1, TextSize: 10, Writers: []int{1},
+	cfg := Config{Writes: 5, Reps: 1, Warmup: 1, TextSize: 10, Writers: []int{1},
 		Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
-	res := mustRun(t, cfg)
+	res := simtest.MustRun(t, cfg)
 	r := res.Runs[0]
 	if r.Faults != 0 || r.FaultLog != nil || r.Errors != 0 || r.Info != 0 || r.Stopped != "" || len(r.SamplesUS) != 5 {
 		t.Errorf("run %+v", r)
@@ -130,7 +131,7 @@ func TestBenchWithoutFaultsCountsNothing(t *testing.T) {
 	if res.Rows[0].Faulted() {
 		t.Errorf("row %+v: faulted", res.Rows[0])
 	}
-	if slices.ContainsFunc(res.Runs, func(r results.BenchRun) bool { return r.EndedEarly() != "" }) {
+	if slices.ContainsFunc(res.Runs, func(r Run) bool { return r.EndedEarly() != "" }) {
 		t.Error("a run ended early")
 	}
 }

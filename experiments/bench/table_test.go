@@ -1,4 +1,4 @@
-package report
+package bench
 
 import (
 	"bytes"
@@ -6,19 +6,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
 
 func TestDiffResult(t *testing.T) {
 	for _, tc := range []struct {
-		d    results.GuardDiff
+		d    GuardDiff
 		want string
 	}{
-		{results.GuardDiff{Guard: "note", Base: "none", Delta: -0.018, P: 0.4213, Alpha: 0.05},
+		{GuardDiff{Guard: "note", Base: "none", Delta: -0.018, P: 0.4213, Alpha: 0.05},
 			"note vs none: −1.8 % (p = 0.42, no significant difference)"},
-		{results.GuardDiff{Guard: "tab", Base: "note", Delta: 0.05, P: 0.0021645, Alpha: 0.05, Significant: true},
+		{GuardDiff{Guard: "tab", Base: "note", Delta: 0.05, P: 0.0021645, Alpha: 0.05, Significant: true},
 			"tab vs note: +5.0 % (p = 0.0022, significant at α = 0.05)"},
-		{results.GuardDiff{Guard: "tab", Base: "none", Delta: 0, P: 0.00001, Alpha: 0.05, Significant: true},
+		{GuardDiff{Guard: "tab", Base: "none", Delta: 0, P: 0.00001, Alpha: 0.05, Significant: true},
 			"tab vs none: 0.0 % (p < 0.0001, significant at α = 0.05)"},
 	} {
 		if got := tc.d.Guard + " vs " + tc.d.Base + ": " + diffResult(tc.d); got != tc.want {
@@ -28,12 +29,12 @@ func TestDiffResult(t *testing.T) {
 }
 
 func TestBenchGoBench(t *testing.T) {
-	runs := []results.BenchRunSummary{
-		{Guard: "note", Writers: 1, Rep: 1, BenchStats: results.BenchStats{MedianUS: 51.234, P99US: 420.5, P999US: 1000.0004, Writes: 2000, WritesPerS: 16155.1}},
-		{Guard: "tab", Writers: 4, Rep: 1, BenchStats: results.BenchStats{MedianUS: 60, P99US: 61, P999US: 62, Writes: 8000, WritesPerS: 100}},
+	runs := []RunSummary{
+		{Guard: "note", Writers: 1, Rep: 1, Stats: Stats{MedianUS: 51.234, P99US: 420.5, P999US: 1000.0004, Writes: 2000, WritesPerS: 16155.1}},
+		{Guard: "tab", Writers: 4, Rep: 1, Stats: Stats{MedianUS: 60, P99US: 61, P999US: 62, Writes: 8000, WritesPerS: 100}},
 	}
 	var b bytes.Buffer
-	if err := WriteGoBench(&b, BenchGoBench(runs)...); err != nil {
+	if err := report.WriteGoBench(&b, GoBench(runs)...); err != nil {
 		t.Fatal(err)
 	}
 	want := "BenchmarkEditNoteTab/guard=note\t2000\t51234 ns/op\t420500 p99-ns/op\t1000000 p99.9-ns/op\t16155.1 writes/s\n" +
@@ -50,12 +51,12 @@ func TestBenchTable(t *testing.T) {
 	if !ok {
 		t.Fatal("no published bench")
 	}
-	rows := []results.BenchRow{
+	rows := []Row{
 		{Guard: "note", Writers: 1, MedianUS: 20.04, P90US: 25, P99US: 300, P999US: 900, MaxUS: 5000, Writes: 6000, Reps: 3,
 			WritesPerS: 40000.4, RepMediansUS: []float64{20.1, 19.96, 20.5}},
 		{Guard: "note", Writers: 2, MedianUS: 30, RepMediansUS: []float64{30}},
 	}
-	tb := BenchTable(rows, exp, []string{"p99.9 rests on few samples"})
+	tb := Table(rows, exp, []string{"p99.9 rests on few samples"})
 	wantHeader := []string{"Guard", "Writers", "Median", "Median per rep", "Median per rep (published)", "p90", "p99", "p99 (published)",
 		"p99.9", "Max", "Writes", "Writes/s"}
 	if !slices.Equal(tb.Header, wantHeader) {
@@ -65,18 +66,18 @@ func TestBenchTable(t *testing.T) {
 	if !slices.Equal(tb.Rows[0], want0) {
 		t.Fatalf("row 0 %q,\nwant   %q", tb.Rows[0], want0)
 	}
-	if tb.Rows[1][4] != NotPublished || tb.Rows[1][3] != "30.0" {
+	if tb.Rows[1][4] != report.NotPublished || tb.Rows[1][3] != "30.0" {
 		t.Fatalf("row 1 %q", tb.Rows[1])
 	}
 	if len(tb.Notes) != 1 || tb.Notes[0] != "warning: p99.9 rests on few samples" {
 		t.Fatalf("notes %q", tb.Notes)
 	}
-	if got := BenchTable(rows, nil, nil); slices.Contains(got.Header, "p99 (published)") {
+	if got := Table(rows, nil, nil); slices.Contains(got.Header, "p99 (published)") {
 		t.Fatalf("published column without published figures: %q", got.Header)
 	}
 	var b bytes.Buffer
-	if err := Render(&b, FormatMarkdown, tb, BenchDiffTable([]results.GuardDiff{{Writers: 1, Guard: "note", Base: "none",
-		Over: results.OverRepMedians, N: 3, NBase: 3, Delta: -0.018, P: 0.42, Alpha: 0.05}}, 0.05)); err != nil {
+	if err := report.Render(&b, report.FormatMarkdown, tb, DiffTable([]GuardDiff{{Writers: 1, Guard: "note", Base: "none",
+		Over: OverRepMedians, N: 3, NBase: 3, Delta: -0.018, P: 0.42, Alpha: 0.05}}, 0.05)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| note vs none | per-repetition medians (3 vs 3) | −1.8 % (p = 0.42, no significant difference) |",
@@ -91,16 +92,16 @@ func TestBenchTable(t *testing.T) {
 // where one did not, and no column at all when none did.
 func TestBenchTableRetries(t *testing.T) {
 	zero, some := 0.0, 0.1234
-	rows := []results.BenchRow{
+	rows := []Row{
 		{Guard: "note", Writers: 1, RetriesPerWrite: &zero},
 		{Guard: "note", Writers: 8, RetriesPerWrite: &some},
 		{Guard: "none", Writers: 1},
 	}
-	tb := BenchTable(rows, nil, nil)
+	tb := Table(rows, nil, nil)
 	if last := tb.Header[len(tb.Header)-1]; last != "Retries per write" {
 		t.Fatalf("header %q", tb.Header)
 	}
-	for i, want := range []string{"0.000", "0.123", NotPublished} {
+	for i, want := range []string{"0.000", "0.123", report.NotPublished} {
 		if got := tb.Rows[i][len(tb.Rows[i])-1]; got != want {
 			t.Errorf("row %d: %q, want %q", i, got, want)
 		}
@@ -108,7 +109,7 @@ func TestBenchTableRetries(t *testing.T) {
 	if !slices.ContainsFunc(tb.Notes, func(n string) bool { return strings.HasPrefix(n, "retries per write: ") }) {
 		t.Errorf("no note says what a retry is: %q", tb.Notes)
 	}
-	tb = BenchTable(rows[2:], nil, nil)
+	tb = Table(rows[2:], nil, nil)
 	if slices.Contains(tb.Header, "Retries per write") || len(tb.Notes) != 0 {
 		t.Fatalf("a store that counts no retries: %q, notes %q", tb.Header, tb.Notes)
 	}
