@@ -319,7 +319,7 @@ func sourcesScript(cfg Config, seed uint64) []researchSession {
 // sendableURL is what the client sends for a URL as written: a URL without a scheme
 // gets "https://" prefixed, as a browser would read it.
 func sendableURL(written string) string {
-	if sim.HasScheme(written) {
+	if hasScheme(written) {
 		return written
 	}
 	return "https://" + written
@@ -422,7 +422,7 @@ func (cl *citer) play(ctx context.Context, s *researchSession) error {
 		for _, c := range turn {
 			p := s.pages[c.page]
 			mark := c.written // the intent is the page: its normalized URL
-			if norm, err := sim.NormalizeURL(c.written); err == nil {
+			if norm, err := NormalizeURL(c.written); err == nil {
 				mark = norm
 			}
 			history.Intend(cl.conn, history.Intent{Mark: mark})
@@ -511,7 +511,7 @@ func (cl *citer) key(noteID, written string) string {
 	case KeyRaw:
 		return "raw-" + keyHash(written)
 	case KeyNormalized:
-		norm, err := sim.NormalizeURL(written)
+		norm, err := NormalizeURL(written)
 		if err != nil {
 			norm = written // cannot happen for the script's URLs; keep a stable key anyway
 		}
@@ -580,11 +580,11 @@ func countSources(ctx context.Context, clock sim.Clock, conn contract.Session, n
 	normals := map[string]bool{}
 	hrefs := map[string]bool{}
 	for _, it := range items {
-		norm, err := sim.NormalizeURL(it.URL)
+		norm, err := NormalizeURL(it.URL)
 		if err != nil {
 			return false, fmt.Errorf("source %s: %w", it.ID, err)
 		}
-		href, err := sim.BrowserHref(it.URL)
+		href, err := BrowserHref(it.URL)
 		if err != nil {
 			return false, fmt.Errorf("source %s: %w", it.ID, err)
 		}

@@ -188,7 +188,7 @@ func TestSessionPagesAreDistinct(t *testing.T) {
 		pages := sessionPages(r, 8)
 		seen := map[string]bool{}
 		for _, p := range pages {
-			n, err := sim.NormalizeURL(p.spell(spellCanonical))
+			n, err := NormalizeURL(p.spell(spellCanonical))
 			if err != nil {
 				t.Fatal(err)
 			}

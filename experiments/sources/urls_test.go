@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/notesbench/notesbench/sim"
 )
 
 // TestPageSpellings checks the seven spellings the sources experiment cites: one
@@ -15,12 +14,12 @@ func TestPageSpellings(t *testing.T) {
 	for k := range numSpellings {
 		s := p.spell(k)
 		written[s] = true
-		n, err := sim.NormalizeURL(s)
+		n, err := NormalizeURL(s)
 		if err != nil {
 			t.Fatalf("spelling %d %q: %v", k, s, err)
 		}
 		normal[n] = true
-		h, err := sim.BrowserHref(sendableURL(s))
+		h, err := BrowserHref(sendableURL(s))
 		if err != nil {
 			t.Fatalf("spelling %d %q: %v", k, s, err)
 		}

@@ -1,4 +1,4 @@
-package sim
+package sources
 
 import (
 	"errors"
@@ -57,7 +57,7 @@ func parseCited(raw string) (*url.URL, string, error) {
 	}
 	written := ""
 	switch {
-	case HasScheme(s):
+	case hasScheme(s):
 	case strings.HasPrefix(s, "//"):
 		s = "https:" + s
 	default:
@@ -67,7 +67,7 @@ func parseCited(raw string) (*url.URL, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("%q is not a URL: %w", raw, err)
 	}
-	if HasScheme(strings.TrimSpace(raw)) {
+	if hasScheme(strings.TrimSpace(raw)) {
 		written = u.Scheme
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
@@ -83,9 +83,9 @@ func parseCited(raw string) (*url.URL, string, error) {
 	return u, written, nil
 }
 
-// HasScheme reports whether s starts with a URL scheme followed by "://". A colon
+// hasScheme reports whether s starts with a URL scheme followed by "://". A colon
 // alone is not enough: "example.org:8080/a" is a host and a port.
-func HasScheme(s string) bool {
+func hasScheme(s string) bool {
 	i := strings.Index(s, "://")
 	if i <= 0 {
 		return false
@@ -169,7 +169,7 @@ func normalQuery(rawQuery string) string {
 // scheme, "www.", the query, trailing slashes and the fragment.
 func BrowserHref(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
-	if !HasScheme(s) {
+	if !hasScheme(s) {
 		s = "https://" + s
 	}
 	u, err := url.Parse(s)
