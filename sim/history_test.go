@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"bytes"
@@ -8,80 +8,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
-var agreementSeedsFlag = flag.Int("agreement-seeds", 0,
+// clean reports whether a run shows no violation at all.
+var agreementSeeds = flag.Int("agreement-seeds", 0,
 	"virtual seeds each published setup is checked over (0: 20, or 2 under the race detector); 200 take about 2.5 minutes")
-
-// agreementSeeds returns the seeds each published setup is checked over, in
-// chunks of at most 25, each judged on its own so that a history never grows
-// past a few tens of megabytes.
-func agreementSeeds() [][]uint64 {
-	n := *agreementSeedsFlag
-	if n <= 0 {
-		n = 20
-		switch {
-		case testpass.Race:
-			n = 2 // the race detector slows SQLite tenfold: these tests look for races, not counts
-		case testing.Short():
-			n = 5 // the quick loop: make test-large runs 20
-		}
-	}
-	seeds := make([]uint64, n)
-	for i := range seeds {
-		seeds[i] = uint64(i + 1)
-	}
-	return slices.Collect(slices.Chunk(seeds, 25))
-}
-
-// seedCount returns how many seeds chunks hold.
-func seedCount(chunks [][]uint64) int {
-	n := 0
-	for _, c := range chunks {
-		n += len(c)
-	}
-	return n
-}
-
-// judge writes w's history, reads it back as notesbench check would, judges it
-// and returns the runs by name.
-func judge(t *testing.T, w *history.Writer) map[string]results.CheckRun {
-	t.Helper()
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	size := buf.Len()
-	h, err := history.Read(context.Background(), &buf, "history")
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	rep, err := check.Run(context.Background(), []*history.History{h}, check.Options{Timeout: 10 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := 0
-	runs := map[string]results.CheckRun{}
-	for _, r := range rep.Runs {
-		runs[r.Run] = r
-		calls += r.Calls
-	}
-	t.Logf("%d runs, %d calls, %.1f MB of history, checked in %.2fs", len(rep.Runs), calls, float64(size)/1e6, time.Since(start).Seconds())
-	for _, c := range rep.Checks {
-		if c.Verdict == results.CheckUnknown {
-			t.Errorf("%s: unknown: %s", c.Check, c.Reason)
-		}
-	}
-	return runs
-}
 
 // clean reports whether a run shows no violation at all.
 func clean(r results.CheckRun) bool {
@@ -96,7 +34,7 @@ func clean(r results.CheckRun) bool {
 // guard with reapply, nor with us-suffix or counter versions. Every register is
 // linearizable: versions under a guard behave as compare-and-set.
 func TestCheckAgreesWithRaceEngine(t *testing.T) {
-	chunks := agreementSeeds()
+	chunks := simtest.AgreementSeeds(*agreementSeeds)
 	lossy := map[string]int{}     // mode → runs with a lost line
 	violating := map[string]int{} // mode → runs with a violation
 	for _, seeds := range chunks {
@@ -105,10 +43,10 @@ func TestCheckAgreesWithRaceEngine(t *testing.T) {
 	for _, mode := range []string{"race-none", "race-note-refresh", "fast-ms"} {
 		// Short fast runs may collide without losing a line.
 		if violating[mode] == 0 || (lossy[mode] == 0 && mode != "fast-ms") {
-			t.Errorf("%s: %d runs with a violation, %d with a lost line, of %d; want some of each", mode, violating[mode], lossy[mode], seedCount(chunks))
+			t.Errorf("%s: %d runs with a violation, %d with a lost line, of %d; want some of each", mode, violating[mode], lossy[mode], simtest.SeedCount(chunks))
 		}
 	}
-	t.Logf("%d seeds; runs with a violation: %v; with a lost line: %v", seedCount(chunks), violating, lossy)
+	t.Logf("%d seeds; runs with a violation: %v; with a lost line: %v", simtest.SeedCount(chunks), violating, lossy)
 }
 
 // agreeWithRaceEngine runs race, tabs and fast on seeds, recording, and
@@ -117,13 +55,13 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 	t.Helper()
 	ctx := context.Background()
 	w := history.NewWriter(history.Header{Experiment: "race, tabs, fast"})
-	race := DefaultRace()
-	race.Clock, race.Seeds = ClockVirtual, seeds
-	tabs := DefaultTabs()
-	tabs.Clock, tabs.Seeds = ClockVirtual, seeds
-	fast := DefaultFast()
-	fast.Clock, fast.Seeds = ClockVirtual, seeds
-	rt := Runtime{Target: memTarget, History: w}
+	race := sim.DefaultRace()
+	race.Clock, race.Seeds = sim.ClockVirtual, seeds
+	tabs := sim.DefaultTabs()
+	tabs.Clock, tabs.Seeds = sim.ClockVirtual, seeds
+	fast := sim.DefaultFast()
+	fast.Clock, fast.Seeds = sim.ClockVirtual, seeds
+	rt := sim.Runtime{Target: simtest.MemTarget, History: w}
 	fast.Edits = 200 // of 2,000 published: ms versions collide all the same
 	if testpass.Race {
 		fast.Edits = 60
@@ -153,7 +91,7 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 	add(tabsRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("tabs-%s-seed%d", tabs.Scopes[m], seed) })
 	fastRes, err := fast.Run(ctx, rt, seeds)
 	add(fastRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("fast-%s-seed%d", fast.Formats[m], seed) })
-	runs := judge(t, w)
+	runs := simtest.Judge(t, w)
 
 	for i := range all {
 		r := &all[i]
@@ -179,7 +117,7 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 		if !clean(cr) {
 			violating[mode]++
 		}
-		allowed := r.Guard == "none" || r.Policy == string(Refresh) || r.VersionFormat == string(contract.FormatMS)
+		allowed := r.Guard == "none" || r.Policy == string(sim.Refresh) || r.VersionFormat == string(contract.FormatMS)
 		if !allowed && !clean(cr) {
 			t.Errorf("%s: a violation where the contract forbids one: %+v", name, cr)
 		}
@@ -193,11 +131,11 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 // name as in its history header.
 func TestRunNamesFollowModes(t *testing.T) {
 	w := history.NewWriter(history.Header{Experiment: "race"})
-	race := DefaultRace()
-	race.Env = virtualEnv([]uint64{1})
+	race := sim.DefaultRace()
+	race.Env = simtest.VirtualEnv([]uint64{1})
 	race.Edits = 3
-	race.Modes = []Mode{{Guard: contract.GuardNone, Policy: Reapply}, {Guard: contract.GuardNote, Policy: Refresh}}
-	if _, err := race.Run(context.Background(), Runtime{Target: memTarget, History: w}, race.Seeds); err != nil {
+	race.Modes = []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
+	if _, err := race.Run(context.Background(), sim.Runtime{Target: simtest.MemTarget, History: w}, race.Seeds); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

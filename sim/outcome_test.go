@@ -1,142 +1,15 @@
-package sim
+package sim_test
 
 import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/results"
-)
-
-// fault says what a faulty session of the run called run does with its n-th
-// call (from 1) of tool: nothing (nil), or fail the call with err, before
-// the call reaches the store or (after) once the store applied it.
-type fault func(run string, session, n int, tool string) (err error, after bool)
-
-// faultyTarget wraps a target so that every session it opens (numbered
-// from 0 in the order a run opens them) fails calls as f says, and counts
-// the faults that reached the caller, per run and session.
-type faultyTarget struct {
-	contract.Target
-	f fault
-
-	mu       sync.Mutex
-	injected map[string]map[int]int
-}
-
-func newFaulty(f fault) *faultyTarget {
-	return &faultyTarget{Target: memTarget, f: f, injected: map[string]map[int]int{}}
-}
-
-// count returns the faults that reached session of run.
-func (t *faultyTarget) count(run string, session int) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.injected[run][session]
-}
-
-func (t *faultyTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
-	b, err := t.Target.Open(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	return &faultyBackend{Backend: b, t: t, run: run.Name}, nil
-}
-
-type faultyBackend struct {
-	contract.Backend
-	t        *faultyTarget
-	run      string
-	mu       sync.Mutex
-	sessions int
-}
-
-func (b *faultyBackend) Session(ctx context.Context) (contract.Session, error) {
-	s, err := b.Backend.Session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.sessions++
-	return &faultySession{Session: s, b: b, id: b.sessions - 1, calls: map[string]int{}}, nil
-}
-
-type faultySession struct {
-	contract.Session
-	b     *faultyBackend
-	id    int
-	calls map[string]int
-}
-
-// around makes one call of tool through do, failing it as the fault says.
-func (s *faultySession) around(tool string, do func() error) error {
-	s.calls[tool]++
-	t := s.b.t
-	err, after := t.f(s.b.run, s.id, s.calls[tool], tool)
-	if err == nil {
-		return do()
-	}
-	if after {
-		if derr := do(); derr != nil {
-			return derr
-		}
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.injected[s.b.run] == nil {
-		t.injected[s.b.run] = map[int]int{}
-	}
-	t.injected[s.b.run][s.id]++
-	return err
-}
-
-func (s *faultySession) ReadNoteTab(ctx context.Context, noteID, tabID string) (out contract.TabContent, err error) {
-	err = s.around(contract.ToolReadNoteTab, func() error {
-		out, err = s.Session.ReadNoteTab(ctx, noteID, tabID)
-		return err
-	})
-	return out, err
-}
-
-func (s *faultySession) EditNoteTab(ctx context.Context, req contract.EditRequest) (out contract.EditResult, err error) {
-	err = s.around(contract.ToolEditNoteTab, func() error {
-		out, err = s.Session.EditNoteTab(ctx, req)
-		return err
-	})
-	return out, err
-}
-
-func (s *faultySession) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (out contract.CreateResult, err error) {
-	err = s.around(contract.ToolCreateNoteTab, func() error {
-		out, err = s.Session.CreateNoteTab(ctx, req)
-		return err
-	})
-	return out, err
-}
-
-func (s *faultySession) AddNoteSource(ctx context.Context, req contract.SourceRequest) (out contract.SourceResult, err error) {
-	err = s.around(contract.ToolAddNoteSource, func() error {
-		out, err = s.Session.AddNoteSource(ctx, req)
-		return err
-	})
-	return out, err
-}
-
-func (s *faultySession) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (out contract.AttachmentPage, err error) {
-	err = s.around(contract.ToolListNoteAttachments, func() error {
-		out, err = s.Session.ListNoteAttachments(ctx, req)
-		return err
-	})
-	return out, err
-}
-
-var (
-	errTimeout = contract.Indeterminate(contract.KindTimeout, errors.New("the call timed out"))
-	errRefused = &contract.RefusedError{Tool: "edit_note_tab", Reply: `"task_not_found"`}
+	"github.com/notesbench/notesbench/sim"
 )
 
 // A server error is a measurement, not the end of the run: writes that time
@@ -151,19 +24,19 @@ func TestRaceCountsServerErrors(t *testing.T) {
 	f := func(_ string, session, n int, tool string) (error, bool) {
 		switch {
 		case session == 0 && tool == contract.ToolEditNoteTab && n%4 == 0:
-			return errTimeout, true
+			return simtest.ErrTimeout, true
 		case session == 1 && tool == contract.ToolReadNoteTab && n%5 == 0:
 			return &contract.NotFoundError{Field: "note_id", ID: "note-1"}, false
 		case session == 1 && tool == contract.ToolEditNoteTab && n%6 == 0:
-			return errRefused, false
+			return simtest.ErrRefused, false
 		}
 		return nil, false
 	}
-	faulty := newFaulty(f)
-	c := DefaultRace()
-	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 40
-	c.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardNone, Reapply}}
-	res := mustRunOn(t, c, on(faulty))
+	faulty := simtest.NewFaulty(f)
+	c := sim.DefaultRace()
+	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 40
+	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}, {contract.GuardNone, sim.Reapply}}
+	res := simtest.MustRunOn(t, c, simtest.On(faulty))
 	for i, r := range res.Runs {
 		name := []string{"race-note-reapply-seed1", "race-none-seed1"}[i]
 		if r.Stopped != "" || r.Unreadable != "" {
@@ -173,10 +46,10 @@ func TestRaceCountsServerErrors(t *testing.T) {
 			t.Errorf("%s: errors claude %d, human %d: want both above 0", r.Guard, r.Claude.Errors, r.Human.Errors)
 		}
 		// Each editor's errors are exactly the faults it met.
-		if want := faulty.count(name, 0); r.Claude.Errors != want {
+		if want := faulty.Count(name, 0); r.Claude.Errors != want {
 			t.Errorf("%s: claude errors %d, want the %d faults injected", r.Guard, r.Claude.Errors, want)
 		}
-		if want := faulty.count(name, 1); r.Human.Errors != want {
+		if want := faulty.Count(name, 1); r.Human.Errors != want {
 			t.Errorf("%s: human errors %d, want the %d faults injected", r.Guard, r.Human.Errors, want)
 		}
 	}
@@ -188,7 +61,7 @@ func TestRaceCountsServerErrors(t *testing.T) {
 		t.Errorf("row errors %d / %d, runs %d / %d", note.ErrorsClaude, note.ErrorsHuman, res.Runs[0].Claude.Errors, res.Runs[0].Human.Errors)
 	}
 	// The same seed and flags give the same counts.
-	again := mustRunOn(t, c, on(newFaulty(f)))
+	again := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f)))
 	if !equalRuns(res.Runs, again.Runs) {
 		t.Errorf("two runs of the same seed differ:\n%+v\n%+v", res.Runs, again.Runs)
 	}
@@ -214,15 +87,15 @@ func equalRuns(a, b []results.RaceRun) bool {
 func TestMaxErrorsEndsARunAndKeepsItsCounts(t *testing.T) {
 	f := func(_ string, session, n int, tool string) (error, bool) {
 		if session < 2 && tool == contract.ToolEditNoteTab && n > 3 {
-			return errTimeout, false
+			return simtest.ErrTimeout, false
 		}
 		return nil, false
 	}
-	c := DefaultRace()
-	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 100
-	c.Modes = []Mode{{contract.GuardNote, Reapply}}
+	c := sim.DefaultRace()
+	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 100
+	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
 	c.MaxErrors = 25
-	res := mustRunOn(t, c, on(newFaulty(f)))
+	res := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f)))
 	r := res.Runs[0]
 	if got := r.Claude.Errors + r.Human.Errors; got != 25 {
 		t.Errorf("%d errors counted, want the limit, 25", got)
@@ -247,10 +120,10 @@ func TestRaceUnreadableFinalState(t *testing.T) {
 		}
 		return nil, false
 	}
-	c := DefaultRace()
-	c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 10
-	c.Modes = []Mode{{contract.GuardNote, Reapply}}
-	r := mustRunOn(t, c, on(newFaulty(f))).Runs[0]
+	c := sim.DefaultRace()
+	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 10
+	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+	r := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f))).Runs[0]
 	if r.Lost() != 20 || !strings.Contains(r.Unreadable, "could not be read") {
 		t.Errorf("lost %d of 20, unreadable %q", r.Lost(), r.Unreadable)
 	}
@@ -278,10 +151,10 @@ func TestRaceFinalReadServerErrors(t *testing.T) {
 				}
 				return nil, false
 			}
-			c := DefaultRace()
-			c.Clock, c.Seeds, c.Edits = ClockVirtual, []uint64{1}, 5
-			c.Modes = []Mode{{contract.GuardNote, Reapply}}
-			res, err := runOn(context.Background(), c, on(newFaulty(f)))
+			c := sim.DefaultRace()
+			c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 5
+			c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+			res, err := simtest.RunOn(context.Background(), c, simtest.On(simtest.NewFaulty(f)))
 			if !tc.ok {
 				if err == nil || !strings.Contains(err.Error(), "the call timed out") {
 					t.Fatalf("%v", err)

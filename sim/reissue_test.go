@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // keylessTarget is a server that ignores idempotency keys: it sees a key no
@@ -58,26 +60,26 @@ func TestRaceReissuesAWriteWhoseReplyWasLost(t *testing.T) {
 	// Every 4th write of claude's (session 0) commits, and its reply is lost.
 	f := func(_ string, session, n int, tool string) (error, bool) {
 		if session == 0 && tool == contract.ToolEditNoteTab && n%4 == 0 {
-			return errTimeout, true
+			return simtest.ErrTimeout, true
 		}
 		return nil, false
 	}
-	run := func(reissue, keyless bool) (*faultyTarget, Result[results.RaceRow, results.RaceRun]) {
-		faulty := newFaulty(f)
+	run := func(reissue, keyless bool) (*simtest.FaultyTarget, sim.Result[results.RaceRow, results.RaceRun]) {
+		faulty := simtest.NewFaulty(f)
 		if keyless {
-			faulty.Target = &keylessTarget{Target: memTarget}
+			faulty.Target = &keylessTarget{Target: simtest.MemTarget}
 		}
-		c := DefaultRace()
-		c.Clock, c.Seeds, c.Edits, c.Reissue = ClockVirtual, []uint64{1}, 40, reissue
-		c.Modes = []Mode{{contract.GuardNote, Reapply}}
-		return faulty, mustRunOn(t, c, on(faulty))
+		c := sim.DefaultRace()
+		c.Clock, c.Seeds, c.Edits, c.Reissue = sim.ClockVirtual, []uint64{1}, 40, reissue
+		c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+		return faulty, simtest.MustRunOn(t, c, simtest.On(faulty))
 	}
 	for _, tc := range []struct {
 		reissue, keyless bool
 	}{{false, false}, {true, false}, {true, true}} {
 		faulty, res := run(tc.reissue, tc.keyless)
 		r := res.Runs[0]
-		lost := faulty.count("race-note-reapply-seed1", 0)
+		lost := faulty.Count("race-note-reapply-seed1", 0)
 		if lost == 0 {
 			t.Fatalf("reissue %v, keyless %v: no reply was lost", tc.reissue, tc.keyless)
 		}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/simtest"
-	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -102,15 +100,10 @@ func agreeWithCreateEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 // A run of several seeds equals the runs of each seed alone, assembled: what
 // shards of an experiment merge back into.
 func TestAssembleEqualsOneRun(t *testing.T) {
-	seeds := []uint64{1, 2, 3}
-	if testpass.Race {
-		seeds = seeds[:2] // make test's time: make test-large assembles three
-	}
+	seeds := simtest.AssembleSeeds()
 	c := Default()
 	c.Seeds, c.Tabs = seeds, 8
-	if whole, parts := simtest.Assembled(t, sim.Runner[Row, Run](c), seeds); whole != parts {
-		t.Errorf("one run\n%s\nassembled\n%s", whole, parts)
-	}
+	simtest.CheckAssembled(t, sim.Runner[Row, Run](c), seeds)
 }
 
 // A seed whose setup the server failed is that seed's outcome, in the
@@ -118,18 +111,9 @@ func TestAssembleEqualsOneRun(t *testing.T) {
 func TestSetupFailureIsTheSeedsOutcome(t *testing.T) {
 	c := Default()
 	c.Seeds, c.Tabs = []uint64{1, 2, 3}, 5
-	res := simtest.MustRunOn(t, c, simtest.On(simtest.FailingSetup{Target: simtest.MemTarget, Bad: 2}))
-	var seeds []uint64
-	for _, r := range res.Runs {
-		seeds = append(seeds, r.Seed)
-		switch {
-		case r.Seed == 2 && !strings.Contains(r.SetupFailed, "Unexpected non-whitespace character after JSON"):
-			t.Errorf("seed 2: setup failed %q, want the server's words", r.SetupFailed)
-		case r.Seed != 2 && (r.SetupFailed != "" || r.CallsSent == 0):
-			t.Errorf("seed %d: setup failed %q, %d calls sent", r.Seed, r.SetupFailed, r.CallsSent)
-		}
+	var runs simtest.FailedSetupRuns
+	for _, r := range simtest.MustRunOn(t, c, simtest.On(simtest.FailingSetup{Target: simtest.MemTarget, Bad: 2})).Runs {
+		runs.Add(r.Seed, r.SetupFailed, r.CallsSent > 0)
 	}
-	if !slices.Contains(seeds, 1) || !slices.Contains(seeds, 3) {
-		t.Errorf("ran seeds %v, want 1 to 3", seeds)
-	}
+	runs.Check(t, "create")
 }

@@ -3,7 +3,6 @@ package sources
 import (
 	"net/url"
 	"testing"
-
 )
 
 // TestPageSpellings checks the seven spellings the sources experiment cites: one

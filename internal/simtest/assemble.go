@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -44,4 +45,22 @@ func mustMarshal(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// AssembleSeeds are the seeds TestAssembleEqualsOneRun runs: three, or two
+// under the race detector (make test's time; make test-large runs three).
+func AssembleSeeds() []uint64 {
+	if testpass.Race {
+		return []uint64{1, 2}
+	}
+	return []uint64{1, 2, 3}
+}
+
+// CheckAssembled fails t unless a run of exp for seeds equals the runs of
+// each seed alone, assembled: what shards of an experiment merge back into.
+func CheckAssembled[Row results.Row, Run any](t testing.TB, exp sim.Runner[Row, Run], seeds []uint64) {
+	t.Helper()
+	if whole, parts := Assembled(t, exp, seeds); whole != parts {
+		t.Errorf("one run\n%s\nassembled\n%s", whole, parts)
+	}
 }

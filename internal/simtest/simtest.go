@@ -161,3 +161,9 @@ func RunsOn[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, R
 	res, err := RunOn(ctx, exp, rt)
 	return res.Runs, err
 }
+
+// VirtualEnv is the environment of a run on the virtual clock, in memory,
+// for seeds.
+func VirtualEnv(seeds []uint64) sim.Env {
+	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: sim.DefaultServiceTime, Seeds: seeds, InMemory: true}
+}
