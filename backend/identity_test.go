@@ -10,11 +10,13 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/fast"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/experiments/refs"
 	"github.com/notesbench/notesbench/experiments/sources"
+	"github.com/notesbench/notesbench/experiments/tabs"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/pgstore"
-	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 	"github.com/notesbench/notesbench/store"
 )
@@ -52,26 +54,26 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 		check func(t *testing.T, rendered string)
 	}{
 		{"race", func(tg contract.Target) (any, error) {
-			c := sim.DefaultRace()
+			c := race.Default()
 			c.Env = virtualEnv(1, 2)
 			c.Modes = append(c.Modes, sim.Mode{Guard: contract.GuardTab, Policy: sim.Refresh})
 			c.Edits = 20
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},
 		{"tabs", func(tg contract.Target) (any, error) {
-			c := sim.DefaultTabs()
+			c := tabs.Default()
 			c.Env = virtualEnv(1)
 			c.Edits = 20
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},
 		{"fast", func(tg contract.Target) (any, error) {
-			c := sim.DefaultFast()
+			c := fast.Default()
 			c.Env = virtualEnv(1)
 			c.ServiceTime = 200 * time.Microsecond
 			c.Edits = 40
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, func(t *testing.T, rendered string) {
-			var res struct{ Rows []results.FastRow }
+			var res struct{ Rows []fast.Row }
 			if err := json.Unmarshal([]byte(rendered), &res); err != nil {
 				t.Fatal(err)
 			}

@@ -8,8 +8,11 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/bench"
 	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/fast"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/experiments/refs"
 	"github.com/notesbench/notesbench/experiments/sources"
+	"github.com/notesbench/notesbench/experiments/tabs"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/pgstore"
@@ -53,20 +56,20 @@ func TestSerializableCountsAsTheLockingMode(t *testing.T) {
 		run  func(contract.Target) (any, error)
 	}{
 		{"race", func(tg contract.Target) (any, error) {
-			c := sim.DefaultRace()
+			c := race.Default()
 			c.Env = virtualEnv(2)
 			c.Modes = append(c.Modes, sim.Mode{Guard: contract.GuardTab, Policy: sim.Reapply})
 			c.Edits = 20
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"tabs", func(tg contract.Target) (any, error) {
-			c := sim.DefaultTabs()
+			c := tabs.Default()
 			c.Env = virtualEnv(3)
 			c.Edits = 20
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},
 		{"fast", func(tg contract.Target) (any, error) {
-			c := sim.DefaultFast()
+			c := fast.Default()
 			c.Env = virtualEnv(2)
 			c.Edits = 40
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)

@@ -215,7 +215,7 @@ type Findings struct {
 }
 
 // Def is how an experiment is declared: a value of it, passed to Define, is
-// the experiment's descriptor. C is its configuration (sim.Race, …), Row and
+// the experiment's descriptor. C is its configuration (race.Config, …), Row and
 // Run its row and run types.
 type Def[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	Info

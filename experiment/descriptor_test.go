@@ -1,38 +1,41 @@
-package experiment
+package experiment_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/fast"
+	"github.com/notesbench/notesbench/experiments/race"
+	"github.com/notesbench/notesbench/experiments/tabs"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
 )
 
 // The invariants each experiment declares catch the rows that break them,
 // and only those.
 func TestInvariants(t *testing.T) {
-	race := []results.RaceRow{
+	raceCfg := []race.Row{
 		{Guard: "note", Policy: "reapply", Lost: 0},
 		{Guard: "note", Policy: "refresh", Lost: 250},
 		{Guard: "tab", Policy: "reapply", Lost: 3},
 	}
-	d := results.CheckInvariants(inspect(Race).invariants(), race)
+	d := results.CheckInvariants(experiment.InvariantsOf(race.Experiment), raceCfg)
 	if len(d) != 1 || d[0].Path != "rows[2].lost" || d[0].Current != "3" {
 		t.Fatalf("race: %v", d)
 	}
-	tabs := []results.TabsRow{
+	tabsCfg := []tabs.Row{
 		{Guard: "note", ConflictsClaude: 117, ConflictsHuman: 69},
 		{Guard: "tab", ConflictsHuman: 2},
 	}
-	if d := results.CheckInvariants(inspect(Tabs).invariants(), tabs); len(d) != 1 || d[0].Path != "rows[1].conflicts_human" {
+	if d := results.CheckInvariants(experiment.InvariantsOf(tabs.Experiment), tabsCfg); len(d) != 1 || d[0].Path != "rows[1].conflicts_human" {
 		t.Fatalf("tabs: %v", d)
 	}
-	fast := []results.FastRow{{VersionFormat: "ms", Lost: 40}, {VersionFormat: "counter"}}
-	if d := results.CheckInvariants(inspect(Fast).invariants(), fast); len(d) != 0 {
+	fastCfg := []fast.Row{{VersionFormat: "ms", Lost: 40}, {VersionFormat: "counter"}}
+	if d := results.CheckInvariants(experiment.InvariantsOf(fast.Experiment), fastCfg); len(d) != 0 {
 		t.Fatalf("fast: %v", d)
 	}
-	fast[1].Lost = 1
-	if d := results.CheckInvariants(inspect(Fast).invariants(), fast); len(d) != 1 || d[0].Path != "rows[1].lost" || d[0].Baseline != "0 (counter versions never collide)" {
+	fastCfg[1].Lost = 1
+	if d := results.CheckInvariants(experiment.InvariantsOf(fast.Experiment), fastCfg); len(d) != 1 || d[0].Path != "rows[1].lost" || d[0].Baseline != "0 (counter versions never collide)" {
 		t.Fatalf("fast counter loss: %v", d)
 	}
 }
@@ -41,7 +44,7 @@ func TestInvariants(t *testing.T) {
 // it departs from the published setup.
 func differencesOf(t *testing.T, params ...string) []string {
 	t.Helper()
-	in := Race.New().(*instance[sim.Race, results.RaceRow, results.RaceRun])
+	in := race.Experiment.New()
 	given := map[string]bool{}
 	for i := 0; i < len(params); i += 2 {
 		for _, p := range in.Params() {
@@ -56,13 +59,7 @@ func differencesOf(t *testing.T, params ...string) []string {
 	if err := in.Finish(func(name string) bool { return given[name] }); err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, d := range in.d.differences(in.cfg, in.rt.Target) {
-		if d != "" {
-			out = append(out, d)
-		}
-	}
-	return out
+	return experiment.Differences(in)
 }
 
 // A rule of one's own departs from the published setup; a timing profile,

@@ -73,10 +73,10 @@ type Storage struct {
 	Synchronous contract.Synchronous
 }
 
-// envParams returns the parameters of the Env the race engine's
+// EnvParams returns the parameters of the Env the race engine's
 // experiments run on: the clock, the seeds (published), how many runs go at
 // once, where the databases are kept and the virtual clock's service time.
-func envParams(e *sim.Env) []Param {
+func EnvParams(e *sim.Env) []Param {
 	return []Param{
 		Enum("clock", &e.Clock, sim.Clocks, "clock: real (wall clock, the published setup) or virtual (deterministic, no sleeping)"),
 		Seeds(&e.Seeds),
@@ -100,8 +100,8 @@ func Distribution(name string, p *sim.Dist, usage string) Param {
 	})
 }
 
-// oversleep is the parameter of how much longer than drawn every sleep lasts.
-func oversleep(p *sim.Oversleep) Param {
+// OversleepParam is the parameter of how much longer than drawn every sleep lasts.
+func OversleepParam(p *sim.Oversleep) Param {
 	return Custom("oversleep", "string", `how much longer than drawn every pause and think lasts: "none", a duration added to each (5ms), or a slack such as slack:d/4,max=5ms (min(d/4, 5ms)); on the real clock on top of what the operating system adds`,
 		func() string { return p.String() }, func(s string) error {
 			o, err := sim.ParseOversleep(s)
@@ -114,10 +114,10 @@ func oversleep(p *sim.Oversleep) Param {
 		"none\tsleeps last as drawn", "slack:d/4,max=5ms\tmin(d/4, 5ms), the published-fit rule", "slack:d/8,max=1ms\tmin(d/8, 1ms)")
 }
 
-// editingParams returns the parameters of the editing loop race and tabs
+// EditingParams returns the parameters of the editing loop race and tabs
 // share: the edits, the think ranges, and the timing model — a named
 // profile (--timing) or a pause rule and an oversleep rule of one's own.
-func editingParams(e *sim.Editing) []Param {
+func EditingParams(e *sim.Editing) []Param {
 	var profiles []string
 	for _, p := range sim.TimingModels() {
 		profiles = append(profiles, p[0]+"\t"+p[1])
@@ -128,7 +128,7 @@ func editingParams(e *sim.Editing) []Param {
 		Distribution("human-think", &e.HumanThink, "the person's think time between read and write").AsPublished(),
 		String("pause", &e.Pause, `pause before each read: "think" (each editor draws from its own think range), "uniform0" (U(0, the editor's think maximum)), or a range such as 0 or 10ms-70ms`).
 			AsPublished().Completing(false, "think\teach editor's own think range", "uniform0\tU(0, the editor's think maximum)", "0\tno pause"),
-		oversleep(&e.Oversleep),
+		OversleepParam(&e.Oversleep),
 		Custom("timing", "string", `timing model: "default" (pause think, no oversleep: the reading of the write-up) or "published-fit" (pause uniform0, oversleep slack:d/4,max=5ms: inferred from the published figures, not stated in the write-up); not with --pause or --oversleep`,
 			func() string { return e.Timing.Name() }, func(s string) error {
 				p, err := sim.ParseTimingModel(s)
@@ -144,10 +144,10 @@ func editingParams(e *sim.Editing) []Param {
 // errTimingWithRules is a timing model given beside a rule of one's own.
 var errTimingWithRules = errors.New("cannot be combined with --pause or --oversleep: a timing model sets both (published-fit: pause uniform0, oversleep slack:d/4,max=5ms)")
 
-// finishEditing applies a timing model that was given: it names a whole
+// FinishEditing applies a timing model that was given: it names a whole
 // model, so it refuses --pause and --oversleep beside it rather than pick
 // one of them silently.
-func finishEditing(e *sim.Editing, given func(string) bool) error {
+func FinishEditing(e *sim.Editing, given func(string) bool) error {
 	if !given("timing") {
 		return nil
 	}
@@ -158,7 +158,7 @@ func finishEditing(e *sim.Editing, given func(string) bool) error {
 	return nil
 }
 
-// publishedEditing returns the published setup under the timing profile of
+// PublishedUnder returns the published setup under the timing profile of
 // e: both profiles are readings of the published setup, rules of one's own
 // are not.
-func publishedEditing(def, e sim.Editing) sim.Editing { return def.WithTiming(e.Timing) }
+func PublishedUnder(def, e sim.Editing) sim.Editing { return def.WithTiming(e.Timing) }

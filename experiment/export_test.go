@@ -26,22 +26,48 @@ func ReadBack(d Descriptor, recorded json.RawMessage) ([]byte, error) {
 	}).readBack(recorded)
 }
 
-// SectionOf is sectionOf, for the tests of every experiment.
+// SectionOf builds the section d's command prints for rows, made up: setup
+// says how they ran, diffs how the parameters depart from the published
+// setup, reps are the replications behind the verdicts.
 func SectionOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Section {
-	return sectionOf[C](d, rows, setup, diffs, reps, facts, suffix)
+	dd := d.(*descriptor[C, Row, Run])
+	return report.Build(dd.parts(rows, setup, facts, results.Compare(dd.pub, dd.def.Rule, diffs, rows, reps), suffix))
 }
-
-// RaceSection, RaceRows and RaceReps are race's made-up section, rows and
-// replications.
-var (
-	RaceSection = raceSection
-	RaceRows    = raceRows
-	RaceReps    = raceReps
-)
 
 // PartsOf is the parts of the section d's command prints for rows, before
 // an experiment's own completion adds to them.
 func PartsOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string) report.Parts {
 	dd := d.(*descriptor[C, Row, Run])
 	return dd.parts(rows, setup, nil, results.Compare(dd.pub, dd.def.Rule, nil, rows, nil), "")
+}
+
+// readBack reads recorded back as merge does and writes it again.
+func (d *descriptor[C, Row, Run]) readBack(recorded json.RawMessage) ([]byte, error) {
+	c := d.def.Default()
+	err := (&results.Shards{Files: []string{"recorded"}, Config: recorded}).ReadConfig(&c)
+	return MustJSON(c), err
+}
+
+func MustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// InvariantsOf returns the invariants d declares.
+func InvariantsOf(d Descriptor) []results.Invariant { return inspect(d).invariants() }
+
+// Differences returns how in departs from the published setup, as the
+// command says it.
+func Differences(in Instance) []string {
+	return in.(interface{ departures() []string }).departures()
+}
+
+func (in *instance[C, Row, Run]) departures() []string {
+	var out []string
+	for _, d := range in.d.differences(in.cfg, in.rt.Target) {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -143,7 +143,7 @@ func (j *runJob[C, Row, Run]) mainUnits() int {
 	return len(j.plan.main)
 }
 
-// execute runs the main units own gives here in one run of c, on their seeds,
+// Execute runs the main units own gives here in one run of c, on their seeds,
 // as c runs several seeds at once (its parallelism, its progress, its
 // history), cut back into units; then the replication seeds own gives here,
 // one per CPU. In a whole run (own nil), when no published row stands for
@@ -268,7 +268,7 @@ func (j *runJob[C, Row, Run]) Parts() ([]results.Part, error) {
 	return out, nil
 }
 
-// read reads each part's rows and runs, the part of a run of c or, for a
+// Read reads each part's rows and runs, the part of a run of c or, for a
 // replication, of the replica. When the experiment folds runs into rows, its
 // rows are folded again from its runs: a row's JSON may leave out what its
 // verdicts read (bench's repetitions), the runs hold all of it.

@@ -80,7 +80,7 @@ func TestConfigsReadBack(t *testing.T) {
 // fitSections are the sections of every experiment's published setup, built
 // from made-up rows: what a terminal shows after each command.
 func fitSections() []report.Section {
-	race := experiment.RaceSection(experiment.RaceRows(0), "virtual clock, 60µs per store operation, seeds 1-5, 100 edits per editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", nil, experiment.RaceReps(0, 5), nil, "")
+	race := raceSection(raceRows(0), "virtual clock, 60µs per store operation, seeds 1-5, 100 edits per editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", nil, raceReps(0, 5), nil, "")
 
 	createRows := []create.Row{
 		{Table: "a", Order: "key-first", KeyPolicy: "none", CallsSent: []int{61, 64, 70}, TabsCreated: []int{61, 64, 70}, Duplicates: []int{11, 14, 20}},
@@ -212,7 +212,7 @@ func TestSectionsCSV(t *testing.T) {
 // notes that say where they come from, and the verdicts, built from made-up
 // rows so that the goldens pin the rendering and no experiment's counts.
 func TestSectionGolden(t *testing.T) {
-	race := experiment.RaceSection(experiment.RaceRows(0), "virtual clock, seeds 1-5", nil, experiment.RaceReps(0, 5), nil, "")
+	race := raceSection(raceRows(0), "virtual clock, seeds 1-5", nil, raceReps(0, 5), nil, "")
 
 	createRows := []create.Row{
 		{Table: "b", Order: "key-first", KeyPolicy: "fresh", CallsSent: []int{84, 90, 78}, TabsCreated: []int{67, 70, 64}, Duplicates: []int{17, 20, 14}},
@@ -223,7 +223,7 @@ func TestSectionGolden(t *testing.T) {
 	refsRows := []refs.Row{{K: 2, Ref: "label", Correct: 0.857, Wrong: 0.021, NotFound: 0.122, Trials: 10000, PassedVersionCheck: 1, Writes: 8780}}
 	refs := experiment.SectionOf[refs.Config](refs.Experiment, refsRows, "seed 7", nil, nil, nil, "")
 
-	differs := experiment.RaceSection(experiment.RaceRows(0)[:1], "virtual clock, seeds 1-3", []string{"seeds 1-3 (published 1-5)"}, nil, []string{"a fact of the run"}, " (real clock)")
+	differs := raceSection(raceRows(0)[:1], "virtual clock, seeds 1-3", []string{"seeds 1-3 (published 1-5)"}, nil, []string{"a fact of the run"}, " (real clock)")
 
 	var buf bytes.Buffer
 	for _, s := range []report.Section{race, createB, refs, differs} {

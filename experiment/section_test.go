@@ -1,4 +1,4 @@
-package experiment
+package experiment_test
 
 import (
 	"bytes"
@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/race"
 	goldenfile "github.com/notesbench/notesbench/internal/golden"
-
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
 )
 
 func TestMain(m *testing.M) {
@@ -23,24 +23,15 @@ func TestMain(m *testing.M) {
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) { goldenfile.Check(t, name, got) }
 
-// sectionOf builds the section d's command prints for rows, made up: setup
-// says how they ran, diffs how the parameters depart from the published
-// setup, reps are the replications behind the verdicts.
-func sectionOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Section {
-	dd := d.(*descriptor[C, Row, Run])
-	cmp := results.Compare(dd.pub, dd.def.Rule, diffs, rows, reps)
-	return report.Build(dd.parts(rows, setup, facts, cmp, suffix))
-}
-
 // raceSection is sectionOf for race.
-func raceSection(rows []results.RaceRow, setup string, diffs []string, reps *results.Replications[results.RaceRow], facts []string, suffix string) report.Section {
-	return sectionOf[sim.Race](Race, rows, setup, diffs, reps, facts, suffix)
+func raceSection(rows []race.Row, setup string, diffs []string, reps *results.Replications[race.Row], facts []string, suffix string) report.Section {
+	return experiment.SectionOf[race.Config](race.Experiment, rows, setup, diffs, reps, facts, suffix)
 }
 
 // raceRows is a race table of made-up counts; shift moves every count, so
 // that replications of them spread.
-func raceRows(shift int) []results.RaceRow {
-	return []results.RaceRow{
+func raceRows(shift int) []race.Row {
+	return []race.Row{
 		{Guard: "none", Lost: 280 + shift, LostClaude: 110 + shift, LostHuman: 170, Intended: 1000, MaxTries: 1, MeanTriesClaude: 1, MeanTriesHuman: 1, WallS: 9.8, Runs: 5},
 		{Guard: "note", Policy: "reapply", Intended: 1000, ConflictsClaude: 200 + shift, ConflictsHuman: 115 + shift, MaxTries: 2,
 			MeanTriesClaude: 1.40, MeanTriesHuman: 1.23, RetriedClaude: 0.4, WallS: 9.9, Runs: 5},
@@ -51,8 +42,8 @@ func raceRows(shift int) []results.RaceRow {
 
 // raceReps returns ten made-up replications of raceRows, replication i shifted
 // by shift+i·step, each with two single runs (the second shifted by one more).
-func raceReps(shift, step int) *results.Replications[results.RaceRow] {
-	var reps results.Replications[results.RaceRow]
+func raceReps(shift, step int) *results.Replications[race.Row] {
+	var reps results.Replications[race.Row]
 	for i := range 10 {
 		s := shift + i*step
 		reps.Reps = append(reps.Reps, raceRows(s))
@@ -64,10 +55,10 @@ func raceReps(shift, step int) *results.Replications[results.RaceRow] {
 // Counts of one take the singular: "1 replication", "1 of 1 published
 // figure", not "1 replications".
 func TestSectionPlurals(t *testing.T) {
-	reps := results.Replications[results.RaceRow]{Reps: [][]results.RaceRow{raceRows(0)}, Singles: [][]results.RaceRow{raceRows(0)}}
-	race := raceSection(raceRows(0), "s", nil, &reps, nil, "")
+	reps := results.Replications[race.Row]{Reps: [][]race.Row{raceRows(0)}, Singles: [][]race.Row{raceRows(0)}}
+	raceCfg := raceSection(raceRows(0), "s", nil, &reps, nil, "")
 	var buf bytes.Buffer
-	if err := report.Render(&buf, report.FormatMarkdown, race.Tables()...); err != nil {
+	if err := report.Render(&buf, report.FormatMarkdown, raceCfg.Tables()...); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"against 1 replication of the published setup", "verdicts rest on 1 replication:"} {
@@ -86,8 +77,8 @@ func TestSectionPlurals(t *testing.T) {
 func TestAblationGolden(t *testing.T) {
 	verdictsOf := func(shift int) []results.Verdict {
 		even, odd := raceReps(shift, 2), raceReps(shift+1, 2) // every shift from shift to shift+19
-		reps := results.Replications[results.RaceRow]{Reps: append(even.Reps, odd.Reps...), Singles: append(even.Singles, odd.Singles...)}
-		return results.Compare(inspect(Race).published(), results.Rule[results.RaceRow]{}, nil, nil, &reps).Verdicts
+		reps := results.Replications[race.Row]{Reps: append(even.Reps, odd.Reps...), Singles: append(even.Singles, odd.Singles...)}
+		return results.Compare(experiment.Published(race.Experiment), results.Rule[race.Row]{}, nil, nil, &reps).Verdicts
 	}
 	model := func(name string) results.AblationModel { return results.AblationModel{Name: name, Replications: 20} }
 	pair, err := results.NewAblation("race", []results.AblationModel{model("default"), model("fit")},

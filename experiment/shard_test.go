@@ -1,4 +1,4 @@
-package experiment
+package experiment_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -28,9 +30,9 @@ func (t servedTarget) Open(ctx context.Context, run contract.RunSpec) (contract.
 
 // configured returns race at params (name, value, …) against target, as the
 // command configures it.
-func configured(t *testing.T, target contract.Target, params ...string) Instance {
+func configured(t *testing.T, target contract.Target, params ...string) experiment.Instance {
 	t.Helper()
-	in := Race.New()
+	in := race.Experiment.New()
 	given := map[string]string{}
 	for i := 0; i < len(params); i += 2 {
 		given[params[i]] = params[i+1]
@@ -62,7 +64,7 @@ func TestShardsAgainstAServerMerge(t *testing.T) {
 	target := servedTarget{backend.Memory(), contract.Variant{Guard: contract.GuardTab, VersionFormat: contract.FormatUSSuffix, Order: contract.OrderKeyFirst}}
 	params := []string{"clock", "virtual", "seeds", "1-3", "edits", "6"}
 	in := configured(t, target, params...)
-	whole, err := in.Run(context.Background(), Options{Version: "test"})
+	whole, err := in.Run(context.Background(), experiment.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,46 +72,34 @@ func TestShardsAgainstAServerMerge(t *testing.T) {
 	var data [][]byte
 	for k := 1; k <= 2; k++ {
 		in := configured(t, target, params...)
-		out, err := in.Run(context.Background(), Options{Version: "test", Shard: results.Shard{Index: k, Count: 2}})
+		out, err := in.Run(context.Background(), experiment.Options{Version: "test", Shard: results.Shard{Index: k, Count: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		files, data = append(files, fmt.Sprintf("shard-%d.json", k)), append(data, mustJSON(out.JSON))
+		files, data = append(files, fmt.Sprintf("shard-%d.json", k)), append(data, experiment.MustJSON(out.JSON))
 	}
 	shards, err := results.ReadShards(files, data, sim.FormatSeeds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	merged, err := Merge([]Descriptor{Race}, shards, "test")
+	merged, err := experiment.Merge([]experiment.Descriptor{race.Experiment}, shards, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := mustJSON(merged.Report), mustJSON(whole.Report)
+	got, want := experiment.MustJSON(merged.Report), experiment.MustJSON(whole.Report)
 	if string(got) != string(want) {
 		t.Fatalf("merged\n%s\nnot\n%s", got, want)
 	}
 	var rows []struct{ Guard string }
-	json.Unmarshal(mustJSON(merged.Report.Rows), &rows)
+	json.Unmarshal(experiment.MustJSON(merged.Report.Rows), &rows)
 	if len(rows) != 2 || rows[0].Guard != "tab" {
 		t.Fatalf("rows %+v, want the two of guard tab", rows)
 	}
 	var cfg struct {
 		VersionFormat string `json:"version_format"`
 	}
-	json.Unmarshal(mustJSON(merged.Report.Config), &cfg)
+	json.Unmarshal(experiment.MustJSON(merged.Report.Config), &cfg)
 	if cfg.VersionFormat != "us-suffix" {
 		t.Fatalf("merged version format %q, want the server's us-suffix", cfg.VersionFormat)
 	}
-}
-
-// readBack reads recorded back as merge does and writes it again.
-func (d *descriptor[C, Row, Run]) readBack(recorded json.RawMessage) ([]byte, error) {
-	c := d.def.Default()
-	err := (&results.Shards{Files: []string{"recorded"}, Config: recorded}).ReadConfig(&c)
-	return mustJSON(c), err
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -199,7 +199,7 @@ func TestMatcherThatCannotMatch(t *testing.T) {
 	// Behind the trial, the run: the matcher meets the number in a reply.
 	tg := rowTarget(t, s, rowProfile(t, `0`, ""))
 	tg.prof.p = rowProfile(t, `"0"`, "")
-	c := sim.DefaultRace()
+	c := race.Default()
 	c.Seeds, c.Edits, c.Pause = []uint64{1}, 5, "0"
 	c.ClaudeThink, c.HumanThink = sim.Dist{Max: time.Millisecond}, sim.Dist{Max: time.Millisecond}
 	c.Modes, c.VersionFormat = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, contract.FormatOpaque

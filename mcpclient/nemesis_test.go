@@ -10,6 +10,7 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/brokenserver"
 	"github.com/notesbench/notesbench/internal/pgtest"
@@ -175,7 +176,7 @@ func TestRaceUnderKillAndPause(t *testing.T) {
 	skipShort(t)
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{CallTimeout: 200 * time.Millisecond, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultPause}, Every: 100 * time.Millisecond}})
-	cfg := sim.DefaultRace()
+	cfg := race.Default()
 	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 5 * time.Millisecond}, sim.Dist{Max: 5 * time.Millisecond}, "0"
 	w := history.NewWriter(history.Header{Experiment: "race"})
@@ -217,7 +218,7 @@ func TestDuplicateTwinIsNoRefusal(t *testing.T) {
 	skipShort(t)
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{Faults: &Faults{Kinds: []string{history.FaultDuplicate}, Every: 2 * time.Millisecond}})
-	cfg := sim.DefaultRace()
+	cfg := race.Default()
 	cfg.Seeds, cfg.Edits = []uint64{1, 2, 3}, testpass.Sized(10, 30)
 	cfg.Modes = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
 	w := history.NewWriter(history.Header{Experiment: "race"})

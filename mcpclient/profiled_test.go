@@ -12,6 +12,7 @@ import (
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/internal/ghshape"
 	"github.com/notesbench/notesbench/internal/testpass"
@@ -72,7 +73,7 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 		}
 	}
 
-	cfg := sim.DefaultRace()
+	cfg := race.Default()
 	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 2 * time.Millisecond}, sim.Dist{Max: 2 * time.Millisecond}, "0"
 	res, err := cfg.Run(ctx, sim.Runtime{Target: profiled}, cfg.Seeds)
@@ -114,7 +115,7 @@ func TestGitHubShapedProfile(t *testing.T) {
 	if !ok || v.Guard != contract.GuardNote || v.VersionFormat != contract.FormatOpaque {
 		t.Fatalf("served %v %v: want guard note and opaque versions (a blob's sha)", v, ok)
 	}
-	cfg := sim.DefaultRace()
+	cfg := race.Default()
 	cfg.Seeds, cfg.Edits, cfg.VersionFormat = []uint64{1, 2}, 40, v.VersionFormat
 	cfg.Modes = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 3 * time.Millisecond}, sim.Dist{Max: 3 * time.Millisecond}, "0"

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/sim"
 	"github.com/notesbench/notesbench/store"
@@ -304,7 +304,7 @@ func TestRaceAcrossReplicas(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "shared.db")
 	urls := []string{startHTTPHelper(t, db), startHTTPHelper(t, db)}
 	tg := dialT(t, specT(t, strings.Join(urls, ",")), Options{Balance: contract.BalanceRoundRobin})
-	cfg := sim.DefaultRace()
+	cfg := race.Default()
 	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1, 2}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 5 * time.Millisecond}, sim.Dist{Max: 5 * time.Millisecond}, "0"
 	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)

@@ -12,6 +12,7 @@ import (
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient/profile"
@@ -39,15 +40,15 @@ var realConform = conform.Options{Writers: 4, FastTime: time.Second}
 
 // raceNone races two editors without a guard through tg: every editor's
 // think time up to 15 ms, no pause, so that writes overlap.
-func raceNone(t *testing.T, tg *Target, edits int) sim.Result[results.RaceRow, results.RaceRun] {
+func raceNone(t *testing.T, tg *Target, edits int) sim.Result[race.Row, results.RaceRun] {
 	t.Helper()
 	return raceMode(t, tg, sim.Mode{Guard: contract.GuardNone, Policy: sim.Reapply}, edits)
 }
 
 // raceMode races two editors through tg in mode, as raceNone does.
-func raceMode(t *testing.T, tg *Target, mode sim.Mode, edits int) sim.Result[results.RaceRow, results.RaceRun] {
+func raceMode(t *testing.T, tg *Target, mode sim.Mode, edits int) sim.Result[race.Row, results.RaceRun] {
 	t.Helper()
-	cfg := sim.DefaultRace()
+	cfg := race.Default()
 	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{mode}, edits
 	if v, ok := tg.Served(); ok {
 		cfg.VersionFormat = v.VersionFormat // digests, a counter, an etag: what the profile says
@@ -304,7 +305,7 @@ func TestRealServers(t *testing.T) {
 				t.Errorf("the teardown left %s (%v)", doc, err)
 			}
 
-			cfg := sim.DefaultRace()
+			cfg := race.Default()
 			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}, 20
 			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, cfg.VersionFormat = sim.Dist{Max: 15 * time.Millisecond}, sim.Dist{Max: 15 * time.Millisecond}, "0", contract.FormatDigest
 			res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/sim"
@@ -335,7 +336,7 @@ func serveHTTP(t *testing.T, v contract.Variant) TargetSpec {
 	return spec
 }
 
-// The race experiment (sim.Race) over HTTP, each editor its own MCP session: the Note
+// The race experiment (race.Config) over HTTP, each editor its own MCP session: the Note
 // guard with re-apply loses no line, no guard loses some.
 func TestRaceOverHTTP(t *testing.T) {
 	for _, tc := range []struct {
@@ -347,7 +348,7 @@ func TestRaceOverHTTP(t *testing.T) {
 	} {
 		t.Run(string(tc.mode.Guard), func(t *testing.T) {
 			tg := dialT(t, serveHTTP(t, contract.Variant{Guard: tc.mode.Guard}), Options{})
-			cfg := sim.DefaultRace()
+			cfg := race.Default()
 			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1, 2}, []sim.Mode{tc.mode}, 40
 			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 2 * time.Millisecond}, sim.Dist{Max: 2 * time.Millisecond}, "0"
 			res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)

@@ -18,7 +18,7 @@ func TestCheckRanges(t *testing.T) {
 	}
 	// α = 0.01/2 per figure; t(1 − α/2, 19) = 3.17: conflicts_claude, a count,
 	// 191.5 ± (3.17·4·√1.05 + 0.5) = 178.0–205.0.
-	in := []RaceRow{{Guard: "note", Policy: "reapply", ConflictsClaude: 205, ConflictsHuman: 112, MaxTries: 9, WallS: 20}}
+	in := []raceRow{{Guard: "note", Policy: "reapply", ConflictsClaude: 205, ConflictsHuman: 112, MaxTries: 9, WallS: 20}}
 	c := CheckRanges(exp, recorded, in)
 	if len(c.Diffs) != 0 || c.Checked != 2 || c.Constant != 1 || c.MinN != 20 || c.Estimated {
 		t.Fatalf("inside: %+v", c)
@@ -27,7 +27,7 @@ func TestCheckRanges(t *testing.T) {
 	if c.Summary() != want {
 		t.Errorf("summary %q, want %q", c.Summary(), want)
 	}
-	out := []RaceRow{{Guard: "note", Policy: "reapply", ConflictsClaude: 206, ConflictsHuman: 112}}
+	out := []raceRow{{Guard: "note", Policy: "reapply", ConflictsClaude: 206, ConflictsHuman: 112}}
 	if d := CheckRanges(exp, recorded, out).Diffs; len(d) != 1 || d[0].Baseline != "range 178.0–205.0" || d[0].Current != "206" {
 		t.Fatalf("outside: %v", d)
 	}

@@ -3,6 +3,9 @@ package sim_test
 import (
 	"testing"
 
+	"github.com/notesbench/notesbench/experiments/fast"
+	"github.com/notesbench/notesbench/experiments/race"
+	"github.com/notesbench/notesbench/experiments/tabs"
 	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -12,25 +15,25 @@ import (
 // shards of an experiment merge back into.
 func TestAssembleEqualsOneRun(t *testing.T) {
 	seeds := simtest.AssembleSeeds()
-	race := sim.DefaultRace()
-	race.Env = simtest.VirtualEnv(seeds)
-	race.Edits = 8
-	tabs := sim.DefaultTabs()
-	tabs.Env = simtest.VirtualEnv(seeds)
-	tabs.Edits = 8
-	fast := sim.DefaultFast()
-	fast.Env = simtest.VirtualEnv(seeds)
-	fast.Edits = 30
-	simtest.CheckAssembled(t, sim.Runner[results.RaceRow, results.RaceRun](race), seeds)
-	simtest.CheckAssembled(t, sim.Runner[results.TabsRow, results.RaceRun](tabs), seeds)
-	simtest.CheckAssembled(t, sim.Runner[results.FastRow, results.RaceRun](fast), seeds)
+	raceCfg := race.Default()
+	raceCfg.Env = simtest.VirtualEnv(seeds)
+	raceCfg.Edits = 8
+	tabsCfg := tabs.Default()
+	tabsCfg.Env = simtest.VirtualEnv(seeds)
+	tabsCfg.Edits = 8
+	fastCfg := fast.Default()
+	fastCfg.Env = simtest.VirtualEnv(seeds)
+	fastCfg.Edits = 30
+	simtest.CheckAssembled(t, sim.Runner[race.Row, results.RaceRun](raceCfg), seeds)
+	simtest.CheckAssembled(t, sim.Runner[tabs.Row, results.RaceRun](tabsCfg), seeds)
+	simtest.CheckAssembled(t, sim.Runner[fast.Row, results.RaceRun](fastCfg), seeds)
 }
 
 // A run splits into seeds only when its runs are the same number for each.
 func TestSplitRefusesUnevenRuns(t *testing.T) {
-	race := sim.DefaultRace()
-	one := sim.Result[results.RaceRow, results.RaceRun]{Runs: make([]results.RaceRun, 5)}
-	if _, err := sim.Split(sim.Runner[results.RaceRow, results.RaceRun](race), one, 2); err == nil {
+	raceCfg := race.Default()
+	one := sim.Result[race.Row, results.RaceRun]{Runs: make([]results.RaceRun, 5)}
+	if _, err := sim.Split(sim.Runner[race.Row, results.RaceRun](raceCfg), one, 2); err == nil {
 		t.Fatal("5 runs split into 2 seeds")
 	}
 }

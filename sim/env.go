@@ -87,11 +87,11 @@ func ValidateParallel(n int) error {
 	return field.AtMost("parallel", n, MaxParallel, "each run at once holds its own databases and editors")
 }
 
-// validateEdits checks the edits per editor of a run.
+// ValidateEdits checks the edits per editor of a run.
 // maxEdits bounds the edits of one editor.
 const maxEdits = 10_000
 
-func validateEdits(n int) error {
+func ValidateEdits(n int) error {
 	if n < 1 {
 		return fieldErr("edits", "must be at least 1")
 	}
@@ -112,9 +112,9 @@ func (e Env) Departures(target contract.Target) []string {
 	return append(e.departures(), e.TargetSettings.Departures(target)...)
 }
 
-// describe says how the runs of e against target execute, in a few words:
+// DescribeRun says how the runs of e against target execute, in a few words:
 // "real clock", or "virtual clock, 60µs per store operation".
-func (e Env) describe(target contract.Target) string {
+func (e Env) DescribeRun(target contract.Target) string {
 	s := string(e.Clock) + " clock"
 	if e.Clock == ClockVirtual {
 		s += fmt.Sprintf(", %s per store operation", e.ServiceTime)
@@ -142,10 +142,10 @@ func (e Env) departures() []string {
 	return out
 }
 
-// replica returns the settings of a verdict replication: the virtual clock with
+// Replica returns the settings of a verdict replication: the virtual clock with
 // the same service time, in memory, one run at a time (the driver runs the
 // seeds in parallel), with no target settings.
-func (e Env) replica() Env {
+func (e Env) Replica() Env {
 	return Env{Clock: ClockVirtual, ServiceTime: e.ServiceTime, Seeds: e.Seeds, Parallel: 1, InMemory: true,
 		Synchronous: e.Synchronous}
 }
@@ -200,4 +200,11 @@ func runJobs[M, T any](ctx context.Context, env Env, rt Runtime, seeds []uint64,
 		}
 		return res, err
 	})
+}
+
+// PublishedEnv is the environment of the published race, tabs and fast
+// setups: the real clock (the virtual one's service time at its default),
+// seeds 1 to 5, synchronous normal.
+func PublishedEnv() Env {
+	return Env{Clock: ClockReal, ServiceTime: DefaultServiceTime, Seeds: []uint64{1, 2, 3, 4, 5}, Synchronous: contract.SyncNormal}
 }

@@ -23,7 +23,7 @@ type Result[Row results.Row, Run any] struct {
 }
 
 // Runner is one experiment at one configuration. The configuration is the
-// value itself (sim.Race, create.Config, …), and its JSON form is the config
+// value itself (race.Config, create.Config, …), and its JSON form is the config
 // block of a report: it holds data only. What its runs go to and report to
 // (the target, the history, the progress line) is a Runtime, passed to Run;
 // what depends on the target (whether it can run the configuration, how the

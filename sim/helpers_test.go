@@ -11,6 +11,9 @@ import (
 	"github.com/notesbench/notesbench/store"
 )
 
+// bg is the context of calls no test cancels.
+var bg = context.Background()
+
 // memTarget is the contract every test runs on unless it says otherwise: a
 // fresh in-memory SQLite database per run.
 var memTarget = &store.Target{InMemory: true}

@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/fast"
+	"github.com/notesbench/notesbench/experiments/race"
+	"github.com/notesbench/notesbench/experiments/tabs"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/internal/testpass"
@@ -55,16 +58,16 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 	t.Helper()
 	ctx := context.Background()
 	w := history.NewWriter(history.Header{Experiment: "race, tabs, fast"})
-	race := sim.DefaultRace()
-	race.Clock, race.Seeds = sim.ClockVirtual, seeds
-	tabs := sim.DefaultTabs()
-	tabs.Clock, tabs.Seeds = sim.ClockVirtual, seeds
-	fast := sim.DefaultFast()
-	fast.Clock, fast.Seeds = sim.ClockVirtual, seeds
+	raceCfg := race.Default()
+	raceCfg.Clock, raceCfg.Seeds = sim.ClockVirtual, seeds
+	tabsCfg := tabs.Default()
+	tabsCfg.Clock, tabsCfg.Seeds = sim.ClockVirtual, seeds
+	fastCfg := fast.Default()
+	fastCfg.Clock, fastCfg.Seeds = sim.ClockVirtual, seeds
 	rt := sim.Runtime{Target: simtest.MemTarget, History: w}
-	fast.Edits = 200 // of 2,000 published: ms versions collide all the same
+	fastCfg.Edits = 200 // of 2,000 published: ms versions collide all the same
 	if testpass.Race {
-		fast.Edits = 60
+		fastCfg.Edits = 60
 	}
 
 	// Runs come back modes outer, seeds inner: name them as the engine does.
@@ -83,14 +86,14 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 			names = append(names, name(i/len(seeds), r.Seed))
 		}
 	}
-	raceRes, err := race.Run(ctx, rt, seeds)
+	raceRes, err := raceCfg.Run(ctx, rt, seeds)
 	add(raceRes.Runs, err, func(m int, seed uint64) string {
-		return fmt.Sprintf("race-%s-seed%d", strings.ReplaceAll(race.Modes[m].String(), "/", "-"), seed)
+		return fmt.Sprintf("race-%s-seed%d", strings.ReplaceAll(raceCfg.Modes[m].String(), "/", "-"), seed)
 	})
-	tabsRes, err := tabs.Run(ctx, rt, seeds)
-	add(tabsRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("tabs-%s-seed%d", tabs.Scopes[m], seed) })
-	fastRes, err := fast.Run(ctx, rt, seeds)
-	add(fastRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("fast-%s-seed%d", fast.Formats[m], seed) })
+	tabsRes, err := tabsCfg.Run(ctx, rt, seeds)
+	add(tabsRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("tabs-%s-seed%d", tabsCfg.Scopes[m], seed) })
+	fastRes, err := fastCfg.Run(ctx, rt, seeds)
+	add(fastRes.Runs, err, func(m int, seed uint64) string { return fmt.Sprintf("fast-%s-seed%d", fastCfg.Formats[m], seed) })
 	runs := simtest.Judge(t, w)
 
 	for i := range all {
@@ -131,11 +134,11 @@ func agreeWithRaceEngine(t *testing.T, seeds []uint64, lossy, violating map[stri
 // name as in its history header.
 func TestRunNamesFollowModes(t *testing.T) {
 	w := history.NewWriter(history.Header{Experiment: "race"})
-	race := sim.DefaultRace()
-	race.Env = simtest.VirtualEnv([]uint64{1})
-	race.Edits = 3
-	race.Modes = []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
-	if _, err := race.Run(context.Background(), sim.Runtime{Target: simtest.MemTarget, History: w}, race.Seeds); err != nil {
+	raceCfg := race.Default()
+	raceCfg.Env = simtest.VirtualEnv([]uint64{1})
+	raceCfg.Edits = 3
+	raceCfg.Modes = []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
+	if _, err := raceCfg.Run(context.Background(), sim.Runtime{Target: simtest.MemTarget, History: w}, raceCfg.Seeds); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

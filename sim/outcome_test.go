@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -33,7 +34,7 @@ func TestRaceCountsServerErrors(t *testing.T) {
 		return nil, false
 	}
 	faulty := simtest.NewFaulty(f)
-	c := sim.DefaultRace()
+	c := race.Default()
 	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 40
 	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}, {contract.GuardNone, sim.Reapply}}
 	res := simtest.MustRunOn(t, c, simtest.On(faulty))
@@ -91,7 +92,7 @@ func TestMaxErrorsEndsARunAndKeepsItsCounts(t *testing.T) {
 		}
 		return nil, false
 	}
-	c := sim.DefaultRace()
+	c := race.Default()
 	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 100
 	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
 	c.MaxErrors = 25
@@ -120,7 +121,7 @@ func TestRaceUnreadableFinalState(t *testing.T) {
 		}
 		return nil, false
 	}
-	c := sim.DefaultRace()
+	c := race.Default()
 	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 10
 	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
 	r := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f))).Runs[0]
@@ -151,7 +152,7 @@ func TestRaceFinalReadServerErrors(t *testing.T) {
 				}
 				return nil, false
 			}
-			c := sim.DefaultRace()
+			c := race.Default()
 			c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 5
 			c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
 			res, err := simtest.RunOn(context.Background(), c, simtest.On(simtest.NewFaulty(f)))

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"context"
@@ -10,15 +10,14 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/fast"
+	"github.com/notesbench/notesbench/experiments/race"
+	"github.com/notesbench/notesbench/experiments/tabs"
+	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
-
-var bg = context.Background()
-
-func virtualEnv(seeds []uint64) Env {
-	return Env{Clock: ClockVirtual, ServiceTime: DefaultServiceTime, Seeds: seeds, InMemory: true}
-}
 
 func seedRange(lo, hi uint64) []uint64 {
 	var s []uint64
@@ -29,14 +28,14 @@ func seedRange(lo, hi uint64) []uint64 {
 }
 
 func TestRaceVirtualIsDeterministic(t *testing.T) {
-	cfg := DefaultRace()
-	cfg.Env = virtualEnv([]uint64{1, 2, 3})
-	a, err := ownRuns(bg, cfg)
+	cfg := race.Default()
+	cfg.Env = simtest.VirtualEnv([]uint64{1, 2, 3})
+	a, err := simtest.OwnRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Parallel = 1 // completion order must not matter
-	b, err := ownRuns(bg, cfg)
+	b, err := simtest.OwnRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +59,11 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	if testpass.Race {
 		seeds = 50
 	}
-	cfg := DefaultRace()
-	cfg.Env = virtualEnv(seedRange(1, seeds))
+	cfg := race.Default()
+	cfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
 	cfg.Edits = 20
-	cfg.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}, {contract.GuardNote, Refresh}}
-	runs, err := ownRuns(bg, cfg)
+	cfg.Modes = []sim.Mode{{contract.GuardNone, sim.Reapply}, {contract.GuardNote, sim.Reapply}, {contract.GuardTab, sim.Reapply}, {contract.GuardNote, sim.Refresh}}
+	runs, err := simtest.OwnRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,14 +99,14 @@ func TestTabsScopeInvariants(t *testing.T) {
 	if testpass.Race {
 		seeds = 8 // make test's time: make test-large runs 20
 	}
-	cfg := DefaultTabs()
-	cfg.Env = virtualEnv(seedRange(1, uint64(seeds)))
+	cfg := tabs.Default()
+	cfg.Env = simtest.VirtualEnv(seedRange(1, uint64(seeds)))
 	cfg.Edits = edits
-	runs, err := ownRuns(bg, cfg)
+	runs, err := simtest.OwnRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	note, tab := results.SummarizeTabs(runs[:seeds]), results.SummarizeTabs(runs[seeds:])
+	note, tab := tabs.Summarize(runs[:seeds]), tabs.Summarize(runs[seeds:])
 	if tab.ConflictsClaude+tab.ConflictsHuman != 0 || tab.Lost != 0 {
 		t.Fatalf("tab scope: %+v", tab)
 	}
@@ -128,11 +127,11 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 	if testpass.Race {
 		seeds = 3 // make test's time: make test-large runs 6
 	}
-	cfg := DefaultFast()
-	cfg.Env = virtualEnv(seedRange(1, seeds))
+	cfg := fast.Default()
+	cfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
 	cfg.ServiceTime = 200 * time.Microsecond
 	cfg.Edits = 150
-	runs, err := ownRuns(bg, cfg)
+	runs, err := simtest.OwnRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,15 +157,15 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 // invariants hold: re-applying after a conflict never loses a line, under
 // either timing profile.
 func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
-	for _, p := range []TimingModel{TimingDefault, TimingPublishedFit} {
-		cfg := DefaultRace()
-		cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2, 3}}
+	for _, p := range []sim.TimingModel{sim.TimingDefault, sim.TimingPublishedFit} {
+		cfg := race.Default()
+		cfg.Env = sim.Env{Clock: sim.ClockReal, Seeds: []uint64{1, 2, 3}}
 		cfg.Edits = 20
-		cfg.ClaudeThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
-		cfg.HumanThink = Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
+		cfg.ClaudeThink = sim.Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
+		cfg.HumanThink = sim.Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.Editing = cfg.WithTiming(p)
-		cfg.Modes = []Mode{{contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
-		res, err := runOn(bg, cfg, on(fileTarget(t, t.TempDir())))
+		cfg.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}, {contract.GuardTab, sim.Reapply}}
+		res, err := simtest.RunOn(context.Background(), cfg, simtest.On(simtest.FileTarget(t, t.TempDir())))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,12 +193,12 @@ func TestPublishedFitInvariants(t *testing.T) {
 	if testpass.Race {
 		seeds = 6
 	}
-	race := DefaultRace()
-	race.Env = virtualEnv(seedRange(1, seeds))
-	race.Edits = 20
-	race.Editing = race.WithTiming(TimingPublishedFit)
-	race.Modes = []Mode{{contract.GuardNone, Reapply}, {contract.GuardNote, Reapply}, {contract.GuardTab, Reapply}}
-	runs, err := ownRuns(bg, race)
+	raceCfg := race.Default()
+	raceCfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
+	raceCfg.Edits = 20
+	raceCfg.Editing = raceCfg.WithTiming(sim.TimingPublishedFit)
+	raceCfg.Modes = []sim.Mode{{contract.GuardNone, sim.Reapply}, {contract.GuardNote, sim.Reapply}, {contract.GuardTab, sim.Reapply}}
+	runs, err := simtest.OwnRuns(context.Background(), raceCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,15 +218,15 @@ func TestPublishedFitInvariants(t *testing.T) {
 	if noneLost == 0 {
 		t.Error("guard none lost nothing under published-fit")
 	}
-	tabs := DefaultTabs()
-	tabs.Env = virtualEnv(seedRange(1, seeds))
-	tabs.Edits = 20
-	tabs.Editing = tabs.WithTiming(TimingPublishedFit)
-	truns, err := ownRuns(bg, tabs)
+	tabsCfg := tabs.Default()
+	tabsCfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
+	tabsCfg.Edits = 20
+	tabsCfg.Editing = tabsCfg.WithTiming(sim.TimingPublishedFit)
+	truns, err := simtest.OwnRuns(context.Background(), tabsCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tabs.Fold(truns)
+	rows, err := tabsCfg.Fold(truns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,25 +237,25 @@ func TestPublishedFitInvariants(t *testing.T) {
 
 func TestRaceConfigErrors(t *testing.T) {
 	for _, tc := range []struct {
-		mutate func(*Race)
+		mutate func(*race.Config)
 		want   string
 	}{
-		{func(c *Race) { c.Edits = -3 }, "edits: must be at least 1"},
-		{func(c *Race) { c.Seeds = nil }, "seeds: no seeds given"},
-		{func(c *Race) { c.Clock = "wall" }, `clock: unknown clock "wall" (want real or virtual)`},
-		{func(c *Race) { c.Pause = "fast" }, "pause: fast: not a duration (want think, uniform0, a duration or a range such as 10ms-70ms)"},
+		{func(c *race.Config) { c.Edits = -3 }, "edits: must be at least 1"},
+		{func(c *race.Config) { c.Seeds = nil }, "seeds: no seeds given"},
+		{func(c *race.Config) { c.Clock = "wall" }, `clock: unknown clock "wall" (want real or virtual)`},
+		{func(c *race.Config) { c.Pause = "fast" }, "pause: fast: not a duration (want think, uniform0, a duration or a range such as 10ms-70ms)"},
 	} {
-		cfg := DefaultRace()
+		cfg := race.Default()
 		tc.mutate(&cfg)
-		if err := cfg.Validate(memTarget); err == nil || err.Error() != tc.want {
+		if err := cfg.Validate(simtest.MemTarget); err == nil || err.Error() != tc.want {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
 	}
 }
 
 func TestParseModes(t *testing.T) {
-	m, err := ParseModes("none,note/reapply,tab/refresh")
-	if err != nil || len(m) != 3 || m[2] != (Mode{contract.GuardTab, Refresh}) || m[0].String() != "none" {
+	m, err := sim.ParseModes("none,note/reapply,tab/refresh")
+	if err != nil || len(m) != 3 || m[2] != (sim.Mode{contract.GuardTab, sim.Refresh}) || m[0].String() != "none" {
 		t.Fatalf("%v %v", m, err)
 	}
 	for in, want := range map[string]string{
@@ -266,7 +265,7 @@ func TestParseModes(t *testing.T) {
 		"note":           `"note": a note guard needs a policy, e.g. note/reapply`,
 		"none,none":      `"none" is listed twice`,
 	} {
-		if _, err := ParseModes(in); err == nil || err.Error() != want {
+		if _, err := sim.ParseModes(in); err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %s", in, err, want)
 		}
 	}
@@ -278,14 +277,14 @@ func TestParseModes(t *testing.T) {
 // before their first edit. The virtual clock ignores it: its counts are
 // the same with it as without.
 func TestRaceTimeLimit(t *testing.T) {
-	cfg := DefaultRace()
-	cfg.Env = Env{Clock: ClockReal, Seeds: []uint64{1, 2}, Parallel: 1}
+	cfg := race.Default()
+	cfg.Env = sim.Env{Clock: sim.ClockReal, Seeds: []uint64{1, 2}, Parallel: 1}
 	cfg.Edits = 1000 // more than the limit lets them make
-	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = Dist{Max: time.Millisecond}, Dist{Max: time.Millisecond}, "0"
-	cfg.Modes = []Mode{{contract.GuardNote, Reapply}}
-	rt := on(fileTarget(t, t.TempDir()))
+	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: time.Millisecond}, sim.Dist{Max: time.Millisecond}, "0"
+	cfg.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+	rt := simtest.On(simtest.FileTarget(t, t.TempDir()))
 	rt.StopAt = time.Now().Add(300 * time.Millisecond)
-	res, err := runOn(bg, cfg, rt)
+	res, err := simtest.RunOn(context.Background(), cfg, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,12 +300,12 @@ func TestRaceTimeLimit(t *testing.T) {
 		t.Errorf("the second seed started after the limit made %d edits", r.Intended())
 	}
 
-	virtual := DefaultRace()
-	virtual.Env = virtualEnv([]uint64{1})
-	want := mustRun(t, virtual)
-	rt = onMemory
+	virtual := race.Default()
+	virtual.Env = simtest.VirtualEnv([]uint64{1})
+	want := simtest.MustRun(t, virtual)
+	rt = simtest.OnMemory
 	rt.StopAt = time.Now().Add(-time.Hour)
-	got, err := runOn(bg, virtual, rt)
+	got, err := simtest.RunOn(context.Background(), virtual, rt)
 	if err != nil {
 		t.Fatal(err)
 	}

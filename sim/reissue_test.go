@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -64,12 +65,12 @@ func TestRaceReissuesAWriteWhoseReplyWasLost(t *testing.T) {
 		}
 		return nil, false
 	}
-	run := func(reissue, keyless bool) (*simtest.FaultyTarget, sim.Result[results.RaceRow, results.RaceRun]) {
+	run := func(reissue, keyless bool) (*simtest.FaultyTarget, sim.Result[race.Row, results.RaceRun]) {
 		faulty := simtest.NewFaulty(f)
 		if keyless {
 			faulty.Target = &keylessTarget{Target: simtest.MemTarget}
 		}
-		c := sim.DefaultRace()
+		c := race.Default()
 		c.Clock, c.Seeds, c.Edits, c.Reissue = sim.ClockVirtual, []uint64{1}, 40, reissue
 		c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
 		return faulty, simtest.MustRunOn(t, c, simtest.On(faulty))

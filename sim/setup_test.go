@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -13,10 +14,10 @@ import (
 // server's words: the seeds before and after it run, and are counted.
 func TestSetupFailureIsTheSeedsOutcome(t *testing.T) {
 	target := simtest.FailingSetup{Target: simtest.MemTarget, Bad: 2}
-	race := sim.DefaultRace()
-	race.Clock, race.Seeds, race.Edits = sim.ClockVirtual, []uint64{1, 2, 3}, 10
-	race.Modes = []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}
-	rr := simtest.MustRunOn(t, race, simtest.On(target))
+	raceCfg := race.Default()
+	raceCfg.Clock, raceCfg.Seeds, raceCfg.Edits = sim.ClockVirtual, []uint64{1, 2, 3}, 10
+	raceCfg.Modes = []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}
+	rr := simtest.MustRunOn(t, raceCfg, simtest.On(target))
 
 	var runs simtest.FailedSetupRuns
 	for _, r := range rr.Runs {

@@ -310,5 +310,5 @@ func Ingredients() []Ingredient {
 	}
 }
 
-// errNoPauseRule is fast's answer to a pause rule that needs a think range.
-var errNoPauseRule = errors.New("fast has no think time: give a duration or a range, such as 0 or 0-2ms")
+// ErrNoPauseRule is fast's answer to a pause rule that needs a think range.
+var ErrNoPauseRule = errors.New("fast has no think time: give a duration or a range, such as 0 or 0-2ms")

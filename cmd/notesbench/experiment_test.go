@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -198,6 +199,16 @@ func TestToyExperiment(t *testing.T) {
 	}
 	if code, _, stderr := runToy(t, "coins", "--flips", "11", "--baseline", base); code != 2 || !strings.Contains(stderr, "recorded with other parameters: flips 10 vs 11") {
 		t.Errorf("other parameters: exit %d, %s", code, stderr)
+	}
+
+	// The help lists it beside the registered ones, and reproduce offers it.
+	code, stdout, _ = runToy(t, "--help")
+	if code != 0 || !regexp.MustCompile(`(?m)^  coins +Heads in coin flips \(a toy\)$`).MatchString(stdout) || !strings.Contains(stdout, "  race ") {
+		t.Errorf("help:\n%s", stdout)
+	}
+	code, stdout, _ = runToy(t, "__complete", "reproduce", "--only", "")
+	if code != 0 || !strings.Contains(stdout, "coins\n") || !strings.Contains(stdout, "bench\n") {
+		t.Errorf("reproduce --only completion: %s", stdout)
 	}
 
 	// Its flags complete from its parameters.

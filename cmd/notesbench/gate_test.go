@@ -9,6 +9,7 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -24,18 +25,18 @@ import (
 // both are the README's figures.
 func TestRealClockGateFalseAlarms(t *testing.T) {
 	const recorded, checks = 20, 50
-	race := sim.DefaultRace()
-	race.Clock = sim.ClockVirtual
-	race.Edits = 12 // small and fast; the counts still vary from seed to seed
-	replica := race.Replica()
+	raceCfg := race.Default()
+	raceCfg.Clock = sim.ClockVirtual
+	raceCfg.Edits = 12 // small and fast; the counts still vary from seed to seed
+	replica := raceCfg.Replica()
 	runs, err := replicate(replica, recorded+checks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reps := results.Replications[results.RaceRow]{Reps: runs.Reps[:recorded], Singles: runs.Singles[:recorded]}
+	reps := results.Replications[race.Row]{Reps: runs.Reps[:recorded], Singles: runs.Singles[:recorded]}
 	exp, _ := results.Lookup("race")
-	cmp := results.Compare(exp, results.Rule[results.RaceRow]{}, nil, reps.Reps[0], &reps)
-	baseline, err := json.Marshal(results.Report{Experiment: "race", Config: race, Verdicts: cmp.Verdicts, Replications: recorded})
+	cmp := results.Compare(exp, results.Rule[race.Row]{}, nil, reps.Reps[0], &reps)
+	baseline, err := json.Marshal(results.Report{Experiment: "race", Config: raceCfg, Verdicts: cmp.Verdicts, Replications: recorded})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	if err := json.Unmarshal(baseline, &back); err != nil {
 		t.Fatal(err)
 	}
-	check := func(rows []results.RaceRow) error {
+	check := func(rows []race.Row) error {
 		out := &experiment.Findings{Report: results.Report{Experiment: "race", Rows: rows}}
 		for _, r := range rows {
 			out.Rows = append(out.Rows, r)
@@ -93,7 +94,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 
 	// A changed build still fails: editors that no longer pause before they
 	// read conflict and lose far more.
-	changed := race
+	changed := raceCfg
 	changed.Pause = "0"
 	replica = changed.Replica()
 	other, err := replicate(replica, 5)
@@ -111,7 +112,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 // outsideRecordedRange reports whether a row's figure falls outside the
 // central range of v's recorded samples: the real-clock check before
 // prediction intervals.
-func outsideRecordedRange(exp *results.Experiment, v results.Verdict, central [2]float64, rows []results.RaceRow) bool {
+func outsideRecordedRange(exp *results.Experiment, v results.Verdict, central [2]float64, rows []race.Row) bool {
 	for _, row := range rows {
 		pub, ok := exp.Match(results.RowKey(exp, row))
 		if !ok || exp.Label(pub) != v.Row {
@@ -126,14 +127,14 @@ func outsideRecordedRange(exp *results.Experiment, v results.Verdict, central [2
 
 // replicate runs n replications of one seed each of race, seeds 1 to n, on
 // the embedded store in memory, as the verdicts' replications are run.
-func replicate(race sim.Race, n int) (results.Replications[results.RaceRow], error) {
+func replicate(raceCfg race.Config, n int) (results.Replications[race.Row], error) {
 	seeds := make([]uint64, n)
 	for i := range seeds {
 		seeds[i] = uint64(i + 1)
 	}
-	singles, err := sim.RunEach(context.Background(), race, sim.Runtime{Target: backend.Memory()}, seeds, 0, nil)
+	singles, err := sim.RunEach(context.Background(), raceCfg, sim.Runtime{Target: backend.Memory()}, seeds, 0, nil)
 	if err != nil {
-		return results.Replications[results.RaceRow]{}, err
+		return results.Replications[race.Row]{}, err
 	}
-	return sim.FoldReplications(race, singles, n, 1)
+	return sim.FoldReplications(raceCfg, singles, n, 1)
 }

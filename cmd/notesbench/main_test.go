@@ -16,6 +16,7 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/internal/ghshape"
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/internal/testpass"
@@ -259,12 +260,12 @@ func TestBaselineGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stored struct {
-		Rows []results.RaceRow `json:"rows"`
+		Rows []race.Row `json:"rows"`
 	}
 	if err := json.Unmarshal(recorded, &stored); err != nil {
 		t.Fatal(err)
 	}
-	reapply := slices.IndexFunc(stored.Rows, func(r results.RaceRow) bool { return r.Policy == "reapply" })
+	reapply := slices.IndexFunc(stored.Rows, func(r race.Row) bool { return r.Policy == "reapply" })
 	if reapply < 0 {
 		t.Fatalf("the baseline has no reapply row: %+v", stored.Rows)
 	}
@@ -301,7 +302,7 @@ func TestBaselineGate(t *testing.T) {
 // memory, run in process.
 func virtualRace(t *testing.T) *experiment.Findings {
 	t.Helper()
-	in := experiment.Race.New()
+	in := race.Experiment.New()
 	given := map[string]string{"clock": "virtual", "seeds": "1", "edits": "3"}
 	for _, p := range in.Params() {
 		if v, ok := given[p.Name]; ok {

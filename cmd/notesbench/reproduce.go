@@ -15,7 +15,6 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
-	"github.com/notesbench/notesbench/experiments"
 	"github.com/notesbench/notesbench/internal/reproduce"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -25,7 +24,10 @@ import (
 
 // reproduceOptions holds the reproduce command's flags.
 type reproduceOptions struct {
-	app          *app
+	app *app
+	// experiments are the registered experiments: reproduce runs them all,
+	// or those --only names.
+	experiments  []experiment.Descriptor
 	quick        bool
 	clock        string
 	replications int
@@ -40,8 +42,8 @@ type reproduceOptions struct {
 	shard   string
 }
 
-func newReproduceCmd(a *app, runF func(context.Context, *reproduceOptions) error) *cobra.Command {
-	opts := &reproduceOptions{app: a}
+func newReproduceCmd(a *app, all []experiment.Descriptor, runF func(context.Context, *reproduceOptions) error) *cobra.Command {
+	opts := &reproduceOptions{app: a, experiments: all}
 	cmd := &cobra.Command{
 		Use:   "reproduce",
 		Short: "Run every experiment at its published parameters and judge every published figure",
@@ -80,14 +82,14 @@ See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge"+shardIndexUsage)
 	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart; with --shard, check that each unit the shard runs gives the result that reproduction recorded, and exit 1 when one does not")
 	completeFlag(cmd, "clock", false, sim.Clocks.Strings()...)
-	completeFlag(cmd, "only", true, experiment.Names(experiments.All())...)
+	completeFlag(cmd, "only", true, experiment.Names(all)...)
 	return cmd
 }
 
 // plan turns the flags into a reproduction, with usage errors naming the
 // flag.
 func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
-	r := reproduce.Options{Experiments: experiments.All(), Replications: o.replications}
+	r := reproduce.Options{Experiments: o.experiments, Replications: o.replications}
 	if o.replications < 1 {
 		return r, "", usagef("--replications", "must be at least 1")
 	}
@@ -106,7 +108,7 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 		return r, "", err
 	}
 	if o.onlySet {
-		if r.Experiments, err = onlyExperiments(o.only); err != nil {
+		if r.Experiments, err = onlyExperiments(o.only, o.experiments); err != nil {
 			return r, "", err
 		}
 	}
@@ -148,11 +150,10 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 	return r, format, nil
 }
 
-// onlyExperiments returns the experiments --only names, in the order named:
+// onlyExperiments returns the experiments of all --only names, in the order named:
 // an empty list, an empty item, a name listed twice or an unknown one is bad
 // usage.
-func onlyExperiments(only string) ([]experiment.Descriptor, error) {
-	all := experiments.All()
+func onlyExperiments(only string, all []experiment.Descriptor) ([]experiment.Descriptor, error) {
 	if strings.TrimSpace(only) == "" {
 		return nil, usagef("--only", "no experiments named (want some of %s)", strings.Join(experiment.Names(all), ", "))
 	}

@@ -324,7 +324,7 @@ by clause, and check judges a recorded history.`,
 	}
 	root.AddCommand(
 		newMergeCmd(a, experiments, nil),
-		newReproduceCmd(a, nil),
+		newReproduceCmd(a, experiments, nil),
 		newServeCmd(a, nil),
 		newConformCmd(a, nil),
 		newCheckCmd(a, nil),

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
+	"github.com/notesbench/notesbench/experiments"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/spf13/pflag"
 )
 
 // An interrupted reproduction returns the interruption; it used to read the
@@ -18,7 +18,7 @@ func TestReproduceInterruptedReturnsTheError(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, only := range []string{"bench", "race", "refs"} {
-		o := &reproduceOptions{app: &app{stdout: new(strings.Builder), stderr: new(strings.Builder)}, format: formatFlag{"", tablesOrJSON}, clock: "virtual",
+		o := &reproduceOptions{app: &app{stdout: new(strings.Builder), stderr: new(strings.Builder)}, experiments: experiments.All(), format: formatFlag{"", tablesOrJSON}, clock: "virtual",
 			replications: 1, only: only}
 		if err := runReproduce(ctx, o); !errors.Is(err, context.Canceled) {
 			t.Errorf("--only %s: %v, want the interruption", only, err)

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/fast"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -37,21 +38,21 @@ func TestTimingBadInput(t *testing.T) {
 // setup's baseline still applies.
 func TestTimingFlagsMakeTheConfig(t *testing.T) {
 	t.Parallel()
-	race := func(args ...string) sim.Race {
+	raceCfg := func(args ...string) race.Config {
 		t.Helper()
-		return configured(t, experiment.Race, args...).Config().(sim.Race)
+		return configured(t, race.Experiment, args...).Config().(race.Config)
 	}
-	if c := race("--timing", "published-fit"); c.Timing != sim.TimingPublishedFit || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "slack:d/4,max=5ms" {
+	if c := raceCfg("--timing", "published-fit"); c.Timing != sim.TimingPublishedFit || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "slack:d/4,max=5ms" {
 		t.Errorf("--timing published-fit: %+v", c.Editing)
 	}
-	if c := race("--pause", "uniform0", "--oversleep", "5ms"); c.Timing != sim.TimingDefault || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "5ms" {
+	if c := raceCfg("--pause", "uniform0", "--oversleep", "5ms"); c.Timing != sim.TimingDefault || c.Pause != sim.PauseUniform0 || c.Oversleep.String() != "5ms" {
 		t.Errorf("--pause uniform0 --oversleep 5ms: %+v", c.Editing)
 	}
-	if c := race("--timing", "default"); c.Editing != race().Editing || c.Pause != sim.PauseThink || !c.Oversleep.IsZero() {
-		t.Errorf("--timing default: %+v, want %+v", c.Editing, race().Editing)
+	if c := raceCfg("--timing", "default"); c.Editing != raceCfg().Editing || c.Pause != sim.PauseThink || !c.Oversleep.IsZero() {
+		t.Errorf("--timing default: %+v, want %+v", c.Editing, raceCfg().Editing)
 	}
 	for _, pause := range []string{"0", "0ms", "0-0"} {
-		if cfg := configured(t, experiment.Fast, "--pause", pause).Config().(sim.Fast); cfg.Pause != "" {
+		if cfg := configured(t, fast.Experiment, "--pause", pause).Config().(fast.Config); cfg.Pause != "" {
 			t.Errorf("fast --pause %s: pause %q", pause, cfg.Pause)
 		}
 	}

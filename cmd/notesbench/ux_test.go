@@ -262,7 +262,7 @@ func TestReproduceProtectsItsFolder(t *testing.T) {
 		dir string
 		ok  bool
 	}{{"reproduction", true}, {"results", false}} {
-		again := &reproduceOptions{app: &app{stdout: io.Discard, stderr: io.Discard}, format: formatFlag{"", tablesOrJSON}, clock: "virtual", replications: 1,
+		again := &reproduceOptions{app: &app{stdout: io.Discard, stderr: io.Discard}, experiments: experiments.All(), format: formatFlag{"", tablesOrJSON}, clock: "virtual", replications: 1,
 			out: filepath.Join("..", "..", tc.dir), only: "validate", onlySet: true}
 		if _, _, err := again.plan(); (err == nil) != tc.ok {
 			t.Errorf("%s/: %v", tc.dir, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// Create is the create experiment: duplicate tabs after lost replies, by key
+// Experiment is the create experiment: duplicate tabs after lost replies, by key
 // policy and by which check the server makes first.
 var Experiment = experiment.Define(experiment.Def[Config, Row, Run]{
 	Info: experiment.Info{

@@ -33,7 +33,7 @@ const (
 	KeyAfterConflict = "after-conflict"
 )
 
-// CreateRun is one run of the create experiment: one table, server order, client
+// Run is one run of the create experiment: one table, server order, client
 // key policy and seed, against a store of its own. TabsCreated and Duplicates are
 // counted in the store at the end of the run, not from the client's bookkeeping.
 type Run struct {
@@ -88,7 +88,7 @@ type Run struct {
 // EndedEarly implements Ender.
 func (r Run) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
 
-// CreateRow is one row of a create table: the figures of one server order and
+// Row is one row of a create table: the figures of one server order and
 // client key policy, one entry per seed in seed order.
 type Row struct {
 	Table       string `json:"table"`
@@ -105,7 +105,7 @@ type Row struct {
 	Faults []int `json:"faults"`
 }
 
-// CreateSummary is what the create experiment returns: the seeds it ran, one row per
+// Summary is what the create experiment returns: the seeds it ran, one row per
 // (table, order, key policy) in the order the tables list them, and every run.
 type Summary struct {
 	Seeds []uint64 `json:"seeds"`
@@ -113,7 +113,7 @@ type Summary struct {
 	Runs  []Run    `json:"runs"`
 }
 
-// SummarizeCreate groups runs into rows: one row per distinct (table, order, key
+// Summarize groups runs into rows: one row per distinct (table, order, key
 // policy), in order of first appearance, each holding its runs' figures in the order
 // of seeds. Every row must have exactly one run per seed; anything else is an error.
 func Summarize(seeds []uint64, runs []Run) (Summary, error) {

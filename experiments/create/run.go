@@ -14,7 +14,7 @@ import (
 	"github.com/notesbench/notesbench/sim"
 )
 
-// Create is the create experiment: a client creates Sheet tabs while a share
+// Config configures the create experiment: a client creates Sheet tabs while a share
 // of the replies to calls that succeeded are lost, under each row of the two
 // tables (server order and client key policy). Its JSON form is the config
 // block of a report.
@@ -43,13 +43,13 @@ type Config struct {
 	sim.TargetSettings
 }
 
-// CreateBothTables is the Create.Table that runs table A and table B; the
+// BothTables is the Create.Table that runs table A and table B; the
 // other choices are results.CreateTableA and results.CreateTableB.
 const BothTables = "both"
 
 var _ sim.Configuration[Config, Row, Run] = Config{}
 
-// DefaultCreate returns the published parameters: seeds 1-3, 50 tabs, 30 % of
+// Default returns the published parameters: seeds 1-3, 50 tabs, 30 % of
 // successful replies lost, both tables.
 func Default() Config {
 	return Config{

@@ -17,7 +17,7 @@ func perSeed(ns []int) string {
 	return strings.Join(parts, " / ")
 }
 
-// CreateTables renders the create rows as the two published tables: table a
+// Tables renders the create rows as the two published tables: table a
 // (key policy, key checked first) and table b (server order by client key
 // policy, tabs created with calls sent in brackets), published values beside
 // ours when exp is set. A table without rows is left out.

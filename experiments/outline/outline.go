@@ -7,7 +7,7 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// Outline is the outline experiment: one create_note_tab with an outline, or
+// Experiment is the outline experiment: one create_note_tab with an outline, or
 // an empty create and one slide_add per slide.
 var Experiment = experiment.Define(experiment.Def[Config, Row, struct{}]{
 	Info: experiment.Info{

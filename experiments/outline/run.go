@@ -27,7 +27,7 @@ const maxOutlineSlides = 1000
 // finished.
 const maxOutlineSaves = 2e8
 
-// Outline is the outline experiment: what a deck costs built
+// Config configures the outline experiment: what a deck costs built
 // with one create_note_tab carrying an outline, or slide by slide.
 type Config struct {
 	// Slides is the number of slides in the deck.

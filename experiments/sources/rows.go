@@ -19,7 +19,7 @@ const (
 	KeyNormalized = "normalized"
 )
 
-// SourcesRun is one run of the sources experiment: one key policy and one seed,
+// Run is one run of the sources experiment: one key policy and one seed,
 // every session of the seed. Saved, Duplicates and BrowserFlagged are counted from
 // the sources in the store at the end of the run.
 type Run struct {
@@ -83,7 +83,7 @@ func (r Run) EndedEarly() string { return cmp.Or(r.Stopped, r.SetupFailed) }
 // Unread implements Unreader.
 func (r Run) Unread() string { return r.UnreadableFinal }
 
-// SourcesRow is one row of the sources table: one key policy, counts summed over
+// Row is one row of the sources table: one key policy, counts summed over
 // the seeds. PerSession is Duplicates per session run (sessions × seeds), rounded
 // to four decimals.
 // BrowserFlagged is set on the uuid row only, as published.
@@ -101,7 +101,7 @@ type Row struct {
 	Faults int `json:"faults"`
 }
 
-// SourcesPaging is the paging figure: how many list_note_attachments calls at a
+// Paging is the paging figure: how many list_note_attachments calls at a
 // page limit it took to list every source of one Note.
 type Paging struct {
 	// Sources is how many sources the Note held.
@@ -115,7 +115,7 @@ type Paging struct {
 	Listed int `json:"listed"`
 }
 
-// SourcesResult is what the sources experiment returns: the seeds it ran, one row
+// Summary is what the sources experiment returns: the seeds it ran, one row
 // per key policy, every run, and the paging figure.
 type Summary struct {
 	Seeds  []uint64 `json:"seeds"`
@@ -124,7 +124,7 @@ type Summary struct {
 	Paging Paging   `json:"paging"`
 }
 
-// SummarizeSources groups runs into rows: one row per key policy, in order of first
+// Summarize groups runs into rows: one row per key policy, in order of first
 // appearance, counts summed over the runs. Every policy must have exactly one run
 // per seed; anything else is an error.
 func Summarize(seeds []uint64, runs []Run, paging Paging) (Summary, error) {

@@ -17,7 +17,7 @@ import (
 	"github.com/notesbench/notesbench/sim"
 )
 
-// Sources is the sources experiment: research sessions cite pages through
+// Config configures the sources experiment: research sessions cite pages through
 // add_note_source while a share of the replies is lost, under each key policy.
 // Its JSON form is the config block of a report.
 type Config struct {
@@ -61,7 +61,7 @@ const (
 	maxSourcesPages     = 1000
 )
 
-// DefaultSources returns the published parameters: seed 1, 300 sessions of 3
+// Default returns the published parameters: seed 1, 300 sessions of 3
 // turns, each turn citing 6 of the session's 8 pages, 20 % of successful replies
 // lost, and 120 sources listed 50 at a time.
 func Default() Config {

@@ -5,7 +5,7 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 )
 
-// Sources is the sources experiment: which idempotency key to put on
+// Experiment is the sources experiment: which idempotency key to put on
 // add_note_source.
 var Experiment = experiment.Define(experiment.Def[Config, Row, Run]{
 	Info: experiment.Info{

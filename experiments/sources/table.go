@@ -7,7 +7,7 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// SourcesTable renders the sources rows, published values beside ours when exp
+// Table renders the sources rows, published values beside ours when exp
 // is set.
 func Table(rows []Row, exp *results.Experiment) report.Table {
 	show := exp != nil

@@ -5,7 +5,7 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// Validate is the validate experiment: the eight published payloads against
+// Experiment is the validate experiment: the eight published payloads against
 // a minimal validator and the full JSON Schema.
 var Experiment = experiment.Define(experiment.Def[Config, Row, struct{}]{
 	Info: experiment.Info{

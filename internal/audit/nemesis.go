@@ -11,6 +11,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
@@ -68,7 +69,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 	// The re-applying mode alone, whatever the server serves: its losses
 	// are the server's.
 	settings := append(a.settings(a.cfg.Budget.Nemesis), Setting{"modes", mode.String()})
-	if m.Reissue && hasParam(experiment.Race, "reissue") {
+	if m.Reissue && hasParam(race.Experiment, "reissue") {
 		settings = append(settings, Setting{"reissue", "true"})
 	}
 	file := "histories/" + m.Kind + ".jsonl"
@@ -81,8 +82,8 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 		a.part(p, nil)
 		skip(p.NotRun)
 		return nil
-	case a.require(experiment.Race) != "":
-		p.NotRun = "no race runs here: " + a.require(experiment.Race)
+	case a.require(race.Experiment) != "":
+		p.NotRun = "no race runs here: " + a.require(race.Experiment)
 		a.part(p, nil)
 		skip(p.NotRun)
 		return nil
@@ -100,7 +101,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 	}
 	defer target.Close()
 	w := history.NewWriter(history.Header{Experiment: "race", Command: shell.Line(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{Target: target, History: w, StopAt: a.cfg.Budget.editsEnd(start)})
+	out, runErr, err := a.runExperiment(ctx, race.Experiment, settings, sim.Runtime{Target: target, History: w, StopAt: a.cfg.Budget.editsEnd(start)})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -114,7 +115,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 		skip(endedIn(col, runErr))
 		return nil
 	}
-	rows, runs, err := rowsAndRuns[results.RaceRow, results.RaceRun](out)
+	rows, runs, err := rowsAndRuns[race.Row, results.RaceRun](out)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/shell"
@@ -78,7 +79,7 @@ func (a *auditRun) race(ctx context.Context) error {
 	checkPart := results.AuditPart{Name: "check", Command: []string{"notesbench", "check", raceHistory}}
 	server := modes[0]
 	skip := func(why string) { a.skipRace(modes, why) }
-	if why := a.require(experiment.Race); why != "" {
+	if why := a.require(race.Experiment); why != "" {
 		p.NotRun, checkPart.NotRun = why, "no race ran"
 		a.part(p, nil)
 		a.part(checkPart, nil)
@@ -87,7 +88,7 @@ func (a *auditRun) race(ctx context.Context) error {
 	}
 	w := history.NewWriter(history.Header{Experiment: "race", Command: shell.Line(p.Command)})
 	start := time.Now()
-	out, runErr, err := a.runExperiment(ctx, experiment.Race, settings, sim.Runtime{History: w, StopAt: a.cfg.Budget.editsEnd(start)})
+	out, runErr, err := a.runExperiment(ctx, race.Experiment, settings, sim.Runtime{History: w, StopAt: a.cfg.Budget.editsEnd(start)})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -99,7 +100,7 @@ func (a *auditRun) race(ctx context.Context) error {
 		skip(endedIn("race", runErr))
 		return nil
 	}
-	rows, runs, err := rowsAndRuns[results.RaceRow, results.RaceRun](out)
+	rows, runs, err := rowsAndRuns[race.Row, results.RaceRun](out)
 	if err != nil {
 		return err
 	}

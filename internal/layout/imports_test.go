@@ -104,6 +104,12 @@ var rules = []rule{
 		}
 		return own(imports)
 	}},
+	{"sim, the engine, links no experiment: each experiment is a package above it", true, func(pkg string, imports []string) []string {
+		if pkg != "sim" {
+			return nil
+		}
+		return append(pick(imports, "experiment", "experiments"), prefixed(imports, "experiments/")...)
+	}},
 	{"report and results never link sim, and sim never links report: sim renders nothing", true, func(pkg string, imports []string) []string {
 		switch pkg {
 		case "report", "results":
@@ -119,8 +125,8 @@ var rules = []rule{
 		}
 		return pick(imports, "sim", "results", "report", "experiment")
 	}},
-	{"experiment, the audit and the reproduction link no implementation of the contract: cmd hands them every target", true, func(pkg string, imports []string) []string {
-		if pkg != "experiment" && pkg != "internal/audit" && pkg != "internal/reproduce" {
+	{"experiment, the experiments, the audit and the reproduction link no implementation of the contract: cmd hands them every target", true, func(pkg string, imports []string) []string {
+		if pkg != "experiment" && pkg != "experiments" && !strings.HasPrefix(pkg, "experiments/") && pkg != "internal/audit" && pkg != "internal/reproduce" {
 			return nil
 		}
 		return pick(imports, implementations...)
@@ -346,6 +352,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{"internal/audit", "mcpclient"},
 		{"contract/ext", "serve"},
 		{"nemesis", "sim"},
+		// An experiment runs on the target cmd hands it; the engine knows none.
+		{"experiments/race", "store"},
+		{"sim", "experiments/create"},
 		// nemesis → history → mcpclient/profile → the MCP SDK.
 		{"nemesis", "mcpclient"},
 	} {

@@ -1,15 +1,15 @@
-package experiment
+package tabs
 
 import (
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
-// Tabs is the tabs experiment: the false conflicts of a Note-wide version.
-var Tabs = Define(Def[sim.Tabs, results.TabsRow, results.RaceRun]{
-	Info: Info{
+// Experiment is the tabs experiment: the false conflicts of a Note-wide version.
+var Experiment = experiment.Define(experiment.Def[Config, Row, results.RaceRun]{
+	Info: experiment.Info{
 		Name:  "tabs",
 		Short: "False conflicts from a Note-wide version (claude on the text, a person on a Sheet)",
 		Long: `tabs runs claude appending lines to the text tab while the person writes one new
@@ -25,27 +25,27 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 			"notesbench tabs --scopes tab --edits 50",
 		},
 		Target: true, History: true, Replications: results.MinReplications, Baseline: true,
-		Reproduce: Plan{Timings: true},
+		Reproduce: experiment.Plan{Timings: true},
 		Needs:     []contract.Capability{contract.CapRead, contract.CapWrite, contract.CapList, contract.CapCreate, contract.CapEditTabs},
 	},
-	Default: sim.DefaultTabs,
-	Params: func(c *sim.Tabs) []Param {
-		return append(envParams(&c.Env), append([]Param{
-			EnumList("scopes", &c.Scopes, contract.Guards, "version scopes to run: note, tab (and none)").
+	Default: Default,
+	Params: func(c *Config) []experiment.Param {
+		return append(experiment.EnvParams(&c.Env), append([]experiment.Param{
+			experiment.EnumList("scopes", &c.Scopes, contract.Guards, "version scopes to run: note, tab (and none)").
 				ServedAs(func(v contract.Variant) string { return string(v.Guard) }),
-		}, editingParams(&c.Editing)...)...)
+		}, experiment.EditingParams(&c.Editing)...)...)
 	},
-	Published: func(c sim.Tabs) sim.Tabs {
-		def := sim.DefaultTabs()
-		def.Editing = publishedEditing(def.Editing, c.Editing)
+	Published: func(c Config) Config {
+		def := Default()
+		def.Editing = experiment.PublishedUnder(def.Editing, c.Editing)
 		return def
 	},
-	Finish: func(c *sim.Tabs, given func(string) bool) error { return finishEditing(&c.Editing, given) },
+	Finish: func(c *Config, given func(string) bool) error { return experiment.FinishEditing(&c.Editing, given) },
 	Invariants: []results.Invariant{
 		{Figure: "lost", Why: "the editors never touch the same tab"},
 		{Key: "guard", Value: "tab", Figure: "conflicts_claude", Why: "per-tab versions"},
 		{Key: "guard", Value: "tab", Figure: "conflicts_human", Why: "per-tab versions"},
 	},
-	Tables:  OneTable(report.TabsTable),
-	Editing: func(c *sim.Tabs) *sim.Editing { return &c.Editing },
+	Tables:  experiment.OneTable(Table),
+	Editing: func(c *Config) *sim.Editing { return &c.Editing },
 })

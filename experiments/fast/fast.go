@@ -1,16 +1,16 @@
-package experiment
+package fast
 
 import (
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
-// Fast is the fast experiment: lost updates from millisecond timestamps used
+// Experiment is the fast experiment: lost updates from millisecond timestamps used
 // as versions.
-var Fast = Define(Def[sim.Fast, results.FastRow, results.RaceRun]{
-	Info: Info{
+var Experiment = experiment.Define(experiment.Def[Config, Row, results.RaceRun]{
+	Info: experiment.Info{
 		Name:  "fast",
 		Short: "Lost updates from millisecond timestamps used as versions (no think time)",
 		Long: `fast drops the think time and the pause to zero, so the two editors commit as fast
@@ -28,16 +28,16 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		},
 		// Each replication is 20,000 edits per format.
 		Target: true, History: true, Replications: 5, Baseline: true,
-		Reproduce: Plan{Div: 10},
+		Reproduce: experiment.Plan{Div: 10},
 		Needs:     []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
-	Default: sim.DefaultFast,
-	Params: func(c *sim.Fast) []Param {
-		return append(envParams(&c.Env),
-			EnumList("formats", &c.Formats, contract.VersionFormats, "version formats to run: ms, us-suffix, counter").
+	Default: Default,
+	Params: func(c *Config) []experiment.Param {
+		return append(experiment.EnvParams(&c.Env),
+			experiment.EnumList("formats", &c.Formats, contract.VersionFormats, "version formats to run: ms, us-suffix, counter").
 				ServedAs(func(v contract.Variant) string { return string(v.VersionFormat) }),
-			Int("edits", &c.Edits, "edits per editor per run").AsPublished(),
-			Custom("pause", "string", "pause before each read, both editors: a duration or a range such as 0-2ms (fast has no think time)",
+			experiment.Int("edits", &c.Edits, "edits per editor per run").AsPublished(),
+			experiment.Custom("pause", "string", "pause before each read, both editors: a duration or a range such as 0-2ms (fast has no think time)",
 				func() string {
 					if c.Pause == "" {
 						return "0"
@@ -52,14 +52,14 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 					c.Pause = s
 					return nil
 				}).AsPublished().Completing(false, "0\tno pause"),
-			oversleep(&c.Oversleep),
+			experiment.OversleepParam(&c.Oversleep),
 		)
 	},
 	Invariants: []results.Invariant{
 		{Key: "version_format", Value: "us-suffix", Figure: "lost", Why: "us-suffix versions never collide"},
 		{Key: "version_format", Value: "counter", Figure: "lost", Why: "counter versions never collide"},
 	},
-	Tables: OneTable(report.FastTable),
+	Tables: experiment.OneTable(Table),
 	// A fast replication is 20,000 edits per format, and with no think time
 	// every seed gives the virtual clock the same counts: a tenth.
 })

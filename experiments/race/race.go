@@ -1,17 +1,18 @@
-package experiment
+package race
 
 import (
+	"strconv"
+
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
-	"strconv"
 )
 
-// Race is the race experiment: lost updates with and without the version
+// Experiment is the race experiment: lost updates with and without the version
 // check.
-var Race = Define(Def[sim.Race, results.RaceRow, results.RaceRun]{
-	Info: Info{
+var Experiment = experiment.Define(experiment.Def[Config, Row, results.RaceRun]{
+	Info: experiment.Info{
 		Name:  "race",
 		Short: "Lost updates with and without the version check (claude and a person append lines to one text)",
 		Long: `race runs a scripted agent ("claude") and a scripted person ("human") against one
@@ -34,13 +35,13 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 			"notesbench race --target 'stdio:notesbench serve --db race.db' --modes note/reapply",
 		},
 		Target: true, History: true, Replications: results.MinReplications, Baseline: true, Faults: true,
-		Reproduce: Plan{Timings: true},
+		Reproduce: experiment.Plan{Timings: true},
 		Needs:     []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
-	Default: sim.DefaultRace,
-	Params: func(c *sim.Race) []Param {
-		return append(envParams(&c.Env), append([]Param{
-			Custom("modes", "string", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)",
+	Default: Default,
+	Params: func(c *Config) []experiment.Param {
+		return append(experiment.EnvParams(&c.Env), append([]experiment.Param{
+			experiment.Custom("modes", "string", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)",
 				func() string { return sim.FormatModes(c.Modes) },
 				func(s string) error {
 					m, err := sim.ParseModes(s)
@@ -55,21 +56,21 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 				}
 				return string(v.Guard) + "/reapply," + string(v.Guard) + "/refresh"
 			}),
-			Bool("reissue", &c.Reissue, "send a write whose outcome is unknown (its reply lost, its stream cut, its server killed) again, the same call with the same key, up to "+strconv.Itoa(sim.MaxReissues)+" times, as MCP 2026-07-28 asks of a client whose response stream broke; without it the edit is given up"),
-		}, editingParams(&c.Editing)...)...)
+			experiment.Bool("reissue", &c.Reissue, "send a write whose outcome is unknown (its reply lost, its stream cut, its server killed) again, the same call with the same key, up to "+strconv.Itoa(sim.MaxReissues)+" times, as MCP 2026-07-28 asks of a client whose response stream broke; without it the edit is given up"),
+		}, experiment.EditingParams(&c.Editing)...)...)
 	},
-	Published: func(c sim.Race) sim.Race {
-		def := sim.DefaultRace()
-		def.Editing = publishedEditing(def.Editing, c.Editing)
+	Published: func(c Config) Config {
+		def := Default()
+		def.Editing = experiment.PublishedUnder(def.Editing, c.Editing)
 		return def
 	},
-	Finish: func(c *sim.Race, given func(string) bool) error { return finishEditing(&c.Editing, given) },
-	Serve:  func(c *sim.Race, v contract.Variant) { c.VersionFormat = v.VersionFormat },
+	Finish: func(c *Config, given func(string) bool) error { return experiment.FinishEditing(&c.Editing, given) },
+	Serve:  func(c *Config, v contract.Variant) { c.VersionFormat = v.VersionFormat },
 	Invariants: []results.Invariant{
 		{Key: "policy", Value: "reapply", Figure: "lost", Why: "re-applying after a conflict never loses a line"},
 	},
-	Tables:  OneTable(report.RaceTable),
-	Editing: func(c *sim.Race) *sim.Editing { return &c.Editing },
+	Tables:  experiment.OneTable(Table),
+	Editing: func(c *Config) *sim.Editing { return &c.Editing },
 })
 
 // modeValues are race's guard/policy pairs, for completion: none takes no
