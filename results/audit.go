@@ -94,8 +94,8 @@ func AnomalyNames() []string {
 	return out
 }
 
-// LookupAnomaly returns the anomaly called name.
-func LookupAnomaly(name string) (Anomaly, bool) {
+// lookupAnomaly returns the anomaly called name.
+func lookupAnomaly(name string) (Anomaly, bool) {
 	i := slices.IndexFunc(Anomalies, func(a Anomaly) bool { return a.Name == name })
 	if i < 0 {
 		return Anomaly{}, false
@@ -112,7 +112,7 @@ func ParseAllow(s string) ([]string, error) {
 	var out []string
 	for _, item := range strings.Split(s, ",") {
 		name := strings.TrimSpace(item)
-		if _, ok := LookupAnomaly(name); !ok {
+		if _, ok := lookupAnomaly(name); !ok {
 			return nil, fmt.Errorf("unknown anomaly %q (want %s)", name, strings.Join(AnomalyNames(), ", "))
 		}
 		if slices.Contains(out, name) {

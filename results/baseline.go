@@ -42,7 +42,7 @@ func diffValue(v string) string {
 	return v
 }
 
-// CompareJSON compares a stored JSON result (baseline) with the current one and
+// compareJSON compares a stored JSON result (baseline) with the current one and
 // returns every difference, in document order: objects by key in sorted order,
 // arrays by index. Leaves are compared exactly as written, so 1 and 1.0 differ.
 // A key present on one side only, or an array element past the other side's
@@ -53,7 +53,7 @@ func diffValue(v string) string {
 // their values (pass TimingKey to skip what depends on the machine); ignore
 // may be nil. A side that is not one valid JSON value is an error naming it:
 // "baseline: …" or "current: …".
-func CompareJSON(baseline, current []byte, ignore func(key string) bool) ([]Diff, error) {
+func compareJSON(baseline, current []byte, ignore func(key string) bool) ([]Diff, error) {
 	b, err := decodeJSON(baseline)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
@@ -202,12 +202,12 @@ func CompareBaseline(baseline []byte, rep Report) ([]Diff, error) {
 	if err != nil {
 		return nil, err
 	}
-	return CompareJSON(want, got, TimingKey)
+	return compareJSON(want, got, TimingKey)
 }
 
 // ParameterDiffs lists the parameters in which config departs from the
 // configuration a baseline was recorded with: its figures cannot be compared
-// then. How runs execute (RunSetting) never counts; neither does the clock
+// then. How runs execute (runSetting) never counts; neither does the clock
 // when realClock, since a real-clock run is checked against invariants and
 // recorded ranges whatever clock the baseline ran on. Each difference is
 // "key baseline vs ours", in JSON, but for lists of seeds, which seeds
@@ -234,11 +234,11 @@ func ParameterDiffs(baseline []byte, config any, realClock bool, seeds func([]ui
 	slices.Sort(keys)
 	var diffs []string
 	for _, key := range slices.Compact(keys) {
-		if RunSetting(key) || TimingKey(key) || (realClock && ClockSetting(key)) {
+		if runSetting(key) || TimingKey(key) || (realClock && clockSetting(key)) {
 			continue
 		}
 		if a, b := compactRaw(stored.Config[key]), compactRaw(ours[key]); a != b {
-			if key == SeedsKey && seeds != nil {
+			if key == seedsKey && seeds != nil {
 				a, b = seedList(stored.Config[key], a, seeds), seedList(ours[key], b, seeds)
 			}
 			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", key, a, b))
@@ -247,8 +247,8 @@ func ParameterDiffs(baseline []byte, config any, realClock bool, seeds func([]ui
 	return diffs, nil
 }
 
-// SeedsKey is the configuration field of a run's seeds.
-const SeedsKey = "seeds"
+// seedsKey is the configuration field of a run's seeds.
+const seedsKey = "seeds"
 
 // seedList writes v, a JSON list of seeds, with seeds; raw, v as JSON, when
 // it is no such list.
@@ -275,7 +275,7 @@ func compactRaw(v json.RawMessage) string {
 // CheckReal checks a real-clock run's rows against a baseline: the
 // invariants that hold on any clock, and every figure within the prediction
 // interval the baseline's verdicts give it (when it was written with
-// replications), at a false-alarm rate of GateFalseAlarm per run. note says
+// replications), at a false-alarm rate of gateFalseAlarm per run. note says
 // what was checked.
 func CheckReal[R Row](baseline []byte, exp *Experiment, invariants []Invariant, rows []R) (diffs []Diff, note string, err error) {
 	var stored struct {

@@ -16,12 +16,12 @@ const baselineRace = `{
   "notesbench_version": "v0.1.0"
 }`
 
-// diffStrings runs CompareJSON and returns the diffs as strings.
+// diffStrings runs compareJSON and returns the diffs as strings.
 func diffStrings(t *testing.T, baseline, current string, ignore func(string) bool) []string {
 	t.Helper()
-	diffs, err := CompareJSON([]byte(baseline), []byte(current), ignore)
+	diffs, err := compareJSON([]byte(baseline), []byte(current), ignore)
 	if err != nil {
-		t.Fatalf("CompareJSON: %v", err)
+		t.Fatalf("compareJSON: %v", err)
 	}
 	var out []string
 	for _, d := range diffs {
@@ -96,9 +96,9 @@ func TestCompareJSONMalformed(t *testing.T) {
 		{`{}`, `{"rows": 1} x`, "current: invalid character 'x' after top-level value"},
 		{``, `{}`, "baseline: empty input"},
 	} {
-		_, err := CompareJSON([]byte(tc.base), []byte(tc.cur), TimingKey)
+		_, err := compareJSON([]byte(tc.base), []byte(tc.cur), TimingKey)
 		if err == nil || err.Error() != tc.want {
-			t.Errorf("CompareJSON(%q, %q) error = %v, want %q", tc.base, tc.cur, err, tc.want)
+			t.Errorf("compareJSON(%q, %q) error = %v, want %q", tc.base, tc.cur, err, tc.want)
 		}
 	}
 }

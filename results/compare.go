@@ -44,7 +44,7 @@ func (c Comparison) Shown() bool { return len(c.Differences) == 0 }
 
 // A Rule is how an experiment's figures are judged against the published
 // ones. The zero Rule judges each figure against the interval in which one
-// new replication of ours falls (PredictionInterval): a published range over
+// new replication of ours falls (predictionInterval): a published range over
 // runs ("every run took 9.6–10.5 s") and a per-seed figure against that of
 // one single run, a timing only as a ratio.
 type Rule[R Row] struct {
@@ -166,7 +166,7 @@ func compareRows[R Row](exp *Experiment, reps, singles [][]R, mass float64, rati
 				v, _ := row.FigureOf(name)
 				out = append(out, JudgeText(name, label, v.Text, fig))
 			case fig.Kind() == FigureSeeds:
-				out = append(out, JudgePerSeed(name, label, samples, fig, mass)...)
+				out = append(out, judgePerSeed(name, label, samples, fig, mass)...)
 			case ratioOnly(name):
 				out = append(out, JudgeRatio(name, label, samples, fig, mass))
 			default:
@@ -177,11 +177,11 @@ func compareRows[R Row](exp *Experiment, reps, singles [][]R, mass float64, rati
 	return out
 }
 
-// RunSetting reports whether a config key says how runs were executed rather
+// runSetting reports whether a config key says how runs were executed rather
 // than what was run: where the databases went, how many ran at once, which
 // implementation served them. Such keys never change a count, so a baseline
 // never compares them, on either clock.
-func RunSetting(key string) bool {
+func runSetting(key string) bool {
 	switch key {
 	case "parallel", "db_dir", "in_memory", "synchronous", "store", "target", "progress", "format", "out", "keep", "max_errors",
 		"protocol", "mcp_sessions", "replicas", "balance":
@@ -190,9 +190,9 @@ func RunSetting(key string) bool {
 	return false
 }
 
-// ClockSetting reports whether a config key belongs to the clock a run used:
+// clockSetting reports whether a config key belongs to the clock a run used:
 // a real-clock run is checked against a baseline for invariants and recorded
 // ranges, whatever clock the baseline ran on.
-func ClockSetting(key string) bool {
+func clockSetting(key string) bool {
 	return key == "clock" || key == "service_time_ns"
 }

@@ -8,12 +8,12 @@ import (
 	"github.com/notesbench/notesbench/internal/atomicfile"
 )
 
-// MaxFileBytes bounds a JSON result notesbench reads (a baseline, a shard,
+// maxFileBytes bounds a JSON result notesbench reads (a baseline, a shard,
 // or a file it is asked to overwrite): far above any result of the bounded
 // parameters, far below what would strain a laptop's memory.
-const MaxFileBytes = 256 << 20
+const maxFileBytes = 256 << 20
 
-// ReadFile reads a JSON result file: a regular file of at most MaxFileBytes.
+// ReadFile reads a JSON result file: a regular file of at most maxFileBytes.
 func ReadFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -25,8 +25,8 @@ func ReadFile(path string) ([]byte, error) {
 	if err := atomicfile.Regular(path, st); err != nil {
 		return nil, err
 	}
-	if st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s is %d MiB, more than a notesbench result may be (%d MiB)", path, st.Size()>>20, MaxFileBytes>>20)
+	if st.Size() > maxFileBytes {
+		return nil, fmt.Errorf("%s is %d MiB, more than a notesbench result may be (%d MiB)", path, st.Size()>>20, maxFileBytes>>20)
 	}
 	return os.ReadFile(path)
 }

@@ -20,7 +20,7 @@ const (
 	// normal: mean ± t(1 − α/2, n − 1)·s·√(1 + 1/n) over its n samples, which
 	// holds a new draw of a normal figure with probability 1 − α at any n.
 	// On each side s is at least that side's own spread (see
-	// PredictionInterval), so that a figure with a longer tail on one side is
+	// predictionInterval), so that a figure with a longer tail on one side is
 	// not held less often there.
 	MethodNormal Method = "normal"
 	// MethodOrder is distribution-free: from the j-th smallest to the j-th
@@ -55,9 +55,9 @@ const NormalMin = 20
 // statistics.
 const SkewTolerance = 0.5
 
-// SkewLevel is the significance level of the one-sided test that a figure's
+// skewLevel is the significance level of the one-sided test that a figure's
 // skewness exceeds SkewTolerance.
-const SkewLevel = 0.05
+const skewLevel = 0.05
 
 // An Interval is where one new run of ours falls, and its coverage: the
 // chance, were the published value one more draw of our distribution, that it
@@ -72,13 +72,13 @@ type Interval struct {
 	Coverage  float64
 }
 
-// PredictionInterval returns the interval for one new draw of the
+// predictionInterval returns the interval for one new draw of the
 // distribution xs were drawn from, asking the given coverage (0 < coverage <
 // 1). The method follows the samples:
 //
 //   - all equal: MethodConstant, that value, coverage n/(n + 1);
 //   - at least NormalMin samples whose skewness is not significantly beyond
-//     SkewTolerance (skewBeyond at SkewLevel): MethodNormal with the coverage
+//     SkewTolerance (skewBeyond at skewLevel): MethodNormal with the coverage
 //     asked, mean ±
 //     t·√(1 + 1/n) times, on each side, the larger of the standard deviation
 //     and that side's semi-deviation (the root mean square of the deviations
@@ -92,13 +92,13 @@ type Interval struct {
 // A normal interval of a figure none of whose samples is negative starts at 0
 // at the lowest: such a figure (a count, a fraction, a time) never is.
 // xs must be finite and not empty; it is not modified.
-func PredictionInterval(xs []float64, coverage float64) Interval {
+func predictionInterval(xs []float64, coverage float64) Interval {
 	n := len(xs)
 	lo, hi := slices.Min(xs), slices.Max(xs)
 	if lo == hi {
 		return Interval{Low: lo, High: hi, Method: MethodConstant, Coverage: float64(n) / float64(n+1)}
 	}
-	if n >= NormalMin && !skewBeyond(xs, SkewTolerance, SkewLevel) {
+	if n >= NormalMin && !skewBeyond(xs, SkewTolerance, skewLevel) {
 		mean, sd := stat.MeanStdDev(xs, nil)
 		below, above := semiDeviations(xs, mean)
 		half := predictionHalfWidth(1, n, coverage)
@@ -185,9 +185,9 @@ func OrderMin(coverage float64) int {
 	return int(math.Ceil(2/(1-coverage) - 1 - 1e-9))
 }
 
-// ConstantMin returns the fewest samples from which a figure that never
+// constantMin returns the fewest samples from which a figure that never
 // varied is judged with the given coverage: n/(n + 1) ≥ coverage, 99 for 99 %.
-func ConstantMin(coverage float64) int {
+func constantMin(coverage float64) int {
 	return int(math.Ceil(coverage/(1-coverage) - 1e-9))
 }
 

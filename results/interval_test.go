@@ -32,19 +32,19 @@ func quantiles(n int, f func(p float64) float64) []float64 {
 // t from the table: t(0.995, 19) = 2.860935.
 func TestPredictionIntervalNormal(t *testing.T) {
 	xs := around(100, 10) // n = 20, s² = 2·385/19
-	iv := PredictionInterval(xs, 0.99)
+	iv := predictionInterval(xs, 0.99)
 	half := 2.860935 * math.Sqrt(770.0/19) * math.Sqrt(1+1.0/20)
 	if iv.Method != MethodNormal || iv.Coverage != 0.99 || math.Abs(iv.Low-(100-half)) > 1e-4 || math.Abs(iv.High-(100+half)) > 1e-4 {
-		t.Fatalf("PredictionInterval(100 ± 1..10) = %+v, want normal 100 ± %.4f at 0.99", iv, half)
+		t.Fatalf("predictionInterval(100 ± 1..10) = %+v, want normal 100 ± %.4f at 0.99", iv, half)
 	}
 	// A figure that is never negative: the interval starts at 0 at the lowest.
-	if iv := PredictionInterval(span(1, 20), 0.99); iv.Method != MethodNormal || iv.Low != 0 || iv.High < 27 {
-		t.Errorf("PredictionInterval(1..20) = %+v, want normal from 0", iv)
+	if iv := predictionInterval(span(1, 20), 0.99); iv.Method != MethodNormal || iv.Low != 0 || iv.High < 27 {
+		t.Errorf("predictionInterval(1..20) = %+v, want normal from 0", iv)
 	}
 	// A mild skew (lognormal, σ = 0.15: skewness 0.45) stays normal, its long
 	// side wider than the short one.
 	mild := quantiles(100, func(p float64) float64 { return math.Exp(0.15 * distuv.UnitNormal.Quantile(p)) })
-	iv = PredictionInterval(mild, 0.99)
+	iv = predictionInterval(mild, 0.99)
 	mean := Mean(mild)
 	if iv.Method != MethodNormal || !(iv.High-mean > 1.05*(mean-iv.Low)) {
 		t.Errorf("mildly skewed: %+v around %v, want normal and wider above", iv, mean)
@@ -69,7 +69,7 @@ func TestPredictionIntervalOrder(t *testing.T) {
 		{"skewed, n = 300", skewed(300), 1, 299.0 / 301},
 		{"skewed, n = 500: the 2nd smallest to the 2nd largest", skewed(500), 2, 497.0 / 501},
 	} {
-		iv := PredictionInterval(tc.xs, 0.99)
+		iv := predictionInterval(tc.xs, 0.99)
 		sorted := slices.Sorted(slices.Values(tc.xs))
 		want := Interval{Low: sorted[tc.j-1], High: sorted[len(sorted)-tc.j], Method: MethodOrder, Coverage: tc.coverage}
 		if iv.Method != want.Method || iv.Low != want.Low || iv.High != want.High || math.Abs(iv.Coverage-want.Coverage) > 1e-12 {
@@ -80,7 +80,7 @@ func TestPredictionIntervalOrder(t *testing.T) {
 
 // A figure that never varied is judged by equality, at coverage n/(n + 1).
 func TestPredictionIntervalConstant(t *testing.T) {
-	iv := PredictionInterval([]float64{35, 35, 35, 35, 35, 35, 35, 35, 35, 35}, 0.99)
+	iv := predictionInterval([]float64{35, 35, 35, 35, 35, 35, 35, 35, 35, 35}, 0.99)
 	if iv != (Interval{Low: 35, High: 35, Method: MethodConstant, Coverage: 10.0 / 11}) {
 		t.Errorf("ten 35s: %+v", iv)
 	}
@@ -90,9 +90,9 @@ func TestPredictionIntervalConstant(t *testing.T) {
 }
 
 func TestCoverageHelpers(t *testing.T) {
-	if OrderMin(0.99) != 199 || OrderMin(0.9) != 19 || ConstantMin(0.99) != 99 || ConstantMin(0.95) != 19 {
-		t.Errorf("OrderMin(0.99) %d, OrderMin(0.9) %d, ConstantMin(0.99) %d, ConstantMin(0.95) %d",
-			OrderMin(0.99), OrderMin(0.9), ConstantMin(0.99), ConstantMin(0.95))
+	if OrderMin(0.99) != 199 || OrderMin(0.9) != 19 || constantMin(0.99) != 99 || constantMin(0.95) != 19 {
+		t.Errorf("OrderMin(0.99) %d, OrderMin(0.9) %d, constantMin(0.99) %d, constantMin(0.95) %d",
+			OrderMin(0.99), OrderMin(0.9), constantMin(0.99), constantMin(0.95))
 	}
 	for n := 2; n < 400; n++ { // the boundaries are where the coverage reaches the asked one
 		if got, want := orderRank(n, 0.99) >= 1, orderCoverage(n, 1) >= 0.99-1e-12; got != want {
@@ -115,14 +115,14 @@ func TestSkewBeyond(t *testing.T) {
 		want  bool
 	}{{0, false}, {0.15, false}, {0.25, false}, {0.4, true}, {1, true}} {
 		xs := quantiles(100, func(p float64) float64 { return math.Exp(tc.sigma * distuv.UnitNormal.Quantile(p)) })
-		if got := skewBeyond(xs, SkewTolerance, SkewLevel); got != tc.want {
+		if got := skewBeyond(xs, SkewTolerance, skewLevel); got != tc.want {
 			t.Errorf("lognormal σ %v: skewBeyond %v, want %v", tc.sigma, got, tc.want)
 		}
 		neg := make([]float64, len(xs)) // the mirror image is as far from symmetric
 		for i, x := range xs {
 			neg[i] = -x
 		}
-		if got := skewBeyond(neg, SkewTolerance, SkewLevel); got != tc.want {
+		if got := skewBeyond(neg, SkewTolerance, skewLevel); got != tc.want {
 			t.Errorf("mirrored lognormal σ %v: skewBeyond %v, want %v", tc.sigma, got, tc.want)
 		}
 	}

@@ -40,21 +40,21 @@ func CheckInvariants[R Row](invs []Invariant, rows []R) []Diff {
 	return out
 }
 
-// GateFalseAlarm is the false-alarm rate of one real-clock baseline check,
+// gateFalseAlarm is the false-alarm rate of one real-clock baseline check,
 // over all its figures together: an unchanged build fails it in at most 1 %
 // of runs, when its figures vary from run to run as the recorded
 // replications did and about normally (counts summed over many edits do).
-const GateFalseAlarm = 0.01
+const gateFalseAlarm = 0.01
 
 // A RangeCheck is the real-clock check of one run's figures against the
 // replications a baseline recorded, with its stated false-alarm rate.
 //
 // Each figure is checked against a prediction interval for one new run: our
 // mean over the n recorded replications ± t(1 − α/2, n − 1) · s · √(1 + 1/n),
-// with s their standard deviation. α is GateFalseAlarm shared among the m
-// figures checked (Bonferroni: α = GateFalseAlarm / m), so that the chance that
+// with s their standard deviation. α is gateFalseAlarm shared among the m
+// figures checked (Bonferroni: α = gateFalseAlarm / m), so that the chance that
 // any of them falls outside its interval in an unchanged build is at most
-// GateFalseAlarm. A count (lost lines, conflicts, the most tries) is a normal
+// gateFalseAlarm. A count (lost lines, conflicts, the most tries) is a normal
 // spread rounded to whole numbers, so its interval is half a unit wider on
 // each side (a continuity correction): without it a rare 3 tries among 2s
 // failed. A figure that took one value in every replication has no
@@ -100,7 +100,7 @@ func (c RangeCheck) Summary() string {
 	}
 	s := fmt.Sprintf("%s %s from %s recorded %s (false-alarm rate ≤ %s %% per run over all of them, Bonferroni)",
 		plural.Count(c.Checked, "figure"), within, n, plural.Noun(c.MaxN, "sample"),
-		strconv.FormatFloat(100*GateFalseAlarm, 'g', -1, 64))
+		strconv.FormatFloat(100*gateFalseAlarm, 'g', -1, 64))
 	if c.Constant > 0 {
 		s += fmt.Sprintf("; %d that never varied left to the invariants", c.Constant)
 	}
@@ -165,7 +165,7 @@ func CheckRanges[R Row](exp *Experiment, recorded []Verdict, rows []R) RangeChec
 	if c.Checked == 0 {
 		return c
 	}
-	alpha := GateFalseAlarm / float64(c.Checked)
+	alpha := gateFalseAlarm / float64(c.Checked)
 	c.Coverage = 1 - alpha
 	c.MinN, c.MaxN = checks[0].v.N, checks[0].v.N
 	for _, ch := range checks {

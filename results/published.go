@@ -169,7 +169,7 @@ func (p *Published) Lookup(name string) (*Experiment, bool) {
 }
 
 var embedded = sync.OnceValue(func() *Published {
-	p, err := Parse(publishedJSON)
+	p, err := parsePublished(publishedJSON)
 	if err != nil {
 		panic("results: embedded published.json: " + err.Error())
 	}
@@ -180,10 +180,10 @@ var embedded = sync.OnceValue(func() *Published {
 // and must not modify it.
 func Lookup(name string) (*Experiment, bool) { return embedded().Lookup(name) }
 
-// Parse reads published figures strictly: unknown fields, trailing data, an
+// parsePublished reads published figures strictly: unknown fields, trailing data, an
 // empty or duplicate experiment name, a row key or figure the experiment does
 // not declare, or a row without a key or figures are errors.
-func Parse(data []byte) (*Published, error) {
+func parsePublished(data []byte) (*Published, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var p Published

@@ -70,7 +70,7 @@ func parsePairs(t *testing.T, s string) map[string]string {
 func TestEmbeddedParsesStrictly(t *testing.T) {
 	// Parse decodes with DisallowUnknownFields and checks every row key and
 	// figure against its experiment's declarations.
-	if _, err := Parse(publishedJSON); err != nil {
+	if _, err := parsePublished(publishedJSON); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -197,9 +197,9 @@ func TestFigureJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Parse(first)
+	p, err := parsePublished(first)
 	if err != nil {
-		t.Fatalf("Parse(Marshal(embedded)): %v", err)
+		t.Fatalf("parsePublished(Marshal(embedded)): %v", err)
 	}
 	second, _ := json.Marshal(p)
 	if string(first) != string(second) {
@@ -238,7 +238,7 @@ func TestParseIsStrict(t *testing.T) {
 	exp := func(extra, r string) string {
 		return `{"experiments": [{"name": "race", "title": "t", "key": ["guard"], "figures": ["lost"], "tables": [{"title": "", "source": {"file": "f", "lang": "en"}, "setup": "s", "params": [], "rows": [` + r + `], "facts": []` + extra + `}]}]}`
 	}
-	if _, err := Parse([]byte(exp("", row))); err != nil {
+	if _, err := parsePublished([]byte(exp("", row))); err != nil {
 		t.Fatalf("valid input: %v", err)
 	}
 	for _, tc := range []struct{ in, want string }{
@@ -248,7 +248,7 @@ func TestParseIsStrict(t *testing.T) {
 		{exp("", row) + ` {}`, `published figures: data after the top-level object`},
 		{`{"experiments": []}`, `published figures: no experiments`},
 	} {
-		_, err := Parse([]byte(tc.in))
+		_, err := parsePublished([]byte(tc.in))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Parse error = %v, want %q", err, tc.want)
 		}

@@ -341,7 +341,7 @@ func CollectParts(files []string, shards []Shard, parts [][]Part, offset, units 
 
 // sameRun says how two shards differ in what was run, nil when they do not:
 // the experiment, notesbench's version, the shard count, the configuration
-// and how it departs from the published setup — how each ran (RunSetting)
+// and how it departs from the published setup — how each ran (runSetting)
 // may differ.
 func sameRun(a, b ShardRecord, ac, bc json.RawMessage, seeds func([]uint64) string) error {
 	switch {

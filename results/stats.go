@@ -50,11 +50,11 @@ func Quantile(samples []float64, p float64) float64 {
 	return x[i] + (h-float64(i))*(x[i+1]-x[i])
 }
 
-// PercentileRank returns where v falls among samples, from 0 to 100, by mid-rank:
+// percentileRank returns where v falls among samples, from 0 to 100, by mid-rank:
 // the fraction of samples below v plus half the fraction equal to v, times 100.
 // A value below every sample is at 0, above every sample at 100, and a value
 // equal to every sample at 50. It returns NaN when samples is empty.
-func PercentileRank(samples []float64, v float64) float64 {
+func percentileRank(samples []float64, v float64) float64 {
 	if len(samples) == 0 {
 		return math.NaN()
 	}

@@ -63,15 +63,15 @@ func TestPercentileRank(t *testing.T) {
 		{3, 87.5}, // 3 below, 1 equal: (3 + 0.5)/4
 		{10, 100}, // all below
 	} {
-		if got := PercentileRank(samples, tc.v); got != tc.want {
-			t.Errorf("PercentileRank(1 2 2 3, %v) = %v, want %v", tc.v, got, tc.want)
+		if got := percentileRank(samples, tc.v); got != tc.want {
+			t.Errorf("percentileRank(1 2 2 3, %v) = %v, want %v", tc.v, got, tc.want)
 		}
 	}
-	if got := PercentileRank([]float64{4, 4, 4}, 4); got != 50 {
-		t.Errorf("PercentileRank of a value equal to all = %v, want 50", got)
+	if got := percentileRank([]float64{4, 4, 4}, 4); got != 50 {
+		t.Errorf("percentileRank of a value equal to all = %v, want 50", got)
 	}
-	if got := PercentileRank(nil, 1); !math.IsNaN(got) {
-		t.Errorf("PercentileRank(nil) = %v, want NaN", got)
+	if got := percentileRank(nil, 1); !math.IsNaN(got) {
+		t.Errorf("percentileRank(nil) = %v, want NaN", got)
 	}
 }
 

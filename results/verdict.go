@@ -16,7 +16,7 @@ import (
 // were the published value one more run of the published setup drawn like
 // ours, that the interval holds it (99 %). A verdict whose method cannot reach
 // it with the replications it has says the coverage it has (see
-// PredictionInterval).
+// predictionInterval).
 const DefaultMass = 0.99
 
 // Conclusion is the verdict on one published figure.
@@ -51,7 +51,7 @@ type Verdict struct {
 	Published Figure  `json:"published"`
 	OursMean  float64 `json:"ours_mean"`
 	// OursLow and OursHigh bound the interval in which one new run of ours
-	// falls with probability Coverage (see PredictionInterval); the published
+	// falls with probability Coverage (see predictionInterval); the published
 	// value was judged against it.
 	OursLow  float64 `json:"ours_low"`
 	OursHigh float64 `json:"ours_high"`
@@ -62,7 +62,7 @@ type Verdict struct {
 	OursSD float64 `json:"ours_sd"`
 	// OursText is our text, for text figures.
 	OursText string `json:"ours_text,omitempty"`
-	// Percentile is the PercentileRank of the published value among ours (of
+	// Percentile is the percentileRank of the published value among ours (of
 	// its midpoint for a range), 0..100.
 	Percentile float64 `json:"percentile"`
 	// N is the number of samples judged.
@@ -89,12 +89,12 @@ func (v Verdict) Samples() []float64 { return v.samples }
 // seeds on the virtual clock) with a published point or range. The published
 // value is taken as one more run of the published setup: with [lo, hi] the
 // interval in which one new run of ours falls with the given coverage
-// (DefaultMass for 99 %; see PredictionInterval for the method and the
+// (DefaultMass for 99 %; see predictionInterval for the method and the
 // coverage it reaches with the samples there are), a point v is Consistent iff
 // lo ≤ v ≤ hi, and a range [low, high] iff it overlaps [lo, hi].
 //
 // NaN and infinite samples are left out. With no samples left, a coverage
-// outside (0, 1), or a per-seed or text figure (see JudgePerSeed and
+// outside (0, 1), or a per-seed or text figure (see judgePerSeed and
 // JudgeText), the outcome is NoData.
 func Judge(figure, row string, samples []float64, pub Figure, coverage float64) Verdict {
 	v, xs := summarize(figure, row, samples, pub, coverage)
@@ -109,7 +109,7 @@ func Judge(figure, row string, samples []float64, pub Figure, coverage float64) 
 	return v
 }
 
-// JudgePerSeed judges each element of a per-seed figure as a point, in order,
+// judgePerSeed judges each element of a per-seed figure as a point, in order,
 // against the same samples, and returns one Verdict per element with Seed set.
 //
 // The published seeds numbered another program's random streams, so its seed 2
@@ -117,7 +117,7 @@ func Judge(figure, row string, samples []float64, pub Figure, coverage float64) 
 // distribution of a single run, and samples holds one value per run of ours,
 // over as many seeds as the caller ran. A figure that is not per seed gets one
 // NoData verdict.
-func JudgePerSeed(figure, row string, samples []float64, pub Figure, coverage float64) []Verdict {
+func judgePerSeed(figure, row string, samples []float64, pub Figure, coverage float64) []Verdict {
 	if pub.Kind() != FigureSeeds {
 		v, _ := summarize(figure, row, samples, pub, coverage)
 		v.Outcome = NoData
@@ -207,7 +207,7 @@ func coverageWarning(verdicts []Verdict, replications int, asked float64) string
 	}
 	return fmt.Sprintf("verdicts rest on %s: %s judged at less than the %s asked, down to %s: without a normal shape it takes %d samples, and %d for a figure that never varied",
 		plural.Count(replications, "replication"), plural.Count(short, "figure"), CoverageLabel(asked), CoverageLabel(least),
-		OrderMin(asked), ConstantMin(asked))
+		OrderMin(asked), constantMin(asked))
 }
 
 // summarize fills the fields every verdict shares, the interval for one new
@@ -225,10 +225,10 @@ func summarize(figure, row string, samples []float64, pub Figure, coverage float
 	if len(xs) > 1 {
 		v.OursSD = stat.StdDev(xs, nil)
 	}
-	iv := PredictionInterval(xs, coverage)
+	iv := predictionInterval(xs, coverage)
 	v.OursLow, v.OursHigh, v.Method, v.Coverage = iv.Low, iv.High, iv.Method, iv.Coverage
 	if k := pub.Kind(); k == FigurePoint || k == FigureRange || k == FigureSeeds {
-		v.Percentile = PercentileRank(xs, pub.Midpoint())
+		v.Percentile = percentileRank(xs, pub.Midpoint())
 	}
 	return v, xs
 }
@@ -258,7 +258,7 @@ func textKey(s string) string {
 // level 1 − coverage (MethodBinomial). The test is conservative, so the
 // coverage holds at least. OursLow and OursHigh are the published fractions
 // the test would take; the percentile places the published count in that
-// hypergeometric distribution (its mid-rank, as PercentileRank). A fraction
+// hypergeometric distribution (its mid-rank, as percentileRank). A fraction
 // of 0 or 1 needs no case of its own: with none of ours in 10,000 trials, up
 // to 7 in the published 10,000 are consistent. N is the number of trials.
 func JudgeProportion(figure, row string, p float64, n int, pub Figure, coverage float64) Verdict {

@@ -99,7 +99,7 @@ func TestJudgePerSeed(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[71, 61, 90]`), &pub); err != nil {
 		t.Fatal(err)
 	}
-	vs := JudgePerSeed("calls_sent", "A key-first fresh", samples, pub, DefaultMass)
+	vs := judgePerSeed("calls_sent", "A key-first fresh", samples, pub, DefaultMass)
 	if len(vs) != 3 {
 		t.Fatalf("got %d verdicts, want 3", len(vs))
 	}
@@ -115,8 +115,8 @@ func TestJudgePerSeed(t *testing.T) {
 	if vs[2].Published.String() != "90" || vs[0].Percentile != 100*(11+0.5)/21 {
 		t.Errorf("seed 3 published %q, seed 1 percentile %v", vs[2].Published, vs[0].Percentile)
 	}
-	if vs := JudgePerSeed("x", "", samples, PointFigure(70), DefaultMass); len(vs) != 1 || vs[0].Outcome != NoData {
-		t.Errorf("JudgePerSeed on a point = %+v, want one NoData", vs)
+	if vs := judgePerSeed("x", "", samples, PointFigure(70), DefaultMass); len(vs) != 1 || vs[0].Outcome != NoData {
+		t.Errorf("judgePerSeed on a point = %+v, want one NoData", vs)
 	}
 }
 
