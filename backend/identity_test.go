@@ -56,7 +56,7 @@ func TestSQLiteAndPostgresCountTheSame(t *testing.T) {
 		{"race", func(tg contract.Target) (any, error) {
 			c := race.Default()
 			c.Env = virtualEnv(1, 2)
-			c.Modes = append(c.Modes, sim.Mode{Guard: contract.GuardTab, Policy: sim.Refresh})
+			c.Modes = append(c.Modes, race.Mode{Guard: contract.GuardTab, Policy: sim.Refresh})
 			c.Edits = 20
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}, nil},

@@ -58,7 +58,7 @@ func TestSerializableCountsAsTheLockingMode(t *testing.T) {
 		{"race", func(tg contract.Target) (any, error) {
 			c := race.Default()
 			c.Env = virtualEnv(2)
-			c.Modes = append(c.Modes, sim.Mode{Guard: contract.GuardTab, Policy: sim.Reapply})
+			c.Modes = append(c.Modes, race.Mode{Guard: contract.GuardTab, Policy: sim.Reapply})
 			c.Edits = 20
 			return c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 		}},

@@ -202,7 +202,7 @@ func TestMatcherThatCannotMatch(t *testing.T) {
 	c := race.Default()
 	c.Seeds, c.Edits, c.Pause = []uint64{1}, 5, "0"
 	c.ClaudeThink, c.HumanThink = sim.Dist{Max: time.Millisecond}, sim.Dist{Max: time.Millisecond}
-	c.Modes, c.VersionFormat = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, contract.FormatOpaque
+	c.Modes, c.VersionFormat = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, contract.FormatOpaque
 	_, err = c.Run(ctx, sim.Runtime{Target: tg}, c.Seeds)
 	if err == nil || !strings.Contains(err.Error(), `conflict.equals: the string "0" can never match`) || !contract.Stops(err) {
 		t.Fatalf("a run: %v", err)

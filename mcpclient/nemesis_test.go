@@ -177,7 +177,7 @@ func TestRaceUnderKillAndPause(t *testing.T) {
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
 		Options{CallTimeout: 200 * time.Millisecond, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultPause}, Every: 100 * time.Millisecond}})
 	cfg := race.Default()
-	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
+	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 5 * time.Millisecond}, sim.Dist{Max: 5 * time.Millisecond}, "0"
 	w := history.NewWriter(history.Header{Experiment: "race"})
 	res, err := cfg.Run(ctx, sim.Runtime{Target: tg, History: w}, cfg.Seeds)
@@ -220,7 +220,7 @@ func TestDuplicateTwinIsNoRefusal(t *testing.T) {
 		Options{Faults: &Faults{Kinds: []string{history.FaultDuplicate}, Every: 2 * time.Millisecond}})
 	cfg := race.Default()
 	cfg.Seeds, cfg.Edits = []uint64{1, 2, 3}, testpass.Sized(10, 30)
-	cfg.Modes = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
+	cfg.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
 	w := history.NewWriter(history.Header{Experiment: "race"})
 	if _, err := cfg.Run(ctx, sim.Runtime{Target: tg, History: w}, cfg.Seeds); err != nil {
 		t.Fatal(err)

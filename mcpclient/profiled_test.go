@@ -74,7 +74,7 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 	}
 
 	cfg := race.Default()
-	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
+	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 2 * time.Millisecond}, sim.Dist{Max: 2 * time.Millisecond}, "0"
 	res, err := cfg.Run(ctx, sim.Runtime{Target: profiled}, cfg.Seeds)
 	if err != nil {
@@ -117,7 +117,7 @@ func TestGitHubShapedProfile(t *testing.T) {
 	}
 	cfg := race.Default()
 	cfg.Seeds, cfg.Edits, cfg.VersionFormat = []uint64{1, 2}, 40, v.VersionFormat
-	cfg.Modes = []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
+	cfg.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 3 * time.Millisecond}, sim.Dist{Max: 3 * time.Millisecond}, "0"
 	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 	if err != nil {

@@ -305,7 +305,7 @@ func TestRaceAcrossReplicas(t *testing.T) {
 	urls := []string{startHTTPHelper(t, db), startHTTPHelper(t, db)}
 	tg := dialT(t, specT(t, strings.Join(urls, ",")), Options{Balance: contract.BalanceRoundRobin})
 	cfg := race.Default()
-	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1, 2}, []sim.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
+	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1, 2}, []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 5 * time.Millisecond}, sim.Dist{Max: 5 * time.Millisecond}, "0"
 	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 	if err != nil {

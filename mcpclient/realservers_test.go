@@ -42,14 +42,14 @@ var realConform = conform.Options{Writers: 4, FastTime: time.Second}
 // think time up to 15 ms, no pause, so that writes overlap.
 func raceNone(t *testing.T, tg *Target, edits int) sim.Result[race.Row, results.RaceRun] {
 	t.Helper()
-	return raceMode(t, tg, sim.Mode{Guard: contract.GuardNone, Policy: sim.Reapply}, edits)
+	return raceMode(t, tg, race.Mode{Guard: contract.GuardNone, Policy: sim.Reapply}, edits)
 }
 
 // raceMode races two editors through tg in mode, as raceNone does.
-func raceMode(t *testing.T, tg *Target, mode sim.Mode, edits int) sim.Result[race.Row, results.RaceRun] {
+func raceMode(t *testing.T, tg *Target, mode race.Mode, edits int) sim.Result[race.Row, results.RaceRun] {
 	t.Helper()
 	cfg := race.Default()
-	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{mode}, edits
+	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []race.Mode{mode}, edits
 	if v, ok := tg.Served(); ok {
 		cfg.VersionFormat = v.VersionFormat // digests, a counter, an etag: what the profile says
 	}
@@ -167,7 +167,7 @@ func TestRealServers(t *testing.T) {
 				if v, ok := tg.Served(); !ok || v.Guard != contract.GuardNote || v.VersionFormat != contract.FormatCounter {
 					t.Fatalf("served %v", v)
 				}
-				res := raceMode(t, tg, sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 30)
+				res := raceMode(t, tg, race.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 30)
 				if r := res.Runs[0]; r.Lost() != 0 || r.Claude.Conflicts+r.Human.Conflicts == 0 || r.Claude.Errors+r.Human.Errors != 0 {
 					t.Errorf("a version-checked UPDATE under note/reapply: %+v", r)
 				}
@@ -176,7 +176,7 @@ func TestRealServers(t *testing.T) {
 					t.Errorf("the teardown left rows: %s", got)
 				}
 				kept := dialT(t, spec, Options{Profile: builtin(t, tc.name), Keep: true})
-				raceMode(t, kept, sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 3)
+				raceMode(t, kept, race.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 3)
 				if got := rows(t, reader); len(kept.Kept()) != 1 || got != `[{"id":"`+kept.Kept()[0]+`","version":7}]` {
 					t.Errorf("kept %v, rows %s", kept.Kept(), got)
 				}
@@ -206,7 +206,7 @@ func TestRealServers(t *testing.T) {
 	t.Run("obsidian", func(t *testing.T) {
 		t.Parallel()
 		tg := dialT(t, obsidian, Options{Profile: builtin(t, "obsidian")})
-		res := raceMode(t, tg, sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 20)
+		res := raceMode(t, tg, race.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, 20)
 		if r := res.Runs[0]; r.Lost() != 0 || r.Claude.Conflicts+r.Human.Conflicts == 0 {
 			t.Errorf("if_match under note/reapply: %+v", r)
 		}
@@ -306,7 +306,7 @@ func TestRealServers(t *testing.T) {
 			}
 
 			cfg := race.Default()
-			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}, 20
+			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}, 20
 			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause, cfg.VersionFormat = sim.Dist{Max: 15 * time.Millisecond}, sim.Dist{Max: 15 * time.Millisecond}, "0", contract.FormatDigest
 			res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 			switch {

@@ -340,16 +340,16 @@ func serveHTTP(t *testing.T, v contract.Variant) TargetSpec {
 // guard with re-apply loses no line, no guard loses some.
 func TestRaceOverHTTP(t *testing.T) {
 	for _, tc := range []struct {
-		mode     sim.Mode
+		mode     race.Mode
 		wantLoss bool
 	}{
-		{sim.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, false},
-		{sim.Mode{Guard: contract.GuardNone, Policy: sim.Reapply}, true},
+		{race.Mode{Guard: contract.GuardNote, Policy: sim.Reapply}, false},
+		{race.Mode{Guard: contract.GuardNone, Policy: sim.Reapply}, true},
 	} {
 		t.Run(string(tc.mode.Guard), func(t *testing.T) {
 			tg := dialT(t, serveHTTP(t, contract.Variant{Guard: tc.mode.Guard}), Options{})
 			cfg := race.Default()
-			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1, 2}, []sim.Mode{tc.mode}, 40
+			cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1, 2}, []race.Mode{tc.mode}, 40
 			cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 2 * time.Millisecond}, sim.Dist{Max: 2 * time.Millisecond}, "0"
 			res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, cfg.Seeds)
 			if err != nil {

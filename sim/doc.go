@@ -1,14 +1,13 @@
-// Package sim owns time, randomness and behaviour: the real and virtual clocks, seeded
-// random streams, reply-loss injection, the scripted editors and their conflict
-// policies, one fold of replications and one worker pool, and the experiments, each a
-// value (Race, Create, …) that runs for a list of seeds and returns its rows and
-// per-run results (Experiment).
+// Package sim is the engine the experiments run on: the real and virtual
+// clocks, seeded random streams, reply-loss injection, the scripted editors
+// and their conflict policies, the race engine, a run's history, one fold of
+// replications and one worker pool. Each experiment is a package of its own
+// (experiments/<name>) whose configuration implements Configuration: it runs
+// for a list of seeds and returns its rows and per-run results.
 //
-// Experiments return the plain result types of package results (runs and rows
-// with their JSON keys). They reach the Notes only through the contract seam, a
-// contract.Target passed to their run (Runtime), never held in their
-// configuration: sim imports no store and does not know which implementation
-// serves the contract.
+// A run reaches the Notes only through the contract seam, a contract.Target
+// in its Runtime, never held in a configuration: sim imports no store and
+// does not know which implementation serves the contract.
 //
 // Faults between notesbench and a server (kills, pauses, lost replies,
 // duplicate sends) are the target's, never an editor's: a run starts the
@@ -16,5 +15,5 @@
 // its final state, and its editors meet them as the outcomes of their calls
 // (info: it may have happened), which they count and go on after.
 //
-// sim knows nothing of tables, output formats or flags: an experiment never prints.
+// sim knows nothing of tables, output formats or flags: a run never prints.
 package sim

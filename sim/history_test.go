@@ -137,7 +137,7 @@ func TestRunNamesFollowModes(t *testing.T) {
 	raceCfg := race.Default()
 	raceCfg.Env = simtest.VirtualEnv([]uint64{1})
 	raceCfg.Edits = 3
-	raceCfg.Modes = []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
+	raceCfg.Modes = []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
 	if _, err := raceCfg.Run(context.Background(), sim.Runtime{Target: simtest.MemTarget, History: w}, raceCfg.Seeds); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestRaceCountsServerErrors(t *testing.T) {
 	faulty := simtest.NewFaulty(f)
 	c := race.Default()
 	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 40
-	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}, {contract.GuardNone, sim.Reapply}}
+	c.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardNone, Policy: sim.Reapply}}
 	res := simtest.MustRunOn(t, c, simtest.On(faulty))
 	for i, r := range res.Runs {
 		name := []string{"race-note-reapply-seed1", "race-none-seed1"}[i]
@@ -94,7 +94,7 @@ func TestMaxErrorsEndsARunAndKeepsItsCounts(t *testing.T) {
 	}
 	c := race.Default()
 	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 100
-	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+	c.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
 	c.MaxErrors = 25
 	res := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f)))
 	r := res.Runs[0]
@@ -123,7 +123,7 @@ func TestRaceUnreadableFinalState(t *testing.T) {
 	}
 	c := race.Default()
 	c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 10
-	c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+	c.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
 	r := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f))).Runs[0]
 	if r.Lost() != 20 || !strings.Contains(r.Unreadable, "could not be read") {
 		t.Errorf("lost %d of 20, unreadable %q", r.Lost(), r.Unreadable)
@@ -154,7 +154,7 @@ func TestRaceFinalReadServerErrors(t *testing.T) {
 			}
 			c := race.Default()
 			c.Clock, c.Seeds, c.Edits = sim.ClockVirtual, []uint64{1}, 5
-			c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+			c.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
 			res, err := simtest.RunOn(context.Background(), c, simtest.On(simtest.NewFaulty(f)))
 			if !tc.ok {
 				if err == nil || !strings.Contains(err.Error(), "the call timed out") {

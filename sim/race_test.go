@@ -62,7 +62,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	cfg := race.Default()
 	cfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
 	cfg.Edits = 20
-	cfg.Modes = []sim.Mode{{contract.GuardNone, sim.Reapply}, {contract.GuardNote, sim.Reapply}, {contract.GuardTab, sim.Reapply}, {contract.GuardNote, sim.Refresh}}
+	cfg.Modes = []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardTab, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
 	runs, err := simtest.OwnRuns(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
 		cfg.ClaudeThink = sim.Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.HumanThink = sim.Dist{Min: time.Millisecond, Max: 3 * time.Millisecond}
 		cfg.Editing = cfg.WithTiming(p)
-		cfg.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}, {contract.GuardTab, sim.Reapply}}
+		cfg.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardTab, Policy: sim.Reapply}}
 		res, err := simtest.RunOn(context.Background(), cfg, simtest.On(simtest.FileTarget(t, t.TempDir())))
 		if err != nil {
 			t.Fatal(err)
@@ -197,7 +197,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	raceCfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
 	raceCfg.Edits = 20
 	raceCfg.Editing = raceCfg.WithTiming(sim.TimingPublishedFit)
-	raceCfg.Modes = []sim.Mode{{contract.GuardNone, sim.Reapply}, {contract.GuardNote, sim.Reapply}, {contract.GuardTab, sim.Reapply}}
+	raceCfg.Modes = []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardTab, Policy: sim.Reapply}}
 	runs, err := simtest.OwnRuns(context.Background(), raceCfg)
 	if err != nil {
 		t.Fatal(err)
@@ -253,24 +253,6 @@ func TestRaceConfigErrors(t *testing.T) {
 	}
 }
 
-func TestParseModes(t *testing.T) {
-	m, err := sim.ParseModes("none,note/reapply,tab/refresh")
-	if err != nil || len(m) != 3 || m[2] != (sim.Mode{contract.GuardTab, sim.Refresh}) || m[0].String() != "none" {
-		t.Fatalf("%v %v", m, err)
-	}
-	for in, want := range map[string]string{
-		"note/reapply/x": `"note/reapply/x": unknown conflict policy "reapply/x" (want reapply or refresh)`,
-		"none/reapply":   `"none/reapply": guard none takes no policy (nothing ever conflicts): write none`,
-		"sometimes":      `"sometimes": unknown guard "sometimes" (want none, note or tab)`,
-		"note":           `"note": a note guard needs a policy, e.g. note/reapply`,
-		"none,none":      `"none" is listed twice`,
-	} {
-		if _, err := sim.ParseModes(in); err == nil || err.Error() != want {
-			t.Errorf("%s: got %v, want %s", in, err, want)
-		}
-	}
-}
-
 // A time limit on the real clock stops the editors where they are: the run
 // reads its final state and counts what was made, nothing made counts as
 // lost, and the run says where it stopped. One already past stops them
@@ -281,7 +263,7 @@ func TestRaceTimeLimit(t *testing.T) {
 	cfg.Env = sim.Env{Clock: sim.ClockReal, Seeds: []uint64{1, 2}, Parallel: 1}
 	cfg.Edits = 1000 // more than the limit lets them make
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: time.Millisecond}, sim.Dist{Max: time.Millisecond}, "0"
-	cfg.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+	cfg.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
 	rt := simtest.On(simtest.FileTarget(t, t.TempDir()))
 	rt.StopAt = time.Now().Add(300 * time.Millisecond)
 	res, err := simtest.RunOn(context.Background(), cfg, rt)

@@ -72,7 +72,7 @@ func TestRaceReissuesAWriteWhoseReplyWasLost(t *testing.T) {
 		}
 		c := race.Default()
 		c.Clock, c.Seeds, c.Edits, c.Reissue = sim.ClockVirtual, []uint64{1}, 40, reissue
-		c.Modes = []sim.Mode{{contract.GuardNote, sim.Reapply}}
+		c.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}
 		return faulty, simtest.MustRunOn(t, c, simtest.On(faulty))
 	}
 	for _, tc := range []struct {

@@ -16,7 +16,7 @@ func TestSetupFailureIsTheSeedsOutcome(t *testing.T) {
 	target := simtest.FailingSetup{Target: simtest.MemTarget, Bad: 2}
 	raceCfg := race.Default()
 	raceCfg.Clock, raceCfg.Seeds, raceCfg.Edits = sim.ClockVirtual, []uint64{1, 2, 3}, 10
-	raceCfg.Modes = []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}
+	raceCfg.Modes = []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}
 	rr := simtest.MustRunOn(t, raceCfg, simtest.On(target))
 
 	var runs simtest.FailedSetupRuns

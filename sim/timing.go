@@ -210,8 +210,8 @@ func (p TimingModel) Basis() string {
 	return defaultBasis
 }
 
-// rules returns the profile's pause and oversleep rules.
-func (p TimingModel) rules() (pause string, over Oversleep, err error) {
+// Rules returns the profile's pause and oversleep rules.
+func (p TimingModel) Rules() (pause string, over Oversleep, err error) {
 	switch p {
 	case TimingDefault:
 		return PauseThink, Oversleep{}, nil
@@ -251,7 +251,7 @@ func (p *TimingModel) UnmarshalJSON(b []byte) error {
 // WithTiming returns the editing loop under profile p: its pause and
 // oversleep rules set, and p recorded.
 func (e Editing) WithTiming(p TimingModel) Editing {
-	pause, over, err := p.rules()
+	pause, over, err := p.Rules()
 	if err != nil {
 		e.Timing = p // Validate reports it
 		return e
@@ -269,7 +269,7 @@ func (e Editing) WithRules(pause string, over Oversleep) Editing {
 
 // checkTiming reports a configuration whose rules are not its profile's.
 func (e Editing) checkTiming() error {
-	pause, over, err := e.Timing.rules()
+	pause, over, err := e.Timing.Rules()
 	if err != nil {
 		return fieldErr("timing", "%v", err)
 	}
@@ -279,36 +279,3 @@ func (e Editing) checkTiming() error {
 	}
 	return nil
 }
-
-// An Ingredient is one timing model of the ablation: the default, one of the
-// published-fit profile's two rules alone, or both.
-type Ingredient struct {
-	// Name is a short name: "default (pause think, no oversleep)", "pause
-	// uniform0 alone", …
-	Name string
-	// Whole is true when the ingredient is a whole profile, Profile: its
-	// runs are that profile's.
-	Whole   bool
-	Profile TimingModel
-	// Edit returns the editing loop under this ingredient.
-	Edit func(Editing) Editing
-}
-
-// Ingredients returns the timing models an ablation of the published-fit
-// profile compares, in order: the default, its pause rule alone, its
-// oversleep alone, and both (the profile itself).
-func Ingredients() []Ingredient {
-	pause, over, _ := TimingPublishedFit.rules()
-	whole := func(name string, p TimingModel) Ingredient {
-		return Ingredient{Name: name, Whole: true, Profile: p, Edit: func(e Editing) Editing { return e.WithTiming(p) }}
-	}
-	return []Ingredient{
-		whole("default (pause think, no oversleep)", TimingDefault),
-		{Name: "pause " + pause + " alone", Edit: func(e Editing) Editing { return e.WithRules(pause, Oversleep{}) }},
-		{Name: "oversleep " + over.Formula() + " alone", Edit: func(e Editing) Editing { return e.WithRules(PauseThink, over) }},
-		whole("both: "+TimingPublishedFit.Name(), TimingPublishedFit),
-	}
-}
-
-// ErrNoPauseRule is fast's answer to a pause rule that needs a think range.
-var ErrNoPauseRule = errors.New("fast has no think time: give a duration or a range, such as 0 or 0-2ms")

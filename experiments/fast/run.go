@@ -2,6 +2,7 @@ package fast
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/notesbench/notesbench/contract"
@@ -60,7 +61,7 @@ func (c Config) timing() (sim.Timing, error) {
 		return t, nil
 	}
 	if c.Pause == sim.PauseThink || c.Pause == sim.PauseUniform0 {
-		return t, field.Wrap("pause", sim.ErrNoPauseRule)
+		return t, field.Wrap("pause", errNoPauseRule)
 	}
 	var err error
 	if t.Pause, err = sim.ParseDist(c.Pause); err != nil {
@@ -139,3 +140,6 @@ func (c *Config) keepPublishedRows() {
 	}
 	c.Formats = published
 }
+
+// errNoPauseRule is fast's answer to a pause rule that needs a think range.
+var errNoPauseRule = errors.New("fast has no think time: give a duration or a range, such as 0 or 0-2ms")

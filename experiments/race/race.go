@@ -42,9 +42,9 @@ See docs/model.md (the model and its timing) and docs/usage.md (shared flags).`,
 	Params: func(c *Config) []experiment.Param {
 		return append(experiment.EnvParams(&c.Env), append([]experiment.Param{
 			experiment.Custom("modes", "string", "rows to run: guard/policy pairs (guard none, note or tab; policy reapply or refresh)",
-				func() string { return sim.FormatModes(c.Modes) },
+				func() string { return FormatModes(c.Modes) },
 				func(s string) error {
-					m, err := sim.ParseModes(s)
+					m, err := ParseModes(s)
 					if err != nil {
 						return err
 					}

@@ -14,7 +14,7 @@ import (
 // under each mode (guard and conflict policy).
 type Config struct {
 	sim.Env
-	Modes []sim.Mode `json:"modes"`
+	Modes []Mode `json:"modes"`
 	sim.Editing
 	VersionFormat contract.VersionFormat `json:"version_format"`
 	// Reissue makes each editor send a write whose outcome it does not
@@ -31,14 +31,14 @@ var _ sim.Configuration[Config, Row, results.RaceRun] = Config{}
 func Default() Config {
 	return Config{
 		Env:           sim.PublishedEnv(),
-		Modes:         []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}},
+		Modes:         []Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}},
 		Editing:       sim.PublishedEditing(),
 		VersionFormat: contract.FormatCounter,
 	}
 }
 
 // variant is the contract variant the runs of mode m ask for.
-func (c Config) variant(m sim.Mode) contract.Variant {
+func (c Config) variant(m Mode) contract.Variant {
 	return contract.Variant{Guard: m.Guard, VersionFormat: c.VersionFormat}
 }
 
@@ -58,7 +58,7 @@ func (c Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Re
 		return sim.Result[Row, results.RaceRun]{}, err
 	}
 	claude, human, _ := c.Timings()
-	return sim.RunEngine(ctx, c.Env, rt, seeds, c.Modes, func(m sim.Mode, seed uint64) sim.RaceSpec {
+	return sim.RunEngine(ctx, c.Env, rt, seeds, c.Modes, func(m Mode, seed uint64) sim.RaceSpec {
 		return sim.RaceSpec{
 			Name:    fmt.Sprintf("race-%s-seed%d", strings.ReplaceAll(m.String(), "/", "-"), seed),
 			Variant: c.variant(m),
@@ -73,7 +73,7 @@ func (c Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Re
 
 // Fold folds runs into one row per mode, in the order of c.Modes.
 func (c Config) Fold(runs []results.RaceRun) ([]Row, error) {
-	return sim.FoldModes(c.Modes, runs, func(m sim.Mode, r results.RaceRun) bool {
+	return sim.FoldModes(c.Modes, runs, func(m Mode, r results.RaceRun) bool {
 		return r.Guard == string(m.Guard) && (m.Guard == contract.GuardNone || r.Policy == string(m.Policy))
 	}, Summarize)
 }

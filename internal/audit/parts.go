@@ -33,19 +33,19 @@ const (
 
 // raceModes returns the race's modes for the variant the target serves:
 // none alone without a version check, else both policies under its guard.
-func raceModes(v contract.Variant) []sim.Mode {
+func raceModes(v contract.Variant) []race.Mode {
 	if v.Guard == contract.GuardNone {
-		return []sim.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}
+		return []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}}
 	}
-	return []sim.Mode{{Guard: v.Guard, Policy: sim.Reapply}, {Guard: v.Guard, Policy: sim.Refresh}}
+	return []race.Mode{{Guard: v.Guard, Policy: sim.Reapply}, {Guard: v.Guard, Policy: sim.Refresh}}
 }
 
 // raceColumn is the matrix's column of a race mode.
-func raceColumn(m sim.Mode) string { return "race " + m.String() }
+func raceColumn(m race.Mode) string { return "race " + m.String() }
 
 // modeOf is the race mode of a run, by its guard and policy.
-func modeOf(guard, policy string) sim.Mode {
-	m := sim.Mode{Guard: contract.Guard(guard), Policy: sim.Policy(policy)}
+func modeOf(guard, policy string) race.Mode {
+	m := race.Mode{Guard: contract.Guard(guard), Policy: sim.Policy(policy)}
 	if m.Guard == contract.GuardNone {
 		m.Policy = sim.Reapply
 	}
@@ -58,7 +58,7 @@ func (a *auditRun) raceStep() step {
 }
 
 // skipRace records why the race under modes was not judged.
-func (a *auditRun) skipRace(modes []sim.Mode, why string) {
+func (a *auditRun) skipRace(modes []race.Mode, why string) {
 	a.notRun(raceColumn(modes[0]), why, results.AnomalyLostUpdate, results.AnomalyStaleWrite, results.AnomalyEmptyRead)
 	for _, m := range modes {
 		a.notRun(raceColumn(m), why, results.AnomalyServerErrors, results.AnomalyAppliedTwice, results.AnomalyStoreDestroyed)
@@ -74,7 +74,7 @@ func (a *auditRun) race(ctx context.Context) error {
 	for _, m := range modes {
 		a.column(raceColumn(m))
 	}
-	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", sim.FormatModes(modes)})
+	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", race.FormatModes(modes)})
 	p := results.AuditPart{Name: "race", Command: a.command("race", settings, "--replications", "0", "--history", raceHistory)}
 	checkPart := results.AuditPart{Name: "check", Command: []string{"notesbench", "check", raceHistory}}
 	server := modes[0]
@@ -172,7 +172,7 @@ func (a *auditRun) race(ctx context.Context) error {
 	a.add(results.AnomalyEmptyRead, emptyReadsCell(rep, raceColumn(server)))
 
 	// Each count above 0, shown by the operations of one run.
-	inMode := func(m sim.Mode) func(results.CheckRun) bool {
+	inMode := func(m race.Mode) func(results.CheckRun) bool {
 		return func(r results.CheckRun) bool { return modeOf(string(r.Variant.Guard), r.Policy) == m }
 	}
 	replay := func(r results.CheckRun) string {
@@ -195,7 +195,7 @@ func (a *auditRun) race(ctx context.Context) error {
 }
 
 // staleCell is the stale overwrites check found in the runs of mode.
-func staleCell(rep *results.CheckReport, mode sim.Mode) results.AuditCell {
+func staleCell(rep *results.CheckReport, mode race.Mode) results.AuditCell {
 	col, source := raceColumn(mode), "stale overwrites (check)"
 	i := slices.IndexFunc(rep.Checks, func(r results.CheckResult) bool { return r.Check == results.CheckStaleOverwrites })
 	if i < 0 {
@@ -250,7 +250,7 @@ func emptyReadsCell(rep *results.CheckReport, col string) results.AuditCell {
 // is in the runs of the client's policies beside the server's mode (refresh
 // resending its old text loses lines by design), "" when nothing is: the
 // checks judge every run, the matrix counts the server's mode alone.
-func clientViolations(rep *results.CheckReport, server sim.Mode) string {
+func clientViolations(rep *results.CheckReport, server race.Mode) string {
 	lost, stale, serverLost, serverStale := 0, 0, 0, 0
 	for _, r := range rep.Runs {
 		if modeOf(string(r.Variant.Guard), r.Policy) == server {
@@ -268,7 +268,7 @@ func clientViolations(rep *results.CheckReport, server sim.Mode) string {
 
 // racePlot is the lines each race run of modes lost, a series per mode, run
 // by run.
-func racePlot(name, title string, modes []sim.Mode, runs []results.RaceRun) results.AuditPlot {
+func racePlot(name, title string, modes []race.Mode, runs []results.RaceRun) results.AuditPlot {
 	p := results.AuditPlot{Name: name, Title: title, YLabel: "lines lost"}
 	var seeds []uint64
 	for _, r := range runs {

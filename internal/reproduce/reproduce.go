@@ -289,7 +289,7 @@ func (r Options) timings(d experiment.Descriptor) ([]experiment.Job, compose) {
 	perProfile := len(jobs) / len(profiles)
 	// The ablation replicates each rule that is not a whole profile.
 	ablation := map[string]int{} // ingredient → its job
-	for _, ing := range sim.Ingredients() {
+	for _, ing := range ingredients() {
 		if ing.Whole && (ing.Profile == sim.TimingDefault || ing.Profile == sim.TimingPublishedFit) {
 			continue
 		}
@@ -319,7 +319,7 @@ func (r Options) timings(d experiment.Descriptor) ([]experiment.Job, compose) {
 		}
 		var models []results.AblationModel
 		var lists [][]results.Verdict
-		for _, ing := range sim.Ingredients() {
+		for _, ing := range ingredients() {
 			v := verdicts[ing.Profile]
 			if j, ok := ablation[ing.Name]; ok {
 				v = rs[j].Verdicts
