@@ -31,7 +31,7 @@ RACEENV = GORACE=atexit_sleep_ms=0
 # go test starts packages in the order it is given them, then by import
 # path: the longest start first (LONGEST), and the many short ones fill the
 # two cores after them, instead of the longest running alone at the end.
-LONGEST = ./mcpclient ./cmd/notesbench ./internal/crash ./pgstore ./backend ./sim
+LONGEST = ./mcpclient ./cmd/notesbench ./internal/crash ./pgstore ./backend ./experiments/race
 test:
 	$(GO) vet ./...
 	$(RACEENV) $(GO) test $(RACE) -count=1 $(LONGEST) ./...

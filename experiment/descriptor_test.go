@@ -14,28 +14,28 @@ import (
 // The invariants each experiment declares catch the rows that break them,
 // and only those.
 func TestInvariants(t *testing.T) {
-	raceCfg := []race.Row{
+	raceTable := []race.Row{
 		{Guard: "note", Policy: "reapply", Lost: 0},
 		{Guard: "note", Policy: "refresh", Lost: 250},
 		{Guard: "tab", Policy: "reapply", Lost: 3},
 	}
-	d := results.CheckInvariants(experiment.InvariantsOf(race.Experiment), raceCfg)
+	d := results.CheckInvariants(experiment.InvariantsOf(race.Experiment), raceTable)
 	if len(d) != 1 || d[0].Path != "rows[2].lost" || d[0].Current != "3" {
 		t.Fatalf("race: %v", d)
 	}
-	tabsCfg := []tabs.Row{
+	tabsTable := []tabs.Row{
 		{Guard: "note", ConflictsClaude: 117, ConflictsHuman: 69},
 		{Guard: "tab", ConflictsHuman: 2},
 	}
-	if d := results.CheckInvariants(experiment.InvariantsOf(tabs.Experiment), tabsCfg); len(d) != 1 || d[0].Path != "rows[1].conflicts_human" {
+	if d := results.CheckInvariants(experiment.InvariantsOf(tabs.Experiment), tabsTable); len(d) != 1 || d[0].Path != "rows[1].conflicts_human" {
 		t.Fatalf("tabs: %v", d)
 	}
-	fastCfg := []fast.Row{{VersionFormat: "ms", Lost: 40}, {VersionFormat: "counter"}}
-	if d := results.CheckInvariants(experiment.InvariantsOf(fast.Experiment), fastCfg); len(d) != 0 {
+	fastTable := []fast.Row{{VersionFormat: "ms", Lost: 40}, {VersionFormat: "counter"}}
+	if d := results.CheckInvariants(experiment.InvariantsOf(fast.Experiment), fastTable); len(d) != 0 {
 		t.Fatalf("fast: %v", d)
 	}
-	fastCfg[1].Lost = 1
-	if d := results.CheckInvariants(experiment.InvariantsOf(fast.Experiment), fastCfg); len(d) != 1 || d[0].Path != "rows[1].lost" || d[0].Baseline != "0 (counter versions never collide)" {
+	fastTable[1].Lost = 1
+	if d := results.CheckInvariants(experiment.InvariantsOf(fast.Experiment), fastTable); len(d) != 1 || d[0].Path != "rows[1].lost" || d[0].Baseline != "0 (counter versions never collide)" {
 		t.Fatalf("fast counter loss: %v", d)
 	}
 }

@@ -2,8 +2,8 @@
 // experiment is declared once, as a Descriptor (Define over a Def): its name
 // and help, its parameters bound to its configuration with their published
 // defaults, how its rows are judged against the published figures (a
-// results.Rule), its tables, its invariants and how reproduce runs it. All
-// lists them.
+// results.Rule), its tables, its invariants and how reproduce runs it. Each lives in a
+// package of its own, experiments/<name>; experiments.All lists them.
 //
 // The pipeline is here, once for every experiment: run the configuration,
 // compare its rows with the published figures, replicate the published setup

@@ -80,7 +80,7 @@ func TestConfigsReadBack(t *testing.T) {
 // fitSections are the sections of every experiment's published setup, built
 // from made-up rows: what a terminal shows after each command.
 func fitSections() []report.Section {
-	race := raceSection(raceRows(0), "virtual clock, 60µs per store operation, seeds 1-5, 100 edits per editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", nil, raceReps(0, 5), nil, "")
+	raceSec := raceSection(raceRows(0), "virtual clock, 60µs per store operation, seeds 1-5, 100 edits per editor, claude think 20ms-80ms, human think 5ms-40ms, pause think", nil, raceReps(0, 5), nil, "")
 
 	createRows := []create.Row{
 		{Table: "a", Order: "key-first", KeyPolicy: "none", CallsSent: []int{61, 64, 70}, TabsCreated: []int{61, 64, 70}, Duplicates: []int{11, 14, 20}},
@@ -88,7 +88,7 @@ func fitSections() []report.Section {
 		{Table: "b", Order: "key-first", KeyPolicy: "fresh", CallsSent: []int{84, 90, 78}, TabsCreated: []int{67, 70, 64}, Duplicates: []int{17, 20, 14}},
 		{Table: "b", Order: "version-first", KeyPolicy: "after-conflict", CallsSent: []int{67, 70, 64}, TabsCreated: []int{50, 50, 50}, Duplicates: []int{0, 0, 0}},
 	}
-	create := experiment.SectionOf[create.Config](create.Experiment, createRows, "virtual clock, seeds 1-3, 50 tabs per run", nil, nil, nil, "")
+	createSec := experiment.SectionOf[create.Config](create.Experiment, createRows, "virtual clock, seeds 1-3, 50 tabs per run", nil, nil, nil, "")
 
 	flagged := 700
 	sourcesRows := []sources.Row{
@@ -96,25 +96,25 @@ func fitSections() []report.Section {
 		{KeyPolicy: "raw", Saved: 4800, Duplicates: 2430, PerSession: 8.1},
 		{KeyPolicy: "normalized", Saved: 2370},
 	}
-	sources := experiment.SectionOf[sources.Config](sources.Experiment, sourcesRows, "virtual clock, seed 1", nil, nil, nil, "")
+	sourcesSec := experiment.SectionOf[sources.Config](sources.Experiment, sourcesRows, "virtual clock, seed 1", nil, nil, nil, "")
 
 	refsRows := []refs.Row{
 		{K: 2, Ref: "position", Correct: 0.512, Wrong: 0.3, NotFound: 0.188, Trials: 10000, PassedVersionCheck: 1, Writes: 8120, Refused: 1880},
 		{K: 2, Ref: "label", Correct: 0.857, Wrong: 0.021, NotFound: 0.122, Trials: 10000, PassedVersionCheck: 1, Writes: 8780},
 	}
-	refs := experiment.SectionOf[refs.Config](refs.Experiment, refsRows, "seed 7", nil, nil, nil, "")
+	refsSec := experiment.SectionOf[refs.Config](refs.Experiment, refsRows, "seed 7", nil, nil, nil, "")
 
 	outlineRows := []outline.Row{
 		{Approach: "outline", Writes: 1, RequestBytes: 1996, ConflictsPerDeck: 0.066, ExpectedConflicts: 0.0645},
 		{Approach: "slide-add", Writes: 13, RequestBytes: 4197, ConflictsPerDeck: 0.84, ExpectedConflicts: 0.8386},
 	}
-	outline := experiment.SectionOf[outline.Config](outline.Experiment, outlineRows, "seed 1, 12-slide deck", nil, nil, nil, "")
+	outlineSec := experiment.SectionOf[outline.Config](outline.Experiment, outlineRows, "seed 1, 12-slide deck", nil, nil, nil, "")
 
 	validateRows := []validate.Row{
 		{Tool: "edit_note_tab", Payload: "operation slide_add, title, body", Minimal: "ok", Full: "ok"},
 		{Tool: "edit_note_tab", Payload: "operation slides_add, slides [{title}]", Minimal: "operation: not in enum", Full: "/operation: enum (want replace_text, slide_add, slides_add_outline)"},
 	}
-	validate := experiment.SectionOf[validate.Config](validate.Experiment, validateRows, "the eight published payloads", nil, nil, nil, "")
+	validateSec := experiment.SectionOf[validate.Config](validate.Experiment, validateRows, "the eight published payloads", nil, nil, nil, "")
 
 	benchRows := []bench.Row{
 		{Guard: "none", Writers: 1, MedianUS: 22.1, P90US: 30.2, P99US: 101.5, P999US: 402.3, MaxUS: 2510.7, Writes: 6000, Reps: 3, WritesPerS: 41234, RepMediansUS: []float64{21.9, 22.4}},
@@ -126,7 +126,7 @@ func fitSections() []report.Section {
 	bench.AddParts(&parts, benchRows, runs, diffs, nil)
 	benchSection := report.Build(parts)
 
-	return []report.Section{race, create, sources, refs, outline, validate, benchSection}
+	return []report.Section{raceSec, createSec, sourcesSec, refsSec, outlineSec, validateSec, benchSection}
 }
 
 // On a terminal every table fits its width: golden files at 80 and 120
@@ -212,7 +212,7 @@ func TestSectionsCSV(t *testing.T) {
 // notes that say where they come from, and the verdicts, built from made-up
 // rows so that the goldens pin the rendering and no experiment's counts.
 func TestSectionGolden(t *testing.T) {
-	race := raceSection(raceRows(0), "virtual clock, seeds 1-5", nil, raceReps(0, 5), nil, "")
+	raceSec := raceSection(raceRows(0), "virtual clock, seeds 1-5", nil, raceReps(0, 5), nil, "")
 
 	createRows := []create.Row{
 		{Table: "b", Order: "key-first", KeyPolicy: "fresh", CallsSent: []int{84, 90, 78}, TabsCreated: []int{67, 70, 64}, Duplicates: []int{17, 20, 14}},
@@ -221,12 +221,12 @@ func TestSectionGolden(t *testing.T) {
 	createB := experiment.SectionOf[create.Config](create.Experiment, createRows, "table b only", nil, nil, nil, "")
 
 	refsRows := []refs.Row{{K: 2, Ref: "label", Correct: 0.857, Wrong: 0.021, NotFound: 0.122, Trials: 10000, PassedVersionCheck: 1, Writes: 8780}}
-	refs := experiment.SectionOf[refs.Config](refs.Experiment, refsRows, "seed 7", nil, nil, nil, "")
+	refsSec := experiment.SectionOf[refs.Config](refs.Experiment, refsRows, "seed 7", nil, nil, nil, "")
 
 	differs := raceSection(raceRows(0)[:1], "virtual clock, seeds 1-3", []string{"seeds 1-3 (published 1-5)"}, nil, []string{"a fact of the run"}, " (real clock)")
 
 	var buf bytes.Buffer
-	for _, s := range []report.Section{race, createB, refs, differs} {
+	for _, s := range []report.Section{raceSec, createB, refsSec, differs} {
 		if err := report.Render(&buf, report.FormatMarkdown, s.Tables()...); err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestSectionGolden(t *testing.T) {
 	}
 	goldenfile.Check(t, "sections.md", buf.Bytes())
 
-	if strings.Contains(buf.String(), "osfoundry-version-check.en.txt") && !strings.Contains(race.Tables()[0].Notes[1], "en.txt") {
+	if strings.Contains(buf.String(), "osfoundry-version-check.en.txt") && !strings.Contains(raceSec.Tables()[0].Notes[1], "en.txt") {
 		t.Error("race's source note is missing")
 	}
 	for _, n := range createB.Main[0].Notes {

@@ -45,7 +45,7 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 		seeds = seeds[:1] // make test's and -short's time; make test-large runs all three
 	}
 
-	create := func(tg *Target) any {
+	createRun := func(tg *Target) any {
 		cfg := create.Default()
 		cfg.Seeds, cfg.Tabs, cfg.Order = seeds, 15, contract.OrderKeyFirst
 		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, seeds)
@@ -54,7 +54,7 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 		}
 		return res.Runs
 	}
-	sources := func(tg *Target) any {
+	sourcesRun := func(tg *Target) any {
 		cfg := sources.Default()
 		cfg.Seeds, cfg.Sessions, cfg.ListSources = seeds, 5, 60
 		res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, seeds)
@@ -63,7 +63,7 @@ func TestNotesProfileCountsAsNative(t *testing.T) {
 		}
 		return res
 	}
-	for name, run := range map[string]func(*Target) any{"create": create, "sources": sources} {
+	for name, run := range map[string]func(*Target) any{"create": createRun, "sources": sourcesRun} {
 		a, b := run(native), run(profiled)
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: native and notes profile differ:\nnative  %+v\nprofile %+v", name, a, b)

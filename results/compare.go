@@ -49,9 +49,8 @@ func (c Comparison) Shown() bool { return len(c.Differences) == 0 }
 // one single run, a timing only as a ratio.
 type Rule[R Row] struct {
 	// Judge, when set, judges our rows alone, with no replications: refs'
-	// fractions by an exact test over the trials (ProportionVerdicts),
-	// validate's texts (TextVerdicts), bench's timings as ratios
-	// (BenchVerdicts).
+	// fractions by an exact test over the trials, validate's texts
+	// (TextVerdicts), bench's timings as ratios (bench.Verdicts).
 	Judge func(exp *Experiment, rows []R) []Verdict
 	// RatioOnly names figures beside the timings that are judged only as a
 	// ratio: outline's request_bytes, which depend on our slide texts.

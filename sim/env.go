@@ -87,10 +87,10 @@ func ValidateParallel(n int) error {
 	return field.AtMost("parallel", n, MaxParallel, "each run at once holds its own databases and editors")
 }
 
-// ValidateEdits checks the edits per editor of a run.
 // maxEdits bounds the edits of one editor.
 const maxEdits = 10_000
 
+// ValidateEdits checks the edits per editor of a run.
 func ValidateEdits(n int) error {
 	if n < 1 {
 		return fieldErr("edits", "must be at least 1")

@@ -1,3 +1,7 @@
+// Package bench is the bench experiment (what the version check costs per
+// write (edit_note_tab latency per guard)): its configuration and run, its
+// rows, its tables and its descriptor, Experiment, which experiments.All
+// registers.
 package bench
 
 import (

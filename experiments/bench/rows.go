@@ -122,7 +122,7 @@ type RunSummary struct {
 	Rep     int    `json:"rep"`
 	Stats
 	WallS float64 `json:"wall_s"`
-	// Faults, FaultLog, Errors and Info are the run's (BenchRun's), left
+	// Faults, FaultLog, Errors and Info are the run's (Run's), left
 	// out when 0.
 	Faults   int         `json:"faults,omitempty"`
 	FaultLog []FaultSpan `json:"fault_log,omitempty"`
@@ -173,7 +173,7 @@ type Row struct {
 	RepMediansUS []float64 `json:"-"`
 	// RepP99sUS are the p99s of the repetitions, in order (in the runs too).
 	RepP99sUS []float64 `json:"-"`
-	// Faults, Errors and Info sum the repetitions' (BenchRun's): what faults
+	// Faults, Errors and Info sum the repetitions' (Run's): what faults
 	// (--nemesis) cost, left out of the JSON when 0.
 	Faults int `json:"faults,omitempty"`
 	Errors int `json:"errors,omitempty"`

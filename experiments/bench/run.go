@@ -212,10 +212,10 @@ func benchText(w, i, size int) string {
 // Against a target that makes faults (--nemesis), the faults run during the
 // timed phase only, on a schedule seeded by the repetition (benchSeed). A
 // call that does not end ok is a measurement, not the end of the run: it is
-// counted (BenchRun's Errors and Info), the write is not timed and not sent
+// counted (Run's Errors and Info), the write is not timed and not sent
 // again, and its writer reads its version again before its next write. The
 // run ends early, keeping what it timed, once its calls ended in errors as
-// often as MaxErrors allows (BenchRun.Stopped).
+// often as MaxErrors allows (Run.Stopped).
 //
 // Time here is the wall clock, read with time.Now: this is the one place in
 // sim that reads it directly, because a benchmark measures real durations

@@ -1,3 +1,6 @@
+// Package create is the create experiment (idempotency keys on creates:
+// duplicate tabs after lost replies): its configuration and run, its rows, its
+// tables and its descriptor, Experiment, which experiments.All registers.
 package create
 
 import (

@@ -1,6 +1,7 @@
 package create
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -10,12 +11,13 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/simtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
 var agreementSeeds = flag.Int("agreement-seeds", 0,
-	"virtual seeds the published setup is checked over (0: 20, or 2 under the race detector)")
+	"virtual seeds the published setup is checked over (0: 20, or 2 under the race detector and in -short)")
 
 // create resends a call whose outcome nobody knows as it resends a lost
 // reply: with the key kept, one tab per intent; with a fresh key, the
@@ -55,7 +57,7 @@ func TestCreateResendsAfterAnUnknownOutcome(t *testing.T) {
 // return the first result, and every register is linearizable, lost replies
 // and all.
 func TestCheckAgreesWithCreateEngine(t *testing.T) {
-	chunks := simtest.AgreementSeeds(*agreementSeeds)
+	chunks := simtest.AgreementSeeds(cmp.Or(*agreementSeeds, testpass.Sized(2, 20)))
 	dups := map[string]int{}
 	for _, seeds := range chunks {
 		agreeWithCreateEngine(t, seeds, dups)
@@ -100,7 +102,7 @@ func agreeWithCreateEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 // A run of several seeds equals the runs of each seed alone, assembled: what
 // shards of an experiment merge back into.
 func TestAssembleEqualsOneRun(t *testing.T) {
-	seeds := simtest.AssembleSeeds()
+	seeds := testpass.Sized([]uint64{1, 2}, []uint64{1, 2, 3}) // make test-large assembles three
 	c := Default()
 	c.Seeds, c.Tabs = seeds, 8
 	simtest.CheckAssembled(t, sim.Runner[Row, Run](c), seeds)

@@ -10,25 +10,25 @@ import (
 
 // The tables of the create experiment.
 const (
-	// CreateTableA is the English text's table: key checked first, and the client
+	// TableA is the English text's table: key checked first, and the client
 	// re-lists for the fresh version before it resends.
 	TableA = "a"
-	// CreateTableB is the Italian text's table: both check orders, and a resend
+	// TableB is the Italian text's table: both check orders, and a resend
 	// carries the version from before the lost commit.
 	TableB = "b"
 )
 
 // The client key policies of the create experiment.
 const (
-	// CreateKeyNone is table A's client without a key worth the name: a new key on
+	// KeyNone is table A's client without a key worth the name: a new key on
 	// every call, resends included.
 	KeyNone = "none"
-	// CreateKeyFresh is table B's client that takes a new key on every call.
+	// KeyFresh is table B's client that takes a new key on every call.
 	KeyFresh = "fresh"
-	// CreateKeyRetry keeps the key of an intent on every resend after a lost reply
+	// KeyRetry keeps the key of an intent on every resend after a lost reply
 	// and after a conflict.
 	KeyRetry = "retry"
-	// CreateKeyAfterConflict keeps the key on a resend after a lost reply but treats
+	// KeyAfterConflict keeps the key on a resend after a lost reply but treats
 	// the call after a conflict (and its re-list) as a new intent with a new key.
 	KeyAfterConflict = "after-conflict"
 )

@@ -43,8 +43,8 @@ type Config struct {
 	sim.TargetSettings
 }
 
-// BothTables is the Create.Table that runs table A and table B; the
-// other choices are results.CreateTableA and results.CreateTableB.
+// BothTables is the Config.Table that runs table A and table B; the
+// other choices are TableA and TableB.
 const BothTables = "both"
 
 var _ sim.Configuration[Config, Row, Run] = Config{}

@@ -1,3 +1,7 @@
+// Package fast is the fast experiment, lost updates from millisecond
+// timestamps used as versions (no think time): its configuration and run,
+// its rows, its table and its descriptor, Experiment, which experiments.All
+// registers.
 package fast
 
 import (

@@ -1,3 +1,7 @@
+// Package outline is the outline experiment (one create_note_tab with an
+// outline, or an empty create and one slide_add per slide): its configuration
+// and run, its rows, its tables and its descriptor, Experiment, which
+// experiments.All registers.
 package outline
 
 import (

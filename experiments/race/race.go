@@ -1,3 +1,7 @@
+// Package race is the race experiment, lost updates with and without the
+// version check (claude and a person append lines to one text): its
+// configuration and run, its rows, its table and its descriptor, Experiment,
+// which experiments.All registers.
 package race
 
 import (

@@ -1,3 +1,6 @@
+// Package refs is the refs experiment (how an agent should refer to a tab: by
+// position, type, label or ID): its configuration and run, its rows, its
+// tables and its descriptor, Experiment, which experiments.All registers.
 package refs
 
 import (

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -16,7 +17,7 @@ import (
 )
 
 var agreementSeeds = flag.Int("agreement-seeds", 0,
-	"virtual seeds the published setup is checked over (0: 20, or 2 under the race detector)")
+	"virtual seeds the published setup is checked over (0: 20, or 2 under the race detector and in -short)")
 
 // A refused citation is given up and counted; the sessions go on.
 func TestSourcesCountsRefusals(t *testing.T) {
@@ -61,7 +62,7 @@ func TestSourcesUnreadableFinalListing(t *testing.T) {
 // Each seed runs 20 sessions (300 published) to keep the test short: the
 // script is per session, so more seeds stand for more sessions.
 func TestCheckAgreesWithSourcesEngine(t *testing.T) {
-	chunks := simtest.AgreementSeeds(*agreementSeeds)
+	chunks := simtest.AgreementSeeds(cmp.Or(*agreementSeeds, testpass.Sized(2, 20)))
 	dups := map[string]int{}
 	for _, seeds := range chunks {
 		agreeWithSourcesEngine(t, seeds, dups)
@@ -106,7 +107,7 @@ func agreeWithSourcesEngine(t *testing.T, seeds []uint64, dups map[string]int) {
 // A run of several seeds equals the runs of each seed alone, assembled: what
 // shards of an experiment merge back into.
 func TestAssembleEqualsOneRun(t *testing.T) {
-	seeds := simtest.AssembleSeeds()
+	seeds := testpass.Sized([]uint64{1, 2}, []uint64{1, 2, 3}) // make test-large assembles three
 	c := Default()
 	c.Seeds, c.Sessions = seeds, 5
 	simtest.CheckAssembled(t, sim.Runner[Row, Run](c), seeds)

@@ -11,11 +11,11 @@ import (
 
 // The key policies of the sources experiment.
 const (
-	// SourceKeyUUID is a fresh random UUID per citation, reused on its resend.
+	// KeyUUID is a fresh random UUID per citation, reused on its resend.
 	KeyUUID = "uuid"
-	// SourceKeyRaw is a hash of the URL as the citation wrote it.
+	// KeyRaw is a hash of the URL as the citation wrote it.
 	KeyRaw = "raw"
-	// SourceKeyNormalized is a hash of the note ID and the normalized URL.
+	// KeyNormalized is a hash of the note ID and the normalized URL.
 	KeyNormalized = "normalized"
 )
 

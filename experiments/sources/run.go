@@ -182,7 +182,7 @@ var sourcesPolicies = []string{KeyUUID, KeyRaw, KeyNormalized}
 // the fresh version and the same key.
 //
 // The figures are counted from the sources in the store at the end (see
-// results.SourcesRun). The paging figure comes from a Note of its own holding
+// Run). The paging figure comes from a Note of its own holding
 // cfg.ListSources sources, listed cfg.ListLimit at a time.
 func (cfg Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Result[Row, Run], error) {
 	var res sim.Result[Row, Run]

@@ -1,3 +1,7 @@
+// Package sources is the sources experiment (which idempotency key to put on
+// add_note_source: a UUID, the URL as written, or the normalized URL): its
+// configuration and run, its rows, its tables and its descriptor, Experiment,
+// which experiments.All registers.
 package sources
 
 import (

@@ -1,3 +1,7 @@
+// Package tabs is the tabs experiment, false conflicts from a Note-wide
+// version (claude on the text, a person on a Sheet): its configuration and
+// run, its rows, its table and its descriptor, Experiment, which
+// experiments.All registers.
 package tabs
 
 import (

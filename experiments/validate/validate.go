@@ -1,3 +1,6 @@
+// Package validate is the validate experiment (check payloads against the
+// rebuilt tools/list schema): its configuration and run, its rows, its tables
+// and its descriptor, Experiment, which experiments.All registers.
 package validate
 
 import (

@@ -9,23 +9,13 @@ import (
 
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
 
-// AgreementSeeds returns the seeds (n of them; 0: the default of the pass) each published setup is checked over, in
-// chunks of at most 25, each judged on its own so that a history never grows
-// past a few tens of megabytes.
+// AgreementSeeds returns seeds 1 to n, the seeds each published setup is
+// checked over, in chunks of at most 25, each judged on its own so that a
+// history never grows past a few tens of megabytes.
 func AgreementSeeds(n int) [][]uint64 {
-	if n <= 0 {
-		n = 20
-		switch {
-		case testpass.Race:
-			n = 2 // the race detector slows SQLite tenfold: these tests look for races, not counts
-		case testing.Short():
-			n = 5 // the quick loop: make test-large runs 20
-		}
-	}
 	seeds := make([]uint64, n)
 	for i := range seeds {
 		seeds[i] = uint64(i + 1)

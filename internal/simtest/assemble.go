@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -45,15 +44,6 @@ func mustMarshal(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// AssembleSeeds are the seeds TestAssembleEqualsOneRun runs: three, or two
-// under the race detector (make test's time; make test-large runs three).
-func AssembleSeeds() []uint64 {
-	if testpass.Race {
-		return []uint64{1, 2}
-	}
-	return []uint64{1, 2, 3}
 }
 
 // CheckAssembled fails t unless a run of exp for seeds equals the runs of

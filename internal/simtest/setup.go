@@ -30,7 +30,7 @@ func (refusesNotes) CreateNote(context.Context, string) error {
 	return &contract.RefusedError{Tool: "create_entities", Reply: "the store does not parse: Unexpected non-whitespace character after JSON"}
 }
 
-// FailedSetupRuns is what CheckSetupFailure reads of each run of seeds 1 to
+// FailedSetupRuns is what Check reads of each run of seeds 1 to
 // 3 against FailingSetup{Bad: 2}: its seed, why its setup failed (""), and
 // whether it measured anything.
 type FailedSetupRuns struct {

@@ -1,4 +1,4 @@
-package sim_test
+package race_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/experiments/tabs"
 	"github.com/notesbench/notesbench/internal/simtest"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -14,7 +15,7 @@ import (
 // A run of several seeds equals the runs of each seed alone, assembled: what
 // shards of an experiment merge back into.
 func TestAssembleEqualsOneRun(t *testing.T) {
-	seeds := simtest.AssembleSeeds()
+	seeds := testpass.Sized([]uint64{1, 2}, []uint64{1, 2, 3}) // make test-large assembles three
 	raceCfg := race.Default()
 	raceCfg.Env = simtest.VirtualEnv(seeds)
 	raceCfg.Edits = 8

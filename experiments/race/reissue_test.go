@@ -1,4 +1,4 @@
-package sim_test
+package race_test
 
 import (
 	"context"

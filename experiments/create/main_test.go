@@ -1,0 +1,10 @@
+package create
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// No goroutine outlives a test.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
