@@ -10,35 +10,25 @@ import (
 
 // What the tests of every registered experiment (package experiment_test,
 // which may import the registry) read of a descriptor beside what the
-// commands do.
+// commands do: its published figures, the names its rows are read by, its
+// invariants, its configuration read back, and its section for made-up rows.
 
-// Published returns d's published figures.
-func Published(d Descriptor) *results.Experiment { return inspect(d).published() }
-
-// RowNames returns the names d's rows are read by.
-func RowNames(d Descriptor) (keys, figures []string) { return inspect(d).rowNames() }
-
-// ReadBack reads recorded back as merge reads a shard's configuration, and
-// writes it again.
-func ReadBack(d Descriptor, recorded json.RawMessage) ([]byte, error) {
-	return d.(interface {
-		readBack(json.RawMessage) ([]byte, error)
-	}).readBack(recorded)
+// inspected is every descriptor, as the tests see it.
+type inspected interface {
+	published() *results.Experiment
+	rowNames() (keys, figures []string)
+	invariants() []results.Invariant
+	readBack(json.RawMessage) ([]byte, error)
 }
 
-// SectionOf builds the section d's command prints for rows, made up: setup
-// says how they ran, diffs how the parameters depart from the published
-// setup, reps are the replications behind the verdicts.
-func SectionOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Section {
-	dd := d.(*descriptor[C, Row, Run])
-	return report.Build(dd.parts(rows, setup, facts, results.Compare(dd.pub, dd.def.Rule, diffs, rows, reps), suffix))
-}
+func inspect(d Descriptor) inspected { return d.(inspected) }
 
-// PartsOf is the parts of the section d's command prints for rows, before
-// an experiment's own completion adds to them.
-func PartsOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string) report.Parts {
-	dd := d.(*descriptor[C, Row, Run])
-	return dd.parts(rows, setup, nil, results.Compare(dd.pub, dd.def.Rule, nil, rows, nil), "")
+func (d *descriptor[C, Row, Run]) published() *results.Experiment  { return d.pub }
+func (d *descriptor[C, Row, Run]) invariants() []results.Invariant { return d.def.Invariants }
+
+func (d *descriptor[C, Row, Run]) rowNames() (keys, figures []string) {
+	var r Row
+	return r.Names()
 }
 
 // readBack reads recorded back as merge does and writes it again.
@@ -48,13 +38,45 @@ func (d *descriptor[C, Row, Run]) readBack(recorded json.RawMessage) ([]byte, er
 	return MustJSON(c), err
 }
 
+// Published returns d's published figures.
+func Published(d Descriptor) *results.Experiment { return inspect(d).published() }
+
+// RowNames returns the names d's rows are read by.
+func RowNames(d Descriptor) (keys, figures []string) { return inspect(d).rowNames() }
+
+// InvariantsOf returns the invariants d declares.
+func InvariantsOf(d Descriptor) []results.Invariant { return inspect(d).invariants() }
+
+// ReadBack reads recorded back as merge reads a shard's configuration, and
+// writes it again.
+func ReadBack(d Descriptor, recorded json.RawMessage) ([]byte, error) {
+	return inspect(d).readBack(recorded)
+}
+
+// MustJSON is v's JSON; v is one the tests made, which always marshals.
 func MustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
 
-// InvariantsOf returns the invariants d declares.
-func InvariantsOf(d Descriptor) []results.Invariant { return inspect(d).invariants() }
+// PartsOf is the parts of the section d's command prints for rows, made
+// up, that ran as setup says, before an experiment's own completion adds to
+// them.
+func PartsOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string) report.Parts {
+	return partsOf[C](d, rows, setup, nil, nil, nil, "")
+}
+
+// SectionOf builds the section d's command prints for rows, made up: setup
+// says how they ran, diffs how the parameters depart from the published
+// setup, reps are the replications behind the verdicts.
+func SectionOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Section {
+	return report.Build(partsOf[C](d, rows, setup, diffs, reps, facts, suffix))
+}
+
+func partsOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Parts {
+	dd := d.(*descriptor[C, Row, Run])
+	return dd.parts(rows, setup, facts, results.Compare(dd.pub, dd.def.Rule, diffs, rows, reps), suffix)
+}
 
 // Differences returns how in departs from the published setup, as the
 // command says it.

@@ -9,10 +9,10 @@ import (
 	"github.com/notesbench/notesbench/sim"
 )
 
-// Assembled runs exp on MemTarget once for all seeds and once seed by seed,
+// assembled runs exp on MemTarget once for all seeds and once seed by seed,
 // assembled, and returns both as JSON. It also fails t unless the run of all
 // seeds, split, gives each seed's run alone.
-func Assembled[Row results.Row, Run any](t testing.TB, exp sim.Runner[Row, Run], seeds []uint64) (whole, parts string) {
+func assembled[Row results.Row, Run any](t testing.TB, exp sim.Runner[Row, Run], seeds []uint64) (whole, parts string) {
 	t.Helper()
 	ctx := context.Background()
 	one, err := exp.Run(ctx, OnMemory, seeds)
@@ -50,7 +50,7 @@ func mustMarshal(t testing.TB, v any) string {
 // each seed alone, assembled: what shards of an experiment merge back into.
 func CheckAssembled[Row results.Row, Run any](t testing.TB, exp sim.Runner[Row, Run], seeds []uint64) {
 	t.Helper()
-	if whole, parts := Assembled(t, exp, seeds); whole != parts {
+	if whole, parts := assembled(t, exp, seeds); whole != parts {
 		t.Errorf("one run\n%s\nassembled\n%s", whole, parts)
 	}
 }

@@ -27,21 +27,28 @@ func (t FailingSetup) Open(ctx context.Context, run contract.RunSpec) (contract.
 type refusesNotes struct{ contract.Backend }
 
 func (refusesNotes) CreateNote(context.Context, string) error {
-	return &contract.RefusedError{Tool: "create_entities", Reply: "the store does not parse: Unexpected non-whitespace character after JSON"}
+	return &contract.RefusedError{Tool: "create_entities", Reply: "the store does not parse: " + setupRefusal}
 }
 
-// FailedSetupRuns is what Check reads of each run of seeds 1 to
-// 3 against FailingSetup{Bad: 2}: its seed, why its setup failed (""), and
+// setupRefusal is the words of FailingSetup's refusal, which a seed whose
+// setup failed must keep.
+const setupRefusal = "Unexpected non-whitespace character after JSON"
+
+// FailedSetupRuns are the runs of seeds 1 to 3 against FailingSetup{Bad: 2},
+// as Check reads them.
+type FailedSetupRuns []setupRun
+
+// setupRun is one run: its seed, why its setup failed ("": it did not), and
 // whether it measured anything.
-type FailedSetupRuns struct {
-	Seeds    []uint64
-	Failed   []string
-	Measured []bool
+type setupRun struct {
+	seed     uint64
+	failed   string
+	measured bool
 }
 
 // Add adds one run.
 func (f *FailedSetupRuns) Add(seed uint64, failed string, measured bool) {
-	f.Seeds, f.Failed, f.Measured = append(f.Seeds, seed), append(f.Failed, failed), append(f.Measured, measured)
+	*f = append(*f, setupRun{seed, failed, measured})
 }
 
 // Check fails t unless the setup of seed 2 failed in the server's words and
@@ -49,15 +56,17 @@ func (f *FailedSetupRuns) Add(seed uint64, failed string, measured bool) {
 // that seed's outcome, not the run's end.
 func (f FailedSetupRuns) Check(t testing.TB, what string) {
 	t.Helper()
-	for i, seed := range f.Seeds {
+	var seeds []uint64
+	for _, r := range f {
+		seeds = append(seeds, r.seed)
 		switch {
-		case seed == 2 && !strings.Contains(f.Failed[i], "Unexpected non-whitespace character after JSON"):
-			t.Errorf("%s seed 2: setup failed %q, want the server's words", what, f.Failed[i])
-		case seed != 2 && (f.Failed[i] != "" || !f.Measured[i]):
-			t.Errorf("%s seed %d: setup failed %q, measured %v", what, seed, f.Failed[i], f.Measured[i])
+		case r.seed == 2 && !strings.Contains(r.failed, setupRefusal):
+			t.Errorf("%s seed 2: setup failed %q, want the server's words", what, r.failed)
+		case r.seed != 2 && (r.failed != "" || !r.measured):
+			t.Errorf("%s seed %d: setup failed %q, measured %v", what, r.seed, r.failed, r.measured)
 		}
 	}
-	if !slices.Contains(f.Seeds, 1) || !slices.Contains(f.Seeds, 3) {
-		t.Errorf("%s ran seeds %v, want 1 to 3", what, f.Seeds)
+	if !slices.Contains(seeds, 1) || !slices.Contains(seeds, 3) {
+		t.Errorf("%s ran seeds %v, want 1 to 3", what, seeds)
 	}
 }
