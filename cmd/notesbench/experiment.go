@@ -8,17 +8,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/helptext"
 	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/sim"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // experimentOptions holds an experiment command's flags: the experiment's
@@ -96,8 +96,8 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 func examples(lines []string) string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		command, comment := splitComment(l)
-		out[i] = exampleIndent + spellProgram(command)
+		command, comment := helptext.SplitComment(l)
+		out[i] = helptext.ExampleIndent + spellProgram(command)
 		if comment != "" {
 			out[i] += "  # " + comment
 		}

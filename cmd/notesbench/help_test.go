@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notesbench/notesbench/experiments"
+	"github.com/notesbench/notesbench/internal/helptext"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -95,8 +96,8 @@ var bareProgram = regexp.MustCompile(`(^|[;&|'"]\s*|stdio:)notesbench\s`)
 // continuesCommand reports whether an example's line is continued on the
 // next, as a shell reads it: it ends in a backslash or a list operator.
 func continuesCommand(line string) bool {
-	words := shellWords(line)
-	return len(words) > 0 && (words[len(words)-1] == "\\" || listOperator(words[len(words)-1]))
+	words := helptext.ShellWords(line)
+	return len(words) > 0 && (words[len(words)-1] == "\\" || helptext.ListOperator(words[len(words)-1]))
 }
 
 // flagLine is the first line of a flag's row: its name, the kind of value
@@ -172,7 +173,7 @@ func checkHelpLayout(t *testing.T, name string, cmd *cobra.Command, help string,
 	// than the width (a quoted command), which stays whole.
 	for _, line := range strings.Split(help, "\n") {
 		n := utf8.RuneCountInString(line)
-		oneWord := len(shellWords(strings.TrimSuffix(strings.TrimSpace(line), " \\"))) == 1 && strings.HasPrefix(line, "      ")
+		oneWord := len(helptext.ShellWords(strings.TrimSuffix(strings.TrimSpace(line), " \\"))) == 1 && strings.HasPrefix(line, "      ")
 		if n > width && !(oneWord && width < 80) {
 			t.Errorf("%s --help at %d columns: a line of %d columns: %s", name, width, n, line)
 		}

@@ -285,7 +285,7 @@ by clause, and check judges a recorded history.`,
 	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { fmt.Fprint(a.stdout, helpText(cmd, a.width)) })
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { fmt.Fprint(a.stdout, helpOf(cmd).Render(a.width)) })
 	// Cobra's own complaints about the command line are usage errors: bad
 	// flags come through the flag error function, stray arguments and unknown
 	// commands through each command's Args.
