@@ -217,7 +217,7 @@ type Findings struct {
 // Def is how an experiment is declared: a value of it, passed to Define, is
 // the experiment's descriptor. C is its configuration (race.Config, …), Row and
 // Run its row and run types.
-type Def[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
+type Def[C sim.Runner[Row, Run], Row results.Row, Run any] struct {
 	Info
 	// Default returns the published setup.
 	Default func() C
@@ -253,10 +253,14 @@ type Def[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
 	Complete func(c C, res sim.Result[Row, Run], parts *report.Parts, o *Findings)
 	// Editing, when set, reaches c's editing loop (race, tabs).
 	Editing func(c *C) *sim.Editing
+	// Replica, when set, narrows the configuration of a verdict replication
+	// further than the engine does (sim.Replica): fast leaves out the rows
+	// no published figure stands for.
+	Replica func(c C) C
 }
 
 // descriptor is a Def made a Descriptor.
-type descriptor[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
+type descriptor[C sim.Runner[Row, Run], Row results.Row, Run any] struct {
 	def Def[C, Row, Run]
 	pub *results.Experiment
 }
@@ -265,7 +269,7 @@ type descriptor[C sim.Configuration[C, Row, Run], Row results.Row, Run any] stru
 // cannot work (no name, no default, no tables; replications for a rule that
 // judges without them, or none for one that needs them; timings without an
 // editing loop), a bug of the declaration.
-func Define[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Def[C, Row, Run]) Descriptor {
+func Define[C sim.Runner[Row, Run], Row results.Row, Run any](d Def[C, Row, Run]) Descriptor {
 	if d.Name == "" || d.Default == nil || d.Params == nil || d.Tables == nil {
 		panic("experiment: a Def needs a name, a default, parameters and tables")
 	}
@@ -289,7 +293,7 @@ func (d *descriptor[C, Row, Run]) New() Instance {
 
 // instance is an Instance of a descriptor: its configuration, and what its
 // runs go to and report to.
-type instance[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
+type instance[C sim.Runner[Row, Run], Row results.Row, Run any] struct {
 	d      *descriptor[C, Row, Run]
 	cfg    C
 	rt     sim.Runtime
@@ -310,8 +314,8 @@ func (in *instance[C, Row, Run]) Storage() Storage {
 	return s
 }
 
-func (in *instance[C, Row, Run]) Clock() (sim.ClockKind, bool) { return in.cfg.Clocked() }
-func (in *instance[C, Row, Run]) SetClock(k sim.ClockKind)     { in.cfg = in.cfg.OnClock(k) }
+func (in *instance[C, Row, Run]) Clock() (sim.ClockKind, bool) { return sim.Clocked(in.cfg) }
+func (in *instance[C, Row, Run]) SetClock(k sim.ClockKind)     { in.cfg = sim.OnClock(in.cfg, k) }
 
 func (in *instance[C, Row, Run]) Editing() *sim.Editing {
 	if in.d.def.Editing == nil {
@@ -337,7 +341,7 @@ func (in *instance[C, Row, Run]) Finish(given func(string) bool) error {
 }
 
 func (in *instance[C, Row, Run]) Use(s sim.TargetSettings, rt sim.Runtime, given func(string) bool) error {
-	in.cfg, in.rt = in.cfg.WithTarget(s), rt
+	in.cfg, in.rt = sim.WithTarget(in.cfg, s), rt
 	if s, ok := rt.Target.(contract.Served); ok {
 		v, known := s.Served()
 		for _, p := range in.params {
@@ -435,8 +439,18 @@ func (d *descriptor[C, Row, Run]) replication(c C, target contract.Target, opts 
 			return 0, 0, replica, false
 		}
 	}
-	replica = c.Replica()
+	replica = d.replica(c)
 	return opts.Replications, max(1, len(replica.SeedList())), replica, true
+}
+
+// replica is c as a verdict replication runs it (sim.Replica, then the
+// Def's Replica).
+func (d *descriptor[C, Row, Run]) replica(c C) C {
+	c = sim.Replica(c)
+	if d.def.Replica != nil {
+		c = d.def.Replica(c)
+	}
+	return c
 }
 
 // outcome builds the outcome of c's result res, with its replications reps

@@ -62,18 +62,18 @@ func MustJSON(v any) []byte {
 // PartsOf is the parts of the section d's command prints for rows, made
 // up, that ran as setup says, before an experiment's own completion adds to
 // them.
-func PartsOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string) report.Parts {
+func PartsOf[C sim.Runner[Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string) report.Parts {
 	return partsOf[C](d, rows, setup, nil, nil, nil, "")
 }
 
 // SectionOf builds the section d's command prints for rows, made up: setup
 // says how they ran, diffs how the parameters depart from the published
 // setup, reps are the replications behind the verdicts.
-func SectionOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Section {
+func SectionOf[C sim.Runner[Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Section {
 	return report.Build(partsOf[C](d, rows, setup, diffs, reps, facts, suffix))
 }
 
-func partsOf[C sim.Configuration[C, Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Parts {
+func partsOf[C sim.Runner[Row, Run], Row results.Row, Run any](d Descriptor, rows []Row, setup string, diffs []string, reps *results.Replications[Row], facts []string, suffix string) report.Parts {
 	dd := d.(*descriptor[C, Row, Run])
 	return dd.parts(rows, setup, facts, results.Compare(dd.pub, dd.def.Rule, diffs, rows, reps), suffix)
 }
@@ -92,4 +92,18 @@ func (in *instance[C, Row, Run]) departures() []string {
 		}
 	}
 	return out
+}
+
+// CopiesOf returns in's configuration as JSON recording settings as its
+// target (sim.WithTarget), and its clock as a replication runs it, "" for
+// one that runs on one clock of its own.
+func CopiesOf(in Instance, settings sim.TargetSettings) (withTarget []byte, replicaClock sim.ClockKind) {
+	return in.(interface {
+		copies(sim.TargetSettings) ([]byte, sim.ClockKind)
+	}).copies(settings)
+}
+
+func (in *instance[C, Row, Run]) copies(s sim.TargetSettings) ([]byte, sim.ClockKind) {
+	k, _ := sim.Clocked(in.d.replica(in.cfg))
+	return MustJSON(sim.WithTarget(in.cfg, s)), k
 }

@@ -59,7 +59,7 @@ type JobResult struct {
 }
 
 // runJob is the job of configuration c of descriptor d, run against rt.
-type runJob[C sim.Configuration[C, Row, Run], Row results.Row, Run any] struct {
+type runJob[C sim.Runner[Row, Run], Row results.Row, Run any] struct {
 	d    *descriptor[C, Row, Run]
 	c    C
 	rt   sim.Runtime
@@ -96,7 +96,7 @@ func (d *descriptor[C, Row, Run]) newJob(c C, rt sim.Runtime, opts Options) *run
 // replicasJob returns the job of c's replications alone: opts.Replications
 // of them, on opts.Memory.
 func (d *descriptor[C, Row, Run]) replicasJob(c C, opts Options) *runJob[C, Row, Run] {
-	replica := c.Replica()
+	replica := d.replica(c)
 	j := &runJob[C, Row, Run]{d: d, c: c, replicasOnly: true, opts: opts,
 		plan: unitPlan[C]{n: opts.Replications, perRep: max(1, len(replica.SeedList())), replica: replica, replications: true}}
 	j.done = make([]*unitResult[Row, Run], j.Units())
@@ -305,7 +305,7 @@ func (j *runJob[C, Row, Run]) Read(parts []results.Part) error {
 
 func (j *runJob[C, Row, Run]) Digests() ([]string, error) {
 	out := make([]string, j.Units())
-	if k, clocked := j.c.Clocked(); !j.d.def.Info.Baseline || clocked && k == sim.ClockReal {
+	if k, clocked := sim.Clocked(j.c); !j.d.def.Info.Baseline || clocked && k == sim.ClockReal {
 		return out, nil // timings of this machine (bench), or runs on the wall clock
 	}
 	readsReplications := j.replicasOnly

@@ -20,6 +20,7 @@ import (
 	"github.com/notesbench/notesbench/experiments/validate"
 	goldenfile "github.com/notesbench/notesbench/internal/golden"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/sim"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
@@ -44,6 +45,35 @@ func TestAccessorsCoverPublished(t *testing.T) {
 			if !slices.Contains(figures, f) {
 				t.Errorf("%s: no accessor for figure %q", exp.Name, f)
 			}
+		}
+	}
+}
+
+// The pipeline makes its copies of every configuration through what it
+// embeds (sim.WithTarget, sim.Clocked, sim.Replica): an experiment that
+// takes --target records the target in its JSON form (others may, for
+// --store), one that records none is left as it was, and one with a --clock
+// runs on either clock and its replications on the virtual one.
+func TestConfigsTakeTheirCopies(t *testing.T) {
+	probe := sim.TargetSettings{TargetName: "probe-target", MaxErrors: 7}
+	for _, d := range experiments.All() {
+		in := d.New()
+		before, _ := experiment.CopiesOf(in, sim.TargetSettings{})
+		after, replicaClock := experiment.CopiesOf(in, probe)
+		records := bytes.Contains(after, []byte(`"target":"probe-target"`))
+		if d.Info().Target && !records {
+			t.Errorf("%s: takes --target, but its configuration does not record the target:\n%s", d.Info().Name, after)
+		}
+		if !records && !bytes.Equal(before, after) {
+			t.Errorf("%s: runs against no target, but its configuration changed with one:\n%s\n%s", d.Info().Name, before, after)
+		}
+		_, clocked := in.Clock()
+		hasClock := slices.ContainsFunc(in.Params(), func(p experiment.Param) bool { return p.Name == "clock" })
+		if clocked != hasClock {
+			t.Errorf("%s: runs on either clock: %v, has a --clock: %v", d.Info().Name, clocked, hasClock)
+		}
+		if clocked && replicaClock != sim.ClockVirtual {
+			t.Errorf("%s: a replication runs on the %q clock, want virtual", d.Info().Name, replicaClock)
 		}
 	}
 }

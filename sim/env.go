@@ -98,15 +98,11 @@ func ValidateEdits(n int) error {
 	return field.AtMost("edits", n, maxEdits, "each write carries the whole text, which grows by a line per edit: time grows with the square of the edits")
 }
 
-// SeedList implements Configuration for the experiments that run on an Env: the
+// SeedList implements Runner for the experiments that run on an Env: the
 // seeds it names.
 func (e Env) SeedList() []uint64 { return e.Seeds }
 
-// Clocked implements Configuration for the experiments that run on an Env: they
-// run on either clock.
-func (e Env) Clocked() (ClockKind, bool) { return e.Clock, true }
-
-// Departures implements Configuration for the experiments that run on an Env:
+// Departures implements Runner for the experiments that run on an Env:
 // the Env's own departures, then the target's (TargetSettings.Departures).
 func (e Env) Departures(target contract.Target) []string {
 	return append(e.departures(), e.TargetSettings.Departures(target)...)

@@ -49,26 +49,55 @@ type Runner[Row results.Row, Run any] interface {
 	// real clock (for a configuration that runs on either clock), a
 	// server's contract, and the faults made between notesbench and it.
 	Departures(target contract.Target) []string
-	// Clocked reports whether the configuration runs on either clock, and
-	// on which.
-	Clocked() (k ClockKind, ok bool)
 }
 
-// Configuration is an experiment's configuration of type C: beside running,
-// it makes the other configurations a run of it needs, each a copy.
-type Configuration[C any, Row results.Row, Run any] interface {
-	Runner[Row, Run]
-	// Replica returns the configuration as a verdict replication runs it:
-	// the same parameters, on the virtual clock with an in-memory database
-	// (for one that runs on either clock), with no target settings, and
-	// with only the rows a published figure stands for.
-	Replica() C
-	// OnClock returns the configuration on clock k, for one that runs on
-	// either clock; any other comes back as it is.
-	OnClock(k ClockKind) C
-	// WithTarget returns the configuration recording s as the target its
-	// runs go to; one that runs against no target comes back as it is.
-	WithTarget(s TargetSettings) C
+// The settings of a configuration that the pipeline makes its copies
+// with are found through the values it embeds: one that embeds
+// TargetSettings records the target its runs go to, one that embeds Env runs
+// on either clock. No configuration writes a method for them.
+type (
+	targeted  interface{ targetSettings() *TargetSettings }
+	environed interface{ environment() *Env }
+)
+
+func (s *TargetSettings) targetSettings() *TargetSettings { return s }
+func (e *Env) environment() *Env                          { return e }
+
+// Clocked reports whether c runs on either clock (it embeds an Env), and on
+// which; any other configuration runs on one clock of its own.
+func Clocked[C any](c C) (ClockKind, bool) {
+	if e, ok := any(&c).(environed); ok {
+		return e.environment().Clock, true
+	}
+	return "", false
+}
+
+// OnClock returns c on clock k, for a configuration that runs on either
+// clock; any other comes back as it is.
+func OnClock[C any](c C, k ClockKind) C {
+	if e, ok := any(&c).(environed); ok {
+		e.environment().Clock = k
+	}
+	return c
+}
+
+// WithTarget returns c recording s as the target its runs go to; one that
+// runs against no target (it embeds no TargetSettings) comes back as it is.
+func WithTarget[C any](c C, s TargetSettings) C {
+	if t, ok := any(&c).(targeted); ok {
+		*t.targetSettings() = s
+	}
+	return c
+}
+
+// Replica returns c as a verdict replication runs it: the same parameters,
+// on the virtual clock with in-memory databases (Env.Replica) for one that
+// runs on either clock, and with no target settings.
+func Replica[C any](c C) C {
+	if e, ok := any(&c).(environed); ok {
+		*e.environment() = e.environment().Replica()
+	}
+	return WithTarget(c, TargetSettings{})
 }
 
 // Folder is an experiment whose runs of several seeds fold into rows: the

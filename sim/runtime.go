@@ -60,7 +60,7 @@ type TargetSettings struct {
 	MaxErrors int `json:"max_errors"`
 }
 
-// Departures implements Configuration for the configurations that embed
+// Departures implements Runner for the configurations that embed
 // TargetSettings: against a server, its contract, and the faults made
 // between notesbench and it (Nemesis).
 func (s TargetSettings) Departures(target contract.Target) []string {

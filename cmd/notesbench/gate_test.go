@@ -28,7 +28,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	raceCfg := race.Default()
 	raceCfg.Clock = sim.ClockVirtual
 	raceCfg.Edits = 12 // small and fast; the counts still vary from seed to seed
-	replica := raceCfg.Replica()
+	replica := sim.Replica(raceCfg)
 	runs, err := replicate(replica, recorded+checks)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestRealClockGateFalseAlarms(t *testing.T) {
 	// read conflict and lose far more.
 	changed := raceCfg
 	changed.Pause = "0"
-	replica = changed.Replica()
+	replica = sim.Replica(changed)
 	other, err := replicate(replica, 5)
 	if err != nil {
 		t.Fatal(err)

@@ -107,25 +107,13 @@ func (c Config) Validate(target contract.Target) error {
 	return nil
 }
 
-var _ sim.Configuration[Config, Row, Run] = Config{}
+var _ sim.Runner[Row, Run] = Config{}
 
 // maxWriters is the most writers of one run.
 const maxWriters = 64
 
-// SeedList implements Configuration: the bench draws nothing at random.
+// SeedList implements sim.Runner: the bench draws nothing at random.
 func (Config) SeedList() []uint64 { return nil }
-
-// Clocked implements Configuration: the bench runs on the wall clock only.
-func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
-
-// Replica implements Configuration.
-func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
-
-// OnClock implements Configuration: the bench runs on the wall clock only.
-func (c Config) OnClock(sim.ClockKind) Config { return c }
-
-// WithTarget implements Configuration.
-func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // writerList writes the writer counts joined by sep: with "," as the flag
 // takes them, "1,2,4".
@@ -137,7 +125,7 @@ func (c Config) writerList(sep string) string {
 	return strings.Join(ws, sep)
 }
 
-// Describe implements Configuration.
+// Describe implements sim.Runner.
 func (c Config) Describe(target contract.Target) string {
 	where := fmt.Sprintf("file database in WAL mode, synchronous %s", c.Synchronous)
 	if c.Store != "" || sim.OnServer(target) {

@@ -47,7 +47,7 @@ type Config struct {
 // other choices are TableA and TableB.
 const BothTables = "both"
 
-var _ sim.Configuration[Config, Row, Run] = Config{}
+var _ sim.Runner[Row, Run] = Config{}
 
 // Default returns the published parameters: seeds 1-3, 50 tabs, 30 % of
 // successful replies lost, both tables.
@@ -61,20 +61,8 @@ func Default() Config {
 	}
 }
 
-// SeedList implements Configuration.
+// SeedList implements sim.Runner.
 func (c Config) SeedList() []uint64 { return c.Seeds }
-
-// Clocked implements Configuration: create runs on the virtual clock only.
-func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
-
-// Replica implements Configuration.
-func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
-
-// OnClock implements Configuration: create runs on the virtual clock only.
-func (c Config) OnClock(sim.ClockKind) Config { return c }
-
-// WithTarget implements Configuration.
-func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // Validate checks c, and that target can run it (a server names its order);
 // its errors are *field.Error.
@@ -122,7 +110,7 @@ func (c Config) Validate(target contract.Target) error {
 	return nil
 }
 
-// Describe implements Configuration.
+// Describe implements sim.Runner.
 func (c Config) Describe(target contract.Target) string {
 	where := sim.StoreNote(c.Store, target, ", in-memory store")
 	return fmt.Sprintf("%s, %s, %s per run, %s of successful replies lost%s",

@@ -36,6 +36,9 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		Needs:     []contract.Capability{contract.CapRead, contract.CapWrite},
 	},
 	Default: Default,
+	// A replication for the verdicts leaves out the formats no published
+	// row stands for (the counter, our control).
+	Replica: func(c Config) Config { c.keepPublishedRows(); return c },
 	Params: func(c *Config) []experiment.Param {
 		return append(experiment.EnvParams(&c.Env),
 			experiment.EnumList("formats", &c.Formats, contract.VersionFormats, "version formats to run: ms, us-suffix, counter").

@@ -28,7 +28,7 @@ type Config struct {
 	Oversleep sim.Oversleep            `json:"oversleep"`
 }
 
-var _ sim.Configuration[Config, Row, results.RaceRun] = Config{}
+var _ sim.Runner[Row, results.RaceRun] = Config{}
 
 // Default is the published fast setup.
 func Default() Config {
@@ -104,7 +104,7 @@ func (c Config) pauseText() string {
 	return c.Pause
 }
 
-// Describe implements Configuration.
+// Describe implements sim.Runner.
 func (c Config) Describe(target contract.Target) string {
 	pause := "no pause"
 	if t, err := c.timing(); err == nil && t.Pause != (sim.Dist{}) {
@@ -113,21 +113,6 @@ func (c Config) Describe(target contract.Target) string {
 	return fmt.Sprintf("%s, %s, %s per editor, no think time, %s%s, guard note, reapply",
 		c.Env.DescribeRun(target), sim.SeedsText(c.Seeds), plural.Count(c.Edits, "edit"), pause, sim.DescribeOversleep(c.Oversleep, c.Env))
 }
-
-// Replica implements Configuration: a replication for the verdicts also
-// leaves out the formats no published row stands for (the counter, our
-// control).
-func (c Config) Replica() Config {
-	c.Env = c.Env.Replica()
-	c.keepPublishedRows()
-	return c
-}
-
-// OnClock implements Configuration.
-func (c Config) OnClock(k sim.ClockKind) Config { c.Clock = k; return c }
-
-// WithTarget implements Configuration.
-func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // keepPublishedRows keeps the formats a published row stands for.
 func (c *Config) keepPublishedRows() {

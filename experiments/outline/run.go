@@ -47,7 +47,7 @@ type Config struct {
 	sim.TargetSettings
 }
 
-var _ sim.Configuration[Config, Row, struct{}] = Config{}
+var _ sim.Runner[Row, struct{}] = Config{}
 
 // Default returns the published parameters: a 12-slide deck, 4 s
 // between read and write, one save a minute, 2,000 decks, seed 1.
@@ -161,26 +161,13 @@ func (c Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Re
 	return res, nil
 }
 
-// SeedList implements Configuration.
+// SeedList implements sim.Runner.
 func (c Config) SeedList() []uint64 { return []uint64{c.Seed} }
-
-// Clocked implements Configuration: outline builds its decks on one clock only.
-func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
-
-// Replica implements Configuration.
-func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
-
-// OnClock implements Configuration: outline builds its decks on one clock
-// only.
-func (c Config) OnClock(sim.ClockKind) Config { return c }
-
-// WithTarget implements Configuration.
-func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // window is the time between the agent's read and each write.
 func (c Config) window() time.Duration { return time.Duration(c.WindowS * float64(time.Second)) }
 
-// Describe implements Configuration: the target does not show, it changes no
+// Describe implements sim.Runner: the target does not show, it changes no
 // figure.
 func (c Config) Describe(contract.Target) string {
 	return fmt.Sprintf("seed %d, %d-slide deck, %s, %s between read and write, the person saves %s; request bytes are those of our slide texts",

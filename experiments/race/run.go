@@ -25,7 +25,7 @@ type Config struct {
 	Reissue bool `json:"reissue,omitempty"`
 }
 
-var _ sim.Configuration[Config, Row, results.RaceRun] = Config{}
+var _ sim.Runner[Row, results.RaceRun] = Config{}
 
 // Default is the published race setup.
 func Default() Config {
@@ -78,7 +78,7 @@ func (c Config) Fold(runs []results.RaceRun) ([]Row, error) {
 	}, Summarize)
 }
 
-// Describe implements Configuration.
+// Describe implements sim.Runner.
 func (c Config) Describe(target contract.Target) string {
 	s := c.Editing.DescribeLoop(c.Env, target)
 	if c.Reissue {
@@ -86,12 +86,3 @@ func (c Config) Describe(target contract.Target) string {
 	}
 	return s
 }
-
-// Replica implements Configuration.
-func (c Config) Replica() Config { c.Env = c.Env.Replica(); return c }
-
-// OnClock implements Configuration.
-func (c Config) OnClock(k sim.ClockKind) Config { c.Clock = k; return c }
-
-// WithTarget implements Configuration.
-func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }

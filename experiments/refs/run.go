@@ -125,7 +125,7 @@ type Config struct {
 	sim.TargetSettings
 }
 
-var _ sim.Configuration[Config, Row, struct{}] = Config{}
+var _ sim.Runner[Row, struct{}] = Config{}
 
 // Default returns the published parameters: K = 2 and 5, 10,000 trials per
 // K, 0 to 2 edits with the published mix, seed 7.
@@ -248,22 +248,10 @@ func (c Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.Re
 	return res, nil
 }
 
-// SeedList implements Configuration.
+// SeedList implements sim.Runner.
 func (c Config) SeedList() []uint64 { return []uint64{c.Seed} }
 
-// Clocked implements Configuration: refs runs on a fixed clock only.
-func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
-
-// Replica implements Configuration.
-func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
-
-// OnClock implements Configuration: refs runs on a fixed clock only.
-func (c Config) OnClock(sim.ClockKind) Config { return c }
-
-// WithTarget implements Configuration.
-func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
-
-// Describe implements Configuration.
+// Describe implements sim.Runner.
 func (c Config) Describe(target contract.Target) string {
 	where := sim.StoreNote(c.Store, target, ", in-memory stores")
 	return fmt.Sprintf("seed %d, %s per K, 0 to %d person edits per trial (%s)%s",

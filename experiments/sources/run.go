@@ -50,7 +50,7 @@ type Config struct {
 	sim.TargetSettings
 }
 
-var _ sim.Configuration[Config, Row, Run] = Config{}
+var _ sim.Runner[Row, Run] = Config{}
 
 // Bounds of a sources run. Every citation of a seed stays in its stores (one
 // per key policy, all in memory) until the seed is counted: about 1.5 KB and
@@ -78,20 +78,8 @@ func Default() Config {
 	}
 }
 
-// SeedList implements Configuration.
+// SeedList implements sim.Runner.
 func (c Config) SeedList() []uint64 { return c.Seeds }
-
-// Clocked implements Configuration: sources runs on the virtual clock only.
-func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
-
-// Replica implements Configuration.
-func (c Config) Replica() Config { c.TargetSettings = sim.TargetSettings{}; return c }
-
-// OnClock implements Configuration: sources runs on the virtual clock only.
-func (c Config) OnClock(sim.ClockKind) Config { return c }
-
-// WithTarget implements Configuration.
-func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }
 
 // Validate checks c, and that target can run it; its errors are
 // *field.Error.
@@ -143,7 +131,7 @@ func (c Config) Validate(target contract.Target) error {
 	return sim.CheckServed(target, "target", contract.Variant{})
 }
 
-// Describe implements Configuration.
+// Describe implements sim.Runner.
 func (c Config) Describe(target contract.Target) string {
 	return fmt.Sprintf("%s, %s, %s × %s × %d of %s cited, %s of successful replies lost%s",
 		sim.ClockOf(target), sim.SeedsText(c.Seeds), plural.Count(c.Sessions, "session"), plural.Count(c.Turns, "turn"), c.Cites, plural.Count(c.Pages, "page"), sim.Percent(c.Drop), sim.StoreNote(c.Store, target, ""))

@@ -17,7 +17,7 @@ type Config struct {
 	sim.Editing
 }
 
-var _ sim.Configuration[Config, Row, results.RaceRun] = Config{}
+var _ sim.Runner[Row, results.RaceRun] = Config{}
 
 // Default is the published tabs setup.
 func Default() Config {
@@ -62,14 +62,5 @@ func (c Config) Fold(runs []results.RaceRun) ([]Row, error) {
 	return sim.FoldModes(c.Scopes, runs, func(g contract.Guard, r results.RaceRun) bool { return r.Guard == string(g) }, Summarize)
 }
 
-// Describe implements Configuration.
+// Describe implements sim.Runner.
 func (c Config) Describe(target contract.Target) string { return c.Editing.DescribeLoop(c.Env, target) }
-
-// Replica implements Configuration.
-func (c Config) Replica() Config { c.Env = c.Env.Replica(); return c }
-
-// OnClock implements Configuration.
-func (c Config) OnClock(k sim.ClockKind) Config { c.Clock = k; return c }
-
-// WithTarget implements Configuration.
-func (c Config) WithTarget(s sim.TargetSettings) Config { c.TargetSettings = s; return c }

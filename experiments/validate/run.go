@@ -118,35 +118,23 @@ type Config struct {
 	Payloads int `json:"payloads"`
 }
 
-var _ sim.Configuration[Config, Row, struct{}] = Config{}
+var _ sim.Runner[Row, struct{}] = Config{}
 
 // Default is the published validate setup: the eight payloads.
 func Default() Config { return Config{Payloads: len(validatePayloads())} }
 
-// SeedList implements Configuration: validating draws nothing at random.
+// SeedList implements sim.Runner: validating draws nothing at random.
 func (Config) SeedList() []uint64 { return nil }
 
-// Validate implements Configuration: validating checks no target.
+// Validate implements sim.Runner: validating checks no target.
 func (Config) Validate(contract.Target) error { return nil }
 
-// Describe implements Configuration.
+// Describe implements sim.Runner.
 func (Config) Describe(contract.Target) string { return "the embedded tools_list.json" }
 
-// Departures implements Configuration: validating runs against no target, as
+// Departures implements sim.Runner: validating runs against no target, as
 // published.
 func (Config) Departures(contract.Target) []string { return nil }
-
-// Clocked implements Configuration: validating runs on no clock.
-func (Config) Clocked() (sim.ClockKind, bool) { return "", false }
-
-// Replica implements Configuration: the payloads are the published ones.
-func (c Config) Replica() Config { return c }
-
-// OnClock implements Configuration: validating runs on no clock.
-func (c Config) OnClock(sim.ClockKind) Config { return c }
-
-// WithTarget implements Configuration: validating runs against no target.
-func (c Config) WithTarget(sim.TargetSettings) Config { return c }
 
 // The ids the validate experiment's payloads carry, shaped as the store makes
 // them and as a model's client sends them.
