@@ -71,7 +71,7 @@ type Options struct {
 
 	// History, when set, records every call of every session, and every
 	// edit of the person (StartPerson); Close ends it (see record.go).
-	History *history.Log
+	History *history.Recorder
 }
 
 // DefaultMaxConns is the number of contract sessions a Server keeps open at

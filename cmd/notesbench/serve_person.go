@@ -72,9 +72,9 @@ func (f *agentFlags) check(o *serveOptions) error {
 	return nil
 }
 
-// open creates the history file, with --history: the history header and
-// the run of the served variant. It returns nil without one.
-func (f *agentFlags) open(a *app, v contract.Variant) (*history.Log, error) {
+// open creates the history file, with --history, and starts recording the
+// run of the served variant into it. It returns nil without one.
+func (f *agentFlags) open(a *app, v contract.Variant) (*history.Recorder, error) {
 	if f.history == "" {
 		return nil, nil
 	}
@@ -83,20 +83,24 @@ func (f *agentFlags) open(a *app, v contract.Variant) (*history.Log, error) {
 		run.Seed, run.Policy = f.seed, "person "+f.schedule.String()
 	}
 	start := time.Now()
-	log, err := history.CreateLog(f.history, history.Header{Experiment: history.ExperimentServe, Command: commandLine(a.args)},
-		run, func() int64 { return int64(time.Since(start)) })
+	log, err := history.CreateLog(f.history, history.Header{Experiment: history.ExperimentServe, Command: commandLine(a.args)})
 	if err != nil {
 		return nil, fmt.Errorf("--history: %w", err)
 	}
 	f.log = log
+	rec, err := history.Record(log, run, func() int64 { return int64(time.Since(start)) })
+	if err != nil {
+		f.abandon()
+		return nil, fmt.Errorf("--history: %w", err)
+	}
 	fmt.Fprintf(a.stderr, "notesbench serve: recording every call in %s\n", f.history)
-	return log, nil
+	return rec, nil
 }
 
-// abandon ends and removes a history no server was started for.
+// abandon closes and removes a history no server was started for.
 func (f *agentFlags) abandon() {
 	if f.log != nil {
-		f.log.Close(context.Background(), nil)
+		f.log.Close()
 		os.Remove(f.history)
 	}
 }
