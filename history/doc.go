@@ -23,24 +23,26 @@
 // and four outcomes of its own: ok, conflict (a fail of kind conflict), error
 // (a fail of its kind) and unknown (an info of its kind).
 //
-// Recording: a Writer collects runs; Writer.Run starts the Recorder of one run;
-// Recorder.Session wraps a contract.Session so that every typed call is
-// recorded, its outcome classified by contract.OutcomeOf and contract.KindOf;
-// Intend and LoseReply let the caller say what a call means to add and that its
-// reply never reached the client; Recorder.Fault records a fault, timed with
-// Recorder.Now; Recorder.Final reads a Note's final state back; Recorder.End
-// hands the run to the Writer, which writes the file whole or not at all
-// (WriteFile).
+// Recording: one Recorder records one run (Record), on a clock and into a
+// Sink, both its parameters. Recorder.Session wraps a contract.Session so
+// that every typed call is recorded, its outcome classified by
+// contract.OutcomeOf and contract.KindOf; Intend and LoseReply let the caller
+// say what a call means to add and that its reply never reached the client;
+// Recorder.Fault records a fault, timed with Recorder.Now; Recorder.Final
+// reads a Note's final state back; Recorder.End ends the run. Of the two
+// Sinks, a Writer collects runs and writes them whole or not at all
+// (WriteFile), the runs sorted by name; a Log writes one run to its file line
+// by line as it is recorded.
 //
 // A served history (ExperimentServe) is recorded on a server's side of the
-// wire, as its calls return: a Log writes each call as one line, and its
-// final states and end line on Close; a Client records one client session's
-// calls (or the scripted person's, session PersonSession), with what a
-// server can tell of each write from what that session had read: the lines
-// it adds to and drops from the session's last view of the tab, and the
-// older view its content came from (Call.ReadVersion, Adds, Drops,
-// BaseVersion). The person's actions in the app are calls of the extension
-// tools that name them (Call.IsPersonAction).
+// wire, as its calls return, into a Log: Recorder.Client records one client
+// session's calls (or the scripted person's, session PersonSession), with
+// what a server can tell of each write from what that session had read: the
+// lines it adds to and drops from the session's last view of the tab, and
+// the older view its content came from (Call.ReadVersion, Adds, Drops,
+// BaseVersion). Recorder.Close ends such a run with the final state of every
+// Note a call named. The person's actions in the app are calls of the
+// extension tools that name them (Call.IsPersonAction).
 //
 // The package knows the contract's types and tools. It knows nothing of
 // experiments, editors, clocks or stores, and it judges nothing: deciding what a

@@ -79,7 +79,7 @@ func TestRecordAndReadBack(t *testing.T) {
 	ctx := context.Background()
 	w := NewWriter(Header{Experiment: "race", Command: "test"})
 	var now int64 = 100
-	rec, err := w.Run(RunHeader{Run: "race-note-refresh-seed1", Seed: 1, Clock: "virtual",
+	rec, err := Record(w, RunHeader{Run: "race-note-refresh-seed1", Seed: 1, Clock: "virtual",
 		Variant: contract.Variant{Guard: contract.GuardNote}, Policy: "refresh"}, func() int64 { return now })
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +203,7 @@ func TestHooksOutsideARecordedCall(t *testing.T) {
 
 	ctx := context.Background()
 	w := NewWriter(Header{Experiment: "race"})
-	rec, err := w.Run(RunHeader{Run: "a"}, func() int64 { return 0 })
+	rec, err := Record(w, RunHeader{Run: "a"}, func() int64 { return 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,13 +234,13 @@ func TestHooksOutsideARecordedCall(t *testing.T) {
 func TestWriterRefuses(t *testing.T) {
 	w := NewWriter(Header{Experiment: "race"})
 	clock := func() int64 { return 0 }
-	if _, err := w.Run(RunHeader{Run: "a"}, clock); err != nil {
+	if _, err := Record(w, RunHeader{Run: "a"}, clock); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Run(RunHeader{Run: "a"}, clock); err == nil || !strings.Contains(err.Error(), `run "a" is recorded twice`) {
+	if _, err := Record(w, RunHeader{Run: "a"}, clock); err == nil || !strings.Contains(err.Error(), `run "a" is recorded twice`) {
 		t.Errorf("second run a: %v", err)
 	}
-	if _, err := w.Run(RunHeader{Run: "b", Variant: contract.Variant{Guard: "sometimes"}}, clock); err == nil {
+	if _, err := Record(w, RunHeader{Run: "b", Variant: contract.Variant{Guard: "sometimes"}}, clock); err == nil {
 		t.Error("an unknown guard was accepted")
 	}
 	dir := t.TempDir()
@@ -259,7 +259,7 @@ func TestWriterSortsRuns(t *testing.T) {
 	write := func(order []string) string {
 		w := NewWriter(Header{Experiment: "race"})
 		for _, name := range order {
-			rec, err := w.Run(RunHeader{Run: name}, func() int64 { return 0 })
+			rec, err := Record(w, RunHeader{Run: name}, func() int64 { return 0 })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -372,7 +372,7 @@ func TestMergeHistories(t *testing.T) {
 	one := func(command string) []byte {
 		var buf bytes.Buffer
 		w := NewWriter(Header{Experiment: "race", Command: command})
-		rec, err := w.Run(RunHeader{Run: "race-none-seed1", Seed: 1, Variant: contract.Variant{}.WithDefaults()}, func() int64 { return 0 })
+		rec, err := Record(w, RunHeader{Run: "race-none-seed1", Seed: 1, Variant: contract.Variant{}.WithDefaults()}, func() int64 { return 0 })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -414,7 +414,7 @@ func TestFaultsAndEndLine(t *testing.T) {
 	ctx := context.Background()
 	w := NewWriter(Header{Experiment: "race"})
 	var now int64
-	rec, err := w.Run(RunHeader{Run: "r"}, func() int64 { now += 100; return now })
+	rec, err := Record(w, RunHeader{Run: "r"}, func() int64 { now += 100; return now })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +477,7 @@ func TestFaultsAndEndLine(t *testing.T) {
 func TestRecorderOutcomes(t *testing.T) {
 	ctx := context.Background()
 	w := NewWriter(Header{Experiment: "race"})
-	rec, err := w.Run(RunHeader{Run: "r", Variant: contract.Variant{VersionFormat: contract.FormatOpaque}}, func() int64 { return 0 })
+	rec, err := Record(w, RunHeader{Run: "r", Variant: contract.Variant{VersionFormat: contract.FormatOpaque}}, func() int64 { return 0 })
 	if err != nil {
 		t.Fatalf("a run of opaque versions: %v", err)
 	}
@@ -640,7 +640,7 @@ func TestReadCutShort(t *testing.T) {
 	whole := func(runs ...string) []byte {
 		w := NewWriter(Header{Experiment: "race"})
 		for _, name := range runs {
-			rec, _ := w.Run(RunHeader{Run: name}, func() int64 { return 0 })
+			rec, _ := Record(w, RunHeader{Run: name}, func() int64 { return 0 })
 			rec.Session(&stub{version: 1}, "claude").ReadNoteTab(context.Background(), "n", "markdown")
 			rec.End()
 		}
@@ -786,7 +786,7 @@ func TestServerToolsRoundTrip(t *testing.T) {
 	w := NewWriter(Header{Experiment: "race"})
 	tools := map[string]string{"edit_note_tab": "write_file", "read_note_tab": "read_text_file"}
 	for name, st := range map[string]map[string]string{"profiled": tools, "native": nil} {
-		rec, err := w.Run(RunHeader{Run: name, ServerTools: st}, func() int64 { return 0 })
+		rec, err := Record(w, RunHeader{Run: name, ServerTools: st}, func() int64 { return 0 })
 		if err != nil {
 			t.Fatal(err)
 		}

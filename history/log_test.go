@@ -84,17 +84,21 @@ func (n *note) SetText(_ context.Context, _ string, text string) error {
 }
 func (n *note) Close() error { return nil }
 
-// newLog creates a Log in a temporary folder, with a clock that ticks by 10.
-func newLog(t *testing.T) (*Log, string) {
+// newLog records a run into a Log in a temporary folder, with a clock that
+// ticks by 10.
+func newLog(t *testing.T) (*Recorder, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "h.jsonl")
 	var now int64
-	l, err := CreateLog(path, Header{Experiment: ExperimentServe, Command: "notesbench serve --history h.jsonl"},
-		RunHeader{Run: "serve", Policy: "person every=1s,actions=append"}, func() int64 { now += 10; return now })
+	l, err := CreateLog(path, Header{Experiment: ExperimentServe, Command: "notesbench serve --history h.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, path
+	rec, err := Record(l, RunHeader{Run: "serve", Policy: "person every=1s,actions=append"}, func() int64 { now += 10; return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, path
 }
 
 func readLog(t *testing.T, path string) *History {
@@ -300,7 +304,7 @@ func TestLogCloseWithoutFinals(t *testing.T) {
 }
 
 // CreateLog never replaces what a file holds: it is refused, left as it
-// was; an empty file is taken.
+// was; an empty file is taken, for one run.
 func TestCreateLogRefusesAFileThatHoldsSomething(t *testing.T) {
 	dir := t.TempDir()
 	held, empty := filepath.Join(dir, "h.jsonl"), filepath.Join(dir, "empty.jsonl")
@@ -312,18 +316,25 @@ func TestCreateLogRefusesAFileThatHoldsSomething(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := func() int64 { return 1 }
-	if _, err := CreateLog(held, Header{Experiment: ExperimentServe}, RunHeader{Run: "serve"}, clock); err == nil ||
+	if _, err := CreateLog(held, Header{Experiment: ExperimentServe}); err == nil ||
 		err.Error() != held+" is not empty: a log never replaces what was recorded" {
 		t.Errorf("a file that holds a history: %v", err)
 	}
 	if b, _ := os.ReadFile(held); string(b) != recorded {
 		t.Errorf("the file was changed: %q", b)
 	}
-	l, err := CreateLog(empty, Header{Experiment: ExperimentServe}, RunHeader{Run: "serve"}, clock)
+	l, err := CreateLog(empty, Header{Experiment: ExperimentServe})
 	if err != nil {
 		t.Fatalf("an empty file: %v", err)
 	}
-	if err := l.Close(context.Background(), nil); err != nil {
+	rec, err := Record(l, RunHeader{Run: "serve"}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Record(l, RunHeader{Run: "again"}, clock); err == nil || err.Error() != `history: run "again": a log holds one run` {
+		t.Errorf("a second run in one log: %v", err)
+	}
+	if err := rec.Close(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if h := readLog(t, empty); h.Cut || len(h.Runs) != 1 {

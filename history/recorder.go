@@ -1,8 +1,6 @@
 package history
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,26 +8,71 @@ import (
 	"sync"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/contract/ext"
 )
 
-// Recorder records one run: the calls of the Sessions it wraps and the final
-// state of its Notes. It is safe for concurrent use by the run's editors.
+// Sink is where a Recorder's run goes: a Writer, which collects whole runs
+// and writes them as one file at the end, or a Log, which writes each line
+// to its file as it is recorded.
+type Sink interface {
+	// open starts the run h, its header checked and its variant filled in.
+	open(h RunHeader) (runSink, error)
+}
+
+// runSink takes the records of one run from its Recorder, which calls it
+// under its lock and never after end.
+type runSink interface {
+	// call takes a finished call and returns its index for loseReply, -1
+	// when it keeps none.
+	call(c Call) int
+	// loseReply turns call i into one whose reply the client never saw.
+	loseReply(i int)
+	fault(f Fault)
+	final(f Final)
+	// end ends the run: nothing more comes.
+	end() error
+}
+
+// Recorder records one run: the calls of the Sessions it wraps, the faults
+// injected into it and the final state of its Notes, into its Sink. It is
+// safe for concurrent use by the run's editors, or a server's clients.
 type Recorder struct {
-	w      *Writer
+	sink   runSink
 	header RunHeader
 	clock  func() int64
 
 	mu       sync.Mutex
 	last     int64 // the last time handed out, once started
 	started  bool
-	calls    []Call
-	faults   []Fault
-	finals   []Final
 	sessions int
 	ended    bool
-	// edited holds, per Note, the tabs an edit_note_tab call named: the tabs
-	// Final reads back beside the text.
+	// notes are the Notes a call named, in the order first named; edited
+	// holds, per Note, the tabs a write of cells named (edit_note_tab, the
+	// person's set_cells): the tabs whose sheets the final state holds.
+	notes  []string
 	edited map[string]map[string]bool
+}
+
+// Record starts recording the run h into s. Every time the Recorder takes
+// comes from clock, in nanoseconds: monotonic on the real clock (time since
+// the run began), virtual time under the virtual clock. The variant's zero
+// fields are filled with the contract's defaults.
+func Record(s Sink, h RunHeader, clock func() int64) (*Recorder, error) {
+	if h.Run == "" {
+		return nil, errors.New("history: a run needs a name")
+	}
+	if clock == nil {
+		return nil, fmt.Errorf("history: run %q has no clock", h.Run)
+	}
+	h.Variant = h.Variant.WithDefaults()
+	if err := h.Variant.ValidateServed(); err != nil {
+		return nil, fmt.Errorf("history: run %q: %w", h.Run, err)
+	}
+	rs, err := s.open(h)
+	if err != nil {
+		return nil, err
+	}
+	return &Recorder{sink: rs, header: h, clock: clock, edited: map[string]map[string]bool{}}, nil
 }
 
 // now returns the clock's reading, moved past the last time handed out so that
@@ -48,47 +91,81 @@ func (r *Recorder) now() int64 {
 	return t
 }
 
-// Session wraps inner, one client of the contract, so that every typed call it
-// makes is recorded as a call of editor. Sessions of one run are numbered from
-// 1 in the order they are wrapped. The wrapper offers the contract.Session
-// methods only: an experiment that needs the person's app actions
-// (contract.Person) cannot record them. Close closes inner.
+// Now reads the run's clock as the recorder does for calls: a time later
+// than every time it handed out before. A nemesis times its faults with it.
+func (r *Recorder) Now() int64 { return r.now() }
+
+// Session wraps inner, one editor of a run, so that every call it makes is
+// recorded as a call of editor, with the digest of every text it reads or
+// writes whole (Call.Digest). Sessions wrapped so are numbered from 1 in the
+// order they are wrapped. Close closes inner.
 func (r *Recorder) Session(inner contract.Session, editor string) contract.Session {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.sessions++
-	return &session{r: r, inner: inner, editor: editor, id: r.sessions, last: -1}
+	c := &Client{r: r, editor: editor, id: r.sessions}
+	r.mu.Unlock()
+	return c.Session(inner)
 }
 
-// append stores a finished call and returns its index, or -1 once the run ended.
+// Client returns the recorder of one client of a server: editor names it
+// (an MCP client's clientInfo name), version is its version ("" when it gave
+// none), session its number. Its calls record what a server can tell of
+// each (see Client).
+func (r *Recorder) Client(editor, version string, session int) *Client {
+	return &Client{r: r, editor: editor, version: version, id: session, views: newViews()}
+}
+
+// StatelessClient is Client for stateless requests (MCP 2026-07-28), which
+// come on no MCP session: the requests the caller holds to be one client's
+// are recorded as one session, each call marked Call.Stateless.
+func (r *Recorder) StatelessClient(editor, version string, session int) *Client {
+	c := r.Client(editor, version, session)
+	c.stateless = true
+	return c
+}
+
+// append hands a finished call to the sink and returns its index, or -1 once
+// the run ended.
 func (r *Recorder) append(c Call) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ended {
 		return -1
 	}
-	if c.Tool == contract.ToolEditNoteTab && c.Tab != "" {
-		tabs := r.edited[c.Note]
-		if tabs == nil {
-			tabs = map[string]bool{}
-			r.edited[c.Note] = tabs
-		}
-		tabs[c.Tab] = true
+	if r.edited[c.Note] == nil {
+		r.notes = append(r.notes, c.Note)
+		r.edited[c.Note] = map[string]bool{}
 	}
-	r.calls = append(r.calls, c)
-	return len(r.calls) - 1
+	if (c.Tool == contract.ToolEditNoteTab || c.Tool == ext.ToolSetCells) && c.Tab != "" {
+		r.edited[c.Note][c.Tab] = true
+	}
+	return r.sink.call(c)
 }
 
 // loseReply turns call i into a call whose reply the client never saw.
 func (r *Recorder) loseReply(i int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if i < 0 || i >= len(r.calls) {
-		return
+	if i >= 0 && !r.ended {
+		r.sink.loseReply(i)
 	}
-	c := &r.calls[i]
-	c.Outcome, c.ErrorKind, c.Error = contract.Info, contract.KindReplyLost, "the reply was lost"
-	c.Version, c.Replayed, c.TabID, c.SourceID = "", false, "", ""
+}
+
+// Fault records a fault injected into the run: f.Run is set to the run's
+// name; Start and End are on the run's clock (Now), End no earlier than
+// Start. A fault recorded after End is not recorded, as calls made after End
+// are not.
+func (r *Recorder) Fault(f Fault) error {
+	f.Run = r.header.Run
+	if err := checkFault(f); err != nil {
+		return fmt.Errorf("history: run %q: %w", r.header.Run, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.ended {
+		r.sink.fault(f)
+	}
+	return nil
 }
 
 // Final reads the state of Note noteID through s and records it: the tab bar
@@ -112,8 +189,61 @@ func (r *Recorder) Final(ctx context.Context, s contract.Session, noteID string)
 	if r.ended {
 		return fmt.Errorf("history: run %q already ended", r.header.Run)
 	}
-	r.finals = append(r.finals, f)
+	r.sink.final(f)
 	return nil
+}
+
+// End ends the run: calls made from now on are not recorded. A Writer holds
+// it, to be written with the others; a Log writes its end line and closes
+// its file.
+func (r *Recorder) End() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return fmt.Errorf("history: run %q already ended", r.header.Run)
+	}
+	r.ended = true
+	return r.sink.end()
+}
+
+// Close ends a run whose Notes nobody names in advance, a server's: calls
+// made from now on are not recorded; the final state of every Note a call
+// named is read through s, with calls that are not recorded, and recorded
+// (a Note that does not exist has none; with s nil, no Note has one), then
+// the run ends (End). Call it when no call is in flight. A Note whose state
+// cannot be read is left without one, and said in the error; the run ends
+// all the same.
+func (r *Recorder) Close(ctx context.Context, s contract.Session) error {
+	r.mu.Lock()
+	if r.ended {
+		r.mu.Unlock()
+		return fmt.Errorf("history: run %q already ended", r.header.Run)
+	}
+	r.ended = true
+	notes := slices.Clone(r.notes)
+	r.mu.Unlock()
+
+	var errs []error
+	for _, note := range notes {
+		if s == nil {
+			break
+		}
+		f, err := readFinal(ctx, s, r.header.Run, note, r.edited[note])
+		var nf *contract.NotFoundError
+		switch {
+		case errors.As(err, &nf) && nf.Field == "note_id":
+			continue // a Note nobody made: calls named it in vain
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		}
+		r.mu.Lock()
+		r.sink.final(f)
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return errors.Join(append(errs, r.sink.end())...)
 }
 
 // readFinal reads the final state of Note noteID of run through s: the tab
@@ -158,61 +288,4 @@ func readFinal(ctx context.Context, s contract.Session, run, noteID string, edit
 		req.Cursor = page.NextCursor
 	}
 	return f, nil
-}
-
-// Now reads the run's clock as the recorder does for calls: a time later
-// than every time it handed out before. A nemesis times its faults with it.
-func (r *Recorder) Now() int64 { return r.now() }
-
-// Fault records a fault injected into the run: f.Run is set to the run's
-// name; Start and End are on the run's clock (Now), End no earlier than
-// Start. A fault recorded after End is not recorded, as calls made after End
-// are not.
-func (r *Recorder) Fault(f Fault) error {
-	f.Run = r.header.Run
-	if err := checkFault(f); err != nil {
-		return fmt.Errorf("history: run %q: %w", r.header.Run, err)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.ended {
-		r.faults = append(r.faults, f)
-	}
-	return nil
-}
-
-// End hands the run to its Writer: the run header, every call in the order the
-// recorder learned its outcome with each fault before the first call that
-// returned after the fault began, then the final states. Calls made after End
-// are not recorded.
-func (r *Recorder) End() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ended {
-		return fmt.Errorf("history: run %q already ended", r.header.Run)
-	}
-	r.ended = true
-	faults := slices.Clone(r.faults)
-	slices.SortStableFunc(faults, func(a, b Fault) int { return cmp.Compare(a.Start, b.Start) })
-	var buf bytes.Buffer
-	err := encodeLine(&buf, KindRun, r.header)
-	for i := range r.calls {
-		for len(faults) > 0 && faults[0].Start < r.calls[i].Return {
-			err = errors.Join(err, encodeLine(&buf, KindFault, faults[0]))
-			faults = faults[1:]
-		}
-		err = errors.Join(err, encodeLine(&buf, KindCall, r.calls[i]))
-	}
-	for i := range faults {
-		err = errors.Join(err, encodeLine(&buf, KindFault, faults[i]))
-	}
-	for i := range r.finals {
-		err = errors.Join(err, encodeLine(&buf, KindFinal, r.finals[i]))
-	}
-	if err != nil {
-		return fmt.Errorf("history: run %q: %w", r.header.Run, err)
-	}
-	r.w.finish(r.header.Run, ended{lines: buf.Bytes(), calls: len(r.calls), faults: len(r.faults)})
-	r.calls, r.faults, r.finals = nil, nil, nil
-	return nil
 }

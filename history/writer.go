@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,11 +14,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 )
 
-// Writer collects the runs of one history and writes them as one file. It is
-// safe for concurrent use: runs in parallel each have their own Recorder.
+// Writer is the Sink of runs: it collects the runs of one history and writes
+// them as one file. It is safe for concurrent use: runs in parallel each have
+// their own Recorder (Record).
 //
 // Nothing is written until WriteFile (or WriteTo): a run hands its lines over
 // when it ends, and the file holds the header, then the runs sorted by name,
@@ -46,28 +49,73 @@ func NewWriter(h Header) *Writer {
 	return &Writer{header: h, runs: map[string]*ended{}}
 }
 
-// Run starts recording a run. Every time the Recorder takes comes from clock,
-// in nanoseconds: monotonic on the real clock (time since the run began),
-// virtual time under the virtual clock. The variant's zero fields are filled
-// with the contract's defaults. A run name may be used once per Writer.
-func (w *Writer) Run(h RunHeader, clock func() int64) (*Recorder, error) {
-	if h.Run == "" {
-		return nil, errors.New("history: a run needs a name")
-	}
-	if clock == nil {
-		return nil, fmt.Errorf("history: run %q has no clock", h.Run)
-	}
-	h.Variant = h.Variant.WithDefaults()
-	if err := h.Variant.ValidateServed(); err != nil {
-		return nil, fmt.Errorf("history: run %q: %w", h.Run, err)
-	}
+// open starts collecting run h. A run name may be used once per Writer.
+func (w *Writer) open(h RunHeader) (runSink, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.runs[h.Run]; ok {
 		return nil, fmt.Errorf("history: run %q is recorded twice", h.Run)
 	}
 	w.runs[h.Run] = nil
-	return &Recorder{w: w, header: h, clock: clock, edited: map[string]map[string]bool{}}, nil
+	return &buffered{w: w, header: h}, nil
+}
+
+// buffered is a run of a Writer, held until it ends, for a fault may begin
+// before calls already recorded returned and a reply may be lost after its
+// call returned.
+type buffered struct {
+	w      *Writer
+	header RunHeader
+	calls  []Call
+	faults []Fault
+	finals []Final
+}
+
+func (b *buffered) call(c Call) int {
+	b.calls = append(b.calls, c)
+	return len(b.calls) - 1
+}
+
+func (b *buffered) loseReply(i int) {
+	if i >= len(b.calls) {
+		return
+	}
+	c := &b.calls[i]
+	c.Outcome, c.ErrorKind, c.Error = contract.Info, contract.KindReplyLost, "the reply was lost"
+	c.Version, c.Replayed, c.TabID, c.SourceID = "", false, "", ""
+}
+
+func (b *buffered) fault(f Fault) { b.faults = append(b.faults, f) }
+
+func (b *buffered) final(f Final) { b.finals = append(b.finals, f) }
+
+// end hands the run to its Writer: the run header, every call in the order
+// the recorder learned its outcome with each fault before the first call
+// that returned after the fault began, then the final states.
+func (b *buffered) end() error {
+	faults := slices.Clone(b.faults)
+	slices.SortStableFunc(faults, func(x, y Fault) int { return cmp.Compare(x.Start, y.Start) })
+	var buf bytes.Buffer
+	err := encodeLine(&buf, KindRun, b.header)
+	for i := range b.calls {
+		for len(faults) > 0 && faults[0].Start < b.calls[i].Return {
+			err = errors.Join(err, encodeLine(&buf, KindFault, faults[0]))
+			faults = faults[1:]
+		}
+		err = errors.Join(err, encodeLine(&buf, KindCall, b.calls[i]))
+	}
+	for i := range faults {
+		err = errors.Join(err, encodeLine(&buf, KindFault, faults[i]))
+	}
+	for i := range b.finals {
+		err = errors.Join(err, encodeLine(&buf, KindFinal, b.finals[i]))
+	}
+	if err != nil {
+		return fmt.Errorf("history: run %q: %w", b.header.Run, err)
+	}
+	b.w.finish(b.header.Run, ended{lines: buf.Bytes(), calls: len(b.calls), faults: len(b.faults)})
+	b.calls, b.faults, b.finals = nil, nil, nil
+	return nil
 }
 
 // finish stores the encoded lines of an ended run.

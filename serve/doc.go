@@ -80,9 +80,14 @@
 // on a seeded schedule (Person): each edit is one step on the current Note,
 // taken while the clients' calls wait, so the person never overwrites a
 // client. Options.History records every call of every MCP session, named by
-// its clientInfo, and every edit of the person, in a history.Log, which
-// Close ends with the final state of every Note a call named: what
-// notesbench check judges the clients by.
+// its clientInfo, and every edit of the person, in a run of a history (a
+// history.Recorder, into a history.Log), which Close ends with the final
+// state of every Note a call named: what notesbench check judges the
+// clients by.
+//
+// Process puts one notesbench serve together: the Server over stdio or a
+// listener, the person, and the run recorded into the history file the
+// command created, started in order and ended in the reverse.
 //
 // # Shutdown
 //

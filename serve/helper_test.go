@@ -7,7 +7,11 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"testing"
+	"time"
 
+	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/store"
 )
 
@@ -62,4 +66,19 @@ func helperServer() int {
 		return 1
 	}
 	return 0
+}
+
+// recordLog records the served run of variant v, on the clock of the time
+// since start, into a new history at path.
+func recordLog(t *testing.T, path string, v contract.Variant, start time.Time) *history.Recorder {
+	t.Helper()
+	log, err := history.CreateLog(path, history.Header{Experiment: history.ExperimentServe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := history.Record(log, history.RunHeader{Run: "serve", Variant: v}, func() int64 { return int64(time.Since(start)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }

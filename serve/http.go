@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
 )
 
@@ -59,6 +60,28 @@ type HTTPOptions struct {
 	// streams (a GET's event stream, a long tool call) is not cut by it, as
 	// the HTTP server stops the clock once the body has been read.
 	ReadTimeout time.Duration
+}
+
+// maxLimit is the most HTTPOptions.MaxSessions and MaxInflight may ask for.
+const maxLimit = 100_000
+
+// Check checks the options a user sets: MaxSessions and MaxInflight from 1
+// to 100,000, and every one of AllowOrigins an origin. Its errors are
+// field.Errors naming the option (max_sessions, max_inflight,
+// allow_origin).
+func (o HTTPOptions) Check() error {
+	if o.MaxSessions < 1 || o.MaxSessions > maxLimit {
+		return field.Errorf("max_sessions", "must be 1 to %d", maxLimit)
+	}
+	if o.MaxInflight < 1 || o.MaxInflight > maxLimit {
+		return field.Errorf("max_inflight", "must be 1 to %d", maxLimit)
+	}
+	for _, origin := range o.AllowOrigins {
+		if !strings.HasPrefix(origin, "http://") && !strings.HasPrefix(origin, "https://") {
+			return field.Errorf("allow_origin", "%q is not an origin (want http://HOST[:PORT] or https://HOST[:PORT])", origin)
+		}
+	}
+	return nil
 }
 
 // The HTTP defaults.

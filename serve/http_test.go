@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 )
 
 // serveHTTPT serves srv over streamable HTTP on an ephemeral loopback port
@@ -494,5 +495,39 @@ func TestShutdownClosesFreshConnections(t *testing.T) {
 	}
 	if closed(active) || closed(idle) {
 		t.Error("a connection that began a request was closed")
+	}
+}
+
+// The options a user sets are checked with errors that name the option,
+// for the command to name its flag.
+func TestHTTPOptionsCheck(t *testing.T) {
+	ok := HTTPOptions{MaxSessions: 1, MaxInflight: 100_000, AllowOrigins: []string{"http://localhost:6274", "https://notes.example.com"}}
+	if err := ok.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		o    HTTPOptions
+		want string
+	}{
+		{HTTPOptions{MaxSessions: 0, MaxInflight: 1}, "max_sessions: must be 1 to 100000"},
+		{HTTPOptions{MaxSessions: 1, MaxInflight: 100_001}, "max_inflight: must be 1 to 100000"},
+		{HTTPOptions{MaxSessions: 1, MaxInflight: 1, AllowOrigins: []string{"localhost:6274"}}, `allow_origin: "localhost:6274" is not an origin (want http://HOST[:PORT] or https://HOST[:PORT])`},
+	} {
+		var fe *field.Error
+		if err := tc.o.Check(); err == nil || err.Error() != tc.want || !errors.As(err, &fe) {
+			t.Errorf("%+v: %v; want the field error %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// Each word of ExtensionSettings names the Extensions of its place.
+func TestParseExtensions(t *testing.T) {
+	for word, want := range map[string]Extensions{"on-request": ExtensionsOnRequest, "all": ExtensionsAll, "none": ExtensionsNone} {
+		if got, err := ParseExtensions(word); err != nil || got != want {
+			t.Errorf("%s: %v, %v; want %v", word, got, err, want)
+		}
+	}
+	if _, err := ParseExtensions("yes"); err == nil || err.Error() != `unknown extensions setting "yes" (want on-request, all or none)` {
+		t.Errorf("yes: %v", err)
 	}
 }

@@ -129,11 +129,7 @@ func TestPersonBesideAClient(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "h.jsonl")
 			start := time.Now()
 			v := contract.Variant{Guard: guard}
-			log, err := history.CreateLog(path, history.Header{Experiment: history.ExperimentServe},
-				history.RunHeader{Run: "serve", Variant: v}, func() int64 { return int64(time.Since(start)) })
-			if err != nil {
-				t.Fatal(err)
-			}
+			log := recordLog(t, path, v, start)
 			srv := newServer(t, v, Options{History: log})
 			cs := connect(t, srv)
 			call(t, cs, "create_note_tab", `{"note_id":"note-1","expected_version":1,"idempotency_key":"deck","tab_type":"slides","label":"Deck"}`)

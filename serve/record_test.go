@@ -27,11 +27,7 @@ func TestStatelessClientsApart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.jsonl")
 	start := time.Now()
 	v := contract.Variant{Guard: contract.GuardNone}
-	log, err := history.CreateLog(path, history.Header{Experiment: history.ExperimentServe},
-		history.RunHeader{Run: "serve", Variant: v}, func() int64 { return int64(time.Since(start)) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	log := recordLog(t, path, v, start)
 	srv := newServer(t, v, Options{History: log})
 	url := serveHTTPT(t, srv)
 	const editors = 4

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,19 @@ const (
 	// ExtensionsNone lists them to none: a server of the seven tools alone.
 	ExtensionsNone
 )
+
+// ExtensionSettings are the words that name an Extensions, in the order of
+// its values: on-request, all, none.
+var ExtensionSettings = contract.NewEnum("extensions setting", "on-request", "all", "none")
+
+// ParseExtensions returns the Extensions a word of ExtensionSettings names.
+func ParseExtensions(word string) (Extensions, error) {
+	w, err := ExtensionSettings.Parse(word)
+	if err != nil {
+		return 0, err
+	}
+	return Extensions(slices.Index(ExtensionSettings.Values, w)), nil
+}
 
 // Options configure a Server. The zero value serves the seven tools, lists
 // the extension tools to the clients that ask for them, logs nothing and
@@ -71,7 +85,7 @@ type Options struct {
 
 	// History, when set, records every call of every session, and every
 	// edit of the person (StartPerson); Close ends it (see record.go).
-	History *history.Log
+	History *history.Recorder
 }
 
 // DefaultMaxConns is the number of contract sessions a Server keeps open at

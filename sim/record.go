@@ -20,7 +20,7 @@ func OpenRecorder(w *history.Writer, target contract.Target, h history.RunHeader
 		h.ServerTools = m.Mapping().ServerTools
 	}
 	start := clock.Now()
-	return w.Run(h, func() int64 { return int64(clock.Now().Sub(start)) })
+	return history.Record(w, h, func() int64 { return int64(clock.Now().Sub(start)) })
 }
 
 // Recorded returns s recorded as editor's session by rec, or s itself when rec

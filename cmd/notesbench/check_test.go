@@ -54,7 +54,7 @@ func recordRaceWith(t *testing.T, o raceRecording) string {
 	}
 	w := history.NewWriter(history.Header{Experiment: "test"})
 	var now int64
-	rec, err := w.Run(history.RunHeader{Run: "race-" + string(guard), Seed: 1, Variant: contract.Variant{Guard: guard, VersionFormat: o.format}, Policy: "reapply"},
+	rec, err := history.Record(w, history.RunHeader{Run: "race-" + string(guard), Seed: 1, Variant: contract.Variant{Guard: guard, VersionFormat: o.format}, Policy: "reapply"},
 		func() int64 { now += 100_000_000; return now })
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/serve"
@@ -34,19 +35,6 @@ const defaultServeNote = "note-1"
 
 // tokenEnv names the bearer token when --token-file does not.
 const tokenEnv = "NOTESBENCH_TOKEN"
-
-// maxSessionsBound is the most --max-sessions may ask for.
-const maxSessionsBound = 100_000
-
-// The values of --extensions, and what each means to serve.
-var (
-	extensionSettings = contract.NewEnum("extensions setting", "on-request", "all", "none")
-	extensionModes    = map[string]serve.Extensions{
-		"on-request": serve.ExtensionsOnRequest,
-		"all":        serve.ExtensionsAll,
-		"none":       serve.ExtensionsNone,
-	}
-)
 
 // serveOptions holds the serve command's flags.
 type serveOptions struct {
@@ -68,9 +56,11 @@ type serveOptions struct {
 	allowOrigins  []string
 	allowHosts    []string
 	maxSessions   int
-	agent         agentFlags // --person, --seed, --history (serve_person.go)
 	maxInflight   int
 	schema        string
+	person        string
+	seed          uint64
+	history       string
 
 	flags *pflag.FlagSet // for flagError
 }
@@ -136,7 +126,7 @@ See docs/serve.md.`,
 			// "--extensions none" leaves "none" as an argument, which can
 			// only have been meant as the flag's value.
 			if len(args) > 0 && followsBare(a.args, "--extensions", args[0]) {
-				if _, err := extensionSettings.Parse(args[0]); err != nil {
+				if _, err := serve.ExtensionSettings.Parse(args[0]); err != nil {
 					return usageErr("--extensions", err)
 				}
 				opts.extensions, args = args[0], args[1:]
@@ -176,13 +166,15 @@ See docs/serve.md.`,
 	fs.IntVar(&opts.maxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most sessions (2025-11-25 clients) open at once; an initialize beyond gets HTTP 503")
 	fs.IntVar(&opts.maxInflight, "max-inflight", serve.DefaultMaxInflight, "with --http: the most stateless (2026-07-28) requests served at once; one beyond gets HTTP 503 with Retry-After")
 	fs.StringVar(&opts.schema, "schema", "", "with a postgres:// --store: serve this schema, created when missing, kept when serve stops and shared with every serve that names it (default: a schema of this process's own)")
-	opts.agent.register(fs)
+	fs.StringVar(&opts.person, "person", "", "a person edits the Note --note names beside the clients: every=DURATION (the mean time between edits)[,actions=LIST of "+serve.PersonActions.Want()+"; default append], e.g. every=2s,actions=append,rename")
+	fs.Uint64Var(&opts.seed, "seed", 1, "with --person: the seed of the person's schedule (when it edits, and what)")
+	fs.StringVar(&opts.history, "history", "", "record every call of every client session, and every edit of the person, in this JSON Lines file for notesbench check: written as it goes, ended when serve stops; a new file: a history there already is never replaced")
 	completeFlag(cmd, "guard", false, contract.Guards.Strings()...)
 	completeFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
 	completeFlag(cmd, "order", false, contract.Orders.Strings()...)
 	completeFlag(cmd, "key-reuse", false, contract.KeyReuses.Strings()...)
 	completeFlag(cmd, "synchronous", false, contract.SynchronousSettings.Strings()...)
-	completeFlag(cmd, "extensions", false, extensionSettings.Strings()...)
+	completeFlag(cmd, "extensions", false, serve.ExtensionSettings.Strings()...)
 	return cmd
 }
 
@@ -228,13 +220,10 @@ func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
 	if err != nil {
 		return "", ho, usageErr("--http", err)
 	}
-	if o.maxSessions < 1 || o.maxSessions > maxSessionsBound {
-		return "", ho, usagef("--max-sessions", "must be 1 to %d", maxSessionsBound)
-	}
-	if o.maxInflight < 1 || o.maxInflight > maxSessionsBound {
-		return "", ho, usagef("--max-inflight", "must be 1 to %d", maxSessionsBound)
-	}
 	ho.MaxSessions, ho.MaxInflight, ho.AllowOrigins, ho.AllowHosts = o.maxSessions, o.maxInflight, o.allowOrigins, o.allowHosts
+	if err := ho.Check(); err != nil {
+		return "", ho, flagError(o.flags, err)
+	}
 	switch {
 	case o.tokenFile != "":
 		if ho.Token, err = readToken(o.tokenFile); err != nil {
@@ -246,12 +235,46 @@ func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
 	if ho.Token == "" && !serve.Loopback(addr) {
 		return "", ho, usagef("--http", "%s serves beyond this machine: name a bearer token with --token-file FILE or $%s", addr, tokenEnv)
 	}
-	for _, origin := range o.allowOrigins {
-		if !strings.HasPrefix(origin, "http://") && !strings.HasPrefix(origin, "https://") {
-			return "", ho, usagef("--allow-origin", "%q is not an origin (want http://HOST[:PORT] or https://HOST[:PORT])", origin)
+	return addr, ho, nil
+}
+
+// personFlags checks --person, --seed and --history before anything is
+// opened, and returns the person's schedule (nil without --person).
+func (o *serveOptions) personFlags() (*serve.PersonSchedule, error) {
+	var person *serve.PersonSchedule
+	if o.person == "" {
+		if o.flags.Changed("seed") {
+			return nil, usagef("--seed", "applies to --person only")
+		}
+	} else {
+		p, err := serve.ParsePerson(o.person)
+		if err != nil {
+			return nil, usageErr("--person", err)
+		}
+		if o.note == "" {
+			return nil, usagef("--person", "needs a Note to edit: --note names it")
+		}
+		p.Note, p.Seed = o.note, o.seed
+		person = &p
+	}
+	if o.history == "" {
+		return person, nil
+	}
+	if err := checkHistoryWritable(o.history); err != nil {
+		return nil, usageErr("--history", err)
+	}
+	// A served history is written as it goes, from its first line: it never
+	// replaces one, nor is it appended to one (each is one serve process's
+	// run).
+	if _, err := os.Stat(o.history); err == nil {
+		return nil, usagef("--history", "%s holds a history already, which serve never replaces: name another file, or move that one away", o.history)
+	}
+	if !o.memory && !(backend.Spec{Store: o.store}).Postgres() {
+		if err := distinctOutputs(output{"--db", o.db}, output{"--history", o.history}); err != nil {
+			return nil, err
 		}
 	}
-	return addr, ho, nil
+	return person, nil
 }
 
 // maxTokenBytes bounds a token file: a bearer token is some dozens of bytes.
@@ -324,16 +347,16 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	setting, err := extensionSettings.Parse(o.extensions)
+	ext, err := serve.ParseExtensions(o.extensions)
 	if err != nil {
 		return usageErr("--extensions", err)
 	}
-	ext := extensionModes[setting]
 	addr, httpOpts, err := o.httpOptions()
 	if err != nil {
 		return err
 	}
-	if err := o.agent.check(o); err != nil {
+	person, err := o.personFlags()
+	if err != nil {
 		return err
 	}
 	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous, Schema: o.schema}
@@ -345,12 +368,13 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err := spec.Check(); err != nil {
 		return flagError(o.flags, err)
 	}
-	var ln net.Listener
+	p := serve.Process{Person: person, HistoryPath: o.history, Addr: addr,
+		Stdio: serve.StdioTransport{Reader: readCloser(a.stdin), Writer: a.stdout}}
 	if addr != "" {
-		if ln, err = net.Listen("tcp", addr); err != nil {
+		if p.Listener, err = net.Listen("tcp", addr); err != nil {
 			return reachError{fmt.Errorf("--http: %w", err)}
 		}
-		defer ln.Close()
+		defer p.Listener.Close()
 	}
 	b, err := backend.OpenBackend(spec, v, uint64(time.Now().UnixNano()))
 	if err != nil {
@@ -359,64 +383,52 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		}
 		return fmt.Errorf("opening the database %s: %w", cmp.Or(spec.StoreName(), spec.File, "in memory"), err)
 	}
-	if o.note != "" {
-		created, err := serve.EnsureNote(ctx, b, o.note)
-		if err != nil {
-			b.Close()
-			var bad *contract.InvalidArgumentError
-			if errors.As(err, &bad) {
-				return usageErr("--note", err)
-			}
-			return fmt.Errorf("--note %s: %w", o.note, err)
-		}
-		state := "exists"
-		if created {
-			state = "created"
-		}
-		fmt.Fprintf(a.stderr, "notesbench serve: Note %s (%s); a client can start with list_note_tabs on it\n", o.note, state)
-	}
-	var logw io.Writer
-	if o.log {
-		logw = a.stderr
+	if err := ensureNote(ctx, a, b, o.note); err != nil {
+		b.Close()
+		return err
 	}
 	where, describe, redact := spec.Describe(b)
-	hist, err := o.agent.open(a, v)
-	if err != nil {
-		b.Close()
-		return err
+	p.Where, p.Options = where, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v, Extensions: ext,
+		Note: o.note, Redact: redact, Warn: a.stderr, HTTP: httpOpts}
+	if o.log {
+		p.Log = a.stderr
 	}
-	srv, err := serve.New(ctx, b, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v,
-		Extensions: ext, Note: o.note, Redact: redact, Log: logw, Warn: a.stderr, HTTP: httpOpts, History: hist})
-	if err != nil {
-		o.agent.abandon()
-		b.Close()
-		return err
-	}
-	if err := o.agent.start(ctx, a, srv); err != nil {
-		srv.Close()
-		o.agent.abandon()
-		return err
-	}
-	if ln == nil {
-		fmt.Fprintf(a.stderr, "notesbench serve: MCP over stdio; database %s; %s\n", where, v)
-		err = srv.Serve(ctx, &serve.StdioTransport{Reader: readCloser(a.stdin), Writer: a.stdout})
-	} else {
-		url := "http://" + ln.Addr().String() + serve.HTTPPath
-		if !serve.Loopback(addr) {
-			fmt.Fprintf(a.stderr, "notesbench serve: warning: %s serves beyond this machine; every request must carry the bearer token\n", addr)
+	if o.history != "" {
+		if p.History, err = history.CreateLog(o.history, history.Header{Experiment: history.ExperimentServe, Command: commandLine(a.args)}); err != nil {
+			b.Close()
+			return fmt.Errorf("--history: %w", err)
 		}
-		fmt.Fprintf(a.stderr, "notesbench serve: listening on %s; database %s; %s\n", url, where, v)
-		err = srv.ServeListener(ctx, ln)
 	}
-	o.agent.finish(a)
-	if cerr := srv.Close(); cerr != nil {
-		err = errors.Join(err, fmt.Errorf("closing the database %s: %w", where, cerr))
-	}
-	o.agent.said(a)
-	if err == nil && ctx.Err() != nil {
-		fmt.Fprintln(a.stderr, "notesbench serve: stopped; database closed")
+	started, err := p.Run(ctx, b)
+	if !started {
+		if p.History != nil {
+			os.Remove(o.history) // a history no server was started for
+		}
+		return flagError(o.flags, err)
 	}
 	return err
+}
+
+// ensureNote makes sure the Note --note names exists, when it names one,
+// and says so.
+func ensureNote(ctx context.Context, a *app, b contract.Backend, note string) error {
+	if note == "" {
+		return nil
+	}
+	created, err := serve.EnsureNote(ctx, b, note)
+	if err != nil {
+		var bad *contract.InvalidArgumentError
+		if errors.As(err, &bad) {
+			return usageErr("--note", err)
+		}
+		return fmt.Errorf("--note %s: %w", note, err)
+	}
+	state := "exists"
+	if created {
+		state = "created"
+	}
+	fmt.Fprintf(a.stderr, "notesbench serve: Note %s (%s); a client can start with list_note_tabs on it\n", note, state)
+	return nil
 }
 
 // followsBare reports whether arg comes right after flag, given without a

@@ -117,7 +117,7 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 	if m, ok := cfg.Target.(contract.Mapped); ok {
 		header.ServerTools = m.Mapping().ServerTools
 	}
-	rec, err := w.Run(header, func() int64 { return int64(time.Since(start)) })
+	rec, err := history.Record(w, header, func() int64 { return int64(time.Since(start)) })
 	if err != nil {
 		return res, err
 	}
