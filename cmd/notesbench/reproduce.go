@@ -126,19 +126,12 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 	}
 	if o.against != "" {
 		b, err := results.ReadFile(o.against)
+		if err == nil {
+			o.other, err = r.ReadAgainst(o.against, b, o.shard != "")
+		}
 		if err != nil {
 			return r, "", usageErr("--against", err)
 		}
-		other, err := results.ReadReproduction(o.against, b)
-		if err != nil {
-			return r, "", usageErr("--against", err)
-		}
-		if o.shard != "" {
-			if err := other.Checks(r.Config()); err != nil {
-				return r, "", usagef("--against", "%s: a shard is checked against the reproduction that ran it: %v", o.against, err)
-			}
-		}
-		o.other = &other
 	}
 	return r, format, nil
 }

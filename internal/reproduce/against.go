@@ -8,6 +8,23 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
+// ReadAgainst reads the reproduction in data, read from file, that a
+// reproduction of r is set against (Reproduced.Against), or, for a shard of
+// it (shard), whose units the shard's are checked against (CheckShard): that
+// must be a reproduction of r's parameters.
+func (r Options) ReadAgainst(file string, data []byte, shard bool) (*results.Reproduction, error) {
+	other, err := results.ReadReproduction(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if shard {
+		if err := other.Checks(r.Config()); err != nil {
+			return nil, fmt.Errorf("%s: a shard is checked against the reproduction that ran it: %v", file, err)
+		}
+	}
+	return &other, nil
+}
+
 // Against sets the reproduction beside the verdicts of other, another
 // reproduction (one made with --quick, say): its record holds their
 // agreement, and its tables end with the figures the two judge apart.
