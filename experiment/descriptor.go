@@ -9,6 +9,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/field"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -210,8 +211,24 @@ type Findings struct {
 	GoBench []report.Benchmark
 	// Ended says, for each run that ended before it was done (its calls
 	// ended in server errors as often as its limit allows), why; the
-	// command fails once it has written what the runs measured.
+	// command fails once it has written what the runs measured (Failure).
 	Ended []string
+	// RealClock says the runs were on the wall clock: a baseline checks
+	// them by their invariants and ranges, not by exact counts.
+	RealClock bool
+}
+
+// Failure is the error of a run some of whose runs ended before they were
+// done (Ended), returned once what they measured is written: the first
+// reason, and how many more runs ended so; nil when none did.
+func (f *Findings) Failure() error {
+	switch len(f.Ended) {
+	case 0:
+		return nil
+	case 1:
+		return errors.New(f.Ended[0])
+	}
+	return fmt.Errorf("%s (and %s)", f.Ended[0], plural.Count(len(f.Ended)-1, "more run"))
 }
 
 // Def is how an experiment is declared: a value of it, passed to Define, is
@@ -461,7 +478,8 @@ func (d *descriptor[C, Row, Run]) replica(c C) C {
 func (d *descriptor[C, Row, Run]) outcome(c C, config any, res sim.Result[Row, Run], reps *results.Replications[Row], setup string, differences []string, opts Options) *Findings {
 	def := d.def
 	cmp := results.Compare(d.pub, def.Rule, differences, res.Rows, reps)
-	o := &Findings{Invariants: def.Invariants, Ended: ended(res.Runs)}
+	k, clocked := sim.Clocked(c)
+	o := &Findings{Invariants: def.Invariants, Ended: ended(res.Runs), RealClock: clocked && k == sim.ClockReal}
 	cmp.Warnings = append(append(cmp.Warnings, o.Ended...), unread(res.Runs)...)
 	o.Report = results.Report{
 		Experiment:   def.Name,

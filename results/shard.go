@@ -32,20 +32,27 @@ type Shard struct {
 // MaxShards bounds Shard.Count.
 const MaxShards = 10_000
 
-// ParseShard reads a shard as K/N: "2/4".
+// ParseShard reads a shard as K/N ("2/4"), K from 1 to N, or by its index
+// as index=I/N, I from 0 to N-1, as a Kubernetes Indexed Job numbers its
+// pods: index=1/4 is 2/4.
 func ParseShard(s string) (Shard, error) {
-	k, n, ok := strings.Cut(s, "/")
+	rest, byIndex := strings.CutPrefix(s, "index=")
+	k, n, ok := strings.Cut(rest, "/")
 	ki, err1 := strconv.Atoi(strings.TrimSpace(k))
 	ni, err2 := strconv.Atoi(strings.TrimSpace(n))
+	form, name, first := "K/N (such as 2/4)", "K", 1
+	if byIndex {
+		form, name, first = "index=I/N (such as index=1/4)", "I", 0
+	}
 	switch {
 	case !ok || err1 != nil || err2 != nil:
-		return Shard{}, fmt.Errorf("%q is not K/N (such as 2/4)", s)
+		return Shard{}, fmt.Errorf("%q is not %s", s, form)
 	case ni < 1 || ni > MaxShards:
 		return Shard{}, fmt.Errorf("%q: N must be 1 to %d", s, MaxShards)
-	case ki < 1 || ki > ni:
-		return Shard{}, fmt.Errorf("%q: K must be 1 to %d", s, ni)
+	case ki < first || ki > ni-1+first:
+		return Shard{}, fmt.Errorf("%q: %s must be %d to %d", s, name, first, ni-1+first)
 	}
-	return Shard{Index: ki, Count: ni}, nil
+	return Shard{Index: ki + 1 - first, Count: ni}, nil
 }
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }

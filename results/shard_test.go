@@ -121,3 +121,25 @@ func TestCheckShard(t *testing.T) {
 		}
 	}
 }
+
+// A shard reads as K/N or, as a Kubernetes Indexed Job numbers its pods
+// from 0, as index=I/N: index=1/4 is 2/4.
+func TestParseShard(t *testing.T) {
+	for s, want := range map[string]Shard{"2/4": {2, 4}, "index=1/4": {2, 4}, "index=0/1": {1, 1}, " 3 / 3": {3, 3}} {
+		if got, err := ParseShard(s); err != nil || got != want {
+			t.Errorf("ParseShard(%q) = %v, %v, want %v", s, got, err, want)
+		}
+	}
+	for s, want := range map[string]string{
+		"5/4":          `"5/4": K must be 1 to 4`,
+		"0/4":          `"0/4": K must be 1 to 4`,
+		"2":            `"2" is not K/N (such as 2/4)`,
+		"index=4/4":    `"index=4/4": I must be 0 to 3`,
+		"index=1/0":    `"index=1/0": N must be 1 to 10000`,
+		"index=$(I)/3": `"index=$(I)/3" is not index=I/N (such as index=1/4)`,
+	} {
+		if _, err := ParseShard(s); err == nil || err.Error() != want {
+			t.Errorf("ParseShard(%q): %v, want %q", s, err, want)
+		}
+	}
+}

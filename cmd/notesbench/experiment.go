@@ -14,8 +14,8 @@ import (
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/helptext"
-	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -89,6 +89,10 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 	fs.StringVar(&opts.startAt, "start-at", "", "start the runs at this time (RFC 3339, such as 2026-12-01T14:30:00Z), once everything is ready: a barrier for processes on several hosts")
 	return cmd
 }
+
+// shardIndexUsage ends the help of every --shard: its form by index.
+const shardIndexUsage = "; or index=I/N, the shard by its index from 0 (index=1/4 is 2/4), " +
+	"as a Kubernetes Indexed Job numbers its pods: index=$(JOB_COMPLETION_INDEX)/N in the Job's args"
 
 // examples indents a command's examples as cobra prints them, each calling
 // notesbench as the README does (spellProgram): declared as notesbench
@@ -184,11 +188,20 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 // usage turns an experiment's errors about its parameters or fields into
 // usage errors naming the flag; other errors pass unchanged.
 func (o *experimentOptions) usage(err error) error {
+	if perr := paramUsage(err); perr != err {
+		return perr
+	}
+	return flagError(o.out.flags, err)
+}
+
+// paramUsage turns an error about a parameter (*experiment.ParamError) into
+// a usage error naming its flag; other errors pass unchanged.
+func paramUsage(err error) error {
 	var pe *experiment.ParamError
 	if errors.As(err, &pe) {
 		return usageErr("--"+pe.Param, pe.Err)
 	}
-	return flagError(o.out.flags, err)
+	return err
 }
 
 // runExperiment is every experiment command: check the output flags and
@@ -228,7 +241,7 @@ func runExperiment(ctx context.Context, o *experimentOptions) (err error) {
 	opts := experiment.Options{Replications: o.out.replications, Memory: backend.Memory(), Version: notesbenchVersion(), Start: start,
 		Progress: func(what string) func(done, total int) { return progress(o.app, what) }}
 	if o.shard != "" {
-		if opts.Shard, err = parseShard(o.shard); err != nil {
+		if opts.Shard, err = results.ParseShard(o.shard); err != nil {
 			return usageErr("--shard", err)
 		}
 	}
@@ -242,20 +255,7 @@ func runExperiment(ctx context.Context, o *experimentOptions) (err error) {
 	if err := o.out.emit(o.app, format, outcome); err != nil {
 		return err
 	}
-	return endedError(outcome.Ended)
-}
-
-// endedError is the failure of a command some of whose runs ended before
-// they were done, once what they measured is written: the first reason,
-// and how many more runs ended so.
-func endedError(ended []string) error {
-	switch len(ended) {
-	case 0:
-		return nil
-	case 1:
-		return errors.New(ended[0])
-	}
-	return fmt.Errorf("%s (and %s)", ended[0], plural.Count(len(ended)-1, "more run"))
+	return outcome.Failure()
 }
 
 // flagError turns a field error into a usage error naming the flag of the

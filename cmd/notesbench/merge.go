@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
@@ -139,13 +140,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	if err != nil {
 		return mergeError(err)
 	}
-	var clock struct {
-		Config struct {
-			Clock string `json:"clock"`
-		} `json:"config"`
-	}
-	json.Unmarshal(data[0], &clock)
-	o.out.realClock = clock.Config.Clock == "real"
+	o.out.realClock = out.RealClock
 	if err := o.out.checkParameters(out.Report.Config); err != nil {
 		return err
 	}
@@ -203,7 +198,7 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 			return usageErr("--out", err)
 		}
 	}
-	rep, err := reproduce.Merge(o.experiments, o.files, data, notesbenchVersion(), machine())
+	rep, err := reproduce.Merge(o.experiments, o.files, data, notesbenchVersion(), reproduce.Machine(backend.EngineVersion(), backend.EngineDriver))
 	if err != nil {
 		return mergeError(err)
 	}

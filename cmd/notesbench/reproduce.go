@@ -8,13 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/notesbench/notesbench/backend"
-	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/reproduce"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -90,13 +88,8 @@ See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 // flag.
 func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 	r := reproduce.Options{Experiments: o.experiments, Replications: o.replications}
-	if o.replications < 1 {
-		return r, "", usagef("--replications", "must be at least 1")
-	}
-	if err := (experiment.Options{Replications: o.replications}).Validate(); err != nil {
-		var pe *experiment.ParamError
-		errors.As(err, &pe)
-		return r, "", usageErr("--"+pe.Param, pe.Err)
+	if err := r.Validate(); err != nil {
+		return r, "", paramUsage(err)
 	}
 	clock, err := sim.Clocks.Parse(o.clock)
 	if err != nil {
@@ -108,8 +101,8 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 		return r, "", err
 	}
 	if o.onlySet {
-		if r.Experiments, err = onlyExperiments(o.only, o.experiments); err != nil {
-			return r, "", err
+		if r.Experiments, err = reproduce.Only(o.only, o.experiments); err != nil {
+			return r, "", usageErr("--only", err)
 		}
 	}
 	switch {
@@ -133,47 +126,14 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 	}
 	if o.against != "" {
 		b, err := results.ReadFile(o.against)
+		if err == nil {
+			o.other, err = r.ReadAgainst(o.against, b, o.shard != "")
+		}
 		if err != nil {
 			return r, "", usageErr("--against", err)
 		}
-		other, err := results.ReadReproduction(o.against, b)
-		if err != nil {
-			return r, "", usageErr("--against", err)
-		}
-		if o.shard != "" {
-			if err := other.Checks(r.Config()); err != nil {
-				return r, "", usagef("--against", "%s: a shard is checked against the reproduction that ran it: %v", o.against, err)
-			}
-		}
-		o.other = &other
 	}
 	return r, format, nil
-}
-
-// onlyExperiments returns the experiments of all --only names, in the order named:
-// an empty list, an empty item, a name listed twice or an unknown one is bad
-// usage.
-func onlyExperiments(only string, all []experiment.Descriptor) ([]experiment.Descriptor, error) {
-	if strings.TrimSpace(only) == "" {
-		return nil, usagef("--only", "no experiments named (want some of %s)", strings.Join(experiment.Names(all), ", "))
-	}
-	names, err := contract.ParseList(only, func(name string) (string, error) {
-		if name == "" {
-			return "", errors.New("an empty name in the list")
-		}
-		if _, err := experiment.Lookup(all, name); err != nil {
-			return "", fmt.Errorf("unknown experiment %q (want some of %s)", name, strings.Join(experiment.Names(all), ", "))
-		}
-		return name, nil
-	})
-	if err != nil {
-		return nil, usageErr("--only", err)
-	}
-	out := make([]experiment.Descriptor, len(names))
-	for i, name := range names {
-		out[i], _ = experiment.Lookup(all, name)
-	}
-	return out, nil
 }
 
 func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
@@ -190,14 +150,14 @@ func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
 		return err
 	}
 	defer closing(o.app, "the store", r.Target.Close, &err)
-	r.Machine = machine()
+	r.Machine = reproduce.Machine(backend.EngineVersion(), backend.EngineDriver)
 	r.Runs = experiment.Options{Version: notesbenchVersion(), Memory: backend.Memory(),
 		Progress: func(what string) func(done, total int) { return progress(a, what) }}
 	if a.stderrTTY {
 		r.Step = func(name string) { fmt.Fprintf(a.stderr, "\rreproduce: %s…\033[K", name) }
 	}
 	if o.shard != "" {
-		if r.Runs.Shard, err = parseShard(o.shard); err != nil {
+		if r.Runs.Shard, err = results.ParseShard(o.shard); err != nil {
 			return usageErr("--shard", err)
 		}
 	}
@@ -220,25 +180,12 @@ func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
 // the digest other recorded: a unit that gives another result, or a shard
 // none of whose units can be checked, is a failure.
 func emitReproduceShard(a *app, format report.Format, s *results.ReproduceShard, other *results.Reproduction, file, out string) error {
-	var check results.UnitCheck
-	if other != nil {
-		var err error
-		if check, err = other.CheckShard(s); err != nil {
-			return usageErr("--against", fmt.Errorf("%s: %w", file, err))
-		}
+	run, err := reproduce.CheckShard(s, other, file)
+	if err != nil {
+		return usageErr("--against", err)
 	}
 	line := func(w io.Writer, _ report.Format, _ int) error {
-		runs := 0
-		for _, st := range s.Rows {
-			for _, j := range st.Jobs {
-				runs += len(j)
-			}
-		}
-		tail := "notesbench merge puts every shard together"
-		if other != nil {
-			tail = fmt.Sprintf("%s checked against %s, %d giving another result", report.Count(check.Checked, "unit"), file, len(check.Differ))
-		}
-		_, err := fmt.Fprintf(w, "reproduce, shard %s: %s of %s; %s\n", s.Shard, report.Count(runs, "unit"), report.Int(int64(s.Units)), tail)
+		_, err := fmt.Fprintln(w, run.Line())
 		return err
 	}
 	if err := report.Write(a.stdout, format, a.width, report.Output{Result: s, Text: line}); err != nil {
@@ -247,35 +194,16 @@ func emitReproduceShard(a *app, format report.Format, s *results.ReproduceShard,
 	if err := writeResult(out, s); err != nil {
 		return err
 	}
-	switch {
-	case other == nil:
-		return nil
-	case len(check.Differ) > 0:
-		verb := "give"
-		if len(check.Differ) == 1 {
-			verb = "gives"
-		}
-		return fmt.Errorf("%s of shard %s %s another result than %s records: %s", report.Count(len(check.Differ), "unit"), s.Shard, verb, file, strings.Join(check.Differ, "; "))
-	case check.Checked == 0:
-		return fmt.Errorf("shard %s ran no unit whose result %s records (it records none of timings or of runs on the wall clock): a shard of fewer shards, or --only, holds some", s.Shard, file)
-	}
-	return nil
+	return run.Err()
 }
 
 // emitReproduction prints a reproduction, set beside another's verdicts
 // (other, when not nil), and writes its folder when out names one.
 func emitReproduction(a *app, format report.Format, rep *reproduce.Reproduced, other *results.Reproduction, out string) error {
-	all := rep.Record
-	tables := rep.Tables
 	if other != nil {
-		agreement := results.NewAgreement(all, *other)
-		all.Against = &agreement
-		ours, theirs := "this run", "the other run"
-		if all.Replications != other.Replications {
-			ours, theirs = report.Count(all.Replications, "replication"), report.Count(other.Replications, "replication")
-		}
-		tables = append(tables, report.AgreementTable(agreement, ours, theirs))
+		rep.Against(*other)
 	}
+	all, tables := rep.Record, rep.Tables
 	if err := report.Write(a.stdout, format, a.width, report.ReproductionOutput(all, tables)); err != nil || out == "" {
 		return err
 	}
@@ -284,16 +212,10 @@ func emitReproduction(a *app, format report.Format, rep *reproduce.Reproduced, o
 }
 
 // writeWhole writes a folder of files at out, the folder flag names, with
-// write, every file or none: write writes into a staging folder, whose files
-// take their places in out once all are written. A new folder is staged
-// beside out and renamed to it; an existing one (a reproduction written
-// before, CheckReproductionFolder made sure) is staged inside it, and its
-// files are replaced one by one, the plots first and REPRODUCED.md last.
-// When write fails (a full disk), the staging folder is removed, and out is
-// as it was: no empty plots/ left. Its error names flag, out and the cause
-// (writeFailure).
+// write, every file or none (atomicfile.WriteFolder, REPRODUCED.md last). Its
+// error names flag, out and the cause (writeFailure).
 func writeWhole(flag, out string, write func(dir string) error) error {
-	if err := writeStaged(out, write); err != nil {
+	if err := atomicfile.WriteFolder(out, report.ReproducedMD, write); err != nil {
 		return writeFailure(flag, out, err)
 	}
 	return nil
@@ -315,68 +237,6 @@ func writeFailure(flag, out string, err error) error {
 	return fmt.Errorf("%s: writing %s: %w", flag, out, err)
 }
 
-// writeStaged is writeWhole but for the naming of its errors.
-func writeStaged(out string, write func(dir string) error) (err error) {
-	out = filepath.Clean(out)
-	_, statErr := os.Stat(out)
-	exists := statErr == nil
-	parent := filepath.Dir(out)
-	if exists {
-		parent = out
-	}
-	stage, err := os.MkdirTemp(parent, ".notesbench-staging-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if rerr := os.RemoveAll(stage); rerr != nil && err == nil && exists {
-			err = rerr
-		}
-	}()
-	if err := write(stage); err != nil {
-		return err
-	}
-	if !exists {
-		if err := os.Chmod(stage, 0o755); err != nil {
-			return err
-		}
-		return os.Rename(stage, out)
-	}
-	return moveInto(stage, out)
-}
-
-// moveInto moves the files under stage to the same places under dir, making
-// the folders they need: the files of folders first, then those at the top,
-// REPRODUCED.md, which links the rest, last.
-func moveInto(stage, dir string) error {
-	entries, err := os.ReadDir(stage)
-	if err != nil {
-		return err
-	}
-	var files []string
-	for _, e := range entries {
-		if !e.IsDir() {
-			files = append(files, e.Name())
-			continue
-		}
-		if err := os.MkdirAll(filepath.Join(dir, e.Name()), 0o755); err != nil {
-			return err
-		}
-		if err := moveInto(filepath.Join(stage, e.Name()), filepath.Join(dir, e.Name())); err != nil {
-			return err
-		}
-	}
-	if i := slices.Index(files, report.ReproducedMD); i >= 0 {
-		files = append(slices.Delete(files, i, i+1), report.ReproducedMD)
-	}
-	for _, name := range files {
-		if err := os.Rename(filepath.Join(stage, name), filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // reproduceArgs writes the flags that shape the output, for the record; the
 // reproduction --against names compares itself, by its own command.
 func reproduceArgs(o *reproduceOptions) string {
@@ -392,22 +252,4 @@ func reproduceArgs(o *reproduceOptions) string {
 		b.WriteString(" --only " + o.only)
 	}
 	return b.String()
-}
-
-// machine describes the machine a reproduction runs on, for its record:
-// its system, CPUs and Go, the CPU's model when /proc/cpuinfo names it, and
-// the embedded SQLite.
-func machine() results.Machine {
-	m := results.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
-		SQLite: backend.EngineVersion(), SQLiteDriver: backend.EngineDriver,
-		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	return m
 }

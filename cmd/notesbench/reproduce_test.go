@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -459,72 +456,6 @@ func TestCommittedReproductionIsReproduced(t *testing.T) {
 		}
 	}
 	t.Fatalf("%s no longer makes the committed reproduction (make reproduce, and review the diff): %d lines of REPRODUCED.md, committed %d", js.Command, len(gl), len(wl))
-}
-
-// listTree lists the files and folders under dir, with their contents.
-func listTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || path == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
-			out[rel+"/"] = ""
-			return nil
-		}
-		b, _ := os.ReadFile(path)
-		out[rel] = string(b)
-		return nil
-	})
-	return out
-}
-
-// A reproduction's folder is written whole or not at all: when a file
-// cannot be written (a full disk, here a plot whose drawing fails), a new
-// folder is not left behind (an empty plots/ tree was), and a folder a
-// reproduction wrote before is left as it was.
-func TestReproductionFolderWholeOrNothing(t *testing.T) {
-	rep := results.Reproduction{Command: "notesbench reproduce --quick", Version: "test", Replications: 2}
-	ok := []report.Plot{{Name: "race-none-lost", Title: "race · none · lost", Draw: func(w io.Writer, _ string) error {
-		_, err := io.WriteString(w, "<svg/>")
-		return err
-	}}}
-	full := append(slices.Clone(ok), report.Plot{Name: "race-note-lost", Title: "race · note · lost", Draw: func(io.Writer, string) error {
-		return errors.New("no space left on device")
-	}})
-	write := func(out string, plots []report.Plot) error {
-		return writeWhole("--out", out, func(dir string) error { return report.WriteReproductionFolder(dir, rep, nil, plots) })
-	}
-	parent := t.TempDir()
-	out := filepath.Join(parent, "reproduction")
-	if err := write(out, full); err == nil || !strings.Contains(err.Error(), "no space left on device") {
-		t.Fatalf("err %v", err)
-	}
-	if left := listTree(t, parent); len(left) != 0 {
-		t.Fatalf("a failed reproduction left %v", left)
-	}
-	if err := write(out, ok); err != nil {
-		t.Fatal(err)
-	}
-	before := listTree(t, out)
-	if _, ok := before["plots/race-none-lost.svg"]; !ok || before[report.ReproducedMD] == "" || before[report.ReproducedJSON] == "" {
-		t.Fatalf("the reproduction wrote %v", slices.Sorted(maps.Keys(before)))
-	}
-	rep.Version = "test 2"
-	if err := write(out, full); err == nil {
-		t.Fatal("no error")
-	}
-	if after := listTree(t, out); !maps.Equal(after, before) {
-		t.Fatalf("a failed reproduction changed the folder a reproduction wrote before: %v", slices.Sorted(maps.Keys(after)))
-	}
-	if err := write(out, ok); err != nil {
-		t.Fatal(err)
-	}
-	if after := listTree(t, out); !strings.Contains(after[report.ReproducedJSON], `"test 2"`) || len(after) != len(before) {
-		t.Fatalf("the second reproduction wrote %v", slices.Sorted(maps.Keys(after)))
-	}
 }
 
 // writeJSONFile writes v to file as JSON.

@@ -14,7 +14,13 @@
 // runs under both timing models — is declared with the experiment
 // (experiment.Info.Reproduce).
 //
-// Like experiment it parses no flags, opens no files, prints nothing and
-// links no implementation of the contract: cmd/notesbench hands it every
-// target and renders what it returns with package report.
+// It also reads what the command was given as a reproduction wants it: the
+// experiments --only names (Only), the machine's record (Machine), and a
+// shard checked against the reproduction it is a shard of (CheckShard), or
+// a reproduction set beside another's verdicts (Reproduced.Against).
+//
+// Like experiment it parses no flags, prints nothing and links no
+// implementation of the contract, and it opens no files but /proc/cpuinfo
+// (for the machine's record): cmd/notesbench hands it every target and
+// renders what it returns with package report.
 package reproduce

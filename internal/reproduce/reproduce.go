@@ -56,10 +56,7 @@ type Reproduced struct {
 // of every step, and the reproduction is a results.ReproduceShard for
 // notesbench merge. Its errors about r are *experiment.ParamError.
 func Run(ctx context.Context, r Options, command string) (*Reproduced, error) {
-	if r.Replications < 1 {
-		return nil, &experiment.ParamError{Param: "replications", Err: errors.New("must be at least 1")}
-	}
-	if err := (experiment.Options{Replications: r.Replications}).Validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, err
 	}
 	shard := r.Runs.Shard
@@ -97,6 +94,14 @@ func Run(ctx context.Context, r Options, command string) (*Reproduced, error) {
 		return &Reproduced{Shard: rec}, nil
 	}
 	return r.compose(steps, command)
+}
+
+// Validate checks the options; its errors are *experiment.ParamError.
+func (r Options) Validate() error {
+	if r.Replications < 1 {
+		return &experiment.ParamError{Param: "replications", Err: errors.New("must be at least 1")}
+	}
+	return (experiment.Options{Replications: r.Replications}).Validate()
 }
 
 // Config is the reproduction's parameters, as its record holds them.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/notesbench/notesbench/backend"
@@ -93,5 +94,25 @@ func TestRunRefusesNoReplications(t *testing.T) {
 	var pe *experiment.ParamError
 	if !errors.As(err, &pe) || pe.Param != "replications" {
 		t.Fatalf("%v, want a *experiment.ParamError about replications", err)
+	}
+}
+
+// Only keeps the experiments named, in the order named; an empty list, an
+// empty item, a name listed twice or an unknown one is an error.
+func TestOnly(t *testing.T) {
+	all := experiments.All()
+	got, err := Only("outline, validate", all)
+	if err != nil || len(got) != 2 || got[0].Info().Name != "outline" || got[1].Info().Name != "validate" {
+		t.Fatalf("%v, %v: want outline and validate, in that order", experiment.Names(got), err)
+	}
+	for list, want := range map[string]string{
+		" ":          "no experiments named (want some of race, ",
+		"race,,tabs": "an empty name in the list",
+		"race,race":  "race is listed twice",
+		"race,nope":  `unknown experiment "nope" (want some of race, `,
+	} {
+		if _, err := Only(list, all); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Only(%q): %v, want %q", list, err, want)
+		}
 	}
 }
