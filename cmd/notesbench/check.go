@@ -355,7 +355,7 @@ func agentRecords(rep *results.CheckReport) []report.Record {
 func carelessAgents(rep *results.CheckReport) []string {
 	var out []string
 	for _, ag := range rep.Agents {
-		if ag.Verdict == results.AgentCareless && !slices.Contains(out, ag.Agent) {
+		if ag.Verdict == check.AgentCareless && !slices.Contains(out, ag.Agent) {
 			out = append(out, ag.Agent)
 		}
 	}
