@@ -134,8 +134,9 @@ type AuditCell struct {
 	// Of is what the count is out of (lines meant, writes judged, clauses),
 	// 0 when it is not a share of anything.
 	Of int `json:"of,omitempty"`
-	// Unit names what Count and Of count, plural ("lines", "clauses"): a
-	// count of one unit is never added to a count of another.
+	// Unit names what Count and Of count, plural ("lines", "clauses"; the
+	// audit's units): a count of one unit is never added to a count of
+	// another.
 	Unit string `json:"unit"`
 	// Source says what was counted, in a few words.
 	Source string `json:"source"`
@@ -164,19 +165,6 @@ type AuditProof struct {
 	// mode, with its history recorded.
 	Replay string `json:"replay"`
 }
-
-// The units counts are in.
-const (
-	UnitLines   = "lines"
-	UnitWrites  = "writes"
-	UnitClauses = "clauses"
-	UnitRuns    = "runs"
-	UnitCalls   = "calls"
-	UnitTabs    = "tabs"
-	UnitSources = "sources"
-	UnitReads   = "reads"
-	UnitTools   = "tools"
-)
 
 // Counted returns a cell of mode with count n of of, in unit, counted as
 // source says.
