@@ -94,15 +94,6 @@ func AnomalyNames() []string {
 	return out
 }
 
-// lookupAnomaly returns the anomaly called name.
-func lookupAnomaly(name string) (Anomaly, bool) {
-	i := slices.IndexFunc(Anomalies, func(a Anomaly) bool { return a.Name == name })
-	if i < 0 {
-		return Anomaly{}, false
-	}
-	return Anomalies[i], true
-}
-
 // ParseAllow parses a comma-separated list of anomaly names, as --allow
 // takes it: each name once; "" is none.
 func ParseAllow(s string) ([]string, error) {
@@ -112,7 +103,7 @@ func ParseAllow(s string) ([]string, error) {
 	var out []string
 	for _, item := range strings.Split(s, ",") {
 		name := strings.TrimSpace(item)
-		if _, ok := lookupAnomaly(name); !ok {
+		if _, ok := AnomalyOf(name); !ok {
 			return nil, fmt.Errorf("unknown anomaly %q (want %s)", name, strings.Join(AnomalyNames(), ", "))
 		}
 		if slices.Contains(out, name) {
