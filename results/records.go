@@ -8,7 +8,7 @@ import "github.com/notesbench/notesbench/contract"
 // there, empty when empty; each adds what is its own.
 
 // CheckRecord is check's JSON result: a row per check, the figures of every
-// run.
+// run and, of served histories, the agents.
 type CheckRecord struct {
 	Experiment string        `json:"experiment"`
 	Config     CheckConfig   `json:"config"`
@@ -16,6 +16,10 @@ type CheckRecord struct {
 	Runs       []CheckRun    `json:"runs"`
 	Warnings   []string      `json:"warnings"`
 	Version    string        `json:"notesbench_version"`
+	// Agents holds CheckReport.Agents, every agent of served histories with
+	// the verdict on it ([] when no client called); nil, and no key, when
+	// the histories are not served ones.
+	Agents *[]AgentResult `json:"agents,omitempty"`
 }
 
 // CheckConfig is what a check judged, and how: the histories, each check's
@@ -29,8 +33,12 @@ type CheckConfig struct {
 
 // NewCheckRecord returns the JSON result of a check.
 func NewCheckRecord(cfg CheckConfig, rep *CheckReport, version string) CheckRecord {
-	return CheckRecord{Experiment: "check", Config: cfg, Rows: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
+	r := CheckRecord{Experiment: "check", Config: cfg, Rows: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
 		Warnings: unknownWarnings(rep), Version: version}
+	if rep.Agents != nil {
+		r.Agents = &rep.Agents
+	}
+	return r
 }
 
 // unknownWarnings says of every check that could not judge everything why.
