@@ -103,25 +103,6 @@ func NewConformRecord(cfg ConformConfig, rep ConformReport, version string) Conf
 		Passed: rep.Passed, Failed: rep.Failed, Info: rep.Info, NotApplicable: rep.NotApplicable, Warnings: []string{}, Version: version}
 }
 
-// PayloadRecord is validate's JSON result for a payload of the user's: a
-// row per violation.
-type PayloadRecord struct {
-	Experiment string               `json:"experiment"`
-	Config     PayloadConfig        `json:"config"`
-	Rows       []contract.Violation `json:"rows"`
-	Valid      bool                 `json:"valid"`
-	Full       string               `json:"full"`
-	Minimal    string               `json:"minimal"`
-	Warnings   []string             `json:"warnings"`
-	Version    string               `json:"notesbench_version"`
-}
-
-// PayloadConfig is what a payload was checked against.
-type PayloadConfig struct {
-	Tool string `json:"tool"`
-	File string `json:"file"`
-}
-
 // nonNil makes a nil slice empty, so that JSON shows [] not null.
 func nonNil[T any](s []T) []T {
 	if s == nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/validate"
 	"github.com/notesbench/notesbench/report"
-	"github.com/notesbench/notesbench/results"
 	"github.com/spf13/cobra"
 )
 
@@ -92,18 +91,13 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := contract.CheckArgsSize(data); err != nil {
-		return usageError{fmt.Errorf("%s: the payload has over %s JSON values, more than a tool call may carry (the largest valid call has about 10,000)",
-			o.file, report.Int(contract.MaxArgsValues))}
-	}
 	res, err := validate.CheckPayload(o.tool, data)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", o.file, err)}
 	}
 	section := report.Section{Main: []report.Table{report.PayloadTable(o.file, o.tool, res.Valid, res.Violations)},
 		Records: report.PayloadRecords(res.Violations)}
-	record := results.PayloadRecord{Experiment: "validate", Config: results.PayloadConfig{Tool: o.tool, File: o.file},
-		Rows: res.Violations, Valid: res.Valid, Full: res.Full, Minimal: res.Minimal, Warnings: []string{}, Version: notesbenchVersion()}
+	record := res.Record(o.file, notesbenchVersion())
 	if err := printResult(a, format, record, section); err != nil {
 		return err
 	}
