@@ -12,6 +12,7 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/internal/bounded"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -217,31 +218,9 @@ func readHistory(ctx context.Context, stdin io.Reader, file string) (*history.Hi
 		}
 		return h, err
 	}
-	h, err := unlessDone(ctx, func() (*history.History, error) { return history.Read(ctx, stdin, "standard input") })
+	h, err := bounded.UnlessDone(ctx, func() (*history.History, error) { return history.Read(ctx, stdin, "standard input") })
 	if err != nil && ctx.Err() == nil {
 		return nil, usageError{err}
 	}
 	return h, err
-}
-
-// unlessDone returns what read returns, or ctx's error when ctx ends first:
-// a read of a pipe or a terminal that never ends must not hold up Ctrl-C
-// (the read itself is left to end with the process).
-func unlessDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := read()
-		done <- result{v, err}
-	}()
-	select {
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	case r := <-done:
-		return r.v, r.err
-	}
 }
