@@ -11,13 +11,50 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
+// The agent checks, which Run applies beside the five to a served history
+// (history.ExperimentServe): a history notesbench serve recorded of every
+// call its clients made, and of the person who edited beside them. They
+// judge the clients, each named by its MCP clientInfo, from what the server
+// saw: what each client had read, what its writes did to it, the keys it
+// sent.
+const (
+	// PersonLines: every line the person appended is in the final text;
+	// each one that is not is named with the client write that dropped it.
+	PersonLines = "person-lines"
+	// StaleWrites: no client committed a text built on a view older than
+	// the version it sent (took the fresh version after a conflict and kept
+	// the old text).
+	StaleWrites = "stale-writes"
+	// KeyChanges: no client resent a write under another idempotency key
+	// after a try of it whose reply said it committed, or said nothing (a
+	// reply lost, a failure): a resend the server cannot tell from a new
+	// write.
+	KeyChanges = "key-changes"
+	// TabReferences: no client named a tab by its label or position (a
+	// tab_id that is a label or a number), or wrote the tab that had taken
+	// the place or label of the one it had been working on, while tab IDs
+	// were there to name it by.
+	TabReferences = "tab-references"
+)
+
+// The verdicts of an agent (results.AgentResult.Verdict).
+const (
+	// AgentCareful: the agent lost nothing of anyone's and broke no rule of
+	// the agent checks.
+	AgentCareful = "careful"
+	// AgentCareless: it did at least one of what the agent checks find.
+	AgentCareless = "careless"
+	// AgentIdle: it made no write, so there was nothing to judge.
+	AgentIdle = "no writes"
+)
+
 // agentChecks are the checks of served histories, in the order a Report
 // lists them after the five.
 var agentChecks = []aCheck{
-	{results.CheckPersonLines, checkPersonLines},
-	{results.CheckStaleWrites, checkStaleWrites},
-	{results.CheckKeyChanges, checkKeyChanges},
-	{results.CheckTabReferences, checkTabReferences},
+	{PersonLines, checkPersonLines},
+	{StaleWrites, checkStaleWrites},
+	{KeyChanges, checkKeyChanges},
+	{TabReferences, checkTabReferences},
 }
 
 // served returns the runs of served histories.
@@ -289,11 +326,11 @@ func agentResults(runs []*runData) []results.AgentResult {
 			r.Why = append([]string{}, why...)
 			switch {
 			case len(why) > 0:
-				r.Verdict = results.AgentCareless
+				r.Verdict = AgentCareless
 			case r.Writes == 0:
-				r.Verdict = results.AgentIdle
+				r.Verdict = AgentIdle
 			default:
-				r.Verdict = results.AgentCareful
+				r.Verdict = AgentCareful
 			}
 			out = append(out, r)
 		}

@@ -112,7 +112,7 @@ func l(lines ...string) []string { return lines }
 func expectServed(t *testing.T, rep *results.CheckReport, violated ...string) {
 	t.Helper()
 	for i, r := range rep.Checks {
-		if r.Check == results.CheckPersonLines && r.Verdict == results.CheckNotApplicable {
+		if r.Check == PersonLines && r.Verdict == results.CheckNotApplicable {
 			rep.Checks[i].Verdict = results.CheckOK
 		}
 	}
@@ -148,10 +148,10 @@ func TestPersonLinesAndStaleWrites(t *testing.T) {
 	s.final("7", "careless-1", "blind-1")
 
 	rep := s.check(t)
-	expect(t, rep, results.CheckLostUpdates, results.CheckStaleOverwrites, results.CheckPersonLines, results.CheckStaleWrites)
-	counts(t, rep, results.CheckPersonLines, 3, 3)
-	counts(t, rep, results.CheckStaleWrites, 3, 2)
-	first := result(t, rep, results.CheckPersonLines).First
+	expect(t, rep, results.CheckLostUpdates, results.CheckStaleOverwrites, PersonLines, StaleWrites)
+	counts(t, rep, PersonLines, 3, 3)
+	counts(t, rep, StaleWrites, 3, 2)
+	first := result(t, rep, PersonLines).First
 	want := []string{
 		`h.jsonl, run serve: the person's line "person-1" (person#0 edit_note_tab n/markdown adding "person-1" expected 1 → ok 2) is not in the final text: blind (session 3) dropped it with ` + blindWrite.String() + `: the line was in what its session last saw (version 5), and not in the text it wrote`,
 		`h.jsonl, run serve: the person's line "person-2" (person#0 edit_note_tab n/markdown adding "person-2" expected 3 → ok 4) is not in the final text: careless 2.0 (session 2) dropped it with ` + drop.String() + `: the line was in what its session last saw (version 4), and not in the text it wrote`,
@@ -162,16 +162,16 @@ func TestPersonLinesAndStaleWrites(t *testing.T) {
 	}
 
 	c := agentNamed(t, rep, "careful 1.0")
-	if c.Verdict != results.AgentCareful || c.Conflicts != 1 || c.ReReads != 1 || c.ReApplies != 1 || c.Refreshes != 0 || c.Writes != 2 || c.Committed != 1 {
+	if c.Verdict != AgentCareful || c.Conflicts != 1 || c.ReReads != 1 || c.ReApplies != 1 || c.Refreshes != 0 || c.Writes != 2 || c.Committed != 1 {
 		t.Errorf("careful: %+v", c)
 	}
 	x := agentNamed(t, rep, "careless 2.0")
-	if x.Verdict != results.AgentCareless || x.Conflicts != 1 || x.ReReads != 1 || x.ReApplies != 0 || x.Refreshes != 1 || x.PersonLinesDropped != 1 || x.StaleWrites != 1 ||
+	if x.Verdict != AgentCareless || x.Conflicts != 1 || x.ReReads != 1 || x.ReApplies != 0 || x.Refreshes != 1 || x.PersonLinesDropped != 1 || x.StaleWrites != 1 ||
 		strings.Join(x.Why, "; ") != "dropped 1 of the person's lines; committed 1 text built on an older version than it sent" {
 		t.Errorf("careless: %+v", x)
 	}
 	b := agentNamed(t, rep, "blind")
-	if b.Verdict != results.AgentCareless || b.ReReads != 0 || b.Refreshes != 1 || b.PersonLinesDropped != 2 {
+	if b.Verdict != AgentCareless || b.ReReads != 0 || b.Refreshes != 1 || b.PersonLinesDropped != 2 {
 		t.Errorf("blind: %+v", b)
 	}
 	if len(rep.Agents) != 3 {
@@ -194,7 +194,7 @@ func TestCarefulAgentIsClean(t *testing.T) {
 	s.final("4", "person-1", "careful-1", "careful-2")
 	rep := s.check(t)
 	expect(t, rep)
-	if a := agentNamed(t, rep, "careful 1.0"); a.Verdict != results.AgentCareful || len(a.Why) != 0 {
+	if a := agentNamed(t, rep, "careful 1.0"); a.Verdict != AgentCareful || len(a.Why) != 0 {
 		t.Errorf("%+v", a)
 	}
 }
@@ -230,22 +230,22 @@ func TestKeyChanges(t *testing.T) {
 	s.final("8", "careless-1", "careless-1", "person-1", "careless-2", "careless-3", "careless-3", "careful-1")
 
 	rep := s.check(t)
-	expectServed(t, rep, results.CheckKeyChanges)
-	counts(t, rep, results.CheckKeyChanges, 9, 2)
+	expectServed(t, rep, KeyChanges)
+	counts(t, rep, KeyChanges, 9, 2)
 	want := `h.jsonl, run serve: careless 2.0 (session 2) resent the line "careless-1" under a new key "` + again.Key + `" after ` +
 		first.String() + ` had committed: ` + again.String()
-	if got := result(t, rep, results.CheckKeyChanges).First; len(got) != 2 || got[0] != want {
+	if got := result(t, rep, KeyChanges).First; len(got) != 2 || got[0] != want {
 		t.Errorf("key-changes: %q\nwant %q", got, want)
 	}
 	x := agentNamed(t, rep, "careless 2.0")
-	if x.Verdict != results.AgentCareless || x.KeyChanges != 2 || x.Duplicates != 2 || x.Conflicts != 2 || x.ReReads != 2 || x.ReApplies != 2 || x.SameKeyResends != 0 {
+	if x.Verdict != AgentCareless || x.KeyChanges != 2 || x.Duplicates != 2 || x.Conflicts != 2 || x.ReReads != 2 || x.ReApplies != 2 || x.SameKeyResends != 0 {
 		t.Errorf("careless: %+v", x)
 	}
 	c := agentNamed(t, rep, "careful 1.0")
-	if c.Verdict != results.AgentCareful || c.SameKeyResends != 1 || c.KeyChanges != 0 {
+	if c.Verdict != AgentCareful || c.SameKeyResends != 1 || c.KeyChanges != 0 {
 		t.Errorf("careful: %+v", c)
 	}
-	if r := agentNamed(t, rep, "reader"); r.Verdict != results.AgentIdle {
+	if r := agentNamed(t, rep, "reader"); r.Verdict != AgentIdle {
 		t.Errorf("reader: %+v", r)
 	}
 }
@@ -290,19 +290,19 @@ func TestTabReferences(t *testing.T) {
 	s.final("4")
 
 	rep := s.check(t)
-	expectServed(t, rep, results.CheckTabReferences)
-	counts(t, rep, results.CheckTabReferences, 5, 2)
+	expectServed(t, rep, TabReferences)
+	counts(t, rep, TabReferences, 5, 2)
 	want := []string{
 		`h.jsonl, run serve: careless 2.0 (session 2) wrote tab slides-b, which had taken the position of tab slides-a, the one it was working on (careless#2 read_note_tab n/slides-a → ok 1): a reference by position, not by ID: ` + wrong.String(),
 		`h.jsonl, run serve: careless 2.0 (session 2) named a tab by its label (tab_id "B"), not by its ID: ` + byLabel.String(),
 	}
-	if got := result(t, rep, results.CheckTabReferences).First; strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got := result(t, rep, TabReferences).First; strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("tab-references:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if a := agentNamed(t, rep, "careless 2.0"); a.TabReferences != 2 || a.Verdict != results.AgentCareless {
+	if a := agentNamed(t, rep, "careless 2.0"); a.TabReferences != 2 || a.Verdict != AgentCareless {
 		t.Errorf("%+v", a)
 	}
-	if a := agentNamed(t, rep, "careful 1.0"); a.TabReferences != 0 || a.Verdict != results.AgentCareful {
+	if a := agentNamed(t, rep, "careful 1.0"); a.TabReferences != 0 || a.Verdict != AgentCareful {
 		t.Errorf("%+v", a)
 	}
 }
@@ -321,8 +321,8 @@ func TestAgentChecksOnlyOnServedHistories(t *testing.T) {
 	s.write(careful, "1", "1", "", l("careful-1"), nil, "ok 2")
 	s.final("2", "careful-1")
 	rep = s.check(t)
-	if len(rep.Checks) != len(historyChecks)+len(agentChecks) || result(t, rep, results.CheckPersonLines).Verdict != results.CheckNotApplicable {
-		t.Errorf("%d checks, person-lines %+v", len(rep.Checks), result(t, rep, results.CheckPersonLines))
+	if len(rep.Checks) != len(historyChecks)+len(agentChecks) || result(t, rep, PersonLines).Verdict != results.CheckNotApplicable {
+		t.Errorf("%d checks, person-lines %+v", len(rep.Checks), result(t, rep, PersonLines))
 	}
 }
 

@@ -35,7 +35,7 @@ func sampleAudit() AuditDoc {
 			Runs: []string{"seed 1", "seed 2"}, Series: []results.PlotSeries{{Label: "none", Values: []float64{64, 60}}}}},
 		Warnings: []string{"race: a warning of the run"},
 	}
-	lost := results.Counted("race none", "acknowledged lines lost", results.UnitLines, 314, 1000)
+	lost := results.Counted("race none", "acknowledged lines lost", "lines", 314, 1000)
 	lost.Proof = &results.AuditProof{History: "histories/race.jsonl", Replay: "notesbench race --target 'stdio:server /tmp/docs' --profile filesystem --seeds 2 --modes none --replications 0 --history race-seed2.jsonl",
 		CheckProof: results.CheckProof{File: "histories/race.jsonl", Run: "race-none-seed2", Seed: 2,
 			Says: `acknowledged, missing from the final state: human#2 edit_note_tab note-1/markdown adding "human-1" expected 2 → ok 3; then claude#1 edit_note_tab note-1/markdown adding "claude-0" expected 2 → ok 4 replaced the text with one built on a version before it`,
@@ -48,13 +48,13 @@ func sampleAudit() AuditDoc {
 			Faults: []results.ProofFault{{Kind: "kill", StartNS: 110_000_000, EndNS: 110_000_000, Detail: "SIGKILL of 1 server process (pid 4711)"}}}}
 	cells := map[string][]results.AuditCell{
 		results.AnomalyLostUpdate:       {lost},
-		results.AnomalyStaleWrite:       {results.Counted("race none", "stale overwrites (check)", results.UnitWrites, 374, 0), results.Counted("conform", "the stale-version clause", results.UnitClauses, 1, 1)},
+		results.AnomalyStaleWrite:       {results.Counted("race none", "stale overwrites (check)", "writes", 374, 0), results.Counted("conform", "the stale-version clause", "clauses", 1, 1)},
 		results.AnomalyUnversionedWrite: {results.NotRunCell("conform", "the no-expected_version clause", "n/a: no version parameter")},
 		results.AnomalyDuplicate: {results.NotRunCell("create a", "", "create not run: profile filesystem maps no create"),
 			results.NotRunCell("create b", "", "create not run: profile filesystem maps no create")},
-		results.AnomalyLostAcknowledged: {results.Counted("crash", "acknowledged writes lost", results.UnitWrites, 0, 0)},
-		results.AnomalyUnreadable:       {results.Counted("crash", "runs whose final state did not read back whole", results.UnitRuns, 0, 2)},
-		results.AnomalyServerErrors:     {results.Counted("race none", "calls ended in a server error", results.UnitCalls, 0, 0)},
+		results.AnomalyLostAcknowledged: {results.Counted("crash", "acknowledged writes lost", "writes", 0, 0)},
+		results.AnomalyUnreadable:       {results.Counted("crash", "runs whose final state did not read back whole", "runs", 0, 2)},
+		results.AnomalyServerErrors:     {results.Counted("race none", "calls ended in a server error", "calls", 0, 0)},
 	}
 	a.Judge([]string{"race none", "conform", "create a", "create b", "crash"}, cells, []string{results.AnomalyStaleWrite})
 	a = a.Complete()

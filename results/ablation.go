@@ -42,11 +42,11 @@ type AblationFigure struct {
 	// Seed is the element of a per-seed figure, as in Verdict.
 	Seed      int            `json:"seed,omitempty"`
 	Published Figure         `json:"published"`
-	Cells     []AblationCell `json:"cells"`
+	Cells     []ablationCell `json:"cells"`
 }
 
-// AblationCell is one model's side of one figure.
-type AblationCell struct {
+// ablationCell is one model's side of one figure.
+type ablationCell struct {
 	Mean float64 `json:"mean"`
 	// Low and High bound the interval in which one new run of the model
 	// falls, with probability Coverage, drawn by Method (as in Verdict).
@@ -83,7 +83,7 @@ func NewAblation(experiment string, models []AblationModel, verdicts [][]Verdict
 	for _, v := range verdicts[0] {
 		index[key{v.Row, v.Figure, v.Seed}] = len(a.Figures)
 		a.Figures = append(a.Figures, AblationFigure{Row: v.Row, Figure: v.Figure, Seed: v.Seed, Published: v.Published,
-			Cells: make([]AblationCell, len(models))})
+			Cells: make([]ablationCell, len(models))})
 		for m := range models {
 			a.Figures[len(a.Figures)-1].Cells[m].Outcome = NoData
 		}
@@ -96,7 +96,7 @@ func NewAblation(experiment string, models []AblationModel, verdicts [][]Verdict
 			if !ok {
 				return a, fmt.Errorf("ablation of %s: model %q judges %s %s, which %q does not", experiment, models[m].Name, v.Row, v.Figure, models[0].Name)
 			}
-			a.Figures[i].Cells[m] = AblationCell{Mean: v.OursMean, Low: v.OursLow, High: v.OursHigh, Method: v.Method,
+			a.Figures[i].Cells[m] = ablationCell{Mean: v.OursMean, Low: v.OursLow, High: v.OursHigh, Method: v.Method,
 				Coverage: v.Coverage, Percentile: v.Percentile, N: v.N, Outcome: v.Outcome, Ratio: v.Ratio}
 		}
 	}

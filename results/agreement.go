@@ -18,11 +18,11 @@ type Agreement struct {
 	TimingJudged int `json:"timing_judged"`
 	// Apart lists the figures judged apart, in the order of the first
 	// reproduction's reports.
-	Apart []VerdictPair `json:"apart"`
+	Apart []verdictPair `json:"apart"`
 }
 
-// A VerdictPair is one published figure as two reproductions judged it.
-type VerdictPair struct {
+// A verdictPair is one published figure as two reproductions judged it.
+type verdictPair struct {
 	Experiment string `json:"experiment"`
 	// Model is "" for the default timing, else the timing profile's name.
 	Model string  `json:"model,omitempty"`
@@ -38,7 +38,7 @@ func NewAgreement(ours, other Reproduction) Agreement {
 	a := Agreement{Command: other.Command, Replications: other.Replications}
 	a.Alike, a.Judged, a.Apart = pairVerdicts(ours.Reports, other.Reports, "")
 	if ours.Timing != nil && other.Timing != nil {
-		var apart []VerdictPair
+		var apart []verdictPair
 		a.TimingAlike, a.TimingJudged, apart = pairVerdicts(ours.Timing.Reports, other.Timing.Reports, ours.Timing.Profile)
 		a.Apart = append(a.Apart, apart...)
 	}
@@ -47,7 +47,7 @@ func NewAgreement(ours, other Reproduction) Agreement {
 
 // pairVerdicts pairs the judged verdicts of two lists of reports and counts
 // those judged alike.
-func pairVerdicts(ours, other []Report, model string) (alike, judged int, apart []VerdictPair) {
+func pairVerdicts(ours, other []Report, model string) (alike, judged int, apart []verdictPair) {
 	type key struct {
 		experiment, row, figure string
 		seed                    int
@@ -72,7 +72,7 @@ func pairVerdicts(ours, other []Report, model string) (alike, judged int, apart 
 				alike++
 				continue
 			}
-			apart = append(apart, VerdictPair{Experiment: r.Experiment, Model: model, Ours: v, Other: w})
+			apart = append(apart, verdictPair{Experiment: r.Experiment, Model: model, Ours: v, Other: w})
 		}
 	}
 	return alike, judged, apart

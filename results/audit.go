@@ -94,15 +94,6 @@ func AnomalyNames() []string {
 	return out
 }
 
-// lookupAnomaly returns the anomaly called name.
-func lookupAnomaly(name string) (Anomaly, bool) {
-	i := slices.IndexFunc(Anomalies, func(a Anomaly) bool { return a.Name == name })
-	if i < 0 {
-		return Anomaly{}, false
-	}
-	return Anomalies[i], true
-}
-
 // ParseAllow parses a comma-separated list of anomaly names, as --allow
 // takes it: each name once; "" is none.
 func ParseAllow(s string) ([]string, error) {
@@ -112,7 +103,7 @@ func ParseAllow(s string) ([]string, error) {
 	var out []string
 	for _, item := range strings.Split(s, ",") {
 		name := strings.TrimSpace(item)
-		if _, ok := lookupAnomaly(name); !ok {
+		if _, ok := AnomalyOf(name); !ok {
 			return nil, fmt.Errorf("unknown anomaly %q (want %s)", name, strings.Join(AnomalyNames(), ", "))
 		}
 		if slices.Contains(out, name) {
@@ -134,8 +125,9 @@ type AuditCell struct {
 	// Of is what the count is out of (lines meant, writes judged, clauses),
 	// 0 when it is not a share of anything.
 	Of int `json:"of,omitempty"`
-	// Unit names what Count and Of count, plural ("lines", "clauses"): a
-	// count of one unit is never added to a count of another.
+	// Unit names what Count and Of count, plural ("lines", "clauses"; the
+	// audit's units): a count of one unit is never added to a count of
+	// another.
 	Unit string `json:"unit"`
 	// Source says what was counted, in a few words.
 	Source string `json:"source"`
@@ -164,19 +156,6 @@ type AuditProof struct {
 	// mode, with its history recorded.
 	Replay string `json:"replay"`
 }
-
-// The units counts are in.
-const (
-	UnitLines   = "lines"
-	UnitWrites  = "writes"
-	UnitClauses = "clauses"
-	UnitRuns    = "runs"
-	UnitCalls   = "calls"
-	UnitTabs    = "tabs"
-	UnitSources = "sources"
-	UnitReads   = "reads"
-	UnitTools   = "tools"
-)
 
 // Counted returns a cell of mode with count n of of, in unit, counted as
 // source says.

@@ -15,44 +15,6 @@ const (
 	CheckEmptyReads      = "empty-reads"
 )
 
-// The agent checks, which check applies beside the five to a served history
-// (history.ExperimentServe): a history notesbench serve recorded of every
-// call its clients made, and of the person who edited beside them. They
-// judge the clients, each named by its MCP clientInfo, from what the server
-// saw: what each client had read, what its writes did to it, the keys it
-// sent.
-const (
-	// CheckPersonLines: every line the person appended is in the final
-	// text; each one that is not is named with the client write that
-	// dropped it.
-	CheckPersonLines = "person-lines"
-	// CheckStaleWrites: no client committed a text built on a view older
-	// than the version it sent (took the fresh version after a conflict and
-	// kept the old text).
-	CheckStaleWrites = "stale-writes"
-	// CheckKeyChanges: no client resent a write under another idempotency
-	// key after a try of it whose reply said it committed, or said nothing
-	// (a reply lost, a failure): a resend the server cannot tell from a new
-	// write.
-	CheckKeyChanges = "key-changes"
-	// CheckTabReferences: no client named a tab by its label or position (a
-	// tab_id that is a label or a number), or wrote the tab that had taken
-	// the place or label of the one it had been working on, while tab IDs
-	// were there to name it by.
-	CheckTabReferences = "tab-references"
-)
-
-// The verdicts of an agent (AgentResult.Verdict).
-const (
-	// AgentCareful: the agent lost nothing of anyone's and broke no rule of
-	// the agent checks.
-	AgentCareful = "careful"
-	// AgentCareless: it did at least one of what the agent checks find.
-	AgentCareless = "careless"
-	// AgentIdle: it made no write, so there was nothing to judge.
-	AgentIdle = "no writes"
-)
-
 // CheckVerdict is what a check found.
 type CheckVerdict string
 
@@ -210,7 +172,8 @@ type AgentResult struct {
 	PersonLinesDropped int `json:"person_lines_dropped"`
 	StaleWrites        int `json:"stale_writes"`
 	TabReferences      int `json:"tab_references"`
-	// Verdict is AgentCareful, AgentCareless or AgentIdle; Why says what made it careless.
+	// Verdict is check.AgentCareful, check.AgentCareless or
+	// check.AgentIdle; Why says what made it careless.
 	Verdict string   `json:"verdict"`
 	Why     []string `json:"why"`
 }

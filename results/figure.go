@@ -14,8 +14,8 @@ type FigureKind int
 
 // The figure kinds. The zero FigureKind marks a Figure that holds nothing.
 const (
-	// FigureNone is the zero Figure: nothing was published.
-	FigureNone FigureKind = iota
+	// figureNone is the zero Figure: nothing was published.
+	figureNone FigureKind = iota
 	// FigurePoint is one number, written in JSON as a number: 300.
 	FigurePoint
 	// FigureRange is a published span such as "41–48 %", written in JSON as an
@@ -32,7 +32,7 @@ const (
 // Numbers keep the literal they were written with in published.json, so String
 // and MarshalJSON show "0.070" as published rather than "0.07".
 //
-// The zero Figure holds nothing (Kind FigureNone).
+// The zero Figure holds nothing (Kind figureNone).
 type Figure struct {
 	kind FigureKind
 	nums []float64
@@ -68,7 +68,7 @@ func TextFigure(s string) Figure {
 func (f Figure) Kind() FigureKind { return f.kind }
 
 // IsZero reports whether f holds nothing.
-func (f Figure) IsZero() bool { return f.kind == FigureNone }
+func (f Figure) IsZero() bool { return f.kind == figureNone }
 
 // Value returns the number of a point Figure, and 0 for other kinds.
 func (f Figure) Value() float64 {

@@ -59,14 +59,14 @@ const SkewTolerance = 0.5
 // skewness exceeds SkewTolerance.
 const skewLevel = 0.05
 
-// An Interval is where one new run of ours falls, and its coverage: the
+// An interval is where one new run of ours falls, and its coverage: the
 // chance, were the published value one more draw of our distribution, that it
 // lies inside. Coverage is exact for MethodOrder on a continuous figure; for
 // MethodNormal on a normal figure the true coverage is a little above it (the
 // semi-deviation floor widens some intervals: 99.1–99.2 % for 99 % in
 // simulation at 20 to 300 samples); for a figure that takes few values it is
 // a floor.
-type Interval struct {
+type interval struct {
 	Low, High float64
 	Method    Method
 	Coverage  float64
@@ -92,17 +92,17 @@ type Interval struct {
 // A normal interval of a figure none of whose samples is negative starts at 0
 // at the lowest: such a figure (a count, a fraction, a time) never is.
 // xs must be finite and not empty; it is not modified.
-func predictionInterval(xs []float64, coverage float64) Interval {
+func predictionInterval(xs []float64, coverage float64) interval {
 	n := len(xs)
 	lo, hi := slices.Min(xs), slices.Max(xs)
 	if lo == hi {
-		return Interval{Low: lo, High: hi, Method: MethodConstant, Coverage: float64(n) / float64(n+1)}
+		return interval{Low: lo, High: hi, Method: MethodConstant, Coverage: float64(n) / float64(n+1)}
 	}
 	if n >= NormalMin && !skewBeyond(xs, SkewTolerance, skewLevel) {
 		mean, sd := stat.MeanStdDev(xs, nil)
 		below, above := semiDeviations(xs, mean)
 		half := predictionHalfWidth(1, n, coverage)
-		iv := Interval{Low: mean - half*max(sd, below), High: mean + half*max(sd, above), Method: MethodNormal, Coverage: coverage}
+		iv := interval{Low: mean - half*max(sd, below), High: mean + half*max(sd, above), Method: MethodNormal, Coverage: coverage}
 		if lo >= 0 {
 			iv.Low = max(iv.Low, 0)
 		}
@@ -111,12 +111,12 @@ func predictionInterval(xs []float64, coverage float64) Interval {
 	sorted := slices.Clone(xs)
 	slices.Sort(sorted)
 	j := max(1, orderRank(n, coverage))
-	return Interval{Low: sorted[j-1], High: sorted[n-j], Method: MethodOrder, Coverage: orderCoverage(n, j)}
+	return interval{Low: sorted[j-1], High: sorted[n-j], Method: MethodOrder, Coverage: orderCoverage(n, j)}
 }
 
 // Holds reports whether a published point (low = high) or range lies in, or
 // overlaps, iv.
-func (iv Interval) Holds(low, high float64) bool {
+func (iv interval) Holds(low, high float64) bool {
 	return low <= iv.High && high >= iv.Low
 }
 

@@ -45,7 +45,7 @@ func TestPredictionIntervalNormal(t *testing.T) {
 	// side wider than the short one.
 	mild := quantiles(100, func(p float64) float64 { return math.Exp(0.15 * distuv.UnitNormal.Quantile(p)) })
 	iv = predictionInterval(mild, 0.99)
-	mean := Mean(mild)
+	mean := meanOf(mild)
 	if iv.Method != MethodNormal || !(iv.High-mean > 1.05*(mean-iv.Low)) {
 		t.Errorf("mildly skewed: %+v around %v, want normal and wider above", iv, mean)
 	}
@@ -71,7 +71,7 @@ func TestPredictionIntervalOrder(t *testing.T) {
 	} {
 		iv := predictionInterval(tc.xs, 0.99)
 		sorted := slices.Sorted(slices.Values(tc.xs))
-		want := Interval{Low: sorted[tc.j-1], High: sorted[len(sorted)-tc.j], Method: MethodOrder, Coverage: tc.coverage}
+		want := interval{Low: sorted[tc.j-1], High: sorted[len(sorted)-tc.j], Method: MethodOrder, Coverage: tc.coverage}
 		if iv.Method != want.Method || iv.Low != want.Low || iv.High != want.High || math.Abs(iv.Coverage-want.Coverage) > 1e-12 {
 			t.Errorf("%s: %+v, want %+v", tc.name, iv, want)
 		}
@@ -81,7 +81,7 @@ func TestPredictionIntervalOrder(t *testing.T) {
 // A figure that never varied is judged by equality, at coverage n/(n + 1).
 func TestPredictionIntervalConstant(t *testing.T) {
 	iv := predictionInterval([]float64{35, 35, 35, 35, 35, 35, 35, 35, 35, 35}, 0.99)
-	if iv != (Interval{Low: 35, High: 35, Method: MethodConstant, Coverage: 10.0 / 11}) {
+	if iv != (interval{Low: 35, High: 35, Method: MethodConstant, Coverage: 10.0 / 11}) {
 		t.Errorf("ten 35s: %+v", iv)
 	}
 	if !iv.Holds(35, 35) || iv.Holds(136, 136) || !iv.Holds(30, 40) || iv.Holds(36, 40) {

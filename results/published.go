@@ -19,7 +19,7 @@ import (
 //go:embed published.json
 var publishedJSON []byte
 
-// Published is every published table, grouped by experiment.
+// published is every published table, grouped by experiment.
 //
 // Row keys use our vocabulary, so that a row of ours finds its published row:
 // guard none | note | tab; policy reapply | refresh; version_format ms |
@@ -34,7 +34,7 @@ var publishedJSON []byte
 // fractions, refs' passed_version_check ("all of them") as the fraction 1 of
 // the writes made, bench's p99 of 0.42–1.33 ms as p99_us 420–1330 on every
 // guard, and create's "0" duplicates as 0 for each seed.
-type Published struct {
+type published struct {
 	Experiments []Experiment `json:"experiments"`
 }
 
@@ -56,20 +56,20 @@ type Experiment struct {
 // A PubTable is one published table: where it was published, how it was
 // produced, with which parameters, its rows and what the text adds in words.
 type PubTable struct {
-	Title  string `json:"title"`
-	Source Source `json:"source"`
+	Title  string    `json:"title"`
+	Source pubSource `json:"source"`
 	// Setup is the published setup, e.g. "Python 3.9.6 rebuild, Apple M1, …".
 	Setup string `json:"setup"`
 	// Params are the published parameters, values as written ("1-5", "30 %").
 	// Names follow our flags and config keys where one exists.
-	Params []PublishedParam `json:"params"`
-	Rows   []PubRow         `json:"rows"`
+	Params []pubParam `json:"params"`
+	Rows   []PubRow   `json:"rows"`
 	// Facts are the figures the text gives in words beside the table.
 	Facts []string `json:"facts"`
 }
 
-// A Source names the write-up a table comes from.
-type Source struct {
+// A pubSource names the write-up a table comes from.
+type pubSource struct {
 	// File is the file name of the reference text, e.g.
 	// "osfoundry-version-check.en.txt".
 	File string `json:"file"`
@@ -77,8 +77,8 @@ type Source struct {
 	Lang string `json:"lang"`
 }
 
-// A PublishedParam is one published parameter.
-type PublishedParam struct {
+// A pubParam is one published parameter.
+type pubParam struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
@@ -159,7 +159,7 @@ func (e *Experiment) Label(r PubRow) string {
 }
 
 // Lookup returns the experiment called name ("race", "create", …).
-func (p *Published) Lookup(name string) (*Experiment, bool) {
+func (p *published) Lookup(name string) (*Experiment, bool) {
 	for i := range p.Experiments {
 		if p.Experiments[i].Name == name {
 			return &p.Experiments[i], true
@@ -168,7 +168,7 @@ func (p *Published) Lookup(name string) (*Experiment, bool) {
 	return nil, false
 }
 
-var embedded = sync.OnceValue(func() *Published {
+var embedded = sync.OnceValue(func() *published {
 	p, err := parsePublished(publishedJSON)
 	if err != nil {
 		panic("results: embedded published.json: " + err.Error())
@@ -183,10 +183,10 @@ func Lookup(name string) (*Experiment, bool) { return embedded().Lookup(name) }
 // parsePublished reads published figures strictly: unknown fields, trailing data, an
 // empty or duplicate experiment name, a row key or figure the experiment does
 // not declare, or a row without a key or figures are errors.
-func parsePublished(data []byte) (*Published, error) {
+func parsePublished(data []byte) (*published, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var p Published
+	var p published
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("published figures: %w", err)
 	}
@@ -200,7 +200,7 @@ func parsePublished(data []byte) (*Published, error) {
 }
 
 // check verifies what the JSON decoder cannot: names and declarations.
-func (p *Published) check() error {
+func (p *published) check() error {
 	if len(p.Experiments) == 0 {
 		return errors.New("no experiments")
 	}

@@ -130,7 +130,7 @@ func TestExperimentsAndSources(t *testing.T) {
 		t.Errorf("create tables: want A from the English text and B from the Italian one, got %+v", create.Tables)
 	}
 	race, _ := Lookup("race")
-	if got := race.Tables[0].Params[0]; got != (PublishedParam{"seeds", "1-5"}) {
+	if got := race.Tables[0].Params[0]; got != (pubParam{"seeds", "1-5"}) {
 		t.Errorf("race first param = %+v, want seeds 1-5", got)
 	}
 	if !strings.Contains(race.Tables[0].Setup, "Python 3.9.6") || !strings.Contains(race.Tables[0].Setup, "real clock") {

@@ -8,7 +8,7 @@ import "github.com/notesbench/notesbench/contract"
 // there, empty when empty; each adds what is its own.
 
 // CheckRecord is check's JSON result: a row per check, the figures of every
-// run.
+// run and, of served histories, the agents.
 type CheckRecord struct {
 	Experiment string        `json:"experiment"`
 	Config     CheckConfig   `json:"config"`
@@ -16,6 +16,10 @@ type CheckRecord struct {
 	Runs       []CheckRun    `json:"runs"`
 	Warnings   []string      `json:"warnings"`
 	Version    string        `json:"notesbench_version"`
+	// Agents holds CheckReport.Agents, every agent of served histories with
+	// the verdict on it ([] when no client called); nil, and no key, when
+	// the histories are not served ones.
+	Agents *[]AgentResult `json:"agents,omitempty"`
 }
 
 // CheckConfig is what a check judged, and how: the histories, each check's
@@ -29,8 +33,12 @@ type CheckConfig struct {
 
 // NewCheckRecord returns the JSON result of a check.
 func NewCheckRecord(cfg CheckConfig, rep *CheckReport, version string) CheckRecord {
-	return CheckRecord{Experiment: "check", Config: cfg, Rows: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
+	r := CheckRecord{Experiment: "check", Config: cfg, Rows: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
 		Warnings: unknownWarnings(rep), Version: version}
+	if rep.Agents != nil {
+		r.Agents = &rep.Agents
+	}
+	return r
 }
 
 // unknownWarnings says of every check that could not judge everything why.
@@ -93,25 +101,6 @@ type ConformConfig struct {
 func NewConformRecord(cfg ConformConfig, rep ConformReport, version string) ConformRecord {
 	return ConformRecord{Experiment: "conform", Config: cfg, Rows: nonNil(rep.Checks), Describe: rep.Describe,
 		Passed: rep.Passed, Failed: rep.Failed, Info: rep.Info, NotApplicable: rep.NotApplicable, Warnings: []string{}, Version: version}
-}
-
-// PayloadRecord is validate's JSON result for a payload of the user's: a
-// row per violation.
-type PayloadRecord struct {
-	Experiment string               `json:"experiment"`
-	Config     PayloadConfig        `json:"config"`
-	Rows       []contract.Violation `json:"rows"`
-	Valid      bool                 `json:"valid"`
-	Full       string               `json:"full"`
-	Minimal    string               `json:"minimal"`
-	Warnings   []string             `json:"warnings"`
-	Version    string               `json:"notesbench_version"`
-}
-
-// PayloadConfig is what a payload was checked against.
-type PayloadConfig struct {
-	Tool string `json:"tool"`
-	File string `json:"file"`
 }
 
 // nonNil makes a nil slice empty, so that JSON shows [] not null.

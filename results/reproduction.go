@@ -18,7 +18,7 @@ type Reproduction struct {
 	// the reports: the envelope every result of notesbench has.
 	Experiment   string            `json:"experiment"`
 	Config       ReproduceConfig   `json:"config"`
-	Rows         []ReproductionRow `json:"rows"`
+	Rows         []reproductionRow `json:"rows"`
 	Warnings     []string          `json:"warnings"`
 	Command      string            `json:"command"`
 	Replications int               `json:"replications"`
@@ -62,9 +62,9 @@ type ReproduceConfig struct {
 	Only         []string `json:"only"`
 }
 
-// ReproductionRow is one experiment of a reproduction: how many of its
+// reproductionRow is one experiment of a reproduction: how many of its
 // published figures are consistent with ours, of those judged.
-type ReproductionRow struct {
+type reproductionRow struct {
 	Experiment string `json:"experiment"`
 	Consistent int    `json:"consistent"`
 	Judged     int    `json:"judged"`
@@ -86,10 +86,10 @@ type Machine struct {
 // and the timing models' counts.
 func (r *Reproduction) Summarize() {
 	var all []Verdict
-	r.Rows, r.Warnings = []ReproductionRow{}, []string{}
+	r.Rows, r.Warnings = []reproductionRow{}, []string{}
 	for _, rep := range r.Reports {
 		all = append(all, rep.Verdicts...)
-		row := ReproductionRow{Experiment: rep.Experiment}
+		row := reproductionRow{Experiment: rep.Experiment}
 		row.Consistent, row.Judged = Summary(rep.Verdicts)
 		r.Rows = append(r.Rows, row)
 		for _, w := range rep.Warnings {

@@ -14,8 +14,8 @@ import (
 // the exact p-value.
 const MannWhitneyExactLimit = 50
 
-// Mean returns the arithmetic mean of samples, or NaN when there are none.
-func Mean(samples []float64) float64 {
+// meanOf returns the arithmetic mean of samples, or NaN when there are none.
+func meanOf(samples []float64) float64 {
 	if len(samples) == 0 {
 		return math.NaN()
 	}

@@ -44,12 +44,12 @@ func TestQuantile(t *testing.T) {
 	}
 }
 
-func TestMean(t *testing.T) {
-	if got := Mean([]float64{1, 2, 3, 4}); got != 2.5 {
-		t.Errorf("Mean(1..4) = %v, want 2.5", got)
+func TestMeanOf(t *testing.T) {
+	if got := meanOf([]float64{1, 2, 3, 4}); got != 2.5 {
+		t.Errorf("meanOf(1..4) = %v, want 2.5", got)
 	}
-	if got := Mean(nil); !math.IsNaN(got) {
-		t.Errorf("Mean(nil) = %v, want NaN", got)
+	if got := meanOf(nil); !math.IsNaN(got) {
+		t.Errorf("meanOf(nil) = %v, want NaN", got)
 	}
 }
 

@@ -221,7 +221,7 @@ func summarize(figure, row string, samples []float64, pub Figure, coverage float
 		return v, nil
 	}
 	v.samples = xs
-	v.OursMean = Mean(xs)
+	v.OursMean = meanOf(xs)
 	if len(xs) > 1 {
 		v.OursSD = stat.StdDev(xs, nil)
 	}
@@ -234,8 +234,8 @@ func summarize(figure, row string, samples []float64, pub Figure, coverage float
 }
 
 // interval returns the interval v was judged against.
-func (v Verdict) interval() Interval {
-	return Interval{Low: v.OursLow, High: v.OursHigh, Method: v.Method, Coverage: v.Coverage}
+func (v Verdict) interval() interval {
+	return interval{Low: v.OursLow, High: v.OursHigh, Method: v.Method, Coverage: v.Coverage}
 }
 
 // textKey is the form in which JudgeText compares texts.

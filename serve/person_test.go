@@ -14,7 +14,6 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/results"
 )
 
 func TestParsePerson(t *testing.T) {
@@ -184,7 +183,7 @@ func TestPersonBesideAClient(t *testing.T) {
 			}
 			var got string
 			for _, c := range rep.Checks {
-				if c.Check == results.CheckPersonLines {
+				if c.Check == check.PersonLines {
 					got = fmt.Sprintf("%s, %d judged, %d violations", c.Verdict, c.Judged, c.Violations)
 				}
 			}
@@ -196,7 +195,7 @@ func TestPersonBesideAClient(t *testing.T) {
 				t.Errorf("check: cut %v, person-lines %s, want %s; agents %+v", h.Cut, got, want, rep.Agents)
 			}
 			if guard == contract.GuardNote {
-				if v, u := rep.Failed(); len(v) > 0 || len(u) > 0 || rep.Agents[0].Verdict != results.AgentCareful {
+				if v, u := rep.Failed(); len(v) > 0 || len(u) > 0 || rep.Agents[0].Verdict != check.AgentCareful {
 					t.Errorf("a careful client: violated %v, unknown %v, %+v", v, u, rep.Agents[0])
 				}
 			}

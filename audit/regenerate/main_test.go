@@ -140,7 +140,7 @@ func TestRegenerate(t *testing.T) {
 func TestMaintainersReportWrittenAndRemoved(t *testing.T) {
 	dir := t.TempDir()
 	a := results.Audit{Experiment: results.AuditExperiment, Subject: results.AuditSubject{Profile: "filesystem", WriteStyle: "whole text (write_file)"}, Budget: "quick"}
-	lost := results.Counted("race none", "acknowledged lines lost", results.UnitLines, 3, 10)
+	lost := results.Counted("race none", "acknowledged lines lost", "lines", 3, 10)
 	a.Judge([]string{"race none"}, map[string][]results.AuditCell{results.AnomalyLostUpdate: {lost}}, nil)
 	found, err := writeMaintainersReport(dir, a, "server-files", "1.0.0", "notesbench audit …")
 	if err != nil || !found {
@@ -150,7 +150,7 @@ func TestMaintainersReportWrittenAndRemoved(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "- race none: 3 of 10 lines") {
 		t.Fatalf("%s %v", b, err)
 	}
-	a.Judge([]string{"race none"}, map[string][]results.AuditCell{results.AnomalyLostUpdate: {results.Counted("race none", "acknowledged lines lost", results.UnitLines, 0, 10)}}, nil)
+	a.Judge([]string{"race none"}, map[string][]results.AuditCell{results.AnomalyLostUpdate: {results.Counted("race none", "acknowledged lines lost", "lines", 0, 10)}}, nil)
 	if found, err := writeMaintainersReport(dir, a, "server-files", "1.0.0", "notesbench audit …"); err != nil || found {
 		t.Fatalf("found %v, %v", found, err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/internal/bounded"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -105,34 +104,14 @@ See docs/histories.md and docs/agents.md.`,
 	return cmd
 }
 
-// checkViolation is a check that found a violation: exit code 1. cut names
-// the histories cut short, whose violations are real but whose other
-// verdicts are unknown.
-type checkViolation struct {
-	checks []string
-	cut    []string
-	// careless names the agents of served histories that the agent checks
-	// found careless.
-	careless []string
-}
+// checkViolation is a check that found a violation (a
+// *check.ViolationError): exit code 1.
+type checkViolation struct{ error }
 
-func (e checkViolation) Error() string {
-	s := "violated: " + strings.Join(e.checks, ", ")
-	if len(e.careless) > 0 {
-		s += "; careless: " + strings.Join(e.careless, ", ")
-	}
-	if len(e.cut) > 0 {
-		s += " (in what was read of histories cut short, with no end line: " + strings.Join(e.cut, ", ") + ")"
-	}
-	return s
-}
+// incompleteError is histories that leave every verdict unknown (a
+// *check.IncompleteError): exit code 3, as unknownError.
+type incompleteError struct{ error }
 
-// incompleteError is histories that leave every verdict unknown, whatever the
-// checks found: they hold no run, or one was cut short. Exit code 3, as
-// unknownError.
-type incompleteError struct{ msg string }
-
-func (e incompleteError) Error() string { return e.msg }
 func (e incompleteError) Unwrap() error { return unknownError{} }
 
 // unknownError is a check that could not judge everything and found no
@@ -187,7 +166,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	tables := append(report.CheckTables(rep, "Checks of "+strings.Join(o.files, ", "), len(o.files) > 1, o.html), agentTables(rep, len(o.files) > 1)...)
+	tables := report.CheckTables(rep, "Checks of "+strings.Join(o.files, ", "), len(o.files) > 1, o.html)
 	html := "" // the page's file, once written
 	if o.html != "" && rep.Visualization != nil {
 		err := atomicfile.Write(o.html, 0o644, func(w io.Writer) error {
@@ -199,11 +178,8 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 		html = o.html
 	}
-	var result any = results.NewCheckRecord(results.CheckConfig{Histories: o.files, TimeoutS: o.timeout.Seconds(), HTML: html}, rep, notesbenchVersion())
-	if rep.Agents != nil {
-		result = agentCheckRecord{result.(results.CheckRecord), rep.Agents}
-	}
-	err = printResult(a, format, result, report.Section{Main: tables, Records: append(report.CheckRecords(rep), agentRecords(rep)...)})
+	result := results.NewCheckRecord(results.CheckConfig{Histories: o.files, TimeoutS: o.timeout.Seconds(), HTML: html}, rep, notesbenchVersion())
+	err = printResult(a, format, result, report.Section{Main: tables, Records: report.CheckRecords(rep)})
 	if err != nil {
 		return err
 	}
@@ -213,37 +189,22 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	return checkOutcome(rep, hs)
 }
 
-// checkOutcome is the error a check's verdicts end a command with: the
-// violated checks; else nothing to judge, or histories cut short; else the
-// checks that could not judge everything.
+// checkOutcome maps what a check ends with (check.Conclude) to an exit
+// code: a violation 1; histories that leave every verdict unknown, or checks
+// that could not judge everything, 3.
 func checkOutcome(rep *results.CheckReport, hs []*history.History) error {
-	violated, unknown := rep.Failed()
-	cut := ""
-	if len(rep.Cut) > 0 {
-		cut = "cut short (no end line): " + strings.Join(rep.Cut, ", ")
-	}
+	err := check.Conclude(rep, hs)
+	var unjudged *check.UnjudgedError
+	var incomplete *check.IncompleteError
 	switch {
-	case len(violated) > 0:
-		return checkViolation{violated, rep.Cut, carelessAgents(rep)}
-	case rep.Empty:
-		var files []string
-		for _, h := range hs {
-			files = append(files, h.File)
-		}
-		msg := "nothing to judge: " + strings.Join(files, ", ") + " hold no run"
-		if len(files) == 1 {
-			msg = "nothing to judge: " + files[0] + " holds no run"
-		}
-		if cut != "" {
-			msg += " (" + cut + ")"
-		}
-		return incompleteError{msg}
-	case cut != "":
-		return incompleteError{"unknown: " + cut + ": what it holds was judged, what it lacks cannot be"}
-	case len(unknown) > 0:
-		return unknownError{unknown}
+	case err == nil:
+		return nil
+	case errors.As(err, &unjudged):
+		return unknownError{unjudged.Checks}
+	case errors.As(err, &incomplete):
+		return incompleteError{err}
 	}
-	return nil
+	return checkViolation{err}
 }
 
 // readHistory reads a history from file, or from stdin for "-". A read of
@@ -257,107 +218,9 @@ func readHistory(ctx context.Context, stdin io.Reader, file string) (*history.Hi
 		}
 		return h, err
 	}
-	h, err := unlessDone(ctx, func() (*history.History, error) { return history.Read(ctx, stdin, "standard input") })
+	h, err := bounded.UnlessDone(ctx, func() (*history.History, error) { return history.Read(ctx, stdin, "standard input") })
 	if err != nil && ctx.Err() == nil {
 		return nil, usageError{err}
 	}
 	return h, err
-}
-
-// unlessDone returns what read returns, or ctx's error when ctx ends first:
-// a read of a pipe or a terminal that never ends must not hold up Ctrl-C
-// (the read itself is left to end with the process).
-func unlessDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := read()
-		done <- result{v, err}
-	}()
-	select {
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	case r := <-done:
-		return r.v, r.err
-	}
-}
-
-// agentCheckRecord is check's JSON result on served histories: the record
-// of any history, and the agents with their verdicts.
-type agentCheckRecord struct {
-	results.CheckRecord
-	Agents []results.AgentResult `json:"agents"`
-}
-
-// agentTables is the table of the agents of served histories, one row per
-// agent (none when the histories are not served ones); files says to name
-// each agent's file.
-func agentTables(rep *results.CheckReport, files bool) []report.Table {
-	if rep.Agents == nil {
-		return nil
-	}
-	t := report.Table{
-		Title: "Agents",
-		Header: []string{"Agent", "Verdict", "Sessions", "Writes", "Conflicts", "Re-reads", "Re-applies", "Refreshes",
-			"Same-key resends", "Key changes", "Duplicates", "Person's lines dropped", "Stale writes", "Tab references"},
-	}
-	for _, ag := range rep.Agents {
-		name := ag.Agent
-		if files {
-			name = ag.File + ": " + name
-		}
-		n := func(v int) string { return report.Int(int64(v)) }
-		t.Rows = append(t.Rows, []string{name, ag.Verdict, n(len(ag.Sessions)), n(ag.Writes), n(ag.Conflicts), n(ag.ReReads),
-			n(ag.ReApplies), n(ag.Refreshes), n(ag.SameKeyResends), n(ag.KeyChanges), n(ag.Duplicates), n(ag.PersonLinesDropped),
-			n(ag.StaleWrites), n(ag.TabReferences)})
-		if len(ag.Why) > 0 {
-			t.Notes = append(t.Notes, name+": "+ag.Verdict+": "+strings.Join(ag.Why, "; "))
-		}
-	}
-	if len(rep.Agents) == 0 {
-		t.Notes = append(t.Notes, "no client called the server")
-	}
-	t.Notes = append(t.Notes, "an agent is a client's MCP clientInfo name and version, over as many sessions as it opened (a stateless client's: its requests over one connection); after a conflict, a re-apply builds its next write on what it read since, a refresh sends the fresh version with the text it built before",
-		"judged: the person's lines (person-lines), committed texts (stale-writes), writes whose aim the server can tell (key-changes), calls that name a tab (tab-references)")
-	return []report.Table{t}
-}
-
-// agentRecords are the agents' figures as tidy CSV records, table
-// "check_agents", one per figure of each agent, named by their JSON keys.
-func agentRecords(rep *results.CheckReport) []report.Record {
-	var out []report.Record
-	for _, ag := range rep.Agents {
-		row := ag.File + " " + ag.Run + " " + ag.Agent
-		add := func(figure string, v int) {
-			out = append(out, report.Record{Table: "check_agents", Row: row, Figure: figure, Ours: strconv.Itoa(v)})
-		}
-		out = append(out, report.Record{Table: "check_agents", Row: row, Figure: "verdict", Ours: ag.Verdict})
-		add("writes", ag.Writes)
-		add("conflicts", ag.Conflicts)
-		add("rereads", ag.ReReads)
-		add("reapplies", ag.ReApplies)
-		add("refreshes", ag.Refreshes)
-		add("same_key_resends", ag.SameKeyResends)
-		add("key_changes", ag.KeyChanges)
-		add("duplicates", ag.Duplicates)
-		add("person_lines_dropped", ag.PersonLinesDropped)
-		add("stale_writes", ag.StaleWrites)
-		add("tab_references", ag.TabReferences)
-	}
-	return out
-}
-
-// carelessAgents names the agents found careless.
-func carelessAgents(rep *results.CheckReport) []string {
-	var out []string
-	for _, ag := range rep.Agents {
-		if ag.Verdict == results.AgentCareless && !slices.Contains(out, ag.Agent) {
-			out = append(out, ag.Agent)
-		}
-	}
-	return out
 }

@@ -2,14 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/validate"
+	"github.com/notesbench/notesbench/internal/bounded"
 	"github.com/notesbench/notesbench/report"
-	"github.com/notesbench/notesbench/results"
 	"github.com/spf13/cobra"
 )
 
@@ -92,18 +92,13 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := contract.CheckArgsSize(data); err != nil {
-		return usageError{fmt.Errorf("%s: the payload has over %s JSON values, more than a tool call may carry (the largest valid call has about 10,000)",
-			o.file, report.Int(contract.MaxArgsValues))}
-	}
 	res, err := validate.CheckPayload(o.tool, data)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", o.file, err)}
 	}
 	section := report.Section{Main: []report.Table{report.PayloadTable(o.file, o.tool, res.Valid, res.Violations)},
 		Records: report.PayloadRecords(res.Violations)}
-	record := results.PayloadRecord{Experiment: "validate", Config: results.PayloadConfig{Tool: o.tool, File: o.file},
-		Rows: res.Violations, Valid: res.Valid, Full: res.Full, Minimal: res.Minimal, Warnings: []string{}, Version: notesbenchVersion()}
+	record := res.Record(o.file, notesbenchVersion())
 	if err := printResult(a, format, record, section); err != nil {
 		return err
 	}
@@ -117,46 +112,19 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 }
 
 // readPayload reads a payload from file ("-": stdin), refusing one larger than
-// a tool call may carry (contract.MaxArgsBytes) before reading it whole. The
-// read stops when ctx is done: a pipe or a terminal that never ends must not
-// hold up Ctrl-C (the read itself is left to end with the process).
+// a tool call may carry (contract.MaxArgsBytes) before reading it whole.
 func readPayload(ctx context.Context, stdin io.Reader, file string) ([]byte, error) {
-	tooLarge := func(n int64) error {
-		return usageError{fmt.Errorf("%s: the payload is %s bytes, more than the %s a tool call may carry (MCP servers cap a message at 4 MiB)",
-			file, report.Int(n), report.Int(contract.MaxArgsBytes))}
-	}
-	if file != "-" {
-		st, err := os.Stat(file)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("reading payload: %w", err)}
-		}
-		if st.IsDir() {
-			return nil, usageError{fmt.Errorf("reading payload: %s is a folder", file)}
-		}
-		if st.Mode().IsRegular() && st.Size() > contract.MaxArgsBytes {
-			return nil, tooLarge(st.Size())
-		}
-	}
-	data, err := unlessDone(ctx, func() ([]byte, error) {
-		r := stdin
-		if file != "-" {
-			f, err := os.Open(file)
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			r = f
-		}
-		return io.ReadAll(io.LimitReader(r, contract.MaxArgsBytes+1))
-	})
+	data, err := bounded.Read(ctx, stdin, file, contract.MaxArgsBytes)
+	var large *bounded.TooLargeError
 	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case err != nil:
-		return nil, usageError{fmt.Errorf("reading payload: %w", err)}
-	case len(data) > contract.MaxArgsBytes:
+	case errors.As(err, &large) && large.Size > 0:
+		return nil, usageError{fmt.Errorf("%s: the payload is %s bytes, more than the %s a tool call may carry (MCP servers cap a message at 4 MiB)",
+			file, report.Int(large.Size), report.Int(contract.MaxArgsBytes))}
+	case errors.As(err, &large):
 		return nil, usageError{fmt.Errorf("%s: the payload is more than the %s bytes a tool call may carry (MCP servers cap a message at 4 MiB)",
 			file, report.Int(contract.MaxArgsBytes))}
+	case err != nil && ctx.Err() == nil:
+		return nil, usageError{fmt.Errorf("reading payload: %w", err)}
 	}
-	return data, nil
+	return data, err
 }

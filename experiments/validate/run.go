@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -34,11 +35,15 @@ type PayloadResult struct {
 
 // CheckPayload checks payload, the JSON arguments of a call to tool, against
 // the tool's input schema in the embedded tools/list, with both validators. An
-// unknown tool, or a payload that is empty or not JSON, is an error naming the
-// problem; a payload that breaks the schema is not an error but a result with
+// unknown tool, or a payload that is empty, not JSON or holds more JSON values
+// than a tool call may carry, is an error naming the problem; a payload that breaks the schema is not an error but a result with
 // Valid false. Every error is thus the caller's bad input (exit code 2), but for
 // a broken embedded tools/list, which the tests rule out.
 func CheckPayload(tool string, payload []byte) (PayloadResult, error) {
+	if err := contract.CheckArgsSize(payload); err != nil {
+		return PayloadResult{}, fmt.Errorf("the payload has over %s JSON values, more than a tool call may carry (the largest valid call has about 10,000)",
+			report.Int(contract.MaxArgsValues))
+	}
 	schemas, err := loadMinimalSchemas()
 	if err != nil {
 		return PayloadResult{}, err

@@ -161,6 +161,10 @@ func TestValidatePayloadErrors(t *testing.T) {
 		{"edit_note_tab", `operation=slide_add`, "payload is not JSON: invalid character 'o' looking for beginning of value"},
 		{"edit_note_tab", `{} {}`, "payload is not JSON: invalid character '{' after top-level value"},
 		{"edit_note_tab", " \n", "payload is empty, want a JSON object"},
+		// Checked before the tool: two million tiny values made two million
+		// violations.
+		{"edit_tab", `{"slides":[` + strings.Repeat("1,", contract.MaxArgsValues) + `1]}`,
+			"the payload has over 100,000 JSON values, more than a tool call may carry (the largest valid call has about 10,000)"},
 	} {
 		if _, err := CheckPayload(tc.tool, []byte(tc.payload)); err == nil || err.Error() != tc.want {
 			t.Errorf("CheckPayload(%q, %q) = %v, want %q", tc.tool, tc.payload, err, tc.want)

@@ -545,11 +545,11 @@ func TestEachPartOpensItsOwnTarget(t *testing.T) {
 func TestDeclaredButNotKept(t *testing.T) {
 	twice, lost := 3, 4
 	cells := func() map[string][]results.AuditCell {
-		dup := results.Counted("nemesis duplicate", "", results.UnitLines, twice, 0)
+		dup := results.Counted("nemesis duplicate", "", UnitLines, twice, 0)
 		dup.Proof = &results.AuditProof{CheckProof: results.CheckProof{Says: "line 7 is in the final text twice"}, Replay: "notesbench race --seeds 2"}
 		return map[string][]results.AuditCell{
-			results.AnomalyAppliedTwice: {results.Counted("race none", "", results.UnitLines, 5, 0), dup, results.NotRunCell("nemesis kill", "", "no process")},
-			results.AnomalyLostUpdate:   {results.Counted("race none", "", results.UnitLines, lost, 10)},
+			results.AnomalyAppliedTwice: {results.Counted("race none", "", UnitLines, 5, 0), dup, results.NotRunCell("nemesis kill", "", "no process")},
+			results.AnomalyLostUpdate:   {results.Counted("race none", "", UnitLines, lost, 10)},
 		}
 	}
 	judged := func(m contract.Mapping) []results.AuditCell {
@@ -562,7 +562,7 @@ func TestDeclaredButNotKept(t *testing.T) {
 	}
 
 	got := judged(mapping(contract.ToolHints{Idempotent: true}))
-	if len(got) != 1 || got[0].Mode != "nemesis duplicate" || got[0].Count == nil || *got[0].Count != twice || got[0].Unit != results.UnitLines {
+	if len(got) != 1 || got[0].Mode != "nemesis duplicate" || got[0].Count == nil || *got[0].Count != twice || got[0].Unit != UnitLines {
 		t.Fatalf("idempotentHint: cells %+v, want the duplicate column's 3 lines alone", got)
 	}
 	if p := got[0].Proof; p == nil || !strings.HasPrefix(p.Says, "put declares idempotentHint: true") || !strings.HasSuffix(p.Says, "line 7 is in the final text twice") || p.Replay == "" {

@@ -50,7 +50,7 @@ func (a *auditRun) declaredNotKept() {
 			a.add(row, results.NotRunCell(c.Mode, "", write+" does not declare idempotentHint: true, so its repeats promise nothing"))
 			continue
 		}
-		cell := results.Counted(c.Mode, "lines applied twice by a repeat of "+write+", which declares idempotentHint: true", results.UnitLines, *c.Count, 0)
+		cell := results.Counted(c.Mode, "lines applied twice by a repeat of "+write+", which declares idempotentHint: true", UnitLines, *c.Count, 0)
 		if c.Proof != nil {
 			p := *c.Proof
 			p.Says = write + " declares idempotentHint: true (a repeat with the same arguments has no further effect); yet " + p.Says
@@ -70,7 +70,7 @@ func (a *auditRun) declaredNotKept() {
 			continue
 		}
 		kept := c.Of - *c.Count
-		cell := results.Counted(c.Mode, "lines written through "+write+", which declares readOnlyHint: true, that the final text kept", results.UnitLines, kept, c.Of)
+		cell := results.Counted(c.Mode, "lines written through "+write+", which declares readOnlyHint: true, that the final text kept", UnitLines, kept, c.Of)
 		if kept > 0 {
 			cell.Proof = saidProof(fmt.Sprintf("%s declares readOnlyHint: true (it changes nothing); yet %d of the %d lines written through it are in the final text", write, kept, c.Of), 0, replay)
 		}

@@ -139,7 +139,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 			ended = append(ended, r.Stopped)
 		}
 	}
-	c := results.Counted(col, "acknowledged lines lost with the fault", results.UnitLines, lost, intended)
+	c := results.Counted(col, "acknowledged lines lost with the fault", UnitLines, lost, intended)
 	c.Note = fmt.Sprintf("%d faults made", faults)
 	if known {
 		c.Note += fmt.Sprintf("; the same seeds without the fault lost %d", without)
@@ -150,8 +150,8 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 		c.Note += "; " + strings.Join(ended, "; ")
 	}
 	a.add(results.AnomalyLostUpdate, c)
-	a.add(results.AnomalyAppliedTwice, results.Counted(col, "lines the final text holds more than once", results.UnitLines, dups, 0))
-	e := results.Counted(col, "calls the server refused (besides a version conflict)", results.UnitCalls, refused, 0)
+	a.add(results.AnomalyAppliedTwice, results.Counted(col, "lines the final text holds more than once", UnitLines, dups, 0))
+	e := results.Counted(col, "calls the server refused (besides a version conflict)", UnitCalls, refused, 0)
 	if unknown > 0 {
 		e.Note = fmt.Sprintf("%d calls whose outcome the fault made unknown are not counted: they are the fault's", unknown)
 	}

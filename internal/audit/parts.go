@@ -116,13 +116,13 @@ func (a *auditRun) race(ctx context.Context) error {
 		m := modeOf(row.Guard, row.Policy)
 		col := raceColumn(m)
 		errs := row.ErrorsClaude + row.ErrorsHuman
-		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", results.UnitCalls, errs, 0))
-		a.add(results.AnomalyAppliedTwice, results.Counted(col, "lines the final text holds more than once", results.UnitLines, row.DuplicatesClaude+row.DuplicatesHuman, 0))
+		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", UnitCalls, errs, 0))
+		a.add(results.AnomalyAppliedTwice, results.Counted(col, "lines the final text holds more than once", UnitLines, row.DuplicatesClaude+row.DuplicatesHuman, 0))
 		a.add(results.AnomalyStoreDestroyed, destroyedCell(col, runs, func(r results.RaceRun) bool { return modeOf(r.Guard, r.Policy) == m },
 			func(r results.RaceRun) string { return cmp.Or(r.SetupFailed, r.Unreadable) }))
 		switch {
 		case m == server:
-			c := results.Counted(col, "acknowledged lines lost", results.UnitLines, row.Lost, row.Intended)
+			c := results.Counted(col, "acknowledged lines lost", UnitLines, row.Lost, row.Intended)
 			if errs > 0 {
 				// Few lines are there to lose when most writes were refused.
 				c.Note = fmt.Sprintf("%d of the %d lines meant ended in a server error, never acknowledged", errs, row.Intended)
@@ -216,14 +216,14 @@ func staleCell(rep *results.CheckReport, mode race.Mode) results.AuditCell {
 		// writes; a register whose writes fit no order under compare-and-set
 		// took a write with a stale version all the same.
 		if nonlinear > 0 {
-			return results.Counted(col, "runs whose writes fit no order of compare-and-set (check: linearizability)", results.UnitRuns, nonlinear, judged)
+			return results.Counted(col, "runs whose writes fit no order of compare-and-set (check: linearizability)", UnitRuns, nonlinear, judged)
 		}
 		return results.NotRunCell(col, source, "check "+string(c.Verdict)+": "+c.Reason)
 	}
 	if judged == 0 {
 		return results.NotRunCell(col, source, "the history holds no run of "+mode.String())
 	}
-	return results.Counted(col, source, results.UnitWrites, n, 0)
+	return results.Counted(col, source, UnitWrites, n, 0)
 }
 
 // emptyReadsCell is, in column col, the reads check found returning an
@@ -239,7 +239,7 @@ func emptyReadsCell(rep *results.CheckReport, col string) results.AuditCell {
 	if c.Verdict == results.CheckUnknown || c.Verdict == results.CheckNotApplicable {
 		return results.NotRunCell(col, source, "check "+string(c.Verdict)+": "+c.Reason)
 	}
-	cell := results.Counted(col, source, results.UnitReads, c.Violations, c.Judged)
+	cell := results.Counted(col, source, UnitReads, c.Violations, c.Judged)
 	if len(c.First) > 0 {
 		cell.Note = "the first: " + c.First[0]
 	}
@@ -311,11 +311,11 @@ func clauseCell(checks []results.ConformCheck, name, source string) results.Audi
 	}
 	switch c := checks[i]; c.Outcome {
 	case results.ConformFail:
-		return results.Counted(modeConform, source, results.UnitClauses, 1, 1)
+		return results.Counted(modeConform, source, UnitClauses, 1, 1)
 	case results.ConformNotApplicable:
 		return results.NotRunCell(modeConform, source, "n/a: "+c.Detail)
 	}
-	return results.Counted(modeConform, source, results.UnitClauses, 0, 1)
+	return results.Counted(modeConform, source, UnitClauses, 0, 1)
 }
 
 // createStep is create's part.
@@ -393,8 +393,8 @@ func (a *auditRun) create(ctx context.Context) error {
 			a.costs = append(a.costs, results.ClientCost{Mode: col, Policy: row.KeyPolicy,
 				What: createCost(row.KeyPolicy), Count: sum(row.Duplicates), Of: sum(row.TabsCreated)})
 		}
-		a.add(results.AnomalyDuplicate, results.Counted(col, "duplicate tabs, the key kept on every resend", results.UnitTabs, dups, created))
-		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", results.UnitCalls, errs, 0))
+		a.add(results.AnomalyDuplicate, results.Counted(col, "duplicate tabs, the key kept on every resend", UnitTabs, dups, created))
+		a.add(results.AnomalyServerErrors, results.Counted(col, "calls ended in a server error", UnitCalls, errs, 0))
 		a.add(results.AnomalyStoreDestroyed, destroyedCell(col, runs, func(r create.Run) bool { return r.Table == t },
 			func(r create.Run) string { return r.SetupFailed }))
 	}
@@ -505,11 +505,11 @@ func (a *auditRun) sources(ctx context.Context) error {
 	}
 	server, ok := byPolicy[sources.KeyNormalized]
 	if ok {
-		a.add(results.AnomalyDuplicate, results.Counted(modeSources, "duplicate sources saved under one key per page (key normalized)", results.UnitSources, server[0], server[1]))
+		a.add(results.AnomalyDuplicate, results.Counted(modeSources, "duplicate sources saved under one key per page (key normalized)", UnitSources, server[0], server[1]))
 	} else {
 		a.add(results.AnomalyDuplicate, results.NotRunCell(modeSources, "", "sources ran no normalized key, the one key per page"))
 	}
-	a.add(results.AnomalyServerErrors, results.Counted(modeSources, "calls ended in a server error", results.UnitCalls, errs, 0))
+	a.add(results.AnomalyServerErrors, results.Counted(modeSources, "calls ended in a server error", UnitCalls, errs, 0))
 	a.add(results.AnomalyStoreDestroyed, destroyedCell(modeSources, runs, func(sources.Run) bool { return true },
 		func(r sources.Run) string { return cmp.Or(r.SetupFailed, r.UnreadableFinal) }))
 	for _, pol := range policies {
@@ -586,17 +586,17 @@ func (a *auditRun) fault(ctx context.Context, f FaultMode) error {
 	if fo.LostAcknowledged == nil {
 		a.add(results.AnomalyLostAcknowledged, results.NotRunCell(f.Mode, "acknowledged writes lost", "not judged: the lost-updates check could not judge everything"))
 	} else {
-		a.add(results.AnomalyLostAcknowledged, results.Counted(f.Mode, "acknowledged writes lost", results.UnitWrites, *fo.LostAcknowledged, 0))
+		a.add(results.AnomalyLostAcknowledged, results.Counted(f.Mode, "acknowledged writes lost", UnitWrites, *fo.LostAcknowledged, 0))
 	}
-	a.add(results.AnomalyUnreadable, results.Counted(f.Mode, "runs whose final state did not read back whole", results.UnitRuns, fo.Unreadable, fo.Runs))
+	a.add(results.AnomalyUnreadable, results.Counted(f.Mode, "runs whose final state did not read back whole", UnitRuns, fo.Unreadable, fo.Runs))
 	if fo.EmptyReads != nil {
-		a.add(results.AnomalyEmptyRead, results.Counted(f.Mode, "reads that found the document emptied", results.UnitReads, *fo.EmptyReads, 0))
+		a.add(results.AnomalyEmptyRead, results.Counted(f.Mode, "reads that found the document emptied", UnitReads, *fo.EmptyReads, 0))
 	}
 	if fo.AppliedTwice != nil {
-		a.add(results.AnomalyAppliedTwice, results.Counted(f.Mode, "lines or sources the final state holds twice", results.UnitLines, *fo.AppliedTwice, 0))
+		a.add(results.AnomalyAppliedTwice, results.Counted(f.Mode, "lines or sources the final state holds twice", UnitLines, *fo.AppliedTwice, 0))
 	}
 	if fo.Errors != nil {
-		a.add(results.AnomalyServerErrors, results.Counted(f.Mode, "calls ended in a server error", results.UnitCalls, *fo.Errors, 0))
+		a.add(results.AnomalyServerErrors, results.Counted(f.Mode, "calls ended in a server error", UnitCalls, *fo.Errors, 0))
 	}
 	if fo.History != nil && fo.Checks != nil {
 		file := "histories/" + f.Mode + ".jsonl"
@@ -656,7 +656,7 @@ func destroyedCell[Run any](col string, runs []Run, of func(Run) bool, why func(
 			first = cmp.Or(first, w)
 		}
 	}
-	c := results.Counted(col, "runs whose document could not be set up or read back", results.UnitRuns, n, total)
+	c := results.Counted(col, "runs whose document could not be set up or read back", UnitRuns, n, total)
 	if first != "" {
 		c.Note = "the first: " + first
 	}
