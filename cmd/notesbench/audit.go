@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/internal/plural"
-	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/nemesis"
@@ -410,49 +408,16 @@ func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp strin
 		}
 		settings.Synchronous = syncs
 	}
-	argv := crash.Argv(settings, o.target.faults.spawn)
 	dir, err := os.MkdirTemp(tmp, "audit-crash-")
 	if err != nil {
 		return audit.FaultOutcome{}, err
 	}
 	defer os.RemoveAll(dir)
-	serve, err := crash.ServeSelf(o.childEnv)
+	f := o.target.faults
+	ran, err := crash.Command{Settings: settings, Spawn: f.spawn, Dir: dir, Timeout: b.CheckTimeout, Env: o.childEnv, Version: notesbenchVersion(),
+		Open: crashOpen(o.target.flags, o.target.profile, f.spawn, f.callTimeout, f.startTimeout)}.Run(ctx)
 	if err != nil {
 		return audit.FaultOutcome{}, err
 	}
-	w := history.NewWriter(history.Header{Experiment: "crash", Command: shell.Line(argv)})
-	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: b.CheckTimeout, History: w,
-		Serve: serve, Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout, o.target.faults.startTimeout)}.Run(ctx)
-	if err != nil {
-		return audit.FaultOutcome{}, err
-	}
-	v, rep := tested.Verdict, tested.Checks
-	var hist bytes.Buffer
-	if _, err := w.WriteTo(&hist); err != nil {
-		return audit.FaultOutcome{}, err
-	}
-	fo := audit.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
-		History: hist.Bytes(), Checks: rep,
-		Part:   results.AuditPart{Name: "crash", Command: argv, Result: results.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
-		Tables: report.CrashTables(settings, sim.Dist{Min: settings.LifeMinNS, Max: settings.LifeMaxNS}.String(), v.Runs, rep)}
-	lost, twice, empty := 0, 0, 0
-	for _, r := range v.Runs {
-		if (r.Integrity != "" && r.Integrity != "ok") || r.Unreadable != "" || r.UnreadableReads > 0 {
-			fo.Unreadable++
-		}
-		lost += r.LostAcknowledged
-		twice += r.Duplicates
-		empty += r.UnreadableReads
-	}
-	fo.LostAcknowledged, fo.AppliedTwice, fo.EmptyReads = &lost, &twice, &empty
-	return fo, nil
-}
-
-// prefixedLines returns each of lines with prefix before it.
-func prefixedLines(prefix string, lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = prefix + l
-	}
-	return out
+	return audit.CrashOutcome(ran.Argv, ran.Record, ran.Checks, ran.Verdict.Unknown, ran.History)
 }
