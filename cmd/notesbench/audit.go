@@ -315,11 +315,7 @@ func (o *auditOptions) crashMode(tmp string) audit.FaultMode {
 		if o.target.remote() {
 			settings.Target, settings.Profile = o.target.target, o.target.profile
 		} else {
-			syncs, err := contract.ParseList(b.Synchronous, contract.SynchronousSettings.Parse)
-			if err != nil {
-				return audit.FaultOutcome{}, err
-			}
-			settings.Synchronous = syncs
+			settings.Synchronous = b.Synchronous
 		}
 		dir, err := os.MkdirTemp(tmp, "audit-crash-")
 		if err != nil {
