@@ -2,6 +2,8 @@ package nemesis
 
 import (
 	"context"
+	"slices"
+	"time"
 
 	"github.com/notesbench/notesbench/history"
 )
@@ -20,4 +22,17 @@ func (Pause) Invoke(_ context.Context, r Victim) bool {
 	}
 	r.Pause()
 	return true
+}
+
+// PauseTimeout is the call timeout a pause outlasts when none is given.
+const PauseTimeout = time.Second
+
+// CallTimeout is the bound on each call of a run under the faults kinds,
+// given timeout (0: no bound): a pause needs one to outlast, PauseTimeout
+// when none is given.
+func CallTimeout(kinds []string, timeout time.Duration) time.Duration {
+	if timeout == 0 && slices.Contains(kinds, history.FaultPause) {
+		return PauseTimeout
+	}
+	return timeout
 }

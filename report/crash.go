@@ -9,10 +9,10 @@ import (
 )
 
 // CrashTables are the tables of a kill -9 test: its runs, then the checks of
-// the recorded history. life is how long each server serves, as written.
-func CrashTables(s results.CrashSettings, life string, runs []results.CrashRun, checks *results.CheckReport) []Table {
+// the recorded history.
+func CrashTables(s results.CrashSettings, runs []results.CrashRun, checks *results.CheckReport) []Table {
 	t := Table{
-		Title: fmt.Sprintf("Kill -9 test: %d SIGKILLs per run, each server serving %s, seed %d", s.Kills, life, s.Seed),
+		Title: fmt.Sprintf("Kill -9 test: %d SIGKILLs per run, each server serving %s, seed %d", s.Kills, crashLife(s), s.Seed),
 		Header: []string{"Synchronous", "Kills survived", "Writes sent", "Acknowledged", "Cut off by a kill", "Of those committed",
 			"Lost acknowledged", "Applied twice", "Reads of no document", "Final state", "Integrity check", "Seconds"},
 		Notes: []string{
@@ -55,6 +55,15 @@ func CrashTables(s results.CrashSettings, life string, runs []results.CrashRun, 
 		}
 	}
 	return append([]Table{t}, CheckTables(checks, "Checks of the recorded history", false, "")...)
+}
+
+// crashLife is how long each server of a kill -9 test serves, as --life
+// writes it: "5ms-40ms", or one duration when the range is one.
+func crashLife(s results.CrashSettings) string {
+	if s.LifeMinNS == s.LifeMaxNS {
+		return s.LifeMinNS.String()
+	}
+	return s.LifeMinNS.String() + "-" + s.LifeMaxNS.String()
 }
 
 // CrashRecords are a kill -9 test's figures as tidy CSV records (see

@@ -1,24 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/crash"
-	"github.com/notesbench/notesbench/internal/plural"
-	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
-	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -226,8 +219,9 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	reach := o.reach(target)
 	opts := audit.Options{
-		Profile: o.target.profile, Subject: auditSubject(o, target),
+		Profile: o.target.profile, Subject: reach.Subject(o.parallel, notesbenchVersion()),
 		Budget: o.budgetValue, Parallel: o.parallel, MaxErrors: o.target.maxErrors,
 		Allow: allow, Baseline: base, BaselineFile: o.baseline, Version: notesbenchVersion(),
 	}
@@ -242,11 +236,16 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	if o.target.flags.Changed("store") {
 		opts.Store = o.target.storeName
 	}
-	if o.namesDir() {
+	if reach.StateDir != "" {
 		// Each part a store of its own, as each command run alone has.
 		opts.Reopen = func(ctx context.Context) (contract.Target, error) { return o.reopen(ctx, tmp, nil) }
 	}
-	out, err := audit.Run(ctx, target, o.faults(tmp), o.nemeses(tmp), func(what string) func(done, total int) { return progress(a, "audit: "+what) }, opts)
+	faults, nemeses := reach.Modes(o.crashMode(tmp), func(ctx context.Context, kind string, every, callTimeout time.Duration) (contract.Target, error) {
+		return o.reopen(ctx, tmp, func(s *backend.Spec) {
+			s.Faults, s.CallTimeout = &mcpclient.Faults{Kinds: []string{kind}, Every: every}, callTimeout
+		})
+	})
+	out, err := audit.Run(ctx, target, faults, nemeses, func(what string) func(done, total int) { return progress(a, "audit: "+what) }, opts)
 	if err != nil {
 		return err
 	}
@@ -268,47 +267,24 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	return nil
 }
 
-// auditSubject is what the command knows of the target beside what it
-// says of itself: the profile it was given, the server that profile was
-// written for, and how a write states its change.
-func auditSubject(o *auditOptions, target contract.Target) results.AuditSubject {
-	s := results.AuditSubject{Target: o.target.target, Profile: o.target.profile, WriteStyle: "whole text (edit_note_tab replace_text)"}
-	if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil && o.target.profile != "" {
+// reach is what the command knows of the audit's target beside what it
+// says of itself: what it was given, how notesbench reaches it, and what
+// its profile says of its server.
+func (o *auditOptions) reach(target contract.Target) audit.Reach {
+	spec, _ := mcpclient.Parse(o.target.target)
+	r := audit.Reach{Target: o.target.target, Profile: o.target.profile, Remote: o.target.remote(),
+		Starts: spec.Stdio() || o.target.faults.spawn != "", Postgres: o.target.storeName != "", CallTimeout: o.target.faults.callTimeout}
+	if r.Remote && (strings.Contains(o.target.target, mcpclient.DirPlaceholder) || strings.Contains(o.target.faults.spawn, mcpclient.DirPlaceholder)) {
+		r.StateDir = mcpclient.DirPlaceholder
+	}
+	if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil {
 		prof := p.Profile()
-		s.Server = prof.Server
+		r.Profiled = &audit.Profiled{Server: prof.Server, Document: prof.Setup.Document}
 		if w := prof.Write; w != nil {
-			style := map[profile.WriteMode]string{profile.ModeContent: "whole text", profile.ModePatch: "patch", profile.ModeAppend: "append"}[w.Mode()]
-			s.WriteStyle = cmp.Or(style, string(w.Mode())) + " (" + w.Tool + ")"
-		} else {
-			s.WriteStyle = "none: the profile maps no write (a read-only server)"
+			r.Profiled.WriteMode, r.Profiled.WriteTool = string(w.Mode()), w.Tool
 		}
 	}
-	if !o.target.remote() {
-		s.Server = "notesbench " + notesbenchVersion() + " (the embedded store)"
-	}
-	at := "each experiment's own number of runs at once"
-	if o.parallel > 0 {
-		at = plural.Count(o.parallel, "run") + " of each experiment at once (--parallel)"
-	}
-	store := "all in the server's one store"
-	if o.namesDir() {
-		store = "in a store of the part's own (" + mcpclient.DirPlaceholder + " is a fresh folder for each part), shared by the part's runs"
-	}
-	switch {
-	case !o.target.remote():
-		s.Documents = "a database of its own for every run: runs share nothing"
-	case o.target.profile == "":
-		s.Documents = "a Note of its own for every run (notesbench_create_note), " + store + "; " + at +
-			": what one run loses through another's writes to the store is the server's, and counted as such"
-	default:
-		doc := ""
-		if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil {
-			doc = " named " + p.Profile().Setup.Document
-		}
-		s.Documents = "a document of its own for every run" + doc + ", " + store + "; " + at +
-			": a server that rewrites one file for every document loses one run's writes through another's, and that is counted as the server's loss (--parallel 1 runs one at a time)"
-	}
-	return s
+	return r
 }
 
 // auditSpec is how the audit opens its target: conform holds a server to
@@ -329,130 +305,30 @@ func (o *auditOptions) reopen(ctx context.Context, tmp string, adjust func(*back
 	return openTarget(ctx, o.target.flags, s)
 }
 
-// namesDir says the target's server keeps its state in a folder of
-// notesbench's (mcpclient.DirPlaceholder), fresh at each open.
-func (o *auditOptions) namesDir() bool {
-	return o.target.remote() && (strings.Contains(o.target.target, mcpclient.DirPlaceholder) || strings.Contains(o.target.faults.spawn, mcpclient.DirPlaceholder))
-}
-
-// faults are the audit's fault modes, a column each: the kill -9 test
-// (notesbench crash) of what notesbench runs in processes of its own — the
-// embedded SQLite store, or the server of a stdio target or of an HTTP
-// target it starts (--spawn) — and the nemeses against a server
-// notesbench spawned. This is the one place a fault mode is added: a mode
-// that cannot run against this target says why, and its cells say "not
-// run" with the reason.
-func (o *auditOptions) faults(tmp string) []audit.FaultMode {
-	kill := audit.FaultMode{Mode: "crash", Needs: crash.Needs}
-	spec, _ := mcpclient.Parse(o.target.target)
-	switch {
-	case o.target.remote() && !spec.Stdio() && o.target.faults.spawn == "":
-		kill.NotRun = "notesbench does not start this HTTP server, so it cannot kill it: give --spawn with the command that starts it"
-	case o.target.storeName != "":
-		kill.NotRun = "the kill -9 test runs the embedded SQLite store; a PostgreSQL server is not notesbench's process"
-	default:
-		kill.Run = func(ctx context.Context, b audit.Budget) (audit.FaultOutcome, error) {
-			return o.crashFault(ctx, b, tmp)
+// crashMode is the audit's kill -9 column: the test notesbench crash runs,
+// at the budget's kills, of the embedded store without --target, of the
+// target's server with one.
+func (o *auditOptions) crashMode(tmp string) audit.FaultMode {
+	run := func(ctx context.Context, b audit.Budget) (audit.FaultOutcome, error) {
+		def := crash.DefaultConfig()
+		settings := results.CrashSettings{Kills: b.Kills, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
+		if o.target.remote() {
+			settings.Target, settings.Profile = o.target.target, o.target.profile
+		} else {
+			settings.Synchronous = b.Synchronous
 		}
-	}
-	return []audit.FaultMode{kill}
-}
-
-// nemeses are the audit's nemesis columns: the race under each fault
-// notesbench can make between itself and the target — on the wire
-// (lose-replies, duplicate) of any server, on the process (kill, pause) of
-// one it starts — each opened as --nemesis opens it. The embedded store has
-// neither wire nor process of its own.
-func (o *auditOptions) nemeses(tmp string) []audit.NemesisMode {
-	spec, _ := mcpclient.Parse(o.target.target)
-	var out []audit.NemesisMode
-	// Those on the wire first: they run on any server.
-	ns := nemesis.All()
-	slices.SortStableFunc(ns, func(a, b nemesis.Nemesis) int { return cmp.Compare(a.Place(), b.Place()) })
-	for _, n := range ns {
-		kind := n.Kind()
-		m := audit.NemesisMode{Kind: kind, Flags: []string{"--nemesis", kind}, Reissue: kind == history.FaultLoseReplies}
-		onProcess := n.Place() == nemesis.Process
-		switch {
-		case !o.target.remote():
-			m.NotRun = "the embedded store runs inside notesbench: no wire or process to fault (audit notesbench serve as a --target to fault it)"
-		case onProcess && !spec.Stdio() && o.target.faults.spawn == "":
-			m.NotRun = "notesbench does not start this HTTP server, so it cannot " + kind + " it: give --spawn with the command that starts it"
-		default:
-			m.Open = func(ctx context.Context, every time.Duration) (contract.Target, error) {
-				return o.reopen(ctx, tmp, func(s *backend.Spec) {
-					s.Faults = &mcpclient.Faults{Kinds: []string{kind}, Every: every}
-					if kind == history.FaultPause && s.CallTimeout == 0 {
-						s.CallTimeout = defaultPauseTimeout
-					}
-				})
-			}
-			if kind == history.FaultPause && o.target.faults.callTimeout == 0 {
-				m.Flags = append(m.Flags, "--call-timeout", defaultPauseTimeout.String())
-			}
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// crashFault is the kill -9 test at budget b, as notesbench crash runs it:
-// of the embedded store without --target, of the target's server with one.
-func (o *auditOptions) crashFault(ctx context.Context, b audit.Budget, tmp string) (audit.FaultOutcome, error) {
-	def := crash.DefaultConfig()
-	settings := results.CrashSettings{Kills: b.Kills, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
-	if o.target.remote() {
-		settings.Target, settings.Profile = o.target.target, o.target.profile
-	} else {
-		syncs, err := contract.ParseList(b.Synchronous, contract.SynchronousSettings.Parse)
+		dir, err := os.MkdirTemp(tmp, "audit-crash-")
 		if err != nil {
 			return audit.FaultOutcome{}, err
 		}
-		settings.Synchronous = syncs
-	}
-	argv := crash.Argv(settings, o.target.faults.spawn)
-	dir, err := os.MkdirTemp(tmp, "audit-crash-")
-	if err != nil {
-		return audit.FaultOutcome{}, err
-	}
-	defer os.RemoveAll(dir)
-	serve, err := crash.ServeSelf(o.childEnv)
-	if err != nil {
-		return audit.FaultOutcome{}, err
-	}
-	w := history.NewWriter(history.Header{Experiment: "crash", Command: shell.Line(argv)})
-	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: b.CheckTimeout, History: w,
-		Serve: serve, Open: crashOpen(o.target.flags, o.target.profile, o.target.faults.spawn, o.target.faults.callTimeout, o.target.faults.startTimeout)}.Run(ctx)
-	if err != nil {
-		return audit.FaultOutcome{}, err
-	}
-	v, rep := tested.Verdict, tested.Checks
-	var hist bytes.Buffer
-	if _, err := w.WriteTo(&hist); err != nil {
-		return audit.FaultOutcome{}, err
-	}
-	fo := audit.FaultOutcome{Runs: len(v.Runs), Warnings: prefixedLines("could not judge everything: ", v.Unknown),
-		History: hist.Bytes(), Checks: rep,
-		Part:   results.AuditPart{Name: "crash", Command: argv, Result: results.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())},
-		Tables: report.CrashTables(settings, sim.Dist{Min: settings.LifeMinNS, Max: settings.LifeMaxNS}.String(), v.Runs, rep)}
-	lost, twice, empty := 0, 0, 0
-	for _, r := range v.Runs {
-		if (r.Integrity != "" && r.Integrity != "ok") || r.Unreadable != "" || r.UnreadableReads > 0 {
-			fo.Unreadable++
+		defer os.RemoveAll(dir)
+		f := o.target.faults
+		ran, err := crash.Command{Settings: settings, Spawn: f.spawn, Dir: dir, Timeout: b.CheckTimeout, Env: o.childEnv, Version: notesbenchVersion(),
+			Open: crashOpen(o.target.flags, o.target.profile, f.spawn, f.callTimeout, f.startTimeout)}.Run(ctx)
+		if err != nil {
+			return audit.FaultOutcome{}, err
 		}
-		lost += r.LostAcknowledged
-		twice += r.Duplicates
-		empty += r.UnreadableReads
+		return audit.CrashOutcome(ran.Argv, ran.Record, ran.Checks, ran.Verdict.Unknown, ran.History)
 	}
-	fo.LostAcknowledged, fo.AppliedTwice, fo.EmptyReads = &lost, &twice, &empty
-	return fo, nil
-}
-
-// prefixedLines returns each of lines with prefix before it.
-func prefixedLines(prefix string, lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = prefix + l
-	}
-	return out
+	return audit.FaultMode{Mode: "crash", Needs: crash.Needs, Run: run}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/scratch"
@@ -34,7 +35,7 @@ var auditTestBudget = audit.Budget{
 	Create:       []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "tabs", Value: "8"}},
 	Sources:      []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "sessions", Value: "2"}},
 	Kills:        2,
-	Synchronous:  "normal",
+	Synchronous:  []contract.Synchronous{contract.SyncNormal},
 	CheckTimeout: time.Minute,
 	FastTime:     time.Second,
 	Nemesis:      []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "edits", Value: "15"}, {Name: "claude-think", Value: "1ms-6ms"}, {Name: "human-think", Value: "1ms-4ms"}},

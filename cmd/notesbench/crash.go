@@ -13,7 +13,6 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/internal/field"
-	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -96,7 +95,7 @@ See docs/faults.md.`,
 	fs.IntVar(&opts.kills, "kills", def.Kills, "SIGKILLs per run")
 	fs.StringVar(&opts.synchronous, "synchronous", "normal,full", "without --target: SQLite synchronous settings to run, in WAL mode: normal, full or both")
 	fs.Uint64Var(&opts.seed, "seed", def.Seed, "seed of the kill moments")
-	fs.StringVar(&opts.life, "life", "5ms-40ms", "how long each server serves before it is killed, from the first write it answered: a uniform range")
+	fs.StringVar(&opts.life, "life", sim.Dist{Min: def.MinLife, Max: def.MaxLife}.String(), "how long each server serves before it is killed, from the first write it answered: a uniform range")
 	fs.StringVar(&opts.db, "db", "", "without --target: keep the databases in this folder (default: a temporary folder, removed)")
 	fs.StringVar(&opts.history, "history", "", "also write the recorded history to this file (written whole or not at all)")
 	fs.StringVar(&opts.out, "out", "", "also write the JSON result to this file (written whole or not at all)")
@@ -134,11 +133,10 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if err != nil {
 		return err
 	}
-	settings, life, err := o.check()
+	settings, err := o.check()
 	if err != nil {
 		return err
 	}
-	open := crashOpen(o.flags, o.profile, o.spawn, o.callTimeout, o.startTimeout)
 	dir, scratch, err := o.dbFolder()
 	if err != nil {
 		return err
@@ -146,27 +144,22 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	if scratch {
 		defer os.RemoveAll(dir)
 	}
-	serve, err := crash.ServeSelf(o.childEnv)
-	if err != nil {
-		return err
-	}
-	w := history.NewWriter(history.Header{Experiment: "crash", Command: shell.Line(crash.Argv(settings, o.spawn))})
-	tested, err := crash.Test{Settings: settings, Dir: dir, Timeout: o.timeout, History: w, Serve: serve, Open: open}.Run(ctx)
+	ran, err := crash.Command{Settings: settings, Spawn: o.spawn, Dir: dir, Timeout: o.timeout, Env: o.childEnv, Version: notesbenchVersion(),
+		Open: crashOpen(o.flags, o.profile, o.spawn, o.callTimeout, o.startTimeout)}.Run(ctx)
 	if err != nil {
 		return err
 	}
 	if o.history != "" {
-		if err := w.WriteFile(o.history); err != nil {
+		if err := ran.History.WriteFile(o.history); err != nil {
 			return err
 		}
 	}
-	v, rep := tested.Verdict, tested.Checks
-	result := results.NewCrashRecord(settings, v.Runs, rep, notesbenchVersion())
-	err = printResult(a, format, result, report.Section{Main: report.CrashTables(settings, life.String(), v.Runs, rep), Records: report.CrashRecords(v.Runs, rep)})
+	v, rep := ran.Verdict, ran.Checks
+	err = printResult(a, format, ran.Record, report.Section{Main: report.CrashTables(settings, v.Runs, rep), Records: report.CrashRecords(v.Runs, rep)})
 	if err != nil {
 		return err
 	}
-	if err := writeResult(o.out, result); err != nil {
+	if err := writeResult(o.out, ran.Record); err != nil {
 		return err
 	}
 	switch {
@@ -179,47 +172,47 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 }
 
 // check checks crash's flags, each error one line naming its flag, before
-// anything runs, and returns the test's settings and the servers' life.
-func (o *crashOptions) check() (results.CrashSettings, sim.Dist, error) {
+// anything runs, and returns the test's settings.
+func (o *crashOptions) check() (results.CrashSettings, error) {
 	var settings results.CrashSettings
 	switch {
 	case o.timeout <= 0:
-		return settings, sim.Dist{}, usagef("--timeout", "must be more than 0")
+		return settings, usagef("--timeout", "must be more than 0")
 	case o.callTimeout < 0:
-		return settings, sim.Dist{}, usagef("--call-timeout", "cannot be negative")
+		return settings, usagef("--call-timeout", "cannot be negative")
 	case o.startTimeout < 0:
-		return settings, sim.Dist{}, usagef("--start-timeout", "cannot be negative")
+		return settings, usagef("--start-timeout", "cannot be negative")
 	case o.stall < 0:
-		return settings, sim.Dist{}, usagef("--stall", "cannot be negative")
+		return settings, usagef("--stall", "cannot be negative")
 	}
 	life, err := sim.ParseDist(o.life)
 	if err != nil {
-		return settings, life, usageErr("--life", err)
+		return settings, usageErr("--life", err)
 	}
 	settings = results.CrashSettings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch, StallNS: o.stall}
 	if settings.Synchronous, err = o.checkStore(); err != nil {
-		return settings, life, err
+		return settings, err
 	}
 	if err := crash.Validate(settings); err != nil {
-		return settings, life, flagError(o.flags, err)
+		return settings, flagError(o.flags, err)
 	}
 	if o.watch != "" {
 		if st, err := os.Stat(o.watch); err != nil || !st.IsDir() {
-			return settings, life, usagef("--watch", "%s is not a folder", o.watch)
+			return settings, usagef("--watch", "%s is not a folder", o.watch)
 		}
 	}
 	if err := o.checkTarget(); err != nil {
-		return settings, life, err
+		return settings, err
 	}
 	if o.history != "" {
 		if err := checkHistoryWritable(o.history); err != nil {
-			return settings, life, usageErr("--history", err)
+			return settings, usageErr("--history", err)
 		}
 	}
 	if err := checkResultFile("--out", o.out); err != nil {
-		return settings, life, err
+		return settings, err
 	}
-	return settings, life, distinctOutputs(output{"--history", o.history}, output{"--out", o.out})
+	return settings, distinctOutputs(output{"--history", o.history}, output{"--out", o.out})
 }
 
 // checkStore checks the flags of the embedded store, which go without

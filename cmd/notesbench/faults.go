@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
-	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/nemesis"
 )
@@ -32,14 +30,11 @@ type faultFlags struct {
 // defaultNemesisEvery is the mean time between two faults of a run.
 const defaultNemesisEvery = time.Second
 
-// defaultPauseTimeout is the call timeout a pause outlasts when none is given.
-const defaultPauseTimeout = time.Second
-
 // register adds the flags to fs: --call-timeout and --spawn, and, for an
 // experiment whose runs take faults, --nemesis and --nemesis-every.
 func (f *faultFlags) register(fs *pflag.FlagSet, faults bool) {
 	f.flags, f.withNemesis = fs, faults
-	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "with --target: a call without a reply by then ends in an info outcome (may have happened) and the run goes on; 0 means no bound ("+defaultPauseTimeout.String()+" with --nemesis pause)")
+	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "with --target: a call without a reply by then ends in an info outcome (may have happened) and the run goes on; 0 means no bound ("+nemesis.PauseTimeout.String()+" with --nemesis pause)")
 	registerStartTimeout(fs, &f.startTimeout)
 	fs.StringVar(&f.spawn, "spawn", "", "with an HTTP --target naming {port}: the command that starts the server, {port} in it replaced by a free loopback port; notesbench starts it, starts it again after a kill, and stops it at the end")
 	if faults {
@@ -87,9 +82,7 @@ func (f *faultFlags) apply(spec *backend.Spec, remote bool) error {
 	if f.every <= 0 {
 		return usagef("--nemesis-every", "must be more than 0")
 	}
-	if slices.Contains(kinds, history.FaultPause) && spec.CallTimeout == 0 {
-		spec.CallTimeout = defaultPauseTimeout
-	}
+	spec.CallTimeout = nemesis.CallTimeout(kinds, spec.CallTimeout)
 	spec.Faults = &mcpclient.Faults{Kinds: kinds, Every: f.every}
 	return nil
 }

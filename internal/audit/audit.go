@@ -32,10 +32,10 @@ type Budget struct {
 	// beside the modes and order the target serves.
 	Race, Create, Sources []Setting
 	// Kills is how many times a fault mode kills the server (crash: per
-	// synchronous setting); Synchronous the SQLite settings crash runs
-	// under, as its flag takes them.
+	// synchronous setting); Synchronous the SQLite settings crash runs the
+	// embedded store under, a run each.
 	Kills       int
-	Synchronous string
+	Synchronous []contract.Synchronous
 	// CheckTimeout bounds each check of the race's history.
 	CheckTimeout time.Duration
 	// FastTime bounds conform's within-a-millisecond clause (conform
@@ -61,7 +61,7 @@ var Budgets = []Budget{{
 	Create:       []Setting{{"seeds", "1"}, {"tabs", "10"}},
 	Sources:      []Setting{{"seeds", "1"}, {"sessions", "3"}},
 	Kills:        5,
-	Synchronous:  "normal",
+	Synchronous:  []contract.Synchronous{contract.SyncNormal},
 	CheckTimeout: 30 * time.Second,
 	FastTime:     2 * time.Second,
 	PartTime:     time.Minute,
@@ -74,7 +74,7 @@ var Budgets = []Budget{{
 	Create:       []Setting{{"seeds", "1-3"}},
 	Sources:      []Setting{{"seeds", "1-3"}, {"sessions", "20"}},
 	Kills:        20,
-	Synchronous:  "normal,full",
+	Synchronous:  []contract.Synchronous{contract.SyncNormal, contract.SyncFull},
 	CheckTimeout: time.Minute,
 	PartTime:     3 * time.Minute,
 	// Half the race's edits: a kill restarts a Node server (a second of
@@ -90,7 +90,7 @@ var Budgets = []Budget{{
 	Create:       []Setting{{"seeds", "1-10"}},
 	Sources:      []Setting{{"seeds", "1-3"}},
 	Kills:        200,
-	Synchronous:  "normal,full",
+	Synchronous:  []contract.Synchronous{contract.SyncNormal, contract.SyncFull},
 	CheckTimeout: 5 * time.Minute,
 	PartTime:     20 * time.Minute,
 	Nemesis:      []Setting{{"seeds", "1-5"}},

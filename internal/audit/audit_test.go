@@ -25,7 +25,7 @@ var testBudget = Budget{
 	Create:       []Setting{{"seeds", "1"}, {"tabs", "8"}},
 	Sources:      []Setting{{"seeds", "1"}, {"sessions", "2"}},
 	Kills:        1,
-	Synchronous:  "normal",
+	Synchronous:  []contract.Synchronous{contract.SyncNormal},
 	CheckTimeout: time.Minute,
 	FastTime:     time.Second,
 }

@@ -10,10 +10,13 @@
 //
 // It sits above experiment, which knows nothing of it. Like experiment it
 // parses no flags, opens no files, prints nothing and links no
-// implementation of the contract: cmd/notesbench picks the target and the
-// fault modes (only it knows which processes notesbench owns), and renders
-// what Run returns with package report. It lives under internal/ because
-// only the command uses it; the top-level audit/ folder is the published
-// audit itself (its servers, their sections and the program that
+// implementation of the contract: cmd/notesbench opens the target, says
+// what it knows of it (Reach: which processes notesbench owns, what its
+// profile says), from which the audit composes its subject and its fault
+// modes (Reach.Subject, Reach.Modes), hands it how to open the target under
+// a fault and how to run the kill -9 test (read back by CrashOutcome), and
+// renders what Run returns with package report. It lives under internal/
+// because only the command uses it; the top-level audit/ folder is the
+// published audit itself (its servers, their sections and the program that
 // regenerates them), not code of this package.
 package audit

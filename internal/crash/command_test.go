@@ -2,6 +2,7 @@ package crash
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -24,6 +26,19 @@ func TestArgv(t *testing.T) {
 	s.Synchronous, s.Target, s.Profile = nil, "http://127.0.0.1:{port}/mcp", "my profile.json"
 	if got, want := shell.Line(Argv(s, "srv --port {port}")), "notesbench crash --kills 20 --seed 1 --life 5ms-40ms --target 'http://127.0.0.1:{port}/mcp' --profile 'my profile.json' --spawn 'srv --port {port}'"; got != want {
 		t.Errorf("target: %s, want %s", got, want)
+	}
+}
+
+// The servers' life is written once in the settings: the table says it as
+// the command line that reruns the test does.
+func TestLifeOfTableAndArgv(t *testing.T) {
+	for _, life := range [][2]time.Duration{{5 * time.Millisecond, 40 * time.Millisecond}, {time.Second, time.Second}, {0, 1500 * time.Microsecond}} {
+		s := results.CrashSettings{Kills: 1, Seed: 1, LifeMinNS: life[0], LifeMaxNS: life[1]}
+		argv := Argv(s, "")
+		written := argv[slices.Index(argv, "--life")+1]
+		if title := report.CrashTables(s, nil, &results.CheckReport{})[0].Title; !strings.Contains(title, "each server serving "+written+",") {
+			t.Errorf("--life %s, table %q", written, title)
+		}
 	}
 }
 

@@ -14,6 +14,11 @@
 // protocol: MCP. The caller opens the targets (Test.Open), so that the
 // package names no client.
 //
+// Command is the test as notesbench runs it, composed once for notesbench
+// crash and for the audit's crash column: the embedded store served by the
+// running program, the history headed by the command line that reruns the
+// test, its record.
+//
 // Its settings and runs are records of package results (results.CrashSettings,
 // results.CrashRun), which report renders without importing this package.
 //
