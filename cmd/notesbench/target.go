@@ -42,7 +42,7 @@ type targetFlags struct {
 func (t *targetFlags) register(fs *pflag.FlagSet, nemesis bool) {
 	t.flags = fs
 	defer t.faults.register(fs, nemesis)
-	fs.StringVar(&t.store, "store", defaultStore(), "the embedded store: sqlite, or a postgres:// URL (each run in a schema of its own; default $NOTESBENCH_POSTGRES_URL when set)")
+	fs.StringVar(&t.store, "store", defaultStore(), "the embedded store: sqlite, or a postgres:// URL (each run in a schema of its own; default $NOTESBENCH_POSTGRES_URL when set, unless --target names a server)")
 	fs.BoolVar(&t.keep, "keep", false, "with a PostgreSQL store: leave each run's schema for inspection, and print its name; with --target: skip the profile's teardown, leaving each run's documents, and print their names")
 	fs.StringVar(&t.target, "target", "embedded", "what serves the contract: embedded, stdio:COMMAND [ARGS] (spawn an MCP server; {dir} in it is a fresh folder for its state, made at each open and removed after) or http://HOST:PORT/PATH (streamable HTTP)")
 	fs.StringVar(&t.note, "note", "", "with --target: an existing, fresh Note to run on, for a server that cannot create Notes")
@@ -158,6 +158,11 @@ func (t *targetFlags) spec(spec backend.Spec) (backend.Spec, error) {
 		}
 	}
 	spec.Store, spec.Keep = t.store, t.keep
+	if t.remote() && !t.flags.Changed("store") {
+		// $NOTESBENCH_POSTGRES_URL is the default of the embedded store; a
+		// server target keeps its own.
+		spec.Store = ""
+	}
 	spec.Target, spec.Note, spec.ClientVersion, spec.Profile = t.target, t.note, notesbenchVersion(), t.profile
 	spec.Protocol, spec.Sessions, spec.Balance = t.protocol, contract.SessionMode(t.sessions), contract.Balance(t.balance)
 	if t.tokenFile != "" {
