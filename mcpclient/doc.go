@@ -86,6 +86,12 @@
 // reply is a *profile.ExtractError; an error result the profile does not
 // recognize is a *RefusedError.
 //
+// One client, two codecs (codec.go), chosen once when a Target is dialled:
+// without a profile the contract passthrough (passthrough.go), through the
+// built-in notes profile, whose calls are the contract's own; with one the
+// profile interpreter (interpreter.go). Sessions, calls and their time
+// bounds, faults, traces and the classification of replies are shared.
+//
 // # What the server decides
 //
 // A Target cannot choose the contract variant: the server serves the one it

@@ -14,60 +14,50 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/contract/ext"
-	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
 // profiled is what a Target holds of the profile it maps the contract
-// through: the profile, and the variables its set-up bound.
+// through: the profile (for a server of the contract, the built-in notes
+// profile), and the variables its set-up bound.
 type profiled struct {
 	p    *profile.Profile
 	vars profile.Vars
-	// contract: no profile was given. The target's Notes are made and named
-	// as the built-in notes profile says, and every call is the contract's
-	// own, its typed request sent whole and its result object read as the
-	// contract defines it (passthrough), through the one path of every
-	// call (session.send): the Notes contract over MCP is this, not a
-	// second client.
-	contract bool
 }
 
-// prepare checks that the server lists the profile's set-up tools and makes
-// the profile's once-only set-up calls, binding their variables.
-func (t *Target) prepare(ctx context.Context, p *profile.Profile, contract bool) error {
-	var missing []string
-	steps := p.Setup.Once
-	if t.opts.Note == "" && !contract { // a document named needs no create; a server of the contract is asked at CreateNote
-		steps = append(slices.Clip(steps), p.Setup.Create...)
+// newProfiled returns what a Target holds of p before its set-up: its
+// variables.
+func newProfiled(p *profile.Profile) *profiled {
+	pr := &profiled{p: p, vars: profile.Vars{}}
+	for name, v := range p.Variables {
+		pr.vars[name] = profile.Text(v)
 	}
+	return pr
+}
+
+// lacksSetup is the error of a server that does not list the tools of
+// steps, the profile's set-up; nil when it lists them all.
+func (t *Target) lacksSetup(steps []*profile.Step) error {
+	var missing []string
 	for _, s := range steps {
 		if !t.Offers(s.Tool) && !slices.Contains(missing, s.Tool) {
 			missing = append(missing, s.Tool)
 		}
 	}
-	if err := LacksError(t.name, "profile "+p.Name+"'s set-up", missing, t.listed()); err != nil {
-		return err
-	}
-	if t.opts.Note != "" && !contract {
-		for i, st := range p.Setup.Create {
-			if len(st.Bind) > 0 {
-				return fmt.Errorf("target %s: profile %s: setup.create[%d] binds variables of each document's, and the document named (%s) is not created", t.name, p.Name, i, t.opts.Note)
-			}
-		}
-	}
-	pr := &profiled{p: p, vars: profile.Vars{}, contract: contract}
-	for name, v := range p.Variables {
-		pr.vars[name] = profile.Text(v)
-	}
-	t.prof = pr
-	for i, st := range p.Setup.Once {
+	return LacksError(t.name, "profile "+t.prof.p.Name+"'s set-up", missing, t.listed())
+}
+
+// setUp makes the profile's once-only set-up calls, binding their
+// variables, then its session set-up on the control session.
+func (t *Target) setUp(ctx context.Context) error {
+	pr := t.prof
+	for i, st := range pr.p.Setup.Once {
 		field := fmt.Sprintf("setup.once[%d]", i)
 		r, err := t.callStep(ctx, t.control, field, &st.ToolCall, pr.vars)
 		if err != nil {
 			return err
 		}
-		if err := bind(p.Name, st, r, pr.vars); err != nil {
+		if err := bind(pr.p.Name, st, r, pr.vars); err != nil {
 			return fmt.Errorf("target %s: %w", t.name, err)
 		}
 	}
@@ -108,8 +98,8 @@ func (t *Target) sessionSetup(ctx context.Context, c *conn) error {
 	return nil
 }
 
-// callStep makes a set-up call; an error result is an error naming the
-// profile field.
+// callStep makes a set-up call; an error result is the contract's error it
+// says (errorOf), or else an error naming the profile field.
 func (t *Target) callStep(ctx context.Context, c *conn, field string, call *profile.ToolCall, vars profile.Vars) (*profile.Reply, error) {
 	args, err := call.Args().Render(vars)
 	if err != nil {
@@ -123,10 +113,8 @@ func (t *Target) callStep(ctx context.Context, c *conn, field string, call *prof
 		return nil, err
 	}
 	if r.IsError {
-		if t.prof.contract {
-			if cerr := contract.ErrorOf(r.JSON()); cerr != nil {
-				return nil, fmt.Errorf("target %s: %s: %w", t.name, call.Tool, cerr)
-			}
+		if cerr := t.codec.errorOf(r); cerr != nil {
+			return nil, fmt.Errorf("target %s: %s: %w", t.name, call.Tool, cerr)
 		}
 		return nil, fmt.Errorf("target %s: profile %s: %s (%s): error result %s", t.name, t.prof.p.Name, field, call.Tool, r.Short())
 	}
@@ -137,17 +125,15 @@ func (t *Target) callStep(ctx context.Context, c *conn, field string, call *prof
 // one given, or, without one, the built-in notes profile.
 func (t *Target) Profile() *profile.Profile { return t.prof.p }
 
-// requireProfiled is Require through the profile: each capability needs a
-// section of the profile and the tool it calls, or, for a profile of a
-// server that speaks the contract, the contract's own tools.
-func (t *Target) requireProfiled(why string, caps ...contract.Capability) error {
+// Require returns an error naming the tools of caps the server does not
+// list, and the tools it lists, for the experiment why names; nil when it
+// lists them all. Each capability needs the tools its codec calls for it
+// (codec.capability), and an error names a section the profile does not map.
+func (t *Target) Require(why string, caps ...contract.Capability) error {
 	p := t.prof.p
 	var unmapped, missing []string
 	for _, c := range caps {
-		section, tools := p.Capability(c)
-		if t.prof.contract {
-			tools = capabilityTools[c]
-		}
+		section, tools := t.codec.capability(t, c)
 		if tools == nil {
 			if !slices.Contains(unmapped, section) {
 				unmapped = append(unmapped, section)
@@ -168,20 +154,11 @@ func (t *Target) requireProfiled(why string, caps ...contract.Capability) error 
 
 // Mapping says what the target's write sends and what its versions are
 // (contract.Mapped): through a profile, what its write maps; without one,
-// the contract's own tools, which carry everything.
+// the contract's own tools, which carry everything. Either way it names
+// the hints the server declares of the tools written through.
 func (t *Target) Mapping() contract.Mapping {
-	if t.prof.contract {
-		m := contract.Mapping{Hints: t.hints()}
-		if v, ok := t.Served(); ok {
-			m.VersionFormat = v.VersionFormat
-		}
-		return m
-	}
-	p := t.prof.p
-	m := contract.Mapping{Profile: p.Name, VersionFormat: p.VersionFormat(), ServerTools: p.ServerTools(), Hints: t.hints()}
-	if w := p.Write; w != nil {
-		m.VersionCheck, m.Key, m.VersionOmittable = w.VersionCheck, w.Args().Uses("idempotency_key"), w.Args().Drops("expected_version")
-	}
+	m := t.codec.mapping(t)
+	m.Hints = t.hints()
 	return m
 }
 
@@ -204,35 +181,6 @@ func (t *Target) hints() map[string]contract.ToolHints {
 		out[name] = h
 	}
 	return out
-}
-
-// servedProfiled is the variant of a Target with a profile: a guard on the
-// Note when its write checks the version, none otherwise; the versions the
-// profile says the server has.
-func (t *Target) servedProfiled() contract.Variant {
-	v := contract.Variant{Guard: contract.GuardNone, VersionFormat: t.prof.p.VersionFormat()}
-	if w := t.prof.p.Write; w != nil && w.VersionCheck {
-		v.Guard = contract.GuardNote
-	}
-	return v.WithDefaults()
-}
-
-// describeProfiled says what the runs of a Target with a profile go to.
-func (t *Target) describeProfiled() string {
-	p := t.prof.p
-	var s string
-	switch {
-	case p.Write == nil:
-		s = fmt.Sprintf("MCP server %s through profile %s (read-only: no write", t.name, p.Name)
-	case p.Write.VersionCheck:
-		s = fmt.Sprintf("MCP server %s through profile %s (%s with a version check", t.name, p.Name, p.Write.Tool)
-	default:
-		s = fmt.Sprintf("MCP server %s through profile %s (%s with no version check", t.name, p.Name, p.Write.Tool)
-	}
-	if p.Caveat != "" {
-		s += "; " + p.Caveat
-	}
-	return s + ")"
 }
 
 // openProfiled returns the Backend of one run through the profile.
@@ -299,6 +247,20 @@ func (b *backend) document(noteID string) (string, bool) {
 	return doc, ok
 }
 
+// firstNote returns the first of the run's Notes in the order of their
+// IDs; "" when it has none.
+func (b *backend) firstNote() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var first string
+	for note := range b.docs {
+		if first == "" || note < first {
+			first = note
+		}
+	}
+	return first
+}
+
 // noteOf returns the run's Note whose document is doc, and doc itself for
 // a document of no Note of the run's.
 func (b *backend) noteOf(doc string) string {
@@ -312,108 +274,78 @@ func (b *backend) noteOf(doc string) string {
 	return doc
 }
 
-// CreateNote makes a fresh document for the Note: the profile's set-up, or
-// the document the user named.
+// CreateNote makes a fresh document for the Note, as the codec makes one
+// (codec.createNote): the profile's set-up, or the document the user named.
 func (b *backend) CreateNote(ctx context.Context, noteID string) error {
+	return b.t.codec.createNote(ctx, b, noteID)
+}
+
+// claimNamed reports whether the document the user named (Options.Note) is
+// still free, and takes it for the run that asks: it serves one run only.
+func (t *Target) claimNamed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	used := t.namedUsed
+	t.namedUsed = true
+	return !used
+}
+
+// documentName is the name the profile's set-up gives the document of the
+// run's Note noteID.
+func (b *backend) documentName(noteID string) (string, error) {
+	p := b.t.prof.p
+	doc, err := p.Setup.DocumentName(b.vars(noteID, ""))
+	if err != nil {
+		return "", fmt.Errorf("target %s: profile %s: setup.document: %v", b.t.name, p.Name, err)
+	}
+	return doc, nil
+}
+
+// createDocument makes the profile's setup.create calls for the document
+// doc of the run's Note noteID, binding their variables, and records it.
+// The document exists from its first create on: a later step that fails
+// leaves it to the teardown, with what the steps before it bound.
+func (b *backend) createDocument(ctx context.Context, noteID, doc string) error {
 	t := b.t
 	p := t.prof.p
-	var doc string
-	if t.opts.Note != "" {
-		t.mu.Lock()
-		used := t.namedUsed
-		t.namedUsed = true
-		t.mu.Unlock()
-		if used {
-			if t.prof.contract {
-				return fmt.Errorf("target %s offers no %s, and the Note named (%s) serves one run only", t.name, ext.ToolCreateNote, t.opts.Note)
+	vars := b.vars(noteID, doc)
+	bound := profile.Vars{}
+	for i, st := range p.Setup.Create {
+		field := fmt.Sprintf("setup.create[%d]", i)
+		r, err := t.callStep(ctx, t.control, field, &st.ToolCall, vars)
+		if err == nil && len(st.Bind) > 0 {
+			b.mu.Lock()
+			if err = bind(p.Name, st, r, bound); err != nil {
+				err = fmt.Errorf("target %s: %w", t.name, err)
 			}
-			return fmt.Errorf("target %s: the document named (%s) serves one run only", t.name, t.opts.Note)
-		}
-		doc = t.opts.Note
-		if t.prof.contract {
-			if err := b.checkFresh(ctx, noteID, doc); err != nil {
-				return err
+			b.mu.Unlock()
+			for k, v := range bound {
+				vars[k] = v
 			}
 		}
-	} else {
-		if t.prof.contract && !t.Offers(ext.ToolCreateNote) {
-			return fmt.Errorf("target %s offers no %s: name an existing, fresh Note to run on", t.name, ext.ToolCreateNote)
+		if err != nil {
+			return err
 		}
-		var err error
-		if doc, err = p.Setup.DocumentName(b.vars(noteID, "")); err != nil {
-			return fmt.Errorf("target %s: profile %s: setup.document: %v", t.name, p.Name, err)
-		}
-		vars := b.vars(noteID, doc)
-		bound := profile.Vars{}
-		for i, st := range p.Setup.Create {
-			field := fmt.Sprintf("setup.create[%d]", i)
-			r, err := t.callStep(ctx, t.control, field, &st.ToolCall, vars)
-			if err == nil && len(st.Bind) > 0 {
-				b.mu.Lock()
-				if err = bind(p.Name, st, r, bound); err != nil {
-					err = fmt.Errorf("target %s: %w", t.name, err)
-				}
-				b.mu.Unlock()
-				for k, v := range bound {
-					vars[k] = v
-				}
-			}
-			if err != nil {
-				if t.prof.contract {
-					return fmt.Errorf("target %s: creating Note %s: %w", t.name, noteID, errors.Unwrap(err))
-				}
-				return err
-			}
-			if i == 0 {
-				// The document exists from its first create on: a later
-				// step that fails leaves it to the teardown, with what
-				// the steps before it bound.
-				b.mu.Lock()
-				b.docs[noteID], b.bound[noteID] = doc, bound
-				b.mu.Unlock()
-			}
+		if i == 0 {
+			b.mu.Lock()
+			b.docs[noteID], b.bound[noteID] = doc, bound
+			b.mu.Unlock()
 		}
 	}
-	b.mu.Lock()
-	b.docs[noteID] = doc
-	b.mu.Unlock()
+	b.setDocument(noteID, doc)
 	return nil
 }
 
-// checkFresh makes sure the document named is as a new Note is: the three
-// fixed tabs, no text, no sources.
-func (b *backend) checkFresh(ctx context.Context, noteID, doc string) error {
+// setDocument records doc as the document of the run's Note noteID.
+func (b *backend) setDocument(noteID, doc string) {
 	b.mu.Lock()
 	b.docs[noteID] = doc
 	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		delete(b.docs, noteID)
-		b.mu.Unlock()
-	}()
-	s := &session{b: b, c: b.t.control, texts: map[contract.Version]string{}}
-	named := func(err error) error { return fmt.Errorf("target %s: the Note named, %s: %w", b.t.name, doc, err) }
-	l, err := s.ListNoteTabs(ctx, noteID)
-	if err != nil {
-		return named(err)
-	}
-	text, err := s.ReadNoteTab(ctx, noteID, "markdown")
-	if err != nil {
-		return named(err)
-	}
-	src, err := s.ListNoteAttachments(ctx, contract.AttachmentsRequest{NoteID: noteID, Kind: "sources", Limit: 1})
-	if err != nil {
-		return named(err)
-	}
-	if len(l.Tabs) != len(contract.FixedTabs) || text.Text != "" || len(src.Items) > 0 {
-		return fmt.Errorf("target %s: the Note named, %s, is not fresh (%s, %s of text, sources %d+): a run needs a new Note",
-			b.t.name, doc, plural.Count(len(l.Tabs), "tab"), plural.Count(len(text.Text), "character"), len(src.Items))
-	}
-	return nil
 }
 
 // Session opens an MCP session of its own: over stdio a new server process,
-// over HTTP a new session on a connection of its own.
+// over HTTP a new session on a connection of its own; the codec makes it the
+// run's contract.Session (codec.session).
 func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 	c, err := b.t.connectFor(ctx, b.faults)
 	if err != nil {
@@ -423,34 +355,11 @@ func (b *backend) Session(ctx context.Context) (contract.Session, error) {
 		c.close()
 		return nil, err
 	}
-	s := &session{b: b, c: c, texts: map[contract.Version]string{}}
+	s := &session{b: b, c: c}
 	b.mu.Lock()
 	b.sessions[s] = true
-	var first string // a Note of the run
-	for note := range b.docs {
-		if first == "" || note < first {
-			first = note
-		}
-	}
 	b.mu.Unlock()
-	if b.t.prof.contract && first != "" {
-		// A server that keeps its Notes in the memory of one process shows
-		// another process none of them: say so rather than count them lost.
-		_, err := s.ReadNoteTab(ctx, first, "markdown")
-		var nf *contract.NotFoundError
-		if errors.As(err, &nf) && nf.Field == "note_id" {
-			s.Close()
-			return nil, fmt.Errorf("target %s: a new session does not see the Notes made in another: the server must keep its Notes where every session sees them (over stdio each session is a process of its own: e.g. notesbench serve --db FILE)", b.t.name)
-		}
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	if b.t.prof.contract && b.t.offersPerson() {
-		return &personSession{s}, nil
-	}
-	return s, nil
+	return b.t.codec.session(ctx, s)
 }
 
 // Close closes the sessions of the run still open, then makes the
@@ -467,13 +376,14 @@ const teardownTimeout = time.Minute
 
 // teardown makes the profile's teardown calls for each document of the
 // run, in the order of their Notes, or, with keep, lists the documents as
-// kept. An error reply, or a JSON-RPC error the server answers with, is no
-// error: the document may be gone already, or the whole store (a server that
-// can no longer parse its file); a call that cannot be made is.
+// kept; the notes profile, of a server of the contract, has none. An error
+// reply, or a JSON-RPC error the server answers with, is no error: the
+// document may be gone already, or the whole store (a server that can no
+// longer parse its file); a call that cannot be made is.
 func (b *backend) teardown(keep bool) error {
 	t := b.t
 	steps := t.prof.p.Teardown
-	if len(steps) == 0 || t.prof.contract || t.opts.Note != "" {
+	if len(steps) == 0 || t.opts.Note != "" {
 		return nil // a document named is the user's, never removed
 	}
 	b.mu.Lock()

@@ -400,7 +400,7 @@ func TestErrorClassOfAnOKReply(t *testing.T) {
 		t.Errorf("the trial: %v", err)
 	}
 	// A run's read that gets the reply is a refusal, a fail.
-	tg := &Target{prof: &profiled{p: parseProfile(t, data)}, name: "docstore"}
+	tg := &Target{prof: &profiled{p: parseProfile(t, data)}, codec: interpreter{}, name: "docstore"}
 	sess := &session{b: &backend{t: tg}}
 	err = sess.classify(reading, "read", "get", &profile.Reply{Text: `{"status":"missing"}`})
 	if !errors.As(err, &re) || contract.OutcomeOf(err) != contract.Fail {
@@ -414,7 +414,7 @@ func TestErrorClassOfAnOKReply(t *testing.T) {
 func TestErrorClassGone(t *testing.T) {
 	data := strings.Replace(docStoreProfile, `"version_format": "counter",`, `"version_format": "counter",
   "errors": [{"pattern": "ENOENT", "class": "gone"}, {"pattern": "busy", "class": "refused"}],`, 1)
-	tg := &Target{prof: &profiled{p: parseProfile(t, data)}, name: "docstore"}
+	tg := &Target{prof: &profiled{p: parseProfile(t, data)}, codec: interpreter{}, name: "docstore"}
 	sess := &session{b: &backend{t: tg}}
 	err := sess.classify(reading, "read", "get", &profile.Reply{IsError: true, Text: "ENOENT: no such file"})
 	var gone *contract.GoneError

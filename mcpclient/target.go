@@ -21,10 +21,6 @@ import (
 	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
-// notesProfile is the profile of a Target given none: the Notes contract's
-// own tools, the built-in notes profile.
-var notesProfile = sync.OnceValues(func() (*profile.Profile, error) { return profile.Builtin("notes") })
-
 // Options configure a Target. The zero value is ready to use.
 type Options struct {
 	// Note is an existing, fresh Note to run on when the server offers no
@@ -102,9 +98,9 @@ type Target struct {
 	control  *conn // for Note creation and describe
 	tools    map[string]*mcp.Tool
 	problems []string
-	served   *ext.Describe // nil when the server does not say
-	prof     *profiled     // the profile given, or the notes profile
-	replicas []string      // the URLs of a target of several, nil for one
+	prof     *profiled // the profile given, or the notes profile
+	codec    codec     // how the contract's operations reach the server
+	replicas []string  // the URLs of a target of several, nil for one
 
 	// firstTimeout bounds the first handshake when ConnectTimeout is 0.
 	firstTimeout time.Duration
@@ -257,41 +253,32 @@ func dialTarget(ctx context.Context, t *Target) (*Target, error) {
 		t.Close()
 		return nil, err
 	}
-	p, own := t.opts.Profile, t.opts.Profile == nil
-	if own {
-		if p, err = notesProfile(); err != nil {
-			t.Close()
-			return nil, err
-		}
-	}
-	if err := t.prepare(ctx, p, own); err != nil {
+	p, cd, err := chooseCodec(t.opts.Profile)
+	if err != nil {
 		t.Close()
 		return nil, err
 	}
-	t.writeTools = map[string]bool{}
-	if p.Write != nil {
-		t.writeTools[p.Write.Tool] = true
-	}
-	if p.Create != nil {
-		t.writeTools[p.Create.Tool] = true
-	}
-	if p.AddSource != nil {
-		t.writeTools[p.AddSource.Tool] = true
-	}
-	if !own && t.opts.Note == "" {
-		if err := t.probe(ctx); err != nil {
-			t.Close()
-			return nil, err
-		}
-	}
-	if own && t.Offers(ext.ToolDescribe) {
-		var d ext.Describe
-		r, err := c.reply(ctx, ext.ToolDescribe, json.RawMessage(`{}`))
-		if err == nil && !r.IsError && json.Unmarshal(r.JSON(), &d) == nil {
-			t.served = &d
-		}
+	t.prof, t.codec, t.writeTools = newProfiled(p), cd, writeTools(p)
+	if err := cd.open(ctx, t); err != nil {
+		t.Close()
+		return nil, err
 	}
 	return t, nil
+}
+
+// writeTools returns the tools whose calls are writes through p.
+func writeTools(p *profile.Profile) map[string]bool {
+	tools := map[string]bool{}
+	if p.Write != nil {
+		tools[p.Write.Tool] = true
+	}
+	if p.Create != nil {
+		tools[p.Create.Tool] = true
+	}
+	if p.AddSource != nil {
+		tools[p.AddSource.Tool] = true
+	}
+	return tools
 }
 
 // conn is one MCP client session on a link of its own. With faults, a
@@ -545,25 +532,6 @@ func (t *Target) listTools(ctx context.Context) error {
 	return nil
 }
 
-// capabilityTools are the tools of the contract each capability calls.
-var capabilityTools = map[contract.Capability][]string{
-	contract.CapRead:        {contract.ToolReadNoteTab},
-	contract.CapWrite:       {contract.ToolEditNoteTab},
-	contract.CapCreate:      {contract.ToolCreateNoteTab},
-	contract.CapList:        {contract.ToolListNoteTabs},
-	contract.CapAddSource:   {contract.ToolAddNoteSource},
-	contract.CapListSources: {contract.ToolListNoteAttachments},
-	contract.CapEditTabs:    {contract.ToolEditNoteTab, contract.ToolReadNoteTab},
-	contract.CapPerson:      ext.PersonTools,
-}
-
-// Require returns an error naming the tools of caps the server does not
-// list, and the tools it lists, for the experiment why names; nil when it
-// lists them all.
-func (t *Target) Require(why string, caps ...contract.Capability) error {
-	return t.requireProfiled(why, caps...)
-}
-
 // listed returns the names of the tools the server lists, sorted.
 func (t *Target) listed() []string {
 	names := make([]string, 0, len(t.tools))
@@ -688,27 +656,11 @@ func (t *Target) ListedTools() []contract.Tool {
 
 // Served returns the contract variant the server says it serves, and false
 // when it does not say (it offers no notesbench_describe).
-func (t *Target) Served() (contract.Variant, bool) {
-	if !t.prof.contract {
-		return t.servedProfiled(), true
-	}
-	if t.served == nil {
-		return contract.Variant{}, false
-	}
-	return t.served.Variant.WithDefaults(), true
-}
+func (t *Target) Served() (contract.Variant, bool) { return t.codec.served(t) }
 
 // Describe says what the runs go to: the target, and what the server says it
 // is, or "as served" when it says nothing.
-func (t *Target) Describe() string {
-	if !t.prof.contract {
-		return t.describeProfiled() + t.describeWire()
-	}
-	if t.served == nil {
-		return fmt.Sprintf("MCP server %s, contract variant as served%s", t.name, t.describeWire()+t.describeFaults())
-	}
-	return fmt.Sprintf("MCP server %s (%s; %s; %s)%s", t.name, t.served.Server, t.served.Backend, t.served.Variant.WithDefaults(), t.describeWire()+t.describeFaults())
-}
+func (t *Target) Describe() string { return t.codec.describe(t) }
 
 // VariantError is a run that asks for a contract variant the server does not
 // serve, or cannot be known to serve.

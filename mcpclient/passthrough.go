@@ -1,27 +1,221 @@
 package mcpclient
 
+// The contract passthrough: the codec of a server of the Notes contract, a
+// Target given no profile. Its Notes are made and named as the built-in notes
+// profile says, and every call is the contract's own, its typed request sent
+// whole with the document as note_id and its result object read as the
+// contract defines it, through the one path of every call (session.send).
+
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
-// The contract's own tools, for a Target given no profile: every typed call
-// is sent as the contract defines it, with the document as note_id, through
-// the one path of every call (session.send).
+// passthrough is the codec of a Target given no profile.
+type passthrough struct {
+	described *ext.Describe // what the server says it is; nil when it does not say
+}
 
-// passthrough makes the contract's own call of tool with req, a typed
+// open makes the profile's set-up calls and asks the server what it serves
+// (notesbench_describe), when it offers that. Each Note's
+// notesbench_create_note is asked for at CreateNote: a server without it
+// serves one run on the Note the user names.
+func (c *passthrough) open(ctx context.Context, t *Target) error {
+	if err := t.lacksSetup(t.prof.p.Setup.Once); err != nil {
+		return err
+	}
+	if err := t.setUp(ctx); err != nil {
+		return err
+	}
+	if t.Offers(ext.ToolDescribe) {
+		var d ext.Describe
+		r, err := t.control.reply(ctx, ext.ToolDescribe, json.RawMessage(`{}`))
+		if err == nil && !r.IsError && json.Unmarshal(r.JSON(), &d) == nil {
+			c.described = &d
+		}
+	}
+	return nil
+}
+
+// capabilityTools are the tools of the contract each capability calls.
+var capabilityTools = map[contract.Capability][]string{
+	contract.CapRead:        {contract.ToolReadNoteTab},
+	contract.CapWrite:       {contract.ToolEditNoteTab},
+	contract.CapCreate:      {contract.ToolCreateNoteTab},
+	contract.CapList:        {contract.ToolListNoteTabs},
+	contract.CapAddSource:   {contract.ToolAddNoteSource},
+	contract.CapListSources: {contract.ToolListNoteAttachments},
+	contract.CapEditTabs:    {contract.ToolEditNoteTab, contract.ToolReadNoteTab},
+	contract.CapPerson:      ext.PersonTools,
+}
+
+// capability is the contract's own tools of c.
+func (*passthrough) capability(t *Target, c contract.Capability) (string, []string) {
+	section, _ := t.prof.p.Capability(c)
+	return section, capabilityTools[c]
+}
+
+// mapping is the contract's own tools, which carry everything, with the
+// versions the server says it has.
+func (c *passthrough) mapping(t *Target) contract.Mapping {
+	var m contract.Mapping
+	if v, ok := c.served(t); ok {
+		m.VersionFormat = v.VersionFormat
+	}
+	return m
+}
+
+// served is the variant the server says it serves (notesbench_describe).
+func (c *passthrough) served(*Target) (contract.Variant, bool) {
+	if c.described == nil {
+		return contract.Variant{}, false
+	}
+	return c.described.Variant.WithDefaults(), true
+}
+
+// describe is what the server says it is, or "as served" when it says
+// nothing.
+func (c *passthrough) describe(t *Target) string {
+	if c.described == nil {
+		return fmt.Sprintf("MCP server %s, contract variant as served%s", t.name, t.describeWire()+t.describeFaults())
+	}
+	d := c.described
+	return fmt.Sprintf("MCP server %s (%s; %s; %s)%s", t.name, d.Server, d.Backend, d.Variant.WithDefaults(), t.describeWire()+t.describeFaults())
+}
+
+// createNote asks the server for a new Note (notesbench_create_note, as the
+// notes profile's set-up says), or takes the Note the user named, once it
+// is seen to be fresh, for one run.
+func (*passthrough) createNote(ctx context.Context, b *backend, noteID string) error {
+	t := b.t
+	if t.opts.Note != "" {
+		if !t.claimNamed() {
+			return fmt.Errorf("target %s offers no %s, and the Note named (%s) serves one run only", t.name, ext.ToolCreateNote, t.opts.Note)
+		}
+		if err := b.checkFresh(ctx, noteID, t.opts.Note); err != nil {
+			return err
+		}
+		b.setDocument(noteID, t.opts.Note)
+		return nil
+	}
+	if !t.Offers(ext.ToolCreateNote) {
+		return fmt.Errorf("target %s offers no %s: name an existing, fresh Note to run on", t.name, ext.ToolCreateNote)
+	}
+	doc, err := b.documentName(noteID)
+	if err != nil {
+		return err
+	}
+	if err := b.createDocument(ctx, noteID, doc); err != nil {
+		return fmt.Errorf("target %s: creating Note %s: %w", t.name, noteID, errors.Unwrap(err))
+	}
+	return nil
+}
+
+// checkFresh makes sure the document named is as a new Note is: the three
+// fixed tabs, no text, no sources.
+func (b *backend) checkFresh(ctx context.Context, noteID, doc string) error {
+	b.mu.Lock()
+	b.docs[noteID] = doc
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.docs, noteID)
+		b.mu.Unlock()
+	}()
+	s := &contractSession{&session{b: b, c: b.t.control}}
+	named := func(err error) error { return fmt.Errorf("target %s: the Note named, %s: %w", b.t.name, doc, err) }
+	l, err := s.ListNoteTabs(ctx, noteID)
+	if err != nil {
+		return named(err)
+	}
+	text, err := s.ReadNoteTab(ctx, noteID, "markdown")
+	if err != nil {
+		return named(err)
+	}
+	src, err := s.ListNoteAttachments(ctx, contract.AttachmentsRequest{NoteID: noteID, Kind: "sources", Limit: 1})
+	if err != nil {
+		return named(err)
+	}
+	if len(l.Tabs) != len(contract.FixedTabs) || text.Text != "" || len(src.Items) > 0 {
+		return fmt.Errorf("target %s: the Note named, %s, is not fresh (%s, %s of text, sources %d+): a run needs a new Note",
+			b.t.name, doc, plural.Count(len(l.Tabs), "tab"), plural.Count(len(text.Text), "character"), len(src.Items))
+	}
+	return nil
+}
+
+// session is s making the contract's own calls, with the person's actions
+// when the server offers them. A server that keeps its Notes in the memory
+// of one process shows another process none of them: a session that does
+// not see the run's Notes says so, rather than have them counted lost.
+func (*passthrough) session(ctx context.Context, s *session) (contract.Session, error) {
+	cs := &contractSession{s}
+	if first := s.b.firstNote(); first != "" {
+		_, err := cs.ReadNoteTab(ctx, first, "markdown")
+		var nf *contract.NotFoundError
+		if errors.As(err, &nf) && nf.Field == "note_id" {
+			s.Close()
+			return nil, fmt.Errorf("target %s: a new session does not see the Notes made in another: the server must keep its Notes where every session sees them (over stdio each session is a process of its own: e.g. notesbench serve --db FILE)", s.b.t.name)
+		}
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if s.b.t.offersPerson() {
+		return &personSession{cs}, nil
+	}
+	return cs, nil
+}
+
+// errorOf is the contract's error an error result says.
+func (*passthrough) errorOf(r *profile.Reply) error { return contract.ErrorOf(r.JSON()) }
+
+// contractSession is a session whose calls are the contract's own.
+type contractSession struct{ *session }
+
+func (s *contractSession) ReadNoteTab(ctx context.Context, noteID, tabID string) (contract.TabContent, error) {
+	return contractCall[contract.TabContent](ctx, s.session, contract.ToolReadNoteTab, map[string]string{"note_id": noteID, "tab_id": tabID}, noteID)
+}
+
+func (s *contractSession) EditNoteTab(ctx context.Context, req contract.EditRequest) (contract.EditResult, error) {
+	return contractCall[contract.EditResult](ctx, s.session, contract.ToolEditNoteTab, req, req.NoteID)
+}
+
+func (s *contractSession) ListNoteTabs(ctx context.Context, noteID string) (contract.TabList, error) {
+	return contractCall[contract.TabList](ctx, s.session, contract.ToolListNoteTabs, map[string]string{"note_id": noteID}, noteID)
+}
+
+func (s *contractSession) CreateNoteTab(ctx context.Context, req contract.CreateRequest) (contract.CreateResult, error) {
+	return contractCall[contract.CreateResult](ctx, s.session, contract.ToolCreateNoteTab, req, req.NoteID)
+}
+
+func (s *contractSession) AddNoteSource(ctx context.Context, req contract.SourceRequest) (contract.SourceResult, error) {
+	return contractCall[contract.SourceResult](ctx, s.session, contract.ToolAddNoteSource, req, req.NoteID)
+}
+
+func (s *contractSession) ListNoteAttachments(ctx context.Context, req contract.AttachmentsRequest) (contract.AttachmentPage, error) {
+	return contractCall[contract.AttachmentPage](ctx, s.session, contract.ToolListNoteAttachments, req, req.NoteID)
+}
+
+func (s *contractSession) ReadSheetRange(ctx context.Context, req contract.RangeRequest) (contract.SheetRange, error) {
+	return contractCall[contract.SheetRange](ctx, s.session, contract.ToolReadSheetRange, req, req.NoteID)
+}
+
+// contractCall makes the contract's own call of tool with req, a typed
 // request whose note_id is the run's Note noteID, sent as the document's;
 // the result's note_id comes back as the run's, and its errors are the
 // contract's outcomes.
-func passthrough[T any](ctx context.Context, s *session, tool string, req any, noteID string) (T, error) {
+func contractCall[T any](ctx context.Context, s *session, tool string, req any, noteID string) (T, error) {
 	var out T
 	if _, ok := s.b.document(noteID); !ok && noteID != "" {
 		return out, &contract.NotFoundError{Field: "note_id", ID: noteID}
@@ -117,10 +311,7 @@ type Caller interface {
 }
 
 // Call makes a raw call (see Caller).
-func (s *session) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	if !s.contract() {
-		return nil, fmt.Errorf("target %s: profile %s: a raw call needs a server of the contract", s.b.t.name, s.prof().Name)
-	}
+func (s *contractSession) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	args = s.b.mapArgs(args)
 	r, err := s.c.reply(ctx, tool, args)
 	s.traced(tool, args, r, err)
@@ -140,36 +331,38 @@ func (s *session) Call(ctx context.Context, tool string, args json.RawMessage) (
 
 // personSession is a session on a server of the contract that offers the
 // person's actions as extension tools.
-type personSession struct{ *session }
+type personSession struct{ *contractSession }
 
 func (p *personSession) MoveTab(ctx context.Context, noteID, tabID string, pos int) error {
-	_, err := passthrough[json.RawMessage](ctx, p.session, ext.ToolMoveTab, ext.MoveTabRequest{NoteID: noteID, TabID: tabID, Position: pos}, noteID)
+	_, err := contractCall[json.RawMessage](ctx, p.session, ext.ToolMoveTab, ext.MoveTabRequest{NoteID: noteID, TabID: tabID, Position: pos}, noteID)
 	return err
 }
 
 func (p *personSession) RenameTab(ctx context.Context, noteID, tabID, label string) error {
-	_, err := passthrough[json.RawMessage](ctx, p.session, ext.ToolRenameTab, ext.RenameTabRequest{NoteID: noteID, TabID: tabID, Label: label}, noteID)
+	_, err := contractCall[json.RawMessage](ctx, p.session, ext.ToolRenameTab, ext.RenameTabRequest{NoteID: noteID, TabID: tabID, Label: label}, noteID)
 	return err
 }
 
 func (p *personSession) AddTab(ctx context.Context, noteID string, typ contract.TabType, label string) (contract.TabInfo, error) {
-	return passthrough[contract.TabInfo](ctx, p.session, ext.ToolAddTab, ext.AddTabRequest{NoteID: noteID, TabType: typ, Label: label}, noteID)
+	return contractCall[contract.TabInfo](ctx, p.session, ext.ToolAddTab, ext.AddTabRequest{NoteID: noteID, TabType: typ, Label: label}, noteID)
 }
 
 func (p *personSession) SetCells(ctx context.Context, noteID, tabID, sheetID string, row, col int, values [][]any) error {
-	_, err := passthrough[json.RawMessage](ctx, p.session, ext.ToolSetCells, ext.SetCellsRequest{NoteID: noteID, TabID: tabID, SheetID: sheetID,
+	_, err := contractCall[json.RawMessage](ctx, p.session, ext.ToolSetCells, ext.SetCellsRequest{NoteID: noteID, TabID: tabID, SheetID: sheetID,
 		StartRow: row, StartCol: col, Values: values}, noteID)
 	return err
 }
 
 func (p *personSession) SetText(ctx context.Context, noteID, text string) error {
-	_, err := passthrough[json.RawMessage](ctx, p.session, ext.ToolSetText, ext.SetTextRequest{NoteID: noteID, Text: text}, noteID)
+	_, err := contractCall[json.RawMessage](ctx, p.session, ext.ToolSetText, ext.SetTextRequest{NoteID: noteID, Text: text}, noteID)
 	return err
 }
 
 var (
-	_ contract.Person = (*personSession)(nil)
-	_ Caller          = (*session)(nil)
+	_ contract.Session = (*contractSession)(nil)
+	_ Pinger           = (*contractSession)(nil)
+	_ Caller           = (*contractSession)(nil)
+	_ contract.Person  = (*personSession)(nil)
 )
 
 // rewrite returns obj, a JSON object, with the string value of its top-level
