@@ -116,7 +116,12 @@ func (*passthrough) createNote(ctx context.Context, b *backend, noteID string) e
 		return err
 	}
 	if err := b.createDocument(ctx, noteID, doc); err != nil {
-		return fmt.Errorf("target %s: creating Note %s: %w", t.name, noteID, errors.Unwrap(err))
+		// The step's error names the target already: keep what it wraps,
+		// or, wrapping nothing, the error itself, after what was being done.
+		if cause := errors.Unwrap(err); cause != nil {
+			return fmt.Errorf("target %s: creating Note %s: %w", t.name, noteID, cause)
+		}
+		return fmt.Errorf("creating Note %s: %w", noteID, err)
 	}
 	return nil
 }
