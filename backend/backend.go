@@ -19,6 +19,7 @@ import (
 	"github.com/notesbench/notesbench/internal/pgbench"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/pgstore"
 	"github.com/notesbench/notesbench/store"
 )
@@ -86,11 +87,32 @@ type Spec struct {
 	CallTimeout, StartTimeout time.Duration
 	// Faults, with Target, are the faults made between notesbench and the
 	// server (mcpclient.Options.Faults); nil makes none.
-	Faults *mcpclient.Faults
+	Faults *nemesis.Faults
 }
 
 // Remote reports whether the spec names a server rather than the embedded store.
 func (s Spec) Remote() bool { return s.Target != "" && s.Target != "embedded" }
+
+// Starts reports whether notesbench starts the server the spec names: a
+// stdio target, or an HTTP one Spawn starts.
+func (s Spec) Starts() bool {
+	spec, err := mcpclient.Parse(s.Target)
+	return s.Remote() && (err == nil && spec.Stdio() || s.Spawn != "")
+}
+
+// StateDir is the placeholder of a fresh folder for the server's state
+// (mcpclient.DirPlaceholder) when the target or its Spawn command holds
+// one, and "" otherwise.
+func (s Spec) StateDir() string {
+	if s.Remote() && (strings.Contains(s.Target, mcpclient.DirPlaceholder) || strings.Contains(s.Spawn, mcpclient.DirPlaceholder)) {
+		return mcpclient.DirPlaceholder
+	}
+	return ""
+}
+
+// DefaultConnectTimeout is how long a start of a server may take when
+// nothing says otherwise (mcpclient.DefaultConnectTimeout).
+const DefaultConnectTimeout = mcpclient.DefaultConnectTimeout
 
 // StoreName names the store for a report: "" for the embedded SQLite store,
 // the PostgreSQL URL without its password otherwise.

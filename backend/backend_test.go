@@ -54,3 +54,27 @@ func TestOpenBackendBadSpec(t *testing.T) {
 		}
 	}
 }
+
+// Starts and StateDir say, from the spec alone, whether notesbench starts
+// the server and gives it a fresh state folder.
+func TestSpecStartsAndStateDir(t *testing.T) {
+	for _, tc := range []struct {
+		spec   Spec
+		starts bool
+		dir    string
+	}{
+		{Spec{}, false, ""},
+		{Spec{Target: "embedded"}, false, ""},
+		{Spec{Target: "stdio:notesbench serve"}, true, ""},
+		{Spec{Target: "stdio:notesbench serve --db {dir}/n.db"}, true, "{dir}"},
+		{Spec{Target: "http://127.0.0.1:8080/mcp"}, false, ""},
+		{Spec{Target: "http://127.0.0.1:{port}/mcp", Spawn: "notesbench serve --http 127.0.0.1:{port} --db {dir}/n.db"}, true, "{dir}"},
+	} {
+		if got := tc.spec.Starts(); got != tc.starts {
+			t.Errorf("%+v: Starts() = %v, want %v", tc.spec, got, tc.starts)
+		}
+		if got := tc.spec.StateDir(); got != tc.dir {
+			t.Errorf("%+v: StateDir() = %q, want %q", tc.spec, got, tc.dir)
+		}
+	}
+}

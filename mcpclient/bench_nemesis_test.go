@@ -10,6 +10,7 @@ import (
 	"github.com/notesbench/notesbench/experiments/bench"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/testpass"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -22,7 +23,7 @@ func TestBenchUnderKillAndLoseReplies(t *testing.T) {
 	testpass.Large(t, "bench end to end under faults: make test-large runs it; sim's bench tests hold its counts under the detector")
 	t.Parallel()
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
-		Options{CallTimeout: 2 * time.Second, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultLoseReplies}, Every: 20 * time.Millisecond}})
+		Options{CallTimeout: 2 * time.Second, Faults: &nemesis.Faults{Kinds: []string{history.FaultKill, history.FaultLoseReplies}, Every: 20 * time.Millisecond}})
 	cfg := bench.Default()
 	cfg.Guards, cfg.Writes, cfg.Warmup, cfg.Reps, cfg.Writers = []contract.Guard{contract.GuardNote}, 60, 5, 1, []int{1, 2}
 	res, err := cfg.Run(ctx, sim.Runtime{Target: tg}, nil)

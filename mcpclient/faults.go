@@ -27,38 +27,6 @@ import (
 // run's seed; a server the Target spawned for HTTP is every run's, so a kill
 // or pause of it is reported to every run with faults.
 
-// Faults configures the faults a Target makes. A nil *Faults makes none, and
-// costs nothing: no filter on the wire, no proxy.
-type Faults struct {
-	// Kinds are the kinds of the nemeses (package nemesis) each run's
-	// schedule draws from, each equally likely: history.FaultKill (SIGKILL
-	// the server's process group while a write is in flight, start it
-	// again with the same command), history.FaultPause (SIGSTOP it while a
-	// write is in flight, past the call timeout, then SIGCONT),
-	// history.FaultLoseReplies (drop the reply to the next write after the
-	// server wrote it, and cut the connection) and history.FaultDuplicate
-	// (send the next write twice at once, the same arguments and key).
-	Kinds []string
-	// Every is the mean time between two faults of a run's schedule (the
-	// gaps are exponential, drawn from the run's seed); 0 means no
-	// schedule: faults are made only when asked for (Killer).
-	Every time.Duration
-	// Pause is how long a pause stops the server; 0 means twice the call
-	// timeout (Options.CallTimeout).
-	Pause time.Duration
-}
-
-// has reports whether f makes faults of kind.
-func (f *Faults) has(kind string) bool { return f != nil && slices.Contains(f.Kinds, kind) }
-
-// onProcess reports whether f makes faults only a process notesbench
-// started can take: a kill or a pause.
-func (f *Faults) onProcess() bool { return f != nil && nemesis.At(nemesis.Process, f.Kinds) }
-
-// onWire reports whether f makes faults on the wire: lost replies or
-// duplicate sends.
-func (f *Faults) onWire() bool { return f != nil && nemesis.At(nemesis.Wire, f.Kinds) }
-
 // ErrNothingToKill is wrapped by the error of a kill that found no server
 // process of the run running: its sessions are all starting theirs again.
 var ErrNothingToKill = errors.New("no server process of the run to kill")
@@ -77,9 +45,9 @@ func CheckFaults(spec TargetSpec, opts Options) error {
 		return nil
 	}
 	switch {
-	case f.onProcess() && !spec.Stdio() && len(opts.Spawn) == 0:
+	case f.On(nemesis.Process) && !spec.Stdio() && len(opts.Spawn) == 0:
 		return fmt.Errorf("%w: target %s is a server notesbench does not start; give the command that starts it (--spawn), or fault it with %s only", ErrNotSpawned, spec.Raw, contract.Choice(nemesis.KindsAt(nemesis.Wire)))
-	case f.has(history.FaultPause) && opts.CallTimeout <= 0 && f.Pause <= 0:
+	case f.Makes(history.FaultPause) && opts.CallTimeout <= 0 && f.Pause <= 0:
 		return errors.New("a pause lasts past the call timeout, and there is none: give one")
 	case f.Every < 0 || f.Pause < 0:
 		return errors.New("the time between faults and a pause's length cannot be negative")
@@ -339,7 +307,7 @@ func (r *runFaults) halt() int {
 
 // schedule makes the run's faults until it is stopped, as
 // nemesis.Schedule drives them, from the run's seed.
-func (r *runFaults) schedule(f *Faults) {
+func (r *runFaults) schedule(f *nemesis.Faults) {
 	defer close(r.done)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

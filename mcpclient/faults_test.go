@@ -14,6 +14,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/nemesis"
 )
 
 // faultLog is what a test hears of a run's faults.
@@ -98,7 +99,7 @@ func edit(s contract.Session, v contract.Version, key, text string) (contract.Ed
 // the session's next call starts the server again and finds the write
 // there. The resend with the same key is a replay.
 func TestLoseReplyOverStdio(t *testing.T) {
-	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")), Options{Faults: &Faults{Kinds: []string{history.FaultLoseReplies}}})
+	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")), Options{Faults: &nemesis.Faults{Kinds: []string{history.FaultLoseReplies}}})
 	b, log := faultyRun(t, tg)
 	s := sessionT(t, b)
 	if _, err := s.ReadNoteTab(ctx, "note-1", "markdown"); err != nil {
@@ -127,7 +128,7 @@ func TestLoseReplyOverStdio(t *testing.T) {
 // replays the second.
 func TestDuplicateOverStdio(t *testing.T) {
 	stderr, calls := logCalls()
-	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db"), logEnv+"=1"), Options{Stderr: stderr, Faults: &Faults{Kinds: []string{history.FaultDuplicate}}})
+	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db"), logEnv+"=1"), Options{Stderr: stderr, Faults: &nemesis.Faults{Kinds: []string{history.FaultDuplicate}}})
 	b, log := faultyRun(t, tg)
 	s := sessionT(t, b)
 	b.faults.dup.Add(1)
@@ -148,7 +149,7 @@ func TestDuplicateOverStdio(t *testing.T) {
 // A kill of a run's server processes over stdio: the next call of each
 // session starts its server again, and the committed writes are there.
 func TestKillOverStdio(t *testing.T) {
-	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")), Options{Faults: &Faults{Kinds: []string{history.FaultKill}}})
+	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")), Options{Faults: &nemesis.Faults{Kinds: []string{history.FaultKill}}})
 	b, log := faultyRun(t, tg)
 	s1, s2 := sessionT(t, b), sessionT(t, b)
 	if _, err := edit(s1, "1", "k1", "kept"); err != nil {
@@ -173,7 +174,7 @@ func TestKillOverStdio(t *testing.T) {
 func TestPauseOverStdio(t *testing.T) {
 	t.Parallel() // waits out a pause of a second, most of its time
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
-		Options{CallTimeout: 300 * time.Millisecond, Faults: &Faults{Kinds: []string{history.FaultPause}, Pause: time.Second}})
+		Options{CallTimeout: 300 * time.Millisecond, Faults: &nemesis.Faults{Kinds: []string{history.FaultPause}, Pause: time.Second}})
 	b, log := faultyRun(t, tg)
 	s := sessionT(t, b)
 	if _, err := s.ReadNoteTab(ctx, "note-1", "markdown"); err != nil {
@@ -244,7 +245,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "notes.db")
 	tg := dialT(t, spec, Options{Stderr: stderr, Spawn: helperHTTPCommand(t, db, "127.0.0.1:{port}", logEnv+"=1"),
-		Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultLoseReplies, history.FaultDuplicate}}})
+		Faults: &nemesis.Faults{Kinds: []string{history.FaultKill, history.FaultLoseReplies, history.FaultDuplicate}}})
 	b, log := faultyRun(t, tg)
 	s := sessionT(t, b)
 
@@ -281,7 +282,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 // stop reports how many; the run's calls go on through them.
 func TestFaultSchedule(t *testing.T) {
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
-		Options{Faults: &Faults{Kinds: []string{history.FaultLoseReplies, history.FaultDuplicate}, Every: 5 * time.Millisecond}})
+		Options{Faults: &nemesis.Faults{Kinds: []string{history.FaultLoseReplies, history.FaultDuplicate}, Every: 5 * time.Millisecond}})
 	b := openNote(t, tg, "schedule").(*backend)
 	log := &faultLog{}
 	stop := b.InjectFaults(log.begin)
@@ -318,7 +319,7 @@ func TestFaultSchedule(t *testing.T) {
 func TestFaultsNeedAProcess(t *testing.T) {
 	spec, _ := Parse("http://127.0.0.1:9/mcp")
 	for _, kind := range []string{history.FaultKill, history.FaultPause} {
-		_, err := Dial(ctx, spec, Options{CallTimeout: time.Second, Faults: &Faults{Kinds: []string{kind}}})
+		_, err := Dial(ctx, spec, Options{CallTimeout: time.Second, Faults: &nemesis.Faults{Kinds: []string{kind}}})
 		want := "target http://127.0.0.1:9/mcp: only a server notesbench starts can be killed or paused: target http://127.0.0.1:9/mcp is a server notesbench does not start; give the command that starts it (--spawn), or fault it with lose-replies or duplicate only"
 		if err == nil || err.Error() != want || !errors.Is(err, ErrNotSpawned) {
 			t.Errorf("%s: %v", kind, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/internal/pgtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -95,13 +96,13 @@ var nemeses = []struct {
 	opts         func() Options
 }{
 	{history.FaultLoseReplies, brokenserver.ModeMemoryKeys, func() Options {
-		return Options{Faults: &Faults{Kinds: []string{history.FaultLoseReplies}, Every: 5 * time.Millisecond}}
+		return Options{Faults: &nemesis.Faults{Kinds: []string{history.FaultLoseReplies}, Every: 5 * time.Millisecond}}
 	}},
 	{history.FaultDuplicate, brokenserver.ModeKeyAfter, func() Options {
-		return Options{Faults: &Faults{Kinds: []string{history.FaultDuplicate}, Every: 5 * time.Millisecond}}
+		return Options{Faults: &nemesis.Faults{Kinds: []string{history.FaultDuplicate}, Every: 5 * time.Millisecond}}
 	}},
 	{history.FaultPause, brokenserver.ModeKeyAfter, func() Options {
-		return Options{CallTimeout: 150 * time.Millisecond, Faults: &Faults{Kinds: []string{history.FaultPause}, Every: 50 * time.Millisecond, Pause: 300 * time.Millisecond}}
+		return Options{CallTimeout: 150 * time.Millisecond, Faults: &nemesis.Faults{Kinds: []string{history.FaultPause}, Every: 50 * time.Millisecond, Pause: 300 * time.Millisecond}}
 	}},
 }
 
@@ -175,7 +176,7 @@ func TestNemesesFindNothingWrongWithServeOnPostgres(t *testing.T) {
 func TestRaceUnderKillAndPause(t *testing.T) {
 	skipShort(t)
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
-		Options{CallTimeout: 200 * time.Millisecond, Faults: &Faults{Kinds: []string{history.FaultKill, history.FaultPause}, Every: 100 * time.Millisecond}})
+		Options{CallTimeout: 200 * time.Millisecond, Faults: &nemesis.Faults{Kinds: []string{history.FaultKill, history.FaultPause}, Every: 100 * time.Millisecond}})
 	cfg := race.Default()
 	cfg.Seeds, cfg.Modes, cfg.Edits = []uint64{1}, []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}, 30
 	cfg.ClaudeThink, cfg.HumanThink, cfg.Pause = sim.Dist{Max: 5 * time.Millisecond}, sim.Dist{Max: 5 * time.Millisecond}, "0"
@@ -217,7 +218,7 @@ func TestRaceUnderKillAndPause(t *testing.T) {
 func TestDuplicateTwinIsNoRefusal(t *testing.T) {
 	skipShort(t)
 	tg := dialT(t, helperTarget(t, filepath.Join(t.TempDir(), "notes.db")),
-		Options{Faults: &Faults{Kinds: []string{history.FaultDuplicate}, Every: 2 * time.Millisecond}})
+		Options{Faults: &nemesis.Faults{Kinds: []string{history.FaultDuplicate}, Every: 2 * time.Millisecond}})
 	cfg := race.Default()
 	cfg.Seeds, cfg.Edits = []uint64{1, 2, 3}, testpass.Sized(10, 30)
 	cfg.Modes = []race.Mode{{Guard: contract.GuardNote, Policy: sim.Reapply}}

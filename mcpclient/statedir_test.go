@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/nemesis"
 )
 
 // {dir} in a stdio target's command is a fresh folder at each open of the
@@ -15,7 +16,7 @@ import (
 func TestDirIsFreshAtEachOpen(t *testing.T) {
 	tmp := t.TempDir()
 	spec := helperTarget(t, DirPlaceholder+"/notes.db")
-	opts := Options{TempDir: tmp, Faults: &Faults{Kinds: []string{history.FaultKill}}}
+	opts := Options{TempDir: tmp, Faults: &nemesis.Faults{Kinds: []string{history.FaultKill}}}
 	folders := func() []string {
 		t.Helper()
 		names, err := filepath.Glob(filepath.Join(tmp, "notesbench-dir-*", "notes.db"))

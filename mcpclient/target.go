@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/nemesis"
 )
 
 // Options configure a Target. The zero value is ready to use.
@@ -69,7 +69,7 @@ type Options struct {
 	CallTimeout time.Duration
 	// Faults, when set, makes faults between notesbench and the server (see
 	// Faults and CheckFaults); nil makes none.
-	Faults *Faults
+	Faults *nemesis.Faults
 	// Spawn, for an HTTP target whose URL names PortPlaceholder, is the
 	// command that starts the server, its words naming the port the same
 	// way: Dial starts it on a free loopback port and waits until it
@@ -108,7 +108,7 @@ type Target struct {
 	// The fault layer (faults.go): the faults made (nil: none), the server
 	// spawned for HTTP (nil: none), the proxy in front of it (nil: none),
 	// and the tools whose calls are writes, which faults on the wire take.
-	faults     *Faults
+	faults     *nemesis.Faults
 	spawned    *spawned
 	proxy      *proxy
 	stdio      bool
@@ -201,7 +201,7 @@ func dial(ctx context.Context, spec TargetSpec, opts Options, dir string) (*Targ
 		return nil, fmt.Errorf("target %s names %s: give the command that starts the server on it", spec.Raw, PortPlaceholder)
 	}
 	var px *proxy
-	if opts.Faults.onWire() {
+	if opts.Faults.On(nemesis.Wire) {
 		var err error
 		if px, err = newProxy(spec.URL); err != nil {
 			if srv != nil {

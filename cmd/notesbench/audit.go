@@ -10,8 +10,8 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/crash"
-	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -242,7 +242,7 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	}
 	faults, nemeses := reach.Modes(o.crashMode(tmp), func(ctx context.Context, kind string, every, callTimeout time.Duration) (contract.Target, error) {
 		return o.reopen(ctx, tmp, func(s *backend.Spec) {
-			s.Faults, s.CallTimeout = &mcpclient.Faults{Kinds: []string{kind}, Every: every}, callTimeout
+			s.Faults, s.CallTimeout = &nemesis.Faults{Kinds: []string{kind}, Every: every}, callTimeout
 		})
 	})
 	out, err := audit.Run(ctx, target, faults, nemeses, func(what string) func(done, total int) { return progress(a, "audit: "+what) }, opts)
@@ -271,12 +271,9 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 // says of itself: what it was given, how notesbench reaches it, and what
 // its profile says of its server.
 func (o *auditOptions) reach(target contract.Target) audit.Reach {
-	spec, _ := mcpclient.Parse(o.target.target)
-	r := audit.Reach{Target: o.target.target, Profile: o.target.profile, Remote: o.target.remote(),
-		Starts: spec.Stdio() || o.target.faults.spawn != "", Postgres: o.target.storeName != "", CallTimeout: o.target.faults.callTimeout}
-	if r.Remote && (strings.Contains(o.target.target, mcpclient.DirPlaceholder) || strings.Contains(o.target.faults.spawn, mcpclient.DirPlaceholder)) {
-		r.StateDir = mcpclient.DirPlaceholder
-	}
+	spec := backend.Spec{Target: o.target.target, Spawn: o.target.faults.spawn}
+	r := audit.Reach{Target: o.target.target, Profile: o.target.profile, Remote: o.target.remote(), Starts: spec.Starts(),
+		StateDir: spec.StateDir(), Postgres: o.target.storeName != "", CallTimeout: o.target.faults.callTimeout}
 	if p, ok := target.(interface{ Profile() *profile.Profile }); ok && p.Profile() != nil {
 		prof := p.Profile()
 		r.Profiled = &audit.Profiled{Server: prof.Server, Document: prof.Setup.Document}

@@ -13,7 +13,7 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/internal/field"
-	"github.com/notesbench/notesbench/mcpclient"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -244,7 +244,7 @@ func (o *crashOptions) checkTarget() error {
 	if o.target == "" {
 		return nil
 	}
-	spec := backend.Spec{Target: o.target, Profile: o.profile, Spawn: o.spawn, Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
+	spec := backend.Spec{Target: o.target, Profile: o.profile, Spawn: o.spawn, Faults: &nemesis.Faults{Kinds: []string{history.FaultKill}}}
 	err := spec.Check()
 	if err == nil {
 		return nil
@@ -285,7 +285,7 @@ func (o *crashOptions) dbFolder() (dir string, scratch bool, err error) {
 func crashOpen(flags *pflag.FlagSet, profile, spawn string, callTimeout, startTimeout time.Duration) func(ctx context.Context, target string) (contract.Target, error) {
 	return func(ctx context.Context, target string) (contract.Target, error) {
 		spec := backend.Spec{Target: target, Profile: profile, Spawn: spawn, CallTimeout: callTimeout, StartTimeout: startTimeout, ClientVersion: notesbenchVersion(),
-			Faults: &mcpclient.Faults{Kinds: []string{history.FaultKill}}}
+			Faults: &nemesis.Faults{Kinds: []string{history.FaultKill}}}
 		t, err := openTarget(ctx, flags, spec)
 		if err != nil {
 			return nil, err

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
-	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/nemesis"
 )
 
@@ -45,7 +44,7 @@ func (f *faultFlags) register(fs *pflag.FlagSet, faults bool) {
 
 // registerStartTimeout adds --start-timeout to fs, into v.
 func registerStartTimeout(fs *pflag.FlagSet, v *time.Duration) {
-	fs.DurationVar(v, "start-timeout", 0, fmt.Sprintf("with --target: how long a start of the server may take, to the end of its MCP handshake; a start that takes longer is made once more before it counts as failed; 0 means %v (2m0s for the first start of a server notesbench starts)", mcpclient.DefaultConnectTimeout))
+	fs.DurationVar(v, "start-timeout", 0, fmt.Sprintf("with --target: how long a start of the server may take, to the end of its MCP handshake; a start that takes longer is made once more before it counts as failed; 0 means %v (2m0s for the first start of a server notesbench starts)", backend.DefaultConnectTimeout))
 }
 
 // given reports whether the flag called name was given.
@@ -83,7 +82,7 @@ func (f *faultFlags) apply(spec *backend.Spec, remote bool) error {
 		return usagef("--nemesis-every", "must be more than 0")
 	}
 	spec.CallTimeout = nemesis.CallTimeout(kinds, spec.CallTimeout)
-	spec.Faults = &mcpclient.Faults{Kinds: kinds, Every: f.every}
+	spec.Faults = &nemesis.Faults{Kinds: kinds, Every: f.every}
 	return nil
 }
 

@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/brokenserver"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/mcpclient"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
 	"github.com/notesbench/notesbench/store"
+	"go.uber.org/goleak"
 )
 
 // The test binary is also the server: started with serveDBEnv, it serves
@@ -112,7 +112,7 @@ func opener(t testing.TB, broken bool, opts mcpclient.Options) func(ctx context.
 		}
 		opts.Profile = p
 	}
-	opts.Faults = &mcpclient.Faults{Kinds: []string{history.FaultKill}}
+	opts.Faults = &nemesis.Faults{Kinds: []string{history.FaultKill}}
 	return func(ctx context.Context, target string) (contract.Target, error) {
 		spec, err := mcpclient.Parse(target)
 		if err != nil {

@@ -131,6 +131,12 @@ var rules = []rule{
 		}
 		return pick(imports, implementations...)
 	}},
+	{"cmd reaches a server through backend: it imports no client, only the profile format (profiles lists and shows them)", false, func(pkg string, imports []string) []string {
+		if pkg != "cmd/notesbench" {
+			return nil
+		}
+		return pick(imports, "mcpclient")
+	}},
 	{"only cmd parses flags", true, func(pkg string, imports []string) []string {
 		if pkg == "cmd/notesbench" {
 			return nil
@@ -329,6 +335,7 @@ func TestImportRulesCatchViolations(t *testing.T) {
 	g := goList(t)
 	for _, plant := range []struct{ pkg, imp string }{
 		{"cmd/notesbench", "store"},
+		{"cmd/notesbench", "mcpclient"},
 		{"sim", "pgstore"},
 		{"check", "sim"},
 		{"check", "github.com/google/uuid"},
