@@ -138,6 +138,8 @@ type Instance interface {
 	// differences (the timing ablation's rules depart from the published
 	// setup on purpose). Its result is Verdicts.
 	ReplicationsJob(opts Options) Job
+	// configuration returns a pointer to the configuration, for Configure.
+	configuration() any
 }
 
 // Options are how a run of an experiment is judged and shown.
@@ -320,6 +322,8 @@ type instance[C sim.Runner[Row, Run], Row results.Row, Run any] struct {
 func (in *instance[C, Row, Run]) Info() Info      { return in.d.def.Info }
 func (in *instance[C, Row, Run]) Params() []Param { return in.params }
 func (in *instance[C, Row, Run]) Config() any     { return in.cfg }
+
+func (in *instance[C, Row, Run]) configuration() any { return &in.cfg }
 
 func (in *instance[C, Row, Run]) Storage() Storage {
 	var s Storage

@@ -24,8 +24,10 @@
 //
 // What composes experiments lives above this package and reaches them
 // through the API every command uses (Descriptor, Instance, Param, Options,
-// Findings, Job): the audit (internal/audit) runs race, create and sources
-// beside conform, check and the fault modes, and folds them into one matrix;
+// Findings, Job), setting their configurations typed, not as flag strings
+// (Configure with a Change; the Configured writes the command line): the
+// audit (internal/audit) runs race, create and sources beside conform,
+// check and the fault modes, and folds them into one matrix;
 // the reproduction (internal/reproduce) runs every experiment at its
 // published parameters, as each one's Info.Reproduce says, and the timing
 // ablation. experiment knows nothing of them, nor of check or conform.

@@ -17,6 +17,10 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/race"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/internal/audit"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/scratch"
@@ -25,20 +29,28 @@ import (
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
+	"github.com/notesbench/notesbench/sim"
 )
+
+// auditTestRace is the race of auditTestBudget, with and without a
+// nemesis: one seed of a few fast edits.
+var auditTestRace = experiment.Change[race.Config]{Given: []string{"seeds", "edits", "claude-think", "human-think"}, Set: func(c *race.Config) {
+	c.Seeds, c.Edits = []uint64{1}, 15
+	c.ClaudeThink, c.HumanThink = sim.Dist{Min: time.Millisecond, Max: 6 * time.Millisecond}, sim.Dist{Min: time.Millisecond, Max: 4 * time.Millisecond}
+}}
 
 // auditTestBudget is small enough for a test: one race seed of a few
 // fast edits, a few tabs, two sessions of sources, one kill.
 var auditTestBudget = audit.Budget{
 	Name:         "test",
-	Race:         []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "edits", Value: "15"}, {Name: "claude-think", Value: "1ms-6ms"}, {Name: "human-think", Value: "1ms-4ms"}},
-	Create:       []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "tabs", Value: "8"}},
-	Sources:      []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "sessions", Value: "2"}},
+	Race:         auditTestRace,
+	Create:       experiment.Change[create.Config]{Given: []string{"seeds", "tabs"}, Set: func(c *create.Config) { c.Seeds, c.Tabs = []uint64{1}, 8 }},
+	Sources:      experiment.Change[sources.Config]{Given: []string{"seeds", "sessions"}, Set: func(c *sources.Config) { c.Seeds, c.Sessions = []uint64{1}, 2 }},
 	Kills:        2,
 	Synchronous:  []contract.Synchronous{contract.SyncNormal},
 	CheckTimeout: time.Minute,
 	FastTime:     time.Second,
-	Nemesis:      []audit.Setting{{Name: "seeds", Value: "1"}, {Name: "edits", Value: "15"}, {Name: "claude-think", Value: "1ms-6ms"}, {Name: "human-think", Value: "1ms-4ms"}},
+	Nemesis:      auditTestRace,
 	NemesisEvery: 100 * time.Millisecond,
 }
 

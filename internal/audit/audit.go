@@ -12,25 +12,27 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/race"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
 
-// Setting is one parameter of an experiment, as its flag takes it.
-type Setting struct{ Name, Value string }
-
-// Budget is how much of each experiment an audit runs: the parameters it
-// gives each one, as their flags take them, and how much the fault modes and
-// the checks do. It is declared once per name (Budgets).
+// Budget is how much of each experiment an audit runs: what it changes of
+// each one's configuration, and how much the fault modes and the checks do.
+// It is declared once per name (Budgets).
 type Budget struct {
 	Name string
 	// About says in a line what the budget is for, for the help; the
 	// figures are in docs/audit.md.
 	About string
-	// Race, Create and Sources are the parameters each experiment gets,
-	// beside the modes and order the target serves.
-	Race, Create, Sources []Setting
+	// Race, Create and Sources are what each experiment's configuration
+	// gets, beside the modes and order the target serves.
+	Race    experiment.Change[race.Config]
+	Create  experiment.Change[create.Config]
+	Sources experiment.Change[sources.Config]
 	// Kills is how many times a fault mode kills the server (crash: per
 	// synchronous setting); Synchronous the SQLite settings crash runs the
 	// embedded store under, a run each.
@@ -45,10 +47,11 @@ type Budget struct {
 	// fault mode): a part that runs out of it is recorded as not judged,
 	// and the audit goes on with the next.
 	PartTime time.Duration
-	// Nemesis is the race's parameters under each nemesis (seeds among the
-	// race's own, so that a fault's losses stand beside those of the same
-	// seeds without it), and NemesisEvery the mean time between faults.
-	Nemesis      []Setting
+	// Nemesis is what the race's configuration gets under each nemesis
+	// (seeds among the race's own, so that a fault's losses stand beside
+	// those of the same seeds without it), and NemesisEvery the mean time
+	// between faults.
+	Nemesis      experiment.Change[race.Config]
 	NemesisEvery time.Duration
 }
 
@@ -57,22 +60,22 @@ type Budget struct {
 var Budgets = []Budget{{
 	Name:         "smoke",
 	About:        "seconds: whether the audit runs at all, not how a server fares",
-	Race:         []Setting{{"seeds", "1-2"}, {"edits", "20"}},
-	Create:       []Setting{{"seeds", "1"}, {"tabs", "10"}},
-	Sources:      []Setting{{"seeds", "1"}, {"sessions", "3"}},
+	Race:         raceChange{Given: []string{"seeds", "edits"}, Set: func(c *race.Config) { c.Seeds, c.Edits = seedRange(1, 2), 20 }},
+	Create:       createChange{Given: []string{"seeds", "tabs"}, Set: func(c *create.Config) { c.Seeds, c.Tabs = seedRange(1, 1), 10 }},
+	Sources:      sourcesChange{Given: []string{"seeds", "sessions"}, Set: func(c *sources.Config) { c.Seeds, c.Sessions = seedRange(1, 1), 3 }},
 	Kills:        5,
 	Synchronous:  []contract.Synchronous{contract.SyncNormal},
 	CheckTimeout: 30 * time.Second,
 	FastTime:     2 * time.Second,
 	PartTime:     time.Minute,
-	Nemesis:      []Setting{{"seeds", "1"}, {"edits", "20"}},
+	Nemesis:      raceChange{Given: []string{"seeds", "edits"}, Set: func(c *race.Config) { c.Seeds, c.Edits = seedRange(1, 1), 20 }},
 	NemesisEvery: 300 * time.Millisecond,
 }, {
 	Name:         "quick",
 	About:        "race and create at their published setups, within 5 minutes a server",
-	Race:         []Setting{{"seeds", "1-5"}},
-	Create:       []Setting{{"seeds", "1-3"}},
-	Sources:      []Setting{{"seeds", "1-3"}, {"sessions", "20"}},
+	Race:         raceChange{Given: []string{"seeds"}, Set: func(c *race.Config) { c.Seeds = seedRange(1, 5) }},
+	Create:       createChange{Given: []string{"seeds"}, Set: func(c *create.Config) { c.Seeds = seedRange(1, 3) }},
+	Sources:      sourcesChange{Given: []string{"seeds", "sessions"}, Set: func(c *sources.Config) { c.Seeds, c.Sessions = seedRange(1, 3), 20 }},
 	Kills:        20,
 	Synchronous:  []contract.Synchronous{contract.SyncNormal, contract.SyncFull},
 	CheckTimeout: time.Minute,
@@ -81,21 +84,37 @@ var Budgets = []Budget{{
 	// CPU, two sessions each) about every second of the run, and at 100
 	// edits two seeds of obsidian-mcp ran out of the part's 3 minutes
 	// beside other work on two cores.
-	Nemesis:      []Setting{{"seeds", "1-2"}, {"edits", "50"}},
+	Nemesis:      raceChange{Given: []string{"seeds", "edits"}, Set: func(c *race.Config) { c.Seeds, c.Edits = seedRange(1, 2), 50 }},
 	NemesisEvery: 500 * time.Millisecond,
 }, {
 	Name:         "full",
 	About:        "4 times quick's race seeds, sources at its published size",
-	Race:         []Setting{{"seeds", "1-20"}},
-	Create:       []Setting{{"seeds", "1-10"}},
-	Sources:      []Setting{{"seeds", "1-3"}},
+	Race:         raceChange{Given: []string{"seeds"}, Set: func(c *race.Config) { c.Seeds = seedRange(1, 20) }},
+	Create:       createChange{Given: []string{"seeds"}, Set: func(c *create.Config) { c.Seeds = seedRange(1, 10) }},
+	Sources:      sourcesChange{Given: []string{"seeds"}, Set: func(c *sources.Config) { c.Seeds = seedRange(1, 3) }},
 	Kills:        200,
 	Synchronous:  []contract.Synchronous{contract.SyncNormal, contract.SyncFull},
 	CheckTimeout: 5 * time.Minute,
 	PartTime:     20 * time.Minute,
-	Nemesis:      []Setting{{"seeds", "1-5"}},
+	Nemesis:      raceChange{Given: []string{"seeds"}, Set: func(c *race.Config) { c.Seeds = seedRange(1, 5) }},
 	NemesisEvery: 500 * time.Millisecond,
 }}
+
+// What a budget changes of race, create and sources.
+type (
+	raceChange    = experiment.Change[race.Config]
+	createChange  = experiment.Change[create.Config]
+	sourcesChange = experiment.Change[sources.Config]
+)
+
+// seedRange is the seeds lo to hi.
+func seedRange(lo, hi uint64) []uint64 {
+	var out []uint64
+	for s := lo; s <= hi; s++ {
+		out = append(out, s)
+	}
+	return out
+}
 
 // editsEnd is when the race's editors, in a part that started at start,
 // start their last edit (sim.Runtime.StopAt): half the part's time, the
@@ -448,46 +467,37 @@ func (a *auditRun) targetArgs() []string {
 	return out
 }
 
-// settings returns the budget's settings with those the audit adds: the
-// variant's, when the target does not choose it itself, and --parallel.
-func (a *auditRun) settings(budget []Setting, variant ...Setting) []Setting {
-	out := slices.Clone(budget)
+// configure returns the experiment d with the budget's change, then, when
+// the target does not say itself what it serves, variant's, then the
+// audit's --parallel (which parallel sets), then more's: the order their
+// parameters take on the part's command line.
+func configure[C any](a *auditRun, d experiment.Descriptor, budget, variant experiment.Change[C], parallel func(c *C, n int), more ...experiment.Change[C]) (experiment.Configured, error) {
+	changes := []experiment.Change[C]{budget}
 	if _, served := a.target.(contract.Served); !served || !a.known {
-		out = append(out, variant...)
+		changes = append(changes, variant)
 	}
-	if a.cfg.Parallel > 0 {
-		out = append(out, Setting{"parallel", strconv.Itoa(a.cfg.Parallel)})
+	if n := a.cfg.Parallel; n > 0 {
+		changes = append(changes, experiment.Change[C]{Given: []string{"parallel"}, Set: func(c *C) { parallel(c, n) }})
 	}
-	return out
+	x, err := experiment.Configure(d, append(changes, more...)...)
+	if err != nil {
+		return x, fmt.Errorf("audit: %w", err)
+	}
+	return x, nil
 }
 
-// command is the command line of experiment name with settings.
-func (a *auditRun) command(name string, settings []Setting, extra ...string) []string {
+// command is the command line of experiment name with flags.
+func (a *auditRun) command(name string, flags []string, extra ...string) []string {
 	out := append([]string{"notesbench", name}, a.targetArgs()...)
-	for _, s := range settings {
-		out = append(out, "--"+s.Name, s.Value)
-	}
+	out = append(out, flags...)
 	return append(out, extra...)
 }
 
-// runExperiment configures the experiment d with settings, against rt's
-// target (the audit's when rt names none), and runs it. Its error is ctx's, or a configuration of the
+// runExperiment runs the experiment x, against rt's target (the audit's
+// when rt names none). Its error is ctx's, or a configuration of the
 // audit's own that does not hold (a bug); an error of the run itself is
 // returned as runErr, to be recorded.
-func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, settings []Setting, rt sim.Runtime) (out *experiment.Findings, runErr, err error) {
-	inst := d.New()
-	given := map[string]bool{}
-	for _, s := range settings {
-		i := slices.IndexFunc(inst.Params(), func(p experiment.Param) bool { return p.Name == s.Name })
-		if i < 0 {
-			return nil, nil, fmt.Errorf("audit: %s has no parameter %s", d.Info().Name, s.Name)
-		}
-		if err := inst.Params()[i].Set(s.Value); err != nil {
-			return nil, nil, fmt.Errorf("audit: %s --%s %s: %w", d.Info().Name, s.Name, s.Value, err)
-		}
-		given[s.Name] = true
-	}
-	isGiven := func(name string) bool { return given[name] }
+func (a *auditRun) runExperiment(ctx context.Context, x experiment.Configured, rt sim.Runtime) (out *experiment.Findings, runErr, err error) {
 	if rt.Target == nil {
 		t, done, err := a.partTarget(ctx)
 		if err != nil {
@@ -497,15 +507,15 @@ func (a *auditRun) runExperiment(ctx context.Context, d experiment.Descriptor, s
 		rt.Target = t
 	}
 	if a.progress != nil {
-		rt.Progress = a.progress(d.Info().Name)
+		rt.Progress = a.progress(x.Info().Name)
 	}
-	if err := inst.Finish(isGiven); err != nil {
-		return nil, nil, fmt.Errorf("audit: %s: %w", d.Info().Name, err)
+	if err := x.Finish(x.Given); err != nil {
+		return nil, nil, fmt.Errorf("audit: %s: %w", x.Info().Name, err)
 	}
-	if err := inst.Use(sim.TargetSettings{TargetName: a.cfg.TargetName, MaxErrors: a.cfg.MaxErrors}, rt, isGiven); err != nil {
+	if err := x.Use(sim.TargetSettings{TargetName: a.cfg.TargetName, MaxErrors: a.cfg.MaxErrors}, rt, x.Given); err != nil {
 		return nil, err, nil
 	}
-	out, err = inst.Run(ctx, experiment.Options{Version: a.cfg.Version})
+	out, err = x.Run(ctx, experiment.Options{Version: a.cfg.Version})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()

@@ -13,17 +13,25 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/experiments/create"
+	"github.com/notesbench/notesbench/experiments/race"
+	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // testBudget is a budget small enough for a unit test: one race seed of
 // a few fast edits, a few tabs and one session of sources.
 var testBudget = Budget{
-	Name:         "test",
-	Race:         []Setting{{"seeds", "1"}, {"edits", "12"}, {"claude-think", "1ms-6ms"}, {"human-think", "1ms-4ms"}},
-	Create:       []Setting{{"seeds", "1"}, {"tabs", "8"}},
-	Sources:      []Setting{{"seeds", "1"}, {"sessions", "2"}},
+	Name: "test",
+	Race: raceChange{Given: []string{"seeds", "edits", "claude-think", "human-think"}, Set: func(c *race.Config) {
+		c.Seeds, c.Edits = []uint64{1}, 12
+		c.ClaudeThink, c.HumanThink = sim.Dist{Min: time.Millisecond, Max: 6 * time.Millisecond}, sim.Dist{Min: time.Millisecond, Max: 4 * time.Millisecond}
+	}},
+	Create:       createChange{Given: []string{"seeds", "tabs"}, Set: func(c *create.Config) { c.Seeds, c.Tabs = []uint64{1}, 8 }},
+	Sources:      sourcesChange{Given: []string{"seeds", "sessions"}, Set: func(c *sources.Config) { c.Seeds, c.Sessions = []uint64{1}, 2 }},
 	Kills:        1,
 	Synchronous:  []contract.Synchronous{contract.SyncNormal},
 	CheckTimeout: time.Minute,
@@ -41,6 +49,57 @@ func (uncheckedTarget) Served() (contract.Variant, bool) {
 func (u uncheckedTarget) Open(ctx context.Context, run contract.RunSpec) (contract.Backend, error) {
 	run.Variant = contract.Variant{Guard: contract.GuardNone}.WithDefaults()
 	return u.Target.Open(ctx, run)
+}
+
+// Every budget configures its experiments, and the quick one writes the
+// command lines the committed audits list: the budget's flags, then the
+// variant's where the server does not say it, --parallel, and the nemesis
+// race's modes and reissue.
+func TestBudgetCommands(t *testing.T) {
+	served := &auditRun{cfg: Options{Parallel: 1}, target: uncheckedTarget{}, known: true, variant: contract.Variant{Guard: contract.GuardNone}.WithDefaults()}
+	unserved := &auditRun{target: backend.Memory(), known: true, variant: contract.Variant{}.WithDefaults()}
+	for _, b := range Budgets {
+		var got []string
+		for _, a := range []*auditRun{served, unserved} {
+			a.cfg.Budget = b
+			modes := raceModes(a.variant)
+			var xs [4]experiment.Configured
+			var errs [4]error
+			xs[0], errs[0] = a.raceSetup(modes)
+			xs[1], errs[1] = a.createSetup()
+			xs[2], errs[2] = a.sourcesSetup()
+			xs[3], errs[3] = a.nemesisSetup(modes[0], true)
+			if err := errors.Join(errs[:]...); err != nil {
+				t.Fatalf("budget %s: %v", b.Name, err)
+			}
+			for _, x := range xs {
+				got = append(got, strings.Join(x.Flags(), " "))
+			}
+			got = append(got, a.replayOf(xs[0], 3, "note/refresh"), a.replayOf(xs[1], 2, ""), a.replayOf(xs[3], 1, modes[0].String()))
+		}
+		if b.Name != "quick" {
+			continue
+		}
+		want := []string{
+			"--seeds 1-5 --parallel 1",
+			"--seeds 1-3 --parallel 1",
+			"--seeds 1-3 --sessions 20 --parallel 1",
+			"--seeds 1-2 --edits 50 --parallel 1 --modes none --reissue true",
+			"notesbench race --seeds 3 --modes note/refresh --replications 0 --history race-seed3.jsonl",
+			"notesbench create --seeds 2 --replications 0 --history create-seed2.jsonl",
+			"notesbench race --edits 50 --reissue true --seeds 1 --modes none --replications 0 --history race-seed1.jsonl",
+			"--seeds 1-5 --modes note/reapply,note/refresh",
+			"--seeds 1-3 --order key-first",
+			"--seeds 1-3 --sessions 20",
+			"--seeds 1-2 --edits 50 --modes note/reapply --reissue true",
+			"notesbench race --seeds 3 --modes note/refresh --replications 0 --history race-seed3.jsonl",
+			"notesbench create --order key-first --seeds 2 --replications 0 --history create-seed2.jsonl",
+			"notesbench race --edits 50 --reissue true --seeds 1 --modes note/reapply --replications 0 --history race-seed1.jsonl",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("quick's command lines:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
 }
 
 // cellOf returns the cell of mode in the row of anomaly.
@@ -616,7 +675,7 @@ func TestNemesisStopsAtItsTimeLimit(t *testing.T) {
 	defer target.Close()
 	b := testBudget
 	b.PartTime = 2 * time.Second
-	b.Nemesis = []Setting{{"seeds", "1"}, {"edits", "300"}} // 3 s of writes at the least
+	b.Nemesis = raceChange{Given: []string{"seeds", "edits"}, Set: func(c *race.Config) { c.Seeds, c.Edits = []uint64{1}, 300 }} // 3 s of writes at the least
 	slow := NemesisMode{Kind: history.FaultKill, Open: func(context.Context, time.Duration) (contract.Target, error) {
 		return slowTarget{backend.Memory()}, nil
 	}}

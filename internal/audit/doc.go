@@ -1,8 +1,10 @@
 // Package audit judges a server in one run. An audit is a composition, not
 // an engine of its own: it runs race, create, sources and conform on the
 // target it is handed — the experiments through package experiment's
-// descriptors, configured and run as every command runs them
-// (Descriptor.New, Param.Set, Instance.Run) — checks the race's history
+// descriptors, their configurations changed typed, never through flag
+// strings (experiment.Configure), run as every command runs them
+// (Instance.Run), the command lines it lists written from what they hold
+// (Configured.Flags) — checks the race's history
 // with package check, runs the fault modes its caller hands it, and folds
 // what they found into one matrix of anomalies (results.Audit), built
 // whole (Run). Its budgets, how much of each part it runs, are declared

@@ -68,13 +68,13 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 	mode := raceModes(a.variant)[0]
 	// The re-applying mode alone, whatever the server serves: its losses
 	// are the server's.
-	settings := append(a.settings(a.cfg.Budget.Nemesis), Setting{"modes", mode.String()})
-	if m.Reissue && hasParam(race.Experiment, "reissue") {
-		settings = append(settings, Setting{"reissue", "true"})
+	x, err := a.nemesisSetup(mode, m.Reissue)
+	if err != nil {
+		return err
 	}
 	file := "histories/" + m.Kind + ".jsonl"
 	flags := append(slices.Clone(m.Flags), "--nemesis-every", a.cfg.Budget.NemesisEvery.String())
-	p := results.AuditPart{Name: col, Command: append(a.command("race", settings, "--replications", "0", "--history", file), flags...)}
+	p := results.AuditPart{Name: col, Command: append(a.command("race", x.Flags(), "--replications", "0", "--history", file), flags...)}
 	skip := func(why string) { a.notRun(col, why, nemesisRows...) }
 	switch {
 	case m.NotRun != "" || m.Open == nil:
@@ -101,7 +101,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 	}
 	defer target.Close()
 	w := history.NewWriter(history.Header{Experiment: "race", Command: shell.Line(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, race.Experiment, settings, sim.Runtime{Target: target, History: w, StopAt: a.cfg.Budget.editsEnd(start)})
+	out, runErr, err := a.runExperiment(ctx, x, sim.Runtime{Target: target, History: w, StopAt: a.cfg.Budget.editsEnd(start)})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -171,7 +171,7 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 	a.add(results.AnomalyStaleWrite, stale)
 	a.add(results.AnomalyEmptyRead, emptyReadsCell(rep, col))
 	replay := func(r results.CheckRun) string {
-		return a.replayOf("race", settings, r.Seed, mode.String()) + " " + shell.Line(flags)
+		return a.replayOf(x, r.Seed, mode.String()) + " " + shell.Line(flags)
 	}
 	all := func(results.CheckRun) bool { return true }
 	a.prove(results.AnomalyLostUpdate, col, proofOf(rep, results.CheckLostUpdates, all, file, replay))
@@ -180,6 +180,17 @@ func (a *auditRun) underNemesis(ctx context.Context, m NemesisMode) error {
 	a.prove(results.AnomalyAppliedTwice, col, proofOf(rep, results.CheckDuplicates, all, file, replay))
 	a.prove(results.AnomalyEmptyRead, col, proofOf(rep, results.CheckEmptyReads, all, file, replay))
 	return nil
+}
+
+// nemesisSetup is the race's configuration under a nemesis: the budget's,
+// of mode alone, its clients re-issuing a write whose reply was lost when
+// reissue says so.
+func (a *auditRun) nemesisSetup(mode race.Mode, reissue bool) (experiment.Configured, error) {
+	more := []raceChange{withModes(mode)}
+	if reissue {
+		more = append(more, raceChange{Given: []string{"reissue"}, Set: func(c *race.Config) { c.Reissue = true }})
+	}
+	return configure(a, race.Experiment, a.cfg.Budget.Nemesis, raceChange{}, raceParallel, more...)
 }
 
 // noRunSetUpErr is the error of a race whose every run's set-up failed.
@@ -192,14 +203,4 @@ func noRunSetUpErr(out *experiment.Findings) error {
 		return errors.New(why)
 	}
 	return nil
-}
-
-// hasParam reports whether experiment d takes the parameter called name.
-func hasParam(d experiment.Descriptor, name string) bool {
-	for _, p := range d.New().Params() {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }

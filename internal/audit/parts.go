@@ -52,6 +52,19 @@ func modeOf(guard, policy string) race.Mode {
 	return m
 }
 
+// raceSetup is the race's configuration: the budget's, of modes.
+func (a *auditRun) raceSetup(modes []race.Mode) (experiment.Configured, error) {
+	return configure(a, race.Experiment, a.cfg.Budget.Race, withModes(modes...), raceParallel)
+}
+
+// withModes is the race's change to modes.
+func withModes(modes ...race.Mode) raceChange {
+	return raceChange{Given: []string{"modes"}, Set: func(c *race.Config) { c.Modes = modes }}
+}
+
+// raceParallel sets the race's runs at once.
+func raceParallel(c *race.Config, n int) { c.Parallel = n }
+
 // raceStep is the race's part, with the checks of its history.
 func (a *auditRun) raceStep() step {
 	return step{name: "race", run: a.race, skip: func(why string) { a.skipRace(raceModes(a.variant), why) }}
@@ -74,8 +87,11 @@ func (a *auditRun) race(ctx context.Context) error {
 	for _, m := range modes {
 		a.column(raceColumn(m))
 	}
-	settings := a.settings(a.cfg.Budget.Race, Setting{"modes", race.FormatModes(modes)})
-	p := results.AuditPart{Name: "race", Command: a.command("race", settings, "--replications", "0", "--history", raceHistory)}
+	x, err := a.raceSetup(modes)
+	if err != nil {
+		return err
+	}
+	p := results.AuditPart{Name: "race", Command: a.command("race", x.Flags(), "--replications", "0", "--history", raceHistory)}
 	checkPart := results.AuditPart{Name: "check", Command: []string{"notesbench", "check", raceHistory}}
 	server := modes[0]
 	skip := func(why string) { a.skipRace(modes, why) }
@@ -88,7 +104,7 @@ func (a *auditRun) race(ctx context.Context) error {
 	}
 	w := history.NewWriter(history.Header{Experiment: "race", Command: shell.Line(p.Command)})
 	start := time.Now()
-	out, runErr, err := a.runExperiment(ctx, race.Experiment, settings, sim.Runtime{History: w, StopAt: a.cfg.Budget.editsEnd(start)})
+	out, runErr, err := a.runExperiment(ctx, x, sim.Runtime{History: w, StopAt: a.cfg.Budget.editsEnd(start)})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -176,7 +192,7 @@ func (a *auditRun) race(ctx context.Context) error {
 		return func(r results.CheckRun) bool { return modeOf(string(r.Variant.Guard), r.Policy) == m }
 	}
 	replay := func(r results.CheckRun) string {
-		return a.replayOf("race", settings, r.Seed, modeOf(string(r.Variant.Guard), r.Policy).String())
+		return a.replayOf(x, r.Seed, modeOf(string(r.Variant.Guard), r.Policy).String())
 	}
 	anyMode := func(results.CheckRun) bool { return true }
 	a.prove(results.AnomalyLostUpdate, raceColumn(server), proofOf(rep, results.CheckLostUpdates, inMode(server), raceHistory, replay))
@@ -187,7 +203,7 @@ func (a *auditRun) race(ctx context.Context) error {
 		a.prove(results.AnomalyAppliedTwice, raceColumn(m), proofOf(rep, results.CheckDuplicates, inMode(m), raceHistory, replay))
 		for _, r := range runs {
 			if why := cmp.Or(r.SetupFailed, r.Unreadable); why != "" && modeOf(r.Guard, r.Policy) == m {
-				a.prove(results.AnomalyStoreDestroyed, raceColumn(m), saidProof(why, r.Seed, a.replayOf("race", settings, r.Seed, m.String())))
+				a.prove(results.AnomalyStoreDestroyed, raceColumn(m), saidProof(why, r.Seed, a.replayOf(x, r.Seed, m.String())))
 			}
 		}
 	}
@@ -318,6 +334,15 @@ func clauseCell(checks []results.ConformCheck, name, source string) results.Audi
 	return results.Counted(modeConform, source, UnitClauses, 0, 1)
 }
 
+// createSetup is create's configuration: the budget's, of the target's
+// order.
+func (a *auditRun) createSetup() (experiment.Configured, error) {
+	order := a.variant.Order
+	return configure(a, create.Experiment, a.cfg.Budget.Create,
+		createChange{Given: []string{"order"}, Set: func(c *create.Config) { c.Order = order }},
+		func(c *create.Config, n int) { c.Parallel = n })
+}
+
 // createStep is create's part.
 func (a *auditRun) createStep() step {
 	return step{name: "create", run: a.create, skip: a.skipCreate}
@@ -342,8 +367,11 @@ func (a *auditRun) skipCreate(why string) {
 // listing: duplicates of the rows that kept the key on every resend are
 // the server's, those of a fresh key the client's.
 func (a *auditRun) create(ctx context.Context) error {
-	settings := a.settings(a.cfg.Budget.Create, Setting{"order", string(a.variant.Order)})
-	p := results.AuditPart{Name: "create", Command: a.command("create", settings, "--replications", "0", "--history", createHistory)}
+	x, err := a.createSetup()
+	if err != nil {
+		return err
+	}
+	p := results.AuditPart{Name: "create", Command: a.command("create", x.Flags(), "--replications", "0", "--history", createHistory)}
 	tables := a.createTables()
 	skip := a.skipCreate
 	if why := a.require(create.Experiment); why != "" {
@@ -354,7 +382,7 @@ func (a *auditRun) create(ctx context.Context) error {
 	}
 	start := time.Now()
 	w := history.NewWriter(history.Header{Experiment: "create", Command: shell.Line(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, create.Experiment, settings, sim.Runtime{History: w})
+	out, runErr, err := a.runExperiment(ctx, x, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -407,7 +435,7 @@ func (a *auditRun) create(ctx context.Context) error {
 		a.warnings = append(a.warnings, "create: its history did not check, so its counts have no proof: "+err.Error())
 		return nil
 	}
-	replay := func(r results.CheckRun) string { return a.replayOf("create", settings, r.Seed, "") }
+	replay := func(r results.CheckRun) string { return a.replayOf(x, r.Seed, "") }
 	for _, t := range tables {
 		inTable := func(r results.CheckRun) bool {
 			return strings.HasPrefix(r.Run, "create-"+t+"-") && r.Policy == create.KeyRetry
@@ -415,7 +443,7 @@ func (a *auditRun) create(ctx context.Context) error {
 		a.prove(results.AnomalyDuplicate, "create "+t, proofOf(rep, results.CheckDuplicates, inTable, createHistory, replay))
 		for _, r := range runs {
 			if r.SetupFailed != "" && r.Table == t {
-				a.prove(results.AnomalyStoreDestroyed, "create "+t, saidProof(r.SetupFailed, r.Seed, a.replayOf("create", settings, r.Seed, "")))
+				a.prove(results.AnomalyStoreDestroyed, "create "+t, saidProof(r.SetupFailed, r.Seed, a.replayOf(x, r.Seed, "")))
 			}
 		}
 	}
@@ -440,6 +468,11 @@ func createPlot(runs []create.Run) results.AuditPlot {
 	})
 }
 
+// sourcesSetup is sources' configuration: the budget's.
+func (a *auditRun) sourcesSetup() (experiment.Configured, error) {
+	return configure(a, sources.Experiment, a.cfg.Budget.Sources, sourcesChange{}, func(c *sources.Config, n int) { c.Parallel = n })
+}
+
 // sourcesStep is sources' part.
 func (a *auditRun) sourcesStep() step {
 	return step{name: "sources", run: a.sources, skip: a.skipSources}
@@ -455,8 +488,11 @@ func (a *auditRun) skipSources(why string) {
 // every call and resend, is the server's; what a key from the URL's
 // spelling adds beyond it is the key policy's, the client's.
 func (a *auditRun) sources(ctx context.Context) error {
-	settings := a.settings(a.cfg.Budget.Sources)
-	p := results.AuditPart{Name: "sources", Command: a.command("sources", settings, "--replications", "0", "--history", sourcesHistory)}
+	x, err := a.sourcesSetup()
+	if err != nil {
+		return err
+	}
+	p := results.AuditPart{Name: "sources", Command: a.command("sources", x.Flags(), "--replications", "0", "--history", sourcesHistory)}
 	if why := a.require(sources.Experiment); why != "" {
 		p.NotRun = why
 		a.part(p, nil)
@@ -465,7 +501,7 @@ func (a *auditRun) sources(ctx context.Context) error {
 	}
 	start := time.Now()
 	w := history.NewWriter(history.Header{Experiment: "sources", Command: shell.Line(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, sources.Experiment, settings, sim.Runtime{History: w})
+	out, runErr, err := a.runExperiment(ctx, x, sim.Runtime{History: w})
 	p.Seconds = roundSeconds(time.Since(start))
 	if err != nil {
 		return err
@@ -531,12 +567,12 @@ func (a *auditRun) sources(ctx context.Context) error {
 		a.warnings = append(a.warnings, "sources: its history did not check, so its counts have no proof: "+err.Error())
 		return nil
 	}
-	replay := func(r results.CheckRun) string { return a.replayOf("sources", settings, r.Seed, "") }
+	replay := func(r results.CheckRun) string { return a.replayOf(x, r.Seed, "") }
 	normalized := func(r results.CheckRun) bool { return r.Policy == sources.KeyNormalized }
 	a.prove(results.AnomalyDuplicate, modeSources, proofOf(rep, results.CheckDuplicates, normalized, sourcesHistory, replay))
 	for _, r := range runs {
 		if why := cmp.Or(r.SetupFailed, r.UnreadableFinal); why != "" {
-			a.prove(results.AnomalyStoreDestroyed, modeSources, saidProof(why, r.Seed, a.replayOf("sources", settings, r.Seed, "")))
+			a.prove(results.AnomalyStoreDestroyed, modeSources, saidProof(why, r.Seed, a.replayOf(x, r.Seed, "")))
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/check"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
@@ -80,25 +81,18 @@ func saidProof(says string, seed uint64, replay string) *results.AuditProof {
 	return &results.AuditProof{CheckProof: results.CheckProof{Seed: seed, Says: says, Ops: []results.ProofOp{}}, Replay: replay}
 }
 
-// replayOf is the command line that replays the experiment of a part, name,
-// on one seed: its settings with the seed (and, given, the modes) in place
-// of theirs, its history recorded where it does not overwrite the kept one.
-func (a *auditRun) replayOf(name string, settings []Setting, seed uint64, modes string) string {
-	var out []Setting
-	for _, s := range settings {
-		switch s.Name {
-		case "seeds", "parallel":
-		case "modes":
-			if modes == "" {
-				out = append(out, s)
-			}
-		default:
-			out = append(out, s)
-		}
-	}
-	out = append(out, Setting{"seeds", strconv.FormatUint(seed, 10)})
+// replayOf is the command line that replays the experiment x of a part on
+// one seed: its flags with the seed (and, given, the modes) in place of
+// theirs, its history recorded where it does not overwrite the kept one.
+func (a *auditRun) replayOf(x experiment.Configured, seed uint64, modes string) string {
+	omit := []string{"seeds", "parallel"}
 	if modes != "" {
-		out = append(out, Setting{"modes", modes})
+		omit = append(omit, "modes")
 	}
-	return shell.Line(a.command(name, out, "--replications", "0", "--history", fmt.Sprintf("%s-seed%d.jsonl", name, seed)))
+	flags := append(x.Flags(omit...), "--seeds", strconv.FormatUint(seed, 10))
+	if modes != "" {
+		flags = append(flags, "--modes", modes)
+	}
+	name := x.Info().Name
+	return shell.Line(a.command(name, flags, "--replications", "0", "--history", fmt.Sprintf("%s-seed%d.jsonl", name, seed)))
 }
