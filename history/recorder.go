@@ -98,7 +98,9 @@ func (r *Recorder) Now() int64 { return r.now() }
 // Session wraps inner, one editor of a run, so that every call it makes is
 // recorded as a call of editor, with the digest of every text it reads or
 // writes whole (Call.Digest). Sessions wrapped so are numbered from 1 in the
-// order they are wrapped. Close closes inner.
+// order they are wrapped. Close closes inner. The session offers the
+// person's actions too (contract.Person), recorded as calls; one whose inner
+// session has none answers them with an error.
 func (r *Recorder) Session(inner contract.Session, editor string) contract.Session {
 	r.mu.Lock()
 	r.sessions++

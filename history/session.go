@@ -22,7 +22,7 @@ type Intent struct {
 	// computed from the read that gave that version), or, for a served
 	// client, the view the server sees it came from (Client). An editor that
 	// keeps old content and sends a fresher version (the refresh policy) says
-	// so here.
+	// so here. Set, it stands for a served client's view too.
 	Base contract.Version
 }
 

@@ -19,15 +19,16 @@ import (
 // operator reads of it (where it listens, the person's summary, where the
 // history is) goes to Options.Warn, a line each, as the Server's warnings do.
 type Process struct {
-	// Options are the Server's. Options.History is made by Run, from History.
+	// Options are the Server's. Options.History is made by Run, from
+	// HistoryLog.
 	Options
 	// Person, when set, edits Options.Note beside the clients (StartPerson).
 	Person *PersonSchedule
-	// History, when set, is the file the served run is recorded in, from
+	// HistoryLog, when set, is the file the served run is recorded in, from
 	// its first line (HistoryPath names it to the operator). Run records
 	// into it; the caller creates it, and removes it when Run says no server
 	// was started.
-	History     *history.Log
+	HistoryLog  *history.Log
 	HistoryPath string
 	// Listener, when set, is served over streamable HTTP (ServeListener);
 	// Addr is the address it was asked to listen on. Otherwise Stdio is
@@ -45,10 +46,10 @@ type Process struct {
 // call (Run closed it) and may be removed. An error of the person's or the
 // history's configuration is a field.Error ("person", "history").
 func (p Process) Run(ctx context.Context, b contract.Backend) (started bool, err error) {
-	if p.History != nil {
+	if p.HistoryLog != nil {
 		if p.Options.History, err = p.record(); err != nil {
 			b.Close()
-			p.History.Close()
+			p.HistoryLog.Close()
 			return false, err
 		}
 		p.say("recording every call in %s", p.HistoryPath)
@@ -82,7 +83,7 @@ func (p Process) Run(ctx context.Context, b contract.Backend) (started bool, err
 	if cerr := srv.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the database %s: %w", p.Where, cerr))
 	}
-	if p.History != nil && p.History.Err() == nil {
+	if p.HistoryLog != nil && p.HistoryLog.Err() == nil {
 		p.say("history %s written; notesbench check %s judges its clients", p.HistoryPath, p.HistoryPath)
 	}
 	if err == nil && ctx.Err() != nil {
@@ -100,14 +101,14 @@ func (p Process) record() (*history.Recorder, error) {
 		run.Seed, run.Policy = p.Person.Seed, "person "+p.Person.String()
 	}
 	start := time.Now()
-	rec, err := history.Record(p.History, run, func() int64 { return int64(time.Since(start)) })
+	rec, err := history.Record(p.HistoryLog, run, func() int64 { return int64(time.Since(start)) })
 	return rec, field.Wrap("history", err)
 }
 
 // closeHistory closes the history of a server that was not started.
 func (p Process) closeHistory() {
-	if p.History != nil {
-		p.History.Close()
+	if p.HistoryLog != nil {
+		p.HistoryLog.Close()
 	}
 }
 

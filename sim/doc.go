@@ -2,8 +2,11 @@
 // clocks, seeded random streams, reply-loss injection, the scripted editors
 // and their conflict policies, the race engine, a run's history, one fold of
 // replications and one worker pool. Each experiment is a package of its own
-// (experiments/<name>) whose configuration implements Configuration: it runs
-// for a list of seeds and returns its rows and per-run results.
+// (experiments/<name>) whose configuration is a Runner: it runs for a list
+// of seeds and returns its rows and per-run results. The copies of a
+// configuration a run needs (on another clock, recording its target, as a
+// replication runs it) are made through the Env or TargetSettings it embeds
+// (OnClock, WithTarget, Replica).
 //
 // A run reaches the Notes only through the contract seam, a contract.Target
 // in its Runtime, never held in a configuration: sim imports no store and

@@ -63,11 +63,7 @@ func (c coins) SeedList() []uint64 { return c.Seeds }
 func (c coins) Describe(contract.Target) string {
 	return fmt.Sprintf("seeds %s, %d flips each", sim.FormatSeeds(c.Seeds), c.Flips)
 }
-func (coins) Departures(contract.Target) []string   { return nil }
-func (coins) Clocked() (sim.ClockKind, bool)        { return "", false }
-func (c coins) Replica() coins                      { return c }
-func (c coins) OnClock(sim.ClockKind) coins         { return c }
-func (c coins) WithTarget(sim.TargetSettings) coins { return c }
+func (coins) Departures(contract.Target) []string { return nil }
 
 func (c coins) Validate(contract.Target) error {
 	if c.Flips < 1 {

@@ -394,14 +394,14 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		p.Log = a.stderr
 	}
 	if o.history != "" {
-		if p.History, err = history.CreateLog(o.history, history.Header{Experiment: history.ExperimentServe, Command: commandLine(a.args)}); err != nil {
+		if p.HistoryLog, err = history.CreateLog(o.history, history.Header{Experiment: history.ExperimentServe, Command: commandLine(a.args)}); err != nil {
 			b.Close()
 			return fmt.Errorf("--history: %w", err)
 		}
 	}
 	started, err := p.Run(ctx, b)
 	if !started {
-		if p.History != nil {
+		if p.HistoryLog != nil {
 			os.Remove(o.history) // a history no server was started for
 		}
 		return flagError(o.flags, err)

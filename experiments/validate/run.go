@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -42,7 +42,7 @@ type PayloadResult struct {
 func CheckPayload(tool string, payload []byte) (PayloadResult, error) {
 	if err := contract.CheckArgsSize(payload); err != nil {
 		return PayloadResult{}, fmt.Errorf("the payload has over %s JSON values, more than a tool call may carry (the largest valid call has about 10,000)",
-			report.Int(contract.MaxArgsValues))
+			plural.Int(contract.MaxArgsValues))
 	}
 	schemas, err := loadMinimalSchemas()
 	if err != nil {
