@@ -96,14 +96,6 @@ func (c Config) Fold(runs []results.RaceRun) ([]Row, error) {
 	return sim.FoldModes(c.Formats, runs, func(f contract.VersionFormat, r results.RaceRun) bool { return r.VersionFormat == string(f) }, Summarize)
 }
 
-// pauseText is the pause as Describe and Differences show it.
-func (c Config) pauseText() string {
-	if c.Pause == "" {
-		return "0"
-	}
-	return c.Pause
-}
-
 // Describe implements sim.Runner.
 func (c Config) Describe(target contract.Target) string {
 	pause := "no pause"
