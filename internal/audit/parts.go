@@ -363,6 +363,35 @@ func (a *auditRun) skipCreate(why string) {
 	}
 }
 
+// runPart runs x, the part d of the audit, recording its history into a
+// writer it returns beside the part (its command, its time) and the run's
+// findings. A part that could not run, or whose run ended in an error, is
+// recorded here and skip told why; its findings are nil.
+func (a *auditRun) runPart(ctx context.Context, d experiment.Descriptor, x experiment.Configured, file string, skip func(why string)) (results.AuditPart, *experiment.Findings, *history.Writer, error) {
+	name := d.Info().Name
+	p := results.AuditPart{Name: name, Command: a.command(name, x.Flags(), "--replications", "0", "--history", file)}
+	if why := a.require(d); why != "" {
+		p.NotRun = why
+		a.part(p, nil)
+		skip(name + " not run: " + why)
+		return p, nil, nil, nil
+	}
+	start := time.Now()
+	w := history.NewWriter(history.Header{Experiment: name, Command: shell.Line(p.Command)})
+	out, runErr, err := a.runExperiment(ctx, x, sim.Runtime{History: w})
+	p.Seconds = roundSeconds(time.Since(start))
+	if err != nil {
+		return p, nil, nil, err
+	}
+	if runErr != nil {
+		p.Error = runErr.Error()
+		a.part(p, nil)
+		skip(endedIn(name, runErr))
+		return p, nil, nil, nil
+	}
+	return p, out, w, nil
+}
+
 // create runs the create experiment where the target maps a create and a
 // listing: duplicates of the rows that kept the key on every resend are
 // the server's, those of a fresh key the client's.
@@ -371,27 +400,11 @@ func (a *auditRun) create(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p := results.AuditPart{Name: "create", Command: a.command("create", x.Flags(), "--replications", "0", "--history", createHistory)}
 	tables := a.createTables()
 	skip := a.skipCreate
-	if why := a.require(create.Experiment); why != "" {
-		p.NotRun = why
-		a.part(p, nil)
-		skip("create not run: " + why)
-		return nil
-	}
-	start := time.Now()
-	w := history.NewWriter(history.Header{Experiment: "create", Command: shell.Line(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, x, sim.Runtime{History: w})
-	p.Seconds = roundSeconds(time.Since(start))
-	if err != nil {
+	p, out, w, err := a.runPart(ctx, create.Experiment, x, createHistory, skip)
+	if out == nil || err != nil {
 		return err
-	}
-	if runErr != nil {
-		p.Error = runErr.Error()
-		a.part(p, nil)
-		skip(endedIn("create", runErr))
-		return nil
 	}
 	rows, runs, err := rowsAndRuns[create.Row, create.Run](out)
 	if err != nil {
@@ -492,25 +505,9 @@ func (a *auditRun) sources(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p := results.AuditPart{Name: "sources", Command: a.command("sources", x.Flags(), "--replications", "0", "--history", sourcesHistory)}
-	if why := a.require(sources.Experiment); why != "" {
-		p.NotRun = why
-		a.part(p, nil)
-		a.skipSources("sources not run: " + why)
-		return nil
-	}
-	start := time.Now()
-	w := history.NewWriter(history.Header{Experiment: "sources", Command: shell.Line(p.Command)})
-	out, runErr, err := a.runExperiment(ctx, x, sim.Runtime{History: w})
-	p.Seconds = roundSeconds(time.Since(start))
-	if err != nil {
+	p, out, w, err := a.runPart(ctx, sources.Experiment, x, sourcesHistory, a.skipSources)
+	if out == nil || err != nil {
 		return err
-	}
-	if runErr != nil {
-		p.Error = runErr.Error()
-		a.part(p, nil)
-		a.skipSources(endedIn("sources", runErr))
-		return nil
 	}
 	runs, ok := out.Report.Runs.([]sources.Run)
 	if !ok {
