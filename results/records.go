@@ -19,7 +19,7 @@ type CheckRecord struct {
 	// Agents holds CheckReport.Agents, every agent of served histories with
 	// the verdict on it ([] when no client called); nil, and no key, when
 	// the histories are not served ones.
-	Agents *[]AgentResult `json:"agents,omitempty"`
+	Agents []AgentResult `json:"agents,omitzero"`
 }
 
 // CheckConfig is what a check judged, and how: the histories, each check's
@@ -33,12 +33,8 @@ type CheckConfig struct {
 
 // NewCheckRecord returns the JSON result of a check.
 func NewCheckRecord(cfg CheckConfig, rep *CheckReport, version string) CheckRecord {
-	r := CheckRecord{Experiment: "check", Config: cfg, Rows: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
-		Warnings: unknownWarnings(rep), Version: version}
-	if rep.Agents != nil {
-		r.Agents = &rep.Agents
-	}
-	return r
+	return CheckRecord{Experiment: "check", Config: cfg, Rows: nonNil(rep.Checks), Runs: nonNil(rep.Runs),
+		Warnings: unknownWarnings(rep), Version: version, Agents: rep.Agents}
 }
 
 // unknownWarnings says of every check that could not judge everything why.

@@ -54,9 +54,8 @@ func Table(rows []Row, exp *results.Experiment, warnings []string) report.Table 
 	for _, r := range rows {
 		pubMedian, pubP99 := report.NotPublished, report.NotPublished
 		if show && r.Writers == 1 {
-			if pub := report.PublishedFor(exp, map[string]string{"guard": r.Guard}); pub.Found() {
-				pubMedian, pubP99 = report.Published(pub.Figure("median_us"), nil), report.Published(pub.Figure("p99_us"), nil)
-			}
+			pub := report.PublishedFor(exp, map[string]string{"guard": r.Guard})
+			pubMedian, pubP99 = pub.Cell(nil, "median_us"), pub.Cell(nil, "p99_us")
 		}
 		row := []string{r.Guard, report.Int(int64(r.Writers)), us(r.MedianUS), usRange(r.RepMediansUS)}
 		if show {
