@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
@@ -198,7 +197,7 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 			return usageErr("--out", err)
 		}
 	}
-	rep, err := reproduce.Merge(o.experiments, o.files, data, notesbenchVersion(), reproduce.Machine(backend.EngineVersion(), backend.EngineDriver))
+	rep, err := reproduce.Merge(o.experiments, o.files, data, notesbenchVersion(), machine())
 	if err != nil {
 		return mergeError(err)
 	}

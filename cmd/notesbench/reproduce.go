@@ -150,7 +150,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
 		return err
 	}
 	defer closing(o.app, "the store", r.Target.Close, &err)
-	r.Machine = reproduce.Machine(backend.EngineVersion(), backend.EngineDriver)
+	r.Machine = machine()
 	r.Runs = experiment.Options{Version: notesbenchVersion(), Memory: backend.Memory(),
 		Progress: func(what string) func(done, total int) { return progress(a, what) }}
 	if a.stderrTTY {
@@ -252,4 +252,10 @@ func reproduceArgs(o *reproduceOptions) string {
 		b.WriteString(" --only " + o.only)
 	}
 	return b.String()
+}
+
+// machine is the record of this machine and the SQLite engine a
+// reproduction ran on, as reproduce and merge write it.
+func machine() results.Machine {
+	return reproduce.Machine(backend.EngineVersion(), backend.EngineDriver)
 }

@@ -17,7 +17,7 @@ func CrashOutcome(command []string, rec results.CrashRecord, checks *results.Che
 	if _, err := w.WriteTo(&hist); err != nil {
 		return FaultOutcome{}, err
 	}
-	fo := FaultOutcome{Runs: len(rec.Rows), Warnings: prefixedLines("could not judge everything: ", unknown),
+	fo := FaultOutcome{Runs: len(rec.Rows), Warnings: prefixed("could not judge everything: ", unknown),
 		History: hist.Bytes(), Checks: checks,
 		Part:   results.AuditPart{Name: "crash", Command: command, Result: rec},
 		Tables: report.CrashTables(rec.Config, rec.Rows, checks)}
@@ -32,13 +32,4 @@ func CrashOutcome(command []string, rec results.CrashRecord, checks *results.Che
 	}
 	fo.LostAcknowledged, fo.AppliedTwice, fo.EmptyReads = &lost, &twice, &empty
 	return fo, nil
-}
-
-// prefixedLines returns each of lines with prefix before it.
-func prefixedLines(prefix string, lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = prefix + l
-	}
-	return out
 }
