@@ -254,7 +254,7 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 		return err
 	}
 	if o.out != "" {
-		if err := writeWhole("--out", o.out, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
+		if err := writeWhole("--out", o.out, report.AuditMD, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
 			return err
 		}
 	}

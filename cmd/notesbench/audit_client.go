@@ -137,7 +137,7 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) (er
 		return err
 	}
 	if o.out != "" {
-		if err := writeWhole("--out", o.out, func(dir string) error { return report.WriteClientAuditFolder(dir, out) }); err != nil {
+		if err := writeWhole("--out", o.out, report.AuditMD, func(dir string) error { return report.WriteClientAuditFolder(dir, out) }); err != nil {
 			return err
 		}
 	}

@@ -302,7 +302,7 @@ func TestAuditBadInput(t *testing.T) {
 func TestAuditOutWriteFailure(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "audit-report")
-	err := writeWhole("--out", out, func(dir string) error {
+	err := writeWhole("--out", out, report.AuditMD, func(dir string) error {
 		if err := os.WriteFile(filepath.Join(dir, report.AuditMD), []byte("# notesbench audit: half\n"), 0o644); err != nil {
 			return err
 		}

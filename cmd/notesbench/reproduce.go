@@ -208,14 +208,15 @@ func emitReproduction(a *app, format report.Format, rep *reproduce.Reproduced, o
 		return err
 	}
 	plots := report.ReproductionPlots(all.Reports, rep.Latency)
-	return writeWhole("--out", out, func(dir string) error { return report.WriteReproductionFolder(dir, all, tables, plots) })
+	return writeWhole("--out", out, report.ReproducedMD, func(dir string) error { return report.WriteReproductionFolder(dir, all, tables, plots) })
 }
 
 // writeWhole writes a folder of files at out, the folder flag names, with
-// write, every file or none (atomicfile.WriteFolder, REPRODUCED.md last). Its
-// error names flag, out and the cause (writeFailure).
-func writeWhole(flag, out string, write func(dir string) error) error {
-	if err := atomicfile.WriteFolder(out, report.ReproducedMD, write); err != nil {
+// write, every file or none (atomicfile.WriteFolder), the file called last
+// (the one that links the rest) moved in last. Its error names flag, out
+// and the cause (writeFailure).
+func writeWhole(flag, out, last string, write func(dir string) error) error {
+	if err := atomicfile.WriteFolder(out, last, write); err != nil {
 		return writeFailure(flag, out, err)
 	}
 	return nil
