@@ -75,12 +75,13 @@ func Record(s Sink, h RunHeader, clock func() int64) (*Recorder, error) {
 	return &Recorder{sink: rs, header: h, clock: clock, edited: map[string]map[string]bool{}}, nil
 }
 
-// now returns the clock's reading, moved past the last time handed out so that
+// Now returns the clock's reading, moved past the last time handed out so that
 // no two events of the run share a time: the order of times is the order in
 // which the recorder saw the events. On the real clock a nudge is at most a few
 // nanoseconds; on the virtual clock, where a call takes no virtual time, it
-// orders events of the same virtual instant.
-func (r *Recorder) now() int64 {
+// orders events of the same virtual instant. A nemesis times its faults with
+// it.
+func (r *Recorder) Now() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.clock()
@@ -90,10 +91,6 @@ func (r *Recorder) now() int64 {
 	r.started, r.last = true, t
 	return t
 }
-
-// Now reads the run's clock as the recorder does for calls: a time later
-// than every time it handed out before. A nemesis times its faults with it.
-func (r *Recorder) Now() int64 { return r.now() }
 
 // Session wraps inner, one editor of a run, so that every call it makes is
 // recorded as a call of editor, with the digest of every text it reads or

@@ -89,7 +89,7 @@ var (
 func (s *session) begin(tool, noteID string) Call {
 	c := s.c
 	return Call{Run: c.r.header.Run, Editor: c.editor, ClientVersion: c.version, Session: c.id, Stateless: c.stateless,
-		Tool: tool, Note: noteID, Invoke: c.r.now()}
+		Tool: tool, Note: noteID, Invoke: c.r.Now()}
 }
 
 // beginText starts the record of a write of a markdown tab's whole text: for
@@ -125,12 +125,12 @@ func (s *session) digest(c *Call, text string) {
 func (s *session) end(c Call, version contract.Version, err error, seen *view) {
 	if v := s.c.views; v != nil {
 		v.mu.Lock()
-		c.Return = s.c.r.now()
+		c.Return = s.c.r.Now()
 		setOutcome(&c, version, err)
 		v.saw(c, version, err, seen)
 		v.mu.Unlock()
 	} else {
-		c.Return = s.c.r.now()
+		c.Return = s.c.r.Now()
 		setOutcome(&c, version, err)
 	}
 	s.last = s.c.r.append(c)

@@ -562,11 +562,6 @@ func (s *profileSession) ReadSheetRange(ctx context.Context, req contract.RangeR
 	return contract.SheetRange{}, contract.Invalid("tab_id", "profile %s maps no sheets", s.prof().Name)
 }
 
-// Call refuses a raw call (Caller): the server does not speak the contract.
-func (s *profileSession) Call(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-	return nil, fmt.Errorf("target %s: profile %s: a raw call needs a server of the contract", s.b.t.name, s.prof().Name)
-}
-
 // probe tries the profile on a fresh document of its own before any run:
 // its set-up, its read and, for a write of the whole content, a write of
 // what was read. A profile that cannot read the server's replies, or whose
@@ -652,5 +647,4 @@ func versionValue(v contract.Version) profile.VarValue {
 var (
 	_ contract.Session = (*profileSession)(nil)
 	_ Pinger           = (*profileSession)(nil)
-	_ Caller           = (*profileSession)(nil)
 )

@@ -68,7 +68,7 @@ type Options struct {
 	// on. 0 means no bound.
 	CallTimeout time.Duration
 	// Faults, when set, makes faults between notesbench and the server (see
-	// Faults and CheckFaults); nil makes none.
+	// nemesis.Faults and CheckFaults); nil makes none.
 	Faults *nemesis.Faults
 	// Spawn, for an HTTP target whose URL names PortPlaceholder, is the
 	// command that starts the server, its words naming the port the same

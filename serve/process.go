@@ -22,7 +22,7 @@ type Process struct {
 	// Options are the Server's. Options.History is made by Run, from
 	// HistoryLog.
 	Options
-	// Person, when set, edits Options.Note beside the clients (StartPerson).
+	// Person, when set, edits its Note beside the clients (StartPerson).
 	Person *PersonSchedule
 	// HistoryLog, when set, is the file the served run is recorded in, from
 	// its first line (HistoryPath names it to the operator). Run records
@@ -49,7 +49,7 @@ func (p Process) Run(ctx context.Context, b contract.Backend) (started bool, err
 	if p.HistoryLog != nil {
 		if p.Options.History, err = p.record(); err != nil {
 			b.Close()
-			p.HistoryLog.Close()
+			p.closeHistory()
 			return false, err
 		}
 		p.say("recording every call in %s", p.HistoryPath)
