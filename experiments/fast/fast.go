@@ -30,7 +30,9 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 			"notesbench fast --clock virtual --service-time 200us",
 			"notesbench fast --formats ms --pause 0-2ms",
 		},
-		// Each replication is 20,000 edits per format.
+		// Each replication is 20,000 edits per format, and with no think
+		// time every seed gives the virtual clock the same counts: the
+		// reproduction runs a tenth of them.
 		Target: true, History: true, Replications: 5, Baseline: true,
 		Reproduce: experiment.Plan{Div: 10},
 		Needs:     []contract.Capability{contract.CapRead, contract.CapWrite},
@@ -67,6 +69,4 @@ See docs/model.md (the model) and docs/usage.md (shared flags).`,
 		{Key: "version_format", Value: "counter", Figure: "lost", Why: "counter versions never collide"},
 	},
 	Tables: experiment.OneTable(Table),
-	// A fast replication is 20,000 edits per format, and with no think time
-	// every seed gives the virtual clock the same counts: a tenth.
 })

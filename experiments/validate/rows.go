@@ -1,8 +1,10 @@
 package validate
 
-import "github.com/notesbench/notesbench/results"
+import (
+	"encoding/json"
 
-import "encoding/json"
+	"github.com/notesbench/notesbench/results"
+)
 
 // Row is one row of the validate experiment: one payload a model might
 // send, and the verdicts of the two validators on it.

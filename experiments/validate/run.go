@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/plural"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -70,17 +71,10 @@ func CheckPayload(tool string, payload []byte) (PayloadResult, error) {
 	return PayloadResult{
 		Tool:       tool,
 		Valid:      len(violations) == 0,
-		Violations: nonNilViolations(violations),
+		Violations: experiment.NonNil(violations),
 		Full:       fullVerdict(violations),
 		Minimal:    minimalVerdict(root, instance),
 	}, nil
-}
-
-func nonNilViolations(v []contract.Violation) []contract.Violation {
-	if v == nil {
-		return []contract.Violation{}
-	}
-	return v
 }
 
 // fullVerdict writes the full validator's violations as one verdict.
