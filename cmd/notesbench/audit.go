@@ -9,6 +9,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/internal/audit"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/nemesis"
@@ -90,28 +91,28 @@ twice, told failed but written, and told written but missing
 (docs/clients.md).
 
 See docs/audit.md.`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench audit --target 'stdio:notesbench serve --db audit.db'",
 			"notesbench audit --target 'stdio:npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp/nb' --profile filesystem --allow lost-update,stale-write",
 			"notesbench audit --target embedded --budget full --out audit-report/",
 			"notesbench audit --client 'node clients/drivers/js/ts-sdk-1.mjs'",
 		}),
-		Args: noArgs,
-		RunE: runner(opts, runF, runAudit),
+		Args: cli.NoArgs,
+		RunE: cli.Runner(opts, runF, runAudit),
 	}
 	fs := cmd.Flags()
 	opts.target.register(fs, false)
 	opts.format.register(cmd, tablesOrJSON|report.ContentPage)
 	fs.StringVar(&opts.out, "out", "", "also write audit.md, audit.json and audit.html into this folder (each whole or not at all)")
 	fs.StringVar(&opts.allow, "allow", "", "anomalies that do not fail the audit, comma-separated: "+strings.Join(results.AnomalyNames(), ", "))
-	emptyMeans(fs, "allow", "no anomaly allowed")
+	cli.EmptyMeans(fs, "allow", "no anomaly allowed")
 	fs.StringVar(&opts.baseline, "baseline", "", "an earlier audit's JSON (audit.json): exit 1 when any count is worse than its")
 	fs.StringVar(&opts.budget, "budget", "quick", "how much to run: "+contract.Choice(audit.BudgetNames()))
 	fs.IntVar(&opts.parallel, "parallel", 0, "runs each experiment makes at once (0: each one's default); a server that loses concurrent writes to different documents shows it at the default")
 	opts.client.register(fs)
 	opts.flags = fs
-	completeFlag(cmd, "budget", false, audit.BudgetNames()...)
-	completeFlag(cmd, "allow", true, results.AnomalyNames()...)
+	cli.CompleteFlag(cmd, "budget", false, audit.BudgetNames()...)
+	cli.CompleteFlag(cmd, "allow", true, results.AnomalyNames()...)
 	return cmd
 }
 
@@ -138,7 +139,7 @@ type auditUnfinished struct{ a results.Audit }
 func (e auditUnfinished) Error() string {
 	return "audit of " + e.a.Subject.Target + " " + report.AuditVerdict(e.a)
 }
-func (auditUnfinished) Unwrap() error { return unknownError{} }
+func (auditUnfinished) Unwrap() error { return cli.UnknownError{} }
 func (auditUnfinished) measured()     {}
 
 func (e auditFailed) Error() string {
@@ -157,38 +158,38 @@ func (o *auditOptions) check() (report.Format, *results.Audit, []string, error) 
 	}
 	if !o.budgetSet {
 		if o.budgetValue, err = audit.LookupBudget(o.budget); err != nil {
-			return "", nil, nil, usageErr("--budget", err)
+			return "", nil, nil, cli.UsageErr("--budget", err)
 		}
 	}
 	allow, err := results.ParseAllow(o.allow)
 	if err != nil {
-		return "", nil, nil, usageErr("--allow", err)
+		return "", nil, nil, cli.UsageErr("--allow", err)
 	}
 	if err := sim.ValidateParallel(o.parallel); err != nil {
-		return "", nil, nil, flagError(o.target.flags, err)
+		return "", nil, nil, cli.FlagError(o.target.flags, err)
 	}
 	if o.target.note != "" {
-		return "", nil, nil, usagef("--note", "names one fresh Note, which serves one run: an audit makes many (use a server that creates its Notes)")
+		return "", nil, nil, cli.Usagef("--note", "names one fresh Note, which serves one run: an audit makes many (use a server that creates its Notes)")
 	}
 	if err := o.target.checkMaxErrors(); err != nil {
 		return "", nil, nil, err
 	}
 	if o.out != "" {
 		if err := report.CheckAuditFolder(o.out); err != nil {
-			return "", nil, nil, usageErr("--out", err)
+			return "", nil, nil, cli.UsageErr("--out", err)
 		}
 	}
 	var base *results.Audit
 	if o.baseline != "" {
 		b, err := results.ReadFile(o.baseline)
 		if err != nil {
-			return "", nil, nil, usageErr("--baseline", err)
+			return "", nil, nil, cli.UsageErr("--baseline", err)
 		}
 		if base, err = results.ParseAudit(b, o.baseline); err != nil {
-			return "", nil, nil, usageErr("--baseline", err)
+			return "", nil, nil, cli.UsageErr("--baseline", err)
 		}
 		if base.Budget != o.budgetValue.Name {
-			return "", nil, nil, usagef("--baseline", "%s is an audit at budget %s, this one runs %s: counts of different budgets cannot be compared", o.baseline, base.Budget, o.budgetValue.Name)
+			return "", nil, nil, cli.Usagef("--baseline", "%s is an audit at budget %s, this one runs %s: counts of different budgets cannot be compared", o.baseline, base.Budget, o.budgetValue.Name)
 		}
 	}
 	return f, base, allow, nil
@@ -201,7 +202,7 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	if o.flags != nil {
 		for _, name := range clientOnly {
 			if o.flags.Changed(name) {
-				return usagef("--"+name, "audits a client: give --client too")
+				return cli.Usagef("--"+name, "audits a client: give --client too")
 			}
 		}
 	}
@@ -214,7 +215,7 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	defer closing(a, "the target", func() error { return o.target.close(a) }, &err)
+	defer cli.Closing(a.stderr, "the target", func() error { return o.target.close(a) }, &err)
 	target, err := o.target.open(ctx, auditSpec(tmp), false)
 	if err != nil {
 		return err
@@ -254,7 +255,7 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 		return err
 	}
 	if o.out != "" {
-		if err := writeWhole("--out", o.out, report.AuditMD, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
+		if err := cli.WriteWhole("--out", o.out, report.AuditMD, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
 			return err
 		}
 	}

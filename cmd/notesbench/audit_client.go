@@ -13,6 +13,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/clientaudit"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -59,7 +60,7 @@ func (c *clientFlags) check(fs *pflag.FlagSet, format report.Format) ([]clientau
 	}
 	reuse, err := contract.KeyReuses.Parse(c.keyReuse)
 	if err != nil {
-		return nil, contract.Variant{}, usageErr("--key-reuse", err)
+		return nil, contract.Variant{}, cli.UsageErr("--key-reuse", err)
 	}
 	var v contract.Variant
 	if reuse == contract.KeyRefuse {
@@ -70,28 +71,28 @@ func (c *clientFlags) check(fs *pflag.FlagSet, format report.Format) ([]clientau
 
 func (c *clientFlags) checkFlags(fs *pflag.FlagSet, format report.Format) ([]clientaudit.WireFault, error) {
 	if strings.TrimSpace(c.command) == "" {
-		return nil, usagef("--client", "names no driver command")
+		return nil, cli.Usagef("--client", "names no driver command")
 	}
 	for _, name := range []string{"target", "profile", "budget", "baseline", "allow", "parallel", "note", "spawn", "store"} {
 		if f := fs.Lookup(name); f != nil && f.Changed {
-			return nil, usagef("--"+name, "audits a server; --client audits a client against notesbench's own server")
+			return nil, cli.Usagef("--"+name, "audits a server; --client audits a client against notesbench's own server")
 		}
 	}
 	faults, err := clientaudit.ParseFaults(c.faults, strings.Contains(c.command, clientaudit.ServePlaceholder))
 	if err != nil {
-		return nil, usageErr("--faults", err)
+		return nil, cli.UsageErr("--faults", err)
 	}
 	switch {
 	case c.lines < 1 || c.lines > maxClientLines:
-		return nil, usagef("--lines", "is %d: a run appends 1 to %d lines", c.lines, maxClientLines)
+		return nil, cli.Usagef("--lines", "is %d: a run appends 1 to %d lines", c.lines, maxClientLines)
 	case c.hits < 1 || c.hits > c.lines:
-		return nil, usagef("--hits", "is %d: a fault hits 1 to --lines (%d) writes", c.hits, c.lines)
+		return nil, cli.Usagef("--hits", "is %d: a fault hits 1 to --lines (%d) writes", c.hits, c.lines)
 	case c.hold <= 0 || c.hold > maxClientWait:
-		return nil, usagef("--hold", "is %s: it must be above 0 and at most %s", c.hold, maxClientWait)
+		return nil, cli.Usagef("--hold", "is %s: it must be above 0 and at most %s", c.hold, maxClientWait)
 	case c.slow <= 0 || c.slow > maxClientWait:
-		return nil, usagef("--slow", "is %s: it must be above 0 and at most %s", c.slow, maxClientWait)
+		return nil, cli.Usagef("--slow", "is %s: it must be above 0 and at most %s", c.slow, maxClientWait)
 	case c.runTimeout <= 0:
-		return nil, usagef("--run-timeout", "is %s: it must be above 0", c.runTimeout)
+		return nil, cli.Usagef("--run-timeout", "is %s: it must be above 0", c.runTimeout)
 	}
 	return faults, nil
 }
@@ -110,14 +111,14 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) (er
 	}
 	if o.out != "" {
 		if err := report.CheckAuditFolder(o.out); err != nil {
-			return usageErr("--out", err)
+			return cli.UsageErr("--out", err)
 		}
 	}
 	b, err := backend.OpenBackend(backend.Spec{InMemory: true}, variant, o.client.seed)
 	if err != nil {
 		return err
 	}
-	defer closing(o.app, "the store", b.Close, &err)
+	defer cli.Closing(o.app.stderr, "the store", b.Close, &err)
 	c := o.client
 	self, err := os.Executable()
 	if err != nil {
@@ -137,7 +138,7 @@ func runClientAudit(ctx context.Context, o *auditOptions, fs *pflag.FlagSet) (er
 		return err
 	}
 	if o.out != "" {
-		if err := writeWhole("--out", o.out, report.AuditMD, func(dir string) error { return report.WriteClientAuditFolder(dir, out) }); err != nil {
+		if err := cli.WriteWhole("--out", o.out, report.AuditMD, func(dir string) error { return report.WriteClientAuditFolder(dir, out) }); err != nil {
 			return err
 		}
 	}
@@ -180,5 +181,5 @@ type clientAuditUnfinished struct{ a results.ClientAudit }
 func (e clientAuditUnfinished) Error() string {
 	return "audit of client " + e.a.Command + " " + report.ClientAuditVerdict(e.a)
 }
-func (clientAuditUnfinished) Unwrap() error { return unknownError{} }
+func (clientAuditUnfinished) Unwrap() error { return cli.UnknownError{} }
 func (clientAuditUnfinished) measured()     {}

@@ -22,6 +22,7 @@ import (
 	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/experiments/sources"
 	"github.com/notesbench/notesbench/internal/audit"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/internal/npmtest"
 	"github.com/notesbench/notesbench/internal/scratch"
 	"github.com/notesbench/notesbench/internal/shell"
@@ -185,8 +186,8 @@ func TestAuditCommandServe(t *testing.T) {
 	if !errors.As(err, &failed) || !slices.Equal(failed.a.Failed, []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}) {
 		t.Fatalf("guard none: %v", err)
 	}
-	if exitCode(err) != 1 || !strings.HasPrefix(err.Error(), "audit of "+target+" failed: found lost-update, stale-write") {
-		t.Errorf("exit %d: %v", exitCode(err), err)
+	if cli.ExitCode(err) != 1 || !strings.HasPrefix(err.Error(), "audit of "+target+" failed: found lost-update, stale-write") {
+		t.Errorf("exit %d: %v", cli.ExitCode(err), err)
 	}
 }
 
@@ -238,7 +239,7 @@ func TestAuditReadOnlyServer(t *testing.T) {
 	}
 	o, stdout, stderr := auditCLI(t, "--target", url, "--profile", prof, "--format", "json")
 	if err := runAudit(context.Background(), o); err != nil {
-		t.Fatalf("a read-only server: %v (exit %d)\n%s", err, exitCode(err), stderr)
+		t.Fatalf("a read-only server: %v (exit %d)\n%s", err, cli.ExitCode(err), stderr)
 	}
 	var a results.Audit
 	if err := json.Unmarshal(stdout.Bytes(), &a); err != nil {
@@ -302,15 +303,15 @@ func TestAuditBadInput(t *testing.T) {
 func TestAuditOutWriteFailure(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "audit-report")
-	err := writeWhole("--out", out, report.AuditMD, func(dir string) error {
+	err := cli.WriteWhole("--out", out, report.AuditMD, func(dir string) error {
 		if err := os.WriteFile(filepath.Join(dir, report.AuditMD), []byte("# notesbench audit: half\n"), 0o644); err != nil {
 			return err
 		}
 		return fmt.Errorf("writing %s: %w", report.AuditHTML, &fs.PathError{Op: "write", Path: filepath.Join(dir, report.AuditHTML), Err: syscall.ENOSPC})
 	})
 	want := "--out: writing " + out + ": no space left on device"
-	if err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) || exitCode(err) != 1 {
-		t.Errorf("%v (exit %d), want %q, exit 1", err, exitCode(err), want)
+	if err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) || cli.ExitCode(err) != 1 {
+		t.Errorf("%v (exit %d), want %q, exit 1", err, cli.ExitCode(err), want)
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("a failed write left %v", entries)

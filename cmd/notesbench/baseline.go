@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/notesbench/notesbench/experiment"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -15,7 +16,7 @@ import (
 func compareBaseline(path string, baseline []byte, rep results.Report) error {
 	diffs, err := results.CompareBaseline(baseline, rep)
 	if err != nil {
-		return usagef("--baseline", "%s: %v", path, err)
+		return cli.Usagef("--baseline", "%s: %v", path, err)
 	}
 	if len(diffs) > 0 {
 		return &results.Regression{Path: path, Diffs: diffs}
@@ -32,10 +33,10 @@ func (o *outFlags) checkParameters(config any) error {
 	}
 	diffs, err := results.ParameterDiffs(o.baselineJSON, config, o.realClock, sim.FormatSeeds)
 	if err != nil {
-		return usagef("--baseline", "%s: %v", o.baseline, err)
+		return cli.Usagef("--baseline", "%s: %v", o.baseline, err)
 	}
 	if len(diffs) > 0 {
-		return usagef("--baseline", "%s was recorded with other parameters: %s", o.baseline, strings.Join(diffs, "; "))
+		return cli.Usagef("--baseline", "%s was recorded with other parameters: %s", o.baseline, strings.Join(diffs, "; "))
 	}
 	return nil
 }
@@ -46,7 +47,7 @@ func checkRealBaseline(stderr io.Writer, path string, baseline []byte, out *expe
 	exp, _ := results.Lookup(out.Report.Experiment)
 	diffs, note, err := results.CheckReal(baseline, exp, out.Invariants, out.Rows)
 	if err != nil {
-		return usagef("--baseline", "%s: %v", path, err)
+		return cli.Usagef("--baseline", "%s: %v", path, err)
 	}
 	if note != "" {
 		note = "real clock against " + path + ": " + note

@@ -13,6 +13,7 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
 	"github.com/notesbench/notesbench/internal/bounded"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -76,7 +77,7 @@ refreshes, same-key resends), each careful or careless; a careless one is
 named in the verdict, exit 1.
 
 See docs/histories.md and docs/agents.md.`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench race --clock virtual --history r.jsonl && notesbench check r.jsonl",
 			"notesbench check --html first-violation.html r.jsonl",
 			"notesbench crash --history c.jsonl; notesbench check --format json --out verdicts.json c.jsonl",
@@ -84,7 +85,7 @@ See docs/histories.md and docs/agents.md.`,
 		}),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("check needs at least one history file")}
+				return cli.Usage(errors.New("check needs at least one history file"))
 			}
 			return nil
 		},
@@ -109,19 +110,10 @@ See docs/histories.md and docs/agents.md.`,
 type checkViolation struct{ error }
 
 // incompleteError is histories that leave every verdict unknown (a
-// *check.IncompleteError): exit code 3, as unknownError.
+// *check.IncompleteError): exit code 3, as cli.UnknownError.
 type incompleteError struct{ error }
 
-func (e incompleteError) Unwrap() error { return unknownError{} }
-
-// unknownError is a check that could not judge everything and found no
-// violation in what it judged: exit code 3, so that a CI job does not take
-// "not judged" for "clean".
-type unknownError struct{ checks []string }
-
-func (e unknownError) Error() string {
-	return "unknown: " + strings.Join(e.checks, ", ") + " could not judge everything (give them more --timeout)"
-}
+func (e incompleteError) Unwrap() error { return cli.UnknownError{} }
 
 func runCheck(ctx context.Context, o *checkOptions) error {
 	a := o.app
@@ -130,30 +122,30 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		return err
 	}
 	if o.timeout <= 0 {
-		return usagef("--timeout", "must be more than 0")
+		return cli.Usagef("--timeout", "must be more than 0")
 	}
 	if err := checkResultFile("--out", o.out); err != nil {
 		return err
 	}
 	if o.html != "" {
 		if err := checkHTMLWritable(o.html); err != nil {
-			return usageErr("--html", err)
+			return cli.UsageErr("--html", err)
 		}
 	}
-	if err := distinctOutputs(output{"--out", o.out}, output{"--html", o.html}); err != nil {
+	if err := cli.DistinctOutputs(cli.File{Flag: "--out", Path: o.out}, cli.File{Flag: "--html", Path: o.html}); err != nil {
 		return err
 	}
-	if err := notInputs(arguments(o.files), output{"--out", o.out}, output{"--html", o.html}); err != nil {
+	if err := cli.NotInputs(cli.Arguments(o.files), cli.File{Flag: "--out", Path: o.out}, cli.File{Flag: "--html", Path: o.html}); err != nil {
 		return err
 	}
-	if err := distinctFiles(o.files, "every run of it would be counted twice"); err != nil {
+	if err := cli.DistinctFiles(o.files, "every run of it would be counted twice"); err != nil {
 		return err
 	}
 	var hs []*history.History
 	stdin := false
 	for _, f := range o.files {
 		if f == "-" && stdin {
-			return usagef("-", "standard input is named twice")
+			return cli.Usagef("-", "standard input is named twice")
 		}
 		h, err := readHistory(ctx, a.stdin, f)
 		if err != nil {
@@ -200,7 +192,7 @@ func checkOutcome(rep *results.CheckReport, hs []*history.History) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &unjudged):
-		return unknownError{unjudged.Checks}
+		return cli.UnknownError{Checks: unjudged.Checks}
 	case errors.As(err, &incomplete):
 		return incompleteError{err}
 	}
@@ -214,13 +206,13 @@ func readHistory(ctx context.Context, stdin io.Reader, file string) (*history.Hi
 	if file != "-" {
 		h, err := history.ReadFile(ctx, file)
 		if err != nil && ctx.Err() == nil {
-			return nil, usageError{err}
+			return nil, cli.Usage(err)
 		}
 		return h, err
 	}
 	h, err := bounded.UnlessDone(ctx, func() (*history.History, error) { return history.Read(ctx, stdin, "standard input") })
 	if err != nil && ctx.Err() == nil {
-		return nil, usageError{err}
+		return nil, cli.Usage(err)
 	}
 	return h, err
 }

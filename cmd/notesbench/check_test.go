@@ -16,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
@@ -266,7 +267,7 @@ func TestCheckNothingToJudge(t *testing.T) {
 		{old, "notesbench: nothing to judge: " + old + " holds no run\n"},
 	} {
 		code, stdout, stderr := runCLI(t, "check", "--format", "markdown", tc.file)
-		if code != exitUnknown || stderr != tc.stderr {
+		if code != cli.ExitUnknown || stderr != tc.stderr {
 			t.Errorf("%s: exit %d, %q; want 3, %q", tc.file, code, stderr, tc.stderr)
 		}
 		if strings.Contains(stdout, "| ok |") || strings.Count(stdout, "| unknown | 0 | 0 | 0 |") != len(check.HistoryChecks()) {
@@ -298,7 +299,7 @@ func TestCheckCutShort(t *testing.T) {
 		{inLine, "notesbench: unknown: cut short (no end line): " + inLine + " after line " + strconv.Itoa(lines-1) + ": what it holds was judged, what it lacks cannot be\n"},
 	} {
 		code, stdout, stderr := runCLI(t, "check", "--format", "markdown", tc.file)
-		if code != exitUnknown || stderr != tc.stderr {
+		if code != cli.ExitUnknown || stderr != tc.stderr {
 			t.Errorf("exit %d, %q; want 3, %q", code, stderr, tc.stderr)
 		}
 		if !strings.Contains(stdout, "| lost-updates | unknown | 2 | 0 | 0 |") || !strings.Contains(stdout, "lost-updates unknown: cut short (no end line): "+tc.file) {

@@ -11,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/conform"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -65,15 +66,15 @@ A failed check prints the requests and replies that show it. conform exits 1
 when any check fails.
 
 See docs/serve.md (conform) and docs/profiles.md (through a profile).`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench conform --target 'stdio:notesbench serve --db c.db'",
 			"notesbench conform --target http://127.0.0.1:8765/mcp --format json",
 			"notesbench conform --target 'stdio:npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp/nb' --profile filesystem",
 		}),
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.target == "" {
-				return usagef("--target", "required: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")
+				return cli.Usagef("--target", "required: stdio:COMMAND [ARGS], http://HOST:PORT/PATH or embedded")
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -113,19 +114,19 @@ func runConform(ctx context.Context, o *conformOptions) (err error) {
 		return err
 	}
 	if o.fastTime <= 0 || o.fastTime > maxFastTime {
-		return usagef("--fast-time", "must be above 0 and at most %v", maxFastTime)
+		return cli.Usagef("--fast-time", "must be above 0 and at most %v", maxFastTime)
 	}
 	var target contract.Target
 	if o.target == "embedded" {
 		if o.note != "" {
-			return usagef("--note", "names a Note on a server, not on the embedded store")
+			return cli.Usagef("--note", "names a Note on a server, not on the embedded store")
 		}
 		if o.profile != "" {
-			return usagef("--profile", "maps a server's own tools, not the embedded store's")
+			return cli.Usagef("--profile", "maps a server's own tools, not the embedded store's")
 		}
 		for _, f := range []struct{ name, value string }{{"--protocol", o.protocol}, {"--balance", o.balance}, {"--token-file", o.tokenFile}} {
 			if f.value != "" {
-				return usagef(f.name, "says how a server is reached, not the embedded store")
+				return cli.Usagef(f.name, "says how a server is reached, not the embedded store")
 			}
 		}
 		target = backend.Memory()
@@ -133,15 +134,15 @@ func runConform(ctx context.Context, o *conformOptions) (err error) {
 		spec := backend.Spec{Target: o.target, Note: o.note, LenientSchemas: true, ClientVersion: notesbenchVersion(), Profile: o.profile,
 			Protocol: o.protocol, Balance: contract.Balance(o.balance)}
 		if o.tokenFile != "" {
-			if spec.Token, err = readToken(o.tokenFile); err != nil {
-				return usageErr("--token-file", err)
+			if spec.Token, err = cli.ReadToken(o.tokenFile); err != nil {
+				return cli.UsageErr("--token-file", err)
 			}
 		}
 		if target, err = openTarget(ctx, o.flags, spec); err != nil {
 			return err
 		}
 	}
-	defer closing(o.app, "the target", target.Close, &err)
+	defer cli.Closing(o.app.stderr, "the target", target.Close, &err)
 	rep, err := conform.Run(ctx, target, conform.Options{Name: o.target, FastTime: o.fastTime})
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/internal/crash"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/nemesis"
@@ -76,13 +77,13 @@ integrity check fails or a check is violated. A kill ends a process, not the
 machine: what the operating system has been handed survives it.
 
 See docs/faults.md.`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench crash --seed 1",
 			"notesbench crash --kills 200 --synchronous full --history c.jsonl",
 			"notesbench crash --target 'stdio:notesbench serve --db f.db --synchronous full' --kills 50",
 			"notesbench crash --target 'http://127.0.0.1:{port}/mcp' --spawn 'notesbench serve --http 127.0.0.1:{port} --db f.db'",
 		}),
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -108,7 +109,7 @@ See docs/faults.md.`,
 	registerStartTimeout(fs, &opts.startTimeout)
 	fs.DurationVar(&opts.stall, "stall", crash.DefaultStall, "how long a run waits for a write to be answered after a kill (a server that no longer starts, a document gone) before it ends, stalled, and says so; 0 means the default")
 	fs.StringVar(&opts.watch, "watch", "", "with --target: a folder the server keeps its files in; the run lists the files that appeared there (the documents, and what the kills left beside them)")
-	completeFlag(cmd, "synchronous", true, contract.SynchronousSettings.Strings()...)
+	cli.CompleteFlag(cmd, "synchronous", true, contract.SynchronousSettings.Strings()...)
 	return cmd
 }
 
@@ -166,7 +167,7 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 	case len(v.Problems) > 0:
 		return crashViolation{v.Problems}
 	case len(v.Unknown) > 0:
-		return unknownError{v.Unknown}
+		return cli.UnknownError{Checks: v.Unknown}
 	}
 	return nil
 }
@@ -177,28 +178,28 @@ func (o *crashOptions) check() (results.CrashSettings, error) {
 	var settings results.CrashSettings
 	switch {
 	case o.timeout <= 0:
-		return settings, usagef("--timeout", "must be more than 0")
+		return settings, cli.Usagef("--timeout", "must be more than 0")
 	case o.callTimeout < 0:
-		return settings, usagef("--call-timeout", "cannot be negative")
+		return settings, cli.Usagef("--call-timeout", "cannot be negative")
 	case o.startTimeout < 0:
-		return settings, usagef("--start-timeout", "cannot be negative")
+		return settings, cli.Usagef("--start-timeout", "cannot be negative")
 	case o.stall < 0:
-		return settings, usagef("--stall", "cannot be negative")
+		return settings, cli.Usagef("--stall", "cannot be negative")
 	}
 	life, err := sim.ParseDist(o.life)
 	if err != nil {
-		return settings, usageErr("--life", err)
+		return settings, cli.UsageErr("--life", err)
 	}
 	settings = results.CrashSettings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch, StallNS: o.stall}
 	if settings.Synchronous, err = o.checkStore(); err != nil {
 		return settings, err
 	}
 	if err := crash.Validate(settings); err != nil {
-		return settings, flagError(o.flags, err)
+		return settings, cli.FlagError(o.flags, err)
 	}
 	if o.watch != "" {
 		if st, err := os.Stat(o.watch); err != nil || !st.IsDir() {
-			return settings, usagef("--watch", "%s is not a folder", o.watch)
+			return settings, cli.Usagef("--watch", "%s is not a folder", o.watch)
 		}
 	}
 	if err := o.checkTarget(); err != nil {
@@ -206,13 +207,13 @@ func (o *crashOptions) check() (results.CrashSettings, error) {
 	}
 	if o.history != "" {
 		if err := checkHistoryWritable(o.history); err != nil {
-			return settings, usageErr("--history", err)
+			return settings, cli.UsageErr("--history", err)
 		}
 	}
 	if err := checkResultFile("--out", o.out); err != nil {
 		return settings, err
 	}
-	return settings, distinctOutputs(output{"--history", o.history}, output{"--out", o.out})
+	return settings, cli.DistinctOutputs(cli.File{Flag: "--history", Path: o.history}, cli.File{Flag: "--out", Path: o.out})
 }
 
 // checkStore checks the flags of the embedded store, which go without
@@ -222,19 +223,19 @@ func (o *crashOptions) checkStore() ([]contract.Synchronous, error) {
 	if o.target != "" {
 		for _, name := range []string{"synchronous", "db"} {
 			if o.given(name) {
-				return nil, usagef("--"+name, "is the embedded store's: the server of --target %s keeps its own", o.target)
+				return nil, cli.Usagef("--"+name, "is the embedded store's: the server of --target %s keeps its own", o.target)
 			}
 		}
 		return nil, nil
 	}
 	for _, name := range []string{"profile", "spawn", "call-timeout", "start-timeout", "watch"} {
 		if o.given(name) {
-			return nil, usagef("--"+name, "is about a server: give --target too")
+			return nil, cli.Usagef("--"+name, "is about a server: give --target too")
 		}
 	}
 	syncs, err := contract.ParseList(o.synchronous, contract.SynchronousSettings.Parse)
 	if err != nil {
-		return nil, usageErr("--synchronous", err)
+		return nil, cli.UsageErr("--synchronous", err)
 	}
 	return syncs, nil
 }
@@ -251,9 +252,9 @@ func (o *crashOptions) checkTarget() error {
 	}
 	var fe *field.Error
 	if errors.As(err, &fe) && fe.Field == "nemesis" {
-		return usageErr("--target", fe.Err) // the kills are crash's own
+		return cli.UsageErr("--target", fe.Err) // the kills are crash's own
 	}
-	return flagError(o.flags, err)
+	return cli.FlagError(o.flags, err)
 }
 
 // dbFolder returns the folder of the embedded store's databases: --db's,
@@ -265,7 +266,7 @@ func (o *crashOptions) dbFolder() (dir string, scratch bool, err error) {
 		return "", false, nil
 	case o.db != "":
 		if err := os.MkdirAll(o.db, 0o755); err != nil {
-			return "", false, usageErr("--db", err)
+			return "", false, cli.UsageErr("--db", err)
 		}
 		return o.db, false, nil
 	}
@@ -293,7 +294,7 @@ func crashOpen(flags *pflag.FlagSet, profile, spawn string, callTimeout, startTi
 		if c, ok := t.(contract.Capable); ok {
 			if err := c.Require("crash", crash.Needs...); err != nil {
 				t.Close()
-				return nil, reachError{err}
+				return nil, cli.ReachError{Err: err}
 			}
 		}
 		return t, nil

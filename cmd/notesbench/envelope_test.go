@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/notesbench/notesbench/internal/cli"
 )
 
 // envelope are the keys every JSON result of notesbench holds, whatever the
@@ -65,7 +67,7 @@ func TestOneEnvelope(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			stdin := strings.NewReader(`{"note_id":"n"}`)
 			code := run(append(slices.Clone(args), "--format", "json"), stdin, &stdout, &stderr)
-			if code != 0 && code != exitUnknown {
+			if code != 0 && code != cli.ExitUnknown {
 				t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 			}
 			top, config := keysOf(t, name, stdout.Bytes())

@@ -3,22 +3,17 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/atomicfile"
-	"github.com/notesbench/notesbench/internal/field"
-	"github.com/notesbench/notesbench/internal/helptext"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // experimentOptions holds an experiment command's flags: the experiment's
@@ -58,9 +53,9 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 		Use:     info.Name,
 		Short:   info.Short,
 		Long:    info.Long,
-		Example: examples(info.Examples),
-		Args:    noArgs,
-		RunE:    runner(opts, runF, runExperiment),
+		Example: cli.Examples(info.Examples),
+		Args:    cli.NoArgs,
+		RunE:    cli.Runner(opts, runF, runExperiment),
 	}
 	fs := cmd.Flags()
 	for _, p := range opts.inst.Params() {
@@ -71,7 +66,7 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 			f.NoOptDefVal = "true"
 		}
 		if len(p.Values) > 0 {
-			completeFlag(cmd, p.Name, p.List, p.Values...)
+			cli.CompleteFlag(cmd, p.Name, p.List, p.Values...)
 		}
 	}
 	holds := withCSV
@@ -94,21 +89,6 @@ func newExperimentCmd(a *app, d experiment.Descriptor, runF func(context.Context
 const shardIndexUsage = "; or index=I/N, the shard by its index from 0 (index=1/4 is 2/4), " +
 	"as a Kubernetes Indexed Job numbers its pods: index=$(JOB_COMPLETION_INDEX)/N in the Job's args"
 
-// examples indents a command's examples as cobra prints them, each calling
-// notesbench as the README does (spellProgram): declared as notesbench
-// COMMAND, an example reads ./notesbench COMMAND.
-func examples(lines []string) string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		command, comment := helptext.SplitComment(l)
-		out[i] = helptext.ExampleIndent + spellProgram(command)
-		if comment != "" {
-			out[i] += "  # " + comment
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
 // given reports whether the flag called name was given on the command line.
 func (o *experimentOptions) given(name string) bool {
 	f := o.out.flags.Lookup(name)
@@ -124,7 +104,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	for _, p := range o.inst.Params() {
 		if o.given(p.Name) {
 			if err := p.Set(o.params[p.Name].raw); err != nil {
-				return usageErr("--"+p.Name, err)
+				return cli.UsageErr("--"+p.Name, err)
 			}
 		}
 	}
@@ -132,7 +112,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 		return o.usage(err)
 	}
 	if k, ok := o.inst.Clock(); ok && k == sim.ClockVirtual && o.target.remote() {
-		return usagef("--clock", "the virtual clock cannot drive %s: a server commits on its own clock (use --clock real)", o.target.target)
+		return cli.Usagef("--clock", "the virtual clock cannot drive %s: a server commits on its own clock (use --clock real)", o.target.target)
 	}
 	tmp, err := o.app.scratch.Path()
 	if err != nil {
@@ -141,10 +121,10 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	st := o.inst.Storage()
 	if st.DBDir != "" {
 		if st.InMemory {
-			return usagef("--db", "cannot keep databases with --memory")
+			return cli.Usagef("--db", "cannot keep databases with --memory")
 		}
 		if err := atomicfile.CheckFolder(st.DBDir); err != nil {
-			return usageErr("--db", err)
+			return cli.UsageErr("--db", err)
 		}
 	}
 	spec := backend.Spec{TempDir: tmp, DBDir: st.DBDir, InMemory: st.InMemory, Synchronous: string(st.Synchronous)}
@@ -171,7 +151,7 @@ func (o *experimentOptions) configure(ctx context.Context) error {
 	}
 	if c, ok := rt.Target.(contract.Capable); ok && len(info.Needs) > 0 {
 		if err := c.Require(info.Name, info.Needs...); err != nil {
-			return reachError{err}
+			return cli.ReachError{Err: err}
 		}
 	}
 	if info.History {
@@ -191,7 +171,7 @@ func (o *experimentOptions) usage(err error) error {
 	if perr := paramUsage(err); perr != err {
 		return perr
 	}
-	return flagError(o.out.flags, err)
+	return cli.FlagError(o.out.flags, err)
 }
 
 // paramUsage turns an error about a parameter (*experiment.ParamError) into
@@ -199,7 +179,7 @@ func (o *experimentOptions) usage(err error) error {
 func paramUsage(err error) error {
 	var pe *experiment.ParamError
 	if errors.As(err, &pe) {
-		return usageErr("--"+pe.Param, pe.Err)
+		return cli.UsageErr("--"+pe.Param, pe.Err)
 	}
 	return err
 }
@@ -209,7 +189,7 @@ func paramUsage(err error) error {
 // costs nothing), run it with its verdicts, and print.
 func runExperiment(ctx context.Context, o *experimentOptions) (err error) {
 	info := o.inst.Info()
-	defer closing(o.app, "the target", func() error { return o.target.close(o.app) }, &err)
+	defer cli.Closing(o.app.stderr, "the target", func() error { return o.target.close(o.app) }, &err)
 	format, err := o.out.check(o.app, info.Name)
 	if err != nil {
 		return err
@@ -217,16 +197,16 @@ func runExperiment(ctx context.Context, o *experimentOptions) (err error) {
 	var start time.Time
 	if o.startAt != "" {
 		if start, err = experiment.ParseStart(o.startAt, time.Now()); err != nil {
-			return usageErr("--start-at", err)
+			return cli.UsageErr("--start-at", err)
 		}
 	}
-	if err := distinctOutputs(output{"--out", o.out.out}, output{"--update-baseline", o.out.updateBaseline}, output{"--history", o.history.path}); err != nil {
+	if err := cli.DistinctOutputs(cli.File{Flag: "--out", Path: o.out.out}, cli.File{Flag: "--update-baseline", Path: o.out.updateBaseline}, cli.File{Flag: "--history", Path: o.history.path}); err != nil {
 		return err
 	}
 	if o.shard != "" {
-		for _, f := range []output{{"--baseline", o.out.baseline}, {"--update-baseline", o.out.updateBaseline}} {
-			if f.path != "" {
-				return usagef(f.flag, "a shard holds part of the run: give %s to notesbench merge, which puts the shards together", f.flag)
+		for _, f := range []cli.File{{Flag: "--baseline", Path: o.out.baseline}, {Flag: "--update-baseline", Path: o.out.updateBaseline}} {
+			if f.Path != "" {
+				return cli.Usagef(f.Flag, "a shard holds part of the run: give %s to notesbench merge, which puts the shards together", f.Flag)
 			}
 		}
 	}
@@ -242,7 +222,7 @@ func runExperiment(ctx context.Context, o *experimentOptions) (err error) {
 		Progress: func(what string) func(done, total int) { return progress(o.app, what) }}
 	if o.shard != "" {
 		if opts.Shard, err = results.ParseShard(o.shard); err != nil {
-			return usageErr("--shard", err)
+			return cli.UsageErr("--shard", err)
 		}
 	}
 	outcome, err := o.inst.Run(ctx, opts)
@@ -256,42 +236,4 @@ func runExperiment(ctx context.Context, o *experimentOptions) (err error) {
 		return err
 	}
 	return outcome.Failure()
-}
-
-// flagError turns a field error into a usage error naming the flag of the
-// same name (a field of a backend spec: store, target, note); a field no flag of the command sets is named as it
-// is, never as a flag that does not exist. Other errors pass unchanged.
-func flagError(fs *pflag.FlagSet, err error) error {
-	var fe *field.Error
-	if !errors.As(err, &fe) {
-		return err
-	}
-	name := strings.ReplaceAll(fe.Field, "_", "-")
-	if fs != nil && fs.Lookup(name) != nil {
-		return usageErr("--"+name, fe.Err)
-	}
-	return usageError{fmt.Errorf("%s: %w", strings.ReplaceAll(fe.Field, "_", " "), fe.Err)}
-}
-
-// completeFlag makes the flag called name of cmd complete to values: one of
-// them, or (list) several, comma-separated. A value may carry a description
-// after a tab.
-func completeFlag(cmd *cobra.Command, name string, list bool, values ...string) {
-	cmd.RegisterFlagCompletionFunc(name, func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		if !list {
-			return values, cobra.ShellCompDirectiveNoFileComp
-		}
-		head := ""
-		if i := strings.LastIndex(toComplete, ","); i >= 0 {
-			head = toComplete[:i+1]
-		}
-		listed := strings.Split(head, ",")
-		var out []string
-		for _, v := range values {
-			if name, _, _ := strings.Cut(v, "\t"); !slices.Contains(listed, name) {
-				out = append(out, head+v)
-			}
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	})
 }

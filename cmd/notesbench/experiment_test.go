@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -219,36 +217,6 @@ func TestToyExperiment(t *testing.T) {
 func TestNoteWithoutTargetIsRefused(t *testing.T) {
 	for _, name := range []string{"race", "refs", "create", "sources", "bench"} {
 		expectUsageError(t, []string{name, "--note", "foo"}, "notesbench: --note: names a Note on a server: give --target too")
-	}
-}
-
-// A replay line pasted into a shell runs the same command: every argument
-// that needs it is quoted, passwords left out.
-func TestReplayLinesAreShellQuoted(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"race", "--seeds", "1-2"}, "notesbench race --seeds 1-2"},
-		{[]string{"conform", "--target", "stdio:./nb serve --db c.db --guard none"}, "notesbench conform --target 'stdio:./nb serve --db c.db --guard none'"},
-		{[]string{"race", "--out", "it's.json", "--note", ""}, `notesbench race --out 'it'\''s.json' --note ''`},
-		{[]string{"race", "--store", "postgres://u:secret@h/db"}, "notesbench race --store 'postgres://u:****@h/db'"},
-	} {
-		if got := commandLine(tc.args); got != tc.want {
-			t.Errorf("%q: %s, want %s", tc.args, got, tc.want)
-		}
-		if strings.Contains(tc.want, "****") {
-			continue
-		}
-		// The shell reads back the arguments as they were.
-		script := "set -- " + strings.TrimPrefix(commandLine(tc.args), "notesbench ") + `; for a in "$@"; do printf '%s\0' "$a"; done`
-		out, err := exec.Command("sh", "-c", script).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"); !slices.Equal(got, tc.args) {
-			t.Errorf("the shell reads %q back as %q", commandLine(tc.args), got)
-		}
 	}
 }
 

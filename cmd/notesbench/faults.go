@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/nemesis"
 )
 
@@ -57,29 +58,29 @@ func (f *faultFlags) given(name string) bool {
 // naming its flag.
 func (f *faultFlags) apply(spec *backend.Spec, remote bool) error {
 	if f.callTimeout < 0 {
-		return usagef("--call-timeout", "cannot be negative")
+		return cli.Usagef("--call-timeout", "cannot be negative")
 	}
 	if f.startTimeout < 0 {
-		return usagef("--start-timeout", "cannot be negative")
+		return cli.Usagef("--start-timeout", "cannot be negative")
 	}
 	for _, name := range []string{"nemesis", "spawn", "call-timeout", "start-timeout"} {
 		if f.given(name) && !remote {
-			return usagef("--"+name, "is about a server: give --target too")
+			return cli.Usagef("--"+name, "is about a server: give --target too")
 		}
 	}
 	spec.CallTimeout, spec.StartTimeout, spec.Spawn = f.callTimeout, f.startTimeout, f.spawn
 	if !f.withNemesis || f.nemesis == "" {
 		if f.withNemesis && f.given("nemesis-every") {
-			return usagef("--nemesis-every", "spaces the faults of --nemesis: give --nemesis too")
+			return cli.Usagef("--nemesis-every", "spaces the faults of --nemesis: give --nemesis too")
 		}
 		return nil
 	}
 	kinds, err := nemesis.Parse(f.nemesis)
 	if err != nil {
-		return usageErr("--nemesis", err)
+		return cli.UsageErr("--nemesis", err)
 	}
 	if f.every <= 0 {
-		return usagef("--nemesis-every", "must be more than 0")
+		return cli.Usagef("--nemesis-every", "must be more than 0")
 	}
 	spec.CallTimeout = nemesis.CallTimeout(kinds, spec.CallTimeout)
 	spec.Faults = &nemesis.Faults{Kinds: kinds, Every: f.every}

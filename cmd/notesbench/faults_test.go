@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/internal/shell"
 )
 
@@ -70,8 +71,8 @@ func TestFaultFlagsBadInput(t *testing.T) {
 		}
 		spawning++
 		args := append(strings.Fields(name), "--target", "http://127.0.0.1:{port}/mcp", "--spawn", "sleep 600")
-		if err := refusedBeforeRunning(t, args...); err == nil || exitCode(err) != 2 || "notesbench: "+err.Error() != portless {
-			t.Errorf("%q: %v (exit %d), want %q, exit 2", args, err, exitCode(err), portless)
+		if err := refusedBeforeRunning(t, args...); err == nil || cli.ExitCode(err) != 2 || "notesbench: "+err.Error() != portless {
+			t.Errorf("%q: %v (exit %d), want %q, exit 2", args, err, cli.ExitCode(err), portless)
 		}
 	}
 	if spawning < 8 {

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/cli"
 )
 
 // historyFlags record every call of a run in a history, for notesbench check.
@@ -25,10 +26,10 @@ func (h *historyFlags) start(a *app, experiment string) (*history.Writer, error)
 		return nil, nil
 	}
 	if err := checkHistoryWritable(h.path); err != nil {
-		return nil, usageErr("--history", err)
+		return nil, cli.UsageErr("--history", err)
 	}
 	h.writer = history.NewWriter(history.Header{Experiment: experiment,
-		Command: commandLine(a.args)})
+		Command: cli.CommandLine(a.args)})
 	return h.writer, nil
 }
 

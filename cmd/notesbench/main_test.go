@@ -324,27 +324,3 @@ func virtualRace(t *testing.T) *experiment.Findings {
 	}
 	return out
 }
-
-// A failure to close is the command's error when it had none, and a line on
-// stderr when it had one: never dropped, never in place of the first.
-func TestClosingSaysWhatFailed(t *testing.T) {
-	var stderr bytes.Buffer
-	a := &app{stderr: &stderr}
-	fail := func() error { return errors.New("disk full") }
-	var err error
-	closing(a, "the store", fail, &err)
-	if err == nil || err.Error() != "closing the store: disk full" || stderr.Len() != 0 {
-		t.Errorf("no error before: %v, stderr %q", err, stderr.String())
-	}
-	first := errors.New("the run failed")
-	err = first
-	closing(a, "the store", fail, &err)
-	if err != first || stderr.String() != "notesbench: closing the store: disk full\n" {
-		t.Errorf("an error before: %v, stderr %q", err, stderr.String())
-	}
-	err = nil
-	closing(a, "the store", func() error { return nil }, &err)
-	if err != nil {
-		t.Errorf("a clean close: %v", err)
-	}
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/internal/reproduce"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -54,7 +55,7 @@ of the inputs, are exit 2, nothing written; a merge that fails otherwise is
 exit 1.
 
 See docs/ci.md (shards and merge).`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench race --clock virtual --shard 1/2 --out s1.json   # on one machine",
 			"notesbench race --clock virtual --shard 2/2 --out s2.json   # on another",
 			"notesbench merge s1.json s2.json --baseline ci/race.json",
@@ -63,7 +64,7 @@ See docs/ci.md (shards and merge).`,
 		}),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("merge needs the files of the shards")}
+				return cli.Usage(errors.New("merge needs the files of the shards"))
 			}
 			return nil
 		},
@@ -86,7 +87,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 		return err
 	}
 	o.files = files
-	if err := notInputs(arguments(files), output{"--out", o.out.out}, output{"--update-baseline", o.out.updateBaseline}); err != nil {
+	if err := cli.NotInputs(cli.Arguments(files), cli.File{Flag: "--out", Path: o.out.out}, cli.File{Flag: "--update-baseline", Path: o.out.updateBaseline}); err != nil {
 		return err
 	}
 	var data [][]byte
@@ -95,10 +96,10 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 		b, err := results.ReadFile(f)
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			return usageError{pathError(f, err)}
+			return cli.Usage(cli.PathError(f, err))
 		}
 		if err != nil {
-			return usageError{err}
+			return cli.Usage(err)
 		}
 		if history.IsHistoryFile(f) {
 			histories++
@@ -110,7 +111,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	case len(o.files):
 		return mergeHistories(ctx, o, data)
 	default:
-		return usageError{errors.New("merge takes shards' results or histories, not both")}
+		return cli.Usage(errors.New("merge takes shards' results or histories, not both"))
 	}
 	var head struct {
 		Experiment string `json:"experiment"`
@@ -121,7 +122,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	}
 	shards, err := results.ReadShards(o.files, data, sim.FormatSeeds)
 	if err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	// The formats the experiment prints: gobench only for one that prints
 	// Go benchmark lines, as its own command has it.
@@ -132,7 +133,7 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := distinctOutputs(output{"--out", o.out.out}, output{"--update-baseline", o.out.updateBaseline}); err != nil {
+	if err := cli.DistinctOutputs(cli.File{Flag: "--out", Path: o.out.out}, cli.File{Flag: "--update-baseline", Path: o.out.updateBaseline}); err != nil {
 		return err
 	}
 	out, err := experiment.Merge(o.experiments, shards, notesbenchVersion())
@@ -149,13 +150,13 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 // mergeHistories writes the histories of o as one, to --out or stdout.
 func mergeHistories(ctx context.Context, o *mergeOptions, data [][]byte) error {
 	if o.out.baseline != "" || o.out.updateBaseline != "" || o.out.format.name != "" {
-		return usagef("--format", "histories merge into one history: only --out applies")
+		return cli.Usagef("--format", "histories merge into one history: only --out applies")
 	}
 	if o.out.out == "" {
 		return historyError(history.Merge(ctx, o.app.stdout, o.files, data))
 	}
 	if err := checkHistoryWritable(o.out.out); err != nil {
-		return usageErr("--out", err)
+		return cli.UsageErr("--out", err)
 	}
 	return historyError(atomicfile.Write(o.out.out, 0o644, func(w io.Writer) error { return history.Merge(ctx, w, o.files, data) }))
 }
@@ -166,7 +167,7 @@ func mergeHistories(ctx context.Context, o *mergeOptions, data [][]byte) error {
 func mergeError(err error) error {
 	var me *results.MergeError
 	if errors.As(err, &me) {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	return err
 }
@@ -176,7 +177,7 @@ func mergeError(err error) error {
 func historyError(err error) error {
 	var ie *history.InputError
 	if errors.As(err, &ie) {
-		return usageError{ie}
+		return cli.Usage(ie)
 	}
 	return err
 }
@@ -186,7 +187,7 @@ func historyError(err error) error {
 func mergeReproduction(o *mergeOptions, data [][]byte) error {
 	a := o.app
 	if o.out.baseline != "" || o.out.updateBaseline != "" {
-		return usagef("--baseline", "a reproduction has no baseline: merge its shards without it")
+		return cli.Usagef("--baseline", "a reproduction has no baseline: merge its shards without it")
 	}
 	format, err := formatFlag{o.out.format.name, tablesOrJSON}.parse(a)
 	if err != nil {
@@ -194,7 +195,7 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 	}
 	if o.out.out != "" {
 		if err := report.CheckReproductionFolder(o.out.out); err != nil {
-			return usageErr("--out", err)
+			return cli.UsageErr("--out", err)
 		}
 	}
 	rep, err := reproduce.Merge(o.experiments, o.files, data, notesbenchVersion(), machine())
@@ -218,7 +219,7 @@ func mergeInputs(args []string, outputs ...string) ([]string, error) {
 		}
 		entries, err := os.ReadDir(arg)
 		if err != nil {
-			return nil, usageErr(arg, err)
+			return nil, cli.UsageErr(arg, err)
 		}
 		n := len(files)
 	entry:
@@ -241,7 +242,7 @@ func mergeInputs(args []string, outputs ...string) ([]string, error) {
 			files = append(files, path)
 		}
 		if len(files) == n {
-			return nil, usagef(arg, "a folder with no .json or .jsonl file to merge")
+			return nil, cli.Usagef(arg, "a folder with no .json or .jsonl file to merge")
 		}
 	}
 	return files, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -59,7 +60,7 @@ func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
 	if err := (experiment.Options{Replications: o.replications}).Validate(); err != nil {
 		var pe *experiment.ParamError
 		errors.As(err, &pe)
-		return "", usageErr("--"+pe.Param, pe.Err)
+		return "", cli.UsageErr("--"+pe.Param, pe.Err)
 	}
 	if err := checkResultFile("--out", o.out); err != nil {
 		return "", err
@@ -67,22 +68,22 @@ func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
 	if err := checkResultFile("--update-baseline", o.updateBaseline); err != nil {
 		return "", err
 	}
-	if err := notInputs([]input{{"--baseline", o.baseline}}, output{"--out", o.out}); err != nil {
+	if err := cli.NotInputs([]cli.File{{Flag: "--baseline", Path: o.baseline}}, cli.File{Flag: "--out", Path: o.out}); err != nil {
 		return "", err
 	}
 	if o.baseline != "" {
 		b, err := results.ReadFile(o.baseline)
 		if err != nil {
-			return "", usageErr("--baseline", err)
+			return "", cli.UsageErr("--baseline", err)
 		}
 		var head struct {
 			Experiment string `json:"experiment"`
 		}
 		if err := json.Unmarshal(b, &head); err != nil {
-			return "", usagef("--baseline", "%s is not a notesbench JSON result: %v", o.baseline, err)
+			return "", cli.Usagef("--baseline", "%s is not a notesbench JSON result: %v", o.baseline, err)
 		}
 		if head.Experiment != experimentName {
-			return "", usagef("--baseline", "%s holds a %q result, not %s", o.baseline, head.Experiment, experimentName)
+			return "", cli.Usagef("--baseline", "%s holds a %q result, not %s", o.baseline, head.Experiment, experimentName)
 		}
 		o.baselineJSON = b
 	}
@@ -110,7 +111,7 @@ func (f *formatFlag) register(cmd *cobra.Command, holds report.Content) {
 	f.holds = holds
 	formats := report.FormatNames(holds)
 	cmd.Flags().StringVar(&f.name, "format", "", "output format: "+contract.Choice(formats)+" (default table on a terminal, markdown otherwise)")
-	completeFlag(cmd, "format", false, formats...)
+	cli.CompleteFlag(cmd, "format", false, formats...)
 }
 
 // parse returns the format the flag names.
@@ -123,7 +124,7 @@ func (f formatFlag) parse(a *app) (report.Format, error) {
 		}
 	}
 	if formats := report.FormatNames(f.holds); !slices.Contains(formats, name) {
-		return "", usagef("--format", "unknown format %q (want %s)", name, contract.Choice(formats))
+		return "", cli.Usagef("--format", "unknown format %q (want %s)", name, contract.Choice(formats))
 	}
 	return report.Format(name), nil
 }
@@ -135,7 +136,7 @@ func checkResultFile(flag, path string) error {
 		return nil
 	}
 	if err := results.CheckWritable(path); err != nil {
-		return usageErr(flag, err)
+		return cli.UsageErr(flag, err)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 )
 
@@ -32,12 +33,12 @@ against a version. profiles show NAME prints one, as it is built in: a start for
 a profile of one's own (--profile FILE).
 
 See docs/profiles.md.`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench profiles",
 			"notesbench profiles show filesystem > my-server.json",
 		}),
-		Args: noArgs,
-		RunE: runner(opts, runF, runProfiles),
+		Args: cli.NoArgs,
+		RunE: cli.Runner(opts, runF, runProfiles),
 	}
 	show := &cobra.Command{
 		Use:   "show NAME",
@@ -45,18 +46,18 @@ See docs/profiles.md.`,
 		Long: `profiles show NAME prints the built-in profile NAME as it is built in, a JSON
 file of the profile format: a start for a profile of one's own, given with
 --profile FILE. See docs/profiles.md for the format.`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench profiles show filesystem-edit",
 			"notesbench profiles show memory > my-graph.json",
 		}),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Errorf("profiles show takes one built-in profile's name, %d given (built-in: %s)", len(args), builtinList())}
+				return cli.Usage(fmt.Errorf("profiles show takes one built-in profile's name, %d given (built-in: %s)", len(args), builtinList()))
 			}
 			opts.show = args[0]
 			return nil
 		},
-		RunE: runner(opts, runF, runProfiles),
+		RunE: cli.Runner(opts, runF, runProfiles),
 	}
 	schema := &cobra.Command{
 		Use:   "schema",
@@ -66,13 +67,13 @@ notesbench checks every profile against it: point an editor's JSON checking at i
 ("$schema", or the editor's own setting) to have a profile of one's own checked as
 it is written. notesbench checks more than the schema says (the variables a template
 may name, the members of a newer format_version): --profile FILE says what.`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench profiles schema > profile.schema.json",
 		}),
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.schema = true
-			return runner(opts, runF, runProfiles)(c, args)
+			return cli.Runner(opts, runF, runProfiles)(c, args)
 		},
 	}
 	cmd.AddCommand(show, schema)
@@ -92,7 +93,7 @@ func runProfiles(_ context.Context, o *profilesOptions) error {
 		data, err := profile.BuiltinJSON(o.show)
 		var pe *profile.Error
 		if errors.As(err, &pe) {
-			return usageError{fmt.Errorf("profiles show: %s: %v", o.show, pe.Err)}
+			return cli.Usage(fmt.Errorf("profiles show: %s: %v", o.show, pe.Err))
 		}
 		if err != nil {
 			return err

@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/experiment"
-	"github.com/notesbench/notesbench/internal/atomicfile"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/internal/reproduce"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -53,12 +50,12 @@ With --out DIR it writes REPRODUCED.md and reproduced.json there, each whole or 
 at all.
 
 See docs/model.md (the reproduction) and docs/ci.md (shards).`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench reproduce --quick                  # every experiment, 20 replications",
 			"notesbench reproduce --out my-reproduction/   # REPRODUCED.md, reproduced.json, plots/",
 			"notesbench reproduce --only race,tabs --clock real",
 		}),
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.onlySet = cmd.Flags().Changed("only")
 			if opts.quick && !cmd.Flags().Changed("replications") {
@@ -79,8 +76,8 @@ See docs/model.md (the reproduction) and docs/ci.md (shards).`,
 	fs.StringVar(&opts.only, "only", "", "run only these experiments, comma-separated")
 	fs.StringVar(&opts.shard, "shard", "", "run only shard K of N (K/N) of the reproduction's work; --out then names the shard's JSON file, for notesbench merge"+shardIndexUsage)
 	fs.StringVar(&opts.against, "against", "", "compare the verdicts with those of another reproduction's reproduced.json (one made with --quick, say) and list the figures judged apart; with --shard, check that each unit the shard runs gives the result that reproduction recorded, and exit 1 when one does not")
-	completeFlag(cmd, "clock", false, sim.Clocks.Strings()...)
-	completeFlag(cmd, "only", true, experiment.Names(all)...)
+	cli.CompleteFlag(cmd, "clock", false, sim.Clocks.Strings()...)
+	cli.CompleteFlag(cmd, "only", true, experiment.Names(all)...)
 	return cmd
 }
 
@@ -93,7 +90,7 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 	}
 	clock, err := sim.Clocks.Parse(o.clock)
 	if err != nil {
-		return r, "", usageErr("--clock", err)
+		return r, "", cli.UsageErr("--clock", err)
 	}
 	r.Real = clock == sim.ClockReal
 	format, err := o.format.parse(o.app)
@@ -102,7 +99,7 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 	}
 	if o.onlySet {
 		if r.Experiments, err = reproduce.Only(o.only, o.experiments); err != nil {
-			return r, "", usageErr("--only", err)
+			return r, "", cli.UsageErr("--only", err)
 		}
 	}
 	switch {
@@ -112,7 +109,7 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 		}
 	case o.out != "":
 		if err := report.CheckReproductionFolder(o.out); err != nil {
-			return r, "", usageErr("--out", err)
+			return r, "", cli.UsageErr("--out", err)
 		}
 	}
 	if o.against != "" && o.out != "" {
@@ -120,7 +117,7 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 		if o.shard == "" {
 			out = filepath.Join(o.out, report.ReproducedJSON) // --out's folder gets one of its own
 		}
-		if err := notInputs([]input{{"--against", o.against}}, output{"--out", out}); err != nil {
+		if err := cli.NotInputs([]cli.File{{Flag: "--against", Path: o.against}}, cli.File{Flag: "--out", Path: out}); err != nil {
 			return r, "", err
 		}
 	}
@@ -130,7 +127,7 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 			o.other, err = r.ReadAgainst(o.against, b, o.shard != "")
 		}
 		if err != nil {
-			return r, "", usageErr("--against", err)
+			return r, "", cli.UsageErr("--against", err)
 		}
 	}
 	return r, format, nil
@@ -149,7 +146,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
 	if r.Target, err = backend.Open(ctx, backend.Spec{TempDir: tmp}); err != nil {
 		return err
 	}
-	defer closing(o.app, "the store", r.Target.Close, &err)
+	defer cli.Closing(o.app.stderr, "the store", r.Target.Close, &err)
 	r.Machine = machine()
 	r.Runs = experiment.Options{Version: notesbenchVersion(), Memory: backend.Memory(),
 		Progress: func(what string) func(done, total int) { return progress(a, what) }}
@@ -158,7 +155,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
 	}
 	if o.shard != "" {
 		if r.Runs.Shard, err = results.ParseShard(o.shard); err != nil {
-			return usageErr("--shard", err)
+			return cli.UsageErr("--shard", err)
 		}
 	}
 	rep, err := reproduce.Run(ctx, r, "notesbench reproduce"+reproduceArgs(o))
@@ -182,7 +179,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
 func emitReproduceShard(a *app, format report.Format, s *results.ReproduceShard, other *results.Reproduction, file, out string) error {
 	run, err := reproduce.CheckShard(s, other, file)
 	if err != nil {
-		return usageErr("--against", err)
+		return cli.UsageErr("--against", err)
 	}
 	line := func(w io.Writer, _ report.Format, _ int) error {
 		_, err := fmt.Fprintln(w, run.Line())
@@ -208,34 +205,7 @@ func emitReproduction(a *app, format report.Format, rep *reproduce.Reproduced, o
 		return err
 	}
 	plots := report.ReproductionPlots(all.Reports, rep.Latency)
-	return writeWhole("--out", out, report.ReproducedMD, func(dir string) error { return report.WriteReproductionFolder(dir, all, tables, plots) })
-}
-
-// writeWhole writes a folder of files at out, the folder flag names, with
-// write, every file or none (atomicfile.WriteFolder), the file called last
-// (the one that links the rest) moved in last. Its error names flag, out
-// and the cause (writeFailure).
-func writeWhole(flag, out, last string, write func(dir string) error) error {
-	if err := atomicfile.WriteFolder(out, last, write); err != nil {
-		return writeFailure(flag, out, err)
-	}
-	return nil
-}
-
-// writeFailure is the error of an output a flag names that could not be
-// written: the flag, the output as the user named it, and the cause at the
-// bottom of err ("no space left on device"), not the path of a staging file
-// the user never named. It is a failure, exit 1: the input was good.
-func writeFailure(flag, out string, err error) error {
-	var pe *fs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		err = pe.Err
-	case errors.As(err, &le):
-		err = le.Err
-	}
-	return fmt.Errorf("%s: writing %s: %w", flag, out, err)
+	return cli.WriteWhole("--out", out, report.ReproducedMD, func(dir string) error { return report.WriteReproductionFolder(dir, all, tables, plots) })
 }
 
 // reproduceArgs writes the flags that shape the output, for the record; the

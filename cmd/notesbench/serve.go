@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,8 +19,7 @@ import (
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
-	"github.com/notesbench/notesbench/internal/atomicfile"
-	"github.com/notesbench/notesbench/report"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/serve"
 )
 
@@ -84,7 +82,7 @@ streamable HTTP at /mcp: MCP 2026-07-28 statelessly (no handshake, no session:
 each request carries its protocol version and capabilities) and 2025-11-25 and
 older with sessions, the SDK choosing per request. ADDR without a host listens on 127.0.0.1 only; any
 address beyond loopback needs a bearer token (--token-file, a regular file of at
-most ` + strconv.Itoa(maxTokenBytes>>10) + ` KiB, or $` + tokenEnv + `) that every request must carry; a request without
+most ` + strconv.Itoa(cli.MaxTokenBytes>>10) + ` KiB, or $` + tokenEnv + `) that every request must carry; a request without
 it is refused from its headers, its body unread. A request's headers and body
 must arrive within ` + serve.DefaultReadTimeout.String() + `. Requests from a browser origin other than the
 server's own are refused unless --allow-origin names it, and requests naming a
@@ -114,7 +112,7 @@ SIGINT or SIGTERM stops it gracefully: calls in flight finish, the database is
 checkpointed and closed, and it exits 0.
 
 See docs/serve.md.`,
-		Example: examples([]string{
+		Example: cli.Examples([]string{
 			"notesbench serve                          # stdio; the database is ./notesbench.db",
 			"notesbench serve --http 127.0.0.1:8765    # streamable HTTP at /mcp, on loopback",
 			"notesbench serve --guard tab --version-format us-suffix --log",
@@ -127,15 +125,15 @@ See docs/serve.md.`,
 			// only have been meant as the flag's value.
 			if len(args) > 0 && followsBare(a.args, "--extensions", args[0]) {
 				if _, err := serve.ExtensionSettings.Parse(args[0]); err != nil {
-					return usageErr("--extensions", err)
+					return cli.UsageErr("--extensions", err)
 				}
 				opts.extensions, args = args[0], args[1:]
 			}
-			return noArgs(cmd, args)
+			return cli.NoArgs(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("db") && opts.memory {
-				return usagef("--memory", "cannot be used with --db")
+				return cli.Usagef("--memory", "cannot be used with --db")
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -159,7 +157,7 @@ See docs/serve.md.`,
 	fs.StringVar(&opts.extensions, "extensions", "on-request", "to whom the notesbench_ extension tools are listed: on-request (clients that ask), all, or none")
 	fs.Lookup("extensions").NoOptDefVal = "all"
 	fs.StringVar(&opts.note, "note", defaultServeNote, `a Note to work on, created at start when missing ("" for none)`)
-	emptyMeans(fs, "note", "no Note")
+	cli.EmptyMeans(fs, "note", "no Note")
 	fs.StringVar(&opts.tokenFile, "token-file", "", "with --http: every request must carry the token this file holds (Authorization: Bearer TOKEN); default $"+tokenEnv+"; needed beyond loopback")
 	fs.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "with --http: browser origins to serve beside the server's own, e.g. http://localhost:6274 (comma-separated or repeated)")
 	fs.StringSliceVar(&opts.allowHosts, "allow-host", nil, "with --http: Host names to serve beside loopback names and the address listened on, e.g. notes.example.com (comma-separated or repeated)")
@@ -169,12 +167,12 @@ See docs/serve.md.`,
 	fs.StringVar(&opts.person, "person", "", "a person edits the Note --note names beside the clients: every=DURATION (the mean time between edits)[,actions=LIST of "+serve.PersonActions.Want()+"; default append], e.g. every=2s,actions=append,rename")
 	fs.Uint64Var(&opts.seed, "seed", 1, "with --person: the seed of the person's schedule (when it edits, and what)")
 	fs.StringVar(&opts.history, "history", "", "record every call of every client session, and every edit of the person, in this JSON Lines file for notesbench check: written as it goes, ended when serve stops; a new file: a history there already is never replaced")
-	completeFlag(cmd, "guard", false, contract.Guards.Strings()...)
-	completeFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
-	completeFlag(cmd, "order", false, contract.Orders.Strings()...)
-	completeFlag(cmd, "key-reuse", false, contract.KeyReuses.Strings()...)
-	completeFlag(cmd, "synchronous", false, contract.SynchronousSettings.Strings()...)
-	completeFlag(cmd, "extensions", false, serve.ExtensionSettings.Strings()...)
+	cli.CompleteFlag(cmd, "guard", false, contract.Guards.Strings()...)
+	cli.CompleteFlag(cmd, "version-format", false, contract.VersionFormats.Strings()...)
+	cli.CompleteFlag(cmd, "order", false, contract.Orders.Strings()...)
+	cli.CompleteFlag(cmd, "key-reuse", false, contract.KeyReuses.Strings()...)
+	cli.CompleteFlag(cmd, "synchronous", false, contract.SynchronousSettings.Strings()...)
+	cli.CompleteFlag(cmd, "extensions", false, serve.ExtensionSettings.Strings()...)
 	return cmd
 }
 
@@ -182,19 +180,19 @@ See docs/serve.md.`,
 func (o *serveOptions) variant() (contract.Variant, error) {
 	g, err := contract.Guards.Parse(o.guard)
 	if err != nil {
-		return contract.Variant{}, usageErr("--guard", err)
+		return contract.Variant{}, cli.UsageErr("--guard", err)
 	}
 	f, err := contract.VersionFormats.Parse(o.versionFormat)
 	if err != nil {
-		return contract.Variant{}, usageErr("--version-format", err)
+		return contract.Variant{}, cli.UsageErr("--version-format", err)
 	}
 	ord, err := contract.Orders.Parse(o.order)
 	if err != nil {
-		return contract.Variant{}, usageErr("--order", err)
+		return contract.Variant{}, cli.UsageErr("--order", err)
 	}
 	reuse, err := contract.KeyReuses.Parse(o.keyReuse)
 	if err != nil {
-		return contract.Variant{}, usageErr("--key-reuse", err)
+		return contract.Variant{}, cli.UsageErr("--key-reuse", err)
 	}
 	v := contract.Variant{Guard: g, VersionFormat: f, Order: ord}
 	if reuse == contract.KeyRefuse {
@@ -211,29 +209,29 @@ func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
 	if o.http == "" {
 		for _, name := range []string{"token-file", "allow-origin", "allow-host", "max-sessions", "max-inflight"} {
 			if o.flags.Changed(name) {
-				return "", ho, usagef("--"+name, "applies to --http only")
+				return "", ho, cli.Usagef("--"+name, "applies to --http only")
 			}
 		}
 		return "", ho, nil
 	}
 	addr, err := serve.ListenAddr(o.http)
 	if err != nil {
-		return "", ho, usageErr("--http", err)
+		return "", ho, cli.UsageErr("--http", err)
 	}
 	ho.MaxSessions, ho.MaxInflight, ho.AllowOrigins, ho.AllowHosts = o.maxSessions, o.maxInflight, o.allowOrigins, o.allowHosts
 	if err := ho.Check(); err != nil {
-		return "", ho, flagError(o.flags, err)
+		return "", ho, cli.FlagError(o.flags, err)
 	}
 	switch {
 	case o.tokenFile != "":
-		if ho.Token, err = readToken(o.tokenFile); err != nil {
-			return "", ho, usageErr("--token-file", err)
+		if ho.Token, err = cli.ReadToken(o.tokenFile); err != nil {
+			return "", ho, cli.UsageErr("--token-file", err)
 		}
 	default:
 		ho.Token = strings.TrimSpace(os.Getenv(tokenEnv))
 	}
 	if ho.Token == "" && !serve.Loopback(addr) {
-		return "", ho, usagef("--http", "%s serves beyond this machine: name a bearer token with --token-file FILE or $%s", addr, tokenEnv)
+		return "", ho, cli.Usagef("--http", "%s serves beyond this machine: name a bearer token with --token-file FILE or $%s", addr, tokenEnv)
 	}
 	return addr, ho, nil
 }
@@ -244,15 +242,15 @@ func (o *serveOptions) personFlags() (*serve.PersonSchedule, error) {
 	var person *serve.PersonSchedule
 	if o.person == "" {
 		if o.flags.Changed("seed") {
-			return nil, usagef("--seed", "applies to --person only")
+			return nil, cli.Usagef("--seed", "applies to --person only")
 		}
 	} else {
 		p, err := serve.ParsePerson(o.person)
 		if err != nil {
-			return nil, usageErr("--person", err)
+			return nil, cli.UsageErr("--person", err)
 		}
 		if o.note == "" {
-			return nil, usagef("--person", "needs a Note to edit: --note names it")
+			return nil, cli.Usagef("--person", "needs a Note to edit: --note names it")
 		}
 		p.Note, p.Seed = o.note, o.seed
 		person = &p
@@ -261,83 +259,20 @@ func (o *serveOptions) personFlags() (*serve.PersonSchedule, error) {
 		return person, nil
 	}
 	if err := checkHistoryWritable(o.history); err != nil {
-		return nil, usageErr("--history", err)
+		return nil, cli.UsageErr("--history", err)
 	}
 	// A served history is written as it goes, from its first line: it never
 	// replaces one, nor is it appended to one (each is one serve process's
 	// run).
 	if _, err := os.Stat(o.history); err == nil {
-		return nil, usagef("--history", "%s holds a history already, which serve never replaces: name another file, or move that one away", o.history)
+		return nil, cli.Usagef("--history", "%s holds a history already, which serve never replaces: name another file, or move that one away", o.history)
 	}
 	if !o.memory && !(backend.Spec{Store: o.store}).Postgres() {
-		if err := distinctOutputs(output{"--db", o.db}, output{"--history", o.history}); err != nil {
+		if err := cli.DistinctOutputs(cli.File{Flag: "--db", Path: o.db}, cli.File{Flag: "--history", Path: o.history}); err != nil {
 			return nil, err
 		}
 	}
 	return person, nil
-}
-
-// maxTokenBytes bounds a token file: a bearer token is some dozens of bytes.
-const maxTokenBytes = 4 << 10
-
-// readToken reads the bearer token the file at path holds, bounded before
-// anything is read: a regular file (a device such as /dev/zero never ends,
-// and a named pipe without a writer never starts), of at most maxTokenBytes,
-// opened without blocking, holding a token once blanks are trimmed.
-func readToken(path string) (string, error) {
-	regular := func(st os.FileInfo) error {
-		switch {
-		case st.IsDir():
-			return fmt.Errorf("%s is a folder", path)
-		case !st.Mode().IsRegular():
-			return atomicfile.Regular(path, st)
-		case st.Size() > maxTokenBytes:
-			return fmt.Errorf("%s is %s, more than a token file holds (%d KiB)", path, report.Count(int(st.Size()), "byte"), maxTokenBytes>>10)
-		}
-		return nil
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", pathError(path, err)
-	}
-	if err := regular(st); err != nil {
-		return "", err
-	}
-	// Non-blocking, so that a file swapped for a named pipe since the stat
-	// cannot hang the open; the file is checked again once open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", pathError(path, err)
-	}
-	defer f.Close()
-	if st, err = f.Stat(); err != nil {
-		return "", pathError(path, err)
-	}
-	if err := regular(st); err != nil {
-		return "", err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenBytes+1))
-	switch {
-	case err != nil:
-		return "", pathError(path, err)
-	case len(b) > maxTokenBytes:
-		return "", fmt.Errorf("%s holds more than a token file holds (%d KiB)", path, maxTokenBytes>>10)
-	}
-	token := strings.TrimSpace(string(b))
-	if token == "" {
-		return "", fmt.Errorf("%s holds no token", path)
-	}
-	return token, nil
-}
-
-// pathError is err about the file at path, said once: "x: no such file or
-// directory", not "open x: no such file or directory".
-func pathError(path string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", path, pe.Err)
-	}
-	return fmt.Errorf("%s: %w", path, err)
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
@@ -349,7 +284,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	}
 	ext, err := serve.ParseExtensions(o.extensions)
 	if err != nil {
-		return usageErr("--extensions", err)
+		return cli.UsageErr("--extensions", err)
 	}
 	addr, httpOpts, err := o.httpOptions()
 	if err != nil {
@@ -362,23 +297,23 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous, Schema: o.schema}
 	if !spec.Postgres() && !o.memory {
 		if spec.File, err = filepath.Abs(o.db); err != nil {
-			return usageErr("--db", err)
+			return cli.UsageErr("--db", err)
 		}
 	}
 	if err := spec.Check(); err != nil {
-		return flagError(o.flags, err)
+		return cli.FlagError(o.flags, err)
 	}
 	p := serve.Process{Person: person, HistoryPath: o.history, Addr: addr,
 		Stdio: serve.StdioTransport{Reader: readCloser(a.stdin), Writer: a.stdout}}
 	if addr != "" {
 		if p.Listener, err = net.Listen("tcp", addr); err != nil {
-			return reachError{fmt.Errorf("--http: %w", err)}
+			return cli.ReachError{Err: fmt.Errorf("--http: %w", err)}
 		}
 		defer p.Listener.Close()
 	}
 	b, err := backend.OpenBackend(spec, v, uint64(time.Now().UnixNano()))
 	if err != nil {
-		if ferr := flagError(o.flags, err); ferr != err {
+		if ferr := cli.FlagError(o.flags, err); ferr != err {
 			return ferr
 		}
 		return fmt.Errorf("opening the database %s: %w", cmp.Or(spec.StoreName(), spec.File, "in memory"), err)
@@ -394,7 +329,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		p.Log = a.stderr
 	}
 	if o.history != "" {
-		if p.HistoryLog, err = history.CreateLog(o.history, history.Header{Experiment: history.ExperimentServe, Command: commandLine(a.args)}); err != nil {
+		if p.HistoryLog, err = history.CreateLog(o.history, history.Header{Experiment: history.ExperimentServe, Command: cli.CommandLine(a.args)}); err != nil {
 			b.Close()
 			return fmt.Errorf("--history: %w", err)
 		}
@@ -404,7 +339,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		if p.HistoryLog != nil {
 			os.Remove(o.history) // a history no server was started for
 		}
-		return flagError(o.flags, err)
+		return cli.FlagError(o.flags, err)
 	}
 	return err
 }
@@ -419,7 +354,7 @@ func ensureNote(ctx context.Context, a *app, b contract.Backend, note string) er
 	if err != nil {
 		var bad *contract.InvalidArgumentError
 		if errors.As(err, &bad) {
-			return usageErr("--note", err)
+			return cli.UsageErr("--note", err)
 		}
 		return fmt.Errorf("--note %s: %w", note, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/cli"
+
 	"zombiezen.com/go/sqlite"
 )
 
@@ -87,7 +89,7 @@ func TestServeTokenFileBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := filepath.Join(dir, "big")
-	if err := os.WriteFile(big, bytes.Repeat([]byte("t"), maxTokenBytes+1), 0o600); err != nil {
+	if err := os.WriteFile(big, bytes.Repeat([]byte("t"), cli.MaxTokenBytes+1), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ file, want string }{
@@ -103,11 +105,11 @@ func TestServeTokenFileBounded(t *testing.T) {
 	}
 	// A token of the largest size is read.
 	exact := filepath.Join(dir, "exact")
-	if err := os.WriteFile(exact, bytes.Repeat([]byte("t"), maxTokenBytes), 0o600); err != nil {
+	if err := os.WriteFile(exact, bytes.Repeat([]byte("t"), cli.MaxTokenBytes), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if token, err := readToken(exact); err != nil || len(token) != maxTokenBytes {
-		t.Fatalf("a token of %d bytes: %d bytes read, %v", maxTokenBytes, len(token), err)
+	if token, err := cli.ReadToken(exact); err != nil || len(token) != cli.MaxTokenBytes {
+		t.Fatalf("a token of %d bytes: %d bytes read, %v", cli.MaxTokenBytes, len(token), err)
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/experiments"
-	"github.com/notesbench/notesbench/internal/field"
-	"github.com/spf13/pflag"
 )
 
 // An interrupted reproduction returns the interruption; it used to read the
@@ -72,30 +70,5 @@ func TestCreateTableBAloneHasItsOwnNotes(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "osfoundry-tab-ids-and-keys.it.txt") {
 		t.Errorf("table B lacks its own source:\n%s", stdout)
-	}
-}
-
-// A field error names the flag that set the field, and never a flag the
-// command does not have.
-func TestFieldErrorsNameOnlyFlagsThatExist(t *testing.T) {
-	fs := pflag.NewFlagSet("sources", pflag.ContinueOnError)
-	fs.Int("sessions", 0, "")
-	fs.Duration("window", 0, "")
-	for _, tc := range []struct {
-		field, want string
-	}{
-		{"sessions", "--sessions: must be at least 1"},
-		{"list_sources", "list sources: must be at least 1"},
-		{"service_time_ns", "service time ns: must be at least 1"},
-	} {
-		err := flagError(fs, field.Errorf(tc.field, "must be at least 1"))
-		var u usageError
-		if !errors.As(err, &u) || err.Error() != tc.want {
-			t.Errorf("%s: %v, want the usage error %q", tc.field, err, tc.want)
-		}
-	}
-	plain := errors.New("disk full")
-	if err := flagError(fs, plain); err != plain {
-		t.Errorf("a plain error became %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/mcpclient/profile"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -83,7 +84,7 @@ func wireOf(target contract.Target) contract.Wire {
 // checkMaxErrors checks --max-errors.
 func (t *targetFlags) checkMaxErrors() error {
 	if t.maxErrors < 1 {
-		return usagef("--max-errors", "must be at least 1 (a run ends once this many of its calls ended in an error)")
+		return cli.Usagef("--max-errors", "must be at least 1 (a run ends once this many of its calls ended in an error)")
 	}
 	return nil
 }
@@ -144,17 +145,17 @@ func (t *targetFlags) open(ctx context.Context, spec backend.Spec, inMemory bool
 // line naming its flag.
 func (t *targetFlags) spec(spec backend.Spec) (backend.Spec, error) {
 	if t.note != "" && !t.remote() {
-		return spec, usagef("--note", "names a Note on a server: give --target too")
+		return spec, cli.Usagef("--note", "names a Note on a server: give --target too")
 	}
 	if t.profile != "" && !t.remote() {
-		return spec, usagef("--profile", "maps a server's own tools: give --target too")
+		return spec, cli.Usagef("--profile", "maps a server's own tools: give --target too")
 	}
 	if t.sessions != "" {
 		if _, err := contract.SessionModes.Parse(t.sessions); err != nil {
-			return spec, usageErr("--"+t.sessionsName, err)
+			return spec, cli.UsageErr("--"+t.sessionsName, err)
 		}
 		if !t.remote() {
-			return spec, usagef("--"+t.sessionsName, "says how a server is reached: give --target too")
+			return spec, cli.Usagef("--"+t.sessionsName, "says how a server is reached: give --target too")
 		}
 	}
 	spec.Store, spec.Keep = t.store, t.keep
@@ -167,8 +168,8 @@ func (t *targetFlags) spec(spec backend.Spec) (backend.Spec, error) {
 	spec.Protocol, spec.Sessions, spec.Balance = t.protocol, contract.SessionMode(t.sessions), contract.Balance(t.balance)
 	if t.tokenFile != "" {
 		var err error
-		if spec.Token, err = readToken(t.tokenFile); err != nil {
-			return spec, usageErr("--token-file", err)
+		if spec.Token, err = cli.ReadToken(t.tokenFile); err != nil {
+			return spec, cli.UsageErr("--token-file", err)
 		}
 	}
 	if err := t.faults.apply(&spec, t.remote()); err != nil {
@@ -186,10 +187,10 @@ func openTarget(ctx context.Context, fs *pflag.FlagSet, spec backend.Spec) (cont
 	}
 	target, err := backend.Open(ctx, spec)
 	if err != nil {
-		if ferr := flagError(fs, err); ferr != err {
+		if ferr := cli.FlagError(fs, err); ferr != err {
 			return nil, ferr
 		}
-		return nil, reachError{err}
+		return nil, cli.ReachError{Err: err}
 	}
 	return target, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/backend"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/spf13/pflag"
 )
 
@@ -30,7 +31,7 @@ func TestPostgresDefaultLeavesServerTargets(t *testing.T) {
 		}
 		spec, err := tf.spec(backend.Spec{})
 		if err == nil {
-			err = flagError(fs, spec.Check())
+			err = cli.FlagError(fs, spec.Check())
 		}
 		switch {
 		case tc.refused != "":

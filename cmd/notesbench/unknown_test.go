@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/results"
 )
 
@@ -31,7 +32,7 @@ func TestUnknownIsNotClean(t *testing.T) {
 		t.Fatalf("a clean history: exit %d: %s", code, stderr)
 	}
 	code, stdout, stderr := runCLI(t, "check", "--timeout", "1ns", "--format", "markdown", h)
-	if code != exitUnknown || !strings.HasPrefix(stderr, "notesbench: unknown: ") || strings.Contains(stderr, "replay with") {
+	if code != cli.ExitUnknown || !strings.HasPrefix(stderr, "notesbench: unknown: ") || strings.Contains(stderr, "replay with") {
 		t.Fatalf("check --timeout 1ns: exit %d, %q", code, stderr)
 	}
 	if !strings.Contains(stdout, "| "+"—"+" |") {

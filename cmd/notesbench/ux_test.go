@@ -14,6 +14,7 @@ import (
 
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/experiments"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/sim"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/spf13/pflag"
@@ -140,8 +141,8 @@ func TestParallelIsBoundedEverywhere(t *testing.T) {
 			{"-1", "--parallel: must be 0 or more"},
 		} {
 			err := refusedBeforeRunning(t, append(strings.Fields(name), "--parallel", tc.value)...)
-			if err == nil || exitCode(err) != 2 || err.Error() != tc.want {
-				t.Errorf("%s --parallel %s: %v (exit %d), want %q, exit 2", name, tc.value, err, exitCode(err), tc.want)
+			if err == nil || cli.ExitCode(err) != 2 || err.Error() != tc.want {
+				t.Errorf("%s --parallel %s: %v (exit %d), want %q, exit 2", name, tc.value, err, cli.ExitCode(err), tc.want)
 			}
 		}
 	}
@@ -193,15 +194,15 @@ func TestEmptyTextFlagsAreRefused(t *testing.T) {
 	refused := 0
 	for name, cmd := range helpCommands(t) {
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			if !emptyText(f) && f.Value.Type() != "string" && f.Value.Type() != "strings" {
+			if _, list := f.Value.(pflag.SliceValue); !list && f.Value.Type() != "string" && f.Value.Type() != "strings" {
 				return
 			}
 			args := append(strings.Fields(name), "--"+f.Name+"=")
-			if f.Annotations[emptyMeansKey] != nil {
+			if cli.EmptyMeaning(f) != "" {
 				// Taken, so not run here (serve would serve): the check
 				// alone lets it through.
-				if err := cmd.ParseFlags(args[len(args)-1:]); err != nil || refuseEmpty(cmd) != nil {
-					t.Errorf("%q: refused, though an empty --%s means %s", args, f.Name, f.Annotations[emptyMeansKey][0])
+				if err := cmd.ParseFlags(args[len(args)-1:]); err != nil || cli.RefuseEmpty(cmd) != nil {
+					t.Errorf("%q: refused, though an empty --%s means %s", args, f.Name, cli.EmptyMeaning(f))
 				}
 				return
 			}
@@ -210,8 +211,8 @@ func TestEmptyTextFlagsAreRefused(t *testing.T) {
 			}
 			err := refusedBeforeRunning(t, args...)
 			refused++
-			if err == nil || exitCode(err) != 2 || !strings.HasPrefix(err.Error(), "--"+f.Name+": empty: give a value, or leave the flag out") {
-				t.Errorf("%q: %v (exit %d), want --%s refused as empty, exit 2", args, err, exitCode(err), f.Name)
+			if err == nil || cli.ExitCode(err) != 2 || !strings.HasPrefix(err.Error(), "--"+f.Name+": empty: give a value, or leave the flag out") {
+				t.Errorf("%q: %v (exit %d), want --%s refused as empty, exit 2", args, err, cli.ExitCode(err), f.Name)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/validate"
 	"github.com/notesbench/notesbench/internal/bounded"
+	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +37,7 @@ func newValidateCmd(a *app, runF func(context.Context, *validateOptions) error) 
 	cmd.Use = "validate [TOOL FILE|-]"
 	cmd.Args = func(_ *cobra.Command, args []string) error {
 		if len(args) != 0 && len(args) != 2 {
-			return usageError{fmt.Errorf("validate takes no arguments, or a tool and a file (got %s)", report.Count(len(args), "argument"))}
+			return cli.Usage(fmt.Errorf("validate takes no arguments, or a tool and a file (got %s)", report.Count(len(args), "argument")))
 		}
 		return nil
 	}
@@ -81,7 +82,7 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	a, out := o.app, &o.experiment.out
 	for _, f := range []struct{ flag, value string }{{"--baseline", out.baseline}, {"--update-baseline", out.updateBaseline}} {
 		if f.value != "" {
-			return usagef(f.flag, "validate TOOL FILE checks one payload, which has no baseline; baselines hold the published payloads' results (validate with no arguments)")
+			return cli.Usagef(f.flag, "validate TOOL FILE checks one payload, which has no baseline; baselines hold the published payloads' results (validate with no arguments)")
 		}
 	}
 	format, err := out.check(a, "validate")
@@ -94,7 +95,7 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	}
 	res, err := validate.CheckPayload(o.tool, data)
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", o.file, err)}
+		return cli.Usage(fmt.Errorf("%s: %w", o.file, err))
 	}
 	section := report.Section{Main: []report.Table{report.PayloadTable(o.file, o.tool, res.Valid, res.Violations)},
 		Records: report.PayloadRecords(res.Violations)}
@@ -118,13 +119,13 @@ func readPayload(ctx context.Context, stdin io.Reader, file string) ([]byte, err
 	var large *bounded.TooLargeError
 	switch {
 	case errors.As(err, &large) && large.Size > 0:
-		return nil, usageError{fmt.Errorf("%s: the payload is %s bytes, more than the %s a tool call may carry (MCP servers cap a message at 4 MiB)",
-			file, report.Int(large.Size), report.Int(contract.MaxArgsBytes))}
+		return nil, cli.Usage(fmt.Errorf("%s: the payload is %s bytes, more than the %s a tool call may carry (MCP servers cap a message at 4 MiB)",
+			file, report.Int(large.Size), report.Int(contract.MaxArgsBytes)))
 	case errors.As(err, &large):
-		return nil, usageError{fmt.Errorf("%s: the payload is more than the %s bytes a tool call may carry (MCP servers cap a message at 4 MiB)",
-			file, report.Int(contract.MaxArgsBytes))}
+		return nil, cli.Usage(fmt.Errorf("%s: the payload is more than the %s bytes a tool call may carry (MCP servers cap a message at 4 MiB)",
+			file, report.Int(contract.MaxArgsBytes)))
 	case err != nil && ctx.Err() == nil:
-		return nil, usageError{fmt.Errorf("reading payload: %w", err)}
+		return nil, cli.Usage(fmt.Errorf("reading payload: %w", err))
 	}
 	return data, err
 }

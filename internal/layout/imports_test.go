@@ -137,8 +137,8 @@ var rules = []rule{
 		}
 		return pick(imports, "mcpclient")
 	}},
-	{"only cmd parses flags", true, func(pkg string, imports []string) []string {
-		if pkg == "cmd/notesbench" {
+	{"only cmd parses flags (and internal/cli, what its commands share of the command line)", true, func(pkg string, imports []string) []string {
+		if pkg == "cmd/notesbench" || pkg == "internal/cli" {
 			return nil
 		}
 		return pick(imports, "github.com/spf13/cobra", "github.com/spf13/pflag")

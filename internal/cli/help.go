@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"cmp"
@@ -40,10 +40,25 @@ func spellProgram(command string) string {
 	return strings.Join(words, " ")
 }
 
-// helpOf is what cmd's help says, as helptext lays it out: its long text
+// Examples indents a command's examples as cobra prints them, each calling
+// notesbench as the README does (spellProgram): declared as notesbench
+// COMMAND, an example reads ./notesbench COMMAND.
+func Examples(lines []string) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		command, comment := helptext.SplitComment(l)
+		out[i] = helptext.ExampleIndent + spellProgram(command)
+		if comment != "" {
+			out[i] += "  # " + comment
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// HelpOf is what cmd's help says, as helptext lays it out: its long text
 // (or its summary), usage, examples, available subcommands and flags, each
 // flag as pflag writes it (see flagName and flagDescription).
-func helpOf(cmd *cobra.Command) helptext.Help {
+func HelpOf(cmd *cobra.Command) helptext.Help {
 	h := helptext.Help{Text: cmp.Or(cmd.Long, cmd.Short), Example: cmd.Example}
 	if cmd.Runnable() {
 		h.Usage = append(h.Usage, cmd.UseLine())
