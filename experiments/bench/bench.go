@@ -5,6 +5,7 @@
 package bench
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/notesbench/notesbench/contract"
@@ -82,14 +83,15 @@ type benchReport struct {
 }
 
 // completeBench adds bench's own to its outcome: the runs summarized per
-// repetition, the tests between guards and their warnings, the Go benchmark
+// repetition, the tests between guards and their warnings (after the
+// report's own, such as a run stopped by its error limit), the Go benchmark
 // lines and the per-write samples.
 func completeBench(_ Config, res sim.Result[Row, Run], parts *report.Parts, o *experiment.Findings) {
 	summaries := SummarizeRuns(res.Runs)
 	diffs := CompareGuards(res.Runs, DefaultAlpha)
 	warnings := Warnings(res.Runs, diffs, DefaultAlpha)
 	o.Report.Runs = experiment.NonNil(summaries)
-	o.Report.Warnings = experiment.NonNil(warnings)
+	o.Report.Warnings = append(slices.Clip(o.Report.Warnings), warnings...)
 	o.JSON = benchReport{Report: o.Report, Differences: experiment.NonNil(diffs)}
 	o.GoBench = GoBench(summaries)
 	o.Latency = LatencySeriesOf(res.Runs)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/sim"
@@ -133,5 +134,47 @@ func TestBenchWithoutFaultsCountsNothing(t *testing.T) {
 	}
 	if slices.ContainsFunc(res.Runs, func(r Run) bool { return r.EndedEarly() != "" }) {
 		t.Error("a run ended early")
+	}
+}
+
+// A bench run ended by its error limit says so in the JSON result's
+// warnings, beside bench's own: bench's warnings are added to the report's,
+// not put in their place (they once were, and the JSON lost why a run
+// stopped while the text still said it).
+func TestBenchStoppedRunIsAWarning(t *testing.T) {
+	f := func(_ string, _ int, n int, tool string) (error, bool) {
+		if tool == contract.ToolEditNoteTab && n > 4 {
+			return simtest.ErrRefused, false
+		}
+		return nil, false
+	}
+	in := Experiment.New()
+	given := map[string]string{"writes": "50", "reps": "1", "warmup": "1", "text-size": "10", "writers": "1", "guards": "note"}
+	for _, p := range in.Params() {
+		if v, ok := given[p.Name]; ok {
+			if err := p.Set(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	isGiven := func(name string) bool { _, ok := given[name]; return ok }
+	if err := in.Finish(isGiven); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Use(sim.TargetSettings{TargetName: "faulty", MaxErrors: 3}, simtest.On(simtest.NewFaulty(f)), isGiven); err != nil {
+		t.Fatal(err)
+	}
+	out, err := in.Run(context.Background(), experiment.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stopped []string
+	for _, w := range out.Report.Warnings {
+		if strings.Contains(w, "ended after 3 calls that ended in an error") {
+			stopped = append(stopped, w)
+		}
+	}
+	if len(stopped) != 1 {
+		t.Errorf("warnings %q: want the stopped run's once", out.Report.Warnings)
 	}
 }
