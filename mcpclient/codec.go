@@ -31,7 +31,8 @@ type codec interface {
 	// served is the contract variant the server serves, and false when
 	// nobody can say.
 	served(t *Target) (contract.Variant, bool)
-	// describe says what the runs go to.
+	// describe says what the runs go to, but the wire and the faults,
+	// which the Target adds.
 	describe(t *Target) string
 
 	// createNote makes the document of the run's Note noteID and records

@@ -326,3 +326,16 @@ func TestFaultsNeedAProcess(t *testing.T) {
 		}
 	}
 }
+
+// Whichever codec speaks to a server, what a run goes to names the faults
+// it makes: a profile's Describe once left them out.
+func TestDescribeNamesTheFaults(t *testing.T) {
+	faults := &nemesis.Faults{Kinds: []string{history.FaultLoseReplies}, Every: time.Second}
+	spec := helperTarget(t, filepath.Join(t.TempDir(), "notes.db"))
+	for _, opts := range []Options{{Faults: faults}, {Faults: faults, Profile: builtin(t, "notes")}} {
+		d := dialT(t, spec, opts).Describe()
+		if !strings.HasSuffix(d, "; faults: lose-replies every 1s on average (seeded)") || !strings.Contains(d, "; MCP ") {
+			t.Errorf("profile %v: %q names not the wire and the faults", opts.Profile != nil, d)
+		}
+	}
+}

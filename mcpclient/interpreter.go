@@ -95,7 +95,7 @@ func (interpreter) describe(t *Target) string {
 	if p.Caveat != "" {
 		s += "; " + p.Caveat
 	}
-	return s + ")" + t.describeWire()
+	return s + ")"
 }
 
 // createNote makes the document the profile's set-up names and creates, or

@@ -87,10 +87,10 @@ func (c *passthrough) served(*Target) (contract.Variant, bool) {
 // nothing.
 func (c *passthrough) describe(t *Target) string {
 	if c.described == nil {
-		return fmt.Sprintf("MCP server %s, contract variant as served%s", t.name, t.describeWire()+t.describeFaults())
+		return fmt.Sprintf("MCP server %s, contract variant as served", t.name)
 	}
 	d := c.described
-	return fmt.Sprintf("MCP server %s (%s; %s; %s)%s", t.name, d.Server, d.Backend, d.Variant.WithDefaults(), t.describeWire()+t.describeFaults())
+	return fmt.Sprintf("MCP server %s (%s; %s; %s)", t.name, d.Server, d.Backend, d.Variant.WithDefaults())
 }
 
 // createNote asks the server for a new Note (notesbench_create_note, as the
@@ -230,8 +230,7 @@ func contractCall[T any](ctx context.Context, s *session, tool string, req any, 
 		return out, err
 	}
 	kind := reading
-	switch tool {
-	case contract.ToolEditNoteTab, contract.ToolCreateNoteTab, contract.ToolAddNoteSource:
+	if s.b.t.writeTools[tool] {
 		kind = writing
 	}
 	r, err := s.send(ctx, kind, tool, tool, s.b.mapArgs(args))

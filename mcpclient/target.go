@@ -658,9 +658,12 @@ func (t *Target) ListedTools() []contract.Tool {
 // when it does not say (it offers no notesbench_describe).
 func (t *Target) Served() (contract.Variant, bool) { return t.codec.served(t) }
 
-// Describe says what the runs go to: the target, and what the server says it
-// is, or "as served" when it says nothing.
-func (t *Target) Describe() string { return t.codec.describe(t) }
+// Describe says what the runs go to: the target, what the server says it is
+// ("as served" when it says nothing) or the profile that maps it, the wire,
+// and the faults it makes, whichever codec speaks to it.
+func (t *Target) Describe() string {
+	return t.codec.describe(t) + t.describeWire() + t.describeFaults()
+}
 
 // VariantError is a run that asks for a contract variant the server does not
 // serve, or cannot be known to serve.
