@@ -10,22 +10,12 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/experiments/fast"
 	"github.com/notesbench/notesbench/experiments/race"
-	"github.com/notesbench/notesbench/experiments/tabs"
 	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
-
-func seedRange(lo, hi uint64) []uint64 {
-	var s []uint64
-	for i := lo; i <= hi; i++ {
-		s = append(s, i)
-	}
-	return s
-}
 
 func TestRaceVirtualIsDeterministic(t *testing.T) {
 	cfg := race.Default()
@@ -60,7 +50,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 		seeds = 50
 	}
 	cfg := race.Default()
-	cfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
+	cfg.Env = simtest.VirtualEnv(simtest.Seeds(1, seeds))
 	cfg.Edits = 20
 	cfg.Modes = []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardTab, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
 	runs, err := simtest.OwnRuns(context.Background(), cfg)
@@ -91,65 +81,6 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	}
 	if refreshLost == 0 || refreshConflicts == 0 {
 		t.Errorf("refresh lost %d lines with %d conflicts; want both above zero", refreshLost, refreshConflicts)
-	}
-}
-
-func TestTabsScopeInvariants(t *testing.T) {
-	seeds, edits := 20, 50
-	if testpass.Race {
-		seeds = 8 // make test's time: make test-large runs 20
-	}
-	cfg := tabs.Default()
-	cfg.Env = simtest.VirtualEnv(seedRange(1, uint64(seeds)))
-	cfg.Edits = edits
-	runs, err := simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	note, tab := tabs.Summarize(runs[:seeds]), tabs.Summarize(runs[seeds:])
-	if tab.ConflictsClaude+tab.ConflictsHuman != 0 || tab.Lost != 0 {
-		t.Fatalf("tab scope: %+v", tab)
-	}
-	if note.ConflictsClaude == 0 || note.ConflictsHuman == 0 || note.Lost != 0 {
-		t.Fatalf("note scope: %+v; want false conflicts on both sides and nothing lost", note)
-	}
-	if note.WritesClaude != seeds*edits || note.WritesHuman != seeds*edits {
-		t.Fatalf("writes %d/%d", note.WritesClaude, note.WritesHuman)
-	}
-}
-
-// Only millisecond versions lose lines when commits come fast: at 200 µs per
-// store operation about five commits share each millisecond, so ms versions
-// collide in every run, while us-suffix and counter versions never do. (The
-// counts at the published setup are pinned by the fast baseline.)
-func TestFastOnlyMillisecondsLose(t *testing.T) {
-	seeds := uint64(6)
-	if testpass.Race {
-		seeds = 3 // make test's time: make test-large runs 6
-	}
-	cfg := fast.Default()
-	cfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
-	cfg.ServiceTime = 200 * time.Microsecond
-	cfg.Edits = 150
-	runs, err := simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := cfg.Fold(runs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		switch r.VersionFormat {
-		case "ms":
-			if r.RunsWithLoss != r.Runs || r.Lost == 0 {
-				t.Errorf("ms versions: %+v, want a loss in every run", r)
-			}
-		default:
-			if r.Lost != 0 {
-				t.Errorf("%s versions: %+v, want no loss", r.VersionFormat, r)
-			}
-		}
 	}
 }
 
@@ -185,16 +116,16 @@ func TestRaceRealClockReapplyLosesNothing(t *testing.T) {
 }
 
 // Under published-fit, as under the default: reapply never loses a line
-// (text or cells), every conflict costs exactly one more write, guard none
-// loses lines, and a tab scope has no conflicts. (The published setup's
-// counts under the profile are pinned by its baselines.)
+// (text or cells), every conflict costs exactly one more write, and guard
+// none loses lines. (The published setup's counts under the profile are
+// pinned by its baselines.)
 func TestPublishedFitInvariants(t *testing.T) {
 	seeds := uint64(20)
 	if testpass.Race {
 		seeds = 6
 	}
 	raceCfg := race.Default()
-	raceCfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
+	raceCfg.Env = simtest.VirtualEnv(simtest.Seeds(1, seeds))
 	raceCfg.Edits = 20
 	raceCfg.Editing = raceCfg.WithTiming(sim.TimingPublishedFit)
 	raceCfg.Modes = []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardTab, Policy: sim.Reapply}}
@@ -217,21 +148,6 @@ func TestPublishedFitInvariants(t *testing.T) {
 	}
 	if noneLost == 0 {
 		t.Error("guard none lost nothing under published-fit")
-	}
-	tabsCfg := tabs.Default()
-	tabsCfg.Env = simtest.VirtualEnv(seedRange(1, seeds))
-	tabsCfg.Edits = 20
-	tabsCfg.Editing = tabsCfg.WithTiming(sim.TimingPublishedFit)
-	truns, err := simtest.OwnRuns(context.Background(), tabsCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := tabsCfg.Fold(truns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if note, tab := rows[0], rows[1]; note.Lost != 0 || tab.Lost != 0 || tab.ConflictsClaude+tab.ConflictsHuman != 0 || note.ConflictsClaude == 0 {
-		t.Fatalf("tabs under published-fit: %+v", rows)
 	}
 }
 

@@ -167,3 +167,12 @@ func RunsOn[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, R
 func VirtualEnv(seeds []uint64) sim.Env {
 	return sim.Env{Clock: sim.ClockVirtual, ServiceTime: sim.DefaultServiceTime, Seeds: seeds, InMemory: true}
 }
+
+// Seeds returns the seeds lo to hi, both included.
+func Seeds(lo, hi uint64) []uint64 {
+	var s []uint64
+	for i := lo; i <= hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
