@@ -11,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -76,7 +77,7 @@ func (c Config) Validate(target contract.Target) error {
 	if err := field.AtMost("tabs", c.Tabs, 1_000, "each resend re-lists every tab: time grows with the square of the tabs"); err != nil {
 		return err
 	}
-	if err := sim.ValidateDrop(c.Drop); err != nil {
+	if err := nemesis.ValidatePerReply(c.Drop); err != nil {
 		return err
 	}
 	if err := sim.ValidateParallel(c.Parallel); err != nil {
@@ -207,7 +208,7 @@ const createNoteID = "note-1"
 type creator struct {
 	conn   contract.Session
 	clock  *sim.Virtual
-	loss   *sim.ReplyLoss
+	loss   *nemesis.ReplyDraws
 	c      createCase
 	run    *Run
 	keySeq int
@@ -246,7 +247,7 @@ func createRun(ctx context.Context, cfg Config, rt sim.Runtime, c createCase, se
 	if err != nil {
 		return run, nil, err
 	}
-	cl := &creator{conn: sim.Recorded(rec, conn, "client"), clock: clock, loss: sim.NewReplyLoss(sim.Stream(seed, "drop"), cfg.Drop), c: c, run: &run,
+	cl := &creator{conn: sim.Recorded(rec, conn, "client"), clock: clock, loss: nemesis.LoseReplies{}.PerReply(sim.Stream(seed, "drop"), cfg.Drop), c: c, run: &run,
 		errors: sim.NewErrorBudget(cfg.MaxErrors)}
 	stopFaults := sim.InjectFaults(st, rec)
 	believed, err := cl.createAll(ctx, cfg.Tabs)
@@ -345,8 +346,7 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 			} else {
 				cl.run.Commits++
 			}
-			if cl.loss.Lost() {
-				history.LoseReply(cl.conn)
+			if cl.loss.Lose(cl.conn) {
 				cl.run.RepliesLost++
 				if err := cl.resend(ctx, &req); err != nil {
 					return believed, err
