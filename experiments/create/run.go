@@ -121,8 +121,7 @@ func (c Config) Describe(target contract.Target) string {
 // Fold groups runs into rows, one per table row, each entry a seed in order of
 // first appearance.
 func (c Config) Fold(runs []Run) ([]Row, error) {
-	res, err := Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs)
-	return res.Rows, err
+	return Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs)
 }
 
 // createCase is one row of the create tables.
@@ -196,8 +195,7 @@ func (cfg Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.
 			res.Runs = append(res.Runs, seedRuns[i])
 		}
 	}
-	sum, err := Summarize(seeds, res.Runs)
-	res.Rows = sum.Rows
+	res.Rows, err = Summarize(seeds, res.Runs)
 	return res, err
 }
 

@@ -140,8 +140,7 @@ func (c Config) Describe(target contract.Target) string {
 
 // Fold groups runs into one row per key policy, counts summed over the seeds.
 func (c Config) Fold(runs []Run) ([]Row, error) {
-	res, err := Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs, Paging{})
-	return res.Rows, err
+	return Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs)
 }
 
 // sourcesPolicies are the key policies, in published row order.
@@ -204,8 +203,7 @@ func (cfg Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.
 			res.Runs = append(res.Runs, seedRuns[i])
 		}
 	}
-	sum, err := Summarize(seeds, res.Runs, paging)
-	res.Rows = sum.Rows
+	res.Rows, err = Summarize(seeds, res.Runs)
 	res.Facts = []string{fmt.Sprintf("listing %d sources at limit %d took %s", paging.Sources, paging.Limit, plural.Count(paging.PagesCalls, "call"))}
 	return res, err
 }
