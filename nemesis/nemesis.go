@@ -1,10 +1,12 @@
 // Package nemesis declares the faults notesbench makes between itself and a
 // server under test, each one value (a Nemesis: its name, where it is
 // made, what it does, and how it is made on a run), and the one seeded
-// schedule that drives them, whatever they are. Adding a fault is adding a
-// file here and a line to the list in all.go: the parser of --nemesis, its
-// help, the checks of what a target can take and the schedule all read
-// that list.
+// schedule in time that drives them, whatever they are. Adding a fault is
+// adding a file here and a line to the list in all.go: the parser of
+// --nemesis, its help, the checks of what a target can take and the
+// schedule all read that list. A lost reply can also be drawn per reply
+// by the client itself (LoseReplies.PerReply), as the create and sources
+// experiments do.
 //
 // It knows nothing of MCP or of experiments: a Victim is what a client offers
 // a nemesis of one run's server (its processes and its wire); mcpclient is

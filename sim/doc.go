@@ -1,7 +1,7 @@
 // Package sim is the engine the experiments run on: the real and virtual
-// clocks, seeded random streams, reply-loss injection, the scripted editors
-// and their conflict policies, the race engine, a run's history, one fold of
-// replications and one worker pool. Each experiment is a package of its own
+// clocks, seeded random streams, the scripted editors and their conflict
+// policies, the race engine, a run's history, one fold of replications and
+// one worker pool. Each experiment is a package of its own
 // (experiments/<name>) whose configuration is a Runner: it runs for a list
 // of seeds and returns its rows and per-run results. The copies of a
 // configuration a run needs (on another clock, recording its target, as a

@@ -42,6 +42,12 @@ func (e *ErrorLimitError) Error() string {
 	return fmt.Sprintf("ended after %s %s that ended in an error; the server's last: %v", plural.Int(int64(e.Errors)), plural.Noun(e.Errors, "call"), e.Last)
 }
 
+// MaxCallsPerIntent bounds the calls spent on one intended tab or citation. With a
+// drop below 1 a run ends with probability 1 (a drop of 0.99 needs 100 calls per
+// intent on average); the bound turns a client that loops for another reason into
+// an error instead of a hang.
+const MaxCallsPerIntent = 10_000
+
 // ErrorBudget counts the calls of one run that ended in a server error, for
 // every editor of the run, and ends the run at its limit. It holds the
 // run's time limit too (Runtime.StopAt).

@@ -105,19 +105,11 @@ type Row struct {
 	Faults []int `json:"faults"`
 }
 
-// Summary is what the create experiment returns: the seeds it ran, one row per
-// (table, order, key policy) in the order the tables list them, and every run.
-type Summary struct {
-	Seeds []uint64 `json:"seeds"`
-	Rows  []Row    `json:"rows"`
-	Runs  []Run    `json:"runs"`
-}
-
 // Summarize groups runs into rows: one row per distinct (table, order, key
 // policy), in order of first appearance, each holding its runs' figures in the order
 // of seeds. Every row must have exactly one run per seed; anything else is an error.
-func Summarize(seeds []uint64, runs []Run) (Summary, error) {
-	res := Summary{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs)}
+func Summarize(seeds []uint64, runs []Run) ([]Row, error) {
+	var rows []Row
 	type rowKey struct{ table, order, policy string }
 	var keys []rowKey
 	byKey := map[rowKey][]*Run{}
@@ -134,7 +126,7 @@ func Summarize(seeds []uint64, runs []Run) (Summary, error) {
 		for _, seed := range seeds {
 			i := slices.IndexFunc(byKey[k], func(r *Run) bool { return r.Seed == seed })
 			if i < 0 {
-				return Summary{}, fmt.Errorf("create: table %s, %s, %s: no run for seed %d", k.table, k.order, k.policy, seed)
+				return nil, fmt.Errorf("create: table %s, %s, %s: no run for seed %d", k.table, k.order, k.policy, seed)
 			}
 			r := byKey[k][i]
 			row.CallsSent = append(row.CallsSent, r.CallsSent)
@@ -145,11 +137,11 @@ func Summarize(seeds []uint64, runs []Run) (Summary, error) {
 			row.Faults = append(row.Faults, r.Faults)
 		}
 		if n := len(byKey[k]); n != len(seeds) {
-			return Summary{}, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))
+			return nil, fmt.Errorf("create: table %s, %s, %s: %d runs for %d seeds", k.table, k.order, k.policy, n, len(seeds))
 		}
-		res.Rows = append(res.Rows, row)
+		rows = append(rows, row)
 	}
-	return res, nil
+	return rows, nil
 }
 
 // createFields reads CreateRows by the names published.json uses.

@@ -11,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -76,7 +77,7 @@ func (c Config) Validate(target contract.Target) error {
 	if err := field.AtMost("tabs", c.Tabs, 1_000, "each resend re-lists every tab: time grows with the square of the tabs"); err != nil {
 		return err
 	}
-	if err := sim.ValidateDrop(c.Drop); err != nil {
+	if err := nemesis.ValidatePerReply(c.Drop); err != nil {
 		return err
 	}
 	if err := sim.ValidateParallel(c.Parallel); err != nil {
@@ -120,8 +121,7 @@ func (c Config) Describe(target contract.Target) string {
 // Fold groups runs into rows, one per table row, each entry a seed in order of
 // first appearance.
 func (c Config) Fold(runs []Run) ([]Row, error) {
-	res, err := Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs)
-	return res.Rows, err
+	return Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs)
 }
 
 // createCase is one row of the create tables.
@@ -195,8 +195,7 @@ func (cfg Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.
 			res.Runs = append(res.Runs, seedRuns[i])
 		}
 	}
-	sum, err := Summarize(seeds, res.Runs)
-	res.Rows = sum.Rows
+	res.Rows, err = Summarize(seeds, res.Runs)
 	return res, err
 }
 
@@ -207,7 +206,7 @@ const createNoteID = "note-1"
 type creator struct {
 	conn   contract.Session
 	clock  *sim.Virtual
-	loss   *sim.ReplyLoss
+	loss   *nemesis.ReplyDraws
 	c      createCase
 	run    *Run
 	keySeq int
@@ -246,7 +245,7 @@ func createRun(ctx context.Context, cfg Config, rt sim.Runtime, c createCase, se
 	if err != nil {
 		return run, nil, err
 	}
-	cl := &creator{conn: sim.Recorded(rec, conn, "client"), clock: clock, loss: sim.NewReplyLoss(sim.Stream(seed, "drop"), cfg.Drop), c: c, run: &run,
+	cl := &creator{conn: sim.Recorded(rec, conn, "client"), clock: clock, loss: nemesis.LoseReplies{}.PerReply(sim.Stream(seed, "drop"), cfg.Drop), c: c, run: &run,
 		errors: sim.NewErrorBudget(cfg.MaxErrors)}
 	stopFaults := sim.InjectFaults(st, rec)
 	believed, err := cl.createAll(ctx, cfg.Tabs)
@@ -345,8 +344,7 @@ func (cl *creator) createAll(ctx context.Context, n int) ([]string, error) {
 			} else {
 				cl.run.Commits++
 			}
-			if cl.loss.Lost() {
-				history.LoseReply(cl.conn)
+			if cl.loss.Lose(cl.conn) {
 				cl.run.RepliesLost++
 				if err := cl.resend(ctx, &req); err != nil {
 					return believed, err

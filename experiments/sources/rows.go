@@ -101,34 +101,26 @@ type Row struct {
 	Faults int `json:"faults"`
 }
 
-// Paging is the paging figure: how many list_note_attachments calls at a
-// page limit it took to list every source of one Note.
+// Paging is the paging figure, a fact of the result: how many
+// list_note_attachments calls at a page limit it took to list every source
+// of one Note.
 type Paging struct {
 	// Sources is how many sources the Note held.
-	Sources int `json:"sources"`
+	Sources int
 	// Limit is the limit of every call.
-	Limit int `json:"limit"`
+	Limit int
 	// PagesCalls is the calls it took until a page came back without a cursor.
-	PagesCalls int `json:"pages_calls"`
+	PagesCalls int
 	// Listed is how many distinct sources the calls returned together; anything
 	// but Sources is a bug.
-	Listed int `json:"listed"`
-}
-
-// Summary is what the sources experiment returns: the seeds it ran, one row
-// per key policy, every run, and the paging figure.
-type Summary struct {
-	Seeds  []uint64 `json:"seeds"`
-	Rows   []Row    `json:"rows"`
-	Runs   []Run    `json:"runs"`
-	Paging Paging   `json:"paging"`
+	Listed int
 }
 
 // Summarize groups runs into rows: one row per key policy, in order of first
 // appearance, counts summed over the runs. Every policy must have exactly one run
 // per seed; anything else is an error.
-func Summarize(seeds []uint64, runs []Run, paging Paging) (Summary, error) {
-	res := Summary{Seeds: slices.Clone(seeds), Runs: slices.Clone(runs), Paging: paging}
+func Summarize(seeds []uint64, runs []Run) ([]Row, error) {
+	var rows []Row
 	var policies []string
 	for _, r := range runs {
 		if !slices.Contains(policies, r.KeyPolicy) {
@@ -154,11 +146,11 @@ func Summarize(seeds []uint64, runs []Run, paging Paging) (Summary, error) {
 				flagged += r.BrowserFlagged
 			}
 			if n != 1 {
-				return Summary{}, fmt.Errorf("sources: key policy %s: %d runs for seed %d, want 1", p, n, seed)
+				return nil, fmt.Errorf("sources: key policy %s: %d runs for seed %d, want 1", p, n, seed)
 			}
 		}
 		if n := countPolicy(runs, p); n != len(seeds) {
-			return Summary{}, fmt.Errorf("sources: key policy %s: %d runs for %d seeds", p, n, len(seeds))
+			return nil, fmt.Errorf("sources: key policy %s: %d runs for %d seeds", p, n, len(seeds))
 		}
 		if sessions > 0 {
 			row.PerSession = math.Round(float64(row.Duplicates)/float64(sessions)*1e4) / 1e4
@@ -166,9 +158,9 @@ func Summarize(seeds []uint64, runs []Run, paging Paging) (Summary, error) {
 		if p == KeyUUID {
 			row.BrowserFlagged = &flagged
 		}
-		res.Rows = append(res.Rows, row)
+		rows = append(rows, row)
 	}
-	return res, nil
+	return rows, nil
 }
 
 func countPolicy(runs []Run, policy string) int {

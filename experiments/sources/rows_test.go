@@ -16,12 +16,11 @@ func TestSummarizeSources(t *testing.T) {
 		run(KeyRaw, 1, 4814, 2452, 100), run(KeyRaw, 2, 4800, 2400, 90),
 		run(KeyNormalized, 1, 2362, 0, 0), run(KeyNormalized, 2, 2400, 0, 0),
 	}
-	paging := Paging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}
-	got, err := Summarize([]uint64{1, 2}, runs, paging)
+	got, err := Summarize([]uint64{1, 2}, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(got.Rows)
+	b, err := json.Marshal(got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,36 +31,23 @@ func TestSummarizeSources(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("rows JSON\n got %s\nwant %s", b, want)
 	}
-	if got.Paging != paging {
-		t.Errorf("paging %+v, want %+v", got.Paging, paging)
-	}
 
-	if _, err := Summarize([]uint64{1, 2, 3}, runs, paging); err == nil || !strings.Contains(err.Error(), "0 runs for seed 3") {
+	if _, err := Summarize([]uint64{1, 2, 3}, runs); err == nil || !strings.Contains(err.Error(), "0 runs for seed 3") {
 		t.Errorf("a missing seed gave %v", err)
 	}
-	if _, err := Summarize([]uint64{1}, runs, paging); err == nil || !strings.Contains(err.Error(), "2 runs for 1 seeds") {
+	if _, err := Summarize([]uint64{1}, runs); err == nil || !strings.Contains(err.Error(), "2 runs for 1 seeds") {
 		t.Errorf("an extra seed gave %v", err)
 	}
 }
 
 func TestSourcesUUIDRowKeepsZeroFlagged(t *testing.T) {
-	got, err := Summarize([]uint64{1}, []Run{{KeyPolicy: KeyUUID, Seed: 1, Sessions: 1}}, Paging{})
+	got, err := Summarize([]uint64{1}, []Run{{KeyPolicy: KeyUUID, Seed: 1, Sessions: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(got.Rows[0])
+	b, _ := json.Marshal(got[0])
 	if !strings.Contains(string(b), `"browser_flagged":0`) {
 		t.Errorf("uuid row %s should carry browser_flagged even when 0", b)
-	}
-}
-
-func TestSourcesResultJSONKeys(t *testing.T) {
-	b, err := json.Marshal(Summary{Paging: Paging{Sources: 120, Limit: 50, PagesCalls: 3, Listed: 120}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `"paging":{"sources":120,"limit":50,"pages_calls":3,"listed":120}`; !strings.Contains(string(b), want) {
-		t.Errorf("JSON %s lacks %s", b, want)
 	}
 }
 

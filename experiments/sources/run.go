@@ -14,6 +14,7 @@ import (
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/plural"
+	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/sim"
 )
 
@@ -112,7 +113,7 @@ func (c Config) Validate(target contract.Target) error {
 		return field.Errorf("citations", "%d sessions × %d turns × %d cites are more than %d citations per seed; lower the sessions, turns or cites",
 			c.Sessions, c.Turns, c.Cites, maxSourcesCitations)
 	}
-	if err := sim.ValidateDrop(c.Drop); err != nil {
+	if err := nemesis.ValidatePerReply(c.Drop); err != nil {
 		return err
 	}
 	if err := sim.ValidateParallel(c.Parallel); err != nil {
@@ -139,8 +140,7 @@ func (c Config) Describe(target contract.Target) string {
 
 // Fold groups runs into one row per key policy, counts summed over the seeds.
 func (c Config) Fold(runs []Run) ([]Row, error) {
-	res, err := Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs, Paging{})
-	return res.Rows, err
+	return Summarize(sim.SeedsOf(runs, func(r Run) uint64 { return r.Seed }), runs)
 }
 
 // sourcesPolicies are the key policies, in published row order.
@@ -203,8 +203,7 @@ func (cfg Config) Run(ctx context.Context, rt sim.Runtime, seeds []uint64) (sim.
 			res.Runs = append(res.Runs, seedRuns[i])
 		}
 	}
-	sum, err := Summarize(seeds, res.Runs, paging)
-	res.Rows = sum.Rows
+	res.Rows, err = Summarize(seeds, res.Runs)
 	res.Facts = []string{fmt.Sprintf("listing %d sources at limit %d took %s", paging.Sources, paging.Limit, plural.Count(paging.PagesCalls, "call"))}
 	return res, err
 }
@@ -317,7 +316,7 @@ func sendableURL(written string) string {
 type citer struct {
 	conn   contract.Session
 	clock  *sim.Virtual
-	loss   *sim.ReplyLoss
+	loss   *nemesis.ReplyDraws
 	uuids  *rand.Rand
 	policy string
 	run    *Run
@@ -351,7 +350,7 @@ func sourcesRun(ctx context.Context, cfg Config, rt sim.Runtime, script []resear
 	if err != nil {
 		return run, err
 	}
-	cl := &citer{conn: sim.Recorded(rec, conn, "agent"), clock: clock, loss: sim.NewReplyLoss(sim.Stream(seed, "drop"), cfg.Drop),
+	cl := &citer{conn: sim.Recorded(rec, conn, "agent"), clock: clock, loss: nemesis.LoseReplies{}.PerReply(sim.Stream(seed, "drop"), cfg.Drop),
 		uuids: sim.Stream(seed, "uuid"), policy: policy, run: &run, errors: sim.NewErrorBudget(cfg.MaxErrors)}
 	// The sessions play under the run's faults; their Notes are counted
 	// once the faults are over.
@@ -471,8 +470,7 @@ func (cl *citer) cite(ctx context.Context, req contract.SourceRequest) (contract
 				cl.run.ResendDuplicates++
 			}
 		}
-		if cl.loss.Lost() {
-			history.LoseReply(cl.conn)
+		if cl.loss.Lose(cl.conn) {
 			cl.run.RepliesLost++
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
 
@@ -128,6 +129,10 @@ func TestSourcesRows(t *testing.T) {
 	}
 	if got := res.Rows[2]; got.Duplicates != 0 || got.PerSession != 0 {
 		t.Errorf("normalized row %+v, want no duplicates", got)
+	}
+	// The paging figure is a fact: 120 sources at 50 a page are 3 calls.
+	if want := []string{"listing 120 sources at limit 50 took 3 calls"}; !slices.Equal(res.Facts, want) {
+		t.Errorf("facts %q, want %q", res.Facts, want)
 	}
 }
 

@@ -26,7 +26,6 @@ var sharedNames = map[string]string{
 	"Clock":   "one meaning, what tells the time: contract.Clock, the time a store reads; sim.Clock, one that also sleeps the editors and schedules them, embedding contract.Clock",
 	"Row":     "one meaning, a row of an experiment's table: results.Row, what every row offers; experiments/<name>.Row, one experiment's",
 	"Run":     "one run of an experiment: history.Run, the calls it recorded; experiments/<name>.Run, what it counted",
-	"Summary": "one meaning, an experiment's rows and runs summed over its seeds: experiments/<name>.Summary",
 	"Config":  "the configuration of a package's one runnable thing: an experiment's (experiments/<name>.Config), the contract suite's (contracttest.Config)",
 	"Error":   "one meaning, an error naming what it is about: field.Error (a field), profile.Error (a profile's field), pgstore.Error (the database), told apart by errors.As",
 }
