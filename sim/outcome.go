@@ -148,52 +148,74 @@ func StoppedBy(err error) (*ErrorLimitError, bool) {
 	return nil, false
 }
 
-// FinalTries bounds the reads of a final state whose outcome is unknown.
-const FinalTries = 3
+// finalTries bounds the reads of a final state whose outcome is unknown.
+const finalTries = 3
 
-// readFinal reads tab of a run's final state, for counting what the editors
-// left. A read the server refused, or answered with something that is no
-// document, leaves nothing to find: the content is empty and unreadable says
+// finalRetryPause is the pause between reads of a final state.
+const finalRetryPause = 100 * time.Millisecond
+
+// A FinalRead is one read of a run's final state, as its words say it.
+type FinalRead[T any] struct {
+	// Failed says that the state could not be read: "the final state of
+	// markdown could not be read".
+	Failed string
+	// Reading says what was being read, for the run's error: "reading the
+	// final state of markdown".
+	Reading string
+	// Read reads it once.
+	Read func(context.Context) (T, error)
+}
+
+// Do reads a run's final state, for counting what the editors left. A read
+// the server refused, or answered with something that is no document,
+// leaves nothing to find: the state is the zero value and unreadable says
 // why, so every acknowledged edit counts as lost. A read whose outcome is
-// unknown (a timeout, a dead connection) is made again, up to FinalTries
+// unknown (a timeout, a dead connection) is made again, up to finalTries
 // times; then a server that kept answering an error (KindServerError) has a
 // document that cannot be read, as has one that died and did not come back
 // (KindDied: a server a kill left unable to start again, which the kill -9
 // harness counts alike), and any other failure (no answer at all) is the
 // run's error: nothing can be counted.
-func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab string) (content contract.TabContent, unreadable string, err error) {
+func (f FinalRead[T]) Do(ctx context.Context, clock Clock) (state T, unreadable string, err error) {
+	var zero T
 	for try := 1; ; try++ {
-		content, err = s.ReadNoteTab(ctx, noteID, tab)
+		state, err = f.Read(ctx)
 		if err == nil {
-			return content, "", nil
+			return state, "", nil
 		}
 		if stop := Stopping(ctx, err); stop != nil {
-			return content, "", stop
+			return zero, "", stop
 		}
 		if contract.OutcomeOf(err) == contract.Fail || contract.KindOf(err) == contract.KindUnreadable {
-			return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: %v", tab, err), nil
+			return zero, fmt.Sprintf("%s: %v", f.Failed, err), nil
 		}
-		if try == FinalTries {
+		if try == finalTries {
 			switch contract.KindOf(err) {
 			case contract.KindServerError:
 				// The server answers, and keeps answering an error: its
 				// document cannot be read (a file it wrote half of).
-				return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: %v", tab, err), nil
+				return zero, fmt.Sprintf("%s: %v", f.Failed, err), nil
 			case contract.KindDied:
 				// The server is gone and does not come back: what it
 				// acknowledged is lost, as far as anyone can tell.
-				return contract.TabContent{}, fmt.Sprintf("the final state of %s could not be read: the server died and did not answer again (%d tries): %v", tab, FinalTries, err), nil
+				return zero, fmt.Sprintf("%s: the server died and did not answer again (%d tries): %v", f.Failed, finalTries, err), nil
 			}
-			return content, "", fmt.Errorf("reading the final state of %s: %w", tab, err)
+			return zero, "", fmt.Errorf("%s: %w", f.Reading, err)
 		}
-		if err := clock.Sleep(ctx, FinalRetryPause); err != nil {
-			return content, "", err
+		if err := clock.Sleep(ctx, finalRetryPause); err != nil {
+			return zero, "", err
 		}
 	}
 }
 
-// FinalRetryPause is the pause between reads of a final state.
-const FinalRetryPause = 100 * time.Millisecond
+// readFinal reads tab of a run's final state (FinalRead.Do).
+func readFinal(ctx context.Context, clock Clock, s contract.Session, noteID, tab string) (contract.TabContent, string, error) {
+	return FinalRead[contract.TabContent]{
+		Failed:  "the final state of " + tab + " could not be read",
+		Reading: "reading the final state of " + tab,
+		Read:    func(ctx context.Context) (contract.TabContent, error) { return s.ReadNoteTab(ctx, noteID, tab) },
+	}.Do(ctx, clock)
+}
 
 // endRun reads the final state of notes through s into rec and ends the
 // run's record, nothing when rec is nil; a final state that could not be

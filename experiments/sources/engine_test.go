@@ -3,6 +3,7 @@ package sources
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -51,6 +52,28 @@ func TestSourcesUnreadableFinalListing(t *testing.T) {
 	res := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f)))
 	for _, r := range res.Runs {
 		if r.Saved != 0 || r.Stopped != "" || !strings.Contains(r.UnreadableFinal, "could not be listed") {
+			t.Errorf("%s: saved %d, stopped %q, unreadable %q", r.KeyPolicy, r.Saved, r.Stopped, r.UnreadableFinal)
+		}
+	}
+}
+
+// A server that died and does not come back when the sources are counted
+// leaves a Note whose sources cannot be listed, as race's final state: the
+// run says why and goes on to the end, rather than ending in an error (it
+// once did: sources had a copy of the final read of its own).
+func TestSourcesServerGoneAtTheEnd(t *testing.T) {
+	died := contract.Indeterminate(contract.KindDied, errors.New("the server died"))
+	f := func(run string, session, n int, tool string) (error, bool) {
+		if run != "sources-paging" && tool == contract.ToolListNoteAttachments {
+			return died, false
+		}
+		return nil, false
+	}
+	c := Default()
+	c.Seeds, c.Sessions = []uint64{1}, 2
+	res := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f)))
+	for _, r := range res.Runs {
+		if r.Saved != 0 || r.Stopped != "" || !strings.Contains(r.UnreadableFinal, "could not be listed: the server died and did not answer again (3 tries)") {
 			t.Errorf("%s: saved %d, stopped %q, unreadable %q", r.KeyPolicy, r.Saved, r.Stopped, r.UnreadableFinal)
 		}
 	}

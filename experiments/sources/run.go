@@ -536,32 +536,26 @@ func (cl *citer) list(ctx context.Context, noteID string) (contract.Version, err
 // browser-style href comparison with the sources before it would have flagged.
 //
 // A listing the server refused, answered with no document, or kept answering
-// with an error counts as a Note with no sources, and the run says why
-// (UnreadableFinal), as a final state that does not read does in race.
+// with an error, or a server that died and did not come back, counts as a
+// Note with no sources, and the run says why (UnreadableFinal), as a final
+// state that does not read does in race (sim.FinalRead).
 func countSources(ctx context.Context, clock sim.Clock, conn contract.Session, noteID string, run *Run) (readable bool, err error) {
-	var items []contract.Attachment
-	for try := 1; ; try++ {
-		items, _, err = listAllSources(ctx, conn, noteID, contract.MaxPageLimit)
-		if err == nil {
-			break
+	items, why, err := sim.FinalRead[[]contract.Attachment]{
+		Failed:  "the sources of " + noteID + " could not be listed",
+		Reading: "listing the sources",
+		Read: func(ctx context.Context) ([]contract.Attachment, error) {
+			items, _, err := listAllSources(ctx, conn, noteID, contract.MaxPageLimit)
+			return items, err
+		},
+	}.Do(ctx, clock)
+	switch {
+	case err != nil:
+		return false, err
+	case why != "":
+		if run.UnreadableFinal == "" {
+			run.UnreadableFinal = why
 		}
-		if stop := sim.Stopping(ctx, err); stop != nil {
-			return false, stop
-		}
-		if unreadable := contract.OutcomeOf(err) == contract.Fail || contract.KindOf(err) == contract.KindUnreadable ||
-			try == sim.FinalTries && contract.KindOf(err) == contract.KindServerError; unreadable {
-			why := fmt.Sprintf("the sources of %s could not be listed: %v", noteID, err)
-			if run.UnreadableFinal == "" {
-				run.UnreadableFinal = why
-			}
-			return false, nil
-		}
-		if try == sim.FinalTries {
-			return false, fmt.Errorf("listing the sources: %w", err)
-		}
-		if err := clock.Sleep(ctx, sim.FinalRetryPause); err != nil {
-			return false, err
-		}
+		return false, nil
 	}
 	normals := map[string]bool{}
 	hrefs := map[string]bool{}
