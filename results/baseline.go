@@ -181,9 +181,9 @@ func compactJSON(v any) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// CompareBaseline compares the deterministic part of a result (rows and
+// compareBaseline compares the deterministic part of a result (rows and
 // runs, timing fields left out) with a stored baseline's.
-func CompareBaseline(baseline []byte, rep Report) ([]Diff, error) {
+func compareBaseline(baseline []byte, rep Report) ([]Diff, error) {
 	var stored struct {
 		Rows json.RawMessage `json:"rows"`
 		Runs json.RawMessage `json:"runs"`
@@ -272,12 +272,12 @@ func compactRaw(v json.RawMessage) string {
 	return b.String()
 }
 
-// CheckReal checks a real-clock run's rows against a baseline: the
+// checkReal checks a real-clock run's rows against a baseline: the
 // invariants that hold on any clock, and every figure within the prediction
 // interval the baseline's verdicts give it (when it was written with
 // replications), at a false-alarm rate of gateFalseAlarm per run. note says
 // what was checked.
-func CheckReal[R Row](baseline []byte, exp *Experiment, invariants []Invariant, rows []R) (diffs []Diff, note string, err error) {
+func checkReal[R Row](baseline []byte, exp *Experiment, invariants []Invariant, rows []R) (diffs []Diff, note string, err error) {
 	var stored struct {
 		Verdicts []Verdict `json:"verdicts"`
 	}
@@ -291,6 +291,73 @@ func CheckReal[R Row](baseline []byte, exp *Experiment, invariants []Invariant, 
 		note = "invariants, and " + ranges.Summary()
 	}
 	return diffs, note, nil
+}
+
+// A Baseline is a stored JSON result a run is compared with: the file it
+// was read from (Path, as the user named it) and what it holds (JSON).
+type Baseline struct {
+	Path string
+	JSON []byte
+}
+
+// ReadBaseline reads the baseline at path, which must be a JSON result of
+// experiment: a file that does not read (ReadFile), that is no JSON result
+// or that holds another experiment's result is an error saying so.
+func ReadBaseline(path, experiment string) (*Baseline, error) {
+	b, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Experiment string `json:"experiment"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%s is not a notesbench JSON result: %v", path, err)
+	}
+	if head.Experiment != experiment {
+		return nil, fmt.Errorf("%s holds a %q result, not %s", path, head.Experiment, experiment)
+	}
+	return &Baseline{Path: path, JSON: b}, nil
+}
+
+// CheckParameters says why a run of config cannot be compared with the
+// baseline: it was recorded with other parameters (ParameterDiffs, whose
+// realClock and seeds these are). nil means it can.
+func (b *Baseline) CheckParameters(config any, realClock bool, seeds func([]uint64) string) error {
+	diffs, err := ParameterDiffs(b.JSON, config, realClock, seeds)
+	if err != nil {
+		return fmt.Errorf("%s: %v", b.Path, err)
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("%s was recorded with other parameters: %s", b.Path, strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// Check compares a run with the baseline: its rows and runs exactly, timing
+// fields left out, or, for a run on the real clock (realClock), by the
+// invariants of its rows and the ranges the baseline's verdicts give its
+// figures. A figure that differs is a *Regression; note says what a
+// real-clock check checked, once it passed. Any other error is a baseline
+// that cannot be compared, naming its file.
+func (b *Baseline) Check(rep Report, realClock bool, invariants []Invariant, rows []Row) (note string, err error) {
+	var diffs []Diff
+	if realClock {
+		exp, _ := Lookup(rep.Experiment)
+		diffs, note, err = checkReal(b.JSON, exp, invariants, rows)
+		if note != "" {
+			note = "real clock against " + b.Path + ": " + note
+		}
+	} else {
+		diffs, err = compareBaseline(b.JSON, rep)
+	}
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s: %v", b.Path, err)
+	case len(diffs) > 0:
+		return "", &Regression{Path: b.Path, Diffs: diffs, Note: note}
+	}
+	return note, nil
 }
 
 // Regression is a run that differs from its baseline at Path: the figures

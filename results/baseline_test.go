@@ -1,7 +1,12 @@
 package results
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -127,5 +132,95 @@ func TestParameterDiffsWritesSeeds(t *testing.T) {
 	}
 	if diffs, _ := ParameterDiffs(baseline, config, false, nil); strings.Join(diffs, "; ") != "edits 100 vs 10; seeds [1,2,3,4,5] vs [1,2,3]" {
 		t.Fatalf("without a formatter: %q", diffs)
+	}
+}
+
+// A baseline that cannot stand for the run is refused before anything runs,
+// each reason in a line of its own naming the file.
+func TestReadBaselineSaysWhatIsWrong(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	race, tabs, broken := write("race.json", baselineRace), write("tabs.json", `{"experiment": "tabs"}`), write("broken.json", "not json")
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.json"), "stat " + filepath.Join(dir, "missing.json") + ": no such file or directory"},
+		{dir, dir + " is a folder"},
+		{broken, broken + " is not a notesbench JSON result: invalid character 'o' in literal null (expecting 'u')"},
+		{tabs, tabs + ` holds a "tabs" result, not race`},
+	} {
+		if b, err := ReadBaseline(tc.path, "race"); err == nil || err.Error() != tc.want || b != nil {
+			t.Errorf("%s: %v, want %s", tc.path, err, tc.want)
+		}
+	}
+	b, err := ReadBaseline(race, "race")
+	if err != nil || b.Path != race || string(b.JSON) != baselineRace {
+		t.Fatalf("a race baseline: %+v, %v", b, err)
+	}
+}
+
+// A run of other parameters than its baseline's cannot be compared with it:
+// the error says which, seeds as the formatter writes them.
+func TestBaselineCheckParameters(t *testing.T) {
+	b := &Baseline{Path: "race.json", JSON: []byte(`{"config": {"seeds": [1, 2], "edits": 5}}`)}
+	seeds := func(s []uint64) string { return fmt.Sprintf("%d-%d", s[0], s[len(s)-1]) }
+	if err := b.CheckParameters(map[string]any{"seeds": []uint64{1, 2}, "edits": 5}, false, seeds); err != nil {
+		t.Errorf("the same parameters: %v", err)
+	}
+	err := b.CheckParameters(map[string]any{"seeds": []uint64{1, 3}, "edits": 5}, false, seeds)
+	if want := "race.json was recorded with other parameters: seeds 1-2 vs 1-3"; err == nil || err.Error() != want {
+		t.Errorf("other seeds: %v, want %s", err, want)
+	}
+	bad := &Baseline{Path: "bad.json", JSON: []byte(`{"config": 1}`)}
+	if err := bad.CheckParameters(map[string]any{}, false, seeds); err == nil || !strings.HasPrefix(err.Error(), "bad.json: ") {
+		t.Errorf("a configuration that does not read: %v", err)
+	}
+}
+
+// A run is checked against its baseline exactly on the virtual clock, and by
+// its invariants on the real one: a figure that differs is a regression
+// naming the file, a baseline that cannot be read is another error.
+func TestBaselineCheck(t *testing.T) {
+	rows := []raceRow{{Guard: "none", Policy: "reapply", Lost: 3, WallS: 0.4}, {Guard: "note", Policy: "reapply", WallS: 0.5}}
+	stored, err := json.Marshal(Report{Experiment: "race", Rows: rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Baseline{Path: "race.json", JSON: stored}
+	asRows := func(rs []raceRow) []Row {
+		out := make([]Row, len(rs))
+		for i, r := range rs {
+			out[i] = r
+		}
+		return out
+	}
+	if note, err := b.Check(Report{Experiment: "race", Rows: rows}, false, nil, asRows(rows)); note != "" || err != nil {
+		t.Errorf("an unchanged run: %q, %v", note, err)
+	}
+	changed := slices.Clone(rows)
+	changed[1].Lost = 2
+	_, err = b.Check(Report{Experiment: "race", Rows: changed}, false, nil, asRows(changed))
+	var reg *Regression
+	if !errors.As(err, &reg) || reg.Path != "race.json" || len(reg.Diffs) != 1 || reg.Diffs[0].Path != "rows[1].Lost" || reg.Note != "" {
+		t.Errorf("a changed count: %v", err)
+	}
+	if _, err := (&Baseline{Path: "bad.json", JSON: []byte("[]")}).Check(Report{Experiment: "race"}, false, nil, nil); err == nil || errors.As(err, &reg) || !strings.HasPrefix(err.Error(), "bad.json: ") {
+		t.Errorf("a baseline that does not read: %v", err)
+	}
+
+	// The real clock: the counts may differ, the invariants may not.
+	inv := []Invariant{{Key: "guard", Value: "note", Figure: "lost", Why: "a guard never loses a line"}}
+	note, err := b.Check(Report{Experiment: "race"}, true, inv, asRows(rows))
+	if err != nil || !strings.HasPrefix(note, "real clock against race.json: invariants, and ") {
+		t.Errorf("a real-clock run that keeps the invariants: %q, %v", note, err)
+	}
+	note, err = b.Check(Report{Experiment: "race"}, true, inv, asRows(changed))
+	if !errors.As(err, &reg) || note != "" || len(reg.Diffs) != 1 || !strings.Contains(reg.Diffs[0].String(), "a guard never loses a line") ||
+		!strings.HasPrefix(reg.Note, "real clock against race.json: ") {
+		t.Errorf("a real-clock run that breaks an invariant: %q, %v", note, err)
 	}
 }

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -82,45 +78,24 @@ See docs/ci.md (shards and merge).`,
 
 func runMerge(ctx context.Context, o *mergeOptions) error {
 	a := o.app
-	files, err := mergeInputs(o.files, o.out.out, o.out.updateBaseline)
+	files, err := experiment.MergeFiles(o.files, o.out.out, o.out.updateBaseline)
 	if err != nil {
-		return err
+		return mergeError(err)
 	}
-	o.files = files
 	if err := cli.NotInputs(cli.Arguments(files), cli.File{Flag: "--out", Path: o.out.out}, cli.File{Flag: "--update-baseline", Path: o.out.updateBaseline}); err != nil {
 		return err
 	}
-	var data [][]byte
-	histories := 0
-	for _, f := range o.files {
-		b, err := results.ReadFile(f)
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return cli.Usage(cli.PathError(f, err))
-		}
-		if err != nil {
-			return cli.Usage(err)
-		}
-		if history.IsHistoryFile(f) {
-			histories++
-		}
-		data = append(data, b)
+	in, err := experiment.ReadMergeInputs(files)
+	if err != nil {
+		return mergeError(err)
 	}
-	switch histories {
-	case 0:
-	case len(o.files):
-		return mergeHistories(ctx, o, data)
-	default:
-		return cli.Usage(errors.New("merge takes shards' results or histories, not both"))
+	switch in.Kind {
+	case experiment.MergeHistories:
+		return mergeHistories(ctx, o, in)
+	case experiment.MergeReproduction:
+		return mergeReproduction(o, in)
 	}
-	var head struct {
-		Experiment string `json:"experiment"`
-	}
-	json.Unmarshal(data[0], &head)
-	if head.Experiment == "reproduce" {
-		return mergeReproduction(o, data)
-	}
-	shards, err := results.ReadShards(o.files, data, sim.FormatSeeds)
+	shards, err := results.ReadShards(in.Files, in.Data, sim.FormatSeeds)
 	if err != nil {
 		return cli.Usage(err)
 	}
@@ -147,23 +122,24 @@ func runMerge(ctx context.Context, o *mergeOptions) error {
 	return o.out.emit(a, format, out)
 }
 
-// mergeHistories writes the histories of o as one, to --out or stdout.
-func mergeHistories(ctx context.Context, o *mergeOptions, data [][]byte) error {
+// mergeHistories writes the histories in as one, to --out or stdout.
+func mergeHistories(ctx context.Context, o *mergeOptions, in *experiment.MergeInputs) error {
 	if o.out.baseline != "" || o.out.updateBaseline != "" || o.out.format.name != "" {
 		return cli.Usagef("--format", "histories merge into one history: only --out applies")
 	}
 	if o.out.out == "" {
-		return historyError(history.Merge(ctx, o.app.stdout, o.files, data))
+		return historyError(history.Merge(ctx, o.app.stdout, in.Files, in.Data))
 	}
 	if err := checkHistoryWritable(o.out.out); err != nil {
 		return cli.UsageErr("--out", err)
 	}
-	return historyError(atomicfile.Write(o.out.out, 0o644, func(w io.Writer) error { return history.Merge(ctx, w, o.files, data) }))
+	return historyError(atomicfile.Write(o.out.out, 0o644, func(w io.Writer) error { return history.Merge(ctx, w, in.Files, in.Data) }))
 }
 
-// mergeError is an error of experiment.Merge: bad input (a
-// *results.MergeError: a file that is no shard, a shard missing, shards of
-// different runs) is a usage error; anything else is the merge failing.
+// mergeError is an error of reading a merge's inputs or of merging them:
+// bad input (a *results.MergeError: a file that does not read or is no
+// shard, a shard missing, shards of different runs) is a usage error;
+// anything else is the merge failing.
 func mergeError(err error) error {
 	var me *results.MergeError
 	if errors.As(err, &me) {
@@ -182,9 +158,9 @@ func historyError(err error) error {
 	return err
 }
 
-// mergeReproduction puts the shards of a reproduction together and prints it
-// as reproduce does; --out names the reproduction's folder.
-func mergeReproduction(o *mergeOptions, data [][]byte) error {
+// mergeReproduction puts the shards of a reproduction in together and
+// prints it as reproduce does; --out names the reproduction's folder.
+func mergeReproduction(o *mergeOptions, in *experiment.MergeInputs) error {
 	a := o.app
 	if o.out.baseline != "" || o.out.updateBaseline != "" {
 		return cli.Usagef("--baseline", "a reproduction has no baseline: merge its shards without it")
@@ -198,52 +174,9 @@ func mergeReproduction(o *mergeOptions, data [][]byte) error {
 			return cli.UsageErr("--out", err)
 		}
 	}
-	rep, err := reproduce.Merge(o.experiments, o.files, data, notesbenchVersion(), machine())
+	rep, err := reproduce.Merge(o.experiments, in.Files, in.Data, notesbenchVersion(), machine())
 	if err != nil {
 		return mergeError(err)
 	}
 	return emitReproduction(a, format, rep, nil, o.out.out)
-}
-
-// mergeInputs returns the files merge reads for args: each file as given,
-// and for each folder the .json and .jsonl files in it, by name, leaving
-// out hidden files (a shard still being written is one), folders and the
-// files outputs name (a merge run again over the folder it wrote into).
-func mergeInputs(args []string, outputs ...string) ([]string, error) {
-	var files []string
-	for _, arg := range args {
-		st, err := os.Stat(arg)
-		if err != nil || !st.IsDir() {
-			files = append(files, arg) // reading it says what is wrong
-			continue
-		}
-		entries, err := os.ReadDir(arg)
-		if err != nil {
-			return nil, cli.UsageErr(arg, err)
-		}
-		n := len(files)
-	entry:
-		for _, e := range entries {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") || !e.Type().IsRegular() || (!strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, ".jsonl")) {
-				continue
-			}
-			path := filepath.Join(arg, name)
-			for _, out := range outputs {
-				if out == "" {
-					continue
-				}
-				if ost, err := os.Stat(out); err == nil {
-					if fst, err := os.Stat(path); err == nil && os.SameFile(ost, fst) {
-						continue entry
-					}
-				}
-			}
-			files = append(files, path)
-		}
-		if len(files) == n {
-			return nil, cli.Usagef(arg, "a folder with no .json or .jsonl file to merge")
-		}
-	}
-	return files, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
+	"github.com/notesbench/notesbench/sim"
 )
 
 // outFlags are the output flags of every experiment.
@@ -27,9 +27,9 @@ type outFlags struct {
 	baseline       string
 	updateBaseline string
 
-	baselineJSON []byte         // the baseline, read by check
-	realClock    bool           // the run is on the real clock: check invariants and ranges
-	flags        *pflag.FlagSet // the command's flags
+	stored    *results.Baseline // the baseline, read by check
+	realClock bool              // the run is on the real clock: check invariants and ranges
+	flags     *pflag.FlagSet    // the command's flags
 }
 
 // register registers the output flags an experiment's Info asks for: the
@@ -72,20 +72,9 @@ func (o *outFlags) check(a *app, experimentName string) (report.Format, error) {
 		return "", err
 	}
 	if o.baseline != "" {
-		b, err := results.ReadFile(o.baseline)
-		if err != nil {
+		if o.stored, err = results.ReadBaseline(o.baseline, experimentName); err != nil {
 			return "", cli.UsageErr("--baseline", err)
 		}
-		var head struct {
-			Experiment string `json:"experiment"`
-		}
-		if err := json.Unmarshal(b, &head); err != nil {
-			return "", cli.Usagef("--baseline", "%s is not a notesbench JSON result: %v", o.baseline, err)
-		}
-		if head.Experiment != experimentName {
-			return "", cli.Usagef("--baseline", "%s holds a %q result, not %s", o.baseline, head.Experiment, experimentName)
-		}
-		o.baselineJSON = b
 	}
 	return f, nil
 }
@@ -162,13 +151,34 @@ func (o *outFlags) emit(a *app, f report.Format, out *experiment.Findings) error
 	if err := writeResult(o.updateBaseline, out.JSON); err != nil {
 		return err
 	}
-	if o.baselineJSON == nil {
+	if o.stored == nil {
 		return nil
 	}
-	if o.realClock {
-		return checkRealBaseline(a.stderr, o.baseline, o.baselineJSON, out)
+	note, err := o.stored.Check(out.Report, o.realClock, out.Invariants, out.Rows)
+	if note != "" {
+		fmt.Fprintln(a.stderr, "notesbench: baseline: "+note)
 	}
-	return compareBaseline(o.baseline, o.baselineJSON, out.Report)
+	return baselineError(err)
+}
+
+// checkParameters returns a usage error when the baseline, if any, was
+// recorded with other parameters than config: its figures cannot be
+// compared. It runs before the experiment, so a mismatch costs nothing.
+func (o *outFlags) checkParameters(config any) error {
+	if o.stored == nil {
+		return nil
+	}
+	return baselineError(o.stored.CheckParameters(config, o.realClock, sim.FormatSeeds))
+}
+
+// baselineError is an error of a comparison with --baseline: a regression as
+// it is, a baseline that cannot be compared as bad usage.
+func baselineError(err error) error {
+	var reg *results.Regression
+	if err == nil || errors.As(err, &reg) {
+		return err
+	}
+	return cli.UsageErr("--baseline", err)
 }
 
 // printResult writes a result to stdout in format f: the JSON result, the CSV

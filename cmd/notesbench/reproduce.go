@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/experiment"
@@ -122,11 +121,7 @@ func (o *reproduceOptions) plan() (reproduce.Options, report.Format, error) {
 		}
 	}
 	if o.against != "" {
-		b, err := results.ReadFile(o.against)
-		if err == nil {
-			o.other, err = r.ReadAgainst(o.against, b, o.shard != "")
-		}
-		if err != nil {
+		if o.other, err = r.ReadAgainst(o.against, o.shard != ""); err != nil {
 			return r, "", cli.UsageErr("--against", err)
 		}
 	}
@@ -158,7 +153,7 @@ func runReproduce(ctx context.Context, o *reproduceOptions) (err error) {
 			return cli.UsageErr("--shard", err)
 		}
 	}
-	rep, err := reproduce.Run(ctx, r, "notesbench reproduce"+reproduceArgs(o))
+	rep, err := reproduce.Run(ctx, r, r.Command(o.quick, o.only))
 	if err != nil {
 		return err
 	}
@@ -206,23 +201,6 @@ func emitReproduction(a *app, format report.Format, rep *reproduce.Reproduced, o
 	}
 	plots := report.ReproductionPlots(all.Reports, rep.Latency)
 	return cli.WriteWhole("--out", out, report.ReproducedMD, func(dir string) error { return report.WriteReproductionFolder(dir, all, tables, plots) })
-}
-
-// reproduceArgs writes the flags that shape the output, for the record; the
-// reproduction --against names compares itself, by its own command.
-func reproduceArgs(o *reproduceOptions) string {
-	var b strings.Builder
-	if o.quick {
-		b.WriteString(" --quick")
-	}
-	if o.clock != "virtual" {
-		b.WriteString(" --clock " + o.clock)
-	}
-	fmt.Fprintf(&b, " --replications %d", o.replications)
-	if o.only != "" {
-		b.WriteString(" --only " + o.only)
-	}
-	return b.String()
 }
 
 // machine is the record of this machine and the SQLite engine a

@@ -8,11 +8,15 @@ import (
 	"github.com/notesbench/notesbench/results"
 )
 
-// ReadAgainst reads the reproduction in data, read from file, that a
+// ReadAgainst reads the reproduction in file (a reproduced.json) that a
 // reproduction of r is set against (Reproduced.Against), or, for a shard of
 // it (shard), whose units the shard's are checked against (CheckShard): that
 // must be a reproduction of r's parameters.
-func (r Options) ReadAgainst(file string, data []byte, shard bool) (*results.Reproduction, error) {
+func (r Options) ReadAgainst(file string, shard bool) (*results.Reproduction, error) {
+	data, err := results.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
 	other, err := results.ReadReproduction(file, data)
 	if err != nil {
 		return nil, err

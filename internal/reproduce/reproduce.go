@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
@@ -107,6 +108,27 @@ func (r Options) Validate() error {
 // Config is the reproduction's parameters, as its record holds them.
 func (r Options) Config() results.ReproduceConfig {
 	return results.ReproduceConfig{Replications: r.Replications, Real: r.Real, Only: experiment.Names(r.Experiments)}
+}
+
+// Command is the command line a reproduction of r records: notesbench
+// reproduce with the flags that shape its output, --quick when quick, and
+// --only as it was written (only; "" when every experiment runs). The
+// reproduction it is set against (--against) is left out: that one
+// compares itself, by its own command.
+func (r Options) Command(quick bool, only string) string {
+	var b strings.Builder
+	b.WriteString("notesbench reproduce")
+	if quick {
+		b.WriteString(" --quick")
+	}
+	if r.Real {
+		b.WriteString(" --clock " + string(sim.ClockReal))
+	}
+	fmt.Fprintf(&b, " --replications %d", r.Replications)
+	if only != "" {
+		b.WriteString(" --only " + only)
+	}
+	return b.String()
 }
 
 // step is one experiment of a reproduction: its jobs, and how their results

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -114,5 +116,62 @@ func TestOnly(t *testing.T) {
 		if _, err := Only(list, all); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Only(%q): %v, want %q", list, err, want)
 		}
+	}
+}
+
+// The command a reproduction records says the flags that shape its output,
+// --only as it was written.
+func TestCommandSaysTheFlags(t *testing.T) {
+	for _, tc := range []struct {
+		r     Options
+		quick bool
+		only  string
+		want  string
+	}{
+		{Options{Replications: 100}, false, "", "notesbench reproduce --replications 100"},
+		{Options{Replications: 20}, true, "race,tabs", "notesbench reproduce --quick --replications 20 --only race,tabs"},
+		{Options{Replications: 3, Real: true}, false, " validate", "notesbench reproduce --clock real --replications 3 --only  validate"},
+	} {
+		if got := tc.r.Command(tc.quick, tc.only); got != tc.want {
+			t.Errorf("%+v, quick %v, only %q: %s, want %s", tc.r, tc.quick, tc.only, got, tc.want)
+		}
+	}
+}
+
+// The reproduction another is set against is read from its file: one that
+// does not read, or is no reproduction, says so; a shard is checked only
+// against a reproduction that can check it.
+func TestReadAgainst(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	o := options(results.Shard{})
+	good := write("reproduced.json", results.Reproduction{Experiment: "reproduce", Command: "notesbench reproduce", Version: "test", Replications: 1, Config: o.Config()})
+	other, err := o.ReadAgainst(good, false)
+	if err != nil || other.Command != "notesbench reproduce" {
+		t.Fatalf("a reproduction: %+v, %v", other, err)
+	}
+	tabs := write("tabs.json", map[string]string{"experiment": "tabs"})
+	missing := filepath.Join(dir, "missing.json")
+	for file, want := range map[string]string{
+		missing: "stat " + missing + ": no such file or directory",
+		tabs:    tabs + " is no reproduced.json of notesbench reproduce",
+	} {
+		if _, err := o.ReadAgainst(file, false); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", file, err, want)
+		}
+	}
+	// It recorded no digests of its units: a shard cannot be checked.
+	if _, err := o.ReadAgainst(good, true); err == nil || !strings.HasPrefix(err.Error(), good+": a shard is checked against the reproduction that ran it: ") {
+		t.Errorf("a shard against a reproduction without digests: %v", err)
 	}
 }
