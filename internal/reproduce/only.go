@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -46,13 +47,24 @@ func Machine(sqlite, driver string) results.Machine {
 	m := results.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
 		SQLite: sqlite, SQLiteDriver: driver,
 		PublishedSetup: "Python 3.9.6 rebuilds on Apple silicon, real clock"}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
+	m.CPU = cpuModel("/proc/cpuinfo")
+	return m
+}
+
+// cpuModel is the first model name the cpuinfo file at path lists, "" when
+// it lists none or cannot be read. It reads up to that line only: the file
+// lists every CPU, some kilobytes each.
+func cpuModel(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	lines := bufio.NewScanner(f)
+	for lines.Scan() {
+		if k, v, ok := strings.Cut(lines.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
 		}
 	}
-	return m
+	return ""
 }
