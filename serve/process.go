@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -14,22 +15,24 @@ import (
 )
 
 // Process is one notesbench serve put together: a Server of a Backend over
-// stdio or a listener, the scripted person beside its clients and the
-// history of their calls, started in order and ended in the reverse. What the
-// operator reads of it (where it listens, the person's summary, where the
-// history is) goes to Options.Warn, a line each, as the Server's warnings do.
+// stdio or a listener, the Note its clients start with, the scripted person
+// beside its clients and the history of their calls, started in order and
+// ended in the reverse. What the operator reads of it (the Note, where it
+// listens, the person's summary, where the history is) goes to
+// Options.Warn, a line each, as the Server's warnings do.
 type Process struct {
-	// Options are the Server's. Options.History is made by Run, from
-	// HistoryLog.
+	// Options are the Server's. Options.Note, when set, is made sure to
+	// exist before anything else starts. Options.History is made by Run,
+	// from HistoryPath.
 	Options
 	// Person, when set, edits its Note beside the clients (StartPerson).
 	Person *PersonSchedule
-	// HistoryLog, when set, is the file the served run is recorded in, from
-	// its first line (HistoryPath names it to the operator). Run records
-	// into it; the caller creates it, and removes it when Run says no server
-	// was started.
-	HistoryLog  *history.Log
+	// HistoryPath, when set, is the new file the served run is recorded in,
+	// from its first line, its header giving Command (the command line that
+	// started the process). Run creates it, and removes it again when no
+	// server was started.
 	HistoryPath string
+	Command     string
 	// Listener, when set, is served over streamable HTTP (ServeListener);
 	// Addr is the address it was asked to listen on. Otherwise Stdio is
 	// served.
@@ -38,33 +41,107 @@ type Process struct {
 	Stdio    StdioTransport
 	// Where names the database to the operator: "file /srv/notesbench.db".
 	Where string
+
+	historyLog *history.Log // HistoryPath's, once Run created it
+}
+
+// TokenEnv is the environment variable that holds the bearer token of a
+// Process served beyond loopback when no token file names one.
+const TokenEnv = "NOTESBENCH_TOKEN"
+
+// ParseVariant returns the contract variant four words name, as notesbench
+// serve's command line spells them: a guard, a version format, an order and
+// a key reuse (contract.Guards, VersionFormats, Orders and KeyReuses). A
+// word that names no value is a field.Error on its field (guard,
+// version_format, order, key_reuse). A key replayed, the published answer,
+// is left zero, as every result writes it.
+func ParseVariant(guard, versionFormat, order, keyReuse string) (contract.Variant, error) {
+	var v contract.Variant
+	var err error
+	if v.Guard, err = contract.Guards.Parse(guard); err != nil {
+		return contract.Variant{}, field.Wrap("guard", err)
+	}
+	if v.VersionFormat, err = contract.VersionFormats.Parse(versionFormat); err != nil {
+		return contract.Variant{}, field.Wrap("version_format", err)
+	}
+	if v.Order, err = contract.Orders.Parse(order); err != nil {
+		return contract.Variant{}, field.Wrap("order", err)
+	}
+	reuse, err := contract.KeyReuses.Parse(keyReuse)
+	if err != nil {
+		return contract.Variant{}, field.Wrap("key_reuse", err)
+	}
+	if reuse == contract.KeyRefuse {
+		v.KeyReuse = reuse
+	}
+	return v, nil
+}
+
+// Validate checks what can be checked of the Process before anything is
+// opened, each error a field.Error: over HTTP, the options (HTTPOptions.Check)
+// and, at an address beyond loopback, a bearer token ("http"); a person, a
+// Note to edit ("person"); a history, a file that does not exist yet
+// ("history"): a served history is written as it goes, from its first line,
+// so it never replaces one, nor is it appended to one (each is one serve
+// process's run). Whether the history's folder takes a new file is the
+// caller's check, as for any file it writes.
+func (p Process) Validate() error {
+	if p.Addr != "" {
+		if err := p.HTTP.Check(); err != nil {
+			return err
+		}
+		if p.HTTP.Token == "" && !Loopback(p.Addr) {
+			return field.Errorf("http", "%s serves beyond this machine: name a bearer token with --token-file FILE or $%s", p.Addr, TokenEnv)
+		}
+	}
+	if p.Person != nil && p.Person.Note == "" {
+		return field.Errorf("person", "needs a Note to edit: --note names it")
+	}
+	if p.HistoryPath != "" {
+		if _, err := os.Stat(p.HistoryPath); err == nil {
+			return field.Errorf("history", "%s holds a history already, which serve never replaces: name another file, or move that one away", p.HistoryPath)
+		}
+	}
+	return nil
 }
 
 // Run serves b until ctx is done or the stdio input ends, then closes the
 // server, which ends the history. It owns b: b is closed when Run returns.
-// started says a server was started: when it is false, the history holds no
-// call (Run closed it) and may be removed. An error of the person's or the
-// history's configuration is a field.Error ("person", "history").
-func (p Process) Run(ctx context.Context, b contract.Backend) (started bool, err error) {
-	if p.HistoryLog != nil {
+// Before it serves, it makes sure the Note exists (saying whether it was
+// created) and creates the history; when it returns before a server was
+// started, the history is removed, holding no call. An error of the Note,
+// the person's or the history's configuration is a field.Error ("note",
+// "person", "history").
+func (p Process) Run(ctx context.Context, b contract.Backend) error {
+	if err := p.ensureNote(ctx, b); err != nil {
+		b.Close()
+		return err
+	}
+	if p.HistoryPath != "" {
+		log, err := history.CreateLog(p.HistoryPath, history.Header{Experiment: history.ExperimentServe, Command: p.Command})
+		if err != nil {
+			b.Close()
+			return fmt.Errorf("--history: %w", err)
+		}
+		p.historyLog = log
 		if p.Options.History, err = p.record(); err != nil {
 			b.Close()
-			p.closeHistory()
-			return false, err
+			p.removeHistory()
+			return err
 		}
 		p.say("recording every call in %s", p.HistoryPath)
 	}
 	srv, err := New(ctx, b, p.Options)
 	if err != nil {
 		b.Close()
-		p.closeHistory()
-		return false, err
+		p.removeHistory()
+		return err
 	}
 	stop, err := p.startPerson(ctx, srv)
 	if err != nil {
 		srv.Close()
-		p.closeHistory()
-		return false, err
+		p.removeHistory()
+		return err
 	}
 	if p.Listener == nil {
 		p.say("MCP over stdio; database %s; %s", p.Where, p.Variant)
@@ -83,13 +160,36 @@ func (p Process) Run(ctx context.Context, b contract.Backend) (started bool, err
 	if cerr := srv.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the database %s: %w", p.Where, cerr))
 	}
-	if p.HistoryLog != nil && p.HistoryLog.Err() == nil {
+	if p.historyLog != nil && p.historyLog.Err() == nil {
 		p.say("history %s written; notesbench check %s judges its clients", p.HistoryPath, p.HistoryPath)
 	}
 	if err == nil && ctx.Err() != nil {
 		p.say("stopped; database closed")
 	}
-	return true, err
+	return err
+}
+
+// ensureNote makes sure the Note Options.Note names exists, when it names
+// one, and says so. A Note ID the Backend refuses is a field.Error on
+// "note".
+func (p Process) ensureNote(ctx context.Context, b contract.Backend) error {
+	if p.Note == "" {
+		return nil
+	}
+	created, err := EnsureNote(ctx, b, p.Note)
+	if err != nil {
+		var bad *contract.InvalidArgumentError
+		if errors.As(err, &bad) {
+			return field.Wrap("note", err)
+		}
+		return fmt.Errorf("--note %s: %w", p.Note, err)
+	}
+	state := "exists"
+	if created {
+		state = "created"
+	}
+	p.say("Note %s (%s); a client can start with list_note_tabs on it", p.Note, state)
+	return nil
 }
 
 // record starts recording the served run into History: the run of the
@@ -101,14 +201,16 @@ func (p Process) record() (*history.Recorder, error) {
 		run.Seed, run.Policy = p.Person.Seed, "person "+p.Person.String()
 	}
 	start := time.Now()
-	rec, err := history.Record(p.HistoryLog, run, func() int64 { return int64(time.Since(start)) })
+	rec, err := history.Record(p.historyLog, run, func() int64 { return int64(time.Since(start)) })
 	return rec, field.Wrap("history", err)
 }
 
-// closeHistory closes the history of a server that was not started.
-func (p Process) closeHistory() {
-	if p.HistoryLog != nil {
-		p.HistoryLog.Close()
+// removeHistory closes and removes the history of a server that was not
+// started.
+func (p Process) removeHistory() {
+	if p.historyLog != nil {
+		p.historyLog.Close()
+		os.Remove(p.HistoryPath)
 	}
 }
 

@@ -3,9 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/serve"
 )
@@ -30,9 +27,6 @@ const defaultServeDB = "notesbench.db"
 // defaultServeNote is the Note serve makes sure exists when --note names
 // none, so that a plain client has a Note to work on.
 const defaultServeNote = "note-1"
-
-// tokenEnv names the bearer token when --token-file does not.
-const tokenEnv = "NOTESBENCH_TOKEN"
 
 // serveOptions holds the serve command's flags.
 type serveOptions struct {
@@ -82,7 +76,7 @@ streamable HTTP at /mcp: MCP 2026-07-28 statelessly (no handshake, no session:
 each request carries its protocol version and capabilities) and 2025-11-25 and
 older with sessions, the SDK choosing per request. ADDR without a host listens on 127.0.0.1 only; any
 address beyond loopback needs a bearer token (--token-file, a regular file of at
-most ` + strconv.Itoa(cli.MaxTokenBytes>>10) + ` KiB, or $` + tokenEnv + `) that every request must carry; a request without
+most ` + strconv.Itoa(cli.MaxTokenBytes>>10) + ` KiB, or $` + serve.TokenEnv + `) that every request must carry; a request without
 it is refused from its headers, its body unread. A request's headers and body
 must arrive within ` + serve.DefaultReadTimeout.String() + `. Requests from a browser origin other than the
 server's own are refused unless --allow-origin names it, and requests naming a
@@ -158,7 +152,7 @@ See docs/serve.md.`,
 	fs.Lookup("extensions").NoOptDefVal = "all"
 	fs.StringVar(&opts.note, "note", defaultServeNote, `a Note to work on, created at start when missing ("" for none)`)
 	cli.EmptyMeans(fs, "note", "no Note")
-	fs.StringVar(&opts.tokenFile, "token-file", "", "with --http: every request must carry the token this file holds (Authorization: Bearer TOKEN); default $"+tokenEnv+"; needed beyond loopback")
+	fs.StringVar(&opts.tokenFile, "token-file", "", "with --http: every request must carry the token this file holds (Authorization: Bearer TOKEN); default $"+serve.TokenEnv+"; needed beyond loopback")
 	fs.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "with --http: browser origins to serve beside the server's own, e.g. http://localhost:6274 (comma-separated or repeated)")
 	fs.StringSliceVar(&opts.allowHosts, "allow-host", nil, "with --http: Host names to serve beside loopback names and the address listened on, e.g. notes.example.com (comma-separated or repeated)")
 	fs.IntVar(&opts.maxSessions, "max-sessions", serve.DefaultMaxSessions, "with --http: the most sessions (2025-11-25 clients) open at once; an initialize beyond gets HTTP 503")
@@ -176,194 +170,112 @@ See docs/serve.md.`,
 	return cmd
 }
 
-// variant parses the variant flags.
-func (o *serveOptions) variant() (contract.Variant, error) {
-	g, err := contract.Guards.Parse(o.guard)
-	if err != nil {
-		return contract.Variant{}, cli.UsageErr("--guard", err)
-	}
-	f, err := contract.VersionFormats.Parse(o.versionFormat)
-	if err != nil {
-		return contract.Variant{}, cli.UsageErr("--version-format", err)
-	}
-	ord, err := contract.Orders.Parse(o.order)
-	if err != nil {
-		return contract.Variant{}, cli.UsageErr("--order", err)
-	}
-	reuse, err := contract.KeyReuses.Parse(o.keyReuse)
-	if err != nil {
-		return contract.Variant{}, cli.UsageErr("--key-reuse", err)
-	}
-	v := contract.Variant{Guard: g, VersionFormat: f, Order: ord}
-	if reuse == contract.KeyRefuse {
-		v.KeyReuse = reuse // replay is the zero value, as every result writes it
-	}
-	return v, nil
-}
-
 // httpOptions parses the HTTP flags: the address to listen on, as
-// serve.ListenAddr makes it, and what the server lets in. Beyond loopback a
-// token is required.
+// serve.ListenAddr makes it, and what the server lets in, with the bearer
+// token --token-file or $NOTESBENCH_TOKEN holds.
 func (o *serveOptions) httpOptions() (string, serve.HTTPOptions, error) {
-	var ho serve.HTTPOptions
 	if o.http == "" {
 		for _, name := range []string{"token-file", "allow-origin", "allow-host", "max-sessions", "max-inflight"} {
 			if o.flags.Changed(name) {
-				return "", ho, cli.Usagef("--"+name, "applies to --http only")
+				return "", serve.HTTPOptions{}, cli.Usagef("--"+name, "applies to --http only")
 			}
 		}
-		return "", ho, nil
+		return "", serve.HTTPOptions{}, nil
 	}
 	addr, err := serve.ListenAddr(o.http)
 	if err != nil {
-		return "", ho, cli.UsageErr("--http", err)
+		return "", serve.HTTPOptions{}, cli.UsageErr("--http", err)
 	}
-	ho.MaxSessions, ho.MaxInflight, ho.AllowOrigins, ho.AllowHosts = o.maxSessions, o.maxInflight, o.allowOrigins, o.allowHosts
-	if err := ho.Check(); err != nil {
-		return "", ho, cli.FlagError(o.flags, err)
-	}
-	switch {
-	case o.tokenFile != "":
+	ho := serve.HTTPOptions{MaxSessions: o.maxSessions, MaxInflight: o.maxInflight, AllowOrigins: o.allowOrigins, AllowHosts: o.allowHosts,
+		Token: strings.TrimSpace(os.Getenv(serve.TokenEnv))}
+	if o.tokenFile != "" {
 		if ho.Token, err = cli.ReadToken(o.tokenFile); err != nil {
 			return "", ho, cli.UsageErr("--token-file", err)
 		}
-	default:
-		ho.Token = strings.TrimSpace(os.Getenv(tokenEnv))
-	}
-	if ho.Token == "" && !serve.Loopback(addr) {
-		return "", ho, cli.Usagef("--http", "%s serves beyond this machine: name a bearer token with --token-file FILE or $%s", addr, tokenEnv)
 	}
 	return addr, ho, nil
 }
 
-// personFlags checks --person, --seed and --history before anything is
-// opened, and returns the person's schedule (nil without --person).
-func (o *serveOptions) personFlags() (*serve.PersonSchedule, error) {
-	var person *serve.PersonSchedule
+// personSchedule returns the person's schedule --person and --seed give,
+// nil without --person.
+func (o *serveOptions) personSchedule() (*serve.PersonSchedule, error) {
 	if o.person == "" {
 		if o.flags.Changed("seed") {
 			return nil, cli.Usagef("--seed", "applies to --person only")
 		}
-	} else {
-		p, err := serve.ParsePerson(o.person)
-		if err != nil {
-			return nil, cli.UsageErr("--person", err)
-		}
-		if o.note == "" {
-			return nil, cli.Usagef("--person", "needs a Note to edit: --note names it")
-		}
-		p.Note, p.Seed = o.note, o.seed
-		person = &p
+		return nil, nil
 	}
-	if o.history == "" {
-		return person, nil
+	p, err := serve.ParsePerson(o.person)
+	if err != nil {
+		return nil, cli.UsageErr("--person", err)
 	}
-	if err := checkHistoryWritable(o.history); err != nil {
-		return nil, cli.UsageErr("--history", err)
-	}
-	// A served history is written as it goes, from its first line: it never
-	// replaces one, nor is it appended to one (each is one serve process's
-	// run).
-	if _, err := os.Stat(o.history); err == nil {
-		return nil, cli.Usagef("--history", "%s holds a history already, which serve never replaces: name another file, or move that one away", o.history)
-	}
-	if !o.memory && !(backend.Spec{Store: o.store}).Postgres() {
-		if err := cli.DistinctOutputs(cli.File{Flag: "--db", Path: o.db}, cli.File{Flag: "--history", Path: o.history}); err != nil {
-			return nil, err
-		}
-	}
-	return person, nil
+	p.Note, p.Seed = o.note, o.seed
+	return &p, nil
 }
 
-func runServe(ctx context.Context, o *serveOptions) error {
+// process puts the serve process the flags describe together, checked
+// before anything is opened, and the spec of its backend.
+func (o *serveOptions) process() (serve.Process, backend.Spec, error) {
 	a := o.app
-	wireGC()
-	v, err := o.variant()
+	v, err := serve.ParseVariant(o.guard, o.versionFormat, o.order, o.keyReuse)
 	if err != nil {
-		return err
+		return serve.Process{}, backend.Spec{}, cli.FlagError(o.flags, err)
 	}
-	ext, err := serve.ParseExtensions(o.extensions)
-	if err != nil {
-		return cli.UsageErr("--extensions", err)
+	p := serve.Process{Options: serve.Options{Version: notesbenchVersion(), Variant: v, Note: o.note, Warn: a.stderr},
+		HistoryPath: o.history, Command: cli.CommandLine(a.args), Stdio: serve.StdioTransport{Reader: a.stdin, Writer: a.stdout}}
+	if p.Extensions, err = serve.ParseExtensions(o.extensions); err != nil {
+		return serve.Process{}, backend.Spec{}, cli.UsageErr("--extensions", err)
 	}
-	addr, httpOpts, err := o.httpOptions()
-	if err != nil {
-		return err
+	if p.Addr, p.HTTP, err = o.httpOptions(); err != nil {
+		return serve.Process{}, backend.Spec{}, err
 	}
-	person, err := o.personFlags()
-	if err != nil {
-		return err
+	if p.Person, err = o.personSchedule(); err != nil {
+		return serve.Process{}, backend.Spec{}, err
+	}
+	if o.log {
+		p.Log = a.stderr
+	}
+	if o.history != "" {
+		if err := checkHistoryWritable(o.history); err != nil {
+			return serve.Process{}, backend.Spec{}, cli.UsageErr("--history", err)
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return serve.Process{}, backend.Spec{}, cli.FlagError(o.flags, err)
 	}
 	spec := backend.Spec{Store: o.store, Keep: o.keep, InMemory: o.memory, Synchronous: o.synchronous, Schema: o.schema}
 	if !spec.Postgres() && !o.memory {
+		if err := cli.DistinctOutputs(cli.File{Flag: "--db", Path: o.db}, cli.File{Flag: "--history", Path: o.history}); err != nil {
+			return serve.Process{}, backend.Spec{}, err
+		}
 		if spec.File, err = filepath.Abs(o.db); err != nil {
-			return cli.UsageErr("--db", err)
+			return serve.Process{}, backend.Spec{}, cli.UsageErr("--db", err)
 		}
 	}
-	if err := spec.Check(); err != nil {
-		return cli.FlagError(o.flags, err)
+	return p, spec, cli.FlagError(o.flags, spec.Check())
+}
+
+func runServe(ctx context.Context, o *serveOptions) error {
+	wireGC()
+	p, spec, err := o.process()
+	if err != nil {
+		return err
 	}
-	p := serve.Process{Person: person, HistoryPath: o.history, Addr: addr,
-		Stdio: serve.StdioTransport{Reader: readCloser(a.stdin), Writer: a.stdout}}
-	if addr != "" {
-		if p.Listener, err = net.Listen("tcp", addr); err != nil {
+	if p.Addr != "" {
+		if p.Listener, err = net.Listen("tcp", p.Addr); err != nil {
 			return cli.ReachError{Err: fmt.Errorf("--http: %w", err)}
 		}
 		defer p.Listener.Close()
 	}
-	b, err := backend.OpenBackend(spec, v, uint64(time.Now().UnixNano()))
+	b, err := backend.OpenBackend(spec, p.Variant, uint64(time.Now().UnixNano()))
 	if err != nil {
 		if ferr := cli.FlagError(o.flags, err); ferr != err {
 			return ferr
 		}
 		return fmt.Errorf("opening the database %s: %w", cmp.Or(spec.StoreName(), spec.File, "in memory"), err)
 	}
-	if err := ensureNote(ctx, a, b, o.note); err != nil {
-		b.Close()
-		return err
-	}
-	where, describe, redact := spec.Describe(b)
-	p.Where, p.Options = where, serve.Options{Version: notesbenchVersion(), Describe: describe, Variant: v, Extensions: ext,
-		Note: o.note, Redact: redact, Warn: a.stderr, HTTP: httpOpts}
-	if o.log {
-		p.Log = a.stderr
-	}
-	if o.history != "" {
-		if p.HistoryLog, err = history.CreateLog(o.history, history.Header{Experiment: history.ExperimentServe, Command: cli.CommandLine(a.args)}); err != nil {
-			b.Close()
-			return fmt.Errorf("--history: %w", err)
-		}
-	}
-	started, err := p.Run(ctx, b)
-	if !started {
-		if p.HistoryLog != nil {
-			os.Remove(o.history) // a history no server was started for
-		}
-		return cli.FlagError(o.flags, err)
-	}
-	return err
-}
-
-// ensureNote makes sure the Note --note names exists, when it names one,
-// and says so.
-func ensureNote(ctx context.Context, a *app, b contract.Backend, note string) error {
-	if note == "" {
-		return nil
-	}
-	created, err := serve.EnsureNote(ctx, b, note)
-	if err != nil {
-		var bad *contract.InvalidArgumentError
-		if errors.As(err, &bad) {
-			return cli.UsageErr("--note", err)
-		}
-		return fmt.Errorf("--note %s: %w", note, err)
-	}
-	state := "exists"
-	if created {
-		state = "created"
-	}
-	fmt.Fprintf(a.stderr, "notesbench serve: Note %s (%s); a client can start with list_note_tabs on it\n", note, state)
-	return nil
+	p.Where, p.Describe, p.Redact = spec.Describe(b)
+	return cli.FlagError(o.flags, p.Run(ctx, b))
 }
 
 // followsBare reports whether arg comes right after flag, given without a
@@ -378,11 +290,4 @@ func followsBare(args []string, flag, arg string) bool {
 		}
 	}
 	return false
-}
-
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/internal/cli"
+	"github.com/notesbench/notesbench/serve"
 
 	"zombiezen.com/go/sqlite"
 )
@@ -45,11 +46,15 @@ func TestServeBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(tokenEnv, "")
+	t.Setenv(serve.TokenEnv, "")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"serve", "--guard", "x"}, `notesbench: --guard: unknown guard "x" (want none, note or tab)`},
+		{[]string{"serve", "--version-format", "y"}, `notesbench: --version-format: unknown version format "y" (want ms, us-suffix or counter)`},
+		{[]string{"serve", "--order", "z"}, `notesbench: --order: unknown order "z" (want key-first or version-first)`},
+		{[]string{"serve", "--key-reuse", "w"}, `notesbench: --key-reuse: unknown key reuse "w" (want replay or refuse)`},
 		{[]string{"serve", "--http", "0.0.0.0:0"}, "notesbench: --http: 0.0.0.0:0 serves beyond this machine: name a bearer token with --token-file FILE or $NOTESBENCH_TOKEN"},
 		{[]string{"serve", "--http", "[::]:0", "--token-file", empty}, "notesbench: --token-file: " + empty + " holds no token"},
 		{[]string{"serve", "--http", "127.0.0.1:0", "--token-file", filepath.Join(dir, "missing")}, "notesbench: --token-file: " + filepath.Join(dir, "missing") + ": no such file or directory"},
