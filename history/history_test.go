@@ -831,3 +831,28 @@ func TestGoneIsAKindOfFail(t *testing.T) {
 		t.Errorf("a gone info: %v", err)
 	}
 }
+
+// The histories a command names are read in order, "-" from standard input
+// once; a read of standard input that never ends is left when ctx ends.
+func TestReadAll(t *testing.T) {
+	head := `{"format_version":1,"kind":"history","experiment":"race"}` + "\n"
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	os.WriteFile(path, []byte(head), 0o644)
+	hs, err := ReadAll(context.Background(), strings.NewReader(head), []string{path, "-"})
+	if err != nil || len(hs) != 2 || hs[0].File != path || hs[1].File != "standard input" {
+		t.Fatalf("a file and standard input: %v %+v", err, hs)
+	}
+	if _, err := ReadAll(context.Background(), strings.NewReader(head), []string{"-", path, "-"}); err == nil || err.Error() != "-: standard input is named twice" {
+		t.Errorf("standard input twice: %v", err)
+	}
+	if _, err := ReadAll(context.Background(), nil, []string{path, filepath.Join(t.TempDir(), "missing.jsonl")}); err == nil || !strings.HasSuffix(err.Error(), "missing.jsonl: no such file or directory") {
+		t.Errorf("a missing file: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	never, w := io.Pipe()
+	defer w.Close() // ends the read left behind
+	go cancel()
+	if _, err := ReadAll(ctx, never, []string{"-"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("standard input that never ends: %v", err)
+	}
+}

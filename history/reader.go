@@ -13,6 +13,7 @@ import (
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/contract/ext"
+	"github.com/notesbench/notesbench/internal/bounded"
 	"github.com/notesbench/notesbench/internal/jsonerr"
 )
 
@@ -84,6 +85,35 @@ func ReadFile(ctx context.Context, path string) (*History, error) {
 		return nil, &InputError{File: path, Msg: "not a regular file: a history is a file (or - for standard input)"}
 	}
 	return Read(ctx, f, path)
+}
+
+// ReadAll reads the histories files name, in order: each a file (ReadFile)
+// or standard input, stdin, for "-", which may be named once. A read of
+// standard input, which may never end, is left behind when ctx ends, with
+// ctx's error.
+func ReadAll(ctx context.Context, stdin io.Reader, files []string) ([]*History, error) {
+	var hs []*History
+	stdinRead := false
+	for _, file := range files {
+		if file != "-" {
+			h, err := ReadFile(ctx, file)
+			if err != nil {
+				return nil, err
+			}
+			hs = append(hs, h)
+			continue
+		}
+		if stdinRead {
+			return nil, errors.New("-: standard input is named twice")
+		}
+		stdinRead = true
+		h, err := bounded.UnlessDone(ctx, func() (*History, error) { return Read(ctx, stdin, "standard input") })
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, h)
+	}
+	return hs, nil
 }
 
 // Read reads a history from r; name is the file name messages give. It stops

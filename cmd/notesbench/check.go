@@ -12,7 +12,6 @@ import (
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/atomicfile"
-	"github.com/notesbench/notesbench/internal/bounded"
 	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
@@ -105,9 +104,9 @@ See docs/histories.md and docs/agents.md.`,
 	return cmd
 }
 
-// checkViolation is a check that found a violation (a
-// *check.ViolationError): exit code 1.
-type checkViolation struct{ error }
+// checkViolation is a check that found a violation: exit code 1, with no
+// replay line.
+type checkViolation = *check.ViolationError
 
 // incompleteError is histories that leave every verdict unknown (a
 // *check.IncompleteError): exit code 3, as cli.UnknownError.
@@ -141,18 +140,12 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err := cli.DistinctFiles(o.files, "every run of it would be counted twice"); err != nil {
 		return err
 	}
-	var hs []*history.History
-	stdin := false
-	for _, f := range o.files {
-		if f == "-" && stdin {
-			return cli.Usagef("-", "standard input is named twice")
+	hs, err := history.ReadAll(ctx, a.stdin, o.files)
+	if err != nil {
+		if ctx.Err() == nil { // a history that does not read is bad input
+			err = cli.Usage(err)
 		}
-		h, err := readHistory(ctx, a.stdin, f)
-		if err != nil {
-			return err
-		}
-		stdin = stdin || f == "-"
-		hs = append(hs, h)
+		return err
 	}
 	rep, err := check.Run(ctx, hs, check.Options{Timeout: o.timeout, Visualize: o.html != ""})
 	if err != nil {
@@ -189,30 +182,10 @@ func checkOutcome(rep *results.CheckReport, hs []*history.History) error {
 	var unjudged *check.UnjudgedError
 	var incomplete *check.IncompleteError
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &unjudged):
 		return cli.UnknownError{Checks: unjudged.Checks}
 	case errors.As(err, &incomplete):
 		return incompleteError{err}
 	}
-	return checkViolation{err}
-}
-
-// readHistory reads a history from file, or from stdin for "-". A read of
-// standard input, which may never end, is left behind when ctx ends; a file
-// read stops between two reads.
-func readHistory(ctx context.Context, stdin io.Reader, file string) (*history.History, error) {
-	if file != "-" {
-		h, err := history.ReadFile(ctx, file)
-		if err != nil && ctx.Err() == nil {
-			return nil, cli.Usage(err)
-		}
-		return h, err
-	}
-	h, err := bounded.UnlessDone(ctx, func() (*history.History, error) { return history.Read(ctx, stdin, "standard input") })
-	if err != nil && ctx.Err() == nil {
-		return nil, cli.Usage(err)
-	}
-	return h, err
+	return err // nil, or a checkViolation
 }

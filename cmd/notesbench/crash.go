@@ -2,19 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/notesbench/notesbench/backend"
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/contract"
-	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/internal/crash"
-	"github.com/notesbench/notesbench/internal/field"
-	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -119,12 +114,13 @@ type crashViolation struct{ problems []string }
 
 func (e crashViolation) Error() string { return strings.Join(e.problems, "; ") }
 
-// given reports whether the flag called name was given.
+// given reports whether the flag of the setting called name was given
+// (call_timeout: --call-timeout).
 func (o *crashOptions) given(name string) bool {
 	if o.flags == nil {
 		return false
 	}
-	f := o.flags.Lookup(name)
+	f := o.flags.Lookup(strings.ReplaceAll(name, "_", "-"))
 	return f != nil && f.Changed
 }
 
@@ -175,35 +171,11 @@ func runCrash(ctx context.Context, o *crashOptions) error {
 // check checks crash's flags, each error one line naming its flag, before
 // anything runs, and returns the test's settings.
 func (o *crashOptions) check() (results.CrashSettings, error) {
-	var settings results.CrashSettings
-	switch {
-	case o.timeout <= 0:
-		return settings, cli.Usagef("--timeout", "must be more than 0")
-	case o.callTimeout < 0:
-		return settings, cli.Usagef("--call-timeout", "cannot be negative")
-	case o.startTimeout < 0:
-		return settings, cli.Usagef("--start-timeout", "cannot be negative")
-	case o.stall < 0:
-		return settings, cli.Usagef("--stall", "cannot be negative")
-	}
-	life, err := sim.ParseDist(o.life)
+	settings, err := crash.Request{Kills: o.kills, Seed: o.seed, Life: o.life, Synchronous: o.synchronous,
+		Target: o.target, Profile: o.profile, Spawn: o.spawn, Watch: o.watch,
+		Timeout: o.timeout, CallTimeout: o.callTimeout, StartTimeout: o.startTimeout, Stall: o.stall, Given: o.given}.Settings()
 	if err != nil {
-		return settings, cli.UsageErr("--life", err)
-	}
-	settings = results.CrashSettings{Kills: o.kills, Seed: o.seed, LifeMinNS: life.Min, LifeMaxNS: life.Max, Target: o.target, Profile: o.profile, Watch: o.watch, StallNS: o.stall}
-	if settings.Synchronous, err = o.checkStore(); err != nil {
-		return settings, err
-	}
-	if err := crash.Validate(settings); err != nil {
 		return settings, cli.FlagError(o.flags, err)
-	}
-	if o.watch != "" {
-		if st, err := os.Stat(o.watch); err != nil || !st.IsDir() {
-			return settings, cli.Usagef("--watch", "%s is not a folder", o.watch)
-		}
-	}
-	if err := o.checkTarget(); err != nil {
-		return settings, err
 	}
 	if o.history != "" {
 		if err := checkHistoryWritable(o.history); err != nil {
@@ -214,47 +186,6 @@ func (o *crashOptions) check() (results.CrashSettings, error) {
 		return settings, err
 	}
 	return settings, cli.DistinctOutputs(cli.File{Flag: "--history", Path: o.history}, cli.File{Flag: "--out", Path: o.out})
-}
-
-// checkStore checks the flags of the embedded store, which go without
-// --target, and those of a server, which go with it; it returns the
-// embedded store's synchronous settings.
-func (o *crashOptions) checkStore() ([]contract.Synchronous, error) {
-	if o.target != "" {
-		for _, name := range []string{"synchronous", "db"} {
-			if o.given(name) {
-				return nil, cli.Usagef("--"+name, "is the embedded store's: the server of --target %s keeps its own", o.target)
-			}
-		}
-		return nil, nil
-	}
-	for _, name := range []string{"profile", "spawn", "call-timeout", "start-timeout", "watch"} {
-		if o.given(name) {
-			return nil, cli.Usagef("--"+name, "is about a server: give --target too")
-		}
-	}
-	syncs, err := contract.ParseList(o.synchronous, contract.SynchronousSettings.Parse)
-	if err != nil {
-		return nil, cli.UsageErr("--synchronous", err)
-	}
-	return syncs, nil
-}
-
-// checkTarget checks --target and the flags that reach it.
-func (o *crashOptions) checkTarget() error {
-	if o.target == "" {
-		return nil
-	}
-	spec := backend.Spec{Target: o.target, Profile: o.profile, Spawn: o.spawn, Faults: &nemesis.Faults{Kinds: []string{history.FaultKill}}}
-	err := spec.Check()
-	if err == nil {
-		return nil
-	}
-	var fe *field.Error
-	if errors.As(err, &fe) && fe.Field == "nemesis" {
-		return cli.UsageErr("--target", fe.Err) // the kills are crash's own
-	}
-	return cli.FlagError(o.flags, err)
 }
 
 // dbFolder returns the folder of the embedded store's databases: --db's,
@@ -285,8 +216,8 @@ func (o *crashOptions) dbFolder() (dir string, scratch bool, err error) {
 // experiment.
 func crashOpen(flags *pflag.FlagSet, profile, spawn string, callTimeout, startTimeout time.Duration) func(ctx context.Context, target string) (contract.Target, error) {
 	return func(ctx context.Context, target string) (contract.Target, error) {
-		spec := backend.Spec{Target: target, Profile: profile, Spawn: spawn, CallTimeout: callTimeout, StartTimeout: startTimeout, ClientVersion: notesbenchVersion(),
-			Faults: &nemesis.Faults{Kinds: []string{history.FaultKill}}}
+		spec := crash.Spec(target, profile, spawn)
+		spec.CallTimeout, spec.StartTimeout, spec.ClientVersion = callTimeout, startTimeout, notesbenchVersion()
 		t, err := openTarget(ctx, flags, spec)
 		if err != nil {
 			return nil, err

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiments/validate"
-	"github.com/notesbench/notesbench/internal/bounded"
 	"github.com/notesbench/notesbench/internal/cli"
 	"github.com/notesbench/notesbench/report"
 	"github.com/spf13/cobra"
@@ -89,13 +86,12 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 	if err != nil {
 		return err
 	}
-	data, err := readPayload(ctx, a.stdin, o.file)
+	res, err := validate.CheckPayloadFile(ctx, a.stdin, o.tool, o.file)
 	if err != nil {
+		if ctx.Err() == nil { // a payload that does not read or check is bad input
+			err = cli.Usage(err)
+		}
 		return err
-	}
-	res, err := validate.CheckPayload(o.tool, data)
-	if err != nil {
-		return cli.Usage(fmt.Errorf("%s: %w", o.file, err))
 	}
 	section := report.Section{Main: []report.Table{report.PayloadTable(o.file, o.tool, res.Valid, res.Violations)},
 		Records: report.PayloadRecords(res.Violations)}
@@ -110,22 +106,4 @@ func runPayload(ctx context.Context, o *validateOptions) error {
 		return invalidPayloadError{len(res.Violations)}
 	}
 	return nil
-}
-
-// readPayload reads a payload from file ("-": stdin), refusing one larger than
-// a tool call may carry (contract.MaxArgsBytes) before reading it whole.
-func readPayload(ctx context.Context, stdin io.Reader, file string) ([]byte, error) {
-	data, err := bounded.Read(ctx, stdin, file, contract.MaxArgsBytes)
-	var large *bounded.TooLargeError
-	switch {
-	case errors.As(err, &large) && large.Size > 0:
-		return nil, cli.Usage(fmt.Errorf("%s: the payload is %s bytes, more than the %s a tool call may carry (MCP servers cap a message at 4 MiB)",
-			file, report.Int(large.Size), report.Int(contract.MaxArgsBytes)))
-	case errors.As(err, &large):
-		return nil, cli.Usage(fmt.Errorf("%s: the payload is more than the %s bytes a tool call may carry (MCP servers cap a message at 4 MiB)",
-			file, report.Int(contract.MaxArgsBytes)))
-	case err != nil && ctx.Err() == nil:
-		return nil, cli.Usage(fmt.Errorf("reading payload: %w", err))
-	}
-	return data, err
 }

@@ -17,7 +17,8 @@
 // Command is the test as notesbench runs it, composed once for notesbench
 // crash and for the audit's crash column: the embedded store served by the
 // running program, the history headed by the command line that reruns the
-// test, its record.
+// test, its record. Request is the test as a user asks for it, checked
+// (Settings) before anything runs, each refusal naming its setting.
 //
 // Its settings and runs are records of package results (results.CrashSettings,
 // results.CrashRun), which report renders without importing this package.

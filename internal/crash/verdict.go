@@ -217,20 +217,6 @@ func (t Test) embedded(ctx context.Context, s contract.Synchronous) (results.Cra
 	return res, errors.Join(err, st.Close())
 }
 
-// Validate checks a crash test's settings, before anything runs; its errors
-// are *field.Error.
-func Validate(s results.CrashSettings) error {
-	if err := (RunConfig{Kills: s.Kills, MinLife: s.LifeMinNS, MaxLife: s.LifeMaxNS}).Validate(); err != nil {
-		return err
-	}
-	for _, sync := range s.Synchronous {
-		if _, err := contract.SynchronousSettings.Parse(string(sync)); err != nil {
-			return field.Wrap("synchronous", err)
-		}
-	}
-	return nil
-}
-
 // Check judges the runs w recorded, as notesbench check would judge the file:
 // it writes the history, reads it back and runs package check.
 func Check(ctx context.Context, w *history.Writer, timeout time.Duration) (*results.CheckReport, error) {
