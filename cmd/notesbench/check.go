@@ -104,10 +104,6 @@ See docs/histories.md and docs/agents.md.`,
 	return cmd
 }
 
-// checkViolation is a check that found a violation: exit code 1, with no
-// replay line.
-type checkViolation = *check.ViolationError
-
 // incompleteError is histories that leave every verdict unknown (a
 // *check.IncompleteError): exit code 3, as cli.UnknownError.
 type incompleteError struct{ error }
@@ -187,5 +183,5 @@ func checkOutcome(rep *results.CheckReport, hs []*history.History) error {
 	case errors.As(err, &incomplete):
 		return incompleteError{err}
 	}
-	return err // nil, or a checkViolation
+	return err // nil, or a *check.ViolationError: exit 1, with no replay line
 }

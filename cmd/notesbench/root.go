@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/experiments"
 	"github.com/notesbench/notesbench/experiments/validate"
@@ -81,7 +82,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, experimen
 	fmt.Fprintf(stderr, "notesbench: %v\n", err)
 	code := cli.ExitCode(err)
 	var invalid invalidPayloadError
-	var violation checkViolation
+	var violation *check.ViolationError
 	var reach cli.ReachError
 	if code == 1 && !errors.As(err, &invalid) && !errors.As(err, &violation) && !errors.As(err, &reach) {
 		// A failed or regressed run names its seeds and flags, so it can be
