@@ -1,9 +1,7 @@
 package create
 
 import (
-	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,9 +13,6 @@ import (
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
-
-var agreementSeeds = flag.Int("agreement-seeds", 0,
-	"virtual seeds the published setup is checked over (0: 20, or 2 under the race detector and in -short)")
 
 // create resends a call whose outcome nobody knows as it resends a lost
 // reply: with the key kept, one tab per intent; with a fresh key, the
@@ -57,7 +52,7 @@ func TestCreateResendsAfterAnUnknownOutcome(t *testing.T) {
 // return the first result, and every register is linearizable, lost replies
 // and all.
 func TestCheckAgreesWithCreateEngine(t *testing.T) {
-	chunks := simtest.AgreementSeeds(cmp.Or(*agreementSeeds, testpass.Sized(2, 20)))
+	chunks := simtest.AgreementSeeds()
 	dups := map[string]int{}
 	for _, seeds := range chunks {
 		agreeWithCreateEngine(t, seeds, dups)

@@ -2,9 +2,7 @@ package race_test
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,9 +19,6 @@ import (
 	"github.com/notesbench/notesbench/sim"
 )
 
-var agreementSeeds = flag.Int("agreement-seeds", 0,
-	"virtual seeds each published setup is checked over (0: 20, or 2 under the race detector and in -short); 200 take about 2.5 minutes")
-
 // clean reports whether a run shows no violation at all.
 func clean(r results.CheckRun) bool {
 	return r.Linearizable == results.CheckOK && r.VersionCollisions == 0 && r.Lost == 0 && r.Duplicates == 0 &&
@@ -37,7 +32,7 @@ func clean(r results.CheckRun) bool {
 // guard with reapply, nor with us-suffix or counter versions. Every register is
 // linearizable: versions under a guard behave as compare-and-set.
 func TestCheckAgreesWithRaceEngine(t *testing.T) {
-	chunks := simtest.AgreementSeeds(cmp.Or(*agreementSeeds, testpass.Sized(2, 20)))
+	chunks := simtest.AgreementSeeds()
 	lossy := map[string]int{}     // mode → runs with a lost line
 	violating := map[string]int{} // mode → runs with a violation
 	for _, seeds := range chunks {

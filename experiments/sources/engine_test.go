@@ -1,10 +1,8 @@
 package sources
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,9 +14,6 @@ import (
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
-
-var agreementSeeds = flag.Int("agreement-seeds", 0,
-	"virtual seeds the published setup is checked over (0: 20, or 2 under the race detector and in -short)")
 
 // A refused citation is given up and counted; the sessions go on.
 func TestSourcesCountsRefusals(t *testing.T) {
@@ -85,7 +80,7 @@ func TestSourcesServerGoneAtTheEnd(t *testing.T) {
 // Each seed runs 20 sessions (300 published) to keep the test short: the
 // script is per session, so more seeds stand for more sessions.
 func TestCheckAgreesWithSourcesEngine(t *testing.T) {
-	chunks := simtest.AgreementSeeds(cmp.Or(*agreementSeeds, testpass.Sized(2, 20)))
+	chunks := simtest.AgreementSeeds()
 	dups := map[string]int{}
 	for _, seeds := range chunks {
 		agreeWithSourcesEngine(t, seeds, dups)

@@ -2,20 +2,30 @@ package simtest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"flag"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/notesbench/notesbench/check"
 	"github.com/notesbench/notesbench/history"
+	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 )
 
+// agreementSeeds is the -agreement-seeds flag of every test binary that
+// checks the checker against an engine (experiments/race, create, sources).
+var agreementSeeds = flag.Int("agreement-seeds", 0,
+	"virtual seeds each published setup is checked over (0: 20, or 2 under the race detector and in -short); 200 take about a minute")
+
 // AgreementSeeds returns seeds 1 to n, the seeds each published setup is
 // checked over, in chunks of at most 25, each judged on its own so that a
-// history never grows past a few tens of megabytes.
-func AgreementSeeds(n int) [][]uint64 {
+// history never grows past a few tens of megabytes: n is -agreement-seeds,
+// or 20, or 2 under the race detector and in -short.
+func AgreementSeeds() [][]uint64 {
+	n := cmp.Or(*agreementSeeds, testpass.Sized(2, 20))
 	seeds := make([]uint64, n)
 	for i := range seeds {
 		seeds[i] = uint64(i + 1)
