@@ -63,7 +63,7 @@ func auditWith(t *testing.T, command string, faults []clientaudit.WireFault, hol
 	defer b.Close()
 	var stderr strings.Builder
 	a, err := clientaudit.Run(context.Background(), clientaudit.Options{
-		Command: command, Lines: n, Seed: 1, Faults: faults, PerRun: 1,
+		Command: command, Lines: n, Seed: 1, Faults: faults, Hits: 1,
 		Hold: hold, Slow: slow, RunTimeout: 2 * time.Minute, Relay: relay,
 		Backend: b, ServerVersion: "test", Stderr: &stderr,
 	})
@@ -193,7 +193,7 @@ func TestADriverThatBreaksTheProtocolIsNotJudged(t *testing.T) {
 		{`true`, "no call for line 1"},
 	} {
 		a, err := clientaudit.Run(context.Background(), clientaudit.Options{Command: tc.command, Lines: 2, Seed: 1,
-			Faults: faultsOver(false)[:1], PerRun: 1, Hold: time.Second, Slow: time.Second, RunTimeout: time.Minute, Backend: b})
+			Faults: faultsOver(false)[:1], Hits: 1, Hold: time.Second, Slow: time.Second, RunTimeout: time.Minute, Backend: b})
 		if err != nil {
 			t.Fatal(err)
 		}

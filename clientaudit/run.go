@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/internal/shell"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/serve"
@@ -49,8 +50,8 @@ type Options struct {
 	Seed uint64
 	// Faults are the faults to run, after a run without one.
 	Faults []WireFault
-	// PerRun is how many writes each fault hits in its run.
-	PerRun int
+	// Hits is how many writes each fault hits in its run.
+	Hits int
 	// Hold is how long a lost reply holds the connection before it closes
 	// it; Slow how late a slow reply comes.
 	Hold, Slow time.Duration
@@ -71,6 +72,32 @@ type Options struct {
 	Progress func(fault string)
 }
 
+// The most lines a driver is asked to append, and the longest wait a fault
+// may hold a reply: bounds that keep one run within minutes, not days.
+const (
+	maxLines = 1000
+	maxWait  = 30 * time.Minute
+)
+
+// Validate refuses the bounds a client audit cannot run at: a field error
+// named as audit --client's flag for it is (lines, hits, hold, slow,
+// run_timeout).
+func (cfg Options) Validate() error {
+	switch {
+	case cfg.Lines < 1 || cfg.Lines > maxLines:
+		return field.Errorf("lines", "is %d: a run appends 1 to %d lines", cfg.Lines, maxLines)
+	case cfg.Hits < 1 || cfg.Hits > cfg.Lines:
+		return field.Errorf("hits", "is %d: a fault hits 1 to --lines (%d) writes", cfg.Hits, cfg.Lines)
+	case cfg.Hold <= 0 || cfg.Hold > maxWait:
+		return field.Errorf("hold", "is %s: it must be above 0 and at most %s", cfg.Hold, maxWait)
+	case cfg.Slow <= 0 || cfg.Slow > maxWait:
+		return field.Errorf("slow", "is %s: it must be above 0 and at most %s", cfg.Slow, maxWait)
+	case cfg.RunTimeout <= 0:
+		return field.Errorf("run_timeout", "is %s: it must be above 0", cfg.RunTimeout)
+	}
+	return nil
+}
+
 // ServePlaceholder in a driver's command stands for the command that
 // starts the server over stdio.
 const ServePlaceholder = "{serve}"
@@ -84,9 +111,13 @@ func (cfg Options) Stdio() bool { return strings.Contains(cfg.Command, ServePlac
 // Note's final text. A run that fails (the driver exits non-zero, or writes a
 // line that is not the protocol's) is recorded with its error and the audit
 // goes on; ctx ending stops the run under way and marks the audit
-// interrupted. The error is for what stops the audit itself: the Backend.
+// interrupted. The error is for what stops the audit itself: options that
+// do not validate, the Backend.
 func Run(ctx context.Context, cfg Options) (results.ClientAudit, error) {
 	a := results.ClientAudit{Command: cfg.Command, Lines: cfg.Lines, Seed: cfg.Seed}
+	if err := cfg.Validate(); err != nil {
+		return a, err
+	}
 	for _, f := range cfg.Faults {
 		if !f.On(cfg.Stdio()) {
 			return a, fmt.Errorf("%s is not made over %s", f.Kind, Transport(cfg.Stdio()))
@@ -128,11 +159,11 @@ func name(f WireFault) string {
 }
 
 // plan picks the writes (by the order of their keys' first request) the
-// fault of run i hits: PerRun of the Lines, from the seed.
+// fault of run i hits: Hits of the Lines, from the seed.
 func (cfg Options) plan(i int) map[int]bool {
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 	out := map[int]bool{}
-	for _, n := range rng.Perm(cfg.Lines)[:min(cfg.PerRun, cfg.Lines)] {
+	for _, n := range rng.Perm(cfg.Lines)[:min(cfg.Hits, cfg.Lines)] {
 		out[n+1] = true
 	}
 	return out

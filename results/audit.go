@@ -398,6 +398,16 @@ func (a Audit) Complete() Audit {
 	return a
 }
 
+// ReadAudit reads the audit's JSON record (a baseline) the file at path
+// holds (ReadFile, ParseAudit).
+func ReadAudit(path string) (*Audit, error) {
+	b, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAudit(b, path)
+}
+
 // ParseAudit reads an audit's JSON record (a baseline), named file in its
 // errors.
 func ParseAudit(b []byte, file string) (*Audit, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,9 +16,7 @@ import (
 	"github.com/notesbench/notesbench/nemesis"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
-	"github.com/notesbench/notesbench/sim"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // auditOptions holds the audit command's flags.
@@ -30,13 +29,11 @@ type auditOptions struct {
 	baseline string
 	budget   string
 	parallel int
-	// client holds the flags of a client audit (--client), and flags the
-	// command's, to tell which the user set.
+	// client holds the flags of a client audit (--client).
 	client clientFlags
-	flags  *pflag.FlagSet
 
-	// budgetValue is the budget --budget names, set by runAudit; a test may
-	// set one of its own with budgetSet.
+	// budgetValue, with budgetSet, is a budget a test runs in place of the
+	// one --budget names.
 	budgetValue audit.Budget
 	budgetSet   bool
 	// childEnv is added to the environment of the crash children, for tests
@@ -110,7 +107,6 @@ See docs/audit.md.`,
 	fs.StringVar(&opts.budget, "budget", "quick", "how much to run: "+contract.Choice(audit.BudgetNames()))
 	fs.IntVar(&opts.parallel, "parallel", 0, "runs each experiment makes at once (0: each one's default); a server that loses concurrent writes to different documents shows it at the default")
 	opts.client.register(fs)
-	opts.flags = fs
 	cli.CompleteFlag(cmd, "budget", false, audit.BudgetNames()...)
 	cli.CompleteFlag(cmd, "allow", true, results.AnomalyNames()...)
 	return cmd
@@ -125,89 +121,88 @@ func anomalyHelp() string {
 	return strings.Join(lines, "\n")
 }
 
-// auditFailed is an audit that found an anomaly not allowed, a part that
-// ended in an error, or a count worse than the baseline's: exit code 1.
-type auditFailed struct{ a results.Audit }
+// measuredVerdict is the verdict of an audit that did not pass
+// (audit.Verdict, clientaudit.Verdict), as the command ends with it: exit
+// code 3 when it found nothing wrong but did not judge everything (a
+// check that could not judge), 1 otherwise. An audit writes what it
+// measured, also when a signal ended it early: its exit code stands.
+type measuredVerdict struct{ error }
 
-func (auditFailed) measured() {}
-
-// auditUnfinished is an audit that found nothing wrong but did not judge
-// every part (interrupted, or a part out of its time): exit code 3, as a
-// check that could not judge everything.
-type auditUnfinished struct{ a results.Audit }
-
-func (e auditUnfinished) Error() string {
-	return "audit of " + e.a.Subject.Target + " " + report.AuditVerdict(e.a)
-}
-func (auditUnfinished) Unwrap() error { return cli.UnknownError{} }
-func (auditUnfinished) measured()     {}
-
-func (e auditFailed) Error() string {
-	msg := "audit of " + e.a.Subject.Target + " " + report.AuditVerdict(e.a)
-	if len(e.a.Regressions) > 0 {
-		msg += ":\n  " + strings.Join(e.a.Regressions, "\n  ")
+func (v measuredVerdict) Unwrap() []error {
+	if u, ok := v.error.(interface{ Unfinished() bool }); ok && u.Unfinished() {
+		return []error{v.error, cli.UnknownError{}}
 	}
-	return msg
+	return []error{v.error}
+}
+func (measuredVerdict) measured() {}
+
+// measured is an audit's verdict, nil when it passed, as the command ends
+// with it.
+func measured(verdict error) error {
+	if verdict == nil {
+		return nil
+	}
+	return measuredVerdict{verdict}
 }
 
-// check checks the flags before anything runs, and reads the baseline.
-func (o *auditOptions) check() (report.Format, *results.Audit, []string, error) {
+// options checks the flags before anything runs, reads the baseline, and
+// returns the output's format and the audit's options but those of its
+// target.
+func (o *auditOptions) options() (report.Format, audit.Options, error) {
+	opts := audit.Options{Budget: o.budgetValue, Parallel: o.parallel, MaxErrors: o.target.maxErrors, BaselineFile: o.baseline, Version: notesbenchVersion()}
 	f, err := o.format.parse(o.app)
 	if err != nil {
-		return "", nil, nil, err
+		return "", opts, err
 	}
 	if !o.budgetSet {
-		if o.budgetValue, err = audit.LookupBudget(o.budget); err != nil {
-			return "", nil, nil, cli.UsageErr("--budget", err)
+		if opts.Budget, err = audit.LookupBudget(o.budget); err != nil {
+			return "", opts, cli.UsageErr("--budget", err)
 		}
 	}
-	allow, err := results.ParseAllow(o.allow)
-	if err != nil {
-		return "", nil, nil, cli.UsageErr("--allow", err)
-	}
-	if err := sim.ValidateParallel(o.parallel); err != nil {
-		return "", nil, nil, cli.FlagError(o.target.flags, err)
+	if opts.Allow, err = results.ParseAllow(o.allow); err != nil {
+		return "", opts, cli.UsageErr("--allow", err)
 	}
 	if o.target.note != "" {
-		return "", nil, nil, cli.Usagef("--note", "names one fresh Note, which serves one run: an audit makes many (use a server that creates its Notes)")
+		return "", opts, cli.Usagef("--note", "names one fresh Note, which serves one run: an audit makes many (use a server that creates its Notes)")
 	}
 	if err := o.target.checkMaxErrors(); err != nil {
-		return "", nil, nil, err
+		return "", opts, err
 	}
 	if o.out != "" {
 		if err := report.CheckAuditFolder(o.out); err != nil {
-			return "", nil, nil, cli.UsageErr("--out", err)
+			return "", opts, cli.UsageErr("--out", err)
 		}
 	}
-	var base *results.Audit
 	if o.baseline != "" {
-		b, err := results.ReadFile(o.baseline)
-		if err != nil {
-			return "", nil, nil, cli.UsageErr("--baseline", err)
-		}
-		if base, err = results.ParseAudit(b, o.baseline); err != nil {
-			return "", nil, nil, cli.UsageErr("--baseline", err)
-		}
-		if base.Budget != o.budgetValue.Name {
-			return "", nil, nil, cli.Usagef("--baseline", "%s is an audit at budget %s, this one runs %s: counts of different budgets cannot be compared", o.baseline, base.Budget, o.budgetValue.Name)
+		if opts.Baseline, err = results.ReadAudit(o.baseline); err != nil {
+			return "", opts, cli.UsageErr("--baseline", err)
 		}
 	}
-	return f, base, allow, nil
+	return f, opts, cli.FlagError(o.target.flags, opts.Validate())
+}
+
+// write prints the audit's output in format and, with --out, writes its
+// folder with folder.
+func (o *auditOptions) write(format report.Format, output report.Output, folder func(dir string) error) error {
+	if err := report.Write(o.app.stdout, format, o.app.width, output); err != nil {
+		return err
+	}
+	if o.out == "" {
+		return nil
+	}
+	return cli.WriteWhole("--out", o.out, report.AuditMD, folder)
 }
 
 func runAudit(ctx context.Context, o *auditOptions) (err error) {
-	if o.flags != nil && o.flags.Changed("client") {
-		return runClientAudit(ctx, o, o.flags)
+	fs := o.target.flags
+	if fs.Changed("client") {
+		return runClientAudit(ctx, o)
 	}
-	if o.flags != nil {
-		for _, name := range clientOnly {
-			if o.flags.Changed(name) {
-				return cli.Usagef("--"+name, "audits a client: give --client too")
-			}
-		}
+	if i := slices.IndexFunc(clientOnly, fs.Changed); i >= 0 {
+		return cli.Usagef("--"+clientOnly[i], "audits a client: give --client too")
 	}
 	a := o.app
-	format, base, allow, err := o.check()
+	format, opts, err := o.options()
 	if err != nil {
 		return err
 	}
@@ -220,28 +215,20 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	reach := o.reach(target)
-	opts := audit.Options{
-		Profile: o.target.profile, Subject: reach.Subject(o.parallel, notesbenchVersion()),
-		Budget: o.budgetValue, Parallel: o.parallel, MaxErrors: o.target.maxErrors,
-		Allow: allow, Baseline: base, BaselineFile: o.baseline, Version: notesbenchVersion(),
-	}
+	opts.Reach = o.reach(target)
+	opts.Reopen = func(ctx context.Context) (contract.Target, error) { return o.reopen(ctx, tmp, nil) }
 	if o.target.remote() {
-		opts.Target, opts.TargetName = o.target.target, o.target.name()
+		opts.TargetName = o.target.name()
 		for _, name := range []string{"spawn", "call-timeout", "start-timeout", "protocol", "sessions", "token-file"} {
-			if f := o.target.flags.Lookup(name); f != nil && f.Changed {
-				opts.TargetFlags = append(opts.TargetFlags, "--"+name, f.Value.String())
+			if fs.Changed(name) {
+				opts.TargetFlags = append(opts.TargetFlags, "--"+name, fs.Lookup(name).Value.String())
 			}
 		}
 	}
-	if o.target.flags.Changed("store") {
+	if fs.Changed("store") {
 		opts.Store = o.target.storeName
 	}
-	if reach.StateDir != "" {
-		// Each part a store of its own, as each command run alone has.
-		opts.Reopen = func(ctx context.Context) (contract.Target, error) { return o.reopen(ctx, tmp, nil) }
-	}
-	faults, nemeses := reach.Modes(o.crashMode(tmp), func(ctx context.Context, kind string, every, callTimeout time.Duration) (contract.Target, error) {
+	faults, nemeses := opts.Reach.Modes(o.crashTest(tmp), func(ctx context.Context, kind string, every, callTimeout time.Duration) (contract.Target, error) {
 		return o.reopen(ctx, tmp, func(s *backend.Spec) {
 			s.Faults, s.CallTimeout = &nemesis.Faults{Kinds: []string{kind}, Every: every}, callTimeout
 		})
@@ -251,21 +238,10 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 		return err
 	}
 	// An interrupted audit writes what it measured, marked unfinished.
-	if err := report.Write(a.stdout, format, a.width, report.AuditOutput(*out)); err != nil {
+	if err := o.write(format, report.AuditOutput(*out), func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := cli.WriteWhole("--out", o.out, report.AuditMD, func(dir string) error { return report.WriteAuditFolder(dir, *out) }); err != nil {
-			return err
-		}
-	}
-	if !out.Audit.Passed() {
-		return auditFailed{out.Audit}
-	}
-	if !out.Audit.Finished() {
-		return auditUnfinished{out.Audit}
-	}
-	return nil
+	return measured(audit.Verdict(out.Audit))
 }
 
 // reach is what the command knows of the audit's target beside what it
@@ -303,30 +279,23 @@ func (o *auditOptions) reopen(ctx context.Context, tmp string, adjust func(*back
 	return openTarget(ctx, o.target.flags, s)
 }
 
-// crashMode is the audit's kill -9 column: the test notesbench crash runs,
-// at the budget's kills, of the embedded store without --target, of the
-// target's server with one.
-func (o *auditOptions) crashMode(tmp string) audit.FaultMode {
-	run := func(ctx context.Context, b audit.Budget) (audit.FaultOutcome, error) {
-		def := crash.DefaultConfig()
-		settings := results.CrashSettings{Kills: b.Kills, Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}
-		if o.target.remote() {
-			settings.Target, settings.Profile = o.target.target, o.target.profile
-		} else {
-			settings.Synchronous = b.Synchronous
-		}
+// crashTest is the kill -9 test notesbench crash runs, for the audit's crash
+// column, each run in a folder of its own under tmp.
+func (o *auditOptions) crashTest(tmp string) audit.CrashTest {
+	def := crash.DefaultConfig()
+	run := func(ctx context.Context, s results.CrashSettings, timeout time.Duration) (audit.FaultOutcome, error) {
 		dir, err := os.MkdirTemp(tmp, "audit-crash-")
 		if err != nil {
 			return audit.FaultOutcome{}, err
 		}
 		defer os.RemoveAll(dir)
 		f := o.target.faults
-		ran, err := crash.Command{Settings: settings, Spawn: f.spawn, Dir: dir, Timeout: b.CheckTimeout, Env: o.childEnv, Version: notesbenchVersion(),
+		ran, err := crash.Command{Settings: s, Spawn: f.spawn, Dir: dir, Timeout: timeout, Env: o.childEnv, Version: notesbenchVersion(),
 			Open: crashOpen(o.target.flags, o.target.profile, f.spawn, f.callTimeout, f.startTimeout)}.Run(ctx)
 		if err != nil {
 			return audit.FaultOutcome{}, err
 		}
 		return audit.CrashOutcome(ran.Argv, ran.Record, ran.Checks, ran.Verdict.Unknown, ran.History)
 	}
-	return audit.FaultMode{Mode: "crash", Needs: crash.Needs, Run: run}
+	return audit.CrashTest{Defaults: results.CrashSettings{Seed: def.Seed, LifeMinNS: def.MinLife, LifeMaxNS: def.MaxLife}, Needs: crash.Needs, Run: run}
 }

@@ -182,8 +182,8 @@ func TestAuditCommandServe(t *testing.T) {
 	target = "stdio:" + shell.Quote(bin) + " serve --guard none --db " + shell.Quote(filepath.Join(t.TempDir(), "none.db"))
 	o, _, _ = auditCLI(t, "--target", target, "--format", "json")
 	err := runAudit(context.Background(), o)
-	var failed auditFailed
-	if !errors.As(err, &failed) || !slices.Equal(failed.a.Failed, []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}) {
+	var failed audit.VerdictError
+	if !errors.As(err, &failed) || !slices.Equal(failed.Audit.Failed, []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}) {
 		t.Fatalf("guard none: %v", err)
 	}
 	if cli.ExitCode(err) != 1 || !strings.HasPrefix(err.Error(), "audit of "+target+" failed: found lost-update, stale-write") {
@@ -201,11 +201,11 @@ func TestAuditFilesystemServer(t *testing.T) {
 	target := "stdio:" + shell.Quote(filepath.Join(bin, "mcp-server-filesystem")) + " " + shell.Quote(t.TempDir())
 	o, _, stderr := auditCLI(t, "--target", target, "--profile", "filesystem", "--format", "json")
 	err := runAudit(context.Background(), o)
-	var failed auditFailed
+	var failed audit.VerdictError
 	if !errors.As(err, &failed) {
 		t.Fatalf("the filesystem server passed: %v\n%s", err, stderr)
 	}
-	a := failed.a
+	a := failed.Audit
 	if !slices.Equal(a.Failed, []string{results.AnomalyLostUpdate, results.AnomalyStaleWrite}) {
 		t.Errorf("failed %v", a.Failed)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/notesbench/notesbench/experiments/create"
 	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/experiments/sources"
+	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -151,28 +152,28 @@ func BudgetNames() []string {
 // Options are what an audit runs and how it is judged. The target, the
 // fault modes and the progress line are arguments of Run, not part of them.
 type Options struct {
-	// Target, Profile and Store are the --target, --profile and --store
-	// flags the audit was given ("" for those that were not), for the
-	// commands it lists; TargetName names the target in the records of the
-	// runs ("" for the embedded store).
-	Target, Profile, Store string
-	TargetName             string
+	// Reach is what the caller knows of the target: the --target and
+	// --profile it was given (for the commands the audit lists), how
+	// notesbench reaches it, what its profile says; Run composes the
+	// subject from it, and adds what the target says of itself.
+	Reach Reach
+	// Store is the --store flag the audit was given ("" when it was not),
+	// for the commands it lists; TargetName names the target in the
+	// records of the runs ("" for the embedded store).
+	Store, TargetName string
 	// TargetFlags are the other flags the audit was given of how to reach
 	// the target (--spawn, --call-timeout, …), with their values, for the
 	// commands it lists.
 	TargetFlags []string
-	// Reopen, when set, opens the target afresh for each part that runs
-	// on it (race, conform, create, sources), closed when the part ends: a
-	// target whose server keeps its state in the folder
-	// mcpclient.DirPlaceholder names gives each part a store of its own,
-	// so that one part that destroys it (two writers, a torn file) leaves
-	// the next parts' measurements standing. nil runs them all on the
-	// target Run is given.
+	// Reopen opens the target afresh. Where the target's server keeps its
+	// state in the folder mcpclient.DirPlaceholder names (Reach.StateDir),
+	// each part that runs on it (race, conform, create, sources) gets a
+	// target of its own, closed when the part ends, and so a store of its
+	// own: one part that destroys it (two writers, a torn file) leaves the
+	// next parts' measurements standing, as each command run alone has.
+	// Otherwise, or when nil, they all run on the target Run is given.
 	Reopen func(ctx context.Context) (contract.Target, error)
-	// Subject is what the caller knows of the target (its profile's server,
-	// its write style); Run adds what the target says of itself.
-	Subject results.AuditSubject
-	Budget  Budget
+	Budget Budget
 	// Parallel, when above 0, is the runs each experiment makes at once.
 	Parallel int
 	// MaxErrors ends a run once this many of its calls ended in a server
@@ -186,6 +187,18 @@ type Options struct {
 	BaselineFile string
 	// Version is notesbench's version, for the records.
 	Version string
+}
+
+// Validate refuses options an audit cannot run with: a field error named
+// as the command's flag for it is (parallel, baseline).
+func (o Options) Validate() error {
+	if err := sim.ValidateParallel(o.Parallel); err != nil {
+		return err
+	}
+	if o.Baseline != nil && o.Baseline.Budget != o.Budget.Name {
+		return field.Errorf("baseline", "%s is an audit at budget %s, this one runs %s: counts of different budgets cannot be compared", o.BaselineFile, o.Baseline.Budget, o.Budget.Name)
+	}
+	return nil
 }
 
 // A FaultMode is one fault mode of an audit, a column of its matrix: the
@@ -245,8 +258,11 @@ const (
 // (a signal), the part under way and those after it are not judged, and
 // Run returns what the parts before measured, the audit marked unfinished:
 // a partial record is still a record. Only a configuration of notesbench's
-// own that does not hold is an error.
+// own that does not hold (opts that do not validate) is an error.
 func Run(ctx context.Context, target contract.Target, faults []FaultMode, nemeses []NemesisMode, progress func(what string) func(done, total int), opts Options) (*report.AuditDoc, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	a := &auditRun{cfg: opts, target: target, progress: progress, cells: map[string][]results.AuditCell{}, histories: map[string][]byte{}, unfaulted: map[uint64]int{}}
 	a.subject()
@@ -406,7 +422,7 @@ func (a *auditRun) rewind(m mark) {
 // subject completes what the audit says of its target: the variant it
 // serves, what its writes carry and how it describes itself.
 func (a *auditRun) subject() {
-	a.subj = a.cfg.Subject
+	a.subj = a.cfg.Reach.Subject(a.cfg.Parallel, a.cfg.Version)
 	a.subj.Describe = a.target.Describe()
 	a.variant = contract.Variant{}.WithDefaults()
 	if s, ok := a.target.(contract.Served); ok {
@@ -451,11 +467,11 @@ func (a *auditRun) require(d experiment.Descriptor) string {
 // targetArgs are the flags that name the target to an experiment command.
 func (a *auditRun) targetArgs() []string {
 	var out []string
-	if a.cfg.Target != "" {
-		out = append(out, "--target", a.cfg.Target)
+	if a.cfg.Reach.Remote {
+		out = append(out, "--target", a.cfg.Reach.Target)
 	}
-	if a.cfg.Profile != "" {
-		out = append(out, "--profile", a.cfg.Profile)
+	if a.cfg.Reach.Profile != "" {
+		out = append(out, "--profile", a.cfg.Reach.Profile)
 	}
 	if a.cfg.Store != "" {
 		out = append(out, "--store", a.cfg.Store)
@@ -529,7 +545,7 @@ func (a *auditRun) runExperiment(ctx context.Context, x experiment.Configured, r
 // is done with it: the audit's, or one opened afresh (Options.Reopen). A
 // target that no longer opens is the part's error, in the target's words.
 func (a *auditRun) partTarget(ctx context.Context) (contract.Target, func(), error) {
-	if a.cfg.Reopen == nil {
+	if a.cfg.Reopen == nil || a.cfg.Reach.StateDir == "" {
 		return a.target, func() {}, nil
 	}
 	t, err := a.cfg.Reopen(ctx)
@@ -596,9 +612,9 @@ func (a *auditRun) conformStep() step {
 
 // conform runs conform on the target.
 func (a *auditRun) conform(ctx context.Context) error {
-	p := results.AuditPart{Name: "conform", Command: []string{"notesbench", "conform", "--target", cmp.Or(a.cfg.Target, "embedded")}}
-	if a.cfg.Profile != "" {
-		p.Command = append(p.Command, "--profile", a.cfg.Profile)
+	p := results.AuditPart{Name: "conform", Command: []string{"notesbench", "conform", "--target", a.cfg.Reach.target()}}
+	if a.cfg.Reach.Profile != "" {
+		p.Command = append(p.Command, "--profile", a.cfg.Reach.Profile)
 	}
 	if ft := a.cfg.Budget.FastTime; ft > 0 {
 		p.Command = append(p.Command, "--fast-time", ft.String())
@@ -622,7 +638,7 @@ func (a *auditRun) conform(ctx context.Context) error {
 		a.notRun(modeConform, endedIn("conform", err), results.AnomalyStaleWrite, results.AnomalyUnversionedWrite)
 		return nil
 	}
-	p.Result = results.NewConformRecord(results.ConformConfig{Target: cmp.Or(a.cfg.Target, "embedded"), Profile: a.cfg.Profile}, rep, a.cfg.Version)
+	p.Result = results.NewConformRecord(results.ConformConfig{Target: a.cfg.Reach.target(), Profile: a.cfg.Reach.Profile}, rep, a.cfg.Version)
 	a.part(p, tables)
 	a.add(results.AnomalyStaleWrite, clauseCell(rep.Checks, clauseStaleVersion, "the stale-version clause"))
 	a.add(results.AnomalyUnversionedWrite, clauseCell(rep.Checks, clauseNoVersion, "the no-expected_version clause"))

@@ -239,7 +239,7 @@ func TestAuditEmbedded(t *testing.T) {
 func TestAuditUncheckedServer(t *testing.T) {
 	target := uncheckedTarget{backend.Memory()}
 	defer target.Close()
-	opts := Options{Budget: testBudget, Target: "unchecked", TargetName: "unchecked"}
+	opts := Options{Budget: testBudget, Reach: Reach{Target: "unchecked", Remote: true}, TargetName: "unchecked"}
 	out, err := Run(context.Background(), target, nil, nil, nil, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -547,16 +547,22 @@ func (b destroyedOnClose) Close() error {
 	return b.Backend.Close()
 }
 
-// With Reopen, each part runs on a target opened for it alone and closed
-// after: a store the race destroyed leaves conform, create and sources
-// measured, where on the one target they end in the server's error.
+// With Reopen, on a target that keeps its state in a folder of its own
+// (Reach.StateDir), each part runs on a target opened for it alone and
+// closed after: a store the race destroyed leaves conform, create and
+// sources measured, where on the one target (no state folder: Reopen is
+// not called) they end in the server's error.
 func TestEachPartOpensItsOwnTarget(t *testing.T) {
 	fresh := func() destroying {
 		return destroying{Target: backend.Memory(), destroyed: &atomic.Bool{}, closed: &atomic.Int32{}}
 	}
 	shared := fresh()
 	defer shared.Close()
-	out, err := Run(context.Background(), shared, nil, nil, nil, Options{Budget: testBudget})
+	unused := func(context.Context) (contract.Target, error) {
+		t.Error("reopened a target that names no state folder")
+		return fresh(), nil
+	}
+	out, err := Run(context.Background(), shared, nil, nil, nil, Options{Budget: testBudget, Reopen: unused})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -565,7 +571,7 @@ func TestEachPartOpensItsOwnTarget(t *testing.T) {
 	}
 
 	var opened []destroying
-	opts := Options{Budget: testBudget, Reopen: func(context.Context) (contract.Target, error) {
+	opts := Options{Budget: testBudget, Reach: Reach{StateDir: "{dir}"}, Reopen: func(context.Context) (contract.Target, error) {
 		d := fresh()
 		opened = append(opened, d)
 		return d, nil

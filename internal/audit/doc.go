@@ -16,8 +16,9 @@
 // what it knows of it (Reach: which processes notesbench owns, what its
 // profile says), from which the audit composes its subject and its fault
 // modes (Reach.Subject, Reach.Modes), hands it how to open the target under
-// a fault and how to run the kill -9 test (read back by CrashOutcome), and
-// renders what Run returns with package report. It lives under internal/
+// a fault and how to run the kill -9 test (CrashTest, read back by
+// CrashOutcome), renders what Run returns with package report, and ends
+// with its verdict (Verdict). It lives under internal/
 // because only the command uses it; the top-level audit/ folder is the
 // published audit itself (its servers, their sections and the program that
 // regenerates them), not code of this package.

@@ -9,6 +9,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/nemesis"
+	"github.com/notesbench/notesbench/results"
 )
 
 // Reach is what the caller knows of the audit's target beside what the
@@ -38,6 +39,47 @@ type Reach struct {
 	Profiled *Profiled
 }
 
+// CrashTest is how the caller runs the kill -9 test (internal/crash's
+// Command, which notesbench crash runs too): the audit links no
+// implementation of the contract, so it composes the test's settings and
+// the caller runs it.
+type CrashTest struct {
+	// Defaults are the settings the audit does not compose: the seed and
+	// the servers' lives.
+	Defaults results.CrashSettings
+	// Needs are the operations its runs call.
+	Needs []contract.Capability
+	// Run runs the test at s, each check of its history bounded by
+	// timeout.
+	Run func(ctx context.Context, s results.CrashSettings, timeout time.Duration) (FaultOutcome, error)
+}
+
+// crashMode is the audit's kill -9 column: test at the budget's kills, of
+// the embedded store under each of the budget's synchronous settings, or of
+// the target's server through its profile.
+func (r Reach) crashMode(test CrashTest) FaultMode {
+	run := func(ctx context.Context, b Budget) (FaultOutcome, error) {
+		s := test.Defaults
+		s.Kills = b.Kills
+		if r.Remote {
+			s.Target, s.Profile = r.Target, r.Profile
+		} else {
+			s.Synchronous = b.Synchronous
+		}
+		return test.Run(ctx, s, b.CheckTimeout)
+	}
+	return FaultMode{Mode: "crash", Needs: test.Needs, Run: run}
+}
+
+// target is the --target the commands the audit lists name: the server's,
+// or embedded.
+func (r Reach) target() string {
+	if r.Remote {
+		return r.Target
+	}
+	return "embedded"
+}
+
 // Modes are the audit's fault modes against a target reached as r, a
 // column each: the kill -9 test, crash, of what notesbench runs in
 // processes of its own — the embedded SQLite store, or the server of a
@@ -48,7 +90,8 @@ type Reach struct {
 // every, each call bounded by callTimeout. This is the one place a fault
 // mode is added: a mode that cannot run against this target says why, and
 // its cells say "not run" with the reason.
-func (r Reach) Modes(crash FaultMode, open func(ctx context.Context, kind string, every, callTimeout time.Duration) (contract.Target, error)) ([]FaultMode, []NemesisMode) {
+func (r Reach) Modes(test CrashTest, open func(ctx context.Context, kind string, every, callTimeout time.Duration) (contract.Target, error)) ([]FaultMode, []NemesisMode) {
+	crash := r.crashMode(test)
 	switch {
 	case r.Remote && !r.Starts:
 		crash.Run, crash.NotRun = nil, "notesbench does not start this HTTP server, so it cannot kill it: give --spawn with the command that starts it"

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/history"
 	"github.com/notesbench/notesbench/mcpclient/profile"
+	"github.com/notesbench/notesbench/results"
 )
 
 // The fault modes follow what notesbench owns of the target: nothing of
@@ -18,7 +20,9 @@ import (
 // without --call-timeout gets one (in its flags too), and a lost reply is
 // reissued.
 func TestModes(t *testing.T) {
-	kill := FaultMode{Mode: "crash", Run: func(context.Context, Budget) (FaultOutcome, error) { return FaultOutcome{}, nil }}
+	kill := CrashTest{Run: func(context.Context, results.CrashSettings, time.Duration) (FaultOutcome, error) {
+		return FaultOutcome{}, nil
+	}}
 	var opened []string
 	open := func(_ context.Context, kind string, every, timeout time.Duration) (contract.Target, error) {
 		opened = append(opened, kind+" "+every.String()+" "+timeout.String())
@@ -68,6 +72,40 @@ func TestModes(t *testing.T) {
 	}
 	if want := []string{"lose-replies 1s 0s", "duplicate 1s 0s", "lose-replies 1s 0s", "duplicate 1s 0s", "kill 1s 0s", "pause 1s 1s", "lose-replies 1s 3s", "duplicate 1s 3s", "kill 1s 3s", "pause 1s 3s"}; !slices.Equal(opened, want) {
 		t.Errorf("opened %q, want %q", opened, want)
+	}
+}
+
+// The crash column runs the caller's kill -9 test at the budget's kills
+// beside its defaults: the embedded store under each of the budget's
+// synchronous settings, a server through its profile; each check bounded
+// by the budget's CheckTimeout.
+func TestCrashMode(t *testing.T) {
+	b := Budget{Kills: 7, Synchronous: []contract.Synchronous{contract.SyncNormal, contract.SyncFull}, CheckTimeout: time.Minute}
+	defaults := results.CrashSettings{Seed: 3, LifeMinNS: time.Millisecond, LifeMaxNS: time.Second, Kills: 50}
+	for _, tc := range []struct {
+		r    Reach
+		want results.CrashSettings
+	}{
+		{Reach{Target: "embedded"}, results.CrashSettings{Kills: 7, Synchronous: b.Synchronous, Seed: 3, LifeMinNS: time.Millisecond, LifeMaxNS: time.Second}},
+		{Reach{Target: "stdio:srv", Profile: "p", Remote: true, Starts: true}, results.CrashSettings{Kills: 7, Seed: 3, LifeMinNS: time.Millisecond, LifeMaxNS: time.Second, Target: "stdio:srv", Profile: "p"}},
+	} {
+		var got results.CrashSettings
+		var timeout time.Duration
+		test := CrashTest{Defaults: defaults, Needs: []contract.Capability{contract.CapRead}, Run: func(_ context.Context, s results.CrashSettings, d time.Duration) (FaultOutcome, error) {
+			got, timeout = s, d
+			return FaultOutcome{Runs: 1}, nil
+		}}
+		faults, _ := tc.r.Modes(test, nil)
+		m := faults[0]
+		if m.Mode != "crash" || m.NotRun != "" || !slices.Equal(m.Needs, test.Needs) {
+			t.Fatalf("%s: %+v", tc.r.Target, m)
+		}
+		if fo, err := m.Run(context.Background(), b); err != nil || fo.Runs != 1 {
+			t.Errorf("%s: %+v, %v", tc.r.Target, fo, err)
+		}
+		if !reflect.DeepEqual(got, tc.want) || timeout != time.Minute {
+			t.Errorf("%s: settings %+v, timeout %s; want %+v", tc.r.Target, got, timeout, tc.want)
+		}
 	}
 }
 
