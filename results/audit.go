@@ -399,18 +399,18 @@ func (a Audit) Complete() Audit {
 }
 
 // ReadAudit reads the audit's JSON record (a baseline) the file at path
-// holds (ReadFile, ParseAudit).
+// holds, named by path in its errors.
 func ReadAudit(path string) (*Audit, error) {
 	b, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseAudit(b, path)
+	return parseAudit(b, path)
 }
 
-// ParseAudit reads an audit's JSON record (a baseline), named file in its
+// parseAudit reads an audit's JSON record (a baseline), named file in its
 // errors.
-func ParseAudit(b []byte, file string) (*Audit, error) {
+func parseAudit(b []byte, file string) (*Audit, error) {
 	var a Audit
 	if err := json.Unmarshal(b, &a); err != nil {
 		return nil, fmt.Errorf("%s is not a notesbench JSON result: %v", file, err)

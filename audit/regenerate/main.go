@@ -284,13 +284,9 @@ func writeReadme(o options, servers []server) error {
 	var how bytes.Buffer
 	for _, s := range servers {
 		dir := sectionDir(o.out, s.Name)
-		b, err := results.ReadFile(filepath.Join(dir, report.AuditJSON))
+		a, err := results.ReadAudit(filepath.Join(dir, report.AuditJSON))
 		if err != nil {
 			return fmt.Errorf("%s: %w (make audit ONLY=%s writes it)", s.Name, err, s.Name)
-		}
-		a, err := results.ParseAudit(b, filepath.Join(dir, report.AuditJSON))
-		if err != nil {
-			return err
 		}
 		name, version := s.Name, "notesbench "+a.Version
 		if p := s.serverPackage(); p != "" {
