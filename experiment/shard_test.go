@@ -10,6 +10,7 @@ import (
 	"github.com/notesbench/notesbench/contract"
 	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/experiments/race"
+	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
 )
@@ -28,32 +29,6 @@ func (t servedTarget) Open(ctx context.Context, run contract.RunSpec) (contract.
 	return t.Target.Open(ctx, run)
 }
 
-// configured returns race at params (name, value, …) against target, as the
-// command configures it.
-func configured(t *testing.T, target contract.Target, params ...string) experiment.Instance {
-	t.Helper()
-	in := race.Experiment.New()
-	given := map[string]string{}
-	for i := 0; i < len(params); i += 2 {
-		given[params[i]] = params[i+1]
-		for _, p := range in.Params() {
-			if p.Name == params[i] {
-				if err := p.Set(params[i+1]); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	isGiven := func(name string) bool { _, ok := given[name]; return ok }
-	if err := in.Finish(isGiven); err != nil {
-		t.Fatal(err)
-	}
-	if err := in.Use(sim.TargetSettings{TargetName: "served"}, sim.Runtime{Target: target}, isGiven); err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
-
 // The shards of a run against a server merge into the run: the rows the
 // server chose (race's modes follow its guard when --modes is not given)
 // and its version format (no parameter sets it) are those merged, not the
@@ -63,7 +38,7 @@ func configured(t *testing.T, target contract.Target, params ...string) experime
 func TestShardsAgainstAServerMerge(t *testing.T) {
 	target := servedTarget{backend.Memory(), contract.Variant{Guard: contract.GuardTab, VersionFormat: contract.FormatUSSuffix, Order: contract.OrderKeyFirst}}
 	params := []string{"clock", "virtual", "seeds", "1-3", "edits", "6"}
-	in := configured(t, target, params...)
+	in := simtest.Configure(t, race.Experiment, sim.TargetSettings{TargetName: "served"}, sim.Runtime{Target: target}, params...)
 	whole, err := in.Run(context.Background(), experiment.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +46,7 @@ func TestShardsAgainstAServerMerge(t *testing.T) {
 	var files []string
 	var data [][]byte
 	for k := 1; k <= 2; k++ {
-		in := configured(t, target, params...)
+		in := simtest.Configure(t, race.Experiment, sim.TargetSettings{TargetName: "served"}, sim.Runtime{Target: target}, params...)
 		out, err := in.Run(context.Background(), experiment.Options{Version: "test", Shard: results.Shard{Index: k, Count: 2}})
 		if err != nil {
 			t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/notesbench/notesbench/experiments/race"
 	"github.com/notesbench/notesbench/internal/ghshape"
 	"github.com/notesbench/notesbench/internal/pgtest"
+	"github.com/notesbench/notesbench/internal/simtest"
 	"github.com/notesbench/notesbench/internal/testpass"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -301,22 +302,7 @@ func TestBaselineGate(t *testing.T) {
 // memory, run in process.
 func virtualRace(t *testing.T) *experiment.Findings {
 	t.Helper()
-	in := race.Experiment.New()
-	given := map[string]string{"clock": "virtual", "seeds": "1", "edits": "3"}
-	for _, p := range in.Params() {
-		if v, ok := given[p.Name]; ok {
-			if err := p.Set(v); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	isGiven := func(name string) bool { _, ok := given[name]; return ok }
-	if err := in.Finish(isGiven); err != nil {
-		t.Fatal(err)
-	}
-	if err := in.Use(sim.TargetSettings{}, sim.Runtime{Target: backend.Memory()}, isGiven); err != nil {
-		t.Fatal(err)
-	}
+	in := simtest.Configure(t, race.Experiment, sim.TargetSettings{}, sim.Runtime{Target: backend.Memory()}, "clock", "virtual", "seeds", "1", "edits", "3")
 	out, err := in.Run(context.Background(), experiment.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)

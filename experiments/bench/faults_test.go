@@ -148,22 +148,8 @@ func TestBenchStoppedRunIsAWarning(t *testing.T) {
 		}
 		return nil, false
 	}
-	in := Experiment.New()
-	given := map[string]string{"writes": "50", "reps": "1", "warmup": "1", "text-size": "10", "writers": "1", "guards": "note"}
-	for _, p := range in.Params() {
-		if v, ok := given[p.Name]; ok {
-			if err := p.Set(v); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	isGiven := func(name string) bool { _, ok := given[name]; return ok }
-	if err := in.Finish(isGiven); err != nil {
-		t.Fatal(err)
-	}
-	if err := in.Use(sim.TargetSettings{TargetName: "faulty", MaxErrors: 3}, simtest.On(simtest.NewFaulty(f)), isGiven); err != nil {
-		t.Fatal(err)
-	}
+	in := simtest.Configure(t, Experiment, sim.TargetSettings{TargetName: "faulty", MaxErrors: 3}, simtest.On(simtest.NewFaulty(f)),
+		"writes", "50", "reps", "1", "warmup", "1", "text-size", "10", "writers", "1", "guards", "note")
 	out, err := in.Run(context.Background(), experiment.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/notesbench/notesbench/contract"
+	"github.com/notesbench/notesbench/experiment"
 	"github.com/notesbench/notesbench/internal/field"
 	"github.com/notesbench/notesbench/results"
 	"github.com/notesbench/notesbench/sim"
@@ -175,4 +176,31 @@ func Seeds(lo, hi uint64) []uint64 {
 		s = append(s, i)
 	}
 	return s
+}
+
+// Configure returns d's experiment configured as its command configures it:
+// params (name, value, …) set as flags, the rest finished, on rt with
+// settings.
+func Configure(t testing.TB, d experiment.Descriptor, settings sim.TargetSettings, rt sim.Runtime, params ...string) experiment.Instance {
+	t.Helper()
+	in := d.New()
+	given := map[string]string{}
+	for i := 0; i+1 < len(params); i += 2 {
+		given[params[i]] = params[i+1]
+	}
+	for _, p := range in.Params() {
+		if v, ok := given[p.Name]; ok {
+			if err := p.Set(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	isGiven := func(name string) bool { _, ok := given[name]; return ok }
+	if err := in.Finish(isGiven); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Use(settings, rt, isGiven); err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
