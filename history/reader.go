@@ -558,7 +558,7 @@ func checkCall(c Call) error {
 func checkFault(f Fault) error {
 	switch {
 	case f.Kind == "":
-		return errors.New("fault: missing (the kind of fault: kill, pause, lose-replies, duplicate)")
+		return errors.New("fault: missing (the kind of fault, as --nemesis names it: kill, …)")
 	case f.End < f.Start:
 		return fmt.Errorf("end_ns: %d is before start_ns %d", f.End, f.Start)
 	case f.PID < 0:

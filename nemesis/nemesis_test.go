@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,5 +110,43 @@ func TestScheduleIsTheSeeds(t *testing.T) {
 	Schedule(ctx, r, All(), time.Hour, 1)
 	if len(r.made) != 0 {
 		t.Errorf("made %v after its context ended", r.made)
+	}
+}
+
+// killTwice is a fault a test adds: a kill, and another as soon as the
+// server is back, made of what a Victim offers.
+type killTwice struct{}
+
+func (killTwice) Kind() string  { return "kill-twice" }
+func (killTwice) Place() Place  { return Process }
+func (killTwice) About() string { return "SIGKILL twice in a row" }
+func (killTwice) Invoke(ctx context.Context, r Victim) bool {
+	return r.AwaitWrite() && r.Kill(ctx) == nil && r.Kill(ctx) == nil
+}
+
+// Adding a fault is one value and its line in the list: --nemesis parses it,
+// its help and the kinds on its place name it, and the schedule makes it.
+func TestANewFaultIsOneValue(t *testing.T) {
+	saved := all
+	t.Cleanup(func() { all = saved })
+	all = append(slices.Clone(saved), killTwice{})
+
+	if got, err := Parse("kill-twice,duplicate"); err != nil || !slices.Equal(got, []string{"kill-twice", "duplicate"}) {
+		t.Errorf("Parse: %v %v", got, err)
+	}
+	if h := Help(); !strings.HasSuffix(h, ", kill-twice (SIGKILL twice in a row)") {
+		t.Errorf("help %q", h)
+	}
+	if got := KindsAt(Process); !slices.Equal(got, []string{"kill", "pause", "kill-twice"}) || !At(Process, []string{"kill-twice"}) {
+		t.Errorf("on the process: %v", got)
+	}
+	n, ok := Lookup("kill-twice")
+	if !ok {
+		t.Fatal("Lookup finds no kill-twice")
+	}
+	r := &fakeVictim{stopAfter: 6}
+	Schedule(context.Background(), r, []Nemesis{n}, time.Microsecond, 1)
+	if len(r.made) != 6 || slices.ContainsFunc(r.made, func(k string) bool { return k != "kill" }) {
+		t.Errorf("the schedule made %v, want kills two by two", r.made)
 	}
 }
