@@ -856,3 +856,34 @@ func TestReadAll(t *testing.T) {
 		t.Errorf("standard input that never ends: %v", err)
 	}
 }
+
+// A fault is recorded from when it began to when it ended, on the run's
+// clock, with its process and what was done; one that ends after the run
+// did is left out.
+func TestFaultBegan(t *testing.T) {
+	now := int64(0)
+	w := NewWriter(Header{Experiment: "crash"})
+	rec, err := Record(w, RunHeader{Run: "a"}, func() int64 { now += 10; return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := rec.FaultBegan(FaultKill, 42)
+	late := rec.FaultBegan(FaultPause, 43)
+	ended("killed, started again")
+	if err := rec.End(); err != nil {
+		t.Fatal(err)
+	}
+	late("continued")
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(context.Background(), &buf, "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := got.Runs[0].Faults
+	if len(faults) != 1 || faults[0].Kind != FaultKill || faults[0].PID != 42 || faults[0].Detail != "killed, started again" || faults[0].Start != 10 || faults[0].End <= faults[0].Start {
+		t.Errorf("faults %+v: want the kill alone, from 10 to later, pid 42", faults)
+	}
+}

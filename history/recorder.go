@@ -167,6 +167,18 @@ func (r *Recorder) Fault(f Fault) error {
 	return nil
 }
 
+// FaultBegan notes that a fault of kind began now, on the process pid (0:
+// none), and returns the func that records it once it ended, with what was
+// done: what a fault injector is told as each fault begins.
+func (r *Recorder) FaultBegan(kind string, pid int) (ended func(detail string)) {
+	start := r.Now()
+	return func(detail string) {
+		// A fault recorded after the run ended is left out, as a call made
+		// after it would be.
+		_ = r.Fault(Fault{Kind: kind, Start: start, End: max(start, r.Now()), PID: pid, Detail: detail})
+	}
+}
+
 // Final reads the state of Note noteID through s and records it: the tab bar
 // and Note version, the markdown tab's text, the sheets of every tab a recorded
 // call edited, and every source. Call it when the run's editors are done, with a

@@ -24,17 +24,10 @@ func InjectFaults(b contract.Backend, rec *history.Recorder) (stop func() int) {
 	if !ok {
 		return func() int { return 0 }
 	}
-	return fi.InjectFaults(func(kind string, pid int) func(string) {
-		if rec == nil {
-			return func(string) {}
-		}
-		start := rec.Now()
-		return func(detail string) {
-			// A fault recorded after the run ended is left out, as a
-			// call made after it would be.
-			_ = rec.Fault(history.Fault{Kind: kind, Start: start, End: max(start, rec.Now()), PID: pid, Detail: detail})
-		}
-	})
+	if rec == nil {
+		return fi.InjectFaults(func(string, int) func(string) { return func(string) {} })
+	}
+	return fi.InjectFaults(rec.FaultBegan)
 }
 
 // OutcomeCounts is what a call's error adds to its client's counts beside

@@ -123,12 +123,7 @@ func Run(ctx context.Context, cfg RunConfig, w *history.Writer) (res results.Cra
 	}
 	stopFaults := func() int { return 0 }
 	if ok {
-		stopFaults = k.InjectFaults(func(kind string, pid int) func(string) {
-			begun := rec.Now()
-			return func(detail string) {
-				_ = rec.Fault(history.Fault{Kind: kind, Start: begun, End: max(begun, rec.Now()), PID: pid, Detail: detail})
-			}
-		})
+		stopFaults = k.InjectFaults(rec.FaultBegan)
 	}
 	defer stopFaults()
 
