@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/notesbench/notesbench/results"
@@ -78,6 +79,45 @@ func Headers(show bool, names ...string) []string {
 		if show {
 			out = append(out, PublishedHeader(n))
 		}
+	}
+	return out
+}
+
+// An Extra is a column of ours only, shown when some row has a figure in
+// it: what errors and faults bring to a table of the published figures.
+// Its published column, when shown, is NotPublished.
+type Extra[Row any] struct {
+	Header string
+	Has    func(Row) bool
+	Cell   func(Row) string
+}
+
+// ExtrasIn returns the columns of cols some row of rows has a figure in, in
+// order.
+func ExtrasIn[Row any](cols []Extra[Row], rows []Row) []Extra[Row] {
+	var out []Extra[Row]
+	for _, c := range cols {
+		if slices.ContainsFunc(rows, c.Has) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ExtraHeaders returns the headers of cols, as Headers does.
+func ExtraHeaders[Row any](show bool, cols []Extra[Row]) []string {
+	var out []string
+	for _, c := range cols {
+		out = append(out, Headers(show, c.Header)...)
+	}
+	return out
+}
+
+// ExtraCells returns r's cells of cols, as WithPublished does.
+func ExtraCells[Row any](show bool, cols []Extra[Row], r Row) []string {
+	var out []string
+	for _, c := range cols {
+		out = append(out, WithPublished(show, [2]string{c.Cell(r), NotPublished})...)
 	}
 	return out
 }

@@ -32,26 +32,9 @@ func Tables(rows []Row, exp *results.Experiment) []report.MainTable {
 		Keys:   2,
 		Header: append([]string{"Server checks", "Client key policy"}, report.Headers(show, "Tabs created (calls sent)")...),
 	}
-	errs := slices.ContainsFunc(rows, func(r Row) bool {
-		return slices.ContainsFunc(r.Errors, func(n int) bool { return n > 0 })
-	})
-	if errs {
-		a.Header = append(a.Header, report.Headers(show, "Errors")...)
-		b.Header = append(b.Header, report.Headers(show, "Errors")...)
-	}
-	anyOf := func(get func(Row) []int) bool {
-		return slices.ContainsFunc(rows, func(r Row) bool { return slices.ContainsFunc(get(r), func(n int) bool { return n > 0 }) })
-	}
-	info := anyOf(func(r Row) []int { return r.Info })
-	faults := anyOf(func(r Row) []int { return r.Faults })
-	if info {
-		a.Header = append(a.Header, report.Headers(show, "Info")...)
-		b.Header = append(b.Header, report.Headers(show, "Info")...)
-	}
-	if faults {
-		a.Header = append(a.Header, report.Headers(show, "Faults")...)
-		b.Header = append(b.Header, report.Headers(show, "Faults")...)
-	}
+	extras := report.ExtrasIn(extraColumns, rows)
+	a.Header = append(a.Header, report.ExtraHeaders(show, extras)...)
+	b.Header = append(b.Header, report.ExtraHeaders(show, extras)...)
 	for _, r := range rows {
 		pub := report.PublishedFor(exp, map[string]string{"table": r.Table, "order": r.Order, "key_policy": r.KeyPolicy})
 		var cells []string
@@ -66,15 +49,7 @@ func Tables(rows []Row, exp *results.Experiment) []report.MainTable {
 				[2]string{tabsWithCalls(r.TabsCreated, r.CallsSent), seedsWithCalls(pub)},
 			)...)
 		}
-		if errs {
-			cells = append(cells, report.WithPublished(show, [2]string{perSeed(r.Errors), report.NotPublished})...)
-		}
-		if info {
-			cells = append(cells, report.WithPublished(show, [2]string{perSeed(r.Info), report.NotPublished})...)
-		}
-		if faults {
-			cells = append(cells, report.WithPublished(show, [2]string{perSeed(r.Faults), report.NotPublished})...)
-		}
+		cells = append(cells, report.ExtraCells(show, extras, r)...)
 		if r.Table == TableA {
 			a.Rows = append(a.Rows, cells)
 		} else {
@@ -114,4 +89,16 @@ func seedsWithCalls(p report.Beside) string {
 		ti[i], ci[i] = int(ts[i]), int(cs[i])
 	}
 	return tabsWithCalls(ti, ci)
+}
+
+// extraColumns are the create tables' columns of ours only, per seed: the
+// errors, and what faults (--nemesis) bring.
+var extraColumns = []report.Extra[Row]{perSeedColumn("Errors", func(r Row) []int { return r.Errors }),
+	perSeedColumn("Info", func(r Row) []int { return r.Info }), perSeedColumn("Faults", func(r Row) []int { return r.Faults })}
+
+// perSeedColumn is the column of a count per seed, shown when a seed has
+// one.
+func perSeedColumn(header string, get func(Row) []int) report.Extra[Row] {
+	return report.Extra[Row]{Header: header, Cell: func(r Row) string { return perSeed(get(r)) },
+		Has: func(r Row) bool { return slices.ContainsFunc(get(r), func(n int) bool { return n > 0 }) }}
 }

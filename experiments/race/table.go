@@ -1,8 +1,6 @@
 package race
 
 import (
-	"slices"
-
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -11,20 +9,14 @@ import (
 // beside it.
 func Table(rows []Row, exp *results.Experiment) report.Table {
 	show := exp != nil
-	errs := slices.ContainsFunc(rows, func(r Row) bool { return r.ErrorsClaude+r.ErrorsHuman > 0 })
+	extras := report.ExtrasIn(extraColumns, rows)
 	t := report.Table{
 		Title: "Lost updates by write guard and conflict policy",
 		Keys:  2,
 		Header: append([]string{"Guard", "On conflict"}, report.Headers(show, "Lost", "Lost claude / human",
 			"Conflicts claude / human", "Max tries", "Mean tries claude / human", "Wall s per run")...),
 	}
-	if errs {
-		t.Header = append(t.Header, report.Headers(show, report.ErrorsHeader)...)
-	}
-	faults := faultColumns(rows)
-	for _, c := range faults {
-		t.Header = append(t.Header, report.Headers(show, c.header)...)
-	}
+	t.Header = append(t.Header, report.ExtraHeaders(show, extras)...)
 	for _, r := range rows {
 		pub := report.PublishedFor(exp, map[string]string{"guard": r.Guard, "policy": r.Policy})
 		policy := r.Policy
@@ -39,43 +31,21 @@ func Table(rows []Row, exp *results.Experiment) report.Table {
 			[2]string{report.Fixed(r.MeanTriesClaude, 2) + " / " + report.Fixed(r.MeanTriesHuman, 2), pub.Cell(nil, "mean_tries_claude", "mean_tries_human")},
 			[2]string{report.Fixed(r.WallS, 2), pub.Cell(nil, "wall_s")},
 		)...)
-		if errs {
-			cells = append(cells, report.WithPublished(show, [2]string{report.IntPair(r.ErrorsClaude, r.ErrorsHuman), report.NotPublished})...)
-		}
-		for _, c := range faults {
-			cells = append(cells, report.WithPublished(show, [2]string{c.cell(r), report.NotPublished})...)
-		}
-		t.Rows = append(t.Rows, cells)
+		t.Rows = append(t.Rows, append(cells, report.ExtraCells(show, extras, r)...))
 	}
 	return t
 }
 
-// raceColumn is a column of the race table shown only when a row has a
-// figure in it: what faults (--nemesis) bring.
-type raceColumn struct {
-	header string
-	any    func(Row) bool
-	cell   func(Row) string
-}
-
-// raceFaultColumns are the race table's columns of faults.
-var raceFaultColumns = []raceColumn{
-	{"Faults", func(r Row) bool { return r.Faults > 0 }, func(r Row) string { return report.Int(int64(r.Faults)) }},
-	{"Info claude / human", func(r Row) bool { return r.InfoClaude+r.InfoHuman > 0 },
-		func(r Row) string { return report.IntPair(r.InfoClaude, r.InfoHuman) }},
-	{"Duplicates claude / human", func(r Row) bool { return r.DuplicatesClaude+r.DuplicatesHuman > 0 },
-		func(r Row) string { return report.IntPair(r.DuplicatesClaude, r.DuplicatesHuman) }},
-	{"Unreadable claude / human", func(r Row) bool { return r.UnreadableClaude+r.UnreadableHuman > 0 },
-		func(r Row) string { return report.IntPair(r.UnreadableClaude, r.UnreadableHuman) }},
-}
-
-// faultColumns returns the columns of faults some row has a figure in.
-func faultColumns(rows []Row) []raceColumn {
-	var out []raceColumn
-	for _, c := range raceFaultColumns {
-		if slices.ContainsFunc(rows, c.any) {
-			out = append(out, c)
-		}
-	}
-	return out
+// extraColumns are the race table's columns of ours only: the errors, and
+// what faults (--nemesis) bring.
+var extraColumns = []report.Extra[Row]{
+	{Header: report.ErrorsHeader, Has: func(r Row) bool { return r.ErrorsClaude+r.ErrorsHuman > 0 },
+		Cell: func(r Row) string { return report.IntPair(r.ErrorsClaude, r.ErrorsHuman) }},
+	{Header: "Faults", Has: func(r Row) bool { return r.Faults > 0 }, Cell: func(r Row) string { return report.Int(int64(r.Faults)) }},
+	{Header: "Info claude / human", Has: func(r Row) bool { return r.InfoClaude+r.InfoHuman > 0 },
+		Cell: func(r Row) string { return report.IntPair(r.InfoClaude, r.InfoHuman) }},
+	{Header: "Duplicates claude / human", Has: func(r Row) bool { return r.DuplicatesClaude+r.DuplicatesHuman > 0 },
+		Cell: func(r Row) string { return report.IntPair(r.DuplicatesClaude, r.DuplicatesHuman) }},
+	{Header: "Unreadable claude / human", Has: func(r Row) bool { return r.UnreadableClaude+r.UnreadableHuman > 0 },
+		Cell: func(r Row) string { return report.IntPair(r.UnreadableClaude, r.UnreadableHuman) }},
 }

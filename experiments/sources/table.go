@@ -1,8 +1,6 @@
 package sources
 
 import (
-	"slices"
-
 	"github.com/notesbench/notesbench/report"
 	"github.com/notesbench/notesbench/results"
 )
@@ -15,18 +13,8 @@ func Table(rows []Row, exp *results.Experiment) report.Table {
 		Title:  "Which key to put on add_note_source",
 		Header: append([]string{"Key"}, report.Headers(show, "Sources saved", "Duplicates", "Per session", "Browser check flags")...),
 	}
-	errs := slices.ContainsFunc(rows, func(r Row) bool { return r.Errors > 0 })
-	if errs {
-		t.Header = append(t.Header, report.Headers(show, "Errors")...)
-	}
-	info := slices.ContainsFunc(rows, func(r Row) bool { return r.Info > 0 })
-	faults := slices.ContainsFunc(rows, func(r Row) bool { return r.Faults > 0 })
-	if info {
-		t.Header = append(t.Header, report.Headers(show, "Info")...)
-	}
-	if faults {
-		t.Header = append(t.Header, report.Headers(show, "Faults")...)
-	}
+	extras := report.ExtrasIn(extraColumns, rows)
+	t.Header = append(t.Header, report.ExtraHeaders(show, extras)...)
 	for _, r := range rows {
 		pub := report.PublishedFor(exp, map[string]string{"key_policy": r.KeyPolicy})
 		flagged := report.NotPublished
@@ -39,16 +27,15 @@ func Table(rows []Row, exp *results.Experiment) report.Table {
 			[2]string{report.Fixed(r.PerSession, 2), pub.Cell(nil, "per_session")},
 			[2]string{flagged, pub.Cell(nil, "browser_flagged")},
 		)...)
-		if errs {
-			cells = append(cells, report.WithPublished(show, [2]string{report.Int(int64(r.Errors)), report.NotPublished})...)
-		}
-		if info {
-			cells = append(cells, report.WithPublished(show, [2]string{report.Int(int64(r.Info)), report.NotPublished})...)
-		}
-		if faults {
-			cells = append(cells, report.WithPublished(show, [2]string{report.Int(int64(r.Faults)), report.NotPublished})...)
-		}
-		t.Rows = append(t.Rows, cells)
+		t.Rows = append(t.Rows, append(cells, report.ExtraCells(show, extras, r)...))
 	}
 	return t
+}
+
+// extraColumns are the sources table's columns of ours only: the errors,
+// and what faults (--nemesis) bring.
+var extraColumns = []report.Extra[Row]{
+	{Header: "Errors", Has: func(r Row) bool { return r.Errors > 0 }, Cell: func(r Row) string { return report.Int(int64(r.Errors)) }},
+	{Header: "Info", Has: func(r Row) bool { return r.Info > 0 }, Cell: func(r Row) string { return report.Int(int64(r.Info)) }},
+	{Header: "Faults", Has: func(r Row) bool { return r.Faults > 0 }, Cell: func(r Row) string { return report.Int(int64(r.Faults)) }},
 }
