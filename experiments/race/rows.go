@@ -47,25 +47,18 @@ func Summarize(runs []results.RaceRun) Row {
 	var claude, human results.EditorRun
 	for _, r := range runs {
 		row.Guard, row.Policy = r.Guard, r.Policy
-		row.LostClaude += r.Claude.Lost
-		row.LostHuman += r.Human.Lost
 		row.Intended += r.Intended()
-		row.ConflictsClaude += r.Claude.Conflicts
-		row.ConflictsHuman += r.Human.Conflicts
-		row.ErrorsClaude += r.Claude.Errors
-		row.ErrorsHuman += r.Human.Errors
 		row.Faults += r.Faults
-		row.InfoClaude += r.Claude.Info
-		row.InfoHuman += r.Human.Info
-		row.DuplicatesClaude += r.Claude.Duplicates
-		row.DuplicatesHuman += r.Human.Duplicates
-		row.UnreadableClaude += r.Claude.Unreadable
-		row.UnreadableHuman += r.Human.Unreadable
-		row.MaxTries = max(row.MaxTries, r.Claude.MaxTries, r.Human.MaxTries)
 		row.WallS += r.WallS
-		claude = addEditor(claude, r.Claude)
-		human = addEditor(human, r.Human)
+		claude, human = addEditor(claude, r.Claude), addEditor(human, r.Human)
 	}
+	row.LostClaude, row.LostHuman = claude.Lost, human.Lost
+	row.ConflictsClaude, row.ConflictsHuman = claude.Conflicts, human.Conflicts
+	row.ErrorsClaude, row.ErrorsHuman = claude.Errors, human.Errors
+	row.InfoClaude, row.InfoHuman = claude.Info, human.Info
+	row.DuplicatesClaude, row.DuplicatesHuman = claude.Duplicates, human.Duplicates
+	row.UnreadableClaude, row.UnreadableHuman = claude.Unreadable, human.Unreadable
+	row.MaxTries = max(claude.MaxTries, human.MaxTries)
 	row.Lost = row.LostClaude + row.LostHuman
 	row.MeanTriesClaude = results.Round(claude.MeanTries(), 4)
 	row.MeanTriesHuman = results.Round(human.MeanTries(), 4)
