@@ -8,11 +8,11 @@ type ingredient struct {
 	// Name is a short name: "default (pause think, no oversleep)", "pause
 	// uniform0 alone", …
 	Name string
-	// Whole is true when the ingredient is a whole profile, Profile: its
-	// runs are that profile's.
-	Whole   bool
+	// Profile is the whole profile the ingredient is, whose runs are the
+	// reproduction's own; none for a rule alone.
 	Profile sim.TimingModel
-	// Edit returns the editing loop under this ingredient.
+	// Edit, for a rule alone, returns the editing loop under it; nil for a
+	// whole profile.
 	Edit func(sim.Editing) sim.Editing
 }
 
@@ -21,13 +21,10 @@ type ingredient struct {
 // oversleep alone, and both (the profile itself).
 func ingredients() []ingredient {
 	pause, over, _ := sim.TimingPublishedFit.Rules()
-	whole := func(name string, p sim.TimingModel) ingredient {
-		return ingredient{Name: name, Whole: true, Profile: p, Edit: func(e sim.Editing) sim.Editing { return e.WithTiming(p) }}
-	}
 	return []ingredient{
-		whole("default (pause think, no oversleep)", sim.TimingDefault),
+		{Name: "default (pause think, no oversleep)", Profile: sim.TimingDefault},
 		{Name: "pause " + pause + " alone", Edit: func(e sim.Editing) sim.Editing { return e.WithRules(pause, sim.Oversleep{}) }},
 		{Name: "oversleep " + over.Formula() + " alone", Edit: func(e sim.Editing) sim.Editing { return e.WithRules(sim.PauseThink, over) }},
-		whole("both: "+sim.TimingPublishedFit.Name(), sim.TimingPublishedFit),
+		{Name: "both: " + sim.TimingPublishedFit.Name(), Profile: sim.TimingPublishedFit},
 	}
 }

@@ -314,10 +314,11 @@ func (r Options) timings(d experiment.Descriptor) ([]experiment.Job, compose) {
 		}
 	}
 	perProfile := len(jobs) / len(profiles)
-	// The ablation replicates each rule that is not a whole profile.
+	// The ablation replicates each rule alone; a whole profile's verdicts
+	// are those of its runs above.
 	ablation := map[string]int{} // ingredient → its job
 	for _, ing := range ingredients() {
-		if ing.Whole && (ing.Profile == sim.TimingDefault || ing.Profile == sim.TimingPublishedFit) {
+		if ing.Edit == nil {
 			continue
 		}
 		ablation[ing.Name] = len(jobs)
