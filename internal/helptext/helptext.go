@@ -1,6 +1,7 @@
 package helptext
 
 import (
+	"iter"
 	"strings"
 	"unicode/utf8"
 
@@ -185,29 +186,8 @@ func ListOperator(w string) bool {
 // written: spaces outside quotes separate them, quotes stay in the word.
 func ShellWords(command string) []string {
 	var words []string
-	var quote rune
-	start := -1
-	for i, r := range command {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			}
-		case r == '\'' || r == '"':
-			quote = r
-		case r == ' ' || r == '\t':
-			if start >= 0 {
-				words = append(words, command[start:i])
-				start = -1
-			}
-			continue
-		}
-		if start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		words = append(words, command[start:])
+	for start, end := range wordSpans(command) {
+		words = append(words, command[start:end])
 	}
 	return words
 }
@@ -216,22 +196,43 @@ func ShellWords(command string) []string {
 // comment: what follows the first # that starts a shell word outside
 // quotes. Both come trimmed.
 func SplitComment(line string) (command, comment string) {
-	var quote rune
-	prev := ' '
-	for i, r := range line {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			}
-		case r == '\'' || r == '"':
-			quote = r
-		case r == '#' && (prev == ' ' || prev == '\t'):
-			return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+1:])
+	for start := range wordSpans(line) {
+		if line[start] == '#' {
+			return strings.TrimSpace(line[:start]), strings.TrimSpace(line[start+1:])
 		}
-		prev = r
 	}
 	return strings.TrimSpace(line), ""
+}
+
+// wordSpans yields where each word of command starts and ends, as a shell
+// splits it: at blanks outside quotes.
+func wordSpans(command string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		var quote rune
+		start := -1
+		for i, r := range command {
+			switch {
+			case quote != 0:
+				if r == quote {
+					quote = 0
+				}
+			case r == '\'' || r == '"':
+				quote = r
+			case r == ' ' || r == '\t':
+				if start >= 0 && !yield(start, i) {
+					return
+				}
+				start = -1
+				continue
+			}
+			if start < 0 {
+				start = i
+			}
+		}
+		if start >= 0 {
+			yield(start, len(command))
+		}
+	}
 }
 
 // columns lists rows in two columns fitted to width: each name on the
