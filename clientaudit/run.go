@@ -163,7 +163,7 @@ func name(f WireFault) string {
 func (cfg Options) plan(i int) map[int]bool {
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 	out := map[int]bool{}
-	for _, n := range rng.Perm(cfg.Lines)[:min(cfg.Hits, cfg.Lines)] {
+	for _, n := range rng.Perm(cfg.Lines)[:cfg.Hits] {
 		out[n+1] = true
 	}
 	return out

@@ -405,25 +405,19 @@ func ReadAudit(path string) (*Audit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseAudit(b, path)
-}
-
-// parseAudit reads an audit's JSON record (a baseline), named file in its
-// errors.
-func parseAudit(b []byte, file string) (*Audit, error) {
 	var a Audit
 	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, fmt.Errorf("%s is not a notesbench JSON result: %v", file, err)
+		return nil, fmt.Errorf("%s is not a notesbench JSON result: %v", path, err)
 	}
 	if a.Experiment != AuditExperiment {
 		what := a.Experiment
 		if what == "" {
 			what = "no experiment"
 		}
-		return nil, fmt.Errorf("%s holds %q, not an audit", file, what)
+		return nil, fmt.Errorf("%s holds %q, not an audit", path, what)
 	}
 	if len(a.Matrix) == 0 {
-		return nil, fmt.Errorf("%s holds an audit without a matrix", file)
+		return nil, fmt.Errorf("%s holds an audit without a matrix", path)
 	}
 	return &a, nil
 }

@@ -41,8 +41,6 @@ type Process struct {
 	Stdio    StdioTransport
 	// Where names the database to the operator: "file /srv/notesbench.db".
 	Where string
-
-	historyLog *history.Log // HistoryPath's, once Run created it
 }
 
 // TokenEnv is the environment variable that holds the bearer token of a
@@ -117,16 +115,16 @@ func (p Process) Run(ctx context.Context, b contract.Backend) error {
 		b.Close()
 		return err
 	}
+	var log *history.Log // HistoryPath's, once created
 	if p.HistoryPath != "" {
-		log, err := history.CreateLog(p.HistoryPath, history.Header{Experiment: history.ExperimentServe, Command: p.Command})
-		if err != nil {
+		var err error
+		if log, err = history.CreateLog(p.HistoryPath, history.Header{Experiment: history.ExperimentServe, Command: p.Command}); err != nil {
 			b.Close()
 			return fmt.Errorf("--history: %w", err)
 		}
-		p.historyLog = log
-		if p.Options.History, err = p.record(); err != nil {
+		if p.Options.History, err = p.record(log); err != nil {
 			b.Close()
-			p.removeHistory()
+			p.removeHistory(log)
 			return err
 		}
 		p.say("recording every call in %s", p.HistoryPath)
@@ -134,13 +132,13 @@ func (p Process) Run(ctx context.Context, b contract.Backend) error {
 	srv, err := New(ctx, b, p.Options)
 	if err != nil {
 		b.Close()
-		p.removeHistory()
+		p.removeHistory(log)
 		return err
 	}
 	stop, err := p.startPerson(ctx, srv)
 	if err != nil {
 		srv.Close()
-		p.removeHistory()
+		p.removeHistory(log)
 		return err
 	}
 	if p.Listener == nil {
@@ -160,7 +158,7 @@ func (p Process) Run(ctx context.Context, b contract.Backend) error {
 	if cerr := srv.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the database %s: %w", p.Where, cerr))
 	}
-	if p.historyLog != nil && p.historyLog.Err() == nil {
+	if log != nil && log.Err() == nil {
 		p.say("history %s written; notesbench check %s judges its clients", p.HistoryPath, p.HistoryPath)
 	}
 	if err == nil && ctx.Err() != nil {
@@ -192,24 +190,24 @@ func (p Process) ensureNote(ctx context.Context, b contract.Backend) error {
 	return nil
 }
 
-// record starts recording the served run into History: the run of the
+// record starts recording the served run into log: the run of the
 // served variant, with the person's seed and schedule as its policy, on the
 // clock of the time since it began.
-func (p Process) record() (*history.Recorder, error) {
+func (p Process) record(log *history.Log) (*history.Recorder, error) {
 	run := history.RunHeader{Run: history.ExperimentServe, Clock: "real", Variant: p.Variant}
 	if p.Person != nil {
 		run.Seed, run.Policy = p.Person.Seed, "person "+p.Person.String()
 	}
 	start := time.Now()
-	rec, err := history.Record(p.historyLog, run, func() int64 { return int64(time.Since(start)) })
+	rec, err := history.Record(log, run, func() int64 { return int64(time.Since(start)) })
 	return rec, field.Wrap("history", err)
 }
 
-// removeHistory closes and removes the history of a server that was not
-// started.
-func (p Process) removeHistory() {
-	if p.historyLog != nil {
-		p.historyLog.Close()
+// removeHistory closes and removes log, the history of a server that was
+// not started (none when nil).
+func (p Process) removeHistory(log *history.Log) {
+	if log != nil {
+		log.Close()
 		os.Remove(p.HistoryPath)
 	}
 }

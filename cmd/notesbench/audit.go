@@ -218,7 +218,6 @@ func runAudit(ctx context.Context, o *auditOptions) (err error) {
 	opts.Reach = o.reach(target)
 	opts.Reopen = func(ctx context.Context) (contract.Target, error) { return o.reopen(ctx, tmp, nil) }
 	if o.target.remote() {
-		opts.TargetName = o.target.name()
 		for _, name := range []string{"spawn", "call-timeout", "start-timeout", "protocol", "sessions", "token-file"} {
 			if fs.Changed(name) {
 				opts.TargetFlags = append(opts.TargetFlags, "--"+name, fs.Lookup(name).Value.String())

@@ -79,12 +79,7 @@ See docs/faults.md.`,
 			"notesbench crash --target 'http://127.0.0.1:{port}/mcp' --spawn 'notesbench serve --http 127.0.0.1:{port} --db f.db'",
 		}),
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCrash(cmd.Context(), opts)
-		},
+		RunE: cli.Runner(opts, runF, runCrash),
 	}
 	fs := cmd.Flags()
 	opts.flags = fs

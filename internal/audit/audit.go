@@ -158,9 +158,8 @@ type Options struct {
 	// subject from it, and adds what the target says of itself.
 	Reach Reach
 	// Store is the --store flag the audit was given ("" when it was not),
-	// for the commands it lists; TargetName names the target in the
-	// records of the runs ("" for the embedded store).
-	Store, TargetName string
+	// for the commands it lists.
+	Store string
 	// TargetFlags are the other flags the audit was given of how to reach
 	// the target (--spawn, --call-timeout, …), with their values, for the
 	// commands it lists.
@@ -528,7 +527,7 @@ func (a *auditRun) runExperiment(ctx context.Context, x experiment.Configured, r
 	if err := x.Finish(x.Given); err != nil {
 		return nil, nil, fmt.Errorf("audit: %s: %w", x.Info().Name, err)
 	}
-	if err := x.Use(sim.TargetSettings{TargetName: a.cfg.TargetName, MaxErrors: a.cfg.MaxErrors}, rt, x.Given); err != nil {
+	if err := x.Use(sim.TargetSettings{TargetName: a.cfg.Reach.name(), MaxErrors: a.cfg.MaxErrors}, rt, x.Given); err != nil {
 		return nil, err, nil
 	}
 	out, err = x.Run(ctx, experiment.Options{Version: a.cfg.Version})
@@ -624,7 +623,7 @@ func (a *auditRun) conform(ctx context.Context) error {
 	var rep results.ConformReport
 	var tables []report.Table
 	if err == nil {
-		rep, tables, err = runConform(ctx, target, a.cfg.TargetName, a.cfg.Budget.FastTime)
+		rep, tables, err = runConform(ctx, target, a.cfg.Reach.name(), a.cfg.Budget.FastTime)
 		done()
 	}
 	p.Seconds = roundSeconds(time.Since(start))

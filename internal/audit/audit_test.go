@@ -239,7 +239,7 @@ func TestAuditEmbedded(t *testing.T) {
 func TestAuditUncheckedServer(t *testing.T) {
 	target := uncheckedTarget{backend.Memory()}
 	defer target.Close()
-	opts := Options{Budget: testBudget, Reach: Reach{Target: "unchecked", Remote: true}, TargetName: "unchecked"}
+	opts := Options{Budget: testBudget, Reach: Reach{Target: "unchecked", Remote: true}}
 	out, err := Run(context.Background(), target, nil, nil, nil, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -80,6 +80,18 @@ func (r Reach) target() string {
 	return "embedded"
 }
 
+// name names the target in the records of the runs: the server's, with its
+// profile; "" for the embedded store.
+func (r Reach) name() string {
+	switch {
+	case !r.Remote:
+		return ""
+	case r.Profile == "":
+		return r.Target
+	}
+	return r.Target + " (profile " + r.Profile + ")"
+}
+
 // Modes are the audit's fault modes against a target reached as r, a
 // column each: the kill -9 test, crash, of what notesbench runs in
 // processes of its own — the embedded SQLite store, or the server of a

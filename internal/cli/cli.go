@@ -23,8 +23,8 @@ import (
 // payload) and 2 (bad usage). An interrupted run exits as a shell reports a
 // process killed by the signal, 128 + its number (internal/interrupt).
 const (
-	// ExitUsage: bad input, a flag, an argument or a file the user named.
-	ExitUsage = 2
+	// exitUsage: bad input, a flag, an argument or a file the user named.
+	exitUsage = 2
 	// ExitUnknown: a check (check, crash, audit) found no violation but
 	// could not judge everything, as when it ran out of time.
 	ExitUnknown = 3
@@ -66,14 +66,14 @@ func (e UnknownError) Error() string {
 	return "unknown: " + strings.Join(e.Checks, ", ") + " could not judge everything (give them more --timeout)"
 }
 
-// ExitCode is the exit code of a command that ended in err: ExitUsage for
+// ExitCode is the exit code of a command that ended in err: exitUsage for
 // bad usage, ExitUnknown for a check that could not judge, 1 otherwise.
 func ExitCode(err error) int {
 	var u UsageError
 	var unknown UnknownError
 	switch {
 	case errors.As(err, &u):
-		return ExitUsage
+		return exitUsage
 	case errors.As(err, &unknown):
 		return ExitUnknown
 	}
@@ -82,7 +82,7 @@ func ExitCode(err error) int {
 
 // FlagError turns a field error (internal/field) into a usage error naming
 // the flag of the same name (a field of a backend spec: store, target,
-// note; max_errors is --max-errors); a field no flag of fs sets is named as
+// note; call_timeout is --call-timeout); a field no flag of fs sets is named as
 // it is, never as a flag that does not exist. Other errors pass unchanged.
 func FlagError(fs *pflag.FlagSet, err error) error {
 	var fe *field.Error

@@ -12,8 +12,8 @@ import (
 // urlPassword matches the password of a URL's user information.
 var urlPassword = regexp.MustCompile(`(://[^:/@\s]+):[^@\s]+@`)
 
-// RedactPasswords replaces the password of every URL in s with ****.
-func RedactPasswords(s string) string { return urlPassword.ReplaceAllString(s, "$1:****@") }
+// redactPasswords replaces the password of every URL in s with ****.
+func redactPasswords(s string) string { return urlPassword.ReplaceAllString(s, "$1:****@") }
 
 // CommandLine writes notesbench with args as a POSIX shell reads it back:
 // each argument quoted when it holds anything but letters, digits and
@@ -22,7 +22,7 @@ func RedactPasswords(s string) string { return urlPassword.ReplaceAllString(s, "
 func CommandLine(args []string) string {
 	words := []string{"notesbench"}
 	for _, a := range args {
-		words = append(words, shell.Quote(RedactPasswords(a)))
+		words = append(words, shell.Quote(redactPasswords(a)))
 	}
 	return strings.Join(words, " ")
 }

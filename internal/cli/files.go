@@ -165,7 +165,7 @@ func ReadToken(path string) (string, error) {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return "", PathError(path, err)
+		return "", pathError(path, err)
 	}
 	if err := regular(st); err != nil {
 		return "", err
@@ -174,11 +174,11 @@ func ReadToken(path string) (string, error) {
 	// cannot hang the open; the file is checked again once open.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", PathError(path, err)
+		return "", pathError(path, err)
 	}
 	defer f.Close()
 	if st, err = f.Stat(); err != nil {
-		return "", PathError(path, err)
+		return "", pathError(path, err)
 	}
 	if err := regular(st); err != nil {
 		return "", err
@@ -186,7 +186,7 @@ func ReadToken(path string) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(f, MaxTokenBytes+1))
 	switch {
 	case err != nil:
-		return "", PathError(path, err)
+		return "", pathError(path, err)
 	case len(b) > MaxTokenBytes:
 		return "", fmt.Errorf("%s holds more than a token file holds (%d KiB)", path, MaxTokenBytes>>10)
 	}
@@ -197,9 +197,9 @@ func ReadToken(path string) (string, error) {
 	return token, nil
 }
 
-// PathError is err about the file at path, said once: "x: no such file or
+// pathError is err about the file at path, said once: "x: no such file or
 // directory", not "open x: no such file or directory".
-func PathError(path string, err error) error {
+func pathError(path string, err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %w", path, pe.Err)

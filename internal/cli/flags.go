@@ -44,7 +44,7 @@ func RefuseEmpty(cmd *cobra.Command) error {
 		}
 		err = Usagef("--"+f.Name, "empty: give a value, or leave the flag out")
 		if def := f.DefValue; def != "" && def != "[]" {
-			err = Usagef("--"+f.Name, "empty: give a value, or leave the flag out (default %s)", RedactPasswords(def))
+			err = Usagef("--"+f.Name, "empty: give a value, or leave the flag out (default %s)", redactPasswords(def))
 		}
 	})
 	return err
