@@ -23,10 +23,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{Writes: 7, Reps: 2, Warmup: 3, TextSize: 40, Writers: []int{1, 2},
 		Guards: []contract.Guard{contract.GuardNote, contract.GuardTab}, Synchronous: "normal", DBDir: dir}
-	runs, err := simtest.RunsOn(context.Background(), cfg, simtest.On(simtest.FileTarget(t, dir)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRunOn(t, cfg, simtest.On(simtest.FileTarget(t, dir))).Runs
 	if len(runs) != 2*2*2 {
 		t.Fatalf("%d runs, want 8", len(runs))
 	}
@@ -68,10 +65,7 @@ func TestBenchWritesAreVisibleThroughReadNoteTab(t *testing.T) {
 func TestBenchRotatesGuardOrder(t *testing.T) {
 	cfg := Config{Writes: 1, Reps: 3, TextSize: 10, Writers: []int{1},
 		Guards: []contract.Guard{contract.GuardNone, contract.GuardNote, contract.GuardTab}, Synchronous: "normal"}
-	runs, err := simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRun(t, cfg).Runs
 	var order []string
 	for _, r := range runs {
 		order = append(order, r.Guard)
@@ -98,7 +92,7 @@ func TestBenchConfigErrorsNameTheFlag(t *testing.T) {
 		if err == nil || err.Error() != tc.Want {
 			t.Errorf("error %v, want %q", err, tc.Want)
 		}
-		if _, err := simtest.OwnRuns(context.Background(), cfg); err == nil {
+		if _, err := simtest.RunOn(context.Background(), cfg, simtest.OnMemory); err == nil {
 			t.Errorf("Bench ran with a bad config (%s)", tc.Want)
 		}
 	}
@@ -183,10 +177,7 @@ func (s slowPings) Ping(context.Context) error {
 func TestBenchWritesPerSecondCountWritesOnly(t *testing.T) {
 	cfg := Config{Writes: 40, Reps: 1, TextSize: 10, Writers: []int{1}, Guards: []contract.Guard{contract.GuardNote}, Synchronous: "normal"}
 	target := wrapTarget{simtest.MemTarget, func(s contract.Session, _ int) contract.Session { return slowPings{s, 10 * time.Millisecond} }}
-	runs, err := simtest.RunsOn(context.Background(), cfg, simtest.On(target))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRunOn(t, cfg, simtest.On(target)).Runs
 	r := runs[0]
 	var pinged float64
 	for _, p := range r.PingsUS {
@@ -244,10 +235,7 @@ func TestBenchWriterErrorStopsTheOthers(t *testing.T) {
 		}
 		return slowWrites{s, &slow}
 	}}
-	runs, err := simtest.RunsOn(context.Background(), cfg, simtest.On(target))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRunOn(t, cfg, simtest.On(target)).Runs
 	if r := runs[0]; !strings.Contains(r.Stopped, "ended after 3 calls that ended in an error; the server's last: the disk is full") || r.Errors != 3 {
 		t.Fatalf("stopped %q after %d errors, want writer 1's third", r.Stopped, r.Errors)
 	}
@@ -280,18 +268,12 @@ func TestBenchCountsRetriesOfTimedWrites(t *testing.T) {
 	target := wrapTarget{simtest.MemTarget, func(s contract.Session, n int) contract.Session {
 		return countedRetries{s, int64(n + 1), new(atomic.Int64)}
 	}}
-	runs, err := simtest.RunsOn(context.Background(), cfg, simtest.On(target))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRunOn(t, cfg, simtest.On(target)).Runs
 	// Writer 1 retries once a write, writer 2 twice, over 10 timed writes each.
 	if r := runs[0]; !r.RetriesCounted || r.Retries != 30 {
 		t.Fatalf("retries %d (counted %v), want 30", r.Retries, r.RetriesCounted)
 	}
-	runs, err = simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs = simtest.MustRun(t, cfg).Runs
 	if r := runs[0]; r.RetriesCounted || r.Retries != 0 {
 		t.Fatalf("a store that counts no retries: %d (counted %v)", r.Retries, r.RetriesCounted)
 	}

@@ -50,7 +50,7 @@ var createSeeds = []uint64{1, 2, 5, 11, 42}
 var createSweep = sync.OnceValues(func() ([]createSwept, error) {
 	var out []createSwept
 	for _, drop := range []float64{0.1, 0.3, 0.7} {
-		res, err := simtest.RunOwn(context.Background(), smallCreateConfig(createSeeds, drop, BothTables))
+		res, err := simtest.RunOn(context.Background(), smallCreateConfig(createSeeds, drop, BothTables), simtest.OnMemory)
 		if err != nil {
 			return nil, err
 		}

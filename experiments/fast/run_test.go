@@ -1,7 +1,6 @@
 package fast_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -23,10 +22,7 @@ func TestFastOnlyMillisecondsLose(t *testing.T) {
 	cfg.Env = simtest.VirtualEnv(simtest.Seeds(1, seeds))
 	cfg.ServiceTime = 200 * time.Microsecond
 	cfg.Edits = 150
-	runs, err := simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRun(t, cfg).Runs
 	rows, err := cfg.Fold(runs)
 	if err != nil {
 		t.Fatal(err)

@@ -53,10 +53,7 @@ func writeCalls(t *testing.T, calls []recordedCall) []recordedCall {
 }
 
 func TestOutlineRequestBytesAreWhatWasSent(t *testing.T) {
-	rows, err := simtest.OwnRows(context.Background(), Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := simtest.MustRun(t, Default()).Rows
 	if len(rows) != 2 || rows[0].Approach != ApproachOutline || rows[1].Approach != ApproachSlideAdd {
 		t.Fatalf("rows %+v: want outline, then slide-add", rows)
 	}
@@ -134,10 +131,7 @@ func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 		{Slides: 5, WindowS: 30, SavesPerMinute: 2.5, Decks: 20000, Seed: 3},
 		{Slides: 30, WindowS: 0.5, SavesPerMinute: 6, Decks: 20000, Seed: 4},
 	} {
-		rows, err := simtest.OwnRows(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rows := simtest.MustRun(t, c).Rows
 		p := 1 - math.Exp(-c.WindowS*c.SavesPerMinute/60)
 		for _, r := range rows {
 			want := float64(r.Writes) * p
@@ -157,10 +151,7 @@ func TestOutlineConflictsConvergeToExpectation(t *testing.T) {
 func TestOutlineNoSaves(t *testing.T) {
 	c := Default()
 	c.SavesPerMinute = 0
-	rows, err := simtest.OwnRows(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := simtest.MustRun(t, c).Rows
 	for _, r := range rows {
 		if r.ConflictsPerDeck != 0 || r.ExpectedConflicts != 0 {
 			t.Errorf("%s without saves: %v conflicts, %v expected, want none", r.Approach, r.ConflictsPerDeck, r.ExpectedConflicts)
@@ -169,23 +160,14 @@ func TestOutlineNoSaves(t *testing.T) {
 }
 
 func TestOutlineDeterministic(t *testing.T) {
-	a, err := simtest.OwnRows(context.Background(), Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := simtest.OwnRows(context.Background(), Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := simtest.MustRun(t, Default()).Rows
+	b := simtest.MustRun(t, Default()).Rows
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("two runs with seed 1:\n%+v\n%+v", a, b)
 	}
 	c := Default()
 	c.Seed = 2
-	other, err := simtest.OwnRows(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := simtest.MustRun(t, c).Rows
 	if other[1].ConflictsPerDeck == a[1].ConflictsPerDeck {
 		t.Errorf("seeds 1 and 2 simulated the same conflicts: %v", a[1].ConflictsPerDeck)
 	}
@@ -228,7 +210,7 @@ func TestOutlineConfigValidate(t *testing.T) {
 func TestOutlineCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := simtest.OwnRows(ctx, Default()); !errors.Is(err, context.Canceled) {
+	if _, err := simtest.RunOn(ctx, Default(), simtest.OnMemory); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunOutline on a cancelled context = %v, want context.Canceled", err)
 	}
 }

@@ -20,15 +20,9 @@ import (
 func TestRaceVirtualIsDeterministic(t *testing.T) {
 	cfg := race.Default()
 	cfg.Env = simtest.VirtualEnv([]uint64{1, 2, 3})
-	a, err := simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := simtest.MustRun(t, cfg).Runs
 	cfg.Parallel = 1 // completion order must not matter
-	b, err := simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := simtest.MustRun(t, cfg).Runs
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	if string(ja) != string(jb) {
@@ -53,10 +47,7 @@ func TestRaceInvariantsOver200Seeds(t *testing.T) {
 	cfg.Env = simtest.VirtualEnv(simtest.Seeds(1, seeds))
 	cfg.Edits = 20
 	cfg.Modes = []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardTab, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Refresh}}
-	runs, err := simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRun(t, cfg).Runs
 	var noneLossless, refreshLost, refreshConflicts int
 	for _, r := range runs {
 		switch {
@@ -129,10 +120,7 @@ func TestPublishedFitInvariants(t *testing.T) {
 	raceCfg.Edits = 20
 	raceCfg.Editing = raceCfg.WithTiming(sim.TimingPublishedFit)
 	raceCfg.Modes = []race.Mode{{Guard: contract.GuardNone, Policy: sim.Reapply}, {Guard: contract.GuardNote, Policy: sim.Reapply}, {Guard: contract.GuardTab, Policy: sim.Reapply}}
-	runs, err := simtest.OwnRuns(context.Background(), raceCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRun(t, raceCfg).Runs
 	noneLost := 0
 	for _, r := range runs {
 		for _, e := range []results.EditorRun{r.Claude, r.Human} {

@@ -19,10 +19,7 @@ import (
 
 func runRefs(t *testing.T, c Config) []Row {
 	t.Helper()
-	rows, err := simtest.OwnRows(context.Background(), c)
-	if err != nil {
-		t.Fatalf("simtest.OwnRows(%+v): %v", c, err)
-	}
+	rows := simtest.MustRun(t, c).Rows
 	if want := len(c.K) * len(Kinds()); len(rows) != want {
 		t.Fatalf("RunRefs gave %d rows, want %d", len(rows), want)
 	}
@@ -153,7 +150,7 @@ func TestRefsDeterministic(t *testing.T) {
 func TestRefsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := simtest.OwnRows(ctx, Default()); !errors.Is(err, context.Canceled) {
+	if _, err := simtest.RunOn(ctx, Default(), simtest.OnMemory); !errors.Is(err, context.Canceled) {
 		t.Errorf("RunRefs on a cancelled context = %v, want context.Canceled", err)
 	}
 }

@@ -57,7 +57,7 @@ var sourcesSeeds = []uint64{1, 2, 7, 99}
 // sourcesSweep is one run over sourcesSeeds with 25 sessions a seed, shared by the
 // tests that check exact counts and properties.
 var sourcesSweep = sync.OnceValues(func() (sim.Result[Row, Run], error) {
-	return simtest.RunOwn(context.Background(), sweepSourcesConfig())
+	return simtest.RunOn(context.Background(), sweepSourcesConfig(), simtest.OnMemory)
 })
 
 func sweepSourcesConfig() Config {

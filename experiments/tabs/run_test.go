@@ -1,7 +1,6 @@
 package tabs_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/notesbench/notesbench/experiments/tabs"
@@ -18,10 +17,7 @@ func TestTabsScopeInvariants(t *testing.T) {
 	cfg := tabs.Default()
 	cfg.Env = simtest.VirtualEnv(simtest.Seeds(1, uint64(seeds)))
 	cfg.Edits = edits
-	runs, err := simtest.OwnRuns(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := simtest.MustRun(t, cfg).Runs
 	note, tab := tabs.Summarize(runs[:seeds]), tabs.Summarize(runs[seeds:])
 	if tab.ConflictsClaude+tab.ConflictsHuman != 0 || tab.Lost != 0 {
 		t.Fatalf("tab scope: %+v", tab)
@@ -46,10 +42,7 @@ func TestTabsPublishedFitInvariants(t *testing.T) {
 	tabsCfg.Env = simtest.VirtualEnv(simtest.Seeds(1, seeds))
 	tabsCfg.Edits = 20
 	tabsCfg.Editing = tabsCfg.WithTiming(sim.TimingPublishedFit)
-	truns, err := simtest.OwnRuns(context.Background(), tabsCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	truns := simtest.MustRun(t, tabsCfg).Runs
 	rows, err := tabsCfg.Fold(truns)
 	if err != nil {
 		t.Fatal(err)

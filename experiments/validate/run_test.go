@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -12,10 +11,7 @@ import (
 )
 
 func TestRunValidateVerdicts(t *testing.T) {
-	rows, err := simtest.OwnRows(context.Background(), Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := simtest.MustRun(t, Default()).Rows
 	want := []Row{
 		{Tool: "edit_note_tab", Payload: "operation slide_add, title, body",
 			Minimal: "ok", Full: "ok"},
@@ -70,10 +66,7 @@ func TestRunValidateVerdicts(t *testing.T) {
 // TestRunValidateIDsFilledIn checks that the payloads carry every id a model
 // sends, so that no verdict is about a missing id.
 func TestRunValidateIDsFilledIn(t *testing.T) {
-	rows, err := simtest.OwnRows(context.Background(), Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := simtest.MustRun(t, Default()).Rows
 	for _, r := range rows {
 		for _, v := range mustValidate(t, r.Tool, r.Args).Violations {
 			for _, id := range []string{"note_id", "tab_id", "expected_version", "idempotency_key"} {

@@ -42,24 +42,6 @@ func RunOn[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Ru
 	return exp.Run(ctx, rt, exp.SeedList())
 }
 
-// RunOwn runs exp on MemTarget on the seeds its configuration names, as its
-// command does.
-func RunOwn[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run]) (sim.Result[Row, Run], error) {
-	return RunOn(ctx, exp, OnMemory)
-}
-
-// OwnRows returns the rows of RunOwn.
-func OwnRows[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run]) ([]Row, error) {
-	res, err := RunOwn(ctx, exp)
-	return res.Rows, err
-}
-
-// OwnRuns returns the runs of RunOwn.
-func OwnRuns[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run]) ([]Run, error) {
-	res, err := RunOwn(ctx, exp)
-	return res.Runs, err
-}
-
 // MustRunOn runs exp against rt on the seeds its configuration names; an
 // error fails the test.
 func MustRunOn[Row results.Row, Run any](t testing.TB, exp sim.Runner[Row, Run], rt sim.Runtime) sim.Result[Row, Run] {
@@ -97,7 +79,7 @@ func ExpectInvalid[C sim.Runner[Row, Run], Row results.Row, Run any](t *testing.
 		if err := cfg.Validate(MemTarget); err == nil || err.Error() != b.Want {
 			t.Errorf("Validate() = %v, want %q", err, b.Want)
 		}
-		if _, err := RunOwn(context.Background(), cfg); !errors.As(err, new(*field.Error)) || err.Error() != b.Want {
+		if _, err := RunOn(context.Background(), cfg, OnMemory); !errors.As(err, new(*field.Error)) || err.Error() != b.Want {
 			t.Errorf("%T with a bad config returned %v, want the validation error", cfg, err)
 		}
 	}
@@ -155,12 +137,6 @@ func MustGet[T any](t testing.TB, get func() (T, error)) T {
 		t.Fatal(err)
 	}
 	return v
-}
-
-// RunsOn returns the runs of RunOn.
-func RunsOn[Row results.Row, Run any](ctx context.Context, exp sim.Runner[Row, Run], rt sim.Runtime) ([]Run, error) {
-	res, err := RunOn(ctx, exp, rt)
-	return res.Runs, err
 }
 
 // VirtualEnv is the environment of a run on the virtual clock, in memory,
