@@ -3,8 +3,9 @@
 // made, what it does, and how it is made on a run), and the one seeded
 // schedule in time that drives them, whatever they are. Adding a fault is
 // adding a file here and a line to the list in all.go: the parser of
-// --nemesis, its help, the checks of what a target can take, the audit's
-// columns and the schedule all read that list (TestANewFaultIsOneValue). A
+// --nemesis, its help, the checks of what a target can take and the
+// schedule read that list (TestANewFaultIsOneValue), and so do the audit's
+// columns (internal/audit's Reach.Modes). A
 // fault is made of what a Victim offers; one that needs the wire handled
 // in a way no Victim offers yet also needs the client that owns the wire
 // (mcpclient) to offer it. A lost reply can also be drawn per reply

@@ -92,6 +92,11 @@ type Extra[Row any] struct {
 	Cell   func(Row) string
 }
 
+// CountColumn is the Extra of a count, shown when a row's is above 0.
+func CountColumn[Row any](header string, n func(Row) int) Extra[Row] {
+	return Extra[Row]{Header: header, Has: func(r Row) bool { return n(r) > 0 }, Cell: func(r Row) string { return Int(int64(n(r))) }}
+}
+
 // ExtrasIn returns the columns of cols some row of rows has a figure in, in
 // order.
 func ExtrasIn[Row any](cols []Extra[Row], rows []Row) []Extra[Row] {

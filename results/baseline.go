@@ -277,7 +277,7 @@ func compactRaw(v json.RawMessage) string {
 // interval the baseline's verdicts give it (when it was written with
 // replications), at a false-alarm rate of gateFalseAlarm per run. note says
 // what was checked.
-func checkReal[R Row](baseline []byte, exp *Experiment, invariants []Invariant, rows []R) (diffs []Diff, note string, err error) {
+func checkReal(baseline []byte, exp *Experiment, invariants []Invariant, rows []Row) (diffs []Diff, note string, err error) {
 	var stored struct {
 		Verdicts []Verdict `json:"verdicts"`
 	}

@@ -41,7 +41,7 @@ func Table(rows []Row, exp *results.Experiment) report.Table {
 var extraColumns = []report.Extra[Row]{
 	{Header: report.ErrorsHeader, Has: func(r Row) bool { return r.ErrorsClaude+r.ErrorsHuman > 0 },
 		Cell: func(r Row) string { return report.IntPair(r.ErrorsClaude, r.ErrorsHuman) }},
-	{Header: "Faults", Has: func(r Row) bool { return r.Faults > 0 }, Cell: func(r Row) string { return report.Int(int64(r.Faults)) }},
+	report.CountColumn("Faults", func(r Row) int { return r.Faults }),
 	{Header: "Info claude / human", Has: func(r Row) bool { return r.InfoClaude+r.InfoHuman > 0 },
 		Cell: func(r Row) string { return report.IntPair(r.InfoClaude, r.InfoHuman) }},
 	{Header: "Duplicates claude / human", Has: func(r Row) bool { return r.DuplicatesClaude+r.DuplicatesHuman > 0 },

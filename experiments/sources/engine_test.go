@@ -33,43 +33,32 @@ func TestSourcesCountsRefusals(t *testing.T) {
 	}
 }
 
-// A Note whose sources the server no longer lists (it lost the document)
-// counts as none saved, and the run says why; it goes on to the end.
+// A Note whose sources the server no longer lists (it lost the document),
+// or whose server died and does not come back when they are counted,
+// counts as none saved, and the run says why; it goes on to the end (a
+// server gone for good once ended it in an error: sources had a copy of
+// the final read of its own).
 func TestSourcesUnreadableFinalListing(t *testing.T) {
-	f := func(run string, session, n int, tool string) (error, bool) {
-		if run != "sources-paging" && tool == contract.ToolListNoteAttachments {
-			return &contract.NotFoundError{Field: "note_id", ID: "session-1"}, false
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&contract.NotFoundError{Field: "note_id", ID: "session-1"}, "could not be listed"},
+		{contract.Indeterminate(contract.KindDied, errors.New("the server died")), "could not be listed: the server died and did not answer again (3 tries)"},
+	} {
+		f := func(run string, session, n int, tool string) (error, bool) {
+			if run != "sources-paging" && tool == contract.ToolListNoteAttachments {
+				return tc.err, false
+			}
+			return nil, false
 		}
-		return nil, false
-	}
-	c := Default()
-	c.Seeds, c.Sessions = []uint64{1}, 3
-	res := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f)))
-	for _, r := range res.Runs {
-		if r.Saved != 0 || r.Stopped != "" || !strings.Contains(r.UnreadableFinal, "could not be listed") {
-			t.Errorf("%s: saved %d, stopped %q, unreadable %q", r.KeyPolicy, r.Saved, r.Stopped, r.UnreadableFinal)
-		}
-	}
-}
-
-// A server that died and does not come back when the sources are counted
-// leaves a Note whose sources cannot be listed, as race's final state: the
-// run says why and goes on to the end, rather than ending in an error (it
-// once did: sources had a copy of the final read of its own).
-func TestSourcesServerGoneAtTheEnd(t *testing.T) {
-	died := contract.Indeterminate(contract.KindDied, errors.New("the server died"))
-	f := func(run string, session, n int, tool string) (error, bool) {
-		if run != "sources-paging" && tool == contract.ToolListNoteAttachments {
-			return died, false
-		}
-		return nil, false
-	}
-	c := Default()
-	c.Seeds, c.Sessions = []uint64{1}, 2
-	res := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f)))
-	for _, r := range res.Runs {
-		if r.Saved != 0 || r.Stopped != "" || !strings.Contains(r.UnreadableFinal, "could not be listed: the server died and did not answer again (3 tries)") {
-			t.Errorf("%s: saved %d, stopped %q, unreadable %q", r.KeyPolicy, r.Saved, r.Stopped, r.UnreadableFinal)
+		c := Default()
+		c.Seeds, c.Sessions = []uint64{1}, 3
+		res := simtest.MustRunOn(t, c, simtest.On(simtest.NewFaulty(f)))
+		for _, r := range res.Runs {
+			if r.Saved != 0 || r.Stopped != "" || !strings.Contains(r.UnreadableFinal, tc.want) {
+				t.Errorf("%v, %s: saved %d, stopped %q, unreadable %q", tc.err, r.KeyPolicy, r.Saved, r.Stopped, r.UnreadableFinal)
+			}
 		}
 	}
 }

@@ -35,7 +35,7 @@ func Table(rows []Row, exp *results.Experiment) report.Table {
 // extraColumns are the sources table's columns of ours only: the errors,
 // and what faults (--nemesis) bring.
 var extraColumns = []report.Extra[Row]{
-	{Header: "Errors", Has: func(r Row) bool { return r.Errors > 0 }, Cell: func(r Row) string { return report.Int(int64(r.Errors)) }},
-	{Header: "Info", Has: func(r Row) bool { return r.Info > 0 }, Cell: func(r Row) string { return report.Int(int64(r.Info)) }},
-	{Header: "Faults", Has: func(r Row) bool { return r.Faults > 0 }, Cell: func(r Row) string { return report.Int(int64(r.Faults)) }},
+	report.CountColumn("Errors", func(r Row) int { return r.Errors }),
+	report.CountColumn("Info", func(r Row) int { return r.Info }),
+	report.CountColumn("Faults", func(r Row) int { return r.Faults }),
 }

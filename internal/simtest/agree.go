@@ -26,11 +26,7 @@ var agreementSeeds = flag.Int("agreement-seeds", 0,
 // or 20, or 2 under the race detector and in -short.
 func AgreementSeeds() [][]uint64 {
 	n := cmp.Or(*agreementSeeds, testpass.Sized(2, 20))
-	seeds := make([]uint64, n)
-	for i := range seeds {
-		seeds[i] = uint64(i + 1)
-	}
-	return slices.Collect(slices.Chunk(seeds, 25))
+	return slices.Collect(slices.Chunk(Seeds(1, uint64(n)), 25))
 }
 
 // SeedCount returns how many seeds chunks hold.

@@ -159,9 +159,12 @@ func Seeds(lo, hi uint64) []uint64 {
 // settings.
 func Configure(t testing.TB, d experiment.Descriptor, settings sim.TargetSettings, rt sim.Runtime, params ...string) experiment.Instance {
 	t.Helper()
+	if len(params)%2 != 0 {
+		t.Fatalf("params %q: want name, value pairs", params)
+	}
 	in := d.New()
 	given := map[string]string{}
-	for i := 0; i+1 < len(params); i += 2 {
+	for i := 0; i < len(params); i += 2 {
 		given[params[i]] = params[i+1]
 	}
 	for _, p := range in.Params() {
