@@ -50,14 +50,28 @@ func (a fileID) same(b fileID) bool {
 	return a.abs == b.abs || (a.st != nil && b.st != nil && os.SameFile(a.st, b.st))
 }
 
+// identified are files, each with its fileID.
+type identified []identifiedFile
+
+type identifiedFile struct {
+	File
+	id fileID
+}
+
+// match returns the first of fs that is the file id names.
+func (fs identified) match(id fileID) (File, bool) {
+	for _, f := range fs {
+		if f.id.same(id) {
+			return f.File, true
+		}
+	}
+	return File{}, false
+}
+
 // DistinctOutputs refuses two flags that name the same file to write: the
 // second would overwrite the first. Empty paths name nothing.
 func DistinctOutputs(outs ...File) error {
-	type seen struct {
-		File
-		id fileID
-	}
-	var prev []seen
+	var prev identified
 	for _, o := range outs {
 		if o.Path == "" {
 			continue
@@ -66,12 +80,10 @@ func DistinctOutputs(outs ...File) error {
 		if err != nil {
 			return UsageErr(o.Flag, err)
 		}
-		for _, p := range prev {
-			if p.id.same(id) {
-				return Usagef(o.Flag, "names the same file as %s (%s): each output needs a file of its own", p.Flag, o.Path)
-			}
+		if p, ok := prev.match(id); ok {
+			return Usagef(o.Flag, "names the same file as %s (%s): each output needs a file of its own", p.Flag, o.Path)
 		}
-		prev = append(prev, seen{o, id})
+		prev = append(prev, identifiedFile{o, id})
 	}
 	return nil
 }
@@ -81,20 +93,14 @@ func DistinctOutputs(outs ...File) error {
 // overwrite what the command read, with exit 0. Call it before anything is
 // written. Empty paths, and "-" (standard input), name nothing.
 func NotInputs(ins []File, outs ...File) error {
-	type seen struct {
-		File
-		id fileID
-	}
-	var read []seen
+	var read identified
 	for _, in := range ins {
 		if in.Path == "" || in.Path == "-" {
 			continue
 		}
-		id, err := identify(in.Path)
-		if err != nil {
-			continue // reading it says what is wrong
+		if id, err := identify(in.Path); err == nil { // else reading it says what is wrong
+			read = append(read, identifiedFile{in, id})
 		}
-		read = append(read, seen{in, id})
 	}
 	for _, o := range outs {
 		if o.Path == "" {
@@ -104,14 +110,12 @@ func NotInputs(ins []File, outs ...File) error {
 		if err != nil {
 			return UsageErr(o.Flag, err)
 		}
-		for _, in := range read {
-			if in.id.same(id) {
-				what := in.Path
-				if in.Flag != "" {
-					what = in.Flag + " " + in.Path
-				}
-				return Usagef(o.Flag, "%s is an input (%s): writing it would overwrite what is read; name another file", o.Path, what)
+		if in, ok := read.match(id); ok {
+			what := in.Path
+			if in.Flag != "" {
+				what = in.Flag + " " + in.Path
 			}
+			return Usagef(o.Flag, "%s is an input (%s): writing it would overwrite what is read; name another file", o.Path, what)
 		}
 	}
 	return nil
@@ -121,11 +125,7 @@ func NotInputs(ins []File, outs ...File) error {
 // spelt, a link to it included; what says what reading it twice would do.
 // "-" (standard input) is left to the caller.
 func DistinctFiles(paths []string, what string) error {
-	type seen struct {
-		path string
-		id   fileID
-	}
-	var prev []seen
+	var prev identified
 	for _, f := range paths {
 		if f == "-" {
 			continue
@@ -134,12 +134,10 @@ func DistinctFiles(paths []string, what string) error {
 		if err != nil {
 			continue // reading it says what is wrong
 		}
-		for _, p := range prev {
-			if p.id.same(id) {
-				return Usagef(f, "the same file as %s: given twice, %s", p.path, what)
-			}
+		if p, ok := prev.match(id); ok {
+			return Usagef(f, "the same file as %s: given twice, %s", p.Path, what)
 		}
-		prev = append(prev, seen{f, id})
+		prev = append(prev, identifiedFile{File{Path: f}, id})
 	}
 	return nil
 }
