@@ -216,14 +216,7 @@ func TestHooksOutsideARecordedCall(t *testing.T) {
 	if err := rec.End(); err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Read(context.Background(), &buf, "h.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readBack(t, w)
 	if calls := got.Runs[0].Calls; len(calls) != 1 || calls[0].Outcome != contract.OK || calls[0].Version != "2" {
 		t.Errorf("calls %+v: want the one edit, ok at version 2", calls)
 	}
@@ -495,12 +488,7 @@ func TestRecorderOutcomes(t *testing.T) {
 	if err := rec.End(); err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	w.WriteTo(&buf)
-	h, err := Read(ctx, &buf, "h.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := readBack(t, w)
 	type want struct {
 		outcome       contract.Outcome
 		kind, version string
@@ -874,16 +862,23 @@ func TestFaultBegan(t *testing.T) {
 		t.Fatal(err)
 	}
 	late("continued")
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Read(context.Background(), &buf, "h.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readBack(t, w)
 	faults := got.Runs[0].Faults
 	if len(faults) != 1 || faults[0].Kind != FaultKill || faults[0].PID != 42 || faults[0].Detail != "killed, started again" || faults[0].Start != 10 || faults[0].End <= faults[0].Start {
 		t.Errorf("faults %+v: want the kill alone, from 10 to later, pid 42", faults)
 	}
+}
+
+// readBack writes w's history and reads it back, as notesbench check would.
+func readBack(t *testing.T, w *Writer) *History {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(context.Background(), &buf, "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
